@@ -103,6 +103,7 @@ __all__ = [
     "factorize_bytes",
     "factorize_dense",
     "factorize_str",
+    "factorize_str_runs",
     "factorize_view_runs",
     "factorize_views",
     "first_rows",
@@ -420,6 +421,9 @@ def factorize_str(
     values: NDArray[np.object_],
     n_chunks: int,
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]] | None: ...
+def factorize_str_runs(
+    values: NDArray[np.object_],
+) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int64]] | None: ...
 def gather(
     scores: NDArray[np.float64],
     labels: NDArray[np.int8],

@@ -503,19 +503,35 @@ def _naive_groups(strings: list[str]) -> tuple[list[int], list[int], list[str]]:
     pool=st.lists(ID_TEXT, min_size=1, max_size=8),
     picks=st.lists(st.tuples(st.integers(0, 7), st.integers(1, 4)), min_size=1, max_size=60),
     kind=st.sampled_from(
-        ["string", "large_string", "sliced", "chunked", *VIEWS, "dictionary", "dictionary-repeated"]
+        [
+            "string",
+            "large_string",
+            "sliced",
+            "chunked",
+            *VIEWS,
+            "dictionary",
+            "dictionary-repeated",
+            "object",
+            "object-copies",
+        ]
     ),
 )
 def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
     pool: list[str], picks: list[tuple[int, int]], kind: str
 ) -> None:
     # grouped columns (every id in one run) and interleaved ones (an id in two runs),
-    # runs across a chunk boundary, empty ids, NUL bytes, long ids
+    # runs across a chunk boundary, empty ids, NUL bytes, long ids; object columns
+    # of one object a distinct id (neighbours compared by address) and of a copy a
+    # row (compared by text)
     from receval.data._encode import group_users
 
     strings = [pool[i % len(pool)] for i, n in picks for _ in range(n)]
-    if kind == "sliced":
-        column: Any = pa.array(["pad", *strings], pa.large_string())[1:]
+    if kind == "object":
+        column: Any = np.array(strings, dtype=object)
+    elif kind == "object-copies":
+        column = np.array(["".join(list(x)) for x in strings], dtype=object)
+    elif kind == "sliced":
+        column = pa.array(["pad", *strings], pa.large_string())[1:]
     elif kind == "chunked":
         cut = len(strings) // 2
         halves = [strings[:cut], strings[cut:]]
@@ -533,7 +549,7 @@ def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
     assert (rows.tolist() or list(range(len(strings)))) == want_rows
 
 
-@pytest.mark.parametrize("kind", ["string", "large_string", "sliced", "chunked"])
+@pytest.mark.parametrize("kind", ["string", "large_string", "sliced", "chunked", "object"])
 def test_long_runs_of_ids_of_one_length_are_told_apart(kind: str) -> None:
     # runs longer than a block of 16 rows (passed by one check of the block's lengths
     # and bytes): neighbouring ids of one length that differ in one byte anywhere,
@@ -546,8 +562,10 @@ def test_long_runs_of_ids_of_one_length_are_told_apart(kind: str) -> None:
     ids += [base, "", "ab", "abab", "ba", "é", "e\u0301", base]
     lengths = [15, 16, 17, 31, 33, 1, 40]
     strings = [x for i, x in enumerate(ids) for _ in range(lengths[i % len(lengths)])]
-    if kind == "sliced":
-        column: Any = pa.array(["pad", *strings], pa.large_string())[1:]
+    if kind == "object":  # a copy a row: compared by text
+        column: Any = np.array(["".join(list(x)) for x in strings], dtype=object)
+    elif kind == "sliced":
+        column = pa.array(["pad", *strings], pa.large_string())[1:]
     elif kind == "chunked":
         cut = 37  # inside a run
         halves = [strings[:cut], strings[cut:]]
@@ -561,7 +579,7 @@ def test_long_runs_of_ids_of_one_length_are_told_apart(kind: str) -> None:
     assert (rows.tolist() or list(range(len(strings)))) == want_rows
 
 
-@pytest.mark.parametrize("kind", ["string", "large_string", *VIEWS])
+@pytest.mark.parametrize("kind", ["string", "large_string", *VIEWS, "object", "object-copies"])
 def test_users_grouped_in_runs_hash_one_row_a_run(kind: str, monkeypatch: Any) -> None:
     # a run's rows of one user: the rows are compared with their neighbours and only
     # the first of each run is hashed (no code per row, no grouping pass)
@@ -569,19 +587,45 @@ def test_users_grouped_in_runs_hash_one_row_a_run(kind: str, monkeypatch: Any) -
     from receval.data import _encode
 
     users = [f"user-{u}" for u in np.repeat(np.arange(300) * 7 % 307, 50).tolist()]
-    column = pa.array(users, getattr(pa, kind)())
+    if kind == "object":  # one object a user (pandas' CSV reader)
+        column: Any = np.array(users, dtype=object)
+    elif kind == "object-copies":  # a copy a row (astype(object))
+        column = np.array(["".join(list(u)) for u in users], dtype=object)
+    else:
+        column = pa.array(users, getattr(pa, kind)())
     monkeypatch.setattr(_encode, "factorize", None)  # the per-row path is not taken
     monkeypatch.setattr(_encode, "group_rows", None)
     offsets, rows, ids = _encode.group_users(column, "test")
     assert offsets.tolist() == list(range(0, 15_001, 50))
     assert len(rows) == 0
     assert ids.tolist() == list(dict.fromkeys(users))
-    encode = "factorize_view_runs" if kind == "string_view" else "factorize_byte_runs"
-    buffers = _encode.string_buffers(column, binary=False)
-    assert buffers is not None
-    starts, codes, _, _ = getattr(compiled(), encode)(buffers[1], buffers[2], 2)
+    if kind.startswith("object"):
+        starts, codes, first = compiled().factorize_str_runs(column)
+        assert first.tolist() == starts.tolist()
+    else:
+        encode = "factorize_view_runs" if kind == "string_view" else "factorize_byte_runs"
+        buffers = _encode.string_buffers(column, binary=False)
+        assert buffers is not None
+        starts, codes, _, _ = getattr(compiled(), encode)(buffers[1], buffers[2], 2)
     assert starts.tolist() == list(range(0, 15_000, 50))
     assert codes.tolist() == list(range(300))
+
+
+@pytest.mark.parametrize(
+    ("users", "message"),
+    [
+        (["u-1", "u-1", None, "u-2"], "contains 1 missing value"),
+        (["u-1", "u-1", 7, "u-2"], r"Got types \['int', 'str'\]"),
+        (["u-1", "u-1", b"u-2"], r"Got types \['bytes', 'str'\]"),
+    ],
+)
+def test_object_users_of_other_values_than_str_are_refused(users: list[Any], message: str) -> None:
+    # the runs of an object column stop at the first value that is no str; the
+    # column's refusal then names what it holds
+    from receval.data._encode import group_users
+
+    with pytest.raises(InputValidationError, match=message):
+        group_users(np.array(users, dtype=object), "test")
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@
 mod rows;
 mod strings;
 pub(crate) mod table;
-pub use rows::{Offset, OffsetRows, Rows, ViewRows, INLINE};
+pub use rows::{Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 pub use strings::{factorize_bytes, factorize_keys, factorize_runs, factorize_words};
 
 use rayon::prelude::*;

@@ -1,6 +1,7 @@
-//! The rows of an Arrow string column as the hash of [`super::strings`] reads them:
-//! a chunk's offsets and data (`string`, `large_string`) or its views (`string_view`),
-//! where they lie; each row's short key ([`short_bits`]) read in one pass a block.
+//! The rows of a string column as the hash of [`super::strings`] reads them: an
+//! Arrow chunk's offsets and data (`string`, `large_string`) or its views
+//! (`string_view`), where they lie, or one slice a row (strings read from Python
+//! objects); each row's short key ([`short_bits`]) read in one pass a block.
 
 use super::table::{short_bits, LOW_BYTES};
 use crate::threads::PARALLEL_ROWS;
@@ -248,5 +249,43 @@ impl Rows for ViewRows<'_> {
     /// where they differ: the rows are then compared one by one).
     fn repeats(&self, a: usize, b: usize) -> bool {
         self.views.get(16 * (a - 1)..16 * (b - 1)) == self.views.get(16 * a..16 * b)
+    }
+}
+
+/// Strings given one slice a row (the bytes of Python `str` objects, read where they
+/// lie): 16 bytes a row, as a `string_view` column's views.
+#[derive(Clone, Copy)]
+pub struct SliceRows<'a> {
+    rows: &'a [&'a [u8]],
+    /// the length of the longest row
+    longest: usize,
+}
+
+impl<'a> SliceRows<'a> {
+    /// The rows of `rows` (one pass finds the longest).
+    pub fn new(rows: &'a [&'a [u8]]) -> Self {
+        let longest = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+        SliceRows { rows, longest }
+    }
+}
+
+impl Rows for SliceRows<'_> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.rows.len()
+    }
+    #[inline(always)]
+    fn row(&self, i: usize) -> (&[u8], usize, usize) {
+        (self.rows[i], 0, self.rows[i].len())
+    }
+    fn part(&self, a: usize, b: usize) -> Self {
+        SliceRows {
+            rows: &self.rows[a..b],
+            ..*self
+        }
+    }
+    /// The width of the longest row (a part's is its column's: a bound).
+    fn width(&self) -> usize {
+        width_of(self.longest)
     }
 }

@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::rows::Rows;
+use super::rows::{Rows, SliceRows};
 use super::table::{short_bits, Bytes, Packed, Slot, Table, Wide};
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
@@ -151,36 +151,18 @@ fn factorize_picked<'a>(
 }
 
 /// Codes (in order of first appearance) of `n` strings (`keys`), and the first row
-/// of each code, through the table of their length (see [`factorize_bytes`]), made
-/// with room for `distinct` of them (a hint: the table grows past it).
+/// of each code, as [`factorize_bytes`] gives them (in up to `n_chunks` parallel
+/// parts), through a table made with room for `distinct` of them (a hint: the table
+/// grows past it).
 pub fn factorize_keys<'a>(
     keys: impl Iterator<Item = &'a [u8]>,
     n: usize,
     distinct: usize,
+    n_chunks: usize,
 ) -> (Vec<i32>, Vec<i64>) {
     let mut all: Vec<&[u8]> = Vec::with_capacity(n);
     all.extend(keys);
-    let longest = all.iter().map(|k| k.len()).max().unwrap_or(0);
-    let short = |a: usize, out: &mut [u128]| {
-        for (k, key) in out.iter_mut().zip(&all[a..]) {
-            *k = short_bits(key, 0, key.len()).unwrap_or(0);
-        }
-    };
-    let mut codes = vec![0i32; all.len()];
-    let mut first = Vec::new();
-    let row = |i: usize| i as i64;
-    if longest <= 11 {
-        let mut table = Table::<Packed>::with_room(distinct);
-        factorize_into(&mut table, &mut first, short, row, &mut codes);
-    } else if longest <= 15 {
-        let mut table = Table::<Wide>::with_room(distinct);
-        factorize_into(&mut table, &mut first, short, row, &mut codes);
-    } else {
-        let mut table = Table::<Bytes>::with_room(distinct);
-        let long = |a: usize, out: &mut [&'a [u8]]| out.copy_from_slice(&all[a..a + out.len()]);
-        factorize_into(&mut table, &mut first, long, row, &mut codes);
-    }
-    (codes, first)
+    factorize_bytes(&[SliceRows::new(&all)], n_chunks, distinct)
 }
 
 /// Codes (in order of first appearance) of `n` 64-bit words (`word(i)`: the `i`-th),

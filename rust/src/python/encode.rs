@@ -288,7 +288,9 @@ fn factorize_view_runs<'py>(
 /// numbered by the objects' addresses, in parallel and without the GIL: only each
 /// distinct object is then read. Whether they are is told by the first rows: at
 /// least half of the rows that repeat an earlier row's string there repeat its
-/// object. Otherwise every row is read (one at a time, under the GIL).
+/// object. Otherwise every row is read (one at a time, under the GIL), then hashed
+/// in `n_chunks` parallel parts; the GIL stays held, so that no Python code can drop
+/// a string while it is read.
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,
@@ -309,18 +311,19 @@ fn factorize_str<'py>(
     };
     let sample = v.len().min(SAMPLE);
     let (_, by_object) = encode::factorize_words(sample, address, 1);
-    let (_, by_string) = encode::factorize_keys((0..sample).map(key), sample, 0);
+    let (_, by_string) = encode::factorize_keys((0..sample).map(key), sample, 0, 1);
     let (same_object, same_string) = (sample - by_object.len(), sample - by_string.len());
     if other.get() {
         return Ok(None);
     }
     if same_string == 0 || 2 * same_object < same_string {
-        let (codes, first) = encode::factorize_keys((0..v.len()).map(key), v.len(), 0);
+        let (codes, first) = encode::factorize_keys((0..v.len()).map(key), v.len(), 0, n_chunks);
         return Ok((!other.get()).then(|| (codes.into_pyarray(py), first.into_pyarray(py))));
     }
-    let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
+    let words = n_chunks;
+    let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, words));
     let distinct = objects.iter().map(|&r| key(r as usize));
-    let (by_text, first) = encode::factorize_keys(distinct, objects.len(), 0);
+    let (by_text, first) = encode::factorize_keys(distinct, objects.len(), 0, 1);
     if other.get() {
         return Ok(None);
     }
@@ -336,6 +339,46 @@ fn factorize_str<'py>(
         (codes, first)
     });
     Ok(Some((codes.into_pyarray(py), first.into_pyarray(py))))
+}
+
+/// The first row of each run, the code of each run, and the first row of each code.
+type StrRuns<'py> = (Ints<'py>, Bound<'py, PyArray1<i32>>, Ints<'py>);
+
+/// The runs of equal neighbours of an object array of str, encoded (as
+/// [`factorize_byte_runs`]): the first row of each run, the code of each run in
+/// order of first appearance and the first row of each code; None when an element
+/// is not a str (or a str that is not UTF-8). A row that is the object of the row
+/// before it is not read (the rows of a user in a column from pandas' CSV reader);
+/// the others are compared with the row before them, under the GIL, and only the
+/// first row of a run is hashed.
+#[pyfunction]
+fn factorize_str_runs<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, Py<PyAny>>,
+) -> PyResult<Option<StrRuns<'py>>> {
+    let v = slice(&values, "values")?;
+    let (mut starts, mut heads) = (Vec::new(), Vec::new());
+    let mut before: Option<(*mut pyo3::ffi::PyObject, &[u8])> = None;
+    for (i, obj) in v.iter().enumerate() {
+        if before.is_some_and(|(at, _)| at == obj.as_ptr()) {
+            continue;
+        }
+        let Some(t) = text(py, obj).map(str::as_bytes) else {
+            return Ok(None);
+        };
+        if before.is_none_or(|(_, b)| b != t) {
+            starts.push(i as i64);
+            heads.push(t);
+        }
+        before = Some((obj.as_ptr(), t));
+    }
+    let (codes, first) = encode::factorize_bytes(&[encode::SliceRows::new(&heads)], 1, 0);
+    let first: Vec<i64> = first.iter().map(|&r| starts[r as usize]).collect();
+    Ok(Some((
+        starts.into_pyarray(py),
+        codes.into_pyarray(py),
+        first.into_pyarray(py),
+    )))
 }
 
 /// The first row of each value in `[0, span)` of `values` (int32 or uint32 codes
@@ -378,6 +421,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_byte_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_view_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_str, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_str_runs, m)?)?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(first_rows, m)?)?;
     Ok(())

@@ -196,7 +196,7 @@ fn lookup_str<'py>(
         });
     // the dictionary's ids are distinct: a table with room for them does not grow
     let (codes, first) =
-        crate::encode::factorize_keys(keys, dictionary.len() + values.len(), dictionary.len());
+        crate::encode::factorize_keys(keys, dictionary.len() + values.len(), dictionary.len(), 1);
     if other.get() {
         return Ok(None);
     }

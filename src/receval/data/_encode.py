@@ -381,7 +381,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
 
         # every element a str: hashed by the core in place (no conversion), each
         # distinct object read once
-        encoded = compiled().factorize_str(np.ascontiguousarray(arr), 4 * num_threads())
+        encoded = compiled().factorize_str(np.ascontiguousarray(arr), num_threads())
         if encoded is not None:
             return encoded[0], arr[encoded[1]]
 

@@ -185,16 +185,26 @@ def arrow_bytes(buffer: Any) -> np.ndarray:
 
 
 def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
-    """The runs of equal neighbours of an Arrow string column (or chunked column)
-    without nulls, encoded: their bounds (then the row count), each run's code and
-    the distinct ids (an Arrow ``large_string`` array); only the first row of a run
-    is hashed, and a column grouped by user (every id in one run) needs no code per
-    row. None for other columns or
-    without the core."""
+    """The runs of equal neighbours of a string column without nulls (an Arrow
+    string column or chunked column, or an object array of ``str``), encoded: their
+    bounds (then the row count), each run's code and the distinct ids (an Arrow
+    ``large_string`` array; for an object array, its ``str`` objects); only the first
+    row of a run is hashed, and a column grouped by user (every id in one run) needs
+    no code per row. None for other columns (an object array holding anything but
+    ``str``) or without the core."""
     from .._kernels import compiled, num_threads
 
     core = compiled()
-    if core is None or not type(values).__module__.startswith("pyarrow"):
+    if core is None:
+        return None
+    if isinstance(values, np.ndarray):
+        one_dim = values.dtype.kind == "O" and values.ndim == 1
+        found = core.factorize_str_runs(np.ascontiguousarray(values)) if one_dim else None
+        if found is None:
+            return None
+        starts, codes, first = found
+        return np.append(starts, len(values)), codes, values[first]
+    if not type(values).__module__.startswith("pyarrow"):
         return None
     parts = string_buffers(values, binary=False) if hasattr(values, "type") else None
     if parts is None or values.null_count:

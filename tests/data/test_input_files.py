@@ -114,6 +114,17 @@ def test_a_csv_file_in_any_form_reads_as_the_plain_file(tmp_path, form):
     assert expected == {"u1": {"a": 0.5, "b": 0.25}, "u2": {"007": 1.0}}
 
 
+@pytest.mark.parametrize("form", ["crlf", "gzip", "xz"])
+def test_a_csv_file_without_a_column_is_named_with_the_columns_it_has(tmp_path, form):
+    # the file is opened once to read; only a column it lacks opens it again, to
+    # name the columns of its header
+    path = tmp_path / "r.csv"
+    path.write_bytes(FORMS[form](b"user,item,grade\nu1,a,1\n"))
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path, file_format="csv")
+    assert str(info.value) == (f"{path}: no column 'score'. Got columns ['user', 'item', 'grade'].")
+
+
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
 def test_the_format_is_told_past_a_compression_suffix(suffix):
     from receval.data.io import infer_format

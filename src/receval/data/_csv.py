@@ -74,14 +74,17 @@ def _read(
     import pyarrow.csv as pcsv
 
     read, parse = _options(fmt, block)
-    with arrow_input(path) as stream:
-        reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
-        check_has_columns(path, columns, reader.schema.names)
     convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
-    with arrow_input(path) as stream:
-        reader = pcsv.open_csv(
-            stream, read_options=read, parse_options=parse, convert_options=convert
-        )
+    try:
+        with arrow_input(path) as stream:
+            reader = pcsv.open_csv(
+                stream, read_options=read, parse_options=parse, convert_options=convert
+            )
+    except pa.ArrowKeyError:  # a column the file lacks: the header names what it has
+        with arrow_input(path) as stream:
+            names = pcsv.open_csv(stream, read_options=read, parse_options=parse).schema.names
+        check_has_columns(path, columns, names)
+        raise
     schema = reader.schema
     chunks: list[list[Any]] = [[] for _ in schema.names]
     integers = {schema.get_field_index(name): True for name in ids}  # every id so far

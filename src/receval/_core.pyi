@@ -80,6 +80,7 @@ __all__ = [
     "UTILITY",
     "AucRuns",
     "G",
+    "IdCodes",
     "OpenGroups",
     "OpenRows",
     "RankingSpec",
@@ -667,6 +668,12 @@ def trec_rank_table(
     specs: Sequence[RankingSpec],
     single: bool,
 ) -> Any: ...
+
+@final
+class IdCodes:
+    def __new__(cls) -> IdCodes: ...
+    def add(self, offsets: NDArray[np.int32], data: NDArray[np.uint8]) -> NDArray[np.int32]: ...
+    def distinct(self) -> tuple[NDArray[np.int64], NDArray[np.uint8]]: ...
 
 @final
 class OpenRows:

@@ -154,10 +154,24 @@ def test_zero_padded_ids_keep_their_spelling_and_are_refused_beside_ints(tmp_pat
         receval.evaluate(qrels, Run.from_file(run), ["ndcg@10"])
 
 
-def _read_ids(tmp_path, ids: list[str]) -> pa.ChunkedArray:
+def _read_ids(tmp_path, ids: list[str], encode_ids: bool = False) -> pa.ChunkedArray:
     path = tmp_path / "ids.csv"
     path.write_text("user,item,score\n" + "".join(f"{i},x,1\n" for i in ids))
-    return io.read_table(path, ["user", "item", "score"], "Run", "csv", ("user", "item"))["user"]
+    columns = ["user", "item", "score"]
+    return io.read_table(path, columns, "Run", "csv", ("user", "item"), encode_ids)["user"]
+
+
+ENCODED = pa.dictionary(pa.int32(), pa.large_string())
+
+
+def _check_encoded(column: pa.ChunkedArray, ids: list[str]) -> None:
+    """A column encoded as the file is read: one dictionary array of the distinct ids
+    in order of first appearance, each row's code its id's place there."""
+    assert column.type == ENCODED
+    assert column.num_chunks == 1
+    code = {x: c for c, x in enumerate(dict.fromkeys(ids))}
+    assert column.chunk(0).dictionary.to_pylist() == list(code)
+    assert column.chunk(0).indices.to_pylist() == [code[i] for i in ids]
 
 
 @pytest.mark.parametrize(
@@ -172,15 +186,34 @@ def test_an_id_that_an_int_would_respell_keeps_the_column_text(tmp_path, odd):
 
 def test_a_respelled_id_after_many_blocks_keeps_every_id_text(tmp_path):
     # the column is cast block by block: an id of a late block that an int would
-    # respell turns the blocks cast already back into their text
+    # respell turns the blocks cast already back into their text (encoded, with
+    # encode_ids, as the later blocks are)
     ids = [str(i) for i in range(-5, 300_000)] + ["00"]
     column = _read_ids(tmp_path, ids)
     assert column.num_chunks > 1
     assert column.type == pa.string()
     assert column.to_pylist() == ids
-    ints = _read_ids(tmp_path, ids[:-1])
-    assert ints.type == pa.int64()
-    assert ints.to_pylist() == list(range(-5, 300_000))
+    _check_encoded(_read_ids(tmp_path, ids, encode_ids=True), ids)
+    for encode_ids in (False, True):
+        ints = _read_ids(tmp_path, ids[:-1], encode_ids)
+        assert ints.type == pa.int64()
+        assert ints.to_pylist() == list(range(-5, 300_000))
+
+
+def test_string_ids_encoded_block_by_block_keep_their_codes_across_blocks(tmp_path):
+    # ids seen in an early block come back in later ones (their code kept), new ids
+    # take the next code; runs of a user, ids of any length, non-ASCII ids
+    rng = np.random.default_rng(5)
+    pool = [f"u-{i}" for i in range(500)] + ["é", "a" * 40, "字" * 9, "x,y"]
+    ids = [pool[i] for i in np.repeat(rng.integers(0, len(pool), 30_000), 5).tolist()]
+    path = tmp_path / "run.csv"
+    pcsv.write_csv(pa.table({"user": ids, "item": ids[::-1], "score": np.arange(len(ids))}), path)
+    table = io.read_table(path, ["user", "item", "score"], "Run", "csv", ("user", "item"), True)
+    _check_encoded(table["user"], ids)
+    _check_encoded(table["item"], ids[::-1])
+    items = [f"doc-{k}" for k in range(len(ids))]
+    pcsv.write_csv(pa.table({"user": ids, "item": items, "score": np.arange(len(ids))}), path)
+    assert Run.from_file(path).to_dict() == Run.from_frame(pcsv.read_csv(path)).to_dict()
 
 
 @settings(max_examples=60, deadline=None)
@@ -196,14 +229,16 @@ def test_a_respelled_id_after_many_blocks_keeps_every_id_text(tmp_path):
     )
 )
 def test_csv_ids_are_int64_exactly_when_every_id_is_written_as_its_int(tmp_path_factory, ids):
-    column = _read_ids(tmp_path_factory.mktemp("ids"), ids)
+    folder = tmp_path_factory.mktemp("ids")
+    column, encoded = _read_ids(folder, ids), _read_ids(folder, ids, encode_ids=True)
     canonical = all(re.fullmatch(r"0|-?[1-9][0-9]*", i) and -(2**63) <= int(i) < 2**63 for i in ids)
     if canonical:
-        assert column.type == pa.int64()
-        assert column.to_pylist() == [int(i) for i in ids]
+        assert column.type == encoded.type == pa.int64()
+        assert column.to_pylist() == encoded.to_pylist() == [int(i) for i in ids]
     else:
         assert column.type == pa.string()
         assert column.to_pylist() == ids
+        _check_encoded(encoded, ids)
 
 
 def _whole_read(path, columns: list[str]) -> pa.Table:

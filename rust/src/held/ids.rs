@@ -329,10 +329,16 @@ impl Ids {
     /// their decimal text first.
     #[inline(always)]
     pub fn code_text(&mut self, id: &[u8]) -> Result<u32, TooMany> {
+        self.code_key(id, short_bits(id, 0, id.len()))
+    }
+
+    /// [`Ids::code_text`] of `id` and its short key (`short_bits` of it: read from a
+    /// buffer that goes on after the id, it costs no copy).
+    #[inline(always)]
+    pub fn code_key(&mut self, id: &[u8], short: Option<u128>) -> Result<u32, TooMany> {
         if !self.strings {
             self.ints_as_text();
         }
-        let short = short_bits(id, 0, id.len());
         let hash = match short {
             Some(k) => short_hash(k),
             None => FxBuildHasher.hash_one(id),
@@ -375,6 +381,18 @@ impl Ids {
         self.bytes.extend_from_slice(id);
         self.ends.push(self.bytes.len());
         Ok(c)
+    }
+
+    /// Fetch the slot of the string id of short key `short` (see [`Ids::code_key`])
+    /// into the cache (a hint: a loop over many ids fetches an id's slot some rows
+    /// before it looks it up).
+    #[inline(always)]
+    pub fn prefetch_key(&self, short: Option<u128>) {
+        match short {
+            Some(k) if packs(k) => self.packed.prefetch(short_hash(k)),
+            Some(k) => self.wide.prefetch(short_hash(k)),
+            None => {}
+        }
     }
 
     /// The code of integer id `id` in a table of either kind.

@@ -381,6 +381,78 @@ fn factorize_str_runs<'py>(
     )))
 }
 
+/// Codes of string ids given a block at a time (an id column of a CSV file as it
+/// is read): each new id takes the next code (in order of first appearance across
+/// the blocks), and only the distinct ids are kept, never a block's rows.
+#[pyclass(name = "IdCodes", module = "receval._core")]
+#[derive(Default)]
+struct IdCodes {
+    ids: crate::held::Ids,
+}
+
+#[pymethods]
+impl IdCodes {
+    #[new]
+    fn new() -> Self {
+        IdCodes::default()
+    }
+
+    /// The codes (int32) of a block of strings: the offsets (int32, as many as rows
+    /// plus one) and data of an Arrow `string` array. A row equal to the row before
+    /// it (the rows of a user) takes its code without a lookup.
+    fn add<'py>(
+        &mut self,
+        py: Python<'py>,
+        offsets: PyReadonlyArray1<'py, i32>,
+        data: PyReadonlyArray1<'py, u8>,
+    ) -> PyResult<Bound<'py, PyArray1<i32>>> {
+        let d = slice(&data, "data")?;
+        let o = check_offsets(&offsets, d.len())?;
+        /// How many rows ahead a row's slot is fetched.
+        const AHEAD: usize = 16;
+        let n = o.len().saturating_sub(1);
+        let bounds = |i: usize| (o[i] as usize, o[i + 1] as usize);
+        // a row's short key read from the whole buffer (no copy of a short row)
+        let key = |i: usize| {
+            let (s, e) = bounds(i);
+            encode::table::short_bits(d, s, e)
+        };
+        let mut codes = Vec::with_capacity(n);
+        let mut before: Option<(&[u8], i32)> = None;
+        for i in 0..n {
+            let (s, e) = bounds(i);
+            let id = &d[s..e];
+            let code = match before {
+                Some((b, c)) if b == id => c,
+                _ => {
+                    if i + AHEAD < n {
+                        self.ids.prefetch_key(key(i + AHEAD));
+                    }
+                    self.ids
+                        .code_key(id, key(i))
+                        .map_err(super::open::too_many)? as i32
+                }
+            };
+            before = Some((id, code));
+            codes.push(code);
+        }
+        Ok(codes.into_pyarray(py))
+    }
+
+    /// The distinct ids in code order: the offsets (int64) and data of an Arrow
+    /// `large_string` array.
+    fn distinct<'py>(&self, py: Python<'py>) -> (Ints<'py>, Bound<'py, PyArray1<u8>>) {
+        let mut offsets = Vec::with_capacity(self.ids.len() + 1);
+        let mut data = Vec::new();
+        offsets.push(0i64);
+        for c in 0..self.ids.len() {
+            data.extend_from_slice(self.ids.text(c));
+            offsets.push(data.len() as i64);
+        }
+        (offsets.into_pyarray(py), data.into_pyarray(py))
+    }
+}
+
 /// The first row of each value in `[0, span)` of `values` (int32 or uint32 codes
 /// below 2**31, as int32), -1 for a value no row holds.
 #[pyfunction]
@@ -422,6 +494,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_view_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_str, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_str_runs, m)?)?;
+    m.add_class::<IdCodes>()?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
     m.add_function(wrap_pyfunction!(first_rows, m)?)?;
     Ok(())

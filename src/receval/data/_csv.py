@@ -10,6 +10,7 @@ import numpy as np
 
 from .._validation import check_has_columns
 from ._open import arrow_input
+from ._strings import large_strings, string_buffers
 
 __all__ = ["read_csv"]
 
@@ -17,16 +18,23 @@ __all__ = ["read_csv"]
 _CSV_BLOCK = 1 << 20
 
 
-def read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[str]) -> Any:
+def read_csv(
+    path: str,
+    columns: Sequence[str],
+    fmt: str,
+    id_columns: Sequence[str],
+    encode_ids: bool = False,
+) -> Any:
     """The named columns of a CSV/TSV file; only they are converted (a wide file's
     other columns are skipped), and a row longer than a block (a field of several
     MiB) retries with blocks large enough. An id column (``id_columns``) is int64
     when every id is an integer written as its digits, else strings
-    (:func:`_integer_chunk`).
+    (:func:`_integer_chunk`); with ``encode_ids``, else a dictionary column (each
+    row's code, in order of first appearance, and the distinct ids).
 
     The file is read as a stream, a block at a time, and the ids of a block are
-    cast to int64 as it comes, so the text of the file and the strings of its
-    integer ids are never held whole. The types of the other columns are those
+    cast to int64 (or encoded) as it comes, so the text of the file and the strings
+    of its ids are never held whole. The types of the other columns are those
     that Arrow infers from the whole file: the stream infers them from its first
     block, and a later block that does not fit them (a grade of ``0.5`` after
     integer grades) reads the file again with the types of the whole file given.
@@ -38,7 +46,7 @@ def read_csv(path: str, columns: Sequence[str], fmt: str, id_columns: Sequence[s
     block = _CSV_BLOCK
     while True:
         try:
-            return _read(path, columns, fmt, ids, types, block)
+            return _read(path, columns, fmt, ids, types, block, encode_ids)
         except pa.ArrowInvalid as exc:
             text = str(exc)
             # a row longer than the block ("straddling"), or a header ("empty block"):
@@ -67,11 +75,14 @@ def _read(
     ids: Sequence[str],
     types: dict[str, Any],
     block: int,
+    encode_ids: bool,
 ) -> Any:
     """The table of ``columns``, read block by block (``types``: the columns'
     types given up front)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
+
+    from .._kernels import compiled
 
     read, parse = _options(fmt, block)
     convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
@@ -88,6 +99,7 @@ def _read(
     schema = reader.schema
     chunks: list[list[Any]] = [[] for _ in schema.names]
     integers = {schema.get_field_index(name): True for name in ids}  # every id so far
+    codes: dict[int, Any] = {}  # the columns of string ids encoded as they come
     for batch in reader:
         for at, column in enumerate(batch.columns):
             if integers.get(at):
@@ -95,17 +107,41 @@ def _read(
                 if cast is None:  # the blocks cast already go back to their text
                     integers[at] = False
                     chunks[at] = [i.cast(pa.string()) for i in chunks[at]]
+                    if encode_ids:
+                        codes[at] = compiled().IdCodes()
+                        chunks[at] = [_encoded(codes[at], i) for i in chunks[at]]
                 else:
                     column = cast
-            chunks[at].append(column)
+            chunks[at].append(_encoded(codes[at], column) if at in codes else column)
         del batch
     fields = [
         pa.field(f.name, pa.int64()) if integers.get(at) else f for at, f in enumerate(schema)
     ]
-    return pa.table(
-        [pa.chunked_array(c, f.type) for c, f in zip(chunks, fields, strict=True)],
-        schema=pa.schema(fields),
-    )
+    arrays = [
+        _dictionary(c, codes[at]) if at in codes else pa.chunked_array(c, fields[at].type)
+        for at, c in enumerate(chunks)
+    ]
+    return pa.table(arrays, names=[f.name for f in fields])
+
+
+def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:
+    """A column of string ids encoded block by block (``chunks`` of codes) as one
+    dictionary array: the codes and the distinct ids."""
+    import pyarrow as pa
+
+    dictionary = large_strings(*encoder.distinct())
+    codes = np.concatenate(chunks) if chunks else np.empty(0, np.int32)
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(codes, dictionary)])
+
+
+def _encoded(encoder: Any, chunk: Any) -> np.ndarray:
+    """The codes (int32) of a block of string ids, by ``encoder`` (the core's
+    ``IdCodes`` of the column)."""
+    parts = string_buffers(chunk, binary=False)
+    assert parts is not None  # a string column (read as strings)
+    _, offsets, data = parts
+    result: np.ndarray = encoder.add(offsets[0], data[0])
+    return result
 
 
 def _whole_file_types(path: str, columns: Sequence[str], fmt: str, block: int) -> dict[str, Any]:

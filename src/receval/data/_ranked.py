@@ -287,7 +287,9 @@ class Qrels(_RankedBase):
                 source = io.ParquetColumns(os.fspath(path), names)
                 return cls._from_columns(source, user, item, grade)
             columns = [c for c in (user, item, grade) if c is not None]
-            table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
+            table = io.read_table(
+                path, columns, cls._func, fmt, id_columns=(user, item), encode_ids=True
+            )
             return cls.from_frame(table, user=user, item=item, grade=grade)
 
     # ------------------------------------------------------------ views
@@ -568,7 +570,9 @@ class Run(_RankedBase):
                     name or os.path.basename(os.fspath(path)),
                 )  # fmt: skip
             columns = [c for c in (user, item, score, rank) if c is not None]
-            table = io.read_table(path, columns, cls._func, fmt, id_columns=(user, item))
+            table = io.read_table(
+                path, columns, cls._func, fmt, id_columns=(user, item), encode_ids=True
+            )
             return cls.from_frame(
                 table, user=user, item=item, score=score, rank=rank,
                 name=name or os.path.basename(os.fspath(path)),

@@ -276,13 +276,16 @@ def read_table(
     func: str,
     file_format: str | None,
     id_columns: Sequence[str] = (),
+    encode_ids: bool = False,
 ) -> Any:
     """Read the named columns of a CSV or Parquet file into an Arrow table.
 
     In CSV and TSV files an id column (``id_columns``) whose every id is an
     integer written as its decimal digits (``7``, ``-12``) is read as int64, as
     in a Parquet file of integer ids; any other id column as strings, so that
-    ids such as ``007`` keep their spelling instead of becoming the number 7.
+    ids such as ``007`` keep their spelling instead of becoming the number 7
+    (with ``encode_ids``, as a dictionary column encoded block by block as the
+    file is read: the strings of its rows are never held whole).
     """
     import pyarrow as pa
 
@@ -296,7 +299,7 @@ def read_table(
             check_has_columns(path, columns, pq.read_schema(path).names)
             return pq.read_table(path, columns=list(columns))
         if fmt in ("csv", "tsv"):
-            return read_csv(path, columns, fmt, id_columns)
+            return read_csv(path, columns, fmt, id_columns, encode_ids)
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             raise InputValidationError(

@@ -131,7 +131,8 @@ def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:
 
     dictionary = large_strings(*encoder.distinct())
     codes = np.concatenate(chunks) if chunks else np.empty(0, np.int32)
-    return pa.chunked_array([pa.DictionaryArray.from_arrays(codes, dictionary)])
+    # every code is one the encoder gave, below its count of ids: no check by Arrow
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(codes, dictionary, safe=False)])
 
 
 def _encoded(encoder: Any, chunk: Any) -> np.ndarray:

@@ -304,6 +304,12 @@ impl Ids {
         }
     }
 
+    /// The texts of the string ids in code order, one after the other, and where
+    /// each ends.
+    pub fn texts(&self) -> (&[u8], &[usize]) {
+        (&self.bytes, &self.ends)
+    }
+
     /// The text of string id `code`.
     pub fn text(&self, code: usize) -> &[u8] {
         let start = if code == 0 { 0 } else { self.ends[code - 1] };

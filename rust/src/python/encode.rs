@@ -320,8 +320,7 @@ fn factorize_str<'py>(
         let (codes, first) = encode::factorize_keys((0..v.len()).map(key), v.len(), 0, n_chunks);
         return Ok((!other.get()).then(|| (codes.into_pyarray(py), first.into_pyarray(py))));
     }
-    let words = n_chunks;
-    let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, words));
+    let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
     let distinct = objects.iter().map(|&r| key(r as usize));
     let (by_text, first) = encode::factorize_keys(distinct, objects.len(), 0, 1);
     if other.get() {
@@ -442,14 +441,11 @@ impl IdCodes {
     /// The distinct ids in code order: the offsets (int64) and data of an Arrow
     /// `large_string` array.
     fn distinct<'py>(&self, py: Python<'py>) -> (Ints<'py>, Bound<'py, PyArray1<u8>>) {
-        let mut offsets = Vec::with_capacity(self.ids.len() + 1);
-        let mut data = Vec::new();
-        offsets.push(0i64);
-        for c in 0..self.ids.len() {
-            data.extend_from_slice(self.ids.text(c));
-            offsets.push(data.len() as i64);
-        }
-        (offsets.into_pyarray(py), data.into_pyarray(py))
+        let (data, ends) = self.ids.texts();
+        let offsets: Vec<i64> = std::iter::once(0)
+            .chain(ends.iter().map(|&e| e as i64))
+            .collect();
+        (offsets.into_pyarray(py), data.to_vec().into_pyarray(py))
     }
 }
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import check_has_columns
 from ._open import arrow_input
-from ._strings import large_strings, string_buffers
+from ._strings import large_strings
 
 __all__ = ["read_csv"]
 
@@ -138,10 +138,7 @@ def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:
 def _encoded(encoder: Any, chunk: Any) -> np.ndarray:
     """The codes (int32) of a block of string ids, by ``encoder`` (the core's
     ``IdCodes`` of the column)."""
-    parts = string_buffers(chunk, binary=False)
-    assert parts is not None  # a string column (read as strings)
-    _, offsets, data = parts
-    result: np.ndarray = encoder.add(offsets[0], data[0])
+    result: np.ndarray = encoder.add(*_text(chunk))
     return result
 
 
@@ -173,9 +170,15 @@ def _integer_chunk(chunk: Any) -> Any:
 
     if not len(chunk):
         return pa.array([], pa.int64())
-    offsets = np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1, 4 * chunk.offset)
-    data = chunk.buffers()[2]
-    ints = compiled().canonical_integers(
-        offsets, np.empty(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
-    )
+    ints = compiled().canonical_integers(*_text(chunk))
     return None if ints is None else pa.array(ints)
+
+
+def _text(chunk: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (int32, from the chunk's first row) and the data of a string
+    chunk read from a CSV file, as views of its buffers."""
+    if not len(chunk):  # an empty chunk may have no buffers
+        return np.zeros(1, np.int32), np.empty(0, np.uint8)
+    _, offsets, data = chunk.buffers()
+    rows = np.frombuffer(offsets, np.int32, len(chunk) + 1, 4 * chunk.offset)
+    return rows, np.empty(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)

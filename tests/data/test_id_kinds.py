@@ -21,6 +21,7 @@ from receval import InputValidationError, Run
 from receval._kernels import compiled
 from receval.data import _encode
 from receval.data._encode import factorize
+from receval.data._strings import large_strings
 
 pl = pytest.importorskip("polars")
 
@@ -360,9 +361,10 @@ def test_long_string_columns_encoded_in_parts_number_ids_in_order_of_first_appea
     offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)
     data = np.frombuffer(column.buffers()[2], dtype=np.uint8)
     for parts in (1, 2, 3, 8):
-        codes, first = compiled().factorize_bytes([offsets], [data], parts)
+        codes, first, held, text = compiled().factorize_bytes([offsets], [data], parts)
         assert codes.tolist() == want_codes
         assert [strings[i] for i in first.tolist()] == want_uniques
+        assert large_strings(held, text).to_pylist() == want_uniques
 
 
 VIEWS = ["string_view"] if hasattr(pa, "string_view") else []  # pyarrow 16 and later

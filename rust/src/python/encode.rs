@@ -101,22 +101,30 @@ fn on_offset_rows<'py, W: OnOffsetRows>(
 }
 
 /// [`encode::factorize_bytes`] of the chunks (in up to `n_chunks` parts, a table
-/// with room for `room` ids), the GIL released.
+/// with room for `room` ids) and the distinct strings in code order ([`gather`]),
+/// the GIL released.
 struct Codes<'py>(Python<'py>, usize, usize);
 
 impl OnOffsetRows for Codes<'_> {
-    type Out = (Vec<i32>, Vec<i64>);
+    type Out = (Vec<i32>, Vec<i64>, Vec<i64>, Vec<u8>);
     fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
         let Codes(py, n_chunks, room) = self;
-        py.detach(|| encode::factorize_bytes(chunks, n_chunks, room))
+        py.detach(|| {
+            let (codes, first) = encode::factorize_bytes(chunks, n_chunks, room);
+            let (offsets, data) = gather(chunks, first.iter().map(|&r| r as usize));
+            (codes, first, offsets, data)
+        })
     }
 }
 
 /// Codes in order of first appearance of the strings of an Arrow string column in
 /// chunks (each chunk's `offsets`, int32 or int64 in every chunk, from the chunk's
 /// first row, and its `data`), and the first row of each code; the chunks, and long
-/// chunks cut in up to `n_chunks` pieces, in parallel. `room`: the distinct strings
-/// expected (a hint: a table with room for them does not grow).
+/// chunks cut in up to `n_chunks` pieces, in parallel; the distinct strings, in code
+/// order, as the offsets (int64) and data of an Arrow `large_string` array (read
+/// where they lie, not taken from the column by Arrow, which joins its chunks
+/// first). `room`: the distinct strings expected (a hint: a table with room for them
+/// does not grow).
 #[pyfunction]
 #[pyo3(signature = (offsets, data, n_chunks, room=0))]
 fn factorize_bytes<'py>(
@@ -125,10 +133,24 @@ fn factorize_bytes<'py>(
     data: Vec<PyReadonlyArray1<'py, u8>>,
     n_chunks: usize,
     room: usize,
-) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let (codes, first) = on_offset_rows(offsets, &data, Codes(py, n_chunks, room))?;
-    Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+) -> PyResult<Distinct<'py>> {
+    let (codes, first, offsets, data) = on_offset_rows(offsets, &data, Codes(py, n_chunks, room))?;
+    Ok((
+        codes.into_pyarray(py),
+        first.into_pyarray(py),
+        offsets.into_pyarray(py),
+        data.into_pyarray(py),
+    ))
 }
+
+/// The codes of a string column, the first row of each code, and the distinct
+/// strings in code order (the offsets, int64, and data of a `large_string` array).
+type Distinct<'py> = (
+    Bound<'py, PyArray1<i32>>,
+    Ints<'py>,
+    Ints<'py>,
+    Bound<'py, PyArray1<u8>>,
+);
 
 /// The chunks of a `string_view` column: each chunk's views (checked: 16 bytes a
 /// row, each long row inside its buffer) and data buffers.
@@ -166,7 +188,9 @@ fn view_buffers<'a>(buffers: &'a [Vec<PyReadonlyArray1<'_, u8>>]) -> PyResult<Ve
 /// The strings of `rows` (ascending, counted across the chunks) as the offsets
 /// (int64) and data of an Arrow `large_string` array.
 fn gather<R: Rows>(chunks: &[R], rows: impl Iterator<Item = usize>) -> (Vec<i64>, Vec<u8>) {
-    let (mut offsets, mut data) = (vec![0i64], Vec::new());
+    let mut offsets = Vec::with_capacity(rows.size_hint().0 + 1);
+    offsets.push(0i64);
+    let mut data = Vec::new();
     let (mut c, mut start) = (0, 0);
     for r in rows {
         let mut r = r - start;
@@ -188,18 +212,12 @@ fn gather<R: Rows>(chunks: &[R], rows: impl Iterator<Item = usize>) -> (Vec<i64>
 /// long chunks cut in up to `n_chunks` pieces, in parallel; the distinct strings,
 /// in code order, as the offsets (int64) and data of an Arrow `large_string` array.
 #[pyfunction]
-#[allow(clippy::type_complexity)]
 fn factorize_views<'py>(
     py: Python<'py>,
     views: Vec<PyReadonlyArray1<'py, u8>>,
     buffers: Vec<Vec<PyReadonlyArray1<'py, u8>>>,
     n_chunks: usize,
-) -> PyResult<(
-    Bound<'py, PyArray1<i32>>,
-    Ints<'py>,
-    Ints<'py>,
-    Bound<'py, PyArray1<u8>>,
-)> {
+) -> PyResult<Distinct<'py>> {
     let bufs = view_buffers(&buffers)?;
     let chunks = view_chunks("factorize_views", &views, &bufs)?;
     let (codes, first, offsets, data) = py.detach(|| {

@@ -15,6 +15,7 @@ from ._strings import (
     is_arrow_string,
     is_view,
     kept_ids,
+    large_strings,
     lookup_strings,
     string_buffers,
     string_runs,
@@ -267,7 +268,7 @@ def _join_dictionary_chunks(col: Any) -> Any:
     parts = string_buffers(dictionaries, binary=False)
     if parts is None or parts[0] or dictionaries.null_count:
         return None
-    ids, first = core.factorize_bytes(parts[1], parts[2], num_threads())
+    ids, _, offsets, data = core.factorize_bytes(parts[1], parts[2], num_threads())
     indices = np.empty(len(col), dtype=np.int32)
     row = 0
     for chunk, entry in zip(col.chunks, at, strict=True):
@@ -275,8 +276,7 @@ def _join_dictionary_chunks(col: Any) -> Any:
         codes = chunk.indices.to_numpy(zero_copy_only=False)
         np.take(ids[entry : entry + size], codes, out=indices[row : row + n])
         row += n
-    categories = dictionaries.take(pa.array(first)).combine_chunks()
-    return pa.DictionaryArray.from_arrays(indices, categories)
+    return pa.DictionaryArray.from_arrays(indices, large_strings(offsets, data))
 
 
 def _polars_arrow(col: Any) -> Any:

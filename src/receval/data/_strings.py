@@ -72,7 +72,7 @@ def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
         return None
     offsets = [o for parts in both if parts is not None for o in parts[1]]
     data = [d for parts in both if parts is not None for d in parts[2]]
-    codes, _ = compiled().factorize_bytes(offsets, data, 1, len(dictionary))
+    codes, *_ = compiled().factorize_bytes(offsets, data, 1, len(dictionary))
     found: np.ndarray = codes[len(dictionary) :]
     found[found >= len(dictionary)] = -1
     return found
@@ -124,14 +124,10 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     if core is None or parts is None:
         return None
     view, first_parts, second_parts = parts
-    if view:
-        codes, _, offsets, data = core.factorize_views(first_parts, second_parts, num_threads())
-        return codes, large_strings(offsets, data)
-    codes, first = core.factorize_bytes(first_parts, second_parts, num_threads())
-    uniques = arr.take(pa.array(first))
-    if isinstance(uniques, pa.ChunkedArray):  # the distinct values only
-        uniques = uniques.combine_chunks() if uniques.num_chunks else pa.array([], arr.type)
-    return codes, uniques
+    encode = core.factorize_views if view else core.factorize_bytes
+    codes, _, offsets, data = encode(first_parts, second_parts, num_threads())
+    binary = pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)
+    return codes, large_strings(offsets, data, pa.large_binary() if binary else None)
 
 
 def string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] | None:
@@ -171,12 +167,13 @@ def string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] 
     return False, offsets, data
 
 
-def large_strings(offsets: np.ndarray, data: np.ndarray) -> Any:
-    """An Arrow ``large_string`` array of int64 ``offsets`` and UTF-8 ``data``."""
+def large_strings(offsets: np.ndarray, data: np.ndarray, kind: Any = None) -> Any:
+    """An Arrow ``large_string`` array (or ``kind``: ``large_binary``) of int64
+    ``offsets`` and UTF-8 ``data``."""
     import pyarrow as pa
 
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    return pa.Array.from_buffers(pa.large_string(), len(offsets) - 1, buffers)
+    return pa.Array.from_buffers(kind or pa.large_string(), len(offsets) - 1, buffers)
 
 
 def arrow_bytes(buffer: Any) -> np.ndarray:

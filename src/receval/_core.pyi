@@ -122,6 +122,7 @@ __all__ = [
     "judged_segments",
     "list_means_csr",
     "log_loss_checked",
+    "lookup_bytes",
     "lookup_str",
     "multiclass_log_loss_exact",
     "normalize",
@@ -495,6 +496,11 @@ def list_means_csr(
 def log_loss_checked(
     y_true: Any, y_pred: Any, eps: float, sample_weight: Any = None
 ) -> float | _Refusal | None: ...
+def lookup_bytes(
+    offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]],
+    data: list[NDArray[np.uint8]],
+    n_dict: int,
+) -> NDArray[np.int32]: ...
 def lookup_str(values: NDArray[Any], dictionary: NDArray[Any]) -> NDArray[np.int32] | None: ...
 def multiclass_log_loss_exact(
     codes: NDArray[np.int64],

@@ -10,11 +10,13 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval
 from receval import Qrels, Run
+from receval._kernels import compiled
 from receval.data._encode import lookup
 from receval.data._strings import lookup_strings
 
@@ -90,7 +92,7 @@ ids = st.text(st.characters(codec="utf-8"), max_size=20)
 
 @settings(max_examples=200, deadline=None)
 @given(
-    dictionary=st.lists(ids, unique=True, max_size=40),
+    dictionary=st.lists(ids, max_size=40),
     values=st.lists(ids, max_size=60),
     large=st.tuples(st.booleans(), st.booleans()),
     pad=st.integers(0, 3),
@@ -98,19 +100,30 @@ ids = st.text(st.characters(codec="utf-8"), max_size=20)
 def test_lookup_of_arrow_strings_is_that_of_a_dict(
     dictionary: list[str], values: list[str], large: tuple[bool, bool], pad: int
 ) -> None:
-    # some values drawn from the dictionary; arrays sliced, of either offset width
+    # some values drawn from the dictionary; arrays sliced, of either offset width; a
+    # dictionary that repeats an id gives the first of its places (as Arrow's index_in)
     values = values + dictionary[::2]
 
     def arrow(x: list[str], wide: bool) -> Any:
         return pa.array(["pad"] * pad + x, pa.large_string() if wide else pa.string())[pad:]
 
     found = lookup_strings(arrow(values, large[0]), arrow(dictionary, large[1]))
-    position = {k: i for i, k in enumerate(dictionary)}
+    position: dict[str, int] = {}
+    for i, k in enumerate(dictionary):
+        position.setdefault(k, i)
     want = [position.get(v, -1) for v in values]
     assert found is not None and found.dtype == np.int32
     assert found.tolist() == want
     as_objects = np.array(values, dtype=object), np.array(dictionary, dtype=object)
     assert lookup(*as_objects).tolist() == want
+    assert lookup_strings(*as_objects) is not None  # the core's, not another path's
+
+
+def test_lookup_of_a_dictionary_longer_than_the_rows_is_refused_by_the_core() -> None:
+    offsets, data = [np.array([0, 1], np.int64)], [np.frombuffer(b"a", np.uint8)]
+    assert compiled().lookup_bytes(offsets, data, 1).tolist() == []
+    with pytest.raises(ValueError, match=r"n_dict \(2\) is more than the rows"):
+        compiled().lookup_bytes(offsets, data, 2)
 
 
 def test_ties_broken_by_id_order_the_arrow_ids_as_python_orders_str() -> None:

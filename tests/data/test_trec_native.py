@@ -185,7 +185,7 @@ def test_small_lookup_equals_the_arrow_lookup(monkeypatch, seed):
     values, dictionary = ids(30, kinds[0]), ids(int(rng.integers(1, 9)), kinds[1])
     small = _encode.lookup(values, dictionary)
     monkeypatch.setattr(_encode, "_lookup_small", lambda v, d: None)
-    monkeypatch.setattr(_encode, "_lookup_str", lambda v, d: None)
+    monkeypatch.setattr(_encode, "lookup_strings", lambda v, d: None)
     assert np.array_equal(small, _encode.lookup(values, dictionary))
 
 
@@ -208,7 +208,7 @@ def test_grouped_ids_stand_for_their_codes():
 def test_str_lookup_of_the_core_equals_the_arrow_lookup(values, dictionary):
     """The first of equal ids, -1 where absent; None for an element that is not a
     str or not UTF-8 (a lone surrogate): the other paths compare those."""
-    from receval.data import _encode
+    from receval.data._strings import lookup_strings
 
     def as_array(xs: list) -> np.ndarray:
         out = np.empty(len(xs), dtype=object)
@@ -216,7 +216,7 @@ def test_str_lookup_of_the_core_equals_the_arrow_lookup(values, dictionary):
         return out
 
     v, d = as_array(values + dictionary[:3]), as_array(dictionary)
-    found = _encode._lookup_str(v, d)
+    found = lookup_strings(v, d)
     assert found is not None and found.dtype == np.int32
     if len(v) and len(d):
         import pyarrow as pa
@@ -224,9 +224,9 @@ def test_str_lookup_of_the_core_equals_the_arrow_lookup(values, dictionary):
 
         arrow = pc.index_in(pa.array(v.tolist()), value_set=pa.array(d.tolist()))
         assert found.tolist() == arrow.fill_null(-1).to_pylist()
-    assert _encode._lookup_str(as_array([*values, 7]), d) is None
-    assert _encode._lookup_str(as_array([*values, "\ud800"]), d) is None
-    assert _encode._lookup_str(v, as_array([*dictionary, b"x"])) is None
+    assert lookup_strings(as_array([*values, 7]), d) is None
+    assert lookup_strings(as_array([*values, "\ud800"]), d) is None
+    assert lookup_strings(v, as_array([*dictionary, b"x"])) is None
 
 
 @given(

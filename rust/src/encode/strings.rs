@@ -150,6 +150,20 @@ fn factorize_picked<'a>(
     }
 }
 
+/// The position of each row past the first `n_dict` (the values) among the first
+/// `n_dict` (the dictionary): the first of equal ids, -1 where absent. The rows are
+/// hashed together, the dictionary's first, into a table with room for it.
+pub fn lookup_rows<R: Rows>(chunks: &[R], n_dict: usize) -> Vec<i32> {
+    let (codes, first) = factorize_bytes(chunks, 1, n_dict);
+    codes[n_dict..]
+        .iter()
+        .map(|&c| match first[c as usize] {
+            p if (p as usize) < n_dict => p as i32,
+            _ => -1,
+        })
+        .collect()
+}
+
 /// Codes (in order of first appearance) of `n` strings (`keys`), and the first row
 /// of each code, as [`factorize_bytes`] gives them (in up to `n_chunks` parallel
 /// parts), through a table made with room for `distinct` of them (a hint: the table

@@ -152,6 +152,59 @@ type Distinct<'py> = (
     Bound<'py, PyArray1<u8>>,
 );
 
+/// [`encode::lookup_rows`] of the chunks (None when they have fewer rows than the
+/// dictionary's `n_dict`), the GIL released.
+struct Lookup<'py>(Python<'py>, usize);
+
+impl OnOffsetRows for Lookup<'_> {
+    type Out = Option<Vec<i32>>;
+    fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
+        let Lookup(py, n_dict) = self;
+        let n: usize = chunks.iter().map(|c| c.rows()).sum();
+        (n_dict <= n).then(|| py.detach(|| encode::lookup_rows(chunks, n_dict)))
+    }
+}
+
+/// The position of each string of an Arrow string column in chunks past its first
+/// `n_dict` rows (the values) among those rows (the dictionary): the first of equal
+/// ids, -1 where absent. The chunks as [`factorize_bytes`] takes them.
+#[pyfunction]
+fn lookup_bytes<'py>(
+    py: Python<'py>,
+    offsets: &Bound<'py, PyAny>,
+    data: Vec<PyReadonlyArray1<'py, u8>>,
+    n_dict: usize,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let found = on_offset_rows(offsets, &data, Lookup(py, n_dict))?;
+    let found = found.ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "lookup_bytes: n_dict ({n_dict}) is more than the rows"
+        ))
+    })?;
+    Ok(found.into_pyarray(py))
+}
+
+/// The position of each of `values` in `dictionary` (the first of equal ids), -1
+/// where absent, for object arrays of str (read in place, no copy); None when an
+/// element is not a str (or not valid UTF-8): the caller compares those otherwise.
+#[pyfunction]
+fn lookup_str<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, Py<PyAny>>,
+    dictionary: PyReadonlyArray1<'py, Py<PyAny>>,
+) -> PyResult<Option<Bound<'py, PyArray1<i32>>>> {
+    let (values, dictionary) = (slice(&values, "values")?, slice(&dictionary, "dictionary")?);
+    let mut rows: Vec<&[u8]> = Vec::with_capacity(dictionary.len() + values.len());
+    for obj in dictionary.iter().chain(values) {
+        match text(py, obj) {
+            Some(t) => rows.push(t.as_bytes()),
+            None => return Ok(None),
+        }
+    }
+    let found = encode::lookup_rows(&[encode::SliceRows::new(&rows)], dictionary.len());
+    Ok(Some(found.into_pyarray(py)))
+}
+
 /// The chunks of a `string_view` column: each chunk's views (checked: 16 bytes a
 /// row, each long row inside its buffer) and data buffers.
 fn view_chunks<'a>(
@@ -504,6 +557,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_views, m)?)?;
+    m.add_function(wrap_pyfunction!(lookup_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_byte_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_view_runs, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_str, m)?)?;

@@ -166,51 +166,6 @@ fn str_ranks<'py>(
     Ok(Some(rank.into_pyarray(py)))
 }
 
-/// The position of each of `values` in `dictionary` (the first of equal ids), -1
-/// where absent, for object arrays of str (ids as the TREC reader gives them); None
-/// when an element is not a str (or not valid UTF-8): the caller compares those
-/// otherwise.
-#[pyfunction]
-fn lookup_str<'py>(
-    py: Python<'py>,
-    values: PyReadonlyArray1<'py, Py<PyAny>>,
-    dictionary: PyReadonlyArray1<'py, Py<PyAny>>,
-) -> PyResult<Option<Bound<'py, PyArray1<i32>>>> {
-    let contiguous = |_| PyValueError::new_err("lookup_str: arrays must be C-contiguous");
-    let (values, dictionary) = (
-        values.as_slice().map_err(contiguous)?,
-        dictionary.as_slice().map_err(contiguous)?,
-    );
-    // the codes of the dictionary and the values together: a value's code first met
-    // in the dictionary is found there
-    let other = std::cell::Cell::new(false);
-    let keys = dictionary
-        .iter()
-        .chain(values)
-        .map(|obj| match text(py, obj) {
-            Some(t) => t.as_bytes(),
-            None => {
-                other.set(true);
-                b""
-            }
-        });
-    // the dictionary's ids are distinct: a table with room for them does not grow
-    let (codes, first) =
-        crate::encode::factorize_keys(keys, dictionary.len() + values.len(), dictionary.len(), 1);
-    if other.get() {
-        return Ok(None);
-    }
-    let n = dictionary.len() as i64;
-    let out: Vec<i32> = codes[dictionary.len()..]
-        .iter()
-        .map(|&c| match first[c as usize] {
-            p if p < n => p as i32,
-            _ => -1,
-        })
-        .collect();
-    Ok(Some(out.into_pyarray(py)))
-}
-
 /// trec_eval's values of every query of the qrels file against the run file (see
 /// `crate::trec_eval`): `specs` are the ranking kernel's (`RankingSpec`, one per
 /// printed value, built by `receval.registry.trec_eval`), `relstring` (length, bare,
@@ -347,7 +302,6 @@ fn with_files<T: Send>(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::pages::rearm(); // the core's reserve of address space (pages::Guarded)
     m.add_function(wrap_pyfunction!(read_trec, m)?)?;
-    m.add_function(wrap_pyfunction!(lookup_str, m)?)?;
     m.add_function(wrap_pyfunction!(str_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_table, m)?)?;
     m.add_function(wrap_pyfunction!(trec_rank_table, m)?)?;

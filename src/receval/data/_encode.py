@@ -520,7 +520,7 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
         found = ordered[pos_c] == values
         return np.where(found, order[pos_c], -1).astype(np.int32)
     if values.dtype.kind == "O" and dictionary.dtype.kind == "O":
-        found = _lookup_str(values, dictionary)
+        found = lookup_strings(values, dictionary)
         if found is not None:
             return found
     small = len(values) + len(dictionary) < 1 << 18
@@ -550,17 +550,6 @@ def lookup_ids(values: Any, dictionary: Any) -> np.ndarray:
     if found is None:
         found = lookup(ids_to_numpy(values), ids_to_numpy(dictionary))
     return found
-
-
-def _lookup_str(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
-    """:func:`lookup` of object arrays of str (the TREC reader's ids) in one hash
-    table of the compiled core; None for other elements."""
-    from .._kernels import compiled
-
-    result: np.ndarray | None = compiled().lookup_str(
-        np.ascontiguousarray(values), np.ascontiguousarray(dictionary)
-    )
-    return result
 
 
 def _lookup_small(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:

@@ -52,17 +52,28 @@ def ids_to_numpy(ids: Any) -> np.ndarray:
 
 
 def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
-    """Index (int32) of each of the Arrow strings ``values`` among the distinct Arrow
-    strings ``dictionary``, -1 where absent, hashed by the core over both arrays'
-    buffers (the dictionary's rows first, into a table with room for them, so that
-    its codes are its positions); None unless both are string arrays (as
-    :func:`kept_ids` keeps them)."""
+    """Index (int32) of each of the string ids ``values`` among the distinct ids
+    ``dictionary`` (the first of equal ids), -1 where absent, hashed by the core:
+    Arrow strings over both arrays' buffers, object arrays of ``str`` (the TREC
+    reader's ids) read in place. None for other pairs (an Arrow array beside NumPy,
+    an element that is not a ``str``) or without the core."""
     import pyarrow as pa
 
     from .._kernels import compiled
 
-    if isinstance(values, np.ndarray) or isinstance(dictionary, np.ndarray):
+    core = compiled()
+    if core is None:
         return None
+    if isinstance(values, np.ndarray) or isinstance(dictionary, np.ndarray):
+        objects = all(
+            isinstance(x, np.ndarray) and x.dtype.kind == "O" for x in (values, dictionary)
+        )
+        if not objects:
+            return None
+        found: np.ndarray | None = core.lookup_str(
+            np.ascontiguousarray(values), np.ascontiguousarray(dictionary)
+        )
+        return found
     if values.type != dictionary.type:  # string beside large_string: both large
         values, dictionary = values.cast(pa.large_string()), dictionary.cast(pa.large_string())
     if values.equals(dictionary):  # the same ids in the same order (one buffer compare)
@@ -72,9 +83,7 @@ def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
         return None
     offsets = [o for parts in both if parts is not None for o in parts[1]]
     data = [d for parts in both if parts is not None for d in parts[2]]
-    codes, *_ = compiled().factorize_bytes(offsets, data, 1, len(dictionary))
-    found: np.ndarray = codes[len(dictionary) :]
-    found[found >= len(dictionary)] = -1
+    found = core.lookup_bytes(offsets, data, len(dictionary))
     return found
 
 

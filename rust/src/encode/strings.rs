@@ -92,7 +92,10 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<
             *k = short_bits(d, s, e).unwrap_or(0);
         }
     };
-    let (codes, first) = factorize_picked(head, shorts, &lens, longest, n_chunks, 0);
+    // a table with room for every head (the most ids there can be; for a column
+    // grouped by id, as many as there are) does not grow; past ROOM heads it starts
+    // at that size
+    let (codes, first) = factorize_picked(head, shorts, &lens, longest, n_chunks, ROOM);
     let mut starts = Vec::with_capacity(codes.len());
     let mut base = 0;
     for (part, l) in parts.iter().zip(&local) {
@@ -101,6 +104,10 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<
     }
     (starts, codes, first)
 }
+
+/// The most distinct ids a table of the runs' heads is first made with room for
+/// (the heads of a part, if fewer): 4 MiB of slots for ids of at most 11 bytes.
+const ROOM: usize = 1 << 17;
 
 /// The chunks of a column cut in parts: pieces of at most `n / n_chunks` rows (and at
 /// least [`PARALLEL_ROWS`]) of each chunk, none empty.
@@ -269,7 +276,8 @@ fn factorize_into<S: Slot>(
 /// group's table then takes the ids of the later groups in order (group by group,
 /// each in its order of first appearance: the order of first appearance of the
 /// column), looked up as the rows of a part are, and each later group's codes are
-/// renumbered. Each group's table is made with `room` for as many distinct ids.
+/// renumbered. Each group's table is made with `room` for as many distinct ids (at
+/// most its rows).
 fn factorize_parts<S: Slot>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
@@ -304,7 +312,8 @@ fn factorize_parts<S: Slot>(
     }
     // a group's parts encoded in turn into one table: (table, first row of each code)
     let encode = |first_part: usize, outs: Vec<&mut [i32]>| {
-        let (mut table, mut first) = (Table::<S>::with_room(room), Vec::new());
+        let rows: usize = outs.iter().map(|o| o.len()).sum();
+        let (mut table, mut first) = (Table::<S>::with_room(room.min(rows)), Vec::new());
         for (p, out) in (first_part..).zip(outs) {
             crate::pages::populate(out);
             let row = |i: usize| (starts[p] + i) as i64;

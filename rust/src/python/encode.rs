@@ -240,12 +240,12 @@ fn view_buffers<'a>(buffers: &'a [Vec<PyReadonlyArray1<'_, u8>>]) -> PyResult<Ve
 
 /// The strings of `rows` (ascending, counted across the chunks) as the offsets
 /// (int64) and data of an Arrow `large_string` array.
-fn gather<R: Rows>(chunks: &[R], rows: impl Iterator<Item = usize>) -> (Vec<i64>, Vec<u8>) {
-    let mut offsets = Vec::with_capacity(rows.size_hint().0 + 1);
-    offsets.push(0i64);
-    let mut data = Vec::new();
+fn gather<R: Rows>(
+    chunks: &[R],
+    rows: impl ExactSizeIterator<Item = usize>,
+) -> (Vec<i64>, Vec<u8>) {
     let (mut c, mut start) = (0, 0);
-    for r in rows {
+    let texts = rows.map(|r| {
         let mut r = r - start;
         while r >= chunks[c].rows() {
             r -= chunks[c].rows();
@@ -253,7 +253,19 @@ fn gather<R: Rows>(chunks: &[R], rows: impl Iterator<Item = usize>) -> (Vec<i64>
             c += 1;
         }
         let (d, a, b) = chunks[c].row(r);
-        data.extend_from_slice(&d[a..b]);
+        &d[a..b]
+    });
+    joined(texts)
+}
+
+/// `texts` one after the other: the offsets (int64) and data of an Arrow
+/// `large_string` array.
+fn joined<'a>(texts: impl ExactSizeIterator<Item = &'a [u8]>) -> (Vec<i64>, Vec<u8>) {
+    let mut offsets = Vec::with_capacity(texts.len() + 1);
+    offsets.push(0i64);
+    let mut data = Vec::new();
+    for t in texts {
+        data.extend_from_slice(t);
         offsets.push(data.len() as i64);
     }
     (offsets, data)
@@ -367,7 +379,7 @@ fn factorize_str<'py>(
     py: Python<'py>,
     values: PyReadonlyArray1<'py, Py<PyAny>>,
     n_chunks: usize,
-) -> PyResult<Option<(Bound<'py, PyArray1<i32>>, Ints<'py>)>> {
+) -> PyResult<Option<Distinct<'py>>> {
     /// The first rows, which tell whether equal strings are one object.
     const SAMPLE: usize = 1 << 16;
     let v = slice(&values, "values")?;
@@ -387,9 +399,23 @@ fn factorize_str<'py>(
     if other.get() {
         return Ok(None);
     }
+    // the codes and first rows, with the distinct strings (read from their first rows)
+    let done = |codes: Vec<i32>, first: Vec<i64>| {
+        let (offsets, data) = joined(first.iter().map(|&r| key(r as usize)));
+        Some((
+            codes.into_pyarray(py),
+            first.into_pyarray(py),
+            offsets.into_pyarray(py),
+            data.into_pyarray(py),
+        ))
+    };
     if same_string == 0 || 2 * same_object < same_string {
         let (codes, first) = encode::factorize_keys((0..v.len()).map(key), v.len(), 0, n_chunks);
-        return Ok((!other.get()).then(|| (codes.into_pyarray(py), first.into_pyarray(py))));
+        return Ok(if other.get() {
+            None
+        } else {
+            done(codes, first)
+        });
     }
     let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
     let distinct = objects.iter().map(|&r| key(r as usize));
@@ -408,24 +434,22 @@ fn factorize_str<'py>(
         let first: Vec<i64> = first.iter().map(|&k| objects[k as usize]).collect();
         (codes, first)
     });
-    Ok(Some((codes.into_pyarray(py), first.into_pyarray(py))))
+    Ok(done(codes, first))
 }
-
-/// The first row of each run, the code of each run, and the first row of each code.
-type StrRuns<'py> = (Ints<'py>, Bound<'py, PyArray1<i32>>, Ints<'py>);
 
 /// The runs of equal neighbours of an object array of str, encoded (as
 /// [`factorize_byte_runs`]): the first row of each run, the code of each run in
-/// order of first appearance and the first row of each code; None when an element
-/// is not a str (or a str that is not UTF-8). A row that is the object of the row
-/// before it is not read (the rows of a user in a column from pandas' CSV reader);
-/// the others are compared with the row before them, under the GIL, and only the
-/// first row of a run is hashed.
+/// order of first appearance and the distinct strings in code order (the offsets,
+/// int64, and data of a `large_string` array); None when an element is not a str
+/// (or a str that is not UTF-8). A row that is the object of the row before it is
+/// not read (the rows of a user in a column from pandas' CSV reader); the others are
+/// compared with the row before them, under the GIL, and only the first row of a run
+/// is hashed.
 #[pyfunction]
 fn factorize_str_runs<'py>(
     py: Python<'py>,
     values: PyReadonlyArray1<'py, Py<PyAny>>,
-) -> PyResult<Option<StrRuns<'py>>> {
+) -> PyResult<Option<Runs<'py>>> {
     let v = slice(&values, "values")?;
     let (mut starts, mut heads) = (Vec::new(), Vec::new());
     let mut before: Option<(*mut pyo3::ffi::PyObject, &[u8])> = None;
@@ -442,12 +466,14 @@ fn factorize_str_runs<'py>(
         }
         before = Some((obj.as_ptr(), t));
     }
-    let (codes, first) = encode::factorize_bytes(&[encode::SliceRows::new(&heads)], 1, 0);
-    let first: Vec<i64> = first.iter().map(|&r| starts[r as usize]).collect();
+    let heads = [encode::SliceRows::new(&heads)];
+    let (codes, first) = encode::factorize_bytes(&heads, 1, 0);
+    let (offsets, data) = gather(&heads, first.iter().map(|&r| r as usize));
     Ok(Some((
         starts.into_pyarray(py),
         codes.into_pyarray(py),
-        first.into_pyarray(py),
+        offsets.into_pyarray(py),
+        data.into_pyarray(py),
     )))
 }
 

@@ -380,10 +380,11 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
         from .._kernels import compiled, num_threads
 
         # every element a str: hashed by the core in place (no conversion), each
-        # distinct object read once
+        # distinct object read once; the distinct ids come back as one Arrow array
         encoded = compiled().factorize_str(np.ascontiguousarray(arr), num_threads())
         if encoded is not None:
-            return encoded[0], arr[encoded[1]]
+            codes, _, offsets, data = encoded
+            return codes, large_strings(offsets, data)
 
     def mixed(kinds: list[str]) -> InputValidationError:
         return InputValidationError(

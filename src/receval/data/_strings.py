@@ -194,9 +194,9 @@ def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
     """The runs of equal neighbours of a string column without nulls (an Arrow
     string column or chunked column, or an object array of ``str``), encoded: their
     bounds (then the row count), each run's code and the distinct ids (an Arrow
-    ``large_string`` array; for an object array, its ``str`` objects); only the first
-    row of a run is hashed, and a column grouped by user (every id in one run) needs
-    no code per row. None for other columns (an object array holding anything but
+    ``large_string`` array, gathered by the core); only the first row of a run is
+    hashed, and a column grouped by user (every id in one run) needs no code per
+    row. None for other columns (an object array holding anything but
     ``str``) or without the core."""
     from .._kernels import compiled, num_threads
 
@@ -206,16 +206,16 @@ def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
     if isinstance(values, np.ndarray):
         one_dim = values.dtype.kind == "O" and values.ndim == 1
         found = core.factorize_str_runs(np.ascontiguousarray(values)) if one_dim else None
-        if found is None:
+    elif type(values).__module__.startswith("pyarrow") and hasattr(values, "type"):
+        parts = string_buffers(values, binary=False)
+        if parts is None or values.null_count:
             return None
-        starts, codes, first = found
-        return np.append(starts, len(values)), codes, values[first]
-    if not type(values).__module__.startswith("pyarrow"):
+        view, first_parts, second_parts = parts
+        encode = core.factorize_view_runs if view else core.factorize_byte_runs
+        found = encode(first_parts, second_parts, num_threads())
+    else:
         return None
-    parts = string_buffers(values, binary=False) if hasattr(values, "type") else None
-    if parts is None or values.null_count:
+    if found is None:
         return None
-    view, first_parts, second_parts = parts
-    encode = core.factorize_view_runs if view else core.factorize_byte_runs
-    starts, codes, offsets, data = encode(first_parts, second_parts, num_threads())
+    starts, codes, offsets, data = found
     return np.append(starts, len(values)), codes, large_strings(offsets, data)

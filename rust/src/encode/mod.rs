@@ -14,7 +14,10 @@ mod rows;
 mod strings;
 pub(crate) mod table;
 pub use rows::{Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
-pub use strings::{factorize_bytes, factorize_keys, factorize_runs, factorize_words, lookup_rows};
+pub use strings::{
+    factorize_bytes, factorize_keys, factorize_runs, factorize_words, lookup_rows, Runs,
+};
+pub use table::Distinct;
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};

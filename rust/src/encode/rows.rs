@@ -289,3 +289,42 @@ impl Rows for SliceRows<'_> {
         width_of(self.longest)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_and_descending_offsets_are_told_by_one_pass_of_either_width() {
+        fn check<O: Offset>(to: impl Fn(i64) -> O) {
+            let of = |v: &[i64]| v.iter().map(|&x| to(x)).collect::<Vec<O>>();
+            let data = [0u8; 64];
+            for (lens, width) in [
+                (&[][..], 11),
+                (&[0, 3, 11][..], 11),
+                (&[12][..], 15),
+                (&[1, 15, 2][..], 15),
+                (&[16][..], 16),
+                (&[3, 40, 2][..], 16),
+            ] {
+                let mut offsets = vec![0i64];
+                for &l in lens {
+                    offsets.push(offsets[offsets.len() - 1] + l);
+                }
+                let o = of(&offsets);
+                let rows = OffsetRows {
+                    offsets: &o,
+                    data: &data,
+                };
+                assert_eq!(rows.width(), width, "lengths {lens:?}");
+                assert!(!O::descend(&o));
+            }
+            assert!(O::descend(&of(&[0, 5, 4, 9])));
+            assert!(O::descend(&of(&[-1, 5])));
+            assert!(O::descend(&of(&[0, -3, 5])));
+            assert!(!O::descend(&of(&[0, 0, 0])));
+        }
+        check(|x| x as i32);
+        check(|x| x);
+    }
+}

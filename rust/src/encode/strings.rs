@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::rows::{Rows, SliceRows};
-use super::table::{short_bits, Bytes, Packed, Slot, Table, Wide};
+use super::table::{short_bits, Bytes, Distinct, Packed, Slot, Table, Wide};
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
 
@@ -20,12 +20,13 @@ use crate::threads::PARALLEL_ROWS;
 /// copied into one: they are read in turn, or, when a column of many rows comes in
 /// at most `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so),
 /// encoded in parallel (see [`factorize_parts`]). `room`: the distinct ids expected
-/// (a hint: the table is made with room for them, and grows past it).
+/// (a hint: the table is made with room for them, and grows past it). The distinct
+/// ids come with them, as their table holds them.
 pub fn factorize_bytes<R: Rows>(
     chunks: &[R],
     n_chunks: usize,
     room: usize,
-) -> (Vec<i32>, Vec<i64>) {
+) -> (Vec<i32>, Vec<i64>, Distinct) {
     let parts = cut(chunks, n_chunks);
     let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
     let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
@@ -35,11 +36,11 @@ pub fn factorize_bytes<R: Rows>(
 
 /// The runs of equal neighbours of a string column given in chunks, encoded: the
 /// first row of each run (rows counted across the chunks; a run may go on across a
-/// chunk boundary), the code of each run (in order of first appearance) and the
-/// first run of each code. Only the first row of a run is hashed: a column grouped
+/// chunk boundary), the code of each run (in order of first appearance), the
+/// first run of each code and the distinct ids. Only the first row of a run is hashed: a column grouped
 /// by id (the users of a run) costs one comparison of neighbours a row. The rows are
 /// compared, and the runs encoded, in parallel as [`factorize_bytes`] encodes rows.
-pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<i32>, Vec<i64>) {
+pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
     let parts = cut(chunks, n_chunks);
     // the first row of each run beginning in a part (its rows counted from the part's first)
     let heads = |p: usize| {
@@ -95,15 +96,19 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> (Vec<i64>, Vec<
     // a table with room for every head (the most ids there can be; for a column
     // grouped by id, as many as there are) does not grow; past ROOM heads it starts
     // at that size
-    let (codes, first) = factorize_picked(head, shorts, &lens, longest, n_chunks, ROOM);
+    let (codes, first, distinct) = factorize_picked(head, shorts, &lens, longest, n_chunks, ROOM);
     let mut starts = Vec::with_capacity(codes.len());
     let mut base = 0;
     for (part, l) in parts.iter().zip(&local) {
         starts.extend(l.iter().map(|&i| (base + i) as i64));
         base += part.rows();
     }
-    (starts, codes, first)
+    (starts, codes, first, distinct)
 }
+
+/// The runs of a column ([`factorize_runs`]): the first row of each run, the code of
+/// each run, the first run of each code and the distinct ids.
+pub type Runs = (Vec<i64>, Vec<i32>, Vec<i64>, Distinct);
 
 /// The most distinct ids a table of the runs' heads is first made with room for
 /// (the heads of a part, if fewer): 4 MiB of slots for ids of at most 11 bytes.
@@ -141,11 +146,17 @@ fn factorize_picked<'a>(
     width: usize,
     n_chunks: usize,
     room: usize,
-) -> (Vec<i32>, Vec<i64>) {
+) -> (Vec<i32>, Vec<i64>, Distinct) {
+    fn held<S: Slot>(e: (Vec<i32>, Vec<i64>, Table<S>)) -> (Vec<i32>, Vec<i64>, Distinct)
+    where
+        Distinct: From<Table<S>>,
+    {
+        (e.0, e.1, e.2.into())
+    }
     if width <= 11 {
-        factorize_parts::<Packed>(shorts, lens, n_chunks, room)
+        held(factorize_parts::<Packed>(shorts, lens, n_chunks, room))
     } else if width <= 15 {
-        factorize_parts::<Wide>(shorts, lens, n_chunks, room)
+        held(factorize_parts::<Wide>(shorts, lens, n_chunks, room))
     } else {
         let long = |p: usize, a: usize, out: &mut [&'a [u8]]| {
             for (j, k) in out.iter_mut().enumerate() {
@@ -153,7 +164,7 @@ fn factorize_picked<'a>(
                 *k = &d[s..e];
             }
         };
-        factorize_parts::<Bytes>(long, lens, n_chunks, room)
+        held(factorize_parts::<Bytes>(long, lens, n_chunks, room))
     }
 }
 
@@ -161,7 +172,7 @@ fn factorize_picked<'a>(
 /// `n_dict` (the dictionary): the first of equal ids, -1 where absent. The rows are
 /// hashed together, the dictionary's first, into a table with room for it.
 pub fn lookup_rows<R: Rows>(chunks: &[R], n_dict: usize) -> Vec<i32> {
-    let (codes, first) = factorize_bytes(chunks, 1, n_dict);
+    let (codes, first, _) = factorize_bytes(chunks, 1, n_dict);
     codes[n_dict..]
         .iter()
         .map(|&c| match first[c as usize] {
@@ -171,19 +182,17 @@ pub fn lookup_rows<R: Rows>(chunks: &[R], n_dict: usize) -> Vec<i32> {
         .collect()
 }
 
-/// Codes (in order of first appearance) of `n` strings (`keys`), and the first row
-/// of each code, as [`factorize_bytes`] gives them (in up to `n_chunks` parallel
-/// parts), through a table made with room for `distinct` of them (a hint: the table
-/// grows past it).
+/// Codes (in order of first appearance) of `n` strings (`keys`), the first row of
+/// each code and the distinct strings, as [`factorize_bytes`] gives them (in up to
+/// `n_chunks` parallel parts).
 pub fn factorize_keys<'a>(
     keys: impl Iterator<Item = &'a [u8]>,
     n: usize,
-    distinct: usize,
     n_chunks: usize,
-) -> (Vec<i32>, Vec<i64>) {
+) -> (Vec<i32>, Vec<i64>, Distinct) {
     let mut all: Vec<&[u8]> = Vec::with_capacity(n);
     all.extend(keys);
-    factorize_bytes(&[SliceRows::new(&all)], n_chunks, distinct)
+    factorize_bytes(&[SliceRows::new(&all)], n_chunks, 0)
 }
 
 /// Codes (in order of first appearance) of `n` 64-bit words (`word(i)`: the `i`-th),
@@ -205,7 +214,8 @@ pub fn factorize_words(
             *k = u128::from(word(starts[p] + a + j)) | (8 << 120);
         }
     };
-    factorize_parts::<Packed>(fill, &lens, n_chunks, 0)
+    let (codes, first, _) = factorize_parts::<Packed>(fill, &lens, n_chunks, 0);
+    (codes, first)
 }
 
 /// The codes of the keys in `table` written to `out` (one a key; `fill(a, keys)`
@@ -277,13 +287,13 @@ fn factorize_into<S: Slot>(
 /// each in its order of first appearance: the order of first appearance of the
 /// column), looked up as the rows of a part are, and each later group's codes are
 /// renumbered. Each group's table is made with `room` for as many distinct ids (at
-/// most its rows).
+/// most its rows). The column's table comes with the codes.
 fn factorize_parts<S: Slot>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
     n_chunks: usize,
     room: usize,
-) -> (Vec<i32>, Vec<i64>) {
+) -> (Vec<i32>, Vec<i64>, Table<S>) {
     let n: usize = lens.iter().sum();
     let starts: Vec<usize> = lens
         .iter()
@@ -322,8 +332,8 @@ fn factorize_parts<S: Slot>(
         (table, first)
     };
     if bounds.len() == 1 {
-        let first = encode(0, outs).1;
-        return (codes, first);
+        let (table, first) = encode(0, outs);
+        return (codes, first, table);
     }
     let mut groups: Vec<(usize, Vec<&mut [i32]>)> = Vec::with_capacity(bounds.len());
     let mut outs = outs.into_iter();
@@ -368,7 +378,7 @@ fn factorize_parts<S: Slot>(
             .par_iter_mut()
             .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
     });
-    (codes, first)
+    (codes, first, table)
 }
 
 #[cfg(test)]
@@ -412,50 +422,40 @@ mod tests {
         assert_eq!(factorize_words(0, |i| words[i], 4), (vec![], vec![]));
     }
 
-    #[test]
-    fn widths_and_descending_offsets_are_told_by_one_pass_of_either_width() {
-        fn check<O: Offset>(to: impl Fn(i64) -> O) {
-            let of = |v: &[i64]| v.iter().map(|&x| to(x)).collect::<Vec<O>>();
-            let data = [0u8; 64];
-            for (lens, width) in [
-                (&[][..], 11),
-                (&[0, 3, 11][..], 11),
-                (&[12][..], 15),
-                (&[1, 15, 2][..], 15),
-                (&[16][..], 16),
-                (&[3, 40, 2][..], 16),
-            ] {
-                let mut offsets = vec![0i64];
-                for &l in lens {
-                    offsets.push(offsets[offsets.len() - 1] + l);
-                }
-                let o = of(&offsets);
-                let rows = OffsetRows {
-                    offsets: &o,
-                    data: &data,
-                };
-                assert_eq!(rows.width(), width, "lengths {lens:?}");
-                assert!(!O::descend(&o));
-            }
-            assert!(O::descend(&of(&[0, 5, 4, 9])));
-            assert!(O::descend(&of(&[-1, 5])));
-            assert!(O::descend(&of(&[0, -3, 5])));
-            assert!(!O::descend(&of(&[0, 0, 0])));
-        }
-        check(|x| x as i32);
-        check(|x| x);
+    /// Codes, first rows and distinct ids (one `Vec` each).
+    type Named = (Vec<i32>, Vec<i64>, Vec<Vec<u8>>);
+
+    /// An encoding's distinct ids as byte strings.
+    fn named((codes, first, distinct): (Vec<i32>, Vec<i64>, Distinct)) -> Named {
+        (codes, first, split(distinct))
+    }
+
+    /// The texts of distinct ids, one `Vec` each.
+    fn split(distinct: Distinct) -> Vec<Vec<u8>> {
+        let (offsets, data) = distinct.texts();
+        let at = |o: i64| o as usize;
+        offsets
+            .windows(2)
+            .map(|w| data[at(w[0])..at(w[1])].to_vec())
+            .collect()
+    }
+
+    /// A column's runs with their distinct ids as byte strings.
+    fn runs_named(r: Runs) -> (Vec<i64>, Vec<i32>, Vec<i64>, Vec<Vec<u8>>) {
+        (r.0, r.1, r.2, split(r.3))
     }
 
     /// [`factorize_bytes`] of chunks given as (offsets, data).
-    fn chunked<O: Offset>(chunks: &[(&[O], &[u8])], n_chunks: usize) -> (Vec<i32>, Vec<i64>) {
+    fn chunked<O: Offset>(chunks: &[(&[O], &[u8])], n_chunks: usize) -> Named {
         let rows: Vec<OffsetRows<O>> = chunks
             .iter()
             .map(|&(offsets, data)| OffsetRows { offsets, data })
             .collect();
-        let codes = factorize_bytes(&rows, n_chunks, 0);
+        let codes = named(factorize_bytes(&rows, n_chunks, 0));
         // a table made with room for fewer ids, or for more, numbers them alike
         for room in [7, 1 << 16] {
-            assert_eq!(factorize_bytes(&rows, n_chunks, room), codes, "room {room}");
+            let again = named(factorize_bytes(&rows, n_chunks, room));
+            assert_eq!(again, codes, "room {room}");
         }
         codes
     }
@@ -482,18 +482,19 @@ mod tests {
     }
 
     /// The oracle of [`factorize_bytes`]: a map of owned strings, row by row.
-    fn naive_bytes(strings: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>) {
+    fn naive_bytes(strings: &[Vec<u8>]) -> Named {
         let mut seen = std::collections::HashMap::new();
-        let (mut codes, mut first) = (vec![], vec![]);
+        let (mut codes, mut first, mut distinct) = (vec![], vec![], vec![]);
         for (i, s) in strings.iter().enumerate() {
             let next = first.len() as i32;
             let c = *seen.entry(s.clone()).or_insert(next);
             if c == next {
                 first.push(i as i64);
+                distinct.push(s.clone());
             }
             codes.push(c);
         }
-        (codes, first)
+        (codes, first, distinct)
     }
 
     /// Offsets (both widths) and data of `strings`, the data with `pad` bytes after.
@@ -514,11 +515,12 @@ mod tests {
         let data = b"bazfoobarfoo";
         let offsets = [0i64, 3, 6, 6, 9, 12, 15];
         let data = [&data[..], b"baz"].concat();
-        let (codes, first) = chunked(&[(&offsets[..], &data[..])], 4);
+        let (codes, first, distinct) = chunked(&[(&offsets[..], &data[..])], 4);
         assert_eq!(codes, vec![0, 1, 2, 3, 1, 0]);
         assert_eq!(first, vec![0, 1, 2, 3]);
-        assert_eq!(chunked::<i64>(&[(&[0], b"")], 4), (vec![], vec![]));
-        assert_eq!(chunked::<i32>(&[], 4), (vec![], vec![]));
+        assert_eq!(distinct, [&b"baz"[..], b"foo", b"", b"bar"]);
+        assert_eq!(chunked::<i64>(&[(&[0], b"")], 4), (vec![], vec![], vec![]));
+        assert_eq!(chunked::<i32>(&[], 4), (vec![], vec![], vec![]));
     }
 
     #[test]
@@ -563,7 +565,11 @@ mod tests {
             let (v, buffers) = views(&strings);
             let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
             let whole = ViewRows::checked(&v, &buffers).unwrap();
-            assert_eq!(factorize_bytes(&[whole], 1, 0), want, "views {longest}");
+            assert_eq!(
+                named(factorize_bytes(&[whole], 1, 0)),
+                want,
+                "views {longest}"
+            );
             let (from, to) = (5, strings.len() - 3);
             let cut = [
                 whole.part(0, from),
@@ -571,7 +577,7 @@ mod tests {
                 whole.part(to, strings.len()),
             ];
             assert_eq!(
-                factorize_bytes(&cut, 1, 0),
+                named(factorize_bytes(&cut, 1, 0)),
                 want,
                 "views in chunks {longest}"
             );
@@ -581,10 +587,11 @@ mod tests {
                 offsets: &narrow[..],
                 data: &data[..],
             }];
-            let runs = factorize_runs(&offsets, 1);
-            assert_eq!(factorize_runs(&[whole], 1), runs, "view runs {longest}");
+            let runs = runs_named(factorize_runs(&offsets, 1));
+            let views = runs_named(factorize_runs(&[whole], 1));
+            assert_eq!(views, runs, "view runs {longest}");
             assert_eq!(
-                factorize_runs(&cut, 1),
+                runs_named(factorize_runs(&cut, 1)),
                 runs,
                 "view runs in chunks {longest}"
             );
@@ -760,7 +767,7 @@ mod tests {
                 .iter()
                 .map(|&i| strings[i as usize].clone())
                 .collect();
-            let (codes, first) = naive_bytes(&heads);
+            let (codes, first, distinct) = naive_bytes(&heads);
             let (_, wide, data) = arrow(&strings, 0);
             for n_chunks in [1, 2, 3, 8] {
                 let cut = [0, 5000, 5000, 40_000, strings.len()];
@@ -771,17 +778,19 @@ mod tests {
                         data: &data,
                     })
                     .collect();
-                let got = factorize_runs(&chunks, n_chunks);
-                assert_eq!(
-                    got,
-                    (starts.clone(), codes.clone(), first.clone()),
-                    "{width}"
+                let got = runs_named(factorize_runs(&chunks, n_chunks));
+                let want = (
+                    starts.clone(),
+                    codes.clone(),
+                    first.clone(),
+                    distinct.clone(),
                 );
+                assert_eq!(got, want, "{width}");
             }
         }
         assert_eq!(
-            factorize_runs::<OffsetRows<i32>>(&[], 2),
-            (vec![], vec![], vec![])
+            runs_named(factorize_runs::<OffsetRows<i32>>(&[], 2)),
+            (vec![], vec![], vec![], vec![])
         );
     }
 }

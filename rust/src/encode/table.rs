@@ -76,6 +76,14 @@ pub(crate) trait Slot: Copy + Default + Send {
     }
     /// A hash whose low bits are well mixed (they pick the slot).
     fn hash(key: Self::Key) -> u64;
+    /// Append the id of `key` to `data`.
+    fn append(key: Self::Key, data: &mut Vec<u8>);
+}
+
+/// The bytes of a short key (see [`short_bits`]) to `data`.
+#[inline(always)]
+fn append_short(key: u128, data: &mut Vec<u8>) {
+    data.extend_from_slice(&key.to_le_bytes()[..(key >> 120) as usize]);
 }
 
 /// Bits 88..120 of a short key: zero for ids of at most 11 bytes.
@@ -103,6 +111,9 @@ impl Slot for Packed {
     #[inline(always)]
     fn hash(key: u128) -> u64 {
         short_hash(key)
+    }
+    fn append(key: u128, data: &mut Vec<u8>) {
+        append_short(key, data)
     }
 }
 
@@ -135,6 +146,9 @@ impl Slot for Wide {
     fn hash(key: u128) -> u64 {
         short_hash(key)
     }
+    fn append(key: u128, data: &mut Vec<u8>) {
+        append_short(key, data)
+    }
 }
 
 /// The slot of a longer id: its bytes (a slice of the text) and its code plus one.
@@ -165,6 +179,9 @@ impl<'a> Slot for Bytes<'a> {
     fn hash(key: &'a [u8]) -> u64 {
         use std::hash::BuildHasher;
         rustc_hash::FxBuildHasher.hash_one(key)
+    }
+    fn append(key: &'a [u8], data: &mut Vec<u8>) {
+        data.extend_from_slice(key)
     }
 }
 
@@ -314,6 +331,64 @@ impl<S: Slot> Table<S> {
         }
         self.slots[i] = S::new(key, code);
         self.len += 1;
+    }
+}
+
+/// The distinct ids of a column, as the table that numbered them holds them: read
+/// from the table in the order of their codes ([`Distinct::texts`]), not from the
+/// rows where they first appear (which lie anywhere in the column). Ids of at most
+/// 15 bytes stay in their table until asked for; longer ones (slices of the column)
+/// are copied out at once.
+pub struct Distinct(Held);
+
+/// A table of short keys, or the ids already as texts.
+enum Held {
+    Packed(Table<Packed>),
+    Wide(Table<Wide>),
+    Texts(Vec<i64>, Vec<u8>),
+}
+
+impl From<Table<Packed>> for Distinct {
+    fn from(t: Table<Packed>) -> Self {
+        Distinct(Held::Packed(t))
+    }
+}
+
+impl From<Table<Wide>> for Distinct {
+    fn from(t: Table<Wide>) -> Self {
+        Distinct(Held::Wide(t))
+    }
+}
+
+impl<'a> From<Table<Bytes<'a>>> for Distinct {
+    fn from(t: Table<Bytes<'a>>) -> Self {
+        let (offsets, data) = texts_of(&t);
+        Distinct(Held::Texts(offsets, data))
+    }
+}
+
+/// The keys of `table` in the order of their codes, one after the other.
+fn texts_of<S: Slot>(table: &Table<S>) -> (Vec<i64>, Vec<u8>) {
+    let keys = table.keys();
+    let mut offsets = Vec::with_capacity(keys.len() + 1);
+    offsets.push(0i64);
+    let mut data = Vec::new();
+    for k in keys {
+        S::append(k, &mut data);
+        offsets.push(data.len() as i64);
+    }
+    (offsets, data)
+}
+
+impl Distinct {
+    /// The ids in the order of their codes, one after the other: the offsets
+    /// (int64) and data of an Arrow `large_string` array.
+    pub fn texts(self) -> (Vec<i64>, Vec<u8>) {
+        match self.0 {
+            Held::Packed(t) => texts_of(&t),
+            Held::Wide(t) => texts_of(&t),
+            Held::Texts(offsets, data) => (offsets, data),
+        }
     }
 }
 

@@ -101,8 +101,8 @@ fn on_offset_rows<'py, W: OnOffsetRows>(
 }
 
 /// [`encode::factorize_bytes`] of the chunks (in up to `n_chunks` parts, a table
-/// with room for `room` ids) and the distinct strings in code order ([`gather`]),
-/// the GIL released.
+/// with room for `room` ids) and the distinct strings in code order, the GIL
+/// released.
 struct Codes<'py>(Python<'py>, usize, usize);
 
 impl OnOffsetRows for Codes<'_> {
@@ -110,8 +110,8 @@ impl OnOffsetRows for Codes<'_> {
     fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
         let Codes(py, n_chunks, room) = self;
         py.detach(|| {
-            let (codes, first) = encode::factorize_bytes(chunks, n_chunks, room);
-            let (offsets, data) = gather(chunks, first.iter().map(|&r| r as usize));
+            let (codes, first, distinct) = encode::factorize_bytes(chunks, n_chunks, room);
+            let (offsets, data) = distinct.texts();
             (codes, first, offsets, data)
         })
     }
@@ -238,39 +238,6 @@ fn view_buffers<'a>(buffers: &'a [Vec<PyReadonlyArray1<'_, u8>>]) -> PyResult<Ve
         .collect()
 }
 
-/// The strings of `rows` (ascending, counted across the chunks) as the offsets
-/// (int64) and data of an Arrow `large_string` array.
-fn gather<R: Rows>(
-    chunks: &[R],
-    rows: impl ExactSizeIterator<Item = usize>,
-) -> (Vec<i64>, Vec<u8>) {
-    let (mut c, mut start) = (0, 0);
-    let texts = rows.map(|r| {
-        let mut r = r - start;
-        while r >= chunks[c].rows() {
-            r -= chunks[c].rows();
-            start += chunks[c].rows();
-            c += 1;
-        }
-        let (d, a, b) = chunks[c].row(r);
-        &d[a..b]
-    });
-    joined(texts)
-}
-
-/// `texts` one after the other: the offsets (int64) and data of an Arrow
-/// `large_string` array.
-fn joined<'a>(texts: impl ExactSizeIterator<Item = &'a [u8]>) -> (Vec<i64>, Vec<u8>) {
-    let mut offsets = Vec::with_capacity(texts.len() + 1);
-    offsets.push(0i64);
-    let mut data = Vec::new();
-    for t in texts {
-        data.extend_from_slice(t);
-        offsets.push(data.len() as i64);
-    }
-    (offsets, data)
-}
-
 /// Codes in order of first appearance of the strings of an Arrow `string_view`
 /// column in chunks (each chunk's `views`, 16 bytes a row, from the chunk's first
 /// row, and its data `buffers`), and the first row of each code; the chunks, and
@@ -286,8 +253,8 @@ fn factorize_views<'py>(
     let bufs = view_buffers(&buffers)?;
     let chunks = view_chunks("factorize_views", &views, &bufs)?;
     let (codes, first, offsets, data) = py.detach(|| {
-        let (codes, first) = encode::factorize_bytes(&chunks, n_chunks, 0);
-        let (offsets, data) = gather(&chunks, first.iter().map(|&r| r as usize));
+        let (codes, first, distinct) = encode::factorize_bytes(&chunks, n_chunks, 0);
+        let (offsets, data) = distinct.texts();
         (codes, first, offsets, data)
     });
     Ok((
@@ -310,9 +277,8 @@ type Runs<'py> = (
 
 fn runs_of<'py, R: Rows>(py: Python<'py>, chunks: &[R], n_chunks: usize) -> Runs<'py> {
     let (starts, codes, offsets, data) = py.detach(|| {
-        let (starts, codes, first) = encode::factorize_runs(chunks, n_chunks);
-        let rows = first.iter().map(|&r| starts[r as usize] as usize);
-        let (offsets, data) = gather(chunks, rows);
+        let (starts, codes, _, distinct) = encode::factorize_runs(chunks, n_chunks);
+        let (offsets, data) = distinct.texts();
         (starts, codes, offsets, data)
     });
     (
@@ -394,14 +360,13 @@ fn factorize_str<'py>(
     };
     let sample = v.len().min(SAMPLE);
     let (_, by_object) = encode::factorize_words(sample, address, 1);
-    let (_, by_string) = encode::factorize_keys((0..sample).map(key), sample, 0, 1);
+    let sampled: Vec<&[u8]> = (0..sample).map(key).collect();
+    let (_, by_string, _) = encode::factorize_bytes(&[encode::SliceRows::new(&sampled)], 1, 0);
     let (same_object, same_string) = (sample - by_object.len(), sample - by_string.len());
     if other.get() {
         return Ok(None);
     }
-    // the codes and first rows, with the distinct strings (read from their first rows)
-    let done = |codes: Vec<i32>, first: Vec<i64>| {
-        let (offsets, data) = joined(first.iter().map(|&r| key(r as usize)));
+    let done = |codes: Vec<i32>, first: Vec<i64>, (offsets, data): (Vec<i64>, Vec<u8>)| {
         Some((
             codes.into_pyarray(py),
             first.into_pyarray(py),
@@ -410,16 +375,17 @@ fn factorize_str<'py>(
         ))
     };
     if same_string == 0 || 2 * same_object < same_string {
-        let (codes, first) = encode::factorize_keys((0..v.len()).map(key), v.len(), 0, n_chunks);
+        let (codes, first, distinct) =
+            encode::factorize_keys((0..v.len()).map(key), v.len(), n_chunks);
         return Ok(if other.get() {
             None
         } else {
-            done(codes, first)
+            done(codes, first, distinct.texts())
         });
     }
     let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
-    let distinct = objects.iter().map(|&r| key(r as usize));
-    let (by_text, first) = encode::factorize_keys(distinct, objects.len(), 0, 1);
+    let texts = objects.iter().map(|&r| key(r as usize));
+    let (by_text, first, distinct) = encode::factorize_keys(texts, objects.len(), 1);
     if other.get() {
         return Ok(None);
     }
@@ -434,7 +400,7 @@ fn factorize_str<'py>(
         let first: Vec<i64> = first.iter().map(|&k| objects[k as usize]).collect();
         (codes, first)
     });
-    Ok(done(codes, first))
+    Ok(done(codes, first, distinct.texts()))
 }
 
 /// The runs of equal neighbours of an object array of str, encoded (as
@@ -467,8 +433,8 @@ fn factorize_str_runs<'py>(
         before = Some((obj.as_ptr(), t));
     }
     let heads = [encode::SliceRows::new(&heads)];
-    let (codes, first) = encode::factorize_bytes(&heads, 1, 0);
-    let (offsets, data) = gather(&heads, first.iter().map(|&r| r as usize));
+    let (codes, _, distinct) = encode::factorize_bytes(&heads, 1, 0);
+    let (offsets, data) = distinct.texts();
     Ok(Some((
         starts.into_pyarray(py),
         codes.into_pyarray(py),

@@ -76,15 +76,10 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         let out = (false, "utf8", 0usize, 0usize, PyBytes::new(py, s)).into_pyobject(py)?;
         return Ok(out.into_any().unbind());
     }
-    let ids = |v: &Ids| -> PyResult<Bound<'_, PyArray1<Py<PyAny>>>> {
-        let mut strs: Vec<Py<PyAny>> = Vec::new();
-        crate::pages::try_reserve_exact(&mut strs, v.len()).map_err(|e| {
-            PyMemoryError::new_err(format!("{e} for the ids of {}.", path.display()))
-        })?;
-        for s in v.iter() {
-            strs.push(new_str(py, s)?.unbind());
-        }
-        Ok(strs.into_pyarray(py))
+    // the distinct ids as the offsets (int64) and data of an Arrow large_string array
+    let ids = |v: Ids| {
+        let (offsets, data) = v.into_texts();
+        (offsets.into_pyarray(py), data.into_pyarray(py))
     };
     let (offsets, codes) = match parsed.users {
         Users::Offsets(o) => (Some(o.into_pyarray(py)), None),
@@ -101,26 +96,13 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         offsets,
         codes,
         parsed.items.into_pyarray(py),
-        ids(&parsed.user_ids)?,
-        ids(&parsed.item_ids)?,
+        ids(parsed.user_ids),
+        ids(parsed.item_ids),
         values,
         tag,
     )
         .into_pyobject(py)?;
     Ok(out.into_any().unbind())
-}
-
-/// A str of UTF-8 bytes (checked by the caller), or the exception Python raised
-/// (MemoryError) when it could not be made: `PyString::new` panics instead.
-fn new_str<'py>(py: Python<'py>, s: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let len = pyo3::ffi::Py_ssize_t::try_from(s.len())
-        .map_err(|_| PyMemoryError::new_err("an id of more than isize::MAX bytes."))?;
-    // SAFETY: a pointer and length of a live byte slice; the new reference (or
-    // null, with the exception set) is owned by the returned Bound
-    unsafe {
-        let p = pyo3::ffi::PyUnicode_FromStringAndSize(s.as_ptr().cast(), len);
-        Bound::from_owned_ptr_or_err(py, p)
-    }
 }
 
 /// The rank (as float64) of each of `ids`, an object array of str, in code point

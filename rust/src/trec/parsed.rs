@@ -70,6 +70,15 @@ impl Ids {
         &self.bytes[start..self.ends[code]]
     }
 
+    /// The ids one after another: the offsets (int64, from 0) and data of an Arrow
+    /// `large_string` array.
+    pub fn into_texts(self) -> (Vec<i64>, Vec<u8>) {
+        let mut offsets = Vec::with_capacity(self.ends.len() + 1);
+        offsets.push(0i64);
+        offsets.extend(self.ends.iter().map(|&e| e as i64));
+        (offsets, self.bytes)
+    }
+
     /// The ids in code order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> {
         (0..self.len()).map(|c| self.get(c))

@@ -174,8 +174,9 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
 
     Returns ``(users, items, values, tag)``: users and items already encoded
     (:class:`~receval.data._encode.EncodedIds`: codes in order of first appearance
-    and the distinct ids; the users as CSR offsets when the file's rows are grouped
-    by user), int64 grades or float64 scores (finite), and the first run tag.
+    and the distinct ids, an Arrow ``large_string`` array; the users as CSR offsets
+    when the file's rows are grouped by user), int64 grades or float64 scores
+    (finite), and the first run tag.
     Errors are those of :func:`read_whitespace_table` and :func:`parse_numbers`,
     naming file and line. The core reads plain and gzip text; a file compressed
     otherwise (bzip2, xz, Zstandard) returns None: Arrow's reader decompresses it.
@@ -218,9 +219,10 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
         raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     from ._encode import EncodedIds
+    from ._strings import large_strings
 
-    users = EncodedIds(user_codes, user_ids, offsets=user_offsets)
-    return users, EncodedIds(items, item_ids), values, tag
+    users = EncodedIds(user_codes, large_strings(*user_ids), offsets=user_offsets)
+    return users, EncodedIds(items, large_strings(*item_ids)), values, tag
 
 
 def parse_numbers(

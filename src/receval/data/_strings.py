@@ -54,8 +54,8 @@ def ids_to_numpy(ids: Any) -> np.ndarray:
 def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
     """Index (int32) of each of the string ids ``values`` among the distinct ids
     ``dictionary`` (the first of equal ids), -1 where absent, hashed by the core:
-    Arrow strings over both arrays' buffers, object arrays of ``str`` (the TREC
-    reader's ids) read in place. None for other pairs (an Arrow array beside NumPy,
+    Arrow strings over both arrays' buffers, object arrays of ``str`` read in
+    place. None for other pairs (an Arrow array beside NumPy,
     an element that is not a ``str``) or without the core."""
     import pyarrow as pa
 
@@ -194,9 +194,9 @@ def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
     """The runs of equal neighbours of a string column without nulls (an Arrow
     string column or chunked column, or an object array of ``str``), encoded: their
     bounds (then the row count), each run's code and the distinct ids (an Arrow
-    ``large_string`` array, gathered by the core); only the first row of a run is
-    hashed, and a column grouped by user (every id in one run) needs no code per
-    row. None for other columns (an object array holding anything but
+    ``large_string`` array, as the core's table holds them); only the first row of
+    a run is hashed, and a column grouped by user (every id in one run) needs no
+    code per row. None for other columns (an object array holding anything but
     ``str``) or without the core."""
     from .._kernels import compiled, num_threads
 

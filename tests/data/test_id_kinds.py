@@ -790,3 +790,27 @@ def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
     assert joined.to_pylist() == strings
     codes, uniques = factorize(column, "items", "test")
     assert (codes.tolist(), uniques.tolist()) == _naive(strings)
+
+
+@pytest.mark.parametrize("width", [4, 13, 30])
+def test_object_ids_a_copy_a_row_are_coded_across_blocks_as_one_pass_would(width: int) -> None:
+    # one str object a row (as astype(object) makes them): the rows are read a block
+    # of 16,384 at a time while another thread codes the block before; ids first seen
+    # in a later block, short, wide and long ids; a row that is no str in a late
+    # block is refused with the column's own message
+    rng = np.random.default_rng(width)
+    ids = rng.integers(0, 50 + np.arange(60_000) // 10)  # the ids widen along the column
+    strings = [f"{x:0{width}d}" for x in ids.tolist()]
+    column = np.empty(len(strings), dtype=object)
+    column[:] = strings  # each made by its own format: a copy a row, no shared objects
+    want_codes, want_uniques = _naive(strings)
+    codes, uniques = factorize(column, "items", "test")
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+    found = compiled().factorize_str(column, 2)
+    assert found is not None
+    assert [strings[i] for i in found[1].tolist()] == want_uniques
+    column[-5] = 7
+    assert compiled().factorize_str(column, 2) is None
+    with pytest.raises(InputValidationError, match="one type"):
+        factorize(column, "items", "test")

@@ -328,6 +328,61 @@ fn factorize_view_runs<'py>(
     Ok(runs_of(py, &chunks, n_chunks))
 }
 
+/// Codes, the first row of each code and the distinct ids (offsets and data).
+type Coded = (Vec<i32>, Vec<i64>, (Vec<i64>, Vec<u8>));
+
+/// Codes in order of first appearance of `n` strings, `row(i)` the `i`-th (a `str`
+/// object's text, read under the GIL), the first row of each code and the distinct
+/// strings in code order (offsets, int64, and data). The rows are read a block at a
+/// time on this thread while a second thread codes the block before into one table
+/// (`held::Ids`), so that reading and hashing overlap and no slice of every row is
+/// held; the GIL stays held throughout, so that no Python code can drop a string
+/// while it is read.
+fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<Coded> {
+    /// Rows a block; blocks in flight between the threads.
+    const BLOCK: usize = 1 << 14;
+    const IN_FLIGHT: usize = 2;
+    /// How many rows ahead a row's slot is fetched.
+    const AHEAD: usize = 16;
+    let coded = std::thread::scope(|s| {
+        let (blocks, taken) = std::sync::mpsc::sync_channel::<Vec<&[u8]>>(IN_FLIGHT);
+        let coder = s.spawn(move || {
+            let mut ids = crate::held::Ids::default();
+            let (mut codes, mut first) = (Vec::with_capacity(n), Vec::new());
+            for block in taken {
+                let short = |id: &[u8]| encode::table::short_bits(id, 0, id.len());
+                let shorts: Vec<Option<u128>> = block.iter().map(|id| short(id)).collect();
+                for (j, id) in block.iter().enumerate() {
+                    if let Some(&k) = shorts.get(j + AHEAD) {
+                        ids.prefetch_key(k);
+                    }
+                    let code = ids.code_key(id, shorts[j])?;
+                    if code as usize == first.len() {
+                        first.push(codes.len() as i64);
+                    }
+                    codes.push(code as i32);
+                }
+            }
+            Ok((codes, first, ids))
+        });
+        for start in (0..n).step_by(BLOCK) {
+            let block: Vec<&[u8]> = (start..n.min(start + BLOCK)).map(&row).collect();
+            if blocks.send(block).is_err() {
+                break; // the coder stopped: too many ids
+            }
+        }
+        drop(blocks);
+        coder.join()
+    });
+    let (codes, first, ids) = match coded {
+        Ok(done) => done.map_err(super::open::too_many)?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    let (data, ends) = ids.texts();
+    let offsets = std::iter::once(0).chain(ends.iter().map(|&e| e as i64));
+    Ok((codes, first, (offsets.collect(), data.to_vec())))
+}
+
 /// Codes in order of first appearance of the ids of an object array of str (read in
 /// place, no copy), and the first row of each code; None when an element is not a
 /// str (or a str that is not UTF-8): the caller encodes those otherwise.
@@ -337,9 +392,8 @@ fn factorize_view_runs<'py>(
 /// numbered by the objects' addresses, in parallel and without the GIL: only each
 /// distinct object is then read. Whether they are is told by the first rows: at
 /// least half of the rows that repeat an earlier row's string there repeat its
-/// object. Otherwise every row is read (one at a time, under the GIL), then hashed
-/// in `n_chunks` parallel parts; the GIL stays held, so that no Python code can drop
-/// a string while it is read.
+/// object. Otherwise every row is read (one at a time, under the GIL) while a second
+/// thread codes the rows read before ([`code_rows`]).
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,
@@ -375,12 +429,11 @@ fn factorize_str<'py>(
         ))
     };
     if same_string == 0 || 2 * same_object < same_string {
-        let (codes, first, distinct) =
-            encode::factorize_keys((0..v.len()).map(key), v.len(), n_chunks);
+        let (codes, first, texts) = code_rows(v.len(), key)?;
         return Ok(if other.get() {
             None
         } else {
-            done(codes, first, distinct.texts())
+            done(codes, first, texts)
         });
     }
     let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));

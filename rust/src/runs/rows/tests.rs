@@ -2,6 +2,14 @@ use super::super::{rows_run, tests::data};
 use super::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// Held by each test that holds the kernels' pool or counts the sorts on it, so that
+/// no two run at once (cargo runs tests on parallel threads, and a test's thread
+/// that awaits its own sort may sort another test's queued one).
+fn pool_alone() -> std::sync::MutexGuard<'static, ()> {
+    static POOL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    POOL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn buffered_rows_count_as_one_run_for_any_buffer_and_split() {
     let mut seed = 21;
@@ -70,6 +78,7 @@ fn either_label_rarer_and_parts_of_runs_give_the_merged_walk() {
 
 #[test]
 fn a_full_buffer_sorts_on_the_kernels_pool_or_where_its_runs_are_awaited() {
+    let _alone = pool_alone();
     use std::sync::mpsc;
     let mut seed = 9;
     let (labels, scores, _) = data(&mut seed, 4000);
@@ -152,6 +161,7 @@ impl Drop for OnPool {
 
 #[test]
 fn sorts_leave_a_thread_of_the_kernels_pool_free() {
+    let _alone = pool_alone();
     // many full buffers at once, each long enough to sort that the pool's threads
     // would all take one: at most all but one of them sort at once
     let mut seed = 13;
@@ -229,6 +239,7 @@ fn a_buffer_is_sorted_before_rows_would_outgrow_it() {
 
 #[test]
 fn a_sorter_passes_over_the_sorts_another_thread_holds() {
+    let _alone = pool_alone();
     // as many sorts held by this thread (their input locked) as sorters can be alive,
     // queued before another: the pool's sorters sort that one, without waiting
     let mut seed = 31;

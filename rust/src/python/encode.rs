@@ -328,6 +328,14 @@ fn factorize_view_runs<'py>(
     Ok(runs_of(py, &chunks, n_chunks))
 }
 
+/// The string ids of `ids` in code order as the offsets (int64) and data of an
+/// Arrow `large_string` array.
+fn arrow_texts(ids: &crate::held::Ids) -> (Vec<i64>, Vec<u8>) {
+    let (data, ends) = ids.texts();
+    let offsets = std::iter::once(0).chain(ends.iter().map(|&e| e as i64));
+    (offsets.collect(), data.to_vec())
+}
+
 /// Codes, the first row of each code and the distinct ids (offsets and data).
 type Coded = (Vec<i32>, Vec<i64>, (Vec<i64>, Vec<u8>));
 
@@ -378,9 +386,7 @@ fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<Coded> {
         Ok(done) => done.map_err(super::open::too_many)?,
         Err(panic) => std::panic::resume_unwind(panic),
     };
-    let (data, ends) = ids.texts();
-    let offsets = std::iter::once(0).chain(ends.iter().map(|&e| e as i64));
-    Ok((codes, first, (offsets.collect(), data.to_vec())))
+    Ok((codes, first, arrow_texts(&ids)))
 }
 
 /// Codes in order of first appearance of the ids of an object array of str (read in
@@ -557,11 +563,8 @@ impl IdCodes {
     /// The distinct ids in code order: the offsets (int64) and data of an Arrow
     /// `large_string` array.
     fn distinct<'py>(&self, py: Python<'py>) -> (Ints<'py>, Bound<'py, PyArray1<u8>>) {
-        let (data, ends) = self.ids.texts();
-        let offsets: Vec<i64> = std::iter::once(0)
-            .chain(ends.iter().map(|&e| e as i64))
-            .collect();
-        (offsets.into_pyarray(py), data.to_vec().into_pyarray(py))
+        let (offsets, data) = arrow_texts(&self.ids);
+        (offsets.into_pyarray(py), data.into_pyarray(py))
     }
 }
 

@@ -65,6 +65,13 @@ def _polars_categorical_unused(values: np.ndarray) -> Any:
     return column
 
 
+def _polars_chunks(values: np.ndarray) -> Any:
+    """A polars String column of two chunks (as a frame read from two row groups)."""
+    column = pl.concat([pl.Series(values[:100]), pl.Series(values[100:])], rechunk=False)
+    assert column.n_chunks() == 2
+    return column
+
+
 # each kind: int64 ids -> a column of that kind (pandas Series, polars Series or Arrow array)
 KINDS: dict[str, Callable[[np.ndarray], Any]] = {
     "pandas-str": lambda x: _pd(x, "str"),
@@ -101,6 +108,7 @@ KINDS: dict[str, Callable[[np.ndarray], Any]] = {
         pl.Enum(["zz", *sorted(set(x.astype(str).tolist())), "yy"])
     ),
     "arrow-string-view-chunked": lambda x: _view_chunks(x.astype(str).tolist()),
+    "polars-string-chunked": lambda x: _polars_chunks(x.astype(str)),
     "arrow-chunked-dictionary-respelled": lambda x: pa.chunked_array(
         [
             pa.array(x[:100].astype(str)).dictionary_encode(),
@@ -235,6 +243,20 @@ def test_string_ids_build_no_python_object_per_row(kind: str) -> None:
     # a str object takes 50 bytes or more; the encoded run a few bytes per row
     # besides NumPy arrays, which tracemalloc counts too (scores, codes, ranks)
     assert peak < 32 * n
+
+
+def test_a_chunked_polars_string_column_is_read_chunk_by_chunk(monkeypatch: Any) -> None:
+    # its chunks go to the core as they lie (a Series' to_arrow joins them: a copy)
+    calls: list[int] = []
+    real = compiled().factorize_views
+
+    def spy(views: Any, *args: Any) -> Any:
+        calls.append(len(views))
+        return real(views, *args)
+
+    monkeypatch.setattr(compiled(), "factorize_views", spy)
+    _check_kind("polars-string-chunked", _ids())
+    assert calls and all(n == 2 for n in calls)
 
 
 def _expected() -> tuple[Any, pd.DataFrame, pd.DataFrame]:

@@ -281,11 +281,15 @@ def _join_dictionary_chunks(col: Any) -> Any:
 
 def _polars_arrow(col: Any) -> Any:
     """A polars column as Arrow in polars' own layout (strings as ``string_view``,
-    no copy) where polars can (1.1 and later), else as ``to_arrow`` converts it."""
+    no copy) where polars can (1.1 and later), else as ``to_arrow`` converts it; its
+    chunks (a frame read from Parquet: one a row group) as they are, through a frame
+    of the column (a Series' ``to_arrow`` joins them into one array first)."""
     import polars as pl
 
     level = getattr(pl, "CompatLevel", None)
-    return col.to_arrow() if level is None else col.to_arrow(compat_level=level.newest())
+    frame = col.to_frame()
+    table = frame.to_arrow() if level is None else frame.to_arrow(compat_level=level.newest())
+    return table.column(0)
 
 
 def _polars_dictionary(col: Any, dtype: Any) -> Any:

@@ -1,0 +1,399 @@
+//! Codes of string ids (in order of first appearance), hashed: an Arrow string
+//! column's rows ([`super::rows`]: offsets and data, or views) read where they lie, chunk by chunk,
+//! ids of at most 15 bytes held in the table as one integer ([`super::table`]),
+//! long columns in parallel parts.
+
+use rayon::prelude::*;
+
+use super::rows::{Rows, SliceRows};
+use super::table::{short_bits, Bytes, Distinct, Packed, Slot, Table, Wide};
+use crate::threads;
+use crate::threads::PARALLEL_ROWS;
+
+/// Codes (in order of first appearance) of the strings of a column given in
+/// chunks, and the first row of each code (rows counted across the chunks).
+///
+/// A row equal to the row before it (a grouped column: the rows of a user) takes
+/// that row's code without a lookup. Strings of at most 15 bytes (most ids) are
+/// held in the table as one integer (bytes and length), so a lookup reads no
+/// string; longer ones as slices of their buffer. The chunks of a column are never
+/// copied into one: they are read in turn, or, when a column of many rows comes in
+/// at most `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so),
+/// encoded in parallel (see [`factorize_parts`]). `room`: the distinct ids expected
+/// (a hint: the table is made with room for them, and grows past it). The distinct
+/// ids come with them, as their table holds them.
+pub fn factorize_bytes<R: Rows>(
+    chunks: &[R],
+    n_chunks: usize,
+    room: usize,
+) -> (Vec<i32>, Vec<i64>, Distinct) {
+    let parts = cut(chunks, n_chunks);
+    let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
+    // a pass over the rows (their offsets), the parts' in parallel
+    let width = if parts.len() > 1 {
+        threads::install(|| parts.par_iter().map(|p| p.width()).max())
+    } else {
+        parts.first().map(|p| p.width())
+    };
+    let width = width.unwrap_or(11);
+    let shorts = |p: usize, a: usize, out: &mut [u128]| parts[p].shorts(a, out);
+    factorize_picked(|p, i| parts[p].row(i), shorts, &lens, width, n_chunks, room)
+}
+
+/// The runs of equal neighbours of a string column given in chunks, encoded: the
+/// first row of each run (rows counted across the chunks; a run may go on across a
+/// chunk boundary), the code of each run (in order of first appearance), the
+/// first run of each code and the distinct ids. Only the first row of a run is hashed: a column grouped
+/// by id (the users of a run) costs one comparison of neighbours a row. The rows are
+/// compared, and the runs encoded, in parallel as [`factorize_bytes`] encodes rows.
+pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
+    let parts = cut(chunks, n_chunks);
+    // the first row of each run beginning in a part (its rows counted from the part's first)
+    let heads = |p: usize| {
+        let part = &parts[p];
+        let mut before: Option<&[u8]> = p.checked_sub(1).map(|q| {
+            let (d, a, b) = parts[q].row(parts[q].rows() - 1);
+            &d[a..b]
+        });
+        let mut out = Vec::new();
+        // a block of rows that all equal the row before it (most blocks of a column
+        // grouped by id) is passed by one check of the block
+        const BLOCK: usize = 16;
+        let m = part.rows();
+        let mut i = 0;
+        while i < m {
+            let end = (i + BLOCK).min(m);
+            if i == 0 || end - i < BLOCK || !part.repeats(i, end) {
+                for j in i..end {
+                    let (d, a, b) = part.row(j);
+                    let s = &d[a..b];
+                    if before != Some(s) {
+                        out.push(j);
+                    }
+                    before = Some(s);
+                }
+            }
+            i = end;
+        }
+        out
+    };
+    let n: usize = parts.iter().map(|p| p.rows()).sum();
+    let local: Vec<Vec<usize>> = if parts.len() > 1 && n >= PARALLEL_ROWS {
+        threads::install(|| (0..parts.len()).into_par_iter().map(heads).collect())
+    } else {
+        (0..parts.len()).map(heads).collect()
+    };
+    let lens: Vec<usize> = local.iter().map(|l| l.len()).collect();
+    let head = |p: usize, i: usize| parts[p].row(local[p][i]);
+    let longest = (0..parts.len())
+        .flat_map(|p| (0..lens[p]).map(move |i| (p, i)))
+        .map(|(p, i)| {
+            let (_, a, b) = head(p, i);
+            b - a
+        })
+        .max()
+        .unwrap_or(0);
+    let shorts = |p: usize, a: usize, out: &mut [u128]| {
+        for (j, k) in out.iter_mut().enumerate() {
+            let (d, s, e) = head(p, a + j);
+            *k = short_bits(d, s, e).unwrap_or(0);
+        }
+    };
+    // a table with room for every head (the most ids there can be; for a column
+    // grouped by id, as many as there are) does not grow; past ROOM heads it starts
+    // at that size
+    let (codes, first, distinct) = factorize_picked(head, shorts, &lens, longest, n_chunks, ROOM);
+    let mut starts = Vec::with_capacity(codes.len());
+    let mut base = 0;
+    for (part, l) in parts.iter().zip(&local) {
+        starts.extend(l.iter().map(|&i| (base + i) as i64));
+        base += part.rows();
+    }
+    (starts, codes, first, distinct)
+}
+
+/// The runs of a column ([`factorize_runs`]): the first row of each run, the code of
+/// each run, the first run of each code and the distinct ids.
+pub type Runs = (Vec<i64>, Vec<i32>, Vec<i64>, Distinct);
+
+/// The most distinct ids a table of the runs' heads is first made with room for
+/// (the heads of a part, if fewer): 4 MiB of slots for ids of at most 11 bytes.
+const ROOM: usize = 1 << 17;
+
+/// The fewest distinct ids a table of a column's rows is first made with room for (a
+/// column of as many rows, or more): a table of few ids that fills to 3/4 before it
+/// grows leaves many keys out of their own slot (10M rows of 20 ids: 1.7x the time of
+/// the same rows in a table of 2048 slots, 32 KiB).
+const LEAST_ROOM: usize = 1 << 10;
+
+/// The chunks of a column cut in parts: pieces of at most `n / n_chunks` rows (and at
+/// least [`PARALLEL_ROWS`]) of each chunk, none empty.
+fn cut<R: Rows>(chunks: &[R], n_chunks: usize) -> Vec<R> {
+    let n: usize = chunks.iter().map(|c| c.rows()).sum();
+    let size = n.div_ceil(n_chunks.max(1)).max(PARALLEL_ROWS);
+    let mut parts: Vec<R> = Vec::new();
+    for chunk in chunks {
+        let m = chunk.rows();
+        let pieces = m.div_ceil(size).max(1);
+        for k in 0..pieces {
+            let (a, b) = (m * k / pieces, m * (k + 1) / pieces);
+            if b > a {
+                parts.push(chunk.part(a, b));
+            }
+        }
+    }
+    parts
+}
+
+/// Codes (in order of first appearance) of the strings `row(p, i)` (row `i` of part
+/// `p`, as [`Rows::row`] gives it) of parts of `lens` rows, none longer than
+/// `width` bytes (as [`Rows::width`] gives it, or the longest row's length), and the
+/// first row of each code (counted across the parts), through the table of that
+/// width, made with `room` for as many distinct ids. `shorts(p, a, out)` gives the
+/// short keys of the rows of part `p` from `a` on (as [`Rows::shorts`]).
+fn factorize_picked<'a>(
+    row: impl Fn(usize, usize) -> (&'a [u8], usize, usize) + Sync,
+    shorts: impl Fn(usize, usize, &mut [u128]) + Sync,
+    lens: &[usize],
+    width: usize,
+    n_chunks: usize,
+    room: usize,
+) -> (Vec<i32>, Vec<i64>, Distinct) {
+    fn held<S: Slot>(e: (Vec<i32>, Vec<i64>, Table<S>)) -> (Vec<i32>, Vec<i64>, Distinct)
+    where
+        Distinct: From<Table<S>>,
+    {
+        (e.0, e.1, e.2.into())
+    }
+    if width <= 11 {
+        held(factorize_parts::<Packed>(shorts, lens, n_chunks, room))
+    } else if width <= 15 {
+        held(factorize_parts::<Wide>(shorts, lens, n_chunks, room))
+    } else {
+        let long = |p: usize, a: usize, out: &mut [&'a [u8]]| {
+            for (j, k) in out.iter_mut().enumerate() {
+                let (d, s, e) = row(p, a + j);
+                *k = &d[s..e];
+            }
+        };
+        held(factorize_parts::<Bytes>(long, lens, n_chunks, room))
+    }
+}
+
+/// The position of each row past the first `n_dict` (the values) among the first
+/// `n_dict` (the dictionary): the first of equal ids, -1 where absent. The rows are
+/// hashed together, the dictionary's first, into a table with room for it.
+pub fn lookup_rows<R: Rows>(chunks: &[R], n_dict: usize) -> Vec<i32> {
+    let (codes, first, _) = factorize_bytes(chunks, 1, n_dict);
+    codes[n_dict..]
+        .iter()
+        .map(|&c| match first[c as usize] {
+            p if (p as usize) < n_dict => p as i32,
+            _ => -1,
+        })
+        .collect()
+}
+
+/// Codes (in order of first appearance) of `n` strings (`keys`), the first row of
+/// each code and the distinct strings, as [`factorize_bytes`] gives them (in up to
+/// `n_chunks` parallel parts).
+pub fn factorize_keys<'a>(
+    keys: impl Iterator<Item = &'a [u8]>,
+    n: usize,
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<i64>, Distinct) {
+    let mut all: Vec<&[u8]> = Vec::with_capacity(n);
+    all.extend(keys);
+    factorize_bytes(&[SliceRows::new(&all)], n_chunks, 0)
+}
+
+/// Codes (in order of first appearance) of `n` 64-bit words (`word(i)`: the `i`-th),
+/// and the first row of each code; a long column in up to `n_chunks` parallel parts
+/// (as [`factorize_bytes`]). A word is held as the short key of its eight bytes.
+pub fn factorize_words(
+    n: usize,
+    word: impl Fn(usize) -> u64 + Sync,
+    n_chunks: usize,
+) -> (Vec<i32>, Vec<i64>) {
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let pieces = n.div_ceil(n.div_ceil(n_chunks.max(1)).max(PARALLEL_ROWS));
+    let starts: Vec<usize> = (0..=pieces).map(|k| n * k / pieces).collect();
+    let lens: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    let fill = |p: usize, a: usize, out: &mut [u128]| {
+        for (j, k) in out.iter_mut().enumerate() {
+            *k = u128::from(word(starts[p] + a + j)) | (8 << 120);
+        }
+    };
+    let (codes, first, _) = factorize_parts::<Packed>(fill, &lens, n_chunks, 0);
+    (codes, first)
+}
+
+/// The codes of the keys in `table` written to `out` (one a key; `fill(a, keys)`
+/// gives the keys from the `a`-th on, as many as `keys` holds): a key the table does not hold takes the next code, and its row (`row(i)`
+/// of the `i`-th key) is pushed on `first` (the row of each code of the table).
+///
+/// The keys and their hashes are made a block of rows at a time. A first loop over
+/// the block then gives each key found in its own slot its code, without a branch,
+/// each slot fetched some rows before its lookup: the lookups of a block (cache
+/// misses, in a table of many ids) overlap. The other keys (further along their
+/// probe chain, or new: in the order of their rows, so that new keys are numbered
+/// in order of first appearance) are looked up, or added, in a second loop; a key
+/// equal to the key before it there (a grouped column) takes that key's code
+/// without a lookup.
+fn factorize_into<S: Slot>(
+    table: &mut Table<S>,
+    first: &mut Vec<i64>,
+    fill: impl Fn(usize, &mut [S::Key]),
+    row: impl Fn(usize) -> i64,
+    out: &mut [i32],
+) {
+    const BLOCK: usize = 512;
+    const AHEAD: usize = 16;
+    let mut block = [S::Key::default(); BLOCK];
+    let mut hashes = [0u64; BLOCK];
+    let mut later = [0u16; BLOCK];
+    let mut before: Option<S::Key> = None;
+    let mut code = 0u32;
+    for (b, out) in out.chunks_mut(BLOCK).enumerate() {
+        let start = b * BLOCK;
+        let keys = &mut block[..out.len()];
+        fill(start, keys);
+        for (h, &k) in hashes.iter_mut().zip(&*keys) {
+            *h = S::hash(k);
+        }
+        let mut n_later = 0;
+        for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
+            if j + AHEAD < keys.len() {
+                table.prefetch(hashes[j + AHEAD]);
+            }
+            let (c, home) = table.at_home(k, hashes[j]);
+            *o = c as i32;
+            later[n_later] = j as u16;
+            n_later += usize::from(!home);
+        }
+        for &j in &later[..n_later] {
+            let (j, k) = (usize::from(j), keys[usize::from(j)]);
+            if before != Some(k) {
+                let new;
+                (code, new) = table.code(k, hashes[j], first.len() as u32);
+                if new {
+                    first.push(row(start + j));
+                }
+                before = Some(k);
+            }
+            out[j] = code as i32;
+        }
+    }
+}
+
+/// Codes (in order of first appearance) of a column given in parts of `lens` rows,
+/// whose keys `fill` gives (`fill(p, a, keys)`: the keys of the rows of part `p`
+/// from `a` on, as many as `keys` holds), and the first row of each code (counted
+/// across the parts). The parts are dealt into at most `n_chunks` groups of
+/// consecutive parts of about as many rows (a Parquet file's row groups, a long
+/// chunk cut in pieces); with more than one group, each group is encoded alone (its
+/// parts in turn, one table), in parallel, into its place in the codes; the first
+/// group's table then takes the ids of the later groups in order (group by group,
+/// each in its order of first appearance: the order of first appearance of the
+/// column), looked up as the rows of a part are, and each later group's codes are
+/// renumbered. Each group's table is made with `room` for as many distinct ids, and
+/// for at least [`LEAST_ROOM`] (at most its rows). The column's table comes with the
+/// codes.
+fn factorize_parts<S: Slot>(
+    fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
+    lens: &[usize],
+    n_chunks: usize,
+    room: usize,
+) -> (Vec<i32>, Vec<i64>, Table<S>) {
+    let n: usize = lens.iter().sum();
+    let starts: Vec<usize> = lens
+        .iter()
+        .scan(0, |at, &l| {
+            *at += l;
+            Some(*at - l)
+        })
+        .collect();
+    // each group faults in the pages of its own codes (in parallel)
+    let mut codes = crate::pages::fresh_zeros::<i32>(n);
+    let mut outs: Vec<&mut [i32]> = Vec::with_capacity(lens.len());
+    let mut rest = &mut codes[..];
+    for &l in lens {
+        let (out, tail) = rest.split_at_mut(l);
+        outs.push(out);
+        rest = tail;
+    }
+    // group g holds the parts from bounds[g] on: a new group where the rows before a
+    // part reach the next of n_chunks equal shares
+    let shares = n_chunks.clamp(1, lens.len().max(1));
+    let mut bounds = vec![0];
+    for (p, &start) in starts.iter().enumerate().skip(1) {
+        if start * shares >= n * bounds.len() {
+            bounds.push(p);
+        }
+    }
+    // a group's parts encoded in turn into one table: (table, first row of each code)
+    let encode = |first_part: usize, outs: Vec<&mut [i32]>| {
+        let rows: usize = outs.iter().map(|o| o.len()).sum();
+        let room = room.max(LEAST_ROOM).min(rows);
+        let (mut table, mut first) = (Table::<S>::with_room(room), Vec::new());
+        for (p, out) in (first_part..).zip(outs) {
+            crate::pages::populate(out);
+            let row = |i: usize| (starts[p] + i) as i64;
+            factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
+        }
+        (table, first)
+    };
+    if bounds.len() == 1 {
+        let (table, first) = encode(0, outs);
+        return (codes, first, table);
+    }
+    let mut groups: Vec<(usize, Vec<&mut [i32]>)> = Vec::with_capacity(bounds.len());
+    let mut outs = outs.into_iter();
+    for (g, &from) in bounds.iter().enumerate() {
+        let to = bounds.get(g + 1).copied().unwrap_or(lens.len());
+        groups.push((from, outs.by_ref().take(to - from).collect()));
+    }
+    let mut encoded: Vec<(Table<S>, Vec<i64>)> = threads::install(|| {
+        groups
+            .par_iter_mut()
+            .map(|(from, outs)| encode(*from, std::mem::take(outs)))
+            .collect()
+    });
+    // the first group's table is the column's (its codes come first); the ids of
+    // each later group are looked up in it (as a block of rows is), in order
+    let (mut table, mut first) = std::mem::take(&mut encoded[0]);
+    let maps: Vec<Vec<i32>> = encoded
+        .into_iter()
+        .skip(1)
+        .map(|(own, rows)| {
+            // the group's ids in the order of its codes, read from its own table
+            // (not from their rows, which lie anywhere in the column)
+            let ids = own.keys();
+            drop(own);
+            let mut map = vec![0i32; rows.len()];
+            let keys = |a: usize, out: &mut [S::Key]| out.copy_from_slice(&ids[a..a + out.len()]);
+            factorize_into(&mut table, &mut first, keys, |i| rows[i], &mut map);
+            map
+        })
+        .collect();
+    // the first group's codes are the column's already
+    let mut later: Vec<(&mut [i32], &[i32])> = Vec::new();
+    let mut rest = &mut codes[starts[bounds[1]]..];
+    for (g, map) in maps.iter().enumerate() {
+        let end = bounds.get(g + 2).map_or(n, |&p| starts[p]);
+        let (out, tail) = rest.split_at_mut(end - starts[bounds[g + 1]]);
+        later.push((out, map));
+        rest = tail;
+    }
+    threads::install(|| {
+        later
+            .par_iter_mut()
+            .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
+    });
+    (codes, first, table)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,408 @@
+use super::*;
+use crate::encode::{Offset, OffsetRows, ViewRows, INLINE};
+
+#[test]
+fn words_are_numbered_in_order_of_first_appearance_in_any_number_of_parts() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let words: Vec<u64> = (0..300_000)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // addresses of a few thousand objects, and the extreme words
+            match i % 1000 {
+                0 => 0,
+                1 => u64::MAX,
+                _ => (x % 5000) * 16 + 0x7f00_0000_0000,
+            }
+        })
+        .collect();
+    let mut seen = std::collections::HashMap::new();
+    let mut want_first = Vec::new();
+    let want: Vec<i32> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            *seen.entry(*w).or_insert_with(|| {
+                want_first.push(i as i64);
+                want_first.len() as i32 - 1
+            })
+        })
+        .collect();
+    for n_chunks in [1, 2, 7] {
+        let (codes, first) = factorize_words(words.len(), |i| words[i], n_chunks);
+        assert_eq!(codes, want, "{n_chunks} chunks");
+        assert_eq!(first, want_first);
+    }
+    assert_eq!(factorize_words(0, |i| words[i], 4), (vec![], vec![]));
+}
+
+/// Codes, first rows and distinct ids (one `Vec` each).
+type Named = (Vec<i32>, Vec<i64>, Vec<Vec<u8>>);
+
+/// An encoding's distinct ids as byte strings.
+fn named((codes, first, distinct): (Vec<i32>, Vec<i64>, Distinct)) -> Named {
+    (codes, first, split(distinct))
+}
+
+/// The texts of distinct ids, one `Vec` each.
+fn split(distinct: Distinct) -> Vec<Vec<u8>> {
+    let (offsets, data) = distinct.texts();
+    let at = |o: i64| o as usize;
+    offsets
+        .windows(2)
+        .map(|w| data[at(w[0])..at(w[1])].to_vec())
+        .collect()
+}
+
+/// A column's runs with their distinct ids as byte strings.
+fn runs_named(r: Runs) -> (Vec<i64>, Vec<i32>, Vec<i64>, Vec<Vec<u8>>) {
+    (r.0, r.1, r.2, split(r.3))
+}
+
+/// [`factorize_bytes`] of chunks given as (offsets, data).
+fn chunked<O: Offset>(chunks: &[(&[O], &[u8])], n_chunks: usize) -> Named {
+    let rows: Vec<OffsetRows<O>> = chunks
+        .iter()
+        .map(|&(offsets, data)| OffsetRows { offsets, data })
+        .collect();
+    let codes = named(factorize_bytes(&rows, n_chunks, 0));
+    // a table made with room for fewer ids, or for more, numbers them alike
+    for room in [7, 1 << 16] {
+        let again = named(factorize_bytes(&rows, n_chunks, room));
+        assert_eq!(again, codes, "room {room}");
+    }
+    codes
+}
+
+/// The views of `strings` (Arrow `string_view`): the long ones in two buffers.
+fn views(strings: &[Vec<u8>]) -> (Vec<u8>, Vec<Vec<u8>>) {
+    let mut views = vec![];
+    let mut buffers = vec![vec![0xCD; 3], vec![]];
+    for (i, s) in strings.iter().enumerate() {
+        views.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        if s.len() <= INLINE {
+            let mut inline = s.clone();
+            inline.resize(INLINE, 0);
+            views.extend_from_slice(&inline);
+        } else {
+            let b = i % 2;
+            views.extend_from_slice(&s[..4]);
+            views.extend_from_slice(&(b as u32).to_le_bytes());
+            views.extend_from_slice(&(buffers[b].len() as u32).to_le_bytes());
+            buffers[b].extend_from_slice(s);
+        }
+    }
+    (views, buffers)
+}
+
+/// The oracle of [`factorize_bytes`]: a map of owned strings, row by row.
+fn naive_bytes(strings: &[Vec<u8>]) -> Named {
+    let mut seen = std::collections::HashMap::new();
+    let (mut codes, mut first, mut distinct) = (vec![], vec![], vec![]);
+    for (i, s) in strings.iter().enumerate() {
+        let next = first.len() as i32;
+        let c = *seen.entry(s.clone()).or_insert(next);
+        if c == next {
+            first.push(i as i64);
+            distinct.push(s.clone());
+        }
+        codes.push(c);
+    }
+    (codes, first, distinct)
+}
+
+/// Offsets (both widths) and data of `strings`, the data with `pad` bytes after.
+fn arrow(strings: &[Vec<u8>], pad: usize) -> (Vec<i32>, Vec<i64>, Vec<u8>) {
+    let mut data = vec![];
+    let mut offsets = vec![0i64];
+    for s in strings {
+        data.extend_from_slice(s);
+        offsets.push(data.len() as i64);
+    }
+    data.extend(std::iter::repeat_n(0xAB, pad));
+    let narrow = offsets.iter().map(|&o| o as i32).collect();
+    (narrow, offsets, data)
+}
+
+#[test]
+fn factorize_bytes_numbers_strings_in_order_of_first_appearance() {
+    let data = b"bazfoobarfoo";
+    let offsets = [0i64, 3, 6, 6, 9, 12, 15];
+    let data = [&data[..], b"baz"].concat();
+    let (codes, first, distinct) = chunked(&[(&offsets[..], &data[..])], 4);
+    assert_eq!(codes, vec![0, 1, 2, 3, 1, 0]);
+    assert_eq!(first, vec![0, 1, 2, 3]);
+    assert_eq!(distinct, [&b"baz"[..], b"foo", b"", b"bar"]);
+    assert_eq!(chunked::<i64>(&[(&[0], b"")], 4), (vec![], vec![], vec![]));
+    assert_eq!(chunked::<i32>(&[], 4), (vec![], vec![], vec![]));
+}
+
+#[test]
+fn factorize_bytes_matches_a_map_of_strings_for_every_length() {
+    // short (one word), middle (two words) and long (slices) strings; runs of
+    // equal rows, the same string again after a run, empty strings, strings
+    // that differ only in trailing zero bytes, non-ASCII bytes
+    let mut seed = 3u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for longest in [0usize, 1, 7, 8, 11, 12, 13, 15, 16, 40] {
+        let alphabet: [&[u8]; 4] = [b"a", b"\0", "é".as_bytes(), b"7"];
+        let mut pool: Vec<Vec<u8>> = (0..30)
+            .map(|_| {
+                let len = if longest == 0 {
+                    0
+                } else {
+                    next() % (longest + 1)
+                };
+                let mut s = vec![];
+                while s.len() < len {
+                    s.extend_from_slice(alphabet[next() % 4]);
+                }
+                s.truncate(len);
+                s
+            })
+            .collect();
+        pool.push(vec![]);
+        pool.push(vec![0; longest.min(3)]);
+        let mut strings = vec![];
+        for _ in 0..400 {
+            let s = &pool[next() % pool.len()];
+            // some runs longer than a block of rows compared at once
+            let reps = if next() % 10 == 0 { 40 } else { 1 + next() % 4 };
+            (0..reps).for_each(|_| strings.push(s.clone()));
+        }
+        let want = naive_bytes(&strings);
+        let (v, buffers) = views(&strings);
+        let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+        let whole = ViewRows::checked(&v, &buffers).unwrap();
+        assert_eq!(
+            named(factorize_bytes(&[whole], 1, 0)),
+            want,
+            "views {longest}"
+        );
+        let (from, to) = (5, strings.len() - 3);
+        let cut = [
+            whole.part(0, from),
+            whole.part(from, to),
+            whole.part(to, strings.len()),
+        ];
+        assert_eq!(
+            named(factorize_bytes(&cut, 1, 0)),
+            want,
+            "views in chunks {longest}"
+        );
+        // runs of equal views (a block passed whole) as runs of equal strings
+        let (narrow, _, data) = arrow(&strings, 0);
+        let offsets = [OffsetRows {
+            offsets: &narrow[..],
+            data: &data[..],
+        }];
+        let runs = runs_named(factorize_runs(&offsets, 1));
+        let views = runs_named(factorize_runs(&[whole], 1));
+        assert_eq!(views, runs, "view runs {longest}");
+        assert_eq!(
+            runs_named(factorize_runs(&cut, 1)),
+            runs,
+            "view runs in chunks {longest}"
+        );
+        for pad in [0, 16] {
+            let (narrow, wide, data) = arrow(&strings, pad);
+            assert_eq!(
+                chunked(&[(&wide[..], &data[..])], 1),
+                want,
+                "longest {longest}"
+            );
+            assert_eq!(
+                chunked(&[(&narrow[..], &data[..])], 1),
+                want,
+                "longest {longest}"
+            );
+            // a slice of the column: offsets that do not start at 0
+            let (from, to) = (5, strings.len() - 3);
+            let part = naive_bytes(&strings[from..to]);
+            assert_eq!(chunked(&[(&wide[from..=to], &data[..])], 1), part);
+        }
+    }
+}
+
+#[test]
+fn factorize_bytes_in_parts_numbers_as_in_one() {
+    // a column long enough to be cut into parts: ids first seen in a later part,
+    // ids of every part, runs that cross a part's boundary; short and long keys
+    let mut seed = 11u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for width in [3usize, 12, 20] {
+        let mut strings = vec![];
+        while strings.len() < PARALLEL_ROWS + 5000 {
+            // the pool of ids widens along the column
+            let id = next() % (50 + strings.len() / 20);
+            let s = format!("{id:0width$}").into_bytes();
+            (0..1 + next() % 5).for_each(|_| strings.push(s.clone()));
+        }
+        let want = naive_bytes(&strings);
+        let (narrow, wide, data) = arrow(&strings, 0);
+        for n_chunks in [1, 2, 3, 8] {
+            let whole = chunked(&[(&wide[..], &data[..])], n_chunks);
+            assert_eq!(whole, want, "{width}");
+            assert_eq!(chunked(&[(&narrow[..], &data[..])], n_chunks), want);
+            // in chunks (of the same data), one of them empty
+            let cut = [5000, 5000, 40_000];
+            let chunks = [
+                (&wide[..=cut[0]], &data[..]),
+                (&wide[cut[1]..=cut[1]], &data[..]),
+                (&wide[cut[1]..=cut[2]], &data[..]),
+                (&wide[cut[2]..], &data[..]),
+            ];
+            assert_eq!(chunked(&chunks, n_chunks), want, "{width}");
+            // many chunks (row groups), dealt into groups of consecutive chunks
+            let ends: Vec<usize> = (0..=9).map(|k| k * (strings.len() / 9)).collect();
+            let mut many: Vec<(&[i64], &[u8])> = ends
+                .windows(2)
+                .map(|w| (&wide[w[0]..=w[1]], &data[..]))
+                .collect();
+            many.push((&wide[ends[9]..], &data[..]));
+            assert_eq!(chunked(&many, n_chunks), want, "{width} in many chunks");
+        }
+    }
+}
+
+#[test]
+fn views_are_checked_and_their_longest_row_found_in_one_pass() {
+    for n in [0usize, 5, 2 * PARALLEL_ROWS + 3] {
+        let strings: Vec<Vec<u8>> = (0..n)
+            .map(|i| format!("{i:0w$}", w = 1 + i % 19).into_bytes())
+            .collect();
+        let (mut v, buffers) = views(&strings);
+        let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+        let longest = strings.iter().map(Vec::len).max().unwrap_or(0);
+        let rows = ViewRows::checked(&v, &buffers).unwrap();
+        assert_eq!(
+            rows.width(),
+            if longest <= 11 {
+                11
+            } else if longest <= 15 {
+                15
+            } else {
+                16
+            }
+        );
+        assert!(ViewRows::checked(&v[..v.len().saturating_sub(1)], &buffers).is_none() || n == 0);
+        if n > 0 {
+            // a long row (the last) whose offset lies past its buffer
+            let at = 16 * (n - 1);
+            v[at..at + 4].copy_from_slice(&20u32.to_le_bytes());
+            v[at + 12..at + 16].copy_from_slice(&u32::MAX.to_le_bytes());
+            assert!(ViewRows::checked(&v, &buffers).is_none());
+        }
+    }
+}
+
+#[test]
+fn a_block_repeats_only_when_each_row_equals_the_one_before() {
+    // against a comparison of each row with the row before it: rows of one
+    // length that differ in one byte anywhere, rows of another length, empty
+    // rows, rows that repeat a pattern shorter than the row
+    let cases: Vec<Vec<&[u8]>> = vec![
+        vec![b"doc-7"; 17],
+        vec![b""; 17],
+        vec![b"abab"; 17],
+        [vec![b"abab" as &[u8]; 9], vec![b"baba"; 8]].concat(),
+        [vec![b"doc-7" as &[u8]; 16], vec![b"doc-8"]].concat(),
+        [
+            vec![b"doc-7" as &[u8]; 8],
+            vec![b"dpc-7"],
+            vec![b"doc-7"; 8],
+        ]
+        .concat(),
+        [vec![b"doc-7" as &[u8]], vec![b"doc-70"; 16]].concat(),
+        [vec![b"aa" as &[u8]; 16], vec![b"a"]].concat(),
+        [vec![b"" as &[u8]; 16], vec![b"a"]].concat(),
+        [vec![b"ab" as &[u8]], [b"a" as &[u8], b"ba"].repeat(8)].concat(),
+    ];
+    for rows in cases {
+        let strings: Vec<Vec<u8>> = rows.iter().map(|r| r.to_vec()).collect();
+        let (narrow, wide, data) = arrow(&strings, 3);
+        let want = strings[1..].iter().zip(&strings).all(|(a, b)| a == b);
+        let n = strings.len();
+        let (a, b) = (
+            OffsetRows {
+                offsets: &narrow[..],
+                data: &data[..],
+            },
+            OffsetRows {
+                offsets: &wide[..],
+                data: &data[..],
+            },
+        );
+        assert_eq!(a.repeats(1, n), want, "{rows:?}");
+        assert_eq!(b.repeats(1, n), want, "{rows:?}");
+        // the runs of the column: its rows compared in blocks
+        let runs = factorize_runs(&[a], 1).0;
+        let starts: Vec<i64> = (0..n)
+            .filter(|&i| i == 0 || strings[i] != strings[i - 1])
+            .map(|i| i as i64)
+            .collect();
+        assert_eq!(runs, starts, "{rows:?}");
+    }
+}
+
+#[test]
+fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
+    // runs across parts and chunks, an id in two runs, short and long ids
+    let mut seed = 5u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for width in [3usize, 13, 20] {
+        let mut strings = vec![];
+        while strings.len() < PARALLEL_ROWS + 7000 {
+            let s = format!("{:0width$}", next() % 900).into_bytes();
+            (0..1 + next() % 30).for_each(|_| strings.push(s.clone()));
+        }
+        let starts: Vec<i64> = (0..strings.len())
+            .filter(|&i| i == 0 || strings[i] != strings[i - 1])
+            .map(|i| i as i64)
+            .collect();
+        let heads: Vec<Vec<u8>> = starts
+            .iter()
+            .map(|&i| strings[i as usize].clone())
+            .collect();
+        let (codes, first, distinct) = naive_bytes(&heads);
+        let (_, wide, data) = arrow(&strings, 0);
+        for n_chunks in [1, 2, 3, 8] {
+            let cut = [0, 5000, 5000, 40_000, strings.len()];
+            let chunks: Vec<OffsetRows<i64>> = cut
+                .windows(2)
+                .map(|w| OffsetRows {
+                    offsets: &wide[w[0]..=w[1]],
+                    data: &data,
+                })
+                .collect();
+            let got = runs_named(factorize_runs(&chunks, n_chunks));
+            let want = (
+                starts.clone(),
+                codes.clone(),
+                first.clone(),
+                distinct.clone(),
+            );
+            assert_eq!(got, want, "{width}");
+        }
+    }
+    assert_eq!(
+        runs_named(factorize_runs::<OffsetRows<i32>>(&[], 2)),
+        (vec![], vec![], vec![], vec![])
+    );
+}

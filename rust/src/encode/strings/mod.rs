@@ -48,14 +48,15 @@ pub fn factorize_bytes<R: Rows>(
 /// compared, and the runs encoded, in parallel as [`factorize_bytes`] encodes rows.
 pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
     let parts = cut(chunks, n_chunks);
-    // the first row of each run beginning in a part (its rows counted from the part's first)
+    // the first row of each run beginning in a part (its rows counted from the part's
+    // first), the short key of each (read as the row is compared) and the longest
     let heads = |p: usize| {
         let part = &parts[p];
         let mut before: Option<&[u8]> = p.checked_sub(1).map(|q| {
             let (d, a, b) = parts[q].row(parts[q].rows() - 1);
             &d[a..b]
         });
-        let mut out = Vec::new();
+        let (mut rows, mut keys, mut longest) = (Vec::new(), Vec::new(), 0);
         // a block of rows that all equal the row before it (most blocks of a column
         // grouped by id) is passed by one check of the block
         const BLOCK: usize = 16;
@@ -68,36 +69,30 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
                     let (d, a, b) = part.row(j);
                     let s = &d[a..b];
                     if before != Some(s) {
-                        out.push(j);
+                        rows.push(j);
+                        keys.push(short_bits(d, a, b).unwrap_or(0));
+                        longest = longest.max(b - a);
                     }
                     before = Some(s);
                 }
             }
             i = end;
         }
-        out
+        (rows, keys, longest)
     };
     let n: usize = parts.iter().map(|p| p.rows()).sum();
-    let local: Vec<Vec<usize>> = if parts.len() > 1 && n >= PARALLEL_ROWS {
+    let local: Vec<(Vec<usize>, Vec<u128>, usize)> = if parts.len() > 1 && n >= PARALLEL_ROWS {
         threads::install(|| (0..parts.len()).into_par_iter().map(heads).collect())
     } else {
         (0..parts.len()).map(heads).collect()
     };
-    let lens: Vec<usize> = local.iter().map(|l| l.len()).collect();
-    let head = |p: usize, i: usize| parts[p].row(local[p][i]);
-    let longest = (0..parts.len())
-        .flat_map(|p| (0..lens[p]).map(move |i| (p, i)))
-        .map(|(p, i)| {
-            let (_, a, b) = head(p, i);
-            b - a
-        })
-        .max()
-        .unwrap_or(0);
+    let lens: Vec<usize> = local.iter().map(|l| l.0.len()).collect();
+    let head = |p: usize, i: usize| parts[p].row(local[p].0[i]);
+    let longest = local.iter().map(|l| l.2).max().unwrap_or(0);
+    // the heads' keys as read (a head's row lies far from the one before: reading
+    // it again costs a cache miss)
     let shorts = |p: usize, a: usize, out: &mut [u128]| {
-        for (j, k) in out.iter_mut().enumerate() {
-            let (d, s, e) = head(p, a + j);
-            *k = short_bits(d, s, e).unwrap_or(0);
-        }
+        out.copy_from_slice(&local[p].1[a..a + out.len()]);
     };
     // a table with room for every head (the most ids there can be; for a column
     // grouped by id, as many as there are) does not grow; past ROOM heads it starts
@@ -106,7 +101,7 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
     let mut starts = Vec::with_capacity(codes.len());
     let mut base = 0;
     for (part, l) in parts.iter().zip(&local) {
-        starts.extend(l.iter().map(|&i| (base + i) as i64));
+        starts.extend(l.0.iter().map(|&i| (base + i) as i64));
         base += part.rows();
     }
     (starts, codes, first, distinct)

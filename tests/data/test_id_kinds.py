@@ -389,6 +389,34 @@ def test_long_string_columns_encoded_in_parts_number_ids_in_order_of_first_appea
         assert large_strings(held, text).to_pylist() == want_uniques
 
 
+@pytest.mark.parametrize("n", [5, 200_000])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_the_core_refuses_offsets_that_descend_or_pass_the_data(n: int, dtype: Any) -> None:
+    # checked in one pass (in parallel pieces for a long chunk) with the rows' width:
+    # a descent at a piece's first row, a negative offset, an end past the data
+    from receval._kernels import compiled
+
+    core = compiled()
+    good = np.arange(n + 1, dtype=dtype) * 3
+    data = np.zeros(3 * n, dtype=np.uint8)
+    assert len(core.factorize_bytes([good], [data], 2)[0]) == n
+    piece = min(n, 1 << 16)  # the first row of the second piece of a long chunk
+    bad = [(1, good[0] - 1), (piece, good[piece - 1] - 1), (0, -1), (n, 3 * n + 1)]
+    for row, value in bad:
+        offsets = good.copy()
+        offsets[row] = value
+        calls = [
+            (core.factorize_bytes, ([offsets], [data], 2)),
+            (core.factorize_byte_runs, ([offsets], [data], 2)),
+            (core.lookup_bytes, ([offsets], [data], 1)),
+        ]
+        if dtype == np.int32:
+            calls.append((core.IdCodes().add, (offsets, data)))
+        for call, args in calls:
+            with pytest.raises(ValueError, match="offsets must ascend from 0 or more"):
+                call(*args)
+
+
 VIEWS = ["string_view"] if hasattr(pa, "string_view") else []  # pyarrow 16 and later
 
 

@@ -10,11 +10,9 @@ use crate::threads::PARALLEL_ROWS;
 pub trait Offset: Copy + Send + Sync {
     /// The offset as an index into the data.
     fn at(self) -> usize;
-    /// Whether a row of `offsets` (ascending) is longer than `cap` bytes.
-    fn any_longer(offsets: &[Self], cap: usize) -> bool;
-    /// Whether one of `offsets` but the last is negative or one is less than the
-    /// offset before it.
-    fn descend(offsets: &[Self]) -> bool;
+    /// The width ([`Rows::width`]) of the rows of `offsets` when none of them but
+    /// the last is negative and none is less than the one before it, else None.
+    fn scan(offsets: &[Self]) -> Option<usize>;
 }
 
 macro_rules! offset {
@@ -24,27 +22,29 @@ macro_rules! offset {
             fn at(self) -> usize {
                 self as usize
             }
-            /// A row longer than `cap` sets the sign bit of cap - length: one OR over
-            /// the rows in the offsets' own width (a pass that vectorizes, where a
-            /// maximum of the lengths does not without AVX-512).
-            fn any_longer(offsets: &[Self], cap: usize) -> bool {
+            /// One pass of ORs in the offsets' own width (it vectorizes, where a
+            /// maximum of the lengths does not without AVX-512): of each offset and
+            /// its difference to the next (the sign bit set by a negative one; the
+            /// offsets then lie in 0.. and no difference overflows), and of 11 less
+            /// each difference (the sign bit set by a longer row); a second pass, for
+            /// rows longer than 11 bytes only, tells those longer than 15.
+            fn scan(offsets: &[Self]) -> Option<usize> {
                 let ends = offsets.get(1..).unwrap_or_default();
-                let cap = cap as $t;
-                let or = ends.iter().zip(offsets).fold(0, |any: $t, (&b, &a)| {
-                    any | cap.wrapping_sub(b.wrapping_sub(a))
+                let pairs = || ends.iter().zip(offsets);
+                let (bad, over_11) = pairs().fold((0 as $t, 0 as $t), |(bad, over), (&b, &a)| {
+                    let len = b.wrapping_sub(a);
+                    (bad | a | len, over | (11 as $t).wrapping_sub(len))
                 });
-                or < 0
-            }
-            /// One OR of each offset and its difference to the next (the sign bit
-            /// set by a negative one); the offsets then lie in 0.. and no difference
-            /// overflows.
-            fn descend(offsets: &[Self]) -> bool {
-                let ends = offsets.get(1..).unwrap_or_default();
-                let or = ends
-                    .iter()
-                    .zip(offsets)
-                    .fold(0, |any: $t, (&b, &a)| any | a | b.wrapping_sub(a));
-                or < 0
+                if bad < 0 {
+                    return None;
+                }
+                if over_11 >= 0 {
+                    return Some(11);
+                }
+                let over_15 = pairs().fold(0 as $t, |or, (&b, &a)| {
+                    or | (15 as $t).wrapping_sub(b.wrapping_sub(a))
+                });
+                Some(if over_15 >= 0 { 15 } else { 16 })
             }
         }
     };
@@ -80,12 +80,43 @@ pub trait Rows: Sync + Sized {
 }
 
 /// A chunk of an Arrow `string` or `large_string` column: row `i` is
-/// `data[offsets[i]..offsets[i + 1]]` (as many offsets as rows plus one; the caller
-/// guarantees offsets that ascend within `data`).
+/// `data[offsets[i]..offsets[i + 1]]` (as many offsets as rows plus one, ascending
+/// within `data`: made by [`OffsetRows::checked`]).
 #[derive(Clone, Copy)]
 pub struct OffsetRows<'a, O> {
-    pub offsets: &'a [O],
-    pub data: &'a [u8],
+    offsets: &'a [O],
+    data: &'a [u8],
+    /// [`Rows::width`]
+    width: usize,
+}
+
+impl<'a, O: Offset> OffsetRows<'a, O> {
+    /// The rows of `offsets` and `data` when the offsets ascend from 0 or more to at
+    /// most the length of `data`, else None: one pass over the offsets (in parallel
+    /// pieces for a long chunk), which also finds the rows' width.
+    pub fn checked(offsets: &'a [O], data: &'a [u8]) -> Option<Self> {
+        let n = offsets.len().saturating_sub(1);
+        let width = if n >= 2 * PARALLEL_ROWS {
+            use rayon::prelude::*;
+            crate::threads::install(|| {
+                (0..n.div_ceil(PARALLEL_ROWS))
+                    .into_par_iter()
+                    .map(|k| {
+                        O::scan(&offsets[k * PARALLEL_ROWS..=((k + 1) * PARALLEL_ROWS).min(n)])
+                    })
+                    .try_reduce(|| 11, |a, b| Some(a.max(b)))
+            })
+        } else {
+            O::scan(offsets)
+        }?;
+        // the last offset as an unsigned index (a negative one is past any data)
+        let inside = offsets.last().is_none_or(|e| e.at() <= data.len());
+        inside.then_some(OffsetRows {
+            offsets,
+            data,
+            width,
+        })
+    }
 }
 
 impl<O: Offset> Rows for OffsetRows<'_, O> {
@@ -107,17 +138,12 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
     fn part(&self, a: usize, b: usize) -> Self {
         OffsetRows {
             offsets: &self.offsets[a..=b],
-            data: self.data,
+            ..*self
         }
     }
+    /// The width of the chunk's rows (a part's is its chunk's: a bound).
     fn width(&self) -> usize {
-        if !O::any_longer(self.offsets, 11) {
-            11
-        } else if !O::any_longer(self.offsets, 15) {
-            15
-        } else {
-            16
-        }
+        self.width
     }
     /// Rows `a - 1..b` of one length `len` are equal when their bytes (contiguous)
     /// repeat with period `len`: one comparison of the block's bytes with
@@ -312,17 +338,36 @@ mod tests {
                     offsets.push(offsets[offsets.len() - 1] + l);
                 }
                 let o = of(&offsets);
-                let rows = OffsetRows {
-                    offsets: &o,
-                    data: &data,
-                };
+                let rows = OffsetRows::checked(&o, &data).unwrap();
                 assert_eq!(rows.width(), width, "lengths {lens:?}");
-                assert!(!O::descend(&o));
             }
-            assert!(O::descend(&of(&[0, 5, 4, 9])));
-            assert!(O::descend(&of(&[-1, 5])));
-            assert!(O::descend(&of(&[0, -3, 5])));
-            assert!(!O::descend(&of(&[0, 0, 0])));
+            assert!(OffsetRows::checked(&of(&[]), &data).is_some());
+            for bad in [&[0, 5, 4, 9][..], &[-1, 5], &[0, -3, 5], &[0, 65], &[3, -1]] {
+                assert!(OffsetRows::checked(&of(bad), &data).is_none(), "{bad:?}");
+            }
+            assert!(OffsetRows::checked(&of(&[0, 0, 64]), &data).is_some());
+            // a long chunk, checked in parallel pieces (which share their ends): a
+            // longer row, or one offset less than the one before it, in any piece,
+            // at a piece's first or last row
+            let n = 5 * PARALLEL_ROWS / 2;
+            let big = vec![0u8; 4 * n + 64];
+            let base: Vec<i64> = (0..=n as i64).map(|i| 3 * i).collect();
+            let at = |o: &[i64]| OffsetRows::checked(&of(o), &big).map(|r| r.width());
+            assert_eq!(at(&base), Some(11));
+            for row in [
+                0,
+                PARALLEL_ROWS - 1,
+                PARALLEL_ROWS,
+                2 * PARALLEL_ROWS,
+                n - 1,
+            ] {
+                let mut longer = base.clone();
+                longer[row + 1..].iter_mut().for_each(|o| *o += 10);
+                assert_eq!(at(&longer), Some(15), "row {row}");
+                let mut descend = base.clone();
+                descend[row + 1] = descend[row] - 1;
+                assert_eq!(at(&descend), None, "row {row}");
+            }
         }
         check(|x| x as i32);
         check(|x| x);

@@ -36,36 +36,46 @@ fn factorize_dense<'py>(
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }
 
-/// The elements of `offsets` if they ascend from 0 or more to at most `len`.
-fn check_offsets<'a, O: encode::Offset + Into<i64> + numpy::Element>(
-    offsets: &'a PyReadonlyArray1<'_, O>,
-    len: usize,
-) -> PyResult<&'a [O]> {
-    let o = slice(offsets, "offsets")?;
-    let start = o.first().map_or(0, |&s| s.into());
-    let end = o.last().map_or(0, |&e| e.into());
-    if start < 0 || end as u64 > len as u64 || O::descend(o) {
-        return Err(PyValueError::new_err(
-            "factorize_bytes: offsets must ascend from 0 or more to at most len(data)",
-        ));
+/// `check` of each of `chunks` (of `rows(chunk)` rows), None if one fails: the
+/// chunks in parallel when there are several of many rows in all (a chunk's own
+/// check is parallel past 2 * PARALLEL_ROWS rows; pandas' chunks are shorter).
+fn each_checked<C: Sync, R: Send>(
+    chunks: &[C],
+    rows: impl Fn(&C) -> usize,
+    check: impl Fn(&C) -> Option<R> + Sync + Send,
+) -> Option<Vec<R>> {
+    let n: usize = chunks.iter().map(rows).sum();
+    if chunks.len() > 1 && n >= 2 * crate::threads::PARALLEL_ROWS {
+        crate::threads::install(|| chunks.par_iter().map(check).collect())
+    } else {
+        chunks.iter().map(check).collect()
     }
-    Ok(o)
 }
 
-/// The chunks of a string column: each chunk's offsets (checked) and data.
-fn chunks_of<'a, O: encode::Offset + Into<i64> + numpy::Element>(
+/// The chunks of a string column: each chunk's offsets and data, checked (the
+/// offsets ascend from 0 or more to at most the length of the data).
+fn chunks_of<'a, O: encode::Offset + numpy::Element>(
     offsets: &'a [PyReadonlyArray1<'_, O>],
     data: &'a [PyReadonlyArray1<'_, u8>],
 ) -> PyResult<Vec<encode::OffsetRows<'a, O>>> {
-    offsets
+    let pairs = offsets
         .iter()
         .zip(data)
-        .map(|(o, d)| {
-            let data = slice(d, "data")?;
-            let offsets = check_offsets(o, data.len())?;
-            Ok(encode::OffsetRows { offsets, data })
-        })
-        .collect()
+        .map(|(o, d)| Ok((slice(o, "offsets")?, slice(d, "data")?)))
+        .collect::<PyResult<Vec<(&[O], &[u8])>>>()?;
+    each_checked(
+        &pairs,
+        |(o, _)| o.len(),
+        |&(o, d)| encode::OffsetRows::checked(o, d),
+    )
+    .ok_or_else(bad_offsets)
+}
+
+/// The refusal of offsets that do not ascend within their data.
+fn bad_offsets() -> PyErr {
+    PyValueError::new_err(
+        "factorize_bytes: offsets must ascend from 0 or more to at most len(data)",
+    )
 }
 
 /// An error unless there are as many offsets arrays as data arrays.
@@ -217,17 +227,21 @@ fn view_chunks<'a>(
             "{func}: as many views arrays as lists of buffers"
         )));
     }
-    views
+    let pairs = views
         .iter()
         .zip(bufs)
-        .map(|(v, b)| {
-            encode::ViewRows::checked(slice(v, "views")?, b).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "{func}: views must be 16 bytes a row, each long row inside its buffer"
-                ))
-            })
-        })
-        .collect()
+        .map(|(v, b)| Ok((slice(v, "views")?, &b[..])))
+        .collect::<PyResult<Vec<(&[u8], &[&[u8]])>>>()?;
+    each_checked(
+        &pairs,
+        |(v, _)| v.len() / 16,
+        |&(v, b)| encode::ViewRows::checked(v, b),
+    )
+    .ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "{func}: views must be 16 bytes a row, each long row inside its buffer"
+        ))
+    })
 }
 
 /// The data buffers of each chunk of a `string_view` column as slices.
@@ -528,11 +542,15 @@ impl IdCodes {
         data: PyReadonlyArray1<'py, u8>,
     ) -> PyResult<Bound<'py, PyArray1<i32>>> {
         let d = slice(&data, "data")?;
-        let o = check_offsets(&offsets, d.len())?;
+        let rows =
+            encode::OffsetRows::checked(slice(&offsets, "offsets")?, d).ok_or_else(bad_offsets)?;
         /// How many rows ahead a row's slot is fetched.
         const AHEAD: usize = 16;
-        let n = o.len().saturating_sub(1);
-        let bounds = |i: usize| (o[i] as usize, o[i + 1] as usize);
+        let n = rows.rows();
+        let bounds = |i: usize| {
+            let (_, s, e) = rows.row(i);
+            (s, e)
+        };
         // a row's short key read from the whole buffer (no copy of a short row)
         let key = |i: usize| {
             let (s, e) = bounds(i);

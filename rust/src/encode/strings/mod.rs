@@ -29,13 +29,7 @@ pub fn factorize_bytes<R: Rows>(
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
     let parts = cut(chunks, n_chunks);
     let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
-    // a pass over the rows (their offsets), the parts' in parallel
-    let width = if parts.len() > 1 {
-        threads::install(|| parts.par_iter().map(|p| p.width()).max())
-    } else {
-        parts.first().map(|p| p.width())
-    };
-    let width = width.unwrap_or(11);
+    let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
     let shorts = |p: usize, a: usize, out: &mut [u128]| parts[p].shorts(a, out);
     factorize_picked(|p, i| parts[p].row(i), shorts, &lens, width, n_chunks, room)
 }

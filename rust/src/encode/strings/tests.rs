@@ -64,7 +64,7 @@ fn runs_named(r: Runs) -> (Vec<i64>, Vec<i32>, Vec<i64>, Vec<Vec<u8>>) {
 fn chunked<O: Offset>(chunks: &[(&[O], &[u8])], n_chunks: usize) -> Named {
     let rows: Vec<OffsetRows<O>> = chunks
         .iter()
-        .map(|&(offsets, data)| OffsetRows { offsets, data })
+        .map(|&(offsets, data)| OffsetRows::checked(offsets, data).unwrap())
         .collect();
     let codes = named(factorize_bytes(&rows, n_chunks, 0));
     // a table made with room for fewer ids, or for more, numbers them alike
@@ -198,10 +198,7 @@ fn factorize_bytes_matches_a_map_of_strings_for_every_length() {
         );
         // runs of equal views (a block passed whole) as runs of equal strings
         let (narrow, _, data) = arrow(&strings, 0);
-        let offsets = [OffsetRows {
-            offsets: &narrow[..],
-            data: &data[..],
-        }];
+        let offsets = [OffsetRows::checked(&narrow[..], &data[..]).unwrap()];
         let runs = runs_named(factorize_runs(&offsets, 1));
         let views = runs_named(factorize_runs(&[whole], 1));
         assert_eq!(views, runs, "view runs {longest}");
@@ -335,14 +332,8 @@ fn a_block_repeats_only_when_each_row_equals_the_one_before() {
         let want = strings[1..].iter().zip(&strings).all(|(a, b)| a == b);
         let n = strings.len();
         let (a, b) = (
-            OffsetRows {
-                offsets: &narrow[..],
-                data: &data[..],
-            },
-            OffsetRows {
-                offsets: &wide[..],
-                data: &data[..],
-            },
+            OffsetRows::checked(&narrow[..], &data[..]).unwrap(),
+            OffsetRows::checked(&wide[..], &data[..]).unwrap(),
         );
         assert_eq!(a.repeats(1, n), want, "{rows:?}");
         assert_eq!(b.repeats(1, n), want, "{rows:?}");
@@ -386,10 +377,7 @@ fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
             let cut = [0, 5000, 5000, 40_000, strings.len()];
             let chunks: Vec<OffsetRows<i64>> = cut
                 .windows(2)
-                .map(|w| OffsetRows {
-                    offsets: &wide[w[0]..=w[1]],
-                    data: &data,
-                })
+                .map(|w| OffsetRows::checked(&wide[w[0]..=w[1]], &data).unwrap())
                 .collect();
             let got = runs_named(factorize_runs(&chunks, n_chunks));
             let want = (

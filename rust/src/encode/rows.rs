@@ -52,15 +52,19 @@ macro_rules! offset {
 offset!(i32);
 offset!(i64);
 
-/// A chunk of a string column: its rows, each as bytes of a buffer.
-pub trait Rows: Sync + Sized {
+/// A chunk of a string column: its number of rows, and pieces of it.
+pub trait Chunk: Sync + Sized {
     /// The number of rows.
     fn rows(&self) -> usize;
+    /// The rows `a..b` as a chunk.
+    fn part(&self, a: usize, b: usize) -> Self;
+}
+
+/// A chunk of a string column: its rows, each as bytes of a buffer.
+pub trait Rows: Chunk {
     /// Row `i`: a buffer and the bounds of the row's bytes in it (the buffer may
     /// go on after them).
     fn row(&self, i: usize) -> (&[u8], usize, usize);
-    /// The rows `a..b` as a chunk.
-    fn part(&self, a: usize, b: usize) -> Self;
     /// What picks the slot of the table: 11 when no row is longer than 11 bytes,
     /// else 15 when none is longer than 15, else 16.
     fn width(&self) -> usize;
@@ -119,11 +123,20 @@ impl<'a, O: Offset> OffsetRows<'a, O> {
     }
 }
 
-impl<O: Offset> Rows for OffsetRows<'_, O> {
+impl<O: Offset> Chunk for OffsetRows<'_, O> {
     #[inline(always)]
     fn rows(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
+    fn part(&self, a: usize, b: usize) -> Self {
+        OffsetRows {
+            offsets: &self.offsets[a..=b],
+            ..*self
+        }
+    }
+}
+
+impl<O: Offset> Rows for OffsetRows<'_, O> {
     #[inline(always)]
     fn row(&self, i: usize) -> (&[u8], usize, usize) {
         (self.data, self.offsets[i].at(), self.offsets[i + 1].at())
@@ -133,12 +146,6 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
         let o = &self.offsets[a..=a + out.len()];
         for ((k, s), e) in out.iter_mut().zip(o).zip(&o[1..]) {
             *k = short_bits(self.data, s.at(), e.at()).unwrap_or(0);
-        }
-    }
-    fn part(&self, a: usize, b: usize) -> Self {
-        OffsetRows {
-            offsets: &self.offsets[a..=b],
-            ..*self
         }
     }
     /// The width of the chunk's rows (a part's is its chunk's: a bound).
@@ -210,6 +217,52 @@ impl<'a> ViewRows<'a> {
     }
 }
 
+/// The views of a `string_view` chunk read without its data buffers, for a pass
+/// that hashes ids of at most 11 bytes (held in their views): no view is checked,
+/// only their count (16 bytes a row, else None); see [`InlineViews::shorts`].
+#[derive(Clone, Copy)]
+pub struct InlineViews<'a> {
+    views: &'a [u8],
+}
+
+impl<'a> InlineViews<'a> {
+    /// The views of `views` when they are 16 bytes a row.
+    pub fn new(views: &'a [u8]) -> Option<Self> {
+        views
+            .len()
+            .is_multiple_of(16)
+            .then_some(InlineViews { views })
+    }
+    /// The short keys of the rows from `a` on, as many as `out` holds (as
+    /// [`Rows::shorts`]), read from the views alone; false when one of the rows is
+    /// longer than 11 bytes (its key then any value).
+    #[inline(always)]
+    pub fn shorts(&self, a: usize, out: &mut [u128]) -> bool {
+        let views = &self.views[16 * a..16 * (a + out.len())];
+        let mut over = 0u32;
+        for (k, v) in out.iter_mut().zip(views.chunks_exact(16)) {
+            let v = u128::from_le_bytes(v.try_into().unwrap_or([0; 16]));
+            let len = v as u32;
+            over |= len.saturating_sub(11);
+            let len = len.min(11) as usize;
+            *k = ((v >> 32) & LOW_BYTES[len]) | ((len as u128) << 120);
+        }
+        over == 0
+    }
+}
+
+impl Chunk for InlineViews<'_> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.views.len() / 16
+    }
+    fn part(&self, a: usize, b: usize) -> Self {
+        InlineViews {
+            views: &self.views[16 * a..16 * b],
+        }
+    }
+}
+
 /// [`Rows::width`] of rows whose longest has `longest` bytes.
 fn width_of(longest: usize) -> usize {
     match longest {
@@ -228,11 +281,20 @@ fn word(v: &[u8], at: usize) -> usize {
     u32::from_le_bytes([v[at], v[at + 1], v[at + 2], v[at + 3]]) as usize
 }
 
-impl Rows for ViewRows<'_> {
+impl Chunk for ViewRows<'_> {
     #[inline(always)]
     fn rows(&self) -> usize {
         self.views.len() / 16
     }
+    fn part(&self, a: usize, b: usize) -> Self {
+        ViewRows {
+            views: &self.views[16 * a..16 * b],
+            ..*self
+        }
+    }
+}
+
+impl Rows for ViewRows<'_> {
     #[inline(always)]
     fn row(&self, i: usize) -> (&[u8], usize, usize) {
         let at = 16 * i;
@@ -242,12 +304,6 @@ impl Rows for ViewRows<'_> {
         } else {
             let off = word(self.views, at + 12);
             (self.buffers[word(self.views, at + 8)], off, off + len)
-        }
-    }
-    fn part(&self, a: usize, b: usize) -> Self {
-        ViewRows {
-            views: &self.views[16 * a..16 * b],
-            ..*self
         }
     }
     /// The width of the chunk's longest row (a part's is its chunk's: a bound).
@@ -295,20 +351,23 @@ impl<'a> SliceRows<'a> {
     }
 }
 
-impl Rows for SliceRows<'_> {
+impl Chunk for SliceRows<'_> {
     #[inline(always)]
     fn rows(&self) -> usize {
         self.rows.len()
-    }
-    #[inline(always)]
-    fn row(&self, i: usize) -> (&[u8], usize, usize) {
-        (self.rows[i], 0, self.rows[i].len())
     }
     fn part(&self, a: usize, b: usize) -> Self {
         SliceRows {
             rows: &self.rows[a..b],
             ..*self
         }
+    }
+}
+
+impl Rows for SliceRows<'_> {
+    #[inline(always)]
+    fn row(&self, i: usize) -> (&[u8], usize, usize) {
+        (self.rows[i], 0, self.rows[i].len())
     }
     /// The width of the longest row (a part's is its column's: a bound).
     fn width(&self) -> usize {

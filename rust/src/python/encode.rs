@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::{slice, text, Ints};
 use crate::encode;
-use crate::encode::Rows;
+use crate::encode::{Chunk, Rows};
 
 fn check_range(func: &str, values: &[i64], lo: i64, span: usize) -> PyResult<()> {
     if values
@@ -264,13 +264,22 @@ fn factorize_views<'py>(
     buffers: Vec<Vec<PyReadonlyArray1<'py, u8>>>,
     n_chunks: usize,
 ) -> PyResult<Distinct<'py>> {
-    let bufs = view_buffers(&buffers)?;
-    let chunks = view_chunks("factorize_views", &views, &bufs)?;
-    let (codes, first, offsets, data) = py.detach(|| {
-        let (codes, first, distinct) = encode::factorize_bytes(&chunks, n_chunks, 0);
-        let (offsets, data) = distinct.texts();
-        (codes, first, offsets, data)
-    });
+    // ids of at most 11 bytes (most ids) from their views alone, else from the
+    // checked views and their buffers
+    let inline = views
+        .iter()
+        .map(|v| Ok(encode::InlineViews::new(slice(v, "views")?)))
+        .collect::<PyResult<Option<Vec<_>>>>()?;
+    let guess = inline.and_then(|c| py.detach(|| encode::factorize_inline(&c, n_chunks)));
+    let (codes, first, distinct) = match guess {
+        Some(out) => out,
+        None => {
+            let bufs = view_buffers(&buffers)?;
+            let chunks = view_chunks("factorize_views", &views, &bufs)?;
+            py.detach(|| encode::factorize_bytes(&chunks, n_chunks, 0))
+        }
+    };
+    let (offsets, data) = py.detach(|| distinct.texts());
     Ok((
         codes.into_pyarray(py),
         first.into_pyarray(py),

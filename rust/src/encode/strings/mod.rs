@@ -5,7 +5,9 @@
 
 use rayon::prelude::*;
 
-use super::rows::{Rows, SliceRows};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::rows::{Chunk, InlineViews, Rows, SliceRows};
 use super::table::{short_bits, Bytes, Distinct, Packed, Slot, Table, Wide};
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
@@ -32,6 +34,29 @@ pub fn factorize_bytes<R: Rows>(
     let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
     let shorts = |p: usize, a: usize, out: &mut [u128]| parts[p].shorts(a, out);
     factorize_picked(|p, i| parts[p].row(i), shorts, &lens, width, n_chunks, room)
+}
+
+/// [`factorize_bytes`] of a `string_view` column whose ids all have at most 11
+/// bytes (most ids; held in their views), read from the views alone: no pass to
+/// check the views first (a view of a longer id points into a buffer). None (and
+/// the rest of the column passed over) as soon as a longer id is met: the column is
+/// then for [`factorize_bytes`] of its checked rows.
+pub fn factorize_inline(
+    chunks: &[InlineViews],
+    n_chunks: usize,
+) -> Option<(Vec<i32>, Vec<i64>, Distinct)> {
+    let parts = cut(chunks, n_chunks);
+    let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
+    let longer = AtomicBool::new(false);
+    let shorts = |p: usize, a: usize, out: &mut [u128]| {
+        if longer.load(Ordering::Relaxed) || !parts[p].shorts(a, out) {
+            // one key for the rest: the blocks left cost a pass over them
+            longer.store(true, Ordering::Relaxed);
+            out.fill(0);
+        }
+    };
+    let (codes, first, table) = factorize_parts::<Packed>(shorts, &lens, n_chunks, 0);
+    (!longer.into_inner()).then(|| (codes, first, table.into()))
 }
 
 /// The runs of equal neighbours of a string column given in chunks, encoded: the
@@ -117,7 +142,7 @@ const LEAST_ROOM: usize = 1 << 10;
 
 /// The chunks of a column cut in parts: pieces of at most `n / n_chunks` rows (and at
 /// least [`PARALLEL_ROWS`]) of each chunk, none empty.
-fn cut<R: Rows>(chunks: &[R], n_chunks: usize) -> Vec<R> {
+fn cut<R: Chunk>(chunks: &[R], n_chunks: usize) -> Vec<R> {
     let n: usize = chunks.iter().map(|c| c.rows()).sum();
     let size = n.div_ceil(n_chunks.max(1)).max(PARALLEL_ROWS);
     let mut parts: Vec<R> = Vec::new();

@@ -1,5 +1,5 @@
 use super::*;
-use crate::encode::{Offset, OffsetRows, ViewRows, INLINE};
+use crate::encode::{InlineViews, Offset, OffsetRows, ViewRows, INLINE};
 
 #[test]
 fn words_are_numbered_in_order_of_first_appearance_in_any_number_of_parts() {
@@ -271,6 +271,53 @@ fn factorize_bytes_in_parts_numbers_as_in_one() {
             assert_eq!(chunked(&many, n_chunks), want, "{width} in many chunks");
         }
     }
+}
+
+#[test]
+fn ids_of_at_most_11_bytes_are_numbered_from_their_views_alone_and_longer_ones_stop_it() {
+    // ids of 0 to 11 bytes (padding after an id's bytes, zero or not, is no part of
+    // it), in chunks and in parallel parts; one longer id (12 bytes, inline; 13, in
+    // a buffer) anywhere in the column, first, last or in a later part, gives None
+    let mut strings: Vec<Vec<u8>> = (0..PARALLEL_ROWS + 9000)
+        .map(|i| format!("{:0w$}", (i * 7919) % 5003, w = i % 12).into_bytes())
+        .map(|mut s| {
+            s.truncate(11);
+            s
+        })
+        .collect();
+    strings[7] = vec![];
+    let (mut v, buffers) = views(&strings);
+    // a view's unused bytes set: no part of its id
+    v[16 * 3 + 4 + strings[3].len()..16 * 4].fill(0xEE);
+    let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+    let whole = ViewRows::checked(&v, &buffers).unwrap();
+    let want = named(factorize_bytes(&[whole], 1, 0));
+    assert_eq!(want, naive_bytes(&strings));
+    let cut = 16 * 5000;
+    let chunks = [
+        InlineViews::new(&v[..cut]).unwrap(),
+        InlineViews::new(&v[cut..cut]).unwrap(),
+        InlineViews::new(&v[cut..]).unwrap(),
+    ];
+    for n_chunks in [1, 2, 8] {
+        let got = factorize_inline(&chunks, n_chunks).map(named);
+        assert_eq!(got.as_ref(), Some(&want), "{n_chunks} parts");
+    }
+    for (row, long) in [
+        (0, 12),
+        (strings.len() - 1, 12),
+        (PARALLEL_ROWS + 5, 13),
+        (40, 30),
+    ] {
+        let mut longer = strings.clone();
+        longer[row] = vec![b'x'; long];
+        let (v, _) = views(&longer);
+        for n_chunks in [1, 2] {
+            let column = [InlineViews::new(&v).unwrap()];
+            assert!(factorize_inline(&column, n_chunks).is_none(), "row {row}");
+        }
+    }
+    assert!(InlineViews::new(&v[..15]).is_none());
 }
 
 #[test]

@@ -15,8 +15,8 @@ mod strings;
 pub(crate) mod table;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 pub use strings::{
-    factorize_bytes, factorize_inline, factorize_keys, factorize_runs, factorize_words,
-    lookup_rows, Runs,
+    factorize_bytes, factorize_inline, factorize_inline_runs, factorize_keys, factorize_runs,
+    factorize_words, lookup_rows, Runs,
 };
 pub use table::Distinct;
 

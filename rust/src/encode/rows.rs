@@ -217,9 +217,18 @@ impl<'a> ViewRows<'a> {
     }
 }
 
-/// The views of a `string_view` chunk read without its data buffers, for a pass
-/// that hashes ids of at most 11 bytes (held in their views): no view is checked,
-/// only their count (16 bytes a row, else None); see [`InlineViews::shorts`].
+/// Whether the views of rows `a - 1..b - 1` are those of rows `a..b` (see
+/// [`Rows::repeats`] of [`ViewRows`]).
+#[inline(always)]
+fn views_repeat(views: &[u8], a: usize, b: usize) -> bool {
+    views.get(16 * (a - 1)..16 * (b - 1)) == views.get(16 * a..16 * b)
+}
+
+/// The views of a `string_view` chunk read without its data buffers, for passes
+/// over ids of at most 11 bytes (held in their views): no view is checked, only
+/// their count (16 bytes a row, else None). A longer row reads as the bytes of its
+/// view after the length (12; never a buffer): such rows are found by
+/// [`InlineViews::keys_within`], and by the rows' lengths, which are more than 11.
 #[derive(Clone, Copy)]
 pub struct InlineViews<'a> {
     views: &'a [u8],
@@ -237,7 +246,7 @@ impl<'a> InlineViews<'a> {
     /// [`Rows::shorts`]), read from the views alone; false when one of the rows is
     /// longer than 11 bytes (its key then any value).
     #[inline(always)]
-    pub fn shorts(&self, a: usize, out: &mut [u128]) -> bool {
+    pub fn keys_within(&self, a: usize, out: &mut [u128]) -> bool {
         let views = &self.views[16 * a..16 * (a + out.len())];
         let mut over = 0u32;
         for (k, v) in out.iter_mut().zip(views.chunks_exact(16)) {
@@ -260,6 +269,26 @@ impl Chunk for InlineViews<'_> {
         InlineViews {
             views: &self.views[16 * a..16 * b],
         }
+    }
+}
+
+impl Rows for InlineViews<'_> {
+    /// The view's own bytes (of a longer row, those after its length).
+    #[inline(always)]
+    fn row(&self, i: usize) -> (&[u8], usize, usize) {
+        let at = 16 * i;
+        (
+            self.views,
+            at + 4,
+            at + 4 + word(self.views, at).min(INLINE),
+        )
+    }
+    /// 11: right where no row is longer.
+    fn width(&self) -> usize {
+        11
+    }
+    fn repeats(&self, a: usize, b: usize) -> bool {
+        views_repeat(self.views, a, b)
     }
 }
 
@@ -330,7 +359,7 @@ impl Rows for ViewRows<'_> {
     /// comparison of the block's views with themselves shifted by a row (false
     /// where they differ: the rows are then compared one by one).
     fn repeats(&self, a: usize, b: usize) -> bool {
-        self.views.get(16 * (a - 1)..16 * (b - 1)) == self.views.get(16 * a..16 * b)
+        views_repeat(self.views, a, b)
     }
 }
 

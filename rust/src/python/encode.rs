@@ -266,11 +266,8 @@ fn factorize_views<'py>(
 ) -> PyResult<Distinct<'py>> {
     // ids of at most 11 bytes (most ids) from their views alone, else from the
     // checked views and their buffers
-    let inline = views
-        .iter()
-        .map(|v| Ok(encode::InlineViews::new(slice(v, "views")?)))
-        .collect::<PyResult<Option<Vec<_>>>>()?;
-    let guess = inline.and_then(|c| py.detach(|| encode::factorize_inline(&c, n_chunks)));
+    let guess =
+        inline_views(&views)?.and_then(|c| py.detach(|| encode::factorize_inline(&c, n_chunks)));
     let (codes, first, distinct) = match guess {
         Some(out) => out,
         None => {
@@ -299,11 +296,14 @@ type Runs<'py> = (
 );
 
 fn runs_of<'py, R: Rows>(py: Python<'py>, chunks: &[R], n_chunks: usize) -> Runs<'py> {
-    let (starts, codes, offsets, data) = py.detach(|| {
-        let (starts, codes, _, distinct) = encode::factorize_runs(chunks, n_chunks);
-        let (offsets, data) = distinct.texts();
-        (starts, codes, offsets, data)
-    });
+    let runs = py.detach(|| encode::factorize_runs(chunks, n_chunks));
+    runs_out(py, runs)
+}
+
+/// Encoded runs as [`runs_of`] gives them.
+fn runs_out(py: Python<'_>, runs: encode::Runs) -> Runs<'_> {
+    let (starts, codes, _, distinct) = runs;
+    let (offsets, data) = py.detach(|| distinct.texts());
     (
         starts.into_pyarray(py),
         codes.into_pyarray(py),
@@ -346,9 +346,27 @@ fn factorize_view_runs<'py>(
     buffers: Vec<Vec<PyReadonlyArray1<'py, u8>>>,
     n_chunks: usize,
 ) -> PyResult<Runs<'py>> {
+    // ids of at most 11 bytes (most ids) from their views alone, else from the
+    // checked views and their buffers
+    let guess = inline_views(&views)?
+        .and_then(|c| py.detach(|| encode::factorize_inline_runs(&c, n_chunks)));
+    if let Some(runs) = guess {
+        return Ok(runs_out(py, runs));
+    }
     let bufs = view_buffers(&buffers)?;
     let chunks = view_chunks("factorize_view_runs", &views, &bufs)?;
     Ok(runs_of(py, &chunks, n_chunks))
+}
+
+/// The chunks of a `string_view` column read from their views alone (see
+/// [`encode::InlineViews`]), None unless each is 16 bytes a row.
+fn inline_views<'a>(
+    views: &'a [PyReadonlyArray1<'_, u8>],
+) -> PyResult<Option<Vec<encode::InlineViews<'a>>>> {
+    views
+        .iter()
+        .map(|v| Ok(encode::InlineViews::new(slice(v, "views")?)))
+        .collect()
 }
 
 /// The string ids of `ids` in code order as the offsets (int64) and data of an

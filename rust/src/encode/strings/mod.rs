@@ -49,7 +49,7 @@ pub fn factorize_inline(
     let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
     let longer = AtomicBool::new(false);
     let shorts = |p: usize, a: usize, out: &mut [u128]| {
-        if longer.load(Ordering::Relaxed) || !parts[p].shorts(a, out) {
+        if longer.load(Ordering::Relaxed) || !parts[p].keys_within(a, out) {
             // one key for the rest: the blocks left cost a pass over them
             longer.store(true, Ordering::Relaxed);
             out.fill(0);
@@ -66,6 +66,23 @@ pub fn factorize_inline(
 /// by id (the users of a run) costs one comparison of neighbours a row. The rows are
 /// compared, and the runs encoded, in parallel as [`factorize_bytes`] encodes rows.
 pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
+    let Some(runs) = runs_within(chunks, n_chunks, usize::MAX) else {
+        unreachable!("no id is longer than usize::MAX bytes")
+    };
+    runs
+}
+
+/// [`factorize_runs`] of a `string_view` column whose ids all have at most 11
+/// bytes (held in their views), read from the views alone (no pass to check the
+/// views first); None when an id is longer (found by the comparison of the rows,
+/// before any is hashed): the column is then for [`factorize_runs`] of its checked
+/// rows.
+pub fn factorize_inline_runs(chunks: &[InlineViews], n_chunks: usize) -> Option<Runs> {
+    runs_within(chunks, n_chunks, 11)
+}
+
+/// [`factorize_runs`], or None when an id is longer than `cap` bytes.
+fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Runs> {
     let parts = cut(chunks, n_chunks);
     // the first row of each run beginning in a part (its rows counted from the part's
     // first), the short key of each (read as the row is compared) and the longest
@@ -108,6 +125,9 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
     let lens: Vec<usize> = local.iter().map(|l| l.0.len()).collect();
     let head = |p: usize, i: usize| parts[p].row(local[p].0[i]);
     let longest = local.iter().map(|l| l.2).max().unwrap_or(0);
+    if longest > cap {
+        return None;
+    }
     // the heads' keys as read (a head's row lies far from the one before: reading
     // it again costs a cache miss)
     let shorts = |p: usize, a: usize, out: &mut [u128]| {
@@ -123,7 +143,7 @@ pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
         starts.extend(l.0.iter().map(|&i| (base + i) as i64));
         base += part.rows();
     }
-    (starts, codes, first, distinct)
+    Some((starts, codes, first, distinct))
 }
 
 /// The runs of a column ([`factorize_runs`]): the first row of each run, the code of

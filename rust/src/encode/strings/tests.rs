@@ -321,6 +321,49 @@ fn ids_of_at_most_11_bytes_are_numbered_from_their_views_alone_and_longer_ones_s
 }
 
 #[test]
+fn runs_of_ids_of_at_most_11_bytes_are_found_from_their_views_alone() {
+    // runs (some longer than a block of rows compared at once) across chunks and
+    // parts; one longer id anywhere (a run's first row, a row inside a run of
+    // longer ids, a part's first row, the last row) gives None
+    let mut strings: Vec<Vec<u8>> = vec![];
+    let mut i = 0;
+    while strings.len() < PARALLEL_ROWS + 7000 {
+        let s = format!("u-{}", (i * 7919) % 3001).into_bytes();
+        (0..1 + (i * 13) % 40).for_each(|_| strings.push(s.clone()));
+        i += 1;
+    }
+    let (v, buffers) = views(&strings);
+    let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+    let want = runs_named(factorize_runs(
+        &[ViewRows::checked(&v, &buffers).unwrap()],
+        1,
+    ));
+    let cut = 16 * 5000;
+    let chunks = [
+        InlineViews::new(&v[..cut]).unwrap(),
+        InlineViews::new(&v[cut..]).unwrap(),
+    ];
+    for n_chunks in [1, 2, 8] {
+        let got = factorize_inline_runs(&chunks, n_chunks).map(runs_named);
+        assert_eq!(got.as_ref(), Some(&want), "{n_chunks} parts");
+    }
+    let n = strings.len();
+    let part = n / 2;
+    for rows in [vec![0], vec![200, 201, 202], vec![part], vec![n - 1]] {
+        for long in [12, 13] {
+            let mut longer = strings.clone();
+            rows.iter().for_each(|&r| longer[r] = vec![b'x'; long]);
+            let (v, _) = views(&longer);
+            for n_chunks in [1, 2] {
+                let column = [InlineViews::new(&v).unwrap()];
+                let got = factorize_inline_runs(&column, n_chunks);
+                assert!(got.is_none(), "rows {rows:?}, {long} bytes");
+            }
+        }
+    }
+}
+
+#[test]
 fn views_are_checked_and_their_longest_row_found_in_one_pass() {
     for n in [0usize, 5, 2 * PARALLEL_ROWS + 3] {
         let strings: Vec<Vec<u8>> = (0..n)

@@ -441,6 +441,37 @@ def test_chunked_string_columns_are_encoded_chunk_by_chunk_as_one_column(kind: s
     assert len(empty[0]) == 0 and len(empty[1]) == 0
 
 
+@pytest.mark.skipif(not hasattr(pa, "string_view"), reason="string_view: pyarrow 16 and later")
+@pytest.mark.parametrize("longer", [None, 12, 13, 40])
+@pytest.mark.parametrize("at", [0, 69_999, 140_001])
+def test_string_view_ids_of_any_length_anywhere_are_encoded_as_one_pass_would(
+    longer: int | None, at: int
+) -> None:
+    # ids of at most 11 bytes are read from their views alone; one longer id (held
+    # in its view, or in a buffer) anywhere in a long chunked column, in a run or
+    # not, sends the column the checked way, with the same codes and runs
+    from receval.data._strings import string_runs
+
+    users = [f"u-{i // 7}" for i in range(140_002)]
+    items = [f"d-{(i * 7919) % 4001}" for i in range(140_002)]
+    if longer is not None:
+        users[at : at + 3] = ["U" * longer] * 3
+        items[at] = "D" * longer
+    chunked = [
+        pa.chunked_array([pa.array(x[:5]), pa.array(x[5:])]).cast(pa.string_view())
+        for x in (users, items)
+    ]
+    codes, uniques = factorize(chunked[1], "items", "test")
+    assert (codes.tolist(), uniques.tolist()) == _naive(items)
+    runs = string_runs(chunked[0])
+    assert runs is not None
+    bounds, run_codes, ids = runs
+    heads = [i for i in range(len(users)) if i == 0 or users[i] != users[i - 1]]
+    assert bounds.tolist() == [*heads, len(users)]
+    assert [ids[c].as_py() for c in run_codes.tolist()] == [users[i] for i in heads]
+    assert len(set(ids.to_pylist())) == len(ids)
+
+
 def test_long_ids_are_encoded_like_short_ones() -> None:
     long = ["x" * 1000 + str(i % 7) for i in range(50)]
     for column in (pa.array(long), np.array(long, dtype=object)):

@@ -218,6 +218,15 @@ impl<S: Slot> Table<S> {
         }
     }
 
+    /// Make room for `n` keys in all before the table grows (one rehash into the
+    /// size that holds them; nothing when it already does).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        let size = (n.saturating_mul(4) / 3 + 1).next_power_of_two();
+        if size > self.slots.len() {
+            self.rehash(empty(size));
+        }
+    }
+
     /// Fetch the slot of `hash` into the cache (a hint).
     #[inline(always)]
     pub(crate) fn prefetch(&self, hash: u64) {
@@ -456,6 +465,21 @@ mod tests {
             }
             assert_eq!(t.slots.len(), size, "{n}");
             assert_eq!(t.code(7, short_hash(7), 0).1, n <= 7);
+        }
+        // a table given room for more keys keeps those it holds, and then holds
+        // that many without growing
+        let mut t = Table::<Packed>::default();
+        (0..10u32).for_each(|c| assert!(t.code(c as u128, short_hash(c as u128), c).1));
+        for n in [5, 3000] {
+            t.reserve(n);
+            let size = t.slots.len();
+            assert!(size >= 16 && 4 * n <= 3 * size, "{n}");
+            for c in 0..n.max(10) as u32 {
+                let k = c as u128;
+                assert_eq!(t.code(k, short_hash(k), c), (c, c >= 10 && n > 10));
+            }
+            assert_eq!(t.slots.len(), size);
+            assert_eq!(t.keys(), (0..n.max(10) as u128).collect::<Vec<_>>());
         }
         // the empty id is a key like any other; code 0 is a code like any other
         let mut t = Table::<Packed>::default();

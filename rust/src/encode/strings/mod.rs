@@ -160,6 +160,14 @@ const ROOM: usize = 1 << 17;
 /// the same rows in a table of 2048 slots, 32 KiB).
 const LEAST_ROOM: usize = 1 << 10;
 
+/// The rows of a group whose count of distinct ids tells whether the column has
+/// many ([`factorize_parts`]).
+const SAMPLE: usize = 1 << 12;
+
+/// The most ids a table is made with room for from the ids of a group's first rows
+/// (2^19 slots, 8 MiB for ids of at most 11 bytes).
+const MOST_ROOM: usize = 1 << 18;
+
 /// The chunks of a column cut in parts: pieces of at most `n / n_chunks` rows (and at
 /// least [`PARALLEL_ROWS`]) of each chunk, none empty.
 fn cut<R: Chunk>(chunks: &[R], n_chunks: usize) -> Vec<R> {
@@ -372,10 +380,28 @@ fn factorize_parts<S: Slot>(
         let rows: usize = outs.iter().map(|o| o.len()).sum();
         let room = room.max(LEAST_ROOM).min(rows);
         let (mut table, mut first) = (Table::<S>::with_room(room), Vec::new());
+        // the group's first SAMPLE rows encoded first: when most are new ids, the
+        // table is made with room for as many ids as the group has rows (at most
+        // MOST_ROOM) at once, not grown by doubling (a copy of every id each time)
+        let mut seen = 0;
         for (p, out) in (first_part..).zip(outs) {
             crate::pages::populate(out);
-            let row = |i: usize| (starts[p] + i) as i64;
-            factorize_into(&mut table, &mut first, |a, k| fill(p, a, k), row, out);
+            let mut at = 0;
+            while at < out.len() {
+                let end = if seen < SAMPLE {
+                    (at + SAMPLE - seen).min(out.len())
+                } else {
+                    out.len()
+                };
+                let fill = |a: usize, k: &mut [S::Key]| fill(p, at + a, k);
+                let row = |i: usize| (starts[p] + at + i) as i64;
+                factorize_into(&mut table, &mut first, fill, row, &mut out[at..end]);
+                if seen < SAMPLE && seen + end - at >= SAMPLE && 2 * first.len() > SAMPLE {
+                    table.reserve(rows.min(MOST_ROOM));
+                }
+                seen += end - at;
+                at = end;
+            }
         }
         (table, first)
     };

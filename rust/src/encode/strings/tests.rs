@@ -364,6 +364,26 @@ fn runs_of_ids_of_at_most_11_bytes_are_found_from_their_views_alone() {
 }
 
 #[test]
+fn columns_of_many_ids_from_their_first_rows_on_are_numbered_as_one_pass_would() {
+    // a group whose first rows are most of them new ids has its table made with
+    // room for many ids at once: every slot kind, one part or several
+    for width in [3usize, 12, 20] {
+        let strings: Vec<Vec<u8>> = (0..PARALLEL_ROWS + 3000)
+            .map(|i| format!("{:0width$}", (i * 7919) % 9973).into_bytes())
+            .collect();
+        let want = naive_bytes(&strings);
+        let (_, wide, data) = arrow(&strings, 0);
+        for n_chunks in [1, 2] {
+            assert_eq!(
+                chunked(&[(&wide[..], &data[..])], n_chunks),
+                want,
+                "{width}"
+            );
+        }
+    }
+}
+
+#[test]
 fn views_are_checked_and_their_longest_row_found_in_one_pass() {
     for n in [0usize, 5, 2 * PARALLEL_ROWS + 3] {
         let strings: Vec<Vec<u8>> = (0..n)

@@ -13,23 +13,30 @@ pub fn advise_huge<T>(v: &mut Vec<T>) {
     if bytes < WORTH {
         return;
     }
+    huge_hint(spare.as_mut_ptr() as usize, bytes);
+    populate(spare);
+}
+
+/// Advise the kernel to back the whole huge pages of the `bytes` bytes from
+/// `start` (memory the caller owns) with huge pages; a hint.
+fn huge_hint(start: usize, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let start = spare.as_mut_ptr() as usize;
         let (lo, hi) = (
             (start + HUGE - 1) & !(HUGE - 1),
             (start + bytes) & !(HUGE - 1),
         );
         if hi > lo {
-            // SAFETY: the range lies inside the vector's own allocation; MADV_HUGEPAGE
-            // changes how its pages are backed, never their contents
+            // SAFETY: the range lies inside an allocation of the caller's;
+            // MADV_HUGEPAGE changes how its pages are backed, never their contents
             unsafe {
                 libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
             }
         }
     }
-    populate(spare);
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, bytes);
 }
 
 /// Have the kernel back the whole pages of `s` with memory now, in one call per
@@ -101,8 +108,8 @@ pub fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
 }
 
 /// A vector of `n` zeros as the allocator gives them (a large one on fresh pages,
-/// zero already, not yet faulted in): for an output whose writers fault in each
-/// their own part ([`populate`]), in parallel.
+/// zero already, not yet faulted in, and advised to be huge pages): for an output
+/// whose writers fault in each their own part ([`populate`]), in parallel.
 ///
 /// # Panics
 /// When the memory cannot be had (a limit on the address space): a panic that
@@ -123,6 +130,9 @@ pub fn fresh_zeros<T: Zero>(n: usize) -> Vec<T> {
             let p = std::alloc::alloc_zeroed(layout).cast::<T>();
             if p.is_null() {
                 fail();
+            }
+            if layout.size() >= WORTH {
+                huge_hint(p as usize, layout.size());
             }
             Vec::from_raw_parts(p, n, n)
         }

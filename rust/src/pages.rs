@@ -101,8 +101,8 @@ const PARALLEL_BYTES: usize = 64 << 20;
 ///
 /// # Panics
 /// When the memory cannot be had, as [`fresh_zeros`] (whose zeros are not written).
-pub fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
-    let mut v = try_zeros(n, 1).unwrap_or_else(|e| panic!("{e}"));
+pub fn zeroed<T: Zero>(n: usize) -> Vec<T> {
+    let mut v = fresh_zeros(n);
     populate(&mut v);
     v
 }

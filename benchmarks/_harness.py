@@ -150,16 +150,19 @@ def interleaved(
     warmup: bool = True,
     long_s: float | None = None,
 ) -> list[Interleaved]:
-    """Time several cases the same way: A B C A B C ... (``runs`` rounds), the median
-    of each, its largest peak extra memory, and the load average around the rounds.
+    """Time several cases the same way: A B C, B C A, C A B ... (``runs`` rounds, each
+    begun by the next case), the median of each, its largest peak extra memory, and
+    the load average around the rounds.
 
     Every case gets the same number of runs in the same conditions, so a ratio
-    of two medians compares like with like. With ``warmup`` a call of each case
-    comes first, untimed (compilation, caches, lazy imports); without it the
-    caller warms them up on a small input. With ``long_s``, when any case of the
-    first round took longer than ``long_s`` seconds, the rounds stop there: every
-    case then has one run. A :class:`Forked` case is called in a child process
-    each time; if it fails, its result carries ``error`` and it leaves the rounds.
+    of two medians compares like with like; no case always follows the same one
+    (a case after one that freed much memory finds its pages to fault in again).
+    With ``warmup`` a call of each case comes first, untimed (compilation, caches,
+    lazy imports); without it the caller warms them up on a small input. With
+    ``long_s``, when any case of the first round took longer than ``long_s``
+    seconds, the rounds stop there: every case then has one run. A :class:`Forked`
+    case is called in a child process each time; if it fails, its result carries
+    ``error`` and it leaves the rounds.
     """
     errors: list[str | None] = [None for _ in fns]
     if warmup:
@@ -173,7 +176,9 @@ def interleaved(
     peaks = [0.0 for _ in fns]
     values: list[list[Any]] = [[] for _ in fns]
     for round_ in range(runs):
-        for i, fn in enumerate(fns):
+        for k in range(len(fns)):
+            i = (round_ + k) % len(fns)
+            fn = fns[i]
             if errors[i] is not None:
                 continue
             try:

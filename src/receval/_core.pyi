@@ -399,7 +399,6 @@ def factorize_bytes(
     offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]],
     data: list[NDArray[np.uint8]],
     n_chunks: int,
-    room: int = 0,
 ) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]: ...
 def factorize_byte_runs(
     offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]],

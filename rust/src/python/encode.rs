@@ -110,17 +110,16 @@ fn on_offset_rows<'py, W: OnOffsetRows>(
     Ok(work.run(&chunks_of(&o, data)?))
 }
 
-/// [`encode::factorize_bytes`] of the chunks (in up to `n_chunks` parts, a table
-/// with room for `room` ids) and the distinct strings in code order, the GIL
-/// released.
-struct Codes<'py>(Python<'py>, usize, usize);
+/// [`encode::factorize_bytes`] of the chunks (in up to `n_chunks` parts) and the
+/// distinct strings in code order, the GIL released.
+struct Codes<'py>(Python<'py>, usize);
 
 impl OnOffsetRows for Codes<'_> {
     type Out = (Vec<i32>, Vec<i64>, Vec<i64>, Vec<u8>);
     fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
-        let Codes(py, n_chunks, room) = self;
+        let Codes(py, n_chunks) = self;
         py.detach(|| {
-            let (codes, first, distinct) = encode::factorize_bytes(chunks, n_chunks, room);
+            let (codes, first, distinct) = encode::factorize_bytes(chunks, n_chunks, 0);
             let (offsets, data) = distinct.texts();
             (codes, first, offsets, data)
         })
@@ -133,18 +132,15 @@ impl OnOffsetRows for Codes<'_> {
 /// chunks cut in up to `n_chunks` pieces, in parallel; the distinct strings, in code
 /// order, as the offsets (int64) and data of an Arrow `large_string` array (read
 /// where they lie, not taken from the column by Arrow, which joins its chunks
-/// first). `room`: the distinct strings expected (a hint: a table with room for them
-/// does not grow).
+/// first).
 #[pyfunction]
-#[pyo3(signature = (offsets, data, n_chunks, room=0))]
 fn factorize_bytes<'py>(
     py: Python<'py>,
     offsets: &Bound<'py, PyAny>,
     data: Vec<PyReadonlyArray1<'py, u8>>,
     n_chunks: usize,
-    room: usize,
 ) -> PyResult<Distinct<'py>> {
-    let (codes, first, offsets, data) = on_offset_rows(offsets, &data, Codes(py, n_chunks, room))?;
+    let (codes, first, offsets, data) = on_offset_rows(offsets, &data, Codes(py, n_chunks))?;
     Ok((
         codes.into_pyarray(py),
         first.into_pyarray(py),

@@ -873,15 +873,23 @@ def test_chunked_dictionaries_are_joined_into_one_of_distinct_categories(
     assert (codes.tolist(), uniques.tolist()) == _naive(strings)
 
 
-@pytest.mark.parametrize("width", [4, 13, 30])
-def test_object_ids_a_copy_a_row_are_coded_across_blocks_as_one_pass_would(width: int) -> None:
+@pytest.mark.parametrize(
+    ("width", "new_first"), [(4, False), (13, False), (30, False), (0, False), (6, True)]
+)
+def test_object_ids_a_copy_a_row_are_coded_across_blocks_as_one_pass_would(
+    width: int, new_first: bool
+) -> None:
     # one str object a row (as astype(object) makes them): the rows are read a block
     # of 16,384 at a time while another thread codes the block before; ids first seen
-    # in a later block, short, wide and long ids; a row that is no str in a late
-    # block is refused with the column's own message
+    # in a later block, short, wide and long ids, and all three in one block (width
+    # 0: 1 to 25 digits, by id); a first block of new ids only (its table made for
+    # many at once); a row that is no str in a late block is refused with the
+    # column's own message
     rng = np.random.default_rng(width)
     ids = rng.integers(0, 50 + np.arange(60_000) // 10)  # the ids widen along the column
-    strings = [f"{x:0{width}d}" for x in ids.tolist()]
+    if new_first:
+        ids = np.concatenate([rng.permutation(30_000), rng.integers(0, 40_000, 30_000)])
+    strings = [f"{x:0{width or 1 + x % 25}d}" for x in ids.tolist()]
     column = np.empty(len(strings), dtype=object)
     column[:] = strings  # each made by its own format: a copy a row, no shared objects
     want_codes, want_uniques = _naive(strings)

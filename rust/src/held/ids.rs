@@ -316,6 +316,12 @@ impl Ids {
         &self.bytes[start..self.ends[code]]
     }
 
+    /// Make room for `n` string ids of at most 11 bytes in all before the table
+    /// grows (a table about to take many ids, not grown by doubling).
+    pub fn reserve(&mut self, n: usize) {
+        self.packed.reserve(n);
+    }
+
     /// The code of integer id `id` (a new one if new); the ids must be integers.
     #[inline(always)]
     pub fn code_int(&mut self, id: i64) -> Result<u32, TooMany> {
@@ -342,51 +348,72 @@ impl Ids {
     /// buffer that goes on after the id, it costs no copy).
     #[inline(always)]
     pub fn code_key(&mut self, id: &[u8], short: Option<u128>) -> Result<u32, TooMany> {
+        match short {
+            Some(k) => self.code_short(k),
+            None => self.code_long(id),
+        }
+    }
+
+    /// [`Ids::code_text`] of the id of at most 15 bytes of short key `k`
+    /// (`short_bits` of it): the key alone tells the id.
+    #[inline(always)]
+    pub fn code_short(&mut self, k: u128) -> Result<u32, TooMany> {
         if !self.strings {
             self.ints_as_text();
         }
-        let hash = match short {
-            Some(k) => short_hash(k),
-            None => FxBuildHasher.hash_one(id),
-        };
-        let found = match short {
-            Some(k) if packs(k) => self.packed.get(k, hash),
-            Some(k) => self.wide.get(k, hash),
-            None => {
-                let (bytes, ends) = (&self.bytes, &self.ends);
-                self.long
-                    .find(hash, |&(h, c)| {
-                        let c = c as usize;
-                        let start = if c == 0 { 0 } else { ends[c - 1] };
-                        h == hash && &bytes[start..ends[c]] == id
-                    })
-                    .map(|&(_, c)| c)
-            }
+        let hash = short_hash(k);
+        let found = if packs(k) {
+            self.packed.get(k, hash)
+        } else {
+            self.wide.get(k, hash)
         };
         if let Some(c) = found {
             return Ok(c);
         }
+        let c = self.next_code()?;
+        if packs(k) {
+            self.packed.code(k, hash, c);
+            self.n_packed += 1;
+        } else {
+            self.wide.code(k, hash, c);
+            self.n_wide += 1;
+        }
+        self.bytes
+            .extend_from_slice(&k.to_le_bytes()[..(k >> 120) as usize]);
+        self.ends.push(self.bytes.len());
+        Ok(c)
+    }
+
+    /// [`Ids::code_text`] of an id of 16 bytes or more.
+    fn code_long(&mut self, id: &[u8]) -> Result<u32, TooMany> {
+        if !self.strings {
+            self.ints_as_text();
+        }
+        let hash = FxBuildHasher.hash_one(id);
+        let (bytes, ends) = (&self.bytes, &self.ends);
+        let found = self.long.find(hash, |&(h, c)| {
+            let c = c as usize;
+            let start = if c == 0 { 0 } else { ends[c - 1] };
+            h == hash && &bytes[start..ends[c]] == id
+        });
+        if let Some(&(_, c)) = found {
+            return Ok(c);
+        }
+        let c = self.next_code()?;
+        self.long.insert_unique(hash, (hash, c), |&(h, _)| h);
+        self.bytes.extend_from_slice(id);
+        self.ends.push(self.bytes.len());
+        Ok(c)
+    }
+
+    /// The code of the next new string id.
+    #[inline(always)]
+    fn next_code(&self) -> Result<u32, TooMany> {
         let c = self.ends.len();
         if c >= MAX_IDS {
             return Err(TooMany);
         }
-        let c = c as u32;
-        match short {
-            Some(k) if packs(k) => {
-                self.packed.code(k, hash, c);
-                self.n_packed += 1;
-            }
-            Some(k) => {
-                self.wide.code(k, hash, c);
-                self.n_wide += 1;
-            }
-            None => {
-                self.long.insert_unique(hash, (hash, c), |&(h, _)| h);
-            }
-        }
-        self.bytes.extend_from_slice(id);
-        self.ends.push(self.bytes.len());
-        Ok(c)
+        Ok(c as u32)
     }
 
     /// Fetch the slot of the string id of short key `short` (see [`Ids::code_key`])

@@ -382,37 +382,57 @@ type Coded = (Vec<i32>, Vec<i64>, (Vec<i64>, Vec<u8>));
 /// time on this thread while a second thread codes the block before into one table
 /// (`held::Ids`), so that reading and hashing overlap and no slice of every row is
 /// held; the GIL stays held throughout, so that no Python code can drop a string
-/// while it is read.
+/// while it is read. A block holds each row's short key (`short_bits`, read here,
+/// where the string's object is in the cache), and the ids of 16 bytes or more
+/// apart: the coder reads no string of at most 15 bytes. When most of the first
+/// block's ids are new, the table is made for many at once.
 fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<Coded> {
     /// Rows a block; blocks in flight between the threads.
     const BLOCK: usize = 1 << 14;
     const IN_FLIGHT: usize = 2;
     /// How many rows ahead a row's slot is fetched.
     const AHEAD: usize = 16;
+    /// The key of a row whose id is longer (a short key's top byte is below 16).
+    const LONG: u128 = u128::MAX;
     let coded = std::thread::scope(|s| {
-        let (blocks, taken) = std::sync::mpsc::sync_channel::<Vec<&[u8]>>(IN_FLIGHT);
+        let (blocks, taken) = std::sync::mpsc::sync_channel::<(Vec<u128>, Vec<&[u8]>)>(IN_FLIGHT);
         let coder = s.spawn(move || {
             let mut ids = crate::held::Ids::default();
             let (mut codes, mut first) = (Vec::with_capacity(n), Vec::new());
-            for block in taken {
-                let short = |id: &[u8]| encode::table::short_bits(id, 0, id.len());
-                let shorts: Vec<Option<u128>> = block.iter().map(|id| short(id)).collect();
-                for (j, id) in block.iter().enumerate() {
-                    if let Some(&k) = shorts.get(j + AHEAD) {
-                        ids.prefetch_key(k);
+            for (keys, longs) in taken {
+                let mut longs = longs.into_iter();
+                for (j, &k) in keys.iter().enumerate() {
+                    if let Some(&ahead) = keys.get(j + AHEAD) {
+                        ids.prefetch_key((ahead != LONG).then_some(ahead));
                     }
-                    let code = ids.code_key(id, shorts[j])?;
+                    let code = match k {
+                        LONG => ids.code_key(longs.next().unwrap_or_default(), None)?,
+                        _ => ids.code_short(k)?,
+                    };
                     if code as usize == first.len() {
                         first.push(codes.len() as i64);
                     }
                     codes.push(code as i32);
                 }
+                if codes.len() == keys.len() && 2 * first.len() > keys.len() {
+                    // most of the first block's rows are new ids: room for many at
+                    // once, not a table doubled (a copy of every id each time)
+                    ids.reserve(n.min(encode::MOST_ROOM));
+                }
             }
             Ok((codes, first, ids))
         });
         for start in (0..n).step_by(BLOCK) {
-            let block: Vec<&[u8]> = (start..n.min(start + BLOCK)).map(&row).collect();
-            if blocks.send(block).is_err() {
+            let mut longs = Vec::new();
+            let mut key = |i| {
+                let id: &[u8] = row(i);
+                encode::table::short_bits(id, 0, id.len()).unwrap_or_else(|| {
+                    longs.push(id);
+                    LONG
+                })
+            };
+            let keys: Vec<u128> = (start..n.min(start + BLOCK)).map(&mut key).collect();
+            if blocks.send((keys, longs)).is_err() {
                 break; // the coder stopped: too many ids
             }
         }

@@ -166,7 +166,7 @@ const SAMPLE: usize = 1 << 12;
 
 /// The most ids a table is made with room for from the ids of a group's first rows
 /// (2^19 slots, 8 MiB for ids of at most 11 bytes).
-const MOST_ROOM: usize = 1 << 18;
+pub const MOST_ROOM: usize = 1 << 18;
 
 /// The chunks of a column cut in parts: pieces of at most `n / n_chunks` rows (and at
 /// least [`PARALLEL_ROWS`]) of each chunk, none empty.

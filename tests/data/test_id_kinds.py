@@ -794,6 +794,32 @@ def test_categorical_frames_are_not_hashed_again(kind: str, monkeypatch: Any) ->
     assert receval.Run.from_frame(ranked, rank="rank").n_users == len(set(users.tolist()))
 
 
+@pytest.mark.parametrize("kind", ["polars-categorical", "polars-enum"])
+def test_a_polars_categorical_series_has_its_dtype_read_once(kind: str, monkeypatch: Any) -> None:
+    # polars builds an Enum's dtype anew from its categories at each read: each
+    # categorical Series of the qrels and the run is read once, whatever looks at it
+    users, items, scores, judged = _ids()
+    grades = np.ones(int(judged.sum()), dtype=np.int64)
+    qrels = _frame(kind, users[judged], items[judged], grades, "grade")
+    run = _frame(kind, users, items, scores, "score")
+    expected = receval.evaluate(qrels, run, METRICS)
+    reads: dict[int, int] = {}
+    keep: list[Any] = []  # the Series read, alive, so that no id is reused
+    plain = pl.Series.dtype
+
+    def counted(series: Any) -> Any:
+        dtype = plain.fget(series)
+        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+            reads[id(series)] = reads.get(id(series), 0) + 1
+            keep.append(series)
+        return dtype
+
+    monkeypatch.setattr(pl.Series, "dtype", property(counted))
+    _same(receval.evaluate(qrels, run, METRICS), expected)
+    assert len(reads) >= 4  # the user and item columns of both frames
+    assert max(reads.values()) == 1
+
+
 @pytest.mark.parametrize("kind", ["polars-categorical", "polars-enum", "arrow-chunked-dictionary"])
 def test_categorical_feature_items_are_not_hashed_again(kind: str, monkeypatch: Any) -> None:
     # the item column of a features frame: its categories known distinct, as in a run

@@ -137,9 +137,15 @@ const EXACT_POWERS: [f64; 23] = [
 /// 2^53 with at most 22 after the point take the exact path of every correctly
 /// rounding parser: that integer and the power of ten are exact float64s, so one
 /// division (correctly rounded by IEEE 754) gives the correctly rounded value.
-/// Everything else (exponents, more digits, inf, nan, errors) goes to fast-float2.
+/// Everything else (exponents, more digits, inf, nan, errors) goes to fast-float2,
+/// and so does a text of more than 17 bytes without a look at its digits (16
+/// significant digits or more: mostly more than 2^53, as the 17 of a float's
+/// shortest text, which fast-float2 reads 8 digits at a time).
 #[inline(always)]
 pub(super) fn parse_score(text: &[u8]) -> Result<f64, fast_float2::Error> {
+    if text.len() > 17 {
+        return fast_float2::parse(text);
+    }
     let (negative, digits) = match text.first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),

@@ -16,7 +16,7 @@ pub(crate) mod table;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 pub use strings::{
     factorize_bytes, factorize_inline, factorize_inline_runs, factorize_keys, factorize_runs,
-    factorize_words, lookup_rows, Runs, MOST_ROOM,
+    factorize_words, lookup_rows, many_new, Runs,
 };
 pub use table::Distinct;
 

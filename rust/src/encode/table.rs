@@ -93,7 +93,7 @@ pub(crate) trait Slot: Copy + Default + Send {
 
 /// The bytes of a short key (see [`short_bits`]) to `data`.
 #[inline(always)]
-fn append_short(key: u128, data: &mut Vec<u8>) {
+pub(crate) fn append_short(key: u128, data: &mut Vec<u8>) {
     data.extend_from_slice(&key.to_le_bytes()[..(key >> 120) as usize]);
 }
 

@@ -15,7 +15,7 @@ use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
 
 use super::Chunked;
-use crate::encode::table::{packs, short_bits, short_hash, Packed, Table, Wide};
+use crate::encode::table::{append_short, packs, short_bits, short_hash, Packed, Table, Wide};
 
 /// The most distinct ids of a table (codes are handed on as i32).
 pub const MAX_IDS: usize = i32::MAX as usize;
@@ -316,10 +316,13 @@ impl Ids {
         &self.bytes[start..self.ends[code]]
     }
 
-    /// Make room for `n` string ids of at most 11 bytes in all before the table
-    /// grows (a table about to take many ids, not grown by doubling).
-    pub fn reserve(&mut self, n: usize) {
-        self.packed.reserve(n);
+    /// Make room for the string ids of at most 11 bytes of `rows` rows at once when
+    /// `new` of the first `seen` rows coded were new ids, as
+    /// [`crate::encode::many_new`] tells: a table not grown by doubling.
+    pub fn reserve_for(&mut self, rows: usize, new: usize, seen: usize) {
+        if let Some(n) = crate::encode::many_new(rows, new, seen) {
+            self.packed.reserve(n);
+        }
     }
 
     /// The code of integer id `id` (a new one if new); the ids must be integers.
@@ -378,14 +381,13 @@ impl Ids {
             self.wide.code(k, hash, c);
             self.n_wide += 1;
         }
-        self.bytes
-            .extend_from_slice(&k.to_le_bytes()[..(k >> 120) as usize]);
+        append_short(k, &mut self.bytes);
         self.ends.push(self.bytes.len());
         Ok(c)
     }
 
     /// [`Ids::code_text`] of an id of 16 bytes or more.
-    fn code_long(&mut self, id: &[u8]) -> Result<u32, TooMany> {
+    pub fn code_long(&mut self, id: &[u8]) -> Result<u32, TooMany> {
         if !self.strings {
             self.ints_as_text();
         }

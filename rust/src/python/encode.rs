@@ -406,7 +406,7 @@ fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<Coded> {
                         ids.prefetch_key((ahead != LONG).then_some(ahead));
                     }
                     let code = match k {
-                        LONG => ids.code_key(longs.next().unwrap_or_default(), None)?,
+                        LONG => ids.code_long(longs.next().unwrap_or_default())?,
                         _ => ids.code_short(k)?,
                     };
                     if code as usize == first.len() {
@@ -414,10 +414,8 @@ fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<Coded> {
                     }
                     codes.push(code as i32);
                 }
-                if codes.len() == keys.len() && 2 * first.len() > keys.len() {
-                    // most of the first block's rows are new ids: room for many at
-                    // once, not a table doubled (a copy of every id each time)
-                    ids.reserve(n.min(encode::MOST_ROOM));
+                if codes.len() == keys.len() {
+                    ids.reserve_for(n, first.len(), keys.len());
                 }
             }
             Ok((codes, first, ids))

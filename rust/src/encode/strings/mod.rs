@@ -166,7 +166,14 @@ const SAMPLE: usize = 1 << 12;
 
 /// The most ids a table is made with room for from the ids of a group's first rows
 /// (2^19 slots, 8 MiB for ids of at most 11 bytes).
-pub const MOST_ROOM: usize = 1 << 18;
+const MOST_ROOM: usize = 1 << 18;
+
+/// The ids a table of a group of `rows` rows is made with room for at once when
+/// `new` of its first `seen` rows were new ids: as many as it has rows (at most
+/// [`MOST_ROOM`]) when most were; None otherwise (the table grows as it fills).
+pub fn many_new(rows: usize, new: usize, seen: usize) -> Option<usize> {
+    (2 * new > seen).then_some(rows.min(MOST_ROOM))
+}
 
 /// The chunks of a column cut in parts: pieces of at most `n / n_chunks` rows (and at
 /// least [`PARALLEL_ROWS`]) of each chunk, none empty.
@@ -396,8 +403,10 @@ fn factorize_parts<S: Slot>(
                 let fill = |a: usize, k: &mut [S::Key]| fill(p, at + a, k);
                 let row = |i: usize| (starts[p] + at + i) as i64;
                 factorize_into(&mut table, &mut first, fill, row, &mut out[at..end]);
-                if seen < SAMPLE && seen + end - at >= SAMPLE && 2 * first.len() > SAMPLE {
-                    table.reserve(rows.min(MOST_ROOM));
+                if seen < SAMPLE && seen + end - at >= SAMPLE {
+                    if let Some(n) = many_new(rows, first.len(), SAMPLE) {
+                        table.reserve(n);
+                    }
                 }
                 seen += end - at;
                 at = end;

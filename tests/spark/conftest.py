@@ -14,6 +14,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/spark/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.spark)
+            # one worker of a parallel run (pytest -n, --dist loadgroup) holds the session
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture(scope="session")

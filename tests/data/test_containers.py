@@ -832,6 +832,19 @@ def test_factorize_any_order_parallel_path(span, rng, monkeypatch):
     assert codes.dtype.kind == "i" and codes.min() == 0 and codes.max() == len(uniques) - 1
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "uint64", "float64"])
+def test_factorize_any_order_parallel_path_of_every_number_dtype(dtype, rng, monkeypatch):
+    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 0)
+    values = rng.integers(0, 100, 300).astype(dtype)
+    codes, uniques = factorize(values, "items", "f", any_order=True)
+    np.testing.assert_array_equal(uniques, np.unique(values))  # ascending ids
+    np.testing.assert_array_equal(uniques[codes], values)
+    big = np.array([2**63 + 5, 2**63, 7, 2**63 + 5], dtype=np.uint64)  # past int64
+    codes, uniques = factorize(big, "items", "f", any_order=True)
+    assert uniques.dtype == np.uint64
+    np.testing.assert_array_equal(uniques[codes], big)
+
+
 def test_int_runs():
     offsets, ids = int_runs(np.array([5, 5, 2, 9, 9, 9]))
     np.testing.assert_array_equal(offsets, [0, 2, 3, 6])

@@ -47,8 +47,30 @@ pub fn factorize_dense(values: &[i64], lo: i64, span: usize) -> (Vec<i32>, Vec<i
 
 /// Write `id - anchor` of every id into `out` (as long as `values`) and return the
 /// smallest and largest id (`(i64::MAX, i64::MIN)` for no id); None when an id lies
-/// too far from `anchor` for an `i32` (what `out` holds is then unspecified).
+/// too far from `anchor` for an `i32` (what `out` holds is then unspecified). A long
+/// column is read in parallel, a part a thread.
 pub fn shift_ids(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+    let parts = threads::num_threads();
+    if values.len() < PARALLEL_ROWS || parts < 2 {
+        return shift_part(values, anchor, out);
+    }
+    let size = values.len().div_ceil(parts);
+    let ranges: Vec<Option<(i64, i64)>> = threads::install(|| {
+        values
+            .par_chunks(size)
+            .zip(out.par_chunks_mut(size))
+            .map(|(v, o)| shift_part(v, anchor, o))
+            .collect()
+    });
+    ranges
+        .into_iter()
+        .try_fold((i64::MAX, i64::MIN), |(lo, hi), r| {
+            r.map(|(l, h)| (lo.min(l), hi.max(h)))
+        })
+}
+
+/// [`shift_ids`] of one part, on the calling thread.
+fn shift_part(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
     #[cfg(target_arch = "x86_64")]
     if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
@@ -487,6 +509,18 @@ mod tests {
             &mut out[..2]
         )
         .is_some());
+        // a long column, read a part a thread: the range of every part, a far id in any
+        let mut long: Vec<i64> = (0..3 * PARALLEL_ROWS as i64).map(|i| i % 1000).collect();
+        let mut out = vec![0i32; long.len()];
+        long[2 * PARALLEL_ROWS + 7] = -3;
+        long[PARALLEL_ROWS + 1] = 1 << 20;
+        assert_eq!(shift_ids(&long, 2, &mut out), Some((-3, 1 << 20)));
+        assert!(out.iter().zip(&long).all(|(&o, &v)| o as i64 == v - 2));
+        for at in [0, PARALLEL_ROWS, long.len() - 1] {
+            let mut far = long.clone();
+            far[at] = 2 + (1 << 31);
+            assert_eq!(shift_ids(&far, 2, &mut out), None);
+        }
         let mut codes = vec![0, 3, 9];
         assert_eq!(dense_first_in_place(&mut codes, 0, 9, 100), None);
         let mut codes = vec![0, 3, -1];

@@ -62,22 +62,11 @@ class IdColumn(NamedTuple):
     distinct: bool = False
 
 
-def _factorize_int_range(
-    values: np.ndarray, lo: int, span: int, any_order: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    from .._kernels import compiled, num_threads
+def _factorize_int_range(values: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.ndarray]:
+    from .._kernels import compiled
 
-    core = compiled()
-    if any_order and len(values) > PARALLEL_MIN_ROWS:
-        # each id's offset from the smallest written as int32 in one pass (any integer
-        # dtype, not widened first), then numbered in place by the core in parallel:
-        # codes in ascending order of the ids, the distinct ids ascending (int64)
-        codes = np.empty(len(values), dtype=np.int32)
-        np.subtract(values, lo, out=codes, casting="unsafe", dtype=np.int64)
-        uniques: np.ndarray = core.dense_codes_in_place(codes, 0, span, lo, True, 4 * num_threads())
-        return codes, uniques
     values = np.ascontiguousarray(values, dtype=np.int64)
-    codes, first = core.factorize_dense(values, lo, span)
+    codes, first = compiled().factorize_dense(values, lo, span)
     return codes, values[first]
 
 
@@ -158,13 +147,21 @@ def encode_ids(
         if np.array_equal(arr, np.floor(arr)) and np.abs(arr).max() < 2**53:
             arr = arr.astype(np.int64)
             kind = "i"
-    if kind in "iu":
+    if kind in "iu" and any_order and n > PARALLEL_MIN_ROWS:
+        # the ids' offsets and range in one parallel pass, then numbered in place in
+        # parallel: codes in ascending order of the ids (a column of one chunk)
+        from ._chunked_ids import factorize_int_chunks
+
+        got = factorize_int_chunks([arr], n, any_order=True)
+        if got is not None:
+            return got
+    elif kind in "iu":
         lo = int(arr.min())
         hi = int(arr.max())
         span = hi - lo + 1
         # uint64 ids from 2**63 on do not fit the table's int64 arithmetic: Arrow's hash table
         if span <= DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
-            return _factorize_int_range(arr, lo, span, any_order)
+            return _factorize_int_range(arr, lo, span)
     return _factorize_arrow(arr, name, func)
 
 

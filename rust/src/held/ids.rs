@@ -310,6 +310,13 @@ impl Ids {
         (&self.bytes, &self.ends)
     }
 
+    /// The string ids in code order as the offsets (int64) and data of an Arrow
+    /// `large_string` array.
+    pub fn arrow_texts(&self) -> (Vec<i64>, Vec<u8>) {
+        let offsets = std::iter::once(0).chain(self.ends.iter().map(|&e| e as i64));
+        (offsets.collect(), self.bytes.clone())
+    }
+
     /// The text of string id `code`.
     pub fn text(&self, code: usize) -> &[u8] {
         let start = if code == 0 { 0 } else { self.ends[code - 1] };

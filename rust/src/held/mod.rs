@@ -5,9 +5,11 @@
 //! f32 exactly ([`Values`]). The rows of the ranking accumulators (`ranking::open`)
 //! and of GAUC (`gauc::open`) are built of them.
 
+mod coded_rows;
 mod ids;
 mod values;
 
+pub use coded_rows::{code_rows, Coded};
 pub use ids::{Ids, TooMany, MAX_IDS};
 pub use values::{Values, Widened};
 

@@ -365,83 +365,9 @@ fn inline_views<'a>(
         .collect()
 }
 
-/// The string ids of `ids` in code order as the offsets (int64) and data of an
-/// Arrow `large_string` array.
-fn arrow_texts(ids: &crate::held::Ids) -> (Vec<i64>, Vec<u8>) {
-    let (data, ends) = ids.texts();
-    let offsets = std::iter::once(0).chain(ends.iter().map(|&e| e as i64));
-    (offsets.collect(), data.to_vec())
-}
-
-/// Codes, the first row of each code and the distinct ids (offsets and data).
-type Coded = (Vec<i32>, Vec<i64>, (Vec<i64>, Vec<u8>));
-
-/// Codes in order of first appearance of `n` strings, `row(i)` the `i`-th (a `str`
-/// object's text, read under the GIL), the first row of each code and the distinct
-/// strings in code order (offsets, int64, and data). The rows are read a block at a
-/// time on this thread while a second thread codes the block before into one table
-/// (`held::Ids`), so that reading and hashing overlap and no slice of every row is
-/// held; the GIL stays held throughout, so that no Python code can drop a string
-/// while it is read. A block holds each row's short key (`short_bits`, read here,
-/// where the string's object is in the cache), and the ids of 16 bytes or more
-/// apart: the coder reads no string of at most 15 bytes. When most of the first
-/// block's ids are new, the table is made for many at once.
-fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<Coded> {
-    /// Rows a block; blocks in flight between the threads.
-    const BLOCK: usize = 1 << 14;
-    const IN_FLIGHT: usize = 2;
-    /// How many rows ahead a row's slot is fetched.
-    const AHEAD: usize = 16;
-    /// The key of a row whose id is longer (a short key's top byte is below 16).
-    const LONG: u128 = u128::MAX;
-    let coded = std::thread::scope(|s| {
-        let (blocks, taken) = std::sync::mpsc::sync_channel::<(Vec<u128>, Vec<&[u8]>)>(IN_FLIGHT);
-        let coder = s.spawn(move || {
-            let mut ids = crate::held::Ids::default();
-            let (mut codes, mut first) = (Vec::with_capacity(n), Vec::new());
-            for (keys, longs) in taken {
-                let mut longs = longs.into_iter();
-                for (j, &k) in keys.iter().enumerate() {
-                    if let Some(&ahead) = keys.get(j + AHEAD) {
-                        ids.prefetch_key((ahead != LONG).then_some(ahead));
-                    }
-                    let code = match k {
-                        LONG => ids.code_long(longs.next().unwrap_or_default())?,
-                        _ => ids.code_short(k)?,
-                    };
-                    if code as usize == first.len() {
-                        first.push(codes.len() as i64);
-                    }
-                    codes.push(code as i32);
-                }
-                if codes.len() == keys.len() {
-                    ids.reserve_for(n, first.len(), keys.len());
-                }
-            }
-            Ok((codes, first, ids))
-        });
-        for start in (0..n).step_by(BLOCK) {
-            let mut longs = Vec::new();
-            let mut key = |i| {
-                let id: &[u8] = row(i);
-                encode::table::short_bits(id, 0, id.len()).unwrap_or_else(|| {
-                    longs.push(id);
-                    LONG
-                })
-            };
-            let keys: Vec<u128> = (start..n.min(start + BLOCK)).map(&mut key).collect();
-            if blocks.send((keys, longs)).is_err() {
-                break; // the coder stopped: too many ids
-            }
-        }
-        drop(blocks);
-        coder.join()
-    });
-    let (codes, first, ids) = match coded {
-        Ok(done) => done.map_err(super::open::too_many)?,
-        Err(panic) => std::panic::resume_unwind(panic),
-    };
-    Ok((codes, first, arrow_texts(&ids)))
+/// [`crate::held::code_rows`], its error raised as Python's.
+fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<crate::held::Coded> {
+    crate::held::code_rows(n, row).map_err(super::open::too_many)
 }
 
 /// Codes in order of first appearance of the ids of an object array of str (read in
@@ -622,7 +548,7 @@ impl IdCodes {
     /// The distinct ids in code order: the offsets (int64) and data of an Arrow
     /// `large_string` array.
     fn distinct<'py>(&self, py: Python<'py>) -> (Ints<'py>, Bound<'py, PyArray1<u8>>) {
-        let (offsets, data) = arrow_texts(&self.ids);
+        let (offsets, data) = self.ids.arrow_texts();
         (offsets.into_pyarray(py), data.into_pyarray(py))
     }
 }

@@ -14,6 +14,8 @@ mod rows;
 mod strings;
 pub(crate) mod table;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
+#[cfg(test)]
+pub(crate) use strings::tests::naive_bytes;
 pub use strings::{
     factorize_bytes, factorize_inline, factorize_inline_runs, factorize_keys, factorize_runs,
     factorize_words, lookup_rows, many_new, Runs,

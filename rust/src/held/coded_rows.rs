@@ -201,37 +201,17 @@ impl Part {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Codes in order of first appearance, the first row of each, the distinct ids.
-    fn oracle(ids: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>, Vec<Vec<u8>>) {
-        let mut seen = std::collections::HashMap::new();
-        let (mut codes, mut first, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, id) in ids.iter().enumerate() {
-            let next = seen.len() as i32;
-            let c = *seen.entry(id.clone()).or_insert(next);
-            if c == next {
-                first.push(i as i64);
-                distinct.push(id.clone());
-            }
-            codes.push(c);
-        }
-        (codes, first, distinct)
-    }
+    use crate::encode::naive_bytes;
+    use crate::sort::testing::lcg;
 
     #[test]
     fn rows_coded_on_either_thread_give_the_codes_of_first_appearance() {
         let mut seed = 11u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            seed >> 33
-        };
         // ids of 1-7 bytes, 8-15 (wide keys) and 16 or more, new ones all along
         let n = 5 * Part::BLOCK + 123;
         let ids: Vec<Vec<u8>> = (0..n)
             .map(|i| {
-                let x = next() % (1 + i as u64 / 4);
+                let x = lcg(&mut seed) % (1 + i as u64 / 4);
                 match x % 3 {
                     0 => format!("{x}").into_bytes(),
                     1 => format!("doc-{x:08}").into_bytes(),
@@ -239,7 +219,7 @@ mod tests {
                 }
             })
             .collect();
-        let (codes, first, distinct) = oracle(&ids);
+        let (codes, first, distinct) = naive_bytes(&ids);
         // 0 blocks in flight: the calling thread codes every block the other is
         // not waiting for; many: the other codes nearly all
         for in_flight in [0, 1, 2, 64] {

@@ -465,4 +465,4 @@ fn factorize_parts<S: Slot>(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -38,7 +38,7 @@ fn words_are_numbered_in_order_of_first_appearance_in_any_number_of_parts() {
 }
 
 /// Codes, first rows and distinct ids (one `Vec` each).
-type Named = (Vec<i32>, Vec<i64>, Vec<Vec<u8>>);
+pub(crate) type Named = (Vec<i32>, Vec<i64>, Vec<Vec<u8>>);
 
 /// An encoding's distinct ids as byte strings.
 fn named((codes, first, distinct): (Vec<i32>, Vec<i64>, Distinct)) -> Named {
@@ -96,8 +96,9 @@ fn views(strings: &[Vec<u8>]) -> (Vec<u8>, Vec<Vec<u8>>) {
     (views, buffers)
 }
 
-/// The oracle of [`factorize_bytes`]: a map of owned strings, row by row.
-fn naive_bytes(strings: &[Vec<u8>]) -> Named {
+/// The oracle of [`factorize_bytes`] (and of every coder of strings in order of
+/// first appearance): a map of owned strings, row by row.
+pub(crate) fn naive_bytes(strings: &[Vec<u8>]) -> Named {
     let mut seen = std::collections::HashMap::new();
     let (mut codes, mut first, mut distinct) = (vec![], vec![], vec![]);
     for (i, s) in strings.iter().enumerate() {

@@ -254,18 +254,18 @@ def warm_up() -> None:
     """Load receval's kernels and compile ranx's numba kernels outside the timings."""
     import ranx
 
-    from receval.data import _encode
+    from receval.data import _int_ids
 
     qdf, rdf = make_data(200, seed=1)
-    threshold = _encode.PARALLEL_MIN_ROWS
-    _encode.PARALLEL_MIN_ROWS = 0  # also load the kernels that only large inputs use
+    threshold = _int_ids.PARALLEL_MIN_ROWS
+    _int_ids.PARALLEL_MIN_ROWS = 0  # also load the kernels that only large inputs use
     try:
         for profile in ("trec_eval", "ranx"):
             receval.evaluate(
                 receval.Qrels.from_frame(qdf), receval.Run.from_frame(rdf), METRICS, profile=profile
             )
     finally:
-        _encode.PARALLEL_MIN_ROWS = threshold
+        _int_ids.PARALLEL_MIN_ROWS = threshold
     qs, rs = ranx_frames(qdf, rdf)
     ranx.evaluate(ranx.Qrels.from_df(qs), ranx.Run.from_df(rs), METRICS)
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import Qrels, Run, evaluate
-from receval.data import _encode, io
+from receval.data import _int_ids, io
 from receval.exceptions import InputValidationError
 
 SCORES = [0.0, 0.1, 0.5, 0.9, 1.0]  # few values: ties
@@ -98,7 +98,7 @@ def test_chunked_arrow_columns_give_the_numpy_containers(data, dtype):
 @pytest.mark.parametrize("cuts", [[], [0, 0, 1], [4, 4, 9, 9], [13, 14]], ids=str)
 def test_ascending_codes_of_long_columns(cuts, monkeypatch):
     # above PARALLEL_MIN_ROWS the item codes follow the ids, in both paths
-    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 4)
+    monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 4)
     users = np.repeat([7, 3, 9], [5, 6, 3])
     items = np.array([40, 12, 13, 99, 41, 12, 40, 7, 8, 9, 10, 99, 12, 13])
     scores = np.linspace(1, 0, len(users))
@@ -206,7 +206,7 @@ def test_parquet_item_codes_do_not_depend_on_the_statistics(statistics, gap, tmp
     # the row groups' smallest item id only anchors the codes (with every id of the
     # range present they are then the offsets as written): codes and ids are those
     # of the whole column with statistics, without, or with a hint that is wrong
-    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 4)  # ascending codes
+    monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 4)  # ascending codes
     rng = np.random.default_rng(5)
     users = np.repeat(np.arange(40), 25)
     catalogue = np.setdiff1d(np.arange(1000, 1060), [1030] if gap else [])

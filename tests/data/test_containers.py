@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import Qrels, Run, evaluate
-from receval.data import _encode
+from receval.data import _encode, _int_ids
 from receval.data._encode import factorize, int_runs, lookup
 from receval.exceptions import InputValidationError
 
@@ -824,7 +824,7 @@ def test_factorize_random_ints_round_trip(span, rng):
 
 @pytest.mark.parametrize("span", [50, 10**9])  # dense table and hash table
 def test_factorize_any_order_parallel_path(span, rng, monkeypatch):
-    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 0)
     values = rng.integers(-span, span, 5_000)
     codes, uniques = factorize(values, "items", "f", any_order=True)
     np.testing.assert_array_equal(uniques[codes], values)
@@ -834,7 +834,7 @@ def test_factorize_any_order_parallel_path(span, rng, monkeypatch):
 
 @pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "uint64", "float64"])
 def test_factorize_any_order_parallel_path_of_every_number_dtype(dtype, rng, monkeypatch):
-    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 0)
     values = rng.integers(0, 100, 300).astype(dtype)
     codes, uniques = factorize(values, "items", "f", any_order=True)
     np.testing.assert_array_equal(uniques, np.unique(values))  # ascending ids
@@ -864,7 +864,7 @@ def test_grouped_and_shuffled_rows_give_same_containers(seed, monkeypatch):
     # grouped integer users take the run-detection path, shuffled ones the encoding
     # table; both encode items in parallel here; some users have > 32 judged items;
     # the run is sorted in blocks of a few users each
-    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 0)
     rng = np.random.default_rng(seed)
     n_users = 30
     sizes = rng.integers(1, 60, n_users)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import receval
 from receval import InputValidationError, Run
 from receval._kernels import compiled
-from receval.data import _encode
+from receval.data import _int_ids
 from receval.data._encode import factorize
 from receval.data._strings import large_strings
 
@@ -168,7 +168,7 @@ def test_long_categorical_columns_renumbered_in_place_give_the_report_of_int64_i
 ) -> None:
     # a long column's indices are renumbered in place by the core (over the
     # dictionary's range, unused categories dropped), its users read as int32 runs
-    monkeypatch.setattr(_encode, "PARALLEL_MIN_ROWS", 10)
+    monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 10)
     calls: list[Any] = []
     real = compiled().dense_codes_in_place
 

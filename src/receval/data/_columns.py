@@ -29,8 +29,8 @@ from .. import _validation as v
 from .._kernels import compiled, empty_output, num_threads
 from ..exceptions import InputValidationError
 from . import io
-from ._chunked_ids import factorize_int_chunks, int_runs_of_chunks
 from ._encode import encode_ids, group_users
+from ._int_ids import factorize_int_chunks, int_runs_of_chunks
 
 Source = io.ParquetColumns | io.ArrowColumns
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
+from ._int_ids import DENSE_RANGE_FACTOR, factorize_ints
 from ._strings import (
     factorize_strings,
     ids_to_numpy,
@@ -22,12 +23,6 @@ from ._strings import (
     string_runs,
     values_to_numpy,
 )
-
-# integer ids whose value range is at most this many times the row count are
-# encoded with a direct-address table; wider ranges go through Arrow's hash table
-DENSE_RANGE_FACTOR = 4
-# integer columns longer than this are encoded in parallel when the order of codes is free
-PARALLEL_MIN_ROWS = 1_000_000
 
 # the dtypes of polars categorical Series read so far (by the Series' id; its weak
 # reference tells that it is the same Series and drops the entry with it)
@@ -60,14 +55,6 @@ class IdColumn(NamedTuple):
 
     array: Any
     distinct: bool = False
-
-
-def _factorize_int_range(values: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.ndarray]:
-    from .._kernels import compiled
-
-    values = np.ascontiguousarray(values, dtype=np.int64)
-    codes, first = compiled().factorize_dense(values, lo, span)
-    return codes, values[first]
 
 
 @dataclass(eq=False)
@@ -147,21 +134,10 @@ def encode_ids(
         if np.array_equal(arr, np.floor(arr)) and np.abs(arr).max() < 2**53:
             arr = arr.astype(np.int64)
             kind = "i"
-    if kind in "iu" and any_order and n > PARALLEL_MIN_ROWS:
-        # the ids' offsets and range in one parallel pass, then numbered in place in
-        # parallel: codes in ascending order of the ids (a column of one chunk)
-        from ._chunked_ids import factorize_int_chunks
-
-        got = factorize_int_chunks([arr], n, any_order=True)
+    if kind in "iu":
+        got = factorize_ints(arr, any_order)
         if got is not None:
             return got
-    elif kind in "iu":
-        lo = int(arr.min())
-        hi = int(arr.max())
-        span = hi - lo + 1
-        # uint64 ids from 2**63 on do not fit the table's int64 arithmetic: Arrow's hash table
-        if span <= DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
-            return _factorize_int_range(arr, lo, span)
     return _factorize_arrow(arr, name, func)
 
 

@@ -1,6 +1,7 @@
-"""Integer id columns given in chunks (the row groups of a Parquet file, the chunks
-of an Arrow table), encoded by the compiled core chunk by chunk: runs of users
-(:func:`int_runs_of_chunks`) and item codes (:func:`factorize_int_chunks`)."""
+"""Integer ids coded with a direct-address table over their range (never hashed) by
+the compiled core: a column in memory (:func:`factorize_ints`) or given in chunks
+(the row groups of a Parquet file, the chunks of an Arrow table): its codes
+(:func:`factorize_int_chunks`) and its runs of users (:func:`int_runs_of_chunks`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,34 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import _encode
+# integer ids whose value range is at most this many times the row count are
+# encoded with a direct-address table; wider ranges go through Arrow's hash table
+DENSE_RANGE_FACTOR = 4
+# integer columns longer than this are encoded in parallel when the order of codes is free
+PARALLEL_MIN_ROWS = 1_000_000
+
+
+def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`~receval.data._encode.factorize` of a 1-D integer array whose ids lie in
+    a compact range (the distinct ids as int64); None for a wider range, which Arrow's
+    hash table codes. A column of more than ``PARALLEL_MIN_ROWS`` rows whose codes
+    may follow any order (``any_order``) is coded as a column of one chunk: each id's
+    offset and the range in one parallel pass, then numbered in place in parallel,
+    the codes in ascending order of the ids; others in order of first appearance."""
+    from .._kernels import compiled
+
+    n = len(values)
+    if any_order and n > PARALLEL_MIN_ROWS:
+        return factorize_int_chunks([values], n, any_order=True)
+    lo = int(values.min())
+    hi = int(values.max())
+    span = hi - lo + 1
+    # uint64 ids from 2**63 on do not fit the table's int64 arithmetic
+    if span <= DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
+        values = np.ascontiguousarray(values, dtype=np.int64)
+        codes, first = compiled().factorize_dense(values, lo, span)
+        return codes, values[first]
+    return None
 
 
 def _as_int64(chunk: np.ndarray | None) -> np.ndarray | None:
@@ -92,13 +120,13 @@ def factorize_int_chunks(
         if not ok:
             return None
         lo, hi = min(lo, low), max(hi, high)
-        if hi - lo >= min(_encode.DENSE_RANGE_FACTOR * n + 1024, 2**31 - 1):
+        if hi - lo >= min(DENSE_RANGE_FACTOR * n + 1024, 2**31 - 1):
             return None  # too wide a range for a direct-address table
         start += len(values)
     if start != n or anchor is None or lo is None or hi is None:
         return None
     span = hi - lo + 1
-    ascending = any_order and n > _encode.PARALLEL_MIN_ROWS
+    ascending = any_order and n > PARALLEL_MIN_ROWS
     uniques = core.dense_codes_in_place(
         codes, lo - anchor, span, anchor, ascending, 4 * num_threads()
     )

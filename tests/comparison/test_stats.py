@@ -181,7 +181,22 @@ def test_wilcoxon_equals_scipy(seed):
 def test_wilcoxon_tied_values_property(values):
     d = np.array(values)
     expected = _quiet(stats.wilcoxon, d).pvalue if d.any() else 1.0
-    assert_allclose(wilcoxon_pvalues(d), expected, rtol=1e-12, atol=1e-12)
+    assert wilcoxon_pvalues(d) == expected  # to the last bit, SciPy's sign flips included
+
+
+@pytest.mark.parametrize("n", [2, 5, 9, 13])
+def test_wilcoxon_sign_flips_equal_scipys_to_the_last_bit(n):
+    """At most 13 differences with a zero or a tie: SciPy enumerates the 2**n sign
+    flips (its statistic called once each); receval computes every flip's statistic at
+    once, and must give the same p-value."""
+    rng = np.random.default_rng(n)
+    columns = [np.round(rng.normal(size=n), 1) for _ in range(3)]
+    columns[0][0] = 0.0  # a zero
+    columns[1][-1] = -columns[1][0]  # a tie of |d| across signs
+    columns[2] = np.round(np.abs(columns[2]), 0) + 1.0  # one sign, many ties
+    got = wilcoxon_pvalues(np.column_stack(columns))
+    for j, d in enumerate(columns):
+        assert got[j] == _quiet(stats.wilcoxon, d).pvalue, (j, d)
 
 
 def test_wilcoxon_edges():
@@ -860,9 +875,7 @@ def test_smallest_pvalue_bounds_scipy_wilcoxon(n):
     bound = smallest_pvalue(n, test="wilcoxon")
     rng = np.random.default_rng(n)
     data = [np.arange(1.0, n + 1), np.ones(n), rng.normal(size=n), np.abs(rng.normal(size=n))]
-    # tied columns; SciPy enumerates the 2^n sign flips of each of 10-13 users (~2 s at 13)
-    tied = 4 if 10 <= n <= 13 else 20
-    data += [np.round(np.abs(rng.normal(size=n)), 1) + 0.1 for _ in range(tied)]
+    data += [np.round(np.abs(rng.normal(size=n)), 1) + 0.1 for _ in range(20)]  # tied
     pvalues = [wilcoxon_pvalues(d) for d in data]
     assert min(pvalues) >= bound * (1 - 1e-9)
     assert min(pvalues) == pytest.approx(bound, rel=1e-6)  # reached by one of them

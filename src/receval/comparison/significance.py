@@ -214,7 +214,10 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
     exact enumeration of the sign flips for at most 13 users otherwise, and
     the normal approximation (no continuity correction, tie-corrected
     variance) for the rest. Each column is tested on its own, so one column's
-    ties or zeros never change another column's method.
+    ties or zeros never change another column's method. The enumeration runs
+    SciPy's ``permutation_test`` with the statistic of every sign vector computed
+    at once (SciPy's own call computes them one by one: 2 s a column of 13 users):
+    the same p-values to the last bit, in milliseconds.
 
     Examples
     --------
@@ -242,9 +245,50 @@ def _wilcoxon(differences: ArrayLike, func: str) -> float | np.ndarray:
             continue
         with warnings.catch_warnings():  # SciPy's small-sample and precision warnings
             warnings.simplefilter("ignore", RuntimeWarning)
-            p[j] = wilcoxon(col).pvalue
+            p[j] = _sign_flips_pvalue(col) if _enumerated(col) else wilcoxon(col).pvalue
     warn_undefined(np.isnan(p), one_d, "p-value", "no user has a difference (all NaN)", func)
     return as_result(p, one_d)
+
+
+# SciPy's wilcoxon (method="auto") enumerates the 2**n sign flips of at most this many
+# differences (zeros counted) when some are zero or tied
+_MOST_ENUMERATED = 13
+
+
+def _enumerated(col: np.ndarray) -> bool:
+    """Whether :func:`scipy.stats.wilcoxon` tests the differences ``col`` (no NaN)
+    by its permutation test: at most 13 of them, a zero or a tie among the others."""
+    nonzero = np.abs(col[col != 0])
+    return col.size <= _MOST_ENUMERATED and (
+        nonzero.size < col.size or np.unique(nonzero).size < nonzero.size
+    )
+
+
+def _sign_flips_pvalue(col: np.ndarray) -> float:
+    """:func:`scipy.stats.wilcoxon`'s p-value of ``col`` where it is the permutation
+    test (:func:`_enumerated`), by the same :func:`scipy.stats.permutation_test`
+    with the statistic computed for every sign vector at once.
+
+    SciPy passes its statistic (the sum of the ranks of ``|d|`` where ``d > 0``,
+    zeros left out) unvectorized, so the test calls it once for each of the 2**n
+    sign vectors: 2 s for 13 users. A sign flip changes no ``|d|``, so the ranks
+    are those of ``col``; each sum is of half-integers below 92, exact in any order,
+    hence the same null distribution and p-value to the last bit."""
+    stats = importlib.import_module("scipy.stats")
+    nonzero = col != 0
+    ranks = np.zeros(col.size)
+    ranks[nonzero] = stats.rankdata(np.abs(col[nonzero]))
+
+    def rank_sum(d: np.ndarray, axis: int) -> np.ndarray:
+        total: np.ndarray = np.sum((d > 0) * ranks, axis=axis)
+        return total
+
+    method = stats.PermutationMethod()
+    result = stats.permutation_test(
+        (col,), rank_sum, permutation_type="samples", vectorized=True,
+        n_resamples=method.n_resamples, batch=method.batch, alternative="two-sided", axis=-1,
+    )  # fmt: skip
+    return float(result.pvalue)
 
 
 def randomization_pvalues(

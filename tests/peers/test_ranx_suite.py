@@ -14,6 +14,11 @@ import pytest
 
 from receval import TieOrderWarning, evaluate
 
+# ranx compiles its kernels with numba on first use (about two minutes of a fresh
+# machine's CPU, cached on disk after): one worker of a parallel run takes every
+# module that calls ranx, so that they are compiled once
+pytestmark = pytest.mark.xdist_group("ranx")
+
 DATA = json.loads((Path(__file__).parent / "data" / "ranx.json").read_text())
 CASES = DATA["cases"]
 

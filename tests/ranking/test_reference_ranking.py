@@ -10,6 +10,11 @@ from sklearn.metrics import dcg_score, ndcg_score
 
 from receval import evaluate
 
+# ranx compiles its kernels with numba on first use (about two minutes of a fresh
+# machine's CPU, cached on disk after): one worker of a parallel run takes every
+# module that calls ranx, so that they are compiled once
+pytestmark = pytest.mark.xdist_group("ranx")
+
 SEEDS = range(10)
 
 

@@ -184,6 +184,25 @@ def test_wilcoxon_tied_values_property(values):
     assert wilcoxon_pvalues(d) == expected  # to the last bit, SciPy's sign flips included
 
 
+def test_wilcoxon_sign_flips_only_where_scipy_enumerates_them(monkeypatch):
+    """SciPy before 1.15 took the normal approximation for few tied differences:
+    there receval leaves the test to SciPy's own call."""
+    import scipy
+
+    from receval.comparison import significance
+
+    def enumerated(col):
+        raise AssertionError(f"sign flips enumerated for {col}")
+
+    d = np.array([0.0, 0.5, -0.5, 1.0, 2.0])
+    monkeypatch.setattr(scipy, "__version__", "1.14.1")
+    monkeypatch.setattr(significance, "_sign_flips_pvalue", enumerated)
+    assert wilcoxon_pvalues(d) == _quiet(stats.wilcoxon, d).pvalue
+    monkeypatch.setattr(scipy, "__version__", "1.15.0")
+    with pytest.raises(AssertionError, match="sign flips enumerated"):
+        wilcoxon_pvalues(d)
+
+
 @pytest.mark.parametrize("n", [2, 5, 9, 13])
 def test_wilcoxon_sign_flips_equal_scipys_to_the_last_bit(n):
     """At most 13 differences with a zero or a tie: SciPy enumerates the 2**n sign

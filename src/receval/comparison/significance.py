@@ -257,11 +257,16 @@ _MOST_ENUMERATED = 13
 
 def _enumerated(col: np.ndarray) -> bool:
     """Whether :func:`scipy.stats.wilcoxon` tests the differences ``col`` (no NaN)
-    by its permutation test: at most 13 of them, a zero or a tie among the others."""
+    by its permutation test: at most 13 of them, a zero or a tie among the others,
+    and SciPy 1.15 or later (before, it took the normal approximation there)."""
     nonzero = np.abs(col[col != 0])
-    return col.size <= _MOST_ENUMERATED and (
+    few_tied = col.size <= _MOST_ENUMERATED and (
         nonzero.size < col.size or np.unique(nonzero).size < nonzero.size
     )
+    if not few_tied:
+        return False
+    version = importlib.import_module("scipy").__version__.split(".")
+    return (int(version[0]), int(version[1])) >= (1, 15)
 
 
 def _sign_flips_pvalue(col: np.ndarray) -> float:

@@ -9,7 +9,7 @@ mod coded_rows;
 mod ids;
 mod values;
 
-pub use coded_rows::{code_rows, Coded};
+pub use coded_rows::code_rows;
 pub use ids::{Ids, TooMany, MAX_IDS};
 pub use values::{Values, Widened};
 

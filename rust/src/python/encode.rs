@@ -365,11 +365,6 @@ fn inline_views<'a>(
         .collect()
 }
 
-/// [`crate::held::code_rows`], its error raised as Python's.
-fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<crate::held::Coded> {
-    crate::held::code_rows(n, row).map_err(super::open::too_many)
-}
-
 /// Codes in order of first appearance of the ids of an object array of str (read in
 /// place, no copy), and the first row of each code; None when an element is not a
 /// str (or a str that is not UTF-8): the caller encodes those otherwise.
@@ -380,7 +375,7 @@ fn code_rows<'a>(n: usize, row: impl Fn(usize) -> &'a [u8]) -> PyResult<crate::h
 /// distinct object is then read. Whether they are is told by the first rows: at
 /// least half of the rows that repeat an earlier row's string there repeat its
 /// object. Otherwise every row is read (one at a time, under the GIL) while a second
-/// thread codes the rows read before ([`code_rows`]).
+/// thread codes the rows read before ([`crate::held::code_rows`]).
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,
@@ -416,7 +411,8 @@ fn factorize_str<'py>(
         ))
     };
     if same_string == 0 || 2 * same_object < same_string {
-        let (codes, first, texts) = code_rows(v.len(), key)?;
+        let (codes, first, texts) =
+            crate::held::code_rows(v.len(), key).map_err(super::open::too_many)?;
         return Ok(if other.get() {
             None
         } else {

@@ -235,6 +235,8 @@ def _wilcoxon(differences: ArrayLike, func: str) -> float | np.ndarray:
     wilcoxon = scipy_function("scipy.stats", "wilcoxon", f"{func} (the Wilcoxon test)")
     d, one_d = check_differences(differences, func)
     p = np.full(d.shape[1], np.nan)
+    version = importlib.import_module("scipy").__version__.split(".")
+    flips = (int(version[0]), int(version[1])) >= (1, 15)  # see _enumerated
     for j in range(d.shape[1]):
         col = d[:, j]
         col = col[~np.isnan(col)]
@@ -245,7 +247,7 @@ def _wilcoxon(differences: ArrayLike, func: str) -> float | np.ndarray:
             continue
         with warnings.catch_warnings():  # SciPy's small-sample and precision warnings
             warnings.simplefilter("ignore", RuntimeWarning)
-            p[j] = _sign_flips_pvalue(col) if _enumerated(col) else wilcoxon(col).pvalue
+            p[j] = _sign_flips_pvalue(col) if flips and _enumerated(col) else wilcoxon(col).pvalue
     warn_undefined(np.isnan(p), one_d, "p-value", "no user has a difference (all NaN)", func)
     return as_result(p, one_d)
 
@@ -256,17 +258,13 @@ _MOST_ENUMERATED = 13
 
 
 def _enumerated(col: np.ndarray) -> bool:
-    """Whether :func:`scipy.stats.wilcoxon` tests the differences ``col`` (no NaN)
-    by its permutation test: at most 13 of them, a zero or a tie among the others,
-    and SciPy 1.15 or later (before, it took the normal approximation there)."""
+    """Whether :func:`scipy.stats.wilcoxon` (1.15 or later; before, it took the
+    normal approximation there) tests the differences ``col`` (no NaN) by its
+    permutation test: at most 13 of them, a zero or a tie among the others."""
     nonzero = np.abs(col[col != 0])
-    few_tied = col.size <= _MOST_ENUMERATED and (
+    return col.size <= _MOST_ENUMERATED and (
         nonzero.size < col.size or np.unique(nonzero).size < nonzero.size
     )
-    if not few_tied:
-        return False
-    version = importlib.import_module("scipy").__version__.split(".")
-    return (int(version[0]), int(version[1])) >= (1, 15)
 
 
 def _sign_flips_pvalue(col: np.ndarray) -> float:

@@ -283,3 +283,31 @@ def test_gbdt_profiles_on_a_group_without_a_relevant_document():
         assert got == pytest.approx(v), profile
     xgb = rv.evaluate(qrels, run, ["ndcg@2-", "map@2-"], profile="xgboost")
     assert xgb.mean == pytest.approx({"ndcg@2-": 0.5 / math.log2(3), "map@2-": 0.25})
+
+
+# ------------------------------------------------------------------ checked once
+@pytest.mark.parametrize("profile", [None, "trec_eval", "sklearn"])
+def test_conventions_checked_once_still_refuse_an_equal_value_of_another_type(profile):
+    """evaluate keeps the conventions it has checked: a value equal to a checked one
+    but of another type (True == 1 == 1.0, none a depth; "1" no threshold) is still
+    refused, however often the good one was given before."""
+    from receval.conventions import Conventions
+    from receval.exceptions import InvalidParameterError
+
+    qrels, run = {"u": {"a": 1}}, {"u": {"a": 1.0, "b": 0.5}}
+    good = rv.evaluate(qrels, run, "ndcg@3", depth=1, rel_threshold=1, profile=profile)
+    for _ in range(2):
+        again = rv.evaluate(qrels, run, "ndcg@3", depth=1, rel_threshold=1, profile=profile)
+        assert again.mean == good.mean
+        for bad in ({"depth": True}, {"depth": 1.0}, {"rel_threshold": "1"}):
+            with pytest.raises(InvalidParameterError, match=next(iter(bad))):
+                rv.evaluate(qrels, run, "ndcg@3", profile=profile, **{"depth": 1, **bad})
+            with pytest.raises(InvalidParameterError, match=next(iter(bad))):
+                Conventions(**bad).validated()
+    # conventions are told apart by their values too
+    one, two = (rv.evaluate(qrels, run, "ndcg@3", depth=d, profile=profile) for d in (1, 2))
+    assert one.mean["ndcg@3"] == 1.0 and two.mean["ndcg@3"] == 1.0
+    graded = {"u": {"a": 1, "b": 2}}
+    high = rv.evaluate(graded, run, "P@1", rel_threshold=2, profile=profile)
+    low = rv.evaluate(graded, run, "P@1", rel_threshold=1, profile=profile)
+    assert (high.mean["P@1"], low.mean["P@1"]) == (0.0, 1.0)

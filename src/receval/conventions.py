@@ -81,8 +81,20 @@ class Conventions:
     discount: str = "offset"
 
     def validated(self, func: str = "evaluate") -> Conventions:
+        """``self`` once its values are checked (``func`` names the caller in errors).
+
+        Conventions of the same values, each of the same type, pass at once once one
+        did (``evaluate`` checks them for every metric of every call)."""
         from ._parameters import check_number, check_option
 
+        try:
+            key: tuple[tuple[type, Any], ...] | None = tuple(
+                (type(v), v) for v in vars(self).values()
+            )
+            if key in _VALIDATED:
+                return self
+        except TypeError:  # an unhashable value: refused below
+            key = None
         for name, options in CHOICES.items():
             check_option(getattr(self, name), name, func, list(options))
         check_number(self.rel_threshold, "rel_threshold", func)  # any grade: a real
@@ -93,6 +105,8 @@ class Conventions:
                 f"The 'judged_only' parameter of {func} must be True or False. "
                 f"Got {self.judged_only!r} instead."
             )
+        if key is not None and len(_VALIDATED) < _MOST_KEPT:
+            _VALIDATED.add(key)
         return self
 
     def as_dict(self) -> dict[str, Any]:
@@ -100,6 +114,13 @@ class Conventions:
 
 
 FIELDS = tuple(f.name for f in fields(Conventions))
+
+# the values of the conventions checked so far, each with its type (True == 1, yet
+# True is no depth), and the conventions resolved so far: a few profiles and sets of
+# keywords in most processes, at most _MOST_KEPT of each
+_VALIDATED: set[tuple[tuple[type, Any], ...]] = set()
+_RESOLVED: dict[tuple[Any, ...] | None, Conventions] = {}
+_MOST_KEPT = 4096
 
 #: What each peer library does, as receval conventions (receval's default where unset).
 PROFILES: dict[str, Conventions] = {
@@ -252,6 +273,16 @@ def resolve_conventions(
     conventions written in its string), then the explicit keyword overrides."""
     from ._parameters import check_option
 
+    memo: tuple[Any, ...] | None = (
+        profile, metric, cut_off, string_params,
+        *sorted((k, type(v), v) for k, v in overrides.items()),
+    )  # fmt: skip
+    try:  # the same arguments, each of the same type: the same conventions
+        hit = _RESOLVED.get(memo)
+    except TypeError:  # an unhashable value: refused below
+        hit = memo = None
+    if hit is not None:
+        return hit
     if profile is not None:
         check_option(profile, "profile", func, sorted(PROFILES))
         base = PROFILES[profile]
@@ -268,7 +299,10 @@ def resolve_conventions(
     given = {k: v for k, v in overrides.items() if v is not None}
     for name in given:
         check_option(name, "convention", func, list(FIELDS))
-    return replace(base, **given).validated(func)
+    resolved = replace(base, **given).validated(func)
+    if memo is not None and len(_RESOLVED) < _MOST_KEPT:
+        _RESOLVED[memo] = resolved
+    return resolved
 
 
 #: What a peer answers where a pointwise metric is undefined (``y_true`` of one

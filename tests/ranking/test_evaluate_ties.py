@@ -4,12 +4,14 @@ the order actually used."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import receval
 from receval import evaluate
@@ -222,3 +224,25 @@ def test_tie_averages_look_up_the_item_ids_once(monkeypatch):
     report = evaluate(QRELS, RUN, METRICS)
     assert report.mean["recall@1"] == pytest.approx(1 / 3)
     assert calls.count("items") == 1
+
+
+HARD = [0.0, -0.0, 1.0, -1.0, 1e-12, 2e-12, 1 + 1e-12, 1 + 3e-12, 0.5, 0.5 + 5e-13, 5e-324]
+HARD += [1e300, -1e300, np.finfo(np.float64).max, -np.finfo(np.float64).max]
+HARD += [math.inf, -math.inf, math.nan]
+
+
+@given(
+    st.lists(st.sampled_from(HARD) | st.floats(allow_nan=True), min_size=1, max_size=40),
+    st.lists(st.floats(-1e-11, 1e-11) | st.sampled_from([0.0, math.inf, math.nan]), min_size=40),
+)
+def test_a_value_moved_by_the_tie_order_is_one_numpy_calls_not_close(values, shifts):
+    """The tie-dependence count's comparison is np.isclose(rtol=1e-12, atol=1e-12,
+    equal_nan=True), infinities and NaN included."""
+    from receval.ranking.aggregate import _close
+
+    a = np.array(values)
+    b = a + np.array(shifts[: len(values)])
+    for x, y in ((a, b), (b, a), (a, a[::-1])):
+        with np.errstate(all="ignore"):
+            want = np.isclose(x, y, rtol=1e-12, atol=1e-12, equal_nan=True)
+        np.testing.assert_array_equal(_close(x, y), want)

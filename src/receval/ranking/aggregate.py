@@ -595,7 +595,7 @@ def _tie_means(
         if text in own:
             avg = np.where(own[text], col[users], avg)
         skipped = np.isinf(avg)
-        moved = skipped | ~np.isclose(col[users], avg, rtol=1e-12, atol=1e-12, equal_nan=True)
+        moved = skipped | ~_close(col[users], avg)
         n_moved = int(np.count_nonzero(moved))
         state.n_users_tie_dependent[text] = n_moved
         state.n_users_not_averaged[text] = int(np.count_nonzero(skipped))
@@ -607,6 +607,15 @@ def _tie_means(
         rows.averaged[text] = full
         mean, _, valued = partition_mean(full, rows.aux[text], setup.kind(text), setup.convs[text])
         state.ties_means[text] = Mean(mean, valued)
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.isclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True)``, without its
+    fixed cost (a tenth of a small call of evaluate)."""
+    with np.errstate(invalid="ignore", over="ignore"):  # an infinity: close to itself only
+        near = (np.abs(a - b) <= 1e-12 + 1e-12 * np.abs(b)) & np.isfinite(a) & np.isfinite(b)
+    close: np.ndarray = near | (a == b) | (np.isnan(a) & np.isnan(b))
+    return close
 
 
 # ------------------------------------------------------------------ finalize

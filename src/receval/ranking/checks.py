@@ -113,30 +113,32 @@ def check_matching(
     notes: list[tuple[bool, str]] = []
     if n_users:
         share = n_users_matched / n_users
-        text = (
-            f"{func}: {n_users_matched} of the {n_users} qrels users are in the run "
-            f"({share:.1%}), e.g. qrels users {v.format_values(q_users)}, run users "
-            f"{v.format_values(r_users)}{_types(q_users, r_users)}"
-        )
-        if n_users_matched == 0:
-            notes.append((True, text + "; every metric would be 0"))
-        elif share < min_match:
-            notes.append((False, text + f", below min_match={min_match:g}"))
+        if n_users_matched == 0 or share < min_match:  # the message only then
+            text = (
+                f"{func}: {n_users_matched} of the {n_users} qrels users are in the run "
+                f"({share:.1%}), e.g. qrels users {v.format_values(q_users)}, run users "
+                f"{v.format_values(r_users)}{_types(q_users, r_users)}"
+            )
+            if n_users_matched == 0:
+                notes.append((True, text + "; every metric would be 0"))
+            else:
+                notes.append((False, text + f", below min_match={min_match:g}"))
     if items is not None and n_users_matched:
         matched, n_items, n_judged = items
         share = matched / n_items if n_items else 1.0
         share_judged = matched / n_judged if n_judged else 1.0
-        text = (
-            f"{func}: {matched} of the run's {n_items} items are judged in the qrels "
-            f"({share:.1%}; {share_judged:.1%} of the qrels' {n_judged} items), e.g. run "
-            f"items {v.format_values(r_items)}, qrels items "
-            f"{v.format_values(q_items)}{_types(q_items, r_items)}"
-        )
-        share = max(share, share_judged)
-        if matched == 0 and n_items:
-            notes.append((True, text + "; every metric that reads the judgments would be 0"))
-        elif share < min_match:
-            notes.append((False, text + f", below min_match={min_match:g}"))
+        refused = matched == 0 and n_items > 0
+        if refused or max(share, share_judged) < min_match:
+            text = (
+                f"{func}: {matched} of the run's {n_items} items are judged in the qrels "
+                f"({share:.1%}; {share_judged:.1%} of the qrels' {n_judged} items), e.g. run "
+                f"items {v.format_values(r_items)}, qrels items "
+                f"{v.format_values(q_items)}{_types(q_items, r_items)}"
+            )
+            if refused:
+                notes.append((True, text + "; every metric that reads the judgments would be 0"))
+            else:
+                notes.append((False, text + f", below min_match={min_match:g}"))
     for refused, text in notes:
         if refused and not allow_unmatched:
             raise InputValidationError(text + "; " + fix + ".")

@@ -929,3 +929,32 @@ def test_object_ids_a_copy_a_row_are_coded_across_blocks_as_one_pass_would(
     assert compiled().factorize_str(column, 2) is None
     with pytest.raises(InputValidationError, match="one type"):
         factorize(column, "items", "test")
+
+
+IDS = ["", "a", "a ", " a", "é", "日本", "a\x00b", "a\x00c", "\x00a", "u-17", "x" * 40]
+
+
+@pytest.mark.parametrize("kind", [str, bytes])
+@given(st.lists(st.sampled_from(IDS) | st.text(max_size=8), max_size=300))
+def test_numpy_str_and_bytes_ids_are_encoded_whole(kind, ids):
+    """NumPy str and bytes ids (fixed width) are encoded whole, a NUL inside an id
+    included (Arrow cuts such an array's strings at their first NUL): the codes and
+    distinct ids of a dict of first appearance, the array's dtype kept; up to
+    _FEW_STRINGS ids by a dict, more by the core, to the same codes; looked up whole."""
+    from receval.data import _encode
+
+    arr = np.array(ids if kind is str else [x.encode() for x in ids], dtype=kind)
+    first: dict[Any, int] = {}
+    want = [first.setdefault(x, len(first)) for x in arr.tolist()]
+    codes, uniques = factorize(arr, "user", "f")
+    assert codes.tolist() == want and uniques.tolist() == list(first)
+    assert codes.dtype == (np.int32 if len(arr) else np.int64) and uniques.dtype == arr.dtype
+    long = np.concatenate([arr] * (_encode._FEW_STRINGS // max(len(arr), 1) + 1))
+    assert len(long) > _encode._FEW_STRINGS or not len(arr)
+    long_codes, long_uniques = factorize(long, "user", "f")
+    assert long_codes.tolist() == want * (len(long) // max(len(arr), 1))
+    assert long_uniques.tolist() == list(first)
+    for values in (arr, np.concatenate([arr] * 1100)):  # the dict, then Arrow (2**18 ids)
+        # the ids looked up among the distinct ids but the first
+        found = _encode.lookup(values, uniques[1:])
+        assert found.tolist() == [c - 1 for c in want * (len(values) // max(len(arr), 1))]

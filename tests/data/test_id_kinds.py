@@ -958,3 +958,18 @@ def test_numpy_str_and_bytes_ids_are_encoded_whole(kind, ids):
         # the ids looked up among the distinct ids but the first
         found = _encode.lookup(values, uniques[1:])
         assert found.tolist() == [c - 1 for c in want * (len(values) // max(len(arr), 1))]
+
+
+def test_numpy_strings_reach_arrow_whole():
+    """Every NumPy array that becomes Arrow in receval goes through to_arrow: str and
+    bytes whole (Arrow's own conversion cuts them at their first NUL), others as
+    Arrow converts them, an Arrow array as it is."""
+    from receval.data._strings import to_arrow
+
+    ids = ["a\x00b", "a\x00c", "", "\x00"]
+    assert to_arrow(np.array(ids)).to_pylist() == ["a\x00b", "a\x00c", "", ""]  # NumPy drops
+    assert to_arrow(np.array(ids, dtype=object)).to_pylist() == ids  # trailing NULs itself
+    assert to_arrow(np.array([x.encode() for x in ids[:2]])).to_pylist() == [b"a\x00b", b"a\x00c"]
+    assert to_arrow(np.array([1, 2])).type == pa.int64()
+    arr = pa.array(["x"])
+    assert to_arrow(arr) is arr

@@ -21,6 +21,7 @@ from ._strings import (
     lookup_strings,
     string_buffers,
     string_runs,
+    to_arrow,
     values_to_numpy,
 )
 
@@ -546,8 +547,7 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     import pyarrow.compute as pc
 
     def as_strings(x: np.ndarray) -> pa.Array:
-        # NumPy's str and bytes as Python objects: Arrow would cut each at its first NUL
-        arr = pa.array(x.tolist() if x.dtype.kind in "OUS" else x)
+        arr = to_arrow(x)
         if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
             arr = pc.cast(arr, pa.string())
         return arr

@@ -30,6 +30,7 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._origin import Batch, located
+from ..data._strings import to_arrow
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
@@ -439,10 +440,7 @@ def _concat(a: Any, b: Any) -> Any:
         return np.concatenate([a, b])
     import pyarrow as pa
 
-    def arrow(x: Any) -> Any:
-        return x if isinstance(x, pa.Array) else pa.array(x)
-
-    return pa.concat_arrays([arrow(a), arrow(b)])
+    return pa.concat_arrays([to_arrow(a), to_arrow(b)])
 
 
 def _run_starts(ids: Any) -> np.ndarray:

@@ -22,6 +22,7 @@ from ..data import io
 from ..data._encode import distinct_ints, factorize, join_ids, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
+from ..data._strings import to_arrow
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics.beyond.history import read_log
 from .report import example_value
@@ -308,7 +309,7 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
             if not np.isfinite(out).all():
                 raise InputValidationError(f"{where} contains NaN or infinity.")
             return out
-        arr = pa.array(arr.tolist() if arr.dtype.kind == "O" else arr)
+        arr = to_arrow(arr)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if arr.null_count:

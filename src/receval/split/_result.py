@@ -10,6 +10,7 @@ import numpy as np
 
 from .._validation import check_number, check_option
 from ..data import io
+from ..data._strings import to_arrow
 from ..exceptions import InvalidParameterError
 
 #: the counts a result reports, in the order of its repr and summary
@@ -190,6 +191,6 @@ def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray) ->
     """Qrels with each (user, item) pair once, at its largest grade."""
     import pyarrow as pa
 
-    table = pa.table({"u": pa.array(users), "i": pa.array(items), "g": pa.array(grades)})
+    table = pa.table({"u": to_arrow(users), "i": to_arrow(items), "g": pa.array(grades)})
     table = table.group_by(["u", "i"]).aggregate([("g", "max")])
     return qrels_type(table["u"], table["i"], table["g_max"])

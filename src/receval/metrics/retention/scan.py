@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...data._origin import Batch, Origin, located
+from ...data._strings import to_arrow
 from ...data.scan import Scan
 from ...exceptions import InvalidParameterError
 from .definition import RETENTION, finalize
@@ -128,7 +129,7 @@ def _concat(pieces: list[Batch], columns: list[str]) -> Batch:
         if all(isinstance(a, np.ndarray) for a in parts):
             out[c] = np.concatenate(parts)
         else:
-            arrays = [a if isinstance(a, pa.Array) else pa.array(a) for a in parts]
+            arrays = [to_arrow(a) for a in parts]
             out[c] = pa.concat_arrays(arrays)
     pieces_of = tuple(p for b in pieces for p in b.origin.pieces)
     return Batch(out, Origin(pieces_of, pieces[0].origin.lines))

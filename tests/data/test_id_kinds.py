@@ -973,3 +973,31 @@ def test_numpy_strings_reach_arrow_whole():
     assert to_arrow(np.array([1, 2])).type == pa.int64()
     arr = pa.array(["x"])
     assert to_arrow(arr) is arr
+
+
+@pytest.mark.parametrize("box", [list, lambda x: np.array(x, dtype=object)])
+def test_integer_ids_past_int64_are_uint64_or_refused_never_merged(box):
+    """Python ints past int64 (uint64 hashes): a list of them beside small ints is
+    not made floats (2**64 - 1 and 2**64 - 2 would be one id), an object array of
+    them is not a raw OverflowError; uint64 ids are encoded as such, ids no 64-bit
+    type holds together are refused naming the argument."""
+    top = 2**64 - 1
+    codes, uniques = factorize(box([top, top - 1, 3, top]), "item", "f")
+    assert codes.tolist() == [0, 1, 2, 0] and uniques.tolist() == [top, top - 1, 3]
+    assert uniques.dtype == np.uint64
+    for bad in ([top, -2], [2**70, 1]):
+        with pytest.raises(InputValidationError, match=r"item holds integer ids from .*astype"):
+            factorize(box(bad), "item", "f")
+    report = receval.evaluate({"u": {top: 1}}, {"u": {top - 1: 0.9, top: 0.5}}, ["P@1", "P@2"])
+    assert report.mean == {"P@1": 0.0, "P@2": 0.5}
+
+
+@pytest.mark.parametrize("n", [2, 600])
+@pytest.mark.parametrize("dtype", [str, object])
+def test_a_string_id_that_is_not_unicode_is_refused_naming_it(n, dtype):
+    """A lone surrogate (a file decoded with errors="surrogateescape") cannot be an
+    id's UTF-8: refused with the argument and the id, a few ids or many, NumPy str
+    or object, never a raw UnicodeEncodeError."""
+    ids = np.array(["a", "b\udc80"] * (n // 2), dtype=dtype)
+    with pytest.raises(InputValidationError, match=r"user holds the id 'b\\udc80', which is not"):
+        factorize(ids, "user", "f")

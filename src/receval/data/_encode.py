@@ -121,6 +121,8 @@ def encode_ids(
     n = arr.shape[0]
     if n == 0:
         return np.empty(0, dtype=np.int64), arr
+    if arr.dtype.kind == "f" and not isinstance(values, np.ndarray) and _wide_ints(values):
+        arr = np.array(list(values), dtype=object)  # NumPy made floats of them: ids merged
     kind = arr.dtype.kind
     if kind == "b":
         arr = arr.astype(np.int64)
@@ -144,6 +146,8 @@ def encode_ids(
             first: dict[Any, int] = {}
             ids = arr.tolist()
             codes = np.fromiter((first.setdefault(x, len(first)) for x in ids), np.int32, n)
+            for x in first if kind == "U" else ():
+                _check_unicode(x, name, func)
             return codes, np.array(list(first), dtype=arr.dtype)
         codes, uniques = _factorize_arrow(arr.astype(object), name, func)
         return codes, ids_to_numpy(uniques).astype(arr.dtype)
@@ -153,6 +157,26 @@ def encode_ids(
 # the most NumPy str ids encoded by a dict (an Arrow array and its buffers cost
 # tens of microseconds, a dict 0.1 microsecond an id)
 _FEW_STRINGS = 256
+
+
+def _wide_ints(values: Any) -> bool:
+    """Whether a sequence holds a Python int beyond int64 (NumPy makes floats of such
+    a list where it holds other ints: 2**64 - 1 and 2**64 - 2 would be one id)."""
+    return any(type(x) is int and not -(2**63) <= x < 2**63 for x in values)
+
+
+def _check_unicode(x: Any, name: str, func: str) -> None:
+    """Refuse a str id that UTF-8 cannot hold (a lone surrogate, as from a file
+    decoded with ``errors="surrogateescape"``)."""
+    if isinstance(x, str) and not x.isascii():
+        try:
+            x.encode()
+        except UnicodeEncodeError as exc:
+            raise InputValidationError(
+                f"{func}: {name} holds the id {x!r}, which is not valid Unicode (a lone "
+                f"surrogate, {x[exc.start : exc.end]!r}); ids must be text that UTF-8 can "
+                f"hold: decode the file's bytes as UTF-8, or give such ids as bytes."
+            ) from exc
 
 
 def _missing(count: int, name: str, func: str) -> InputValidationError:
@@ -412,6 +436,20 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise mixed(sorted({type(v).__name__ for v in arr.tolist()})) from exc
+    except UnicodeEncodeError:  # a str of a lone surrogate
+        for x in arr.tolist():
+            _check_unicode(x, name, func)
+        raise
+    except OverflowError as exc:  # Python ints past int64: uint64 ids, or too large
+        values = arr.tolist()
+        if all(type(x) is int and 0 <= x < 2**64 for x in values):
+            return encode_ids(np.array(values, dtype=np.uint64), name, func)
+        ints = [x for x in values if isinstance(x, int)]
+        raise InputValidationError(
+            f"{func}: {name} holds integer ids from {min(ints)!r} to {max(ints)!r}, which "
+            f"no 64-bit integer type holds together; ids must be int64, uint64 or "
+            f"strings: convert them, e.g. {name} = {name}.astype(str)."
+        ) from exc
     if isinstance(arr, np.ndarray) and arr.dtype.kind == "O" and pa.types.is_binary(parr.type):
         kinds = sorted({type(v).__name__ for v in arr.tolist()})
         if len(kinds) > 1:  # str and bytes: Arrow would take the str as their UTF-8 bytes

@@ -12,7 +12,8 @@ around the rounds.
    ``import receval`` + ``roc_auc_score`` on 1,000 rows.
 2. Calls on 1,000 rows (blocks of 200 calls, per call): receval's ``log_loss``,
    ``roc_auc_score`` and ``gauc_score`` against scikit-learn's ``log_loss`` and
-   ``roc_auc_score``.
+   ``roc_auc_score``; ``evaluate`` on 3 users given as dicts against pytrec_eval's
+   evaluator made and run on them.
 3. ``receval rank`` end to end on a TREC run of ``--users`` users x 100 items
    (written once into a temporary directory) against pytrec_eval reading and
    evaluating the same files: time and peak memory of each process.
@@ -181,6 +182,45 @@ def small_calls(runs: int) -> list[tuple[str, float, float]]:
     ]
 
 
+def small_evaluations(runs: int) -> list[tuple[str, float]]:
+    """``evaluate`` on a few users given as dicts (a test, a per-query loop) against
+    pytrec_eval's evaluator made and run on the same dicts, per call."""
+    import pytrec_eval
+
+    import receval as rv
+
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}, "q3": {"d1": 3, "d5": 1}}
+    run = {
+        "q1": {"d1": 0.5, "d3": 0.2, "d7": 0.9},
+        "q2": {"d4": 0.1, "d2": 0.3},
+        "q3": {"d5": 0.4, "d1": 0.1},
+    }
+    five = ["ndcg@10", "map", "mrr", "recall@10", "P@10"]
+    trec = {"ndcg_cut.10", "map", "recip_rank", "recall.10", "P.10"}
+    built = rv.Qrels.from_dict(qrels), rv.Run.from_dict(run)
+    block = 200
+
+    def loop(f):
+        def run_block():
+            for _ in range(block):
+                f()
+
+        return run_block
+
+    cases = [
+        ("receval evaluate, ndcg@10", loop(lambda: rv.evaluate(qrels, run, "ndcg@10"))),
+        ("pytrec_eval, ndcg_cut.10", loop(lambda: pytrec_eval.RelevanceEvaluator(
+            qrels, {"ndcg_cut.10"}).evaluate(run))),
+        ("receval evaluate, 5 metrics", loop(lambda: rv.evaluate(qrels, run, five))),
+        ("pytrec_eval, the same 5", loop(lambda: pytrec_eval.RelevanceEvaluator(
+            qrels, trec).evaluate(run))),
+        ("receval evaluate of a built Qrels and Run, 5 metrics",
+         loop(lambda: rv.evaluate(*built, five))),
+    ]  # fmt: skip
+    got = interleaved([f for _, f in cases], runs)
+    return [(name, m.seconds / block * 1e6) for (name, _), m in zip(cases, got, strict=True)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs; print only")
@@ -220,6 +260,13 @@ def main() -> None:
         "| call | median per call (µs) |",
         "| --- | --- |",
         *[f"| {name} | {us:.0f} |" for name, us, _ in small_calls(runs)],
+        "",
+        "`evaluate` on 3 users given as dicts (blocks of 200 calls; per call; pytrec_eval "
+        "makes its evaluator in each call, as the dicts change from call to call):",
+        "",
+        "| call | median per call (µs) |",
+        "| --- | --- |",
+        *[f"| {name} | {us:.0f} |" for name, us in small_evaluations(runs)],
         "",
     ]
     with tempfile.TemporaryDirectory() as directory:

@@ -133,7 +133,7 @@ def prepare_metrics(
             profile, func, spec.name, spec.k is not None, spec.params, **conventions
         )
         overrides: dict[str, Any] = dict(spec.params)
-        conv = replace(base, **overrides).validated(func)
+        conv = replace(base, **overrides).validated(func) if overrides else base  # checked
         if conv.ties == "average" and spec.k is not None and spec.info.kind in _AVERAGED:
             # computed as the expectation over tie orders (list_values reads it here)
             spec = replace(

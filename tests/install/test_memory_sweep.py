@@ -63,6 +63,17 @@ main()
 API = (
     LIMIT
     + """
+import os, tempfile
+# a first evaluation of tiny TREC files, tied scores among them, loads what reading
+# and evaluating such files imports and starts Arrow's allocator (a few ids given
+# in Python, as above, touch neither)
+with tempfile.TemporaryDirectory() as tmp:
+    q, r = os.path.join(tmp, "q.txt"), os.path.join(tmp, "r.run")
+    with open(q, "w") as f:
+        f.write("u 0 a 1\\n")
+    with open(r, "w") as f:
+        f.write("u Q0 a 1 0.5 t\\nu Q0 b 2 0.5 t\\n")
+    rv.evaluate(q, rv.Run.from_trec(r), ["ndcg@10", "map"])
 limit(int(sys.argv[1]))
 try:
     run = rv.Run.from_trec(sys.argv[3])

@@ -160,15 +160,7 @@ def small_calls(runs: int) -> list[tuple[str, float, float]]:
     y = (rng.random(1000) < 0.3).astype(np.int8)
     p = rng.random(1000) * 0.98 + 0.01
     g = np.repeat(np.arange(100), 10)  # 100 groups of 10 rows
-    block = 200
-
-    def loop(f):
-        def run():
-            for _ in range(block):
-                f()
-
-        return run
-
+    loop = _block
     cases = [
         ("receval log_loss", loop(lambda: rv.log_loss(y, p))),
         ("scikit-learn log_loss", loop(lambda: log_loss(y, p))),
@@ -178,8 +170,21 @@ def small_calls(runs: int) -> list[tuple[str, float, float]]:
     ]
     got = interleaved([f for _, f in cases], runs)
     return [
-        (name, m.seconds / block * 1e6, m.load[1]) for (name, _), m in zip(cases, got, strict=True)
+        (name, m.seconds / BLOCK * 1e6, m.load[1]) for (name, _), m in zip(cases, got, strict=True)
     ]
+
+
+BLOCK = 200  # calls a timed block of the small calls makes
+
+
+def _block(f):
+    """``f`` called BLOCK times (one timed case of the small calls)."""
+
+    def run():
+        for _ in range(BLOCK):
+            f()
+
+    return run
 
 
 def small_evaluations(runs: int) -> list[tuple[str, float]]:
@@ -198,15 +203,7 @@ def small_evaluations(runs: int) -> list[tuple[str, float]]:
     five = ["ndcg@10", "map", "mrr", "recall@10", "P@10"]
     trec = {"ndcg_cut.10", "map", "recip_rank", "recall.10", "P.10"}
     built = rv.Qrels.from_dict(qrels), rv.Run.from_dict(run)
-    block = 200
-
-    def loop(f):
-        def run_block():
-            for _ in range(block):
-                f()
-
-        return run_block
-
+    loop = _block
     cases = [
         ("receval evaluate, ndcg@10", loop(lambda: rv.evaluate(qrels, run, "ndcg@10"))),
         ("pytrec_eval, ndcg_cut.10", loop(lambda: pytrec_eval.RelevanceEvaluator(
@@ -218,7 +215,7 @@ def small_evaluations(runs: int) -> list[tuple[str, float]]:
          loop(lambda: rv.evaluate(*built, five))),
     ]  # fmt: skip
     got = interleaved([f for _, f in cases], runs)
-    return [(name, m.seconds / block * 1e6) for (name, _), m in zip(cases, got, strict=True)]
+    return [(name, m.seconds / BLOCK * 1e6) for (name, _), m in zip(cases, got, strict=True)]
 
 
 def main() -> None:

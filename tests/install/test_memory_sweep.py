@@ -26,34 +26,42 @@ resource = pytest.importorskip("resource")
 MARGINS_MB = list(range(20, 321, 20))
 
 LIMIT = """
-import resource, sys
+import contextlib, io, os, resource, sys, tempfile
 import receval as rv
-# the modules an evaluation imports are loaded before the limit (a shared library
-# that cannot be mapped under it is an ImportError, not the subject here)
+# the modules the work imports are loaded before the limit (a shared library that
+# cannot be mapped under it is an ImportError, not the subject here): by an
+# evaluation of ids given in Python, then a first run of the work itself (warmed)
 rv.evaluate(rv.Qrels(["u"], ["a"]), rv.Run(["u"], ["a"], [1.0]), ["ndcg@10", "map"])
 def limit(margin_mb):
     with open("/proc/self/status") as f:
         vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize:")) * 1024
     size = vm + margin_mb * (1 << 20)
     resource.setrlimit(resource.RLIMIT_AS, (size, size))
+def warmed(first):
+    # a first run of the work on tiny TREC files, a tie among their scores: what
+    # reading and ranking them imports, and Arrow's allocator started (a few ids
+    # given in Python touch no Arrow module)
+    with tempfile.TemporaryDirectory() as tmp:
+        q, r = os.path.join(tmp, "q.txt"), os.path.join(tmp, "r.run")
+        with open(q, "w") as f:
+            f.write("u 0 a 1\\n")
+        with open(r, "w") as f:
+            f.write("u Q0 a 1 0.5 t\\nu Q0 b 2 0.5 t\\n")
+        out, err = io.StringIO(), io.StringIO()  # its output and its note on the tie
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            with contextlib.suppress(SystemExit):
+                first(q, r)
 """
 
 CLI = (
     LIMIT
     + """
-import contextlib, io, os, tempfile
 from receval.cli import main
 margin, args = int(sys.argv[1]), sys.argv[2:]
-# a first command on tiny files loads the modules the command imports
-with tempfile.TemporaryDirectory() as tmp:
-    q, r = os.path.join(tmp, "q.txt"), os.path.join(tmp, "r.run")
-    with open(q, "w") as f:
-        f.write("u 0 a 1\\n")
-    with open(r, "w") as f:
-        f.write("u Q0 a 1 1.0 t\\n")
+def rank(q, r):
     sys.argv = ["receval", "rank", "--qrels", q, "--run", r, "-m", "ndcg@10"]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-        main()
+    main()
+warmed(rank)
 limit(margin)
 sys.argv = ["receval"] + args
 main()
@@ -63,17 +71,7 @@ main()
 API = (
     LIMIT
     + """
-import os, tempfile
-# a first evaluation of tiny TREC files, tied scores among them, loads what reading
-# and evaluating such files imports and starts Arrow's allocator (a few ids given
-# in Python, as above, touch neither)
-with tempfile.TemporaryDirectory() as tmp:
-    q, r = os.path.join(tmp, "q.txt"), os.path.join(tmp, "r.run")
-    with open(q, "w") as f:
-        f.write("u 0 a 1\\n")
-    with open(r, "w") as f:
-        f.write("u Q0 a 1 0.5 t\\nu Q0 b 2 0.5 t\\n")
-    rv.evaluate(q, rv.Run.from_trec(r), ["ndcg@10", "map"])
+warmed(lambda q, r: rv.evaluate(q, rv.Run.from_trec(r), ["ndcg@10", "map"]))
 limit(int(sys.argv[1]))
 try:
     run = rv.Run.from_trec(sys.argv[3])

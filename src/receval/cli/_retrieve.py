@@ -123,7 +123,10 @@ def write_run(run: Any, path: str) -> None:
     lengths = np.diff(run.offsets)
     users = np.repeat(run.user_ids, lengths)
     ranks = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths) + 1
-    table = pa.table({"user": users, "item": run.item_ids[run.items], "score": run.scores,
+    from ..data._strings import to_arrow  # NumPy str ids whole (Arrow cuts them at a NUL)
+
+    items = run.item_ids[run.items]
+    table = pa.table({"user": to_arrow(users), "item": to_arrow(items), "score": run.scores,
                       "rank": ranks})  # fmt: skip
     if path.endswith(".parquet"):
         import pyarrow.parquet as pq

@@ -21,7 +21,9 @@ trec_eval is found with ``--trec-eval PATH`` or built by ``build_trec_eval.sh``
 section, runs in the Python given by ``--torchrec-python PATH`` (a virtual
 environment with its own torch: see that section), or is noted as not run; RecBole,
 in the retrieval section, in the Python given by ``--recbole-python PATH``, or is
-not run.
+not run. ``benchmarks/peer_pythons.sh`` makes both Pythons and the checkout of
+``revisions`` once on a machine, in ``.cache/peers``, where this driver finds them
+(``--peers DIR`` for another folder; an option given names its own).
 """
 
 from __future__ import annotations
@@ -230,6 +232,23 @@ def find_trec_eval(given: str | None) -> str | None:
     return path if done.returncode == 0 and os.access(path, os.X_OK) else None
 
 
+def peers(folder: str) -> dict[str, str]:
+    """What ``peer_pythons.sh`` made in ``folder`` (each part that is there): the
+    Pythons of TorchRec and RecBole, and the other checkout's source and name."""
+    found = {}
+    for key, name in (("torchrec_python", "torchrec"), ("recbole_python", "recbole")):
+        python = os.path.join(folder, name, "bin", "python")
+        if os.access(python, os.X_OK):
+            found[key] = python
+    before = os.path.join(folder, "before", "src")
+    label = os.path.join(folder, "before.label")
+    if os.path.isdir(before) and os.path.exists(label):
+        found["before"] = before
+        with open(label) as fh:
+            found["label"] = fh.read().strip()
+    return found
+
+
 def shown(cmd: list[str]) -> str:
     """A command as a reader would type it from the repository root."""
     words = ["python"] + [os.path.relpath(w, ROOT) if w.startswith(ROOT) else w for w in cmd[1:]]
@@ -251,7 +270,10 @@ def header(results: list[Result], started: str, loads: tuple) -> str:
         "`python benchmarks/run_all.py` re-runs them all, one after the other in new "
         "processes on one machine, at the scales of the commands below, then rewrites "
         "the figures that README.md and the other pages quote from this one "
-        "(`--quick` runs every quick mode and prints only; `--sections a,b` runs some). "
+        "(`--quick` runs every quick mode and prints only; `--sections a,b` runs some; "
+        "`bash benchmarks/peer_pythons.sh` first makes, once on a machine, the Pythons of "
+        "the peers that cannot share this one's torch and the checkout that `revisions` "
+        "compares with). "
         "Each section notes, on one line, when and on which CPU it was measured; "
         f"the last run of the driver ({'every section' if every else 'sections ' + names}) "
         f"started {started} and took {total / 60:.0f} min, on this machine:",
@@ -293,7 +315,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--recbole-python", default=None, help="a Python with RecBole (retrieval section)"
     )
+    parser.add_argument(
+        "--peers",
+        default=os.path.join(ROOT, ".cache", "peers"),
+        help="the folder benchmarks/peer_pythons.sh made (default .cache/peers)",
+    )
     args = parser.parse_args(argv)
+    found = peers(args.peers)  # what peer_pythons.sh made, where no option names its own
+    for key in ("torchrec_python", "recbole_python"):
+        if getattr(args, key) is None and key in found:
+            setattr(args, key, found[key])
+    if args.before is None and "before" in found:
+        args.before, args.label = found["before"], found["label"]
 
     chosen = list(SECTIONS)
     if args.sections:

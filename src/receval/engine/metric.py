@@ -68,9 +68,12 @@ class MetricDefinition:
     finalize : callable
         ``finalize(params, state) -> value``: what the metric's function returns.
     update_into : callable, optional
-        ``update_into(params, state, batch) -> state``: adds a batch to a state it
-        may change in place (an accumulator's own state), for states whose fresh
-        copy costs more than the batch (binned AUC).
+        ``update_into(params, state, batch) -> state or None``: adds a batch to a
+        state it may change in place (an accumulator's own state), for states whose
+        fresh copy costs more than the batch (binned AUC) or that hold rows (the
+        batch's join them); None where it does not apply to ``state``, which then
+        takes ``update`` of the batch (``absorb``, in place where the state has it,
+        else ``merge``).
     ranges : callable, optional
         ``ranges(params, pos, neg, pos_weight, neg_weight) -> state``: the state of
         every row of one score range, given as the sorted-or-not scores of its
@@ -175,7 +178,9 @@ class MetricDefinition:
         if state is None:
             return self.update(params, batch)
         if self.update_into is not None:
-            return self.update_into(params, state, batch)
+            added = self.update_into(params, state, batch)
+            if added is not None:
+                return added
         new = self.update(params, batch)
         absorb = getattr(state, "absorb", None)  # in place, where the state can
         return absorb(new) if absorb is not None else state.merge(new)

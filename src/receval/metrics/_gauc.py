@@ -463,12 +463,10 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
 
 def _gauc_update_into(
     params: dict[str, Any], state: GroupState | OpenGroups, batch: Any
-) -> GroupState | OpenGroups:
-    if isinstance(state, OpenGroups):  # the accumulator's own rows: the batch's join them
-        return _open_update(params, state, batch)
-    new = _gauc_update(params, batch)
-    assert isinstance(new, GroupState)
-    return state.absorb(new)
+) -> OpenGroups | None:
+    """The accumulator's own rows: the batch's join them (a state of whole groups: None,
+    the batch's own state is absorbed)."""
+    return _open_update(params, state, batch) if isinstance(state, OpenGroups) else None
 
 
 def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenGroups:

@@ -125,12 +125,10 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUs
 
 def _ranking_update_into(
     params: dict[str, Any], state: RankingState | OpenUsers, batch: Any
-) -> RankingState | OpenUsers:
-    if isinstance(state, OpenUsers):  # the accumulator's own rows: the batch's join them
-        return _open_update(params, state, batch)
-    new = _ranking_update(params, batch)
-    assert isinstance(new, RankingState)
-    return state.merge(new)
+) -> OpenUsers | None:
+    """The accumulator's own rows: the batch's join them (a state of whole users: None,
+    the batch's own state is merged)."""
+    return _open_update(params, state, batch) if isinstance(state, OpenUsers) else None
 
 
 def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any) -> OpenUsers:

@@ -327,6 +327,19 @@ def numpy_simd() -> str:
     return ", ".join(wide or have[-3:]) or "none"
 
 
+def score_sorts() -> str:
+    """Which sort orders the binary metrics' classes on this CPU
+    (``receval._kernels.sort_floats``)."""
+    from receval._kernels import numpy_sort_is_slow
+
+    if numpy_sort_is_slow():
+        return (
+            "receval's radix sort (NumPy's AVX-512 sort is several times slower than "
+            "its AVX2 sort on this CPU: AMD Zen 4)"
+        )
+    return "NumPy's"
+
+
 # Libraries whose versions the page records (distribution names).
 LIBRARIES = (
     "numpy",
@@ -363,6 +376,7 @@ def machine() -> list[str]:
         + ("" if avx512 or platform.machine() != "x86_64" else " (no AVX-512)"),
         f"- receval's compiled core: {core_paths()}",
         f"- NumPy's SIMD dispatch on this CPU: {numpy_simd()}",
+        f"- sorts of float scores (the AUC family's classes): {score_sorts()}",
         f"- memory: {_mem_total_gib():.0f} GiB; OS: {platform.platform()}",
         f"- Python {platform.python_version()}; receval {_receval_core()}",
         f"- libraries: {', '.join(versions)}",

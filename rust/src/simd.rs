@@ -87,6 +87,36 @@ pub fn avx512() -> bool {
     features().avx512
 }
 
+/// Whether this CPU microcodes AVX-512 compress stores to memory (AMD family 19h
+/// with AVX-512, Zen 4: over 100 cycles each), which NumPy's AVX-512 sorts issue on
+/// every vector: there they run several times slower than its AVX2 sorts, and the
+/// binary metrics sort their classes with [`crate::sort::sort_floats`] instead.
+/// Detected once; the scalar switch does not change it (it names the CPU, not a path).
+pub fn slow_compress_store() -> bool {
+    static SLOW: OnceLock<bool> = OnceLock::new();
+    *SLOW.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::__cpuid;
+            let vendor = __cpuid(0);
+            let amd =
+                (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+            let eax = __cpuid(1).eax;
+            let base = (eax >> 8) & 0xF;
+            let family = if base == 0xF {
+                base + ((eax >> 20) & 0xFF)
+            } else {
+                base
+            };
+            amd && family == 0x19 && std::arch::is_x86_feature_detected!("avx512f")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
+}
+
 /// Whether the paths compiled for AVX and FMA may run (as [`avx2`]).
 #[inline]
 pub fn avx_fma() -> bool {

@@ -146,6 +146,8 @@ __all__ = [
     "shift_ids",
     "sign_flip_sums",
     "signup_per_user",
+    "slow_compress_store",
+    "sort_floats",
     "split_by_label",
     "split_by_label_weighted",
     "split_counts",
@@ -593,6 +595,8 @@ def signup_per_user(
     valid: NDArray[np.bool_],
     n_users: int,
 ) -> tuple[NDArray[np.int64], NDArray[np.bool_], int]: ...
+def slow_compress_store() -> bool: ...
+def sort_floats(a: NDArray[np.float64] | NDArray[np.float32]) -> None: ...
 def split_by_label(
     scores: NDArray[np.float64], labels: NDArray[np.int8]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...

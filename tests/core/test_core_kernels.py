@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -156,6 +157,68 @@ def test_auc_kernels_equal_the_pair_oracle(seed, n):
     assert core.pair_count_sorted(p32, q32) == core.pair_count_sorted(p64, q64)
     with pytest.raises(ValueError, match="must both be float64 or both float32"):
         core.pair_count_sorted(p32, q64)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.sampled_from([*SPECIAL.tolist(), math.inf, -math.inf, math.nan]),
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.integers(-3, 3).map(float),  # ties
+        ),
+        max_size=300,
+    ),
+    dtype=st.sampled_from([np.float64, np.float32]),
+    size=st.sampled_from([1, 5000]),
+)
+def test_sort_floats_is_numpys_sort(values, dtype, size):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # float32 overflow to inf
+        a = np.resize(np.array(values, dtype=np.float64), len(values) * size).astype(dtype)
+    want = np.sort(a)
+    got = a.copy()
+    core.sort_floats(got)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got[~nan], want[~nan])  # equal values: 0.0 and -0.0 alike
+    # the core's own order: by sign of zero too (the total order), NaN last
+    finite = got[~nan]
+    assert all(
+        (x < y) or (x == y and (not np.signbit(y) or np.signbit(x)))
+        for x, y in pairwise(finite.tolist())
+    )
+
+
+def test_sort_floats_takes_the_core_where_numpys_sort_is_slow(monkeypatch):
+    import receval._kernels as kernels
+
+    a = np.random.default_rng(3).random(10_000)
+    calls = []
+    monkeypatch.setattr(kernels, "_SLOW_SORT", [True])
+    monkeypatch.setattr(kernels, "compiled", lambda: _Recorder(calls))
+    kernels.sort_floats(a)
+    kernels.sort_floats(a[:100])  # small: NumPy
+    kernels.sort_floats(a[::2])  # strided: NumPy
+    kernels.sort_floats(np.arange(5000))  # integers: NumPy
+    assert calls == [10_000]
+    assert np.array_equal(a, np.sort(a))
+    monkeypatch.setattr(kernels, "_SLOW_SORT", [False])
+    kernels.sort_floats(a)
+    assert calls == [10_000]
+    with pytest.raises(ValueError, match="C-contiguous 1-D float64 or float32"):
+        core.sort_floats(np.arange(3))
+
+
+class _Recorder:
+    def __init__(self, calls):
+        self.calls = calls
+
+    def sort_floats(self, arr):
+        self.calls.append(len(arr))
+        core.sort_floats(arr)
 
 
 def test_gather_refuses_short_buffers():

@@ -2,9 +2,9 @@
 //! NumPy's float order ([`lt_floats`]), numba's quicksort ([`quicksort`]), a stable
 //! descending merge sort carrying positions ([`stable_sort_desc`]), order keys that
 //! sort as the floats do ([`order_key`]), and lists of up to 128 words sorted by an
-//! AVX2 network ([`short`]), and a radix sort of integer keys ([`radix`]).
+//! AVX2 network ([`short`]), and floats sorted as NumPy sorts them by the `radsort`
+//! crate's radix sort ([`sort_floats`]).
 
-pub mod radix;
 pub mod short;
 
 /// The float order of NumPy's sorts: `a < b`, NaN after everything.
@@ -189,6 +189,65 @@ pub fn order_key(x: f64) -> u64 {
     ascending_bits((x + 0.0).to_bits())
 }
 
+/// A float whose bits the radix sort orders: float64 and float32.
+pub trait RadixFloat: Copy {
+    /// The unsigned integer of the same width.
+    type Bits: radsort::Key + Copy;
+    /// The key of a float's bits, in the order of `total_cmp` but every NaN the
+    /// largest key.
+    fn key(bits: Self::Bits) -> Self::Bits;
+    /// The bits of the float of a key (a quiet NaN for the largest key).
+    fn bits(key: Self::Bits) -> Self::Bits;
+}
+
+macro_rules! radix_float {
+    ($f:ty, $u:ty) => {
+        impl RadixFloat for $f {
+            type Bits = $u;
+            #[inline(always)]
+            fn key(u: $u) -> $u {
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                if <$f>::from_bits(u).is_nan() {
+                    <$u>::MAX
+                } else if u & SIGN != 0 {
+                    !u
+                } else {
+                    u | SIGN
+                }
+            }
+            #[inline(always)]
+            fn bits(k: $u) -> $u {
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                if k & SIGN != 0 {
+                    k & !SIGN
+                } else {
+                    !k
+                }
+            }
+        }
+    };
+}
+radix_float!(f64, u64);
+radix_float!(f32, u32);
+
+/// Sort floats ascending in place, NaN last as NumPy's sort puts them (every NaN
+/// made one quiet NaN), by the `radsort` crate's radix sort of their keys
+/// ([`RadixFloat::key`]): the sort of the binary metrics' classes where NumPy's own
+/// is slow ([`crate::simd::slow_compress_store`]).
+pub fn sort_floats<F: RadixFloat>(a: &mut [F]) {
+    // SAFETY: a float and its `Bits` have the same size and alignment, and every bit
+    // pattern is valid for both.
+    let keys: &mut [F::Bits] =
+        unsafe { std::slice::from_raw_parts_mut(a.as_mut_ptr().cast::<F::Bits>(), a.len()) };
+    for k in keys.iter_mut() {
+        *k = F::key(*k);
+    }
+    radsort::sort(keys);
+    for k in keys.iter_mut() {
+        *k = F::bits(*k);
+    }
+}
+
 /// Helpers of the sorting tests here and in the modules that sort.
 #[cfg(test)]
 pub(crate) mod testing {
@@ -212,6 +271,49 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::{lcg, reference_rank};
     use super::*;
+
+    #[test]
+    fn sort_floats_sorts_in_total_order_with_nan_last() {
+        let mut seed = 11;
+        let hard = [
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE / 4.0,
+            -f64::MIN_POSITIVE / 4.0,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for n in [0, 1, 2, 17, 1000, 1025, 5000] {
+            let mut v: Vec<f64> = (0..n)
+                .map(|i| match lcg(&mut seed) % 4 {
+                    0 => hard[i % hard.len()],
+                    1 => (lcg(&mut seed) % 7) as f64 - 3.0,
+                    _ => (lcg(&mut seed) as f64 - 1e9) * 1e-3,
+                })
+                .collect();
+            let nans = v.iter().filter(|x| x.is_nan()).count();
+            let mut want: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+            want.sort_by(f64::total_cmp);
+            sort_floats(&mut v);
+            let (head, tail) = v.split_at(n - nans);
+            assert!(tail.iter().all(|x| x.is_nan()), "n={n}");
+            let bits = |s: &[f64]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(head), bits(&want), "n={n}");
+            let mut narrow: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+            narrow.reverse();
+            let mut want: Vec<f32> = narrow.iter().copied().filter(|x| !x.is_nan()).collect();
+            want.sort_by(f32::total_cmp);
+            sort_floats(&mut narrow);
+            let (head, tail) = narrow.split_at(n - nans);
+            assert!(tail.iter().all(|x| x.is_nan()), "n={n}");
+            let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(head), bits(&want), "n={n}");
+        }
+    }
 
     #[test]
     fn quicksort_sorts_with_nan_last() {

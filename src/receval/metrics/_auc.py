@@ -677,6 +677,7 @@ def _auc_range(
 ) -> RangeStates:
     """The state of every row of one score range (arrays are sorted in place; scores
     float64, or float32 where they were read from a float32 column)."""
+    from .._kernels import sort_floats
     from ..engine.totals import ScoreRange
     from ._binary import sort_chunks
 
@@ -697,7 +698,7 @@ def _auc_range(
         low, high = float(min(ends)), float(max(ends))
         return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum),))
     # exact integer pair counts
-    pos.sort()
+    sort_floats(pos)
     parts = [pos, *sort_chunks(neg)]
     two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in parts[1:])
     ends = [x for a in parts if len(a) for x in (a[0], a[-1])]

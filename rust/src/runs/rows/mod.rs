@@ -16,7 +16,6 @@ use rayon::prelude::*;
 
 use super::{Entry, Run, Runs, Sorted};
 use crate::sort::order_key;
-use crate::sort::radix::sort_u64;
 
 mod sorting;
 #[cfg(test)]
@@ -208,11 +207,9 @@ fn sorted_runs(mut buf: Vec<u64>, n_neg: usize, n_pos: usize) -> (Keys, Keys) {
     #[cfg(test)]
     let _on_pool = tests::OnPool::enter();
     let len = buf.len();
-    // scratch memory for the sort only: a full buffer's 16 MiB are not held between sorts
-    let mut tmp = Vec::new();
-    sort_u64(&mut buf[..n_neg], &mut tmp);
-    sort_u64(&mut buf[len - n_pos..], &mut tmp);
-    drop(tmp);
+    // the radix sort's scratch memory is its own, held for one sort only
+    radsort::sort(&mut buf[..n_neg]);
+    radsort::sort(&mut buf[len - n_pos..]);
     let pos = buf[len - n_pos..].to_vec();
     buf.truncate(n_neg);
     if buf.capacity() > buf.len() + buf.len() / 8 + 16 {

@@ -145,7 +145,7 @@ def numpy_sort_is_slow() -> bool:
 def sort_floats(arr: np.ndarray) -> None:
     """Sort a float64 or float32 array in place, ascending, NaN last, as
     ``arr.sort()`` does: by NumPy, or where NumPy's sort is slow on this CPU
-    (:func:`numpy_sort_is_slow`) by the compiled core's radix sort, three to six
+    (:func:`numpy_sort_is_slow`) by the compiled core's radix sort, about three
     times faster there (equal floats of different bits, 0.0 and -0.0, in the order
     of their bits; every NaN made one quiet NaN).
 

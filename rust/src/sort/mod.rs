@@ -272,6 +272,22 @@ mod tests {
     use super::testing::{lcg, reference_rank};
     use super::*;
 
+    /// Sort `$v` (a `Vec<$t>`) with [`sort_floats`]: NaN last, the rest bit for bit
+    /// as `total_cmp` sorts them.
+    macro_rules! sorted_in_total_order {
+        ($v:expr, $t:ty, $n:expr) => {{
+            let mut v: Vec<$t> = $v;
+            let nans = v.iter().filter(|x| x.is_nan()).count();
+            let mut want: Vec<$t> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+            want.sort_by(<$t>::total_cmp);
+            sort_floats(&mut v);
+            let (head, tail) = v.split_at(v.len() - nans);
+            assert!(tail.iter().all(|x| x.is_nan()), "n={}", $n);
+            let bits = |s: &[$t]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(head), bits(&want), "n={}", $n);
+        }};
+    }
+
     #[test]
     fn sort_floats_sorts_in_total_order_with_nan_last() {
         let mut seed = 11;
@@ -288,30 +304,16 @@ mod tests {
             -f64::NAN,
         ];
         for n in [0, 1, 2, 17, 1000, 1025, 5000] {
-            let mut v: Vec<f64> = (0..n)
+            let v: Vec<f64> = (0..n)
                 .map(|i| match lcg(&mut seed) % 4 {
                     0 => hard[i % hard.len()],
                     1 => (lcg(&mut seed) % 7) as f64 - 3.0,
                     _ => (lcg(&mut seed) as f64 - 1e9) * 1e-3,
                 })
                 .collect();
-            let nans = v.iter().filter(|x| x.is_nan()).count();
-            let mut want: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
-            want.sort_by(f64::total_cmp);
-            sort_floats(&mut v);
-            let (head, tail) = v.split_at(n - nans);
-            assert!(tail.iter().all(|x| x.is_nan()), "n={n}");
-            let bits = |s: &[f64]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(head), bits(&want), "n={n}");
-            let mut narrow: Vec<f32> = v.iter().map(|&x| x as f32).collect();
-            narrow.reverse();
-            let mut want: Vec<f32> = narrow.iter().copied().filter(|x| !x.is_nan()).collect();
-            want.sort_by(f32::total_cmp);
-            sort_floats(&mut narrow);
-            let (head, tail) = narrow.split_at(n - nans);
-            assert!(tail.iter().all(|x| x.is_nan()), "n={n}");
-            let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(head), bits(&want), "n={n}");
+            let narrow: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+            sorted_in_total_order!(v, f64, n);
+            sorted_in_total_order!(narrow, f32, n);
         }
     }
 

@@ -1,6 +1,6 @@
-"""String ids read from Arrow stay an Arrow array in Qrels and Run: looked up by the
-core where they lie, made NumPy (an object array of str, as before) only when asked
-for, and never by ``evaluate``."""
+"""String ids read from Arrow stay an Arrow array in Qrels, Run and the report of
+``evaluate``: looked up by the core where they lie, made NumPy (an object array of
+str, as before) only when asked for, and never by ``evaluate``."""
 
 from __future__ import annotations
 
@@ -63,6 +63,10 @@ def test_every_kind_keeps_its_string_ids_as_arrow_through_evaluate() -> None:
         assert r.user_ids.dtype == object and r.user_ids.tolist() == list(dict.fromkeys(users))
         assert sorted(r.item_ids.tolist()) == sorted(set(items)), kind
         assert isinstance(r.encoded_ids("users"), np.ndarray)  # kept once made
+        # the report's users too: Arrow until read, then the object array, made once
+        assert isinstance(report._user_ids, pa.Array), kind
+        assert "users" not in vars(report)
+        assert report.users is report.users
         expected = receval.evaluate(
             Qrels(np.array(users[::2], dtype=object), np.array(items[::2], dtype=object)),
             Run(

@@ -677,7 +677,7 @@ def finalize(
     rows = _joined(state.rows, [t for t in metrics if dependent.get(t)]) if setup.rows else None
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
-        users=ids_to_numpy(rows.users) if rows is not None else np.empty(0, dtype=object),
+        _user_ids=rows.users if rows is not None else np.empty(0, dtype=object),
         values={t: rows.values[t] for t in metrics} if rows is not None else {},
         metrics={t: str(specs[t]) for t in metrics},
         conventions={t: convs[t] for t in metrics},

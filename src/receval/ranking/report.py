@@ -4,6 +4,7 @@ repr shared by the evaluation results."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,8 @@ class EvaluationReport:
     """
 
     mean: dict[str, float]
-    users: np.ndarray
+    # the users as kept (string ids read from Arrow stay Arrow until ``users`` is read)
+    _user_ids: Any = field(repr=False)
     values: dict[str, np.ndarray]
     metrics: dict[str, str]
     conventions: dict[str, Conventions]
@@ -121,6 +123,14 @@ class EvaluationReport:
     _averaged: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     # whether the per-user values came back (not from receval.spark.evaluate)
     _rows: bool = field(default=True, repr=False)
+
+    @cached_property
+    def users(self) -> np.ndarray:
+        """The qrels users, in order of first appearance (string ids as an object
+        array, made when first read)."""
+        from ..data._strings import ids_to_numpy
+
+        return ids_to_numpy(self._user_ids)
 
     def _check_rows(self, what: str) -> None:
         if not self._rows:
@@ -248,7 +258,7 @@ class EvaluationReport:
         return replace(
             self,
             mean={t: state.value for t, state in states.items()},
-            users=self.users[kept],
+            _user_ids=self.users[kept],
             values=values,
             n_users=int(kept.sum()),
             n_users_missing=0 if missing is None else int(missing.sum()),

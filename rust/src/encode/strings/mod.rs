@@ -298,8 +298,7 @@ fn factorize_into<S: Slot>(
     row: impl Fn(usize) -> i64,
     out: &mut [i32],
 ) {
-    const BLOCK: usize = 512;
-    const AHEAD: usize = 16;
+    const BLOCK: usize = 64;
     let mut block = [S::Key::default(); BLOCK];
     let mut hashes = [0u64; BLOCK];
     let mut later = [0u16; BLOCK];
@@ -311,12 +310,10 @@ fn factorize_into<S: Slot>(
         fill(start, keys);
         for (h, &k) in hashes.iter_mut().zip(&*keys) {
             *h = S::hash(k);
+            table.prefetch(*h);
         }
         let mut n_later = 0;
         for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
-            if j + AHEAD < keys.len() {
-                table.prefetch(hashes[j + AHEAD]);
-            }
             let (c, home) = table.at_home(k, hashes[j]);
             *o = c as i32;
             later[n_later] = j as u16;

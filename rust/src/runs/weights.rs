@@ -60,6 +60,26 @@ fn scaled_kept(m: u128, shift: i32) -> u128 {
     }
 }
 
+/// The units of a weight `m 2^shift` (`m` odd, below 2^53, as [`odd_parts`] gives it)
+/// as one word below 2^61: [`scaled_kept`]'s integer when `shift` is negative (below
+/// 2^53), else `m` in bits 0-52 and `shift` in bits 53-59 (a shift of at most 124:
+/// the units of one weight have at most [`WIDTH`] bits).
+#[inline(always)]
+fn packed_units(m: u64, shift: i32) -> u64 {
+    if shift < 0 {
+        scaled_kept(u128::from(m), shift) as u64
+    } else {
+        debug_assert!(m < 1 << 53 && shift < 128);
+        m | (shift as u64) << 53
+    }
+}
+
+/// The units of a word of [`packed_units`] (bits 61-63 are not read).
+#[inline(always)]
+fn unpacked_units(word: u64) -> u128 {
+    u128::from(word & ((1 << 53) - 1)) << ((word >> 53) & 127)
+}
+
 /// Exact weights per distinct score and label, in units of `2^quantum`.
 #[derive(Clone, Debug)]
 pub struct WeightRuns {
@@ -156,12 +176,14 @@ impl WeightRuns {
             self.exact = false;
         }
         self.rescale(q);
-        let mut items: Vec<(u64, bool, u128)> = Vec::with_capacity(n as usize);
+        // a row: its key and one word of its label and units (16 bytes, not the 32 of a
+        // key, a label and a u128: half the memory to fill and to sort)
+        let mut items: Vec<(u64, u64)> = Vec::with_capacity(n as usize);
         for i in 0..labels.len() {
             let (m, e) = odd_parts(weights[i]);
             if m != 0 {
-                let units = scaled_kept(m as u128, e - q);
-                items.push((order_key(scores[i]), labels[i] == 1, units));
+                let word = packed_units(m, e - q) | u64::from(labels[i] == 1) << 63;
+                items.push((order_key(scores[i]), word));
             }
         }
         if items.len() > 1 << 16 {
@@ -170,7 +192,10 @@ impl WeightRuns {
         } else {
             items.sort_unstable_by_key(|x| x.0);
         }
-        let run = Run::from_sorted(items.iter().copied(), items.len());
+        let rows = items
+            .iter()
+            .map(|&(key, word)| (key, word >> 63 == 1, unpacked_units(word)));
+        let run = Run::from_sorted(rows, items.len());
         self.total += run.total();
         self.runs.push(run);
     }
@@ -269,5 +294,24 @@ mod tests {
         assert_eq!(scaled(u128::MAX, -200), 0);
         assert_eq!(odd_parts(12.0), (3, 2));
         assert_eq!(odd_parts(f64::from_bits(1)), (1, -1074));
+    }
+
+    #[test]
+    fn packed_units_keep_every_bit_and_leave_the_top_ones() {
+        let top = (1u64 << 53) - 1;
+        for (m, shift) in [
+            (1, 0),
+            (top, 0),
+            (top, 124),
+            (3, 73),
+            (5, -1),
+            (top, -1),
+            (7, -200),
+        ] {
+            let word = packed_units(m, shift);
+            assert!(word < 1 << 61, "{m} {shift}");
+            assert_eq!(unpacked_units(word), scaled_kept(u128::from(m), shift));
+            assert_eq!(unpacked_units(word | 1 << 63), unpacked_units(word));
+        }
     }
 }

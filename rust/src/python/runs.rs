@@ -9,8 +9,8 @@ use pyo3::types::PyBool;
 
 use super::checked::{auc_refusal, refused, Column};
 use super::{same_length, slice, Floats};
-use crate::runs::{auc_of, key_score, Count, Entry, RowRuns, Run, WeightRuns, BUFFER_ROWS};
-use crate::sort::order_key;
+use crate::runs::{auc_of, Count, Entry, RowRuns, Run, WeightRuns, BUFFER_ROWS};
+use crate::sort::{key_score, order_key};
 
 #[derive(Clone)]
 enum Held {

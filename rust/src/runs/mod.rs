@@ -13,7 +13,7 @@
 //! `2^-40` to `2^40` over `2^40` rows). Weights spanning more have their lowest bits
 //! rounded off (`exact` turns false).
 
-use crate::sort::{ascending_bits, order_key};
+use crate::sort::order_key;
 
 mod rows;
 mod walk;
@@ -578,14 +578,6 @@ fn sort_keys(keys: &mut [u64]) {
     }
 }
 
-/// The score of an order key (the inverse of [`order_key`]; -0.0 is never a key).
-pub fn key_score(key: u64) -> f64 {
-    const SIGN: u64 = 1 << 63;
-    let bits = if key & SIGN != 0 { key & !SIGN } else { !key };
-    debug_assert_eq!(ascending_bits(bits), key);
-    f64::from_bits(bits)
-}
-
 /// The AUC of `(2U, P, N)`: `2U / (2 P N)`, NaN without both labels.
 pub fn auc_of(two_u: f64, total_pos: u128, total_neg: u128) -> f64 {
     if total_pos == 0 || total_neg == 0 {
@@ -597,6 +589,7 @@ pub fn auc_of(two_u: f64, total_pos: u128, total_neg: u128) -> f64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::sort::key_score;
 
     fn brute_auc(labels: &[i8], scores: &[f64], weights: &[f64]) -> f64 {
         let (mut area, mut p, mut n) = (0.0, 0.0, 0.0);

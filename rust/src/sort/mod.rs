@@ -170,33 +170,30 @@ pub fn stable_sort_desc(
     }
 }
 
-/// An order-preserving map of float64 bits to u64 (ascending floats, ascending
-/// integers).
-#[inline(always)]
-pub fn ascending_bits(u: u64) -> u64 {
-    const SIGN: u64 = 1 << 63;
-    if u & SIGN != 0 {
-        !u
-    } else {
-        u | SIGN
-    }
-}
-
-/// The order key of a score: [`ascending_bits`] of its bits, -0.0 counted as 0.0
-/// (equal floats, equal keys).
+/// The order key of a score: [`RadixFloat::ascending`] of its bits, -0.0 counted
+/// as 0.0 (equal floats, equal keys).
 #[inline(always)]
 pub fn order_key(x: f64) -> u64 {
-    ascending_bits((x + 0.0).to_bits())
+    f64::ascending((x + 0.0).to_bits())
+}
+
+/// The score of an order key (the inverse of [`order_key`]; -0.0 is never a key).
+#[inline(always)]
+pub fn key_score(key: u64) -> f64 {
+    f64::from_bits(f64::bits(key))
 }
 
 /// A float whose bits the radix sort orders: float64 and float32.
 pub trait RadixFloat: Copy {
     /// The unsigned integer of the same width.
     type Bits: radsort::Key + Copy;
-    /// The key of a float's bits, in the order of `total_cmp` but every NaN the
-    /// largest key.
+    /// The key of a float's bits in the order of `total_cmp` (ascending floats,
+    /// ascending integers; a NaN by its sign and bits).
+    fn ascending(bits: Self::Bits) -> Self::Bits;
+    /// [`RadixFloat::ascending`], but every NaN the largest key.
     fn key(bits: Self::Bits) -> Self::Bits;
-    /// The bits of the float of a key (a quiet NaN for the largest key).
+    /// The bits of the float of a key (the inverse of [`RadixFloat::ascending`]; a
+    /// quiet NaN for the largest key).
     fn bits(key: Self::Bits) -> Self::Bits;
 }
 
@@ -205,14 +202,20 @@ macro_rules! radix_float {
         impl RadixFloat for $f {
             type Bits = $u;
             #[inline(always)]
-            fn key(u: $u) -> $u {
+            fn ascending(u: $u) -> $u {
                 const SIGN: $u = 1 << (<$u>::BITS - 1);
-                if <$f>::from_bits(u).is_nan() {
-                    <$u>::MAX
-                } else if u & SIGN != 0 {
+                if u & SIGN != 0 {
                     !u
                 } else {
                     u | SIGN
+                }
+            }
+            #[inline(always)]
+            fn key(u: $u) -> $u {
+                if <$f>::from_bits(u).is_nan() {
+                    <$u>::MAX
+                } else {
+                    Self::ascending(u)
                 }
             }
             #[inline(always)]

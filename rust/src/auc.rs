@@ -236,85 +236,46 @@ pub struct WeightedRange {
     pub exact: bool,
 }
 
-/// `m 2^shift` as an integer, for `shift` of any sign (bits below the unit dropped,
-/// a count that is not zero kept at one unit at least).
-fn in_units(m: u128, shift: i32) -> u128 {
-    if m == 0 {
-        0
-    } else if shift >= 0 {
-        m << shift
-    } else if shift <= -128 {
-        1
-    } else {
-        (m >> -shift).max(1)
-    }
-}
-
 /// The exact sums of the weighted rows of one score range, positives and negatives
-/// apart, each sorted ascending (scores of any float width; rows of weight 0 count
-/// nothing): the weight units of each label and twice the weighted U, the exact
-/// integer that the in-memory state rounds once ([`crate::runs::pair_sum_of`]).
-///
-/// The unit is the lowest bit of any weight, as the in-memory state's: coarser only
-/// where the sums would pass 126 bits (`exact` false).
-pub fn weighted_range<T: PartialOrd + Copy>(
+/// apart, in any order (scores of any float width; rows of weight 0 count nothing):
+/// the weight units of each label and twice the weighted U, the exact integer that
+/// the in-memory state rounds once ([`crate::runs::pair_sum_of`]). The rows are
+/// sorted and summed as a batch of the in-memory state is
+/// ([`crate::runs::sorted_rows`]), in its unit for them alone: the lowest bit of any
+/// weight, coarser only where the sums would pass 126 bits (`exact` false; the
+/// units then rounded as the state rounds them).
+pub fn weighted_range<T: Copy + Into<f64>>(
     pos: &[T],
     pos_w: &[f64],
     neg: &[T],
     neg_w: &[f64],
 ) -> WeightedRange {
-    let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
-    for &w in pos_w.iter().chain(neg_w) {
-        let (m, e) = crate::runs::odd_parts(w);
-        if m != 0 {
-            low = low.min(e);
-            high = high.max(e + 64 - m.leading_zeros() as i32);
-            n += 1;
-        }
-    }
-    let mut out = WeightedRange {
-        quantum: 0,
-        positives: 0,
-        negatives: 0,
-        two_u: crate::runs::U256::default(),
-        exact: true,
+    use crate::runs::{exact_pair_sum, key_counts, sorted_rows, span, WeightRuns};
+    let Some((low, high, n)) = span(pos_w.iter().chain(neg_w).copied()) else {
+        return WeightedRange {
+            quantum: 0,
+            positives: 0,
+            negatives: 0,
+            two_u: crate::runs::U256::default(),
+            exact: true,
+        };
     };
-    if n == 0 {
-        return out;
+    let q = WeightRuns::batch_unit((low, high, n));
+    let label = |positive: bool| move |(&s, &w): (&T, &f64)| (s.into(), positive, w);
+    let rows = pos.iter().zip(pos_w).map(label(true));
+    let items = sorted_rows(
+        rows.chain(neg.iter().zip(neg_w).map(label(false))),
+        n as usize,
+        q,
+    );
+    let (two_u, positives, negatives) = exact_pair_sum(key_counts(&items));
+    WeightedRange {
+        quantum: q,
+        positives,
+        negatives,
+        two_u,
+        exact: q <= low,
     }
-    // the in-memory state's unit for one batch: its sums fit 126 bits
-    let top = high + (128 - n.leading_zeros() as i32) + 1;
-    let q = if top - low > 126 { top - 126 + 32 } else { low };
-    out.exact = q == low;
-    out.quantum = q;
-    let units = |w: f64| {
-        let (m, e) = crate::runs::odd_parts(w);
-        in_units(m as u128, e - q)
-    };
-    let mut b = 0u128;
-    let (mut i, mut j) = (0usize, 0usize);
-    while i < pos.len() {
-        let v = pos[i];
-        let mut p = 0u128;
-        while i < pos.len() && pos[i] == v {
-            p += units(pos_w[i]);
-            i += 1;
-        }
-        while j < neg.len() && neg[j] < v {
-            b += units(neg_w[j]);
-            j += 1;
-        }
-        let mut tie = 0u128;
-        let mut t = j;
-        while t < neg.len() && neg[t] == v {
-            tie += units(neg_w[t]);
-            t += 1;
-        }
-        out.two_u.add_product(p, 2 * b + tie);
-        out.positives += p;
-    }
-    out.negatives = neg_w.iter().map(|&w| units(w)).sum();
-    out
 }
 
 /// Cumulative `(thresholds, tps, fps)` at each distinct score, thresholds descending:
@@ -381,6 +342,31 @@ mod tests {
         // no weight: nothing
         let e = weighted_range(&[0.5], &[0.0], &[], &[]);
         assert_eq!((e.positives, e.two_u.lo), (0, 0));
+        // the rows in any order
+        let u = weighted_range(&[0.9, 0.5], &[3.0, 0.25], &[0.5, 0.1], &[1.5, 0.5]);
+        assert_eq!(u, r);
+    }
+
+    #[test]
+    fn a_weighted_range_sums_as_the_in_memory_state() {
+        // weights spanning more than 126 bits: the unit coarsened, the units rounded
+        // (half to even) as the state rounds them, exact turned false in both
+        let pos = [0.5, 0.9, 0.9, 0.3];
+        let neg = [0.1, 0.5, 0.95, 0.3];
+        let (pw, nw) = ([1e300, 3e-310, 5.0, 0.75], [2e-300, 1e10, 7.0, 1e300]);
+        let plain = ([0.25, 3.0, 1.0, 2.0], [0.5, 1.5, 4.0, 0.125]);
+        for ((pw, nw), exact) in [((pw, nw), false), (plain, true)] {
+            let r = weighted_range(&pos, &pw, &neg, &nw);
+            let mut state = crate::runs::WeightRuns::default();
+            let labels = [1, 1, 1, 1, 0, 0, 0, 0];
+            let scores: Vec<f64> = pos.iter().chain(&neg).copied().collect();
+            let weights: Vec<f64> = pw.iter().chain(&nw).copied().collect();
+            state.add(&labels, &scores, &weights);
+            let (two_u, p, n) = state.runs.compact().pair_sum();
+            assert_eq!((r.quantum, r.exact), (state.quantum, exact));
+            assert_eq!(state.exact, exact);
+            assert_eq!((r.two_u.to_f64(), r.positives, r.negatives), (two_u, p, n));
+        }
     }
 
     #[test]

@@ -79,22 +79,22 @@ fn split_by_label_weighted<'py>(
     ))
 }
 
-/// Sorted scores of one label: float64, or float32 (gathered from a float32 column).
+/// Scores of one label: float64, or float32 (gathered from a float32 column).
 #[derive(FromPyObject)]
-enum SortedScores<'py> {
+enum Scores<'py> {
     F64(PyReadonlyArray1<'py, f64>),
     F32(PyReadonlyArray1<'py, f32>),
 }
 
-/// Apply `$f` to the slices of two [`SortedScores`] of one float type, or raise.
+/// Apply `$f` to the slices of two [`Scores`] of one float type, or raise.
 macro_rules! same_floats {
     ($func:literal, $pos:expr, $neg:expr, |$p:ident, $n:ident| $body:expr) => {
         match (&$pos, &$neg) {
-            (SortedScores::F64(a), SortedScores::F64(b)) => {
+            (Scores::F64(a), Scores::F64(b)) => {
                 let ($p, $n) = (slice(a, "pos")?, slice(b, "neg")?);
                 $body
             }
-            (SortedScores::F32(a), SortedScores::F32(b)) => {
+            (Scores::F32(a), Scores::F32(b)) => {
                 let ($p, $n) = (slice(a, "pos")?, slice(b, "neg")?);
                 $body
             }
@@ -111,25 +111,21 @@ macro_rules! same_floats {
 /// Twice the Mann-Whitney U of ascending `pos` against ascending `neg` (float64 or
 /// float32, both alike).
 #[pyfunction]
-fn pair_count_sorted(
-    py: Python<'_>,
-    pos: SortedScores<'_>,
-    neg: SortedScores<'_>,
-) -> PyResult<i64> {
+fn pair_count_sorted(py: Python<'_>, pos: Scores<'_>, neg: Scores<'_>) -> PyResult<i64> {
     same_floats!("pair_count_sorted", pos, neg, |p, n| Ok(
         py.detach(|| auc::pair_count_sorted(p, n))
     ))
 }
 
-/// The exact sums of one weighted score range (ascending `pos` and `neg`, float64
+/// The exact sums of one weighted score range (`pos` and `neg` in any order, float64
 /// or float32 alike): `(quantum, positives, negatives, two_u, exact)`, `two_u` an
 /// integer below `2**256`.
 #[pyfunction]
 fn weighted_range<'py>(
     py: Python<'py>,
-    pos: SortedScores<'py>,
+    pos: Scores<'py>,
     pos_w: PyReadonlyArray1<'py, f64>,
-    neg: SortedScores<'py>,
+    neg: Scores<'py>,
     neg_w: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<(i32, u128, u128, Bound<'py, PyAny>, bool)> {
     let (pw, nw) = (slice(&pos_w, "pos_w")?, slice(&neg_w, "neg_w")?);

@@ -19,7 +19,7 @@ mod rows;
 mod walk;
 mod weights;
 pub use rows::{RowRuns, BUFFER_ROWS};
-pub use weights::{odd_parts, WeightRuns};
+pub use weights::{key_counts, sorted_rows, span, WeightRuns};
 
 /// A count of one label at one score: rows or weight units.
 pub trait Count: Copy + Default + PartialEq + Send + Sync + 'static {
@@ -162,13 +162,19 @@ impl<C: Count> Run<C> {
 /// `(pos, neg)` of increasing distinct scores: 2U summed exactly (an integer below
 /// 2**256) and rounded once to a float.
 pub fn pair_sum_of(counts: impl Iterator<Item = (u128, u128)>) -> (f64, u128, u128) {
+    let (two_u, total_pos, total_neg) = exact_pair_sum(counts);
+    (two_u.to_f64(), total_pos, total_neg)
+}
+
+/// [`pair_sum_of`] with 2U as the exact integer (below 2**256).
+pub fn exact_pair_sum(counts: impl Iterator<Item = (u128, u128)>) -> (U256, u128, u128) {
     let (mut below, mut total_pos, mut two_u) = (0u128, 0u128, U256::default());
     for (p, n) in counts {
         two_u.add_product(p, 2 * below + n);
         below += n;
         total_pos += p;
     }
-    (two_u.to_f64(), total_pos, below)
+    (two_u, total_pos, below)
 }
 
 /// An unsigned integer below 2**256, as its low and high 128 bits: an exact sum of

@@ -80,6 +80,64 @@ fn unpacked_units(word: u64) -> u128 {
     u128::from(word & ((1 << 53) - 1)) << ((word >> 53) & 127)
 }
 
+/// The lowest bit of the weights that are not zero, the bound above their highest
+/// bits and their number: None when every weight is zero.
+pub fn span(weights: impl Iterator<Item = f64>) -> Option<(i32, i32, u128)> {
+    let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
+    for w in weights {
+        let (m, e) = odd_parts(w);
+        if m != 0 {
+            low = low.min(e);
+            high = high.max(e + 64 - m.leading_zeros() as i32);
+            n += 1;
+        }
+    }
+    (n > 0).then_some((low, high, n))
+}
+
+/// The rows `(score, positive, weight)` of a weight that is not zero (`n` of them)
+/// sorted by score, each as its [`order_key`] and one word of its label (the top
+/// bit) and its units of `2^q` ([`packed_units`], rounded as [`scaled_kept`]): 16
+/// bytes a row, half the memory to fill and to sort of a key, a label and a `u128`.
+pub fn sorted_rows(
+    rows: impl Iterator<Item = (f64, bool, f64)>,
+    n: usize,
+    q: i32,
+) -> Vec<(u64, u64)> {
+    let mut items: Vec<(u64, u64)> = Vec::with_capacity(n);
+    for (score, positive, w) in rows {
+        let (m, e) = odd_parts(w);
+        if m != 0 {
+            items.push((
+                order_key(score),
+                packed_units(m, e - q) | u64::from(positive) << 63,
+            ));
+        }
+    }
+    if items.len() > 1 << 16 {
+        use rayon::slice::ParallelSliceMut;
+        items.par_sort_unstable_by_key(|x| x.0);
+    } else {
+        items.sort_unstable_by_key(|x| x.0);
+    }
+    items
+}
+
+/// The units of each label `(positive, negative)` per distinct key of rows of
+/// [`sorted_rows`], in order.
+pub fn key_counts(items: &[(u64, u64)]) -> impl Iterator<Item = (u128, u128)> + '_ {
+    items.chunk_by(|a, b| a.0 == b.0).map(|rows| {
+        rows.iter().fold((0, 0), |(p, n), &(_, word)| {
+            let units = unpacked_units(word);
+            if word >> 63 == 1 {
+                (p + units, n)
+            } else {
+                (p, n + units)
+            }
+        })
+    })
+}
+
 /// Exact weights per distinct score and label, in units of `2^quantum`.
 #[derive(Clone, Debug)]
 pub struct WeightRuns {
@@ -157,41 +215,24 @@ impl WeightRuns {
         q
     }
 
+    /// The unit of a batch's weights alone ([`span`] of them): the finest whose sums
+    /// fit [`WIDTH`] bits, as a new state takes it.
+    pub fn batch_unit((low, high, n): (i32, i32, u128)) -> i32 {
+        WeightRuns::default().unit_for(low, high, n)
+    }
+
     /// Add a batch of rows of positive finite weights (rows of weight 0 left out).
     pub fn add(&mut self, labels: &[i8], scores: &[f64], weights: &[f64]) {
-        let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
-        for &w in weights {
-            let (m, e) = odd_parts(w);
-            if m != 0 {
-                low = low.min(e);
-                high = high.max(e + 64 - m.leading_zeros() as i32);
-                n += 1;
-            }
-        }
-        if n == 0 {
+        let Some((low, high, n)) = span(weights.iter().copied()) else {
             return;
-        }
+        };
         let q = self.unit_for(low, high, n);
         if q > low {
             self.exact = false;
         }
         self.rescale(q);
-        // a row: its key and one word of its label and units (16 bytes, not the 32 of a
-        // key, a label and a u128: half the memory to fill and to sort)
-        let mut items: Vec<(u64, u64)> = Vec::with_capacity(n as usize);
-        for i in 0..labels.len() {
-            let (m, e) = odd_parts(weights[i]);
-            if m != 0 {
-                let word = packed_units(m, e - q) | u64::from(labels[i] == 1) << 63;
-                items.push((order_key(scores[i]), word));
-            }
-        }
-        if items.len() > 1 << 16 {
-            use rayon::slice::ParallelSliceMut;
-            items.par_sort_unstable_by_key(|x| x.0);
-        } else {
-            items.sort_unstable_by_key(|x| x.0);
-        }
+        let rows = (0..labels.len()).map(|i| (scores[i], labels[i] == 1, weights[i]));
+        let items = sorted_rows(rows, n as usize, q);
         let rows = items
             .iter()
             .map(|&(key, word)| (key, word >> 63 == 1, unpacked_units(word)));

@@ -675,8 +675,9 @@ def _auc_range(
     pos_w: np.ndarray | None,
     neg_w: np.ndarray | None,
 ) -> RangeStates:
-    """The state of every row of one score range (arrays are sorted in place; scores
-    float64, or float32 where they were read from a float32 column)."""
+    """The state of every row of one score range (scores float64, or float32 where
+    they were read from a float32 column; unweighted, sorted in place; weighted, in
+    any order: the core sorts them with their weights)."""
     from .._kernels import sort_floats
     from ..engine.totals import ScoreRange
     from ._binary import sort_chunks
@@ -686,15 +687,8 @@ def _auc_range(
     if len(pos) + len(neg) == 0:
         return RangeStates(())
     if pos_w is not None and neg_w is not None:
-        # any order of tied scores: their weights add up as integers
-        o = np.argsort(pos)
-        pos, pos_w = pos[o], pos_w[o]
-        o = np.argsort(neg)
-        neg, neg_w = neg[o], neg_w[o]
-        del o
-        parts = [pos, neg]
         quantum, n_pos, n_neg, two_u, _ = k.weighted_range(pos, pos_w, neg, neg_w)
-        ends = [x for a in parts if len(a) for x in (a[0], a[-1])]
+        ends = [x for a in (pos, neg) if len(a) for x in (a.min(), a.max())]
         low, high = float(min(ends)), float(max(ends))
         return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum),))
     # exact integer pair counts

@@ -101,11 +101,12 @@ def _rows_value(
 
 def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     """The exact AUC of one in-memory partition (None with bins): every row at once, so
-    integer scores beyond 2**53 are ranked exactly, and without weights the state of
-    one score range. Plain NumPy input (0/1 labels, finite float scores, up to 4Ki rows,
-    both classes) takes one call of the compiled core: the same integer pair count and
-    division; a value it refuses raises in the checks' words, and other input (and one
-    class) is left to the definition's checks and warning."""
+    integer scores beyond 2**53 are ranked exactly, as the state of one score range
+    (weighted or not: no run of counts per distinct score is built). Plain NumPy
+    input (0/1 labels, finite float scores, up to 4Ki rows, both classes) takes one
+    call of the compiled core: the same integer pair count and division; a value it
+    refuses raises in the checks' words, and other input (and one class) is left to
+    the definition's checks and warning."""
     if params["bins"] is not None:
         return None
     y_true, y_score, sample_weight = columns["y_true"], columns["y_score"], columns["sample_weight"]
@@ -123,11 +124,7 @@ def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
             return result
     batch = auc_prepare(params, y_true, y_score, sample_weight, rank=True)
     v.check_not_empty(len(batch[0]), "y_true", _AUC)
-    if sample_weight is None:
-        state = range_state(ROC_AUC, params, batch)
-    else:
-        state = auc_update(params, batch)
-    value: float = _auc_finalize(params, state)
+    value: float = _auc_finalize(params, range_state(ROC_AUC, params, batch))
     return value
 
 

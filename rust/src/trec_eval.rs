@@ -12,12 +12,13 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::encode::{Key, TextIds};
 use crate::pages::{try_collect, try_zeros, OutOfMemory};
 use crate::ranking::{
     evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked, PARALLEL_ROWS,
 };
 use crate::spec::{Spec, Ties};
-use crate::trec::{Ids, Parsed, Users};
+use crate::trec::{Parsed, Users};
 
 /// The relstrings asked: their length, whether `-m relstring` came without one
 /// (`bare`), and trec_eval's options that cut the ranked list first.
@@ -206,30 +207,36 @@ fn pairs_len(offsets: &[i64]) -> usize {
     offsets.last().map_or(0, |&n| n as usize)
 }
 
-/// The position of each of `ids` among `other`'s ids (-1: absent).
-fn lookup(ids: &Ids, other: &Ids) -> Vec<i32> {
-    let index: HashMap<&[u8], i32> = other.iter().zip(0..).collect();
+/// The position of each of `ids` among `other`'s ids (-1: absent), looked up in
+/// `other`'s table.
+fn lookup(ids: &TextIds, other: &TextIds) -> Vec<i32> {
+    let code = |id: &[u8]| other.get(id, &Key::new(id, 0, id.len()));
     ids.iter()
-        .map(|id| index.get(id).copied().unwrap_or(-1))
+        .map(|id| code(id).map_or(-1, |c| c as i32))
         .collect()
 }
 
 /// The rank of every id in byte order, as the kernel's tie-break keys: sorted by
 /// their first 16 bytes (as a big-endian integer, zero-padded), then the rest.
-fn byte_ranks(ids: &Ids) -> Vec<f64> {
+fn byte_ranks(ids: &TextIds) -> Vec<f64> {
     let prefix = |s: &[u8]| {
         let mut b = [0u8; 16];
         let n = s.len().min(16);
         b[..n].copy_from_slice(&s[..n]);
         u128::from_be_bytes(b)
     };
-    let mut order: Vec<(u128, usize)> = (0..ids.len()).map(|c| (prefix(ids.get(c)), c)).collect();
-    let rest = |c: usize| ids.get(c).get(16..).unwrap_or(&[]);
+    let mut order: Vec<(u128, usize)> = (0..ids.len()).map(|c| (prefix(ids.text(c)), c)).collect();
+    let rest = |c: usize| ids.text(c).get(16..).unwrap_or(&[]);
     // a shorter id that is a prefix of a longer one sorts first (its padding is 0, and
     // then its rest is shorter); equal ids do not occur
     let cmp = |a: &(u128, usize), b: &(u128, usize)| {
         (a.0.cmp(&b.0))
-            .then_with(|| ids.get(a.1).len().min(16).cmp(&ids.get(b.1).len().min(16)))
+            .then_with(|| {
+                ids.text(a.1)
+                    .len()
+                    .min(16)
+                    .cmp(&ids.text(b.1).len().min(16))
+            })
             .then_with(|| rest(a.1).cmp(rest(b.1)))
     };
     if order.len() < PARALLEL_ROWS {
@@ -244,7 +251,7 @@ fn byte_ranks(ids: &Ids) -> Vec<f64> {
     keys
 }
 
-fn utf8(ids: &Ids) -> bool {
+fn utf8(ids: &TextIds) -> bool {
     ids.iter().all(|id| std::str::from_utf8(id).is_ok())
 }
 
@@ -372,7 +379,7 @@ pub fn evaluate(
     let (values, aux) = p.columns(specs);
     drop(aux);
     let mut order: Vec<usize> = (0..n_users).collect();
-    order.sort_by(|&a, &b| q.user_ids.get(a).cmp(q.user_ids.get(b)));
+    order.sort_by(|&a, &b| q.user_ids.text(a).cmp(q.user_ids.text(b)));
     let columns = match n_users {
         0 => vec![Vec::new(); specs.len()],
         n => values
@@ -393,7 +400,7 @@ pub fn evaluate(
         }
     };
     Ok(Table {
-        queries: order.iter().map(|&u| q.user_ids.get(u).to_vec()).collect(),
+        queries: order.iter().map(|&u| q.user_ids.text(u).to_vec()).collect(),
         in_run: order.iter().map(|&u| user_map[u] >= 0).collect(),
         columns,
         relstrings,

@@ -8,11 +8,13 @@
 //! [`dense_sorted_in_place`]). The codes equal those of [`factorize_dense`] on the
 //! whole column, or the ids' ranks among the distinct ids (ascending).
 //!
-//! String ids are hashed ([`strings`]) in the table of [`table`].
+//! String ids are hashed ([`strings`]) in the table of [`table`]; those met one at a
+//! time are numbered by [`TextIds`].
 
 mod rows;
 mod strings;
 pub(crate) mod table;
+mod text_ids;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 #[cfg(test)]
 pub(crate) use strings::tests::naive_bytes;
@@ -21,6 +23,7 @@ pub use strings::{
     factorize_words, lookup_rows, many_new, Runs,
 };
 pub use table::Distinct;
+pub use text_ids::{Key, KeyCodes, NoCode, TextIds, MAX_IDS};
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -206,6 +206,7 @@ fn empty<S: Slot>(n: usize) -> Vec<S> {
 }
 
 /// Codes of keys: open addressing with linear probing, at most 3/4 full.
+#[derive(Clone)]
 pub(crate) struct Table<S> {
     slots: Vec<S>,
     len: usize,
@@ -320,6 +321,11 @@ impl<S: Slot> Table<S> {
             }
         }
         out
+    }
+
+    /// Bytes of its slots.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<S>()
     }
 
     /// Empty the table (keeping its size).

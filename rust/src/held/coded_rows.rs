@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::{Ids, TooMany};
 use crate::encode::table::short_bits;
+use crate::encode::Key;
 
 /// Codes, the first row of each code and the distinct ids (offsets and data).
 pub type Coded = (Vec<i32>, Vec<i64>, (Vec<i64>, Vec<u8>));
@@ -132,12 +133,17 @@ impl Part {
         let mut longs = longs.into_iter();
         for (j, (&k, c)) in keys.iter().zip(out.iter_mut()).enumerate() {
             if let Some(&ahead) = keys.get(j + Self::AHEAD) {
-                self.ids
-                    .prefetch_key((ahead != Self::LONG).then_some(ahead));
+                if ahead != Self::LONG {
+                    self.ids.prefetch_key(&Key::of(Some(ahead), &[]));
+                }
             }
             let code = match k {
-                Self::LONG => self.ids.code_long(longs.next().unwrap_or_default())?,
-                _ => self.ids.code_short(k)?,
+                Self::LONG => {
+                    let id = longs.next().unwrap_or_default();
+                    self.ids.code_key(id, &Key::of(None, id))?
+                }
+                // a short key tells its id
+                _ => self.ids.code_key(&[], &Key::of(Some(k), &[]))?,
             };
             if code as usize == self.first.len() {
                 self.first.push((start + j) as i64);

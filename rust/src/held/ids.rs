@@ -6,19 +6,11 @@
 //! slot, at most 3/4 full: a probe reads an id only when its tag agrees) beside
 //! the ids (8 bytes an id); when it doubles, its codes move
 //! into the new table a few at each new id (no update pays for the whole
-//! table), the old table answering for those not yet moved. String ids: the project's tables of
-//! short ids ([`crate::encode::table`]) and a hash table of longer ones, beside
-//! their bytes.
-
-use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
-use std::hash::BuildHasher;
+//! table), the old table answering for those not yet moved. String ids: the
+//! project's table of texts ([`TextIds`]).
 
 use super::Chunked;
-use crate::encode::table::{append_short, packs, short_bits, short_hash, Packed, Table, Wide};
-
-/// The most distinct ids of a table (codes are handed on as i32).
-pub const MAX_IDS: usize = i32::MAX as usize;
+use crate::encode::{Key, NoCode, TextIds, MAX_IDS};
 
 /// Codes per page of the direct-address table.
 const PAGE: usize = 1 << 12;
@@ -257,19 +249,12 @@ impl IntCodes {
 
 /// Distinct ids, numbered in order of first appearance: integers, or strings
 /// (the bytes of their UTF-8 text).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Ids {
     strings: bool,
-    /// ids in the table of ids of at most 11 bytes, of 12 to 15 bytes
-    n_packed: usize,
-    n_wide: usize,
     n_ints: usize,
     pub(super) ints: IntCodes,
-    packed: Table<Packed>,
-    wide: Table<Wide>,
-    long: HashTable<(u64, u32)>,
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
+    texts: TextIds,
 }
 
 /// Too many distinct ids.
@@ -280,7 +265,7 @@ impl Ids {
     /// The number of ids.
     pub fn len(&self) -> usize {
         if self.strings {
-            self.ends.len()
+            self.texts.len()
         } else {
             self.n_ints
         }
@@ -304,23 +289,15 @@ impl Ids {
         }
     }
 
-    /// The texts of the string ids in code order, one after the other, and where
-    /// each ends.
-    pub fn texts(&self) -> (&[u8], &[usize]) {
-        (&self.bytes, &self.ends)
-    }
-
     /// The string ids in code order as the offsets (int64) and data of an Arrow
     /// `large_string` array.
     pub fn arrow_texts(&self) -> (Vec<i64>, Vec<u8>) {
-        let offsets = std::iter::once(0).chain(self.ends.iter().map(|&e| e as i64));
-        (offsets.collect(), self.bytes.clone())
+        self.texts.arrow_texts()
     }
 
     /// The text of string id `code`.
     pub fn text(&self, code: usize) -> &[u8] {
-        let start = if code == 0 { 0 } else { self.ends[code - 1] };
-        &self.bytes[start..self.ends[code]]
+        self.texts.text(code)
     }
 
     /// Make room for the string ids of at most 11 bytes of `rows` rows at once when
@@ -328,7 +305,7 @@ impl Ids {
     /// [`crate::encode::many_new`] tells: a table not grown by doubling.
     pub fn reserve_for(&mut self, rows: usize, new: usize, seen: usize) {
         if let Some(n) = crate::encode::many_new(rows, new, seen) {
-            self.packed.reserve(n);
+            self.texts.reserve_short(n);
         }
     }
 
@@ -351,90 +328,29 @@ impl Ids {
     /// their decimal text first.
     #[inline(always)]
     pub fn code_text(&mut self, id: &[u8]) -> Result<u32, TooMany> {
-        self.code_key(id, short_bits(id, 0, id.len()))
+        self.code_key(id, &Key::new(id, 0, id.len()))
     }
 
-    /// [`Ids::code_text`] of `id` and its short key (`short_bits` of it: read from a
-    /// buffer that goes on after the id, it costs no copy).
+    /// [`Ids::code_text`] of `id` and its key (for an id of at most 15 bytes, the
+    /// key alone tells the id: `id` is not read).
     #[inline(always)]
-    pub fn code_key(&mut self, id: &[u8], short: Option<u128>) -> Result<u32, TooMany> {
-        match short {
-            Some(k) => self.code_short(k),
-            None => self.code_long(id),
-        }
-    }
-
-    /// [`Ids::code_text`] of the id of at most 15 bytes of short key `k`
-    /// (`short_bits` of it): the key alone tells the id.
-    #[inline(always)]
-    pub fn code_short(&mut self, k: u128) -> Result<u32, TooMany> {
+    pub fn code_key(&mut self, id: &[u8], key: &Key) -> Result<u32, TooMany> {
         if !self.strings {
             self.ints_as_text();
         }
-        let hash = short_hash(k);
-        let found = if packs(k) {
-            self.packed.get(k, hash)
-        } else {
-            self.wide.get(k, hash)
-        };
-        if let Some(c) = found {
-            return Ok(c);
-        }
-        let c = self.next_code()?;
-        if packs(k) {
-            self.packed.code(k, hash, c);
-            self.n_packed += 1;
-        } else {
-            self.wide.code(k, hash, c);
-            self.n_wide += 1;
-        }
-        append_short(k, &mut self.bytes);
-        self.ends.push(self.bytes.len());
-        Ok(c)
+        self.texts.code(id, key).map_err(|e| match e {
+            NoCode::TooMany => TooMany,
+            // as where the allocator fails: a panic that says what was asked for,
+            // which the Python layer raises as an exception
+            NoCode::Memory(m) => panic!("{m}"),
+        })
     }
 
-    /// [`Ids::code_text`] of an id of 16 bytes or more.
-    pub fn code_long(&mut self, id: &[u8]) -> Result<u32, TooMany> {
-        if !self.strings {
-            self.ints_as_text();
-        }
-        let hash = FxBuildHasher.hash_one(id);
-        let (bytes, ends) = (&self.bytes, &self.ends);
-        let found = self.long.find(hash, |&(h, c)| {
-            let c = c as usize;
-            let start = if c == 0 { 0 } else { ends[c - 1] };
-            h == hash && &bytes[start..ends[c]] == id
-        });
-        if let Some(&(_, c)) = found {
-            return Ok(c);
-        }
-        let c = self.next_code()?;
-        self.long.insert_unique(hash, (hash, c), |&(h, _)| h);
-        self.bytes.extend_from_slice(id);
-        self.ends.push(self.bytes.len());
-        Ok(c)
-    }
-
-    /// The code of the next new string id.
+    /// Fetch the slot of the string id of key `key` into the cache (a hint: a loop
+    /// over many ids fetches an id's slot some rows before it looks it up).
     #[inline(always)]
-    fn next_code(&self) -> Result<u32, TooMany> {
-        let c = self.ends.len();
-        if c >= MAX_IDS {
-            return Err(TooMany);
-        }
-        Ok(c as u32)
-    }
-
-    /// Fetch the slot of the string id of short key `short` (see [`Ids::code_key`])
-    /// into the cache (a hint: a loop over many ids fetches an id's slot some rows
-    /// before it looks it up).
-    #[inline(always)]
-    pub fn prefetch_key(&self, short: Option<u128>) {
-        match short {
-            Some(k) if packs(k) => self.packed.prefetch(short_hash(k)),
-            Some(k) => self.wide.prefetch(short_hash(k)),
-            None => {}
-        }
+    pub fn prefetch_key(&self, key: &Key) {
+        self.texts.prefetch(key);
     }
 
     /// The code of integer id `id` in a table of either kind.
@@ -477,37 +393,6 @@ impl Ids {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.ints.memory_bytes()
-            + table_bytes::<Packed>(self.n_packed)
-            + table_bytes::<Wide>(self.n_wide)
-            + self.long.capacity() * 16
-            + self.bytes.capacity()
-            + self.ends.capacity() * 8
+        self.ints.memory_bytes() + self.texts.memory_bytes()
     }
-}
-
-impl Clone for Ids {
-    /// The same ids and codes (the tables built anew).
-    fn clone(&self) -> Self {
-        let mut out = Ids::default();
-        if self.strings {
-            for c in 0..self.len() {
-                let _ = out.code_text(self.text(c));
-            }
-        } else {
-            out.ints = self.ints.clone();
-            out.n_ints = self.n_ints;
-        }
-        out
-    }
-}
-
-/// The bytes of a [`Table`] of `n` keys: it doubles from 16 slots when more than
-/// 3/4 full.
-fn table_bytes<S>(n: usize) -> usize {
-    let mut slots = 16;
-    while 4 * n > 3 * slots {
-        slots *= 2;
-    }
-    slots * std::mem::size_of::<S>()
 }

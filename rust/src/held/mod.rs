@@ -10,7 +10,7 @@ mod ids;
 mod values;
 
 pub use coded_rows::code_rows;
-pub use ids::{Ids, TooMany, MAX_IDS};
+pub use ids::{Ids, TooMany};
 pub use values::{Values, Widened};
 
 /// Rows of a chunk.

@@ -514,10 +514,10 @@ impl IdCodes {
             let (_, s, e) = rows.row(i);
             (s, e)
         };
-        // a row's short key read from the whole buffer (no copy of a short row)
+        // a row's key read from the whole buffer (no copy of a short row)
         let key = |i: usize| {
             let (s, e) = bounds(i);
-            encode::table::short_bits(d, s, e)
+            encode::Key::new(d, s, e)
         };
         let mut codes = Vec::with_capacity(n);
         let mut before: Option<(&[u8], i32)> = None;
@@ -528,10 +528,10 @@ impl IdCodes {
                 Some((b, c)) if b == id => c,
                 _ => {
                     if i + AHEAD < n {
-                        self.ids.prefetch_key(key(i + AHEAD));
+                        self.ids.prefetch_key(&key(i + AHEAD));
                     }
                     self.ids
-                        .code_key(id, key(i))
+                        .code_key(id, &key(i))
                         .map_err(super::open::too_many)? as i32
                 }
             };

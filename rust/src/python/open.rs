@@ -8,7 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use super::{same_length, slice};
-use crate::held::{Chunked, Ids, TooMany, Values, Widened, MAX_IDS};
+use crate::encode::MAX_IDS;
+use crate::held::{Chunked, Ids, TooMany, Values, Widened};
 use crate::ranking::open::OpenRows as Rows;
 
 pub(super) fn too_many(_: TooMany) -> PyErr {

@@ -186,7 +186,7 @@ impl OpenGroups {
     fn absorb(&mut self, other: PyRef<'_, OpenGroups>) -> PyResult<()> {
         self.rows
             .absorb(&other.rows)
-            .map_err(|_| refused(format!("more than {} distinct ids", crate::held::MAX_IDS)))
+            .map_err(|_| refused(format!("more than {} distinct ids", crate::encode::MAX_IDS)))
     }
 
     /// A copy.

@@ -7,8 +7,9 @@ use pyo3::types::PyBytes;
 
 use super::ranking::RankingSpec;
 use super::text;
+use crate::encode::TextIds;
 use crate::spec::Spec;
-use crate::trec::{self, Ids, Kind, TrecError, Users};
+use crate::trec::{self, Kind, TrecError, Users};
 use crate::trec_eval::Refused;
 
 /// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
@@ -77,8 +78,8 @@ fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<P
         return Ok(out.into_any().unbind());
     }
     // the distinct ids as the offsets (int64) and data of an Arrow large_string array
-    let ids = |v: Ids| {
-        let (offsets, data) = v.into_texts();
+    let ids = |v: TextIds| {
+        let (offsets, data) = v.into_arrow_texts();
         (offsets.into_pyarray(py), data.into_pyarray(py))
     };
     let (offsets, codes) = match parsed.users {

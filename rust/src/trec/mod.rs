@@ -33,7 +33,7 @@ mod read;
 mod text;
 pub mod ties;
 
-pub use parsed::{Ids, Kind, Parsed, TrecError, Users};
+pub use parsed::{Kind, Parsed, TrecError, Users};
 pub use read::{parse, parse_reader, parse_slice, read_file, Sizes};
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! What a TREC file parses to: its kind, its errors, and the users, items, grades
 //! or scores of its rows with the ids encoded to dense codes.
 
+use crate::encode::TextIds;
 use crate::pages::{try_reserve, try_reserve_exact, OutOfMemory};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -43,57 +44,6 @@ impl TrecError {
 pub(super) fn keep_first(slot: &mut Option<TrecError>, e: TrecError) {
     if slot.as_ref().is_none_or(|old| e.rank() < old.rank()) {
         *slot = Some(e);
-    }
-}
-
-/// Distinct ids, by code: their bytes one after another.
-#[derive(Default, Debug, Clone, PartialEq)]
-pub struct Ids {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl Ids {
-    /// The number of ids.
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Whether there is no id.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    /// The id of `code`.
-    pub fn get(&self, code: usize) -> &[u8] {
-        let start = if code == 0 { 0 } else { self.ends[code - 1] };
-        &self.bytes[start..self.ends[code]]
-    }
-
-    /// The ids one after another: the offsets (int64, from 0) and data of an Arrow
-    /// `large_string` array.
-    pub fn into_texts(self) -> (Vec<i64>, Vec<u8>) {
-        let mut offsets = Vec::with_capacity(self.ends.len() + 1);
-        offsets.push(0i64);
-        offsets.extend(self.ends.iter().map(|&e| e as i64));
-        (offsets, self.bytes)
-    }
-
-    /// The ids in code order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> {
-        (0..self.len()).map(|c| self.get(c))
-    }
-
-    /// Room for one more id of `bytes` bytes.
-    pub(super) fn reserve(&mut self, bytes: usize) -> Result<(), OutOfMemory> {
-        try_reserve(&mut self.bytes, bytes)?;
-        try_reserve(&mut self.ends, 1)
-    }
-
-    /// Add an id (after [`Ids::reserve`]).
-    pub(super) fn push(&mut self, id: &[u8]) {
-        self.bytes.extend_from_slice(id);
-        self.ends.push(self.bytes.len());
     }
 }
 
@@ -166,9 +116,9 @@ pub struct Parsed {
     /// Item code of each row.
     pub items: Vec<i32>,
     /// Distinct user ids, by code.
-    pub user_ids: Ids,
+    pub user_ids: TextIds,
     /// Distinct item ids, by code.
-    pub item_ids: Ids,
+    pub item_ids: TextIds,
     /// Grades of a qrels file.
     pub grades: Vec<i64>,
     /// Scores of a run file.

@@ -3,9 +3,11 @@
 
 use crate::pages::{try_reserve, OutOfMemory};
 
-use super::ids::{short_bits, IdCodes, Key, NewCodes, NewIds};
+use super::ids::{NewCodes, NewIds};
 use super::parsed::{keep_first, Kind, TrecError};
 use super::text::{line_fields, parse_score};
+use crate::encode::table::short_bits;
+use crate::encode::{Key, TextIds};
 
 // ------------------------------------------------------------------ pieces
 /// The rows of a piece, its codes tagged [`LOCAL`] where the piece saw an id first.
@@ -48,8 +50,8 @@ pub(super) fn parse_piece(
     p: &mut Rows,
     data: &[u8],
     kind: Kind,
-    (users, new_users): (&IdCodes, &mut impl NewCodes),
-    (items, new_items): (&IdCodes, &mut impl NewCodes),
+    (users, new_users): (&TextIds, &mut impl NewCodes),
+    (items, new_items): (&TextIds, &mut impl NewCodes),
 ) -> Result<(), OutOfMemory> {
     p.runs.clear();
     p.items.clear();
@@ -100,7 +102,7 @@ pub(super) fn parse_piece(
         match p.runs.last_mut() {
             Some(run) if same => run.1 += 1,
             _ => {
-                let key = Key::new(data, us, ue);
+                let key = Key::of(user.0, user.1);
                 let code = match users.get(user.1, &key) {
                     Some(c) => c,
                     None => new_users.code(data, us, ue, &key),

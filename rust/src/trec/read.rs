@@ -9,10 +9,11 @@ use rayon::prelude::*;
 use crate::pages::{try_reserve, try_reserve_exact, OutOfMemory};
 use crate::threads;
 
-use super::ids::{Direct, IdCodes, NewIds, LOCAL};
+use super::ids::{Direct, NewIds, LOCAL};
 use super::parsed::{keep_first, Kind, Parsed, TrecError, Users};
 use super::pieces::{parse_piece, pieces, Piece, Rows, AHEAD};
 use super::text::{carriage_returns_only, lines_of_carriage_returns, other_compression, BOM};
+use crate::encode::TextIds;
 
 // ------------------------------------------------------------------ windows
 /// Sizes of the reading: a first window of one piece (small, so that the pieces
@@ -68,8 +69,8 @@ impl Sizes {
 /// Everything read so far.
 struct State {
     kind: Kind,
-    users: IdCodes,
-    items: IdCodes,
+    users: TextIds,
+    items: TextIds,
     rows: Users,
     item_codes: Vec<i32>,
     grades: Vec<i64>,
@@ -89,8 +90,8 @@ impl State {
     fn new(kind: Kind, alone: f64) -> Self {
         State {
             kind,
-            users: IdCodes::default(),
-            items: IdCodes::default(),
+            users: TextIds::default(),
+            items: TextIds::default(),
             rows: Users::Offsets(vec![0]),
             item_codes: Vec::new(),
             grades: Vec::new(),
@@ -121,10 +122,10 @@ impl State {
         }
         let kind = self.kind;
         let parsed = &mut self.pieces[..parts.len()];
-        let before = self.users.ids.len() + self.items.ids.len();
+        let before = self.users.len() + self.items.len();
         if alone {
             // the ids get their final codes at once (no codes "so far" to look up)
-            let none = IdCodes::default();
+            let none = TextIds::default();
             let mut users = Direct {
                 table: &mut self.users,
                 failed: None,
@@ -168,7 +169,7 @@ impl State {
             if self.tag.is_none() {
                 self.tag = p.rows.tag.map(|(s, e)| d[s..e].to_vec());
             }
-            let codes = |known: &mut IdCodes, new: &NewIds| -> io::Result<Vec<u32>> {
+            let codes = |known: &mut TextIds, new: &NewIds| -> io::Result<Vec<u32>> {
                 let mut out = Vec::new();
                 try_reserve_exact(&mut out, new.ids.len())?;
                 for (j, (s, e, k)) in new.ids.iter().enumerate() {
@@ -185,7 +186,7 @@ impl State {
         // a window where most rows bring a new id: the next one is parsed alone (the
         // pieces would number their new ids twice, once on their own, once here)
         let rows: usize = parsed.iter().map(|p| p.rows.items.len()).sum();
-        let new = self.users.ids.len() + self.items.ids.len() - before;
+        let new = self.users.len() + self.items.len() - before;
         self.direct = new as f64 > self.alone * rows as f64;
         if self.error.is_some() {
             return Ok(()); // the rows are not needed
@@ -277,8 +278,8 @@ impl State {
         Ok(Parsed {
             users: self.rows,
             items: self.item_codes,
-            user_ids: self.users.ids,
-            item_ids: self.items.ids,
+            user_ids: self.users,
+            item_ids: self.items,
             grades: self.grades,
             scores: self.scores,
             tag: self.tag,

@@ -8,6 +8,7 @@ use std::io;
 
 use super::text::{fields, fields_scalar, line_fields, other_compression, parse_score};
 use super::*;
+use crate::encode::TextIds;
 
 #[test]
 fn qrels_codes_follow_first_appearance() {
@@ -35,8 +36,8 @@ fn short_and_long_ids_get_one_code_each() {
     );
     let p = parse(text.as_bytes(), Kind::Qrels).unwrap();
     assert_eq!(p.items, vec![0, 1, 2, 0, 1]);
-    assert_eq!(p.item_ids.get(0), long.as_bytes());
-    assert_eq!(p.item_ids.get(1).len(), 15);
+    assert_eq!(p.item_ids.text(0), long.as_bytes());
+    assert_eq!(p.item_ids.text(1).len(), 15);
     assert_eq!(p.users.codes(), vec![0, 0, 0, 1, 1]);
 }
 
@@ -328,7 +329,7 @@ fn oracle(data: &[u8], kind: Kind) -> Result<Read, TrecError> {
 /// A parse in the oracle's shape.
 fn shape(p: Result<Parsed, TrecError>) -> Result<Read, TrecError> {
     let p = p?;
-    let ids = |i: &Ids| i.iter().map(|s| s.to_vec()).collect::<Vec<_>>();
+    let ids = |i: &TextIds| i.iter().map(|s| s.to_vec()).collect::<Vec<_>>();
     Ok((
         p.users.codes(),
         p.items.clone(),
@@ -502,7 +503,7 @@ fn a_byte_order_mark_and_every_line_end_read_as_plain_lines() {
     // the mark is skipped at the start only
     let inner = b"q1 Q0 d1 1 0.5 t\n\xef\xbb\xbfq2 Q0 d1 1 1 t\n";
     assert_eq!(
-        parse(inner, Kind::Run).unwrap().user_ids.get(1),
+        parse(inner, Kind::Run).unwrap().user_ids.text(1),
         b"\xef\xbb\xbfq2"
     );
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +48,8 @@ def _polars_dtype(col: Any) -> Any:
     return dtype
 
 
-class IdColumn(NamedTuple):
+@dataclass(frozen=True)
+class IdColumn:
     """A column of ids as :func:`column_array` gives it (``array``) and whether it is
     a dictionary array whose categories are known distinct (``distinct``: pandas and
     polars categories, chunks' dictionaries joined; an Arrow dictionary need not
@@ -107,7 +108,8 @@ def encode_ids(
     ``any_order=True`` the codes may follow another order (ascending ids for
     large integer columns, which can then be encoded in parallel).
     """
-    values, distinct = _column(values)
+    column = _column(values)
+    values, distinct = column.array, column.distinct
     if isinstance(values, EncodedIds):
         if values.codes is None:
             codes = np.arange(len(values.uniques), dtype=np.int32)
@@ -366,7 +368,7 @@ def _column(values: Any) -> IdColumn:
     """A pandas or polars Series or an Arrow array as :func:`id_column` gives it:
     strings and categoricals as one Arrow array (encoded there without building a
     Python object per row), everything else as NumPy; other values unchanged."""
-    if isinstance(values, IdColumn):
+    if isinstance(values, IdColumn):  # read already (group_users)
         return values
     module = type(values).__module__.partition(".")[0]
     if (module == "pyarrow" and hasattr(values, "null_count")) or (

@@ -52,8 +52,10 @@ macro_rules! count {
 }
 count!(u64, u128);
 
-/// One distinct score (its [`order_key`]) and the count of each label there.
+/// One distinct score (its [`order_key`]) and the count of each label there: 24
+/// bytes with u64 counts, 40 with u128 ones (aligned to 8 bytes: not padded to 48).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, packed(8))]
 pub struct Entry<C> {
     pub key: u64,
     pub pos: C,
@@ -62,7 +64,7 @@ pub struct Entry<C> {
 
 /// Entries of increasing keys.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Run<C> {
+pub struct Run<C: Copy> {
     pub entries: Vec<Entry<C>>,
 }
 
@@ -704,6 +706,18 @@ pub(crate) mod tests {
             Run::merge(&a, &end),
             run(&[1, 3, 5], &[1, 0, 3], &[0, 1, 2])
         );
+        // an entry of wide counts is not padded to the alignment of a u128
+        assert_eq!(std::mem::size_of::<Entry<u64>>(), 24);
+        assert_eq!(std::mem::size_of::<Entry<u128>>(), 40);
+        let wide = |pos| Run::<u128> {
+            entries: vec![Entry {
+                key: 4,
+                pos,
+                neg: 1,
+            }],
+        };
+        let sum = Run::merge(&wide(u128::MAX / 4), &wide(u128::MAX / 4 + 2)).entries[0];
+        assert_eq!(({ sum.pos }, { sum.neg }), (u128::MAX / 2 + 1, 2));
     }
 
     #[test]

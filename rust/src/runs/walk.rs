@@ -18,8 +18,8 @@ pub fn pair_sum_runs<C: Count>(runs: &[Run<C>]) -> (f64, u128, u128) {
     // the rarer label, told from every 64th entry (either choice gives the same sum)
     let (mut with_pos, mut with_neg) = (0, 0);
     for e in heads.iter().flat_map(|h| h.iter().step_by(64)) {
-        with_pos += (e.pos != C::default()) as usize;
-        with_neg += (e.neg != C::default()) as usize;
+        with_pos += ({ e.pos } != C::default()) as usize;
+        with_neg += ({ e.neg } != C::default()) as usize;
     }
     let walked = if with_pos <= with_neg {
         rare_walk(&heads, |e| e.pos, |e| e.neg, false)

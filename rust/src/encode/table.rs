@@ -197,12 +197,20 @@ impl<'a> Slot for Bytes<'a> {
 }
 
 /// `n` empty slots, a large table's on huge pages where the system offers them (a
-/// lookup is a random access: one TLB entry covers 2 MiB of slots, not 4 KiB).
-fn empty<S: Slot>(n: usize) -> Vec<S> {
-    let mut slots = Vec::with_capacity(n);
+/// lookup is a random access: one TLB entry covers 2 MiB of slots, not 4 KiB), or
+/// the memory that could not be had.
+fn try_empty<S: Slot>(n: usize) -> Result<Vec<S>, OutOfMemory> {
+    let mut slots = Vec::new();
+    crate::pages::try_reserve_exact(&mut slots, n)?;
     crate::pages::advise_huge(&mut slots);
     slots.resize(n, S::default());
-    slots
+    Ok(slots)
+}
+
+/// [`try_empty`], or a panic that says what was asked for (which the Python layer
+/// raises as an exception), as where the allocator fails.
+fn empty<S: Slot>(n: usize) -> Vec<S> {
+    try_empty(n).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Codes of keys: open addressing with linear probing, at most 3/4 full.
@@ -305,7 +313,7 @@ impl<S: Slot> Table<S> {
     /// when it must grow and the memory cannot be had).
     pub(crate) fn insert(&mut self, key: S::Key, hash: u64, code: u32) -> Result<(), OutOfMemory> {
         if 4 * (self.len + 1) > 3 * self.slots.len() {
-            let bigger = crate::pages::try_zeros::<S>(2 * self.slots.len(), 1)?;
+            let bigger = try_empty(2 * self.slots.len())?;
             self.rehash(bigger);
         }
         self.put(key, hash, code);

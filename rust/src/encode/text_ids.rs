@@ -213,7 +213,8 @@ impl TextIds {
         self.keys.get(key, |c| self.text(c as usize) == id)
     }
 
-    /// The code of `id` (of key `key`), a new one when it is new.
+    /// The code of `id` (of key `key`), a new one when it is new; an id of at most
+    /// 15 bytes is told by its key alone (`id` is then not read).
     #[inline(always)]
     pub fn code(&mut self, id: &[u8], key: &Key) -> Result<u32, NoCode> {
         match self.get(id, key) {
@@ -229,7 +230,9 @@ impl TextIds {
         if c >= MAX_IDS {
             return Err(NoCode::TooMany);
         }
-        try_reserve(&mut self.bytes, id.len())?;
+        // a short key holds its id (the caller need not pass the text)
+        let len = key.short.map_or(id.len(), |k| (k >> 120) as usize);
+        try_reserve(&mut self.bytes, len)?;
         try_reserve(&mut self.ends, 1)?;
         self.keys.insert(key, c as u32)?;
         match key.short {
@@ -292,6 +295,10 @@ mod tests {
             let alone = Key::new(&text[s..e], 0, e - s);
             assert_eq!((inside.short, inside.hash), (alone.short, alone.hash));
         }
+        // a short key alone numbers its id and keeps its text
+        let mut told = TextIds::default();
+        assert_eq!(told.code(&[], &Key::new(b"abc", 0, 3)), Ok(0));
+        assert_eq!(told.text(0), b"abc");
         let mut keys = KeyCodes::default();
         let key = Key::new(b"a", 0, 1);
         assert!(keys.insert(&key, 7).is_ok());

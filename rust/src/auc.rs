@@ -169,6 +169,15 @@ pub fn order_key(score: f64) -> u64 {
     }
 }
 
+/// The score of an [`order_key`] (0.0 for the key of -0.0 and 0.0).
+pub fn score_of_key(key: u64) -> f64 {
+    f64::from_bits(if key >> 63 == 1 {
+        key & !(1 << 63)
+    } else {
+        !key
+    })
+}
+
 /// Exact AUC of validated 0/1 labels and finite scores: twice the Mann-Whitney U
 /// over twice the number of pairs (the Python layer's `auc_from_sorted`), NaN when
 /// a class is absent.
@@ -234,6 +243,9 @@ pub struct WeightedRange {
     pub two_u: crate::runs::U256,
     /// No weight's bits were rounded off (the units span at most 126 bits).
     pub exact: bool,
+    /// The smallest and largest score of the rows that count (NaN for none).
+    pub low: f64,
+    pub high: f64,
 }
 
 /// The exact sums of the weighted rows of one score range, positives and negatives
@@ -258,6 +270,8 @@ pub fn weighted_range<T: Copy + Into<f64>>(
             negatives: 0,
             two_u: crate::runs::U256::default(),
             exact: true,
+            low: f64::NAN,
+            high: f64::NAN,
         };
     };
     let q = WeightRuns::batch_unit((low, high, n));
@@ -269,12 +283,16 @@ pub fn weighted_range<T: Copy + Into<f64>>(
         q,
     );
     let (two_u, positives, negatives) = exact_pair_sum(key_counts(&items));
+    // the rows sorted by score: the ends of the range are the first and the last
+    let end = |row: Option<&(u64, u64)>| row.map_or(f64::NAN, |r| score_of_key(r.0));
     WeightedRange {
         quantum: q,
         positives,
         negatives,
         two_u,
         exact: q <= low,
+        low: end(items.first()),
+        high: end(items.last()),
     }
 }
 
@@ -336,12 +354,25 @@ mod tests {
         assert_eq!((r.quantum, r.positives, r.negatives), (-2, 13, 8));
         assert_eq!((r.two_u.lo, r.two_u.hi), (202, 0));
         assert!(r.exact);
+        assert_eq!((r.low, r.high), (0.1, 0.9));
         // the same rows as float32 scores
         let f = weighted_range(&[0.5f32, 0.9], &[0.25, 3.0], &[0.1f32, 0.5], &[0.5, 1.5]);
-        assert_eq!(f, r);
+        assert_eq!((f.low, f.high), (f64::from(0.1f32), f64::from(0.9f32)));
+        assert_eq!(
+            WeightedRange {
+                low: 0.1,
+                high: 0.9,
+                ..f
+            },
+            r
+        );
         // no weight: nothing
         let e = weighted_range(&[0.5], &[0.0], &[], &[]);
         assert_eq!((e.positives, e.two_u.lo), (0, 0));
+        assert!(e.low.is_nan() && e.high.is_nan());
+        // a row of weight 0 is not an end of the range
+        let z = weighted_range(&[0.5, 2.0], &[1.0, 0.0], &[-3.0, 0.1], &[0.0, 1.0]);
+        assert_eq!((z.low, z.high), (0.1, 0.5));
         // the rows in any order
         let u = weighted_range(&[0.9, 0.5], &[3.0, 0.25], &[0.5, 0.1], &[1.5, 0.5]);
         assert_eq!(u, r);
@@ -439,6 +470,10 @@ mod tests {
         for w in scores.windows(2) {
             assert_eq!(order_key(w[0]) < order_key(w[1]), w[0] < w[1], "{w:?}");
             assert_eq!(order_key(w[0]) == order_key(w[1]), w[0] == w[1], "{w:?}");
+        }
+        for s in scores {
+            assert_eq!(score_of_key(order_key(s)), s, "{s}");
+            assert_eq!(score_of_key(order_key(s)).to_bits(), (s + 0.0).to_bits());
         }
     }
 

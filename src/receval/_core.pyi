@@ -645,7 +645,7 @@ def weighted_range(
     pos_w: NDArray[np.float64],
     neg: NDArray[np.float64] | NDArray[np.float32],
     neg_w: NDArray[np.float64],
-) -> tuple[int, int, int, int, bool]: ...
+) -> tuple[int, int, int, int, float, float]: ...
 def xauc_distinct(
     codes: NDArray[np.int64],
     y: NDArray[np.float64],

@@ -139,8 +139,13 @@ def test_auc_kernels_equal_the_pair_oracle(seed, n):
         pw, qw = pw * (1 + np.random.default_rng(seed).random(len(pw))), qw * 3.7
     op, oq = np.argsort(p, kind="stable"), np.argsort(q, kind="stable")
     p, pw, q, qw = p[op], pw[op], q[oq], qw[oq]
-    quantum, n_pos, n_neg, two_u, exact = core.weighted_range(p, pw, q, qw)
-    assert exact
+    quantum, n_pos, n_neg, two_u, low, high = core.weighted_range(p, pw, q, qw)
+    # the ends of the range: the smallest and largest score of a row that counts
+    ends = np.concatenate([p, q])
+    if len(ends):
+        assert (low, high) == (ends.min(), ends.max())
+    else:
+        assert np.isnan(low) and np.isnan(high)
     # in units of 2**quantum every weight is an integer: the sums are exact integers
     unit = Fraction(2) ** quantum
     pu = np.array([int(Fraction(w) / unit) for w in pw.tolist()] or [0], dtype=object)[: len(pw)]
@@ -153,7 +158,9 @@ def test_auc_kernels_equal_the_pair_oracle(seed, n):
     # float32 scores (rounding keeps them sorted): the counts of their float64 values
     p32, q32 = p.astype(np.float32), q.astype(np.float32)
     p64, q64 = p32.astype(np.float64), q32.astype(np.float64)
-    assert core.weighted_range(p32, pw, q32, qw) == core.weighted_range(p64, pw, q64, qw)
+    np.testing.assert_equal(
+        core.weighted_range(p32, pw, q32, qw), core.weighted_range(p64, pw, q64, qw)
+    )
     assert core.pair_count_sorted(p32, q32) == core.pair_count_sorted(p64, q64)
     with pytest.raises(ValueError, match="must both be float64 or both float32"):
         core.pair_count_sorted(p32, q64)

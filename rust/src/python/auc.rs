@@ -118,8 +118,9 @@ fn pair_count_sorted(py: Python<'_>, pos: Scores<'_>, neg: Scores<'_>) -> PyResu
 }
 
 /// The exact sums of one weighted score range (`pos` and `neg` in any order, float64
-/// or float32 alike): `(quantum, positives, negatives, two_u, exact)`, `two_u` an
-/// integer below `2**256`.
+/// or float32 alike): `(quantum, positives, negatives, two_u, low, high)`, `two_u` an
+/// integer below `2**256`, `low` and `high` the smallest and largest score of a row of
+/// weight other than 0 (NaN for none).
 #[pyfunction]
 fn weighted_range<'py>(
     py: Python<'py>,
@@ -127,7 +128,7 @@ fn weighted_range<'py>(
     pos_w: PyReadonlyArray1<'py, f64>,
     neg: Scores<'py>,
     neg_w: PyReadonlyArray1<'py, f64>,
-) -> PyResult<(i32, u128, u128, Bound<'py, PyAny>, bool)> {
+) -> PyResult<(i32, u128, u128, Bound<'py, PyAny>, f64, f64)> {
     let (pw, nw) = (slice(&pos_w, "pos_w")?, slice(&neg_w, "neg_w")?);
     let r = same_floats!("weighted_range", pos, neg, |p, n| {
         same_length("weighted_range", &[("pos", p.len()), ("pos_w", pw.len())])?;
@@ -137,7 +138,7 @@ fn weighted_range<'py>(
     let shift = 128u32.into_pyobject(py)?;
     let (lo, hi) = (r.two_u.lo, r.two_u.hi);
     let two_u = hi.into_pyobject(py)?.lshift(shift)?.add(lo)?;
-    Ok((r.quantum, r.positives, r.negatives, two_u, r.exact))
+    Ok((r.quantum, r.positives, r.negatives, two_u, r.low, r.high))
 }
 
 /// `(thresholds, tps, fps)` of ascending `pos` and `neg`, thresholds descending.

@@ -684,9 +684,7 @@ def _auc_range(
     if len(pos) + len(neg) == 0:
         return RangeStates(())
     if pos_w is not None and neg_w is not None:
-        quantum, n_pos, n_neg, two_u, _ = k.weighted_range(pos, pos_w, neg, neg_w)
-        ends = [x for a in (pos, neg) if len(a) for x in (a.min(), a.max())]
-        low, high = float(min(ends)), float(max(ends))
+        quantum, n_pos, n_neg, two_u, low, high = k.weighted_range(pos, pos_w, neg, neg_w)
         return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum),))
     # exact integer pair counts
     sort_floats(pos)

@@ -75,7 +75,7 @@ pub(crate) fn packs(key: u128) -> bool {
 
 /// A slot of a [`Table`]: a key and its code, or nothing.
 pub(crate) trait Slot: Copy + Default + Send {
-    type Key: Copy + PartialEq + Default;
+    type Key: Copy + PartialEq + Default + Send;
     fn new(key: Self::Key, code: u32) -> Self;
     fn key(self) -> Self::Key;
     /// The code plus one, 0 for an empty slot.
@@ -87,8 +87,6 @@ pub(crate) trait Slot: Copy + Default + Send {
     }
     /// A hash whose low bits are well mixed (they pick the slot).
     fn hash(key: Self::Key) -> u64;
-    /// Append the id of `key` to `data`.
-    fn append(key: Self::Key, data: &mut Vec<u8>);
 }
 
 /// The bytes of a short key (see [`short_bits`]) to `data`.
@@ -123,9 +121,6 @@ impl Slot for Packed {
     fn hash(key: u128) -> u64 {
         short_hash(key)
     }
-    fn append(key: u128, data: &mut Vec<u8>) {
-        append_short(key, data)
-    }
 }
 
 /// The slot of an id of 12 to 15 bytes: its short key and its code plus one
@@ -157,9 +152,6 @@ impl Slot for Wide {
     fn hash(key: u128) -> u64 {
         short_hash(key)
     }
-    fn append(key: u128, data: &mut Vec<u8>) {
-        append_short(key, data)
-    }
 }
 
 /// The slot of a longer id: its bytes (a slice of the text) and its code plus one.
@@ -190,9 +182,6 @@ impl<'a> Slot for Bytes<'a> {
     fn hash(key: &'a [u8]) -> u64 {
         use std::hash::BuildHasher;
         rustc_hash::FxBuildHasher.hash_one(key)
-    }
-    fn append(key: &'a [u8], data: &mut Vec<u8>) {
-        data.extend_from_slice(key)
     }
 }
 
@@ -320,17 +309,6 @@ impl<S: Slot> Table<S> {
         Ok(())
     }
 
-    /// The keys of the table in the order of their codes (one pass over the slots).
-    pub(crate) fn keys(&self) -> Vec<S::Key> {
-        let mut out = vec![S::Key::default(); self.len];
-        for s in &self.slots {
-            if let Some(c) = s.code() {
-                out[c as usize] = s.key();
-            }
-        }
-        out
-    }
-
     /// Bytes of its slots.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<S>()
@@ -368,47 +346,39 @@ impl<S: Slot> Table<S> {
     }
 }
 
-/// The distinct ids of a column, as the table that numbered them holds them: read
-/// from the table in the order of their codes ([`Distinct::texts`]), not from the
-/// rows where they first appear (which lie anywhere in the column). Ids of at most
-/// 15 bytes stay in their table until asked for; longer ones (slices of the column)
-/// are copied out at once.
+/// The distinct ids of a column, in the order of their codes, as the table that
+/// numbered them took them (not read from the rows where they first appear, which
+/// lie anywhere in the column). Ids of at most 15 bytes stay short keys until
+/// their texts are asked for; longer ones (slices of the column) are copied out at
+/// once.
 pub struct Distinct(Held);
 
-/// A table of short keys, or the ids already as texts.
+/// Short keys, or the ids already as texts.
 enum Held {
-    Packed(Table<Packed>),
-    Wide(Table<Wide>),
+    Shorts(Vec<u128>),
     Texts(Vec<i64>, Vec<u8>),
 }
 
-impl From<Table<Packed>> for Distinct {
-    fn from(t: Table<Packed>) -> Self {
-        Distinct(Held::Packed(t))
+impl From<Vec<u128>> for Distinct {
+    fn from(keys: Vec<u128>) -> Self {
+        Distinct(Held::Shorts(keys))
     }
 }
 
-impl From<Table<Wide>> for Distinct {
-    fn from(t: Table<Wide>) -> Self {
-        Distinct(Held::Wide(t))
-    }
-}
-
-impl<'a> From<Table<Bytes<'a>>> for Distinct {
-    fn from(t: Table<Bytes<'a>>) -> Self {
-        let (offsets, data) = texts_of(&t);
+impl<'a> From<Vec<&'a [u8]>> for Distinct {
+    fn from(keys: Vec<&'a [u8]>) -> Self {
+        let (offsets, data) = texts_of(&keys, |k, data| data.extend_from_slice(k));
         Distinct(Held::Texts(offsets, data))
     }
 }
 
-/// The keys of `table` in the order of their codes, one after the other.
-fn texts_of<S: Slot>(table: &Table<S>) -> (Vec<i64>, Vec<u8>) {
-    let keys = table.keys();
+/// `keys` one after the other (each written by `append`) and their offsets.
+fn texts_of<K: Copy>(keys: &[K], append: impl Fn(K, &mut Vec<u8>)) -> (Vec<i64>, Vec<u8>) {
     let mut offsets = Vec::with_capacity(keys.len() + 1);
     offsets.push(0i64);
     let mut data = Vec::new();
-    for k in keys {
-        S::append(k, &mut data);
+    for &k in keys {
+        append(k, &mut data);
         offsets.push(data.len() as i64);
     }
     (offsets, data)
@@ -419,8 +389,7 @@ impl Distinct {
     /// (int64) and data of an Arrow `large_string` array.
     pub fn texts(self) -> (Vec<i64>, Vec<u8>) {
         match self.0 {
-            Held::Packed(t) => texts_of(&t),
-            Held::Wide(t) => texts_of(&t),
+            Held::Shorts(keys) => texts_of(&keys, append_short),
             Held::Texts(offsets, data) => (offsets, data),
         }
     }
@@ -519,7 +488,9 @@ mod tests {
                 assert_eq!(t.code(k, short_hash(k), c), (c, c >= 10 && n > 10));
             }
             assert_eq!(t.slots.len(), size);
-            assert_eq!(t.keys(), (0..n.max(10) as u128).collect::<Vec<_>>());
+            for c in 0..n.max(10) as u32 {
+                assert_eq!(t.get(c as u128, short_hash(c as u128)), Some(c));
+            }
         }
         // the empty id is a key like any other; code 0 is a code like any other
         let mut t = Table::<Packed>::default();
@@ -527,7 +498,7 @@ mod tests {
         assert_eq!(t.get(k, short_hash(k)), None);
         assert!(t.insert(k, short_hash(k), 0).is_ok());
         assert_eq!(t.get(k, short_hash(k)), Some(0));
-        assert_eq!(t.keys(), vec![k]);
+        assert_eq!(t.len, 1);
         t.clear();
         assert_eq!(t.get(k, short_hash(k)), None);
     }

@@ -55,8 +55,8 @@ pub fn factorize_inline(
             out.fill(0);
         }
     };
-    let (codes, first, table) = factorize_parts::<Packed>(shorts, &lens, n_chunks, 0);
-    (!longer.into_inner()).then(|| (codes, first, table.into()))
+    let (codes, first, keys) = factorize_parts::<Packed>(shorts, &lens, n_chunks, 0);
+    (!longer.into_inner()).then(|| (codes, first, keys.into()))
 }
 
 /// The runs of equal neighbours of a string column given in chunks, encoded: the
@@ -208,9 +208,9 @@ fn factorize_picked<'a>(
     n_chunks: usize,
     room: usize,
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
-    fn held<S: Slot>(e: (Vec<i32>, Vec<i64>, Table<S>)) -> (Vec<i32>, Vec<i64>, Distinct)
+    fn held<K>(e: (Vec<i32>, Vec<i64>, Vec<K>)) -> (Vec<i32>, Vec<i64>, Distinct)
     where
-        Distinct: From<Table<S>>,
+        Distinct: From<Vec<K>>,
     {
         (e.0, e.1, e.2.into())
     }
@@ -280,8 +280,9 @@ pub fn factorize_words(
 }
 
 /// The codes of the keys in `table` written to `out` (one a key; `fill(a, keys)`
-/// gives the keys from the `a`-th on, as many as `keys` holds): a key the table does not hold takes the next code, and its row (`row(i)`
-/// of the `i`-th key) is pushed on `first` (the row of each code of the table).
+/// gives the keys from the `a`-th on, as many as `keys` holds): a key the table does
+/// not hold takes the next code, and is pushed on `seen` with its row (`row(i)` of
+/// the `i`-th key).
 ///
 /// The keys and their hashes are made a block of rows at a time. A first loop over
 /// the block then gives each key found in its own slot its code, without a branch,
@@ -293,7 +294,7 @@ pub fn factorize_words(
 /// without a lookup.
 fn factorize_into<S: Slot>(
     table: &mut Table<S>,
-    first: &mut Vec<i64>,
+    seen: &mut Seen<S::Key>,
     fill: impl Fn(usize, &mut [S::Key]),
     row: impl Fn(usize) -> i64,
     out: &mut [i32],
@@ -323,9 +324,10 @@ fn factorize_into<S: Slot>(
             let (j, k) = (usize::from(j), keys[usize::from(j)]);
             if before != Some(k) {
                 let new;
-                (code, new) = table.code(k, hashes[j], first.len() as u32);
+                (code, new) = table.code(k, hashes[j], seen.keys.len() as u32);
                 if new {
-                    first.push(row(start + j));
+                    seen.keys.push(k);
+                    seen.first.push(row(start + j));
                 }
                 before = Some(k);
             }
@@ -345,14 +347,14 @@ fn factorize_into<S: Slot>(
 /// each in its order of first appearance: the order of first appearance of the
 /// column), looked up as the rows of a part are, and each later group's codes are
 /// renumbered. Each group's table is made with `room` for as many distinct ids, and
-/// for at least [`LEAST_ROOM`] (at most its rows). The column's table comes with the
-/// codes.
+/// for at least [`LEAST_ROOM`] (at most its rows). The column's distinct keys, in
+/// the order of their codes, come with the codes (the tables are dropped).
 fn factorize_parts<S: Slot>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
     n_chunks: usize,
     room: usize,
-) -> (Vec<i32>, Vec<i64>, Table<S>) {
+) -> (Vec<i32>, Vec<i64>, Vec<S::Key>) {
     let n: usize = lens.iter().sum();
     let starts: Vec<usize> = lens
         .iter()
@@ -379,41 +381,41 @@ fn factorize_parts<S: Slot>(
             bounds.push(p);
         }
     }
-    // a group's parts encoded in turn into one table: (table, first row of each code)
+    // a group's parts encoded in turn into one table: (table, its keys and their rows)
     let encode = |first_part: usize, outs: Vec<&mut [i32]>| {
         let rows: usize = outs.iter().map(|o| o.len()).sum();
         let room = room.max(LEAST_ROOM).min(rows);
-        let (mut table, mut first) = (Table::<S>::with_room(room), Vec::new());
+        let (mut table, mut seen) = (Table::<S>::with_room(room), Seen::default());
         // the group's first SAMPLE rows encoded first: when most are new ids, the
         // table is made with room for as many ids as the group has rows (at most
         // MOST_ROOM) at once, not grown by doubling (a copy of every id each time)
-        let mut seen = 0;
+        let mut done = 0;
         for (p, out) in (first_part..).zip(outs) {
             crate::pages::populate(out);
             let mut at = 0;
             while at < out.len() {
-                let end = if seen < SAMPLE {
-                    (at + SAMPLE - seen).min(out.len())
+                let end = if done < SAMPLE {
+                    (at + SAMPLE - done).min(out.len())
                 } else {
                     out.len()
                 };
                 let fill = |a: usize, k: &mut [S::Key]| fill(p, at + a, k);
                 let row = |i: usize| (starts[p] + at + i) as i64;
-                factorize_into(&mut table, &mut first, fill, row, &mut out[at..end]);
-                if seen < SAMPLE && seen + end - at >= SAMPLE {
-                    if let Some(n) = many_new(rows, first.len(), SAMPLE) {
+                factorize_into(&mut table, &mut seen, fill, row, &mut out[at..end]);
+                if done < SAMPLE && done + end - at >= SAMPLE {
+                    if let Some(n) = many_new(rows, seen.keys.len(), SAMPLE) {
                         table.reserve(n);
                     }
                 }
-                seen += end - at;
+                done += end - at;
                 at = end;
             }
         }
-        (table, first)
+        (table, seen)
     };
     if bounds.len() == 1 {
-        let (table, first) = encode(0, outs);
-        return (codes, first, table);
+        let (_, seen) = encode(0, outs);
+        return (codes, seen.first, seen.keys);
     }
     let mut groups: Vec<(usize, Vec<&mut [i32]>)> = Vec::with_capacity(bounds.len());
     let mut outs = outs.into_iter();
@@ -421,29 +423,30 @@ fn factorize_parts<S: Slot>(
         let to = bounds.get(g + 1).copied().unwrap_or(lens.len());
         groups.push((from, outs.by_ref().take(to - from).collect()));
     }
-    let mut encoded: Vec<(Table<S>, Vec<i64>)> = threads::install(|| {
+    let mut encoded: Vec<(Table<S>, Seen<S::Key>)> = threads::install(|| {
         groups
             .par_iter_mut()
             .map(|(from, outs)| encode(*from, std::mem::take(outs)))
             .collect()
     });
     // the first group's table is the column's (its codes come first); the ids of
-    // each later group are looked up in it (as a block of rows is), in order
-    let (mut table, mut first) = std::mem::take(&mut encoded[0]);
+    // each later group (in the order of its codes, as its table numbered them, not
+    // read from their rows, which lie anywhere in the column) are looked up in it
+    // (as a block of rows is), in order
+    let (mut table, mut seen) = std::mem::take(&mut encoded[0]);
     let maps: Vec<Vec<i32>> = encoded
         .into_iter()
         .skip(1)
-        .map(|(own, rows)| {
-            // the group's ids in the order of its codes, read from its own table
-            // (not from their rows, which lie anywhere in the column)
-            let ids = own.keys();
+        .map(|(own, group)| {
             drop(own);
+            let (ids, rows) = (group.keys, group.first);
             let mut map = vec![0i32; rows.len()];
             let keys = |a: usize, out: &mut [S::Key]| out.copy_from_slice(&ids[a..a + out.len()]);
-            factorize_into(&mut table, &mut first, keys, |i| rows[i], &mut map);
+            factorize_into(&mut table, &mut seen, keys, |i| rows[i], &mut map);
             map
         })
         .collect();
+    drop(table);
     // the first group's codes are the column's already
     let mut later: Vec<(&mut [i32], &[i32])> = Vec::new();
     let mut rest = &mut codes[starts[bounds[1]]..];
@@ -458,7 +461,22 @@ fn factorize_parts<S: Slot>(
             .par_iter_mut()
             .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
     });
-    (codes, first, table)
+    (codes, seen.first, seen.keys)
+}
+
+/// The keys a table took, in the order of their codes, and the row of each.
+struct Seen<K> {
+    keys: Vec<K>,
+    first: Vec<i64>,
+}
+
+impl<K> Default for Seen<K> {
+    fn default() -> Self {
+        Seen {
+            keys: Vec::new(),
+            first: Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -22,22 +22,22 @@ pub(super) enum Given<'py> {
     Texts(Vec<Bound<'py, PyString>>),
 }
 
-/// Read `ids` (an int64 array or a list of str), or a `ValueError` naming it.
-pub(super) fn given<'py>(ids: &Bound<'py, PyAny>, name: &str) -> PyResult<Given<'py>> {
+/// Read `ids` (an int64 array or a list of str), or a `ValueError` naming them
+/// (`what`: the argument, with its call where the caller's own message does not
+/// name one).
+pub(super) fn given<'py>(ids: &Bound<'py, PyAny>, what: &str) -> PyResult<Given<'py>> {
     if let Ok(a) = ids.extract::<PyReadonlyArray1<'py, i64>>() {
-        slice(&a, name)?;
+        slice(&a, what)?;
         return Ok(Given::Ints(a));
     }
     let list = ids.cast::<PyList>().map_err(|_| {
-        PyValueError::new_err(format!(
-            "OpenRows: {name} must be an int64 array or a list of str"
-        ))
+        PyValueError::new_err(format!("{what} must be an int64 array or a list of str"))
     })?;
     let mut out = Vec::with_capacity(list.len());
     for x in list.iter() {
         let s = x
             .cast_into_exact::<PyString>()
-            .map_err(|_| PyValueError::new_err(format!("OpenRows: {name} must hold str only")))?;
+            .map_err(|_| PyValueError::new_err(format!("{what} must hold str only")))?;
         s.to_str()?; // UTF-8 (no lone surrogate)
         out.push(s);
     }
@@ -67,6 +67,24 @@ impl Given<'_> {
                 .collect(),
         };
         out.map_err(too_many)
+    }
+
+    /// Code the ids into the empty `table`, or a `ValueError` naming them (`what`)
+    /// unless they are distinct (each then takes its position as its code).
+    pub(super) fn distinct_codes(&self, table: &mut Ids, what: &str) -> PyResult<()> {
+        let codes = self.codes(table)?;
+        if codes.iter().enumerate().any(|(i, &c)| c as usize != i) {
+            return Err(PyValueError::new_err(format!("{what} must be distinct")));
+        }
+        Ok(())
+    }
+}
+
+/// Values as held (float32 or float64) as a NumPy array.
+pub(super) fn values_out<'py>(py: Python<'py>, values: &Values) -> Bound<'py, PyAny> {
+    match values {
+        Values::Single(v) => v.to_vec().into_pyarray(py).into_any(),
+        Values::Double(v) => v.to_vec().into_pyarray(py).into_any(),
     }
 }
 
@@ -128,7 +146,8 @@ impl OpenRows {
             "OpenRows.add",
             &[("items", items.len()), ("values", values.len())],
         )?;
-        let (user_ids, item_ids) = (given(user_ids, "user_ids")?, given(item_ids, "item_ids")?);
+        let user_ids = given(user_ids, "OpenRows.add: user_ids")?;
+        let item_ids = given(item_ids, "OpenRows.add: item_ids")?;
         let n_items = item_ids.len();
         let ok = offsets.len() == user_ids.len() + 1
             && offsets[0] == 0
@@ -202,14 +221,10 @@ impl OpenRows {
         Bound<'py, PyArray1<u32>>,
         Bound<'py, PyAny>,
     ) {
-        let values = match &self.rows.values {
-            Values::Single(v) => v.to_vec().into_pyarray(py).into_any(),
-            Values::Double(v) => v.to_vec().into_pyarray(py).into_any(),
-        };
         (
             self.rows.user.to_vec().into_pyarray(py),
             self.rows.item.to_vec().into_pyarray(py),
-            values,
+            values_out(py, &self.rows.values),
         )
     }
 
@@ -249,10 +264,7 @@ impl OpenRows {
             (&mut rows.users, user_ids, "user_ids"),
             (&mut rows.items, item_ids, "item_ids"),
         ] {
-            let codes = given(ids, name)?.codes(table)?;
-            if codes.iter().enumerate().any(|(i, &c)| c as usize != i) {
-                return Err(PyValueError::new_err(format!("{name} must be distinct")));
-            }
+            given(ids, name)?.distinct_codes(table, name)?;
         }
         let (users, items) = (slice(&users, "users")?, slice(&items, "items")?);
         let (nu, ni) = (rows.users.len(), rows.items.len());

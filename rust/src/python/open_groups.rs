@@ -13,7 +13,7 @@ use pyo3::types::PyBool;
 use super::checked::{
     checked_gauc_batch, refused as refusal_tuple, with_gauc_batch, Values as Given,
 };
-use super::open::{given, ids_out};
+use super::open::{given, ids_out, values_out};
 use super::{same_length, slice};
 use crate::gauc::open::{Batch, GroupedScores, OpenGroups as Rows, Scores};
 use crate::held::{Chunked, Values, Widened};
@@ -104,7 +104,7 @@ impl OpenGroups {
         group_weight: Option<PyReadonlyArray1<'_, f64>>,
     ) -> PyResult<()> {
         let where_ = "OpenGroups.add";
-        let ids = given(ids, "ids")?;
+        let ids = given(ids, "OpenGroups.add.ids")?;
         let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
         let given_scores = GivenScores::of(scores, where_)?;
         let scores = given_scores.scores()?;
@@ -249,15 +249,11 @@ impl OpenGroups {
         Bound<'py, PyAny>,
         Option<Bound<'py, PyAny>>,
     ) {
-        let values = |v: &Values| match v {
-            Values::Single(v) => v.to_vec().into_pyarray(py).into_any(),
-            Values::Double(v) => v.to_vec().into_pyarray(py).into_any(),
-        };
         (
             self.rows.group.to_vec().into_pyarray(py),
             self.rows.label.to_vec().into_pyarray(py),
-            values(&self.rows.scores),
-            self.rows.weights.as_ref().map(values),
+            values_out(py, &self.rows.scores),
+            self.rows.weights.as_ref().map(|w| values_out(py, w)),
         )
     }
 
@@ -302,10 +298,7 @@ impl OpenGroups {
     ) -> PyResult<OpenGroups> {
         let where_ = "OpenGroups";
         let mut rows = Rows::default();
-        let table = given(ids, "ids")?.codes(&mut rows.ids)?;
-        if table.iter().enumerate().any(|(i, &c)| c as usize != i) {
-            return Err(refused(format!("{where_}.ids must be distinct")));
-        }
+        given(ids, "OpenGroups.ids")?.distinct_codes(&mut rows.ids, "OpenGroups.ids")?;
         let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
         let given_scores = GivenScores::of(scores, where_)?;
         let scores = given_scores.scores()?;

@@ -207,7 +207,7 @@ def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
     """The runs of equal neighbours of a string column without nulls (an Arrow
     string column or chunked column, or an object array of ``str``), encoded: their
     bounds (then the row count), each run's code and the distinct ids (an Arrow
-    ``large_string`` array, as the core's table holds them); only the first row of
+    ``large_string`` array in code order, as the core gives them); only the first row of
     a run is hashed, and a column grouped by user (every id in one run) needs no
     code per row. None for other columns (an object array holding anything but
     ``str``) or without the core."""

@@ -23,7 +23,7 @@ use crate::threads::PARALLEL_ROWS;
 /// at most `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so),
 /// encoded in parallel (see [`factorize_parts`]). `room`: the distinct ids expected
 /// (a hint: the table is made with room for them, and grows past it). The distinct
-/// ids come with them, as their table holds them.
+/// ids come with them, in the order of their codes ([`Distinct`]).
 pub fn factorize_bytes<R: Rows>(
     chunks: &[R],
     n_chunks: usize,

@@ -465,18 +465,10 @@ fn factorize_parts<S: Slot>(
 }
 
 /// The keys a table took, in the order of their codes, and the row of each.
+#[derive(Default)]
 struct Seen<K> {
     keys: Vec<K>,
     first: Vec<i64>,
-}
-
-impl<K> Default for Seen<K> {
-    fn default() -> Self {
-        Seen {
-            keys: Vec::new(),
-            first: Vec::new(),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -580,10 +580,12 @@ def totals_checked(
 ) -> NDArray[np.int64] | _Refusal | None: ...
 def first_rows(values: NDArray[np.int32], span: int, n_chunks: int) -> NDArray[np.int64]: ...
 def runs(
-    values: NDArray[np.int32] | NDArray[np.int64],
+    values: NDArray[np.int32] | NDArray[np.uint32] | NDArray[np.int64],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def shift_ids(
-    values: NDArray[np.int64], anchor: int, out: NDArray[np.int32]
+    values: NDArray[np.int64] | NDArray[np.int32] | NDArray[np.uint32],
+    anchor: int,
+    out: NDArray[np.int32],
 ) -> tuple[bool, int, int]: ...
 def sign_flip_sums(
     x: NDArray[np.float64], n_permutations: int, seed: Any, n_chunks: int

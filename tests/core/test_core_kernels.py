@@ -303,11 +303,29 @@ def test_encoding_kernels_equal_numpy(seed, n):
     starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
     offsets, ids = core.runs(grouped)
     assert np.array_equal(offsets, np.r_[starts, n]) and np.array_equal(ids, grouped[starts])
+    # categorical codes (int32, uint32) are read as they are: the same shifts and runs
+    # as their int64 values
+    wide = values - lo
+    shifted = np.empty(n, np.int32)
+    assert core.shift_ids(wide, 1, shifted) == (True, int(wide.min()), int(wide.max()))
+    for kind in (np.int32, np.uint32):
+        out = np.empty(n, np.int32)
+        assert core.shift_ids(wide.astype(kind), 1, out) == (True, wide.min(), wide.max())
+        assert np.array_equal(out, shifted)
+        offsets, ids = core.runs((grouped - lo).astype(kind))
+        assert np.array_equal(offsets, np.r_[starts, n])
+        assert np.array_equal(ids, grouped[starts] - lo)
 
 
 def test_encoding_refuses_ids_out_of_range():
     with pytest.raises(ValueError, match=r"values must lie in \[lo, lo \+ span\)"):
         core.factorize_dense(np.array([1, 9], np.int64), 0, 5)
+    with pytest.raises(ValueError, match="values must be a 1-D int64, int32 or uint32 array"):
+        core.shift_ids(np.array([1.0, 9.0]), 0, np.empty(2, np.int32))
+    with pytest.raises(ValueError, match="out must have as many elements as values"):
+        core.shift_ids(np.array([1, 9], np.uint32), 0, np.empty(3, np.int32))
+    # a uint32 code from 2**31 on lies too far from an anchor of 0 for an int32
+    assert core.shift_ids(np.array([2**32 - 1, 2], np.uint32), 0, np.empty(2, np.int32))[0] is False
 
 
 def test_multiclass_log_loss_refuses_fortran_order():

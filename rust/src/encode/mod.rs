@@ -54,7 +54,7 @@ pub fn factorize_dense(values: &[i64], lo: i64, span: usize) -> (Vec<i32>, Vec<i
 /// smallest and largest id (`(i64::MAX, i64::MIN)` for no id); None when an id lies
 /// too far from `anchor` for an `i32` (what `out` holds is then unspecified). A long
 /// column is read in parallel, a part a thread.
-pub fn shift_ids(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+pub fn shift_ids<T: Id>(values: &[T], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
     let parts = threads::num_threads();
     if values.len() < PARALLEL_ROWS || parts < 2 {
         return shift_part(values, anchor, out);
@@ -75,7 +75,7 @@ pub fn shift_ids(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i
 }
 
 /// [`shift_ids`] of one part, on the calling thread.
-fn shift_part(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+fn shift_part<T: Id>(values: &[T], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
     #[cfg(target_arch = "x86_64")]
     if crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
@@ -90,14 +90,15 @@ fn shift_part(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn shift_ids_avx2(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+unsafe fn shift_ids_avx2<T: Id>(values: &[T], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
     shift_ids_body(values, anchor, out)
 }
 
 #[inline(always)]
-fn shift_ids_body(values: &[i64], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
+fn shift_ids_body<T: Id>(values: &[T], anchor: i64, out: &mut [i32]) -> Option<(i64, i64)> {
     let (mut lo, mut hi, mut far) = (i64::MAX, i64::MIN, false);
     for (o, &v) in out.iter_mut().zip(values) {
+        let v: i64 = v.into();
         let d = v.wrapping_sub(anchor);
         // no short-circuit: the loop vectorizes
         far |= ((d as i32) as i64 != d) | ((v < anchor) != (d < 0));
@@ -254,10 +255,12 @@ pub fn runs<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
     runs_body(values)
 }
 
-/// An integer id of a column read by [`runs`]: int64 ids, or the int32 indices of a
-/// dictionary (categorical) column.
+/// An integer id as a column holds it, read without a widened copy: int64 ids, or
+/// the int32 or uint32 codes of a categorical column (a dictionary array's indices;
+/// polars' categories are uint32).
 pub trait Id: Copy + PartialEq + Into<i64> + Sync {}
 impl Id for i32 {}
+impl Id for u32 {}
 impl Id for i64 {}
 
 /// [`runs`] compiled for AVX2.
@@ -501,14 +504,26 @@ mod tests {
     #[test]
     fn ids_too_far_from_the_anchor_or_outside_the_range_are_refused() {
         let mut out = [0i32; 3];
-        assert_eq!(shift_ids(&[5, -2, 9], 5, &mut out), Some((-2, 9)));
+        assert_eq!(shift_ids::<i64>(&[5, -2, 9], 5, &mut out), Some((-2, 9)));
         assert_eq!(out, [0, -7, 4]);
-        assert_eq!(shift_ids(&[], 5, &mut []), Some((i64::MAX, i64::MIN)));
-        assert_eq!(shift_ids(&[5, 5 + (1 << 31)], 5, &mut out[..2]), None);
-        assert_eq!(shift_ids(&[5, 4 - (1 << 31)], 5, &mut out[..2]), None);
-        assert_eq!(shift_ids(&[i64::MIN, 0], i64::MAX, &mut out[..2]), None);
-        assert_eq!(shift_ids(&[i64::MAX], i64::MIN, &mut out[..1]), None);
-        assert!(shift_ids(
+        assert_eq!(
+            shift_ids::<i64>(&[], 5, &mut []),
+            Some((i64::MAX, i64::MIN))
+        );
+        assert_eq!(
+            shift_ids::<i64>(&[5, 5 + (1 << 31)], 5, &mut out[..2]),
+            None
+        );
+        assert_eq!(
+            shift_ids::<i64>(&[5, 4 - (1 << 31)], 5, &mut out[..2]),
+            None
+        );
+        assert_eq!(
+            shift_ids::<i64>(&[i64::MIN, 0], i64::MAX, &mut out[..2]),
+            None
+        );
+        assert_eq!(shift_ids::<i64>(&[i64::MAX], i64::MIN, &mut out[..1]), None);
+        assert!(shift_ids::<i64>(
             &[5 + i32::MAX as i64, 5 + i32::MIN as i64],
             5,
             &mut out[..2]
@@ -526,6 +541,24 @@ mod tests {
             far[at] = 2 + (1 << 31);
             assert_eq!(shift_ids(&far, 2, &mut out), None);
         }
+        // int32 and uint32 codes (categoricals) shift as their int64 values, the
+        // uint32 ones from 2**31 on too (far from an anchor of 0)
+        let wide: Vec<i64> = vec![7, 0, 1 << 20, 3];
+        let mut expect = vec![0i32; 4];
+        assert_eq!(shift_ids(&wide, 1, &mut expect), Some((0, 1 << 20)));
+        let mut got = vec![0i32; 4];
+        let narrow: Vec<i32> = wide.iter().map(|&v| v as i32).collect();
+        assert_eq!(shift_ids(&narrow, 1, &mut got), Some((0, 1 << 20)));
+        assert_eq!(got, expect);
+        let unsigned: Vec<u32> = wide.iter().map(|&v| v as u32).collect();
+        assert_eq!(shift_ids(&unsigned, 1, &mut got), Some((0, 1 << 20)));
+        assert_eq!(got, expect);
+        assert_eq!(shift_ids(&[-5i32, 2], 0, &mut got[..2]), Some((-5, 2)));
+        assert_eq!(shift_ids(&[u32::MAX, 2], 0, &mut got[..2]), None);
+        assert_eq!(
+            shift_ids(&[u32::MAX, 2], 1 << 31, &mut got[..2]),
+            Some((2, u32::MAX as i64))
+        );
         let mut codes = vec![0, 3, 9];
         assert_eq!(dense_first_in_place(&mut codes, 0, 9, 100), None);
         let mut codes = vec![0, 3, -1];

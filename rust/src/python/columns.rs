@@ -23,18 +23,38 @@ fn error(msg: String) -> PyErr {
     PyValueError::new_err(msg)
 }
 
-/// Write `id - anchor` of every id into `out` (as long as `values`): `(ok, lo, hi)`,
-/// the smallest and largest id; `ok` is False when an id lies too far from `anchor`
-/// for an `int32`.
+/// Write `id - anchor` of every id (`values`: int64 ids, or int32 or uint32 codes
+/// read as they are) into `out` (as long as `values`): `(ok, lo, hi)`, the smallest
+/// and largest id; `ok` is False when an id lies too far from `anchor` for an
+/// `int32`.
 #[pyfunction]
 fn shift_ids(
     py: Python<'_>,
-    values: PyReadonlyArray1<'_, i64>,
+    values: &Bound<'_, PyAny>,
     anchor: i64,
     mut out: PyReadwriteArray1<'_, i32>,
 ) -> PyResult<(bool, i64, i64)> {
-    let v = slice(&values, "values")?;
     let o = slice_mut(&mut out, "out")?;
+    let shifted = if let Ok(v) = values.extract::<PyReadonlyArray1<'_, i64>>() {
+        shift_into(py, slice(&v, "values")?, anchor, o)
+    } else if let Ok(v) = values.extract::<PyReadonlyArray1<'_, i32>>() {
+        shift_into(py, slice(&v, "values")?, anchor, o)
+    } else {
+        let v = values.extract::<PyReadonlyArray1<'_, u32>>().map_err(|_| {
+            error("shift_ids: values must be a 1-D int64, int32 or uint32 array".to_string())
+        })?;
+        shift_into(py, slice(&v, "values")?, anchor, o)
+    }?;
+    Ok(shifted.map_or((false, 0, 0), |(lo, hi)| (true, lo, hi)))
+}
+
+/// [`shift_ids`] of one kind of id, the lengths checked first.
+fn shift_into<T: encode::Id>(
+    py: Python<'_>,
+    v: &[T],
+    anchor: i64,
+    o: &mut [i32],
+) -> PyResult<Option<(i64, i64)>> {
     if o.len() != v.len() {
         return Err(error(format!(
             "shift_ids: out must have as many elements as values ({}). Got {}.",
@@ -42,10 +62,7 @@ fn shift_ids(
             o.len()
         )));
     }
-    Ok(match py.detach(|| encode::shift_ids(v, anchor, o)) {
-        Some((lo, hi)) => (true, lo, hi),
-        None => (false, 0, 0),
-    })
+    Ok(py.detach(|| encode::shift_ids(v, anchor, o)))
 }
 
 /// Dense codes, in place, of ids held as offsets from `anchor` that lie in

@@ -568,10 +568,13 @@ fn first_rows<'py>(
 }
 
 /// Runs of equal neighbours: start offsets (plus the length) and values (int64 ids,
-/// or int32 dictionary indices).
+/// or int32 or uint32 categorical codes).
 #[pyfunction]
 fn runs<'py>(py: Python<'py>, values: &Bound<'py, PyAny>) -> PyResult<(Ints<'py>, Ints<'py>)> {
     let (offsets, heads) = if let Ok(v) = values.extract::<PyReadonlyArray1<'py, i32>>() {
+        let v = slice(&v, "values")?;
+        py.detach(|| encode::runs(v))
+    } else if let Ok(v) = values.extract::<PyReadonlyArray1<'py, u32>>() {
         let v = slice(&v, "values")?;
         py.detach(|| encode::runs(v))
     } else {

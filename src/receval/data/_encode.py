@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
-from ._int_ids import DENSE_RANGE_FACTOR, factorize_ints
+from ._int_ids import DENSE_RANGE_FACTOR, core_ids, factorize_ints
 from ._strings import (
     factorize_strings,
     ids_to_numpy,
@@ -494,12 +494,11 @@ def _group_dictionary(
     core = compiled()
     if core is None or not isinstance(values, pa.DictionaryArray) or values.null_count:
         return None
-    indices = values.indices.to_numpy(zero_copy_only=False)
-    if indices.dtype == np.uint32 and len(values.dictionary) <= 2**31:
-        indices = indices.view(np.int32)  # polars' codes: below 2**31, the same bits
-    # int32 indices (most) read as they are; others widened
-    kind = np.int32 if indices.dtype == np.int32 else np.int64
-    starts, heads = core.runs(np.ascontiguousarray(indices, dtype=kind))
+    # int32 and uint32 indices (pandas' and polars' codes) read as they are
+    indices = core_ids(values.indices.to_numpy(zero_copy_only=False))
+    if indices is None:
+        return None
+    starts, heads = core.runs(indices)
     runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
     if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
         return None

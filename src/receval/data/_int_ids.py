@@ -39,14 +39,17 @@ def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.
     return None
 
 
-def _as_int64(chunk: np.ndarray | None) -> np.ndarray | None:
-    """An integer chunk as int64 (no copy when it is); None for other chunks and for
-    unsigned ids from 2**63 on."""
+def core_ids(chunk: np.ndarray | None) -> np.ndarray | None:
+    """An integer chunk as the compiled core reads it: int64, int32 and uint32 as they
+    are (no copy when contiguous: categorical codes and dictionary indices are not
+    widened), other integers as int64; None for other chunks and for unsigned ids
+    from 2**63 on."""
     if chunk is None or chunk.dtype.kind not in "iu" or chunk.ndim != 1:
         return None
     if chunk.dtype == np.uint64 and len(chunk) and int(chunk.max()) >= 2**63:
         return None
-    return np.ascontiguousarray(chunk, dtype=np.int64)
+    kind = chunk.dtype if chunk.dtype in (np.int32, np.uint32) else np.int64
+    return np.ascontiguousarray(chunk, dtype=kind)
 
 
 def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -61,7 +64,7 @@ def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray,
     heads: list[np.ndarray] = []
     n, last, dtype = 0, None, None
     for chunk in chunks:
-        values = _as_int64(chunk)
+        values = core_ids(chunk)
         if values is None:
             return None
         if dtype is None:
@@ -107,7 +110,7 @@ def factorize_int_chunks(
     codes = empty_output(n, np.int32)
     lo, hi, start = None, None, 0
     for chunk in chunks:
-        values = _as_int64(chunk)
+        values = core_ids(chunk)
         if values is None or start + len(values) > n:
             return None
         if len(values) == 0:

@@ -107,7 +107,6 @@ __all__ = [
     "factorize_str_runs",
     "factorize_view_runs",
     "factorize_views",
-    "first_rows",
     "gather",
     "gauc_checked",
     "gauc_rows_checked",
@@ -161,6 +160,7 @@ __all__ = [
     "totals_checked",
     "trec_eval_table",
     "trec_rank_table",
+    "used_categories",
     "weighted_group_aucs",
     "weighted_range",
     "xauc_distinct",
@@ -578,7 +578,6 @@ def totals_checked(
     base: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
     | None = None,
 ) -> NDArray[np.int64] | _Refusal | None: ...
-def first_rows(values: NDArray[np.int32], span: int, n_chunks: int) -> NDArray[np.int64]: ...
 def runs(
     values: NDArray[np.int32] | NDArray[np.uint32] | NDArray[np.int64],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
@@ -635,6 +634,9 @@ def topk_scan(
     heap_len: NDArray[np.int64],
     k: int,
 ) -> bool: ...
+def used_categories(
+    values: NDArray[np.int32] | NDArray[np.uint32], span: int, n_chunks: int
+) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def weighted_group_aucs(
     codes: NDArray[np.int32],
     n_groups: int,

@@ -573,6 +573,26 @@ def test_polars_ids_are_read_in_polars_layout(kind: str, monkeypatch: Any) -> No
         assert dtype != pl.String or "compat_level" in kwargs or rows != len(column)
 
 
+@pytest.mark.parametrize("n", [500, 3 * 2**16 + 7])  # the core's parallel passes from 2**16 rows
+def test_polars_categorical_codes_number_the_categories_its_rows_use(n: int) -> None:
+    # a Categorical's mapping holds categories of the whole process: the codes some
+    # row holds are numbered anew (in any order where it is free, in order of first
+    # appearance where it is not), each category read once
+    pl.Series([f"other-{i}" for i in range(300)]).cast(pl.Categorical)
+    # codes given in another order than the rows' first appearance
+    pl.Series([f"doc-{i}" for i in range(399, -1, -1)]).cast(pl.Categorical)
+    rng = np.random.default_rng(n)
+    strings = [f"doc-{i}" for i in rng.integers(0, 400, n)]
+    column = pl.Series(strings).cast(pl.Categorical)
+    assert int(column.to_physical().max()) >= 300  # codes past those of other columns
+    want_codes, want_uniques = _naive(strings)
+    codes, uniques = factorize(column, "items", "test")
+    assert codes.tolist() == want_codes and uniques.tolist() == want_uniques
+    codes, uniques = factorize(column, "items", "test", any_order=True)
+    assert sorted(set(codes.tolist())) == list(range(len(want_uniques)))
+    assert uniques[codes].tolist() == strings
+
+
 def _naive_groups(strings: list[str]) -> tuple[list[int], list[int], list[str]]:
     """Offsets by user, the input row of each position and the ids, by a dict."""
     codes, ids = _naive(strings)

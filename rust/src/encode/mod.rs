@@ -26,10 +26,10 @@ pub use table::Distinct;
 pub use text_ids::{Key, KeyCodes, NoCode, TextIds, MAX_IDS};
 
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 
-use crate::threads;
 use crate::threads::PARALLEL_ROWS;
+use crate::{pages, threads};
 
 /// Codes (in order of first appearance) of ids in `[lo, lo + span)`, and the index
 /// of the first row of each code. The caller guarantees the range.
@@ -206,43 +206,79 @@ pub fn dense_sorted_in_place(
     Some(ids)
 }
 
-/// The first row of each value in `[0, span)` of `values` (-1 for a value no row
-/// holds); None when a value lies outside the range. A long column is read in
-/// `n_chunks` parts in parallel, the parts' first rows then taken in order.
-pub fn first_rows<T: Id>(values: &[T], span: usize, n_chunks: usize) -> Option<Vec<i64>> {
-    let scan = |a: usize, b: usize| {
-        let mut first = vec![-1i64; span];
-        for (i, &v) in (a..b).zip(&values[a..b]) {
-            let v: i64 = v.into();
-            let f = first.get_mut(usize::try_from(v).ok()?)?;
-            if *f < 0 {
-                *f = i as i64;
-            }
-        }
-        Some(first)
-    };
+/// Categorical codes `values` in `[0, span)` numbered anew, densely, in ascending
+/// order, and a row of each new code (a row that holds it): a column whose codes
+/// index a mapping of more categories than its rows use (polars' categories of the
+/// whole process) as codes of its own categories, each looked up once, at one of
+/// its rows. None when a value lies outside the range, or for a column of 2**32 - 1
+/// rows or more (a row plus one is held in 32 bits). Both passes over the column
+/// (mark the values present with a row of each, map every row to its code) run in
+/// `n_chunks` parts in parallel.
+pub fn used_categories<T: Id>(
+    values: &[T],
+    span: usize,
+    n_chunks: usize,
+) -> Option<(Vec<i32>, Vec<i64>)> {
     let n = values.len();
-    let parts = if n >= PARALLEL_ROWS {
-        n_chunks.max(1)
-    } else {
-        1
-    };
-    let found: Vec<Option<Vec<i64>>> = threads::install(|| {
-        (0..parts)
-            .into_par_iter()
-            .map(|c| scan(n * c / parts, n * (c + 1) / parts))
-            .collect()
-    });
-    let mut found = found.into_iter();
-    let mut first = found.next()??;
-    for part in found {
-        for (f, p) in first.iter_mut().zip(part?) {
-            if *f < 0 {
-                *f = p;
+    if n >= u32::MAX as usize {
+        return None;
+    }
+    let size = n.div_ceil(n_chunks.max(1)).max(1);
+    // a row of each value present plus one (0: none); any row of a value will do
+    let row_of: Vec<AtomicU32> = (0..span).map(|_| AtomicU32::new(0)).collect();
+    let mark = |(part, chunk): (usize, &[T])| {
+        let at = part * size;
+        chunk.iter().enumerate().all(|(i, &v)| {
+            let v: i64 = v.into();
+            match usize::try_from(v).ok().and_then(|v| row_of.get(v)) {
+                Some(r) => {
+                    if r.load(Ordering::Relaxed) == 0 {
+                        r.store((at + i) as u32 + 1, Ordering::Relaxed);
+                    }
+                    true
+                }
+                None => false,
             }
+        })
+    };
+    let inside = if n >= PARALLEL_ROWS {
+        threads::install(|| values.par_chunks(size).enumerate().all(mark))
+    } else {
+        values.chunks(size).enumerate().all(mark)
+    };
+    if !inside {
+        return None;
+    }
+    let mut code_of = vec![0i32; span];
+    let mut rows = Vec::new();
+    for (value, r) in row_of.iter().enumerate() {
+        let r = r.load(Ordering::Relaxed);
+        if r != 0 {
+            code_of[value] = rows.len() as i32;
+            rows.push(r as i64 - 1);
         }
     }
-    Some(first)
+    let mut codes = pages::fresh_zeros::<i32>(n);
+    let map = |(out, part): (&mut [i32], &[T])| {
+        for (o, &v) in out.iter_mut().zip(part) {
+            let v: i64 = v.into();
+            *o = code_of[v as usize]; // in range: every value was marked
+        }
+    };
+    if n >= PARALLEL_ROWS {
+        threads::install(|| {
+            codes
+                .par_chunks_mut(size)
+                .zip(values.par_chunks(size))
+                .for_each(map)
+        });
+    } else {
+        codes
+            .chunks_mut(size)
+            .zip(values.chunks(size))
+            .for_each(map);
+    }
+    Some((codes, rows))
 }
 
 /// Runs of equal neighbours: their start offsets (plus `values.len()`) and values.
@@ -374,39 +410,39 @@ mod tests {
     }
 
     #[test]
-    fn first_rows_of_long_columns_match_a_naive_scan() {
+    fn used_categories_of_long_columns_number_the_values_present_ascending() {
         let mut seed = 5u64;
-        let values: Vec<i32> = (0..PARALLEL_ROWS * 3)
+        let values: Vec<u32> = (0..PARALLEL_ROWS * 3)
             .map(|_| {
                 seed = seed
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                ((seed >> 33) % 997) as i32 * 2 // odd values: in no row
+                ((seed >> 33) % 997) as u32 * 2 // odd values: in no row
             })
             .collect();
-        let mut want = vec![-1i64; 2000];
-        for (i, &v) in values.iter().enumerate() {
-            if want[v as usize] < 0 {
-                want[v as usize] = i as i64;
-            }
-        }
         for n_chunks in [1, 2, 3, 8] {
-            assert_eq!(first_rows(&values, 2000, n_chunks), Some(want.clone()));
-            assert_eq!(
-                first_rows(&values[..100], 2000, n_chunks).unwrap()[..],
-                {
-                    let mut w = vec![-1i64; 2000];
-                    for (i, &v) in values[..100].iter().enumerate() {
-                        if w[v as usize] < 0 {
-                            w[v as usize] = i as i64;
-                        }
-                    }
-                    w
-                }[..]
-            );
+            for part in [&values[..], &values[..100]] {
+                let mut present: Vec<u32> = part.to_vec();
+                present.sort_unstable();
+                present.dedup();
+                let (codes, rows) = used_categories(part, 2000, n_chunks).unwrap();
+                assert_eq!(rows.len(), present.len());
+                // each code is the rank of its value among those present, and each
+                // code's row holds its value
+                for (&c, &v) in codes.iter().zip(part) {
+                    assert_eq!(present[c as usize], v);
+                }
+                for (c, &r) in rows.iter().enumerate() {
+                    assert_eq!(part[r as usize], present[c]);
+                }
+            }
             // a value outside the range
-            assert_eq!(first_rows(&values, 1990, n_chunks), None);
-            assert_eq!(first_rows(&[-1i32, 0], 5, n_chunks), None);
+            assert_eq!(used_categories(&values, 1990, n_chunks), None);
+            assert_eq!(used_categories(&[-1i32, 0], 5, n_chunks), None);
+            assert_eq!(
+                used_categories::<i32>(&[], 5, n_chunks),
+                Some((vec![], vec![]))
+            );
         }
     }
 

@@ -549,20 +549,32 @@ impl IdCodes {
     }
 }
 
-/// The first row of each value in `[0, span)` of `values` (int32 or uint32 codes
-/// below 2**31, as int32), -1 for a value no row holds.
+/// The codes in `[0, span)` of a categorical column (`values`: int32 or uint32)
+/// numbered anew in ascending order (int32), and a row of each (int64): see
+/// `encode::used_categories`.
 #[pyfunction]
-fn first_rows<'py>(
+fn used_categories<'py>(
     py: Python<'py>,
-    values: PyReadonlyArray1<'py, i32>,
+    values: &Bound<'py, PyAny>,
     span: usize,
     n_chunks: usize,
-) -> PyResult<Ints<'py>> {
-    let v = slice(&values, "values")?;
-    match py.detach(|| encode::first_rows(v, span, n_chunks)) {
-        Some(first) => Ok(first.into_pyarray(py)),
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let found = if let Ok(v) = values.extract::<PyReadonlyArray1<'py, i32>>() {
+        let v = slice(&v, "values")?;
+        py.detach(|| encode::used_categories(v, span, n_chunks))
+    } else {
+        let v = values
+            .extract::<PyReadonlyArray1<'py, u32>>()
+            .map_err(|_| {
+                PyValueError::new_err("used_categories: values must be a 1-D int32 or uint32 array")
+            })?;
+        let v = slice(&v, "values")?;
+        py.detach(|| encode::used_categories(v, span, n_chunks))
+    };
+    match found {
+        Some((codes, rows)) => Ok((codes.into_pyarray(py), rows.into_pyarray(py))),
         None => Err(PyValueError::new_err(
-            "first_rows: values must lie in [0, span)",
+            "used_categories: values must lie in [0, span) and be fewer than 2**32 - 1",
         )),
     }
 }
@@ -597,6 +609,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_str_runs, m)?)?;
     m.add_class::<IdCodes>()?;
     m.add_function(wrap_pyfunction!(runs, m)?)?;
-    m.add_function(wrap_pyfunction!(first_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(used_categories, m)?)?;
     Ok(())
 }

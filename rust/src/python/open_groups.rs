@@ -104,7 +104,7 @@ impl OpenGroups {
         group_weight: Option<PyReadonlyArray1<'_, f64>>,
     ) -> PyResult<()> {
         let where_ = "OpenGroups.add";
-        let ids = given(ids, "OpenGroups.add.ids")?;
+        let ids = given(ids, &format!("{where_}.ids"))?;
         let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
         let given_scores = GivenScores::of(scores, where_)?;
         let scores = given_scores.scores()?;

@@ -53,10 +53,12 @@ class IdColumn:
     """A column of ids as :func:`column_array` gives it (``array``) and whether it is
     a dictionary array whose categories are known distinct (``distinct``: pandas and
     polars categories, chunks' dictionaries joined; an Arrow dictionary need not
-    be), whose values then need no hash to be told apart."""
+    be), whose values then need no hash to be told apart, and whether its indices
+    are codes already (``dense``: every category used by a row, in any order)."""
 
     array: Any
     distinct: bool = False
+    dense: bool = False
 
 
 @dataclass(eq=False)
@@ -109,7 +111,7 @@ def encode_ids(
     large integer columns, which can then be encoded in parallel).
     """
     column = _column(values)
-    values, distinct = column.array, column.distinct
+    values = column.array
     if isinstance(values, EncodedIds):
         if values.codes is None:
             codes = np.arange(len(values.uniques), dtype=np.int32)
@@ -117,7 +119,7 @@ def encode_ids(
         return values.codes, values.uniques
     if type(values).__module__.startswith("pyarrow"):
         if _is_dictionary(values):
-            return _factorize_dictionary(values, name, func, any_order, distinct)
+            return _factorize_dictionary(values, name, func, any_order, column)
         return _factorize_arrow(values, name, func)  # strings (column_array gives them)
     arr = as_1d(values, name, func)
     n = arr.shape[0]
@@ -239,7 +241,7 @@ def id_column(col: Any) -> IdColumn:
 
         dtype = _polars_dtype(col)
         if isinstance(dtype, (pl.Categorical, pl.Enum)):
-            return IdColumn(_polars_dictionary(col, dtype), distinct=True)
+            return _polars_dictionary(col, dtype)
         if dtype == pl.String:
             return id_column(_polars_arrow(col))
         return IdColumn(col.to_numpy())
@@ -328,12 +330,13 @@ def _polars_arrow(col: Any) -> Any:
     return table.column(0)
 
 
-def _polars_dictionary(col: Any, dtype: Any) -> Any:
+def _polars_dictionary(col: Any, dtype: Any) -> IdColumn:
     """A polars ``Categorical`` or ``Enum`` column as an Arrow dictionary array of
     its codes and its categories, no value built per row: an Enum's categories as
     declared; a Categorical's mapping may hold any number of strings of the
-    process, so only those of the codes some row holds are read (by polars, from
-    the first row of each code, which the core finds); ``dtype``: the column's."""
+    process, so the codes some row holds are numbered anew by the core, ascending
+    (``dense``), each category read once (by polars, from one of its rows);
+    ``dtype``: the column's."""
     import polars as pl
     import pyarrow as pa
 
@@ -342,26 +345,29 @@ def _polars_dictionary(col: Any, dtype: Any) -> Any:
     codes = col.to_physical()
     if isinstance(dtype, pl.Enum):  # codes below the number of categories: no check by Arrow
         categories = dtype.categories.to_arrow()
-        return pa.DictionaryArray.from_arrays(codes.to_arrow(), categories, safe=False)
+        arr = pa.DictionaryArray.from_arrays(codes.to_arrow(), categories, safe=False)
+        return IdColumn(arr, distinct=True)
     physical = codes.to_numpy() if codes.null_count() == 0 else None
     top = int(physical.max()) if physical is not None and len(physical) else -1
-    if physical is not None and top < 2**31 - 1 and top < 4 * len(physical) + 1024:
-        # the first row of each code some row holds, by the core over the codes' range
-        first_row = compiled().first_rows(physical.view(np.int32), top + 1, num_threads())
-        used = np.flatnonzero(first_row >= 0)
-        values = col.gather(first_row[used]).cast(pl.String).to_arrow()
-    else:  # nulls, or codes of a range far wider than the column: by polars
-        first = codes.arg_unique()  # the first row of each code (and of a null)
-        polars_values = col.gather(first).cast(pl.String)
-        polars_used = codes.gather(first)
-        keep = polars_used.is_not_null()
-        used = polars_used.filter(keep).to_numpy()
-        values = polars_values.filter(keep).to_arrow()
+    n = len(codes)
+    if physical is not None and top < 2**31 - 1 and top < 4 * n + 1024 and n < 2**32 - 1:
+        dense, rows = compiled().used_categories(physical, top + 1, num_threads())
+        values = col.gather(rows).cast(pl.String).to_arrow()
+        arr = pa.DictionaryArray.from_arrays(dense, values, safe=False)  # dense: in range
+        return IdColumn(arr, distinct=True, dense=True)
+    # nulls, codes of a range far wider than the column, 2**32 rows: by polars
+    first = codes.arg_unique()  # the first row of each code (and of a null)
+    polars_values = col.gather(first).cast(pl.String)
+    polars_used = codes.gather(first)
+    keep = polars_used.is_not_null()
+    used = polars_used.filter(keep).to_numpy()
+    values = polars_values.filter(keep).to_arrow()
     slot = np.full(int(used.max()) + 1 if len(used) else 0, -1, dtype=np.int64)
     slot[used] = np.arange(len(used))
     dictionary = values.take(pa.array(slot, mask=slot < 0))  # by code; unused: null
     # every code a row holds is in the dictionary's range: no check by Arrow
-    return pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary, safe=False)
+    arr = pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary, safe=False)
+    return IdColumn(arr, distinct=True)
 
 
 def _column(values: Any) -> IdColumn:
@@ -379,11 +385,13 @@ def _column(values: Any) -> IdColumn:
 
 
 def _factorize_dictionary(
-    arr: Any, name: str, func: str, any_order: bool, distinct: bool
+    arr: Any, name: str, func: str, any_order: bool, column: IdColumn
 ) -> tuple[np.ndarray, Any]:
     """Dictionary-encoded ids (categoricals) by their integer indices: the values
     are looked up once per distinct index, never built per row; equal values under
-    two indices merged unless the categories are ``distinct``."""
+    two indices merged unless the categories are distinct (``column.distinct``);
+    indices that are codes already (``column.dense``) taken as they are where
+    their order is free (``any_order``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -395,12 +403,14 @@ def _factorize_dictionary(
     indices = arr.indices.to_numpy(zero_copy_only=False)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), kept_ids(dictionary[:0])
+    if column.dense and any_order:
+        return indices, kept_ids(dictionary)
     codes, used = factorize(indices, name, func, any_order=any_order)
     values = pc.take(dictionary, pa.array(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
         raise _missing(int(np.count_nonzero(null[codes])), name, func)
-    if distinct:
+    if column.distinct:
         return codes, kept_ids(values)
     # equal values under two indices (pandas and polars categories are distinct;
     # an Arrow dictionary need not be) are merged: strings by the core, others by Arrow
@@ -480,17 +490,15 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
     return codes, uniques
 
 
-def _group_dictionary(
-    values: Any, func: str, distinct: bool
-) -> tuple[np.ndarray, np.ndarray, Any] | None:
-    """:func:`group_users` of an Arrow dictionary array (categoricals; ``distinct``:
-    its categories are) by the runs of its integer indices: one index a run looked
-    up; None for other columns and for nulls (:func:`factorize` counts them row by
-    row)."""
+def _group_dictionary(column: IdColumn, func: str) -> tuple[np.ndarray, np.ndarray, Any] | None:
+    """:func:`group_users` of an Arrow dictionary array (categoricals) by the runs of
+    its integer indices: one index a run looked up; None for other columns and for
+    nulls (:func:`factorize` counts them row by row)."""
     import pyarrow as pa
 
     from .._kernels import compiled
 
+    values = column.array
     core = compiled()
     if core is None or not isinstance(values, pa.DictionaryArray) or values.null_count:
         return None
@@ -502,7 +510,9 @@ def _group_dictionary(
     runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
     if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
         return None
-    codes, ids = _factorize_dictionary(runs, "users", func, False, distinct)
+    # the heads of runs: codes as any other indices (a user may head two runs)
+    heads_column = IdColumn(runs, distinct=column.distinct)
+    codes, ids = _factorize_dictionary(runs, "users", func, False, heads_column)
     return _grouped_runs(starts, codes, ids)
 
 
@@ -723,7 +733,7 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, Any]:
     string_runs_of = string_runs(column.array)
     by_runs = None if string_runs_of is None else _grouped_runs(*string_runs_of)
     if by_runs is None:
-        by_runs = _group_dictionary(column.array, func, column.distinct)
+        by_runs = _group_dictionary(column, func)
     if by_runs is not None:
         return by_runs
     codes, ids = encode_ids(column, "users", func)

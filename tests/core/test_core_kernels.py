@@ -324,6 +324,12 @@ def test_encoding_refuses_ids_out_of_range():
         core.shift_ids(np.array([1.0, 9.0]), 0, np.empty(2, np.int32))
     with pytest.raises(ValueError, match="out must have as many elements as values"):
         core.shift_ids(np.array([1, 9], np.uint32), 0, np.empty(3, np.int32))
+    with pytest.raises(ValueError, match=r"used_categories: values must lie in \[0, span\)"):
+        core.used_categories(np.array([0, 5], np.uint32), 5, 2)
+    with pytest.raises(ValueError, match="values must be a 1-D int32 or uint32 array"):
+        core.used_categories(np.array([0, 1], np.int64), 5, 2)
+    codes, rows = core.used_categories(np.array([4, 1, 4, 3], np.int32), 5, 2)
+    assert codes.tolist() == [2, 0, 2, 1] and rows.tolist() in ([1, 3, 0], [1, 3, 2])
     # a uint32 code from 2**31 on lies too far from an anchor of 0 for an int32
     assert core.shift_ids(np.array([2**32 - 1, 2], np.uint32), 0, np.empty(2, np.int32))[0] is False
 

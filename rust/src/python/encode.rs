@@ -574,7 +574,7 @@ fn used_categories<'py>(
     match found {
         Some((codes, rows)) => Ok((codes.into_pyarray(py), rows.into_pyarray(py))),
         None => Err(PyValueError::new_err(
-            "used_categories: values must lie in [0, span) and be fewer than 2**32 - 1",
+            "used_categories: values must lie in [0, span), fewer than 2**32 - 1 of them",
         )),
     }
 }

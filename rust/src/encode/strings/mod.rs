@@ -230,17 +230,120 @@ fn factorize_picked<'a>(
 }
 
 /// The position of each row past the first `n_dict` (the values) among the first
-/// `n_dict` (the dictionary): the first of equal ids, -1 where absent. The rows are
-/// hashed together, the dictionary's first, into a table with room for it.
+/// `n_dict` (the dictionary): the first of equal ids, -1 where absent. The
+/// dictionary's rows are hashed into a table with room for them (each id with its
+/// first row); the values are only looked up in it, not added, a long column in
+/// parallel parts (one a thread) that share the table.
 pub fn lookup_rows<R: Rows>(chunks: &[R], n_dict: usize) -> Vec<i32> {
-    let (codes, first, _) = factorize_bytes(chunks, 1, n_dict);
-    codes[n_dict..]
-        .iter()
-        .map(|&c| match first[c as usize] {
-            p if (p as usize) < n_dict => p as i32,
-            _ => -1,
-        })
-        .collect()
+    let (mut dictionary, mut values) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    for chunk in chunks {
+        let (m, cut_at) = (chunk.rows(), n_dict.saturating_sub(at));
+        if cut_at > 0 {
+            dictionary.push(chunk.part(0, cut_at.min(m)));
+        }
+        if cut_at < m {
+            values.push(chunk.part(cut_at.min(m), m));
+        }
+        at += m;
+    }
+    let values = cut(&values, threads::num_threads());
+    let lens = |parts: &[R]| parts.iter().map(|p| p.rows()).collect::<Vec<usize>>();
+    let (dict_lens, value_lens) = (lens(&dictionary), lens(&values));
+    let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
+    if width <= 11 {
+        lookup_keys::<Packed>(
+            shorts(&dictionary),
+            &dict_lens,
+            shorts(&values),
+            &value_lens,
+        )
+    } else if width <= 15 {
+        lookup_keys::<Wide>(
+            shorts(&dictionary),
+            &dict_lens,
+            shorts(&values),
+            &value_lens,
+        )
+    } else {
+        lookup_keys::<Bytes>(texts(&dictionary), &dict_lens, texts(&values), &value_lens)
+    }
+}
+
+/// The short keys of the rows of `parts`: `(p, a, out)` fills `out` with those of
+/// part `p` from row `a` on.
+fn shorts<R: Rows>(parts: &[R]) -> impl Fn(usize, usize, &mut [u128]) + Sync + '_ {
+    move |p, a, out| parts[p].shorts(a, out)
+}
+
+/// [`shorts`] of rows of any length: each row as a slice of its buffer.
+fn texts<'a, R: Rows>(parts: &'a [R]) -> impl Fn(usize, usize, &mut [&'a [u8]]) + Sync + 'a {
+    move |p, a, out| {
+        for (j, k) in out.iter_mut().enumerate() {
+            let (d, s, e) = parts[p].row(a + j);
+            *k = &d[s..e];
+        }
+    }
+}
+
+/// [`lookup_rows`] of keys: `dictionary(p, a, keys)` gives the keys of the rows of
+/// the dictionary's part `p` from `a` on (as many as `keys` holds), `values` those
+/// of the values' parts (of `dict_lens` and `value_lens` rows). A block of keys is
+/// hashed, and the slots of its keys fetched, before any is looked up.
+fn lookup_keys<S: Slot + Sync>(
+    dictionary: impl Fn(usize, usize, &mut [S::Key]),
+    dict_lens: &[usize],
+    values: impl Fn(usize, usize, &mut [S::Key]) + Sync,
+    value_lens: &[usize],
+) -> Vec<i32> {
+    const BLOCK: usize = 64;
+    let mut table = Table::<S>::with_room(dict_lens.iter().sum());
+    let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
+    let mut row = 0;
+    for (p, &len) in dict_lens.iter().enumerate() {
+        for a in (0..len).step_by(BLOCK) {
+            let keys = &mut keys[..BLOCK.min(len - a)];
+            dictionary(p, a, keys);
+            for (h, &k) in hashes.iter_mut().zip(&*keys) {
+                *h = S::hash(k);
+                table.prefetch(*h);
+            }
+            for (&k, &h) in keys.iter().zip(&hashes) {
+                // the first row of an id keeps it: a later one finds it held
+                table.code(k, h, row);
+                row += 1;
+            }
+        }
+    }
+    let mut found = crate::pages::fresh_zeros::<i32>(value_lens.iter().sum());
+    let mut outs: Vec<(usize, &mut [i32])> = Vec::with_capacity(value_lens.len());
+    let mut rest = &mut found[..];
+    for (p, &len) in value_lens.iter().enumerate() {
+        let (out, tail) = rest.split_at_mut(len);
+        outs.push((p, out));
+        rest = tail;
+    }
+    let table = &table;
+    let look = |(p, out): &mut (usize, &mut [i32])| {
+        let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
+        for (b, out) in out.chunks_mut(BLOCK).enumerate() {
+            let keys = &mut keys[..out.len()];
+            values(*p, b * BLOCK, keys);
+            for (h, &k) in hashes.iter_mut().zip(&*keys) {
+                *h = S::hash(k);
+                table.prefetch(*h);
+            }
+            for ((o, &k), &h) in out.iter_mut().zip(&*keys).zip(&hashes) {
+                *o = table.get(k, h).map_or(-1, |c| c as i32);
+            }
+        }
+    };
+    if outs.len() > 1 {
+        threads::install(|| outs.par_iter_mut().for_each(look));
+    } else {
+        outs.iter_mut().for_each(look);
+    }
+    found
 }
 
 /// Codes (in order of first appearance) of `n` strings (`keys`), the first row of

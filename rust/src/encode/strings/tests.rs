@@ -505,3 +505,55 @@ fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
         (vec![], vec![], vec![], vec![])
     );
 }
+
+#[test]
+fn lookup_rows_finds_the_first_dictionary_row_of_each_value_as_a_map_would() {
+    // ids of every slot kind (at most 11, 12 to 15, 16 and more bytes), a
+    // dictionary with repeated ids, values of which some are absent; enough values
+    // to be looked up in parallel parts
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for (width, n_values) in [(3, 300_000), (13, 200_000), (20, 150_000), (0, 1000)] {
+        let id = |k: u64| format!("{k:0width$}").into_bytes();
+        let dictionary: Vec<Vec<u8>> = (0..5000).map(|_| id(next(4000))).collect();
+        let values: Vec<Vec<u8>> = (0..n_values).map(|_| id(next(8000))).collect();
+        let mut at = std::collections::HashMap::new();
+        for (i, d) in dictionary.iter().enumerate() {
+            at.entry(d.clone()).or_insert(i as i32);
+        }
+        let want: Vec<i32> = values.iter().map(|v| *at.get(v).unwrap_or(&-1)).collect();
+        let all: Vec<Vec<u8>> = dictionary.iter().chain(&values).cloned().collect();
+        let (narrow, wide, data) = arrow(&all, 0);
+        let n_dict = dictionary.len();
+        // one chunk, and chunks cut inside the dictionary, at its end and after it
+        for cuts in [
+            vec![],
+            vec![1234],
+            vec![n_dict],
+            vec![n_dict + 777, n_dict + 9000],
+        ] {
+            let mut bounds = vec![0];
+            bounds.extend(cuts.iter().filter(|&&c| c < all.len()));
+            bounds.push(all.len());
+            let chunk = |w: &[usize]| {
+                let o = &narrow[w[0]..=w[1]];
+                OffsetRows::checked(o, &data).unwrap()
+            };
+            let rows: Vec<OffsetRows<i32>> = bounds.windows(2).map(chunk).collect();
+            assert_eq!(lookup_rows(&rows, n_dict), want, "{width} {cuts:?}");
+        }
+        let rows = [OffsetRows::checked(&wide, &data).unwrap()];
+        assert_eq!(lookup_rows(&rows, n_dict), want, "{width} large");
+        let slices: Vec<&[u8]> = all.iter().map(|s| s.as_slice()).collect();
+        assert_eq!(lookup_rows(&[SliceRows::new(&slices)], n_dict), want);
+        // no values; no dictionary
+        assert!(lookup_rows(&[SliceRows::new(&slices[..n_dict])], n_dict).is_empty());
+        let none = lookup_rows(&[SliceRows::new(&slices[n_dict..])], 0);
+        assert!(none.iter().all(|&f| f == -1) && none.len() == values.len());
+    }
+}

@@ -635,7 +635,7 @@ def topk_scan(
     k: int,
 ) -> bool: ...
 def used_categories(
-    values: NDArray[np.int32] | NDArray[np.uint32], span: int, n_chunks: int
+    values: NDArray[np.int32] | NDArray[np.uint32] | NDArray[np.int64], span: int, n_chunks: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def weighted_group_aucs(
     codes: NDArray[np.int32],

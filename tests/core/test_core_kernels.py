@@ -326,10 +326,15 @@ def test_encoding_refuses_ids_out_of_range():
         core.shift_ids(np.array([1, 9], np.uint32), 0, np.empty(3, np.int32))
     with pytest.raises(ValueError, match=r"used_categories: values must lie in \[0, span\)"):
         core.used_categories(np.array([0, 5], np.uint32), 5, 2)
-    with pytest.raises(ValueError, match="values must be a 1-D int32 or uint32 array"):
-        core.used_categories(np.array([0, 1], np.int64), 5, 2)
-    codes, rows = core.used_categories(np.array([4, 1, 4, 3], np.int32), 5, 2)
-    assert codes.tolist() == [2, 0, 2, 1] and rows.tolist() in ([1, 3, 0], [1, 3, 2])
+    with pytest.raises(ValueError, match="values must be a 1-D int32, uint32 or int64 array"):
+        core.used_categories(np.array([0.0, 1.0]), 5, 2)
+    with pytest.raises(ValueError, match="runs: values must be a 1-D int64, int32 or uint32"):
+        core.runs(np.array([0, 1], np.int16))
+    with pytest.raises(ValueError, match="values must be a C-contiguous 1-D array"):
+        core.runs(np.arange(4)[::2])
+    for kind in (np.int32, np.uint32, np.int64):
+        codes, rows = core.used_categories(np.array([4, 1, 4, 3], kind), 5, 2)
+        assert codes.tolist() == [2, 0, 2, 1] and rows.tolist() in ([1, 3, 0], [1, 3, 2])
     # a uint32 code from 2**31 on lies too far from an anchor of 0 for an int32
     assert core.shift_ids(np.array([2**32 - 1, 2], np.uint32), 0, np.empty(2, np.int32))[0] is False
 
@@ -361,3 +366,16 @@ def test_empty_output_is_a_writable_array_of_the_size():
         assert out.shape == (n,) and out.dtype == dtype and out.flags.writeable
         out[:] = 7
         assert (out == 7).all()
+
+
+def test_pair_counts_reads_float32_and_float64_scores_alike_and_refuses_others():
+    codes = np.array([0, 0, 1, 1, 1, 0], np.int32)
+    labels = np.array([1, 0, 0, 1, 1, 0], np.int8)
+    scores = np.array([0.5, 0.25, 0.75, 0.75, 0.125, 0.5])
+    wide = [a.tolist() for a in core.pair_counts(codes, 2, labels, scores)]
+    narrow = [a.tolist() for a in core.pair_counts(codes, 2, labels, scores.astype(np.float32))]
+    # twice U: group 0's positive beats one negative and ties the other (2 * 1.5);
+    # group 1's positives tie its negative and lose to it (2 * 0.5)
+    assert wide == narrow == [[3, 3], [1, 2], [3, 1]]
+    with pytest.raises(ValueError, match="pair_counts: scores must be a float32 or float64"):
+        core.pair_counts(codes, 2, labels, scores.astype(np.int64))

@@ -35,16 +35,10 @@ fn shift_ids(
     mut out: PyReadwriteArray1<'_, i32>,
 ) -> PyResult<(bool, i64, i64)> {
     let o = slice_mut(&mut out, "out")?;
-    let shifted = if let Ok(v) = values.extract::<PyReadonlyArray1<'_, i64>>() {
-        shift_into(py, slice(&v, "values")?, anchor, o)
-    } else if let Ok(v) = values.extract::<PyReadonlyArray1<'_, i32>>() {
-        shift_into(py, slice(&v, "values")?, anchor, o)
-    } else {
-        let v = values.extract::<PyReadonlyArray1<'_, u32>>().map_err(|_| {
-            error("shift_ids: values must be a 1-D int64, int32 or uint32 array".to_string())
-        })?;
-        shift_into(py, slice(&v, "values")?, anchor, o)
-    }?;
+    let refusal = "shift_ids: values must be a 1-D int64, int32 or uint32 array";
+    let shifted = with_slice!(values, "values", [i64, i32, u32], refusal, |v| {
+        shift_into(py, v, anchor, o)
+    })?;
     Ok(shifted.map_or((false, 0, 0), |(lo, hi)| (true, lo, hi)))
 }
 

@@ -549,7 +549,7 @@ impl IdCodes {
     }
 }
 
-/// The codes in `[0, span)` of a categorical column (`values`: int32 or uint32)
+/// The codes in `[0, span)` of a categorical column (`values`: int32, uint32 or int64)
 /// numbered anew in ascending order (int32), and a row of each (int64): see
 /// `encode::used_categories`.
 #[pyfunction]
@@ -559,18 +559,10 @@ fn used_categories<'py>(
     span: usize,
     n_chunks: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
-    let found = if let Ok(v) = values.extract::<PyReadonlyArray1<'py, i32>>() {
-        let v = slice(&v, "values")?;
+    let refusal = "used_categories: values must be a 1-D int32, uint32 or int64 array";
+    let found = with_slice!(values, "values", [i32, u32, i64], refusal, |v| {
         py.detach(|| encode::used_categories(v, span, n_chunks))
-    } else {
-        let v = values
-            .extract::<PyReadonlyArray1<'py, u32>>()
-            .map_err(|_| {
-                PyValueError::new_err("used_categories: values must be a 1-D int32 or uint32 array")
-            })?;
-        let v = slice(&v, "values")?;
-        py.detach(|| encode::used_categories(v, span, n_chunks))
-    };
+    });
     match found {
         Some((codes, rows)) => Ok((codes.into_pyarray(py), rows.into_pyarray(py))),
         None => Err(PyValueError::new_err(
@@ -583,17 +575,10 @@ fn used_categories<'py>(
 /// or int32 or uint32 categorical codes).
 #[pyfunction]
 fn runs<'py>(py: Python<'py>, values: &Bound<'py, PyAny>) -> PyResult<(Ints<'py>, Ints<'py>)> {
-    let (offsets, heads) = if let Ok(v) = values.extract::<PyReadonlyArray1<'py, i32>>() {
-        let v = slice(&v, "values")?;
+    let refusal = "runs: values must be a 1-D int64, int32 or uint32 array";
+    let (offsets, heads) = with_slice!(values, "values", [i64, i32, u32], refusal, |v| {
         py.detach(|| encode::runs(v))
-    } else if let Ok(v) = values.extract::<PyReadonlyArray1<'py, u32>>() {
-        let v = slice(&v, "values")?;
-        py.detach(|| encode::runs(v))
-    } else {
-        let v = values.extract::<PyReadonlyArray1<'py, i64>>()?;
-        let v = slice(&v, "values")?;
-        py.detach(|| encode::runs(v))
-    };
+    });
     Ok((offsets.into_pyarray(py), heads.into_pyarray(py)))
 }
 

@@ -43,16 +43,10 @@ fn pair_counts<'py>(
 ) -> PyResult<(Ints<'py>, Ints<'py>, Ints<'py>)> {
     let (c, l) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
     check_codes("pair_counts", c, n_groups)?;
-    let (rows, pos, two_u) = if let Ok(wide) = scores.extract::<PyReadonlyArray1<'py, f64>>() {
-        counted(py, c, n_groups, l, slice(&wide, "scores")?)?
-    } else {
-        let narrow = scores
-            .extract::<PyReadonlyArray1<'py, f32>>()
-            .map_err(|_| {
-                PyValueError::new_err("pair_counts: scores must be a float32 or float64 array")
-            })?;
-        counted(py, c, n_groups, l, slice(&narrow, "scores")?)?
-    };
+    let refusal = "pair_counts: scores must be a float32 or float64 array";
+    let (rows, pos, two_u) = with_slice!(scores, "scores", [f64, f32], refusal, |s| {
+        counted(py, c, n_groups, l, s)?
+    });
     Ok((
         rows.into_pyarray(py),
         pos.into_pyarray(py),

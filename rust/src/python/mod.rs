@@ -12,6 +12,25 @@ use pyo3::types::PyString;
 
 use crate::threads;
 
+/// `$body` with `$v` the elements of `$array` (a C-contiguous 1-D array, named
+/// `$name` in errors) as a slice of the first of the element types `[$t, ...]` it
+/// holds: the one body run on each type a binding takes (int64 ids or int32 and
+/// uint32 codes; float64 or float32 scores). Any other array returns a `ValueError`
+/// of `$refusal` from the binding.
+macro_rules! with_slice {
+    ($array:expr, $name:expr, [$($t:ty),+], $refusal:expr, |$v:ident| $body:expr) => {
+        'given: {
+            $(
+                if let Ok(a) = $array.extract::<numpy::PyReadonlyArray1<'_, $t>>() {
+                    let $v = $crate::python::slice(&a, $name)?;
+                    break 'given ($body);
+                }
+            )+
+            return Err(pyo3::exceptions::PyValueError::new_err($refusal))
+        }
+    };
+}
+
 mod auc;
 mod checked;
 mod codes;

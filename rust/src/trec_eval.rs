@@ -14,10 +14,9 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::encode::{Key, TextIds};
 use crate::pages::{try_collect, try_zeros, OutOfMemory};
-use crate::ranking::{
-    evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked, PARALLEL_ROWS,
-};
+use crate::ranking::{evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked};
 use crate::spec::{Spec, Ties};
+use crate::threads::PARALLEL_ROWS;
 use crate::trec::{Parsed, Users};
 
 /// The relstrings asked: their length, whether `-m relstring` came without one

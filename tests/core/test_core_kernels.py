@@ -379,3 +379,13 @@ def test_pair_counts_reads_float32_and_float64_scores_alike_and_refuses_others()
     assert wide == narrow == [[3, 3], [1, 2], [3, 1]]
     with pytest.raises(ValueError, match="pair_counts: scores must be a float32 or float64"):
         core.pair_counts(codes, 2, labels, scores.astype(np.int64))
+
+
+def test_open_rows_names_the_ids_it_refuses():
+    rows = core.OpenRows()
+    args = (np.array([0, 1]), np.array([0], np.int32), np.array([1.0]))
+    with pytest.raises(ValueError, match=r"OpenRows\.add\.user_ids must be an int64 array or"):
+        rows.add(np.array([1.0]), np.array([7]), *args)
+    with pytest.raises(ValueError, match=r"OpenRows\.add\.item_ids must hold str only"):
+        rows.add(np.array([1]), ["a", 2], *args)
+    rows.add(np.array([1]), ["a"], *args)  # int64 users, str items

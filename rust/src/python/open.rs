@@ -146,8 +146,8 @@ impl OpenRows {
             "OpenRows.add",
             &[("items", items.len()), ("values", values.len())],
         )?;
-        let user_ids = given(user_ids, "OpenRows.add: user_ids")?;
-        let item_ids = given(item_ids, "OpenRows.add: item_ids")?;
+        let user_ids = given(user_ids, "OpenRows.add.user_ids")?;
+        let item_ids = given(item_ids, "OpenRows.add.item_ids")?;
         let n_items = item_ids.len();
         let ok = offsets.len() == user_ids.len() + 1
             && offsets[0] == 0

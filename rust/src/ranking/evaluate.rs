@@ -7,10 +7,7 @@ use super::inputs::{Inputs, Judged};
 use super::users::{evaluate_range, Scratch};
 use crate::spec::{Discount, Spec};
 use crate::threads;
-
-/// Rows (judged plus recommended) below which [`evaluate_users`] runs on the calling
-/// thread.
-pub const PARALLEL_ROWS: usize = 1 << 16;
+use crate::threads::PARALLEL_ROWS;
 
 /// Every metric (one per spec) for every qrels user: `(values, aux)`, each `n_users * n_metrics` row-major, with
 /// aux the user's relevant items per metric and values nan where a rule skips the

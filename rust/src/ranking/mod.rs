@@ -23,7 +23,7 @@ pub mod open;
 pub mod order;
 mod users;
 
-pub use evaluate::{evaluate_users, evaluate_users_columns_into, PARALLEL_ROWS};
+pub use evaluate::{evaluate_users, evaluate_users_columns_into};
 pub use inputs::{Inputs, Judged, Ranked};
 pub use measures::{
     gain, idcg, metric_from_hits, normalized_form, user_metric, UserList, UserMetric,

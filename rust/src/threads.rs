@@ -35,6 +35,18 @@ pub const VARIABLE: &str = "RECEVAL_NUM_THREADS";
 /// Rows below which the kernels that read rows in chunks run on the calling thread.
 pub const PARALLEL_ROWS: usize = 1 << 16;
 
+/// `data` cut into the consecutive pieces `bounds[c]..bounds[c + 1]` (positions from
+/// `bounds[0]`): the parts a kernel's threads write.
+pub fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
+    for w in bounds.windows(2) {
+        let (head, tail) = data.split_at_mut(w[1] - w[0]);
+        out.push(head);
+        data = tail;
+    }
+    out
+}
+
 /// The number of threads the kernels use (read once per process: the cgroup files
 /// behind the available cores cost tens of microseconds to read). An invalid
 /// `RECEVAL_NUM_THREADS` counts as unset here; [`setting`] reports it.

@@ -1,8 +1,9 @@
 //! The qrels' segments: each user's judged items sorted by item code with their
 //! grades, and the grades sorted descending.
 
-use super::{chunk_segments, for_chunks, row, split_at_bounds};
+use super::{chunk_segments, for_chunks, row};
 use crate::sort::quicksort;
+use crate::threads::split_at_bounds;
 
 /// Longest judged segment sorted by [`short_segment`].
 const SHORT: usize = 32;

@@ -33,17 +33,6 @@ fn row(rows: &[i64], i: usize) -> usize {
     }
 }
 
-/// Split `data` into the chunks `bounds[c]..bounds[c + 1]` (positions).
-fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
-    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
-    for w in bounds.windows(2) {
-        let (head, tail) = data.split_at_mut(w[1] - w[0]);
-        out.push(head);
-        data = tail;
-    }
-    out
-}
-
 /// Segment bounds of `n_chunks` contiguous chunks of `n_seg` segments.
 fn chunk_segments(n_seg: usize, n_chunks: usize) -> Vec<usize> {
     (0..=n_chunks).map(|c| n_seg * c / n_chunks).collect()

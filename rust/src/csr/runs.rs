@@ -2,7 +2,8 @@
 //! row map, from grouped slices, or in place.
 
 use super::list::{rank_list, Seen, SortBuffers};
-use super::{chunk_segments, for_chunks, row, split_at_bounds};
+use super::{chunk_segments, for_chunks, row};
+use crate::threads::split_at_bounds;
 
 /// Where a segment's rows are read from: input arrays (through `rows`), or the
 /// output arrays themselves (ranked in place; `rows` must be the identity).

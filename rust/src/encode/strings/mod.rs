@@ -315,14 +315,12 @@ fn lookup_keys<S: Slot + Sync>(
             }
         }
     }
-    let mut found = crate::pages::fresh_zeros::<i32>(value_lens.iter().sum());
-    let mut outs: Vec<(usize, &mut [i32])> = Vec::with_capacity(value_lens.len());
-    let mut rest = &mut found[..];
-    for (p, &len) in value_lens.iter().enumerate() {
-        let (out, tail) = rest.split_at_mut(len);
-        outs.push((p, out));
-        rest = tail;
-    }
+    let bounds = starts_of(value_lens);
+    let mut found = crate::pages::fresh_zeros::<i32>(bounds[value_lens.len()]);
+    let mut outs: Vec<(usize, &mut [i32])> = threads::split_at_bounds(&mut found, &bounds)
+        .into_iter()
+        .enumerate()
+        .collect();
     let table = &table;
     let look = |(p, out): &mut (usize, &mut [i32])| {
         let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
@@ -458,28 +456,17 @@ fn factorize_parts<S: Slot>(
     n_chunks: usize,
     room: usize,
 ) -> (Vec<i32>, Vec<i64>, Vec<S::Key>) {
-    let n: usize = lens.iter().sum();
-    let starts: Vec<usize> = lens
-        .iter()
-        .scan(0, |at, &l| {
-            *at += l;
-            Some(*at - l)
-        })
-        .collect();
+    // the first row of each part, then the rows
+    let starts = starts_of(lens);
+    let n = starts[lens.len()];
     // each group faults in the pages of its own codes (in parallel)
     let mut codes = crate::pages::fresh_zeros::<i32>(n);
-    let mut outs: Vec<&mut [i32]> = Vec::with_capacity(lens.len());
-    let mut rest = &mut codes[..];
-    for &l in lens {
-        let (out, tail) = rest.split_at_mut(l);
-        outs.push(out);
-        rest = tail;
-    }
+    let outs = threads::split_at_bounds(&mut codes, &starts);
     // group g holds the parts from bounds[g] on: a new group where the rows before a
     // part reach the next of n_chunks equal shares
     let shares = n_chunks.clamp(1, lens.len().max(1));
     let mut bounds = vec![0];
-    for (p, &start) in starts.iter().enumerate().skip(1) {
+    for (p, &start) in starts[..lens.len()].iter().enumerate().skip(1) {
         if start * shares >= n * bounds.len() {
             bounds.push(p);
         }
@@ -551,20 +538,32 @@ fn factorize_parts<S: Slot>(
         .collect();
     drop(table);
     // the first group's codes are the column's already
-    let mut later: Vec<(&mut [i32], &[i32])> = Vec::new();
-    let mut rest = &mut codes[starts[bounds[1]]..];
-    for (g, map) in maps.iter().enumerate() {
-        let end = bounds.get(g + 2).map_or(n, |&p| starts[p]);
-        let (out, tail) = rest.split_at_mut(end - starts[bounds[g + 1]]);
-        later.push((out, map));
-        rest = tail;
-    }
+    let rows: Vec<usize> = bounds[1..]
+        .iter()
+        .chain([&lens.len()])
+        .map(|&p| starts[p])
+        .collect();
+    let mut later: Vec<(&mut [i32], &Vec<i32>)> =
+        threads::split_at_bounds(&mut codes[rows[0]..], &rows)
+            .into_iter()
+            .zip(&maps)
+            .collect();
     threads::install(|| {
         later
             .par_iter_mut()
             .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
     });
     (codes, seen.first, seen.keys)
+}
+
+/// The first row of each of parts of `lens` rows, then the rows of all.
+fn starts_of(lens: &[usize]) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(lens.len() + 1);
+    starts.push(0);
+    for &l in lens {
+        starts.push(starts[starts.len() - 1] + l);
+    }
+    starts
 }
 
 /// The keys a table took, in the order of their codes, and the row of each.

@@ -67,13 +67,7 @@ fn float_order(a: &f64, b: &f64) -> Ordering {
 /// Sort each segment `values[offsets[g]..offsets[g + 1]]` ascending, in parallel
 /// over groups when there are many rows.
 pub fn sort_segments(values: &mut [f64], offsets: &[i64]) {
-    let mut segments = Vec::with_capacity(offsets.len().saturating_sub(1));
-    let mut rest = values;
-    for w in offsets.windows(2) {
-        let (seg, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
-        segments.push(seg);
-        rest = tail;
-    }
+    let mut segments = threads::split_at_bounds(values, offsets);
     if segments.len() > 1 && offsets[offsets.len() - 1] as usize >= threads::PARALLEL_ROWS {
         threads::install(|| {
             segments

@@ -113,29 +113,38 @@ pub fn zeroed<T: Zero>(n: usize) -> Vec<T> {
 ///
 /// # Panics
 /// When the memory cannot be had (a limit on the address space): a panic that
-/// says how many bytes were asked for, which the Python layer raises as an
-/// exception (the CLI prints it as an `error:` line), where the allocator would
-/// abort the process.
+/// says how many bytes were asked for ([`try_zeros`]'s error), which the Python
+/// layer raises as an exception (the CLI prints it as an `error:` line), where the
+/// allocator would abort the process.
 pub fn fresh_zeros<T: Zero>(n: usize) -> Vec<T> {
-    let bytes = (n as u128) * (std::mem::size_of::<T>() as u128);
-    let fail = || -> ! { panic!("{}", OutOfMemory { bytes }) };
-    let layout = std::alloc::Layout::array::<T>(n).unwrap_or_else(|_| fail());
+    try_zeros(n, 1).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A vector of `rows * columns` zeros as the allocator gives them (see
+/// [`fresh_zeros`]), or an error saying how many bytes it needed when the memory
+/// cannot be had (a limit on the address space, `ulimit -v`) or the size
+/// overflows: never an abort of the process.
+pub fn try_zeros<T: Zero>(rows: usize, columns: usize) -> Result<Vec<T>, OutOfMemory> {
+    let fail = OutOfMemory {
+        bytes: (rows as u128) * (columns as u128) * (std::mem::size_of::<T>() as u128),
+    };
+    let n = rows.checked_mul(columns).ok_or(fail)?;
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| fail)?;
     if layout.size() == 0 {
-        Vec::new()
-    } else {
-        // SAFETY: a layout of n elements of a sized type (not of size zero); every
-        // element is initialized, all-zero bytes being a value of T (`Zero`), and
-        // the vector owns the allocation, made with the layout it frees it with
-        unsafe {
-            let p = std::alloc::alloc_zeroed(layout).cast::<T>();
-            if p.is_null() {
-                fail();
-            }
-            if layout.size() >= WORTH {
-                huge_hint(p as usize, layout.size());
-            }
-            Vec::from_raw_parts(p, n, n)
+        return Ok(Vec::new());
+    }
+    // SAFETY: a layout of n elements of a sized type (not of size zero); every
+    // element is initialized, all-zero bytes being a value of T (`Zero`), and the
+    // vector owns the allocation, made with the layout it frees it with
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout).cast::<T>();
+        if p.is_null() {
+            return Err(fail);
         }
+        if layout.size() >= WORTH {
+            huge_hint(p as usize, layout.size());
+        }
+        Ok(Vec::from_raw_parts(p, n, n))
     }
 }
 
@@ -148,6 +157,8 @@ pub unsafe trait Zero: Copy {}
 unsafe impl Zero for i32 {}
 // SAFETY: all-zero bytes are 0.0
 unsafe impl Zero for f64 {}
+// SAFETY: all-zero bytes are 0
+unsafe impl Zero for usize {}
 
 /// An output the process could not allocate, and its size in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,24 +183,6 @@ impl std::fmt::Display for OutOfMemory {
 }
 
 impl std::error::Error for OutOfMemory {}
-
-/// A vector of `rows * columns` default values (zeros), or an error saying how
-/// many bytes it needed when the memory cannot be had (a limit on the address
-/// space, `ulimit -v`) or the size overflows: never an abort of the process.
-pub fn try_zeros<T: Clone + Default>(rows: usize, columns: usize) -> Result<Vec<T>, OutOfMemory> {
-    let bytes = (rows as u128) * (columns as u128) * (std::mem::size_of::<T>() as u128);
-    let n = rows
-        .checked_mul(columns)
-        .filter(|n| {
-            n.checked_mul(std::mem::size_of::<T>())
-                .is_some_and(|b| b <= isize::MAX as usize)
-        })
-        .ok_or(OutOfMemory { bytes })?;
-    let mut v: Vec<T> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| OutOfMemory { bytes })?;
-    v.resize(n, T::default());
-    Ok(v)
-}
 
 impl From<OutOfMemory> for std::io::Error {
     /// An error of kind `OutOfMemory` (readers, whose errors are `io::Error`).
@@ -354,7 +347,8 @@ mod tests {
     #[test]
     fn try_zeros_gives_zeros_or_an_error() {
         assert_eq!(try_zeros::<f64>(3, 2).unwrap(), vec![0.0; 6]);
-        assert!(try_zeros::<u8>(0, 5).unwrap().is_empty());
+        assert!(try_zeros::<usize>(0, 5).unwrap().is_empty());
+        assert_eq!(try_zeros::<usize>(2, 1 << 20).unwrap(), vec![0; 2 << 20]);
         let err = try_zeros::<f64>(usize::MAX / 2, 3).unwrap_err();
         assert!(err.to_string().starts_with("could not allocate"), "{err}");
         assert!(try_zeros::<f64>(1 << 62, 1).is_err());

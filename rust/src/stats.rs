@@ -60,12 +60,6 @@ pub fn stream_word(start: u64, t: u64) -> u64 {
     mix64(start.wrapping_add(t.wrapping_add(1).wrapping_mul(GAMMA)))
 }
 
-/// Rows `lo..hi` of chunk `c` of `n` rows cut into `n_chunks`.
-#[inline]
-fn chunk(n: usize, c: usize, n_chunks: usize) -> (usize, usize) {
-    (n * c / n_chunks, n * (c + 1) / n_chunks)
-}
-
 /// Run `f(lo, hi, rows lo..hi of out)` over the chunks of `n_rows` rows of `m`
 /// values: in parallel when there are several chunks, on the calling thread (no
 /// pool woken) when there is one. Every row is written by one call, so the result
@@ -79,18 +73,14 @@ where
         f(0, n_rows, out);
         return;
     }
-    let mut parts = Vec::with_capacity(n_chunks);
-    let mut rest = out;
-    for c in 0..n_chunks {
-        let (lo, hi) = chunk(n_rows, c, n_chunks);
-        let (head, tail) = rest.split_at_mut((hi - lo) * m);
-        parts.push((lo, hi, head));
-        rest = tail;
-    }
+    let rows: Vec<usize> = (0..=n_chunks).map(|c| n_rows * c / n_chunks).collect();
+    let bounds: Vec<usize> = rows.iter().map(|r| r * m).collect();
+    let parts = threads::split_at_bounds(out, &bounds);
     threads::install(|| {
         parts
             .into_par_iter()
-            .for_each(|(lo, hi, part)| f(lo, hi, part))
+            .zip(rows.par_windows(2))
+            .for_each(|(part, w)| f(w[0], w[1], part))
     });
 }
 

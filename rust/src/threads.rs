@@ -36,11 +36,16 @@ pub const VARIABLE: &str = "RECEVAL_NUM_THREADS";
 pub const PARALLEL_ROWS: usize = 1 << 16;
 
 /// `data` cut into the consecutive pieces `bounds[c]..bounds[c + 1]` (positions from
-/// `bounds[0]`): the parts a kernel's threads write.
-pub fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+/// `bounds[0]`, ascending: usize, or the int64 offsets of groups): the parts a
+/// kernel's threads write.
+pub fn split_at_bounds<'a, T, B>(mut data: &'a mut [T], bounds: &[B]) -> Vec<&'a mut [T]>
+where
+    B: Copy + TryInto<usize>,
+{
+    let at = |b: B| b.try_into().unwrap_or(usize::MAX);
     let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
     for w in bounds.windows(2) {
-        let (head, tail) = data.split_at_mut(w[1] - w[0]);
+        let (head, tail) = data.split_at_mut(at(w[1]) - at(w[0]));
         out.push(head);
         data = tail;
     }
@@ -213,6 +218,24 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_at_bounds_cuts_at_usize_positions_and_at_int64_offsets_alike() {
+        let mut data: Vec<u32> = (0..10).collect();
+        // positions from the first bound: data[0] is at position 2
+        let pieces: Vec<Vec<u32>> = split_at_bounds(&mut data, &[2usize, 2, 5, 9])
+            .into_iter()
+            .map(|p| p.to_vec())
+            .collect();
+        assert_eq!(pieces, [vec![], vec![0, 1, 2], vec![3, 4, 5, 6]]);
+        let parts = split_at_bounds(&mut data, &[0i64, 4, 4, 10]);
+        assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), [4, 0, 6]);
+        for (k, part) in parts.into_iter().enumerate() {
+            part.iter_mut().for_each(|x| *x = k as u32);
+        }
+        assert_eq!(data, [0, 0, 0, 0, 2, 2, 2, 2, 2, 2]);
+        assert!(split_at_bounds(&mut data, &[3i64]).is_empty());
+    }
 
     #[test]
     fn pool_is_rebuilt_in_a_new_generation() {

@@ -172,13 +172,7 @@ fn run_csr(r: &Parsed) -> Result<RunCsr, Refused> {
     let mut pairs = try_collect(rows.iter().map(|&row| (r.scores[row], r.items[row])))?;
     drop(rows);
     // each query's list cut off the rest, sorted on its own (stable: file order in ties)
-    let mut lists: Vec<&mut [(f64, i32)]> = Vec::with_capacity(offsets.len());
-    let mut rest = &mut pairs[..];
-    for w in offsets.windows(2) {
-        let (list, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
-        lists.push(list);
-        rest = tail;
-    }
+    let mut lists = crate::threads::split_at_bounds(&mut pairs, &offsets);
     // descending in double precision is descending in single precision: equal
     // scores of either are neighbours
     let sort = |list: &mut &mut [(f64, i32)]| {

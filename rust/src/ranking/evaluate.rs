@@ -103,15 +103,12 @@ pub fn evaluate_users_columns_into(
         .map(|c| (bounds[c], bounds[c + 1], Vec::new(), Vec::new()))
         .collect();
     for (col_v, col_a) in values.chunks_mut(n_users).zip(aux.chunks_mut(n_users)) {
-        let (mut rest_v, mut rest_a) = (col_v, col_a);
-        for part in parts.iter_mut() {
-            let len = part.1 - part.0;
-            let (v, tv) = rest_v.split_at_mut(len);
-            let (x, ta) = rest_a.split_at_mut(len);
+        let pieces = threads::split_at_bounds(col_v, &bounds)
+            .into_iter()
+            .zip(threads::split_at_bounds(col_a, &bounds));
+        for (part, (v, x)) in parts.iter_mut().zip(pieces) {
             part.2.push(v);
             part.3.push(x);
-            rest_v = tv;
-            rest_a = ta;
         }
     }
     let run = |(u0, u1, mut cv, mut ca): (usize, usize, Pieces<'_>, Pieces<'_>),

@@ -250,6 +250,17 @@ impl<S: Slot> Table<S> {
         }
     }
 
+    /// The hash of each of `keys` to `hashes`, each key's slot fetched into the cache
+    /// ([`Table::prefetch`]): a block of keys made ready before any is looked up, so
+    /// that their cache misses overlap.
+    #[inline(always)]
+    pub(crate) fn hash_and_fetch(&self, keys: &[S::Key], hashes: &mut [u64]) {
+        for (h, &k) in hashes.iter_mut().zip(keys) {
+            *h = S::hash(k);
+            self.prefetch(*h);
+        }
+    }
+
     /// The code of `key` (of hash `hash`) and true when the key lies in its own slot
     /// (the first of its probe chain; most keys of a table at most 3/4 full), else
     /// false (and any code): a lookup without a branch, which a loop over many keys

@@ -304,10 +304,7 @@ fn lookup_keys<S: Slot + Sync>(
         for a in (0..len).step_by(BLOCK) {
             let keys = &mut keys[..BLOCK.min(len - a)];
             dictionary(p, a, keys);
-            for (h, &k) in hashes.iter_mut().zip(&*keys) {
-                *h = S::hash(k);
-                table.prefetch(*h);
-            }
+            table.hash_and_fetch(keys, &mut hashes);
             for (&k, &h) in keys.iter().zip(&hashes) {
                 // the first row of an id keeps it: a later one finds it held
                 table.code(k, h, row);
@@ -327,10 +324,7 @@ fn lookup_keys<S: Slot + Sync>(
         for (b, out) in out.chunks_mut(BLOCK).enumerate() {
             let keys = &mut keys[..out.len()];
             values(*p, b * BLOCK, keys);
-            for (h, &k) in hashes.iter_mut().zip(&*keys) {
-                *h = S::hash(k);
-                table.prefetch(*h);
-            }
+            table.hash_and_fetch(keys, &mut hashes);
             for ((o, &k), &h) in out.iter_mut().zip(&*keys).zip(&hashes) {
                 *o = table.get(k, h).map_or(-1, |c| c as i32);
             }
@@ -410,10 +404,7 @@ fn factorize_into<S: Slot>(
         let start = b * BLOCK;
         let keys = &mut block[..out.len()];
         fill(start, keys);
-        for (h, &k) in hashes.iter_mut().zip(&*keys) {
-            *h = S::hash(k);
-            table.prefetch(*h);
-        }
+        table.hash_and_fetch(keys, &mut hashes);
         let mut n_later = 0;
         for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
             let (c, home) = table.at_home(k, hashes[j]);

@@ -210,23 +210,32 @@ def column_array(col: Any) -> Any:
 
 
 def ids_as_given(col: Any) -> Any:
-    """A column to encode later: a categorical one (a pandas ``category`` or polars
-    ``Categorical`` or ``Enum`` Series, an Arrow dictionary column of several
-    chunks) as given, whose kind tells the encoding that its categories are
-    distinct (:func:`id_column`); others as :func:`column_array` gives them."""
-    import pyarrow as pa
+    """A column to encode later: a categorical one (:func:`_categorical`) as given,
+    whose kind tells the encoding that its categories are distinct
+    (:func:`id_column`); others as :func:`column_array` gives them."""
+    return col if _categorical(col) else column_array(col)
 
+
+def _categorical(col: Any) -> bool:
+    """Whether a column is a categorical one whose categories are distinct: a pandas
+    ``category`` or polars ``Categorical`` or ``Enum`` Series, or an Arrow dictionary
+    column of several chunks (whose dictionaries are joined into one)."""
     mod = type(col).__module__.partition(".")[0]
     if mod == "polars":
         import polars as pl
 
-        if isinstance(_polars_dtype(col), (pl.Categorical, pl.Enum)):
-            return col
-    if mod == "pandas" and getattr(col.dtype, "name", None) == "category":
-        return col
-    if isinstance(col, pa.ChunkedArray) and pa.types.is_dictionary(col.type) and col.num_chunks > 1:
-        return col
-    return column_array(col)
+        return isinstance(_polars_dtype(col), (pl.Categorical, pl.Enum))
+    if mod == "pandas":
+        return getattr(col.dtype, "name", None) == "category"
+    if mod == "pyarrow":
+        import pyarrow as pa
+
+        return (
+            isinstance(col, pa.ChunkedArray)
+            and pa.types.is_dictionary(col.type)
+            and col.num_chunks > 1
+        )
+    return False
 
 
 def id_column(col: Any) -> IdColumn:
@@ -236,18 +245,19 @@ def id_column(col: Any) -> IdColumn:
     import pyarrow as pa
 
     mod = type(col).__module__.partition(".")[0]
+    categorical = _categorical(col)
     if mod == "polars":
         import polars as pl
 
         dtype = _polars_dtype(col)
-        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+        if categorical:
             return _polars_dictionary(col, dtype)
         if dtype == pl.String:
             return id_column(_polars_arrow(col))
         return IdColumn(col.to_numpy())
     if mod == "pyarrow":
         if isinstance(col, pa.ChunkedArray):
-            if pa.types.is_dictionary(col.type) and col.num_chunks > 1:
+            if categorical:
                 joined = _join_dictionary_chunks(col)
                 if joined is not None:
                     return IdColumn(joined, distinct=True)
@@ -262,7 +272,7 @@ def id_column(col: Any) -> IdColumn:
             return IdColumn(col)
         return IdColumn(col.to_numpy(zero_copy_only=False))
     if mod == "pandas":
-        if getattr(col.dtype, "name", None) == "category":
+        if categorical:
             codes = col.array.codes  # a view, in [-1, len(categories)): -1 a missing value
             if len(codes) and codes.min() >= 0:  # the range known: no check by Arrow
                 categories = pa.array(col.array.categories)
@@ -270,8 +280,7 @@ def id_column(col: Any) -> IdColumn:
                 return IdColumn(arr, distinct=True)
         if not isinstance(col.dtype, np.dtype):  # str, string, ArrowDtype, category, Int64
             arr = column_array(pa.array(col))
-            category = col.dtype.name == "category" and isinstance(arr, pa.DictionaryArray)
-            return IdColumn(arr, distinct=category)
+            return IdColumn(arr, distinct=categorical and isinstance(arr, pa.DictionaryArray))
         return IdColumn(col.to_numpy())  # object strings are read in place by the core
     return IdColumn(np.asarray(col))
 

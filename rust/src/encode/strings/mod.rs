@@ -32,8 +32,7 @@ pub fn factorize_bytes<R: Rows>(
     let parts = cut(chunks, n_chunks);
     let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
     let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
-    let shorts = |p: usize, a: usize, out: &mut [u128]| parts[p].shorts(a, out);
-    factorize_picked(|p, i| parts[p].row(i), shorts, &lens, width, n_chunks, room)
+    factorize_picked(texts(&parts), shorts(&parts), &lens, width, n_chunks, room)
 }
 
 /// [`factorize_bytes`] of a `string_view` column whose ids all have at most 11
@@ -123,7 +122,6 @@ fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Run
         (0..parts.len()).map(heads).collect()
     };
     let lens: Vec<usize> = local.iter().map(|l| l.0.len()).collect();
-    let head = |p: usize, i: usize| parts[p].row(local[p].0[i]);
     let longest = local.iter().map(|l| l.2).max().unwrap_or(0);
     if longest > cap {
         return None;
@@ -133,10 +131,17 @@ fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Run
     let shorts = |p: usize, a: usize, out: &mut [u128]| {
         out.copy_from_slice(&local[p].1[a..a + out.len()]);
     };
+    // the heads' rows, for ids of 16 bytes or more
+    let long = |p: usize, a: usize, out: &mut [_]| {
+        for (k, &i) in out.iter_mut().zip(&local[p].0[a..]) {
+            let (d, s, e) = parts[p].row(i);
+            *k = &d[s..e];
+        }
+    };
     // a table with room for every head (the most ids there can be; for a column
     // grouped by id, as many as there are) does not grow; past ROOM heads it starts
     // at that size
-    let (codes, first, distinct) = factorize_picked(head, shorts, &lens, longest, n_chunks, ROOM);
+    let (codes, first, distinct) = factorize_picked(long, shorts, &lens, longest, n_chunks, ROOM);
     let mut starts = Vec::with_capacity(codes.len());
     let mut base = 0;
     for (part, l) in parts.iter().zip(&local) {
@@ -194,14 +199,14 @@ fn cut<R: Chunk>(chunks: &[R], n_chunks: usize) -> Vec<R> {
     parts
 }
 
-/// Codes (in order of first appearance) of the strings `row(p, i)` (row `i` of part
-/// `p`, as [`Rows::row`] gives it) of parts of `lens` rows, none longer than
-/// `width` bytes (as [`Rows::width`] gives it, or the longest row's length), and the
-/// first row of each code (counted across the parts), through the table of that
-/// width, made with `room` for as many distinct ids. `shorts(p, a, out)` gives the
-/// short keys of the rows of part `p` from `a` on (as [`Rows::shorts`]).
+/// Codes (in order of first appearance) of the strings of parts of `lens` rows,
+/// none longer than `width` bytes (as [`Rows::width`] gives it, or the longest
+/// row's length), and the first row of each code (counted across the parts),
+/// through the table of that width, made with `room` for as many distinct ids.
+/// `shorts(p, a, out)` gives the short keys of the rows of part `p` from `a` on (as
+/// [`Rows::shorts`]), `long(p, a, out)` the rows themselves (as [`texts`]).
 fn factorize_picked<'a>(
-    row: impl Fn(usize, usize) -> (&'a [u8], usize, usize) + Sync,
+    long: impl Fn(usize, usize, &mut [&'a [u8]]) + Sync,
     shorts: impl Fn(usize, usize, &mut [u128]) + Sync,
     lens: &[usize],
     width: usize,
@@ -219,12 +224,6 @@ fn factorize_picked<'a>(
     } else if width <= 15 {
         held(factorize_parts::<Wide>(shorts, lens, n_chunks, room))
     } else {
-        let long = |p: usize, a: usize, out: &mut [&'a [u8]]| {
-            for (j, k) in out.iter_mut().enumerate() {
-                let (d, s, e) = row(p, a + j);
-                *k = &d[s..e];
-            }
-        };
         held(factorize_parts::<Bytes>(long, lens, n_chunks, room))
     }
 }

@@ -229,9 +229,10 @@ fn linger(window: std::time::Duration) -> Option<Arc<Share>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{any_float, reference, stream};
+    use super::super::tests::reference;
     use super::super::{add, chunked_checked, CARRY_EVERY};
     use super::*;
+    use crate::testing::{any_float, stream};
 
     /// A share of `n` rows of nothing (its function is never called: the gate is shut).
     fn closed_share(n: usize) -> Arc<Share> {
@@ -255,7 +256,9 @@ mod tests {
         for _ in 0..20 {
             let share = closed_share(1);
             let waiting = std::thread::spawn(|| linger(std::time::Duration::from_secs(1)));
-            while LINGERING.load(Ordering::Acquire) == 0 {
+            // (a thread that has already stopped lingering, with another test's share
+            // or after its window on a busy machine, is not waited for)
+            while LINGERING.load(Ordering::Acquire) == 0 && !waiting.is_finished() {
                 std::thread::yield_now();
             }
             offer(&share);

@@ -414,14 +414,8 @@ mod tests {
         // the same count as one serial pass, with long runs of tied scores across the
         // part boundaries
         let n = 3 * PARALLEL_MIN + 17;
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let labels: Vec<i8> = (0..n).map(|_| (next() % 7 == 0) as i8).collect();
+        let mut next = crate::testing::stream(0x9E37_79B9_7F4A_7C15);
+        let labels: Vec<i8> = (0..n).map(|_| next().is_multiple_of(7) as i8).collect();
         let scores: Vec<f64> = (0..n).map(|_| (next() % 1000) as f64 / 8.0).collect();
         let (pos, neg) = split_by_label(&scores, &labels);
         let want_pos: Vec<f64> = (0..n)
@@ -479,13 +473,7 @@ mod tests {
 
     #[test]
     fn roc_auc_is_the_pair_count() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::stream(0x2545_F491_4F6C_DD1D);
         let values = [-0.0, 0.0, 0.1, 0.5, 0.5, 0.9, -3.0, 1e-310];
         for _ in 0..500 {
             let n = 2 + (next() % 60) as usize;

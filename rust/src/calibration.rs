@@ -288,7 +288,7 @@ mod tests {
     /// Each bin's gap against the exact sum of its rows' terms, both paths.
     #[test]
     fn gaps_are_the_exact_sums_of_their_rows() {
-        let mut next = crate::sums::tests::stream(7);
+        let mut next = crate::testing::stream(7);
         let rows = 3000;
         let proba: Vec<f64> = (0..rows)
             .map(|_| (next() >> 11) as f64 / (1u64 << 53) as f64)

@@ -474,6 +474,7 @@ pub fn gauc(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::stream;
 
     #[test]
     fn pair_counts_of_two_groups() {
@@ -552,14 +553,6 @@ mod tests {
         let b = canonical(&[0.5, 0.5, 0.1], &[1.0, 2.0, 1.0]);
         assert_eq!(a, b);
         assert_eq!(a.1, vec![1.0, 1.0, 2.0]);
-    }
-    fn stream(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        }
     }
 
     /// GAUC by the definition: each group's pairs counted one by one, its AUC and

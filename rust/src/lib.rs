@@ -28,6 +28,8 @@ pub mod spec;
 pub mod split;
 pub mod stats;
 pub mod sums;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod threads;
 pub mod ties;
 pub mod topk;

@@ -147,13 +147,7 @@ mod tests {
 
     #[test]
     fn random_values_are_within_one_ulp_of_libm() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::stream(0x2545_F491_4F6C_DD1D);
         for i in 0..3_000_000u64 {
             let x = match i % 3 {
                 0 => f64::from_bits(next() >> 1), // any positive float

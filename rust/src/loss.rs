@@ -234,7 +234,8 @@ pub fn multiclass_log_loss_exact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sums::tests::{any_float, reference, stream};
+    use crate::sums::tests::reference;
+    use crate::testing::{any_float, stream};
 
     #[test]
     fn log_loss_is_the_exact_sum_of_the_row_losses_on_every_path() {

@@ -151,7 +151,7 @@ pub fn judged_segments_into(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sort::testing::lcg;
+    use crate::testing::lcg;
 
     /// [`judged_segments_into`] into new arrays: items, grades, grades descending,
     /// and the first user with a repeated item.

@@ -268,7 +268,8 @@ pub fn rank_rows_into(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sort::testing::{lcg, reference_rank};
+    use crate::sort::testing::reference_rank;
+    use crate::testing::lcg;
 
     /// Each list read through `rows` (empty: the identity) and ranked by
     /// [`reference_rank`], and the first list holding a repeated item (-1 if none).

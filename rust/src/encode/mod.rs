@@ -345,6 +345,7 @@ fn runs_body<T: Id>(values: &[T]) -> (Vec<i64>, Vec<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::lcg;
 
     /// The ascending codes' oracle: each id's rank among the distinct ids, and those.
     fn sorted_oracle(v: &[i64]) -> (Vec<i32>, Vec<i64>) {
@@ -384,10 +385,7 @@ mod tests {
         let mut seed = 9u64;
         let mut values = Vec::new();
         for r in 0..400i64 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let len = 1 + (seed >> 33) % 40;
+            let len = 1 + lcg(&mut seed) % 40;
             // a value may come back later: runs, not distinct values
             values.extend(std::iter::repeat_n(r % 7, len as usize));
         }
@@ -413,12 +411,7 @@ mod tests {
     fn used_categories_of_long_columns_number_the_values_present_ascending() {
         let mut seed = 5u64;
         let values: Vec<u32> = (0..PARALLEL_ROWS * 3)
-            .map(|_| {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((seed >> 33) % 997) as u32 * 2 // odd values: in no row
-            })
+            .map(|_| (lcg(&mut seed) % 997) as u32 * 2) // odd values: in no row
             .collect();
         for n_chunks in [1, 2, 3, 8] {
             for part in [&values[..], &values[..100]] {
@@ -611,12 +604,7 @@ mod tests {
     #[test]
     fn the_encoders_give_the_same_on_every_path() {
         let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as i64
-        };
+        let mut next = || lcg(&mut seed) as i64;
         // long runs, short runs, and ids at both ends of an i32 offset
         let values: Vec<i64> = (0..1000)
             .map(|i| match i % 7 {

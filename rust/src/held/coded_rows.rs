@@ -208,7 +208,7 @@ impl Part {
 mod tests {
     use super::*;
     use crate::encode::naive_bytes;
-    use crate::sort::testing::lcg;
+    use crate::testing::lcg;
 
     #[test]
     fn rows_coded_on_either_thread_give_the_codes_of_first_appearance() {

@@ -84,12 +84,7 @@ fn column_major_values_equal_the_rows() {
     // 2500 users (several column blocks per chunk; enough rows for threads),
     // some absent from the run, some without judged items
     let mut seed = 3u64;
-    let mut next = |m: u64| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) % m
-    };
+    let mut next = |m: u64| crate::testing::lcg(&mut seed) % m;
     let n_users = 2500;
     let (mut qo, mut qi, mut qg) = (vec![0i64], Vec::new(), Vec::new());
     let (mut ro, mut ri, mut rs) = (vec![0i64], Vec::new(), Vec::new());

@@ -624,7 +624,7 @@ pub(crate) mod tests {
     }
 
     pub(super) fn data(seed: &mut u64, n: usize) -> (Vec<i8>, Vec<f64>, Vec<f64>) {
-        let mut lcg = || crate::sort::testing::lcg(seed);
+        let mut lcg = || crate::testing::lcg(seed);
         let labels = (0..n).map(|_| (lcg() % 3 == 0) as i8).collect();
         let scores = (0..n)
             .map(|_| [(lcg() % 7) as f64 / 7.0, -0.0, 0.0][(lcg() % 3) as usize])
@@ -749,7 +749,7 @@ pub(crate) mod tests {
         let mut copy = None;
         for b in 0..120 {
             let mut keys: Vec<u64> = (0..5000)
-                .map(|_| crate::sort::testing::lcg(&mut seed) << 12)
+                .map(|_| crate::testing::lcg(&mut seed) << 12)
                 .collect();
             keys.sort_unstable();
             all.extend_from_slice(&keys);

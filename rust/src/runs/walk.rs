@@ -175,12 +175,10 @@ mod tests {
     fn runs_of(seed: &mut u64, k: usize, n: usize, pos_every: u64) -> Vec<Run<u64>> {
         (0..k)
             .map(|_| {
-                let mut keys: Vec<u64> = (0..n)
-                    .map(|_| crate::sort::testing::lcg(seed) % 50)
-                    .collect();
+                let mut keys: Vec<u64> = (0..n).map(|_| crate::testing::lcg(seed) % 50).collect();
                 keys.sort_unstable();
                 let labels: Vec<bool> = (0..n)
-                    .map(|_| crate::sort::testing::lcg(seed).is_multiple_of(pos_every))
+                    .map(|_| crate::testing::lcg(seed).is_multiple_of(pos_every))
                     .collect();
                 Run::from_sorted(keys.iter().zip(&labels).map(|(&k, &l)| (k, l, 1u64)), n)
             })

@@ -254,14 +254,6 @@ pub fn sort_floats<F: RadixFloat>(a: &mut [F]) {
 /// Helpers of the sorting tests here and in the modules that sort.
 #[cfg(test)]
 pub(crate) mod testing {
-    /// A linear congruential generator: the next 31-bit draw.
-    pub fn lcg(seed: &mut u64) -> u64 {
-        *seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *seed >> 33
-    }
-
     /// Positions of `keys` sorted descending, stable: the reference ranking.
     pub fn reference_rank(keys: &[f64]) -> Vec<usize> {
         let mut idx: Vec<usize> = (0..keys.len()).collect();
@@ -272,8 +264,9 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::testing::{lcg, reference_rank};
+    use super::testing::reference_rank;
     use super::*;
+    use crate::testing::lcg;
 
     /// Sort `$v` (a `Vec<$t>`) with [`sort_floats`]: NaN last, the rest bit for bit
     /// as `total_cmp` sorts them.

@@ -242,13 +242,7 @@ unsafe fn sort_registers<const R: usize>(v: &mut [u32; 128]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lcg(seed: &mut u64) -> u64 {
-        *seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *seed >> 33
-    }
+    use crate::testing::lcg;
 
     /// `sort` sorts on the SIMD path and leaves `v` as it was on the scalar path
     /// (where the caller sorts).

@@ -362,6 +362,7 @@ where
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::testing::{any_float, stream};
 
     /// The accumulator's value as an exact rational test: digits below 2^32 times
     /// powers of two, compared on small integers.
@@ -430,32 +431,6 @@ pub(crate) mod tests {
                 exact_form(&x, None, form, 2, CARRY_EVERY),
                 exact_dot(&fx, &ones, 1, 5)
             );
-        }
-    }
-
-    /// xorshift64: a fixed stream of test values.
-    pub(crate) fn stream(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        }
-    }
-
-    /// Floats of every magnitude: random bits, subnormals, values near 1, integers.
-    pub(crate) fn any_float(next: &mut impl FnMut() -> u64) -> f64 {
-        let r = next();
-        let x = match r % 4 {
-            0 => f64::from_bits(next()),
-            1 => f64::from_bits(next() >> 12) * if r & 8 == 0 { 1.0 } else { -1.0 },
-            2 => (next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5,
-            _ => (next() % 1000) as f64 - 500.0,
-        };
-        if x.is_finite() {
-            x
-        } else {
-            1.5
         }
     }
 

@@ -107,12 +107,7 @@ fn run(
 #[test]
 fn blocks_of_any_width_give_the_brute_force_top_k_with_ties() {
     let mut x: u64 = 7;
-    let mut next = move || {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (x >> 33) as u32
-    };
+    let mut next = move || crate::testing::lcg(&mut x) as u32;
     // many users (more than a task) and items (more than a group of panels), and
     // integer vectors: exact products, many ties
     // (100 rows: two tasks; 768 numbers: 4 panels a group, 2 groups)
@@ -159,12 +154,7 @@ fn blocks_of_any_width_give_the_brute_force_top_k_with_ties() {
 fn every_path_gives_the_same_fused_products() {
     let dim = 37;
     let mut x: u64 = 3;
-    let mut next = move || {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((x >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-    };
+    let mut next = move || ((crate::testing::lcg(&mut x) >> 7) as f32 / (1u64 << 24) as f32) - 0.5;
     let users: Vec<f32> = (0..tile::MR * dim).map(|_| next()).collect();
     let items: Vec<f32> = (0..tile::NR * dim).map(|_| next()).collect();
     let packed = tile::pack(&items, dim);

@@ -157,13 +157,7 @@ fn scores_are_read_as_rust_reads_them() {
 
 #[test]
 fn random_decimals_are_read_as_rust_reads_them() {
-    let mut rng = 987654321u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = crate::testing::stream(987654321);
     let alphabet = b"0123456789000999.-+eE";
     for i in 0..300_000 {
         let text: Vec<u8> = if i % 3 == 0 {
@@ -176,12 +170,12 @@ fn random_decimals_are_read_as_rust_reads_them() {
             // plain decimals of up to 25 digits, the point anywhere
             let len = 1 + (next() % 25) as usize;
             let mut t: Vec<u8> = (0..len).map(|_| b'0' + (next() % 10) as u8).collect();
-            if next() % 4 != 0 {
+            if !next().is_multiple_of(4) {
                 let at = (next() % (len as u64 + 1)) as usize;
                 t.insert(at, b'.');
             }
-            if next() % 5 == 0 {
-                t.insert(0, if next() % 2 == 0 { b'-' } else { b'+' });
+            if next().is_multiple_of(5) {
+                t.insert(0, if next().is_multiple_of(2) { b'-' } else { b'+' });
             }
             t
         };
@@ -205,13 +199,7 @@ fn random_decimals_are_read_as_rust_reads_them() {
 
 #[test]
 fn the_mask_finds_the_fields_of_the_byte_loop() {
-    let mut rng = 12345u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = crate::testing::stream(12345);
     let alphabet = b" \t\r\x0c\x0bab#\xc3";
     for _ in 0..20000 {
         let len = (next() % 80) as usize;
@@ -234,15 +222,12 @@ fn the_mask_finds_the_fields_of_the_byte_loop() {
     }
 }
 
-/// A small xorshift generator (the tests need no crate for randomness).
-struct Rng(u64);
+/// Draws from a stream of words ([`crate::testing::stream`]).
+struct Rng<F>(F);
 
-impl Rng {
+impl<F: FnMut() -> u64> Rng<F> {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        (self.0)()
     }
 
     fn below(&mut self, n: usize) -> usize {
@@ -343,7 +328,12 @@ fn shape(p: Result<Parsed, TrecError>) -> Result<Read, TrecError> {
 
 /// A random qrels or run text: ids short and long, grouped or not, comments, blank
 /// lines, extra fields, CRLF, and now and then a bad line.
-fn random_text(rng: &mut Rng, kind: Kind, lines: usize, errors: bool) -> Vec<u8> {
+fn random_text(
+    rng: &mut Rng<impl FnMut() -> u64>,
+    kind: Kind,
+    lines: usize,
+    errors: bool,
+) -> Vec<u8> {
     let long = "clueweb09-en0000-00-0";
     let mut out = String::new();
     let mut user = 0;
@@ -408,7 +398,7 @@ fn random_text(rng: &mut Rng, kind: Kind, lines: usize, errors: bool) -> Vec<u8>
 
 #[test]
 fn windows_and_pieces_of_any_size_read_what_the_oracle_reads() {
-    let mut rng = Rng(424242);
+    let mut rng = Rng(crate::testing::stream(424242));
     let mut read = 0;
     for case in 0..60 {
         let kind = if case % 2 == 0 {

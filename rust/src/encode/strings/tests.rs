@@ -1,14 +1,13 @@
 use super::*;
 use crate::encode::{InlineViews, Offset, OffsetRows, ViewRows, INLINE};
+use crate::testing::lcg;
 
 #[test]
 fn words_are_numbered_in_order_of_first_appearance_in_any_number_of_parts() {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = crate::testing::stream(0x2545_f491_4f6c_dd1d);
     let words: Vec<u64> = (0..300_000)
         .map(|i| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next();
             // addresses of a few thousand objects, and the extreme words
             match i % 1000 {
                 0 => 0,
@@ -145,12 +144,7 @@ fn factorize_bytes_matches_a_map_of_strings_for_every_length() {
     // equal rows, the same string again after a run, empty strings, strings
     // that differ only in trailing zero bytes, non-ASCII bytes
     let mut seed = 3u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize
-    };
+    let mut next = || lcg(&mut seed) as usize;
     for longest in [0usize, 1, 7, 8, 11, 12, 13, 15, 16, 40] {
         let alphabet: [&[u8]; 4] = [b"a", b"\0", "é".as_bytes(), b"7"];
         let mut pool: Vec<Vec<u8>> = (0..30)
@@ -233,12 +227,7 @@ fn factorize_bytes_in_parts_numbers_as_in_one() {
     // a column long enough to be cut into parts: ids first seen in a later part,
     // ids of every part, runs that cross a part's boundary; short and long keys
     let mut seed = 11u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize
-    };
+    let mut next = || lcg(&mut seed) as usize;
     for width in [3usize, 12, 20] {
         let mut strings = vec![];
         while strings.len() < PARALLEL_ROWS + 5000 {
@@ -462,12 +451,7 @@ fn a_block_repeats_only_when_each_row_equals_the_one_before() {
 fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
     // runs across parts and chunks, an id in two runs, short and long ids
     let mut seed = 5u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize
-    };
+    let mut next = || lcg(&mut seed) as usize;
     for width in [3usize, 13, 20] {
         let mut strings = vec![];
         while strings.len() < PARALLEL_ROWS + 7000 {
@@ -511,13 +495,8 @@ fn lookup_rows_finds_the_first_dictionary_row_of_each_value_as_a_map_would() {
     // ids of every slot kind (at most 11, 12 to 15, 16 and more bytes), a
     // dictionary with repeated ids, values of which some are absent; enough values
     // to be looked up in parallel parts
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut words = crate::testing::stream(0x9e37_79b9_7f4a_7c15);
+    let mut next = |m: u64| words() % m;
     for (width, n_values) in [(3, 300_000), (13, 200_000), (20, 150_000), (0, 1000)] {
         let id = |k: u64| format!("{k:0width$}").into_bytes();
         let dictionary: Vec<Vec<u8>> = (0..5000).map(|_| id(next(4000))).collect();

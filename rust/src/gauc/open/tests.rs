@@ -2,15 +2,7 @@
 
 use super::*;
 use crate::gauc::{pair_counts, weighted_group_aucs};
-
-fn stream(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    }
-}
+use crate::testing::stream;
 
 /// An update of integer ids: its distinct ids coded in `state`'s table.
 fn add_ints(state: &mut OpenGroups, ids: &[i64], labels: &[i8], scores: &[f64], w: Option<&[f64]>) {

@@ -51,7 +51,7 @@ fn either_label_rarer_and_parts_of_runs_give_the_merged_walk() {
         (300_000, 50, 3),
         (200_000, 1 << 40, 1),
     ] {
-        let mut draw = || crate::sort::testing::lcg(&mut seed);
+        let mut draw = || crate::testing::lcg(&mut seed);
         let labels: Vec<i8> = (0..n).map(|_| i8::from(draw() % pos_every != 0)).collect();
         let scores: Vec<f64> = (0..n)
             .map(|_| ((draw() << 20 | draw()) % distinct) as f64)
@@ -293,7 +293,7 @@ fn the_window_walk_is_the_walk_of_counted_keys() {
     // with repeats, plain and collapsed, in parts of the other keys
     let mut seed = 8;
     for (n_other, n_rare, range) in [(5000, 300, 40), (4000, 900, 1 << 30), (300, 2000, 700)] {
-        let mut draw = || crate::sort::testing::lcg(&mut seed) % range;
+        let mut draw = || crate::testing::lcg(&mut seed) % range;
         let mut keys: Vec<u64> = (0..n_other).map(|_| draw()).collect();
         keys.sort_unstable();
         let other = Keys {

@@ -197,13 +197,8 @@ fn lists_without_ties_get_the_plain_value() {
 /// per-position terms, at several cut-offs.
 #[test]
 fn ratio_and_maximum_forms_equal_the_enumeration_on_random_lists() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |m: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % m
-    };
+    let mut words = crate::testing::stream(0x2545_f491_4f6c_dd1d);
+    let mut next = |m: u64| words() % m;
     let grades = [ABSENT, -1.0, 0.0, 0.0, 1.0, 2.0, 3.0];
     for _ in 0..300 {
         let n = 1 + next(7) as usize;

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ..exceptions import DEFAULT_MIN_MATCH
 from ._common import (
     DigitsOption,
     FormatOption,
@@ -223,7 +224,7 @@ def rank(
             "nothing).",
             rich_help_panel="Input",
         ),
-    ] = 0.1,
+    ] = DEFAULT_MIN_MATCH,
     allow_unmatched: Annotated[
         bool,
         typer.Option(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..exceptions import DEFAULT_MIN_MATCH
 from ._output import OutputFormat, ResultTable, render
 from ._ranked import (
     ALL_SEGMENTS,
@@ -172,7 +173,7 @@ def run_rank(
     reference: str | None = None,
     candidates: str | None = None,
     correction: str | None = None,
-    min_match: float = 0.1,
+    min_match: float = DEFAULT_MIN_MATCH,
     allow_unmatched: bool = False,
     baseline: str | None = None,
     test: str = "randomization",

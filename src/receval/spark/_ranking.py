@@ -15,6 +15,7 @@ from typing import Any
 
 from ..data.seen import SeenItems, check_declaration
 from ..exceptions import InputValidationError, InvalidParameterError
+from ..metrics._propensity import DEFAULT_GAMMA
 from ..ranking.aggregate import (
     RankingState,
     Setup,
@@ -95,7 +96,7 @@ def evaluate(
     recall_normalizer: str | None = None,
     discount: str | None = None,
     propensities: Any = None,
-    propensity_gamma: float = 0.0,
+    propensity_gamma: float = DEFAULT_GAMMA,
     propensity_clip: float | None = None,
     candidates: Any = None,
     correction: str | None = None,

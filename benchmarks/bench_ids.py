@@ -12,8 +12,9 @@ real ids. Each call builds receval's containers and evaluates, so the encoding o
 the ids is inside the timing; the cases of a table are timed in turn (A B C A B C
 ...), the same number of runs each, medians; pytrec_eval (in a forked child, from
 the frame: its nested dicts of str built inside the timing) is the reference.
-Every kind must give the int64 report exactly. Needs the ``bench`` extra plus
-pytrec_eval (pytrec-eval-terrier).
+Every kind must give the int64 report exactly. A second table times the run's
+item ids alone, encoded by receval's core and by pyarrow, pandas and polars.
+Needs the ``bench`` extra plus pytrec_eval (pytrec-eval-terrier).
 """
 
 from __future__ import annotations
@@ -196,7 +197,7 @@ def row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def bench(n_users: int, runs: int) -> tuple[list[str], int]:
+def bench(n_users: int, runs: int) -> tuple[list[str], Any]:
     qdf, rdf = make_data(n_users)
     inputs = kinds(qdf, rdf)
     cases: dict[str, Callable[[], Any]] = {k: frame_case(q, r) for k, (q, r) in inputs.items()}
@@ -215,7 +216,40 @@ def bench(n_users: int, runs: int) -> tuple[list[str], int]:
         for key in ("int64 (pandas)", "parquet int64", "csv int64"):
             base.pop(key, None)
         lines = table(cases, base, runs)
-    return lines, len(rdf)
+    return lines, rdf
+
+
+def encoding(rdf: Any, runs: int) -> list[str]:
+    """The run's item ids (pandas ``str``, Arrow ``large_string``) encoded alone: codes in
+    order of first appearance and the distinct ids, by receval's core (the call
+    ``evaluate`` makes for them) and by the libraries' own encoders; rows with the
+    ratio of each to receval's time."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from receval.data._strings import factorize_strings
+
+    items = named(rdf)["item"]
+    column = pa.array(items)
+    series = pl.from_arrow(column)
+    cases: dict[str, Callable[[], Any]] = {
+        "receval (the core's hash of the Arrow buffers)": lambda: factorize_strings(column),
+        "pyarrow `pc.dictionary_encode`": lambda: pc.dictionary_encode(column),
+        "pandas `pd.factorize` (of the `str` column)": lambda: pd.factorize(items),
+        "polars `cast(pl.Categorical)`": lambda: series.cast(pl.Categorical),
+    }
+    names = list(cases)
+    results = dict(zip(names, interleaved([cases[n] for n in names], runs), strict=True))
+    ours = results[names[0]].seconds
+    lines = []
+    for name in names:
+        m = results[name]
+        ratio = f"{m.seconds / ours:.2f}x"
+        lines.append(row([name, f"{m.seconds:.3f}", ratio, f"{m.peak_extra_mib:.0f}"]))
+        print(lines[-1], flush=True)
+    return lines
 
 
 def main() -> None:
@@ -232,7 +266,14 @@ def main() -> None:
         row(["---"] * 6),
     ]
     print("\n".join(head), flush=True)
-    lines, n_rows = bench(users, runs)
+    lines, rdf = bench(users, runs)
+    n_rows = len(rdf)
+    encode_head = [
+        row(["encoder", "time (s)", "x receval", "peak extra (MiB)"]),
+        row(["---"] * 4),
+    ]
+    print("\n".join(encode_head), flush=True)
+    encode_lines = encoding(rdf, runs)
     load = load_line(load_before, os.getloadavg())
     print(load)
     if args.quick:
@@ -255,8 +296,16 @@ during a call. "same report": the mean of every metric equals that of int64 ids.
 
 {chr(10).join(head + lines)}
 
+Where the time of string ids goes: int64 ids over a compact range (these) are
+coded through a direct-address table, string ids must be hashed. The run's
+{n_rows:,} item ids alone (pandas `str`, an Arrow `large_string` column), coded
+in order of first appearance with their distinct ids, by receval's core (the
+call `evaluate` makes for them) and by the libraries' own encoders, in turn as above:
+
+{chr(10).join(encode_head + encode_lines)}
+
 {environment()}
-{peer_versions("pytrec-eval-terrier")}
+{peer_versions("pytrec-eval-terrier", "pyarrow", "pandas", "polars")}
 {load}
 """
     replace_section(args.out, "ids", body)

@@ -234,22 +234,49 @@ def encoding(rdf: Any, runs: int) -> list[str]:
     items = named(rdf)["item"]
     column = pa.array(items)
     series = pl.from_arrow(column)
-    cases: dict[str, Callable[[], Any]] = {
-        "receval (the core's hash of the Arrow buffers)": lambda: factorize_strings(column),
-        "pyarrow `pc.dictionary_encode`": lambda: pc.dictionary_encode(column),
-        "pandas `pd.factorize` (of the `str` column)": lambda: pd.factorize(items),
-        "polars `cast(pl.Categorical)`": lambda: series.cast(pl.Categorical),
+    # each case with the codes of its result
+    cases: dict[str, tuple[Callable[[], Any], Callable[[Any], Any]]] = {
+        "receval (the core's hash of the Arrow buffers)": (
+            lambda: factorize_strings(column),
+            lambda r: r[0],
+        ),
+        "pyarrow `pc.dictionary_encode`": (
+            lambda: pc.dictionary_encode(column),
+            lambda r: r.indices.to_numpy(),
+        ),
+        "pandas `pd.factorize` (of the `str` column)": (
+            lambda: pd.factorize(items),
+            lambda r: r[0],
+        ),
+        "polars `cast(pl.Categorical)`": (
+            lambda: series.cast(pl.Categorical),
+            lambda r: r.to_physical().to_numpy(),
+        ),
     }
     names = list(cases)
-    results = dict(zip(names, interleaved([cases[n] for n in names], runs), strict=True))
-    ours = results[names[0]].seconds
+    timed = interleaved([cases[n][0] for n in names], runs)
+    results = dict(zip(names, timed, strict=True))
+    ours = results[names[0]]
+    reference = np.asarray(cases[names[0]][1](ours.value))
     lines = []
     for name in names:
         m = results[name]
-        ratio = f"{m.seconds / ours:.2f}x"
-        lines.append(row([name, f"{m.seconds:.3f}", ratio, f"{m.peak_extra_mib:.0f}"]))
+        codes = np.asarray(cases[name][1](m.value))
+        same = "yes" if same_ids(reference, codes) else "NO"
+        ratio = f"{m.seconds / ours.seconds:.2f}x"
+        lines.append(row([name, f"{m.seconds:.3f}", ratio, f"{m.peak_extra_mib:.0f}", same]))
         print(lines[-1], flush=True)
     return lines
+
+
+def same_ids(reference: Any, codes: Any) -> bool:
+    """Whether ``codes`` tell the same rows apart as ``reference`` (dense codes from 0):
+    one code of ``codes`` for each code of ``reference``, and the other way round."""
+    if len(codes) != len(reference):
+        return False
+    other = np.full(int(reference.max()) + 1, -1, dtype=np.int64)
+    other[reference] = codes
+    return bool((other[reference] == codes).all()) and len(np.unique(other)) == len(other)
 
 
 def main() -> None:
@@ -269,8 +296,8 @@ def main() -> None:
     lines, rdf = bench(users, runs)
     n_rows = len(rdf)
     encode_head = [
-        row(["encoder", "time (s)", "x receval", "peak extra (MiB)"]),
-        row(["---"] * 4),
+        row(["encoder", "time (s)", "x receval", "peak extra (MiB)", "same ids"]),
+        row(["---"] * 5),
     ]
     print("\n".join(encode_head), flush=True)
     encode_lines = encoding(rdf, runs)
@@ -300,7 +327,8 @@ Where the time of string ids goes: int64 ids over a compact range (these) are
 coded through a direct-address table, string ids must be hashed. The run's
 {n_rows:,} item ids alone (pandas `str`, an Arrow `large_string` column), coded
 in order of first appearance with their distinct ids, by receval's core (the
-call `evaluate` makes for them) and by the libraries' own encoders, in turn as above:
+call `evaluate` makes for them) and by the libraries' own encoders, in turn as above
+("same ids": the codes tell the same rows apart as receval's, one code for one code):
 
 {chr(10).join(encode_head + encode_lines)}
 

@@ -87,10 +87,15 @@ fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Run
     // first), the short key of each (read as the row is compared) and the longest
     let heads = |p: usize| {
         let part = &parts[p];
-        let mut before: Option<&[u8]> = p.checked_sub(1).map(|q| {
-            let (d, a, b) = parts[q].row(parts[q].rows() - 1);
-            &d[a..b]
-        });
+        // the row before and its short key (0 for a long or empty id: those rows
+        // are compared by their bytes; a short key tells the others apart alone)
+        let (mut before, mut before_key): (Option<&[u8]>, u128) = match p.checked_sub(1) {
+            Some(q) => {
+                let (d, a, b) = parts[q].row(parts[q].rows() - 1);
+                (Some(&d[a..b]), short_bits(d, a, b).unwrap_or(0))
+            }
+            None => (None, 0),
+        };
         let (mut rows, mut keys, mut longest) = (Vec::new(), Vec::new(), 0);
         // a block of rows that all equal the row before it (most blocks of a column
         // grouped by id) is passed by one check of the block
@@ -102,13 +107,18 @@ fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Run
             if i == 0 || end - i < BLOCK || !part.repeats(i, end) {
                 for j in i..end {
                     let (d, a, b) = part.row(j);
-                    let s = &d[a..b];
-                    if before != Some(s) {
+                    let (s, key) = (&d[a..b], short_bits(d, a, b).unwrap_or(0));
+                    let same = if key != 0 {
+                        key == before_key
+                    } else {
+                        before == Some(s)
+                    };
+                    if !same {
                         rows.push(j);
-                        keys.push(short_bits(d, a, b).unwrap_or(0));
+                        keys.push(key);
                         longest = longest.max(b - a);
                     }
-                    before = Some(s);
+                    (before, before_key) = (Some(s), key);
                 }
             }
             i = end;

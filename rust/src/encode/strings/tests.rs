@@ -425,6 +425,15 @@ fn a_block_repeats_only_when_each_row_equals_the_one_before() {
         [vec![b"aa" as &[u8]; 16], vec![b"a"]].concat(),
         [vec![b"" as &[u8]; 16], vec![b"a"]].concat(),
         [vec![b"ab" as &[u8]], [b"a" as &[u8], b"ba"].repeat(8)].concat(),
+        // empty and long ids (no short key of their own) beside each other
+        [
+            vec![b"" as &[u8]; 3],
+            vec![b"an-id-of-twenty-byte"; 3],
+            vec![b""; 2],
+            vec![b"an-id-of-twenty-bytf"; 2],
+            vec![b"an-id-of-twenty-byte"; 7],
+        ]
+        .concat(),
     ];
     for rows in cases {
         let strings: Vec<Vec<u8>> = rows.iter().map(|r| r.to_vec()).collect();

@@ -548,10 +548,12 @@ fn factorize_parts<S: Slot>(
             .into_iter()
             .zip(&maps)
             .collect();
+    // in pieces: with two groups, the one later group's rows on every thread
     threads::install(|| {
-        later
-            .par_iter_mut()
-            .for_each(|(out, map)| out.iter_mut().for_each(|c| *c = map[*c as usize]))
+        later.par_iter_mut().for_each(|(out, map)| {
+            out.par_chunks_mut(PARALLEL_ROWS)
+                .for_each(|out| out.iter_mut().for_each(|c| *c = map[*c as usize]))
+        })
     });
     (codes, seen.first, seen.keys)
 }

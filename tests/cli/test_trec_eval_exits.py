@@ -166,3 +166,22 @@ def test_contradicting_preferences_stop_at_their_query(tmp_path: Path) -> None:
         result.stdout == "prefs_simp            \tq1\t1.0000\nprefs_pair            \tq1\t1.0000\n"
     )
     assert "query 'q2'" in result.stderr and "has both level 0" in result.stderr
+
+
+def test_the_first_query_that_contradicts_itself_stops_the_output(tmp_path: Path) -> None:
+    # q3 and q5 contradict themselves (d1 at level 0 and above it in one query); the
+    # queries before q3 are printed, whichever contradiction the search meets first
+    lines, ranked = [], []
+    for q in ("q1", "q2", "q3", "q4", "q5", "q6"):
+        lines += [f"{q} u s1 d1 2", f"{q} u s1 d2 0"]
+        if q in ("q3", "q5"):
+            lines.append(f"{q} u s2 d1 0")
+        ranked += [f"{q} Q0 d1 1 0.9 r", f"{q} Q0 d2 2 0.5 r"]
+    (tmp_path / "prefs").write_text("\n".join(lines) + "\n")
+    (tmp_path / "run").write_text("\n".join(ranked) + "\n")
+    options = ["-q", "-R", "prefs", "-m", "prefs_simp"]
+    files = [str(tmp_path / "prefs"), str(tmp_path / "run")]
+    result = make_runner().invoke(app, ["trec-eval", *options, *files])
+    assert result.exit_code == 4
+    assert result.stdout == "".join(f"prefs_simp            \t{q}\t1.0000\n" for q in ("q1", "q2"))
+    assert "query 'q3'" in result.stderr and "has both level 0" in result.stderr

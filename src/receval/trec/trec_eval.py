@@ -517,8 +517,15 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _
     try:
         by_name = columns(len(queries))
     except InputValidationError as exc:
-        # judgments that contradict themselves in a query: trec_eval stops there
-        stop = next(j for j in range(len(queries)) if _contradicts(columns, j + 1))
+        import bisect
+
+        # judgments that contradict themselves in a query: trec_eval stops there.
+        # The queries before the first such one are those of the longest prefix
+        # that holds none (a prefix holding one raises, as every longer one does):
+        # found by bisection, a log of the queries' count of evaluations
+        stop = bisect.bisect_left(
+            range(1, len(queries) + 1), True, key=lambda upto: _contradicts(columns, upto)
+        )
         by_name, t.stop = columns(stop), (stop, exc)
     t.columns = {v.name: by_name[v.name].tolist() for v in values if v.name in PREFS_MEASURES}
     return t

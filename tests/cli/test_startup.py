@@ -139,6 +139,21 @@ def test_rank_on_parquet_files_loads_no_pandas(tmp_path) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+def test_rank_on_bzip2_trec_files_loads_no_pandas(tmp_path) -> None:
+    # bzip2 text is read through Arrow in Python (the core reads plain and gzip text)
+    import bz2
+
+    paths = []
+    for name in ("qrels.test", "results.test"):
+        paths.append(tmp_path / f"{name}.bz2")
+        paths[-1].write_bytes(bz2.compress((TREC / name).read_bytes()))
+    done = _run(_MAIN, "rank", "-m", "map", "--qrels", str(paths[0]), "--run", str(paths[1]))
+    assert done.returncode == 0, done.stderr
+    assert "results.test.bz2" in done.stdout
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 def test_the_check_sees_a_loaded_package() -> None:
     # the test above can fail: a command line that loads everything shows in the list
     # (a command named after the first argument loads every command)
@@ -171,6 +186,29 @@ def test_trec_eval_loads_neither_numpy_nor_the_registry() -> None:
     assert {m for m in modules if m.startswith("receval.registry")} == {
         "receval.registry", "receval.registry.kinds", "receval.registry.trec_eval",
     }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "qrels", "run", "expected"),
+    [
+        (["-m", "all_prefs", "-R", "prefs"], "prefs.test", "prefs.results.test", "out.test.prefs"),
+        (["-m", "all_prefs", "-R", "qrels_prefs"], "qrels.test", "results.test",
+         "out.test.qrels_prefs"),
+        (["-m", "qrels_jg", "-R", "qrels_jg"], "qrels.123.gz", "results.test",
+         "out.test.qrels_jg"),
+    ],
+)  # fmt: skip
+def test_trec_eval_of_preferences_and_judgment_groups_loads_no_pandas(
+    options: list[str], qrels: str, run: str, expected: str
+) -> None:
+    # these read their files through Arrow in Python: Arrow's to_numpy and pa.array of
+    # NumPy import pandas (0.2 s of a run of a few tenths); receval reads Arrow's
+    # buffers instead (receval.data.io.numbers_view, arrow_positions)
+    done = _run(_MAIN, "trec-eval", "-q", *options, str(TREC / qrels), str(TREC / run))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (TREC / expected).read_text()
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
 
 
 # what the help of every command needs: Typer, rich and the command modules with their

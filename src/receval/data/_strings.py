@@ -55,7 +55,9 @@ def take_ids(ids: Any, at: Any) -> Any:
     an Arrow array as :func:`kept_ids` keeps them)."""
     if isinstance(ids, np.ndarray) or isinstance(at, slice):
         return ids[at]
-    return ids.take(np.asarray(at))
+    from .io import arrow_positions
+
+    return ids.take(arrow_positions(np.asarray(at)))
 
 
 def ids_to_numpy(ids: Any) -> np.ndarray:

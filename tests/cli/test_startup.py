@@ -139,6 +139,20 @@ def test_rank_on_parquet_files_loads_no_pandas(tmp_path) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+@pytest.mark.parametrize("ids", [[1, 2, 7], ["a", "b", "x"]])
+def test_rank_on_csv_files_loads_no_pandas(tmp_path, ids) -> None:
+    # integer ids (cast by the core) and string ids (encoded block by block)
+    u, v, w = ids
+    qrels, run = tmp_path / "q.csv", tmp_path / "r.csv"
+    qrels.write_text(f"user,item,grade\n{u},{w},1\n{u},{v},0\n{v},{w},2\n")
+    run.write_text(f"user,item,score\n{u},{w},0.5\n{u},{u},0.4\n{v},{v},0.9\n{v},{w},0.1\n")
+    done = _run(_MAIN, "rank", "-m", "map", "-f", "csv", "--qrels", str(qrels), "--run", str(run))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("r.csv,0.75,")
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 def test_rank_on_bzip2_trec_files_loads_no_pandas(tmp_path) -> None:
     # bzip2 text is read through Arrow in Python (the core reads plain and gzip text)
     import bz2
@@ -203,7 +217,7 @@ def test_trec_eval_of_preferences_and_judgment_groups_loads_no_pandas(
 ) -> None:
     # these read their files through Arrow in Python: Arrow's to_numpy and pa.array of
     # NumPy import pandas (0.2 s of a run of a few tenths); receval reads Arrow's
-    # buffers instead (receval.data.io.numbers_view, arrow_positions)
+    # buffers instead (receval.data.io.numbers_view, arrow_integers)
     done = _run(_MAIN, "trec-eval", "-q", *options, str(TREC / qrels), str(TREC / run))
     assert done.returncode == 0, done.stderr
     assert done.stdout == (TREC / expected).read_text()

@@ -129,8 +129,10 @@ def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:
     dictionary array: the codes and the distinct ids."""
     import pyarrow as pa
 
+    from .io import arrow_integers
+
     dictionary = large_strings(*encoder.distinct())
-    codes = np.concatenate(chunks) if chunks else np.empty(0, np.int32)
+    codes = arrow_integers(np.concatenate(chunks) if chunks else np.empty(0, np.int32))
     # every code is one the encoder gave, below its count of ids: no check by Arrow
     return pa.chunked_array([pa.DictionaryArray.from_arrays(codes, dictionary, safe=False)])
 
@@ -167,11 +169,12 @@ def _integer_chunk(chunk: Any) -> Any:
     import pyarrow as pa
 
     from .._kernels import compiled
+    from .io import arrow_integers
 
     if not len(chunk):
         return pa.array([], pa.int64())
     ints = compiled().canonical_integers(*_text(chunk))
-    return None if ints is None else pa.array(ints)
+    return None if ints is None else arrow_integers(ints)
 
 
 def _text(chunk: Any) -> tuple[np.ndarray, np.ndarray]:

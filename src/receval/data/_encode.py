@@ -404,18 +404,20 @@ def _factorize_dictionary(
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from .io import arrow_integers, numbers_view
+
     if arr.null_count:
         raise _missing(arr.null_count, name, func)
     dictionary = arr.dictionary
     if is_view(dictionary.type):  # the categories only: Arrow takes no string_view
         dictionary = dictionary.cast(pa.large_string())
-    indices = arr.indices.to_numpy(zero_copy_only=False)
+    indices = numbers_view(arr.indices)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), kept_ids(dictionary[:0])
     if column.dense and any_order:
         return indices, kept_ids(dictionary)
     codes, used = factorize(indices, name, func, any_order=any_order)
-    values = pc.take(dictionary, pa.array(used))  # the categories some row uses
+    values = pc.take(dictionary, arrow_integers(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~values.is_valid().to_numpy(zero_copy_only=False)
         raise _missing(int(np.count_nonzero(null[codes])), name, func)
@@ -426,7 +428,7 @@ def _factorize_dictionary(
     encoded = factorize_strings(values)
     if encoded is None:
         merged = values.dictionary_encode()
-        encoded = merged.indices.to_numpy(zero_copy_only=False), merged.dictionary
+        encoded = numbers_view(merged.indices), merged.dictionary
     if len(encoded[1]) < len(values):
         codes, values = encoded[0][codes], encoded[1]
     return codes, kept_ids(values)
@@ -506,17 +508,18 @@ def _group_dictionary(column: IdColumn, func: str) -> tuple[np.ndarray, np.ndarr
     import pyarrow as pa
 
     from .._kernels import compiled
+    from .io import arrow_integers, numbers_view
 
     values = column.array
     core = compiled()
     if core is None or not isinstance(values, pa.DictionaryArray) or values.null_count:
         return None
     # int32 and uint32 indices (pandas' and polars' codes) read as they are
-    indices = core_ids(values.indices.to_numpy(zero_copy_only=False))
+    indices = core_ids(numbers_view(values.indices))
     if indices is None:
         return None
     starts, heads = core.runs(indices)
-    runs = pa.DictionaryArray.from_arrays(pa.array(heads), values.dictionary)
+    runs = pa.DictionaryArray.from_arrays(arrow_integers(heads), values.dictionary)
     if runs.dictionary.take(runs.indices).null_count:  # a null category some row holds
         return None
     # the heads of runs: codes as any other indices (a user may head two runs)

@@ -55,9 +55,9 @@ def take_ids(ids: Any, at: Any) -> Any:
     an Arrow array as :func:`kept_ids` keeps them)."""
     if isinstance(ids, np.ndarray) or isinstance(at, slice):
         return ids[at]
-    from .io import arrow_positions
+    from .io import arrow_integers
 
-    return ids.take(arrow_positions(np.asarray(at)))
+    return ids.take(arrow_integers(np.asarray(at)))
 
 
 def ids_to_numpy(ids: Any) -> np.ndarray:

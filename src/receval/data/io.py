@@ -145,11 +145,11 @@ def read_whitespace_table(
         )
     keep = np.flatnonzero(~blank)
     if keep.size != len(lines):
-        parts = parts.take(arrow_positions(keep))
+        parts = parts.take(arrow_integers(keep))
     if extra_fields and (lengths[keep] > n_fields).any():
         parts = pc.list_slice(parts, 0, n_fields)
     flat = pc.list_flatten(parts)
-    every = [arrow_positions(np.arange(j, len(flat), n_fields)) for j in range(n_fields)]
+    every = [arrow_integers(np.arange(j, len(flat), n_fields)) for j in range(n_fields)]
     columns = [flat.take(at) for at in every]
     return columns, keep + 1
 
@@ -431,14 +431,15 @@ def numbers_view(arr: Any) -> np.ndarray:
     return view
 
 
-def arrow_positions(positions: np.ndarray) -> Any:
-    """Positions (int64) as an Arrow array over the same memory: ``pa.array`` of a
-    NumPy array imports pandas."""
+def arrow_integers(values: np.ndarray) -> Any:
+    """Integers of NumPy (positions, codes, ids) as an Arrow array of their type over
+    the same memory: ``pa.array`` of a NumPy array imports pandas."""
     import pyarrow as pa
 
-    assert positions.dtype.kind in "iu", positions.dtype  # positions, not a mask
-    positions = np.ascontiguousarray(positions, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(positions), [None, pa.py_buffer(positions)])
+    assert values.dtype.kind in "iu", values.dtype  # integers, not a mask
+    values = np.ascontiguousarray(values)
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
 
 
 #: NumPy dtypes of Arrow's integer and floating types, by name

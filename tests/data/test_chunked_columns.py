@@ -264,6 +264,22 @@ def test_numeric_view_is_arrow_values_without_a_copy(arrow_type):
     assert io.numeric_view(pa.array(["a"])) is None
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint32, np.int64, np.uint64])
+def test_arrow_integers_are_numpy_values_over_the_same_memory(dtype):
+    values = np.arange(7, dtype=dtype)[::-1]  # not contiguous: copied once
+    arr = io.arrow_integers(values)
+    assert arr.type == pa.from_numpy_dtype(np.dtype(dtype)) and arr.null_count == 0
+    assert arr.to_pylist() == values.tolist()
+    contiguous = np.ascontiguousarray(values)
+    assert io.numeric_view(io.arrow_integers(contiguous)).ctypes.data == contiguous.ctypes.data
+    # an empty list of positions (float64 in NumPy) is no positions
+    assert io.arrow_integers(np.asarray([])).to_pylist() == []
+    with pytest.raises(TypeError, match="got bool"):
+        io.arrow_integers(np.array([True, False]))  # a mask is not positions
+    with pytest.raises(TypeError, match="got string"):
+        io.numbers_view(pa.array(["1"]))
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_a_non_finite_score_is_found_wherever_its_list_lies(bad, tmp_path):
     # row groups of 23 rows: lists inside a group (ranked by the core, which checks

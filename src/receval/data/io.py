@@ -427,7 +427,8 @@ def numbers_view(arr: Any) -> np.ndarray:
     """:func:`numeric_view` of an Arrow array known to hold numbers without nulls (a
     result of Arrow's compute functions): ``to_numpy`` imports pandas."""
     view = numeric_view(arr)
-    assert view is not None, arr.type
+    if view is None:  # a caller's mistake, not the input's
+        raise TypeError(f"numbers_view: an Arrow array of numbers without nulls, got {arr.type}")
     return view
 
 
@@ -436,7 +437,10 @@ def arrow_integers(values: np.ndarray) -> Any:
     the same memory: ``pa.array`` of a NumPy array imports pandas."""
     import pyarrow as pa
 
-    assert values.dtype.kind in "iu", values.dtype  # integers, not a mask
+    if not len(values):  # of any dtype (np.asarray([]) is float64)
+        values = np.empty(0, np.int64)
+    if values.dtype.kind not in "iu":  # a caller's mistake: a mask is not positions
+        raise TypeError(f"arrow_integers: NumPy integers, got {values.dtype}")
     values = np.ascontiguousarray(values)
     kind = pa.from_numpy_dtype(values.dtype)
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])

@@ -137,8 +137,8 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     (or chunked array) without nulls, and the distinct values (an Arrow array in
     code order), hashed by the compiled core over each chunk's offsets (int32 or
     int64, as the array holds them) and data, or its views (``string_view``),
-    never copied into one array (a long array in one part a thread); None for
-    other arrays or without the core."""
+    never copied into one array (a long array looked up by every thread in one
+    table); None for other arrays or without the core."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads

@@ -1,7 +1,7 @@
 //! Codes of string ids (in order of first appearance), hashed: an Arrow string
 //! column's rows ([`super::rows`]: offsets and data, or views) read where they lie, chunk by chunk,
 //! ids of at most 15 bytes held in the table as one integer ([`super::table`]),
-//! long columns in parallel parts.
+//! long columns looked up by every thread in one table.
 
 use rayon::prelude::*;
 
@@ -19,9 +19,8 @@ use crate::threads::PARALLEL_ROWS;
 /// that row's code without a lookup. Strings of at most 15 bytes (most ids) are
 /// held in the table as one integer (bytes and length), so a lookup reads no
 /// string; longer ones as slices of their buffer. The chunks of a column are never
-/// copied into one: they are read in turn, or, when a column of many rows comes in
-/// at most `n_chunks` pieces of at least [`PARALLEL_ROWS`] rows (a chunk cut so),
-/// encoded in parallel (see [`factorize_parts`]). `room`: the distinct ids expected
+/// copied into one: they are read in turn, on up to `n_chunks` threads (see
+/// [`factorize_parts`]). `room`: the distinct ids expected
 /// (a hint: the table is made with room for them, and grows past it). The distinct
 /// ids come with them, in the order of their codes ([`Distinct`]).
 pub fn factorize_bytes<R: Rows>(
@@ -29,10 +28,9 @@ pub fn factorize_bytes<R: Rows>(
     n_chunks: usize,
     room: usize,
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
-    let parts = cut(chunks, n_chunks);
-    let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
+    let lens: Vec<usize> = chunks.iter().map(|c| c.rows()).collect();
     let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
-    factorize_picked(texts(&parts), shorts(&parts), &lens, width, n_chunks, room)
+    factorize_picked(texts(chunks), shorts(chunks), &lens, width, n_chunks, room)
 }
 
 /// [`factorize_bytes`] of a `string_view` column whose ids all have at most 11
@@ -44,11 +42,10 @@ pub fn factorize_inline(
     chunks: &[InlineViews],
     n_chunks: usize,
 ) -> Option<(Vec<i32>, Vec<i64>, Distinct)> {
-    let parts = cut(chunks, n_chunks);
-    let lens: Vec<usize> = parts.iter().map(|p| p.rows()).collect();
+    let lens: Vec<usize> = chunks.iter().map(|c| c.rows()).collect();
     let longer = AtomicBool::new(false);
     let shorts = |p: usize, a: usize, out: &mut [u128]| {
-        if longer.load(Ordering::Relaxed) || !parts[p].keys_within(a, out) {
+        if longer.load(Ordering::Relaxed) || !chunks[p].keys_within(a, out) {
             // one key for the rest: the blocks left cost a pass over them
             longer.store(true, Ordering::Relaxed);
             out.fill(0);
@@ -175,15 +172,15 @@ const ROOM: usize = 1 << 17;
 /// the same rows in a table of 2048 slots, 32 KiB).
 const LEAST_ROOM: usize = 1 << 10;
 
-/// The rows of a group whose count of distinct ids tells whether the column has
-/// many ([`factorize_parts`]).
+/// The first rows of a column, whose count of distinct ids tells whether the column
+/// has many (its first window: [`factorize_parts`]).
 const SAMPLE: usize = 1 << 12;
 
-/// The most ids a table is made with room for from the ids of a group's first rows
+/// The most ids a table is made with room for from the ids of a column's first rows
 /// (2^19 slots, 8 MiB for ids of at most 11 bytes).
 const MOST_ROOM: usize = 1 << 18;
 
-/// The ids a table of a group of `rows` rows is made with room for at once when
+/// The ids a table of a column of `rows` rows is made with room for at once when
 /// `new` of its first `seen` rows were new ids: as many as it has rows (at most
 /// [`MOST_ROOM`]) when most were; None otherwise (the table grows as it fills).
 pub fn many_new(rows: usize, new: usize, seen: usize) -> Option<usize> {
@@ -348,8 +345,8 @@ fn lookup_keys<S: Slot + Sync>(
 }
 
 /// Codes (in order of first appearance) of `n` strings (`keys`), the first row of
-/// each code and the distinct strings, as [`factorize_bytes`] gives them (in up to
-/// `n_chunks` parallel parts).
+/// each code and the distinct strings, as [`factorize_bytes`] gives them (on up to
+/// `n_chunks` threads).
 pub fn factorize_keys<'a>(
     keys: impl Iterator<Item = &'a [u8]>,
     n: usize,
@@ -361,25 +358,19 @@ pub fn factorize_keys<'a>(
 }
 
 /// Codes (in order of first appearance) of `n` 64-bit words (`word(i)`: the `i`-th),
-/// and the first row of each code; a long column in up to `n_chunks` parallel parts
-/// (as [`factorize_bytes`]). A word is held as the short key of its eight bytes.
+/// and the first row of each code, on up to `n_chunks` threads (as
+/// [`factorize_bytes`]). A word is held as the short key of its eight bytes.
 pub fn factorize_words(
     n: usize,
     word: impl Fn(usize) -> u64 + Sync,
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<i64>) {
-    if n == 0 {
-        return (Vec::new(), Vec::new());
-    }
-    let pieces = n.div_ceil(n.div_ceil(n_chunks.max(1)).max(PARALLEL_ROWS));
-    let starts: Vec<usize> = (0..=pieces).map(|k| n * k / pieces).collect();
-    let lens: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
-    let fill = |p: usize, a: usize, out: &mut [u128]| {
+    let fill = |_: usize, a: usize, out: &mut [u128]| {
         for (j, k) in out.iter_mut().enumerate() {
-            *k = u128::from(word(starts[p] + a + j)) | (8 << 120);
+            *k = u128::from(word(a + j)) | (8 << 120);
         }
     };
-    let (codes, first, _) = factorize_parts::<Packed>(fill, &lens, n_chunks, 0);
+    let (codes, first, _) = factorize_parts::<Packed>(fill, &[n], n_chunks, 0);
     (codes, first)
 }
 
@@ -440,17 +431,23 @@ fn factorize_into<S: Slot>(
 /// Codes (in order of first appearance) of a column given in parts of `lens` rows,
 /// whose keys `fill` gives (`fill(p, a, keys)`: the keys of the rows of part `p`
 /// from `a` on, as many as `keys` holds), and the first row of each code (counted
-/// across the parts). The parts are dealt into at most `n_chunks` groups of
-/// consecutive parts of about as many rows (a Parquet file's row groups, a long
-/// chunk cut in pieces); with more than one group, each group is encoded alone (its
-/// parts in turn, one table), in parallel, into its place in the codes; the first
-/// group's table then takes the ids of the later groups in order (group by group,
-/// each in its order of first appearance: the order of first appearance of the
-/// column), looked up as the rows of a part are, and each later group's codes are
-/// renumbered. Each group's table is made with `room` for as many distinct ids, and
-/// for at least [`LEAST_ROOM`] (at most its rows). The column's distinct keys, in
-/// the order of their codes, come with the codes (the tables are dropped).
-fn factorize_parts<S: Slot>(
+/// across the parts), through one table, made with `room` for as many distinct ids
+/// (at least [`LEAST_ROOM`], at most the rows). The column's distinct keys, in the
+/// order of their codes, come with the codes (the table is dropped).
+///
+/// The rows are taken in windows, in order: [`SAMPLE`] rows, then twice as many each
+/// time up to [`WINDOW`]. A window of a column whose ids are still mostly new (the
+/// first, and each after a window of which more
+/// than one row in [`NEW_SHARE`] held a new id) is encoded on this thread
+/// ([`factorize_into`]); the others, when `n_chunks` allows more than one thread, are
+/// looked up in the table by every thread at once, in pieces (the table only read:
+/// one copy in the caches, shared), and the rows of the ids the table does not hold
+/// yet are then added on this thread, in the order of their rows (so that new ids
+/// are numbered in order of first appearance). A column of many rows of few ids (a
+/// run's items) is thus encoded in parallel but for its first window; one whose ids
+/// keep coming new (each in a few rows) on one thread, as where each thread kept a
+/// table of its own the tables would hold the same ids and be merged.
+fn factorize_parts<S: Slot + Sync>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
     n_chunks: usize,
@@ -459,103 +456,136 @@ fn factorize_parts<S: Slot>(
     // the first row of each part, then the rows
     let starts = starts_of(lens);
     let n = starts[lens.len()];
-    // each group faults in the pages of its own codes (in parallel)
     let mut codes = crate::pages::fresh_zeros::<i32>(n);
-    let outs = threads::split_at_bounds(&mut codes, &starts);
-    // group g holds the parts from bounds[g] on: a new group where the rows before a
-    // part reach the next of n_chunks equal shares
-    let shares = n_chunks.clamp(1, lens.len().max(1));
-    let mut bounds = vec![0];
-    for (p, &start) in starts[..lens.len()].iter().enumerate().skip(1) {
-        if start * shares >= n * bounds.len() {
-            bounds.push(p);
+    crate::pages::populate(&mut codes);
+    let room = room.max(LEAST_ROOM).min(n);
+    let (mut table, mut seen) = (Table::<S>::with_room(room), Seen::default());
+    let parallel = n_chunks > 1;
+    // the first window (SAMPLE rows) on this thread: every id in it is new to the
+    // table; the windows then double up to WINDOW rows
+    let (mut alone, mut window, mut at) = (true, SAMPLE, 0);
+    while at < n {
+        let end = (at + window).min(n);
+        let pieces = pieces_of(&starts, at, end, if alone || !parallel { n } else { PIECE });
+        if alone || !parallel {
+            let before = seen.keys.len();
+            for (p, a, b) in pieces {
+                let row = |i: usize| (starts[p] + a + i) as i64;
+                let out = &mut codes[starts[p] + a..starts[p] + b];
+                factorize_into(&mut table, &mut seen, |i, k| fill(p, a + i, k), row, out);
+            }
+            // most of the first rows new ids: room for as many ids as there are
+            // rows (at most MOST_ROOM) at once, not grown by doubling (a copy of
+            // every id each time)
+            if end == SAMPLE {
+                if let Some(n) = many_new(n, seen.keys.len(), SAMPLE) {
+                    table.reserve(n);
+                }
+            }
+            alone = NEW_SHARE * (seen.keys.len() - before) > end - at;
+        } else {
+            let bounds: Vec<usize> = pieces
+                .iter()
+                .map(|&(p, a, _)| starts[p] + a)
+                .chain([end])
+                .collect();
+            let outs = threads::split_at_bounds(&mut codes[at..end], &bounds);
+            let table_ref = &table;
+            let look = |(&(p, a, _), out): (&(usize, usize, usize), &mut [i32])| {
+                lookup_into(table_ref, |i, k| fill(p, a + i, k), starts[p] + a, out)
+            };
+            let missed: Vec<Vec<(usize, S::Key)>> = threads::install(|| {
+                pieces
+                    .par_iter()
+                    .zip(outs.into_par_iter())
+                    .map(look)
+                    .collect()
+            });
+            let mut n_missed = 0;
+            for (row, key) in missed.into_iter().flatten() {
+                let (code, new) = table.code(key, S::hash(key), seen.keys.len() as u32);
+                if new {
+                    seen.keys.push(key);
+                    seen.first.push(row as i64);
+                }
+                codes[row] = code as i32;
+                n_missed += 1;
+            }
+            alone = NEW_SHARE * n_missed > end - at;
+        }
+        (at, window) = (end, (2 * window).min(WINDOW));
+    }
+    (codes, seen.first, seen.keys)
+}
+
+/// The rows a window of a column takes at a time ([`factorize_parts`]): about 1 MiB
+/// of codes, a few milliseconds of lookups.
+const WINDOW: usize = 1 << 18;
+
+/// The rows of a piece of a window looked up by one thread.
+const PIECE: usize = 1 << 15;
+
+/// A window with more than one row in `NEW_SHARE` of new ids (or missed by the
+/// table) makes the next one encoded on one thread ([`factorize_parts`]).
+const NEW_SHARE: usize = 8;
+
+/// The rows `at..end` of a column of parts that begin at `starts` (then the rows),
+/// as pieces `(part, first row, end)` (rows counted in the part) of at most `most`
+/// rows, none across two parts.
+fn pieces_of(starts: &[usize], at: usize, end: usize, most: usize) -> Vec<(usize, usize, usize)> {
+    let mut pieces = Vec::new();
+    let first = starts.partition_point(|&s| s <= at) - 1;
+    for p in first..starts.len() - 1 {
+        let (a, b) = (at.max(starts[p]), end.min(starts[p + 1]));
+        if a >= end {
+            break;
+        }
+        let mut from = a;
+        while from < b {
+            let to = (from + most).min(b);
+            pieces.push((p, from - starts[p], to - starts[p]));
+            from = to;
         }
     }
-    // a group's parts encoded in turn into one table: (table, its keys and their rows)
-    let encode = |first_part: usize, outs: Vec<&mut [i32]>| {
-        let rows: usize = outs.iter().map(|o| o.len()).sum();
-        let room = room.max(LEAST_ROOM).min(rows);
-        let (mut table, mut seen) = (Table::<S>::with_room(room), Seen::default());
-        // the group's first SAMPLE rows encoded first: when most are new ids, the
-        // table is made with room for as many ids as the group has rows (at most
-        // MOST_ROOM) at once, not grown by doubling (a copy of every id each time)
-        let mut done = 0;
-        for (p, out) in (first_part..).zip(outs) {
-            crate::pages::populate(out);
-            let mut at = 0;
-            while at < out.len() {
-                let end = if done < SAMPLE {
-                    (at + SAMPLE - done).min(out.len())
-                } else {
-                    out.len()
-                };
-                let fill = |a: usize, k: &mut [S::Key]| fill(p, at + a, k);
-                let row = |i: usize| (starts[p] + at + i) as i64;
-                factorize_into(&mut table, &mut seen, fill, row, &mut out[at..end]);
-                if done < SAMPLE && done + end - at >= SAMPLE {
-                    if let Some(n) = many_new(rows, seen.keys.len(), SAMPLE) {
-                        table.reserve(n);
-                    }
-                }
-                done += end - at;
-                at = end;
+    pieces
+}
+
+/// The codes in `table` (only read) of keys (`fill(a, keys)`: from the `a`-th on, as
+/// many as `keys` holds) written to `out`; the keys the table does not hold are
+/// returned with their rows (`row`: the first key's), in order (their codes are
+/// left to the caller). As in [`factorize_into`], the keys of a block are hashed and
+/// their slots fetched before any is looked up, and those in their own slot take
+/// their code without a branch; the others are looked up along their probe chain.
+fn lookup_into<S: Slot>(
+    table: &Table<S>,
+    fill: impl Fn(usize, &mut [S::Key]),
+    row: usize,
+    out: &mut [i32],
+) -> Vec<(usize, S::Key)> {
+    const BLOCK: usize = 64;
+    let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
+    let mut later = [0u16; BLOCK];
+    let mut missed = Vec::new();
+    for (b, out) in out.chunks_mut(BLOCK).enumerate() {
+        let keys = &mut keys[..out.len()];
+        fill(b * BLOCK, keys);
+        table.hash_and_fetch(keys, &mut hashes);
+        let mut n_later = 0;
+        for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
+            let (c, home) = table.at_home(k, hashes[j]);
+            *o = c as i32;
+            later[n_later] = j as u16;
+            n_later += usize::from(!home);
+        }
+        for &j in &later[..n_later] {
+            let j = usize::from(j);
+            match table.get(keys[j], hashes[j]) {
+                Some(c) => out[j] = c as i32,
+                None => missed.push((row + b * BLOCK + j, keys[j])),
             }
         }
-        (table, seen)
-    };
-    if bounds.len() == 1 {
-        let (_, seen) = encode(0, outs);
-        return (codes, seen.first, seen.keys);
     }
-    let mut groups: Vec<(usize, Vec<&mut [i32]>)> = Vec::with_capacity(bounds.len());
-    let mut outs = outs.into_iter();
-    for (g, &from) in bounds.iter().enumerate() {
-        let to = bounds.get(g + 1).copied().unwrap_or(lens.len());
-        groups.push((from, outs.by_ref().take(to - from).collect()));
-    }
-    let mut encoded: Vec<(Table<S>, Seen<S::Key>)> = threads::install(|| {
-        groups
-            .par_iter_mut()
-            .map(|(from, outs)| encode(*from, std::mem::take(outs)))
-            .collect()
-    });
-    // the first group's table is the column's (its codes come first); the ids of
-    // each later group (in the order of its codes, as its table numbered them, not
-    // read from their rows, which lie anywhere in the column) are looked up in it
-    // (as a block of rows is), in order
-    let (mut table, mut seen) = std::mem::take(&mut encoded[0]);
-    let maps: Vec<Vec<i32>> = encoded
-        .into_iter()
-        .skip(1)
-        .map(|(own, group)| {
-            drop(own);
-            let (ids, rows) = (group.keys, group.first);
-            let mut map = vec![0i32; rows.len()];
-            let keys = |a: usize, out: &mut [S::Key]| out.copy_from_slice(&ids[a..a + out.len()]);
-            factorize_into(&mut table, &mut seen, keys, |i| rows[i], &mut map);
-            map
-        })
-        .collect();
-    drop(table);
-    // the first group's codes are the column's already
-    let rows: Vec<usize> = bounds[1..]
-        .iter()
-        .chain([&lens.len()])
-        .map(|&p| starts[p])
-        .collect();
-    let mut later: Vec<(&mut [i32], &Vec<i32>)> =
-        threads::split_at_bounds(&mut codes[rows[0]..], &rows)
-            .into_iter()
-            .zip(&maps)
-            .collect();
-    // in pieces: with two groups, the one later group's rows on every thread
-    threads::install(|| {
-        later.par_iter_mut().for_each(|(out, map)| {
-            out.par_chunks_mut(PARALLEL_ROWS)
-                .for_each(|out| out.iter_mut().for_each(|c| *c = map[*c as usize]))
-        })
-    });
-    (codes, seen.first, seen.keys)
+    missed
 }
 
 /// The first row of each of parts of `lens` rows, then the rows of all.

@@ -251,7 +251,7 @@ fn factorize_bytes_in_parts_numbers_as_in_one() {
                 (&wide[cut[2]..], &data[..]),
             ];
             assert_eq!(chunked(&chunks, n_chunks), want, "{width}");
-            // many chunks (row groups), dealt into groups of consecutive chunks
+            // many chunks (row groups), windows across them
             let ends: Vec<usize> = (0..=9).map(|k| k * (strings.len() / 9)).collect();
             let mut many: Vec<(&[i64], &[u8])> = ends
                 .windows(2)
@@ -543,5 +543,42 @@ fn lookup_rows_finds_the_first_dictionary_row_of_each_value_as_a_map_would() {
         assert!(lookup_rows(&[SliceRows::new(&slices[..n_dict])], n_dict).is_empty());
         let none = lookup_rows(&[SliceRows::new(&slices[n_dict..])], 0);
         assert!(none.iter().all(|&f| f == -1) && none.len() == values.len());
+    }
+}
+
+#[test]
+fn windows_looked_up_in_parallel_number_new_ids_in_order_of_first_appearance() {
+    // a column of several windows (factorize_parts): a first window of a few ids
+    // (then windows looked up by every thread), ids new to the table in those (a few
+    // rows each, some in the next window too), a burst of new ids (the next window
+    // on one thread again), then few ids again; in chunks that cross the windows
+    let mut seed = 23u64;
+    let mut next = || lcg(&mut seed) as usize;
+    let n = 5 * (1 << 18) + 777;
+    for width in [3usize, 13, 20] {
+        let mut strings: Vec<Vec<u8>> = Vec::with_capacity(n);
+        let mut fresh = 1_000_000;
+        while strings.len() < n {
+            let at = strings.len();
+            let burst = (2 << 18..(2 << 18) + 60_000).contains(&at);
+            let id = if burst || next() % 200 == 0 {
+                fresh += 1 + next() % 3; // a new id, or one of the last few
+                fresh - next() % 4
+            } else {
+                next() % 3000
+            };
+            let s = format!("{id:0width$}").into_bytes();
+            (0..1 + next() % 3).for_each(|_| strings.push(s.clone()));
+        }
+        let want = naive_bytes(&strings);
+        let (_, wide, data) = arrow(&strings, 0);
+        let cuts = [0, 1000, 300_000, 300_001, 700_000, strings.len()];
+        let chunks: Vec<(&[i64], &[u8])> = cuts
+            .windows(2)
+            .map(|w| (&wide[w[0]..=w[1]], &data[..]))
+            .collect();
+        for n_chunks in [1, 2, 3] {
+            assert_eq!(chunked(&chunks, n_chunks), want, "{width} {n_chunks}");
+        }
     }
 }

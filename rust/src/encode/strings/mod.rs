@@ -302,7 +302,6 @@ fn lookup_keys<S: Slot + Sync>(
     values: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     value_lens: &[usize],
 ) -> Vec<i32> {
-    const BLOCK: usize = 64;
     let mut table = Table::<S>::with_room(dict_lens.iter().sum());
     let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
     let mut row = 0;
@@ -326,15 +325,7 @@ fn lookup_keys<S: Slot + Sync>(
         .collect();
     let table = &table;
     let look = |(p, out): &mut (usize, &mut [i32])| {
-        let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
-        for (b, out) in out.chunks_mut(BLOCK).enumerate() {
-            let keys = &mut keys[..out.len()];
-            values(*p, b * BLOCK, keys);
-            table.hash_and_fetch(keys, &mut hashes);
-            for ((o, &k), &h) in out.iter_mut().zip(&*keys).zip(&hashes) {
-                *o = table.get(k, h).map_or(-1, |c| c as i32);
-            }
-        }
+        lookup_into(table, |a, k| values(*p, a, k), out, |_, _| -1);
     };
     if outs.len() > 1 {
         threads::install(|| outs.par_iter_mut().for_each(look));
@@ -394,7 +385,6 @@ fn factorize_into<S: Slot>(
     row: impl Fn(usize) -> i64,
     out: &mut [i32],
 ) {
-    const BLOCK: usize = 64;
     let mut block = [S::Key::default(); BLOCK];
     let mut hashes = [0u64; BLOCK];
     let mut later = [0u16; BLOCK];
@@ -404,14 +394,7 @@ fn factorize_into<S: Slot>(
         let start = b * BLOCK;
         let keys = &mut block[..out.len()];
         fill(start, keys);
-        table.hash_and_fetch(keys, &mut hashes);
-        let mut n_later = 0;
-        for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
-            let (c, home) = table.at_home(k, hashes[j]);
-            *o = c as i32;
-            later[n_later] = j as u16;
-            n_later += usize::from(!home);
-        }
+        let n_later = home_codes(table, keys, &mut hashes, out, &mut later);
         for &j in &later[..n_later] {
             let (j, k) = (usize::from(j), keys[usize::from(j)]);
             if before != Some(k) {
@@ -491,8 +474,15 @@ fn factorize_parts<S: Slot + Sync>(
                 .collect();
             let outs = threads::split_at_bounds(&mut codes[at..end], &bounds);
             let table_ref = &table;
+            // the rows (and keys) of the ids the table lacks, for this thread to add
             let look = |(&(p, a, _), out): (&(usize, usize, usize), &mut [i32])| {
-                lookup_into(table_ref, |i, k| fill(p, a + i, k), starts[p] + a, out)
+                let mut missed = Vec::new();
+                let fill = |i, k: &mut [S::Key]| fill(p, a + i, k);
+                lookup_into(table_ref, fill, out, |i, k| {
+                    missed.push((starts[p] + a + i, k));
+                    -1
+                });
+                missed
             };
             let missed: Vec<Vec<(usize, S::Key)>> = threads::install(|| {
                 pieces
@@ -550,42 +540,58 @@ fn pieces_of(starts: &[usize], at: usize, end: usize, most: usize) -> Vec<(usize
     pieces
 }
 
+/// The rows of a block of keys hashed, and their slots fetched, before any is
+/// looked up ([`home_codes`]).
+const BLOCK: usize = 64;
+
+/// The codes of a block of keys in their own slot (the first of their probe chain:
+/// most keys of a table at most 3/4 full) written to `out`, without a branch, each
+/// key's slot fetched some rows before its lookup ([`Table::hash_and_fetch`]: the
+/// cache misses of a block overlap); the other keys (further along their chain, or
+/// not held) are listed in `later` (their count returned), in order, with any code.
+#[inline(always)]
+fn home_codes<S: Slot>(
+    table: &Table<S>,
+    keys: &[S::Key],
+    hashes: &mut [u64; BLOCK],
+    out: &mut [i32],
+    later: &mut [u16; BLOCK],
+) -> usize {
+    table.hash_and_fetch(keys, hashes);
+    let mut n_later = 0;
+    for (j, (o, &k)) in out.iter_mut().zip(keys).enumerate() {
+        let (c, home) = table.at_home(k, hashes[j]);
+        *o = c as i32;
+        later[n_later] = j as u16;
+        n_later += usize::from(!home);
+    }
+    n_later
+}
+
 /// The codes in `table` (only read) of keys (`fill(a, keys)`: from the `a`-th on, as
-/// many as `keys` holds) written to `out`; the keys the table does not hold are
-/// returned with their rows (`row`: the first key's), in order (their codes are
-/// left to the caller). As in [`factorize_into`], the keys of a block are hashed and
-/// their slots fetched before any is looked up, and those in their own slot take
-/// their code without a branch; the others are looked up along their probe chain.
+/// many as `keys` holds) written to `out`; a key the table does not hold takes
+/// `missed(i, key)` (`i`: its position in `out`). Blocks of keys as in
+/// [`factorize_into`] ([`home_codes`], then the others along their probe chain).
 fn lookup_into<S: Slot>(
     table: &Table<S>,
     fill: impl Fn(usize, &mut [S::Key]),
-    row: usize,
     out: &mut [i32],
-) -> Vec<(usize, S::Key)> {
-    const BLOCK: usize = 64;
+    mut missed: impl FnMut(usize, S::Key) -> i32,
+) {
     let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
     let mut later = [0u16; BLOCK];
-    let mut missed = Vec::new();
     for (b, out) in out.chunks_mut(BLOCK).enumerate() {
         let keys = &mut keys[..out.len()];
         fill(b * BLOCK, keys);
-        table.hash_and_fetch(keys, &mut hashes);
-        let mut n_later = 0;
-        for (j, (o, &k)) in out.iter_mut().zip(&*keys).enumerate() {
-            let (c, home) = table.at_home(k, hashes[j]);
-            *o = c as i32;
-            later[n_later] = j as u16;
-            n_later += usize::from(!home);
-        }
+        let n_later = home_codes(table, keys, &mut hashes, out, &mut later);
         for &j in &later[..n_later] {
-            let j = usize::from(j);
-            match table.get(keys[j], hashes[j]) {
-                Some(c) => out[j] = c as i32,
-                None => missed.push((row + b * BLOCK + j, keys[j])),
-            }
+            let (j, k) = (usize::from(j), keys[usize::from(j)]);
+            out[j] = match table.get(k, hashes[j]) {
+                Some(c) => c as i32,
+                None => missed(b * BLOCK + j, k),
+            };
         }
     }
-    missed
 }
 
 /// The first row of each of parts of `lens` rows, then the rows of all.

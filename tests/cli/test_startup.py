@@ -217,7 +217,7 @@ def test_trec_eval_of_preferences_and_judgment_groups_loads_no_pandas(
 ) -> None:
     # these read their files through Arrow in Python: Arrow's to_numpy and pa.array of
     # NumPy import pandas (0.2 s of a run of a few tenths); receval reads Arrow's
-    # buffers instead (receval.data.io.numbers_view, arrow_integers)
+    # buffers instead (receval.data._arrow)
     done = _run(_MAIN, "trec-eval", "-q", *options, str(TREC / qrels), str(TREC / run))
     assert done.returncode == 0, done.stderr
     assert done.stdout == (TREC / expected).read_text()

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import Qrels, Run, evaluate
-from receval.data import _int_ids, io
+from receval.data import _arrow, _int_ids, io
 from receval.exceptions import InputValidationError
 
 SCORES = [0.0, 0.1, 0.5, 0.9, 1.0]  # few values: ties
@@ -255,29 +255,30 @@ def test_grouped_integer_columns_are_never_read_whole(source, tmp_path, monkeypa
 def test_numeric_view_is_arrow_values_without_a_copy(arrow_type):
     whole = pa.array(np.arange(20), type=arrow_type)
     for chunk in (whole, whole.slice(3, 11), whole.slice(20)):
-        view = io.numeric_view(chunk)
+        view = _arrow.numeric_view(chunk)
         expected = np.asarray(chunk.to_pylist(), dtype=view.dtype)
         assert view.dtype == np.dtype(arrow_type.to_pandas_dtype())
         np.testing.assert_array_equal(view, expected)
         assert not view.flags.writeable  # Arrow's memory
-    assert io.numeric_view(pa.array([1, None], type=arrow_type)) is None
-    assert io.numeric_view(pa.array(["a"])) is None
+    assert _arrow.numeric_view(pa.array([1, None], type=arrow_type)) is None
+    assert _arrow.numeric_view(pa.array(["a"])) is None
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint32, np.int64, np.uint64])
 def test_arrow_integers_are_numpy_values_over_the_same_memory(dtype):
     values = np.arange(7, dtype=dtype)[::-1]  # not contiguous: copied once
-    arr = io.arrow_integers(values)
+    arr = _arrow.arrow_integers(values)
     assert arr.type == pa.from_numpy_dtype(np.dtype(dtype)) and arr.null_count == 0
     assert arr.to_pylist() == values.tolist()
     contiguous = np.ascontiguousarray(values)
-    assert io.numeric_view(io.arrow_integers(contiguous)).ctypes.data == contiguous.ctypes.data
+    shared = _arrow.numeric_view(_arrow.arrow_integers(contiguous))
+    assert shared.ctypes.data == contiguous.ctypes.data
     # an empty list of positions (float64 in NumPy) is no positions
-    assert io.arrow_integers(np.asarray([])).to_pylist() == []
+    assert _arrow.arrow_integers(np.asarray([])).to_pylist() == []
     with pytest.raises(TypeError, match="got bool"):
-        io.arrow_integers(np.array([True, False]))  # a mask is not positions
+        _arrow.arrow_integers(np.array([True, False]))  # a mask is not positions
     with pytest.raises(TypeError, match="got string"):
-        io.numbers_view(pa.array(["1"]))
+        _arrow.numbers_view(pa.array(["1"]))
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])

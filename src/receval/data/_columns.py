@@ -29,6 +29,7 @@ from .. import _validation as v
 from .._kernels import compiled, empty_output, num_threads
 from ..exceptions import InputValidationError
 from . import io
+from ._arrow import numeric_view
 from ._encode import encode_ids, group_users
 from ._int_ids import factorize_int_chunks, int_runs_of_chunks
 
@@ -75,7 +76,7 @@ def _users(source: Source, column: str, func: str) -> tuple[Any, Any, Any]:
     """CSR offsets, row of each position (empty: grouped) and user ids."""
     if compiled() is not None and _is_integer(source.type_of(column)):
         with closing(source.chunks(column)) as chunks:
-            runs = int_runs_of_chunks(map(io.numeric_view, chunks))
+            runs = int_runs_of_chunks(map(numeric_view, chunks))
         if runs is not None:
             return runs[0], np.empty(0, dtype=np.int64), runs[1]
     users = source.read(column)
@@ -91,9 +92,7 @@ def _items(source: Source, column: str, func: str) -> tuple[Any, Any]:
         # codes are then the offsets as written, with nothing to renumber
         low = source.smallest(column)
         with closing(source.chunks(column)) as chunks:
-            encoded = factorize_int_chunks(
-                map(io.numeric_view, chunks), n, any_order=True, anchor=low
-            )
+            encoded = factorize_int_chunks(map(numeric_view, chunks), n, any_order=True, anchor=low)
         if encoded is not None:
             return encoded
     items = source.read(column)
@@ -108,7 +107,7 @@ def _items(source: Source, column: str, func: str) -> tuple[Any, Any]:
 def _numbers(chunk: Any, name: str, func: str, start: int) -> np.ndarray:
     """A row group of scores or grades as finite float64 (nulls are NaN: an error
     whose ``row`` counts from the file's first row; ``start``: the group's first)."""
-    values = io.numeric_view(chunk)
+    values = numeric_view(chunk)
     if values is None:
         values = chunk.to_numpy(zero_copy_only=False)
     try:
@@ -164,7 +163,7 @@ def _rank_chunks(
         for chunk in chunks:
             # float64 without nulls is taken as it is: the core checks the keys it
             # ranks are finite, and the rows it does not rank are checked here
-            view = io.numeric_view(chunk)
+            view = numeric_view(chunk)
             unchecked = view is not None and view.dtype == np.float64
             keys = view if view is not None and unchecked else _numbers(chunk, name, func, start)
             if negate:

@@ -129,7 +129,7 @@ def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:
     dictionary array: the codes and the distinct ids."""
     import pyarrow as pa
 
-    from .io import arrow_integers
+    from ._arrow import arrow_integers
 
     dictionary = large_strings(*encoder.distinct())
     codes = arrow_integers(np.concatenate(chunks) if chunks else np.empty(0, np.int32))
@@ -169,7 +169,7 @@ def _integer_chunk(chunk: Any) -> Any:
     import pyarrow as pa
 
     from .._kernels import compiled
-    from .io import arrow_integers
+    from ._arrow import arrow_integers
 
     if not len(chunk):
         return pa.array([], pa.int64())

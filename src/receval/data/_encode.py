@@ -404,7 +404,7 @@ def _factorize_dictionary(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .io import arrow_integers, numbers_view
+    from ._arrow import arrow_integers, numbers_view
 
     if arr.null_count:
         raise _missing(arr.null_count, name, func)
@@ -508,7 +508,7 @@ def _group_dictionary(column: IdColumn, func: str) -> tuple[np.ndarray, np.ndarr
     import pyarrow as pa
 
     from .._kernels import compiled
-    from .io import arrow_integers, numbers_view
+    from ._arrow import arrow_integers, numbers_view
 
     values = column.array
     core = compiled()

@@ -595,7 +595,9 @@ def _string_ranks(ids: Any) -> np.ndarray:
         import pyarrow.compute as pc
 
         ranks = np.empty(len(ids), dtype=np.float64)
-        ranks[io.numbers_view(pc.sort_indices(ids))] = np.arange(len(ids))
+        from ._arrow import numbers_view
+
+        ranks[numbers_view(pc.sort_indices(ids))] = np.arange(len(ids))
         return ranks
     rank = compiled().str_ranks(np.ascontiguousarray(ids)) if ids.dtype == object else None
     if rank is None:  # integer ids (ordered without strings), or ids not all str

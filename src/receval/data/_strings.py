@@ -55,7 +55,7 @@ def take_ids(ids: Any, at: Any) -> Any:
     an Arrow array as :func:`kept_ids` keeps them)."""
     if isinstance(ids, np.ndarray) or isinstance(at, slice):
         return ids[at]
-    from .io import arrow_integers
+    from ._arrow import arrow_integers
 
     return ids.take(arrow_integers(np.asarray(at)))
 

@@ -1,0 +1,63 @@
+"""NumPy views of Arrow arrays, and Arrow arrays over NumPy's memory, without
+pandas: pyarrow's ``to_numpy`` (even without a copy) and ``pa.array`` of a NumPy
+array import pandas (0.2 s, most of a short command's time), so the readers and
+encoders go through the arrays' buffers instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def numeric_view(chunk: Any) -> np.ndarray | None:
+    """An Arrow array of integers or floats without nulls as a NumPy view of its
+    buffer (no copy); None for other arrays."""
+    import pyarrow as pa
+
+    kind = chunk.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)) or chunk.null_count:
+        return None
+    if pa.types.is_float16(kind):
+        return None
+    # the values buffer as it is (Array.to_numpy would import pandas, 0.2 s)
+    dtype = np.dtype(_NUMPY_DTYPES[str(kind)])
+    values = chunk.buffers()[1]
+    if values is None or not len(chunk):
+        view = np.empty(0, dtype)
+    else:
+        view = np.frombuffer(values, dtype, len(chunk), chunk.offset * dtype.itemsize)
+    view.flags.writeable = False  # Arrow's memory
+    return view
+
+
+def numbers_view(arr: Any) -> np.ndarray:
+    """:func:`numeric_view` of an Arrow array known to hold numbers without nulls (a
+    result of Arrow's compute functions): ``to_numpy`` imports pandas."""
+    view = numeric_view(arr)
+    if view is None:  # a caller's mistake, not the input's
+        raise TypeError(f"numbers_view: an Arrow array of numbers without nulls, got {arr.type}")
+    return view
+
+
+def arrow_integers(values: np.ndarray) -> Any:
+    """Integers of NumPy (positions, codes, ids) as an Arrow array of their type over
+    the same memory: ``pa.array`` of a NumPy array imports pandas."""
+    import pyarrow as pa
+
+    if not len(values):  # of any dtype (np.asarray([]) is float64)
+        values = np.empty(0, np.int64)
+    if values.dtype.kind not in "iu":  # a caller's mistake: a mask is not positions
+        raise TypeError(f"arrow_integers: NumPy integers, got {values.dtype}")
+    values = np.ascontiguousarray(values)
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+#: NumPy dtypes of Arrow's integer and floating types, by name
+_NUMPY_DTYPES = {
+    **{f"int{b}": f"int{b}" for b in (8, 16, 32, 64)},
+    **{f"uint{b}": f"uint{b}" for b in (8, 16, 32, 64)},
+    "float": "float32",
+    "double": "float64",
+}

@@ -420,13 +420,13 @@ fn factorize_into<S: Slot>(
 ///
 /// The rows are taken in windows, in order: [`SAMPLE`] rows, then twice as many each
 /// time up to [`WINDOW`]. A window of a column whose ids are still mostly new (the
-/// first, and each after a window of which more
-/// than one row in [`NEW_SHARE`] held a new id) is encoded on this thread
-/// ([`factorize_into`]); the others, when `n_chunks` allows more than one thread, are
-/// looked up in the table by every thread at once, in pieces (the table only read:
-/// one copy in the caches, shared), and the rows of the ids the table does not hold
-/// yet are then added on this thread, in the order of their rows (so that new ids
-/// are numbered in order of first appearance). A column of many rows of few ids (a
+/// first, and each after a window of which more than one row in [`NEW_SHARE`] held a
+/// new id) is encoded on this thread ([`factorize_into`]); the others, when
+/// `n_chunks` allows more than one thread and the column has at least twice
+/// [`PARALLEL_ROWS`] rows, are looked up in the table by every thread at once, in
+/// pieces (the table only read: one copy in the caches, shared), and the rows of the
+/// ids the table does not hold yet are then added on this thread, in the order of
+/// their rows (so that new ids are numbered in order of first appearance). A column of many rows of few ids (a
 /// run's items) is thus encoded in parallel but for its first window; one whose ids
 /// keep coming new (each in a few rows) on one thread, as where each thread kept a
 /// table of its own the tables would hold the same ids and be merged.
@@ -443,7 +443,8 @@ fn factorize_parts<S: Slot + Sync>(
     crate::pages::populate(&mut codes);
     let room = room.max(LEAST_ROOM).min(n);
     let (mut table, mut seen) = (Table::<S>::with_room(room), Seen::default());
-    let parallel = n_chunks > 1;
+    // a short column on this thread alone (no hand-over to the pool per window)
+    let parallel = n_chunks > 1 && n >= 2 * PARALLEL_ROWS;
     // the first window (SAMPLE rows) on this thread: every id in it is new to the
     // table; the windows then double up to WINDOW rows
     let (mut alone, mut window, mut at) = (true, SAMPLE, 0);
@@ -461,8 +462,8 @@ fn factorize_parts<S: Slot + Sync>(
             // rows (at most MOST_ROOM) at once, not grown by doubling (a copy of
             // every id each time)
             if end == SAMPLE {
-                if let Some(n) = many_new(n, seen.keys.len(), SAMPLE) {
-                    table.reserve(n);
+                if let Some(ids) = many_new(n, seen.keys.len(), SAMPLE) {
+                    table.reserve(ids);
                 }
             }
             alone = NEW_SHARE * (seen.keys.len() - before) > end - at;

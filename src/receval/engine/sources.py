@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from .._kernels import compiled
+from .._kernels import compiled, sort_scratch
 from ..data._origin import Batch, located
 from ..data._strings import to_arrow
 from ..data.scan import Scan, ScanColumn, ScanRun
@@ -268,7 +268,10 @@ def scan_ranges(
     given, scan, names, float_names = _reading(columns, floats)
     weighted = given.get("sample_weight") is not None
     dtype = _score_dtype(scan, given[defn.inputs[1]].name)
-    per_row = dtype.itemsize * (2 if weighted else 1) + (_WEIGHTED_EXTRA_BYTES if weighted else 0)
+    if weighted:
+        per_row = 2 * dtype.itemsize + _WEIGHTED_EXTRA_BYTES
+    else:  # the score, and what sorting a range takes beside it
+        per_row = dtype.itemsize + sort_scratch(dtype.itemsize)
     # reading takes about 100 MiB whatever the budget (the decoded row group, a batch
     # and what prepare derives from it, measured)
     gather_bytes = max(scan.max_memory // 8, scan.max_memory - _READING_RESERVE)
@@ -318,20 +321,30 @@ def scan_ranges(
     v.check_not_empty(n_rows[0], defn.inputs[0], func)
     top, hist = first_pass.top, first_pass.hist
     state = None if top < 0 else state_of(*first_pass.buffers())
-    first_pass.release()
+    del first_pass  # its buffers; the histogram is `hist`
     if hist is None:  # every row gathered
         return defn.finalize(params, state)
-    neg_hist, pos_hist = hist
-    rest = neg_hist + pos_hist
-    rest[: top + 1] = 0
-    cuts = score_ranges(rest, budget_rows)
-    for i, (first, last) in enumerate(cuts):
-        n_pos = int(pos_hist[first : last + 1].sum())
-        n_neg = int(neg_hist[first : last + 1].sum())
+    cuts = _cuts(hist, top, budget_rows)
+    del hist  # 16 MiB: the passes below hold only the rows of their range
+    for i, (first, last, n_pos, n_neg) in enumerate(cuts):
         description = f"{func} (pass {i + 2}/{len(cuts) + 1})"
         part = gather(first, last, n_pos, n_neg, description)
         state = part if state is None else state.merge(part)
     return defn.finalize(params, state)
+
+
+def _cuts(
+    hist: tuple[np.ndarray, np.ndarray], top: int, budget_rows: int
+) -> list[tuple[int, int, int, int]]:
+    """``(first bucket, last bucket, positives, negatives)`` of each further pass:
+    the buckets above ``top`` cut into ranges of at most ``budget_rows`` rows."""
+    neg_hist, pos_hist = hist
+    rest = neg_hist + pos_hist
+    rest[: top + 1] = 0
+    return [
+        (first, last, int(pos_hist[first : last + 1].sum()), int(neg_hist[first : last + 1].sum()))
+        for first, last in score_ranges(rest, budget_rows)
+    ]
 
 
 def _score_dtype(scan: Scan, column: str) -> np.dtype:

@@ -325,7 +325,7 @@ fn lookup_keys<S: Slot + Sync>(
         .collect();
     let table = &table;
     let look = |(p, out): &mut (usize, &mut [i32])| {
-        lookup_into(table, |a, k| values(*p, a, k), out, |_, _| -1);
+        lookup_into(table, |a, k| values(*p, a, k), out, |_, _, _| -1);
     };
     if outs.len() > 1 {
         threads::install(|| outs.par_iter_mut().for_each(look));
@@ -475,17 +475,17 @@ fn factorize_parts<S: Slot + Sync>(
                 .collect();
             let outs = threads::split_at_bounds(&mut codes[at..end], &bounds);
             let table_ref = &table;
-            // the rows (and keys) of the ids the table lacks, for this thread to add
+            // the rows (keys, hashes) of the ids the table lacks, for this thread to add
             let look = |(&(p, a, _), out): (&(usize, usize, usize), &mut [i32])| {
                 let mut missed = Vec::new();
                 let fill = |i, k: &mut [S::Key]| fill(p, a + i, k);
-                lookup_into(table_ref, fill, out, |i, k| {
-                    missed.push((starts[p] + a + i, k));
+                lookup_into(table_ref, fill, out, |i, k, h| {
+                    missed.push((starts[p] + a + i, k, h));
                     -1
                 });
                 missed
             };
-            let missed: Vec<Vec<(usize, S::Key)>> = threads::install(|| {
+            let missed: Vec<Vec<(usize, S::Key, u64)>> = threads::install(|| {
                 pieces
                     .par_iter()
                     .zip(outs.into_par_iter())
@@ -493,8 +493,8 @@ fn factorize_parts<S: Slot + Sync>(
                     .collect()
             });
             let mut n_missed = 0;
-            for (row, key) in missed.into_iter().flatten() {
-                let (code, new) = table.code(key, S::hash(key), seen.keys.len() as u32);
+            for (row, key, hash) in missed.into_iter().flatten() {
+                let (code, new) = table.code(key, hash, seen.keys.len() as u32);
                 if new {
                     seen.keys.push(key);
                     seen.first.push(row as i64);
@@ -571,13 +571,14 @@ fn home_codes<S: Slot>(
 
 /// The codes in `table` (only read) of keys (`fill(a, keys)`: from the `a`-th on, as
 /// many as `keys` holds) written to `out`; a key the table does not hold takes
-/// `missed(i, key)` (`i`: its position in `out`). Blocks of keys as in
+/// `missed(i, key, hash)` (`i`: its position in `out`; `hash`: the key's, for the
+/// table to add it without hashing it again). Blocks of keys as in
 /// [`factorize_into`] ([`home_codes`], then the others along their probe chain).
 fn lookup_into<S: Slot>(
     table: &Table<S>,
     fill: impl Fn(usize, &mut [S::Key]),
     out: &mut [i32],
-    mut missed: impl FnMut(usize, S::Key) -> i32,
+    mut missed: impl FnMut(usize, S::Key, u64) -> i32,
 ) {
     let (mut keys, mut hashes) = ([S::Key::default(); BLOCK], [0u64; BLOCK]);
     let mut later = [0u16; BLOCK];
@@ -589,7 +590,7 @@ fn lookup_into<S: Slot>(
             let (j, k) = (usize::from(j), keys[usize::from(j)]);
             out[j] = match table.get(k, hashes[j]) {
                 Some(c) => c as i32,
-                None => missed(b * BLOCK + j, k),
+                None => missed(b * BLOCK + j, k, hashes[j]),
             };
         }
     }

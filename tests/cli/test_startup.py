@@ -168,6 +168,32 @@ def test_rank_on_bzip2_trec_files_loads_no_pandas(tmp_path) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("users", [[3, 1, 3, 2], ["u3", "u1", "u3", "u2"]])
+def test_ctr_on_files_loads_no_pandas(tmp_path, fmt, users) -> None:
+    # the label, score and weight columns through their buffers (Arrow's to_numpy and
+    # pq.read_table, through pyarrow.dataset, import pandas); the users' rows of a
+    # segment taken in Arrow
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    table = pa.table({
+        "user": users, "click": [1, 0, 0, 1], "score": [0.9, 0.2, 0.4, 0.3],
+        "w": [1.0, 2.0, 1.0, 0.5], "seg": ["a", "a", "b", "b"],
+    })  # fmt: skip
+    path = tmp_path / f"log.{fmt}"
+    (pq.write_table if fmt == "parquet" else pcsv.write_csv)(table, path)
+    args = ["--label", "click", "--score", "score", "--group", "user", "--weight", "w"]
+    done = _run(_MAIN, "ctr", str(path), *args, "--by", "seg", "-f", "csv", "-m", "auc")
+    assert done.returncode == 0, done.stderr
+    # weighted pairs: 4 of 4.5 in order
+    lines = ["score,a,2,1.0,nan", "score,b,2,0.0,nan", "score,(all),4,0.8888888888888888,0"]
+    assert done.stdout.splitlines()[1:] == lines
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 def test_the_check_sees_a_loaded_package() -> None:
     # the test above can fail: a command line that loads everything shows in the list
     # (a command named after the first argument loads every command)

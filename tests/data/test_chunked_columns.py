@@ -281,6 +281,30 @@ def test_arrow_integers_are_numpy_values_over_the_same_memory(dtype):
         _arrow.numbers_view(pa.array(["1"]))
 
 
+@pytest.mark.parametrize(
+    "values, kind",
+    [
+        ([3, -1, 7], pa.int8()), ([3, None, 7], pa.int64()), ([2**64 - 1, 0], pa.uint64()),
+        ([0.5, -0.0, float("inf")], pa.float32()), ([0.5, None], pa.float64()),
+        ([True, False, True], pa.bool_()), ([True, None], pa.bool_()),
+        (["a", None, "b"], pa.string()), ([], pa.int32()),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("chunks", [1, 2])
+def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
+    # numbers and booleans through their buffers (Arrow's to_numpy imports pandas);
+    # the same dtype and values as Arrow's conversion, nulls NaN
+    cut = len(values) // 2
+    parts = [values] if chunks == 1 else [values[:cut], values[cut:]]
+    sliced = pa.array(values + values, kind).slice(len(values))  # an offset into a buffer
+    for arr in (pa.chunked_array(parts, kind), pa.array(values, kind), sliced):
+        got, expected = _arrow.to_numpy(arr), arr.to_numpy(zero_copy_only=False)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f")
+        if got.dtype.kind == "f":  # the bits: -0.0 stays -0.0
+            assert got.tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_a_non_finite_score_is_found_wherever_its_list_lies(bad, tmp_path):
     # row groups of 23 rows: lists inside a group (ranked by the core, which checks

@@ -47,13 +47,14 @@ def column(table: Any, name: str, option: str, path: str, fmt: str) -> Any:
     (``--score``, ``--weight``)."""
     import pyarrow as pa
 
+    from ..data._arrow import to_numpy
     from ..data._open import place
     from ..exceptions import InputValidationError
 
     values = table.column(name)
     kind = values.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
-        return values.to_numpy()
+        return to_numpy(values)
     row, bad = next(
         ((i, v) for i, v in enumerate(values.to_pylist()) if v is not None and not _number(v)),
         (None, None),
@@ -113,6 +114,7 @@ def read_impressions(
     by: str | None = None,
 ) -> Impressions:
     """Read the label, score, group, weight and segment columns of an impression log."""
+    from ..data._arrow import to_numpy
     from ..data.io import read_table
 
     fmt = table_format(file_format, path, say)
@@ -122,7 +124,7 @@ def read_impressions(
         table = read_table(path, columns, command, fmt, id_columns=ids)
     return Impressions(
         n_rows=table.num_rows,
-        y_true=table.column(label).to_numpy(),  # labels may be words (pos_label=...)
+        y_true=to_numpy(table.column(label)),  # labels may be words (pos_label=...)
         scores=[(col, column(table, col, "--score", path, fmt)) for col in score],
         groups=table.column(group).combine_chunks() if group else None,
         sample_weight=column(table, weight, "--weight", path, fmt) if weight else None,

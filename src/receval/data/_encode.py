@@ -10,6 +10,7 @@ import numpy as np
 
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
+from ._arrow import to_numpy
 from ._int_ids import DENSE_RANGE_FACTOR, core_ids, factorize_ints
 from ._strings import (
     factorize_strings,
@@ -270,7 +271,7 @@ def id_column(col: Any) -> IdColumn:
         kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
         if is_arrow_string(kind) or pa.types.is_dictionary(col.type):
             return IdColumn(col)
-        return IdColumn(col.to_numpy(zero_copy_only=False))
+        return IdColumn(to_numpy(col))  # numbers: their buffer (to_numpy loads pandas)
     if mod == "pandas":
         if categorical:
             codes = col.array.codes  # a view, in [-1, len(categories)): -1 a missing value

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data._arrow import arrow_integers
 from ..exceptions import InvalidParameterError, UndefinedMetricWarning
 from .report import SegmentReport, segment_codes
 
@@ -104,6 +105,8 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     counts = np.diff(bounds).astype(np.int64)
 
     def rows(x: Any, idx: np.ndarray) -> Any:
+        if type(x).__module__ == "pyarrow.lib":  # ids as Arrow keeps them (asarray: objects)
+            return x.take(arrow_integers(idx))
         if x is None or isinstance(x, str) or np.ndim(x) == 0:  # an option, not a column
             return x
         return np.asarray(x)[idx]

@@ -21,7 +21,6 @@ __all__ = [
     "num_threads",
     "numpy_sort_is_slow",
     "sort_floats",
-    "sort_scratch",
 ]
 
 
@@ -141,20 +140,6 @@ def numpy_sort_is_slow() -> bool:
         avx512_sort = bool(umath.__cpu_features__.get("AVX512_SKX", False))
         _SLOW_SORT.append(avx512_sort and bool(compiled().slow_compress_store()))
     return _SLOW_SORT[0]
-
-
-def sort_scratch(itemsize: int) -> int:
-    """Bytes :func:`sort_floats` takes for each value of the array it sorts, beside
-    the array: ``itemsize`` where the compiled core sorts (its radix sort goes
-    through a copy), 0 where NumPy does (in place).
-
-    Examples
-    --------
-    >>> from receval._kernels import sort_scratch
-    >>> sort_scratch(8) in (0, 8)
-    True
-    """
-    return itemsize if numpy_sort_is_slow() else 0
 
 
 def sort_floats(arr: np.ndarray) -> None:

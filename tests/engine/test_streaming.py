@@ -97,22 +97,6 @@ def test_auc_with_many_ranges_and_passes_is_exact(files, fmt, max_memory):
     assert roc_auc_score(s["click"], s["score"]) == roc_auc_score(d["click"], d["score"])
 
 
-def test_auc_ranges_leave_room_for_sorting_them(files, monkeypatch):
-    # where the core's radix sort sorts a range (through a copy), a row of a range
-    # takes its score and a scratch value: fewer rows a pass, more passes
-    import receval.engine.sources as sources
-
-    path, d = files["parquet"]
-    expected = roc_auc_score(d["click"], d["score"])
-    passes = []
-    for scratch in (0, 8):
-        monkeypatch.setattr(sources, "sort_scratch", lambda itemsize, b=scratch: b)
-        s = scan(path, batch_rows=50, max_memory=1280)  # room for 20 rows, or 10
-        assert roc_auc_score(s["click"], s["score"]) == expected
-        passes.append(s.timings.passes)
-    assert passes[1] > passes[0] * 3 // 2, passes
-
-
 @pytest.mark.parametrize("max_memory", [8, 400, 1 << 30])
 def test_weighted_auc(files, max_memory):
     path, d = files["parquet"]

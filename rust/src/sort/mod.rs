@@ -2,9 +2,10 @@
 //! NumPy's float order ([`lt_floats`]), numba's quicksort ([`quicksort`]), a stable
 //! descending merge sort carrying positions ([`stable_sort_desc`]), order keys that
 //! sort as the floats do ([`order_key`]), and lists of up to 128 words sorted by an
-//! AVX2 network ([`short`]), and floats sorted as NumPy sorts them by the `radsort`
-//! crate's radix sort ([`sort_floats`]).
+//! AVX2 network ([`short`]), and floats sorted as NumPy sorts them by an in-place
+//! radix sort ([`flag`], [`sort_floats`]).
 
+pub mod flag;
 pub mod short;
 
 /// The float order of NumPy's sorts: `a < b`, NaN after everything.
@@ -186,7 +187,7 @@ pub fn key_score(key: u64) -> f64 {
 /// A float whose bits the radix sort orders: float64 and float32.
 pub trait RadixFloat: Copy {
     /// The unsigned integer of the same width.
-    type Bits: radsort::Key + Copy;
+    type Bits: flag::Digits;
     /// The key of a float's bits in the order of `total_cmp` (ascending floats,
     /// ascending integers; a NaN by its sign and bits).
     fn ascending(bits: Self::Bits) -> Self::Bits;
@@ -234,9 +235,11 @@ radix_float!(f64, u64);
 radix_float!(f32, u32);
 
 /// Sort floats ascending in place, NaN last as NumPy's sort puts them (every NaN
-/// made one quiet NaN), by the `radsort` crate's radix sort of their keys
+/// made one quiet NaN), by the in-place radix sort ([`flag::sort`]) of their keys
 /// ([`RadixFloat::key`]): the sort of the binary metrics' classes where NumPy's own
-/// is slow ([`crate::simd::slow_compress_store`]).
+/// is slow ([`crate::simd::slow_compress_store`]), and of the exact AUC's score
+/// ranges, which it sorts in the memory of their rows (with at most
+/// [`flag::SMALL`] keys more).
 pub fn sort_floats<F: RadixFloat>(a: &mut [F]) {
     // SAFETY: a float and its `Bits` have the same size and alignment, and every bit
     // pattern is valid for both.
@@ -245,7 +248,7 @@ pub fn sort_floats<F: RadixFloat>(a: &mut [F]) {
     for k in keys.iter_mut() {
         *k = F::key(*k);
     }
-    radsort::sort(keys);
+    flag::sort(keys);
     for k in keys.iter_mut() {
         *k = F::bits(*k);
     }
@@ -299,7 +302,7 @@ mod tests {
             f64::NAN,
             -f64::NAN,
         ];
-        for n in [0, 1, 2, 17, 1000, 1025, 5000] {
+        for n in [0, 1, 2, 17, 1000, 1025, 5000, 100_000] {
             let v: Vec<f64> = (0..n)
                 .map(|i| match lcg(&mut seed) % 4 {
                     0 => hard[i % hard.len()],

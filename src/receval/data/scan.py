@@ -636,9 +636,7 @@ def scan(
     and a violation raises ``InputValidationError``. AUC, log loss, PCOC and
     COPC accept any order. The exact AUC gathers scores in ``max_memory`` less
     192 MiB (at least an eighth of it; 8 bytes per row, 40 with weights, or 4 and
-    32 where the Parquet score column is float32; without weights twice that
-    where the compiled core sorts the scores, whose radix sort needs a copy:
-    CPUs on which NumPy's sort is slow, AMD Zen 4): a file
+    32 where the Parquet score column is float32): a file
     whose rows all fit in three quarters of that is read once. A larger one is
     read more than once:
     the first pass counts rows per score bucket and gathers the lowest buckets

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from .._kernels import compiled, sort_scratch
+from .._kernels import compiled
 from ..data._origin import Batch, located
 from ..data._strings import to_arrow
 from ..data.scan import Scan, ScanColumn, ScanRun
@@ -268,10 +268,7 @@ def scan_ranges(
     given, scan, names, float_names = _reading(columns, floats)
     weighted = given.get("sample_weight") is not None
     dtype = _score_dtype(scan, given[defn.inputs[1]].name)
-    if weighted:
-        per_row = 2 * dtype.itemsize + _WEIGHTED_EXTRA_BYTES
-    else:  # the score, and what sorting a range takes beside it
-        per_row = dtype.itemsize + sort_scratch(dtype.itemsize)
+    per_row = dtype.itemsize * (2 if weighted else 1) + (_WEIGHTED_EXTRA_BYTES if weighted else 0)
     # reading takes about 100 MiB whatever the budget (the decoded row group, a batch
     # and what prepare derives from it, measured)
     gather_bytes = max(scan.max_memory // 8, scan.max_memory - _READING_RESERVE)

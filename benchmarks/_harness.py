@@ -329,7 +329,7 @@ def numpy_simd() -> str:
 
 def score_sorts() -> str:
     """Which sort orders the binary metrics' classes on this CPU
-    (``receval._kernels.sort_floats``)."""
+    (``receval._kernels.sort_numbers``)."""
     from receval._kernels import numpy_sort_is_slow
 
     if numpy_sort_is_slow():

@@ -146,7 +146,7 @@ __all__ = [
     "sign_flip_sums",
     "signup_per_user",
     "slow_compress_store",
-    "sort_floats",
+    "sort_numbers",
     "split_by_label",
     "split_by_label_weighted",
     "split_counts",
@@ -597,7 +597,7 @@ def signup_per_user(
     n_users: int,
 ) -> tuple[NDArray[np.int64], NDArray[np.bool_], int]: ...
 def slow_compress_store() -> bool: ...
-def sort_floats(a: NDArray[np.float64] | NDArray[np.float32]) -> None: ...
+def sort_numbers(a: NDArray[np.float64] | NDArray[np.float32] | NDArray[np.int64]) -> None: ...
 def split_by_label(
     scores: NDArray[np.float64], labels: NDArray[np.int8]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...

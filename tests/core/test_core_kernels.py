@@ -181,7 +181,7 @@ def test_auc_kernels_equal_the_pair_oracle(seed, n):
     dtype=st.sampled_from([np.float64, np.float32]),
     size=st.sampled_from([1, 5000]),
 )
-def test_sort_floats_is_numpys_sort(values, dtype, size):
+def test_sort_numbers_is_numpys_sort(values, dtype, size):
     import warnings
 
     with warnings.catch_warnings():
@@ -189,7 +189,7 @@ def test_sort_floats_is_numpys_sort(values, dtype, size):
         a = np.resize(np.array(values, dtype=np.float64), len(values) * size).astype(dtype)
     want = np.sort(a)
     got = a.copy()
-    core.sort_floats(got)
+    core.sort_numbers(got)
     nan = np.isnan(want)
     assert np.array_equal(np.isnan(got), nan)
     assert np.array_equal(got[~nan], want[~nan])  # equal values: 0.0 and -0.0 alike
@@ -201,24 +201,37 @@ def test_sort_floats_is_numpys_sort(values, dtype, size):
     )
 
 
-def test_sort_floats_takes_the_core_where_numpys_sort_is_slow(monkeypatch):
+def test_sort_numbers_takes_the_core_where_numpys_sort_is_slow(monkeypatch):
     import receval._kernels as kernels
 
     a = np.random.default_rng(3).random(10_000)
     calls = []
     monkeypatch.setattr(kernels, "_SLOW_SORT", [True])
     monkeypatch.setattr(kernels, "compiled", lambda: _Recorder(calls))
-    kernels.sort_floats(a)
-    kernels.sort_floats(a[:100])  # small: NumPy
-    kernels.sort_floats(a[::2])  # strided: NumPy
-    kernels.sort_floats(np.arange(5000))  # integers: NumPy
-    assert calls == [10_000]
-    assert np.array_equal(a, np.sort(a))
+    kernels.sort_numbers(a)
+    kernels.sort_numbers(a[:100])  # small: NumPy
+    kernels.sort_numbers(a[::2])  # strided: NumPy
+    ints = np.arange(5000)[::-1].copy()
+    kernels.sort_numbers(ints)  # int64: the core
+    kernels.sort_numbers(ints.astype(np.int32))  # int32: NumPy
+    assert calls == [10_000, 5000]
+    assert np.array_equal(a, np.sort(a)) and np.array_equal(ints, np.arange(5000))
     monkeypatch.setattr(kernels, "_SLOW_SORT", [False])
-    kernels.sort_floats(a)
-    assert calls == [10_000]
-    with pytest.raises(ValueError, match="C-contiguous 1-D float64 or float32"):
-        core.sort_floats(np.arange(3))
+    kernels.sort_numbers(a)
+    assert calls == [10_000, 5000]
+    with pytest.raises(ValueError, match="C-contiguous 1-D float64, float32 or int64"):
+        core.sort_numbers(np.arange(3, dtype=np.int32))
+
+
+@given(
+    values=st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(-3, 3), max_size=300),
+    size=st.sampled_from([1, 5000]),
+)
+def test_sort_numbers_sorts_int64_as_numpy(values, size):
+    a = np.resize(np.array(values, dtype=np.int64), len(values) * size)
+    got = a.copy()
+    core.sort_numbers(got)
+    assert np.array_equal(got, np.sort(a))
 
 
 _IN_PLACE = """
@@ -230,16 +243,16 @@ def kib(field):
     return int(re.search(field + r":\\s+(\\d+)", open("/proc/self/status").read()).group(1))
 
 a = np.random.default_rng(0).random(8_000_000, dtype=sys.argv[1])  # 61 MiB of float64
-compiled().sort_floats(a[:100_000].copy())  # the code and its pages warm
+compiled().sort_numbers(a[:100_000].copy())  # the code and its pages warm
 base = kib("VmRSS")
-compiled().sort_floats(a)
+compiled().sort_numbers(a)
 print((kib("VmHWM") - base) / 1024, np.all(a[1:] >= a[:-1]))
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_sort_floats_sorts_in_the_memory_of_its_array(dtype):
+def test_sort_numbers_sorts_in_the_memory_of_its_array(dtype):
     # the exact AUC's score ranges are planned at the bytes of their scores: the
     # sort takes at most 65,536 keys more (a radix sort through a copy of the
     # array took 61 MiB more for these 8M float64)
@@ -255,9 +268,9 @@ class _Recorder:
     def __init__(self, calls):
         self.calls = calls
 
-    def sort_floats(self, arr):
+    def sort_numbers(self, arr):
         self.calls.append(len(arr))
-        core.sort_floats(arr)
+        core.sort_numbers(arr)
 
 
 def test_gather_refuses_short_buffers():

@@ -24,21 +24,28 @@ fn split_by_label<'py>(
     Ok((pos.into_pyarray(py), neg.into_pyarray(py)))
 }
 
-/// Sort a float64 or float32 array in place, ascending, NaN last, by the core's
-/// radix sort.
+/// Sort a float64, float32 or int64 array in place, ascending (floats NaN last), by
+/// the core's radix sort.
 #[pyfunction]
-fn sort_floats(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<()> {
-    let bad =
-        || PyValueError::new_err("a must be a writable C-contiguous 1-D float64 or float32 array");
+fn sort_numbers(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<()> {
+    let bad = || {
+        PyValueError::new_err(
+            "a must be a writable C-contiguous 1-D float64, float32 or int64 array",
+        )
+    };
     if let Ok(a) = a.cast::<PyArray1<f64>>() {
         let mut a = a.try_readwrite().map_err(|_| bad())?;
         let s = a.as_slice_mut().map_err(|_| bad())?;
         py.detach(|| crate::sort::sort_floats(s));
-    } else {
-        let a = a.cast::<PyArray1<f32>>().map_err(|_| bad())?;
+    } else if let Ok(a) = a.cast::<PyArray1<f32>>() {
         let mut a = a.try_readwrite().map_err(|_| bad())?;
         let s = a.as_slice_mut().map_err(|_| bad())?;
         py.detach(|| crate::sort::sort_floats(s));
+    } else {
+        let a = a.cast::<PyArray1<i64>>().map_err(|_| bad())?;
+        let mut a = a.try_readwrite().map_err(|_| bad())?;
+        let s = a.as_slice_mut().map_err(|_| bad())?;
+        py.detach(|| crate::sort::sort_ints(s));
     }
     Ok(())
 }
@@ -317,7 +324,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(threshold_counts_sorted_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(add_histogram, m)?)?;
     m.add_function(wrap_pyfunction!(gather, m)?)?;
-    m.add_function(wrap_pyfunction!(sort_floats, m)?)?;
+    m.add_function(wrap_pyfunction!(sort_numbers, m)?)?;
     m.add_function(wrap_pyfunction!(slow_compress_store, m)?)?;
     Ok(())
 }

@@ -675,7 +675,7 @@ def _auc_range(
     """The state of every row of one score range (scores float64, or float32 where
     they were read from a float32 column; unweighted, sorted in place; weighted, in
     any order: the core sorts them with their weights)."""
-    from .._kernels import sort_floats
+    from .._kernels import sort_numbers
     from ..engine.totals import ScoreRange
     from ._binary import sort_chunks
 
@@ -687,7 +687,7 @@ def _auc_range(
         quantum, n_pos, n_neg, two_u, low, high = k.weighted_range(pos, pos_w, neg, neg_w)
         return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum),))
     # exact integer pair counts
-    sort_floats(pos)
+    sort_numbers(pos)
     parts = [pos, *sort_chunks(neg)]
     two_u = sum(int(k.pair_count_sorted(pos, chunk)) for chunk in parts[1:])
     ends = [x for a in parts if len(a) for x in (a[0], a[-1])]

@@ -4,7 +4,7 @@ Every curve and area in receval starts from the same container: the scores of
 the positives and of the negatives in two arrays sorted ascending (with their
 weights, if any). Building it costs one pass and two sorts on plain float64
 arrays, which NumPy does with SIMD instructions (or the compiled core's radix
-sort, where NumPy's is slow: :func:`receval._kernels.sort_floats`) and, for large
+sort, where NumPy's is slow: :func:`receval._kernels.sort_numbers`) and, for large
 inputs, on several threads at once.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from .._kernels import sort_floats
+from .._kernels import sort_numbers
 from ..exceptions import UndefinedMetricWarning
 
 # below this many rows a single-threaded sort is faster than handing out chunks
@@ -36,23 +36,23 @@ def sort_chunks(arr: np.ndarray) -> list[np.ndarray]:
     """Sort ``arr`` in place as one or more independently sorted chunks (views)."""
     n_threads = _n_threads()
     if arr.shape[0] < _PARALLEL_SORT_MIN or n_threads == 1:
-        sort_floats(arr)
+        sort_numbers(arr)
         return [arr]
     bounds = np.linspace(0, arr.shape[0], n_threads + 1).astype(np.int64)
     chunks = [arr[a:b] for a, b in pairwise(bounds)]
     with ThreadPoolExecutor(n_threads) as pool:  # the sorts release the GIL
-        list(pool.map(sort_floats, chunks))
+        list(pool.map(sort_numbers, chunks))
     return chunks
 
 
 def _sort_pair(a: np.ndarray, b: np.ndarray) -> None:
     """Sort two arrays in place: on two threads where they are large."""
     if a.shape[0] + b.shape[0] < _PARALLEL_SORT_MIN or _n_threads() == 1:
-        sort_floats(a)
-        sort_floats(b)
+        sort_numbers(a)
+        sort_numbers(b)
         return
     with ThreadPoolExecutor(2) as pool:
-        list(pool.map(sort_floats, (a, b)))
+        list(pool.map(sort_numbers, (a, b)))
 
 
 def _argsort_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

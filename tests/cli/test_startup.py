@@ -194,6 +194,20 @@ def test_ctr_on_files_loads_no_pandas(tmp_path, fmt, users) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+@pytest.mark.parametrize("times", ["1700000000", "2023-11-14T10:00:00"])
+def test_retention_on_a_csv_file_loads_no_pandas(tmp_path, times) -> None:
+    # the times and their validity through their buffers (Arrow's to_numpy imports pandas)
+    t0 = times.replace("1700000000", "1699956000")
+    later = "1700042400" if times.isdigit() else "2023-11-15T10:00:00"
+    log = tmp_path / "log.csv"
+    log.write_text(f"user,ts\n1,{t0}\n2,{t0}\n1,{later}\n")
+    done = _run(_MAIN, "retention", str(log), "--user", "user", "--time", "ts", "-f", "csv")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("2023-11-14,2,0.5,")  # one of two back
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 def test_the_check_sees_a_loaded_package() -> None:
     # the test above can fail: a command line that loads everything shows in the list
     # (a command named after the first argument loads every command)

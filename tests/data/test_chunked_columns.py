@@ -300,6 +300,7 @@ def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
     for arr in (pa.chunked_array(parts, kind), pa.array(values, kind), sliced):
         got, expected = _arrow.to_numpy(arr), arr.to_numpy(zero_copy_only=False)
         assert got.dtype == expected.dtype and got.shape == expected.shape
+        assert got.flags.writeable == expected.flags.writeable  # a copy where Arrow copies
         assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f")
         if got.dtype.kind == "f":  # the bits: -0.0 stays -0.0
             assert got.tobytes() == expected.tobytes()

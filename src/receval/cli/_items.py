@@ -128,8 +128,11 @@ def read_pairs(
 ) -> tuple[Any, Any]:
     """Two columns of a CSV, TSV or Parquet file (``option``'s) as a pair of arrays
     (``first`` an id column, read as :func:`_ids` reads it)."""
+    from ..data._arrow import to_numpy
+
     table = read_columns(path, [first, second], option, say, ids=(first,), integers=integers)
-    return tuple(c.to_numpy(zero_copy_only=False) for c in table.columns)
+    ids, values = (to_numpy(c) for c in table.columns)
+    return ids, values
 
 
 def read_propensities(path: str, user: str, item: str, say: Messages) -> Any:
@@ -196,6 +199,8 @@ class ItemData:
     def load(self, integers: bool, say: Messages) -> dict[str, Any]:
         """Every given input, by the name of the parameter of ``receval.evaluate`` or of
         a list metric's function that takes it; ``integers``: the runs' item ids are."""
+        from ..data._arrow import to_numpy
+
         user, item = self.user, self.item
         data: dict[str, Any] = {}
         if self.train is not None:
@@ -214,9 +219,9 @@ class ItemData:
                                  ids=(item,), integers=integers)  # fmt: skip
             import numpy as np
 
-            data["feature_items"] = table.column(item).to_numpy(zero_copy_only=False)
+            data["feature_items"] = to_numpy(table.column(item))
             data["features"] = np.column_stack(
-                [table.column(name).to_numpy(zero_copy_only=False) for name in names]
+                [to_numpy(table.column(name)) for name in names]
             ).astype(float)
         if self.item_categories is not None:
             data["item_categories"] = read_columns(
@@ -229,7 +234,7 @@ class ItemData:
             if size is None:
                 listed = read_columns(self.catalog, [item], "--catalog", say, ids=(item,),
                                       integers=integers)  # fmt: skip
-                data["catalog"] = listed.column(0).to_numpy(zero_copy_only=False)
+                data["catalog"] = to_numpy(listed.column(0))
         if self.reference is not None:
             ((_, data["reference"]),) = read_runs(
                 [self.reference], self.run_format, say, user=user, item=item, score=self.score,

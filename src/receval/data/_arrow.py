@@ -43,13 +43,17 @@ def numbers_view(arr: Any) -> np.ndarray:
 def to_numpy(arr: Any) -> np.ndarray:
     """An Arrow array or chunked array as NumPy, as its ``to_numpy(zero_copy_only=False)``
     gives it: numbers without nulls as a view (read-only, no copy) where they are one
-    chunk; integers with nulls as float64 and floats with nulls in their type, nulls
-    NaN; booleans without nulls as ``bool``. Without pandas for those (``to_numpy``
-    imports it); other types (strings, booleans with nulls, ...) through ``to_numpy``."""
+    chunk, a new array where they are several; integers with nulls as float64 and
+    floats with nulls in their type, nulls NaN; booleans without nulls as ``bool``.
+    Without pandas for those (``to_numpy`` imports it); other types (strings,
+    booleans with nulls, ...) through ``to_numpy``."""
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        if arr.num_chunks != 1:  # a new array, writable, as Arrow's conversion makes it
+            parts = [to_numpy(chunk) for chunk in arr.chunks]
+            return np.concatenate(parts) if parts else np.array(to_numpy(arr.combine_chunks()))
+        arr = arr.chunk(0)
     kind = arr.type
     if pa.types.is_integer(kind) or (pa.types.is_floating(kind) and not pa.types.is_float16(kind)):
         if not arr.null_count:
@@ -59,8 +63,8 @@ def to_numpy(arr: Any) -> np.ndarray:
         floats = arr.cast(pa.float64()) if pa.types.is_integer(kind) else arr
         filled = numbers_view(pc.fill_null(floats, float("nan")))
         return np.array(filled)  # a copy, writable, as Arrow's conversion gives it
-    if pa.types.is_boolean(kind) and not arr.null_count:
-        return numbers_view(arr.cast(pa.uint8())).view(np.bool_)
+    if pa.types.is_boolean(kind) and not arr.null_count:  # bits: a new array, writable
+        return np.array(numbers_view(arr.cast(pa.uint8())).view(np.bool_))
     return np.asarray(arr.to_numpy(zero_copy_only=False))
 
 

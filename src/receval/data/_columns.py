@@ -29,7 +29,7 @@ from .. import _validation as v
 from .._kernels import compiled, empty_output, num_threads
 from ..exceptions import InputValidationError
 from . import io
-from ._arrow import numeric_view
+from ._arrow import numeric_view, to_numpy
 from ._encode import encode_ids, group_users
 from ._int_ids import factorize_int_chunks, int_runs_of_chunks
 
@@ -109,7 +109,7 @@ def _numbers(chunk: Any, name: str, func: str, start: int) -> np.ndarray:
     whose ``row`` counts from the file's first row; ``start``: the group's first)."""
     values = numeric_view(chunk)
     if values is None:
-        values = chunk.to_numpy(zero_copy_only=False)
+        values = to_numpy(chunk)
     try:
         return v.check_scores(values, name, func)
     except InputValidationError as exc:
@@ -121,7 +121,7 @@ def _numbers(chunk: Any, name: str, func: str, start: int) -> np.ndarray:
 def _whole_numbers(source: Source, column: str, name: str, func: str) -> np.ndarray:
     raw = source.read(column)
     if type(raw).__module__.startswith("pyarrow"):
-        raw = raw.to_numpy(zero_copy_only=False)
+        raw = to_numpy(raw)
     values = v.check_scores(raw, name, func)
     source.release()
     return values

@@ -321,7 +321,7 @@ def _join_dictionary_chunks(col: Any) -> Any:
     row = 0
     for chunk, entry in zip(col.chunks, at, strict=True):
         n, size = len(chunk), len(chunk.dictionary)
-        codes = chunk.indices.to_numpy(zero_copy_only=False)
+        codes = to_numpy(chunk.indices)
         np.take(ids[entry : entry + size], codes, out=indices[row : row + n])
         row += n
     return pa.DictionaryArray.from_arrays(indices, large_strings(offsets, data))
@@ -420,7 +420,7 @@ def _factorize_dictionary(
     codes, used = factorize(indices, name, func, any_order=any_order)
     values = pc.take(dictionary, arrow_integers(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
-        null = ~values.is_valid().to_numpy(zero_copy_only=False)
+        null = ~to_numpy(values.is_valid())
         raise _missing(int(np.count_nonzero(null[codes])), name, func)
     if column.distinct:
         return codes, kept_ids(values)
@@ -491,7 +491,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
     if encoded is None:
         encoded = parr.dictionary_encode()
-        codes, uniques = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
+        codes, uniques = to_numpy(encoded.indices), encoded.dictionary
     else:
         codes, uniques = encoded
     if not isinstance(arr, np.ndarray):
@@ -619,7 +619,7 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
         return arr
 
     idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
-    result: np.ndarray = idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+    result: np.ndarray = to_numpy(idx.fill_null(-1)).astype(np.int32)
     return result
 
 

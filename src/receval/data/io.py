@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validation import check_has_columns, format_values
 from ..exceptions import InputValidationError
-from ._arrow import arrow_integers, numbers_view
+from ._arrow import arrow_integers, numbers_view, to_numpy
 from ._csv import read_csv
 from ._encode import column_array as column_array
 from ._encode import ids_as_given
@@ -251,9 +251,7 @@ def parse_numbers(
             if integer
             else r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$"
         )
-        ok = pc.match_substring_regex(column, pattern, ignore_case=True).to_numpy(
-            zero_copy_only=False
-        )
+        ok = to_numpy(pc.match_substring_regex(column, pattern, ignore_case=True))
         i = int(np.flatnonzero(~ok)[0]) if (~ok).any() else 0
         kind = "an integer" if integer else "a number"
         value = column[i].as_py()

@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled
+from ..data._arrow import arrow_integers, to_numpy
 from ..data._origin import Batch, located
 from ..data._strings import to_arrow
 from ..data.scan import Scan, ScanColumn, ScanRun
@@ -463,7 +464,7 @@ def _run_starts(ids: Any) -> np.ndarray:
     else:
         import pyarrow.compute as pc
 
-        change = pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)
+        change = to_numpy(pc.not_equal(ids[1:], ids[:-1]))
     return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
 
 
@@ -496,7 +497,7 @@ def whole_groups(
         if isinstance(col, np.ndarray):
             run_ids = col[starts]
         else:
-            run_ids = col.take(starts).to_numpy(zero_copy_only=False)
+            run_ids = to_numpy(col.take(arrow_integers(starts)))
         repeated = seen.add_new(run_ids)
         if repeated:
             bad = repeated[0]

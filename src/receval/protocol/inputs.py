@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
+from ..data._arrow import to_numpy
 from ..data._encode import distinct_ints, factorize, join_ids, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
@@ -181,7 +182,7 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
     if cols.get("value") is not None:
         raw = cols["value"]
         if type(raw).__module__.startswith("pyarrow"):
-            raw = raw.to_numpy(zero_copy_only=False)
+            raw = to_numpy(raw)
         what = str(cols.get("value_name") or ("scores" if name == "run" else "grades"))
         values = v.check_finite(v.as_float(v.as_1d(raw, what, func), what, func), what, func)
         if name == "test" and (values != np.floor(values)).any():
@@ -331,7 +332,7 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
     if pa.types.is_timestamp(typ):
         return np.asarray(pc.cast(arr, pa.timestamp("ns", tz=typ.tz)).cast(pa.int64()))
     if pa.types.is_integer(typ) or pa.types.is_floating(typ):
-        return comparable_times(arr.to_numpy(zero_copy_only=False), name, column)
+        return comparable_times(to_numpy(arr), name, column)
     raise InvalidParameterError(
         f"{where} must hold datetimes, ISO 8601 strings or epoch numbers. Got Arrow type {typ}."
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data._arrow import to_numpy
 from ..exceptions import InputValidationError
 
 __all__ = ["Vectors", "as_vectors"]
@@ -208,7 +209,7 @@ def _values(a: Any, dim: int) -> np.ndarray:
 
     if isinstance(a, pa.ChunkedArray):
         a = a.combine_chunks()
-    flat = a.flatten().to_numpy(zero_copy_only=False)
+    flat = to_numpy(a.flatten())
     return np.asarray(flat).reshape(len(a), dim)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import format_values
+from ..data._arrow import to_numpy
 from ..data._encode import group_rows
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -26,7 +27,7 @@ def time_keys(values: Any, name: str, func: str) -> np.ndarray:
                 f"{func}: the time column {name!r} has {values.null_count} missing values; "
                 f"drop those rows or fill their time first."
             )
-        values = values.to_numpy(zero_copy_only=False)
+        values = to_numpy(values)
     arr = np.asarray(values)
     kind = arr.dtype.kind
     if kind == "M":

@@ -19,6 +19,7 @@ import numpy as np
 
 from ... import _validation as v
 from ...data import io
+from ...data._arrow import to_numpy
 from ...exceptions import InputValidationError, InvalidParameterError
 
 FUNC = "retention"
@@ -138,7 +139,7 @@ def to_times(
         if pa.types.is_null(typ):  # no time at all
             n = len(arr)
             return Times(np.zeros(n, np.int64), 1, "instant", np.zeros(n, bool))
-        valid = arr.is_valid().to_numpy(zero_copy_only=False)
+        valid = to_numpy(arr.is_valid())
     if pa.types.is_dictionary(typ):
         arr = arr.cast(typ.value_type)
         typ = arr.type
@@ -148,7 +149,7 @@ def to_times(
             arr = arr.cast(pa.date32())
         filled = arr.fill_null(0) if valid is not None else arr
         ints = filled.view(pa.int64() if pa.types.is_timestamp(typ) else pa.int32())
-        values = ints.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        values = to_numpy(ints).astype(np.int64, copy=False)
         if pa.types.is_date(typ):
             return Times(values, 1, "date", valid)
         return Times(values, TIME_UNITS[typ.unit], "instant", valid)
@@ -157,9 +158,7 @@ def to_times(
         return _parse_strings(arr, name, where, valid)
     if pa.types.is_integer(typ) or pa.types.is_floating(typ):
         filled = arr.fill_null(0) if valid is not None else arr
-        return times_from_numbers(
-            filled.to_numpy(zero_copy_only=False), valid, name, time_unit, allow_missing
-        )
+        return times_from_numbers(to_numpy(filled), valid, name, time_unit, allow_missing)
     raise InputValidationError(
         f"{FUNC}: {name} must hold datetimes, ISO 8601 strings or epoch seconds or "
         f"milliseconds. Got Arrow type {typ}."
@@ -253,7 +252,7 @@ def _cast_instants(arr: Any, unit: str) -> np.ndarray:
 
     def cast(a: Any, tz: str | None) -> np.ndarray:
         ts = pc.cast(a, pa.timestamp(unit, tz=tz))
-        result: np.ndarray = ts.view(pa.int64()).to_numpy(zero_copy_only=False)
+        result: np.ndarray = to_numpy(ts.view(pa.int64()))
         return result
 
     try:
@@ -264,7 +263,7 @@ def _cast_instants(arr: Any, unit: str) -> np.ndarray:
         return cast(arr, "UTC")
     except pa.ArrowInvalid:
         pass
-    with_offset = pc.match_substring_regex(arr, _OFFSET_RE).to_numpy(zero_copy_only=False)
+    with_offset = to_numpy(pc.match_substring_regex(arr, _OFFSET_RE))
     if with_offset.all() or not with_offset.any():
         raise pa.ArrowInvalid("unparsable")
     out = np.empty(len(arr), dtype=np.int64)
@@ -286,7 +285,7 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
 
     def parse(a: Any) -> Times:
         if dates:
-            days = pc.cast(a, pa.date32()).view(pa.int32()).to_numpy(zero_copy_only=False)
+            days = to_numpy(pc.cast(a, pa.date32()).view(pa.int32()))
             return Times(days.astype(np.int64), 1, "date", valid)
         try:
             return Times(_cast_instants(a, "ns"), TIME_UNITS["ns"], "instant", valid)

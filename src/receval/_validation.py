@@ -17,6 +17,7 @@ from ._parameters import MAX_SHOWN as MAX_SHOWN
 from ._parameters import check_number as check_number
 from ._parameters import check_option as check_option
 from ._parameters import format_values as format_values
+from .data._arrow import is_arrow, to_numpy
 from .exceptions import InputValidationError, InvalidParameterError
 
 
@@ -133,12 +134,10 @@ def _to_numpy(x: Any) -> Any:
     """A pandas/polars Series or Arrow array as NumPy (no copy when possible); anything
     else as given. Arrow arrays of numbers without pandas (their ``to_numpy`` imports
     it: 0.2 s)."""
-    if type(x).__module__ == "pyarrow.lib":
+    if is_arrow(x):
         import pyarrow as pa
 
         if isinstance(x, (pa.Array, pa.ChunkedArray)):
-            from .data._arrow import to_numpy
-
             return to_numpy(x)
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:

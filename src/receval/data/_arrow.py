@@ -10,6 +10,12 @@ from typing import Any
 import numpy as np
 
 
+def is_arrow(x: Any) -> bool:
+    """Whether ``x`` is one of pyarrow's objects (an array, a chunked array, a table),
+    told by its type's module (pyarrow need not be imported to ask)."""
+    return type(x).__module__.startswith("pyarrow")
+
+
 def numeric_view(chunk: Any) -> np.ndarray | None:
     """An Arrow array of integers or floats without nulls as a NumPy view of its
     buffer (no copy); None for other arrays."""

@@ -29,7 +29,7 @@ from .. import _validation as v
 from .._kernels import compiled, empty_output, num_threads
 from ..exceptions import InputValidationError
 from . import io
-from ._arrow import numeric_view, to_numpy
+from ._arrow import numeric_view
 from ._encode import encode_ids, group_users
 from ._int_ids import factorize_int_chunks, int_runs_of_chunks
 
@@ -107,11 +107,8 @@ def _items(source: Source, column: str, func: str) -> tuple[Any, Any]:
 def _numbers(chunk: Any, name: str, func: str, start: int) -> np.ndarray:
     """A row group of scores or grades as finite float64 (nulls are NaN: an error
     whose ``row`` counts from the file's first row; ``start``: the group's first)."""
-    values = numeric_view(chunk)
-    if values is None:
-        values = to_numpy(chunk)
-    try:
-        return v.check_scores(values, name, func)
+    try:  # Arrow's numbers read through their buffer (_validation's conversion)
+        return v.check_scores(chunk, name, func)
     except InputValidationError as exc:
         if exc.row is not None:
             exc.row += start
@@ -119,10 +116,7 @@ def _numbers(chunk: Any, name: str, func: str, start: int) -> np.ndarray:
 
 
 def _whole_numbers(source: Source, column: str, name: str, func: str) -> np.ndarray:
-    raw = source.read(column)
-    if type(raw).__module__.startswith("pyarrow"):
-        raw = to_numpy(raw)
-    values = v.check_scores(raw, name, func)
+    values = v.check_scores(source.read(column), name, func)
     source.release()
     return values
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
-from ._arrow import to_numpy
+from ._arrow import is_arrow, to_numpy
 from ._int_ids import DENSE_RANGE_FACTOR, core_ids, factorize_ints
 from ._strings import (
     factorize_strings,
@@ -118,7 +118,7 @@ def encode_ids(
             codes = np.arange(len(values.uniques), dtype=np.int32)
             return np.repeat(codes, np.diff(values.row_offsets)), values.uniques
         return values.codes, values.uniques
-    if type(values).__module__.startswith("pyarrow"):
+    if is_arrow(values):
         if _is_dictionary(values):
             return _factorize_dictionary(values, name, func, any_order, column)
         return _factorize_arrow(values, name, func)  # strings (column_array gives them)

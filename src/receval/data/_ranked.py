@@ -18,15 +18,12 @@ from .. import _validation as v
 from .._kernels import compiled, num_threads
 from ..exceptions import InputValidationError
 from . import io
-from ._arrow import to_numpy
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, lookup_ids, string_order
 from ._strings import ids_to_numpy, take_ids
 
 
 def _as_numbers(x: Any, name: str, func: str) -> np.ndarray:
-    if type(x).__module__.startswith("pyarrow"):
-        x = to_numpy(x)
     return v.check_finite(v.as_float(v.as_1d(x, name, func), name, func), name, func)
 
 

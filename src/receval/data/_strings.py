@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ._arrow import is_arrow
+
 
 def is_arrow_string(kind: Any) -> bool:
     """Whether an Arrow type holds strings (``string``, ``large_string``, ``string_view``)."""
@@ -221,7 +223,7 @@ def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
     if isinstance(values, np.ndarray):
         one_dim = values.dtype.kind == "O" and values.ndim == 1
         found = core.factorize_str_runs(np.ascontiguousarray(values)) if one_dim else None
-    elif type(values).__module__.startswith("pyarrow") and hasattr(values, "type"):
+    elif is_arrow(values) and hasattr(values, "type"):
         parts = string_buffers(values, binary=False)
         if parts is None or values.null_count:
             return None

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._arrow import to_numpy
+from ..data._arrow import is_arrow, to_numpy
 from ..data._encode import distinct_ints, factorize, join_ids, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
@@ -181,8 +181,6 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
     values = None
     if cols.get("value") is not None:
         raw = cols["value"]
-        if type(raw).__module__.startswith("pyarrow"):
-            raw = to_numpy(raw)
         what = str(cols.get("value_name") or ("scores" if name == "run" else "grades"))
         values = v.check_finite(v.as_float(v.as_1d(raw, what, func), what, func), what, func)
         if name == "test" and (values != np.floor(values)).any():
@@ -299,7 +297,7 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
 
     where = f"{FUNC}: the {column!r} column of {name}"
     arr = col
-    if not type(arr).__module__.startswith("pyarrow"):
+    if not is_arrow(arr):
         arr = np.asarray(arr)
         if arr.dtype.kind == "M":
             if np.isnat(arr).any():

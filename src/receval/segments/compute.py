@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data._arrow import arrow_integers
+from ..data._arrow import arrow_integers, is_arrow
 from ..exceptions import InvalidParameterError, UndefinedMetricWarning
 from .report import SegmentReport, segment_codes
 
@@ -105,7 +105,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     counts = np.diff(bounds).astype(np.int64)
 
     def rows(x: Any, idx: np.ndarray) -> Any:
-        if type(x).__module__ == "pyarrow.lib":  # ids as Arrow keeps them (asarray: objects)
+        if is_arrow(x):  # ids as Arrow keeps them (asarray: objects)
             return x.take(arrow_integers(idx))
         if x is None or isinstance(x, str) or np.ndim(x) == 0:  # an option, not a column
             return x

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import format_values
-from ..data._arrow import to_numpy
+from ..data._arrow import is_arrow, to_numpy
 from ..data._encode import group_rows
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -21,7 +21,7 @@ from ..exceptions import InputValidationError, InvalidParameterError
 def time_keys(values: Any, name: str, func: str) -> np.ndarray:
     """The times of a column as sort keys: int64 (integers, datetimes as their
     ticks) or float64. Missing times (NaN, NaT, null) raise."""
-    if type(values).__module__.startswith("pyarrow"):
+    if is_arrow(values):
         if values.null_count:
             raise InputValidationError(
                 f"{func}: the time column {name!r} has {values.null_count} missing values; "
@@ -54,7 +54,7 @@ def time_keys(values: Any, name: str, func: str) -> np.ndarray:
 
 def time_unit(values: Any) -> np.dtype[Any] | None:
     """The datetime64 type of a time column (None for numbers): how cut-offs convert."""
-    if type(values).__module__.startswith("pyarrow"):
+    if is_arrow(values):
         import pyarrow as pa
 
         if pa.types.is_timestamp(values.type):

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data._arrow import is_arrow
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import arrow_input
 from ..data._strings import strings_to_numpy
@@ -35,7 +36,7 @@ _DENSE_LIMIT = 1 << 24
 def _ids(values: Any) -> np.ndarray:
     """A batch's ids as NumPy (strings as an object array) for sorting and searching."""
     arr = column_array(values)
-    return strings_to_numpy(arr) if type(arr).__module__.startswith("pyarrow") else np.asarray(arr)
+    return strings_to_numpy(arr) if is_arrow(arr) else np.asarray(arr)
 
 
 class _Distinct:

@@ -591,6 +591,28 @@ def test_polars_categorical_codes_number_the_categories_its_rows_use(n: int) -> 
     codes, uniques = factorize(column, "items", "test", any_order=True)
     assert sorted(set(codes.tolist())) == list(range(len(want_uniques)))
     assert uniques[codes].tolist() == strings
+    # the renumbered codes are receval's own array, which a run ranks in place
+    assert codes.flags.writeable and codes.flags.c_contiguous
+
+
+def test_a_run_ranks_the_renumbered_codes_of_polars_categorical_items_in_place(
+    monkeypatch: Any,
+) -> None:
+    # no second array of item codes: the core ranks the codes it numbered anew
+    owned: list[bool] = []
+    real = compiled().rank_rows
+
+    def spy(*args: Any) -> Any:
+        owned.append(args[5])  # own_items
+        return real(*args)
+
+    monkeypatch.setattr(compiled(), "rank_rows", spy)
+    users, items, scores, _ = _ids(seed=4)
+    frame = pl.DataFrame({"user": users, "item": items.astype(str), "score": scores})
+    run = receval.Run.from_frame(frame.with_columns(pl.col("item").cast(pl.Categorical)))
+    assert owned == [True]
+    want = receval.Run.from_frame(frame)
+    assert run.to_dict() == want.to_dict()
 
 
 def _naive_groups(strings: list[str]) -> tuple[list[int], list[int], list[str]]:

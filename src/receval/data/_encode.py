@@ -54,12 +54,14 @@ class IdColumn:
     """A column of ids as :func:`column_array` gives it (``array``) and whether it is
     a dictionary array whose categories are known distinct (``distinct``: pandas and
     polars categories, chunks' dictionaries joined; an Arrow dictionary need not
-    be), whose values then need no hash to be told apart, and whether its indices
-    are codes already (``dense``: every category used by a row, in any order)."""
+    be), whose values then need no hash to be told apart, and its indices where
+    they are codes already (``codes``: every category used by a row, in any order),
+    a NumPy array of receval's own (the indices' memory, writable: ranked in place).
+    """
 
     array: Any
     distinct: bool = False
-    dense: bool = False
+    codes: np.ndarray | None = None
 
 
 @dataclass(eq=False)
@@ -364,7 +366,7 @@ def _polars_dictionary(col: Any, dtype: Any) -> IdColumn:
         dense, rows = compiled().used_categories(physical, top + 1, num_threads())
         values = col.gather(rows).cast(pl.String).to_arrow()
         arr = pa.DictionaryArray.from_arrays(dense, values, safe=False)  # dense: in range
-        return IdColumn(arr, distinct=True, dense=True)
+        return IdColumn(arr, distinct=True, codes=dense)
     # nulls, codes of a range far wider than the column, 2**32 rows: by polars
     first = codes.arg_unique()  # the first row of each code (and of a null)
     polars_values = col.gather(first).cast(pl.String)
@@ -400,8 +402,8 @@ def _factorize_dictionary(
     """Dictionary-encoded ids (categoricals) by their integer indices: the values
     are looked up once per distinct index, never built per row; equal values under
     two indices merged unless the categories are distinct (``column.distinct``);
-    indices that are codes already (``column.dense``) taken as they are where
-    their order is free (``any_order``)."""
+    indices that are codes already (``column.codes``) taken as they are where
+    their order is free (``any_order``): the array itself, writable."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -415,8 +417,8 @@ def _factorize_dictionary(
     indices = numbers_view(arr.indices)
     if len(indices) == 0:
         return np.empty(0, dtype=np.int64), kept_ids(dictionary[:0])
-    if column.dense and any_order:
-        return indices, kept_ids(dictionary)
+    if column.codes is not None and any_order:
+        return column.codes, kept_ids(dictionary)
     codes, used = factorize(indices, name, func, any_order=any_order)
     values = pc.take(dictionary, arrow_integers(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)

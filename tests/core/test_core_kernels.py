@@ -219,8 +219,11 @@ def test_sort_numbers_takes_the_core_where_numpys_sort_is_slow(monkeypatch):
     monkeypatch.setattr(kernels, "_SLOW_SORT", [False])
     kernels.sort_numbers(a)
     assert calls == [10_000, 5000]
-    with pytest.raises(ValueError, match="C-contiguous 1-D float64, float32 or int64"):
-        core.sort_numbers(np.arange(3, dtype=np.int32))
+    read_only = np.zeros(3, dtype=np.float32)
+    read_only.flags.writeable = False
+    for bad in [np.arange(3, dtype=np.int32), read_only, np.zeros(6)[::2], np.zeros((2, 2))]:
+        with pytest.raises(ValueError, match="C-contiguous 1-D float64, float32 or int64"):
+            core.sort_numbers(bad)
 
 
 @given(

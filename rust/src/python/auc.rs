@@ -1,7 +1,7 @@
 //! The AUC: rows split by label, pair counts of sorted scores, thresholds, and the
 //! score buckets of the out-of-core exact AUC.
 
-use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -22,38 +22,6 @@ fn split_by_label<'py>(
     )?;
     let (pos, neg) = py.detach(|| auc::split_by_label(s, l));
     Ok((pos.into_pyarray(py), neg.into_pyarray(py)))
-}
-
-/// Sort a float64, float32 or int64 array in place, ascending (floats NaN last), by
-/// the core's radix sort.
-#[pyfunction]
-fn sort_numbers(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<()> {
-    let bad = || {
-        PyValueError::new_err(
-            "a must be a writable C-contiguous 1-D float64, float32 or int64 array",
-        )
-    };
-    if let Ok(a) = a.cast::<PyArray1<f64>>() {
-        let mut a = a.try_readwrite().map_err(|_| bad())?;
-        let s = a.as_slice_mut().map_err(|_| bad())?;
-        py.detach(|| crate::sort::sort_floats(s));
-    } else if let Ok(a) = a.cast::<PyArray1<f32>>() {
-        let mut a = a.try_readwrite().map_err(|_| bad())?;
-        let s = a.as_slice_mut().map_err(|_| bad())?;
-        py.detach(|| crate::sort::sort_floats(s));
-    } else {
-        let a = a.cast::<PyArray1<i64>>().map_err(|_| bad())?;
-        let mut a = a.try_readwrite().map_err(|_| bad())?;
-        let s = a.as_slice_mut().map_err(|_| bad())?;
-        py.detach(|| crate::sort::sort_ints(s));
-    }
-    Ok(())
-}
-
-/// Whether NumPy's AVX-512 sorts are slow on this CPU (AMD Zen 4).
-#[pyfunction]
-fn slow_compress_store() -> bool {
-    crate::simd::slow_compress_store()
 }
 
 /// Split by label with weights; rows of weight zero are left out.
@@ -324,7 +292,5 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(threshold_counts_sorted_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(add_histogram, m)?)?;
     m.add_function(wrap_pyfunction!(gather, m)?)?;
-    m.add_function(wrap_pyfunction!(sort_numbers, m)?)?;
-    m.add_function(wrap_pyfunction!(slow_compress_store, m)?)?;
     Ok(())
 }

@@ -45,6 +45,7 @@ mod ranking;
 mod retention;
 mod runs;
 mod seen;
+mod sort;
 mod split;
 mod stats;
 mod sums;
@@ -138,6 +139,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     columns::register(m)?;
     topk::register(m)?;
     seen::register(m)?;
+    sort::register(m)?;
     split::register(m)?;
     open::register(m)?;
     integer_ids::register(m)?;

@@ -208,6 +208,30 @@ def test_retention_on_a_csv_file_loads_no_pandas(tmp_path, times) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+@pytest.mark.parametrize(
+    ("method", "want"),
+    [
+        (["leave-last-out"], (4, 2)),
+        (["temporal", "--cutoff", "3"], (2, 4)),
+        (["ratio", "--test-fraction", "0.5"], (2, 4)),
+        (["random", "--test-fraction", "0.5", "--seed", "0"], (2, 4)),
+    ],
+)
+def test_split_of_a_csv_file_loads_no_pandas(tmp_path, method, want) -> None:
+    # the rows of each part taken by Arrow positions (pa.array of a NumPy mask or of
+    # positions imports pandas)
+    log = tmp_path / "log.csv"
+    log.write_text("user,item,timestamp\n1,10,1\n1,11,2\n1,12,4\n2,10,3\n2,13,5\n2,14,6\n")
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    args = ["--method", *method, "-o", str(train), "-O", str(test)]
+    done = _run(_MAIN, "split", str(log), *args)
+    assert done.returncode == 0, done.stderr
+    rows = [len(p.read_text().splitlines()) - 1 for p in (train, test)]
+    assert tuple(rows) == want
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 def test_the_check_sees_a_loaded_package() -> None:
     # the test above can fail: a command line that loads everything shows in the list
     # (a command named after the first argument loads every command)

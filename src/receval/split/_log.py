@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import format_values
 from ..data import io
+from ..data._arrow import arrow_integers
 from ..data._encode import factorize
 from ..data._open import arrow_input, check_file
 from ..exceptions import InvalidParameterError
@@ -53,7 +54,7 @@ class Log:
             return self.frame.iloc[rows]
         if self.kind == "polars":
             return self.frame[rows]
-        return self.frame.take(rows)
+        return self.frame.take(arrow_integers(rows))  # pa.array would import pandas
 
     def sorted_user_codes(self) -> np.ndarray:
         """The rank of each user's id among the ids sorted (the seeded streams draw

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data._arrow import is_arrow
+from ..data._arrow import arrow_integers, is_arrow
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import arrow_input
 from ..data._strings import strings_to_numpy
@@ -155,7 +155,8 @@ class _Parts:
             self.items[2].add(items)
         for k, mask in enumerate(masks):
             if mask.any():
-                self.writers[k].write_table(table.filter(pa.array(mask)))
+                # the rows as Arrow positions: pa.array of the mask would import pandas
+                self.writers[k].write_table(table.take(arrow_integers(np.flatnonzero(mask))))
                 self.users[k].add(users[mask])
                 if items is not None:
                     self.items[k].add(items[mask])

@@ -263,12 +263,13 @@ def _cast_instants(arr: Any, unit: str) -> np.ndarray:
         return cast(arr, "UTC")
     except pa.ArrowInvalid:
         pass
-    with_offset = to_numpy(pc.match_substring_regex(arr, _OFFSET_RE))
+    offsets = pc.match_substring_regex(arr, _OFFSET_RE)
+    with_offset = to_numpy(offsets)
     if with_offset.all() or not with_offset.any():
         raise pa.ArrowInvalid("unparsable")
     out = np.empty(len(arr), dtype=np.int64)
-    out[with_offset] = cast(arr.filter(pa.array(with_offset)), "UTC")
-    out[~with_offset] = cast(arr.filter(pa.array(~with_offset)), None)
+    out[with_offset] = cast(arr.filter(offsets), "UTC")
+    out[~with_offset] = cast(arr.filter(pc.invert(offsets)), None)
     return out
 
 

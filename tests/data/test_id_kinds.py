@@ -781,6 +781,39 @@ def test_categorical_users_grouped_in_runs_read_one_index_a_run(
     assert looked_up == [300]
 
 
+def test_polars_categorical_users_number_anew_only_the_first_row_of_each_run(
+    monkeypatch: Any,
+) -> None:
+    # the runs are found on polars' own codes; the codes of their first rows alone
+    # are numbered anew (not every row's, as for items)
+    import polars as pl
+
+    sizes: list[int] = []
+    real = compiled().used_categories
+
+    def spy(values: Any, *args: Any) -> Any:
+        sizes.append(len(values))
+        return real(values, *args)
+
+    monkeypatch.setattr(compiled(), "used_categories", spy)
+    # codes past those of other columns, in a range wider than 4 codes a run but not
+    # than 4 a row (which bounds the codes numbered anew)
+    pl.Series([f"other-{i}" for i in range(1500)]).cast(pl.Categorical)
+    users, items, scores, _ = _ids(k=200, seed=5)  # 8000 rows: codes below 33,024 numbered
+    users[:200], items[:200] = users[-1], items[:200] + 10**6  # a user in two runs
+    names = np.char.add("heads-", users.astype(str))  # new to the mapping: codes past 1500
+    frame = pl.DataFrame({"user": names, "item": items, "score": scores})
+    categorical = frame.with_columns(pl.col("user").cast(pl.Categorical))
+    n_runs = int(np.count_nonzero(users[1:] != users[:-1])) + 1
+    top = int(categorical["user"].to_physical().max())
+    assert 4 * n_runs + 1024 < top < 4 * len(users) + 1024
+    run = receval.Run.from_frame(categorical)
+    assert sizes == [n_runs]
+    want = receval.Run.from_frame(frame)
+    assert run.user_ids.tolist() == want.user_ids.tolist()
+    assert run.to_dict() == want.to_dict()
+
+
 def test_categorical_users_with_a_null_category_count_its_rows() -> None:
     # a null category held by runs of rows: every row counted, as without runs
     column = pa.DictionaryArray.from_arrays(

@@ -342,13 +342,14 @@ def _polars_arrow(col: Any) -> Any:
     return table.column(0)
 
 
-def _polars_dictionary(col: Any, dtype: Any) -> IdColumn:
+def _polars_dictionary(col: Any, dtype: Any, rows: int | None = None) -> IdColumn:
     """A polars ``Categorical`` or ``Enum`` column as an Arrow dictionary array of
     its codes and its categories, no value built per row: an Enum's categories as
     declared; a Categorical's mapping may hold any number of strings of the
     process, so the codes some row holds are numbered anew by the core, ascending
-    (``dense``), each category read once (by polars, from one of its rows);
-    ``dtype``: the column's."""
+    (``dense``), each category read once (by polars, from one of its rows), where
+    the range of codes is not far wider than ``rows`` (the column's, or those of
+    the column whose runs ``col`` heads); ``dtype``: the column's."""
     import polars as pl
     import pyarrow as pa
 
@@ -362,7 +363,8 @@ def _polars_dictionary(col: Any, dtype: Any) -> IdColumn:
     physical = codes.to_numpy() if codes.null_count() == 0 else None
     top = int(physical.max()) if physical is not None and len(physical) else -1
     n = len(codes)
-    if physical is not None and top < 2**31 - 1 and top < 4 * n + 1024 and n < 2**32 - 1:
+    wide = 4 * (n if rows is None else rows) + 1024  # the most codes numbered anew
+    if physical is not None and top < 2**31 - 1 and top < wide and n < 2**32 - 1:
         dense, rows = compiled().used_categories(physical, top + 1, num_threads())
         values = col.gather(rows).cast(pl.String).to_arrow()
         arr = pa.DictionaryArray.from_arrays(dense, values, safe=False)  # dense: in range
@@ -528,6 +530,28 @@ def _group_dictionary(column: IdColumn, func: str) -> tuple[np.ndarray, np.ndarr
     # the heads of runs: codes as any other indices (a user may head two runs)
     heads_column = IdColumn(runs, distinct=column.distinct)
     codes, ids = _factorize_dictionary(runs, "users", func, False, heads_column)
+    return _grouped_runs(starts, codes, ids)
+
+
+def _group_polars_categorical(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, Any] | None:
+    """:func:`group_users` of a polars ``Categorical`` column by the runs of its
+    physical codes: only the first row of each run is numbered anew and read (where
+    :func:`_polars_dictionary` numbers every row's code anew, as a column of items
+    needs); None for other columns and for nulls."""
+    if type(users).__module__.partition(".")[0] != "polars":
+        return None
+    import polars as pl
+
+    from .._kernels import compiled
+
+    if not isinstance(users, pl.Series) or not isinstance(_polars_dtype(users), pl.Categorical):
+        return None
+    physical = users.to_physical()
+    if physical.null_count():
+        return None
+    starts, _ = compiled().runs(physical.to_numpy())
+    heads = _polars_dictionary(users.gather(starts[:-1]), _polars_dtype(users), len(users))
+    codes, ids = encode_ids(heads, "users", func)
     return _grouped_runs(starts, codes, ids)
 
 
@@ -748,6 +772,9 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, Any]:
     if runs is not None:
         offsets, ids = runs
         return offsets, np.empty(0, dtype=np.int64), ids
+    by_runs = _group_polars_categorical(users, func)
+    if by_runs is not None:
+        return by_runs
     column = _column(users)
     string_runs_of = string_runs(column.array)
     by_runs = None if string_runs_of is None else _grouped_runs(*string_runs_of)

@@ -194,6 +194,24 @@ def test_ctr_on_files_loads_no_pandas(tmp_path, fmt, users) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_ctr_with_labels_of_words_loads_no_pandas(tmp_path, fmt) -> None:
+    # labels of words decoded by the core (Arrow's conversion of strings imports pandas)
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    table = pa.table({"click": ["yes", "no", "no", "yes"], "score": [0.9, 0.2, 0.4, 0.3]})
+    path = tmp_path / f"log.{fmt}"
+    (pq.write_table if fmt == "parquet" else pcsv.write_csv)(table, path)
+    done = _run(_MAIN, "ctr", str(path), "--label", "click", "--score", "score", "-m", "auc",
+                "-f", "csv")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == ["score,0.75,4"]  # "yes" above "no" in 3 of 4
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 @pytest.mark.parametrize("times", ["1700000000", "2023-11-14T10:00:00"])
 def test_retention_on_a_csv_file_loads_no_pandas(tmp_path, times) -> None:
     # the times and their validity through their buffers (Arrow's to_numpy imports pandas)

@@ -306,6 +306,35 @@ def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
             assert got.tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize(
+    "values, kind",
+    [
+        (["b", "a", "b", "b", ""], pa.string()), (["x", "y", "x"], pa.large_string()),
+        (["a long id past twelve bytes", "b", "a long id past twelve bytes"], pa.string_view()),
+        ([b"\x00a", b"b", b"\x00a"], pa.binary()), ([b"a", b"a"], pa.large_binary()),
+        (["a", None, "b", "a"], pa.string()), ([None, None], pa.large_string()), ([], pa.string()),
+        ([3, None, 7], pa.int64()), ([0.5, -0.0], pa.float32()), ([True, False], pa.bool_()),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("chunks", [1, 2])
+def test_strings_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
+    # strings and bytes coded by the core (Arrow's conversion imports pandas): the
+    # same values, each distinct one a single object; numbers as to_numpy gives them
+    from receval.data._strings import strings_to_numpy
+
+    cut = len(values) // 2
+    parts = [values] if chunks == 1 else [values[:cut], values[cut:]]
+    sliced = pa.array(values + values, kind).slice(len(values))  # an offset into a buffer
+    for arr in (pa.chunked_array(parts, kind), pa.array(values, kind), sliced):
+        got = strings_to_numpy(arr)
+        expected = arr.to_numpy(zero_copy_only=False)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        assert got.tolist() == expected.tolist() or got.dtype.kind == "f"
+        assert got.dtype.kind == "O" or np.array_equal(got, expected, equal_nan=True)
+        if got.dtype.kind == "O" and None not in values:
+            assert len({id(x) for x in got}) == len(set(values))
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_a_non_finite_score_is_found_wherever_its_list_lies(bad, tmp_path):
     # row groups of 23 rows: lists inside a group (ranked by the core, which checks

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arrow import is_arrow
+from ._arrow import is_arrow, to_numpy
 
 
 def is_arrow_string(kind: Any) -> bool:
@@ -105,32 +105,28 @@ def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
 
 
 def values_to_numpy(arr: Any) -> np.ndarray:
-    """The distinct values of an Arrow array as NumPy (strings as an object array)."""
+    """Distinct values of an Arrow array as NumPy: strings and bytes as an object array
+    (from ``to_pylist``: Arrow's own conversion imports pandas, a quarter of a
+    second, where it is installed), others as :func:`~receval.data._arrow.to_numpy`
+    gives them."""
     import pyarrow as pa
 
-    if is_view(arr.type):
-        arr = arr.cast(pa.large_string())
-    return strings_to_numpy(arr)
+    kind = arr.type
+    if is_arrow_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+        return np.array(arr.to_pylist(), dtype=object)
+    return to_numpy(arr)
 
 
 def strings_to_numpy(arr: Any) -> np.ndarray:
-    """An Arrow array as NumPy; strings become an object array.
-
-    Arrow converts strings through its pandas compatibility layer, which imports
-    pandas (a quarter of a second) when it is installed and costs most of a
-    millisecond a call: small arrays (a message's few ids), and arrays of fewer than
-    2**18 strings while pandas is not imported, are built from Python strings
-    instead, large ones (where the import is paid back) by Arrow.
-    """
-    import sys
-
-    import pyarrow as pa
-
-    if (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)) and (
-        len(arr) < 1 << 12 or (len(arr) < 1 << 18 and "pandas" not in sys.modules)
-    ):
-        return np.array(arr.to_pylist(), dtype=object)
-    result: np.ndarray = arr.to_numpy(zero_copy_only=False)
+    """An Arrow array (or chunked array) as NumPy, as its ``to_numpy(zero_copy_only=False)``
+    gives it but without pandas: strings and bytes as an object array, each distinct
+    value one Python object (the rows coded by the core, :func:`factorize_strings`;
+    with nulls, None at theirs), others as :func:`values_to_numpy` gives them."""
+    encoded = None if arr.null_count else factorize_strings(arr)
+    if encoded is None:
+        return values_to_numpy(arr)
+    codes, distinct = encoded
+    result: np.ndarray = values_to_numpy(distinct)[codes]
     return result
 
 

@@ -314,6 +314,8 @@ def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
         ([b"\x00a", b"b", b"\x00a"], pa.binary()), ([b"a", b"a"], pa.large_binary()),
         (["a", None, "b", "a"], pa.string()), ([None, None], pa.large_string()), ([], pa.string()),
         ([3, None, 7], pa.int64()), ([0.5, -0.0], pa.float32()), ([True, False], pa.bool_()),
+        # distinct values enough for Arrow's conversion where pandas is loaded
+        ([f"v{i % 4100}" for i in range(5000)], pa.string_view()),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("chunks", [1, 2])

@@ -107,12 +107,19 @@ def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
 def values_to_numpy(arr: Any) -> np.ndarray:
     """Distinct values of an Arrow array as NumPy: strings and bytes as an object array
     (from ``to_pylist``: Arrow's own conversion imports pandas, a quarter of a
-    second, where it is installed), others as :func:`~receval.data._arrow.to_numpy`
-    gives them."""
+    second, where it is installed; once pandas is loaded, by that conversion, faster
+    for many values), others as :func:`~receval.data._arrow.to_numpy` gives them."""
+    import sys
+
     import pyarrow as pa
 
     kind = arr.type
     if is_arrow_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+        if len(arr) >= 1 << 12 and "pandas" in sys.modules:
+            if is_view(kind):  # pyarrow 14 converts no string_view
+                arr = arr.cast(pa.large_string())
+            result: np.ndarray = arr.to_numpy(zero_copy_only=False)
+            return result
         return np.array(arr.to_pylist(), dtype=object)
     return to_numpy(arr)
 

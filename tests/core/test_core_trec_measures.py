@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import receval
 from receval._kernels import codes as core_codes
 from receval._kernels import compiled
-from receval.data._encode import lookup
+from receval.data._lookup import lookup
 from tests.oracles import trec_measures as oracle
 
 codes = core_codes()

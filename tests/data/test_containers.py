@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from receval import Qrels, Run, evaluate
 from receval.data import _encode, _int_ids
-from receval.data._encode import factorize, int_runs, lookup
+from receval.data._encode import factorize, int_runs
+from receval.data._lookup import lookup
 from receval.exceptions import InputValidationError
 
 # ---------------------------------------------------------------- shared data

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from receval.data._encode import distinct_ints, isin_ints
+from receval.data._lookup import distinct_ints, isin_ints
 
 KEYS = st.lists(st.integers(-(2**62), 2**62) | st.integers(-3, 3), max_size=60)
 

@@ -21,6 +21,7 @@ from receval import InputValidationError, Run
 from receval._kernels import compiled
 from receval.data import _int_ids
 from receval.data._encode import factorize
+from receval.data._lookup import lookup
 from receval.data._strings import large_strings
 
 pl = pytest.importorskip("polars")
@@ -1032,7 +1033,7 @@ def test_numpy_str_and_bytes_ids_are_encoded_whole(kind, ids):
     assert long_uniques.tolist() == list(first)
     for values in (arr, np.concatenate([arr] * 1100)):  # the dict, then Arrow (2**18 ids)
         # the ids looked up among the distinct ids but the first
-        found = _encode.lookup(values, uniques[1:])
+        found = lookup(values, uniques[1:])
         assert found.tolist() == [c - 1 for c in want * (len(values) // max(len(arr), 1))]
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import receval
 from receval import Qrels, Run
 from receval._kernels import compiled
-from receval.data._encode import lookup
+from receval.data._lookup import lookup
 from receval.data._strings import lookup_strings
 
 # each kind: a list of str -> a column of that kind whose ids are read from Arrow strings

@@ -172,7 +172,7 @@ def test_native_reader_names_a_missing_file(tmp_path):
 @pytest.mark.parametrize("seed", range(20))
 def test_small_lookup_equals_the_arrow_lookup(monkeypatch, seed):
     """String ids (and int ids against string ids, compared as decimal strings)."""
-    from receval.data import _encode
+    from receval.data import _lookup
 
     rng = np.random.default_rng(seed)
 
@@ -183,10 +183,10 @@ def test_small_lookup_equals_the_arrow_lookup(monkeypatch, seed):
 
     kinds = [("str", "str"), ("int", "str"), ("str", "int")][seed % 3]
     values, dictionary = ids(30, kinds[0]), ids(int(rng.integers(1, 9)), kinds[1])
-    small = _encode.lookup(values, dictionary)
-    monkeypatch.setattr(_encode, "_lookup_small", lambda v, d: None)
-    monkeypatch.setattr(_encode, "lookup_strings", lambda v, d: None)
-    assert np.array_equal(small, _encode.lookup(values, dictionary))
+    small = _lookup.lookup(values, dictionary)
+    monkeypatch.setattr(_lookup, "_lookup_small", lambda v, d: None)
+    monkeypatch.setattr(_lookup, "lookup_strings", lambda v, d: None)
+    assert np.array_equal(small, _lookup.lookup(values, dictionary))
 
 
 def test_grouped_ids_stand_for_their_codes():

@@ -11,7 +11,7 @@ import numpy as np
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
 from ._arrow import is_arrow, to_numpy
-from ._int_ids import DENSE_RANGE_FACTOR, core_ids, factorize_ints
+from ._int_ids import core_ids, factorize_ints
 from ._strings import (
     factorize_strings,
     ids_to_numpy,
@@ -19,10 +19,8 @@ from ._strings import (
     is_view,
     kept_ids,
     large_strings,
-    lookup_strings,
     string_buffers,
     string_runs,
-    to_arrow,
     values_to_numpy,
 )
 
@@ -561,142 +559,6 @@ def _grouped_runs(bounds: Any, codes: Any, ids: Any) -> tuple[np.ndarray, np.nda
         return bounds, np.empty(0, dtype=np.int64), ids
     grouped, rows = group_rows(np.repeat(codes, np.diff(bounds)), len(ids))
     return grouped, rows, ids
-
-
-def distinct_ints(keys: np.ndarray) -> np.ndarray:
-    """The distinct integer ``keys``, ascending: ``np.unique(keys)`` by one sort.
-
-    NumPy 2.3+ finds the distinct values of an integer array by hashing, which on
-    wide int64 keys (pairs packed as ``user * n_items + item``) takes 40 times as
-    long as a sort (0.6 s against 0.015 s for a million keys); the sort is the
-    core's where NumPy's is slow (:func:`receval._kernels.sort_numbers`).
-    """
-    from .._kernels import sort_numbers
-
-    s = np.array(keys).ravel()  # a copy, sorted in place
-    sort_numbers(s)
-    if s.size == 0:
-        return s
-    keep = np.empty(s.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
-    return s[keep]
-
-
-def isin_ints(values: np.ndarray, test: np.ndarray) -> np.ndarray:
-    """``np.isin(values, test)`` for integer arrays, by a sort and a binary search
-    (``np.isin`` hashes, as ``np.unique`` does: see :func:`distinct_ints`)."""
-    table = distinct_ints(test)
-    values = np.asarray(values)
-    if table.size == 0:
-        return np.zeros(values.shape, dtype=bool)
-    pos = np.minimum(np.searchsorted(table, values), table.size - 1)
-    result: np.ndarray = table[pos] == values
-    return result
-
-
-def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
-    """Index of each of ``values`` in ``dictionary`` (distinct ids), or -1 if absent.
-
-    Integer ids on both sides use a sorted search; otherwise both sides are
-    compared as strings through Arrow's hash table (an int id 7 and a string id
-    "7" are the same id, as in TREC files, where every id is a string).
-    """
-    if len(values) == 0:
-        return np.empty(0, dtype=np.int32)
-    if len(dictionary) == 0:
-        return np.full(len(values), -1, dtype=np.int32)
-    if {values.dtype.kind, dictionary.dtype.kind} == {"i", "u"}:
-        return _lookup_mixed_sign(values, dictionary)
-    if values.dtype.kind in "iu" and dictionary.dtype.kind in "iu":
-        lo = int(dictionary.min())
-        span = int(dictionary.max()) - lo + 1
-        if span <= DENSE_RANGE_FACTOR * (len(values) + len(dictionary)) + 1024 and (
-            np.uint64 not in (values.dtype, dictionary.dtype)  # may not fit in int64
-        ):
-            # direct-address table over the dictionary's range
-            table = np.full(span, -1, dtype=np.int32)
-            table[dictionary.astype(np.int64) - lo] = np.arange(len(dictionary), dtype=np.int32)
-            shifted = values.astype(np.int64) - lo
-            inside = (shifted >= 0) & (shifted < span)
-            return np.where(inside, table[np.where(inside, shifted, 0)], -1).astype(np.int32)
-        order = np.argsort(dictionary, kind="stable")
-        ordered = dictionary[order]
-        pos = np.searchsorted(ordered, values)
-        pos_c = np.minimum(pos, len(ordered) - 1)
-        found = ordered[pos_c] == values
-        return np.where(found, order[pos_c], -1).astype(np.int32)
-    if values.dtype.kind == "O" and dictionary.dtype.kind == "O":
-        found = lookup_strings(values, dictionary)
-        if found is not None:
-            return found
-    small = len(values) + len(dictionary) < 1 << 18
-    if small and values.dtype.kind in "OUiu" and dictionary.dtype.kind in "OUiu":
-        found = _lookup_small(values, dictionary)
-        if found is not None:
-            return found
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def as_strings(x: np.ndarray) -> pa.Array:
-        arr = to_arrow(x)
-        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-            arr = pc.cast(arr, pa.string())
-        return arr
-
-    idx = pc.index_in(as_strings(values), value_set=as_strings(dictionary))
-    result: np.ndarray = to_numpy(idx.fill_null(-1)).astype(np.int32)
-    return result
-
-
-def lookup_ids(values: Any, dictionary: Any) -> np.ndarray:
-    """:func:`lookup` of distinct ids as :func:`encode_ids` gives them: string ids
-    kept as Arrow arrays on both sides by the core over their buffers, others as
-    NumPy."""
-    found = lookup_strings(values, dictionary)
-    if found is None:
-        found = lookup(ids_to_numpy(values), ids_to_numpy(dictionary))
-    return found
-
-
-def _lookup_small(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:
-    """:func:`lookup` of a few string (or int and string) ids through a Python dict,
-    as Arrow compares them (ints as their decimal strings); None for other ids.
-    Arrow's arrays built from Python objects import pandas (a quarter of a second)."""
-
-    def keys(x: np.ndarray) -> list[str] | None:
-        out = [v if type(v) is str else str(v) if type(v) is int else None for v in x.tolist()]
-        return None if None in out else out  # type: ignore[return-value]
-
-    ks, vs = keys(dictionary), keys(values)
-    if ks is None or vs is None:
-        return None
-    position: dict[str, int] = {}
-    for i, k in enumerate(ks):
-        position.setdefault(k, i)  # the first of equal ids, as Arrow's index_in
-    return np.array([position.get(k, -1) for k in vs], dtype=np.int32)
-
-
-def _lookup_mixed_sign(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
-    """:func:`lookup` of signed ids in unsigned ones or the reverse, compared by value.
-
-    NumPy compares int64 with uint64 through float64, which merges ids that differ
-    below 2**-53 of their size (hashed ids). An unsigned id from 2**63 on equals no
-    signed one, and a negative signed id no unsigned one; every other id is compared
-    in the unsigned type, exactly.
-    """
-    out = np.full(len(values), -1, dtype=np.int32)
-    if values.dtype.kind == "u":
-        fits = values <= np.iinfo(np.int64).max
-        if fits.any():
-            out[fits] = lookup(values[fits].astype(np.int64), dictionary.astype(np.int64))
-            # a negative dictionary id cannot equal an unsigned value: the cast above keeps it
-            # negative, so it matches nothing
-        return out
-    fits = values >= 0
-    if fits.any():
-        out[fits] = lookup(values[fits].astype(np.uint64), dictionary.astype(np.uint64))
-    return out
 
 
 def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:

@@ -19,7 +19,8 @@ from .._kernels import compiled, num_threads
 from ..exceptions import InputValidationError
 from . import io
 from ._columns import read_qrels, read_run
-from ._encode import encode_ids, group_users, lookup_ids, string_order
+from ._encode import encode_ids, group_users, string_order
+from ._lookup import lookup_ids
 from ._strings import ids_to_numpy, take_ids
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._kernels import compiled
 from ..exceptions import InvalidParameterError
-from ._encode import lookup
+from ._lookup import lookup
 from ._ranked import Qrels, Run
 
 __all__ = ["Masked", "MaskingSummary", "SeenItems", "as_seen", "check_declaration"]

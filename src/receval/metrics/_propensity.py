@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import factorize, lookup
+from ..data._encode import factorize
+from ..data._lookup import lookup
 from ..data._ranked import Qrels, Run
 from ..data.io import frame_columns, is_frame
 from ..exceptions import InputValidationError, InvalidParameterError

@@ -34,7 +34,7 @@ def long_tail_curves(
         head (the shortest prefix holding ``head_share`` of the popularity, as
         the popularity-bias metrics split it).
     """
-    from ..data._encode import lookup
+    from ..data._lookup import lookup
     from ..metrics.beyond.lists import as_run, check_k, item_exposure
     from ..metrics.beyond.popularity_table import as_popularity, check_head_share
 

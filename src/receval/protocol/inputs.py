@@ -20,7 +20,8 @@ import numpy as np
 from .. import _validation as v
 from ..data import io
 from ..data._arrow import is_arrow, to_numpy
-from ..data._encode import distinct_ints, factorize, join_ids, lookup
+from ..data._encode import factorize, join_ids
+from ..data._lookup import distinct_ints, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
 from ..data._strings import to_arrow

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data._encode import distinct_ints, lookup
+from ..data._lookup import distinct_ints, lookup
 from .inputs import Rows, id_kind, in_sorted
 from .report import Finding, counted, example_value
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..conventions import FIELDS, Conventions
-from ..data._encode import distinct_ints, lookup, lookup_ids
+from ..data._lookup import distinct_ints, lookup, lookup_ids
 from ..data._ranked import Qrels, Run
 from ..data._strings import ids_to_numpy
 from ..data.seen import MaskingSummary, SeenItems, as_seen

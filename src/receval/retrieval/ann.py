@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import lookup
+from ..data._lookup import lookup
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from ..ranking.values import as_run

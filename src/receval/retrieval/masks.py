@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import lookup
+from ..data._lookup import lookup
 from ..exceptions import InputValidationError
 
 __all__ = ["ItemLists", "candidate_lists", "excluded_lists", "item_lists"]

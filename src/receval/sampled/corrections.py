@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._encode import isin_ints
+from ..data._lookup import isin_ints
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError
 from ..registry import ranking_spec

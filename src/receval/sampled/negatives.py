@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._encode import factorize, isin_ints, lookup
+from ..data._encode import factorize
+from ..data._lookup import isin_ints, lookup
 from ..data._ranked import Qrels, Run, as_qrels
 from ..exceptions import InputValidationError, InvalidParameterError
 

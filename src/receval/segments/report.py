@@ -127,7 +127,8 @@ def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np
 def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Segment code of each user of ``report`` (-1: none) and the segment labels."""
     from .. import _validation as v
-    from ..data._encode import factorize, lookup
+    from ..data._encode import factorize
+    from ..data._lookup import lookup
     from ..data.io import frame_columns, is_frame
 
     users = report.users

@@ -14,7 +14,8 @@ import numpy as np
 
 from ... import _validation as v
 from ..._kernels import compiled
-from ...data._encode import factorize, lookup
+from ...data._encode import factorize
+from ...data._lookup import lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError
 from .lists import (

@@ -16,7 +16,8 @@ import numpy as np
 from ... import _validation as v
 from ..._kernels import compiled
 from ...data import io
-from ...data._encode import factorize, ids_as_given, lookup
+from ...data._encode import factorize, ids_as_given
+from ...data._lookup import lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import read_log

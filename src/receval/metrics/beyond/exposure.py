@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ...data._encode import factorize, lookup
+from ...data._encode import factorize
+from ...data._lookup import lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import block_means, list_positions
@@ -72,7 +73,7 @@ def as_samples(run: Any, func: str) -> list[Run]:
 def pool_ids(base: np.ndarray, parts: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
     """Ids of several dictionaries in one: ``base`` first, then each new id of ``parts``
     in order; per part, the pooled code of each of its ids (ids matched as by
-    :func:`~receval.data._encode.lookup`: an int and a str of the same spelling agree)."""
+    :func:`~receval.data._lookup.lookup`: an int and a str of the same spelling agree)."""
     pooled = np.asarray(base, dtype=object)
     codes = []
     for ids in parts:

@@ -18,7 +18,8 @@ import numpy as np
 
 from ... import _validation as v
 from ...data import io
-from ...data._encode import distinct_ints, factorize, lookup
+from ...data._encode import factorize
+from ...data._lookup import distinct_ints, lookup
 from ...data._ranked import Qrels, Run
 from ...exceptions import InputValidationError
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ...data._encode import isin_ints
+from ...data._lookup import isin_ints
 from ...data._ranked import as_qrels
 from .history import codes_in, pair_grades, run_user_codes, top_rows
 from .lists import MeanOverUsers, RunLike, as_run, check_k, document, mean_over_users, n_empty_lists

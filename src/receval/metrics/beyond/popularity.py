@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ...data._encode import isin_ints, lookup
+from ...data._lookup import isin_ints, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import UndefinedMetricWarning
 from .history import top_rows

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
-from ...data._encode import factorize, lookup
+from ...data._encode import factorize
+from ...data._lookup import lookup
 from ...data._ranked import Qrels, Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import block_means, read_log, run_user_codes, top_k_mask

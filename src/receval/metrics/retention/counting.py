@@ -23,7 +23,8 @@ import numpy as np
 
 from ... import _validation as v
 from ...data import io
-from ...data._encode import factorize, lookup
+from ...data._encode import factorize
+from ...data._lookup import lookup
 from ...exceptions import InputValidationError, InvalidParameterError
 from .state import PERIODS, TIME_KINDS, UNITS, RetentionState
 from .times import (

@@ -81,7 +81,8 @@ class _UserCodes:
 
     def of_rows(self, users: Any) -> np.ndarray:
         """The code of each row's user."""
-        from ...data._encode import factorize, lookup
+        from ...data._encode import factorize
+        from ...data._lookup import lookup
 
         local, uniques = factorize(users, "user", FUNC)
         uniques = np.asarray(uniques)

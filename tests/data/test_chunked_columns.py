@@ -281,6 +281,15 @@ def test_arrow_integers_are_numpy_values_over_the_same_memory(dtype):
         _arrow.numbers_view(pa.array(["1"]))
 
 
+def _arrow_forms(values: list, kind: pa.DataType, chunks: int) -> list:
+    """``values`` as a chunked array (of ``chunks`` chunks), as one array, and as a
+    slice at an offset into a buffer."""
+    cut = len(values) // 2
+    parts = [values] if chunks == 1 else [values[:cut], values[cut:]]
+    sliced = pa.array(values + values, kind).slice(len(values))
+    return [pa.chunked_array(parts, kind), pa.array(values, kind), sliced]
+
+
 @pytest.mark.parametrize(
     "values, kind",
     [
@@ -294,10 +303,7 @@ def test_arrow_integers_are_numpy_values_over_the_same_memory(dtype):
 def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
     # numbers and booleans through their buffers (Arrow's to_numpy imports pandas);
     # the same dtype and values as Arrow's conversion, nulls NaN
-    cut = len(values) // 2
-    parts = [values] if chunks == 1 else [values[:cut], values[cut:]]
-    sliced = pa.array(values + values, kind).slice(len(values))  # an offset into a buffer
-    for arr in (pa.chunked_array(parts, kind), pa.array(values, kind), sliced):
+    for arr in _arrow_forms(values, kind, chunks):
         got, expected = _arrow.to_numpy(arr), arr.to_numpy(zero_copy_only=False)
         assert got.dtype == expected.dtype and got.shape == expected.shape
         assert got.flags.writeable == expected.flags.writeable  # a copy where Arrow copies
@@ -324,10 +330,7 @@ def test_strings_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, c
     # same values, each distinct one a single object; numbers as to_numpy gives them
     from receval.data._strings import strings_to_numpy
 
-    cut = len(values) // 2
-    parts = [values] if chunks == 1 else [values[:cut], values[cut:]]
-    sliced = pa.array(values + values, kind).slice(len(values))  # an offset into a buffer
-    for arr in (pa.chunked_array(parts, kind), pa.array(values, kind), sliced):
+    for arr in _arrow_forms(values, kind, chunks):
         got = strings_to_numpy(arr)
         expected = arr.to_numpy(zero_copy_only=False)
         assert got.dtype == expected.dtype and got.shape == expected.shape

@@ -340,14 +340,14 @@ def _polars_arrow(col: Any) -> Any:
     return table.column(0)
 
 
-def _polars_dictionary(col: Any, dtype: Any, rows: int | None = None) -> IdColumn:
+def _polars_dictionary(col: Any, dtype: Any, column_rows: int | None = None) -> IdColumn:
     """A polars ``Categorical`` or ``Enum`` column as an Arrow dictionary array of
     its codes and its categories, no value built per row: an Enum's categories as
     declared; a Categorical's mapping may hold any number of strings of the
     process, so the codes some row holds are numbered anew by the core, ascending
     (``dense``), each category read once (by polars, from one of its rows), where
-    the range of codes is not far wider than ``rows`` (the column's, or those of
-    the column whose runs ``col`` heads); ``dtype``: the column's."""
+    the range of codes is not far wider than ``column_rows`` (the column's, or
+    those of the column whose runs ``col`` heads); ``dtype``: the column's."""
     import polars as pl
     import pyarrow as pa
 
@@ -361,7 +361,7 @@ def _polars_dictionary(col: Any, dtype: Any, rows: int | None = None) -> IdColum
     physical = codes.to_numpy() if codes.null_count() == 0 else None
     top = int(physical.max()) if physical is not None and len(physical) else -1
     n = len(codes)
-    wide = 4 * (n if rows is None else rows) + 1024  # the most codes numbered anew
+    wide = 4 * (n if column_rows is None else column_rows) + 1024  # the most numbered anew
     if physical is not None and top < 2**31 - 1 and top < wide and n < 2**32 - 1:
         dense, rows = compiled().used_categories(physical, top + 1, num_threads())
         values = col.gather(rows).cast(pl.String).to_arrow()
@@ -542,13 +542,14 @@ def _group_polars_categorical(users: Any, func: str) -> tuple[np.ndarray, np.nda
 
     from .._kernels import compiled
 
-    if not isinstance(users, pl.Series) or not isinstance(_polars_dtype(users), pl.Categorical):
+    dtype = _polars_dtype(users) if isinstance(users, pl.Series) else None
+    if not isinstance(dtype, pl.Categorical):
         return None
     physical = users.to_physical()
     if physical.null_count():
         return None
     starts, _ = compiled().runs(physical.to_numpy())
-    heads = _polars_dictionary(users.gather(starts[:-1]), _polars_dtype(users), len(users))
+    heads = _polars_dictionary(users.gather(starts[:-1]), dtype, len(users))
     codes, ids = encode_ids(heads, "users", func)
     return _grouped_runs(starts, codes, ids)
 

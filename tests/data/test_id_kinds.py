@@ -38,6 +38,19 @@ def _ids(n_users: int = 40, k: int = 12, seed: int = 0) -> tuple[np.ndarray, ...
     return users, items, scores, judged
 
 
+def _core_calls(monkeypatch: Any, name: str) -> list[tuple[Any, ...]]:
+    """The arguments of every call of the core's ``name`` from now on (each call made)."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(compiled(), name)
+
+    def spy(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(compiled(), name, spy)
+    return calls
+
+
 def _pd(values: np.ndarray, dtype: Any) -> pd.Series:
     return pd.Series(values.astype(str), dtype=dtype)
 
@@ -170,16 +183,9 @@ def test_long_categorical_columns_renumbered_in_place_give_the_report_of_int64_i
     # a long column's indices are renumbered in place by the core (over the
     # dictionary's range, unused categories dropped), its users read as int32 runs
     monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 10)
-    calls: list[Any] = []
-    real = compiled().dense_codes_in_place
-
-    def spy(*args: Any) -> Any:
-        calls.append(args[0].dtype)
-        return real(*args)
-
-    monkeypatch.setattr(compiled(), "dense_codes_in_place", spy)
+    calls = _core_calls(monkeypatch, "dense_codes_in_place")
     _check_kind(kind, _ids(n_users=60, k=15, seed=3))
-    assert calls and all(dtype == np.int32 for dtype in calls)
+    assert calls and all(args[0].dtype == np.int32 for args in calls)
 
 
 @pytest.mark.parametrize(
@@ -248,16 +254,9 @@ def test_string_ids_build_no_python_object_per_row(kind: str) -> None:
 
 def test_a_chunked_polars_string_column_is_read_chunk_by_chunk(monkeypatch: Any) -> None:
     # its chunks go to the core as they lie (a Series' to_arrow joins them: a copy)
-    calls: list[int] = []
-    real = compiled().factorize_views
-
-    def spy(views: Any, *args: Any) -> Any:
-        calls.append(len(views))
-        return real(views, *args)
-
-    monkeypatch.setattr(compiled(), "factorize_views", spy)
+    calls = _core_calls(monkeypatch, "factorize_views")
     _check_kind("polars-string-chunked", _ids())
-    assert calls and all(n == 2 for n in calls)
+    assert calls and all(len(args[0]) == 2 for args in calls)  # the views of two chunks
 
 
 def _expected() -> tuple[Any, pd.DataFrame, pd.DataFrame]:
@@ -600,18 +599,11 @@ def test_a_run_ranks_the_renumbered_codes_of_polars_categorical_items_in_place(
     monkeypatch: Any,
 ) -> None:
     # no second array of item codes: the core ranks the codes it numbered anew
-    owned: list[bool] = []
-    real = compiled().rank_rows
-
-    def spy(*args: Any) -> Any:
-        owned.append(args[5])  # own_items
-        return real(*args)
-
-    monkeypatch.setattr(compiled(), "rank_rows", spy)
+    calls = _core_calls(monkeypatch, "rank_rows")
     users, items, scores, _ = _ids(seed=4)
     frame = pl.DataFrame({"user": users, "item": items.astype(str), "score": scores})
     run = receval.Run.from_frame(frame.with_columns(pl.col("item").cast(pl.Categorical)))
-    assert owned == [True]
+    assert [args[5] for args in calls] == [True]  # own_items
     want = receval.Run.from_frame(frame)
     assert run.to_dict() == want.to_dict()
 
@@ -789,14 +781,7 @@ def test_polars_categorical_users_number_anew_only_the_first_row_of_each_run(
     # are numbered anew (not every row's, as for items)
     import polars as pl
 
-    sizes: list[int] = []
-    real = compiled().used_categories
-
-    def spy(values: Any, *args: Any) -> Any:
-        sizes.append(len(values))
-        return real(values, *args)
-
-    monkeypatch.setattr(compiled(), "used_categories", spy)
+    calls = _core_calls(monkeypatch, "used_categories")
     # codes past those of other columns, in a range wider than 4 codes a run but not
     # than 4 a row (which bounds the codes numbered anew)
     pl.Series([f"other-{i}" for i in range(1500)]).cast(pl.Categorical)
@@ -809,7 +794,7 @@ def test_polars_categorical_users_number_anew_only_the_first_row_of_each_run(
     top = int(categorical["user"].to_physical().max())
     assert 4 * n_runs + 1024 < top < 4 * len(users) + 1024
     run = receval.Run.from_frame(categorical)
-    assert sizes == [n_runs]
+    assert [len(args[0]) for args in calls] == [n_runs]
     want = receval.Run.from_frame(frame)
     assert run.user_ids.tolist() == want.user_ids.tolist()
     assert run.to_dict() == want.to_dict()

@@ -229,7 +229,7 @@ def encoding(rdf: Any, runs: int) -> list[str]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from receval.data._strings import factorize_strings
+    from receval.data._string_buffers import factorize_strings
 
     items = named(rdf)["item"]
     column = pa.array(items)

@@ -10,6 +10,7 @@ coercion against Typer's own on every option of every command.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import subprocess
@@ -208,6 +209,31 @@ def test_ctr_with_labels_of_words_loads_no_pandas(tmp_path, fmt) -> None:
                 "-f", "csv")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1:] == ["score,0.75,4"]  # "yes" above "no" in 3 of 4
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
+def test_rank_with_item_files_of_string_ids_loads_no_pandas(tmp_path) -> None:
+    # the catalogue's, popularity's and features' item ids decoded by the core
+    # (Arrow's conversion of strings imports pandas)
+    files = {
+        "q.csv": "user,item,grade\nu1,d1,1\nu2,d3,1\n",
+        "r.csv": "user,item,score\nu1,d1,0.9\nu1,d2,0.5\nu2,d3,0.8\nu2,d1,0.1\n",
+        "cat.csv": "item\nd1\nd2\nd3\nd4\n",
+        "pop.csv": "item,count\nd1,5\nd2,1\nd3,2\nd4,1\n",
+        "feat.csv": "item,f1,f2\nd1,0,1\nd2,1,0\nd3,1,1\nd4,0,0\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    at = {name: str(tmp_path / name) for name in files}
+    done = _run(_MAIN, "rank", "--qrels", at["q.csv"], "--run", at["r.csv"], "-m", "coverage",
+                "-m", "ils", "-m", "arp", "--catalog", at["cat.csv"], "--popularity",
+                at["pop.csv"], "--features", at["feat.csv"], "-f", "json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (values,) = json.loads(done.stdout)
+    # 3 of 4 items listed; cosines 0 (u1) and 1/sqrt(2) (u2); popularity (5+1)/2, (2+5)/2
+    assert values["coverage"] == 0.75 and values["arp"] == 3.25
+    assert values["ils"] == pytest.approx(0.5**0.5 / 2, rel=1e-15)
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert "pyarrow" in modules and "pandas" not in modules
 

@@ -2,6 +2,8 @@
 Parquet file) give the containers of one contiguous NumPy column: the same
 offsets, ids, codes, ranked lists and errors, wherever the chunks are cut."""
 
+import subprocess
+import sys
 from itertools import pairwise
 
 import numpy as np
@@ -312,6 +314,9 @@ def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
             assert got.tobytes() == expected.tobytes()
 
 
+_WORDS = pa.dictionary(pa.int8(), pa.string())
+
+
 @pytest.mark.parametrize(
     "values, kind",
     [
@@ -319,25 +324,47 @@ def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
         (["a long id past twelve bytes", "b", "a long id past twelve bytes"], pa.string_view()),
         ([b"\x00a", b"b", b"\x00a"], pa.binary()), ([b"a", b"a"], pa.large_binary()),
         (["a", None, "b", "a"], pa.string()), ([None, None], pa.large_string()), ([], pa.string()),
-        ([3, None, 7], pa.int64()), ([0.5, -0.0], pa.float32()), ([True, False], pa.bool_()),
+        (["yes", "no", "yes"], _WORDS), (["no", None], _WORDS), ([], _WORDS),
+        ([7, 3, 7], pa.dictionary(pa.int32(), pa.int64())),
         # distinct values enough for Arrow's conversion where pandas is loaded
         ([f"v{i % 4100}" for i in range(5000)], pa.string_view()),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("chunks", [1, 2])
-def test_strings_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
-    # strings and bytes coded by the core (Arrow's conversion imports pandas): the
-    # same values, each distinct one a single object; numbers as to_numpy gives them
-    from receval.data._strings import strings_to_numpy
-
+def test_to_numpy_of_strings_gives_what_arrows_own_conversion_gives(values, kind, chunks):
+    # strings and bytes coded by the core, dictionaries as their values (Arrow's
+    # conversion imports pandas): the dtype of Arrow's conversion and the values of
+    # the array (Arrow's conversion of a chunked dictionary array with nulls gives
+    # another chunk's value for a null), each distinct string one object (one a
+    # chunk's dictionary entry for dictionaries)
     for arr in _arrow_forms(values, kind, chunks):
-        got = strings_to_numpy(arr)
+        got = _arrow.to_numpy(arr)
         expected = arr.to_numpy(zero_copy_only=False)
         assert got.dtype == expected.dtype and got.shape == expected.shape
-        assert got.tolist() == expected.tolist() or got.dtype.kind == "f"
-        assert got.dtype.kind == "O" or np.array_equal(got, expected, equal_nan=True)
-        if got.dtype.kind == "O" and None not in values:
+        assert got.tolist() == arr.to_pylist()
+        if got.dtype.kind == "O" and None not in values and not pa.types.is_dictionary(kind):
             assert len({id(x) for x in got}) == len(set(values))
+
+
+def test_string_groups_of_a_scan_and_labels_from_arrow_load_no_pandas(tmp_path):
+    # the groups' ids checked for repeats and labels of words, each given as Arrow
+    # strings, reach NumPy through the core (Arrow's conversion imports pandas)
+    (tmp_path / "log.csv").write_text("u,y,p\nb,1,.9\nb,0,.2\na,0,.4\na,1,.3\nc,1,.5\nc,0,.1\n")
+    code = (
+        "import io, sys\n"
+        "import pyarrow.csv as pcsv\n"
+        "import receval as rv\n"
+        "s = rv.scan('log.csv', batch_rows=3)\n"  # groups cut at batch boundaries
+        "print(rv.gauc_score(s['y'], s['p'], groups=s['u']))\n"
+        "t = pcsv.read_csv(io.BytesIO(b'y,p\\nyes,.9\\nno,.2\\nyes,.8\\nno,.85\\n'))\n"
+        "print(rv.roc_auc_score(t.column('y'), t.column('p'), pos_label='yes'))\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # two of three users in order; three of four pairs
+    assert done.stdout.split() == [repr(2 / 3), "0.75", "False"]
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])

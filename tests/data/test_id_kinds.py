@@ -22,7 +22,7 @@ from receval._kernels import compiled
 from receval.data import _int_ids
 from receval.data._encode import factorize
 from receval.data._lookup import lookup
-from receval.data._strings import large_strings
+from receval.data._string_buffers import large_strings
 
 pl = pytest.importorskip("polars")
 

@@ -114,7 +114,7 @@ def read_impressions(
     by: str | None = None,
 ) -> Impressions:
     """Read the label, score, group, weight and segment columns of an impression log."""
-    from ..data._strings import strings_to_numpy
+    from ..data._arrow import to_numpy
     from ..data.io import read_table
 
     fmt = table_format(file_format, path, say)
@@ -124,7 +124,7 @@ def read_impressions(
         table = read_table(path, columns, command, fmt, id_columns=ids)
     return Impressions(
         n_rows=table.num_rows,
-        y_true=strings_to_numpy(table.column(label)),  # may be words (pos_label=...)
+        y_true=to_numpy(table.column(label)),  # may be words (pos_label=...)
         scores=[(col, column(table, col, "--score", path, fmt)) for col in score],
         groups=table.column(group).combine_chunks() if group else None,
         sample_weight=column(table, weight, "--weight", path, fmt) if weight else None,

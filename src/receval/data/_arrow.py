@@ -1,13 +1,15 @@
-"""NumPy views of Arrow arrays, and Arrow arrays over NumPy's memory, without
-pandas: pyarrow's ``to_numpy`` (even without a copy) and ``pa.array`` of a NumPy
-array import pandas (0.2 s, most of a short command's time), so the readers and
-encoders go through the arrays' buffers instead."""
+"""Arrow arrays as NumPy (views where they can be), and Arrow arrays over NumPy's
+memory, without pandas: pyarrow's ``to_numpy`` (even without a copy) and
+``pa.array`` of a NumPy array import pandas (0.2 s, most of a short command's
+time), so the readers and encoders go through the arrays' buffers instead."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from ._string_buffers import factorize_strings, is_arrow_text, is_view
 
 
 def is_arrow(x: Any) -> bool:
@@ -48,13 +50,32 @@ def numbers_view(arr: Any) -> np.ndarray:
 
 def to_numpy(arr: Any) -> np.ndarray:
     """An Arrow array or chunked array as NumPy, as its ``to_numpy(zero_copy_only=False)``
-    gives it: numbers without nulls as a view (read-only, no copy) where they are one
-    chunk, a new array where they are several; integers with nulls as float64 and
-    floats with nulls in their type, nulls NaN; booleans without nulls as ``bool``.
-    Without pandas for those (``to_numpy`` imports it); other types (strings,
-    booleans with nulls, ...) through ``to_numpy``."""
+    gives it, without pandas (which that conversion imports) for the types ids,
+    labels and scores come in: numbers without nulls as a view (read-only, no copy)
+    where they are one chunk, a new array where they are several; integers with
+    nulls as float64 and floats with nulls in their type, nulls NaN; booleans
+    without nulls as ``bool``; strings and bytes as an object array, each distinct
+    value one Python object (the rows coded by the compiled core; with nulls, from
+    ``to_pylist``, None at theirs); dictionary arrays without nulls as their values.
+    Other types (dates, booleans with nulls, ...) through Arrow's conversion.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> to_numpy(pa.chunked_array([["b", "a"], ["b"]])).tolist()
+    ['b', 'a', 'b']
+    >>> to_numpy(pa.array([3, None])).tolist()
+    [3.0, nan]
+    """
     import pyarrow as pa
 
+    if is_arrow_text(arr.type):  # the chunks hashed at once, into one table
+        encoded = None if arr.null_count else factorize_strings(arr)
+        if encoded is None:
+            return values_to_numpy(arr)
+        codes, distinct = encoded
+        strings: np.ndarray = values_to_numpy(distinct)[codes]
+        return strings
     if isinstance(arr, pa.ChunkedArray):
         if arr.num_chunks != 1:  # a new array, writable, as Arrow's conversion makes it
             parts = [to_numpy(chunk) for chunk in arr.chunks]
@@ -71,7 +92,30 @@ def to_numpy(arr: Any) -> np.ndarray:
         return np.array(filled)  # a copy, writable, as Arrow's conversion gives it
     if pa.types.is_boolean(kind) and not arr.null_count:  # bits: a new array, writable
         return np.array(numbers_view(arr.cast(pa.uint8())).view(np.bool_))
+    if pa.types.is_dictionary(kind) and not arr.null_count:
+        decoded: np.ndarray = to_numpy(arr.dictionary)[to_numpy(arr.indices)]
+        return decoded
     return np.asarray(arr.to_numpy(zero_copy_only=False))
+
+
+def values_to_numpy(arr: Any) -> np.ndarray:
+    """Distinct values of an Arrow array as NumPy: strings and bytes as an object array
+    (from ``to_pylist``: Arrow's own conversion imports pandas, a quarter of a
+    second, where it is installed; once pandas is loaded, by that conversion, faster
+    for many values), others as :func:`to_numpy` gives them."""
+    import sys
+
+    import pyarrow as pa
+
+    kind = arr.type
+    if not is_arrow_text(kind):
+        return to_numpy(arr)
+    if len(arr) >= 1 << 12 and "pandas" in sys.modules:
+        if is_view(kind):  # pyarrow 14 converts no string_view
+            arr = arr.cast(pa.large_string())
+        result: np.ndarray = arr.to_numpy(zero_copy_only=False)
+        return result
+    return np.array(arr.to_pylist(), dtype=object)
 
 
 def arrow_integers(values: np.ndarray) -> Any:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import check_has_columns
 from ._open import arrow_input
-from ._strings import large_strings
+from ._string_buffers import large_strings
 
 __all__ = ["read_csv"]
 

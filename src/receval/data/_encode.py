@@ -10,19 +10,16 @@ import numpy as np
 
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
-from ._arrow import is_arrow, to_numpy
+from ._arrow import is_arrow, to_numpy, values_to_numpy
 from ._int_ids import core_ids, factorize_ints
-from ._strings import (
+from ._string_buffers import (
     factorize_strings,
-    ids_to_numpy,
     is_arrow_string,
     is_view,
-    kept_ids,
     large_strings,
     string_buffers,
-    string_runs,
-    values_to_numpy,
 )
+from ._strings import ids_to_numpy, kept_ids, string_runs
 
 # the dtypes of polars categorical Series read so far (by the Series' id; its weak
 # reference tells that it is the same Series and drops the entry with it)

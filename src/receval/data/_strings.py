@@ -10,22 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ._arrow import is_arrow, to_numpy
-
-
-def is_arrow_string(kind: Any) -> bool:
-    """Whether an Arrow type holds strings (``string``, ``large_string``, ``string_view``)."""
-    import pyarrow as pa
-
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or is_view(kind))
-
-
-def is_view(kind: Any) -> bool:
-    """Whether an Arrow type is ``string_view`` (pyarrow 16 and later; older have none)."""
-    import pyarrow as pa
-
-    is_view = getattr(pa.types, "is_string_view", None)
-    return bool(is_view is not None and is_view(kind))
+from ._arrow import is_arrow, values_to_numpy
+from ._string_buffers import large_strings, string_buffers
 
 
 def to_arrow(values: Any) -> Any:
@@ -102,112 +88,6 @@ def lookup_strings(values: Any, dictionary: Any) -> np.ndarray | None:
     data = [d for parts in both if parts is not None for d in parts[2]]
     found = core.lookup_bytes(offsets, data, len(dictionary))
     return found
-
-
-def values_to_numpy(arr: Any) -> np.ndarray:
-    """Distinct values of an Arrow array as NumPy: strings and bytes as an object array
-    (from ``to_pylist``: Arrow's own conversion imports pandas, a quarter of a
-    second, where it is installed; once pandas is loaded, by that conversion, faster
-    for many values), others as :func:`~receval.data._arrow.to_numpy` gives them."""
-    import sys
-
-    import pyarrow as pa
-
-    kind = arr.type
-    if is_arrow_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
-        if len(arr) >= 1 << 12 and "pandas" in sys.modules:
-            if is_view(kind):  # pyarrow 14 converts no string_view
-                arr = arr.cast(pa.large_string())
-            result: np.ndarray = arr.to_numpy(zero_copy_only=False)
-            return result
-        return np.array(arr.to_pylist(), dtype=object)
-    return to_numpy(arr)
-
-
-def strings_to_numpy(arr: Any) -> np.ndarray:
-    """An Arrow array (or chunked array) as NumPy, as its ``to_numpy(zero_copy_only=False)``
-    gives it but without pandas: strings and bytes as an object array, each distinct
-    value one Python object (the rows coded by the core, :func:`factorize_strings`;
-    with nulls, None at theirs), others as :func:`values_to_numpy` gives them."""
-    encoded = None if arr.null_count else factorize_strings(arr)
-    if encoded is None:
-        return values_to_numpy(arr)
-    codes, distinct = encoded
-    result: np.ndarray = values_to_numpy(distinct)[codes]
-    return result
-
-
-def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
-    """Codes (in order of first appearance) of an Arrow string or binary array
-    (or chunked array) without nulls, and the distinct values (an Arrow array in
-    code order), hashed by the compiled core over each chunk's offsets (int32 or
-    int64, as the array holds them) and data, or its views (``string_view``),
-    never copied into one array (a long array looked up by every thread in one
-    table); None for other arrays or without the core."""
-    import pyarrow as pa
-
-    from .._kernels import compiled, num_threads
-
-    core = compiled()
-    parts = string_buffers(arr, binary=True)
-    if core is None or parts is None:
-        return None
-    view, first_parts, second_parts = parts
-    encode = core.factorize_views if view else core.factorize_bytes
-    codes, _, offsets, data = encode(first_parts, second_parts, num_threads())
-    binary = pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)
-    return codes, large_strings(offsets, data, pa.large_binary() if binary else None)
-
-
-def string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] | None:
-    """The buffers of each chunk of an Arrow string array (or chunked array; with
-    ``binary``, of binary arrays too) as the compiled core reads them: ``(True,
-    views, data buffers)`` for ``string_view``, ``(False, offsets, data)`` for the
-    others (int32 or int64 offsets, as the array holds them), each from the chunk's
-    first row; None for other arrays."""
-    import pyarrow as pa
-
-    kind = arr.type
-    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    if is_view(kind):
-        views, buffers = [], []
-        for chunk in chunks:
-            _, view_buffer, *data = chunk.buffers()
-            start, n = chunk.offset, len(chunk)
-            views.append(arrow_bytes(view_buffer)[16 * start : 16 * (start + n)])
-            buffers.append([arrow_bytes(b) for b in data])
-        return True, views, buffers
-    kinds = [pa.types.is_string, pa.types.is_large_string]
-    if binary:
-        kinds += [pa.types.is_binary, pa.types.is_large_binary]
-    if not any(is_kind(kind) for is_kind in kinds):
-        return None
-    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
-    offsets, data = [], []
-    for chunk in chunks:
-        _, offsets_buffer, data_buffer = chunk.buffers()
-        start, n = chunk.offset, len(chunk)
-        if offsets_buffer is None:  # an empty chunk may have no buffers
-            offsets_buffer = pa.py_buffer(np.zeros(1, np.int64 if wide else np.int32))
-            start, n = 0, 0
-        view = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
-        offsets.append(view[start : start + n + 1])
-        data.append(arrow_bytes(data_buffer))
-    return False, offsets, data
-
-
-def large_strings(offsets: np.ndarray, data: np.ndarray, kind: Any = None) -> Any:
-    """An Arrow ``large_string`` array (or ``kind``: ``large_binary``) of int64
-    ``offsets`` and UTF-8 ``data``."""
-    import pyarrow as pa
-
-    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    return pa.Array.from_buffers(kind or pa.large_string(), len(offsets) - 1, buffers)
-
-
-def arrow_bytes(buffer: Any) -> np.ndarray:
-    """An Arrow buffer as a NumPy view of its bytes (empty for no buffer)."""
-    return np.empty(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
 
 
 def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:

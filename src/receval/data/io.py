@@ -223,7 +223,7 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
         raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     from ._encode import EncodedIds
-    from ._strings import large_strings
+    from ._string_buffers import large_strings
 
     users = EncodedIds(user_codes, large_strings(*user_ids), offsets=user_offsets)
     return users, EncodedIds(items, large_strings(*item_ids)), values, tag

@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..data._arrow import arrow_integers, is_arrow
+from ..data._arrow import arrow_integers, is_arrow, to_numpy
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import arrow_input
-from ..data._strings import strings_to_numpy
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
 from ._order import cutoff_key, last_of_each, lerp, time_keys, time_unit, user_order
@@ -36,7 +35,7 @@ _DENSE_LIMIT = 1 << 24
 def _ids(values: Any) -> np.ndarray:
     """A batch's ids as NumPy (strings as an object array) for sorting and searching."""
     arr = column_array(values)
-    return strings_to_numpy(arr) if is_arrow(arr) else np.asarray(arr)
+    return to_numpy(arr) if is_arrow(arr) else np.asarray(arr)
 
 
 class _Distinct:

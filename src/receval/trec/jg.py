@@ -114,8 +114,8 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
     (['q1'], ['amy', 'bob'], {0: {'d1': 0, 'd2': 2}, 1: {'d1': 1}})
     """
     from ..data import io
+    from ..data._arrow import to_numpy
     from ..data._ranked import Qrels
-    from ..data._strings import strings_to_numpy as strings
 
     name = os.fspath(path)
     (queries, groups, docs, grades), lines = io.read_whitespace_table(path, 4, GROUP_FIELDS)
@@ -125,9 +125,9 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
             f"({GROUP_FIELDS})."
         )
     grade = io.parse_numbers(grades, path, lines, "grade", integer=True)
-    query_ids, query_code = np.unique(strings(queries), return_inverse=True)
-    group_names, group_code = np.unique(strings(groups), return_inverse=True)
-    doc_ids, doc_code = np.unique(strings(docs), return_inverse=True)
+    query_ids, query_code = np.unique(to_numpy(queries), return_inverse=True)
+    group_names, group_code = np.unique(to_numpy(groups), return_inverse=True)
+    doc_ids, doc_code = np.unique(to_numpy(docs), return_inverse=True)
     # a user per (query, group), sorted by query then group name (numpy orders str by
     # code point: the byte order of UTF-8, trec_eval's strcmp)
     pairs, pair_code = np.unique(

@@ -121,7 +121,7 @@ def read_prefs(path: str | os.PathLike[str], *, qrels: bool = False) -> Preferen
     (['d1', 'd2'], [2.0, 0.0])
     """
     from ..data import io
-    from ..data._strings import strings_to_numpy as strings
+    from ..data._arrow import to_numpy
 
     if qrels:
         (qids, groups, docs, levels), lines = io.read_whitespace_table(
@@ -140,9 +140,9 @@ def read_prefs(path: str | os.PathLike[str], *, qrels: bool = False) -> Preferen
             f"{levels[int(bad[0])].as_py()!r} is not a number."
         )
 
-    q = strings(qids)
-    g, d = strings(groups), strings(docs)
-    s = np.full(len(q), "0", dtype=object) if subgroups is None else strings(subgroups)
+    q = to_numpy(qids)
+    g, d = to_numpy(groups), to_numpy(docs)
+    s = np.full(len(q), "0", dtype=object) if subgroups is None else to_numpy(subgroups)
     names, first, inverse = np.unique(q, return_index=True, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[order], np.arange(len(names) + 1))

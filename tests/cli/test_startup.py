@@ -261,16 +261,25 @@ def test_retention_on_a_csv_file_loads_no_pandas(tmp_path, times) -> None:
         (["random", "--test-fraction", "0.5", "--seed", "0"], (2, 4)),
     ],
 )
-def test_split_of_a_csv_file_loads_no_pandas(tmp_path, method, want) -> None:
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_split_of_a_file_loads_no_pandas(tmp_path, method, want, fmt) -> None:
     # the rows of each part taken by Arrow positions (pa.array of a NumPy mask or of
-    # positions imports pandas)
-    log = tmp_path / "log.csv"
-    log.write_text("user,item,timestamp\n1,10,1\n1,11,2\n1,12,4\n2,10,3\n2,13,5\n2,14,6\n")
-    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    # positions imports pandas); a Parquet file opened by its own reader
+    # (pyarrow.dataset imports pandas)
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    log = tmp_path / f"log.{fmt}"
+    text = "user,item,timestamp\n1,10,1\n1,11,2\n1,12,4\n2,10,3\n2,13,5\n2,14,6\n"
+    (tmp_path / "log.csv").write_text(text)
+    if fmt == "parquet":
+        pq.write_table(pcsv.read_csv(tmp_path / "log.csv"), log)
+    train, test = tmp_path / f"train.{fmt}", tmp_path / f"test.{fmt}"
     args = ["--method", *method, "-o", str(train), "-O", str(test)]
     done = _run(_MAIN, "split", str(log), *args)
     assert done.returncode == 0, done.stderr
-    rows = [len(p.read_text().splitlines()) - 1 for p in (train, test)]
+    rows = [pq.read_metadata(p).num_rows if fmt == "parquet" else
+            len(p.read_text().splitlines()) - 1 for p in (train, test)]  # fmt: skip
     assert tuple(rows) == want
     modules = set(done.stderr.rpartition("MODULES ")[2].split())
     assert "pyarrow" in modules and "pandas" not in modules

@@ -346,15 +346,20 @@ def test_to_numpy_of_strings_gives_what_arrows_own_conversion_gives(values, kind
             assert len({id(x) for x in got}) == len(set(values))
 
 
-def test_string_groups_of_a_scan_and_labels_from_arrow_load_no_pandas(tmp_path):
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_string_groups_of_a_scan_and_labels_from_arrow_load_no_pandas(tmp_path, fmt):
     # the groups' ids checked for repeats and labels of words, each given as Arrow
-    # strings, reach NumPy through the core (Arrow's conversion imports pandas)
+    # strings, reach NumPy through the core (Arrow's conversion imports pandas); a
+    # Parquet file opened by its own reader (pyarrow.dataset imports pandas)
+    import pyarrow.csv as pcsv
+
     (tmp_path / "log.csv").write_text("u,y,p\nb,1,.9\nb,0,.2\na,0,.4\na,1,.3\nc,1,.5\nc,0,.1\n")
+    pq.write_table(pcsv.read_csv(tmp_path / "log.csv"), tmp_path / "log.parquet")
     code = (
         "import io, sys\n"
         "import pyarrow.csv as pcsv\n"
         "import receval as rv\n"
-        "s = rv.scan('log.csv', batch_rows=3)\n"  # groups cut at batch boundaries
+        f"s = rv.scan('log.{fmt}', batch_rows=3)\n"  # groups cut at batch boundaries
         "print(rv.gauc_score(s['y'], s['p'], groups=s['u']))\n"
         "t = pcsv.read_csv(io.BytesIO(b'y,p\\nyes,.9\\nno,.2\\nyes,.8\\nno,.85\\n'))\n"
         "print(rv.roc_auc_score(t.column('y'), t.column('p'), pos_label='yes'))\n"

@@ -51,6 +51,18 @@ class ScanColumn:
         return f"ScanColumn({self.name!r} of {self.scan.name})"
 
 
+@dataclass(frozen=True)
+class _ParquetFile:
+    """One file of a Parquet scan, as its footer tells it."""
+
+    path: str
+    num_rows: int
+    #: its own Arrow schema
+    schema: Any
+    #: the ``key=value`` pairs of its directories (empty outside partitions)
+    keys: dict[str, Any]
+
+
 @dataclass(frozen=True, eq=False)
 class ScanRun:
     """A scanned run for :func:`receval.evaluate`: which columns hold what.
@@ -138,37 +150,59 @@ class Scan:
                 f"{fmt} files; pass one CSV file at a time."
             )
         self.file_format = fmt
+        # a Parquet scan's schema (its first file's, with any directories' keys) and files
+        self._schema: Any = None
+        self._files: list[_ParquetFile] = []
         if fmt == "parquet":
-            self._dataset = self._open_parquet()
-            self.columns = list(self._dataset.schema.names)
-            self.num_rows: int | None = sum(f.metadata.num_rows for f in self._fragments())
+            self._schema, self._files = self._open_parquet()
+            self.columns = list(self._schema.names)
+            self.num_rows: int | None = sum(f.num_rows for f in self._files)
         else:
-            self._dataset = None
             self.columns = self._csv_header()
             self.num_rows = None
 
     # ------------------------------------------------------------ opening
-    def _open_parquet(self) -> Any:
+    def _open_parquet(self) -> tuple[Any, list[_ParquetFile]]:
+        """The schema of the scan and its files, from their footers: each file by its
+        own reader (``pyarrow.dataset`` imports pandas, 0.2 s), but for ``key=value``
+        directories, whose keys' types ``pyarrow.dataset`` infers."""
         import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self._partitions is None:
+            files = []
+            for path in self.paths:
+                try:
+                    with pq.ParquetFile(path) as file:
+                        meta, own = file.metadata, file.schema_arrow
+                except (pa.ArrowInvalid, OSError) as exc:
+                    raise InputValidationError(f"{path}: cannot be read as Parquet: {exc}") from exc
+                files.append(_ParquetFile(path, meta.num_rows, own, {}))
+            return files[0].schema, files
         import pyarrow.dataset as ds
 
         try:
-            if self._partitions is None:
-                return ds.dataset(self.paths, format="parquet")
-            # key=value directories: their keys are columns (pyarrow infers their types)
-            return ds.dataset(
+            dataset = ds.dataset(
                 self.paths, format="parquet", partitioning="hive",
                 partition_base_dir=self._partitions,
             )  # fmt: skip
+            fragments = list(dataset.get_fragments())
+            for f in fragments:
+                f.ensure_complete_metadata()
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputValidationError(f"{self.name}: cannot be read as Parquet: {exc}") from exc
+        files = []
+        for f in fragments:
+            keys = ds.get_partition_keys(f.partition_expression)
+            files.append(_ParquetFile(f.path, f.metadata.num_rows, f.physical_schema, keys))
+        return dataset.schema, files
 
     def _check_flat(self, columns: Sequence[str]) -> None:
         """The columns read hold one value per row (not lists, structs or maps)."""
         import pyarrow as pa
 
         for column in columns:
-            kind = self._dataset.schema.field(column).type
+            kind = self._schema.field(column).type
             if pa.types.is_nested(kind):
                 where = self.name if len(self.paths) == 1 else self.paths[0]
                 raise InputValidationError(
@@ -182,38 +216,26 @@ class Scan:
         file's (integers of any width, floats of any width, strings, or the same
         type): a user id that is ``2`` in one file and ``"2"`` in another would be
         two users."""
-        schema = self._dataset.schema
+        schema = self._schema
         first = self.paths[0]
-        for fragment in self._fragments():
-            keys = _partition_keys(fragment)
-            own = fragment.physical_schema
+        for file in self._files:
+            own = file.schema
             for column in columns:
-                if column in keys:
+                if column in file.keys:
                     continue
                 if column not in own.names:
                     raise InputValidationError(
-                        f"{fragment.path}: no column {column!r}, which {first} has. Got "
+                        f"{file.path}: no column {column!r}, which {first} has. Got "
                         f"columns {format_values(own.names, limit=10)}; every file of a scan "
                         f"needs the columns read."
                     )
                 given, expected = own.field(column).type, schema.field(column).type
                 if _type_kind(given) != _type_kind(expected):
                     raise InputValidationError(
-                        f"{fragment.path}: column {column!r} is {given}, but {expected} in "
+                        f"{file.path}: column {column!r} is {given}, but {expected} in "
                         f"{first}; write every file of a scan with the same column types "
                         f"(e.g. cast {column!r} to {expected})."
                     )
-
-    def _fragments(self) -> list[Any]:
-        import pyarrow as pa
-
-        try:
-            frags = list(self._dataset.get_fragments())
-            for f in frags:
-                f.ensure_complete_metadata()
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputValidationError(f"{self.name}: cannot be read as Parquet: {exc}") from exc
-        return frags
 
     def _csv_options(
         self, columns: Sequence[str] | None, types: dict[str, Any]
@@ -309,13 +331,13 @@ class Scan:
         """The Arrow type of a column of a Parquet scan where every file holds it with
         that type (a directory's ``key=value`` column: the type pyarrow infers); None
         for CSV (typed as it is read) or files whose types differ."""
-        if self._dataset is None:
+        if self._schema is None:
             return None
-        kind = self._dataset.schema.field(name).type
-        for fragment in self._fragments():
-            if name in _partition_keys(fragment):
+        kind = self._schema.field(name).type
+        for file in self._files:
+            if name in file.keys:
                 continue
-            own = fragment.physical_schema
+            own = file.schema
             if name not in own.names or own.field(name).type != kind:
                 return None
         return kind
@@ -345,7 +367,7 @@ class Scan:
         """
         columns = list(dict.fromkeys(columns))
         self._check_columns(columns)
-        if self._dataset is not None:
+        if self._schema is not None:
             self._check_flat(columns)
         rows = self.rows_per_batch(columns)
         clock = self._call or Clock()
@@ -418,13 +440,13 @@ class Scan:
         # (30M rows, batches of 200k), which broke max_memory; this reader keeps one
         # row group decoded (23 MiB there) and is as fast
         self._check_files(columns)
-        schema = self._dataset.schema
-        for fragment in self._fragments():
-            keys = _partition_keys(fragment)
+        schema = self._schema
+        for file in self._files:
+            keys = file.keys
             own = [c for c in columns if c not in keys]
             first = 0
             try:
-                reader = pq.ParquetFile(fragment.path, pre_buffer=False)
+                reader = pq.ParquetFile(file.path, pre_buffer=False)
                 for batch in reader.iter_batches(batch_size=rows, columns=own, use_threads=True):
                     if keys:  # the directories' values, one per row
                         n = batch.num_rows
@@ -437,10 +459,10 @@ class Scan:
                             ],
                             names=columns,
                         )
-                    yield fragment.path, first, batch
+                    yield file.path, first, batch
                     first += batch.num_rows
             except (pa.ArrowInvalid, OSError) as exc:
-                raise InputValidationError(f"{fragment.path}: {sentence(exc)}") from exc
+                raise InputValidationError(f"{file.path}: {sentence(exc)}") from exc
 
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
@@ -720,14 +742,6 @@ def _type_kind(kind: Any) -> str:
         if test(kind):
             return name
     return str(kind)
-
-
-def _partition_keys(fragment: Any) -> dict[str, Any]:
-    """The ``key=value`` pairs of a file's directories (empty outside partitions)."""
-    import pyarrow.dataset as ds
-
-    keys: dict[str, Any] = ds.get_partition_keys(fragment.partition_expression)
-    return keys
 
 
 def _repeated(value: Any, kind: Any, n: int) -> Any:

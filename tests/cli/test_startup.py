@@ -238,6 +238,72 @@ def test_rank_with_item_files_of_string_ids_loads_no_pandas(tmp_path) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+_TRAIN_TIMES = "user,item,timestamp\nu1,i4,2024-01-01T00:01:40\nu1,i5,2024-01-01T00:01:50\n"
+_TEST_TIMES = "user,item,timestamp\nu1,i1,2024-01-01T00:02:20\nu2,i2,2024-01-01T00:02:00\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "files", "out"),
+    [
+        # columns to NumPy (Arrow's to_numpy imports pandas): IPS (0.25/0.5 + 0) / 2,
+        # SNIPS 0.5 / (0.5 + 2)
+        (["off-policy", "logged.csv", "-f", "csv"],
+         {"logged.csv": "reward,pscore,target\n1,0.5,0.25\n0,0.25,0.5\n"}, "2,0.25,0.2"),
+        # half floats through their buffer
+        (["ctr", "s.parquet", "--label", "y", "--score", "s", "-m", "auc", "-f", "csv"],
+         {"s.parquet": "y,s\n1,0.5\n0,0.25\n1,0.75\n"}, "s,1.0,3"),
+        # datetimes through their buffers (days, and ns of a cut-off given as text)
+        (["split", "log.csv", "-o", "tr.csv", "-O", "te.csv"],
+         {"log.csv": "user,item,timestamp\nu1,i1,2024-02-01\nu1,i2,2024-02-02\n"}, ""),
+        (["audit", "--train", "train.csv", "--test", "test.csv", "--cutoff",
+          "2024-01-01T00:01:50", "--json"],
+         {"train.csv": _TRAIN_TIMES, "test.csv": _TEST_TIMES}, '"cutoff_leak"'),
+        # categories read as NumPy through to_numpy
+        (["rank", "--qrels", "q.csv", "--run", "r.csv", "-m", "miscalibration@10",
+          "--item-categories", "cats.csv", "--train", "train.csv", "-f", "csv"],
+         {"q.csv": "user,item,grade\nu1,i1,1\n", "r.csv": "user,item,score\nu1,i1,0.9\n",
+          "cats.csv": "item,category\ni1,c1\ni2,c2\n", "train.csv": "user,item\nu1,i2\n"},
+         "r.csv,"),
+        # NumPy to Arrow over its buffers (pa.table of NumPy imports pandas), ids read
+        # from text files
+        (["retrieve", "--users", "u.npy", "--items", "i.npy", "--user-ids", "u.txt",
+          "--item-ids", "i.txt", "--k", "1", "-o", "run.csv"],
+         {"u.npy": [[1.0, 0.0]], "i.npy": [[0.0, 1.0], [2.0, 0.0]], "u.txt": "u1\n",
+          "i.txt": "a\nb\n"}, ""),
+    ],
+)  # fmt: skip
+def test_commands_on_files_load_no_pandas(tmp_path, args, files, out) -> None:
+    import numpy as np
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    for name, content in files.items():
+        path = tmp_path / name
+        if name.endswith(".npy"):
+            np.save(path, np.asarray(content, np.float32))
+        elif name.endswith(".parquet"):  # a CSV's columns, the score as half floats
+            table = pcsv.read_csv(pa_buffer(content))
+            pq.write_table(table.set_column(1, "s", table.column("s").cast("float16")), path)
+        else:
+            path.write_text(content)
+    done = subprocess.run([sys.executable, "-c", _MAIN, *args], capture_output=True, text=True,
+                          cwd=tmp_path, env=dict(os.environ, COLUMNS="100"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert out in done.stdout
+    if args[0] == "split":  # the last day of the user in test
+        assert (tmp_path / "te.csv").read_text().splitlines()[1:] == ['"u1","i2",2024-02-02']
+    if args[0] == "retrieve":  # the item of the larger inner product, 2.0
+        assert (tmp_path / "run.csv").read_text().splitlines()[1] == '"u1","b",2,1'
+    modules = set(done.stderr.rpartition("MODULES ")[2].split())
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
+def pa_buffer(text: str) -> object:
+    import pyarrow as pa
+
+    return pa.BufferReader(text.encode())
+
+
 @pytest.mark.parametrize("times", ["1700000000", "2023-11-14T10:00:00"])
 def test_retention_on_a_csv_file_loads_no_pandas(tmp_path, times) -> None:
     # the times and their validity through their buffers (Arrow's to_numpy imports pandas)

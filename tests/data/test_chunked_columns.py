@@ -299,19 +299,25 @@ def _arrow_forms(values: list, kind: pa.DataType, chunks: int) -> list:
         ([0.5, -0.0, float("inf")], pa.float32()), ([0.5, None], pa.float64()),
         ([True, False, True], pa.bool_()), ([True, None], pa.bool_()),
         (["a", None, "b"], pa.string()), ([], pa.int32()),
+        ([np.float16(1.5), np.float16(-0.0)], pa.float16()), ([np.float16(2), None], pa.float16()),
+        ([1, -86_400, 7], pa.timestamp("s")), ([5, None], pa.timestamp("ms", tz="UTC")),
+        ([1, 2], pa.timestamp("ns", tz="Europe/Paris")), ([19_000, -3], pa.date32()),
+        ([19_000, None], pa.date32()), ([86_400_000], pa.date64()), ([None, 1], pa.date64()),
+        ([3, -4], pa.duration("us")), ([None, 9], pa.duration("s")),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("chunks", [1, 2])
 def test_to_numpy_gives_what_arrows_own_conversion_gives(values, kind, chunks):
-    # numbers and booleans through their buffers (Arrow's to_numpy imports pandas);
-    # the same dtype and values as Arrow's conversion, nulls NaN
+    # numbers, booleans and times through their buffers (Arrow's to_numpy imports
+    # pandas); the same dtype and values as Arrow's conversion, nulls NaN (NaT)
     for arr in _arrow_forms(values, kind, chunks):
         got, expected = _arrow.to_numpy(arr), arr.to_numpy(zero_copy_only=False)
         assert got.dtype == expected.dtype and got.shape == expected.shape
         assert got.flags.writeable == expected.flags.writeable  # a copy where Arrow copies
-        assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f")
-        if got.dtype.kind == "f":  # the bits: -0.0 stays -0.0
-            assert got.tobytes() == expected.tobytes()
+        assert np.array_equal(got, expected, equal_nan=got.dtype.kind in "fmM")
+        if got.dtype.kind == "f":  # the bits: -0.0 stays -0.0 (NaN is any NaN)
+            values = ~np.isnan(got)
+            assert got[values].tobytes() == expected[values].tobytes()
 
 
 _WORDS = pa.dictionary(pa.int8(), pa.string())

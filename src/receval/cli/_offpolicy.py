@@ -64,6 +64,7 @@ def off_policy(
     policy's probability of the logged action; for dr the reward model's
     estimate of that action and its value of the target policy).
     """
+    from ..data._arrow import to_numpy
     from ..registry import resolve
 
     say = Messages(quiet)
@@ -75,6 +76,6 @@ def off_policy(
         columns = {role: col for role, col in roles.items() if col is not None}
         table = read_columns(file, list(dict.fromkeys(columns.values())), "receval off-policy",
                              say, file_format=table_format(input_format, file, say))  # fmt: skip
-        given = {role: table.column(col).to_numpy() for role, col in columns.items()}
+        given = {role: to_numpy(table.column(col)) for role, col in columns.items()}
         row = [row_value(spec, given, "receval off-policy -m") for spec in specs.values()]
     render(ResultTable(["rounds", *names], [[table.num_rows, *row]]), output_format, digits=digits)

@@ -75,12 +75,14 @@ def read_ids(path: str | None, option: str, say: Messages) -> Any:
             return np.load(path, allow_pickle=False)
         import pyarrow.csv as csv
 
+        from ..data._arrow import to_numpy
+
         check_file(path)
         table = csv.read_csv(
             path, read_options=csv.ReadOptions(column_names=["id"]),
             parse_options=csv.ParseOptions(delimiter="\x1f"),
         )  # fmt: skip
-        return table.column(0).to_numpy(zero_copy_only=False)
+        return to_numpy(table.column(0))
 
 
 def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:
@@ -123,11 +125,11 @@ def write_run(run: Any, path: str) -> None:
     lengths = np.diff(run.offsets)
     users = np.repeat(run.user_ids, lengths)
     ranks = np.arange(run.n_rows) - np.repeat(run.offsets[:-1], lengths) + 1
-    from ..data._strings import to_arrow  # NumPy str ids whole (Arrow cuts them at a NUL)
+    from ..data._arrow import to_arrow  # NumPy str ids whole (Arrow cuts them at a NUL)
 
     items = run.item_ids[run.items]
-    table = pa.table({"user": to_arrow(users), "item": to_arrow(items), "score": run.scores,
-                      "rank": ranks})  # fmt: skip
+    table = pa.table({"user": to_arrow(users), "item": to_arrow(items),
+                      "score": to_arrow(run.scores), "rank": to_arrow(ranks)})  # fmt: skip
     if path.endswith(".parquet"):
         import pyarrow.parquet as pq
 

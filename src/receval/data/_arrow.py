@@ -28,8 +28,12 @@ def numeric_view(chunk: Any) -> np.ndarray | None:
         return None
     if pa.types.is_float16(kind):
         return None
-    # the values buffer as it is (Array.to_numpy would import pandas, 0.2 s)
-    dtype = np.dtype(_NUMPY_DTYPES[str(kind)])
+    return _values(chunk, np.dtype(_NUMPY_DTYPES[str(kind)]))
+
+
+def _values(chunk: Any, dtype: np.dtype[Any]) -> np.ndarray:
+    """The values buffer of an Arrow array of fixed width as it is (a read-only view;
+    Array.to_numpy would import pandas, 0.2 s), read as ``dtype``."""
     values = chunk.buffers()[1]
     if values is None or not len(chunk):
         view = np.empty(0, dtype)
@@ -53,11 +57,13 @@ def to_numpy(arr: Any) -> np.ndarray:
     gives it, without pandas (which that conversion imports) for the types ids,
     labels and scores come in: numbers without nulls as a view (read-only, no copy)
     where they are one chunk, a new array where they are several; integers with
-    nulls as float64 and floats with nulls in their type, nulls NaN; booleans
-    without nulls as ``bool``; strings and bytes as an object array, each distinct
-    value one Python object (the rows coded by the compiled core; with nulls, from
-    ``to_pylist``, None at theirs); dictionary arrays without nulls as their values.
-    Other types (dates, booleans with nulls, ...) through Arrow's conversion.
+    nulls as float64 and floats with nulls in their type (half floats too), nulls
+    NaN; booleans without nulls as ``bool``; timestamps, dates and durations as
+    ``datetime64`` and ``timedelta64`` of their unit, nulls NaT; strings and bytes
+    as an object array, each distinct value one Python object (the rows coded by the
+    compiled core; with nulls, from ``to_pylist``, None at theirs); dictionary arrays
+    without nulls as their values. Other types (booleans with nulls, lists, ...)
+    through Arrow's conversion.
 
     Examples
     --------
@@ -92,10 +98,40 @@ def to_numpy(arr: Any) -> np.ndarray:
         return np.array(filled)  # a copy, writable, as Arrow's conversion gives it
     if pa.types.is_boolean(kind) and not arr.null_count:  # bits: a new array, writable
         return np.array(numbers_view(arr.cast(pa.uint8())).view(np.bool_))
+    if pa.types.is_float16(kind):
+        halves = _values(arr, np.dtype(np.float16))
+        if not arr.null_count:
+            return halves
+        halves = np.array(halves)  # a copy, writable, NaN at the nulls
+        halves[to_numpy(arr.is_null())] = np.nan
+        return halves
+    if pa.types.is_timestamp(kind) or pa.types.is_duration(kind) or pa.types.is_date(kind):
+        return _times(arr)
     if pa.types.is_dictionary(kind) and not arr.null_count:
         decoded: np.ndarray = to_numpy(arr.dictionary)[to_numpy(arr.indices)]
         return decoded
     return np.asarray(arr.to_numpy(zero_copy_only=False))
+
+
+def _times(arr: Any) -> np.ndarray:
+    """An Arrow array of timestamps, dates or durations as Arrow's conversion gives it:
+    ``datetime64`` (``timedelta64``) of its unit (days for ``date32``, milliseconds for
+    ``date64``), a view without nulls (dates: a new array), nulls NaT."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = arr.type
+    if pa.types.is_date32(kind):
+        unit, storage = "D", pa.int32()
+    else:
+        unit, storage = ("ms" if pa.types.is_date64(kind) else kind.unit), pa.int64()
+    dtype = np.dtype(f"{'timedelta64' if pa.types.is_duration(kind) else 'datetime64'}[{unit}]")
+    counts = arr.view(storage)
+    if arr.null_count:  # NaT is the least int64
+        filled = pc.fill_null(counts.cast(pa.int64()), np.iinfo(np.int64).min)
+        return np.array(numbers_view(filled)).view(dtype)
+    view = numbers_view(counts)
+    return view.astype(dtype) if pa.types.is_date(kind) else view.view(dtype)
 
 
 def values_to_numpy(arr: Any) -> np.ndarray:
@@ -121,15 +157,85 @@ def values_to_numpy(arr: Any) -> np.ndarray:
 def arrow_integers(values: np.ndarray) -> Any:
     """Integers of NumPy (positions, codes, ids) as an Arrow array of their type over
     the same memory: ``pa.array`` of a NumPy array imports pandas."""
-    import pyarrow as pa
-
     if not len(values):  # of any dtype (np.asarray([]) is float64)
         values = np.empty(0, np.int64)
     if values.dtype.kind not in "iu":  # a caller's mistake: a mask is not positions
         raise TypeError(f"arrow_integers: NumPy integers, got {values.dtype}")
+    return _over(values)
+
+
+def _over(values: np.ndarray) -> Any:
+    """NumPy numbers (one dimension) as an Arrow array of their type over the same
+    memory (contiguous: a copy where they are strided)."""
+    import pyarrow as pa
+
     values = np.ascontiguousarray(values)
     kind = pa.from_numpy_dtype(values.dtype)
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+def to_arrow(values: Any) -> Any:
+    """An Arrow array of a NumPy array (or a list), as ``pa.array`` makes it but without
+    pandas (which ``pa.array`` imports): numbers over NumPy's memory, booleans packed
+    into bits, NumPy's str and bytes (and objects that all are ``str``, or all
+    ``bytes``) from their UTF-8 bytes, whole (Arrow's own conversion of a NumPy str
+    or bytes array cuts each string at its first NUL: ``"a\\x00b"`` would be
+    ``"a"``); an Arrow array as it is. Other values (objects of mixed types, times,
+    lists) through ``pa.array`` of their list.
+
+    Examples
+    --------
+    >>> to_arrow(np.array(["a\\x00b", "c"])).to_pylist()
+    ['a\\x00b', 'c']
+    >>> to_arrow(np.array([2, 7])).type
+    DataType(int64)
+    """
+    import pyarrow as pa
+
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        kind = values.dtype.kind
+        if kind in "iuf":
+            return _over(values)
+        if kind == "b":
+            bits = pa.py_buffer(np.packbits(values, bitorder="little"))
+            return pa.Array.from_buffers(pa.bool_(), len(values), [None, bits])
+        if kind in "OUS":
+            texts = _texts(values.tolist())
+            if texts is not None:
+                return texts
+    if isinstance(values, np.ndarray):
+        return pa.array(values.tolist() if values.dtype.kind in "OUS" else values)
+    return pa.array(values)
+
+
+def _texts(items: list[Any]) -> Any:
+    """An Arrow ``string`` (``binary``) array of Python ``str`` (``bytes``) objects,
+    built from their bytes (``large_`` past 2 GiB of them); None where there are none,
+    the objects are not all of one of those types, or a string cannot be UTF-8 (a lone
+    surrogate)."""
+    import pyarrow as pa
+
+    if not items:  # pa.array gives the null type: no values to tell the type
+        return None
+    if all(isinstance(x, str) for x in items):
+        try:
+            encoded = [x.encode() for x in items]
+        except UnicodeEncodeError:
+            return None
+        kinds = pa.string(), pa.large_string()
+    elif all(isinstance(x, bytes) for x in items):
+        encoded, kinds = items, (pa.binary(), pa.large_binary())
+    else:
+        return None
+    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    offsets = np.zeros(len(encoded) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    small = offsets[-1] < 1 << 31
+    buffers = [None, pa.py_buffer(offsets.astype(np.int32) if small else offsets)]
+    buffers.append(pa.py_buffer(b"".join(encoded)))
+    return pa.Array.from_buffers(kinds[0] if small else kinds[1], len(encoded), buffers)
 
 
 #: NumPy dtypes of Arrow's integer and floating types, by name

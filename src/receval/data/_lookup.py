@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ._arrow import to_numpy
+from ._arrow import to_arrow, to_numpy
 from ._int_ids import DENSE_RANGE_FACTOR
-from ._strings import ids_to_numpy, lookup_strings, to_arrow
+from ._strings import ids_to_numpy, lookup_strings
 
 
 def distinct_ints(keys: np.ndarray) -> np.ndarray:

@@ -14,19 +14,6 @@ from ._arrow import is_arrow, values_to_numpy
 from ._string_buffers import large_strings, string_buffers
 
 
-def to_arrow(values: Any) -> Any:
-    """An Arrow array of a NumPy array (or a list): NumPy's str and bytes (and
-    objects) as Python objects, since Arrow cuts each string of a NumPy str or bytes
-    array at its first NUL (``"a\\x00b"`` would be ``"a"``); an Arrow array as it is."""
-    import pyarrow as pa
-
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values
-    if isinstance(values, np.ndarray) and values.dtype.kind in "OUS":
-        return pa.array(values.tolist())
-    return pa.array(values)
-
-
 def kept_ids(arr: Any) -> Any:
     """Distinct ids read from Arrow: strings (``string``, ``large_string``) stay the
     Arrow array (no Python object per id until :func:`ids_to_numpy`), others become

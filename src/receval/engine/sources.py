@@ -29,9 +29,8 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..data._arrow import arrow_integers, to_numpy
+from ..data._arrow import arrow_integers, to_arrow, to_numpy
 from ..data._origin import Batch, located
-from ..data._strings import to_arrow
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition

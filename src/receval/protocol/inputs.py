@@ -19,12 +19,11 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._arrow import is_arrow, to_numpy
+from ..data._arrow import is_arrow, to_arrow, to_numpy
 from ..data._encode import factorize, join_ids
 from ..data._lookup import distinct_ints, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
-from ..data._strings import to_arrow
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics.beyond.history import read_log
 from .report import example_value
@@ -329,7 +328,7 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
     if pa.types.is_date(typ):
         arr, typ = pc.cast(arr, pa.timestamp("ns")), pa.timestamp("ns")
     if pa.types.is_timestamp(typ):
-        return np.asarray(pc.cast(arr, pa.timestamp("ns", tz=typ.tz)).cast(pa.int64()))
+        return to_numpy(pc.cast(arr, pa.timestamp("ns", tz=typ.tz)).cast(pa.int64()))
     if pa.types.is_integer(typ) or pa.types.is_floating(typ):
         return comparable_times(to_numpy(arr), name, column)
     raise InvalidParameterError(

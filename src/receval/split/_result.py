@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import check_number, check_option
 from ..data import io
-from ..data._strings import to_arrow
+from ..data._arrow import to_arrow
 from ..exceptions import InvalidParameterError
 
 #: the counts a result reports, in the order of its repr and summary

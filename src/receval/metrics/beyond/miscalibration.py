@@ -51,10 +51,14 @@ def _category_rows(item_categories: Any, func: str) -> tuple[list[Any], list[Any
         cols = io.frame_columns(item_categories, roles, func)
         n = len(cols["item"])
         weights_col = cols.get("weight")
+
+        def column(role: str) -> np.ndarray:  # Arrow's own conversion imports pandas
+            return v.as_1d(cols[role], f"{name}[{role!r}]", func)
+
         return (
-            list(np.asarray(cols["item"])),
-            list(np.asarray(cols["category"])),
-            list(np.ones(n) if weights_col is None else np.asarray(weights_col, dtype=float)),
+            list(column("item")),
+            list(column("category")),
+            list(np.ones(n) if weights_col is None else column("weight").astype(float)),
         )
     raise InputValidationError(
         f"{func}: {name} must be a mapping {{item: categories}} (a list of categories, or "

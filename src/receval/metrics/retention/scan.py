@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ...data._arrow import to_arrow
 from ...data._origin import Batch, Origin, located
-from ...data._strings import to_arrow
 from ...data.scan import Scan
 from ...exceptions import InvalidParameterError
 from .definition import RETENTION, finalize

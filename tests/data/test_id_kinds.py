@@ -1104,3 +1104,34 @@ def test_a_string_id_that_is_not_unicode_is_refused_naming_it(n, dtype):
     ids = np.array(["a", "b\udc80"] * (n // 2), dtype=dtype)
     with pytest.raises(InputValidationError, match=r"user holds the id 'b\\udc80', which is not"):
         factorize(ids, "user", "f")
+
+
+def test_ids_coded_by_arrows_hash_load_no_pandas():
+    # ids Arrow's hash codes reach it over NumPy's memory (pa.array imports pandas):
+    # integer ids of a range too wide for a direct-address table, and a polars
+    # Categorical column whose codes lie far apart in polars' one pool of categories
+    # (read through a dictionary with nulls at the codes it does not use)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "import polars as pl\n"
+        "import receval as rv\n"
+        "users, items = np.array([0, 0, 1]), np.array([3 * 10**15, 10**12, 5])\n"
+        "run = rv.Run(users, items, np.array([0.9, 0.5, 0.1]))\n"
+        "wide = rv.evaluate(rv.Qrels(users[1:], items[1:], [1, 1]), run, ['ndcg@10'])\n"
+        "pool = pl.Series([f'x{i}' for i in range(100_000)], dtype=pl.Categorical)\n"
+        "cat = pl.col('item').cast(pl.Categorical)\n"
+        "q = pl.DataFrame({'user': ['a', 'b'], 'item': ['i2', 'x7'], 'grade': [1, 1]})\n"
+        "r = pl.DataFrame({'user': ['a', 'a', 'b'], 'item': ['x99999', 'i2', 'x7'],\n"
+        "                  'score': [0.9, 0.5, 0.1]})\n"
+        "pooled = rv.evaluate(q.with_columns(cat), r.with_columns(cat), ['ndcg@10'])\n"
+        "print(*(repr(x.mean['ndcg@10']) for x in (wide, pooled)), 'pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # in each, one user's relevant item second (1 / log2(3)), the other's first
+    mean = repr(float((1 / np.log2(3) + 1) / 2))
+    assert done.stdout.split() == [mean, mean, "False"]

@@ -185,11 +185,37 @@ def test_qrels_relevance_rules():
     assert isinstance(result.qrels(), Qrels)
 
 
-def test_qrels_judges_a_repeated_pair_once():
-    log = pd.DataFrame({"user": [1, 1, 1, 1], "item": [7, 8, 8, 9], "timestamp": [0, 1, 2, 3],
-                        "clicks": [0, 0, 1, 0]})  # fmt: skip
+@pytest.mark.parametrize("ids", [int, str])
+def test_qrels_judges_a_repeated_pair_once(ids):
+    log = pd.DataFrame({"user": [1, 1, 1, 1, 2, 2, 2, 2], "item": [7, 8, 8, 9, 5, 6, 8, 8],
+                        "timestamp": [0, 1, 2, 3, 0, 1, 2, 3],
+                        "clicks": [0, 0, 1, 0, 0, 0, 3, 2]})  # fmt: skip
+    log = log.astype({"user": ids, "item": ids})
     result = split.leave_last_out(log, n=3)
-    assert result.qrels("threshold", column="clicks", threshold=1).to_dict() == {1: {8: 1, 9: 0}}
+    u, v, w, x, y = (ids(i) for i in (1, 2, 8, 9, 6))
+    want = {u: {w: 1, x: 0}, v: {y: 0, w: 1}}
+    assert result.qrels("threshold", column="clicks", threshold=1).to_dict() == want
+    assert result.qrels("graded", column="clicks").to_dict() == {u: {w: 1, x: 0}, v: {y: 0, w: 3}}
+
+
+def test_qrels_of_a_split_file_load_no_pandas(tmp_path):
+    # the pairs judged once by their codes (Arrow's group_by imports pandas)
+    import subprocess
+    import sys
+
+    (tmp_path / "log.csv").write_text("user,item,rating,ts\n1,10,5,1\n1,11,3,2\n1,11,4,3\n")
+    code = (
+        "import sys\n"
+        "import receval as rv\n"
+        "from receval import split\n"
+        "r = split.leave_last_out(rv.scan('log.csv'), n=2, rating='rating', time='ts',\n"
+        "                         train_path='tr.csv', test_path='te.csv')\n"
+        "print(r.qrels('graded').to_dict(), 'pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["{1:", "{11:", "4}}", "False"]
 
 
 def test_repr_and_summary_name_every_count():

@@ -154,24 +154,26 @@ def values_to_numpy(arr: Any) -> np.ndarray:
     return np.array(arr.to_pylist(), dtype=object)
 
 
-def arrow_integers(values: np.ndarray) -> Any:
+def arrow_integers(values: np.ndarray, valid: np.ndarray | None = None) -> Any:
     """Integers of NumPy (positions, codes, ids) as an Arrow array of their type over
-    the same memory: ``pa.array`` of a NumPy array imports pandas."""
+    the same memory, null where ``valid`` (booleans) is false: ``pa.array`` of a
+    NumPy array imports pandas."""
     if not len(values):  # of any dtype (np.asarray([]) is float64)
         values = np.empty(0, np.int64)
     if values.dtype.kind not in "iu":  # a caller's mistake: a mask is not positions
         raise TypeError(f"arrow_integers: NumPy integers, got {values.dtype}")
-    return _over(values)
+    return _over(values, valid)
 
 
-def _over(values: np.ndarray) -> Any:
+def _over(values: np.ndarray, valid: np.ndarray | None = None) -> Any:
     """NumPy numbers (one dimension) as an Arrow array of their type over the same
-    memory (contiguous: a copy where they are strided)."""
+    memory (contiguous: a copy where they are strided), null where ``valid`` is false."""
     import pyarrow as pa
 
     values = np.ascontiguousarray(values)
     kind = pa.from_numpy_dtype(values.dtype)
-    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+    bits = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(kind, len(values), [bits, pa.py_buffer(values)])
 
 
 def to_arrow(values: Any) -> Any:

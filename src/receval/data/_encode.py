@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
-from ._arrow import is_arrow, to_numpy, values_to_numpy
+from ._arrow import arrow_integers, is_arrow, numbers_view, to_arrow, to_numpy, values_to_numpy
 from ._int_ids import core_ids, factorize_ints
 from ._string_buffers import (
     factorize_strings,
@@ -373,7 +373,7 @@ def _polars_dictionary(col: Any, dtype: Any, column_rows: int | None = None) -> 
     values = polars_values.filter(keep).to_arrow()
     slot = np.full(int(used.max()) + 1 if len(used) else 0, -1, dtype=np.int64)
     slot[used] = np.arange(len(used))
-    dictionary = values.take(pa.array(slot, mask=slot < 0))  # by code; unused: null
+    dictionary = values.take(arrow_integers(slot, valid=slot >= 0))  # by code; unused: null
     # every code a row holds is in the dictionary's range: no check by Arrow
     arr = pa.DictionaryArray.from_arrays(codes.to_arrow(), dictionary, safe=False)
     return IdColumn(arr, distinct=True)
@@ -403,8 +403,6 @@ def _factorize_dictionary(
     their order is free (``any_order``): the array itself, writable."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from ._arrow import arrow_integers, numbers_view
 
     if arr.null_count:
         raise _missing(arr.null_count, name, func)
@@ -454,9 +452,12 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
         )
 
     try:
-        parr = (
-            arr if isinstance(arr, (pa.Array, pa.ChunkedArray)) else pa.array(arr, from_pandas=True)
-        )
+        if isinstance(arr, (pa.Array, pa.ChunkedArray)):
+            parr = arr
+        elif arr.dtype.kind in "iu":  # over NumPy's memory (pa.array imports pandas)
+            parr = to_arrow(arr)
+        else:  # objects: None a null (refused below), mixed types an error
+            parr = pa.array(arr, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise mixed(sorted({type(v).__name__ for v in arr.tolist()})) from exc
     except UnicodeEncodeError:  # a str of a lone surrogate
@@ -508,7 +509,6 @@ def _group_dictionary(column: IdColumn, func: str) -> tuple[np.ndarray, np.ndarr
     import pyarrow as pa
 
     from .._kernels import compiled
-    from ._arrow import arrow_integers, numbers_view
 
     values = column.array
     core = compiled()

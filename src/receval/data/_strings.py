@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arrow import is_arrow, values_to_numpy
+from ._arrow import arrow_integers, is_arrow, values_to_numpy
 from ._string_buffers import large_strings, string_buffers
 
 
@@ -30,8 +30,6 @@ def take_ids(ids: Any, at: Any) -> Any:
     an Arrow array as :func:`kept_ids` keeps them)."""
     if isinstance(ids, np.ndarray) or isinstance(at, slice):
         return ids[at]
-    from ._arrow import arrow_integers
-
     return ids.take(arrow_integers(np.asarray(at)))
 
 

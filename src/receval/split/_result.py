@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_number, check_option
+from .._validation import as_1d, check_number, check_option
 from ..data import io
-from ..data._arrow import to_arrow
+from ..data._encode import encode_ids
+from ..data._strings import take_ids
 from ..exceptions import InvalidParameterError
 
 #: the counts a result reports, in the order of its repr and summary
@@ -172,12 +173,14 @@ class SplitResult:
         grades: np.ndarray
         if relevance == "any":
             grades = np.ones(len(cols["user"]), dtype=np.int64)
-        elif relevance == "threshold":
-            smallest = float(check_number(threshold, "threshold", func))
-            grades = (np.asarray(cols["value"], dtype=np.float64) >= smallest).astype(np.int64)
-        else:
-            grades = np.asarray(cols["value"], dtype=np.float64)
-        return _judged_once(Qrels, cols["user"], cols["item"], grades)
+        else:  # an Arrow column through its buffers (np.asarray of it imports pandas)
+            values = np.asarray(as_1d(cols["value"], f"the {column!r} column", func), np.float64)
+            if relevance == "threshold":
+                smallest = float(check_number(threshold, "threshold", func))
+                grades = (values >= smallest).astype(np.int64)
+            else:
+                grades = values
+        return _judged_once(Qrels, cols["user"], cols["item"], grades, func)
 
 
 def _read_whole(scan: Any, ids: tuple[str, str]) -> Any:
@@ -187,10 +190,17 @@ def _read_whole(scan: Any, ids: tuple[str, str]) -> Any:
     return read_file(os.fspath(scan.paths[0]), ids, "SplitResult.qrels")
 
 
-def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray) -> Any:
-    """Qrels with each (user, item) pair once, at its largest grade."""
-    import pyarrow as pa
-
-    table = pa.table({"u": to_arrow(users), "i": to_arrow(items), "g": pa.array(grades)})
-    table = table.group_by(["u", "i"]).aggregate([("g", "max")])
-    return qrels_type(table["u"], table["i"], table["g_max"])
+def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray, func: str) -> Any:
+    """Qrels with each (user, item) pair once, at its largest grade (pairs by their
+    codes; Arrow's group_by imports pyarrow.dataset and pandas)."""
+    user_codes, user_ids = encode_ids(users, "user", func)
+    item_codes, item_ids = encode_ids(items, "item", func)
+    pairs = user_codes.astype(np.int64) * max(len(item_ids), 1) + item_codes
+    order = np.argsort(pairs, kind="stable")
+    sorted_pairs = pairs[order]
+    starts = np.flatnonzero(np.r_[True, sorted_pairs[1:] != sorted_pairs[:-1]])
+    largest = np.maximum.reduceat(grades[order], starts) if len(order) else grades[:0]
+    first = order[starts]
+    return qrels_type(
+        take_ids(user_ids, user_codes[first]), take_ids(item_ids, item_codes[first]), largest
+    )

@@ -98,6 +98,12 @@ def test_datetimes_and_iso_text_compare():
     report = receval.audit(train, test, cutoff="2024-01-09")
     assert report["temporal_leak"].examples[0]["time"] == "2024-01-03T00:00:00"
     assert {f.input for f in report.findings if f.check == "cutoff_leak"} == {"test"}
+    # a cut-off of text with a UTC offset is the instant in UTC (as the split reads it)
+    for cutoff in ("2024-01-09T00:00:00Z", "2024-01-09T01:00:00+01:00"):
+        same = receval.audit(train, test, cutoff=cutoff)
+        assert [(f.check, f.input, f.count) for f in same.findings] == [
+            (f.check, f.input, f.count) for f in report.findings
+        ]
 
 
 def test_times_of_two_kinds_are_refused():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -43,6 +45,14 @@ def test_temporal_datetimes_take_datetime_cutoffs():
     log = _log().assign(timestamp=pd.to_datetime(_log()["timestamp"], unit="D"))
     for cutoff in ("1970-01-04", pd.Timestamp("1970-01-04"), np.datetime64("1970-01-04")):
         assert split.temporal(log, cutoff=cutoff).test.index.tolist() == [1, 3, 4, 5]
+    # text with a UTC offset is the instant in UTC (as an aware datetime), read
+    # without NumPy's warning on time zones; a second past it moves the rows of day 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for cutoff in ("1970-01-04T00:00:00Z", "1970-01-04T02:00:00+02:00"):
+            assert split.temporal(log, cutoff=cutoff).test.index.tolist() == [1, 3, 4, 5]
+        later = split.temporal(log, cutoff="1970-01-04T00:00:01Z")
+        assert later.test.index.tolist() != [1, 3, 4, 5]
     with pytest.raises(InvalidParameterError, match="must be a datetime"):
         split.temporal(log, cutoff=3)
 

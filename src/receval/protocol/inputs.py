@@ -318,7 +318,10 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
         arr, typ = arr.cast(typ.value_type), typ.value_type
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):
         try:
-            arr = pc.cast(arr, pa.timestamp("ns"))
+            try:
+                arr = pc.cast(arr, pa.timestamp("ns"))
+            except pa.ArrowInvalid:  # with an offset (Z, +08:00): the instant in UTC
+                arr = pc.cast(arr, pa.timestamp("ns", tz="UTC"))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             raise InputValidationError(
                 f"{where} holds strings that are not ISO 8601 times, e.g. {arr[0].as_py()!r}; "

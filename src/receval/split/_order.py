@@ -7,6 +7,7 @@ the log (a later row is later). Every per-user split orders a user's rows by
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from typing import Any
 
@@ -84,6 +85,9 @@ def cutoff_key(value: Any, unit: np.dtype[Any] | None, name: str, func: str) -> 
             )
         return float(value) if isinstance(value, (float, np.floating)) else int(value)
     try:
+        if isinstance(value, str):  # an offset (Z, +08:00) makes an aware datetime
+            with contextlib.suppress(ValueError):  # else NumPy's reading (nanoseconds)
+                value = dt.datetime.fromisoformat(value)
         if hasattr(value, "to_datetime64"):  # pandas.Timestamp (its time zone dropped: UTC)
             value = value.tz_convert(None) if value.tzinfo else value
             value = value.to_datetime64()

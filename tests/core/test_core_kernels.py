@@ -429,6 +429,23 @@ def test_pair_counts_reads_float32_and_float64_scores_alike_and_refuses_others()
         core.pair_counts(codes, 2, labels, scores.astype(np.int64))
 
 
+def test_held_rows_take_float32_or_float64_values_only():
+    # one read of a float array (either type, as given) for every binding that holds rows
+    ids, codes = np.array([5, 9]), np.array([0, 1], np.uint32)
+    labels, halves = np.array([1, 0], np.int8), np.array([0.5, 0.25], np.float16)
+    for scores in (halves.astype(np.float32), halves.astype(np.float64)):
+        held = core.OpenGroups.from_rows(ids, codes, labels, scores, scores)
+        assert held.n_rows == 2 and held.rows()[2].dtype == scores.dtype
+        rows = core.OpenRows.from_rows(ids, ids, codes, codes, scores)
+        assert rows.rows()[2].tolist() == [0.5, 0.25]
+    with pytest.raises(ValueError, match=r"OpenGroups\.scores must be a float32 or float64"):
+        core.OpenGroups.from_rows(ids, codes, labels, halves)
+    with pytest.raises(ValueError, match=r"OpenGroups\.add\.scores must be a float32 or"):
+        core.OpenGroups().add(ids, codes.astype(np.int32), labels, np.array([1, 0]))
+    with pytest.raises(ValueError, match=r"OpenRows\.from_rows\.values must be a float32 or"):
+        core.OpenRows.from_rows(ids, ids, codes, codes, halves)
+
+
 def test_open_rows_names_the_ids_it_refuses():
     rows = core.OpenRows()
     args = (np.array([0, 1]), np.array([0], np.int32), np.array([1.0]))

@@ -10,7 +10,7 @@ use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMetho
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{same_length, slice, Floats, Ints};
+use super::{same_length, slice, FloatArray, Floats, Ints};
 use crate::lists;
 
 fn error(func: &str, what: &str) -> PyErr {
@@ -77,31 +77,25 @@ fn check_rows(
     Ok(())
 }
 
-/// A float32 or float64 2-D array.
-enum Matrix<'py> {
-    F32(PyReadonlyArray2<'py, f32>),
-    F64(PyReadonlyArray2<'py, f64>),
+/// A float32 or float64 2-D array (`name` of `func` in the error).
+fn matrix<'py>(obj: &Bound<'py, PyAny>, func: &str, name: &str) -> PyResult<Matrix<'py>> {
+    FloatArray::of(obj).ok_or_else(|| {
+        error(
+            func,
+            &format!("{name} must be a float32 or float64 2-D array"),
+        )
+    })
 }
 
-fn matrix<'py>(obj: &Bound<'py, PyAny>, func: &str, name: &str) -> PyResult<Matrix<'py>> {
-    if let Ok(a) = obj.extract::<PyReadonlyArray2<'py, f64>>() {
-        return Ok(Matrix::F64(a));
-    }
-    if let Ok(a) = obj.extract::<PyReadonlyArray2<'py, f32>>() {
-        return Ok(Matrix::F32(a));
-    }
-    Err(error(
-        func,
-        &format!("{name} must be a float32 or float64 2-D array"),
-    ))
-}
+/// A float32 or float64 2-D array.
+type Matrix<'py> = FloatArray<'py, numpy::Ix2>;
 
 /// Dispatch on the dtype of a `Matrix`: `$a` is the typed array in `$body`.
 macro_rules! with_matrix {
     ($m:expr, |$a:ident| $body:expr) => {
         match $m {
-            Matrix::F32($a) => $body,
-            Matrix::F64($a) => $body,
+            FloatArray::F32($a) => $body,
+            FloatArray::F64($a) => $body,
         }
     };
 }

@@ -5,7 +5,8 @@
 //! One file per family of kernels, each with its `register`; here the conversions
 //! they share, the thread settings and the module itself.
 
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::ndarray::Dimension;
+use numpy::{PyArray1, PyReadonlyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -55,6 +56,25 @@ mod xauc;
 
 /// A float64 array handed back to Python.
 pub(crate) type Floats<'py> = Bound<'py, PyArray1<f64>>;
+
+/// A float32 or float64 array of `D` dimensions given by Python, read as it is (never
+/// converted: a binding runs one body on either type).
+pub(crate) enum FloatArray<'py, D: Dimension> {
+    F32(PyReadonlyArray<'py, f32, D>),
+    F64(PyReadonlyArray<'py, f64, D>),
+}
+
+impl<'py, D: Dimension> FloatArray<'py, D> {
+    /// `obj` as a float32 or float64 array, or None for any other object.
+    pub(crate) fn of(obj: &Bound<'py, PyAny>) -> Option<Self> {
+        if let Ok(a) = obj.extract::<PyReadonlyArray<'py, f32, D>>() {
+            return Some(FloatArray::F32(a));
+        }
+        obj.extract::<PyReadonlyArray<'py, f64, D>>()
+            .ok()
+            .map(FloatArray::F64)
+    }
+}
 /// An int64 array handed back to Python.
 pub(crate) type Ints<'py> = Bound<'py, PyArray1<i64>>;
 

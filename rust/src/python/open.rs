@@ -2,12 +2,12 @@
 //! its end. Ids come in as an int64 array or a list of str; every code and offset is
 //! checked before a row is added (a bad one raises `ValueError`, the rows unchanged).
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, Ix1, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
-use super::{same_length, slice};
+use super::{same_length, slice, FloatArray};
 use crate::encode::MAX_IDS;
 use crate::held::{Chunked, Ids, TooMany, Values, Widened};
 use crate::ranking::open::OpenRows as Rows;
@@ -273,13 +273,20 @@ impl OpenRows {
                 "users and items must be codes in [0, len(user_ids)) and [0, len(item_ids))",
             ));
         }
-        let mut values = if let Ok(a) = values.extract::<PyReadonlyArray1<'_, f32>>() {
-            let mut v = Chunked::default();
-            v.extend(slice(&a, "values")?.iter().copied());
-            Values::Single(v)
-        } else {
-            let a = values.extract::<PyReadonlyArray1<'_, f64>>()?;
-            Values::Double(Widened::new(slice(&a, "values")?.iter().copied()))
+        let mut values = match FloatArray::<Ix1>::of(values) {
+            Some(FloatArray::F32(a)) => {
+                let mut v = Chunked::default();
+                v.extend(slice(&a, "values")?.iter().copied());
+                Values::Single(v)
+            }
+            Some(FloatArray::F64(a)) => {
+                Values::Double(Widened::new(slice(&a, "values")?.iter().copied()))
+            }
+            None => {
+                return Err(PyValueError::new_err(
+                    "OpenRows.from_rows.values must be a float32 or float64 array",
+                ))
+            }
         };
         same_length(
             "OpenRows.from_rows",

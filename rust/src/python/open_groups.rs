@@ -4,7 +4,7 @@
 //! checked before a row is added (a bad one raises `ValueError` naming it, the rows
 //! unchanged).
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, Ix1, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -14,7 +14,7 @@ use super::checked::{
     checked_gauc_batch, refused as refusal_tuple, with_gauc_batch, Values as Given,
 };
 use super::open::{given, ids_out, values_out};
-use super::{same_length, slice};
+use super::{same_length, slice, FloatArray};
 use crate::gauc::open::{Batch, GroupedScores, OpenGroups as Rows, Scores};
 use crate::held::{Chunked, Values, Widened};
 
@@ -22,33 +22,22 @@ fn refused(message: String) -> PyErr {
     PyValueError::new_err(message)
 }
 
-/// Scores given as a float32 or a float64 array.
-enum GivenScores<'py> {
-    F32(PyReadonlyArray1<'py, f32>),
-    F64(PyReadonlyArray1<'py, f64>),
+/// Scores given as a float32 or a float64 array (a `ValueError` naming `where_` for
+/// anything else).
+fn given_scores<'py>(scores: &Bound<'py, PyAny>, where_: &str) -> PyResult<FloatArray<'py, Ix1>> {
+    FloatArray::of(scores).ok_or_else(|| {
+        refused(format!(
+            "{where_}.scores must be a float32 or float64 array"
+        ))
+    })
 }
 
-impl<'py> GivenScores<'py> {
-    fn of(scores: &Bound<'py, PyAny>, where_: &str) -> PyResult<Self> {
-        if let Ok(a) = scores.extract::<PyReadonlyArray1<'py, f32>>() {
-            return Ok(GivenScores::F32(a));
-        }
-        let a = scores
-            .extract::<PyReadonlyArray1<'py, f64>>()
-            .map_err(|_| {
-                refused(format!(
-                    "{where_}.scores must be a float32 or float64 array"
-                ))
-            })?;
-        Ok(GivenScores::F64(a))
-    }
-
-    fn scores(&self) -> PyResult<Scores<'_>> {
-        Ok(match self {
-            GivenScores::F32(a) => Scores::F32(slice(a, "scores")?),
-            GivenScores::F64(a) => Scores::F64(slice(a, "scores")?),
-        })
-    }
+/// The values of scores given as a float32 or a float64 array.
+fn scores_of<'a>(given: &'a FloatArray<'_, Ix1>) -> PyResult<Scores<'a>> {
+    Ok(match given {
+        FloatArray::F32(a) => Scores::F32(slice(a, "scores")?),
+        FloatArray::F64(a) => Scores::F64(slice(a, "scores")?),
+    })
 }
 
 /// A `ValueError` naming `field` of `where_` unless every value is finite and >= 0.
@@ -106,8 +95,8 @@ impl OpenGroups {
         let where_ = "OpenGroups.add";
         let ids = given(ids, &format!("{where_}.ids"))?;
         let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
-        let given_scores = GivenScores::of(scores, where_)?;
-        let scores = given_scores.scores()?;
+        let given_scores = given_scores(scores, where_)?;
+        let scores = scores_of(&given_scores)?;
         let weights = weights.as_ref().map(|w| slice(w, "weights")).transpose()?;
         let group_weight = group_weight
             .as_ref()
@@ -300,12 +289,12 @@ impl OpenGroups {
         let mut rows = Rows::default();
         given(ids, "OpenGroups.ids")?.distinct_codes(&mut rows.ids, "OpenGroups.ids")?;
         let (codes, labels) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
-        let given_scores = GivenScores::of(scores, where_)?;
-        let scores = given_scores.scores()?;
+        let given_scores = given_scores(scores, where_)?;
+        let scores = scores_of(&given_scores)?;
         let weights = weights
-            .map(|w| GivenScores::of(w, where_).map_err(|_| weights_kind(where_)))
+            .map(|w| FloatArray::of(w).ok_or_else(|| weights_kind(where_)))
             .transpose()?;
-        let weight_values = weights.as_ref().map(|w| w.scores()).transpose()?;
+        let weight_values = weights.as_ref().map(scores_of).transpose()?;
         let mut lengths = vec![
             ("codes", codes.len()),
             ("labels", labels.len()),

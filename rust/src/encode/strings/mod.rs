@@ -558,12 +558,15 @@ fn home_codes<S: Slot>(
     out: &mut [i32],
     later: &mut [u16; BLOCK],
 ) -> usize {
+    let n = keys.len().min(out.len()).min(BLOCK);
+    let (keys, out, hashes) = (&keys[..n], &mut out[..n], &mut hashes[..n]);
     table.hash_and_fetch(keys, hashes);
     let mut n_later = 0;
-    for (j, (o, &k)) in out.iter_mut().zip(keys).enumerate() {
-        let (c, home) = table.at_home(k, hashes[j]);
-        *o = c as i32;
-        later[n_later] = j as u16;
+    for j in 0..n {
+        let (c, home) = table.at_home(keys[j], hashes[j]);
+        out[j] = c as i32;
+        // n_later <= j < BLOCK: the mask only spares the bounds check
+        later[n_later & (BLOCK - 1)] = j as u16;
         n_later += usize::from(!home);
     }
     n_later

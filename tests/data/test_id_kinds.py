@@ -832,6 +832,23 @@ def test_distinct_categories_are_not_hashed_again(kind: str, monkeypatch: Any) -
         assert (rows.tolist() or list(range(len(ids)))) == want[1]
 
 
+def test_a_polars_categorical_column_of_a_wide_pool_is_not_hashed_again(monkeypatch):
+    # polars numbers the categories of every Categorical column in one pool: where a
+    # column's codes lie far apart in it (other columns' categories between them),
+    # the codes it uses are numbered anew by Arrow, its values never hashed
+    from receval.data import _encode
+
+    values = np.array([f"wide-pool-{i}" for i in (3, 1, 3, 2, 1)])
+    first = pl.Series(values[:1]).cast(pl.Categorical)  # the first id's category first
+    between = pl.Series([f"wide-pool-between-{i}" for i in range(20_000)]).cast(pl.Categorical)
+    column = pl.Series(values).cast(pl.Categorical)
+    codes = column.to_physical().to_numpy()
+    assert len(first) and len(between) and codes.max() - codes.min() > 4 * len(values) + 1024
+    monkeypatch.setattr(_encode, "factorize_strings", None)  # no hash of the values
+    got, ids = _encode.factorize(column, "items", "f")
+    assert got.tolist() == [0, 1, 0, 2, 1] and ids.tolist() == ["wide-pool-3", *values[[1, 3]]]
+
+
 @pytest.mark.parametrize(
     "kind", ["pandas-categorical", "polars-categorical", "polars-enum", "arrow-chunked-dictionary"]
 )

@@ -15,6 +15,7 @@ from ._int_ids import core_ids, factorize_ints
 from ._string_buffers import (
     factorize_strings,
     is_arrow_string,
+    is_arrow_text,
     is_view,
     large_strings,
     string_buffers,
@@ -486,7 +487,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
             f"{parr.type}; pass one id per row."
         )
     # string columns (in chunks too: large ones arrive so) are encoded by the core
-    encoded = factorize_strings(parr)
+    encoded = factorize_strings(parr) if is_arrow_text(parr.type) else None
     if isinstance(parr, pa.ChunkedArray) and encoded is None:
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
     if encoded is None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import receval
 from receval import evaluate
 from receval.exceptions import TieOrderWarning
+from tests._fresh import fresh
 from tests.ranking.test_ranking import ranking_data
 
 # the random cases include runs without a judged item, scored on purpose
@@ -246,3 +247,23 @@ def test_a_value_moved_by_the_tie_order_is_one_numpy_calls_not_close(values, shi
         with np.errstate(all="ignore"):
             want = np.isclose(x, y, rtol=1e-12, atol=1e-12, equal_nan=True)
         np.testing.assert_array_equal(_close(x, y), want)
+
+
+def test_string_ids_of_a_few_tied_lists_ordered_without_pandas(tmp_path):
+    # a run where few users tie orders only their items' ids in string order, taken
+    # from the Arrow ids over NumPy positions (Arrow's take of NumPy imports pandas)
+    with open(tmp_path / "q.txt", "w") as f:
+        f.writelines(f"u{u} 0 d{u % 7 or 3} 1\n" for u in range(40))
+    with open(tmp_path / "r.run", "w") as f:  # u0's two items tie; every other list not
+        f.writelines(f"u{u} Q0 d{j} {j} {1.0 if u == 0 else 1.0 - j / 8} t\n"
+                     for u in range(40) for j in range(1, 8))  # fmt: skip
+    code = (
+        "import receval as rv\n"
+        "report = rv.evaluate('q.txt', rv.Run.from_trec('r.run'), ['ndcg@10'])\n"
+        "print(report.values['ndcg@10'][0])\n"
+    )
+    printed, modules = fresh(code, tmp_path)
+    # u0's seven items tie: a TREC run's tie broken in reverse string order (trec_eval's),
+    # d7 d6 d5 d4 d3: its relevant d3 at rank 5
+    assert printed == [repr(float(1 / np.log2(6)))]
+    assert "pyarrow" in modules and "pandas" not in modules

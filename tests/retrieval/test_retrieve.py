@@ -10,6 +10,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from receval import InputValidationError, InvalidParameterError, retrieve
+from tests._fresh import fresh
 from tests.oracles.retrieval import scores, top_k
 
 
@@ -254,3 +255,21 @@ def test_exclude_or_candidates_matching_nothing_is_an_error():
     # a partial match is the usual case (training users without vectors): no error
     run = retrieve(users, items, 3, exclude={0: [1], 999: [2]})
     assert run.n_users == len(users)
+
+
+def test_arrow_item_vectors_taken_for_candidates_without_pandas(tmp_path):
+    # the candidates' rows taken from Arrow vectors over NumPy positions (Arrow's take
+    # of NumPy imports pandas)
+    items = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [0.5, 0.0]], np.float32)
+    pq.write_table(pa.table({"v": _fixed(items)}), tmp_path / "items.parquet")
+    np.save(tmp_path / "users.npy", np.array([[1.0, 0.0]], np.float32))
+    code = (
+        "import pyarrow.parquet as pq\n"
+        "import receval as rv\n"
+        "items = pq.ParquetFile('items.parquet').read().column('v')\n"
+        "run = rv.retrieve('users.npy', items, 2, candidates={0: [0, 1, 3]})\n"
+        "print(*run.item_ids[run.items].tolist())\n"
+    )
+    printed, modules = fresh(code, tmp_path)
+    assert printed == ["0", "3"]  # of the candidates, inner products 1, 0 and 0.5
+    assert "pyarrow" in modules and "pandas" not in modules

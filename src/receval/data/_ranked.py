@@ -446,7 +446,7 @@ class Run(_RankedBase):
         codes = np.unique(self.items[rows])
         keys = np.zeros(len(self._item_ids), dtype=np.float64)
         ids = self._item_ids
-        keys[codes] = _string_ranks(ids[codes] if isinstance(ids, np.ndarray) else ids.take(codes))
+        keys[codes] = _string_ranks(take_ids(ids, codes))
         return keys
 
     # ------------------------------------------------------------ constructors

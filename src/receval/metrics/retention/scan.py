@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...data._arrow import to_arrow
+from ...data._arrow import arrow_integers, to_arrow
 from ...data._origin import Batch, Origin, located
 from ...data.scan import Scan
 from ...exceptions import InvalidParameterError
@@ -115,7 +115,7 @@ def _rows(batch: Batch, keep: np.ndarray) -> Batch:
 def _take(column: Any, index: np.ndarray) -> Any:
     if isinstance(column, np.ndarray):
         return column[index]
-    return column.take(index)
+    return column.take(arrow_integers(index))  # an Arrow take of NumPy imports pandas
 
 
 def _concat(pieces: list[Batch], columns: list[str]) -> Batch:

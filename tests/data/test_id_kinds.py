@@ -1082,6 +1082,16 @@ def test_numpy_reaches_arrow_as_arrows_own_conversion_makes_it(values):
                               equal_nan=True)  # fmt: skip
 
 
+def test_numpy_of_the_other_byte_order_reaches_arrow_as_its_values():
+    # Arrow holds numbers in the machine's order (pa.array refuses byte-swapped arrays;
+    # read over their memory as they lie, they would be other numbers)
+    from receval.data._arrow import arrow_integers, to_arrow
+
+    for values in (np.array([1, 2, 300], ">i8"), np.array([1.5, -2.0], ">f4")):
+        assert to_arrow(values).to_pylist() == values.tolist()
+    assert arrow_integers(np.array([7, 2**40], ">u8")).to_pylist() == [7, 2**40]
+
+
 @pytest.mark.parametrize(
     ("values", "error"),
     [(np.array(["a", 1], dtype=object), pa.ArrowTypeError),

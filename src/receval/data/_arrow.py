@@ -167,10 +167,11 @@ def arrow_integers(values: np.ndarray, valid: np.ndarray | None = None) -> Any:
 
 def _over(values: np.ndarray, valid: np.ndarray | None = None) -> Any:
     """NumPy numbers (one dimension) as an Arrow array of their type over the same
-    memory (contiguous: a copy where they are strided), null where ``valid`` is false."""
+    memory (contiguous and in the machine's byte order: a copy where they are strided
+    or byte-swapped), null where ``valid`` is false."""
     import pyarrow as pa
 
-    values = np.ascontiguousarray(values)
+    values = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
     kind = pa.from_numpy_dtype(values.dtype)
     bits = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
     return pa.Array.from_buffers(kind, len(values), [bits, pa.py_buffer(values)])

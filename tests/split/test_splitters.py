@@ -209,6 +209,12 @@ def test_qrels_judges_a_repeated_pair_once(ids):
     assert result.qrels("graded", column="clicks").to_dict() == {u: {w: 1, x: 0}, v: {y: 0, w: 3}}
 
 
+def test_qrels_of_an_empty_test_part_is_an_error_that_says_so():
+    log = pd.DataFrame({"user": [1, 1, 2], "item": [5, 6, 5], "timestamp": [1, 2, 3]})
+    with pytest.raises(InputValidationError, match="the test part has no rows"):
+        split.temporal(log, cutoff=100).qrels()
+
+
 def test_qrels_of_a_split_file_load_no_pandas(tmp_path):
     # the pairs judged once by their codes (Arrow's group_by imports pandas)
     (tmp_path / "log.csv").write_text("user,item,rating,ts\n1,10,5,1\n1,11,3,2\n1,11,4,3\n")

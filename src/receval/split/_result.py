@@ -12,7 +12,7 @@ from .._validation import as_1d, check_number, check_option
 from ..data import io
 from ..data._encode import encode_ids
 from ..data._strings import take_ids
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 
 #: the counts a result reports, in the order of its repr and summary
 COUNTS = (
@@ -170,6 +170,11 @@ class SplitResult:
             test = _read_whole(test, (user, item))
         roles = {"user": user, "item": item, "value": column if relevance != "any" else None}
         cols = io.frame_columns(test, roles, func)
+        if len(cols["user"]) == 0:
+            raise InputValidationError(
+                f"{func}: the test part has no rows (the split left every row in train); "
+                f"there is nothing to judge: check the split's parameters."
+            )
         grades: np.ndarray
         if relevance == "any":
             grades = np.ones(len(cols["user"]), dtype=np.int64)
@@ -198,8 +203,8 @@ def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray, fu
     pairs = user_codes.astype(np.int64) * max(len(item_ids), 1) + item_codes
     order = np.argsort(pairs, kind="stable")
     sorted_pairs = pairs[order]
-    starts = np.flatnonzero(np.r_[True, sorted_pairs[1:] != sorted_pairs[:-1]])
-    largest = np.maximum.reduceat(grades[order], starts) if len(order) else grades[:0]
+    starts = np.flatnonzero(np.r_[True, sorted_pairs[1:] != sorted_pairs[:-1]])  # of each pair
+    largest = np.maximum.reduceat(grades[order], starts)
     first = order[starts]
     return qrels_type(
         take_ids(user_ids, user_codes[first]), take_ids(item_ids, item_codes[first]), largest

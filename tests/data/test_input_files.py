@@ -11,12 +11,14 @@ import os
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
 import receval as rv
 from receval.data import io
+from tests._fresh import fresh
 from tests.cli._helpers import make_runner
 
 RUN = (
@@ -181,6 +183,59 @@ def test_hive_partitions_are_read_as_columns(tmp_path):
     in_memory = rv.evaluate(qrels, rv.Run.from_frame(t), ["ndcg@10", "mrr"])
     assert from_scan.mean["ndcg@10"] == in_memory.mean["ndcg@10"]
     assert from_scan.mean["mrr"] == in_memory.mean["mrr"]
+
+
+@pytest.mark.parametrize(
+    "dirs",
+    [
+        ["a=1", "a=2"], ["a=-3", "a=007"], ["a=1", "a=5000000000"], ["a=1", "a=b"],
+        ["a=1.5", "a=2"], ["a=+3", "a=4"], ["a=", "a=3"], ["a=__HIVE_DEFAULT_PARTITION__", "a=3"],
+        ["a=x%20y", "a=z"], ["a=1/b=x", "a=2/b=y"], ["a=1/plain", "a=2/plain"],
+    ],
+)  # fmt: skip
+def test_hive_keys_are_read_as_pyarrow_dataset_reads_them(tmp_path, dirs):
+    # the keys' types (int32 when every value is a 32-bit integer, else string),
+    # values (URI-decoded; Hive's default partition a null) and order, as
+    # pyarrow.dataset gives them, read without it (it imports pandas)
+    table = pa.table({"x": [1, 2]})
+    files = []
+    for k, d in enumerate(dirs):
+        (tmp_path / d).mkdir(parents=True)
+        files.append(str(tmp_path / d / f"f{k}.parquet"))
+        pq.write_table(table, files[-1])
+    files.sort()  # as a scan of a directory reads them
+    want = ds.dataset(
+        files, format="parquet", partitioning="hive", partition_base_dir=str(tmp_path)
+    )
+    s = rv.scan(str(tmp_path))
+    names = want.schema.names
+    assert s.columns == names
+    assert [s.column_type(c) for c in names] == [want.schema.field(c).type for c in names]
+    got = [b for b in s.batches(names)]
+
+    def values(column):  # numbers come as NumPy, a null as NaN
+        listed = column.tolist() if isinstance(column, np.ndarray) else column.to_pylist()
+        return [None if v != v else v for v in listed]
+
+    assert {c: [v for b in got for v in values(b[c])] for c in names} == (
+        want.to_table().to_pydict()
+    )
+
+
+def test_a_scan_of_hive_partitions_loads_no_pandas(tmp_path):
+    for user in (1, 2):
+        (tmp_path / f"user={user}").mkdir()
+        part = IMPRESSIONS.filter(pc.equal(IMPRESSIONS["user"], user)).drop_columns(["user"])
+        pq.write_table(part, tmp_path / f"user={user}" / "part.parquet")
+    code = (
+        "import receval as rv\n"
+        "s = rv.scan('.')\n"
+        "print(rv.gauc_score(s['click'], s['score'], groups=s['user']), s.column_type('user'))\n"
+    )
+    printed, modules = fresh(code, tmp_path)
+    t = IMPRESSIONS.filter(pc.less_equal(IMPRESSIONS["user"], 2))
+    assert printed == [repr(rv.gauc_score(t["click"], t["score"], groups=t["user"])), "int32"]
+    assert "pyarrow" in modules and "pandas" not in modules
 
 
 def test_hive_partitions_written_by_pyarrow_parquet(tmp_path):

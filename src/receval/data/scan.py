@@ -21,6 +21,7 @@ from typing import Any
 from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
+from ._hive import directory_keys, key_types, repeated, typed
 from ._open import compression_of, header_not_utf8, sentence
 from ._origin import Batch, Origin
 from .io import column_array, infer_format
@@ -163,39 +164,27 @@ class Scan:
 
     # ------------------------------------------------------------ opening
     def _open_parquet(self) -> tuple[Any, list[_ParquetFile]]:
-        """The schema of the scan and its files, from their footers: each file by its
-        own reader (``pyarrow.dataset`` imports pandas, 0.2 s), but for ``key=value``
-        directories, whose keys' types ``pyarrow.dataset`` infers."""
+        """The schema of the scan (its first file's, then the keys of any ``key=value``
+        directories) and its files, from their footers, each by its own reader
+        (``pyarrow.dataset`` imports pandas, 0.2 s)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if self._partitions is None:
-            files = []
-            for path in self.paths:
-                try:
-                    with pq.ParquetFile(path) as file:
-                        meta, own = file.metadata, file.schema_arrow
-                except (pa.ArrowInvalid, OSError) as exc:
-                    raise InputValidationError(f"{path}: cannot be read as Parquet: {exc}") from exc
-                files.append(_ParquetFile(path, meta.num_rows, own, {}))
-            return files[0].schema, files
-        import pyarrow.dataset as ds
-
-        try:
-            dataset = ds.dataset(
-                self.paths, format="parquet", partitioning="hive",
-                partition_base_dir=self._partitions,
-            )  # fmt: skip
-            fragments = list(dataset.get_fragments())
-            for f in fragments:
-                f.ensure_complete_metadata()
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputValidationError(f"{self.name}: cannot be read as Parquet: {exc}") from exc
+        base = self._partitions
+        keys = [{} if base is None else directory_keys(p, base) for p in self.paths]
+        types = key_types(keys)
         files = []
-        for f in fragments:
-            keys = ds.get_partition_keys(f.partition_expression)
-            files.append(_ParquetFile(f.path, f.metadata.num_rows, f.physical_schema, keys))
-        return dataset.schema, files
+        for path, given in zip(self.paths, keys, strict=True):
+            try:
+                with pq.ParquetFile(path) as file:
+                    meta, own = file.metadata, file.schema_arrow
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise InputValidationError(f"{path}: cannot be read as Parquet: {exc}") from exc
+            files.append(_ParquetFile(path, meta.num_rows, own, typed(given, types)))
+        schema = files[0].schema
+        for key, kind in types.items():
+            schema = schema.append(pa.field(key, kind))
+        return schema, files
 
     def _check_flat(self, columns: Sequence[str]) -> None:
         """The columns read hold one value per row (not lists, structs or maps)."""
@@ -452,7 +441,7 @@ class Scan:
                         n = batch.num_rows
                         batch = pa.RecordBatch.from_arrays(
                             [
-                                _repeated(keys[c], schema.field(c).type, n)
+                                repeated(keys[c], schema.field(c).type, n)
                                 if c in keys
                                 else batch.column(own.index(c))
                                 for c in columns
@@ -742,15 +731,6 @@ def _type_kind(kind: Any) -> str:
         if test(kind):
             return name
     return str(kind)
-
-
-def _repeated(value: Any, kind: Any, n: int) -> Any:
-    """An Arrow array of ``n`` times ``value`` (of Arrow type ``kind``)."""
-    import numpy as np
-    import pyarrow as pa
-
-    indices = pa.array(np.zeros(n, dtype=np.int32))
-    return pa.DictionaryArray.from_arrays(indices, pa.array([value], type=kind)).cast(kind)
 
 
 def _check_exists(path: str) -> None:

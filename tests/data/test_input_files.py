@@ -222,6 +222,14 @@ def test_hive_keys_are_read_as_pyarrow_dataset_reads_them(tmp_path, dirs):
     )
 
 
+def test_a_directory_key_that_is_also_a_column_is_refused(tmp_path):
+    for a in (1, 2):
+        (tmp_path / f"a={a}").mkdir()
+        pq.write_table(pa.table({"a": [5, 6], "x": [1, 2]}), tmp_path / f"a={a}" / "f.parquet")
+    with pytest.raises(rv.InputValidationError, match="'a' is both a column of the file and"):
+        rv.scan(str(tmp_path))
+
+
 def test_a_scan_of_hive_partitions_loads_no_pandas(tmp_path):
     for user in (1, 2):
         (tmp_path / f"user={user}").mkdir()

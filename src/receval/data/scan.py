@@ -180,6 +180,12 @@ class Scan:
                     meta, own = file.metadata, file.schema_arrow
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputValidationError(f"{path}: cannot be read as Parquet: {exc}") from exc
+            both = [key for key in given if key in own.names]
+            if both:
+                raise InputValidationError(
+                    f"{path}: {both[0]!r} is both a column of the file and a key of its "
+                    f"directories ({both[0]}=...); rename the column or the directories."
+                )
             files.append(_ParquetFile(path, meta.num_rows, own, typed(given, types)))
         schema = files[0].schema
         for key, kind in types.items():

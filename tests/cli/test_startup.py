@@ -10,6 +10,7 @@ coercion against Typer's own on every option of every command.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import math
 import os
@@ -238,6 +239,8 @@ def test_rank_with_item_files_of_string_ids_loads_no_pandas(tmp_path) -> None:
     assert "pyarrow" in modules and "pandas" not in modules
 
 
+# pyarrow 14 (the lowest declared) writes no half floats to Parquet: no such file exists there
+_PYARROW_MAJOR = int(importlib.metadata.version("pyarrow").split(".")[0])
 _TRAIN_TIMES = "user,item,timestamp\nu1,i4,2024-01-01T00:01:40\nu1,i5,2024-01-01T00:01:50\n"
 _TEST_TIMES = "user,item,timestamp\nu1,i1,2024-01-01T00:02:20\nu2,i2,2024-01-01T00:02:00\n"
 
@@ -249,9 +252,12 @@ _TEST_TIMES = "user,item,timestamp\nu1,i1,2024-01-01T00:02:20\nu2,i2,2024-01-01T
         # SNIPS 0.5 / (0.5 + 2)
         (["off-policy", "logged.csv", "-f", "csv"],
          {"logged.csv": "reward,pscore,target\n1,0.5,0.25\n0,0.25,0.5\n"}, "2,0.25,0.2"),
-        # half floats through their buffer
-        (["ctr", "s.parquet", "--label", "y", "--score", "s", "-m", "auc", "-f", "csv"],
-         {"s.parquet": "y,s\n1,0.5\n0,0.25\n1,0.75\n"}, "s,1.0,3"),
+        # half floats through their buffer (Parquet holds them from pyarrow 15 on)
+        pytest.param(
+            ["ctr", "s.parquet", "--label", "y", "--score", "s", "-m", "auc", "-f", "csv"],
+            {"s.parquet": "y,s\n1,0.5\n0,0.25\n1,0.75\n"}, "s,1.0,3",
+            marks=pytest.mark.skipif(_PYARROW_MAJOR < 15, reason="no half floats in Parquet"),
+        ),
         # datetimes through their buffers (days, and ns of a cut-off given as text)
         (["split", "log.csv", "-o", "tr.csv", "-O", "te.csv"],
          {"log.csv": "user,item,timestamp\nu1,i1,2024-02-01\nu1,i2,2024-02-02\n"}, ""),

@@ -69,10 +69,10 @@ _MAIN = (
 _FULL = "import sys\nfrom receval.cli import app\napp(sys.argv[1:], prog_name='receval')\n"
 
 
-def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(code: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, COLUMNS="100", TERM="dumb")
     return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=cwd
     )
 
 
@@ -292,8 +292,7 @@ def test_commands_on_files_load_no_pandas(tmp_path, args, files, out) -> None:
             pq.write_table(table.set_column(1, "s", table.column("s").cast("float16")), path)
         else:
             path.write_text(content)
-    done = subprocess.run([sys.executable, "-c", _MAIN, *args], capture_output=True, text=True,
-                          cwd=tmp_path, env=dict(os.environ, COLUMNS="100"))  # fmt: skip
+    done = _run(_MAIN, *args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert out in done.stdout
     if args[0] == "split":  # the last day of the user in test

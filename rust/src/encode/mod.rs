@@ -16,10 +16,8 @@ mod strings;
 pub(crate) mod table;
 mod text_ids;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
-#[cfg(test)]
-pub(crate) use strings::tests::naive_bytes;
 pub use strings::{
-    factorize_bytes, factorize_inline, factorize_inline_runs, factorize_keys, factorize_runs,
+    factorize_bytes, factorize_inline, factorize_inline_runs, factorize_read, factorize_runs,
     factorize_words, lookup_rows, many_new, Runs,
 };
 pub use table::Distinct;

@@ -300,15 +300,6 @@ impl Ids {
         self.texts.text(code)
     }
 
-    /// Make room for the string ids of at most 11 bytes of `rows` rows at once when
-    /// `new` of the first `seen` rows coded were new ids, as
-    /// [`crate::encode::many_new`] tells: a table not grown by doubling.
-    pub fn reserve_for(&mut self, rows: usize, new: usize, seen: usize) {
-        if let Some(n) = crate::encode::many_new(rows, new, seen) {
-            self.texts.reserve_short(n);
-        }
-    }
-
     /// The code of integer id `id` (a new one if new); the ids must be integers.
     #[inline(always)]
     pub fn code_int(&mut self, id: i64) -> Result<u32, TooMany> {

@@ -5,11 +5,9 @@
 //! f32 exactly ([`Values`]). The rows of the ranking accumulators (`ranking::open`)
 //! and of GAUC (`gauc::open`) are built of them.
 
-mod coded_rows;
 mod ids;
 mod values;
 
-pub use coded_rows::code_rows;
 pub use ids::{Ids, TooMany};
 pub use values::{Values, Widened};
 

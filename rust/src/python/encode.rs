@@ -374,8 +374,8 @@ fn inline_views<'a>(
 /// numbered by the objects' addresses, in parallel and without the GIL: only each
 /// distinct object is then read. Whether they are is told by the first rows: at
 /// least half of the rows that repeat an earlier row's string there repeat its
-/// object. Otherwise every row is read (one at a time, under the GIL) while a second
-/// thread codes the rows read before ([`crate::held::code_rows`]).
+/// object. Otherwise every row is read (a window at a time, under the GIL) and each
+/// window coded by every thread ([`encode::factorize_read`]).
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,
@@ -402,6 +402,8 @@ fn factorize_str<'py>(
     if other.get() {
         return Ok(None);
     }
+    // the longest id of the first rows picks the table (a longer one later: again)
+    let width = sampled.iter().map(|t| t.len()).max().unwrap_or(0);
     let done = |codes: Vec<i32>, first: Vec<i64>, (offsets, data): (Vec<i64>, Vec<u8>)| {
         Some((
             codes.into_pyarray(py),
@@ -411,17 +413,17 @@ fn factorize_str<'py>(
         ))
     };
     if same_string == 0 || 2 * same_object < same_string {
-        let (codes, first, texts) =
-            crate::held::code_rows(v.len(), key).map_err(super::open::too_many)?;
+        let (codes, first, distinct) = encode::factorize_read(v.len(), key, width, n_chunks);
         return Ok(if other.get() {
             None
         } else {
-            done(codes, first, texts)
+            done(codes, first, distinct.texts())
         });
     }
     let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
-    let texts = objects.iter().map(|&r| key(r as usize));
-    let (by_text, first, distinct) = encode::factorize_keys(texts, objects.len(), 1);
+    let text_of = |k: usize| key(objects[k] as usize);
+    let (by_text, first, distinct) =
+        encode::factorize_read(objects.len(), text_of, width, n_chunks);
     if other.get() {
         return Ok(None);
     }

@@ -7,8 +7,8 @@ use rayon::prelude::*;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::rows::{Chunk, InlineViews, Rows, SliceRows};
-use super::table::{short_bits, Bytes, Distinct, Packed, Slot, Table, Wide};
+use super::rows::{Chunk, InlineViews, Rows};
+use super::table::{packs, short_bits, Bytes, Distinct, Packed, Slot, Table, Wide};
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
 
@@ -220,12 +220,6 @@ fn factorize_picked<'a>(
     n_chunks: usize,
     room: usize,
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
-    fn held<K>(e: (Vec<i32>, Vec<i64>, Vec<K>)) -> (Vec<i32>, Vec<i64>, Distinct)
-    where
-        Distinct: From<Vec<K>>,
-    {
-        (e.0, e.1, e.2.into())
-    }
     if width <= 11 {
         held(factorize_parts::<Packed>(shorts, lens, n_chunks, room))
     } else if width <= 15 {
@@ -335,17 +329,75 @@ fn lookup_keys<S: Slot + Sync>(
     found
 }
 
-/// Codes (in order of first appearance) of `n` strings (`keys`), the first row of
-/// each code and the distinct strings, as [`factorize_bytes`] gives them (on up to
-/// `n_chunks` threads).
-pub fn factorize_keys<'a>(
-    keys: impl Iterator<Item = &'a [u8]>,
+/// [`factorize_bytes`] of `n` strings that only the calling thread may read
+/// (`row(i)`: the `i`-th; the `str` objects of a NumPy object array, read under the
+/// GIL). Each window of rows ([`Windows`]) is read on this thread (the short key of
+/// each id of at most 15 bytes, read where the string is in the cache; the longer
+/// ids as they are), then coded as `factorize_bytes` codes a column, on up to
+/// `n_chunks` threads: no more than a window's keys are held. `width`: the longest
+/// id of the first rows, which picks the table; a longer one met later codes the
+/// rows again in the table for it (at most twice).
+pub fn factorize_read<'a>(
     n: usize,
+    row: impl Fn(usize) -> &'a [u8],
+    width: usize,
     n_chunks: usize,
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
-    let mut all: Vec<&[u8]> = Vec::with_capacity(n);
-    all.extend(keys);
-    factorize_bytes(&[SliceRows::new(&all)], n_chunks, 0)
+    let short = |id: &[u8]| short_bits(id, 0, id.len());
+    let mut width = width;
+    loop {
+        let coded = if width <= 11 {
+            let packed = |id: &[u8]| short(id).filter(|&k| packs(k));
+            read_parts::<Packed>(n, &row, packed, n_chunks).map(held)
+        } else if width <= 15 {
+            read_parts::<Wide>(n, &row, short, n_chunks).map(held)
+        } else {
+            read_parts::<Bytes>(n, &row, Some, n_chunks).map(held)
+        };
+        match coded {
+            Ok(coded) => return coded,
+            Err(longer) => width = longer,
+        }
+    }
+}
+
+/// [`factorize_read`] through a table of slots `S` (`key(id)`: an id's key, None
+/// for an id too long for the table): the codes, or the length of the first id
+/// found too long.
+fn read_parts<'a, S: Slot + Sync>(
+    n: usize,
+    row: &impl Fn(usize) -> &'a [u8],
+    key: impl Fn(&'a [u8]) -> Option<S::Key>,
+    n_chunks: usize,
+) -> Result<Coded<S::Key>, usize>
+where
+    S::Key: Sync,
+{
+    let mut windows = Windows::<S>::new(&[n], n_chunks, 0);
+    let mut keys = Vec::new();
+    while let Some(rows) = windows.next() {
+        keys.clear();
+        for i in rows.clone() {
+            let id = row(i);
+            keys.push(key(id).ok_or(id.len())?);
+        }
+        let fill = |_: usize, a: usize, out: &mut [S::Key]| {
+            out.copy_from_slice(&keys[a - rows.start..][..out.len()]);
+        };
+        windows.code(&fill);
+    }
+    Ok(windows.finish())
+}
+
+/// Codes, the first row of each code and the distinct keys in code order.
+type Coded<K> = (Vec<i32>, Vec<i64>, Vec<K>);
+
+/// Codes, first rows and distinct keys with the keys as [`Distinct`].
+fn held<K>(e: Coded<K>) -> (Vec<i32>, Vec<i64>, Distinct)
+where
+    Distinct: From<Vec<K>>,
+{
+    (e.0, e.1, e.2.into())
 }
 
 /// Codes (in order of first appearance) of `n` 64-bit words (`word(i)`: the `i`-th),
@@ -415,58 +467,104 @@ fn factorize_into<S: Slot>(
 /// whose keys `fill` gives (`fill(p, a, keys)`: the keys of the rows of part `p`
 /// from `a` on, as many as `keys` holds), and the first row of each code (counted
 /// across the parts), through one table, made with `room` for as many distinct ids
-/// (at least [`LEAST_ROOM`], at most the rows). The column's distinct keys, in the
-/// order of their codes, come with the codes (the table is dropped).
-///
-/// The rows are taken in windows, in order: [`SAMPLE`] rows, then twice as many each
-/// time up to [`WINDOW`]. A window of a column whose ids are still mostly new (the
-/// first, and each after a window of which more than one row in [`NEW_SHARE`] held a
-/// new id) is encoded on this thread ([`factorize_into`]); the others, when
-/// `n_chunks` allows more than one thread and the column has at least twice
-/// [`PARALLEL_ROWS`] rows, are looked up in the table by every thread at once, in
-/// pieces (the table only read: one copy in the caches, shared), and the rows of the
-/// ids the table does not hold yet are then added on this thread, in the order of
-/// their rows (so that new ids are numbered in order of first appearance). A column of many rows of few ids (a
-/// run's items) is thus encoded in parallel but for its first window; one whose ids
-/// keep coming new (each in a few rows) on one thread, as where each thread kept a
-/// table of its own the tables would hold the same ids and be merged.
+/// (at least [`LEAST_ROOM`], at most the rows): [`Windows`] of the column in turn.
+/// The column's distinct keys, in the order of their codes, come with the codes (the
+/// table is dropped).
 fn factorize_parts<S: Slot + Sync>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
     n_chunks: usize,
     room: usize,
-) -> (Vec<i32>, Vec<i64>, Vec<S::Key>) {
-    // the first row of each part, then the rows
-    let starts = starts_of(lens);
-    let n = starts[lens.len()];
-    let mut codes = crate::pages::fresh_zeros::<i32>(n);
-    crate::pages::populate(&mut codes);
-    let room = room.max(LEAST_ROOM).min(n);
-    let (mut table, mut seen) = (Table::<S>::with_room(room), Seen::default());
-    // a short column on this thread alone (no hand-over to the pool per window)
-    let parallel = n_chunks > 1 && n >= 2 * PARALLEL_ROWS;
-    // the first window (SAMPLE rows) on this thread: every id in it is new to the
-    // table; the windows then double up to WINDOW rows
-    let (mut alone, mut window, mut at) = (true, SAMPLE, 0);
-    while at < n {
-        let end = (at + window).min(n);
-        let pieces = pieces_of(&starts, at, end, if alone || !parallel { n } else { PIECE });
-        if alone || !parallel {
+) -> Coded<S::Key> {
+    let mut windows = Windows::<S>::new(lens, n_chunks, room);
+    while windows.next().is_some() {
+        windows.code(&fill);
+    }
+    windows.finish()
+}
+
+/// A column's rows coded in windows, in order, through one table
+/// ([`factorize_parts`]): [`SAMPLE`] rows, then twice as many each time up to
+/// [`WINDOW`]. A window of a column whose ids are still mostly new (the first, and
+/// each after a window of which more than one row in [`NEW_SHARE`] held a new id) is
+/// encoded on this thread ([`factorize_into`]); the others, when `n_chunks` allows
+/// more than one thread and the column has at least twice [`PARALLEL_ROWS`] rows,
+/// are looked up in the table by every thread at once, in pieces (the table only
+/// read: one copy in the caches, shared), and the rows of the ids the table does not
+/// hold yet are then added on this thread, in the order of their rows (so that new
+/// ids are numbered in order of first appearance). A column of many rows of few ids
+/// (a run's items) is thus encoded in parallel but for its first window; one whose
+/// ids keep coming new (each in a few rows) on one thread, as where each thread kept
+/// a table of its own the tables would hold the same ids and be merged.
+struct Windows<S: Slot> {
+    /// The first row of each part, then the rows.
+    starts: Vec<usize>,
+    codes: Vec<i32>,
+    table: Table<S>,
+    seen: Seen<S::Key>,
+    /// Whether windows may be looked up by every thread (a short column is coded on
+    /// this thread alone: no hand-over to the pool per window).
+    parallel: bool,
+    /// Whether the next window is coded on this thread.
+    alone: bool,
+    /// The rows of the next window, and its first.
+    window: usize,
+    at: usize,
+}
+
+impl<S: Slot + Sync> Windows<S> {
+    fn new(lens: &[usize], n_chunks: usize, room: usize) -> Self {
+        let starts = starts_of(lens);
+        let n = starts[lens.len()];
+        let mut codes = crate::pages::fresh_zeros::<i32>(n);
+        crate::pages::populate(&mut codes);
+        let room = room.max(LEAST_ROOM).min(n);
+        Windows {
+            starts,
+            codes,
+            table: Table::<S>::with_room(room),
+            seen: Seen::default(),
+            parallel: n_chunks > 1 && n >= 2 * PARALLEL_ROWS,
+            // the first window (SAMPLE rows) on this thread: every id in it is new
+            // to the table
+            alone: true,
+            window: SAMPLE,
+            at: 0,
+        }
+    }
+
+    /// The rows of the window [`Windows::code`] codes next (counted across the
+    /// parts), None when every row is coded.
+    fn next(&self) -> Option<std::ops::Range<usize>> {
+        let n = self.codes.len();
+        (self.at < n).then(|| self.at..(self.at + self.window).min(n))
+    }
+
+    /// Code the rows of the next window, whose keys `fill` gives (as
+    /// [`factorize_parts`]'s); a call after the last window does nothing.
+    fn code(&mut self, fill: &(impl Fn(usize, usize, &mut [S::Key]) + Sync)) {
+        let Some(rows) = self.next() else { return };
+        let (at, end) = (rows.start, rows.end);
+        let starts = &self.starts;
+        let (table, seen, codes) = (&mut self.table, &mut self.seen, &mut self.codes);
+        let alone = self.alone || !self.parallel;
+        let pieces = pieces_of(starts, at, end, if alone { codes.len() } else { PIECE });
+        if alone {
             let before = seen.keys.len();
             for (p, a, b) in pieces {
                 let row = |i: usize| (starts[p] + a + i) as i64;
                 let out = &mut codes[starts[p] + a..starts[p] + b];
-                factorize_into(&mut table, &mut seen, |i, k| fill(p, a + i, k), row, out);
+                factorize_into(table, seen, |i, k| fill(p, a + i, k), row, out);
             }
             // most of the first rows new ids: room for as many ids as there are
             // rows (at most MOST_ROOM) at once, not grown by doubling (a copy of
             // every id each time)
             if end == SAMPLE {
-                if let Some(ids) = many_new(n, seen.keys.len(), SAMPLE) {
+                if let Some(ids) = many_new(codes.len(), seen.keys.len(), SAMPLE) {
                     table.reserve(ids);
                 }
             }
-            alone = NEW_SHARE * (seen.keys.len() - before) > end - at;
+            self.alone = NEW_SHARE * (seen.keys.len() - before) > end - at;
         } else {
             let bounds: Vec<usize> = pieces
                 .iter()
@@ -474,7 +572,7 @@ fn factorize_parts<S: Slot + Sync>(
                 .chain([end])
                 .collect();
             let outs = threads::split_at_bounds(&mut codes[at..end], &bounds);
-            let table_ref = &table;
+            let table_ref = &*table;
             // the rows (keys, hashes) of the ids the table lacks, for this thread to add
             let look = |(&(p, a, _), out): (&(usize, usize, usize), &mut [i32])| {
                 let mut missed = Vec::new();
@@ -502,11 +600,15 @@ fn factorize_parts<S: Slot + Sync>(
                 codes[row] = code as i32;
                 n_missed += 1;
             }
-            alone = NEW_SHARE * n_missed > end - at;
+            self.alone = NEW_SHARE * n_missed > end - at;
         }
-        (at, window) = (end, (2 * window).min(WINDOW));
+        (self.at, self.window) = (end, (2 * self.window).min(WINDOW));
     }
-    (codes, seen.first, seen.keys)
+
+    /// The codes, the first row of each code and the distinct keys in code order.
+    fn finish(self) -> Coded<S::Key> {
+        (self.codes, self.seen.first, self.seen.keys)
+    }
 }
 
 /// The rows a window of a column takes at a time ([`factorize_parts`]): about 1 MiB

@@ -1,5 +1,5 @@
 use super::*;
-use crate::encode::{InlineViews, Offset, OffsetRows, ViewRows, INLINE};
+use crate::encode::{InlineViews, Offset, OffsetRows, SliceRows, ViewRows, INLINE};
 use crate::testing::lcg;
 
 #[test]
@@ -581,4 +581,41 @@ fn windows_looked_up_in_parallel_number_new_ids_in_order_of_first_appearance() {
             assert_eq!(chunked(&chunks, n_chunks), want, "{width} {n_chunks}");
         }
     }
+}
+
+#[test]
+fn rows_read_on_this_thread_are_coded_as_a_column_of_them_whatever_the_width_guessed() {
+    let mut seed = 31u64;
+    // ids of 1-7 bytes, 8-11, 12-15 (wide keys) and 16 or more, new ones all along,
+    // the longer kinds only past the first rows (a guess from those is too narrow);
+    // more rows than one thread codes alone
+    let n = 3 * PARALLEL_ROWS + 123;
+    let ids: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let x = lcg(&mut seed) % (1 + i as u64 / 4);
+            let kinds = if i < 5000 { 2 } else { 4 };
+            match (x as usize + i) % kinds {
+                0 => format!("{x}").into_bytes(),
+                1 => format!("d-{x:09}").into_bytes(),
+                2 => format!("doc-{x:011}").into_bytes(),
+                _ => format!("a-long-document-{x}").into_bytes(),
+            }
+        })
+        .collect();
+    let guess = ids[..5000].iter().map(Vec::len).max().unwrap();
+    assert!(guess <= 11);
+    for width in [0, guess, 15, 40] {
+        for n_chunks in [1, 2] {
+            let (codes, first, distinct) = factorize_read(n, |i| &ids[i], width, n_chunks);
+            let texts = distinct.texts();
+            let got: Vec<Vec<u8>> = texts
+                .0
+                .windows(2)
+                .map(|w| texts.1[w[0] as usize..w[1] as usize].to_vec())
+                .collect();
+            assert_eq!((codes, first, got), naive_bytes(&ids), "{width} {n_chunks}");
+        }
+    }
+    let (codes, first, distinct) = factorize_read(0, |i| &ids[i], 0, 2);
+    assert!(codes.is_empty() && first.is_empty() && distinct.texts() == (vec![0], vec![]));
 }

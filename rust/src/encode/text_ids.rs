@@ -138,11 +138,6 @@ impl KeyCodes {
         }
     }
 
-    /// Room for `n` ids of at most 11 bytes in all before the table grows.
-    pub fn reserve_short(&mut self, n: usize) {
-        self.packed.reserve(n);
-    }
-
     /// Forget every key (keeping the tables' sizes).
     pub fn clear(&mut self) {
         self.packed.clear();
@@ -241,11 +236,6 @@ impl TextIds {
         }
         self.ends.push(self.bytes.len());
         Ok(c as u32)
-    }
-
-    /// Room for `n` ids of at most 11 bytes in all before the table grows.
-    pub fn reserve_short(&mut self, n: usize) {
-        self.keys.reserve_short(n);
     }
 
     /// Bytes held.

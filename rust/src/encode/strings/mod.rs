@@ -183,7 +183,7 @@ const MOST_ROOM: usize = 1 << 18;
 /// The ids a table of a column of `rows` rows is made with room for at once when
 /// `new` of its first `seen` rows were new ids: as many as it has rows (at most
 /// [`MOST_ROOM`]) when most were; None otherwise (the table grows as it fills).
-pub fn many_new(rows: usize, new: usize, seen: usize) -> Option<usize> {
+fn many_new(rows: usize, new: usize, seen: usize) -> Option<usize> {
     (2 * new > seen).then_some(rows.min(MOST_ROOM))
 }
 

@@ -106,6 +106,26 @@ def test_datetimes_and_iso_text_compare():
         ]
 
 
+def test_iso_text_with_and_without_offsets_is_read_as_retention_reads_it():
+    """A time column mixing offset and naive text (naive: UTC) is one column of instants,
+    for the audit as for retention (one reader)."""
+    from receval.metrics.retention.times import to_times
+
+    train, test, _ = clean()
+    start = pd.Timestamp("2024-01-01")
+    train["time"] = start + pd.to_timedelta(train["time"], unit="D")
+    texts = ["2024-01-11T08:00:00+08:00", "2024-01-03 00:00:00", "2024-01-12T00:00:00Z"]
+    test["time"] = texts  # user 2 at day 2; the first is 2024-01-11 00:00 UTC
+    report = receval.audit(train, test, cutoff="2024-01-09")
+    assert report["temporal_leak"].examples[0]["time"] == "2024-01-03T00:00:00"
+    assert [(f.input, f.count) for f in report.findings if f.check == "cutoff_leak"] == [
+        ("test", 1)
+    ]
+    read = to_times(pa.array(texts), "t", None, str, False)
+    utc = [pd.Timestamp(d).value for d in ("2024-01-11", "2024-01-03", "2024-01-12")]
+    assert (read.values.tolist(), read.divisor) == (utc, 10**9)
+
+
 def test_times_of_two_kinds_are_refused():
     train, test, _ = clean()
     test["time"] = pd.Timestamp("2024-01-01")

@@ -21,6 +21,7 @@ from .. import _validation as v
 from ..data import io
 from ..data._arrow import is_arrow, to_arrow, to_numpy
 from ..data._encode import factorize, join_ids
+from ..data._instants import iso_instants
 from ..data._lookup import distinct_ints, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
@@ -318,16 +319,12 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
         arr, typ = arr.cast(typ.value_type), typ.value_type
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):
         try:
-            try:
-                arr = pc.cast(arr, pa.timestamp("ns"))
-            except pa.ArrowInvalid:  # with an offset (Z, +08:00): the instant in UTC
-                arr = pc.cast(arr, pa.timestamp("ns", tz="UTC"))
+            return iso_instants(arr, "ns")
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             raise InputValidationError(
                 f"{where} holds strings that are not ISO 8601 times, e.g. {arr[0].as_py()!r}; "
                 f"give datetimes or epoch numbers."
             ) from None
-        typ = arr.type
     if pa.types.is_date(typ):
         arr, typ = pc.cast(arr, pa.timestamp("ns")), pa.timestamp("ns")
     if pa.types.is_timestamp(typ):

@@ -20,6 +20,7 @@ import numpy as np
 from ... import _validation as v
 from ...data import io
 from ...data._arrow import to_numpy
+from ...data._instants import iso_instants
 from ...exceptions import InputValidationError, InvalidParameterError
 
 FUNC = "retention"
@@ -37,7 +38,6 @@ _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 MAX_PERIODS = 4000
 
 _DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
-_OFFSET_RE = r"[T ]\d{2}.*([Zz]|[+-]\d{2}(:?\d{2})?)$"
 _ISO_EXAMPLES = "'2024-01-31', '2024-01-31 08:00:00' or '2024-01-31T08:00:00+08:00'"
 
 
@@ -245,34 +245,6 @@ def _out_of_range(name: str, value: Any, unit: str) -> None:
     )
 
 
-def _cast_instants(arr: Any, unit: str) -> np.ndarray:
-    """ISO strings (with or without UTC offsets; naive ones are UTC) to int64 in ``unit``."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def cast(a: Any, tz: str | None) -> np.ndarray:
-        ts = pc.cast(a, pa.timestamp(unit, tz=tz))
-        result: np.ndarray = to_numpy(ts.view(pa.int64()))
-        return result
-
-    try:
-        return cast(arr, None)
-    except pa.ArrowInvalid:
-        pass
-    try:
-        return cast(arr, "UTC")
-    except pa.ArrowInvalid:
-        pass
-    offsets = pc.match_substring_regex(arr, _OFFSET_RE)
-    with_offset = to_numpy(offsets)
-    if with_offset.all() or not with_offset.any():
-        raise pa.ArrowInvalid("unparsable")
-    out = np.empty(len(arr), dtype=np.int64)
-    out[with_offset] = cast(arr.filter(offsets), "UTC")
-    out[~with_offset] = cast(arr.filter(pc.invert(offsets)), None)
-    return out
-
-
 def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any) -> Times:
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -289,9 +261,9 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
             days = to_numpy(pc.cast(a, pa.date32()).view(pa.int32()))
             return Times(days.astype(np.int64), 1, "date", valid)
         try:
-            return Times(_cast_instants(a, "ns"), TIME_UNITS["ns"], "instant", valid)
+            return Times(iso_instants(a, "ns"), TIME_UNITS["ns"], "instant", valid)
         except pa.ArrowInvalid:  # out of the nanosecond range (1677-2262)
-            return Times(_cast_instants(a, "us"), TIME_UNITS["us"], "instant", valid)
+            return Times(iso_instants(a, "us"), TIME_UNITS["us"], "instant", valid)
 
     try:
         return parse(arr)

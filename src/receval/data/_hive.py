@@ -13,11 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from ._arrow import arrow_integers, to_arrow
+from ._arrow import to_arrow
 
 #: the directory name of a partition whose value is null
 NULL = "__HIVE_DEFAULT_PARTITION__"
 _INTEGER = re.compile(r"-?[0-9]+")
+
+
+def partition(name: str) -> tuple[str, str] | None:
+    """A directory name's key and value (as written) when it names a partition
+    (``key=value``), else None."""
+    key, equals, value = name.partition("=")
+    return (key, value) if equals else None
 
 
 def directory_keys(path: str, base: str) -> dict[str, str | None]:
@@ -25,10 +32,9 @@ def directory_keys(path: str, base: str) -> dict[str, str | None]:
     ``path``, outermost first (other directories are not partitions)."""
     keys: dict[str, str | None] = {}
     for part in os.path.relpath(os.path.dirname(path), base).split(os.sep):
-        key, equals, value = part.partition("=")
-        if equals:
-            text = urllib.parse.unquote(value)
-            keys[key] = None if text == NULL else text
+        if (pair := partition(part)) is not None:
+            text = urllib.parse.unquote(pair[1])
+            keys[pair[0]] = None if text == NULL else text
     return keys
 
 
@@ -68,4 +74,4 @@ def repeated(value: Any, kind: Any, n: int) -> Any:
     if value is None:
         return pa.nulls(n, type=kind)
     one = to_arrow(np.array([value], dtype=np.int32 if kind == pa.int32() else object))
-    return one.take(arrow_integers(np.zeros(n, np.int64)))
+    return pa.repeat(one[0], n)

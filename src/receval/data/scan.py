@@ -21,7 +21,7 @@ from typing import Any
 from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
-from ._hive import directory_keys, key_types, repeated, typed
+from ._hive import directory_keys, key_types, partition, repeated, typed
 from ._open import compression_of, header_not_utf8, sentence
 from ._origin import Batch, Origin
 from .io import column_array, infer_format
@@ -693,7 +693,10 @@ def _expand(source: Any) -> tuple[list[str], str | None]:
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if os.path.isdir(path):
-            hive = any("=" in f and os.path.isdir(os.path.join(path, f)) for f in os.listdir(path))
+            hive = any(
+                partition(f) is not None and os.path.isdir(os.path.join(path, f))
+                for f in os.listdir(path)
+            )
             files = []
             for root, dirs, names in os.walk(path):
                 dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]  # as pyarrow

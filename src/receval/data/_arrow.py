@@ -61,7 +61,7 @@ def to_numpy(arr: Any) -> np.ndarray:
     NaN; booleans without nulls as ``bool``; timestamps, dates and durations as
     ``datetime64`` and ``timedelta64`` of their unit, nulls NaT; strings and bytes
     as an object array, each distinct value one Python object (the rows coded by the
-    compiled core; with nulls, from ``to_pylist``, None at theirs); dictionary arrays
+    compiled core), None at the nulls; dictionary arrays
     without nulls as their values. Other types (booleans with nulls, lists, ...)
     through Arrow's conversion.
 
@@ -76,7 +76,11 @@ def to_numpy(arr: Any) -> np.ndarray:
     import pyarrow as pa
 
     if is_arrow_text(arr.type):  # the chunks hashed at once, into one table
-        encoded = None if arr.null_count else factorize_strings(arr)
+        if arr.null_count:  # the valid rows as without nulls, None at the others
+            texts = np.full(len(arr), None, dtype=object)
+            texts[to_numpy(arr.is_valid())] = to_numpy(arr.drop_null())
+            return texts
+        encoded = factorize_strings(arr)
         if encoded is None:
             return values_to_numpy(arr)
         codes, distinct = encoded

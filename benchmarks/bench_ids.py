@@ -229,15 +229,22 @@ def encoding(rdf: Any, runs: int) -> list[str]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from receval._kernels import compiled, num_threads
     from receval.data._string_buffers import factorize_strings
 
+    core = compiled()
     items = named(rdf)["item"]
     column = pa.array(items)
     series = pl.from_arrow(column)
+    objects = items.astype(object).to_numpy()  # one str object a row
     # each case with the codes of its result
     cases: dict[str, tuple[Callable[[], Any], Callable[[Any], Any]]] = {
         "receval (the core's hash of the Arrow buffers)": (
             lambda: factorize_strings(column),
+            lambda r: r[0],
+        ),
+        "receval (an object column, one `str` a row)": (
+            lambda: core.factorize_str(objects, num_threads()),
             lambda r: r[0],
         ),
         "pyarrow `pc.dictionary_encode`": (
@@ -251,6 +258,10 @@ def encoding(rdf: Any, runs: int) -> list[str]:
         "polars `cast(pl.Categorical)`": (
             lambda: series.cast(pl.Categorical),
             lambda r: r.to_physical().to_numpy(),
+        ),
+        "pandas `pd.factorize` (of the object column)": (
+            lambda: pd.factorize(objects),
+            lambda r: r[0],
         ),
     }
     names = list(cases)
@@ -331,6 +342,14 @@ call `evaluate` makes for them) and by the libraries' own encoders, in turn as a
 ("same ids": the codes tell the same rows apart as receval's, one code for one code):
 
 {chr(10).join(encode_head + encode_lines)}
+
+The strings of an object column are Python objects, which only the thread that
+holds the GIL may read: receval reads a window of rows on that thread and codes
+it on every thread, so the reading (one object a row, tens of bytes each, apart
+from the strings' buffers) is the part that stays on one thread. A frame of object
+ids of one object a row ("pandas object" above) is read twice so (users and
+items); as pandas' CSV reader gives them (one object a distinct id), each object
+is read once.
 
 {environment()}
 {peer_versions("pytrec-eval-terrier", "pyarrow", "pandas", "polars")}

@@ -61,9 +61,9 @@ def to_numpy(arr: Any) -> np.ndarray:
     NaN; booleans without nulls as ``bool``; timestamps, dates and durations as
     ``datetime64`` and ``timedelta64`` of their unit, nulls NaT; strings and bytes
     as an object array, each distinct value one Python object (the rows coded by the
-    compiled core), None at the nulls; dictionary arrays
-    without nulls as their values. Other types (booleans with nulls, lists, ...)
-    through Arrow's conversion.
+    compiled core), None at the nulls; dictionary arrays without nulls as their
+    values (a chunked one's dictionaries made one first). Other types (booleans
+    with nulls, lists, ...) through Arrow's conversion.
 
     Examples
     --------
@@ -87,6 +87,12 @@ def to_numpy(arr: Any) -> np.ndarray:
         strings: np.ndarray = values_to_numpy(distinct)[codes]
         return strings
     if isinstance(arr, pa.ChunkedArray):
+        if arr.num_chunks > 1 and pa.types.is_dictionary(arr.type) and not arr.null_count:
+            # one dictionary for every chunk (each chunk's may repeat the others')
+            unified = arr.unify_dictionaries()
+            indices = np.concatenate([to_numpy(chunk.indices) for chunk in unified.chunks])
+            decoded: np.ndarray = to_numpy(unified.chunk(0).dictionary)[indices]
+            return decoded
         if arr.num_chunks != 1:  # a new array, writable, as Arrow's conversion makes it
             parts = [to_numpy(chunk) for chunk in arr.chunks]
             return np.concatenate(parts) if parts else np.array(to_numpy(arr.combine_chunks()))
@@ -112,8 +118,8 @@ def to_numpy(arr: Any) -> np.ndarray:
     if pa.types.is_timestamp(kind) or pa.types.is_duration(kind) or pa.types.is_date(kind):
         return _times(arr)
     if pa.types.is_dictionary(kind) and not arr.null_count:
-        decoded: np.ndarray = to_numpy(arr.dictionary)[to_numpy(arr.indices)]
-        return decoded
+        values: np.ndarray = to_numpy(arr.dictionary)[to_numpy(arr.indices)]
+        return values
     return np.asarray(arr.to_numpy(zero_copy_only=False))
 
 

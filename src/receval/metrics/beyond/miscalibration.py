@@ -25,8 +25,10 @@ from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_
 __all__ = ["miscalibration"]
 
 
-def _category_rows(item_categories: Any, func: str) -> tuple[list[Any], list[Any], list[float]]:
-    """(item, category, weight) rows of the accepted shapes."""
+def _category_rows(item_categories: Any, func: str) -> tuple[Any, Any, Any]:
+    """The items, categories and weights of the (item, category, weight) rows of the
+    accepted shapes: lists of a mapping's, a frame's columns as they are (ids) and
+    as NumPy (weights)."""
     name = "item_categories"
     if isinstance(item_categories, Mapping):
         items: list[Any] = []
@@ -50,16 +52,9 @@ def _category_rows(item_categories: Any, func: str) -> tuple[list[Any], list[Any
         roles |= {"weight": "weight"} if "weight" in names else {}
         cols = io.frame_columns(item_categories, roles, func)
         n = len(cols["item"])
-        weights_col = cols.get("weight")
-
-        def column(role: str) -> np.ndarray:  # Arrow's own conversion imports pandas
-            return v.as_1d(cols[role], f"{name}[{role!r}]", func)
-
-        return (
-            list(column("item")),
-            list(column("category")),
-            list(np.ones(n) if weights_col is None else column("weight").astype(float)),
-        )
+        if "weight" not in cols:
+            return cols["item"], cols["category"], np.ones(n)
+        return cols["item"], cols["category"], v.as_1d(cols["weight"], f"{name}['weight']", func)
     raise InputValidationError(
         f"{func}: {name} must be a mapping {{item: categories}} (a list of categories, or "
         f"{{category: weight}}) or a DataFrame with columns 'item', 'category' and optionally "

@@ -4,9 +4,10 @@
     python benchmarks/bench_ids.py --quick    # 3k users, 3 runs, no file written
 
 The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
-the same ids as int64, as pandas ``str`` (Arrow-backed), ``Categorical`` and
-object strings, as polars ``String``, ``Categorical`` and ``Enum`` frames and as Arrow tables
-(``string``, ``large_string``, dictionary), and from Parquet,
+the same ids as int64 and pandas' nullable ``Int64``, as pandas ``str``
+(Arrow-backed), ``Categorical`` and object strings, as polars ``String``,
+``Categorical`` and ``Enum`` frames and as Arrow tables (``string``,
+``large_string``, dictionary, ``string_view``), and from Parquet,
 CSV and TREC files. String ids are not numbers (``u-17``, ``doc-4711``), as most
 real ids. Each call builds receval's containers and evaluates, so the encoding of
 the ids is inside the timing; the cases of a table are timed in turn (A B C A B C
@@ -95,8 +96,10 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
         if hasattr(pa, "string_view")  # pyarrow 16 and later
         else {}
     )
+    nullable = {"user": "Int64", "item": "Int64"}
     return {
         "int64 (pandas)": (qdf, rdf),
+        "pandas Int64 (nullable, no null)": (qdf.astype(nullable), rdf.astype(nullable)),
         "pandas str": (q, r),
         "pandas Categorical": (
             recast(q, lambda s: s.astype("category")),
@@ -322,12 +325,13 @@ Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'
 pytrec-eval-terrier`; writes this section; `--quick` runs 3k users and prints only). `evaluate` of
 {", ".join(METRICS)} over {users:,} users and {n_rows:,} run rows (the data of
 the ranking section), from receval's containers built in the call: the ids as
-int64, as strings that are not numbers (`u-17`, `doc-4711`) in each kind of
-column, and from files ("pandas object": one `str` object a row, as `astype(object)`
-makes them; "pandas object, shared": one a distinct id, as pandas' CSV reader gives
-them, which the core reads once each). "x int64" is the ratio to the int64 ids of the same
-source (the pandas frame; the Arrow table; the Parquet or CSV file of int64 ids;
-TREC files against the int64 Parquet file); pytrec_eval builds its nested dicts
+int64 (and as pandas' nullable `Int64`), as strings that are not numbers
+(`u-17`, `doc-4711`) in each kind of column, and from files ("pandas object": one
+`str` object a row, as `astype(object)` makes them; "pandas object, shared": one a
+distinct id, as pandas' CSV reader gives them, which the core reads once each).
+"x int64" is the ratio to the int64 ids of the same source (the pandas frame; the
+Arrow table; the Parquet or CSV file of int64 ids; TREC files against the int64
+Parquet file); pytrec_eval builds its nested dicts
 of str from the int64 frame inside its timing. Every case runs in turn, {runs}
 runs each, medians; peak extra memory is the rise of the resident high-water mark
 during a call. "same report": the mean of every metric equals that of int64 ids.

@@ -164,6 +164,16 @@ def values_to_numpy(arr: Any) -> np.ndarray:
     return np.array(arr.to_pylist(), dtype=object)
 
 
+def take_at(values: Any, at: Any) -> Any:
+    """``values`` (NumPy, or an Arrow array, chunked array or table) at positions ``at``
+    (a slice, or NumPy integers), kept as they are: NumPy's indexing, or Arrow's take
+    at the positions over their memory (an Arrow take of NumPy positions imports
+    pandas)."""
+    if isinstance(values, np.ndarray) or isinstance(at, slice):
+        return values[at]
+    return values.take(arrow_integers(np.asarray(at)))
+
+
 def arrow_integers(values: np.ndarray, valid: np.ndarray | None = None) -> Any:
     """Integers of NumPy (positions, codes, ids) as an Arrow array of their type over
     the same memory, null where ``valid`` (booleans) is false: ``pa.array`` of a

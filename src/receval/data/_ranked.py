@@ -18,10 +18,11 @@ from .. import _validation as v
 from .._kernels import compiled, num_threads
 from ..exceptions import InputValidationError
 from . import io
+from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import lookup_ids
-from ._strings import ids_to_numpy, take_ids
+from ._strings import ids_to_numpy
 
 
 def _as_numbers(x: Any, name: str, func: str) -> np.ndarray:
@@ -75,7 +76,7 @@ class _RankedBase:
     def ids_at(self, kind: str, at: Any) -> np.ndarray:
         """The user or item ids at positions ``at`` (a slice or indices) as NumPy,
         without making NumPy ids of the others."""
-        return ids_to_numpy(take_ids(self.encoded_ids(kind), at))
+        return ids_to_numpy(take_at(self.encoded_ids(kind), at))
 
     def positions_in(self, other: _RankedBase, kind: str) -> np.ndarray:
         """Index (int32) of each of this container's user (``kind="users"``) or item
@@ -446,7 +447,7 @@ class Run(_RankedBase):
         codes = np.unique(self.items[rows])
         keys = np.zeros(len(self._item_ids), dtype=np.float64)
         ids = self._item_ids
-        keys[codes] = _string_ranks(take_ids(ids, codes))
+        keys[codes] = _string_ranks(take_at(ids, codes))
         return keys
 
     # ------------------------------------------------------------ constructors

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arrow import arrow_integers, is_arrow, values_to_numpy
+from ._arrow import is_arrow, values_to_numpy
 from ._string_buffers import large_strings, string_buffers
 
 
@@ -23,14 +23,6 @@ def kept_ids(arr: Any) -> Any:
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
         return arr
     return values_to_numpy(arr)
-
-
-def take_ids(ids: Any, at: Any) -> Any:
-    """The ids at positions ``at`` (a slice or indices), kept as they are (NumPy, or
-    an Arrow array as :func:`kept_ids` keeps them)."""
-    if isinstance(ids, np.ndarray) or isinstance(at, slice):
-        return ids[at]
-    return ids.take(arrow_integers(np.asarray(at)))
 
 
 def ids_to_numpy(ids: Any) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..data._arrow import arrow_integers, to_arrow, to_numpy
+from ..data._arrow import take_at, to_arrow, to_numpy
 from ..data._origin import Batch, located
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -492,11 +492,9 @@ def whole_groups(
 
     def check(batch: Batch, starts: np.ndarray) -> None:
         """Add the ids of the runs starting at rows ``starts``; raise if one was seen."""
-        col = batch[group]
-        if isinstance(col, np.ndarray):
-            run_ids = col[starts]
-        else:
-            run_ids = to_numpy(col.take(arrow_integers(starts)))
+        run_ids = take_at(batch[group], starts)
+        if not isinstance(run_ids, np.ndarray):
+            run_ids = to_numpy(run_ids)
         repeated = seen.add_new(run_ids)
         if repeated:
             bad = repeated[0]

@@ -16,8 +16,8 @@ import numpy as np
 
 from .._kernels import codes as _core_codes
 from ..conventions import Conventions
+from ..data._arrow import take_at
 from ..data._ranked import Qrels, Run
-from ..data._strings import take_ids
 from ..data.io import is_frame
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec, parse_metric
@@ -93,8 +93,8 @@ def subset_qrels(q: Any, users: np.ndarray) -> tuple[Any, np.ndarray]:
     sub.items = codes.astype(q.items.dtype, copy=False)
     sub.grades = q.grades[rows]
     sub.grades_desc = q.grades_desc[rows]
-    sub.user_ids = take_ids(q.encoded_ids("users"), users)
-    sub.item_ids = take_ids(q.encoded_ids("items"), kept)
+    sub.user_ids = take_at(q.encoded_ids("users"), users)
+    sub.item_ids = take_at(q.encoded_ids("items"), kept)
     return sub, kept
 
 

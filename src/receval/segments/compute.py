@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data._arrow import arrow_integers, is_arrow
+from ..data._arrow import is_arrow, take_at
 from ..exceptions import InvalidParameterError, UndefinedMetricWarning
 from .report import SegmentReport, segment_codes
 
@@ -106,7 +106,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
 
     def rows(x: Any, idx: np.ndarray) -> Any:
         if is_arrow(x):  # ids as Arrow keeps them (asarray: objects)
-            return x.take(arrow_integers(idx))
+            return take_at(x, idx)
         if x is None or isinstance(x, str) or np.ndim(x) == 0:  # an option, not a column
             return x
         return np.asarray(x)[idx]

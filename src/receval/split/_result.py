@@ -10,9 +10,9 @@ import numpy as np
 
 from .._validation import as_1d, check_number, check_option
 from ..data import io
+from ..data._arrow import take_at
 from ..data._encode import encode_ids
 from ..data._lookup import distinct_ints
-from ..data._strings import take_ids
 from ..exceptions import InputValidationError, InvalidParameterError
 
 #: the counts a result reports, in the order of its repr and summary
@@ -209,4 +209,4 @@ def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray, fu
     largest = np.full(len(distinct), lowest, dtype=grades.dtype)
     np.maximum.at(largest, np.searchsorted(distinct, pairs), grades)
     user_of, item_of = np.divmod(distinct, n_items)
-    return qrels_type(take_ids(user_ids, user_of), take_ids(item_ids, item_of), largest)
+    return qrels_type(take_at(user_ids, user_of), take_at(item_ids, item_of), largest)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...data._arrow import arrow_integers, to_arrow
+from ...data._arrow import take_at, to_arrow
 from ...data._origin import Batch, Origin, located
 from ...data.scan import Scan
 from ...exceptions import InvalidParameterError
@@ -108,14 +108,8 @@ def _rows(batch: Batch, keep: np.ndarray) -> Batch:
     origin = Origin(
         tuple(p for a, b in runs for p in batch.origin.slice(a, b).pieces), batch.origin.lines
     )
-    columns = {c: _take(a, index) for c, a in batch.items()}
+    columns = {c: take_at(a, index) for c, a in batch.items()}
     return Batch(columns, origin)
-
-
-def _take(column: Any, index: np.ndarray) -> Any:
-    if isinstance(column, np.ndarray):
-        return column[index]
-    return column.take(arrow_integers(index))  # an Arrow take of NumPy imports pandas
 
 
 def _concat(pieces: list[Batch], columns: list[str]) -> Batch:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data._arrow import arrow_integers, to_numpy
+from ..data._arrow import take_at, to_numpy
 from ..exceptions import InputValidationError
 
 __all__ = ["Vectors", "as_vectors"]
@@ -141,8 +141,7 @@ class _Arrow(Vectors):
         return _values(self.a.slice(start, stop - start), self.dim)
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        at = arrow_integers(np.asarray(rows, dtype=np.int64))  # (a take of NumPy imports pandas)
-        return self._checked(0, _values(self.a.take(at), self.dim))
+        return self._checked(0, _values(take_at(self.a, np.asarray(rows, np.int64)), self.dim))
 
 
 class _Parquet(Vectors):

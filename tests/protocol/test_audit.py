@@ -126,6 +126,22 @@ def test_iso_text_with_and_without_offsets_is_read_as_retention_reads_it():
     assert (read.values.tolist(), read.divisor) == (utc, 10**9)
 
 
+def test_padded_iso_text_is_read_as_retention_reads_it():
+    """Whitespace around a time is not part of it, for the audit as for retention."""
+    from receval.metrics.retention.times import to_times
+
+    train, test, _ = clean()
+    start = pd.Timestamp("2024-01-01")
+    train["time"] = start + pd.to_timedelta(train["time"], unit="D")
+    texts = [" 2024-01-11T08:00:00+08:00", "2024-01-03 00:00:00\t", " 2024-01-12 "]
+    test["time"] = texts
+    report = receval.audit(train, test, cutoff="2024-01-09")
+    assert report["temporal_leak"].examples[0]["time"] == "2024-01-03T00:00:00"
+    read = to_times(pa.array(texts), "t", None, str, False)
+    utc = [pd.Timestamp(d).value for d in ("2024-01-11", "2024-01-03", "2024-01-12")]
+    assert (read.values.tolist(), read.divisor) == (utc, 10**9)
+
+
 def test_times_of_two_kinds_are_refused():
     train, test, _ = clean()
     test["time"] = pd.Timestamp("2024-01-01")

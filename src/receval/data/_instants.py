@@ -17,14 +17,15 @@ def iso_instants(arr: Any, unit: str) -> np.ndarray:
     """ISO 8601 dates and times (an Arrow string array without nulls) as int64
     instants in ``unit`` (``"s"``, ``"ms"``, ``"us"`` or ``"ns"``) since 1970 UTC.
 
-    A time with a UTC offset is that instant; one without (and a date) is read as
-    a UTC time; a column may hold both. Raises ``pyarrow.ArrowInvalid`` where a
+    Whitespace around a time is not part of it. A time with a UTC offset is that
+    instant; one without (and a date) is read as a UTC time; a column may hold
+    both. Raises ``pyarrow.ArrowInvalid`` where a
     string is not such a time, or its instant is outside the unit's range.
 
     Examples
     --------
     >>> import pyarrow as pa
-    >>> iso_instants(pa.array(["1970-01-02", "1970-01-01T08:00:00+08:00"]), "s").tolist()
+    >>> iso_instants(pa.array([" 1970-01-02", "1970-01-01T08:00:00+08:00"]), "s").tolist()
     [86400, 0]
     """
     import pyarrow as pa
@@ -35,6 +36,7 @@ def iso_instants(arr: Any, unit: str) -> np.ndarray:
         result: np.ndarray = to_numpy(ts.view(pa.int64()))
         return result
 
+    arr = pc.utf8_trim_whitespace(arr)
     try:
         return cast(arr, None)
     except pa.ArrowInvalid:

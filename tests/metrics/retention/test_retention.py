@@ -331,6 +331,17 @@ def test_dates_are_local_calendar_dates():
     _same(retention(polars_dates, tz="Asia/Tokyo").login_users, [1, 2])
 
 
+def test_padded_dates_are_dates_and_ten_characters_must_be_a_date():
+    """Whitespace around a date is not part of it (as for every ISO time column); a
+    column of ten-character strings is read as dates, and one that is not is named."""
+    padded = {"user": ["a", "a", "b"], "time": [" 2024-01-01", "2024-01-02\t", "2024-01-02 "]}
+    report = retention(padded, tz="America/New_York", days=1)
+    _same(report.periods, np.array(["2024-01-01", "2024-01-02"], "datetime64[D]"))
+    _same(report.new_users, [1, 1])
+    with pytest.raises(InputValidationError, match="row 1: the time '1704067200' is not an ISO"):
+        retention({"user": ["a", "b"], "time": ["2024-01-01", "1704067200"]})
+
+
 def test_explicit_time_unit():
     events = {"user": [1, 1], "time": [0, 2 * DAY]}
     report = retention(events, time_unit="s", days=2)

@@ -37,7 +37,6 @@ _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 # the cohort table has one row and one column per period
 MAX_PERIODS = 4000
 
-_DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
 _ISO_EXAMPLES = "'2024-01-31', '2024-01-31 08:00:00' or '2024-01-31T08:00:00+08:00'"
 
 
@@ -251,10 +250,12 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
 
     if valid is not None:
         arr = arr.fill_null("1970-01-01")
-    arr = pc.utf8_trim_whitespace(arr)
     if pa.types.is_large_string(arr.type):
         arr = arr.cast(pa.string()) if arr.nbytes < 2**31 - 1 else arr
-    dates = len(arr) > 0 and pc.all(pc.match_substring_regex(arr, _DATE_RE)).as_py()
+    # a column of dates: every time, trimmed as iso_instants trims, as long as YYYY-MM-DD
+    arr = pc.utf8_trim_whitespace(arr)
+    lengths = pc.min_max(pc.binary_length(arr)).as_py()
+    dates = len(arr) > 0 and lengths == {"min": 10, "max": 10}
 
     def parse(a: Any) -> Times:
         if dates:

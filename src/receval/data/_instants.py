@@ -3,6 +3,7 @@ times (retention's events, the audit's train and test)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,8 +14,27 @@ from ._arrow import to_numpy
 _OFFSET = r"[T ]\d{2}.*([Zz]|[+-]\d{2}(:?\d{2})?)$"
 
 
+def iso_text(arr: Any) -> Any:
+    """Arrow strings (``string``, ``large_string``, ``string_view``) as the text of
+    times is read: ``string`` where it fits in one (else ``large_string``), the
+    whitespace around each value trimmed.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> iso_text(pa.array([" 2024-01-31 "], pa.large_string())).to_pylist()
+    ['2024-01-31']
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.string() if arr.nbytes < 2**31 - 1 else pa.large_string())
+    return pc.utf8_trim_whitespace(arr)
+
+
 def iso_instants(arr: Any, unit: str) -> np.ndarray:
-    """ISO 8601 dates and times (an Arrow string array without nulls) as int64
+    """ISO 8601 dates and times (Arrow strings of any layout, without nulls) as int64
     instants in ``unit`` (``"s"``, ``"ms"``, ``"us"`` or ``"ns"``) since 1970 UTC.
 
     Whitespace around a time is not part of it. A time with a UTC offset is that
@@ -36,7 +56,7 @@ def iso_instants(arr: Any, unit: str) -> np.ndarray:
         result: np.ndarray = to_numpy(ts.view(pa.int64()))
         return result
 
-    arr = pc.utf8_trim_whitespace(arr)
+    arr = iso_text(arr)
     try:
         return cast(arr, None)
     except pa.ArrowInvalid:
@@ -53,3 +73,33 @@ def iso_instants(arr: Any, unit: str) -> np.ndarray:
     out[with_offset] = cast(arr.filter(offsets), "UTC")
     out[~with_offset] = cast(arr.filter(pc.invert(offsets)), None)
     return out
+
+
+def first_unreadable(arr: Any, read: Callable[[Any], object]) -> int:
+    """The position of the first value of ``arr`` (an Arrow array) that ``read``
+    refuses (raises ``pyarrow.ArrowInvalid`` for), found a block at a time; 0 when
+    only the whole array is refused.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> first_unreadable(pa.array(["1970-01-01", "soon"]), lambda a: iso_instants(a, "s"))
+    1
+    """
+    import pyarrow as pa
+
+    def ok(a: Any) -> bool:
+        try:
+            read(a)
+        except pa.ArrowInvalid:
+            return False
+        return True
+
+    step = 4096
+    for start in range(0, len(arr), step):
+        block = arr.slice(start, step)
+        if not ok(block):
+            for j in range(len(block)):
+                if not ok(block.slice(j, 1)):
+                    return start + j
+    return 0  # pragma: no cover - the whole array is refused but no single value is

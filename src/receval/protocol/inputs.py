@@ -21,10 +21,11 @@ from .. import _validation as v
 from ..data import io
 from ..data._arrow import is_arrow, to_arrow, to_numpy
 from ..data._encode import factorize, join_ids
-from ..data._instants import iso_instants
+from ..data._instants import first_unreadable, iso_instants
 from ..data._lookup import distinct_ints, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
+from ..data._string_buffers import is_arrow_string
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics.beyond.history import read_log
 from .report import example_value
@@ -317,13 +318,15 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
     typ = arr.type
     if pa.types.is_dictionary(typ):
         arr, typ = arr.cast(typ.value_type), typ.value_type
-    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+    if is_arrow_string(typ):
         try:
             return iso_instants(arr, "ns")
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        except pa.ArrowInvalid:
+            i = first_unreadable(arr, lambda a: iso_instants(a, "ns"))
             raise InputValidationError(
-                f"{where} holds strings that are not ISO 8601 times, e.g. {arr[0].as_py()!r}; "
-                f"give datetimes or epoch numbers."
+                f"{where}: row {i} holds {arr[i].as_py()!r}, which is not an ISO 8601 time "
+                f"(e.g. '2024-01-31T08:00:00+08:00'); give ISO 8601 text, datetimes or epoch "
+                f"numbers."
             ) from None
     if pa.types.is_date(typ):
         arr, typ = pc.cast(arr, pa.timestamp("ns")), pa.timestamp("ns")

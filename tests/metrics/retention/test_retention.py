@@ -332,12 +332,15 @@ def test_dates_are_local_calendar_dates():
 
 
 def test_padded_dates_are_dates_and_ten_characters_must_be_a_date():
-    """Whitespace around a date is not part of it (as for every ISO time column); a
-    column of ten-character strings is read as dates, and one that is not is named."""
+    """Whitespace around a date is not part of it (as for every ISO time column), in
+    strings of every Arrow layout; a column of ten-character strings is read as dates,
+    and one that is not is named."""
     padded = {"user": ["a", "a", "b"], "time": [" 2024-01-01", "2024-01-02\t", "2024-01-02 "]}
-    report = retention(padded, tz="America/New_York", days=1)
-    _same(report.periods, np.array(["2024-01-01", "2024-01-02"], "datetime64[D]"))
-    _same(report.new_users, [1, 1])
+    for layout in (pa.string(), pa.large_string(), pa.string_view()):
+        events = pa.table({"user": padded["user"], "time": pa.array(padded["time"], layout)})
+        report = retention(events, tz="America/New_York", days=1)
+        _same(report.periods, np.array(["2024-01-01", "2024-01-02"], "datetime64[D]"))
+        _same(report.new_users, [1, 1])
     with pytest.raises(InputValidationError, match="row 1: the time '1704067200' is not an ISO"):
         retention({"user": ["a", "b"], "time": ["2024-01-01", "1704067200"]})
 

@@ -20,7 +20,8 @@ import numpy as np
 from ... import _validation as v
 from ...data import io
 from ...data._arrow import to_numpy
-from ...data._instants import iso_instants
+from ...data._instants import first_unreadable, iso_instants, iso_text
+from ...data._string_buffers import is_arrow_string
 from ...exceptions import InputValidationError, InvalidParameterError
 
 FUNC = "retention"
@@ -152,7 +153,7 @@ def to_times(
         if pa.types.is_date(typ):
             return Times(values, 1, "date", valid)
         return Times(values, TIME_UNITS[typ.unit], "instant", valid)
-    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+    if is_arrow_string(typ):
         _no_unit(time_unit, name, "strings")
         return _parse_strings(arr, name, where, valid)
     if pa.types.is_integer(typ) or pa.types.is_floating(typ):
@@ -250,10 +251,8 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
 
     if valid is not None:
         arr = arr.fill_null("1970-01-01")
-    if pa.types.is_large_string(arr.type):
-        arr = arr.cast(pa.string()) if arr.nbytes < 2**31 - 1 else arr
-    # a column of dates: every time, trimmed as iso_instants trims, as long as YYYY-MM-DD
-    arr = pc.utf8_trim_whitespace(arr)
+    arr = iso_text(arr)
+    # a column of dates: every time as long as YYYY-MM-DD
     lengths = pc.min_max(pc.binary_length(arr)).as_py()
     dates = len(arr) > 0 and lengths == {"min": 10, "max": 10}
 
@@ -270,31 +269,11 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
         return parse(arr)
     except pa.ArrowInvalid:
         pass
-    i = _first_unparsable(arr, parse)
+    i = first_unreadable(arr, parse)
     raise InputValidationError(
         f"{where(i)}: the {name} {arr[i].as_py()!r} is not an ISO 8601 date or time; "
         f"write e.g. {_ISO_EXAMPLES}."
     )
-
-
-def _first_unparsable(arr: Any, parse: Callable[[Any], Times]) -> int:
-    import pyarrow as pa
-
-    def ok(a: Any) -> bool:
-        try:
-            parse(a)
-        except pa.ArrowInvalid:
-            return False
-        return True
-
-    step = 4096
-    for start in range(0, len(arr), step):
-        chunk = arr.slice(start, step)
-        if not ok(chunk):
-            for j in range(len(chunk)):
-                if not ok(chunk.slice(j, 1)):
-                    return start + j
-    return 0  # pragma: no cover - the whole array failed but no single value does
 
 
 # ------------------------------------------------------------------ calendar

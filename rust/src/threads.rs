@@ -155,6 +155,27 @@ pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
     }
 }
 
+/// Run `f` on the kernels' pool while the calling thread runs `here` (work that
+/// only it may do, such as reading Python objects), and return both results once
+/// both are done (one after the other, on the calling thread, if the pool cannot
+/// be built).
+pub fn beside<A: Send, B>(f: impl FnOnce() -> A + Send, here: impl FnOnce() -> B) -> (A, B) {
+    match &pool().pool {
+        Some(pool) => {
+            let mut done = None;
+            let b = pool.in_place_scope(|scope| {
+                scope.spawn(|_| done = Some(f()));
+                here()
+            });
+            (done.expect("a scope returns once its tasks are done"), b)
+        }
+        None => {
+            let b = here();
+            (install(f), b)
+        }
+    }
+}
+
 /// Make the calling thread the one worker of a pool of its own (no thread is
 /// started), once per thread: the parallel iterators of a kernel then run on it,
 /// one after another. Without it they would turn to rayon's global pool, whose

@@ -375,7 +375,7 @@ fn inline_views<'a>(
 /// distinct object is then read. Whether they are is told by the first rows: at
 /// least half of the rows that repeat an earlier row's string there repeat its
 /// object. Otherwise every row is read (a window at a time, under the GIL) and each
-/// window coded by every thread ([`encode::factorize_read`]).
+/// window coded by every thread while the next is read ([`encode::factorize_read`]).
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,

@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::rows::{Chunk, InlineViews, Rows};
@@ -334,9 +335,10 @@ fn lookup_keys<S: Slot + Sync>(
 /// GIL). Each window of rows ([`Windows`]) is read on this thread (the short key of
 /// each id of at most 15 bytes, read where the string is in the cache; the longer
 /// ids as they are), then coded as `factorize_bytes` codes a column, on up to
-/// `n_chunks` threads: no more than a window's keys are held. `width`: the longest
-/// id of the first rows, which picks the table; a longer one met later codes the
-/// rows again in the table for it (at most twice).
+/// `n_chunks` threads, while this thread reads the next window (in a column long
+/// enough to be coded in parallel): no more than two windows' keys are held.
+/// `width`: the longest id of the first rows, which picks the table; a longer one
+/// met later codes the rows again in the table for it (at most twice).
 pub fn factorize_read<'a>(
     n: usize,
     row: impl Fn(usize) -> &'a [u8],
@@ -374,19 +376,42 @@ where
     S::Key: Sync,
 {
     let mut windows = Windows::<S>::new(&[n], n_chunks, 0);
-    let mut keys = Vec::new();
-    while let Some(rows) = windows.next() {
+    let read = |rows: Range<usize>, keys: &mut Vec<S::Key>| -> Result<(), usize> {
         keys.clear();
-        for i in rows.clone() {
+        for i in rows {
             let id = row(i);
             keys.push(key(id).ok_or(id.len())?);
         }
-        let fill = |_: usize, a: usize, out: &mut [S::Key]| {
-            out.copy_from_slice(&keys[a - rows.start..][..out.len()]);
+        Ok(())
+    };
+    let (parallel, mut ranges) = (windows.parallel, windows.ranges().into_iter());
+    let (mut keys, mut next) = (Vec::new(), Vec::new());
+    let mut rows = ranges.next().unwrap_or(0..0);
+    read(rows.clone(), &mut keys)?;
+    loop {
+        let Some(after) = ranges.next() else {
+            windows.code(&window_keys(&rows, &keys));
+            return Ok(windows.finish());
         };
-        windows.code(&fill);
+        let mut code = || windows.code(&window_keys(&rows, &keys));
+        let mut read_next = || read(after.clone(), &mut next);
+        // a long column's next window read while the pool codes this one
+        let ((), read) = if parallel {
+            threads::beside(code, read_next)
+        } else {
+            (code(), read_next())
+        };
+        read?;
+        (rows, keys, next) = (after, next, keys);
     }
-    Ok(windows.finish())
+}
+
+/// The keys of a window of `rows` (`keys`, read) as [`Windows::code`] takes them.
+fn window_keys<'k, K: Copy + Sync>(
+    rows: &'k Range<usize>,
+    keys: &'k [K],
+) -> impl Fn(usize, usize, &mut [K]) + Sync + 'k {
+    move |_, a, out| out.copy_from_slice(&keys[a - rows.start..][..out.len()])
 }
 
 /// Codes, the first row of each code and the distinct keys in code order.
@@ -540,6 +565,17 @@ impl<S: Slot + Sync> Windows<S> {
         (self.at < n).then(|| self.at..(self.at + self.window).min(n))
     }
 
+    /// The rows of each window left, in the order [`Windows::code`] codes them.
+    fn ranges(&self) -> Vec<Range<usize>> {
+        let (n, mut at, mut window) = (self.codes.len(), self.at, self.window);
+        let mut ranges = Vec::new();
+        while at < n {
+            ranges.push(at..(at + window).min(n));
+            (at, window) = ((at + window).min(n), grown(window));
+        }
+        ranges
+    }
+
     /// Code the rows of the next window, whose keys `fill` gives (as
     /// [`factorize_parts`]'s); a call after the last window does nothing.
     fn code(&mut self, fill: &(impl Fn(usize, usize, &mut [S::Key]) + Sync)) {
@@ -602,13 +638,18 @@ impl<S: Slot + Sync> Windows<S> {
             }
             self.alone = NEW_SHARE * n_missed > end - at;
         }
-        (self.at, self.window) = (end, (2 * self.window).min(WINDOW));
+        (self.at, self.window) = (end, grown(self.window));
     }
 
     /// The codes, the first row of each code and the distinct keys in code order.
     fn finish(self) -> Coded<S::Key> {
         (self.codes, self.seen.first, self.seen.keys)
     }
+}
+
+/// The rows of the window after one of `window` rows.
+fn grown(window: usize) -> usize {
+    (2 * window).min(WINDOW)
 }
 
 /// The rows a window of a column takes at a time ([`factorize_parts`]): about 1 MiB

@@ -3,7 +3,7 @@
 //! (`string_view`), where they lie, or one slice a row (strings read from Python
 //! objects); each row's short key ([`short_bits`]) read in one pass a block.
 
-use super::table::{short_bits, LOW_BYTES};
+use super::table::{short_bits, LOW_BYTES, PACKED_BYTES, SHORT_BYTES};
 use crate::threads::PARALLEL_ROWS;
 
 /// The offsets of an Arrow string column: `i32` (`string`) or `i64` (`large_string`).
@@ -25,26 +25,32 @@ macro_rules! offset {
             /// One pass of ORs in the offsets' own width (it vectorizes, where a
             /// maximum of the lengths does not without AVX-512): of each offset and
             /// its difference to the next (the sign bit set by a negative one; the
-            /// offsets then lie in 0.. and no difference overflows), and of 11 less
-            /// each difference (the sign bit set by a longer row); a second pass, for
-            /// rows longer than 11 bytes only, tells those longer than 15.
+            /// offsets then lie in 0.. and no difference overflows), and of
+            /// [`PACKED_BYTES`] less each difference (the sign bit set by a longer
+            /// row); a second pass, for rows longer than that only, tells those
+            /// longer than [`SHORT_BYTES`].
             fn scan(offsets: &[Self]) -> Option<usize> {
                 let ends = offsets.get(1..).unwrap_or_default();
                 let pairs = || ends.iter().zip(offsets);
-                let (bad, over_11) = pairs().fold((0 as $t, 0 as $t), |(bad, over), (&b, &a)| {
-                    let len = b.wrapping_sub(a);
-                    (bad | a | len, over | (11 as $t).wrapping_sub(len))
-                });
+                let (bad, over_packed) =
+                    pairs().fold((0 as $t, 0 as $t), |(bad, over), (&b, &a)| {
+                        let len = b.wrapping_sub(a);
+                        (bad | a | len, over | (PACKED_BYTES as $t).wrapping_sub(len))
+                    });
                 if bad < 0 {
                     return None;
                 }
-                if over_11 >= 0 {
-                    return Some(11);
+                if over_packed >= 0 {
+                    return Some(PACKED_BYTES);
                 }
-                let over_15 = pairs().fold(0 as $t, |or, (&b, &a)| {
-                    or | (15 as $t).wrapping_sub(b.wrapping_sub(a))
+                let over_short = pairs().fold(0 as $t, |or, (&b, &a)| {
+                    or | (SHORT_BYTES as $t).wrapping_sub(b.wrapping_sub(a))
                 });
-                Some(if over_15 >= 0 { 15 } else { 16 })
+                Some(if over_short >= 0 {
+                    SHORT_BYTES
+                } else {
+                    SHORT_BYTES + 1
+                })
             }
         }
     };
@@ -65,8 +71,8 @@ pub trait Rows: Chunk {
     /// Row `i`: a buffer and the bounds of the row's bytes in it (the buffer may
     /// go on after them).
     fn row(&self, i: usize) -> (&[u8], usize, usize);
-    /// What picks the slot of the table: 11 when no row is longer than 11 bytes,
-    /// else 15 when none is longer than 15, else 16.
+    /// What picks the slot of the table: [`PACKED_BYTES`] when no row is longer,
+    /// else [`SHORT_BYTES`] when none is longer, else one more.
     fn width(&self) -> usize;
     /// Whether each of the rows `a..b` (`a` at least 1) is known to equal the row
     /// before it from a check of the block as a whole (false: compare row by row).
@@ -108,7 +114,7 @@ impl<'a, O: Offset> OffsetRows<'a, O> {
                     .map(|k| {
                         O::scan(&offsets[k * PARALLEL_ROWS..=((k + 1) * PARALLEL_ROWS).min(n)])
                     })
-                    .try_reduce(|| 11, |a, b| Some(a.max(b)))
+                    .try_reduce(|| PACKED_BYTES, |a, b| Some(a.max(b)))
             })
         } else {
             O::scan(offsets)
@@ -244,7 +250,7 @@ impl<'a> InlineViews<'a> {
     }
     /// The short keys of the rows from `a` on, as many as `out` holds (as
     /// [`Rows::shorts`]), read from the views alone; false when one of the rows is
-    /// longer than 11 bytes (its key then any value).
+    /// longer than [`PACKED_BYTES`] (its key then any value).
     #[inline(always)]
     pub fn keys_within(&self, a: usize, out: &mut [u128]) -> bool {
         let views = &self.views[16 * a..16 * (a + out.len())];
@@ -252,8 +258,8 @@ impl<'a> InlineViews<'a> {
         for (k, v) in out.iter_mut().zip(views.chunks_exact(16)) {
             let v = u128::from_le_bytes(v.try_into().unwrap_or([0; 16]));
             let len = v as u32;
-            over |= len.saturating_sub(11);
-            let len = len.min(11) as usize;
+            over |= len.saturating_sub(PACKED_BYTES as u32);
+            let len = len.min(PACKED_BYTES as u32) as usize;
             *k = ((v >> 32) & LOW_BYTES[len]) | ((len as u128) << 120);
         }
         over == 0
@@ -283,9 +289,9 @@ impl Rows for InlineViews<'_> {
             at + 4 + word(self.views, at).min(INLINE),
         )
     }
-    /// 11: right where no row is longer.
+    /// [`PACKED_BYTES`]: right where no row is longer.
     fn width(&self) -> usize {
-        11
+        PACKED_BYTES
     }
     fn repeats(&self, a: usize, b: usize) -> bool {
         views_repeat(self.views, a, b)
@@ -294,10 +300,12 @@ impl Rows for InlineViews<'_> {
 
 /// [`Rows::width`] of rows whose longest has `longest` bytes.
 fn width_of(longest: usize) -> usize {
-    match longest {
-        0..=11 => 11,
-        12..=15 => 15,
-        _ => 16,
+    if longest <= PACKED_BYTES {
+        PACKED_BYTES
+    } else if longest <= SHORT_BYTES {
+        SHORT_BYTES
+    } else {
+        SHORT_BYTES + 1
     }
 }
 

@@ -26,12 +26,19 @@ pub(crate) const LOW_BYTES: [u128; 16] = {
     out
 };
 
+/// The longest id held as one integer, its short key ([`short_bits`]): the ids of a
+/// [`Wide`] slot.
+pub(crate) const SHORT_BYTES: usize = 15;
+
+/// The longest id a [`Packed`] slot holds (its short key and its code in 16 bytes).
+pub(crate) const PACKED_BYTES: usize = 11;
+
 /// The id `data[start..end]` as one integer (its bytes, its length in the top
-/// byte) when it has at most 15 bytes.
+/// byte) when it has at most [`SHORT_BYTES`] bytes.
 #[inline(always)]
 pub(crate) fn short_bits(data: &[u8], start: usize, end: usize) -> Option<u128> {
     let len = end - start;
-    if len >= 16 {
+    if len > SHORT_BYTES {
         return None;
     }
     let raw = match data.get(start..start + 16) {
@@ -67,10 +74,10 @@ pub(crate) fn short_hash(k: u128) -> u64 {
     )
 }
 
-/// Whether a short key is of an id of at most 11 bytes (a [`Packed`] slot).
+/// Whether a short key is of an id of at most [`PACKED_BYTES`] (a [`Packed`] slot).
 #[inline(always)]
 pub(crate) fn packs(key: u128) -> bool {
-    (key >> 120) <= 11
+    (key >> 120) <= PACKED_BYTES as u128
 }
 
 /// A slot of a [`Table`]: a key and its code, or nothing.

@@ -9,7 +9,9 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::rows::{Chunk, InlineViews, Rows};
-use super::table::{packs, short_bits, Bytes, Distinct, Packed, Slot, Table, Wide};
+use super::table::{
+    packs, short_bits, Bytes, Distinct, Packed, Slot, Table, Wide, PACKED_BYTES, SHORT_BYTES,
+};
 use crate::threads;
 use crate::threads::PARALLEL_ROWS;
 
@@ -30,7 +32,11 @@ pub fn factorize_bytes<R: Rows>(
     room: usize,
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
     let lens: Vec<usize> = chunks.iter().map(|c| c.rows()).collect();
-    let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
+    let width = chunks
+        .iter()
+        .map(|c| c.width())
+        .max()
+        .unwrap_or(PACKED_BYTES);
     factorize_picked(texts(chunks), shorts(chunks), &lens, width, n_chunks, room)
 }
 
@@ -221,9 +227,9 @@ fn factorize_picked<'a>(
     n_chunks: usize,
     room: usize,
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
-    if width <= 11 {
+    if width <= PACKED_BYTES {
         held(factorize_parts::<Packed>(shorts, lens, n_chunks, room))
-    } else if width <= 15 {
+    } else if width <= SHORT_BYTES {
         held(factorize_parts::<Wide>(shorts, lens, n_chunks, room))
     } else {
         held(factorize_parts::<Bytes>(long, lens, n_chunks, room))
@@ -251,15 +257,19 @@ pub fn lookup_rows<R: Rows>(chunks: &[R], n_dict: usize) -> Vec<i32> {
     let values = cut(&values, threads::num_threads());
     let lens = |parts: &[R]| parts.iter().map(|p| p.rows()).collect::<Vec<usize>>();
     let (dict_lens, value_lens) = (lens(&dictionary), lens(&values));
-    let width = chunks.iter().map(|c| c.width()).max().unwrap_or(11);
-    if width <= 11 {
+    let width = chunks
+        .iter()
+        .map(|c| c.width())
+        .max()
+        .unwrap_or(PACKED_BYTES);
+    if width <= PACKED_BYTES {
         lookup_keys::<Packed>(
             shorts(&dictionary),
             &dict_lens,
             shorts(&values),
             &value_lens,
         )
-    } else if width <= 15 {
+    } else if width <= SHORT_BYTES {
         lookup_keys::<Wide>(
             shorts(&dictionary),
             &dict_lens,
@@ -348,10 +358,10 @@ pub fn factorize_read<'a>(
     let short = |id: &[u8]| short_bits(id, 0, id.len());
     let mut width = width;
     loop {
-        let coded = if width <= 11 {
+        let coded = if width <= PACKED_BYTES {
             let packed = |id: &[u8]| short(id).filter(|&k| packs(k));
             read_parts::<Packed>(n, &row, packed, n_chunks).map(held)
-        } else if width <= 15 {
+        } else if width <= SHORT_BYTES {
             read_parts::<Wide>(n, &row, short, n_chunks).map(held)
         } else {
             read_parts::<Bytes>(n, &row, Some, n_chunks).map(held)

@@ -348,9 +348,10 @@ call `evaluate` makes for them) and by the libraries' own encoders, in turn as a
 {chr(10).join(encode_head + encode_lines)}
 
 The strings of an object column are Python objects, which only the thread that
-holds the GIL may read: receval reads a window of rows on that thread and codes
-it on every thread, so the reading (one object a row, tens of bytes each, apart
-from the strings' buffers) is the part that stays on one thread. A frame of object
+holds the GIL may read: receval reads a window of rows on that thread while the
+other threads code the window read before it, so the reading (one object a row,
+tens of bytes each, apart from the strings' buffers) is the part that stays on
+one thread. A frame of object
 ids of one object a row ("pandas object" above) is read twice so (users and
 items); as pandas' CSV reader gives them (one object a distinct id), each object
 is read once.

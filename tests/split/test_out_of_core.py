@@ -86,6 +86,30 @@ def test_out_of_core_equals_in_memory(tmp_path, fmt, ids, method, kwargs):
     )
 
 
+@pytest.mark.parametrize("method", ["leave_last_out", "temporal"])
+def test_out_of_core_iso_text_times_equal_in_memory(tmp_path, method):
+    """A Parquet file whose times are ISO 8601 text (a UTC offset, or none) splits out
+    of core as in memory: each batch's text read as its instants."""
+    log = _log(3, "str")
+    days = [f"1970-02-{1 + t % 28:02d}T{t // 28:02d}:00:00" for t in log["timestamp"]]
+    log = log.assign(timestamp=[d + ("+00:00" if i % 3 else "") for i, d in enumerate(days)])
+    kwargs = {"n": 2} if method == "leave_last_out" else {"quantile": 0.7}
+    memory = getattr(split, method)(log, **kwargs)
+    out = tmp_path / "out"
+    out.mkdir()
+    streamed = getattr(split, method)(
+        _scan(tmp_path, log, "parquet"),
+        train_path=out / "train.parquet",
+        test_path=out / "test.parquet",
+        **kwargs,
+    )
+    assert streamed.summary() == memory.summary()
+    test = _rows(pq.read_table(out / "test.parquet"))
+    pd.testing.assert_frame_equal(
+        test, memory.test.reset_index(drop=True).astype({"user": str}), check_dtype=False
+    )
+
+
 def test_qrels_of_a_written_part(tmp_path):
     log = _log(2, "small")
     scanned = _scan(tmp_path, log, "parquet")

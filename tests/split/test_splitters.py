@@ -326,13 +326,79 @@ def test_errors(call, error, match):
         call(_log())
 
 
+def _text_times(log: pd.DataFrame) -> list[str]:
+    """The log's day numbers as ISO 8601 text of many forms (a UTC offset, naive,
+    padded, a date), each that day's instant in UTC."""
+    forms = [
+        "1970-01-{:02d}T08:00:00+08:00",
+        "1970-01-{:02d} 00:00:00",
+        " 1970-01-{:02d}T00:00:00Z",
+        "1970-01-{:02d}",
+    ]
+    return [forms[i % 4].format(1 + int(d)) for i, d in enumerate(log["timestamp"])]
+
+
+def test_iso_text_times_split_as_their_instants():
+    """A time column of ISO 8601 text (as the audit and retention read it) splits as
+    the datetimes it names, in every frame and text layout, with text cut-offs."""
+    import polars as pl
+
+    log = _log()
+    text = log.assign(timestamp=_text_times(log))
+    days = log.assign(timestamp=pd.to_datetime(log["timestamp"], unit="D"))
+    frames = {
+        "pandas str": text,
+        "pandas object": text.astype({"timestamp": object}),
+        "polars": pl.from_pandas(text),
+        "arrow string_view": pa.Table.from_pandas(text, preserve_index=False).set_column(
+            2, "timestamp", pa.array(text["timestamp"].tolist(), pa.string_view())
+        ),
+    }
+    for name, frame in frames.items():
+        for method, kwargs in (
+            ("temporal", {"cutoff": "1970-01-04"}),
+            ("temporal", {"quantile": 0.5}),
+            ("leave_last_out", {"n": 1}),
+            ("ratio", {"test_fraction": 0.5, "time": "timestamp"}),
+        ):
+            got = getattr(split, method)(frame, **kwargs)
+            want = getattr(split, method)(days, **kwargs)
+            assert got.summary() == want.summary(), (name, method)
+            rows = got.test.index.tolist() if name.startswith("pandas") else None
+            if rows is not None:
+                assert rows == want.test.index.tolist(), (name, method)
+    assert split.temporal(text, cutoff="1970-01-04").test.index.tolist() == [1, 3, 4, 5]
+    with pytest.raises(InputValidationError, match="holds 'soon', which is not an ISO 8601"):
+        bad = text.assign(timestamp=["soon", *_text_times(log)[1:]])
+        split.temporal(bad, cutoff="1970-01-04")
+
+
+def test_arrow_string_view_columns_are_split_and_kept():
+    """Arrow has no take of string_view: such columns are split all the same, and
+    come out as string_view."""
+    table = pa.Table.from_pandas(_log(), preserve_index=False)
+    views = table.set_column(0, "user", table["user"].cast(pa.string_view()))
+    for method, kwargs in (("temporal", {"cutoff": 3}), ("leave_last_out", {"n": 1})):
+        got, want = getattr(split, method)(views, **kwargs), getattr(split, method)(table, **kwargs)
+        assert got.summary() == want.summary()
+        assert got.test.schema.field("user").type == pa.string_view()
+        assert got.test.cast(want.test.schema).equals(want.test)
+
+
 def test_missing_times_raise():
     log = _log().astype({"timestamp": float})
     log.loc[2, "timestamp"] = np.nan
     with pytest.raises(InputValidationError, match=r"'timestamp' has 1 missing values \(NaN\)"):
         split.leave_last_out(log)
-    with pytest.raises(InputValidationError, match="must hold numbers or datetimes"):
+    with pytest.raises(InputValidationError, match="must hold numbers, datetimes or ISO"):
+        split.leave_last_out(_log().astype({"timestamp": bytes}))
+    with pytest.raises(InputValidationError) as info:  # epoch numbers as text
         split.leave_last_out(_log().astype({"timestamp": str}))
+    assert str(info.value) == (
+        "leave_last_out: the time column 'timestamp' holds '1', which is not an ISO 8601 "
+        "time between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give datetimes, "
+        "ISO 8601 text or numbers."
+    )
 
 
 def test_scan_only_for_temporal_and_leave_last_out(tmp_path):

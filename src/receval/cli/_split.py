@@ -144,7 +144,8 @@ def split_command(
         str | None,
         typer.Option(
             metavar="COL",
-            help="Column of times (numbers or datetimes); default: timestamp, else time.",
+            help="Column of times (numbers, datetimes or ISO 8601 text); default: "
+            "timestamp, else time.",
             show_default=False,
         ),
     ] = None,

@@ -168,10 +168,32 @@ def take_at(values: Any, at: Any) -> Any:
     """``values`` (NumPy, or an Arrow array, chunked array or table) at positions ``at``
     (a slice, or NumPy integers), kept as they are: NumPy's indexing, or Arrow's take
     at the positions over their memory (an Arrow take of NumPy positions imports
-    pandas)."""
+    pandas). Arrow has no take of ``string_view``: such a column is taken as
+    ``large_string`` and made a ``string_view`` again.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> take_at(pa.array(["a", "b", "c"], pa.string_view()), np.array([2, 0])).to_pylist()
+    ['c', 'a']
+    """
     if isinstance(values, np.ndarray) or isinstance(at, slice):
         return values[at]
-    return values.take(arrow_integers(np.asarray(at)))
+    return _take(values, arrow_integers(np.asarray(at)))
+
+
+def _take(values: Any, positions: Any) -> Any:
+    """:func:`take_at` of Arrow values at Arrow positions."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.Table):
+        if not any(is_view(kind) for kind in values.schema.types):
+            return values.take(positions)
+        columns = [_take(column, positions) for column in values.columns]
+        return pa.Table.from_arrays(columns, schema=values.schema)
+    if is_view(values.type):
+        return values.cast(pa.large_string()).take(positions).cast(values.type)
+    return values.take(positions)
 
 
 def arrow_integers(values: np.ndarray, valid: np.ndarray | None = None) -> Any:

@@ -16,11 +16,11 @@ import numpy as np
 
 from .._validation import format_values
 from ..data import io
-from ..data._arrow import arrow_integers
+from ..data._arrow import take_at
 from ..data._encode import factorize
 from ..data._open import arrow_input, check_file
 from ..exceptions import InvalidParameterError
-from ._order import time_keys, time_unit
+from ._order import time_column
 
 #: the time column's names tried, in order, when none is given
 TIME_NAMES = ("timestamp", "time")
@@ -54,7 +54,7 @@ class Log:
             return self.frame.iloc[rows]
         if self.kind == "polars":
             return self.frame[rows]
-        return self.frame.take(arrow_integers(rows))  # pa.array would import pandas
+        return take_at(self.frame, rows)
 
     def sorted_user_codes(self) -> np.ndarray:
         """The rank of each user's id among the ids sorted (the seeded streams draw
@@ -145,8 +145,7 @@ def read_log(
         n_items = len(item_ids)
     times = unit = None
     if time_name is not None:
-        times = time_keys(cols["time"], time_name, func)
-        unit = time_unit(cols["time"])
+        times, unit = time_column(cols["time"], time_name, func)
     return Log(
         data,
         kind,

@@ -9,25 +9,38 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .._validation import format_values
-from ..data._arrow import is_arrow, to_numpy
+from ..data._arrow import is_arrow, to_arrow, to_numpy
 from ..data._encode import group_rows
+from ..data._instants import first_unreadable, iso_instants
+from ..data._string_buffers import is_arrow_string
 from ..exceptions import InputValidationError, InvalidParameterError
 
 
-def time_keys(values: Any, name: str, func: str) -> np.ndarray:
-    """The times of a column as sort keys: int64 (integers, datetimes as their
-    ticks) or float64. Missing times (NaN, NaT, null) raise."""
+def time_column(values: Any, name: str, func: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
+    """The times of a column as sort keys, and their datetime64 type (None for
+    numbers: how cut-offs convert). Keys: int64 (integers, datetimes as their ticks,
+    ISO 8601 text as nanoseconds since 1970 UTC, as the audit and retention read it)
+    or float64. Missing times (NaN, NaT, null) raise."""
+    if is_arrow(values) and values.null_count:
+        raise InputValidationError(
+            f"{func}: the time column {name!r} has {values.null_count} missing values; "
+            f"drop those rows or fill their time first."
+        )
+    text = _text(values)
+    if text is not None:
+        return _text_keys(text, name, func), np.dtype("datetime64[ns]")
+    return _keys(values, name, func), _unit(values)
+
+
+def _keys(values: Any, name: str, func: str) -> np.ndarray:
+    """:func:`time_column`'s keys of a column of numbers or datetimes."""
     if is_arrow(values):
-        if values.null_count:
-            raise InputValidationError(
-                f"{func}: the time column {name!r} has {values.null_count} missing values; "
-                f"drop those rows or fill their time first."
-            )
         values = to_numpy(values)
     arr = np.asarray(values)
     kind = arr.dtype.kind
@@ -42,8 +55,9 @@ def time_keys(values: Any, name: str, func: str) -> np.ndarray:
     else:
         shown = format_values(np.unique(arr[:5].astype(str)))
         raise InputValidationError(
-            f"{func}: the time column {name!r} must hold numbers or datetimes. Got values "
-            f"{shown} of type {arr.dtype}; parse them first (e.g. pandas.to_datetime)."
+            f"{func}: the time column {name!r} must hold numbers, datetimes or ISO 8601 "
+            f"text. Got values {shown} of type {arr.dtype}; parse them first (e.g. "
+            f"pandas.to_datetime)."
         )
     if missing:
         raise InputValidationError(
@@ -53,8 +67,44 @@ def time_keys(values: Any, name: str, func: str) -> np.ndarray:
     return keys
 
 
-def time_unit(values: Any) -> np.dtype[Any] | None:
-    """The datetime64 type of a time column (None for numbers): how cut-offs convert."""
+def _text(values: Any) -> Any:
+    """A time column of text (Arrow strings of any layout, NumPy str, objects that
+    are all ``str``) as Arrow strings; None for any other column."""
+    import pyarrow as pa
+
+    if not is_arrow(values):
+        kind = np.asarray(values).dtype.kind
+        if kind not in "OUT":
+            return None
+        values = to_arrow(np.asarray(values))
+        if not pa.types.is_string(values.type):  # objects other than str
+            return None
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    return values if is_arrow_string(values.type) else None
+
+
+def _text_keys(text: Any, name: str, func: str) -> np.ndarray:
+    """ISO 8601 text as int64 nanoseconds since 1970 UTC (:func:`iso_instants`)."""
+    import pyarrow as pa
+
+    read = partial(iso_instants, unit="ns")
+    try:
+        keys: np.ndarray = read(text)
+    except pa.ArrowInvalid:
+        value = text[first_unreadable(text, read)].as_py()
+        raise InputValidationError(
+            f"{func}: the time column {name!r} holds {value!r}, which is not an ISO 8601 "
+            f"time between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give "
+            f"datetimes, ISO 8601 text or numbers."
+        ) from None
+    return keys
+
+
+def _unit(values: Any) -> np.dtype[Any] | None:
+    """:func:`time_column`'s datetime64 type of a column of numbers or datetimes."""
     if is_arrow(values):
         import pyarrow as pa
 

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from ..data._arrow import arrow_integers, is_arrow, to_numpy
+from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import arrow_input
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
-from ._order import cutoff_key, last_of_each, lerp, time_keys, time_unit, user_order
+from ._order import cutoff_key, last_of_each, lerp, time_column, user_order
 from ._result import SplitResult
 
 __all__ = ["leave_last_out_scan", "temporal_scan"]
@@ -155,7 +155,7 @@ class _Parts:
         for k, mask in enumerate(masks):
             if mask.any():
                 # the rows as Arrow positions: pa.array of the mask would import pandas
-                self.writers[k].write_table(table.take(arrow_integers(np.flatnonzero(mask))))
+                self.writers[k].write_table(take_at(table, np.flatnonzero(mask)))
                 self.users[k].add(users[mask])
                 if items is not None:
                     self.items[k].add(items[mask])
@@ -238,7 +238,7 @@ def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str
 
 def _keys(batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
     col = column_array(batch.column(batch.schema.get_field_index(name)))
-    return time_keys(col, name, func), time_unit(col)
+    return time_column(col, name, func)
 
 
 def _quantile(scan: Any, time: str, q: float, func: str) -> float:

@@ -371,6 +371,12 @@ def test_iso_text_times_split_as_their_instants():
     with pytest.raises(InputValidationError, match="holds 'soon', which is not an ISO 8601"):
         bad = text.assign(timestamp=["soon", *_text_times(log)[1:]])
         split.temporal(bad, cutoff="1970-01-04")
+    missing = np.array([None, *_text_times(log)[1:]], dtype=object)
+    with pytest.raises(InputValidationError, match="'timestamp' has 1 missing values"):
+        split.temporal(text.assign(timestamp=missing), cutoff="1970-01-04")
+    mixed = np.array([5, *_text_times(log)[1:]], dtype=object)
+    with pytest.raises(InputValidationError, match="numbers, datetimes or ISO 8601 text"):
+        split.temporal(text.assign(timestamp=mixed), cutoff="1970-01-04")
 
 
 def test_arrow_string_view_columns_are_split_and_kept():

@@ -27,12 +27,13 @@ def time_column(values: Any, name: str, func: str) -> tuple[np.ndarray, np.dtype
     numbers: how cut-offs convert). Keys: int64 (integers, datetimes as their ticks,
     ISO 8601 text as nanoseconds since 1970 UTC, as the audit and retention read it)
     or float64. Missing times (NaN, NaT, null) raise."""
-    if is_arrow(values) and values.null_count:
-        raise InputValidationError(
-            f"{func}: the time column {name!r} has {values.null_count} missing values; "
-            f"drop those rows or fill their time first."
-        )
     text = _text(values)
+    for column in (values, text):
+        if is_arrow(column) and column.null_count:
+            raise InputValidationError(
+                f"{func}: the time column {name!r} has {column.null_count} missing values; "
+                f"drop those rows or fill their time first."
+            )
     if text is not None:
         return _text_keys(text, name, func), np.dtype("datetime64[ns]")
     return _keys(values, name, func), _unit(values)
@@ -73,11 +74,11 @@ def _text(values: Any) -> Any:
     import pyarrow as pa
 
     if not is_arrow(values):
-        kind = np.asarray(values).dtype.kind
-        if kind not in "OUT":
+        if np.asarray(values).dtype.kind not in "OUT":
             return None
-        values = to_arrow(np.asarray(values))
-        if not pa.types.is_string(values.type):  # objects other than str
+        try:  # str objects, and None for a missing time (counted by the caller)
+            values = to_arrow(np.asarray(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # objects of mixed types
             return None
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()

@@ -80,11 +80,12 @@ def _text(values: Any) -> Any:
             values = to_arrow(np.asarray(values))
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # objects of mixed types
             return None
+    kind = values.type
+    if not is_arrow_string(kind.value_type if pa.types.is_dictionary(kind) else kind):
+        return None
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
-    if pa.types.is_dictionary(values.type):
-        values = values.cast(values.type.value_type)
-    return values if is_arrow_string(values.type) else None
+    return values.cast(kind.value_type) if pa.types.is_dictionary(kind) else values
 
 
 def _text_keys(text: Any, name: str, func: str) -> np.ndarray:

@@ -48,6 +48,12 @@ def iso_instants(arr: Any, unit: str) -> np.ndarray:
     >>> iso_instants(pa.array([" 1970-01-02", "1970-01-01T08:00:00+08:00"]), "s").tolist()
     [86400, 0]
     """
+    return text_instants(iso_text(arr), unit)
+
+
+def text_instants(arr: Any, unit: str) -> np.ndarray:
+    """:func:`iso_instants` of text that :func:`iso_text` made (a caller that holds it
+    already: no second trim)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -56,7 +62,6 @@ def iso_instants(arr: Any, unit: str) -> np.ndarray:
         result: np.ndarray = to_numpy(ts.view(pa.int64()))
         return result
 
-    arr = iso_text(arr)
     try:
         return cast(arr, None)
     except pa.ArrowInvalid:

@@ -20,7 +20,7 @@ import numpy as np
 from ... import _validation as v
 from ...data import io
 from ...data._arrow import to_numpy
-from ...data._instants import first_unreadable, iso_instants, iso_text
+from ...data._instants import first_unreadable, iso_text, text_instants
 from ...data._string_buffers import is_arrow_string
 from ...exceptions import InputValidationError, InvalidParameterError
 
@@ -261,9 +261,9 @@ def _parse_strings(arr: Any, name: str, where: Callable[[int], str], valid: Any)
             days = to_numpy(pc.cast(a, pa.date32()).view(pa.int32()))
             return Times(days.astype(np.int64), 1, "date", valid)
         try:
-            return Times(iso_instants(a, "ns"), TIME_UNITS["ns"], "instant", valid)
+            return Times(text_instants(a, "ns"), TIME_UNITS["ns"], "instant", valid)
         except pa.ArrowInvalid:  # out of the nanosecond range (1677-2262)
-            return Times(iso_instants(a, "us"), TIME_UNITS["us"], "instant", valid)
+            return Times(text_instants(a, "us"), TIME_UNITS["us"], "instant", valid)
 
     try:
         return parse(arr)

@@ -39,8 +39,8 @@ def iso_instants(arr: Any, unit: str) -> np.ndarray:
 
     Whitespace around a time is not part of it. A time with a UTC offset is that
     instant; one without (and a date) is read as a UTC time; a column may hold
-    both. Raises ``pyarrow.ArrowInvalid`` where a
-    string is not such a time, or its instant is outside the unit's range.
+    both. Raises ``pyarrow.ArrowInvalid`` where a string is not such a time, or its
+    instant is outside the unit's range.
 
     Examples
     --------

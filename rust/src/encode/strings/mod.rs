@@ -32,11 +32,7 @@ pub fn factorize_bytes<R: Rows>(
     room: usize,
 ) -> (Vec<i32>, Vec<i64>, Distinct) {
     let lens: Vec<usize> = chunks.iter().map(|c| c.rows()).collect();
-    let width = chunks
-        .iter()
-        .map(|c| c.width())
-        .max()
-        .unwrap_or(PACKED_BYTES);
+    let width = widest(chunks);
     factorize_picked(texts(chunks), shorts(chunks), &lens, width, n_chunks, room)
 }
 
@@ -213,6 +209,15 @@ fn cut<R: Chunk>(chunks: &[R], n_chunks: usize) -> Vec<R> {
     parts
 }
 
+/// The [`Rows::width`] of a column given in chunks: the widest chunk's.
+fn widest<R: Rows>(chunks: &[R]) -> usize {
+    chunks
+        .iter()
+        .map(|c| c.width())
+        .max()
+        .unwrap_or(PACKED_BYTES)
+}
+
 /// Codes (in order of first appearance) of the strings of parts of `lens` rows,
 /// none longer than `width` bytes (as [`Rows::width`] gives it, or the longest
 /// row's length), and the first row of each code (counted across the parts),
@@ -257,11 +262,7 @@ pub fn lookup_rows<R: Rows>(chunks: &[R], n_dict: usize) -> Vec<i32> {
     let values = cut(&values, threads::num_threads());
     let lens = |parts: &[R]| parts.iter().map(|p| p.rows()).collect::<Vec<usize>>();
     let (dict_lens, value_lens) = (lens(&dictionary), lens(&values));
-    let width = chunks
-        .iter()
-        .map(|c| c.width())
-        .max()
-        .unwrap_or(PACKED_BYTES);
+    let width = widest(chunks);
     if width <= PACKED_BYTES {
         lookup_keys::<Packed>(
             shorts(&dictionary),

@@ -382,6 +382,11 @@ def test_bad_parameters():
         "ISO 8601 time (e.g. '2024-01-31T08:00:00+08:00'); give ISO 8601 text, datetimes or "
         "epoch numbers."
     )
+    mixed = np.array([5, *["2024-01-01"] * (len(train) - 1)], dtype=object)
+    with pytest.raises(InputValidationError, match=r"of several types \(int, str\); give one"):
+        receval.audit(train.assign(time=mixed), test)
+    with pytest.raises(InputValidationError, match="contains 1 missing times"):
+        receval.audit(train.assign(time=np.array([None, *mixed[1:]], dtype=object)), test)
     with pytest.raises(InputValidationError, match="audit: run must be a Run"):
         receval.audit(run=[1, 2])
 

@@ -1,5 +1,5 @@
 """ISO 8601 text as instants: the one reader of time strings for every column of
-times (retention's events, the audit's train and test)."""
+times (retention's events, the audit's train and test, the split's logs)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,41 @@ from typing import Any
 
 import numpy as np
 
-from ._arrow import to_numpy
+from ._arrow import is_arrow, to_arrow, to_numpy
+from ._string_buffers import is_arrow_string
 
 # a time of day that ends in a UTC offset (Z, +08, +08:00, -0530)
 _OFFSET = r"[T ]\d{2}.*([Zz]|[+-]\d{2}(:?\d{2})?)$"
+
+
+def text_column(values: Any) -> Any:
+    """A column of times as Arrow strings where it holds text: Arrow strings of any
+    layout (or a dictionary of them), NumPy ``str``, or objects that all are ``str``
+    (None a missing time: a null); None for any other column (numbers, datetimes,
+    objects of other or of mixed types).
+
+    Examples
+    --------
+    >>> text_column(np.array(["2024-01-31", None], dtype=object)).null_count
+    1
+    >>> text_column(np.array([1, 2])) is None
+    True
+    """
+    import pyarrow as pa
+
+    if not is_arrow(values):
+        if np.asarray(values).dtype.kind not in "OUT":
+            return None
+        try:
+            values = to_arrow(np.asarray(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # objects of mixed types
+            return None
+    kind = values.type
+    if not is_arrow_string(kind.value_type if pa.types.is_dictionary(kind) else kind):
+        return None
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    return values.cast(kind.value_type) if pa.types.is_dictionary(kind) else values
 
 
 def iso_text(arr: Any) -> Any:

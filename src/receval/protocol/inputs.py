@@ -21,11 +21,10 @@ from .. import _validation as v
 from ..data import io
 from ..data._arrow import is_arrow, to_arrow, to_numpy
 from ..data._encode import factorize, join_ids
-from ..data._instants import first_unreadable, iso_instants
+from ..data._instants import first_unreadable, iso_instants, text_column
 from ..data._lookup import distinct_ints, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
-from ..data._string_buffers import is_arrow_string
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics.beyond.history import read_log
 from .report import example_value
@@ -310,7 +309,27 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
             if not np.isfinite(out).all():
                 raise InputValidationError(f"{where} contains NaN or infinity.")
             return out
-        arr = to_arrow(arr)
+        try:
+            arr = to_arrow(arr)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # objects of mixed types
+            kinds = sorted({type(x).__name__ for x in arr.tolist()})
+            raise InputValidationError(
+                f"{where} holds Python objects of several types ({', '.join(kinds)}); give "
+                f"one kind of time: ISO 8601 text, datetimes or epoch numbers."
+            ) from None
+    text = text_column(arr)
+    if text is not None:
+        if text.null_count:
+            raise InputValidationError(f"{where} contains {text.null_count} missing times.")
+        try:
+            return iso_instants(text, "ns")
+        except pa.ArrowInvalid:
+            i = first_unreadable(text, lambda a: iso_instants(a, "ns"))
+            raise InputValidationError(
+                f"{where}: row {i} holds {text[i].as_py()!r}, which is not an ISO 8601 time "
+                f"(e.g. '2024-01-31T08:00:00+08:00'); give ISO 8601 text, datetimes or epoch "
+                f"numbers."
+            ) from None
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if arr.null_count:
@@ -318,16 +337,6 @@ def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
     typ = arr.type
     if pa.types.is_dictionary(typ):
         arr, typ = arr.cast(typ.value_type), typ.value_type
-    if is_arrow_string(typ):
-        try:
-            return iso_instants(arr, "ns")
-        except pa.ArrowInvalid:
-            i = first_unreadable(arr, lambda a: iso_instants(a, "ns"))
-            raise InputValidationError(
-                f"{where}: row {i} holds {arr[i].as_py()!r}, which is not an ISO 8601 time "
-                f"(e.g. '2024-01-31T08:00:00+08:00'); give ISO 8601 text, datetimes or epoch "
-                f"numbers."
-            ) from None
     if pa.types.is_date(typ):
         arr, typ = pc.cast(arr, pa.timestamp("ns")), pa.timestamp("ns")
     if pa.types.is_timestamp(typ):

@@ -15,10 +15,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import format_values
-from ..data._arrow import is_arrow, to_arrow, to_numpy
+from ..data._arrow import is_arrow, to_numpy
 from ..data._encode import group_rows
-from ..data._instants import first_unreadable, iso_instants
-from ..data._string_buffers import is_arrow_string
+from ..data._instants import first_unreadable, iso_instants, text_column
 from ..exceptions import InputValidationError, InvalidParameterError
 
 
@@ -27,7 +26,7 @@ def time_column(values: Any, name: str, func: str) -> tuple[np.ndarray, np.dtype
     numbers: how cut-offs convert). Keys: int64 (integers, datetimes as their ticks,
     ISO 8601 text as nanoseconds since 1970 UTC, as the audit and retention read it)
     or float64. Missing times (NaN, NaT, null) raise."""
-    text = _text(values)
+    text = text_column(values)
     for column in (values, text):
         if is_arrow(column) and column.null_count:
             raise InputValidationError(
@@ -66,26 +65,6 @@ def _keys(values: Any, name: str, func: str) -> np.ndarray:
             f"those rows or fill their time first."
         )
     return keys
-
-
-def _text(values: Any) -> Any:
-    """A time column of text (Arrow strings of any layout, NumPy str, objects that
-    are all ``str``) as Arrow strings; None for any other column."""
-    import pyarrow as pa
-
-    if not is_arrow(values):
-        if np.asarray(values).dtype.kind not in "OUT":
-            return None
-        try:  # str objects, and None for a missing time (counted by the caller)
-            values = to_arrow(np.asarray(values))
-        except (pa.ArrowInvalid, pa.ArrowTypeError):  # objects of mixed types
-            return None
-    kind = values.type
-    if not is_arrow_string(kind.value_type if pa.types.is_dictionary(kind) else kind):
-        return None
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    return values.cast(kind.value_type) if pa.types.is_dictionary(kind) else values
 
 
 def _text_keys(text: Any, name: str, func: str) -> np.ndarray:

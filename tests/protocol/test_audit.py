@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import receval
 from receval import InputValidationError, InvalidParameterError, Qrels, Run
 from receval.protocol import AuditReport, Finding
+from receval.protocol.inputs import show_time
 
 
 def clean():
@@ -152,6 +153,45 @@ def test_times_of_two_kinds_are_refused():
     test["time"] = pd.Timestamp("2024-01-01")
     with pytest.raises(InputValidationError, match="epoch numbers and those of test"):
         receval.audit(train, test)
+
+
+def test_times_compare_exactly_in_their_own_units():
+    """Epoch integers are compared as integers (two nanosecond times 1 ns apart are
+    one float64), datetimes in their own unit (a time past 2262 held in seconds is not
+    wrapped around by a cast to nanoseconds), and two units in the finer, checked."""
+    train, test, _ = clean()
+    ns = 1_700_000_000_000_000_000
+    train["time"] = np.int64(ns) + np.arange(6)
+    test["time"] = np.int64(ns) + np.array([7, 2, 9])  # user 2 trained until ns + 3
+    leak = receval.audit(train, test)["temporal_leak"]
+    assert leak.count == 1 and leak.examples[0]["time"] == ns + 2
+    # user 2's last training time is past what nanoseconds hold (2262-04-11T23:47:16)
+    late = np.datetime64("2262-04-09", "s")
+    train["time"] = late + np.arange(6).astype("timedelta64[D]")
+    test["time"] = late + np.array([10, 2, 12]).astype("timedelta64[D]")
+    leak = receval.audit(train, test, cutoff="2262-04-20")["temporal_leak"]
+    assert leak.examples == [
+        {
+            "user": 2,
+            "item": 11,
+            "time": "2262-04-11T00:00:00",
+            "last_train_time": "2262-04-12T00:00:00",
+        }
+    ]
+    days = train.assign(time=np.datetime64("2024-01-01") + np.arange(6))  # datetime64[D]
+    at_noon = pd.to_datetime(["2024-01-10 12:00", "2024-01-03 12:00", "2024-01-12 00:00"])
+    report = receval.audit(days, test.assign(time=at_noon.as_unit("ns")), cutoff="2024-01-05")
+    assert report["temporal_leak"].examples[0]["last_train_time"] == "2024-01-04T00:00:00"
+    cut = [(f.input, f.count) for f in report.findings if f.check == "cutoff_leak"]
+    assert cut == [("test", 1), ("train", 2)]
+    assert show_time(3, np.dtype("M8[D]")) == "1970-01-04"
+    with pytest.raises(InputValidationError) as info:  # seconds past 2262 with nanoseconds
+        receval.audit(train, test.assign(time=at_noon.as_unit("ns")))
+    assert str(info.value) == (
+        "audit: the 'time' column of train holds times that datetime64[ns] cannot hold "
+        "(those of the other column are in ns): give both columns in one unit, or a "
+        "coarser one."
+    )
 
 
 def test_test_in_train_unless_repeats():
@@ -379,13 +419,13 @@ def test_bad_parameters():
         receval.audit(bad, test)
     assert str(info.value) == (
         f"audit: the 'time' column of train: row {len(train) - 1} holds 'x', which is not an "
-        "ISO 8601 time (e.g. '2024-01-31T08:00:00+08:00'); give ISO 8601 text, datetimes or "
-        "epoch numbers."
+        "ISO 8601 time between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give "
+        "datetimes, ISO 8601 text or numbers."
     )
     mixed = np.array([5, *["2024-01-01"] * (len(train) - 1)], dtype=object)
     with pytest.raises(InputValidationError, match=r"of several types \(int, str\); give one"):
         receval.audit(train.assign(time=mixed), test)
-    with pytest.raises(InputValidationError, match="contains 1 missing times"):
+    with pytest.raises(InputValidationError, match="'time' column of train has 1 missing values"):
         receval.audit(train.assign(time=np.array([None, *mixed[1:]], dtype=object)), test)
     with pytest.raises(InputValidationError, match="audit: run must be a Run"):
         receval.audit(run=[1, 2])

@@ -375,8 +375,34 @@ def test_iso_text_times_split_as_their_instants():
     with pytest.raises(InputValidationError, match="'timestamp' has 1 missing values"):
         split.temporal(text.assign(timestamp=missing), cutoff="1970-01-04")
     mixed = np.array([5, *_text_times(log)[1:]], dtype=object)
-    with pytest.raises(InputValidationError, match="numbers, datetimes or ISO 8601 text"):
+    with pytest.raises(InputValidationError, match=r"of several types \(int, str\); give one"):
         split.temporal(text.assign(timestamp=mixed), cutoff="1970-01-04")
+
+
+def test_cutoffs_convert_exactly_to_the_column_unit():
+    """A cut-off finer than the times' unit splits as against the cut-off itself (rows
+    of a day before a cut-off at noon of that day are before it), one the unit cannot
+    hold is refused (NumPy's cast would wrap it around: every row after it), and
+    Python datetimes are times."""
+    log = _log()
+    dates = np.datetime64("1970-01-01") + log["timestamp"].to_numpy()  # datetime64[D]
+    nanos = log.assign(timestamp=dates.astype("datetime64[ns]"))
+    days = pa.Table.from_pandas(log.drop(columns="timestamp"), preserve_index=False)
+    days = days.append_column("timestamp", pa.array(dates, pa.date32()))
+    for cutoff in ("1970-01-04T12:00", "1970-01-04T00:00:00.000000001", "1970-01-04"):
+        got = split.temporal(days, cutoff=cutoff).test["item"].to_pylist()
+        assert got == split.temporal(nanos, cutoff=cutoff).test["item"].tolist()
+    assert split.temporal(days, cutoff="1970-01-04T12:00").test["item"].to_pylist() == [4, 5]
+    with pytest.raises(InvalidParameterError) as info:
+        split.temporal(nanos, cutoff="3000-01-01")
+    assert str(info.value) == (
+        "The 'cutoff' parameter of temporal must be a time that the time column's unit (ns) "
+        "holds. Got '3000-01-01' instead."
+    )
+    assert len(split.temporal(days, cutoff="3000-01-01").test) == 0
+    objects = nanos.assign(timestamp=np.array(nanos["timestamp"].dt.to_pydatetime(), dtype=object))
+    got = split.leave_last_out(objects)
+    assert got.test.index.tolist() == split.leave_last_out(nanos).test.index.tolist()
 
 
 def test_arrow_string_view_columns_are_split_and_kept():
@@ -401,7 +427,7 @@ def test_missing_times_raise():
     with pytest.raises(InputValidationError) as info:  # epoch numbers as text
         split.leave_last_out(_log().astype({"timestamp": str}))
     assert str(info.value) == (
-        "leave_last_out: the time column 'timestamp' holds '1', which is not an ISO 8601 "
+        "leave_last_out: the time column 'timestamp': row 0 holds '1', which is not an ISO 8601 "
         "time between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give datetimes, "
         "ISO 8601 text or numbers."
     )

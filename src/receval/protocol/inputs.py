@@ -19,13 +19,12 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._arrow import is_arrow, to_arrow, to_numpy
 from ..data._encode import factorize, join_ids
-from ..data._instants import first_unreadable, iso_instants, text_column
 from ..data._lookup import distinct_ints, lookup
 from ..data._open import arrow_input, check_file
 from ..data._ranked import Qrels, Run
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..data._times import time_column
+from ..exceptions import InputValidationError
 from ..metrics.beyond.history import read_log
 from .report import example_value
 
@@ -33,7 +32,6 @@ __all__ = [
     "Columns",
     "Rows",
     "align",
-    "comparable_times",
     "id_kind",
     "in_sorted",
     "read_rows",
@@ -60,7 +58,8 @@ class Columns:
 @dataclass
 class Rows:
     """One input's rows: ``user_ids[users[r]]`` and ``item_ids[items[r]]`` are the ids of
-    row ``r``; ``times``, ``values`` (run scores, qrels grades) where given.
+    row ``r``; ``times`` (sort keys, :func:`~receval.data._times.time_column`), ``values``
+    (run scores, qrels grades) where given.
 
     :func:`align` adds ``user_map`` and ``item_map``: the shared code of each local code.
     """
@@ -73,6 +72,8 @@ class Rows:
     times: np.ndarray | None = None
     values: np.ndarray | None = None
     time_column: str | None = None
+    #: the ``datetime64`` type of datetime ``times`` (None for epoch numbers)
+    time_unit: np.dtype[Any] | None = None
     run: Run | None = None
     user_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     item_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
@@ -122,7 +123,7 @@ class Rows:
         """``"number"`` (epoch numbers), ``"datetime"`` or None (no times)."""
         if self.times is None:
             return None
-        return "number" if self.times.dtype.kind == "f" else "datetime"
+        return "number" if self.time_unit is None else "datetime"
 
     def example(self, at: int, **extra: Any) -> dict[str, Any]:
         """Row ``at`` as ``{"user": ..., "item": ..., "time": ...}`` plus ``extra``."""
@@ -131,7 +132,7 @@ class Rows:
             "item": example_value(self.item_ids[self.items[at]]),
         }
         if self.times is not None:
-            out["time"] = show_time(self.times[at], self.time_kind)
+            out["time"] = show_time(self.times[at], self.time_unit)
         return out | extra
 
 
@@ -178,7 +179,9 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
     v.check_not_empty(n, "users", func)
     users, user_ids = factorize(cols["user"], "users", func)
     items, item_ids = factorize(cols["item"], "items", func)
-    times = None if cols.get("time") is None else comparable_times(cols["time"], name, time)
+    times = unit = None
+    if cols.get("time") is not None:
+        times, unit = time_column(cols["time"], f"{FUNC}: the {time!r} column of {name}")
     values = None
     if cols.get("value") is not None:
         raw = cols["value"]
@@ -190,7 +193,7 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
                 f"{v.format_values(np.unique(values[values != np.floor(values)]))}; map them "
                 f"to integers first, or name another column with grade=."
             )
-    return Rows(name, users, user_ids, items, item_ids, times, values, time)
+    return Rows(name, users, user_ids, items, item_ids, times, values, time, time_unit=unit)
 
 
 def _from_ranked(data: Qrels | Run, name: str) -> Rows:
@@ -290,64 +293,6 @@ def read_rows(data: Any, name: str, columns: Columns) -> Rows:
 
 
 # ------------------------------------------------------------------ times
-def comparable_times(col: Any, name: str, column: str | None) -> np.ndarray:
-    """A time column as numbers that compare as the times do: epoch numbers as
-    float64, datetimes (and ISO 8601 strings) as int64 nanoseconds since 1970."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    where = f"{FUNC}: the {column!r} column of {name}"
-    arr = col
-    if not is_arrow(arr):
-        arr = np.asarray(arr)
-        if arr.dtype.kind == "M":
-            if np.isnat(arr).any():
-                raise InputValidationError(f"{where} contains missing times (NaT).")
-            return arr.astype("datetime64[ns]").view(np.int64)
-        if arr.dtype.kind in "iuf":
-            out = arr.astype(np.float64)
-            if not np.isfinite(out).all():
-                raise InputValidationError(f"{where} contains NaN or infinity.")
-            return out
-        try:
-            arr = to_arrow(arr)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):  # objects of mixed types
-            kinds = sorted({type(x).__name__ for x in arr.tolist()})
-            raise InputValidationError(
-                f"{where} holds Python objects of several types ({', '.join(kinds)}); give "
-                f"one kind of time: ISO 8601 text, datetimes or epoch numbers."
-            ) from None
-    text = text_column(arr)
-    if text is not None:
-        if text.null_count:
-            raise InputValidationError(f"{where} contains {text.null_count} missing times.")
-        try:
-            return iso_instants(text, "ns")
-        except pa.ArrowInvalid:
-            i = first_unreadable(text, lambda a: iso_instants(a, "ns"))
-            raise InputValidationError(
-                f"{where}: row {i} holds {text[i].as_py()!r}, which is not an ISO 8601 time "
-                f"(e.g. '2024-01-31T08:00:00+08:00'); give ISO 8601 text, datetimes or epoch "
-                f"numbers."
-            ) from None
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.null_count:
-        raise InputValidationError(f"{where} contains {arr.null_count} missing times.")
-    typ = arr.type
-    if pa.types.is_dictionary(typ):
-        arr, typ = arr.cast(typ.value_type), typ.value_type
-    if pa.types.is_date(typ):
-        arr, typ = pc.cast(arr, pa.timestamp("ns")), pa.timestamp("ns")
-    if pa.types.is_timestamp(typ):
-        return to_numpy(pc.cast(arr, pa.timestamp("ns", tz=typ.tz)).cast(pa.int64()))
-    if pa.types.is_integer(typ) or pa.types.is_floating(typ):
-        return comparable_times(to_numpy(arr), name, column)
-    raise InvalidParameterError(
-        f"{where} must hold datetimes, ISO 8601 strings or epoch numbers. Got Arrow type {typ}."
-    )
-
-
 def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
     """Whether each of ``values`` is in ``table`` (distinct, ascending)."""
     if not len(table):
@@ -357,13 +302,22 @@ def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
     return result
 
 
-def show_time(value: Any, kind: str | None) -> Any:
-    """A time as :func:`comparable_times` holds it, as a reader would write it:
-    an epoch number as it is, a datetime as ISO 8601 text."""
-    if kind == "datetime":  # in seconds unless finer
-        ns = int(value)
-        return str(np.datetime64(ns // 10**9, "s") if ns % 10**9 == 0 else np.datetime64(ns, "ns"))
-    return example_value(value)
+def show_time(value: Any, unit: np.dtype[Any] | None) -> Any:
+    """A time as :class:`Rows` holds it, as a reader would write it: an epoch number
+    as it is, a datetime as ISO 8601 text (in seconds where it is whole seconds and
+    its unit finer).
+
+    Examples
+    --------
+    >>> show_time(86_400 * 10**9, np.dtype("M8[ns]")), show_time(3, np.dtype("M8[D]"))
+    ('1970-01-02T00:00:00', '1970-01-04')
+    """
+    if unit is None:
+        return example_value(value)
+    name = np.datetime_data(unit)[0]
+    stamp = np.array([int(value)], dtype=np.int64).view(unit)[0]
+    seconds = stamp.astype("datetime64[s]")
+    return str(seconds if name in ("ms", "us", "ns") and seconds == stamp else stamp)
 
 
 # ------------------------------------------------------------------ shared codes

@@ -15,28 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from ..data._times import cutoff_key, in_unit
 from ..exceptions import InputValidationError
-from .inputs import Rows, comparable_times, show_time
+from .inputs import Rows, show_time
 from .report import Finding, counted
 
-__all__ = ["cutoff_value", "temporal_findings"]
-
-
-def cutoff_value(cutoff: Any, kind: str | None) -> Any:
-    """The cut-off as the times are held (see :func:`comparable_times`), checked to be
-    of the times' kind (an epoch number for epoch numbers, a datetime for datetimes)."""
-    text_or_date = isinstance(cutoff, str) or not isinstance(cutoff, (int, float, np.number))
-    given = comparable_times(
-        np.asarray([cutoff]) if not text_or_date else [cutoff], "cutoff", "cutoff"
-    )[0]
-    given_kind = "number" if isinstance(given, (float, np.floating)) else "datetime"
-    if kind is not None and given_kind != kind:
-        holds = "epoch numbers" if kind == "number" else "datetimes"
-        raise InputValidationError(
-            f"audit: cutoff must be of the kind of the times, which are {holds}. Got "
-            f"{cutoff!r}; pass a {'number' if kind == 'number' else 'datetime or ISO 8601 text'}."
-        )
-    return given
+__all__ = ["temporal_findings"]
 
 
 def _check_kinds(train: Rows, test: Rows) -> None:
@@ -48,6 +32,21 @@ def _check_kinds(train: Rows, test: Rows) -> None:
             f"{'epoch numbers' if test.time_kind == 'number' else 'datetimes'}; give both "
             f"in one kind so that they compare."
         )
+
+
+def _one_unit(train: Rows, test: Rows) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The times of train and test in one unit (the finer of theirs; None for
+    numbers), and that unit."""
+    assert train.times is not None and test.times is not None
+    a, b = train.time_unit, test.time_unit
+    if a is None or b is None or a == b:
+        return a, train.times, test.times
+    unit = np.promote_types(a, b)  # the finer
+    return (
+        unit,
+        in_unit(train.times, a, unit, f"audit: the {train.time_column!r} column of train"),
+        in_unit(test.times, b, unit, f"audit: the {test.time_column!r} column of test"),
+    )
 
 
 def _last_train_time(train: Rows, times: np.ndarray, n_users: int) -> np.ndarray:
@@ -62,11 +61,10 @@ def temporal_findings(
     train: Rows, test: Rows, n_users: int, cutoff: Any, limit: int
 ) -> list[Finding]:
     """The findings of the temporal checks (train and test both have times)."""
-    train_times, test_times = train.times, test.times
-    if train_times is None or test_times is None:
+    if train.times is None or test.times is None:
         return []
     _check_kinds(train, test)
-    kind = train.time_kind
+    unit, train_times, test_times = _one_unit(train, test)
     out: list[Finding] = []
     last = _last_train_time(train, train_times, n_users)
     test_users = test.shared_users()
@@ -87,15 +85,15 @@ def temporal_findings(
                 "split each user's interactions by time (receval.split.leave_last_out or "
                 "temporal) so that every test interaction follows the user's training ones.",
                 [
-                    test.example(int(r), last_train_time=show_time(last[test_users[r]], kind))
+                    test.example(int(r), last_train_time=show_time(last[test_users[r]], unit))
                     for r in rows[:limit]
                 ],
                 {"n_users": n_users_hit},
             )
         )
     if cutoff is not None:
-        at = cutoff_value(cutoff, kind)
-        shown = show_time(at, kind)
+        at = cutoff_key(cutoff, unit, "cutoff", "audit")
+        shown = show_time(at, unit)
         early = np.flatnonzero(test_times < at)
         if len(early):
             out.append(
@@ -144,13 +142,13 @@ def temporal_findings(
                 test.n_rows,
                 "test rows",
                 f"test interactions earlier than the last training interaction "
-                f"({show_time(latest, kind)}): {len(overlap):,} of {test.n_rows:,}; the split "
+                f"({show_time(latest, unit)}): {len(overlap):,} of {test.n_rows:,}; the split "
                 f"is per user, so the model learnt from interactions later than some it is "
                 f"tested on.",
                 "split at one global time (receval.split.temporal) when the evaluation must "
                 "not see the future of any user, and audit the split with its cut-off.",
                 [test.example(int(r)) for r in overlap[:limit]],
-                {"last_train_time": show_time(latest, kind)},
+                {"last_train_time": show_time(latest, unit)},
             )
         )
     return out

@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_number
+from ..data._times import cutoff_key
 from ..exceptions import InvalidParameterError
 from ._counts import result_of
 from ._log import read_log
 from ._methods import no_scan, times_of
-from ._order import cutoff_key, seed_generator
+from ._order import seed_generator
 from ._result import SplitResult
 
 __all__ = ["rolling", "user_kfold"]

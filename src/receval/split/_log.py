@@ -19,8 +19,8 @@ from ..data import io
 from ..data._arrow import take_at
 from ..data._encode import factorize
 from ..data._open import arrow_input, check_file
+from ..data._times import time_column
 from ..exceptions import InvalidParameterError
-from ._order import time_column
 
 #: the time column's names tried, in order, when none is given
 TIME_NAMES = ("timestamp", "time")
@@ -145,7 +145,7 @@ def read_log(
         n_items = len(item_ids)
     times = unit = None
     if time_name is not None:
-        times, unit = time_column(cols["time"], time_name, func)
+        times, unit = time_column(cols["time"], f"{func}: the time column {time_name!r}")
     return Log(
         data,
         kind,

@@ -9,12 +9,12 @@ import numpy as np
 
 from .._validation import check_number, check_option
 from ..data._encode import group_rows
+from ..data._times import cutoff_key
 from ..exceptions import InvalidParameterError
 from ._counts import result_of
 from ._log import Log, read_log
 from ._order import (
     check_fraction,
-    cutoff_key,
     last_of_each,
     quantile_of,
     seed_generator,

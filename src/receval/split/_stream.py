@@ -20,9 +20,10 @@ import numpy as np
 from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import arrow_input
+from ..data._times import cutoff_key, time_column
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
-from ._order import cutoff_key, last_of_each, lerp, time_column, user_order
+from ._order import last_of_each, lerp, user_order
 from ._result import SplitResult
 
 __all__ = ["leave_last_out_scan", "temporal_scan"]
@@ -238,7 +239,7 @@ def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str
 
 def _keys(batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
     col = column_array(batch.column(batch.schema.get_field_index(name)))
-    return time_column(col, name, func)
+    return time_column(col, f"{func}: the time column {name!r}")
 
 
 def _quantile(scan: Any, time: str, q: float, func: str) -> float:

@@ -1,0 +1,210 @@
+"""A column of times and a cut-off time as sort keys: the one reading of times for
+every reader that compares them (the split's logs, the audit's train and test).
+
+Keys are int64 (integers; datetimes as their own ticks; ISO 8601 text, through
+:mod:`._instants`, as nanoseconds since 1970 UTC) or float64; a column of
+datetimes comes with its ``datetime64`` type, which cut-offs convert to and which
+two columns of different units are brought to (the finer, checked).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from .._validation import format_values
+from ..exceptions import InputValidationError, InvalidParameterError
+from ._arrow import is_arrow, to_arrow, to_numpy
+from ._instants import first_unreadable, iso_instants, text_column
+
+# nanoseconds a tick of each datetime64 unit of fixed length (months and years are not)
+_NANOS = {
+    "W": 7 * 86_400 * 10**9,
+    "D": 86_400 * 10**9,
+    "h": 3_600 * 10**9,
+    "m": 60 * 10**9,
+    "s": 10**9,
+    "ms": 10**6,
+    "us": 10**3,
+    "ns": 1,
+}
+_INT64 = np.iinfo(np.int64)
+
+
+def time_column(values: Any, where: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
+    """The times of a column as sort keys, and their ``datetime64`` type (None for
+    numbers). ``where`` names the column in errors (``"split: the time column
+    'ts'"``). Missing times (NaN, NaT, null), infinite ones, objects of several
+    types and text that is not ISO 8601 raise.
+
+    Examples
+    --------
+    >>> keys, unit = time_column(np.array(["2024-01-01", "2024-01-02"], "datetime64[D]"), "t")
+    >>> keys.tolist(), unit
+    ([19723, 19724], dtype('<M8[D]'))
+    >>> time_column(np.array(["1970-01-01T00:00:01Z"]), "t")[0].tolist()
+    [1000000000]
+    """
+    import pyarrow as pa
+
+    text = text_column(values)
+    if text is not None:
+        _no_nulls(text, where)
+        return _text_keys(text, where), np.dtype("datetime64[ns]")
+    if not is_arrow(values):
+        values = np.asarray(values)
+        if values.dtype.kind != "O":
+            return _keys(values, where)
+        try:  # Python datetimes or numbers
+            values = to_arrow(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            kinds = sorted({type(x).__name__ for x in values.tolist()})
+            raise InputValidationError(
+                f"{where} holds Python objects of several types ({', '.join(kinds)}); give "
+                f"one kind of time: datetimes, ISO 8601 text or numbers."
+            ) from None
+    _no_nulls(values, where)
+    return _keys(to_numpy(values), where)
+
+
+def _no_nulls(values: Any, where: str) -> None:
+    if values.null_count:
+        raise InputValidationError(
+            f"{where} has {values.null_count} missing values; drop those rows or fill their "
+            f"time first."
+        )
+
+
+def _keys(arr: np.ndarray, where: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
+    """:func:`time_column` of a NumPy column of numbers or datetimes."""
+    kind = arr.dtype.kind
+    if kind in "iub":
+        return arr.astype(np.int64, copy=False), None
+    if kind == "M":
+        keys, unit, missing, label = arr.view(np.int64), arr.dtype, np.isnat(arr), "NaT"
+    elif kind == "f":
+        keys, unit = arr.astype(np.float64, copy=False), None
+        missing, label = np.isnan(keys), "NaN"
+    else:
+        shown = format_values(np.unique(arr[:5].astype(str)))
+        raise InputValidationError(
+            f"{where} must hold numbers, datetimes or ISO 8601 text. Got values {shown} of "
+            f"type {arr.dtype}; parse them first (e.g. pandas.to_datetime)."
+        )
+    n_missing = int(missing.sum())
+    if n_missing:
+        raise InputValidationError(
+            f"{where} has {n_missing} missing values ({label}); drop those rows or fill "
+            f"their time first."
+        )
+    n_infinite = 0 if kind == "M" else int(np.isinf(keys).sum())
+    if n_infinite:
+        raise InputValidationError(f"{where} has {n_infinite} infinite values; give finite times.")
+    return keys, unit
+
+
+def _text_keys(text: Any, where: str) -> np.ndarray:
+    """ISO 8601 text as int64 nanoseconds since 1970 UTC (:func:`iso_instants`)."""
+    import pyarrow as pa
+
+    read = partial(iso_instants, unit="ns")
+    try:
+        keys: np.ndarray = read(text)
+    except pa.ArrowInvalid:
+        i = first_unreadable(text, read)
+        raise InputValidationError(
+            f"{where}: row {i} holds {text[i].as_py()!r}, which is not an ISO 8601 time "
+            f"between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give datetimes, "
+            f"ISO 8601 text or numbers."
+        ) from None
+    return keys
+
+
+def _tick_nanos(unit: np.dtype[Any]) -> int | None:
+    """Nanoseconds in a tick of a ``datetime64`` type, None for months and years."""
+    name, count = np.datetime_data(unit)
+    return None if name not in _NANOS else _NANOS[name] * count
+
+
+def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str) -> np.ndarray:
+    """Datetime keys in ticks of ``unit`` as ticks of the finer ``to`` (exact; an
+    instant that ``to`` cannot hold raises: NumPy's cast would wrap it around).
+
+    Examples
+    --------
+    >>> in_unit(np.array([1, 2]), np.dtype("M8[s]"), np.dtype("M8[ms]"), "t").tolist()
+    [1000, 2000]
+    """
+    if unit == to:
+        return keys
+    src, dst = _tick_nanos(unit), _tick_nanos(to)
+    if src is None or dst is None:  # months or years: NumPy's cast (no overflow near)
+        out: np.ndarray = keys.view(unit).astype(to).view(np.int64)
+        return out
+    factor = src // dst
+    if len(keys) and (keys.max() > _INT64.max // factor or keys.min() <= _INT64.min // factor):
+        raise InputValidationError(
+            f"{where} holds times that {to} cannot hold (those of the other column are in "
+            f"{np.datetime_data(to)[0]}): give both columns in one unit, or a coarser one."
+        )
+    return keys * factor
+
+
+def cutoff_key(value: Any, unit: np.dtype[Any] | None, name: str, func: str) -> float:
+    """A cut-off time in the keys' terms: a number for numeric times; a datetime,
+    ``numpy.datetime64``, ``pandas.Timestamp`` or ISO string for datetime columns,
+    as the first tick of the column's unit at or after it (so that ``time < key``
+    and ``time >= key`` hold as against the cut-off itself).
+
+    Examples
+    --------
+    >>> cutoff_key("2024-01-02T12:00", np.dtype("M8[D]"), "cutoff", "f")
+    19725
+    """
+    if unit is None:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)
+        ):
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {func} must be a number, as the time column "
+                f"holds numbers. Got {value!r} instead."
+            )
+        if np.isnan(value):
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {func} must be a number, not NaN. Got {value!r} "
+                f"instead."
+            )
+        return float(value) if isinstance(value, (float, np.floating)) else int(value)
+    given = value
+    try:
+        if isinstance(value, str):  # an offset (Z, +08:00) makes an aware datetime
+            with contextlib.suppress(ValueError):  # else NumPy's reading (nanoseconds)
+                value = dt.datetime.fromisoformat(value.strip())
+        if hasattr(value, "to_datetime64"):  # pandas.Timestamp (its time zone dropped: UTC)
+            value = value.tz_convert(None) if value.tzinfo else value
+            value = value.to_datetime64()
+        elif isinstance(value, dt.datetime) and value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        stamp = np.datetime64(value)
+        if np.isnat(stamp) or not isinstance(value, (str, dt.date, np.datetime64)):
+            raise ValueError
+    except (ValueError, TypeError):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be a datetime (a datetime, "
+            f"numpy.datetime64, pandas.Timestamp or ISO string such as '2024-01-31'), as "
+            f"the time column holds datetimes. Got {value!r} instead."
+        ) from None
+    src, dst = _tick_nanos(stamp.dtype), _tick_nanos(unit)
+    if src is None or dst is None:  # months or years: NumPy's cast
+        return int(stamp.astype(unit).astype(np.int64))
+    key = -(-int(stamp.astype(np.int64)) * src // dst)  # the first tick at or after
+    if not _INT64.min < key <= _INT64.max:
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be a time that the time column's unit "
+            f"({np.datetime_data(unit)[0]}) holds. Got {given!r} instead."
+        )
+    return key

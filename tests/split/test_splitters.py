@@ -424,6 +424,14 @@ def test_missing_times_raise():
         split.leave_last_out(log)
     with pytest.raises(InputValidationError, match="must hold numbers, datetimes or ISO"):
         split.leave_last_out(_log().astype({"timestamp": bytes}))
+    with pytest.raises(InputValidationError, match="must hold numbers, datetimes or ISO"):
+        split.leave_last_out(_log().assign(timestamp=True))  # not a time
+    with pytest.raises(InputValidationError, match="'timestamp' has 1 infinite values"):
+        split.leave_last_out(log.fillna(np.inf))
+    huge = _log().astype({"timestamp": np.uint64})
+    huge.loc[0, "timestamp"] = np.uint64(2**63)  # cast to int64: the earliest time
+    with pytest.raises(InputValidationError, match="holds 9223372036854775808, above the"):
+        split.leave_last_out(huge)
     with pytest.raises(InputValidationError) as info:  # epoch numbers as text
         split.leave_last_out(_log().astype({"timestamp": str}))
     assert str(info.value) == (

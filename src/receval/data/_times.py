@@ -82,7 +82,12 @@ def _no_nulls(values: Any, where: str) -> None:
 def _keys(arr: np.ndarray, where: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
     """:func:`time_column` of a NumPy column of numbers or datetimes."""
     kind = arr.dtype.kind
-    if kind in "iub":
+    if kind == "u" and len(arr) and arr.max() > _INT64.max:
+        raise InputValidationError(
+            f"{where} holds {arr.max()}, above the largest time an int64 holds "
+            f"({_INT64.max}); give times in a coarser unit."
+        )
+    if kind in "iu":
         return arr.astype(np.int64, copy=False), None
     if kind == "M":
         keys, unit, missing, label = arr.view(np.int64), arr.dtype, np.isnat(arr), "NaT"

@@ -34,18 +34,19 @@ def _check_kinds(train: Rows, test: Rows) -> None:
         )
 
 
-def _one_unit(train: Rows, test: Rows) -> tuple[Any, np.ndarray, np.ndarray]:
+def _one_unit(
+    train: Rows, test: Rows, train_times: np.ndarray, test_times: np.ndarray
+) -> tuple[Any, np.ndarray, np.ndarray]:
     """The times of train and test in one unit (the finer of theirs; None for
     numbers), and that unit."""
-    assert train.times is not None and test.times is not None
     a, b = train.time_unit, test.time_unit
     if a is None or b is None or a == b:
-        return a, train.times, test.times
+        return a, train_times, test_times
     unit = np.promote_types(a, b)  # the finer
     return (
         unit,
-        in_unit(train.times, a, unit, f"audit: the {train.time_column!r} column of train"),
-        in_unit(test.times, b, unit, f"audit: the {test.time_column!r} column of test"),
+        in_unit(train_times, a, unit, f"audit: the {train.time_column!r} column of train"),
+        in_unit(test_times, b, unit, f"audit: the {test.time_column!r} column of test"),
     )
 
 
@@ -64,7 +65,7 @@ def temporal_findings(
     if train.times is None or test.times is None:
         return []
     _check_kinds(train, test)
-    unit, train_times, test_times = _one_unit(train, test)
+    unit, train_times, test_times = _one_unit(train, test, train.times, test.times)
     out: list[Finding] = []
     last = _last_train_time(train, train_times, n_users)
     test_users = test.shared_users()

@@ -107,6 +107,7 @@ __all__ = [
     "factorize_str_runs",
     "factorize_view_runs",
     "factorize_views",
+    "factorize_words",
     "gather",
     "gauc_checked",
     "gauc_rows_checked",
@@ -123,6 +124,7 @@ __all__ = [
     "log_loss_checked",
     "lookup_bytes",
     "lookup_str",
+    "lookup_words",
     "multiclass_log_loss_exact",
     "normalize",
     "num_threads",
@@ -420,6 +422,9 @@ def factorize_view_runs(
     buffers: list[list[NDArray[np.uint8]]],
     n_chunks: int,
 ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int64], NDArray[np.uint8]]: ...
+def factorize_words(
+    values: NDArray[np.uint64], n_chunks: int
+) -> tuple[NDArray[np.int32], NDArray[np.int64]]: ...
 def factorize_str(
     values: NDArray[np.object_],
     n_chunks: int,
@@ -503,6 +508,9 @@ def lookup_bytes(
     n_dict: int,
 ) -> NDArray[np.int32]: ...
 def lookup_str(values: NDArray[Any], dictionary: NDArray[Any]) -> NDArray[np.int32] | None: ...
+def lookup_words(
+    values: NDArray[np.uint64], dictionary: NDArray[np.uint64]
+) -> NDArray[np.int32]: ...
 def multiclass_log_loss_exact(
     codes: NDArray[np.int64],
     proba: NDArray[np.float64],

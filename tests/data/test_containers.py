@@ -815,6 +815,58 @@ def test_factorize_wide_int_range():
     np.testing.assert_array_equal(uniques, np.array([2**64 - 1, 0], dtype=np.uint64))
 
 
+_INT64 = st.integers(-(2**63), 2**63 - 1)
+_EDGES = st.sampled_from([-(2**63), 2**63 - 1, -1, 0, 1, 2**62, -(2**62), 10**18])
+
+
+@given(st.lists(st.one_of(_INT64, _EDGES), min_size=1, max_size=300))
+def test_factorize_ints_of_any_range_as_a_dict_numbers_them(values):
+    """Integer ids of any range (the core's hash of their 64 bits where the range is
+    too wide for a direct-address table) are numbered in order of first appearance,
+    as a dict numbers them."""
+    codes, uniques = factorize(np.array(values, dtype=np.int64), "items", "f")
+    _check_codes(values, codes, uniques)
+    words = np.array(values, dtype=np.int64).view(np.uint64)  # the same bits, unsigned
+    codes_u, uniques_u = factorize(words, "items", "f")
+    np.testing.assert_array_equal(codes_u, codes)
+    assert (uniques_u.astype(np.uint64).view(np.int64) == uniques).all()
+
+
+def test_wide_int_ids_are_hashed_by_the_core_on_every_thread(rng, monkeypatch):
+    """A long column of wide integer ids (64-bit hashes, packed pairs) is coded by the
+    core's hash table (Arrow's dictionary_encode, which coded them before, takes
+    seconds on packed pairs), in parallel windows, in order of first appearance; a
+    run and qrels of such ids evaluate as the same ids made small."""
+    calls = []
+    hashed = _int_ids.hashed_ints
+    monkeypatch.setattr(_int_ids, "hashed_ints", lambda v: calls.append(len(v)) or hashed(v))
+    pool = rng.integers(-(2**63), 2**63 - 1, 5_000, dtype=np.int64)
+    values = pool[rng.integers(0, len(pool), 300_000)]  # past the core's parallel rows
+    for any_order in (False, True):
+        codes, uniques = factorize(values, "items", "f", any_order=any_order)
+        np.testing.assert_array_equal(uniques[codes], values)
+        first = np.sort(np.unique(values, return_index=True)[1])
+        np.testing.assert_array_equal(uniques, values[first])
+        np.testing.assert_array_equal(codes[first], np.arange(len(first)))
+    pairs = rng.integers(0, 2_000, 100_000) * 100_000 + rng.integers(0, 100_000, 100_000)
+    codes, uniques = factorize(np.array(pairs, dtype=object), "items", "f")  # Python ints
+    assert uniques.dtype == object and (uniques[codes] == pairs).all()
+    assert calls == [300_000, 300_000, 100_000]
+    small = np.searchsorted(np.sort(pool), pool)  # each id's rank: the same ids, small
+    users, items = rng.integers(0, 200, 20_000), rng.integers(0, len(pool), 20_000)
+    keep = np.unique(users * len(pool) + items, return_index=True)[1]
+    users, items, scores = users[keep], items[keep], rng.random(len(keep))
+    judged = rng.random(len(keep)) < 0.2
+    metrics = ["ndcg@10", "map", "recall@20"]
+    want = evaluate(
+        Qrels(users[judged], small[items][judged]), Run(users, small[items], scores), metrics
+    )
+    got = evaluate(
+        Qrels(users[judged], pool[items][judged]), Run(users, pool[items], scores), metrics
+    )
+    assert got.mean == want.mean
+
+
 @pytest.mark.parametrize("span", [50, 10**9])  # dense table and hash table
 def test_factorize_random_ints_round_trip(span, rng):
     values = rng.integers(-span, span, 5_000)

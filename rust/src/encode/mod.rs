@@ -18,7 +18,7 @@ mod text_ids;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 pub use strings::{
     factorize_bytes, factorize_inline, factorize_inline_runs, factorize_read, factorize_runs,
-    factorize_words, lookup_rows, Runs,
+    factorize_words, lookup_rows, lookup_words, Runs,
 };
 pub use table::Distinct;
 pub use text_ids::{Key, KeyCodes, NoCode, TextIds, MAX_IDS};

@@ -36,6 +36,33 @@ fn factorize_dense<'py>(
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }
 
+/// Codes in order of first appearance of 64-bit integer ids of any range (int64 ids
+/// as their bits), hashed, on up to `n_chunks` threads; and the first row of each
+/// code.
+#[pyfunction]
+fn factorize_words<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, u64>,
+    n_chunks: usize,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
+    let v = slice(&values, "values")?;
+    let (codes, first) = py.detach(|| encode::factorize_words(v.len(), |i| v[i], n_chunks));
+    Ok((codes.into_pyarray(py), first.into_pyarray(py)))
+}
+
+/// The position of each of `values` among `dictionary` (64-bit integer ids of any
+/// range, int64 ids as their bits): the first of equal ids, -1 where absent.
+#[pyfunction]
+fn lookup_words<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, u64>,
+    dictionary: PyReadonlyArray1<'py, u64>,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let (v, d) = (slice(&values, "values")?, slice(&dictionary, "dictionary")?);
+    let found = py.detach(|| encode::lookup_words(v, d));
+    Ok(found.into_pyarray(py))
+}
+
 /// `check` of each of `chunks` (of `rows(chunk)` rows), None if one fails: the
 /// chunks in parallel when there are several of many rows in all (a chunk's own
 /// check is parallel past 2 * PARALLEL_ROWS rows; pandas' chunks are shorter).
@@ -586,6 +613,8 @@ fn runs<'py>(py: Python<'py>, values: &Bound<'py, PyAny>) -> PyResult<(Ints<'py>
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(factorize_dense, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize_words, m)?)?;
+    m.add_function(wrap_pyfunction!(lookup_words, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(factorize_views, m)?)?;
     m.add_function(wrap_pyfunction!(lookup_bytes, m)?)?;

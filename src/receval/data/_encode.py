@@ -101,9 +101,10 @@ def encode_ids(
 
     Returns ``(codes, uniques)`` with ``uniques[codes] == values``; string ids
     read from Arrow give their uniques as an Arrow array (:func:`kept_ids`; NumPy
-    by :func:`ids_to_numpy`), others as NumPy. Integer ids
-    over a compact range use a direct-address table (O(n)); everything else
-    (wide integers, strings, bytes) goes through Arrow's hash-based
+    by :func:`ids_to_numpy`), others as NumPy. Integer ids over a compact range use
+    a direct-address table (O(n)), those of a wider range, strings and bytes the
+    compiled core's hash tables (:func:`~receval.data._int_ids.factorize_ints`,
+    :func:`~receval.data._string_buffers.factorize_strings`); other values Arrow's
     ``dictionary_encode``. Floats are accepted when they hold whole numbers.
     Missing ids (None, NaN) raise ``InputValidationError``. With
     ``any_order=True`` the codes may follow another order (ascending ids for
@@ -141,9 +142,7 @@ def encode_ids(
             arr = arr.astype(np.int64)
             kind = "i"
     if kind in "iu":
-        got = factorize_ints(arr, any_order)
-        if got is not None:
-            return got
+        return factorize_ints(arr, any_order)
     if kind in "US":  # NumPy's str or bytes: Arrow would cut each at its first NUL
         if n <= _FEW_STRINGS:  # a few: a dict, no trip through Arrow
             first: dict[Any, int] = {}
@@ -490,6 +489,9 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
     encoded = factorize_strings(parr) if is_arrow_text(parr.type) else None
     if isinstance(parr, pa.ChunkedArray) and encoded is None:
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
+    if encoded is None and pa.types.is_integer(parr.type) and isinstance(arr, np.ndarray):
+        codes, whole = factorize_ints(to_numpy(parr), False)  # objects: Python ints
+        return codes, np.asarray(whole, dtype=object)
     if encoded is None:
         encoded = parr.dictionary_encode()
         codes, uniques = to_numpy(encoded.indices), encoded.dictionary

@@ -1,5 +1,6 @@
-"""Integer ids coded with a direct-address table over their range (never hashed) by
-the compiled core: a column in memory (:func:`factorize_ints`) or given in chunks
+"""Integer ids coded by the compiled core: over a compact range with a direct-address
+table, over a wider one (64-bit hashes, snowflake ids, packed pairs) through its hash
+table of 64-bit words; a column in memory (:func:`factorize_ints`) or given in chunks
 (the row groups of a Parquet file, the chunks of an Arrow table): its codes
 (:func:`factorize_int_chunks`) and its runs of users (:func:`int_runs_of_chunks`)."""
 
@@ -10,24 +11,26 @@ from collections.abc import Iterable
 import numpy as np
 
 # integer ids whose value range is at most this many times the row count are
-# encoded with a direct-address table; wider ranges go through Arrow's hash table
+# encoded with a direct-address table; wider ranges are hashed
 DENSE_RANGE_FACTOR = 4
 # integer columns longer than this are encoded in parallel when the order of codes is free
 PARALLEL_MIN_ROWS = 1_000_000
 
 
-def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`~receval.data._encode.factorize` of a 1-D integer array whose ids lie in
-    a compact range (the distinct ids as int64); None for a wider range, which Arrow's
-    hash table codes. A column of more than ``PARALLEL_MIN_ROWS`` rows whose codes
-    may follow any order (``any_order``) is coded as a column of one chunk: each id's
-    offset and the range in one parallel pass, then numbered in place in parallel,
-    the codes in ascending order of the ids; others in order of first appearance."""
+def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~receval.data._encode.factorize` of a 1-D integer array: over a compact
+    range through a direct-address table (the distinct ids as int64), else hashed
+    (:func:`hashed_ints`: in the array's dtype). A column of more than ``PARALLEL_MIN_ROWS`` rows
+    whose codes may follow any order (``any_order``) over a compact range is coded
+    as a column of one chunk: each id's offset and the range in one parallel pass,
+    then numbered in place in parallel, the codes in ascending order of the ids;
+    others in order of first appearance."""
     from .._kernels import compiled
 
     n = len(values)
     if any_order and n > PARALLEL_MIN_ROWS:
-        return factorize_int_chunks([values], n, any_order=True)
+        got = factorize_int_chunks([values], n, any_order=True)
+        return hashed_ints(values) if got is None else got
     lo = int(values.min())
     hi = int(values.max())
     span = hi - lo + 1
@@ -36,7 +39,33 @@ def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.
         values = np.ascontiguousarray(values, dtype=np.int64)
         codes, first = compiled().factorize_dense(values, lo, span)
         return codes, values[first]
-    return None
+    return hashed_ints(values)
+
+
+def hashed_ints(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes in order of first appearance of integer ids of any range (int64 and
+    uint64 alike: each id's 64 bits are its key), hashed by the compiled core on
+    every thread, and the distinct ids (in ``values``' dtype).
+
+    Examples
+    --------
+    >>> codes, ids = hashed_ints(np.array([2**62, -1, 2**62]))
+    >>> codes.tolist(), ids.tolist()
+    ([0, 1, 0], [4611686018427387904, -1])
+    """
+    from .._kernels import compiled, num_threads
+
+    codes, first = compiled().factorize_words(words(values), num_threads())
+    return codes, values[first]
+
+
+def words(values: np.ndarray) -> np.ndarray:
+    """Integer ids as the 64-bit words the core hashes (uint64, a view where they are
+    64-bit and contiguous): the same id, the same word, for ids that int64 holds
+    (int64 ids as their bits) and for uint64 ids."""
+    wide = values.dtype if values.dtype.itemsize == 8 else np.int64
+    result: np.ndarray = np.ascontiguousarray(values, dtype=wide).view(np.uint64)
+    return result
 
 
 def core_ids(chunk: np.ndarray | None) -> np.ndarray | None:

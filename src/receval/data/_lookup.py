@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ._arrow import to_arrow, to_numpy
-from ._int_ids import DENSE_RANGE_FACTOR
+from ._int_ids import DENSE_RANGE_FACTOR, words
 from ._strings import ids_to_numpy, lookup_strings
 
 
@@ -50,7 +50,8 @@ def isin_ints(values: np.ndarray, test: np.ndarray) -> np.ndarray:
 def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     """Index of each of ``values`` in ``dictionary`` (distinct ids), or -1 if absent.
 
-    Integer ids on both sides use a sorted search; otherwise both sides are
+    Integer ids on both sides use a direct-address table over a compact range, the
+    core's hash table over a wider one; otherwise both sides are
     compared as strings through Arrow's hash table (an int id 7 and a string id
     "7" are the same id, as in TREC files, where every id is a string).
     """
@@ -72,12 +73,10 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
             shifted = values.astype(np.int64) - lo
             inside = (shifted >= 0) & (shifted < span)
             return np.where(inside, table[np.where(inside, shifted, 0)], -1).astype(np.int32)
-        order = np.argsort(dictionary, kind="stable")
-        ordered = dictionary[order]
-        pos = np.searchsorted(ordered, values)
-        pos_c = np.minimum(pos, len(ordered) - 1)
-        found = ordered[pos_c] == values
-        return np.where(found, order[pos_c], -1).astype(np.int32)
+        from .._kernels import compiled
+
+        hashed: np.ndarray = compiled().lookup_words(words(values), words(dictionary))
+        return hashed  # by the core (ids of one sign: their bits compare)
     if values.dtype.kind == "O" and dictionary.dtype.kind == "O":
         found = lookup_strings(values, dictionary)
         if found is not None:

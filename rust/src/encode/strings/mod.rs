@@ -446,11 +446,43 @@ pub fn factorize_words(
 ) -> (Vec<i32>, Vec<i64>) {
     let fill = |_: usize, a: usize, out: &mut [u128]| {
         for (j, k) in out.iter_mut().enumerate() {
-            *k = u128::from(word(a + j)) | (8 << 120);
+            *k = word_key(word(a + j));
         }
     };
     let (codes, first, _) = factorize_parts::<Packed>(fill, &[n], n_chunks, 0);
     (codes, first)
+}
+
+/// A 64-bit word as the short key of its eight bytes.
+#[inline(always)]
+fn word_key(word: u64) -> u128 {
+    u128::from(word) | (8 << 120)
+}
+
+/// The position of each of `values` among `dictionary` (64-bit words): the first of
+/// equal words, -1 where absent; as [`lookup_rows`] looks up ids (a long `values`
+/// in parallel parts that share one table).
+pub fn lookup_words(values: &[u64], dictionary: &[u64]) -> Vec<i32> {
+    let n_parts = if values.len() >= 2 * PARALLEL_ROWS {
+        threads::num_threads()
+    } else {
+        1
+    };
+    let parts: Vec<&[u64]> = values
+        .chunks(values.len().div_ceil(n_parts).max(1))
+        .collect();
+    let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+    let keys = |parts: &[&[u64]], p: usize, a: usize, out: &mut [u128]| {
+        for (k, &w) in out.iter_mut().zip(&parts[p][a..]) {
+            *k = word_key(w);
+        }
+    };
+    lookup_keys::<Packed>(
+        |p, a, out| keys(&[dictionary], p, a, out),
+        &[dictionary.len()],
+        |p, a, out| keys(&parts, p, a, out),
+        &lens,
+    )
 }
 
 /// The codes of the keys in `table` written to `out` (one a key; `fill(a, keys)`

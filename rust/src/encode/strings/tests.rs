@@ -500,6 +500,38 @@ fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
 }
 
 #[test]
+fn lookup_words_finds_the_first_dictionary_position_of_each_word_as_a_map_would() {
+    // words of every bit pattern (all 64 bits, packed pairs, the extremes), a
+    // dictionary with repeated words, values of which some are absent; enough values
+    // to be looked up in parallel parts, and few
+    let mut stream = crate::testing::stream(0x2545_f491_4f6c_dd1d);
+    let pool: Vec<u64> = (0..6000)
+        .map(|k| match k % 4 {
+            0 => stream(),
+            1 => (stream() % 2000) * 100_000 + stream() % 100_000,
+            2 => u64::MAX - stream() % 3,
+            _ => stream() % 3,
+        })
+        .collect();
+    let dictionary: Vec<u64> = (0..4000)
+        .map(|_| pool[(stream() % 3000) as usize])
+        .collect();
+    let mut at = std::collections::HashMap::new();
+    for (i, d) in dictionary.iter().enumerate() {
+        at.entry(*d).or_insert(i as i32);
+    }
+    for n_values in [300_000, 1000, 0] {
+        let values: Vec<u64> = (0..n_values)
+            .map(|_| pool[(stream() % 6000) as usize])
+            .collect();
+        let want: Vec<i32> = values.iter().map(|v| *at.get(v).unwrap_or(&-1)).collect();
+        assert_eq!(lookup_words(&values, &dictionary), want, "{n_values}");
+        let none = lookup_words(&values, &[]);
+        assert!(none.iter().all(|&f| f == -1) && none.len() == n_values);
+    }
+}
+
+#[test]
 fn lookup_rows_finds_the_first_dictionary_row_of_each_value_as_a_map_would() {
     // ids of every slot kind (at most 11, 12 to 15, 16 and more bytes), a
     // dictionary with repeated ids, values of which some are absent; enough values

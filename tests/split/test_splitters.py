@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from receval import InputValidationError, InvalidParameterError, Qrels, split
 from tests._fresh import fresh
@@ -207,6 +209,23 @@ def test_qrels_judges_a_repeated_pair_once(ids):
     want = {u: {w: 1, x: 0}, v: {y: 0, w: 1}}
     assert result.qrels("threshold", column="clicks", threshold=1).to_dict() == want
     assert result.qrels("graded", column="clicks").to_dict() == {u: {w: 1, x: 0}, v: {y: 0, w: 3}}
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.integers(0, 6), st.integers(-3, 3)),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_qrels_keep_each_pair_once_at_its_largest_grade_as_a_groupby_would(rows):
+    log = pd.DataFrame(rows, columns=["user", "item", "clicks"])
+    log["timestamp"] = 1  # every row in test
+    got = split.temporal(log, cutoff=0).qrels("graded", column="clicks").to_dict()
+    want: dict = {}
+    for (u, i), c in log.groupby(["user", "item"])["clicks"].max().items():
+        want.setdefault(u, {})[i] = c
+    assert got == want
 
 
 def test_qrels_of_an_empty_test_part_is_an_error_that_says_so():

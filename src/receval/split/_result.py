@@ -12,7 +12,6 @@ from .._validation import as_1d, check_number, check_option
 from ..data import io
 from ..data._arrow import take_at
 from ..data._encode import encode_ids
-from ..data._lookup import distinct_ints
 from ..exceptions import InputValidationError, InvalidParameterError
 
 #: the counts a result reports, in the order of its repr and summary
@@ -198,15 +197,16 @@ def _read_whole(scan: Any, ids: tuple[str, str]) -> Any:
 
 def _judged_once(qrels_type: Any, users: Any, items: Any, grades: np.ndarray, func: str) -> Any:
     """Qrels with each (user, item) pair once, at its largest grade: the pairs' codes
-    packed in one integer, their distinct values by one sort (Arrow's group_by imports
-    pyarrow.dataset and pandas)."""
+    packed in one integer, the rows in their order by one sort (Arrow's group_by
+    imports pyarrow.dataset and pandas), each pair's grades reduced where it
+    starts."""
     user_codes, user_ids = encode_ids(users, "user", func)
     item_codes, item_ids = encode_ids(items, "item", func)
     n_items = max(len(item_ids), 1)
     pairs = user_codes.astype(np.int64) * n_items + item_codes
-    distinct = distinct_ints(pairs)
-    lowest = -np.inf if grades.dtype.kind == "f" else np.iinfo(grades.dtype).min
-    largest = np.full(len(distinct), lowest, dtype=grades.dtype)
-    np.maximum.at(largest, np.searchsorted(distinct, pairs), grades)
-    user_of, item_of = np.divmod(distinct, n_items)
+    order = np.argsort(pairs, kind="stable")
+    ordered = pairs[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    largest = np.maximum.reduceat(grades[order], starts)
+    user_of, item_of = np.divmod(ordered[starts], n_items)
     return qrels_type(take_at(user_ids, user_of), take_at(item_ids, item_of), largest)

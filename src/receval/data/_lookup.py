@@ -1,8 +1,8 @@
 """Ids found among others: the position of each id in a dictionary of distinct
 ids (:func:`lookup`, :func:`lookup_ids`; an int id and a string id of the same
 spelling are one id), and the distinct values and membership of integer keys
-(:func:`distinct_ints`, :func:`isin_ints`), by a sort or a direct-address table
-where NumPy would hash."""
+(:func:`distinct_ints`, :func:`isin_ints`), by a sort, a direct-address table or
+the core's hash table where NumPy's hash is slow."""
 
 from __future__ import annotations
 
@@ -36,15 +36,18 @@ def distinct_ints(keys: np.ndarray) -> np.ndarray:
 
 
 def isin_ints(values: np.ndarray, test: np.ndarray) -> np.ndarray:
-    """``np.isin(values, test)`` for integer arrays, by a sort and a binary search
-    (``np.isin`` hashes, as ``np.unique`` does: see :func:`distinct_ints`)."""
-    table = distinct_ints(test)
+    """``np.isin(values, test)`` for integer arrays, by :func:`lookup` (a
+    direct-address table or the core's hash table; ``np.isin`` hashes as ``np.unique``
+    does: see :func:`distinct_ints`).
+
+    Examples
+    --------
+    >>> isin_ints(np.array([[3, 2**40], [7, 3]]), np.array([3, 2**40, 3])).tolist()
+    [[True, True], [False, True]]
+    """
     values = np.asarray(values)
-    if table.size == 0:
-        return np.zeros(values.shape, dtype=bool)
-    pos = np.minimum(np.searchsorted(table, values), table.size - 1)
-    result: np.ndarray = table[pos] == values
-    return result
+    found: np.ndarray = lookup(values.ravel(), np.asarray(test).ravel()) >= 0
+    return found.reshape(values.shape)
 
 
 def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:

@@ -33,7 +33,6 @@ __all__ = [
     "Rows",
     "align",
     "id_kind",
-    "in_sorted",
     "read_rows",
     "show_time",
 ]
@@ -293,15 +292,6 @@ def read_rows(data: Any, name: str, columns: Columns) -> Rows:
 
 
 # ------------------------------------------------------------------ times
-def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Whether each of ``values`` is in ``table`` (distinct, ascending)."""
-    if not len(table):
-        return np.zeros(len(values), dtype=bool)
-    pos = np.minimum(np.searchsorted(table, values), len(table) - 1)
-    result: np.ndarray = table[pos] == values
-    return result
-
-
 def show_time(value: Any, unit: np.dtype[Any] | None) -> Any:
     """A time as :class:`Rows` holds it, as a reader would write it: an epoch number
     as it is, a datetime as ISO 8601 text (in seconds where it is whole seconds and

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data._lookup import distinct_ints, lookup
-from .inputs import Rows, id_kind, in_sorted
+from ..data._lookup import distinct_ints, isin_ints, lookup
+from .inputs import Rows, id_kind
 from .report import Finding, counted, example_value
 
 __all__ = ["cold_findings", "duplicate_findings", "id_type_findings", "test_in_train_findings"]
@@ -76,7 +76,7 @@ def id_type_findings(inputs: list[Rows], limit: int) -> list[Finding]:
 
 def test_in_train_findings(train: Rows, test: Rows, n_items: int, limit: int) -> list[Finding]:
     """Test interactions whose (user, item) pair is in train (repeats not declared)."""
-    inside = in_sorted(test.pair_keys(n_items), train.distinct_keys(n_items))
+    inside = isin_ints(test.pair_keys(n_items), train.distinct_keys(n_items))
     rows = np.flatnonzero(inside)
     if not len(rows):
         return []
@@ -175,7 +175,7 @@ def duplicate_findings(rows: Rows, n_items: int, limit: int) -> list[Finding]:
         return []
     ordered = np.sort(keys)
     twice = distinct_ints(ordered[1:][ordered[1:] == ordered[:-1]])
-    held = np.flatnonzero(in_sorted(keys, twice))  # the rows of repeated pairs, in order
+    held = np.flatnonzero(isin_ints(keys, twice))  # the rows of repeated pairs, in order
     order = np.argsort(keys[held], kind="stable")
     again = np.zeros(len(held), dtype=bool)
     again[order[1:]] = keys[held][order[1:]] == keys[held][order[:-1]]

@@ -1,4 +1,5 @@
-"""distinct_ints and isin_ints: np.unique and np.isin of integer keys, by a sort."""
+"""distinct_ints and isin_ints: np.unique (by a sort) and np.isin (by a direct-address or
+hash table) of integer keys."""
 
 import numpy as np
 from hypothesis import given
@@ -6,7 +7,8 @@ from hypothesis import strategies as st
 
 from receval.data._lookup import distinct_ints, isin_ints
 
-KEYS = st.lists(st.integers(-(2**62), 2**62) | st.integers(-3, 3), max_size=60)
+EDGES = st.sampled_from([-(2**63), 2**63 - 1, -1, 0])
+KEYS = st.lists(st.integers(-(2**62), 2**62) | st.integers(-3, 3) | EDGES, max_size=60)
 
 
 @given(KEYS)
@@ -18,4 +20,11 @@ def test_distinct_ints_is_np_unique(keys):
 @given(KEYS, KEYS)
 def test_isin_ints_is_np_isin(values, test):
     a, b = np.array(values, dtype=np.int64), np.array(test, dtype=np.int64)
+    np.testing.assert_array_equal(isin_ints(a, b), np.isin(a, b))
+
+
+@given(KEYS, KEYS)
+def test_isin_ints_keeps_the_shape_of_the_values(values, test):
+    a = np.array(values + values, dtype=np.int64).reshape(2, -1)
+    b = np.array(test, dtype=np.int64)
     np.testing.assert_array_equal(isin_ints(a, b), np.isin(a, b))

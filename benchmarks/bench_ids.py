@@ -4,7 +4,8 @@
     python benchmarks/bench_ids.py --quick    # 3k users, 3 runs, no file written
 
 The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
-the same ids as int64 and pandas' nullable ``Int64``, as pandas ``str``
+the same ids as int64 (over a compact range, and spread over all 63 bits) and
+pandas' nullable ``Int64``, as pandas ``str``
 (Arrow-backed), ``Categorical`` and object strings, as polars ``String``,
 ``Categorical`` and ``Enum`` frames and as Arrow tables (``string``,
 ``large_string``, dictionary, ``string_view``), and from Parquet,
@@ -74,6 +75,19 @@ def one_object_per_id(column: Any) -> Any:
     return pd.Series(np.array(values, dtype=object), index=column.index, dtype=object)
 
 
+def wide(frame: Any) -> Any:
+    """The frame with each user and item id made a 63-bit integer spread over the whole
+    range, as 64-bit hashed or snowflake ids are (too wide a range for a
+    direct-address table): ``id * K mod 2**63`` for an odd ``K``, one to one."""
+    spread = np.uint64(0x9E3779B97F4A7C15)
+    low63 = np.uint64(2**63 - 1)
+
+    def spread_ids(ids: Any) -> Any:
+        return ((ids.to_numpy().astype(np.uint64) * spread) & low63).astype(np.int64)
+
+    return frame.assign(user=spread_ids(frame["user"]), item=spread_ids(frame["item"]))
+
+
 def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
     """The in-memory inputs of each id kind: (qrels, run)."""
     import pandas as pd
@@ -99,6 +113,7 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
     nullable = {"user": "Int64", "item": "Int64"}
     return {
         "int64 (pandas)": (qdf, rdf),
+        "int64, 63-bit ids (hashed)": (wide(qdf), wide(rdf)),
         "pandas Int64 (nullable, no null)": (qdf.astype(nullable), rdf.astype(nullable)),
         "pandas str": (q, r),
         "pandas Categorical": (
@@ -325,7 +340,9 @@ Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'
 pytrec-eval-terrier`; writes this section; `--quick` runs 3k users and prints only). `evaluate` of
 {", ".join(METRICS)} over {users:,} users and {n_rows:,} run rows (the data of
 the ranking section), from receval's containers built in the call: the ids as
-int64 (and as pandas' nullable `Int64`), as strings that are not numbers
+int64 (and as pandas' nullable `Int64`; "63-bit ids": each id spread over the whole
+int64 range, as 64-bit hashed or snowflake ids are, which the core hashes), as
+strings that are not numbers
 (`u-17`, `doc-4711`) in each kind of column, and from files ("pandas object": one
 `str` object a row, as `astype(object)` makes them; "pandas object, shared": one a
 distinct id, as pandas' CSV reader gives them, which the core reads once each).
@@ -338,8 +355,9 @@ during a call. "same report": the mean of every metric equals that of int64 ids.
 
 {chr(10).join(head + lines)}
 
-Where the time of string ids goes: int64 ids over a compact range (these) are
-coded through a direct-address table, string ids must be hashed. The run's
+Where the time of string ids goes: int64 ids over a compact range are coded
+through a direct-address table; string ids, and integer ids of a wide range, must be
+hashed. The run's
 {n_rows:,} item ids alone (pandas `str`, an Arrow `large_string` column), coded
 in order of first appearance with their distinct ids, by receval's core (the
 call `evaluate` makes for them) and by the libraries' own encoders, in turn as above

@@ -9,19 +9,22 @@
 //! whole column, or the ids' ranks among the distinct ids (ascending).
 //!
 //! String ids are hashed ([`strings`]) in the table of [`table`]; those met one at a
-//! time are numbered by [`TextIds`].
+//! time are numbered by [`TextIds`]; integer ids of a wide range are hashed there as
+//! 64-bit words ([`words`]).
 
 mod rows;
 mod strings;
 pub(crate) mod table;
 mod text_ids;
+mod words;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 pub use strings::{
     factorize_bytes, factorize_inline, factorize_inline_runs, factorize_read, factorize_runs,
-    factorize_words, lookup_rows, lookup_words, Runs,
+    lookup_rows, Runs,
 };
 pub use table::Distinct;
 pub use text_ids::{Key, KeyCodes, NoCode, TextIds, MAX_IDS};
+pub use words::{factorize_words, lookup_words};
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};

@@ -302,7 +302,7 @@ fn texts<'a, R: Rows>(parts: &'a [R]) -> impl Fn(usize, usize, &mut [&'a [u8]]) 
 /// the dictionary's part `p` from `a` on (as many as `keys` holds), `values` those
 /// of the values' parts (of `dict_lens` and `value_lens` rows). A block of keys is
 /// hashed, and the slots of its keys fetched, before any is looked up.
-fn lookup_keys<S: Slot + Sync>(
+pub(super) fn lookup_keys<S: Slot + Sync>(
     dictionary: impl Fn(usize, usize, &mut [S::Key]),
     dict_lens: &[usize],
     values: impl Fn(usize, usize, &mut [S::Key]) + Sync,
@@ -436,55 +436,6 @@ where
     (e.0, e.1, e.2.into())
 }
 
-/// Codes (in order of first appearance) of `n` 64-bit words (`word(i)`: the `i`-th),
-/// and the first row of each code, on up to `n_chunks` threads (as
-/// [`factorize_bytes`]). A word is held as the short key of its eight bytes.
-pub fn factorize_words(
-    n: usize,
-    word: impl Fn(usize) -> u64 + Sync,
-    n_chunks: usize,
-) -> (Vec<i32>, Vec<i64>) {
-    let fill = |_: usize, a: usize, out: &mut [u128]| {
-        for (j, k) in out.iter_mut().enumerate() {
-            *k = word_key(word(a + j));
-        }
-    };
-    let (codes, first, _) = factorize_parts::<Packed>(fill, &[n], n_chunks, 0);
-    (codes, first)
-}
-
-/// A 64-bit word as the short key of its eight bytes.
-#[inline(always)]
-fn word_key(word: u64) -> u128 {
-    u128::from(word) | (8 << 120)
-}
-
-/// The position of each of `values` among `dictionary` (64-bit words): the first of
-/// equal words, -1 where absent; as [`lookup_rows`] looks up ids (a long `values`
-/// in parallel parts that share one table).
-pub fn lookup_words(values: &[u64], dictionary: &[u64]) -> Vec<i32> {
-    let n_parts = if values.len() >= 2 * PARALLEL_ROWS {
-        threads::num_threads()
-    } else {
-        1
-    };
-    let parts: Vec<&[u64]> = values
-        .chunks(values.len().div_ceil(n_parts).max(1))
-        .collect();
-    let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
-    let keys = |parts: &[&[u64]], p: usize, a: usize, out: &mut [u128]| {
-        for (k, &w) in out.iter_mut().zip(&parts[p][a..]) {
-            *k = word_key(w);
-        }
-    };
-    lookup_keys::<Packed>(
-        |p, a, out| keys(&[dictionary], p, a, out),
-        &[dictionary.len()],
-        |p, a, out| keys(&parts, p, a, out),
-        &lens,
-    )
-}
-
 /// The codes of the keys in `table` written to `out` (one a key; `fill(a, keys)`
 /// gives the keys from the `a`-th on, as many as `keys` holds): a key the table does
 /// not hold takes the next code, and is pushed on `seen` with its row (`row(i)` of
@@ -538,7 +489,7 @@ fn factorize_into<S: Slot>(
 /// (at least [`LEAST_ROOM`], at most the rows): [`Windows`] of the column in turn.
 /// The column's distinct keys, in the order of their codes, come with the codes (the
 /// table is dropped).
-fn factorize_parts<S: Slot + Sync>(
+pub(super) fn factorize_parts<S: Slot + Sync>(
     fill: impl Fn(usize, usize, &mut [S::Key]) + Sync,
     lens: &[usize],
     n_chunks: usize,

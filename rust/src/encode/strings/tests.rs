@@ -2,40 +2,6 @@ use super::*;
 use crate::encode::{InlineViews, Offset, OffsetRows, SliceRows, ViewRows, INLINE};
 use crate::testing::lcg;
 
-#[test]
-fn words_are_numbered_in_order_of_first_appearance_in_any_number_of_parts() {
-    let mut next = crate::testing::stream(0x2545_f491_4f6c_dd1d);
-    let words: Vec<u64> = (0..300_000)
-        .map(|i| {
-            let x = next();
-            // addresses of a few thousand objects, and the extreme words
-            match i % 1000 {
-                0 => 0,
-                1 => u64::MAX,
-                _ => (x % 5000) * 16 + 0x7f00_0000_0000,
-            }
-        })
-        .collect();
-    let mut seen = std::collections::HashMap::new();
-    let mut want_first = Vec::new();
-    let want: Vec<i32> = words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            *seen.entry(*w).or_insert_with(|| {
-                want_first.push(i as i64);
-                want_first.len() as i32 - 1
-            })
-        })
-        .collect();
-    for n_chunks in [1, 2, 7] {
-        let (codes, first) = factorize_words(words.len(), |i| words[i], n_chunks);
-        assert_eq!(codes, want, "{n_chunks} chunks");
-        assert_eq!(first, want_first);
-    }
-    assert_eq!(factorize_words(0, |i| words[i], 4), (vec![], vec![]));
-}
-
 /// Codes, first rows and distinct ids (one `Vec` each).
 pub(crate) type Named = (Vec<i32>, Vec<i64>, Vec<Vec<u8>>);
 
@@ -497,38 +463,6 @@ fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
         runs_named(factorize_runs::<OffsetRows<i32>>(&[], 2)),
         (vec![], vec![], vec![], vec![])
     );
-}
-
-#[test]
-fn lookup_words_finds_the_first_dictionary_position_of_each_word_as_a_map_would() {
-    // words of every bit pattern (all 64 bits, packed pairs, the extremes), a
-    // dictionary with repeated words, values of which some are absent; enough values
-    // to be looked up in parallel parts, and few
-    let mut stream = crate::testing::stream(0x2545_f491_4f6c_dd1d);
-    let pool: Vec<u64> = (0..6000)
-        .map(|k| match k % 4 {
-            0 => stream(),
-            1 => (stream() % 2000) * 100_000 + stream() % 100_000,
-            2 => u64::MAX - stream() % 3,
-            _ => stream() % 3,
-        })
-        .collect();
-    let dictionary: Vec<u64> = (0..4000)
-        .map(|_| pool[(stream() % 3000) as usize])
-        .collect();
-    let mut at = std::collections::HashMap::new();
-    for (i, d) in dictionary.iter().enumerate() {
-        at.entry(*d).or_insert(i as i32);
-    }
-    for n_values in [300_000, 1000, 0] {
-        let values: Vec<u64> = (0..n_values)
-            .map(|_| pool[(stream() % 6000) as usize])
-            .collect();
-        let want: Vec<i32> = values.iter().map(|v| *at.get(v).unwrap_or(&-1)).collect();
-        assert_eq!(lookup_words(&values, &dictionary), want, "{n_values}");
-        let none = lookup_words(&values, &[]);
-        assert!(none.iter().all(|&f| f == -1) && none.len() == n_values);
-    }
 }
 
 #[test]

@@ -21,17 +21,6 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from ._arrow import is_arrow, to_arrow, to_numpy
 from ._instants import first_unreadable, iso_instants, text_column
 
-# nanoseconds a tick of each datetime64 unit of fixed length (months and years are not)
-_NANOS = {
-    "W": 7 * 86_400 * 10**9,
-    "D": 86_400 * 10**9,
-    "h": 3_600 * 10**9,
-    "m": 60 * 10**9,
-    "s": 10**9,
-    "ms": 10**6,
-    "us": 10**3,
-    "ns": 1,
-}
 _INT64 = np.iinfo(np.int64)
 
 
@@ -130,9 +119,15 @@ def _text_keys(text: Any, where: str) -> np.ndarray:
 
 
 def _tick_nanos(unit: np.dtype[Any]) -> int | None:
-    """Nanoseconds in a tick of a ``datetime64`` type, None for months and years."""
+    """Nanoseconds in a tick of a ``datetime64`` type (NumPy's own lengths of its
+    units), None for months and years, whose length varies, and for ticks shorter
+    than a nanosecond."""
     name, count = np.datetime_data(unit)
-    return None if name not in _NANOS else _NANOS[name] * count
+    if name in ("Y", "M", "generic"):
+        return None
+    tick = np.ones(1, dtype=f"m8[{count}{name}]")
+    nanos = int(tick.astype("m8[ns]").astype(np.int64)[0])
+    return nanos or None
 
 
 def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str) -> np.ndarray:
@@ -147,7 +142,7 @@ def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str
     if unit == to:
         return keys
     src, dst = _tick_nanos(unit), _tick_nanos(to)
-    if src is None or dst is None:  # months or years: NumPy's cast (no overflow near)
+    if src is None or dst is None:  # months, years, below ns: NumPy's cast
         out: np.ndarray = keys.view(unit).astype(to).view(np.int64)
         return out
     factor = src // dst
@@ -204,7 +199,7 @@ def cutoff_key(value: Any, unit: np.dtype[Any] | None, name: str, func: str) -> 
             f"the time column holds datetimes. Got {value!r} instead."
         ) from None
     src, dst = _tick_nanos(stamp.dtype), _tick_nanos(unit)
-    if src is None or dst is None:  # months or years: NumPy's cast
+    if src is None or dst is None:  # months, years, below ns: NumPy's cast
         return int(stamp.astype(unit).astype(np.int64))
     key = -(-int(stamp.astype(np.int64)) * src // dst)  # the first tick at or after
     if not _INT64.min < key <= _INT64.max:

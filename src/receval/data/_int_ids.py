@@ -28,18 +28,19 @@ def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.
     from .._kernels import compiled
 
     n = len(values)
-    if any_order and n > PARALLEL_MIN_ROWS:
-        got = factorize_int_chunks([values], n, any_order=True)
-        return hashed_ints(values) if got is None else got
     lo = int(values.min())
     hi = int(values.max())
     span = hi - lo + 1
     # uint64 ids from 2**63 on do not fit the table's int64 arithmetic
-    if span <= DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63:
-        values = np.ascontiguousarray(values, dtype=np.int64)
-        codes, first = compiled().factorize_dense(values, lo, span)
-        return codes, values[first]
-    return hashed_ints(values)
+    if not (span <= DENSE_RANGE_FACTOR * n + 1024 and span < 2**31 and hi < 2**63):
+        return hashed_ints(values)
+    if any_order and n > PARALLEL_MIN_ROWS:  # the smallest id as the anchor: no pass for it
+        got = factorize_int_chunks([values], n, any_order=True, anchor=lo)
+        if got is not None:
+            return got
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    codes, first = compiled().factorize_dense(values, lo, span)
+    return codes, values[first]
 
 
 def hashed_ints(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

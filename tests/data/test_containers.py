@@ -867,6 +867,20 @@ def test_wide_int_ids_are_hashed_by_the_core_on_every_thread(rng, monkeypatch):
     assert got.mean == want.mean
 
 
+def test_wide_int_ids_of_either_byte_order_are_one_id():
+    """The core hashes ids as 64-bit words in this machine's byte order: a big-endian
+    array's ids are the same ids as a little-endian one's."""
+    ids = np.array([2**40, 5 * 2**50, -7 * 2**55], dtype="<i8")
+    big = ids[[1, 2, 0, 1]].astype(">i8")
+    np.testing.assert_array_equal(lookup(big, ids), [1, 2, 0, 1])
+    np.testing.assert_array_equal(lookup(ids, big[:3]), [2, 0, 1])
+    codes, uniques = factorize(big, "items", "f")
+    assert codes.tolist() == [0, 1, 2, 0] and uniques.tolist() == ids[[1, 2, 0]].tolist()
+    run = Run([1, 1, 1], big[:3], [3.0, 2.0, 1.0])
+    report = evaluate(Qrels([1, 1], ids[:2]), run, ["recall@3"])
+    assert report.mean["recall@3"] == 1.0
+
+
 @pytest.mark.parametrize("span", [50, 10**9])  # dense table and hash table
 def test_factorize_random_ints_round_trip(span, rng):
     values = rng.integers(-span, span, 5_000)

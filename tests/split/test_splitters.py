@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import InputValidationError, InvalidParameterError, Qrels, split
+from receval.data._times import time_column
 from tests._fresh import fresh
 
 pd = pytest.importorskip("pandas")
@@ -419,6 +420,8 @@ def test_cutoffs_convert_exactly_to_the_column_unit():
         "holds. Got '3000-01-01' instead."
     )
     assert len(split.temporal(days, cutoff="3000-01-01").test) == 0
+    keys, unit = time_column(dates.astype(">M8[s]"), "t")  # big-endian: the same times
+    assert (keys.tolist(), unit) == (dates.astype("M8[s]").astype(np.int64).tolist(), "M8[s]")
     objects = nanos.assign(timestamp=np.array(nanos["timestamp"].dt.to_pydatetime(), dtype=object))
     got = split.leave_last_out(objects)
     assert got.test.index.tolist() == split.leave_last_out(nanos).test.index.tolist()

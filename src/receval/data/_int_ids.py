@@ -20,11 +20,11 @@ PARALLEL_MIN_ROWS = 1_000_000
 def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.ndarray]:
     """:func:`~receval.data._encode.factorize` of a 1-D integer array: over a compact
     range through a direct-address table (the distinct ids as int64), else hashed
-    (:func:`hashed_ints`: in the array's dtype). A column of more than ``PARALLEL_MIN_ROWS`` rows
-    whose codes may follow any order (``any_order``) over a compact range is coded
-    as a column of one chunk: each id's offset and the range in one parallel pass,
-    then numbered in place in parallel, the codes in ascending order of the ids;
-    others in order of first appearance."""
+    (:func:`hashed_ints`: in the array's dtype). A column of more than
+    ``PARALLEL_MIN_ROWS`` rows whose codes may follow any order (``any_order``) over a
+    compact range is coded as a column of one chunk: each id's offset and the range
+    in one parallel pass, then numbered in place in parallel, the codes in ascending
+    order of the ids; others in order of first appearance."""
     from .._kernels import compiled
 
     n = len(values)
@@ -62,9 +62,16 @@ def hashed_ints(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def words(values: np.ndarray) -> np.ndarray:
     """Integer ids as the 64-bit words the core hashes (uint64, a view where they are
-    64-bit and contiguous): the same id, the same word, for ids that int64 holds
-    (int64 ids as their bits) and for uint64 ids."""
-    wide = values.dtype if values.dtype.itemsize == 8 else np.int64
+    native 64-bit and contiguous): the same id, the same word, for ids that int64
+    holds (int64 ids as their bits, in this machine's byte order whatever the
+    array's) and for uint64 ids.
+
+    Examples
+    --------
+    >>> words(np.array([-1], ">i8")).tolist() == words(np.array([-1], np.int8)).tolist()
+    True
+    """
+    wide = np.uint64 if values.dtype.kind == "u" and values.dtype.itemsize == 8 else np.int64
     result: np.ndarray = np.ascontiguousarray(values, dtype=wide).view(np.uint64)
     return result
 

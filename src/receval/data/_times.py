@@ -78,7 +78,8 @@ def _keys(arr: np.ndarray, where: str) -> tuple[np.ndarray, np.dtype[Any] | None
         )
     if kind in "iu":
         return arr.astype(np.int64, copy=False), None
-    if kind == "M":
+    if kind == "M":  # in this machine's byte order, then as their ticks
+        arr = arr.astype(arr.dtype.newbyteorder("="), copy=False)
         keys, unit, missing, label = arr.view(np.int64), arr.dtype, np.isnat(arr), "NaT"
     elif kind == "f":
         keys, unit = arr.astype(np.float64, copy=False), None

@@ -9,12 +9,14 @@ bytes: ``Qrels.from_file`` / ``Run.from_file`` on CSV, in a loop, now and then
 read a row cut and joined to a later one (``Expected 3 columns, got 4``), a run
 missing a third of a MiB of rows (metrics silently off), or a header that was
 not the file's. The streams are released instead, and close when the reader's
-reads let go of them.
+reads let go of them. (A plain file is read in ranges of its bytes that Arrow's
+readers read from memory; a compressed one, or a pipe, as a stream.)
 """
 
 from __future__ import annotations
 
 import gc
+import gzip
 import os
 import subprocess
 import sys
@@ -41,8 +43,13 @@ def _write_run(path: str, n: int) -> None:
 def test_streams_given_to_arrow_readers_are_not_closed_while_they_may_read(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = str(tmp_path / "r.csv")
-    _write_run(path, 3000)
+    plain = str(tmp_path / "r.csv")
+    _write_run(plain, 3000)
+    path = plain + ".gz"  # read as a stream
+    with open(plain, "rb") as f:
+        data = f.read()
+    with gzip.open(path, "wb") as f:
+        f.write(data)
     opened: list[Any] = []
     original = _open.open_input
 

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_has_columns
-from ._open import arrow_input
+from ._open import arrow_input, compression_of
 from ._string_buffers import large_strings
 
 __all__ = ["read_csv"]
 
 #: pyarrow's default CSV block (1 MiB): a row must fit in one block
 _CSV_BLOCK = 1 << 20
+
+#: the blocks of a range of a file read at once by Arrow's threaded reader (16 MiB at
+#: the default block): the parsed columns of one range are held at a time
+_RANGE_BLOCKS = 16
 
 
 def read_csv(
@@ -32,11 +36,11 @@ def read_csv(
     (:func:`_integer_chunk`); with ``encode_ids``, else a dictionary column (each
     row's code, in order of first appearance, and the distinct ids).
 
-    The file is read as a stream, a block at a time, and the ids of a block are
-    cast to int64 (or encoded) as it comes, so the text of the file and the strings
-    of its ids are never held whole. The types of the other columns are those
-    that Arrow infers from the whole file: the stream infers them from its first
-    block, and a later block that does not fit them (a grade of ``0.5`` after
+    The file is read a range of lines at a time (:func:`_batches`), and the ids of
+    each block are cast to int64 (or encoded) as it comes, so the text of the file
+    and the strings of its ids are never held whole. The types of the other columns
+    are those that Arrow infers from the whole file: the first range (or block)
+    gives them, and a later one that does not fit them (a grade of ``0.5`` after
     integer grades) reads the file again with the types of the whole file given.
     """
     import pyarrow as pa
@@ -44,9 +48,10 @@ def read_csv(
     ids = [c for c in dict.fromkeys(id_columns) if c in columns]
     types: dict[str, Any] = {c: pa.string() for c in ids}
     block = _CSV_BLOCK
+    ranged = True
     while True:
         try:
-            return _read(path, columns, fmt, ids, types, block, encode_ids)
+            return _read(path, columns, fmt, ids, types, block, encode_ids, ranged)
         except pa.ArrowInvalid as exc:
             text = str(exc)
             # a row longer than the block ("straddling"), or a header ("empty block"):
@@ -57,14 +62,20 @@ def read_csv(
             elif "conversion error" in text and len(types) == len(ids):
                 others = [c for c in dict.fromkeys(columns) if c not in types]
                 types.update(_whole_file_types(path, others, fmt, block))
+            elif ranged:  # the file read in order says what is wrong, with its own words
+                ranged = False
             else:
                 raise
 
 
-def _options(fmt: str, block: int) -> tuple[Any, Any]:
+def _options(fmt: str, block: int, quoted_lines: bool = True) -> tuple[Any, Any]:
+    """Arrow's options to read a file of ``fmt`` in blocks of ``block`` bytes, whose
+    quoted values may hold line ends (``quoted_lines``; Arrow's threaded reader then
+    cuts its blocks on one thread)."""
     import pyarrow.csv as pcsv
 
-    parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
+    delimiter = "\t" if fmt == "tsv" else ","
+    parse = pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=quoted_lines)
     return pcsv.ReadOptions(block_size=block), parse
 
 
@@ -76,31 +87,27 @@ def _read(
     types: dict[str, Any],
     block: int,
     encode_ids: bool,
+    ranged: bool,
 ) -> Any:
     """The table of ``columns``, read block by block (``types``: the columns'
-    types given up front)."""
+    types given up front; ``ranged``: a plain file in ranges, see :func:`_batches`)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     from .._kernels import compiled
 
-    read, parse = _options(fmt, block)
-    convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
     try:
-        with arrow_input(path) as stream:
-            reader = pcsv.open_csv(
-                stream, read_options=read, parse_options=parse, convert_options=convert
-            )
+        schema, batches = _batches(path, fmt, columns, types, block, ranged)
     except pa.ArrowKeyError:  # a column the file lacks: the header names what it has
+        read, parse = _options(fmt, block)
         with arrow_input(path) as stream:
             names = pcsv.open_csv(stream, read_options=read, parse_options=parse).schema.names
         check_has_columns(path, columns, names)
         raise
-    schema = reader.schema
     chunks: list[list[Any]] = [[] for _ in schema.names]
     integers = {schema.get_field_index(name): True for name in ids}  # every id so far
     codes: dict[int, Any] = {}  # the columns of string ids encoded as they come
-    for batch in reader:
+    for batch in batches:
         for at, column in enumerate(batch.columns):
             if integers.get(at):
                 cast = _integer_chunk(column)
@@ -122,6 +129,117 @@ def _read(
         for at, c in enumerate(chunks)
     ]
     return pa.table(arrays, names=[f.name for f in fields])
+
+
+def _batches(
+    path: str, fmt: str, columns: Sequence[str], types: dict[str, Any], block: int, ranged: bool
+) -> tuple[Any, Iterator[Any]]:
+    """The schema of ``columns`` and their record batches, in the file's order.
+
+    A plain file (not compressed, not a pipe) is cut into ranges of about
+    :data:`_RANGE_BLOCKS` blocks, each ending at a line end outside quotes, and each
+    range is read by Arrow's threaded reader (its blocks cut at line ends and parsed
+    on every core); the first range gives the types of the columns not in
+    ``types``, which the others are read with. Other inputs (and any file where
+    ``ranged`` is false) are read as a stream, a block at a time, whose quoted
+    values may hold line ends.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    read, parse = _options(fmt, block)
+    convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
+    if not ranged or compression_of(path) is not None or not os.path.isfile(path):
+        with arrow_input(path) as stream:
+            reader = pcsv.open_csv(
+                stream, read_options=read, parse_options=parse, convert_options=convert
+            )
+        return reader.schema, iter(reader)
+    # a value that holds a line end makes Arrow's reader of a range fail (it cuts its
+    # blocks at any line end), not misread: the file is then read as a stream
+    read, parse = _options(fmt, block, quoted_lines=False)
+    parts = _ranges(path, _RANGE_BLOCKS * block)
+    head = next(parts)
+    first = pcsv.read_csv(
+        pa.BufferReader(head), read_options=read, parse_options=parse, convert_options=convert
+    )
+    given = pcsv.ConvertOptions(
+        column_types={f.name: f.type for f in first.schema}, include_columns=list(columns)
+    )
+
+    def batches(first: Any) -> Iterator[Any]:
+        yield from first.to_batches()
+        del first
+        headless = None  # the other ranges are read with the header's names
+        for part in parts:
+            if headless is None:
+                with pa.BufferReader(head) as header:
+                    names = pcsv.open_csv(header, read_options=read, parse_options=parse)
+                headless = pcsv.ReadOptions(block_size=block, column_names=names.schema.names)
+            yield from pcsv.read_csv(
+                pa.BufferReader(part),
+                read_options=headless,
+                parse_options=parse,
+                convert_options=given,
+            ).to_batches()
+
+    return first.schema, batches(first)
+
+
+def _ranges(path: str, size: int) -> Iterator[Any]:
+    """The bytes of a file in ranges (Arrow buffers) of at least ``size`` bytes, the
+    first past the header line, each ending just past a line end outside quotes (or
+    at the end of the file), read one at a time."""
+    import pyarrow as pa
+
+    with pa.OSFile(path) as f:
+        n, start = f.size(), 0
+        if n == 0:  # Arrow's reader says the file is empty
+            yield pa.py_buffer(b"")
+        while start < n:
+            length = min(size + (1 << 16), n - start)
+            while True:
+                f.seek(start)
+                text = f.read_buffer(length)
+                end = _cut(np.frombuffer(text, np.uint8), size, header=start == 0)
+                if end is not None or start + length >= n:
+                    break
+                length = min(2 * length, n - start)
+            end = text.size if end is None else end
+            yield text.slice(0, end)
+            start += end
+
+
+def _cut(data: np.ndarray, at: int, header: bool) -> int | None:
+    """Just past the first line end of the bytes ``data`` at or after ``at`` outside
+    quotes (``header``: and past the first line), None when there is none. A line
+    end is outside quotes where the quotes before it are even in number (a quote in
+    a quoted value is written twice; ``data`` begins outside quotes)."""
+    counted, odd = 0, False  # the quotes of data[:counted] are odd in number
+    start = 0 if header else max(at - 1, 0)  # where the line end may lie
+    while (end := _line_end(data, start)) >= 0:
+        odd ^= bool(np.count_nonzero(data[counted:end] == ord('"')) & 1)
+        counted = end
+        if not odd and not header:
+            return end
+        if not odd:  # the header's end: the first range holds a row too
+            header = False
+            end = max(end, at - 1)
+        start = end
+    return None
+
+
+def _line_end(data: np.ndarray, at: int) -> int:
+    """Just past the first line end (a line feed) of the bytes ``data`` at or after
+    ``at``, -1 when there is none."""
+    window = 1 << 16
+    while at < len(data):
+        found = data[at : at + window].tobytes().find(b"\n")
+        if found >= 0:
+            return at + found + 1
+        at += window
+        window *= 2
+    return -1
 
 
 def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:

@@ -1,0 +1,192 @@
+"""A plain CSV file is read in ranges of its lines, each by Arrow's threaded reader:
+the ranges end at line ends outside quotes, and the table is the one the whole
+file gives (types, ids cast or encoded across ranges, errors); a quoted value that
+holds a line end is read (a stream, quote-aware), not refused or misread."""
+
+from __future__ import annotations
+
+import gzip
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval
+from receval.data import _csv, io
+
+COLUMNS = ["user", "item", "score"]
+
+
+@pytest.fixture
+def small_ranges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Blocks of 4 KiB and ranges of two blocks; the sizes of the ranges Arrow's
+    reader is given, in order."""
+    monkeypatch.setattr(_csv, "_CSV_BLOCK", 1 << 12)
+    monkeypatch.setattr(_csv, "_RANGE_BLOCKS", 2)
+    sizes: list[int] = []
+    original = _csv._ranges
+
+    def counted(path: str, size: int) -> Any:
+        for part in original(path, size):
+            sizes.append(part.size)
+            yield part
+
+    monkeypatch.setattr(_csv, "_ranges", counted)
+    return sizes
+
+
+def _whole(path: Any, columns: list[str], types: dict[str, Any] | None = None) -> pa.Table:
+    """Arrow's own reading of the whole file, quote-aware."""
+    return pcsv.read_csv(
+        path,
+        parse_options=pcsv.ParseOptions(newlines_in_values=True),
+        convert_options=pcsv.ConvertOptions(include_columns=columns, column_types=types or {}),
+    )
+
+
+# a value of a row: plain, quoted with the delimiter, a doubled quote or line ends
+_VALUE = st.one_of(
+    st.from_regex(r"\A[a-z0-9]{0,6}\Z"),
+    st.from_regex(r'\A"[a-z,\n]{0,5}(""[a-z\n]{0,3})?"\Z'),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(st.tuples(_VALUE, _VALUE), min_size=0, max_size=60),
+    size=st.integers(1, 64),
+    crlf=st.booleans(),
+    last_line_end=st.booleans(),
+)
+def test_ranges_end_at_line_ends_outside_quotes(
+    tmp_path_factory: Any, rows: list[tuple[str, str]], size: int, crlf: bool, last_line_end: bool
+) -> None:
+    line_end = "\r\n" if crlf else "\n"
+    text = line_end.join(["a,b", *(f"{x},{y}" for x, y in rows)])
+    data = (text + (line_end if last_line_end else "")).encode()
+    path = tmp_path_factory.mktemp("ranges") / "f.csv"
+    path.write_bytes(data)
+    parts = [p.to_pybytes() for p in _csv._ranges(str(path), size)]
+    assert b"".join(parts) == data
+    assert all(parts)
+
+    def outside(at: int) -> bool:
+        """Whether ``at`` is just past a line end outside quotes."""
+        return data[at - 1 : at] == b"\n" and data[:at].count(b'"') % 2 == 0
+
+    start = 0
+    for k, part in enumerate(parts):
+        end = start + len(part)
+        assert end == len(data) or outside(end)
+        # each range ends at the first line end outside quotes at least `size` bytes
+        # in (the first: past the header line too)
+        least = start + size
+        if k == 0:
+            header = next(at for at in range(1, len(data) + 1) if outside(at) or at == len(data))
+            least = max(least, header + 1)
+        assert end == len(data) or end >= least
+        assert not any(outside(at) for at in range(least, end))
+        start = end
+
+
+def test_a_file_read_in_ranges_is_the_whole_file(tmp_path: Any, small_ranges: list[int]) -> None:
+    rng = np.random.default_rng(1)
+    n = 20_000
+    users = np.repeat(np.arange(n // 20), 20)
+    table = pa.table(
+        {"user": users, "item": rng.integers(-(2**40), 2**40, n), "score": rng.random(n)}
+    )
+    path = tmp_path / "run.csv"
+    pcsv.write_csv(table, path)
+    read = io.read_table(path, ["score", "user", "item"], "Run", "csv", ("user", "item"))
+    assert len(small_ranges) > 50
+    assert read.schema == pa.schema(
+        [("score", pa.float64()), ("user", pa.int64()), ("item", pa.int64())]
+    )
+    assert read.equals(table.select(["score", "user", "item"]))
+
+
+def test_string_ids_are_encoded_in_order_across_ranges(
+    tmp_path: Any, small_ranges: list[int]
+) -> None:
+    # ids quoted (as Arrow writes strings), some holding the delimiter or a quote
+    rng = np.random.default_rng(2)
+    pool = [f"u-{i}" for i in range(300)] + ['a "b"', "x,y", "é"]
+    ids = [pool[i] for i in np.repeat(rng.integers(0, len(pool), 3000), 4).tolist()]
+    items = [f"doc-{k}" if k % 3 else f'd "{k}", x' for k in range(len(ids))]
+    path = tmp_path / "run.csv"
+    pcsv.write_csv(pa.table({"user": ids, "item": items, "score": np.arange(len(ids))}), path)
+    table = io.read_table(path, COLUMNS, "Run", "csv", ("user", "item"), True)
+    assert len(small_ranges) > 20
+    for name, values in (("user", ids), ("item", items)):
+        column = table[name]
+        code = {x: c for c, x in enumerate(dict.fromkeys(values))}
+        assert column.chunk(0).dictionary.to_pylist() == list(code)
+        assert column.chunk(0).indices.to_pylist() == [code[i] for i in values]
+    assert Run.from_file(path).to_dict() == Run.from_frame(_whole(path, COLUMNS)).to_dict()
+
+
+Run = receval.Run
+
+
+@pytest.mark.parametrize(
+    ("late", "kind"), [("0.5", pa.float64()), ("", pa.int64()), ("high", pa.string())]
+)
+def test_a_value_of_a_late_range_gives_the_type_of_the_whole_file(
+    tmp_path: Any, small_ranges: list[int], late: str, kind: Any
+) -> None:
+    n = 5000
+    path = tmp_path / "qrels.csv"
+    path.write_text(
+        "user,item,grade\n"
+        + "".join(f"{i // 10},{i},{i % 3}\n" for i in range(n))
+        + f"7,x,{late}\n"
+    )
+    table = io.read_table(path, ["user", "item", "grade"], "Qrels", "csv", ("user", "item"))
+    assert len(small_ranges) > 5
+    whole = _whole(path, ["grade"])
+    assert table["grade"].type == kind == whole["grade"].type
+    assert table["grade"].to_pylist() == whole["grade"].to_pylist()
+    assert table["item"].to_pylist() == [*map(str, range(n)), "x"]
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_quoted_values_that_hold_line_ends_are_read(tmp_path: Any, crlf: bool) -> None:
+    # item ids that hold line ends, in a file of more than one block: Arrow's reader
+    # in blocks cuts them (an error), so the file is read again as one quote-aware
+    # stream
+    end = "\r\n" if crlf else "\n"
+    n = 100_000
+    items = [f"d{end}o{end}c{end}{i}" if i % 2 else f"doc-{i}" for i in range(n)]
+    body = "".join(f'{i // 10},"{item}",{(i % 10) / 10}{end}' for i, item in enumerate(items))
+    path = tmp_path / "run.csv"
+    path.write_bytes(f"user,item,score{end}{body}".encode())
+    table = io.read_table(path, COLUMNS, "Run", "csv", ("user", "item"))
+    assert table["item"].to_pylist() == items
+    assert table["user"].to_pylist() == [i // 10 for i in range(n)]
+    run = Run.from_file(path)
+    assert run.n_rows == n
+
+
+def test_a_bad_row_of_a_late_range_is_named_as_the_stream_names_it(
+    tmp_path: Any, small_ranges: list[int]
+) -> None:
+    path = tmp_path / "run.csv"
+    path.write_text("user,item,score\n" + "".join(f"{i},{i},0.5\n" for i in range(5000)) + "1,2\n")
+    with pytest.raises(receval.InputValidationError, match="Expected 3 columns, got 2: 1,2"):
+        Run.from_file(path)
+
+
+def test_a_compressed_file_is_read_as_a_stream(tmp_path: Any, small_ranges: list[int]) -> None:
+    plain = tmp_path / "run.csv"
+    plain.write_text("user,item,score\n" + "".join(f"{i // 5},{i},0.5\n" for i in range(3000)))
+    packed = tmp_path / "run.csv.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    read = io.read_table(packed, COLUMNS, "Run", "csv", ("user", "item"))
+    assert small_ranges == []
+    assert read.equals(io.read_table(plain, COLUMNS, "Run", "csv", ("user", "item")))
+    assert small_ranges  # the plain file is read in ranges

@@ -190,3 +190,21 @@ def test_a_compressed_file_is_read_as_a_stream(tmp_path: Any, small_ranges: list
     assert small_ranges == []
     assert read.equals(io.read_table(plain, COLUMNS, "Run", "csv", ("user", "item")))
     assert small_ranges  # the plain file is read in ranges
+
+
+def test_a_scan_reads_quoted_values_that_hold_line_ends(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a column the metric does not read holds line ends in quoted values, over many
+    # of the scan's blocks: every reader of CSV takes the same options
+    from receval.data import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 12)
+    rng = np.random.default_rng(4)
+    n = 3000
+    click, score = rng.integers(0, 2, n), rng.random(n)
+    notes = [f"line{chr(10)}{i}" for i in range(n)]
+    path = tmp_path / "log.csv"
+    pcsv.write_csv(pa.table({"note": notes, "click": click, "score": score}), path)
+    s = receval.scan(path)
+    assert receval.roc_auc_score(s["click"], s["score"]) == receval.roc_auc_score(click, score)

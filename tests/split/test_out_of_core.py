@@ -125,3 +125,24 @@ def test_qrels_of_a_written_part(tmp_path):
         result.qrels("threshold", threshold=4).to_dict()
         == memory.qrels("threshold", threshold=4).to_dict()
     )
+
+
+def test_a_csv_log_whose_quoted_values_hold_line_ends_splits_as_in_memory(tmp_path, monkeypatch):
+    # the scan's blocks are small: most cut a quoted value's line ends
+    from receval.data import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 12)
+    log = _log(2, "str")
+    log = log.assign(user="u\n" + log["user"])
+    memory = split.temporal(log, cutoff=30)
+    out = tmp_path / "out"
+    out.mkdir()
+    streamed = split.temporal(
+        _scan(tmp_path, log, "csv"),
+        train_path=out / "train.parquet",
+        test_path=out / "test.parquet",
+        cutoff=30,
+    )
+    assert streamed.summary() == memory.summary()
+    test = pq.read_table(out / "test.parquet").to_pandas()
+    assert test["user"].tolist() == memory.test["user"].tolist()

@@ -153,7 +153,8 @@ def read_propensities(path: str, user: str, item: str, say: Messages) -> Any:
 
 def _feature_columns(path: str, item: str) -> list[str]:
     """The columns of a features file other than ``item``, from its header or schema."""
-    from ..data._open import arrow_input, check_file
+    from ..data._csv import csv_header
+    from ..data._open import check_file
     from ..data.io import infer_format
 
     check_file(path)
@@ -162,12 +163,7 @@ def _feature_columns(path: str, item: str) -> list[str]:
 
         names = list(pq.read_schema(path).names)
     else:
-        import pyarrow.csv as pcsv
-
-        delimiter = "\t" if infer_format(path) == "tsv" else ","
-        with arrow_input(path) as stream:
-            reader = pcsv.open_csv(stream, parse_options=pcsv.ParseOptions(delimiter=delimiter))
-            names = list(reader.schema.names)
+        names = csv_header(path, "tsv" if infer_format(path) == "tsv" else "csv")
     return [name for name in names if name != item]
 
 

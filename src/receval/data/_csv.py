@@ -12,7 +12,7 @@ from .._validation import check_has_columns
 from ._open import arrow_input, compression_of
 from ._string_buffers import large_strings
 
-__all__ = ["read_csv"]
+__all__ = ["csv_header", "csv_options", "read_csv"]
 
 #: pyarrow's default CSV block (1 MiB): a row must fit in one block
 _CSV_BLOCK = 1 << 20
@@ -68,15 +68,26 @@ def read_csv(
                 raise
 
 
-def _options(fmt: str, block: int, quoted_lines: bool = True) -> tuple[Any, Any]:
-    """Arrow's options to read a file of ``fmt`` in blocks of ``block`` bytes, whose
-    quoted values may hold line ends (``quoted_lines``; Arrow's threaded reader then
-    cuts its blocks on one thread)."""
+def csv_options(fmt: str, block: int = _CSV_BLOCK, quoted_lines: bool = True) -> tuple[Any, Any]:
+    """Arrow's read and parse options of every reader of a CSV (``fmt`` ``"csv"``)
+    or TSV (``"tsv"``) file: blocks of ``block`` bytes, quoted values that may hold
+    line ends (``quoted_lines``; Arrow's threaded reader then cuts its blocks on one
+    thread, and a reader told they do not cuts them at any line end)."""
     import pyarrow.csv as pcsv
 
     delimiter = "\t" if fmt == "tsv" else ","
     parse = pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=quoted_lines)
     return pcsv.ReadOptions(block_size=block), parse
+
+
+def csv_header(path: str, fmt: str) -> list[str]:
+    """The names of the columns of a CSV or TSV file (``fmt``), from its first line
+    (a compressed file decompressed)."""
+    import pyarrow.csv as pcsv
+
+    read, parse = csv_options(fmt)
+    with arrow_input(path) as stream:
+        return list(pcsv.open_csv(stream, read_options=read, parse_options=parse).schema.names)
 
 
 def _read(
@@ -92,17 +103,13 @@ def _read(
     """The table of ``columns``, read block by block (``types``: the columns'
     types given up front; ``ranged``: a plain file in ranges, see :func:`_batches`)."""
     import pyarrow as pa
-    import pyarrow.csv as pcsv
 
     from .._kernels import compiled
 
     try:
         schema, batches = _batches(path, fmt, columns, types, block, ranged)
     except pa.ArrowKeyError:  # a column the file lacks: the header names what it has
-        read, parse = _options(fmt, block)
-        with arrow_input(path) as stream:
-            names = pcsv.open_csv(stream, read_options=read, parse_options=parse).schema.names
-        check_has_columns(path, columns, names)
+        check_has_columns(path, columns, csv_header(path, fmt))
         raise
     chunks: list[list[Any]] = [[] for _ in schema.names]
     integers = {schema.get_field_index(name): True for name in ids}  # every id so far
@@ -147,7 +154,7 @@ def _batches(
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    read, parse = _options(fmt, block)
+    read, parse = csv_options(fmt, block)
     convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
     if not ranged or compression_of(path) is not None or not os.path.isfile(path):
         with arrow_input(path) as stream:
@@ -157,7 +164,7 @@ def _batches(
         return reader.schema, iter(reader)
     # a value that holds a line end makes Arrow's reader of a range fail (it cuts its
     # blocks at any line end), not misread: the file is then read as a stream
-    read, parse = _options(fmt, block, quoted_lines=False)
+    read, parse = csv_options(fmt, block, quoted_lines=False)
     parts = _ranges(path, _RANGE_BLOCKS * block)
     head = next(parts)
     first = pcsv.read_csv(
@@ -268,7 +275,7 @@ def _whole_file_types(path: str, columns: Sequence[str], fmt: str, block: int) -
 
     if not columns:
         return {}
-    read, parse = _options(fmt, block)
+    read, parse = csv_options(fmt, block)
     convert = pcsv.ConvertOptions(include_columns=list(columns))
     with arrow_input(path) as stream:
         schema = pcsv.read_csv(

@@ -21,6 +21,7 @@ from typing import Any
 from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
+from ._csv import csv_options
 from ._hive import directory_keys, key_types, partition, repeated, typed
 from ._open import compression_of, header_not_utf8, sentence
 from ._origin import Batch, Origin
@@ -237,8 +238,7 @@ class Scan:
     ) -> tuple[Any, Any, Any]:
         import pyarrow.csv as pcsv
 
-        read = pcsv.ReadOptions(block_size=self._csv_block)
-        parse = pcsv.ParseOptions(delimiter="\t" if self.file_format == "tsv" else ",")
+        read, parse = csv_options(self.file_format, self._csv_block)
         convert = pcsv.ConvertOptions(
             include_columns=None if columns is None else list(columns), column_types=types
         )

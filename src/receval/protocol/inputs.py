@@ -19,9 +19,10 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
+from ..data._csv import csv_header
 from ..data._encode import factorize, join_ids
 from ..data._lookup import distinct_ints, lookup
-from ..data._open import arrow_input, check_file
+from ..data._open import check_file
 from ..data._ranked import Qrels, Run
 from ..data._times import time_column
 from ..exceptions import InputValidationError
@@ -244,11 +245,7 @@ def _file_columns(path: str, fmt: str) -> list[str]:
             import pyarrow.parquet as pq
 
             return list(pq.read_schema(path).names)
-        import pyarrow.csv as pcsv
-
-        parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-        with arrow_input(path) as stream:
-            return list(pcsv.open_csv(stream, parse_options=parse).schema.names)
+        return csv_header(path, fmt)
     except (pa.ArrowInvalid, OSError, EOFError):
         return []  # read_table names the problem
 

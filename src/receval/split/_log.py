@@ -17,8 +17,9 @@ import numpy as np
 from .._validation import format_values
 from ..data import io
 from ..data._arrow import take_at
+from ..data._csv import csv_header
 from ..data._encode import factorize
-from ..data._open import arrow_input, check_file
+from ..data._open import check_file
 from ..data._times import time_column
 from ..exceptions import InvalidParameterError
 
@@ -97,12 +98,8 @@ def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: s
         check_file(path)
         names = pq.read_schema(path).names
     elif fmt in ("csv", "tsv"):
-        import pyarrow.csv as pcsv
-
         check_file(path)
-        parse = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-        with arrow_input(path) as stream:
-            names = pcsv.open_csv(stream, parse_options=parse).schema.names
+        names = csv_header(path, fmt)
     else:
         raise InvalidParameterError(
             f"{func}: cannot tell the format of {path!r} from its suffix; name it .csv, .tsv "

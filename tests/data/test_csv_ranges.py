@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval
+from receval import Qrels, Run
 from receval.data import _csv, io
 
 COLUMNS = ["user", "item", "score"]
@@ -93,17 +94,25 @@ def test_ranges_end_at_line_ends_outside_quotes(
         start = end
 
 
-def test_a_file_read_in_ranges_is_the_whole_file(tmp_path: Any, small_ranges: list[int]) -> None:
-    rng = np.random.default_rng(1)
-    n = 20_000
-    users = np.repeat(np.arange(n // 20), 20)
+@pytest.mark.parametrize("small", [False, True])
+def test_a_file_read_in_ranges_is_the_whole_file(
+    tmp_path: Any, request: pytest.FixtureRequest, small: bool
+) -> None:
+    # the ids of each block are cast as they come: the columns are those of one read
+    # (one range of many blocks, or many ranges)
+    sizes = request.getfixturevalue("small_ranges") if small else None
+    rng = np.random.default_rng(3)
+    n = 150_000 if not small else 20_000
+    users = np.repeat(np.arange(n // 50), 50)
     table = pa.table(
         {"user": users, "item": rng.integers(-(2**40), 2**40, n), "score": rng.random(n)}
     )
     path = tmp_path / "run.csv"
     pcsv.write_csv(table, path)
     read = io.read_table(path, ["score", "user", "item"], "Run", "csv", ("user", "item"))
-    assert len(small_ranges) > 50
+    assert read.column_names == ["score", "user", "item"]
+    assert read["user"].num_chunks > 1
+    assert sizes is None or len(sizes) > 50
     assert read.schema == pa.schema(
         [("score", pa.float64()), ("user", pa.int64()), ("item", pa.int64())]
     )
@@ -130,16 +139,18 @@ def test_string_ids_are_encoded_in_order_across_ranges(
     assert Run.from_file(path).to_dict() == Run.from_frame(_whole(path, COLUMNS)).to_dict()
 
 
-Run = receval.Run
-
-
+@pytest.mark.parametrize("small", [False, True])
 @pytest.mark.parametrize(
     ("late", "kind"), [("0.5", pa.float64()), ("", pa.int64()), ("high", pa.string())]
 )
-def test_a_value_of_a_late_range_gives_the_type_of_the_whole_file(
-    tmp_path: Any, small_ranges: list[int], late: str, kind: Any
+def test_a_value_of_a_late_block_gives_the_type_of_the_whole_file(
+    tmp_path: Any, request: pytest.FixtureRequest, late: str, kind: Any, small: bool
 ) -> None:
-    n = 5000
+    # the first block (the stream) or range takes its types from its rows: integer
+    # grades for a MiB and more (or many small ranges), then a real one (or none, or
+    # a word) in the last
+    sizes = request.getfixturevalue("small_ranges") if small else None
+    n = 5000 if small else 200_000
     path = tmp_path / "qrels.csv"
     path.write_text(
         "user,item,grade\n"
@@ -147,11 +158,16 @@ def test_a_value_of_a_late_range_gives_the_type_of_the_whole_file(
         + f"7,x,{late}\n"
     )
     table = io.read_table(path, ["user", "item", "grade"], "Qrels", "csv", ("user", "item"))
-    assert len(small_ranges) > 5
+    assert table["user"].num_chunks > 1
+    assert sizes is None or len(sizes) > 5
     whole = _whole(path, ["grade"])
     assert table["grade"].type == kind == whole["grade"].type
     assert table["grade"].to_pylist() == whole["grade"].to_pylist()
+    assert table["user"].type == pa.int64()
+    assert table["item"].type == pa.string()  # 'x'
     assert table["item"].to_pylist() == [*map(str, range(n)), "x"]
+    if late == "0.5":
+        assert Qrels.from_file(path).to_dict()[7]["x"] == 0.5
 
 
 @pytest.mark.parametrize("crlf", [False, True])

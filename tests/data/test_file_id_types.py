@@ -241,54 +241,6 @@ def test_csv_ids_are_int64_exactly_when_every_id_is_written_as_its_int(tmp_path_
         _check_encoded(encoded, ids)
 
 
-def _whole_read(path, columns: list[str]) -> pa.Table:
-    """Arrow's own reading of a CSV file: every column's type inferred from every block."""
-    return pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(include_columns=columns))
-
-
-@pytest.mark.parametrize(
-    ("late", "kind"), [("0.5", pa.float64()), ("", pa.int64()), ("high", pa.string())]
-)
-def test_a_value_of_a_late_block_gives_the_type_of_the_whole_file(tmp_path, late, kind):
-    # the file is read block by block, and a stream takes its types from the first
-    # block: integer grades for a MiB and more, then a real one (or none, or a word)
-    n = 200_000
-    path = tmp_path / "qrels.csv"
-    path.write_text(
-        "user,item,grade\n"
-        + "".join(f"{i // 10},{i},{i % 3}\n" for i in range(n))
-        + f"7,x,{late}\n"
-    )
-    table = io.read_table(path, ["user", "item", "grade"], "Qrels", "csv", ("user", "item"))
-    assert table["user"].num_chunks > 1
-    assert table["grade"].type == kind == _whole_read(path, ["grade"])["grade"].type
-    assert table["grade"].to_pylist() == _whole_read(path, ["grade"])["grade"].to_pylist()
-    assert table["user"].type == pa.int64()
-    assert table["item"].type == pa.string()  # 'x'
-    assert table["item"].to_pylist() == [*map(str, range(n)), "x"]
-    if late == "0.5":
-        assert Qrels.from_file(path).to_dict()[7]["x"] == 0.5
-
-
-def test_a_csv_run_read_in_blocks_is_the_whole_file_read_at_once(tmp_path):
-    # the ids of each block are cast as they come: the columns are those of one read
-    rng = np.random.default_rng(3)
-    n = 150_000
-    users = np.repeat(np.arange(n // 50), 50)
-    table = pa.table(
-        {"user": users, "item": rng.integers(-(2**40), 2**40, n), "score": rng.random(n)}
-    )
-    path = tmp_path / "run.csv"
-    pcsv.write_csv(table, path)
-    read = io.read_table(path, ["score", "user", "item"], "Run", "csv", ("user", "item"))
-    assert read.column_names == ["score", "user", "item"]
-    assert read["user"].num_chunks > 1
-    assert read.schema == pa.schema(
-        [("score", pa.float64()), ("user", pa.int64()), ("item", pa.int64())]
-    )
-    assert read.equals(table.select(["score", "user", "item"]))
-
-
 @pytest.mark.parametrize("at", [0, 5, 60_000])
 def test_a_row_longer_than_a_block_is_read(tmp_path, at):
     # a row holding a field of 3 MiB (at 0: the header, naming a column of 3 MiB): the

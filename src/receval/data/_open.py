@@ -49,19 +49,21 @@ def compression_of(path: str) -> str | None:
     return None
 
 
-def open_input(path: str) -> Any:
+def open_input(path: str, raw: Any = None) -> Any:
     """A pyarrow input stream of the decompressed bytes of a file (the compression
-    told by :func:`compression_of`)."""
+    told by :func:`compression_of`), read from ``raw`` (a binary file object of the
+    file, such as one that counts the bytes read) or else from the file itself."""
     import pyarrow as pa
 
     codec = compression_of(path)
     if codec is None:
-        return pa.OSFile(path)
+        return pa.OSFile(path) if raw is None else raw
     if codec == "xz":  # not one of Arrow's codecs
         import lzma
 
-        return pa.PythonFile(lzma.open(path, "rb"), mode="r")
-    return pa.CompressedInputStream(pa.OSFile(path), codec)
+        return pa.PythonFile(lzma.open(path if raw is None else raw, "rb"), mode="r")
+    source = pa.OSFile(path) if raw is None else pa.PythonFile(raw, mode="r")
+    return pa.CompressedInputStream(source, codec)
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
 from ._csv import csv_options
 from ._hive import directory_keys, key_types, partition, repeated, typed
-from ._open import compression_of, header_not_utf8, sentence
+from ._open import header_not_utf8, open_input, sentence
 from ._origin import Batch, Origin
 from .io import column_array, infer_format
 
@@ -255,7 +255,7 @@ class Scan:
             raw = _CountingFile(path)
             try:
                 reader = pcsv.open_csv(
-                    _decompressed(raw, path), read_options=read, parse_options=parse,
+                    open_input(path, raw), read_options=read, parse_options=parse,
                     convert_options=convert,
                 )  # fmt: skip
                 return list(reader.schema.names)
@@ -495,7 +495,7 @@ class Scan:
 
         read, parse, convert = self._csv_options(columns, types)
         raw = _CountingFile(path)
-        stream = _decompressed(raw, path)
+        stream = open_input(path, raw)
         try:
             try:
                 reader = pcsv.open_csv(
@@ -745,21 +745,6 @@ def _type_kind(kind: Any) -> str:
 def _check_exists(path: str) -> None:
     if not os.path.exists(path):
         raise InputValidationError(f"{path}: no such file.")
-
-
-def _decompressed(raw: Any, path: str) -> Any:
-    """The stream of a CSV file's text: ``raw`` (a binary file object), decompressed
-    when its first bytes say it is compressed (gzip, bzip2, xz, Zstandard)."""
-    import pyarrow as pa
-
-    codec = compression_of(path)
-    if codec is None:
-        return raw
-    if codec == "xz":  # not one of Arrow's codecs
-        import lzma
-
-        return pa.PythonFile(lzma.LZMAFile(raw), mode="r")
-    return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), codec)
 
 
 class _CountingFile(_io.RawIOBase):

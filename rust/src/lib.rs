@@ -4,6 +4,10 @@
 //! fixed-point sums of 2^-1074 units) and its result does not depend on the number
 //! of threads: parallel kernels cut their input into chunks fixed by the caller.
 //! The `python` feature adds the `receval._core` module (`python/`).
+//!
+//! The crate is not published: its documentation is read with its private items
+//! (`cargo doc --document-private-items`), which its public items' docs link to.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod auc;
 pub mod calibration;

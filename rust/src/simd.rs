@@ -4,7 +4,8 @@
 //!
 //! `RECEVAL_FORCE_SCALAR=1` in the environment (read once, at the first kernel that
 //! asks) forces the scalar paths on any CPU; CI runs `cargo test` that way too.
-//! Tests run a closure on every path the CPU has with [`for_each_path`].
+//! Tests run a closure on every path the CPU has with `for_each_path` (a helper
+//! of the tests).
 
 use std::sync::OnceLock;
 

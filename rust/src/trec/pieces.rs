@@ -10,7 +10,8 @@ use crate::encode::table::short_bits;
 use crate::encode::{Key, TextIds};
 
 // ------------------------------------------------------------------ pieces
-/// The rows of a piece, its codes tagged [`LOCAL`] where the piece saw an id first.
+/// The rows of a piece, its codes tagged [`LOCAL`](super::ids::LOCAL) where the
+/// piece saw an id first.
 #[derive(Default)]
 pub(super) struct Rows {
     /// (user code, rows) of each run of rows of one user

@@ -144,12 +144,14 @@ def _batches(
     """The schema of ``columns`` and their record batches, in the file's order.
 
     A plain file (not compressed, not a pipe) is cut into ranges of about
-    :data:`_RANGE_BLOCKS` blocks, each ending at a line end outside quotes, and each
-    range is read by Arrow's threaded reader (its blocks cut at line ends and parsed
-    on every core); the first range gives the types of the columns not in
+    :data:`_RANGE_BLOCKS` blocks, each ending at a line end outside quotes
+    (:func:`_ranges`), and each range is read by Arrow's threaded reader (its blocks
+    parsed on every core); the first range gives the types of the columns not in
     ``types``, which the others are read with. Other inputs (and any file where
-    ``ranged`` is false) are read as a stream, a block at a time, whose quoted
-    values may hold line ends.
+    ``ranged`` is false) are read as a stream, a block at a time. Quoted values may
+    hold line ends: a range that holds a quote is read with Arrow's reader told so
+    (which cuts its blocks on one thread; told they do not, it cuts them at any line
+    end, and may drop the rows of a quote left open without an error).
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -162,14 +164,20 @@ def _batches(
                 stream, read_options=read, parse_options=parse, convert_options=convert
             )
         return reader.schema, iter(reader)
-    # a value that holds a line end makes Arrow's reader of a range fail (it cuts its
-    # blocks at any line end), not misread: the file is then read as a stream
-    read, parse = csv_options(fmt, block, quoted_lines=False)
+    _, unquoted = csv_options(fmt, block, quoted_lines=False)
     parts = _ranges(path, _RANGE_BLOCKS * block)
+
+    def table(part: tuple[memoryview, bool], read: Any, convert: Any) -> Any:
+        text, quoted = part
+        return pcsv.read_csv(
+            pa.BufferReader(pa.py_buffer(text)),
+            read_options=read,
+            parse_options=parse if quoted else unquoted,
+            convert_options=convert,
+        )
+
     head = next(parts)
-    first = pcsv.read_csv(
-        pa.BufferReader(head), read_options=read, parse_options=parse, convert_options=convert
-    )
+    first = table(head, read, convert)
     given = pcsv.ConvertOptions(
         column_types={f.name: f.type for f in first.schema}, include_columns=list(columns)
     )
@@ -180,73 +188,60 @@ def _batches(
         headless = None  # the other ranges are read with the header's names
         for part in parts:
             if headless is None:
-                with pa.BufferReader(head) as header:
+                with pa.BufferReader(pa.py_buffer(head[0])) as header:
                     names = pcsv.open_csv(header, read_options=read, parse_options=parse)
                 headless = pcsv.ReadOptions(block_size=block, column_names=names.schema.names)
-            yield from pcsv.read_csv(
-                pa.BufferReader(part),
-                read_options=headless,
-                parse_options=parse,
-                convert_options=given,
-            ).to_batches()
+            yield from table(part, headless, given).to_batches()
 
     return first.schema, batches(first)
 
 
-def _ranges(path: str, size: int) -> Iterator[Any]:
-    """The bytes of a file in ranges (Arrow buffers) of at least ``size`` bytes, the
-    first past the header line, each ending just past a line end outside quotes (or
-    at the end of the file), read one at a time."""
-    import pyarrow as pa
-
-    with pa.OSFile(path) as f:
-        n, start = f.size(), 0
+def _ranges(path: str, size: int) -> Iterator[tuple[memoryview, bool]]:
+    """The bytes of a file in ranges of at least ``size`` bytes, the first past the
+    header line, each ending just past a line end outside quotes (or at the end of
+    the file), read one at a time, each with whether it holds a quote."""
+    with open(path, "rb") as f:
+        n, start = os.fstat(f.fileno()).st_size, 0
         if n == 0:  # Arrow's reader says the file is empty
-            yield pa.py_buffer(b"")
+            yield memoryview(b""), False
         while start < n:
             length = min(size + (1 << 16), n - start)
             while True:
                 f.seek(start)
-                text = f.read_buffer(length)
-                end = _cut(np.frombuffer(text, np.uint8), size, header=start == 0)
+                text = bytearray(length)
+                length = f.readinto(text)
+                del text[length:]  # a file cut short meanwhile
+                end = _cut(text, size, header=start == 0)
                 if end is not None or start + length >= n:
                     break
                 length = min(2 * length, n - start)
-            end = text.size if end is None else end
-            yield text.slice(0, end)
+            end = length if end is None else end
+            yield memoryview(text)[:end], text.find(b'"', 0, end) >= 0
             start += end
 
 
-def _cut(data: np.ndarray, at: int, header: bool) -> int | None:
-    """Just past the first line end of the bytes ``data`` at or after ``at`` outside
-    quotes (``header``: and past the first line), None when there is none. A line
-    end is outside quotes where the quotes before it are even in number (a quote in
-    a quoted value is written twice; ``data`` begins outside quotes)."""
-    counted, odd = 0, False  # the quotes of data[:counted] are odd in number
+def _cut(text: bytearray, at: int, header: bool) -> int | None:
+    """Just past the first line end of ``text`` at or after ``at`` outside quotes
+    (``header``: and past the first line), None when there is none. A line end is
+    outside quotes where the quotes before it are even in number (a quote in a
+    quoted value is written twice; ``text`` begins outside quotes); past a line end
+    inside quotes the search goes on after the next quote (quoted line ends, or a
+    quote never closed, are passed a quote at a time, not a line at a time)."""
+    counted, odd = 0, False  # the quotes of text[:counted] are odd in number
     start = 0 if header else max(at - 1, 0)  # where the line end may lie
-    while (end := _line_end(data, start)) >= 0:
-        odd ^= bool(np.count_nonzero(data[counted:end] == ord('"')) & 1)
+    while (end := text.find(b"\n", start) + 1) > 0:
+        odd ^= bool(text.count(b'"', counted, end) & 1)
         counted = end
-        if not odd and not header:
-            return end
-        if not odd:  # the header's end: the first range holds a row too
+        if odd:  # inside quotes: the next line end that may be outside lies past a quote
+            start = text.find(b'"', end) + 1
+            if start == 0:
+                return None
+        elif header:  # the header's end: the first range holds a row too
             header = False
-            end = max(end, at - 1)
-        start = end
+            start = max(end, at - 1)
+        else:
+            return end
     return None
-
-
-def _line_end(data: np.ndarray, at: int) -> int:
-    """Just past the first line end (a line feed) of the bytes ``data`` at or after
-    ``at``, -1 when there is none."""
-    window = 1 << 16
-    while at < len(data):
-        found = data[at : at + window].tobytes().find(b"\n")
-        if found >= 0:
-            return at + found + 1
-        at += window
-        window *= 2
-    return -1
 
 
 def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:

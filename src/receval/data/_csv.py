@@ -48,10 +48,9 @@ def read_csv(
     ids = [c for c in dict.fromkeys(id_columns) if c in columns]
     types: dict[str, Any] = {c: pa.string() for c in ids}
     block = _CSV_BLOCK
-    ranged = True
     while True:
         try:
-            return _read(path, columns, fmt, ids, types, block, encode_ids, ranged)
+            return _read(path, columns, fmt, ids, types, block, encode_ids)
         except pa.ArrowInvalid as exc:
             text = str(exc)
             # a row longer than the block ("straddling"), or a header ("empty block"):
@@ -62,8 +61,6 @@ def read_csv(
             elif "conversion error" in text and len(types) == len(ids):
                 others = [c for c in dict.fromkeys(columns) if c not in types]
                 types.update(_whole_file_types(path, others, fmt, block))
-            elif ranged:  # the file read in order says what is wrong, with its own words
-                ranged = False
             else:
                 raise
 
@@ -98,16 +95,15 @@ def _read(
     types: dict[str, Any],
     block: int,
     encode_ids: bool,
-    ranged: bool,
 ) -> Any:
     """The table of ``columns``, read block by block (``types``: the columns'
-    types given up front; ``ranged``: a plain file in ranges, see :func:`_batches`)."""
+    types given up front)."""
     import pyarrow as pa
 
     from .._kernels import compiled
 
     try:
-        schema, batches = _batches(path, fmt, columns, types, block, ranged)
+        schema, batches = _batches(path, fmt, columns, types, block)
     except pa.ArrowKeyError:  # a column the file lacks: the header names what it has
         check_has_columns(path, columns, csv_header(path, fmt))
         raise
@@ -139,7 +135,7 @@ def _read(
 
 
 def _batches(
-    path: str, fmt: str, columns: Sequence[str], types: dict[str, Any], block: int, ranged: bool
+    path: str, fmt: str, columns: Sequence[str], types: dict[str, Any], block: int
 ) -> tuple[Any, Iterator[Any]]:
     """The schema of ``columns`` and their record batches, in the file's order.
 
@@ -147,18 +143,18 @@ def _batches(
     :data:`_RANGE_BLOCKS` blocks, each ending at a line end outside quotes
     (:func:`_ranges`), and each range is read by Arrow's threaded reader (its blocks
     parsed on every core); the first range gives the types of the columns not in
-    ``types``, which the others are read with. Other inputs (and any file where
-    ``ranged`` is false) are read as a stream, a block at a time. Quoted values may
-    hold line ends: a range that holds a quote is read with Arrow's reader told so
-    (which cuts its blocks on one thread; told they do not, it cuts them at any line
-    end, and may drop the rows of a quote left open without an error).
+    ``types``, which the others are read with. Other inputs are read as a stream, a
+    block at a time. Quoted values may hold line ends: a range that holds a quote is
+    read with Arrow's reader told so (which cuts its blocks on one thread; told they
+    do not, it cuts them at any line end, and may drop the rows of a quote left open
+    without an error).
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     read, parse = csv_options(fmt, block)
     convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
-    if not ranged or compression_of(path) is not None or not os.path.isfile(path):
+    if compression_of(path) is not None or not os.path.isfile(path):
         with arrow_input(path) as stream:
             reader = pcsv.open_csv(
                 stream, read_options=read, parse_options=parse, convert_options=convert

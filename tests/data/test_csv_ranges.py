@@ -6,6 +6,7 @@ holds a line end is read (a stream, quote-aware), not refused or misread."""
 from __future__ import annotations
 
 import gzip
+import os
 from typing import Any
 
 import numpy as np
@@ -238,3 +239,23 @@ def test_a_quote_never_closed_is_an_error_not_rows_left_out(tmp_path: Any) -> No
     )
     with pytest.raises(receval.InputValidationError, match="Expected 3 columns, got 2"):
         Run.from_file(path)
+
+
+def test_a_file_cut_short_while_read_ends_at_its_last_byte(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the size the file had when opened is larger than what is left to read: the
+    # ranges end where the bytes end (no read past them, no loop)
+    data = b"a,b\n" + b"".join(b"%d,%d\n" % (i, i) for i in range(3000))
+    path = tmp_path / "f.csv"
+    path.write_bytes(data)
+    real = os.fstat
+
+    def larger(fd: int) -> Any:
+        st = real(fd)
+        return os.stat_result((*st[:6], st.st_size + 10_000, *st[7:]))
+
+    monkeypatch.setattr(os, "fstat", larger)
+    parts = [bytes(text) for text, _ in _csv._ranges(str(path), 1000)]
+    assert b"".join(parts) == data
+    assert len(parts) > 5

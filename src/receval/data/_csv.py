@@ -77,12 +77,12 @@ def csv_options(fmt: str, block: int = _CSV_BLOCK, quoted_lines: bool = True) ->
     return pcsv.ReadOptions(block_size=block), parse
 
 
-def csv_header(path: str, fmt: str) -> list[str]:
+def csv_header(path: str, fmt: str, block: int = _CSV_BLOCK) -> list[str]:
     """The names of the columns of a CSV or TSV file (``fmt``), from its first line
-    (a compressed file decompressed)."""
+    (a compressed file decompressed; ``block``: the bytes read at a time)."""
     import pyarrow.csv as pcsv
 
-    read, parse = csv_options(fmt)
+    read, parse = csv_options(fmt, block)
     with arrow_input(path) as stream:
         return list(pcsv.open_csv(stream, read_options=read, parse_options=parse).schema.names)
 
@@ -184,9 +184,8 @@ def _batches(
         headless = None  # the other ranges are read with the header's names
         for part in parts:
             if headless is None:
-                with pa.BufferReader(pa.py_buffer(head[0])) as header:
-                    names = pcsv.open_csv(header, read_options=read, parse_options=parse)
-                headless = pcsv.ReadOptions(block_size=block, column_names=names.schema.names)
+                names = csv_header(path, fmt, block)
+                headless = pcsv.ReadOptions(block_size=block, column_names=names)
             yield from table(part, headless, given).to_batches()
 
     return first.schema, batches(first)
@@ -205,13 +204,15 @@ def _ranges(path: str, size: int) -> Iterator[tuple[memoryview, bool]]:
             while True:
                 f.seek(start)
                 text = bytearray(length)
-                length = f.readinto(text)
-                del text[length:]  # a file cut short meanwhile
+                got = f.readinto(text)
+                del text[got:]  # the end of the file (cut short meanwhile)
                 end = _cut(text, size, header=start == 0)
-                if end is not None or start + length >= n:
+                if end is not None or got < length or start + got >= n:
                     break
                 length = min(2 * length, n - start)
-            end = length if end is None else end
+            end = len(text) if end is None else end
+            if end == 0:
+                return
             yield memoryview(text)[:end], text.find(b'"', 0, end) >= 0
             start += end
 

@@ -21,7 +21,7 @@ from typing import Any
 from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
-from ._csv import csv_options
+from ._csv import csv_header, csv_options
 from ._hive import directory_keys, key_types, partition, repeated, typed
 from ._open import header_not_utf8, open_input, sentence
 from ._origin import Batch, Origin
@@ -246,27 +246,18 @@ class Scan:
 
     def _csv_header(self) -> list[str]:
         import pyarrow as pa
-        import pyarrow.csv as pcsv
 
         path = self.paths[0]
         _check_exists(path)
         while True:
-            read, parse, convert = self._csv_options(None, {})
-            raw = _CountingFile(path)
             try:
-                reader = pcsv.open_csv(
-                    open_input(path, raw), read_options=read, parse_options=parse,
-                    convert_options=convert,
-                )  # fmt: skip
-                return list(reader.schema.names)
+                return csv_header(path, self.file_format, self._csv_block)
             except (pa.ArrowInvalid, OSError, EOFError) as exc:
                 if self._grow_block(exc):
                     continue
                 raise InputValidationError(f"{path}: {sentence(exc)}") from exc
             except UnicodeDecodeError as exc:
                 raise header_not_utf8(path, exc) from exc
-            finally:
-                raw.close()
 
     def _grow_block(self, exc: Exception) -> bool:
         """After a row longer than the CSV block (pyarrow's "straddling object"),

@@ -21,6 +21,7 @@ pub mod lists;
 pub mod ln;
 pub mod loss;
 pub mod pages;
+pub mod quotes;
 pub mod ranking;
 pub mod retention;
 pub mod runs;

@@ -42,6 +42,7 @@ mod integer_ids;
 mod lists;
 mod open;
 mod open_groups;
+mod quotes;
 mod ranking;
 mod retention;
 mod runs;
@@ -161,6 +162,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     seen::register(m)?;
     sort::register(m)?;
     split::register(m)?;
+    quotes::register(m)?;
     open::register(m)?;
     integer_ids::register(m)?;
     open_groups::register(m)?;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -144,10 +144,12 @@ def _batches(
     (:func:`_ranges`), and each range is read by Arrow's threaded reader (its blocks
     parsed on every core); the first range gives the types of the columns not in
     ``types``, which the others are read with. Other inputs are read as a stream, a
-    block at a time. Quoted values may hold line ends: a range that holds a quote is
-    read with Arrow's reader told so (which cuts its blocks on one thread; told they
-    do not, it cuts them at any line end, and may drop the rows of a quote left open
-    without an error).
+    block at a time. Quoted values may hold line ends: a range whose quotes hold one
+    (or one left open) is read with Arrow's reader told so (which cuts its blocks on
+    one thread; told they do not, it cuts them at any line end, and may drop the
+    rows of a quote left open without an error). From a range with a quote within a
+    field (a character to Arrow's reader, which a count of the quotes does not
+    follow), the rest of the file is read as one such stream.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -161,18 +163,22 @@ def _batches(
             )
         return reader.schema, iter(reader)
     _, unquoted = csv_options(fmt, block, quoted_lines=False)
-    parts = _ranges(path, _RANGE_BLOCKS * block)
+    parts = _ranges(path, _RANGE_BLOCKS * block, parse.delimiter)
 
-    def table(part: tuple[memoryview, bool], read: Any, convert: Any) -> Any:
-        text, quoted = part
+    def table(part: tuple[memoryview, int, int], read: Any, convert: Any) -> Any:
+        text, cut, _ = part
         return pcsv.read_csv(
             pa.BufferReader(pa.py_buffer(text)),
             read_options=read,
-            parse_options=parse if quoted else unquoted,
+            parse_options=unquoted if cut == _ANY_LINE_END else parse,
             convert_options=convert,
         )
 
     head = next(parts)
+    if head[1] == _FROM_START:  # the whole file as one quote-aware stream
+        parts.close()
+        reader = _stream_from(path, 0, read, parse, convert)
+        return reader.schema, iter(reader)
     first = table(head, read, convert)
     given = pcsv.ConvertOptions(
         column_types={f.name: f.type for f in first.schema}, include_columns=list(columns)
@@ -186,19 +192,50 @@ def _batches(
             if headless is None:
                 names = csv_header(path, fmt, block)
                 headless = pcsv.ReadOptions(block_size=block, column_names=names)
+            if part[1] == _FROM_START:  # the rest of the file as one quote-aware stream
+                parts.close()
+                yield from _stream_from(path, part[2], headless, parse, given)
+                return
             yield from table(part, headless, given).to_batches()
 
     return first.schema, batches(first)
 
 
-def _ranges(path: str, size: int) -> Iterator[tuple[memoryview, bool]]:
+#: how a range of a CSV file is read (the core's ``range_end``): cut at any line end;
+#: by its quotes; by a reader of its quotes from its start
+_ANY_LINE_END, _BY_QUOTES, _FROM_START = 0, 1, 2
+
+
+def _stream_from(path: str, start: int, read: Any, parse: Any, convert: Any) -> Any:
+    """Arrow's streaming reader of a plain CSV file from byte ``start`` (a line's
+    start, outside quotes) to its end, a block at a time; the reader holds the file
+    open."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    f = pa.OSFile(path)
+    f.seek(start)
+    return pcsv.open_csv(f, read_options=read, parse_options=parse, convert_options=convert)
+
+
+def _ranges(
+    path: str, size: int, delimiter: str
+) -> Generator[tuple[memoryview, int, int], None, None]:
     """The bytes of a file in ranges of at least ``size`` bytes, the first past the
-    header line, each ending just past a line end outside quotes (or at the end of
-    the file), read one at a time, each with whether it holds a quote."""
+    header line, each ending just past a line end outside quotes (the quotes before
+    it even in number; or at the end of the file), read one at a time, each with how
+    it must be read and its first byte's place in the file: the core's
+    ``range_end`` (fields separated by ``delimiter``) finds the end and the cut in
+    one pass. A range whose quotes a count does not follow (:data:`_FROM_START`: a
+    quote within a field) is the last: its end is not known, and its caller reads
+    the rest of the file otherwise."""
+    from .._kernels import compiled
+
+    range_end = compiled().range_end
     with open(path, "rb") as f:
         n, start = os.fstat(f.fileno()).st_size, 0
         if n == 0:  # Arrow's reader says the file is empty
-            yield memoryview(b""), False
+            yield memoryview(b""), _ANY_LINE_END, 0
         while start < n:
             length = min(size + (1 << 16), n - start)
             while True:
@@ -206,39 +243,19 @@ def _ranges(path: str, size: int) -> Iterator[tuple[memoryview, bool]]:
                 text = bytearray(length)
                 got = f.readinto(text)
                 del text[got:]  # the end of the file (cut short meanwhile)
-                end = _cut(text, size, header=start == 0)
-                if end is not None or got < length or start + got >= n:
+                bytes_ = np.frombuffer(text, np.uint8)
+                end, cut = range_end(bytes_, size, start == 0, ord(delimiter))
+                del bytes_
+                if end >= 0 or cut == _FROM_START or got < length or start + got >= n:
                     break
                 length = min(2 * length, n - start)
-            end = len(text) if end is None else end
+            end = len(text) if end < 0 else end
             if end == 0:
                 return
-            yield memoryview(text)[:end], text.find(b'"', 0, end) >= 0
+            yield memoryview(text)[:end], cut, start
+            if cut == _FROM_START:
+                return
             start += end
-
-
-def _cut(text: bytearray, at: int, header: bool) -> int | None:
-    """Just past the first line end of ``text`` at or after ``at`` outside quotes
-    (``header``: and past the first line), None when there is none. A line end is
-    outside quotes where the quotes before it are even in number (a quote in a
-    quoted value is written twice; ``text`` begins outside quotes); past a line end
-    inside quotes the search goes on after the next quote (quoted line ends, or a
-    quote never closed, are passed a quote at a time, not a line at a time)."""
-    counted, odd = 0, False  # the quotes of text[:counted] are odd in number
-    start = 0 if header else max(at - 1, 0)  # where the line end may lie
-    while (end := text.find(b"\n", start) + 1) > 0:
-        odd ^= bool(text.count(b'"', counted, end) & 1)
-        counted = end
-        if odd:  # inside quotes: the next line end that may be outside lies past a quote
-            start = text.find(b'"', end) + 1
-            if start == 0:
-                return None
-        elif header:  # the header's end: the first range holds a row too
-            header = False
-            start = max(end, at - 1)
-        else:
-            return end
-    return None
 
 
 def _dictionary(chunks: list[np.ndarray], encoder: Any) -> Any:

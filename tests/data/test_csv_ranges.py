@@ -308,7 +308,8 @@ def test_quoted_strings_are_read_on_every_core(tmp_path: Any, small_ranges: list
 # is not the edge of a quoted value (Arrow's quote-aware reader reads it as a
 # character); only a counting of quotes that knows so tells its line ends apart. (No
 # CRLF inside quotes: Arrow's quote-aware reader drops the LF of one whose CR ends a
-# block.)
+# block, apache/arrow#51368; a range read in memory is then read as one block, a
+# stream, as the rest of such a file is, cannot be.)
 _FIELD = st.sampled_from(
     ["a", "", 'a"b', '"a,b"', '"a\nb"', '"a""b"', '"a"b', '""', '"a\rb"', 'a"', '"a""\nb"']
 )
@@ -372,3 +373,28 @@ def test_a_line_end_inside_quotes_where_a_block_ends_is_read_by_its_quotes(
     line_end = "\r\n" if "\r" in row else "\n"
     assert whole["item"][len(rows) // len(filler)].as_py() == f'x{line_end}yz"'
     assert read.equals(whole)
+
+
+@pytest.mark.parametrize("fillers", [0, 2000])
+def test_a_quoted_crlf_whose_cr_ends_a_block_keeps_its_lf(
+    tmp_path: Any, small_ranges: list[int], fillers: int
+) -> None:
+    # Arrow's quote-aware reader drops the LF (apache/arrow#51368): the range is read
+    # as one block. The CR is the last byte of the first block of the first range, or
+    # of a block of a later one (ranges of two 4 KiB blocks)
+    block, head, filler, row = 1 << 12, "user,item,score\n", "u,i,1\n", 'u,"a\r\nb",1\n'
+    before = head + filler * fillers
+    path = tmp_path / "run.csv"
+    path.write_bytes((before + "v,i,1\n" + row + filler * 2000).encode())
+    start = max(at for *_, at in _csv._ranges(str(path), 2 * block, ",") if at <= len(before))
+    pad = (start + block - 1 - len(before) - row.index("\r")) % block
+    pad += block * (pad < 6)  # a row of at least 6 bytes: v,i,1 and its line end
+    text = before + "v" * (pad - 5) + ",i,1\n" + row + filler * 2000
+    path.write_bytes(text.encode())
+    starts = [at for *_, at in _csv._ranges(str(path), 2 * block, ",")]
+    lf = text.index(row) + row.index("\n")
+    assert (lf - max(at for at in starts if at <= lf)) % block == 0  # a block's first byte
+    read = io.read_table(path, COLUMNS, "Run", "csv", ("user", "item"))
+    assert len(small_ranges) > 1
+    assert read.num_rows == fillers + 2 + 2000
+    assert read["item"][fillers + 1].as_py() == "a\r\nb"

@@ -165,11 +165,14 @@ def _batches(
     _, unquoted = csv_options(fmt, block, quoted_lines=False)
     parts = _ranges(path, _RANGE_BLOCKS * block, parse.delimiter)
 
-    def table(part: tuple[memoryview, int, int], read: Any, convert: Any) -> Any:
+    def table(part: tuple[memoryview, int, int], names: list[str] | None, convert: Any) -> Any:
         text, cut, _ = part
+        # Arrow's quote-aware reader drops the LF of a quoted CRLF whose CR ends one of
+        # its blocks (apache/arrow#51368): such a range is read as one block
+        size = len(text) + 1 if cut != _ANY_LINE_END and _crlf_at_ends(text, block) else block
         return pcsv.read_csv(
             pa.BufferReader(pa.py_buffer(text)),
-            read_options=read,
+            read_options=pcsv.ReadOptions(block_size=size, column_names=names),
             parse_options=unquoted if cut == _ANY_LINE_END else parse,
             convert_options=convert,
         )
@@ -179,7 +182,7 @@ def _batches(
         parts.close()
         reader = _stream_from(path, 0, read, parse, convert)
         return reader.schema, iter(reader)
-    first = table(head, read, convert)
+    first = table(head, None, convert)
     given = pcsv.ConvertOptions(
         column_types={f.name: f.type for f in first.schema}, include_columns=list(columns)
     )
@@ -187,16 +190,16 @@ def _batches(
     def batches(first: Any) -> Iterator[Any]:
         yield from first.to_batches()
         del first
-        headless = None  # the other ranges are read with the header's names
+        names = None  # the other ranges are read with the header's names
         for part in parts:
-            if headless is None:
+            if names is None:
                 names = csv_header(path, fmt, block)
-                headless = pcsv.ReadOptions(block_size=block, column_names=names)
             if part[1] == _FROM_START:  # the rest of the file as one quote-aware stream
                 parts.close()
+                headless = pcsv.ReadOptions(block_size=block, column_names=names)
                 yield from _stream_from(path, part[2], headless, parse, given)
                 return
-            yield from table(part, headless, given).to_batches()
+            yield from table(part, names, given).to_batches()
 
     return first.schema, batches(first)
 
@@ -204,6 +207,12 @@ def _batches(
 #: how a range of a CSV file is read (the core's ``range_end``): cut at any line end;
 #: by its quotes; by a reader of its quotes from its start
 _ANY_LINE_END, _BY_QUOTES, _FROM_START = 0, 1, 2
+
+
+def _crlf_at_ends(text: memoryview, block: int) -> bool:
+    """Whether a CR ends a block of ``block`` bytes of ``text`` and an LF follows it."""
+    cr, lf = ord("\r"), ord("\n")
+    return any(text[at - 1] == cr and text[at] == lf for at in range(block, len(text), block))
 
 
 def _stream_from(path: str, start: int, read: Any, parse: Any, convert: Any) -> Any:

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ..data._arrow import is_arrow, take_at, to_numpy
-from ..data._csv import csv_options
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import arrow_input
 from ..data._times import cutoff_key, time_column
@@ -209,10 +208,8 @@ def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[An
         return
     import pyarrow.csv as pcsv
 
-    read, parse = csv_options(scan.file_format, scan._csv_block)
-    convert = pcsv.ConvertOptions(
-        column_types={c: pa.string() for c in ids}, include_columns=columns or None
-    )
+    # the scan's own options: its block (grown past a long row) and dialect
+    read, parse, convert = scan._csv_options(columns or None, {c: pa.string() for c in ids})
     with arrow_input(scan.paths[0]) as stream:
         reader = pcsv.open_csv(
             stream, read_options=read, parse_options=parse, convert_options=convert

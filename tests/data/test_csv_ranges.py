@@ -275,10 +275,14 @@ def test_a_file_cut_short_while_read_ends_at_its_last_byte(
     assert len(parts) > 5
 
 
-def test_quoted_strings_are_read_on_every_core(tmp_path: Any, small_ranges: list[int]) -> None:
+@pytest.mark.parametrize("bom", [False, True])
+def test_quoted_strings_are_read_on_every_core(
+    tmp_path: Any, small_ranges: list[int], bom: bool
+) -> None:
     # Arrow's writer quotes every string: ranges whose quoted values hold no line end
     # are read by the reader that cuts at any line end, and the table is the whole
-    # file's (values with the delimiter and with quotes, written twice)
+    # file's (values with the delimiter and with quotes, written twice; after a UTF-8
+    # byte order mark, which is not a character before the header's first quote)
     n = 20_000
     items = [
         f"doc,{i}" if i % 7 == 0 else f'say "{i}"' if i % 11 == 0 else f"doc-{i}" for i in range(n)
@@ -288,6 +292,8 @@ def test_quoted_strings_are_read_on_every_core(tmp_path: Any, small_ranges: list
     )
     path = tmp_path / "run.csv"
     pcsv.write_csv(table, path)
+    if bom:
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert b'"""' in path.read_bytes()
     flags: list[int] = []
     original = _csv._ranges

@@ -204,6 +204,9 @@ def _batches(
     return first.schema, batches(first)
 
 
+#: the UTF-8 byte order mark a file may begin with
+_BOM = b"\xef\xbb\xbf"
+
 #: how a range of a CSV file is read (the core's ``range_end``): cut at any line end;
 #: by its quotes; by a reader of its quotes from its start
 _ANY_LINE_END, _BY_QUOTES, _FROM_START = 0, 1, 2
@@ -252,8 +255,11 @@ def _ranges(
                 text = bytearray(length)
                 got = f.readinto(text)
                 del text[got:]  # the end of the file (cut short meanwhile)
-                bytes_ = np.frombuffer(text, np.uint8)
-                end, cut = range_end(bytes_, size, start == 0, ord(delimiter))
+                # a UTF-8 byte order mark before the header is not text (Arrow drops it)
+                skip = len(_BOM) if start == 0 and text.startswith(_BOM) else 0
+                bytes_ = np.frombuffer(text, np.uint8, offset=skip)
+                end, cut = range_end(bytes_, max(size - skip, 0), start == 0, ord(delimiter))
+                end += skip if end >= 0 else 0
                 del bytes_
                 if end >= 0 or cut == _FROM_START or got < length or start + got >= n:
                     break

@@ -138,6 +138,7 @@ __all__ = [
     "personalization_csr",
     "populate",
     "probability_bins",
+    "range_end",
     "rank_rows",
     "rank_rows_into",
     "read_trec",
@@ -550,6 +551,9 @@ def personalization_csr(
     items: NDArray[np.int32], offsets: NDArray[np.int64], k: int, n_items: int
 ) -> float: ...
 def populate(a: NDArray[np.uint8]) -> None: ...
+def range_end(
+    text: NDArray[np.uint8], at: int, header: bool, delimiter: int
+) -> tuple[int, int]: ...
 def rank_rows(
     offsets: NDArray[np.int64],
     rows: NDArray[np.int64],

@@ -157,10 +157,7 @@ def _batches(
     read, parse = csv_options(fmt, block)
     convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
     if compression_of(path) is not None or not os.path.isfile(path):
-        with arrow_input(path) as stream:
-            reader = pcsv.open_csv(
-                stream, read_options=read, parse_options=parse, convert_options=convert
-            )
+        reader = _stream(path, 0, read, parse, convert)
         return reader.schema, iter(reader)
     _, unquoted = csv_options(fmt, block, quoted_lines=False)
     parts = _ranges(path, _RANGE_BLOCKS * block, parse.delimiter)
@@ -180,7 +177,7 @@ def _batches(
     head = next(parts)
     if head[1] == _FROM_START:  # the whole file as one quote-aware stream
         parts.close()
-        reader = _stream_from(path, 0, read, parse, convert)
+        reader = _stream(path, 0, read, parse, convert)
         return reader.schema, iter(reader)
     first = table(head, None, convert)
     given = pcsv.ConvertOptions(
@@ -197,7 +194,7 @@ def _batches(
             if part[1] == _FROM_START:  # the rest of the file as one quote-aware stream
                 parts.close()
                 headless = pcsv.ReadOptions(block_size=block, column_names=names)
-                yield from _stream_from(path, part[2], headless, parse, given)
+                yield from _stream(path, part[2], headless, parse, given)
                 return
             yield from table(part, names, given).to_batches()
 
@@ -218,16 +215,18 @@ def _crlf_at_ends(text: memoryview, block: int) -> bool:
     return any(text[at - 1] == cr and text[at] == lf for at in range(block, len(text), block))
 
 
-def _stream_from(path: str, start: int, read: Any, parse: Any, convert: Any) -> Any:
-    """Arrow's streaming reader of a plain CSV file from byte ``start`` (a line's
-    start, outside quotes) to its end, a block at a time; the reader holds the file
-    open."""
-    import pyarrow as pa
+def _stream(path: str, start: int, read: Any, parse: Any, convert: Any) -> Any:
+    """Arrow's streaming reader of a CSV file (decompressed; a pipe), a block at a
+    time, from byte ``start`` of a plain file (a line's start, outside quotes) to
+    its end; the reader holds the file open (:func:`arrow_input`)."""
     import pyarrow.csv as pcsv
 
-    f = pa.OSFile(path)
-    f.seek(start)
-    return pcsv.open_csv(f, read_options=read, parse_options=parse, convert_options=convert)
+    with arrow_input(path) as stream:
+        if start:
+            stream.seek(start)
+        return pcsv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
 
 
 def _ranges(

@@ -404,3 +404,59 @@ def test_a_quoted_crlf_whose_cr_ends_a_block_keeps_its_lf(
     assert len(small_ranges) > 1
     assert read.num_rows == fillers + 2 + 2000
     assert read["item"][fillers + 1].as_py() == "a\r\nb"
+
+
+def _cr_ending_a_block(block: int, quoted_at: int, compress: bool) -> bytes:
+    """A CSV file (CRLF line ends) whose item of row ``quoted_at`` is a quoted value
+    with a CRLF, its CR the last byte of the stream's first block of ``block`` bytes
+    (gzip-compressed with ``compress``)."""
+    rows = [f"{k // 3},doc-{k},0.5" for k in range(quoted_at)]
+    head = ("user,item,score\r\n" + "".join(f"{r}\r\n" for r in rows)).encode()
+    opening = f'{quoted_at // 3},"'.encode()
+    pad = block - 1 - len(head) - len(opening)
+    assert pad > 0
+    text = head + opening + b"x" * pad + b'\r\ny",0.5\r\n'
+    text += "".join(f"{k // 3},doc-{k},0.5\r\n" for k in range(quoted_at + 1, 300)).encode()
+    assert text[block - 1 : block + 1] == b"\r\n"
+    return gzip.compress(text) if compress else text
+
+
+def test_a_quoted_crlf_whose_cr_ends_a_block_of_a_stream_is_kept(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Arrow's quote-aware streaming reader drops the LF of a quoted CRLF whose CR ends
+    # one of its blocks (apache/arrow#51368): a compressed file, read as a stream
+    monkeypatch.setattr(_csv, "_CSV_BLOCK", 1 << 12)
+    path = tmp_path / "run.csv.gz"
+    path.write_bytes(_cr_ending_a_block(1 << 12, 100, compress=True))
+    items = io.read_table(path, COLUMNS, "Run", "csv", ("user", "item"))["item"].to_pylist()
+    assert items[100] == "x" * items[100].count("x") + "\r\ny"
+    assert len(items) == 300
+
+
+def test_a_quoted_crlf_in_the_stream_after_a_quote_within_a_field_is_kept(
+    tmp_path: Any, small_ranges: list[int]
+) -> None:
+    # a quote within a field on the first line sends the whole file to one stream
+    text = _cr_ending_a_block(1 << 12, 100, compress=False).replace(b"doc-5,", b'd"c-5,', 1)
+    path = tmp_path / "run.csv"
+    path.write_bytes(text)
+    items = io.read_table(path, COLUMNS, "Run", "csv", ("user", "item"))["item"].to_pylist()
+    assert items[5] == 'd"c-5'
+    assert items[100].endswith("x\r\ny")
+    assert len(items) == 300
+
+
+def test_a_scan_keeps_a_quoted_crlf_whose_cr_ends_a_block(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from receval.data import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 12)
+    for name, compress in (("run.csv.gz", True), ("run.csv", False)):
+        path = tmp_path / name
+        path.write_bytes(_cr_ending_a_block(1 << 12, 100, compress=compress))
+        batches = receval.scan(path).batches(["item"], ids=["item"])
+        items = [x for b in batches for x in b["item"].to_pylist()]
+        assert items[100].endswith("x\r\ny")
+        assert len(items) == 300

@@ -18,6 +18,7 @@ __all__ = [
     "open_input",
     "place",
     "sentence",
+    "whole_line_ends",
 ]
 
 #: The first bytes of compressed files, and their codec's name. bzip2's are
@@ -82,8 +83,61 @@ def arrow_input(path: str) -> Iterator[Any]:
     header that is not the file's. Released instead of closed, the stream
     closes once the reader's reads let go of it (Arrow holds it by a shared
     pointer), so no read can reach another file.
+
+    The stream's reads never end with a CR that more bytes follow
+    (:func:`whole_line_ends`).
     """
-    yield open_input(path)
+    yield whole_line_ends(open_input(path))
+
+
+def whole_line_ends(source: Any) -> Any:
+    """A pyarrow input stream of the bytes of ``source`` (a pyarrow input stream, or
+    a binary file object) whose reads never end with a CR that more bytes follow.
+
+    Arrow's quote-aware CSV readers read a stream a block (one read) at a time, and
+    drop the LF of a quoted CRLF whose CR ends a block (apache/arrow#51368): a
+    value ``"a\r\nb"`` would be read as ``"a\rb"``. A read that ends with a CR here
+    takes the next byte with it.
+    """
+    import pyarrow as pa
+
+    return pa.PythonFile(_WholeLineEnds(source), mode="r")
+
+
+class _WholeLineEnds:
+    """The binary file object of :func:`whole_line_ends`: reads, seeks and closes
+    ``source``."""
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._source.closed)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return bool(self._source.seekable())
+
+    def read(self, n: int = -1) -> bytes:
+        data = bytes(self._source.read() if n is None or n < 0 else self._source.read(n))
+        while data.endswith(b"\r"):
+            more = bytes(self._source.read(1))
+            if not more:
+                break
+            data += more
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return int(self._source.seek(offset, whence))
+
+    def tell(self) -> int:
+        return int(self._source.tell())
+
+    def close(self) -> None:
+        self._source.close()
 
 
 def check_file(path: str) -> None:

@@ -23,7 +23,7 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
 from ._csv import csv_header, csv_options
 from ._hive import directory_keys, key_types, partition, repeated, typed
-from ._open import header_not_utf8, open_input, sentence
+from ._open import header_not_utf8, open_input, sentence, whole_line_ends
 from ._origin import Batch, Origin
 from .io import column_array, infer_format
 
@@ -486,7 +486,7 @@ class Scan:
 
         read, parse, convert = self._csv_options(columns, types)
         raw = _CountingFile(path)
-        stream = open_input(path, raw)
+        stream = whole_line_ends(open_input(path, raw))
         try:
             try:
                 reader = pcsv.open_csv(

@@ -18,12 +18,13 @@ from ._parameters import check_number as check_number
 from ._parameters import check_option as check_option
 from ._parameters import format_values as format_values
 from .data._arrow import is_arrow, to_numpy
+from .data._lookup import distinct
 from .exceptions import InputValidationError, InvalidParameterError
 
 
 def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
     try:
-        return [u.item() if isinstance(u, np.generic) else u for u in np.unique(x)[: limit + 1]]
+        return [u.item() if isinstance(u, np.generic) else u for u in distinct(x)[: limit + 1]]
     except TypeError:  # mixed, unorderable objects
         seen: dict[Any, None] = {}
         for v in x.tolist():

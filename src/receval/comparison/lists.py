@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from ..data._lookup import distinct
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 
@@ -231,7 +232,7 @@ def _differences(
     # blocks of users of about _BLOCK_ROWS rows: the memory of a block, not of the runs
     rows = np.cumsum(_lengths(a, ua, k) + _lengths(b, ub, k))
     cuts = np.searchsorted(rows, np.arange(_BLOCK_ROWS, int(rows[-1]), _BLOCK_ROWS), "right")
-    bounds = [0, *np.unique(cuts).tolist(), len(ua)]
+    bounds = [0, *distinct(cuts).tolist(), len(ua)]
     parts = [
         _block(a, b, ua[lo:hi], ub[lo:hi], codes_a, codes_b, n_items, k, p, measures)
         for lo, hi in itertools.pairwise(bounds)
@@ -369,7 +370,7 @@ def _tau_b(
     xa, xb = score_a[order], score_b[order]
     starts = np.concatenate([[0], np.cumsum(shared)]).astype(np.int64)
     counts = shared.astype(np.int64)
-    for n in np.unique(counts[counts >= 2]):
+    for n in distinct(counts[counts >= 2]):
         who = np.flatnonzero(counts == n)
         per_block = max(1, _TAU_BLOCK // int(n * n))
         for lo in range(0, len(who), per_block):

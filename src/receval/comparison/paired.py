@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 
 _MAX_SEED = 2**63 - 1
@@ -73,7 +74,7 @@ def check_weights(weights: Any, d: np.ndarray, one_d: bool, func: str) -> np.nda
     if w.size and w.min() < 0:
         raise InputValidationError(
             f"{func}: weights must be non-negative. Got values "
-            f"{v.format_values(np.unique(w[w < 0]))}."
+            f"{v.format_values(distinct(w[w < 0]))}."
         )
     return w
 

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from ..data._lookup import distinct
 from ..exceptions import (
     InputValidationError,
     InvalidParameterError,
@@ -263,7 +264,7 @@ def _enumerated(col: np.ndarray) -> bool:
     permutation test: at most 13 of them, a zero or a tie among the others."""
     nonzero = np.abs(col[col != 0])
     return col.size <= _MOST_ENUMERATED and (
-        nonzero.size < col.size or np.unique(nonzero).size < nonzero.size
+        nonzero.size < col.size or distinct(nonzero).size < nonzero.size
     )
 
 
@@ -581,7 +582,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     if bad.any():
         raise InputValidationError(
             f"{func}: pvalues must be in [0, 1] (or NaN for an undefined test). Got values "
-            f"{v.format_values(np.unique(q[bad]))}."
+            f"{v.format_values(distinct(q[bad]))}."
         )
     k = q.size
     if method is None or k == 0:

@@ -21,7 +21,7 @@ from . import io
 from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
-from ._lookup import lookup_ids
+from ._lookup import distinct, lookup_ids
 from ._strings import ids_to_numpy
 
 
@@ -444,7 +444,7 @@ class Run(_RankedBase):
         starts, ends = self.offsets[users], self.offsets[users + 1]
         lens = ends - starts
         rows = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-        codes = np.unique(self.items[rows])
+        codes = distinct(self.items[rows])
         keys = np.zeros(len(self._item_ids), dtype=np.float64)
         ids = self._item_ids
         keys[codes] = _string_ranks(take_at(ids, codes))

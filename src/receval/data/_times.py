@@ -20,6 +20,7 @@ from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._arrow import is_arrow, to_arrow, to_numpy
 from ._instants import first_unreadable, iso_instants, text_column
+from ._lookup import distinct
 
 _INT64 = np.iinfo(np.int64)
 
@@ -85,7 +86,7 @@ def _keys(arr: np.ndarray, where: str) -> tuple[np.ndarray, np.dtype[Any] | None
         keys, unit = arr.astype(np.float64, copy=False), None
         missing, label = np.isnan(keys), "NaN"
     else:
-        shown = format_values(np.unique(arr[:5].astype(str)))
+        shown = format_values(distinct(arr[:5].astype(str)))
         raise InputValidationError(
             f"{where} must hold numbers, datetimes or ISO 8601 text. Got values {shown} of "
             f"type {arr.dtype}; parse them first (e.g. pandas.to_datetime)."

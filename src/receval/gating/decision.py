@@ -20,6 +20,7 @@ import numpy as np
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
 from ..comparison.paired import wins_ties_losses
 from ..comparison.significance import adjust_pvalues, paired_pvalues, smallest_pvalue
+from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .config import GateConfig
 from .report import GateReport, GateRow
@@ -156,10 +157,10 @@ def _pointwise(
                     f"weights. Got sample_weight; leave it None or gate on 'gauc'."
                 )
             labels = v.as_float(yt, "y_true", _FUNC)
-            if not np.isin(labels, (0.0, 1.0)).all() or np.unique(labels).size < 2:
+            if not np.isin(labels, (0.0, 1.0)).all() or distinct(labels).size < 2:
                 raise InputValidationError(
                     f"{_FUNC}: {m!r} needs y_true of 0 and 1 with both classes. Got values "
-                    f"{v.format_values(np.unique(labels))}."
+                    f"{v.format_values(distinct(labels))}."
                 )
             matrix = np.vstack(
                 [
@@ -423,7 +424,7 @@ def _decide(
             info[j]["unpaired"] = int(one.sum())
             if t.weights is not None:
                 w[:, col] = t.weights
-                weighted = weighted or bool(np.unique(t.weights[~np.isnan(d[:, col])]).size > 1)
+                weighted = weighted or bool(distinct(t.weights[~np.isnan(d[:, col])]).size > 1)
         d[(w == 0) & ~np.isnan(d)] = np.nan
         if weighted and config.test != "randomization":
             raise InvalidParameterError(

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
+from ..data._lookup import distinct
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
 from ..engine.states import (
@@ -183,7 +184,7 @@ def _multiclass(
     weights = v.check_sample_weight(sw, n, func, relative=True)
     v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
     if labels is None:
-        classes = np.unique(yt)
+        classes = distinct(yt)
     else:
         classes = v.check_labels_parameter(v.as_1d(labels, "labels", func), func)
     if len(classes) != scores.shape[1]:
@@ -365,7 +366,7 @@ def _greater_positive(data: dict[str, Any]) -> dict[str, Any]:
     v.check_no_missing(yt, "y_true", func)
     if yt.dtype.kind in "OU":  # numbers mixed with strings (a list's become strings)
         yt = v.as_class_labels(data["y_true"], "y_true", func)
-    classes = np.unique(yt)
+    classes = distinct(yt)
     if len(classes) > 2:
         raise InputValidationError(
             f"{func}: y_true has {len(classes)} classes {v.format_values(classes)} but y_score "

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from ..comparison.paired import check_count
+from ..data._lookup import distinct
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
 
@@ -406,7 +407,7 @@ def check_paired_labels(labels: np.ndarray, func: str) -> None:
     if n_pos == 0 or n_pos == len(labels):
         raise InputValidationError(
             f"{func}: 'roc_auc' needs both classes in y_true. Got only "
-            f"{v.format_values(np.unique(labels))}."
+            f"{v.format_values(distinct(labels))}."
         )
 
 

@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
+from ..data._lookup import distinct
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
 from ..engine.states import Seen, plain_pair
@@ -151,7 +152,7 @@ def group_weights(
         out = np.zeros(len(uniques))
         out[codes] = per_row
         if not np.array_equal(out[codes], per_row):
-            bad = uniques[np.unique(codes[out[codes] != per_row])]
+            bad = uniques[distinct(codes[out[codes] != per_row])]
             raise InputValidationError(
                 f"{func}: weighting must be constant within each group. It varies in groups "
                 f"{v.format_values(bad)}."
@@ -160,7 +161,7 @@ def group_weights(
     if out.size and out.min() < 0:
         raise InputValidationError(
             f"{func}: weighting must be non-negative. Got values "
-            f"{v.format_values(np.unique(out[out < 0]))}."
+            f"{v.format_values(distinct(out[out < 0]))}."
         )
     return out, "custom"
 

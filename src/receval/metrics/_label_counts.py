@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _validation as _v
+from ..data._lookup import distinct
 from ..exceptions import InputValidationError
 
 _AVERAGES = ("binary", "micro", "macro", "weighted", None)
@@ -41,7 +42,7 @@ def check_label_data(func: str, y_true: Any, y_pred: Any, sample_weight: Any) ->
     if yp.dtype.kind == "f":
         # non-integral float labels are classes when y_true has them too; otherwise they
         # are scores or probabilities passed by mistake, which would count as classes
-        fraction = np.unique(yp[yp != np.floor(yp)])
+        fraction = distinct(yp[yp != np.floor(yp)])
         stray = fraction[~np.isin(fraction, yt)] if fraction.size else fraction
         if stray.size:
             raise InputValidationError(

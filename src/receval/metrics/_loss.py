@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
+from ..data._lookup import distinct
 from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..engine.states import ERROR_SCALE_STEP, ErrorSums
@@ -154,7 +155,7 @@ def _classes_of(y_true: Any, func: str) -> np.ndarray:
 
 def _refuse_one_class(yt: np.ndarray) -> None:
     """scikit-learn's log_loss refuses y_true of one class unless labels= names both."""
-    classes = np.unique(yt)
+    classes = distinct(yt)
     if len(classes) == 1:
         raise InputValidationError(
             f"log_loss: y_true contains only one label, which profile='sklearn' refuses as "
@@ -181,7 +182,7 @@ def _binary_labels(data: dict[str, Any], labels: Any, one_class: bool) -> dict[s
     sw = None if sw is None else v.as_1d(sw, "sample_weight", func)
     v.check_same_length(func, y_true=yt, y_pred=v.as_1d(data["y_pred"], "y_pred", func),
                         sample_weight=sw)  # fmt: skip
-    classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
+    classes = distinct(yt) if labels is None else v.as_1d(labels, "labels", func)
     if len(classes) != 2:
         raise InputValidationError(
             f"{func}: y_pred is 1-dimensional, so y_true must have two classes. Got "
@@ -229,7 +230,7 @@ def _multiclass_log_loss(
     w_arg = np.empty(0) if weights is None else np.ascontiguousarray(weights)
     proba = v.as_2d_scores(yp, "y_pred", func)
     v.check_probabilities(proba.ravel(), "y_pred", func)
-    classes = np.unique(yt) if labels is None else v.as_1d(labels, "labels", func)
+    classes = distinct(yt) if labels is None else v.as_1d(labels, "labels", func)
     if len(classes) != proba.shape[1]:
         raise InputValidationError(
             f"{func}: y_pred has {proba.shape[1]} columns but there are {len(classes)} "
@@ -392,7 +393,7 @@ def _terms_by_scale(
     if k is None:
         return [(0, (d, w, form))]
     return [(scale, (d[k == scale], None if w is None else w[k == scale], form))
-            for scale in np.unique(k).tolist()]  # fmt: skip
+            for scale in distinct(k).tolist()]  # fmt: skip
 
 
 def _scaled_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _validation as v
+from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = ["ESTIMATORS", "RoundTerms", "check_clip", "round_terms"]
@@ -73,7 +74,7 @@ def _indices(x: Any, name: str, func: str, n: int, size: int, what: str) -> np.n
         bad = arr[(arr < 0) | (arr >= size)]
         raise InputValidationError(
             f"{func}: {name} must hold {what} indices in [0, {size - 1}] (the size of "
-            f"action_dist's axis). Got values {v.format_values(np.unique(bad))}."
+            f"action_dist's axis). Got values {v.format_values(distinct(bad))}."
         )
     return arr
 
@@ -96,7 +97,7 @@ def _target_table(
         bad = sums[~np.isclose(sums, 1.0, rtol=_RTOL, atol=_ATOL)]
         raise InputValidationError(
             f"{func}: every row of action_dist must sum to 1 over the actions (axis 1). "
-            f"Got sums {v.format_values(np.unique(bad))}; pass the target policy's "
+            f"Got sums {v.format_values(distinct(bad))}; pass the target policy's "
             f"probabilities of every action."
         )
     act = _indices(action, "action", func, n, probs.shape[1], "action")
@@ -162,7 +163,7 @@ def round_terms(
         bad = p[~((p > 0) & (p <= 1))]
         raise InputValidationError(
             f"{func}: pscore must hold the logging policy's probabilities, in (0, 1]. Got "
-            f"values {v.format_values(np.unique(bad))}; a logged action has a positive "
+            f"values {v.format_values(distinct(bad))}; a logged action has a positive "
             f"probability."
         )
     if action_dist is None:

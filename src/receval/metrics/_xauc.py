@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
+from ..data._lookup import distinct
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -269,7 +270,7 @@ class XAUCCounts:
         if len(parts) > 1:
             ids = parts[0][5]
             if any(not np.array_equal(p[5], ids) for p in parts[1:]):
-                ids = np.unique(np.concatenate([p[5] for p in parts]))
+                ids = distinct(np.concatenate([p[5] for p in parts]))
             codes = np.concatenate([np.searchsorted(ids, p[5])[p[0]] for p in parts])
             y, s, w, count = (np.concatenate([p[i] for p in parts]) for i in range(1, 5))
             parts = [_distinct(codes, y, s, w, count, ids)]
@@ -519,7 +520,7 @@ def _as_probabilities(y: np.ndarray, s: np.ndarray, w: np.ndarray | None,
     if outside.any():
         error = InputValidationError(
             f"{_FUNC}: with targets='probabilities', y_true must hold probabilities in "
-            f"[0, 1]. Got {v.format_values(np.unique(y[outside]))}; scale the targets to "
+            f"[0, 1]. Got {v.format_values(distinct(y[outside]))}; scale the targets to "
             f"[0, 1], or leave targets='continuous' to order them."
         )
         error.row = int(np.flatnonzero(outside)[0])

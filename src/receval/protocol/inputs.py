@@ -21,7 +21,7 @@ from .. import _validation as v
 from ..data import io
 from ..data._csv import csv_header
 from ..data._encode import factorize, join_ids
-from ..data._lookup import distinct_ints, lookup
+from ..data._lookup import distinct, lookup
 from ..data._open import check_file
 from ..data._ranked import Qrels, Run
 from ..data._times import time_column
@@ -108,7 +108,7 @@ class Rows:
     def distinct_keys(self, n_items: int) -> np.ndarray:
         """The distinct :meth:`pair_keys`, ascending."""
         if "distinct" not in self._keys:
-            self._keys["distinct"] = distinct_ints(self.pair_keys(n_items))
+            self._keys["distinct"] = distinct(self.pair_keys(n_items))
         return self._keys["distinct"]
 
     def has(self, role: str, size: int) -> np.ndarray:
@@ -190,7 +190,7 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
         if name == "test" and (values != np.floor(values)).any():
             raise InputValidationError(
                 f"{func}: the grades ({what}) must be integers. Got values "
-                f"{v.format_values(np.unique(values[values != np.floor(values)]))}; map them "
+                f"{v.format_values(distinct(values[values != np.floor(values)]))}; map them "
                 f"to integers first, or name another column with grade=."
             )
     return Rows(name, users, user_ids, items, item_ids, times, values, time, time_unit=unit)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data._lookup import distinct_ints, isin_ints, lookup
+from ..data._lookup import distinct, isin_ints, lookup
 from .inputs import Rows, id_kind
 from .report import Finding, counted, example_value
 
@@ -80,7 +80,7 @@ def test_in_train_findings(train: Rows, test: Rows, n_items: int, limit: int) ->
     rows = np.flatnonzero(inside)
     if not len(rows):
         return []
-    users = len(np.unique(test.shared_users()[rows]))
+    users = len(distinct(test.shared_users()[rows]))
     return [
         Finding(
             "test_in_train",
@@ -104,8 +104,8 @@ def cold_findings(train: Rows, test: Rows, n_users: int, n_items: int, limit: in
     out: list[Finding] = []
     test_users = test.shared_users()
     cold_user = ~train.has("user", n_users)
-    distinct = np.flatnonzero(test.has("user", n_users))
-    cold = distinct[cold_user[distinct]]
+    test_user_codes = np.flatnonzero(test.has("user", n_users))
+    cold = test_user_codes[cold_user[test_user_codes]]
     if len(cold):
         rows = cold_user[test_users]
         first = np.flatnonzero(rows)
@@ -117,17 +117,17 @@ def cold_findings(train: Rows, test: Rows, n_users: int, n_items: int, limit: in
                 shown.append({"user": example_value(test.user_ids[test.users[r]])})
             if len(shown) == limit:
                 break
-        everyone = len(cold) == len(distinct)
+        everyone = len(cold) == len(test_user_codes)
         out.append(
             Finding(
                 "cold_users",
                 "error" if everyone else "info",
                 "train/test",
                 len(cold),
-                len(distinct),
+                len(test_user_codes),
                 "test users",
                 f"test users without a training interaction: {len(cold):,} of "
-                f"{len(distinct):,} ({len(cold) / len(distinct):.1%}; "
+                f"{len(test_user_codes):,} ({len(cold) / len(test_user_codes):.1%}; "
                 f"{counted(int(rows.sum()), 'test row')})"
                 + ("; no test user matches a training user." if everyone else "."),
                 "check the user ids of both inputs (type, prefix, column)"
@@ -142,7 +142,7 @@ def cold_findings(train: Rows, test: Rows, n_users: int, n_items: int, limit: in
     unseen = ~train.has("item", n_items)[test_items]
     if unseen.any():
         rows = np.flatnonzero(unseen)
-        n_cold_items = len(np.unique(test_items[rows]))
+        n_cold_items = len(distinct(test_items[rows]))
         everything = len(rows) == test.n_rows
         out.append(
             Finding(
@@ -174,13 +174,13 @@ def duplicate_findings(rows: Rows, n_items: int, limit: int) -> list[Finding]:
     if len(rows.distinct_keys(n_items)) == len(keys):
         return []
     ordered = np.sort(keys)
-    twice = distinct_ints(ordered[1:][ordered[1:] == ordered[:-1]])
+    twice = distinct(ordered[1:][ordered[1:] == ordered[:-1]])
     held = np.flatnonzero(isin_ints(keys, twice))  # the rows of repeated pairs, in order
     order = np.argsort(keys[held], kind="stable")
     again = np.zeros(len(held), dtype=bool)
     again[order[1:]] = keys[held][order[1:]] == keys[held][order[:-1]]
     repeated = held[again]
-    pairs = len(np.unique(keys[repeated]))
+    pairs = len(distinct(keys[repeated]))
     severity = "info" if rows.name == "train" else "error"
     fix = (
         "nothing, if repeated interactions are meant (popularity from train counts users, "

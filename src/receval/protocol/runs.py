@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data._lookup import distinct
 from ..data._ranked import Qrels, Run
 from ..data.seen import SeenItems
 from ..metrics.beyond.history import InteractionLog
@@ -61,11 +62,11 @@ def _positions(run: Run) -> np.ndarray:
 
 def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) -> list[Finding]:
     """Test users without a list in the run."""
-    distinct = np.flatnonzero(test.has("user", n_users))
-    missing = distinct[~run_rows.has("user", n_users)[distinct]]
+    test_user_codes = np.flatnonzero(test.has("user", n_users))
+    missing = test_user_codes[~run_rows.has("user", n_users)[test_user_codes]]
     if not len(missing):
         return []
-    everyone = len(missing) == len(distinct)
+    everyone = len(missing) == len(test_user_codes)
     first = np.full(int(test.shared_users().max()) + 1, -1, dtype=np.int64)
     first[test.shared_users()[::-1]] = np.arange(test.n_rows)[::-1]
     shown = [{"user": example_value(test.user_ids[test.users[first[u]]])} for u in missing[:limit]]
@@ -75,9 +76,9 @@ def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) 
             "error" if everyone else "warning",
             "test/run",
             len(missing),
-            len(distinct),
+            len(test_user_codes),
             "test users",
-            f"test users without a list in the run: {len(missing):,} of {len(distinct):,} "
+            f"test users without a list in the run: {len(missing):,} of {len(test_user_codes):,} "
             f"(every metric 0 for them, by evaluate's missing_users='zero')"
             + ("; no test user matches a run user." if everyone else "."),
             "check the user ids of both inputs (type, prefix, column)"
@@ -106,7 +107,7 @@ def run_findings(
         )
         rows = listed[seen]
         if len(rows):
-            n_users = len(np.unique(users[rows]))
+            n_users = len(distinct(users[rows]))
             where = f"in the top {k}" if k is not None else "in the lists"
             total = int(top.sum())
             out.append(
@@ -178,7 +179,7 @@ def tie_findings(
     if not len(rows):
         return []
     users = np.repeat(np.arange(run.n_users), np.diff(run.offsets))
-    tied_users = np.unique(users[rows])
+    tied_users = distinct(users[rows])
     details: dict[str, Any] = {"n_users": len(tied_users)}
     moved = False
     if test is not None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data._lookup import distinct
 from ..data._times import cutoff_key, in_unit
 from ..exceptions import InputValidationError
 from .inputs import Rows, show_time
@@ -72,7 +73,7 @@ def temporal_findings(
     before = test_times < last[test_users]
     if before.any():
         rows = np.flatnonzero(before)
-        n_users_hit = len(np.unique(test_users[rows]))
+        n_users_hit = len(distinct(test_users[rows]))
         out.append(
             Finding(
                 "temporal_leak",

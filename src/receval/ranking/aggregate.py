@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..conventions import FIELDS, Conventions
-from ..data._lookup import distinct_ints, lookup, lookup_ids
+from ..data._lookup import distinct, lookup, lookup_ids
 from ..data._ranked import Qrels, Run
 from ..data._strings import ids_to_numpy
 from ..data.seen import MaskingSummary, SeenItems, as_seen
@@ -221,9 +221,9 @@ class Ids:
         if not parts:
             return np.empty(0, dtype=np.int64)
         if all(p.dtype.kind in "iu" for p in parts):
-            return distinct_ints(np.concatenate(parts))  # a sort: np.unique hashes, slowly
+            return distinct(np.concatenate(parts))  # a sort: np.unique hashes, slowly
         if all(p.dtype.kind in "US" for p in parts):
-            return np.unique(np.concatenate(parts))
+            return distinct(np.concatenate(parts))
         return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from .._kernels import codes as _core_codes
 from ..conventions import Conventions
 from ..data._arrow import take_at
+from ..data._lookup import distinct
 from ..data._ranked import Qrels, Run
 from ..data.io import is_frame
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -247,7 +248,7 @@ def _check_integer_grades(q: Qrels, tabled: list[str]) -> None:
         raise InputValidationError(
             f"evaluate: metric {tabled[0]!r} gains by a table of integer grades (gains=), "
             f"and the qrels hold grades that are not integers. Got grades "
-            f"{format_values(np.unique(fractional))}; round the grades, or use "
+            f"{format_values(distinct(fractional))}; round the grades, or use "
             f"gain='linear' or 'exponential', which read any grade."
         )
 

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..data._lookup import distinct
+
 __all__ = [
     "MAX_POINTS",
     "PLOTLY_CONFIG",
@@ -91,7 +93,7 @@ def thin(x: ArrayLike, y: ArrayLike, max_points: int = MAX_POINTS) -> np.ndarray
     if total <= 0:
         return np.array([0, n - 1])
     marks = np.searchsorted(length, np.linspace(0.0, total, max_points))
-    return np.unique(np.concatenate([[0], np.minimum(marks, n - 1), [n - 1]]))
+    return distinct(np.concatenate([[0], np.minimum(marks, n - 1), [n - 1]]))
 
 
 def _axis(title: str, **extra: Any) -> dict[str, Any]:

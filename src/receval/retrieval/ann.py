@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._lookup import lookup
+from ..data._lookup import distinct, lookup
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from ..ranking.values import as_run
@@ -152,7 +152,7 @@ def ann_recall(
     n_items = np.int64(max(len(exact.item_ids), 1))
     a_user, a_item = user_of[au], item_of[approx.items[arows]]
     found = (a_user >= 0) & (a_item >= 0)
-    approx_keys = np.unique(a_user[found] * n_items + a_item[found])
+    approx_keys = distinct(a_user[found] * n_items + a_item[found])
     exact_keys = eu * n_items + exact.items[erows]
     hit = np.isin(exact_keys, approx_keys)
     listed = np.bincount(eu, minlength=exact.n_users)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._lookup import lookup
+from ..data._lookup import distinct, lookup
 from ..exceptions import InputValidationError
 
 __all__ = ["ItemLists", "candidate_lists", "excluded_lists", "item_lists"]
@@ -36,7 +36,7 @@ class ItemLists:
 def item_lists(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int) -> ItemLists:
     """The table of pairs (user row, item row); a row of -1 is a pair without a vector."""
     found = (users >= 0) & (items >= 0)
-    keys = np.unique(users[found].astype(np.int64) * n_items + items[found])
+    keys = distinct(users[found].astype(np.int64) * n_items + items[found])
     rows = keys // n_items
     offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_users), out=offsets[1:])

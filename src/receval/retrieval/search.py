@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled
+from ..data._lookup import distinct
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from .masks import ItemLists, candidate_lists, excluded_lists
@@ -213,10 +214,10 @@ def _ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
             f"{func}: {name} must have one id per row of the vectors ({n}). Got {len(out)}."
         )
     try:
-        distinct = len(np.unique(out))
+        n_distinct = len(distinct(out))
     except TypeError:
         raise InputValidationError(f"{func}: {name} must be all integers or all strings.") from None
-    if distinct != n:
+    if n_distinct != n:
         values, counts = np.unique(out, return_counts=True)
         raise InputValidationError(
             f"{func}: {name} must be distinct. Got {v.format_values(values[counts > 1])} more "

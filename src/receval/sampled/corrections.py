@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._lookup import isin_ints
+from ..data._lookup import distinct, isin_ints
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError
 from ..registry import ranking_spec
@@ -255,7 +255,7 @@ def corrected_values(
     found = np.bincount(users, minlength=q.n_users)
     n_neg = np.maximum(n_candidates - np.minimum(n_rel, n_candidates), 0)
     sums = np.zeros(q.n_users)
-    for size_n in np.unique(n_neg):
+    for size_n in distinct(n_neg):
         table = corrected_metric(metric, int(size_n), catalog_size, correction, gamma=gamma)
         in_group = n_neg == size_n
         sel = in_group[users]

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _validation as v
 from ..data import io
 from ..data._encode import factorize
-from ..data._lookup import isin_ints, lookup
+from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run, as_qrels
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -81,7 +81,7 @@ class Candidates:
         counts = np.bincount(user_codes, minlength=len(user_ids))
         self._set(user_ids, item_ids, counts, item_codes[order].astype(np.int64), catalog_size)
         keys = np.repeat(np.arange(self.n_users, dtype=np.int64), counts) * len(item_ids)
-        repeated = len(keys) - len(np.unique(keys + self.items))
+        repeated = len(keys) - len(distinct(keys + self.items))
         if repeated:
             raise InputValidationError(
                 f"{func}: each (user, item) pair must appear once. Got "

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from ..data._lookup import distinct
 from ..data.seen import SeenItems
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..ranking.aggregate import (
@@ -261,7 +262,7 @@ def _vectors(col: Any) -> Any:
         raise InputValidationError(
             f"{_FUNC}: the vector column of users must hold arrays of numbers. Got type {col.type}."
         )
-    lengths = np.unique(pc.list_value_length(col).to_numpy(zero_copy_only=False))
+    lengths = distinct(pc.list_value_length(col).to_numpy(zero_copy_only=False))
     if len(lengths) != 1:
         raise InputValidationError(
             f"{_FUNC}: the vectors of users must all have the same length. Got lengths "

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data._lookup import distinct
 from ..exceptions import InputValidationError
 from ..registry.trec_eval import PREFS_COUNTS as PREFS_COUNTS
 from ..registry.trec_eval import PREFS_MEASURES as PREFS_MEASURES
@@ -437,7 +438,7 @@ def prefs_measures(
             f"prefs_measures: groups, subgroups, docs and levels must have the same "
             f"length. Got lengths {[len(groups), len(subgroups), len(docs), len(levels)]}."
         )
-    if len(np.unique(ranking)) != len(ranking):
+    if len(distinct(ranking)) != len(ranking):
         listed = ranking.tolist()
         dup = next(x for i, x in enumerate(listed) if x in listed[:i])
         raise InputValidationError(f"prefs_measures: the ranking holds the document {dup!r} twice.")

@@ -17,7 +17,7 @@ from ... import _validation as v
 from ..._kernels import compiled
 from ...data import io
 from ...data._encode import factorize, ids_as_given
-from ...data._lookup import lookup
+from ...data._lookup import distinct, lookup
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import read_log
@@ -570,7 +570,7 @@ def expected_ils_per_user(
             return out
         sub = Run(users, run.item_ids[run.items[rows]], ranks=np.arange(1, len(rows) + 1))
         ils = ils_per_user(sub, None, func=func, **kw)
-        present = np.unique(users)
+        present = distinct(users)
         pairs = size[present] * (size[present] - 1) / 2
         out[present] = np.where(pairs > 0, np.nan_to_num(ils) * pairs, 0.0)
         return out

@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import _validation as v
 from ...data._encode import factorize
-from ...data._lookup import lookup
+from ...data._lookup import distinct, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import block_means, list_positions
@@ -208,7 +208,7 @@ class Memberships:
         known = code[self.item] >= 0
         item, group = code[self.item][known], self.group[known]
         counts = np.bincount(item, minlength=len(pooled_ids))
-        ungrouped = np.unique(used[counts[used] == 0])
+        ungrouped = distinct(used[counts[used] == 0])
         if len(ungrouped):
             n, ids = len(ungrouped), pooled_ids[ungrouped[: v.MAX_SHOWN + 1]]
             raise InputValidationError(

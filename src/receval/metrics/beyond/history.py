@@ -19,7 +19,7 @@ import numpy as np
 from ... import _validation as v
 from ...data import io
 from ...data._encode import factorize
-from ...data._lookup import distinct_ints, lookup
+from ...data._lookup import distinct, lookup
 from ...data._ranked import Qrels, Run
 from ...exceptions import InputValidationError
 
@@ -57,7 +57,7 @@ class InteractionLog:
 
     def distinct_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(user code, item code) of each distinct pair, sorted by user then item."""
-        keys = distinct_ints(self.users.astype(np.int64) * self.n_items + self.items)
+        keys = distinct(self.users.astype(np.int64) * self.n_items + self.items)
         return keys // self.n_items, keys % self.n_items
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from ... import _validation as v
 from ...data import io
 from ...data._encode import factorize
+from ...data._lookup import distinct
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import codes_in, read_log, run_user_codes, top_k_mask
@@ -309,14 +310,14 @@ def _expected_at_cut(
     subsets = math.comb(s, m)
     value = 0.0
     for g, p_g in enumerate(p):
-        distinct, counts = np.unique(grid[b0:, g][grid[b0:, g] != 0], return_counts=True)
+        levels, counts = np.unique(grid[b0:, g][grid[b0:, g] != 0], return_counts=True)
         zeros = s - int(counts.sum())
         terms = math.prod(int(c) + 1 for c in counts)
         if terms > _MAX_TERMS:
             raise InvalidParameterError(
                 f"{func}: ties='average' for miscalibration@{depth} would sum {terms:,} "
                 f"terms for user {run.user_ids[user]!r}: its tied block of {s} items at the "
-                f"cut has {len(distinct)} distinct weights of one category (at most "
+                f"cut has {len(levels)} distinct weights of one category (at most "
                 f"{_MAX_TERMS:,} terms). Use ties='input' (the run's order), or break the "
                 f"ties in the scores."
             )
@@ -328,7 +329,7 @@ def _expected_at_cut(
             ways = math.comb(zeros, rest)
             for c, x in zip(counts, chosen, strict=True):
                 ways *= math.comb(int(c), x)
-            q = above[g] + sum(x * float(w) for x, w in zip(chosen, distinct, strict=True))
+            q = above[g] + sum(x * float(w) for x, w in zip(chosen, levels, strict=True))
             mixed = (1.0 - alpha) * q / depth + alpha * p_g
             if mixed <= 0.0:  # alpha = 0 and a category the list may miss
                 return math.inf
@@ -344,9 +345,7 @@ def _check_known(codes: np.ndarray, ids: np.ndarray, where: str, func: str) -> N
     missing = codes < 0
     if missing.any():
         unique = (
-            np.unique(ids[missing].astype(str))
-            if ids.dtype.kind == "O"
-            else np.unique(ids[missing])
+            distinct(ids[missing].astype(str)) if ids.dtype.kind == "O" else distinct(ids[missing])
         )
         raise InputValidationError(
             f"{func}: item_categories must give the categories of every item of a {where}. "

@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import _validation as v
 from ...data._encode import factorize
+from ...data._lookup import distinct
 from ...data._ranked import Run, as_qrels
 from ...exceptions import InputValidationError
 from .diversity import feature_matrix
@@ -79,7 +80,7 @@ def _chunks(sizes: np.ndarray) -> list[tuple[int, int]]:
     cuts = np.searchsorted(
         ends, np.arange(_PAIR_CHUNK, int(ends[-1]) if len(ends) else 0, _PAIR_CHUNK)
     )
-    bounds = np.unique(np.concatenate([[0], cuts + 1, [len(sizes)]]).clip(0, len(sizes)))
+    bounds = distinct(np.concatenate([[0], cuts + 1, [len(sizes)]]).clip(0, len(sizes)))
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
 
 
@@ -106,7 +107,7 @@ def _cooccurrence_means(
         pair_cost = int(h.user_lengths(h.users[left]).sum())
         n_users_of = np.diff(h.item_off)
         per_user = np.bincount(h.users, weights=n_users_of[h.items], minlength=len(h.user_off) - 1)
-        user_cost = int(per_user[np.unique(hist_users[row_user])].sum())
+        user_cost = int(per_user[distinct(hist_users[row_user])].sum())
         method = "pairs" if pair_cost <= user_cost else "users"
     if method == "pairs":
         out[known] = _by_pairs(h, hist_users[row_user[known]], log_items[known])
@@ -637,8 +638,8 @@ def popularity_serendipity(
     log = read_log(train, "train", func)
     judged = as_qrels(qrels, func)
     counts = np.bincount(log.items, minlength=log.n_items)
-    distinct = np.unique(counts)[::-1]  # descending
-    pop_rank = np.searchsorted(-distinct, -counts) + 1.0
+    levels = distinct(counts)[::-1]  # descending
+    pop_rank = np.searchsorted(-levels, -counts) + 1.0
     mask = top_k_mask(run, depth)
     users, items = run_user_codes(run)[mask], np.asarray(run.items)[mask]
     position = list_positions(run.offsets)[mask]

@@ -10,7 +10,8 @@ user, grouped by user), each size times, in turn (A B C D A B C D ...), the
 same number of runs each, medians:
 
 * reading the columns the metric needs (``pyarrow.parquet.read_table``; polars'
-  ``read_parquet`` as a peer);
+  ``read_parquet`` as a peer), and the same from the files written as CSV
+  (``pyarrow.csv.read_csv``; polars' ``read_csv``);
 * the metric in memory on those columns, already loaded as NumPy arrays;
 * reading and computing in one call (read_table, then the metric on its columns);
 * the metric on ``receval.scan(path)`` (default settings: ``max_memory`` 512 MiB),
@@ -148,9 +149,50 @@ def measure(rows: int, runs: int, directory: str) -> list[dict[str, Any]]:
     for name, (columns, path, in_memory, on_scan) in every.items():
         out.append(one_metric(name, rows, columns, path, in_memory, on_scan, runs))
         print(line(out[-1]), flush=True)
-    for path in (impressions, weighted, run_path):
+    os.remove(weighted)
+    as_csv = {path: write_csv(path) for path in (impressions, run_path)}
+    for name, (columns, path, in_memory, on_scan) in every.items():
+        if path in as_csv:  # the same files as CSV text
+            named = f"{name} (CSV)"
+            out.append(one_metric(named, rows, columns, as_csv[path], in_memory, on_scan, runs))
+            print(line(out[-1]), flush=True)
+    for path in (impressions, run_path, *as_csv.values()):
         os.remove(path)
     return out
+
+
+def write_csv(parquet: str) -> str:
+    """A CSV copy of a Parquet file (Arrow's writer), row group by row group."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    path = parquet.removesuffix(".parquet") + ".csv"
+    source = pq.ParquetFile(parquet)
+    with pcsv.CSVWriter(path, source.schema_arrow) as writer:
+        for batch in source.iter_batches(batch_size=1 << 20):
+            writer.write_batch(batch)
+    return path
+
+
+def readers(path: str, columns: list[str]) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """Reading the columns of a file: Arrow's reader (Parquet; CSV, its threaded
+    reader), and polars'."""
+    import polars as pl
+
+    if path.endswith(".csv"):
+        import pyarrow.csv as pcsv
+
+        only = pcsv.ConvertOptions(include_columns=columns)
+        return (
+            lambda: pcsv.read_csv(path, convert_options=only),
+            lambda: pl.read_csv(path, columns=columns),
+        )
+    import pyarrow.parquet as pq
+
+    return (
+        lambda: pq.read_table(path, columns=columns),
+        lambda: pl.read_parquet(path, columns=columns),
+    )
 
 
 def one_metric(
@@ -163,10 +205,8 @@ def one_metric(
     runs: int,
 ) -> dict[str, Any]:
     """The five calls of one metric, interleaved."""
-    import polars as pl
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(path, columns=columns)
+    arrow_read, polars_read = readers(path, columns)
+    table = arrow_read()
     arrays = [table.column(c).to_numpy() for c in columns]
     del table
     timings: list[Any] = []
@@ -178,13 +218,13 @@ def one_metric(
         return value
 
     def read_compute() -> Any:
-        t = pq.read_table(path, columns=columns)
+        t = arrow_read()
         return in_memory(*[t.column(c).to_numpy() for c in columns])
 
     got = interleaved(
         [
-            lambda: pq.read_table(path, columns=columns).num_rows,
-            lambda: pl.read_parquet(path, columns=columns).height,
+            lambda: arrow_read().num_rows,
+            lambda: polars_read().height,
             lambda: in_memory(*arrays),
             read_compute,
             scanned,
@@ -239,7 +279,9 @@ def report(results: list[dict[str, Any]], load_before: tuple[float, ...], second
         "during a call):",
         "",
         "- *read*: `pyarrow.parquet.read_table` of the metric's columns; *polars*:",
-        "  `polars.read_parquet` of the same columns;",
+        "  `polars.read_parquet` of the same columns; in the rows marked (CSV), the same",
+        "  files written as CSV by Arrow's writer, read by `pyarrow.csv.read_csv` (its",
+        "  threaded reader) and `polars.read_csv`;",
         "- *in memory*: the metric on those columns already loaded as NumPy arrays;",
         "- *read + compute*: `read_table`, then the metric on its columns;",
         "- *scan*: the metric on `receval.scan(path)` (default settings, `max_memory`",

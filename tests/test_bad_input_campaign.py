@@ -382,7 +382,7 @@ def test_the_same_run_twice_is_named_as_the_problem(tmp_path, command):
 def test_scan_reads_a_csv_row_longer_than_its_block(tmp_path, monkeypatch, where):
     from receval.data import scan as scan_module
 
-    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 16)
+    monkeypatch.setattr(scan_module, "CSV_BLOCK", 1 << 16)
     rows = [f"{i // 10},{i % 2},{(i * 7919 % 1000) / 1000},y" for i in range(3000)]
     long = "7,1,0.25," + "x" * 300_000
     rows.insert(0 if where == "first row" else 2500, long)

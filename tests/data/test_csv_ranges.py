@@ -29,7 +29,7 @@ COLUMNS = ["user", "item", "score"]
 def small_ranges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Blocks of 4 KiB and ranges of two blocks; the sizes of the ranges Arrow's
     reader is given, in order."""
-    monkeypatch.setattr(_csv, "_CSV_BLOCK", 1 << 12)
+    monkeypatch.setattr(_csv, "CSV_BLOCK", 1 << 12)
     monkeypatch.setattr(_csv, "_RANGE_BLOCKS", 2)
     sizes: list[int] = []
     original = _csv._ranges
@@ -232,7 +232,7 @@ def test_a_scan_reads_quoted_values_that_hold_line_ends(
     # of the scan's blocks: every reader of CSV takes the same options
     from receval.data import scan as scan_module
 
-    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 12)
+    monkeypatch.setattr(scan_module, "CSV_BLOCK", 1 << 12)
     rng = np.random.default_rng(4)
     n = 3000
     click, score = rng.integers(0, 2, n), rng.random(n)
@@ -337,7 +337,7 @@ def test_a_file_of_quotes_anywhere_is_read_as_arrow_reads_it_whole(
     except pa.ArrowInvalid:
         whole = None
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_csv, "_CSV_BLOCK", 64)
+        patch.setattr(_csv, "CSV_BLOCK", 64)
         patch.setattr(_csv, "_RANGE_BLOCKS", 2)
         if whole is None:
             with pytest.raises(receval.InputValidationError):
@@ -426,7 +426,7 @@ def test_a_quoted_crlf_whose_cr_ends_a_block_of_a_stream_is_kept(
 ) -> None:
     # Arrow's quote-aware streaming reader drops the LF of a quoted CRLF whose CR ends
     # one of its blocks (apache/arrow#51368): a compressed file, read as a stream
-    monkeypatch.setattr(_csv, "_CSV_BLOCK", 1 << 12)
+    monkeypatch.setattr(_csv, "CSV_BLOCK", 1 << 12)
     path = tmp_path / "run.csv.gz"
     path.write_bytes(_cr_ending_a_block(1 << 12, 100, compress=True))
     items = io.read_table(path, COLUMNS, "Run", "csv", ("user", "item"))["item"].to_pylist()
@@ -452,7 +452,7 @@ def test_a_scan_keeps_a_quoted_crlf_whose_cr_ends_a_block(
 ) -> None:
     from receval.data import scan as scan_module
 
-    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 12)
+    monkeypatch.setattr(scan_module, "CSV_BLOCK", 1 << 12)
     for name, compress in (("run.csv.gz", True), ("run.csv", False)):
         path = tmp_path / name
         path.write_bytes(_cr_ending_a_block(1 << 12, 100, compress=compress))
@@ -460,3 +460,92 @@ def test_a_scan_keeps_a_quoted_crlf_whose_cr_ends_a_block(
         items = [x for b in batches for x in b["item"].to_pylist()]
         assert items[100].endswith("x\r\ny")
         assert len(items) == 300
+
+
+# ------------------------------------------------------------------ scans
+def _impressions_csv(path: Any, n: int) -> pa.Table:
+    rng = np.random.default_rng(7)
+    table = pa.table({
+        "user": [f"u{i // 10}" for i in range(n)],
+        "click": rng.integers(0, 2, n),
+        "score": rng.random(n),
+    })  # fmt: skip
+    pcsv.write_csv(table, path)
+    return table
+
+
+def test_a_scan_reads_a_csv_file_in_ranges_within_its_memory(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the ranges a scan's reader parses on every core are at most a 32nd of max_memory
+    # (at least a block of 1 MiB)
+    path = tmp_path / "log.csv"
+    table = _impressions_csv(path, 400_000)
+    sizes: list[int] = []
+    original = _csv._ranges
+
+    def counted(path: str, size: int, delimiter: str) -> Any:
+        for part in original(path, size, delimiter):
+            sizes.append(len(part[0]))
+            yield part
+
+    monkeypatch.setattr(_csv, "_ranges", counted)
+    s = receval.scan(path, max_memory=1 << 26)
+    got = receval.roc_auc_score(s["click"], s["score"])
+    assert got == receval.roc_auc_score(table["click"].to_numpy(), table["score"].to_numpy())
+    assert len(sizes) >= 4 and max(sizes) <= (1 << 21) + (1 << 16)
+    assert sum(sizes) == os.path.getsize(path)
+
+
+@pytest.mark.parametrize("kind", ["plain", "gzip", "quote within a field"])
+def test_a_scan_of_a_csv_file_yields_batches_of_its_rows_and_counts_its_bytes(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # the reader's blocks (here 4 KiB) are joined into batches of batch_rows rows;
+    # the progress is told every byte of the file as stored, once
+    from receval.data import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "CSV_BLOCK", 1 << 12)
+    path = tmp_path / "log.csv"
+    table = _impressions_csv(path, 20_000)
+    if kind == "quote within a field":  # the rest of the file is read as a stream
+        data = path.read_bytes()
+        path.write_bytes(data.replace(b'"u1500"', b'u1"500', 1))
+    if kind == "gzip":
+        path = tmp_path / "log.csv.gz"
+        path.write_bytes(gzip.compress((tmp_path / "log.csv").read_bytes()))
+    s = receval.scan(path, batch_rows=3000, file_format="csv")
+    told: list[int] = []
+    rows = [b.num_rows for _, _, b in s._csv_batches(["user", "score"], ["user"], [], told.append)]
+    assert rows == [3000] * 6 + [2000]
+    assert sum(told) == os.path.getsize(path)
+    batches = list(s.batches(["user", "score"], ids=["user"]))
+    users = [u for b in batches for u in b["user"].to_pylist()]
+    expected = table["user"].to_pylist()
+    if kind == "quote within a field":
+        expected[15_000] = 'u1"500'
+    assert users == expected
+    assert [b.origin.pieces[0][1:] for b in batches] == [(3000 * i, 3000) for i in range(6)] + [
+        (18_000, 2000)
+    ]
+
+
+def test_a_split_of_a_csv_log_reads_a_row_longer_than_the_block(tmp_path: Any) -> None:
+    # the split reads with the scan's reader, which grows its block past a long row
+    from receval import split
+
+    path = tmp_path / "log.csv"
+    long_item = "i" * (3 << 20)  # three of the reader's blocks
+    path.write_text(
+        "user,item,time\n"
+        + "".join(f"u{i % 5},i{i},{i}\n" for i in range(50))
+        + f"u1,{long_item},60\n"
+    )
+    out = split.temporal(
+        receval.scan(path),
+        train_path=tmp_path / "train.parquet",
+        test_path=tmp_path / "test.parquet",
+        cutoff=30,
+    )
+    summary = out.summary()
+    assert summary["n_train_rows"] == 30 and summary["n_test_rows"] == 21

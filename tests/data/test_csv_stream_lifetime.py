@@ -53,8 +53,8 @@ def test_streams_given_to_arrow_readers_are_not_closed_while_they_may_read(
     opened: list[Any] = []
     original = _open.open_input
 
-    def tracking(p: str) -> Any:
-        stream = original(p)
+    def tracking(p: str, raw: Any = None) -> Any:
+        stream = original(p, raw)
         opened.append(stream)
         return stream
 

@@ -131,7 +131,7 @@ def test_a_csv_log_whose_quoted_values_hold_line_ends_splits_as_in_memory(tmp_pa
     # the scan's blocks are small: most cut a quoted value's line ends
     from receval.data import scan as scan_module
 
-    monkeypatch.setattr(scan_module, "_CSV_BLOCK", 1 << 12)
+    monkeypatch.setattr(scan_module, "CSV_BLOCK", 1 << 12)
     log = _log(2, "str")
     log = log.assign(user="u\n" + log["user"])
     memory = split.temporal(log, cutoff=30)

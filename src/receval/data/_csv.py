@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_has_columns
-from ._open import arrow_input, compression_of
+from ._open import CountingFile, arrow_input, compression_of
 from ._string_buffers import large_strings
 
-__all__ = ["csv_header", "csv_options", "read_csv"]
+__all__ = ["csv_batches", "csv_header", "csv_options", "read_csv"]
 
 #: pyarrow's default CSV block (1 MiB): a row must fit in one block
-_CSV_BLOCK = 1 << 20
+CSV_BLOCK = 1 << 20
 
 #: the blocks of a range of a file read at once by Arrow's threaded reader (16 MiB at
 #: the default block): the parsed columns of one range are held at a time
@@ -36,7 +36,7 @@ def read_csv(
     (:func:`_integer_chunk`); with ``encode_ids``, else a dictionary column (each
     row's code, in order of first appearance, and the distinct ids).
 
-    The file is read a range of lines at a time (:func:`_batches`), and the ids of
+    The file is read a range of lines at a time (:func:`csv_batches`), and the ids of
     each block are cast to int64 (or encoded) as it comes, so the text of the file
     and the strings of its ids are never held whole. The types of the other columns
     are those that Arrow infers from the whole file: the first range (or block)
@@ -47,7 +47,7 @@ def read_csv(
 
     ids = [c for c in dict.fromkeys(id_columns) if c in columns]
     types: dict[str, Any] = {c: pa.string() for c in ids}
-    block = _CSV_BLOCK
+    block = CSV_BLOCK
     while True:
         try:
             return _read(path, columns, fmt, ids, types, block, encode_ids)
@@ -65,7 +65,7 @@ def read_csv(
                 raise
 
 
-def csv_options(fmt: str, block: int = _CSV_BLOCK, quoted_lines: bool = True) -> tuple[Any, Any]:
+def csv_options(fmt: str, block: int = CSV_BLOCK, quoted_lines: bool = True) -> tuple[Any, Any]:
     """Arrow's read and parse options of every reader of a CSV (``fmt`` ``"csv"``)
     or TSV (``"tsv"``) file: blocks of ``block`` bytes, quoted values that may hold
     line ends (``quoted_lines``; Arrow's threaded reader then cuts its blocks on one
@@ -77,7 +77,7 @@ def csv_options(fmt: str, block: int = _CSV_BLOCK, quoted_lines: bool = True) ->
     return pcsv.ReadOptions(block_size=block), parse
 
 
-def csv_header(path: str, fmt: str, block: int = _CSV_BLOCK) -> list[str]:
+def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
     """The names of the columns of a CSV or TSV file (``fmt``), from its first line
     (a compressed file decompressed; ``block``: the bytes read at a time)."""
     import pyarrow.csv as pcsv
@@ -103,7 +103,7 @@ def _read(
     from .._kernels import compiled
 
     try:
-        schema, batches = _batches(path, fmt, columns, types, block)
+        schema, batches = csv_batches(path, fmt, columns, types, block)
     except pa.ArrowKeyError:  # a column the file lacks: the header names what it has
         check_has_columns(path, columns, csv_header(path, fmt))
         raise
@@ -134,22 +134,31 @@ def _read(
     return pa.table(arrays, names=[f.name for f in fields])
 
 
-def _batches(
-    path: str, fmt: str, columns: Sequence[str], types: dict[str, Any], block: int
+def csv_batches(
+    path: str,
+    fmt: str,
+    columns: Sequence[str],
+    types: dict[str, Any],
+    block: int = CSV_BLOCK,
+    range_limit: int | None = None,
+    advance: Callable[[int], object] | None = None,
 ) -> tuple[Any, Iterator[Any]]:
-    """The schema of ``columns`` and their record batches, in the file's order.
+    """The schema of ``columns`` (every column when empty) and their record batches,
+    in the file's order (each reader of a CSV or TSV file, ``fmt``, reads it here).
 
     A plain file (not compressed, not a pipe) is cut into ranges of about
-    :data:`_RANGE_BLOCKS` blocks, each ending at a line end outside quotes
-    (:func:`_ranges`), and each range is read by Arrow's threaded reader (its blocks
-    parsed on every core); the first range gives the types of the columns not in
-    ``types``, which the others are read with. Other inputs are read as a stream, a
-    block at a time. Quoted values may hold line ends: a range whose quotes hold one
-    (or one left open) is read with Arrow's reader told so (which cuts its blocks on
-    one thread; told they do not, it cuts them at any line end, and may drop the
-    rows of a quote left open without an error). From a range with a quote within a
-    field (a character to Arrow's reader, which a count of the quotes does not
-    follow), the rest of the file is read as one such stream.
+    :data:`_RANGE_BLOCKS` blocks of ``block`` bytes (at most ``range_limit`` bytes,
+    at least a block), each ending at a line end outside quotes (:func:`_ranges`), and each
+    range is read by Arrow's threaded reader (its blocks parsed on every core); the
+    first range gives the types of the columns not in ``types``, which the others
+    are read with. Other inputs are read as a stream, a block at a time. Quoted
+    values may hold line ends: a range whose quotes hold one (or one left open) is
+    read with Arrow's reader told so (which cuts its blocks on one thread; told
+    they do not, it cuts them at any line end, and may drop the rows of a quote left
+    open without an error). From a range with a quote within a field (a character
+    to Arrow's reader, which a count of the quotes does not follow), the rest of the
+    file is read as one such stream. ``advance`` is told the bytes of the file (as
+    stored: compressed, if it is) as they are read.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -157,27 +166,33 @@ def _batches(
     read, parse = csv_options(fmt, block)
     convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
     if compression_of(path) is not None or not os.path.isfile(path):
-        reader = _stream(path, 0, read, parse, convert)
+        reader = _stream(path, 0, read, parse, convert, advance)
         return reader.schema, iter(reader)
     _, unquoted = csv_options(fmt, block, quoted_lines=False)
-    parts = _ranges(path, _RANGE_BLOCKS * block, parse.delimiter)
+    size = _RANGE_BLOCKS * block
+    if range_limit is not None:
+        size = max(block, min(size, range_limit))
+    parts = _ranges(path, size, parse.delimiter)
 
     def table(part: tuple[memoryview, int, int], names: list[str] | None, convert: Any) -> Any:
         text, cut, _ = part
         # Arrow's quote-aware reader drops the LF of a quoted CRLF whose CR ends one of
         # its blocks (apache/arrow#51368): such a range is read as one block
         size = len(text) + 1 if cut != _ANY_LINE_END and _crlf_at_ends(text, block) else block
-        return pcsv.read_csv(
+        result = pcsv.read_csv(
             pa.BufferReader(pa.py_buffer(text)),
             read_options=pcsv.ReadOptions(block_size=size, column_names=names),
             parse_options=unquoted if cut == _ANY_LINE_END else parse,
             convert_options=convert,
         )
+        if advance is not None:
+            advance(len(text))
+        return result
 
     head = next(parts)
     if head[1] == _FROM_START:  # the whole file as one quote-aware stream
         parts.close()
-        reader = _stream(path, 0, read, parse, convert)
+        reader = _stream(path, 0, read, parse, convert, advance)
         return reader.schema, iter(reader)
     first = table(head, None, convert)
     given = pcsv.ConvertOptions(
@@ -194,7 +209,7 @@ def _batches(
             if part[1] == _FROM_START:  # the rest of the file as one quote-aware stream
                 parts.close()
                 headless = pcsv.ReadOptions(block_size=block, column_names=names)
-                yield from _stream(path, part[2], headless, parse, given)
+                yield from _stream(path, part[2], headless, parse, given, advance)
                 return
             yield from table(part, names, given).to_batches()
 
@@ -215,13 +230,22 @@ def _crlf_at_ends(text: memoryview, block: int) -> bool:
     return any(text[at - 1] == cr and text[at] == lf for at in range(block, len(text), block))
 
 
-def _stream(path: str, start: int, read: Any, parse: Any, convert: Any) -> Any:
+def _stream(
+    path: str,
+    start: int,
+    read: Any,
+    parse: Any,
+    convert: Any,
+    advance: Callable[[int], object] | None = None,
+) -> Any:
     """Arrow's streaming reader of a CSV file (decompressed; a pipe), a block at a
     time, from byte ``start`` of a plain file (a line's start, outside quotes) to
-    its end; the reader holds the file open (:func:`arrow_input`)."""
+    its end; the reader holds the file open (:func:`arrow_input`), and tells
+    ``advance`` the bytes of the file it reads."""
     import pyarrow.csv as pcsv
 
-    with arrow_input(path) as stream:
+    raw = None if advance is None else CountingFile(path, advance)
+    with arrow_input(path, raw) as stream:
         if start:
             stream.seek(start)
         return pcsv.open_csv(

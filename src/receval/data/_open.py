@@ -3,14 +3,16 @@ messages of a file that cannot be read."""
 
 from __future__ import annotations
 
+import io as _io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from ..exceptions import InputValidationError
 
 __all__ = [
+    "CountingFile",
     "arrow_input",
     "check_file",
     "compression_of",
@@ -68,9 +70,10 @@ def open_input(path: str, raw: Any = None) -> Any:
 
 
 @contextmanager
-def arrow_input(path: str) -> Iterator[Any]:
-    """:func:`open_input` for an Arrow CSV reader, not closed on exit: the file is
-    closed when the last reference to it goes, the reader's included.
+def arrow_input(path: str, raw: Any = None) -> Iterator[Any]:
+    """:func:`open_input` (of ``raw``, if given) for an Arrow CSV reader, not closed
+    on exit: the file is closed when the last reference to it goes, the reader's
+    included.
 
     Arrow's CSV readers (``open_csv``, ``read_csv``) read the stream ahead on
     Arrow's I/O threads, and neither waits for those reads when it returns: a
@@ -87,7 +90,7 @@ def arrow_input(path: str) -> Iterator[Any]:
     The stream's reads never end with a CR that more bytes follow
     (:func:`whole_line_ends`).
     """
-    yield whole_line_ends(open_input(path))
+    yield whole_line_ends(open_input(path, raw))
 
 
 def whole_line_ends(source: Any) -> Any:
@@ -138,6 +141,37 @@ class _WholeLineEnds:
 
     def close(self) -> None:
         self._source.close()
+
+
+class CountingFile(_io.RawIOBase):
+    """A binary file that tells ``advance`` the bytes read from it (the progress of
+    a read), as they are read."""
+
+    def __init__(self, path: str, advance: Callable[[int], object]) -> None:
+        self._file = open(path, "rb")
+        self._advance = advance
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        n = self._file.readinto(buffer)
+        if n:
+            self._advance(n)
+        return n
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
 
 
 def check_file(path: str) -> None:

@@ -10,7 +10,6 @@ progress bar is shown.
 
 from __future__ import annotations
 
-import io as _io
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -21,17 +20,15 @@ from typing import Any
 from .._validation import check_has_columns, check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
-from ._csv import csv_header, csv_options
+from ._csv import CSV_BLOCK, csv_batches, csv_header
 from ._hive import directory_keys, key_types, partition, repeated, typed
-from ._open import header_not_utf8, open_input, sentence, whole_line_ends
+from ._open import header_not_utf8, sentence
 from ._origin import Batch, Origin
 from .io import column_array, infer_format
 
 __all__ = ["Scan", "ScanColumn", "ScanRun", "ScanTimings", "scan"]
 
 _FORMATS = ["csv", "parquet", "tsv"]
-# bytes of CSV parsed per block (the streaming reader's unit of work)
-_CSV_BLOCK = 1 << 24
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,7 +120,7 @@ class Scan:
         func = "scan"
         self.batch_rows = int(check_number(batch_rows, "batch_rows", func, integer=True, low=1))
         self.max_memory = int(check_number(max_memory, "max_memory", func, integer=True, low=1))
-        self._csv_block = _CSV_BLOCK  # grows when a row is longer (_grow_block)
+        self._csv_block = CSV_BLOCK  # grows when a row is longer (_grow_block)
         if progress is not None and not isinstance(progress, bool):
             raise InvalidParameterError(
                 f"The 'progress' parameter of scan must be True, False or None. "
@@ -232,17 +229,6 @@ class Scan:
                         f"{first}; write every file of a scan with the same column types "
                         f"(e.g. cast {column!r} to {expected})."
                     )
-
-    def _csv_options(
-        self, columns: Sequence[str] | None, types: dict[str, Any]
-    ) -> tuple[Any, Any, Any]:
-        import pyarrow.csv as pcsv
-
-        read, parse = csv_options(self.file_format, self._csv_block)
-        convert = pcsv.ConvertOptions(
-            include_columns=None if columns is None else list(columns), column_types=types
-        )
-        return read, parse, convert
 
     def _csv_header(self) -> list[str]:
         import pyarrow as pa
@@ -453,13 +439,16 @@ class Scan:
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
     ) -> Iterator[tuple[str, int, Any]]:
-        """``(path, first row in the file, record batch)``."""
+        """``(path, first row in the file, record batch)`` of ``columns`` (every
+        column when none are named), ``ids`` read as strings and ``floats`` as
+        float64; ``advance`` is told the bytes read."""
         import pyarrow as pa
 
         path = self.paths[0]
         _check_exists(path)
-        types = {c: pa.string() for c in ids if c in columns}
-        types.update({c: pa.float64() for c in floats if c in columns})
+        wanted = set(columns) if columns else None  # none named: every column
+        types = {c: pa.string() for c in ids if wanted is None or c in wanted}
+        types.update({c: pa.float64() for c in floats if wanted is None or c in wanted})
         done_rows = 0  # rows handed out: a read again after a larger block skips them
         while True:
             skip = done_rows
@@ -479,40 +468,34 @@ class Scan:
     def _csv_pass(
         self, path: str, columns: list[str], types: dict[str, Any], advance: Any
     ) -> Iterator[Any]:
-        """One read of a CSV file; raises ``_LongRow`` (after growing the block) when
-        a row is longer than the block."""
+        """One read of a CSV file, its ranges parsed on every core
+        (:func:`~receval.data._csv.csv_batches`, ranges of at most a 32nd of
+        ``max_memory``); raises ``_LongRow`` (after growing the block) when a row is
+        longer than the block."""
         import pyarrow as pa
-        import pyarrow.csv as pcsv
 
-        read, parse, convert = self._csv_options(columns, types)
-        raw = _CountingFile(path)
-        stream = whole_line_ends(open_input(path, raw))
         try:
             try:
-                reader = pcsv.open_csv(
-                    stream, read_options=read, parse_options=parse, convert_options=convert
+                _, batches = csv_batches(
+                    path,
+                    self.file_format,
+                    columns,
+                    types,
+                    self._csv_block,
+                    self.max_memory // 32,
+                    advance,
                 )
             except pa.ArrowInvalid as exc:
                 if "Empty CSV file" in str(exc):
                     return
                 raise
-            done = 0
-            while True:
-                try:
-                    batch = reader.read_next_batch()
-                except StopIteration:
-                    break
-                advance(raw.count - done)
-                done = raw.count
-                yield batch.select(columns)
+            yield from _joined(batches, self.rows_per_batch(columns))
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, EOFError) as exc:
             if self._grow_block(exc):
                 raise _LongRow from exc
             raise InputValidationError(f"{path}: {sentence(exc)}") from exc
         except UnicodeDecodeError as exc:
             raise header_not_utf8(path, exc) from exc
-        finally:
-            raw.close()
 
     def _show_progress(self) -> bool:
         if self.progress is not None:
@@ -567,6 +550,36 @@ class Scan:
         with bar:
             task = bar.add_task(description, total=total)
             yield lambda n: bar.advance(task, n)
+
+
+def _joined(batches: Iterator[Any], rows: int) -> Iterator[Any]:
+    """Record batches of ``rows`` rows (the last may have fewer) from ``batches`` of
+    any size: the reader's (a block of the file each) joined, and cut."""
+    pending: list[Any] = []
+    held = 0
+    for batch in batches:
+        pending.append(batch)
+        held += batch.num_rows
+        if held < rows:
+            continue
+        whole = _one(pending)
+        start = 0
+        while held - start >= rows:
+            yield whole.slice(start, rows)
+            start += rows
+        pending = [whole.slice(start)] if start < held else []
+        held -= start
+    if held:
+        yield _one(pending)
+
+
+def _one(batches: list[Any]) -> Any:
+    """One record batch of the rows of ``batches``, in order."""
+    import pyarrow as pa
+
+    if len(batches) == 1:
+        return batches[0]
+    return pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
 
 
 class _LongRow(Exception):
@@ -736,23 +749,3 @@ def _type_kind(kind: Any) -> str:
 def _check_exists(path: str) -> None:
     if not os.path.exists(path):
         raise InputValidationError(f"{path}: no such file.")
-
-
-class _CountingFile(_io.RawIOBase):
-    """A binary file that counts the bytes read from it (progress of CSV reads)."""
-
-    def __init__(self, path: str) -> None:
-        self._file = open(path, "rb")
-        self.count = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = self._file.readinto(buffer)
-        self.count += n or 0
-        return n
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()

@@ -19,7 +19,6 @@ import numpy as np
 
 from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
-from ..data._open import arrow_input
 from ..data._times import cutoff_key, time_column
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
@@ -197,8 +196,6 @@ class _Parts:
 
 def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[Any]:
     """The scan's record batches (all columns, or ``columns``), file by file."""
-    import pyarrow as pa
-
     rows = scan.batch_rows
     if scan.file_format == "parquet":
         import pyarrow.parquet as pq
@@ -206,15 +203,9 @@ def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[An
         for path in scan.paths:
             yield from pq.ParquetFile(path).iter_batches(batch_size=rows, columns=columns or None)
         return
-    import pyarrow.csv as pcsv
-
-    # the scan's own options: its block (grown past a long row) and dialect
-    read, parse, convert = scan._csv_options(columns or None, {c: pa.string() for c in ids})
-    with arrow_input(scan.paths[0]) as stream:
-        reader = pcsv.open_csv(
-            stream, read_options=read, parse_options=parse, convert_options=convert
-        )
-        yield from reader
+    # the scan's own reader: its block (grown past a long row), dialect and ranges
+    for _, _, batch in scan._csv_batches(columns, ids, (), lambda n: None):
+        yield batch
 
 
 def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str) -> str:

@@ -137,10 +137,31 @@ def lookup_ids(values: Any, dictionary: Any) -> np.ndarray:
     """:func:`lookup` of distinct ids as :func:`encode_ids` gives them: string ids
     kept as Arrow arrays on both sides by the core over their buffers, others as
     NumPy."""
-    found = lookup_strings(values, dictionary)
+    found = lookup_strings(*_integers_as_text(values, dictionary))
     if found is None:
         found = lookup(ids_to_numpy(values), ids_to_numpy(dictionary))
     return found
+
+
+def _integers_as_text(values: Any, dictionary: Any) -> tuple[Any, Any]:
+    """``values`` and ``dictionary``, integer ids (NumPy) beside string ids (Arrow) as
+    Arrow strings of their decimal digits, as :func:`lookup` compares them (by
+    Arrow's cast: no Python objects)."""
+    import pyarrow as pa
+
+    def integers(x: Any) -> bool:
+        return isinstance(x, np.ndarray) and x.dtype.kind in "iu"
+
+    def strings(x: Any) -> bool:
+        return isinstance(x, pa.Array) and (
+            pa.types.is_string(x.type) or pa.types.is_large_string(x.type)
+        )
+
+    if integers(values) and strings(dictionary):
+        values = to_arrow(values).cast(pa.string())
+    elif strings(values) and integers(dictionary):
+        dictionary = to_arrow(dictionary).cast(pa.string())
+    return values, dictionary
 
 
 def _lookup_small(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray | None:

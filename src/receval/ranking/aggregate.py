@@ -217,6 +217,9 @@ class Ids:
         """The distinct ids of every part (one part as it is; several as NumPy)."""
         if len(self.parts) == 1:
             return self.parts[0]
+        texts = _distinct_texts(self.parts)
+        if texts is not None:
+            return texts
         parts = [ids_to_numpy(p) for p in self.parts]
         if not parts:
             return np.empty(0, dtype=np.int64)
@@ -225,6 +228,27 @@ class Ids:
         if all(p.dtype.kind in "US" for p in parts):
             return distinct(np.concatenate(parts))
         return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
+
+
+def _distinct_texts(parts: list[Any]) -> Any:
+    """The distinct ids of parts that are all Arrow string arrays, by the core over
+    their buffers (an Arrow array, in order of first appearance); None otherwise."""
+    import pyarrow as pa
+
+    from ..data._string_buffers import factorize_strings, is_view
+
+    def text(x: Any) -> bool:
+        kind = getattr(x, "type", None)
+        return kind is not None and (
+            pa.types.is_string(kind) or pa.types.is_large_string(kind) or is_view(kind)
+        )
+
+    if not parts or not all(text(p) for p in parts):
+        return None
+    kinds = {p.type for p in parts}
+    same = parts if len(kinds) == 1 else [p.cast(pa.large_string()) for p in parts]
+    found = factorize_strings(pa.chunked_array(same, same[0].type))
+    return None if found is None else found[1]
 
 
 @dataclass

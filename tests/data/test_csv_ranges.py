@@ -26,11 +26,8 @@ COLUMNS = ["user", "item", "score"]
 
 
 @pytest.fixture
-def small_ranges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Blocks of 4 KiB and ranges of two blocks; the sizes of the ranges Arrow's
-    reader is given, in order."""
-    monkeypatch.setattr(_csv, "CSV_BLOCK", 1 << 12)
-    monkeypatch.setattr(_csv, "_RANGE_BLOCKS", 2)
+def range_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the ranges Arrow's reader is given, in order."""
     sizes: list[int] = []
     original = _csv._ranges
 
@@ -41,6 +38,15 @@ def small_ranges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(_csv, "_ranges", counted)
     return sizes
+
+
+@pytest.fixture
+def small_ranges(monkeypatch: pytest.MonkeyPatch, range_sizes: list[int]) -> list[int]:
+    """Blocks of 4 KiB and ranges of two blocks; the sizes of the ranges Arrow's
+    reader is given, in order."""
+    monkeypatch.setattr(_csv, "CSV_BLOCK", 1 << 12)
+    monkeypatch.setattr(_csv, "_RANGE_BLOCKS", 2)
+    return range_sizes
 
 
 def _whole(path: Any, columns: list[str], types: dict[str, Any] | None = None) -> pa.Table:
@@ -475,21 +481,13 @@ def _impressions_csv(path: Any, n: int) -> pa.Table:
 
 
 def test_a_scan_reads_a_csv_file_in_ranges_within_its_memory(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any, range_sizes: list[int]
 ) -> None:
     # the ranges a scan's reader parses on every core are at most a 32nd of max_memory
     # (at least a block of 1 MiB)
     path = tmp_path / "log.csv"
     table = _impressions_csv(path, 400_000)
-    sizes: list[int] = []
-    original = _csv._ranges
-
-    def counted(path: str, size: int, delimiter: str) -> Any:
-        for part in original(path, size, delimiter):
-            sizes.append(len(part[0]))
-            yield part
-
-    monkeypatch.setattr(_csv, "_ranges", counted)
+    sizes = range_sizes
     s = receval.scan(path, max_memory=1 << 26)
     got = receval.roc_auc_score(s["click"], s["score"])
     assert got == receval.roc_auc_score(table["click"].to_numpy(), table["score"].to_numpy())

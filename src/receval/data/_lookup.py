@@ -149,13 +149,13 @@ def _integers_as_text(values: Any, dictionary: Any) -> tuple[Any, Any]:
     Arrow's cast: no Python objects)."""
     import pyarrow as pa
 
+    from ._string_buffers import is_arrow_string
+
     def integers(x: Any) -> bool:
         return isinstance(x, np.ndarray) and x.dtype.kind in "iu"
 
     def strings(x: Any) -> bool:
-        return isinstance(x, pa.Array) and (
-            pa.types.is_string(x.type) or pa.types.is_large_string(x.type)
-        )
+        return isinstance(x, pa.Array) and is_arrow_string(x.type)
 
     if integers(values) and strings(dictionary):
         values = to_arrow(values).cast(pa.string())

@@ -235,15 +235,9 @@ def _distinct_texts(parts: list[Any]) -> Any:
     their buffers (an Arrow array, in order of first appearance); None otherwise."""
     import pyarrow as pa
 
-    from ..data._string_buffers import factorize_strings, is_view
+    from ..data._string_buffers import factorize_strings, is_arrow_string
 
-    def text(x: Any) -> bool:
-        kind = getattr(x, "type", None)
-        return kind is not None and (
-            pa.types.is_string(kind) or pa.types.is_large_string(kind) or is_view(kind)
-        )
-
-    if not parts or not all(text(p) for p in parts):
+    if not parts or not all(isinstance(p, pa.Array) and is_arrow_string(p.type) for p in parts):
         return None
     kinds = {p.type for p in parts}
     same = parts if len(kinds) == 1 else [p.cast(pa.large_string()) for p in parts]

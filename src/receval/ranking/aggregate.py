@@ -223,10 +223,8 @@ class Ids:
         parts = [ids_to_numpy(p) for p in self.parts]
         if not parts:
             return np.empty(0, dtype=np.int64)
-        if all(p.dtype.kind in "iu" for p in parts):
-            return distinct(np.concatenate(parts))  # a sort: np.unique hashes, slowly
-        if all(p.dtype.kind in "US" for p in parts):
-            return distinct(np.concatenate(parts))
+        if any(all(p.dtype.kind in kinds for p in parts) for kinds in ("iu", "US")):
+            return distinct(np.concatenate(parts))  # integers, or strings: not mixed
         return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
 
 

@@ -2,6 +2,12 @@
 //! id is written as its integer's decimal digits, so that ids such as `007` keep
 //! their spelling as text.
 
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::encode::Rows;
+use crate::threads::{self, PARALLEL_ROWS};
+
 /// The integer of `text` when `text` is its canonical decimal spelling: `0`, or an
 /// optional `-` and digits not starting with `0`, within int64; None otherwise
 /// (`007`, `+7`, `-0`, `7.0`, ` 7`, `0x7`, the empty text, a number out of range).
@@ -34,15 +40,43 @@ pub fn canonical_integer(text: &[u8]) -> Option<i64> {
     }
 }
 
-/// The ids `data[offsets[i]..offsets[i + 1]]` (an Arrow string array's buffers) as
+/// The ids of a string column given in chunks (rows counted across the chunks) as
 /// int64 when every one is the canonical spelling of an integer
-/// ([`canonical_integer`]), else None. Offsets must ascend within `data`.
-pub fn canonical_integers(offsets: &[i32], data: &[u8]) -> Option<Vec<i64>> {
-    let mut out = Vec::with_capacity(offsets.len().saturating_sub(1));
-    for w in offsets.windows(2) {
-        out.push(canonical_integer(&data[w[0] as usize..w[1] as usize])?);
+/// ([`canonical_integer`]), else None: pieces of the rows in parallel, every piece
+/// stopping at the first row that is not (a column of other ids costs a row a
+/// piece). Canonical spellings and integers are one to one, so the integers tell
+/// the same rows apart as the strings do.
+pub fn canonical_integers<R: Rows>(chunks: &[R]) -> Option<Vec<i64>> {
+    let n: usize = chunks.iter().map(|c| c.rows()).sum();
+    let mut out = vec![0i64; n];
+    let mut pieces = Vec::new();
+    let mut rest = out.as_mut_slice();
+    for chunk in chunks {
+        let (mine, tail) = rest.split_at_mut(chunk.rows());
+        rest = tail;
+        for (k, piece) in mine.chunks_mut(PARALLEL_ROWS).enumerate() {
+            pieces.push((chunk, k * PARALLEL_ROWS, piece));
+        }
     }
-    Some(out)
+    let other = AtomicBool::new(false);
+    threads::install(|| {
+        pieces.into_par_iter().for_each(|(chunk, a, piece)| {
+            if other.load(Ordering::Relaxed) {
+                return;
+            }
+            for (j, value) in piece.iter_mut().enumerate() {
+                let (data, start, end) = chunk.row(a + j);
+                match canonical_integer(&data[start..end]) {
+                    Some(v) => *value = v,
+                    None => {
+                        other.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            }
+        })
+    });
+    (!other.into_inner()).then_some(out)
 }
 
 #[cfg(test)]
@@ -89,19 +123,46 @@ mod tests {
         }
     }
 
+    /// [`canonical_integers`] of one chunk of `offsets` into `data`.
+    fn of(offsets: &[i32], data: &[u8]) -> Option<Vec<i64>> {
+        canonical_integers(&[crate::encode::OffsetRows::checked(offsets, data).unwrap()])
+    }
+
     #[test]
     fn a_column_is_integers_when_every_id_is() {
         let data = b"7-120";
-        assert_eq!(
-            canonical_integers(&[0, 1, 4, 5], data),
-            Some(vec![7, -12, 0])
-        );
-        assert_eq!(
-            canonical_integers(&[0, 1, 3, 5], data),
-            Some(vec![7, -1, 20])
-        );
-        assert_eq!(canonical_integers(&[0, 2, 5], data), None); // "7-"
-        assert_eq!(canonical_integers(&[0], data), Some(vec![]));
-        assert_eq!(canonical_integers(&[0, 0], data), None); // an empty id
+        assert_eq!(of(&[0, 1, 4, 5], data), Some(vec![7, -12, 0]));
+        assert_eq!(of(&[0, 1, 3, 5], data), Some(vec![7, -1, 20]));
+        assert_eq!(of(&[0, 2, 5], data), None); // "7-"
+        assert_eq!(of(&[0], data), Some(vec![]));
+        assert_eq!(of(&[0, 0], data), None); // an empty id
+    }
+
+    #[test]
+    fn chunks_and_pieces_in_order() {
+        // three chunks (64-bit offsets), the longest over several parallel pieces
+        let n = 3 * PARALLEL_ROWS + 5;
+        let texts: Vec<String> = (0..n).map(|i| (i as i64 - 7).to_string()).collect();
+        let (mut data, mut offsets) = (Vec::new(), vec![0i64]);
+        for t in &texts {
+            data.extend_from_slice(t.as_bytes());
+            offsets.push(data.len() as i64);
+        }
+        let cuts = [0, 3, 4, n];
+        let chunks: Vec<_> = cuts
+            .windows(2)
+            .map(|w| crate::encode::OffsetRows::checked(&offsets[w[0]..=w[1]], &data).unwrap())
+            .collect();
+        let want: Vec<i64> = (0..n).map(|i| i as i64 - 7).collect();
+        assert_eq!(canonical_integers(&chunks), Some(want));
+        // one id of another spelling, in the last piece of the last chunk: None
+        let mut bad = data.clone();
+        let last = offsets[n - 1] as usize;
+        bad[last] = b'+';
+        let chunks: Vec<_> = cuts
+            .windows(2)
+            .map(|w| crate::encode::OffsetRows::checked(&offsets[w[0]..=w[1]], &bad).unwrap())
+            .collect();
+        assert_eq!(canonical_integers(&chunks), None);
     }
 }

@@ -735,7 +735,7 @@ class OpenRows:
     ) -> OpenRows: ...
 
 def canonical_integers(
-    offsets: NDArray[np.int32], data: NDArray[np.uint8]
+    offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]], data: list[NDArray[np.uint8]]
 ) -> NDArray[np.int64] | None: ...
 
 @final

@@ -1,5 +1,6 @@
 """String ids read by a scan (Arrow strings) beside integer ids (qrels in memory):
-looked up by the core over Arrow strings of the integers' digits, and the distinct
+looked up as integers where every string is an integer's canonical spelling, else
+by the core over Arrow strings of the integers' digits, and the distinct
 ids of several batches of Arrow strings found by the core; the same results as the
 general path (Python objects), which compares an int with a string by its decimal
 spelling (``7`` is ``"7"``; ``"007"``, ``"+7"`` and ``"-0"`` are other ids)."""
@@ -15,8 +16,12 @@ from receval.ranking.aggregate import Ids
 
 SPELLINGS = st.sampled_from(["007", "+7", "-0", "7.0", " 7", "x", "", "-7", "0", "7"])
 NUMBERS = st.integers(-(2**63), 2**63 - 1).map(str) | st.integers(-20, 20).map(str)
-TEXT = st.lists(NUMBERS | SPELLINGS, max_size=40, unique=True)
+# every id an integer's canonical spelling (looked up as integers) or some not (as text)
+TEXT = st.lists(NUMBERS | SPELLINGS, max_size=40, unique=True) | st.lists(
+    NUMBERS, max_size=40, unique=True
+)
 INTS = st.lists(st.integers(-20, 20) | st.integers(-(2**63), 2**63 - 1), max_size=40, unique=True)
+UINTS = st.lists(st.integers(0, 20) | st.integers(0, 2**64 - 1), max_size=40, unique=True)
 
 
 @given(TEXT, INTS, st.sampled_from([pa.string(), pa.large_string(), pa.string_view()]),
@@ -24,6 +29,17 @@ INTS = st.lists(st.integers(-20, 20) | st.integers(-(2**63), 2**63 - 1), max_siz
 def test_arrow_strings_beside_integers_are_looked_up_as_objects_are(texts, ints, kind, flip):
     strings = pa.array(texts, kind)
     numbers = np.array(ints, dtype=np.int64)
+    values, dictionary = (numbers, strings) if flip else (strings, numbers)
+    expected = lookup(ids_to_numpy(values), ids_to_numpy(dictionary))
+    np.testing.assert_array_equal(lookup_ids(values, dictionary), expected)
+
+
+@given(TEXT, UINTS, st.sampled_from([pa.string(), pa.large_string()]), st.booleans())
+def test_arrow_strings_beside_unsigned_integers_are_looked_up_as_objects_are(
+    texts, ints, kind, flip
+):
+    strings = pa.array(texts, kind)
+    numbers = np.array(ints, dtype=np.uint64)
     values, dictionary = (numbers, strings) if flip else (strings, numbers)
     expected = lookup(ids_to_numpy(values), ids_to_numpy(dictionary))
     np.testing.assert_array_equal(lookup_ids(values, dictionary), expected)

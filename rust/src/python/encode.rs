@@ -116,14 +116,14 @@ fn same_count(offsets: usize, data: usize) -> PyResult<()> {
 }
 
 /// Work on the chunks of an Arrow string column, whatever the width of its offsets.
-trait OnOffsetRows {
+pub(super) trait OnOffsetRows {
     type Out;
     fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out;
 }
 
 /// `work` on the chunks of an Arrow string column (each chunk's `offsets`, int32 in
 /// every chunk or int64 in every chunk, checked, and its `data`).
-fn on_offset_rows<'py, W: OnOffsetRows>(
+pub(super) fn on_offset_rows<'py, W: OnOffsetRows>(
     offsets: &Bound<'py, PyAny>,
     data: &[PyReadonlyArray1<'py, u8>],
     work: W,

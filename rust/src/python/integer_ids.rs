@@ -1,31 +1,34 @@
-//! Python binding of the integer ids of text files (`integer_ids`).
+//! Python binding of the integer ids of string columns (`integer_ids`).
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{slice, Ints};
+use super::encode::{on_offset_rows, OnOffsetRows};
+use super::Ints;
+use crate::encode;
 use crate::integer_ids;
 
-/// The ids of an Arrow string array (its `offsets`, from its first row, and its
-/// `data`) as int64 when every id is an integer written as its canonical decimal
-/// digits (`0`, `7`, `-12`; not `007`, `+7`, `-0`), else None.
+/// [`integer_ids::canonical_integers`] of the chunks, the GIL released.
+struct Integers<'py>(Python<'py>);
+
+impl OnOffsetRows for Integers<'_> {
+    type Out = Option<Vec<i64>>;
+    fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
+        self.0.detach(|| integer_ids::canonical_integers(chunks))
+    }
+}
+
+/// The ids of an Arrow string column in chunks (each chunk's `offsets`, int32 in
+/// every chunk or int64 in every chunk, from the chunk's first row, and its `data`)
+/// as int64 when every id is an integer written as its canonical decimal digits
+/// (`0`, `7`, `-12`; not `007`, `+7`, `-0`), else None.
 #[pyfunction]
 fn canonical_integers<'py>(
     py: Python<'py>,
-    offsets: PyReadonlyArray1<'py, i32>,
-    data: PyReadonlyArray1<'py, u8>,
+    offsets: &Bound<'py, PyAny>,
+    data: Vec<PyReadonlyArray1<'py, u8>>,
 ) -> PyResult<Option<Ints<'py>>> {
-    let (o, d) = (slice(&offsets, "offsets")?, slice(&data, "data")?);
-    let ascending = o.first().is_none_or(|&f| f >= 0)
-        && o.windows(2).all(|w| w[0] <= w[1])
-        && o.last().is_none_or(|&l| l as usize <= d.len());
-    if !ascending {
-        return Err(PyValueError::new_err(
-            "canonical_integers: offsets must ascend from 0 or more to at most len(data)",
-        ));
-    }
-    let ints = py.detach(|| integer_ids::canonical_integers(o, d));
+    let ints = on_offset_rows(offsets, &data, Integers(py))?;
     Ok(ints.map(|v| v.into_pyarray(py)))
 }
 

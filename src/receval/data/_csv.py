@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import check_has_columns
 from ._open import CountingFile, arrow_input, compression_of
-from ._string_buffers import large_strings
+from ._string_buffers import integer_strings, large_strings
 
 __all__ = ["csv_batches", "csv_header", "csv_options", "read_csv"]
 
@@ -338,14 +338,9 @@ def _integer_chunk(chunk: Any) -> Any:
     ``+7``, ``-0``, ``7.0``, `` 7`` or ``0x7`` keep their spelling (the column stays
     strings; the canonical spelling of the chunks cast already is their text).
     The compiled core checks and reads each id in one pass."""
-    import pyarrow as pa
-
-    from .._kernels import compiled
     from ._arrow import arrow_integers
 
-    if not len(chunk):
-        return pa.array([], pa.int64())
-    ints = compiled().canonical_integers(*_text(chunk))
+    ints = integer_strings(chunk)
     return None if ints is None else arrow_integers(ints)
 
 

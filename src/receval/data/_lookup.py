@@ -137,19 +137,22 @@ def lookup_ids(values: Any, dictionary: Any) -> np.ndarray:
     """:func:`lookup` of distinct ids as :func:`encode_ids` gives them: string ids
     kept as Arrow arrays on both sides by the core over their buffers, others as
     NumPy."""
-    found = lookup_strings(*_integers_as_text(values, dictionary))
+    values, dictionary = _same_kind(values, dictionary)
+    found = lookup_strings(values, dictionary)
     if found is None:
         found = lookup(ids_to_numpy(values), ids_to_numpy(dictionary))
     return found
 
 
-def _integers_as_text(values: Any, dictionary: Any) -> tuple[Any, Any]:
-    """``values`` and ``dictionary``, integer ids (NumPy) beside string ids (Arrow) as
-    Arrow strings of their decimal digits, as :func:`lookup` compares them (by
-    Arrow's cast: no Python objects)."""
+def _same_kind(values: Any, dictionary: Any) -> tuple[Any, Any]:
+    """``values`` and ``dictionary`` compared as :func:`lookup` compares them, where
+    one holds integer ids (NumPy) and the other string ids (Arrow): the strings as
+    their integers when every one is an integer's canonical spelling (the ids of a
+    CSV file read as text: looked up as integers), else the integers as the
+    strings of their decimal digits (by Arrow's cast: no Python objects)."""
     import pyarrow as pa
 
-    from ._string_buffers import is_arrow_string
+    from ._string_buffers import integer_strings, is_arrow_string
 
     def integers(x: Any) -> bool:
         return isinstance(x, np.ndarray) and x.dtype.kind in "iu"
@@ -157,10 +160,16 @@ def _integers_as_text(values: Any, dictionary: Any) -> tuple[Any, Any]:
     def strings(x: Any) -> bool:
         return isinstance(x, pa.Array) and is_arrow_string(x.type)
 
+    def both(ints: np.ndarray, text: Any) -> tuple[Any, Any]:
+        """The integers and the strings as one kind: (ints, text's integers) or
+        (ints' digits, text)."""
+        parsed = integer_strings(text)
+        return (ints, parsed) if parsed is not None else (to_arrow(ints).cast(pa.string()), text)
+
     if integers(values) and strings(dictionary):
-        values = to_arrow(values).cast(pa.string())
+        values, dictionary = both(values, dictionary)
     elif strings(values) and integers(dictionary):
-        dictionary = to_arrow(dictionary).cast(pa.string())
+        dictionary, values = both(dictionary, values)
     return values, dictionary
 
 

@@ -39,20 +39,57 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     code order), hashed by the compiled core over each chunk's offsets (int32 or
     int64, as the array holds them) and data, or its views (``string_view``),
     never copied into one array (a long array looked up by every thread in one
-    table); None for other arrays or without the core."""
+    table); None for other arrays or without the core.
+
+    Strings that are all integers in their canonical spelling (:func:`integer_strings`:
+    the ids of a CSV file read as text, numeric ids exported as strings) are coded by
+    their integers (one to one with the strings, so the same codes), through a
+    direct-address table where their range is compact, and the distinct ids are
+    their integers' digits again (Arrow's cast writes the canonical spelling)."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads
+    from ._int_ids import factorize_ints
 
     core = compiled()
     parts = string_buffers(arr, binary=True)
     if core is None or parts is None:
         return None
     view, first_parts, second_parts = parts
+    ints = None if view or not is_arrow_string(arr.type) else integer_strings(arr)
+    if ints is not None and len(ints):
+        codes, distinct = factorize_ints(ints, any_order=False)
+        return codes, pa.array(distinct, pa.int64()).cast(pa.large_string())
     encode = core.factorize_views if view else core.factorize_bytes
     codes, _, offsets, data = encode(first_parts, second_parts, num_threads())
     binary = pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)
     return codes, large_strings(offsets, data, pa.large_binary() if binary else None)
+
+
+def integer_strings(arr: Any) -> np.ndarray | None:
+    """The ids of an Arrow ``string`` or ``large_string`` array (or chunked array)
+    without nulls as int64 when every one is an integer written in its canonical
+    decimal spelling (``0``, ``7``, ``-12``; not ``007``, ``+7``, ``-0``, ``7.0``),
+    read by the compiled core over the buffers in parallel, each piece stopping at
+    the first id that is not; None otherwise (other ids, other arrays, nulls, no
+    core). The canonical spellings and the int64 values are one to one.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> integer_strings(pa.array(["7", "-12", "0"])).tolist()
+    [7, -12, 0]
+    >>> integer_strings(pa.array(["7", "007"])) is None
+    True
+    """
+    from .._kernels import compiled
+
+    core = compiled()
+    parts = string_buffers(arr, binary=False)
+    if core is None or parts is None or parts[0] or arr.null_count:
+        return None
+    ints: np.ndarray | None = core.canonical_integers(parts[1], parts[2])
+    return ints
 
 
 def string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] | None:

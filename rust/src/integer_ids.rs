@@ -59,23 +59,27 @@ pub fn canonical_integers<R: Rows>(chunks: &[R]) -> Option<Vec<i64>> {
         }
     }
     let other = AtomicBool::new(false);
-    threads::install(|| {
-        pieces.into_par_iter().for_each(|(chunk, a, piece)| {
-            if other.load(Ordering::Relaxed) {
-                return;
-            }
-            for (j, value) in piece.iter_mut().enumerate() {
-                let (data, start, end) = chunk.row(a + j);
-                match canonical_integer(&data[start..end]) {
-                    Some(v) => *value = v,
-                    None => {
-                        other.store(true, Ordering::Relaxed);
-                        return;
-                    }
+    let read = |(chunk, a, piece): (&R, usize, &mut [i64])| {
+        if other.load(Ordering::Relaxed) {
+            return;
+        }
+        for (j, value) in piece.iter_mut().enumerate() {
+            let (data, start, end) = chunk.row(a + j);
+            match canonical_integer(&data[start..end]) {
+                Some(v) => *value = v,
+                None => {
+                    other.store(true, Ordering::Relaxed);
+                    return;
                 }
             }
-        })
-    });
+        }
+    };
+    if n < 2 * PARALLEL_ROWS {
+        // a block of a file as it is read: on this thread (the reader's others are busy)
+        pieces.into_iter().for_each(read);
+    } else {
+        threads::install(|| pieces.into_par_iter().for_each(read));
+    }
     (!other.into_inner()).then_some(out)
 }
 

@@ -83,6 +83,21 @@ pub fn canonical_integers<R: Rows>(chunks: &[R]) -> Option<Vec<i64>> {
     (!other.into_inner()).then_some(out)
 }
 
+/// The canonical spelling ([`canonical_integer`]) of each of `values`, as the
+/// offsets (int64, one more than the values) and data of an Arrow `large_string`
+/// array: the strings of integer ids coded as integers again.
+pub fn integer_texts(values: &[i64]) -> (Vec<i64>, Vec<u8>) {
+    let mut offsets = Vec::with_capacity(values.len() + 1);
+    let mut data = Vec::with_capacity(values.len() * 8);
+    let mut digits = itoa::Buffer::new();
+    offsets.push(0);
+    for &v in values {
+        data.extend_from_slice(digits.format(v).as_bytes());
+        offsets.push(data.len() as i64);
+    }
+    (offsets, data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +155,21 @@ mod tests {
         assert_eq!(of(&[0, 2, 5], data), None); // "7-"
         assert_eq!(of(&[0], data), Some(vec![]));
         assert_eq!(of(&[0, 0], data), None); // an empty id
+    }
+
+    #[test]
+    fn the_texts_of_integers_are_their_canonical_spellings() {
+        let values = [0, 7, -12, i64::MAX, i64::MIN, 1_000_000, -1];
+        let (offsets, data) = integer_texts(&values);
+        let texts: Vec<&[u8]> = offsets
+            .windows(2)
+            .map(|w| &data[w[0] as usize..w[1] as usize])
+            .collect();
+        for (v, t) in values.iter().zip(&texts) {
+            assert_eq!(*t, v.to_string().as_bytes());
+            assert_eq!(canonical_integer(t), Some(*v));
+        }
+        assert_eq!(integer_texts(&[]), (vec![0], vec![]));
     }
 
     #[test]

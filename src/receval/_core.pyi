@@ -114,6 +114,7 @@ __all__ = [
     "gini_sorted",
     "group_counts",
     "group_rows",
+    "integer_texts",
     "intra_list_similarity_csr",
     "intra_list_similarity_matrix_csr",
     "inverse_norms",
@@ -737,6 +738,7 @@ class OpenRows:
 def canonical_integers(
     offsets: list[NDArray[np.int32]] | list[NDArray[np.int64]], data: list[NDArray[np.uint8]]
 ) -> NDArray[np.int64] | None: ...
+def integer_texts(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.uint8]]: ...
 
 @final
 class OpenGroups:

@@ -1,10 +1,10 @@
 //! Python binding of the integer ids of string columns (`integer_ids`).
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 use super::encode::{on_offset_rows, OnOffsetRows};
-use super::Ints;
+use super::{slice, Ints};
 use crate::encode;
 use crate::integer_ids;
 
@@ -32,7 +32,20 @@ fn canonical_integers<'py>(
     Ok(ints.map(|v| v.into_pyarray(py)))
 }
 
+/// The canonical decimal spelling of each of `values` (int64), as the offsets
+/// (int64) and data of an Arrow `large_string` array.
+#[pyfunction]
+fn integer_texts<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, i64>,
+) -> PyResult<(Ints<'py>, Bound<'py, PyArray1<u8>>)> {
+    let v = slice(&values, "values")?;
+    let (offsets, data) = py.detach(|| integer_ids::integer_texts(v));
+    Ok((offsets.into_pyarray(py), data.into_pyarray(py)))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(canonical_integers, m)?)?;
+    m.add_function(wrap_pyfunction!(integer_texts, m)?)?;
     Ok(())
 }

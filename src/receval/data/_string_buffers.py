@@ -45,7 +45,7 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     the ids of a CSV file read as text, numeric ids exported as strings) are coded by
     their integers (one to one with the strings, so the same codes), through a
     direct-address table where their range is compact, and the distinct ids are
-    their integers' digits again (Arrow's cast writes the canonical spelling)."""
+    their integers' canonical spellings again."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads
@@ -59,7 +59,7 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     ints = None if view or not is_arrow_string(arr.type) else integer_strings(arr)
     if ints is not None and len(ints):
         codes, distinct = factorize_ints(ints, any_order=False)
-        return codes, pa.array(distinct, pa.int64()).cast(pa.large_string())
+        return codes, large_strings(*core.integer_texts(distinct.astype(np.int64, copy=False)))
     encode = core.factorize_views if view else core.factorize_bytes
     codes, _, offsets, data = encode(first_parts, second_parts, num_threads())
     binary = pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)

@@ -455,7 +455,8 @@ class Seen:
         small, large = sorted((self, other), key=lambda x: len(x.ints))
         both |= set(large._held(small.ints).tolist())
         for a, b in ((self, other), (other, self)):  # ints held as Python values on one side
-            both |= set(b._held(_int64s(a.ids)).tolist())
+            if a.ids and b.ints.size:  # (a pass over every id held: not for strings alone)
+                both |= set(b._held(_int64s(a.ids)).tolist())
         if both:
             raise InputValidationError(
                 f"{len(both)} groups were given twice (in two updates, or in two merged "

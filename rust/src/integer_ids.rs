@@ -40,6 +40,57 @@ pub fn canonical_integer(text: &[u8]) -> Option<i64> {
     }
 }
 
+/// [`canonical_integer`] of `data[start..end]`, eight digits at a time: the eight
+/// bytes that end the id (or each half of an id of 9 to 16 digits) read as one
+/// word, the bytes before its first digit taken as `0`s, every byte checked to be
+/// a digit and the digits summed by three multiplications (no branch on each
+/// digit). Ids of more than 16 digits, and ids within the first 8 bytes of `data`,
+/// are read a digit at a time.
+#[inline(always)]
+pub fn canonical_integer_at(data: &[u8], start: usize, end: usize) -> Option<i64> {
+    let negative = start < end && data[start] == b'-';
+    let first = start + negative as usize;
+    let n = end.saturating_sub(first);
+    if !(2..=16).contains(&n) || end < 16 {
+        // one digit, none, many, or too near the start: the plain reading
+        return canonical_integer(&data[start..end]);
+    }
+    if data[first] == b'0' {
+        return None; // a leading zero
+    }
+    let word = |at: usize| u64::from_le_bytes(data[at - 8..at].try_into().expect("8 bytes"));
+    let value = if n <= 8 {
+        eight_digits(word(end), n)?
+    } else {
+        eight_digits(word(end - 8), n - 8)? * 100_000_000 + eight_digits(word(end), 8)?
+    };
+    if negative {
+        Some(-(value as i64))
+    } else {
+        Some(value as i64)
+    }
+}
+
+/// The number written by the last `n` bytes (1 to 8) of the eight of `word` (read
+/// little-endian: its last byte is the last digit), None unless they are all
+/// decimal digits.
+#[inline(always)]
+fn eight_digits(word: u64, n: usize) -> Option<u64> {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    // the bytes before the id's: '0's (the first 8 - n bytes are the low ones)
+    let before = if n == 8 { 0 } else { u64::MAX >> (8 * n) };
+    let w = (word & !before) | (ZEROS & before);
+    // every byte 0x30..=0x39: its high nibble 3, and still 3 after adding 6
+    if w & HIGH != ZEROS || w.wrapping_add(0x0606_0606_0606_0606) & HIGH != ZEROS {
+        return None;
+    }
+    let mut v = w - ZEROS; // a digit in each byte, the first in the lowest
+    v = (v * 10 + (v >> 8)) & 0x00FF_00FF_00FF_00FF; // pairs of digits
+    v = (v * 100 + (v >> 16)) & 0x0000_FFFF_0000_FFFF; // fours
+    Some((v * 10_000 + (v >> 32)) & 0xFFFF_FFFF) // eight
+}
+
 /// The ids of a string column given in chunks (rows counted across the chunks) as
 /// int64 when every one is the canonical spelling of an integer
 /// ([`canonical_integer`]), else None: pieces of the rows in parallel, every piece
@@ -65,7 +116,7 @@ pub fn canonical_integers<R: Rows>(chunks: &[R]) -> Option<Vec<i64>> {
         }
         for (j, value) in piece.iter_mut().enumerate() {
             let (data, start, end) = chunk.row(a + j);
-            match canonical_integer(&data[start..end]) {
+            match canonical_integer_at(data, start, end) {
                 Some(v) => *value = v,
                 None => {
                     other.store(true, Ordering::Relaxed);
@@ -155,6 +206,57 @@ mod tests {
         assert_eq!(of(&[0, 2, 5], data), None); // "7-"
         assert_eq!(of(&[0], data), Some(vec![]));
         assert_eq!(of(&[0, 0], data), None); // an empty id
+    }
+
+    #[test]
+    fn eight_digits_at_a_time_read_as_one_digit_at_a_time() {
+        // ids of 0 to 21 bytes, of digits and the bytes either side of them ('/' and
+        // ':'), signs, a space, a letter, at every place in a buffer (the first 16
+        // bytes too): the word reading equals the byte reading
+        let mut next = crate::testing::stream(0x9E37_79B9_7F4A_7C15);
+        let alphabet = b"0123456789-+ a/:";
+        let mut data = Vec::new();
+        let mut rows = Vec::new();
+        for k in 0..200_000usize {
+            let start = data.len();
+            let len = (next() % 22) as usize;
+            for i in 0..len {
+                let r = next();
+                // mostly digits, a sign first now and then, other bytes rarely
+                let b = if i == 0 && r.is_multiple_of(5) {
+                    b'-'
+                } else if r.is_multiple_of(13) {
+                    alphabet[(r >> 8) as usize % alphabet.len()]
+                } else {
+                    b'0' + ((r >> 8) % 10) as u8
+                };
+                data.push(b);
+            }
+            if k.is_multiple_of(7) {
+                // the canonical spelling of an integer of any size
+                data.truncate(start);
+                let v = next() as i64 >> (next() % 64);
+                data.extend_from_slice(v.to_string().as_bytes());
+            }
+            rows.push((start, data.len()));
+        }
+        let mut integers = 0;
+        for &(start, end) in &rows {
+            let want = canonical_integer(&data[start..end]);
+            assert_eq!(
+                canonical_integer_at(&data, start, end),
+                want,
+                "{:?}",
+                std::str::from_utf8(&data[start..end])
+            );
+            integers += want.is_some() as usize;
+        }
+        assert!(integers > rows.len() / 5, "{integers}");
+        for text in ["9999999999999999", "-9999999999999999", "1000000000000000"] {
+            let mut d = b"0123456789abcdef".to_vec();
+            d.extend_from_slice(text.as_bytes());
+            assert_eq!(canonical_integer_at(&d, 16, d.len()), text.parse().ok());
+        }
     }
 
     #[test]

@@ -116,6 +116,10 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
         "int64, 63-bit ids (hashed)": (wide(qdf), wide(rdf)),
         "pandas Int64 (nullable, no null)": (qdf.astype(nullable), rdf.astype(nullable)),
         "pandas str": (q, r),
+        "pandas str, digits": (
+            recast(qdf, lambda s: s.astype("str")),
+            recast(rdf, lambda s: s.astype("str")),
+        ),
         "pandas Categorical": (
             recast(q, lambda s: s.astype("category")),
             recast(r, lambda s: s.astype("category")),
@@ -343,7 +347,8 @@ the ranking section), from receval's containers built in the call: the ids as
 int64 (and as pandas' nullable `Int64`; "63-bit ids": each id spread over the whole
 int64 range, as 64-bit hashed or snowflake ids are, which the core hashes), as
 strings that are not numbers
-(`u-17`, `doc-4711`) in each kind of column, and from files ("pandas object": one
+(`u-17`, `doc-4711`) in each kind of column ("pandas str, digits": the int64 ids
+written as their digits, `17`, which are coded as their integers), and from files ("pandas object": one
 `str` object a row, as `astype(object)` makes them; "pandas object, shared": one a
 distinct id, as pandas' CSV reader gives them, which the core reads once each).
 "x int64" is the ratio to the int64 ids of the same source (the pandas frame; the

@@ -56,7 +56,8 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     if core is None or parts is None:
         return None
     view, first_parts, second_parts = parts
-    ints = None if view or not is_arrow_string(arr.type) else integer_strings(arr)
+    textual = not view and is_arrow_string(arr.type)
+    ints = core.canonical_integers(first_parts, second_parts) if textual else None
     if ints is not None and len(ints):
         codes, distinct = factorize_ints(ints, any_order=False)
         return codes, large_strings(*core.integer_texts(distinct.astype(np.int64, copy=False)))

@@ -1,6 +1,7 @@
-//! Ids of a text file (CSV, TSV) that are integers: an id column is int64 when every
-//! id is written as its integer's decimal digits, so that ids such as `007` keep
-//! their spelling as text.
+//! String ids that are integers written in their canonical spelling: a CSV or TSV
+//! id column is int64 when every id is (so that ids such as `007` keep their
+//! spelling as text), and a string column of such ids is coded, and looked up, as
+//! its integers.
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};

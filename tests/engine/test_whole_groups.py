@@ -1,0 +1,51 @@
+"""The batches of whole groups a scan gives a grouped metric (``whole_groups``): every
+row once, in the file's order, each group in one batch, whatever the batch size and
+the groups' sizes (a group longer than several batches included), with each
+batch's origin naming its rows of the file."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from receval.data.scan import scan
+from receval.engine.sources import whole_groups
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 25), min_size=1, max_size=12),
+    st.integers(1, 9),
+    st.sampled_from(["parquet", "csv"]),
+)
+def test_batches_hold_whole_groups_and_every_row_once(tmp_path_factory, sizes, rows, kind):
+    groups = np.repeat(np.arange(len(sizes)) * 7 + 3, sizes)
+    order = np.arange(len(groups), dtype=np.float64)
+    table = pa.table({"g": groups, "x": order})
+    path = tmp_path_factory.mktemp("groups") / f"rows.{kind}"
+    if kind == "parquet":
+        pq.write_table(table, path, row_group_size=5)
+    else:
+        pcsv.write_csv(table, path)
+    s = scan(str(path), batch_rows=rows)
+    got = list(
+        whole_groups(s, ["g", "x"], "g", ids=["g"], floats=["x"], func="f", what="group",
+                     description="f")
+    )  # fmt: skip
+    assert all(len(b["x"]) for b in got)  # no empty batch
+    assert np.concatenate([np.asarray(b["x"]) for b in got]).tolist() == order.tolist()
+    seen: set[str] = set()
+    for b in got:
+        ids = {str(g) for g in np.asarray(b["g"]).tolist()}
+        assert not ids & seen  # a group in one batch only
+        seen |= ids
+    assert seen == {str(g) for g in set(groups.tolist())}
+    at = 0  # each batch's origin names its rows of the file, in order
+    for b in got:
+        assert len(b.origin) == len(b["x"])
+        for _, first, n in b.origin.pieces:
+            assert first == at
+            at += n
+    assert at == len(groups)

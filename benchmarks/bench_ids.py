@@ -348,9 +348,10 @@ int64 (and as pandas' nullable `Int64`; "63-bit ids": each id spread over the wh
 int64 range, as 64-bit hashed or snowflake ids are, which the core hashes), as
 strings that are not numbers
 (`u-17`, `doc-4711`) in each kind of column ("pandas str, digits": the int64 ids
-written as their digits, `17`, which are coded as their integers), and from files ("pandas object": one
-`str` object a row, as `astype(object)` makes them; "pandas object, shared": one a
-distinct id, as pandas' CSV reader gives them, which the core reads once each).
+written as their digits, `17`, which are coded as their integers), and from files
+("pandas object": one `str` object a row, as `astype(object)` makes them;
+"pandas object, shared": one a distinct id, as pandas' CSV reader gives them,
+which the core reads once each).
 "x int64" is the ratio to the int64 ids of the same source (the pandas frame; the
 Arrow table; the Parquet or CSV file of int64 ids; TREC files against the int64
 Parquet file); pytrec_eval builds its nested dicts

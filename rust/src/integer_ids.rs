@@ -45,8 +45,9 @@ pub fn canonical_integer(text: &[u8]) -> Option<i64> {
 /// bytes that end the id (or each half of an id of 9 to 16 digits) read as one
 /// word, the bytes before its first digit taken as `0`s, every byte checked to be
 /// a digit and the digits summed by three multiplications (no branch on each
-/// digit). Ids of more than 16 digits, and ids within the first 8 bytes of `data`,
-/// are read a digit at a time.
+/// digit). Ids of one digit or more than 16, and ids that end within the first 16
+/// bytes of `data` (too few bytes before them for the words), are read a digit at
+/// a time.
 #[inline(always)]
 pub fn canonical_integer_at(data: &[u8], start: usize, end: usize) -> Option<i64> {
     let negative = start < end && data[start] == b'-';

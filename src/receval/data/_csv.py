@@ -9,13 +9,16 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_has_columns
-from ._open import CountingFile, arrow_input, compression_of
+from ._open import CountingFile, arrow_input, compression_of, open_input
 from ._string_buffers import integer_strings, large_strings
 
 __all__ = ["csv_batches", "csv_header", "csv_options", "read_csv"]
 
 #: pyarrow's default CSV block (1 MiB): a row must fit in one block
 CSV_BLOCK = 1 << 20
+
+#: the bytes of a file first read for its header (:func:`csv_header`)
+_HEADER_BYTES = 1 << 16
 
 #: the blocks of a range of a file read at once by Arrow's threaded reader (16 MiB at
 #: the default block): the parsed columns of one range are held at a time
@@ -79,12 +82,56 @@ def csv_options(fmt: str, block: int = CSV_BLOCK, quoted_lines: bool = True) -> 
 
 def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
     """The names of the columns of a CSV or TSV file (``fmt``), from its first line
-    (a compressed file decompressed; ``block``: the bytes read at a time)."""
+    (a compressed file decompressed).
+
+    The first bytes of the file are read here, more of them while the header's
+    line end (outside quotes, by the core's ``range_end``; after the empty lines
+    Arrow skips) is not among them, and Arrow reads the header from a copy of them
+    in its own memory: no more of the file is read, and none of Python's objects
+    reach Arrow's threads (:class:`._open._Handed`). A header whose end the count
+    of quotes cannot find (a quote out of place, line ends of CR alone) is read by
+    Arrow's reader of the stream, ``block`` bytes at a time."""
+    import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    from .._kernels import compiled
+
     read, parse = csv_options(fmt, block)
-    with arrow_input(path) as stream:
-        return list(pcsv.open_csv(stream, read_options=read, parse_options=parse).schema.names)
+    delimiter = ord("\t" if fmt == "tsv" else ",")
+    head, ended, limit = bytearray(), False, min(_HEADER_BYTES, block)
+    with open_input(path) as source:
+        while True:
+            while len(head) < limit and not ended:
+                more = source.read(limit - len(head))
+                head += more
+                ended = not more
+            skip = len(_BOM) if head.startswith(_BOM) else 0
+            text = np.frombuffer(head, np.uint8, offset=skip)
+            blank = len(text) - len(bytes(text).lstrip(b"\r\n"))  # lines Arrow skips
+            end, cut = compiled().range_end(text, blank + 1, False, delimiter)
+            del text
+            if end >= 0 or ended:
+                break
+            if cut == _FROM_START or (b"\r" in head and b"\n" not in head):
+                with arrow_input(path) as stream:
+                    reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
+                    return list(reader.schema.names)
+            limit *= 8
+    if end >= 0:
+        # the names alone, the rows after them (after a header ended by a CR alone)
+        # skipped; Arrow's skip fails at the end of the text: an empty line more
+        del head[skip + end :]
+        head += b"\n\n"
+    # else the whole file (read as Arrow reads it)
+    copy = pa.allocate_buffer(len(head))  # Arrow's memory, not a Python object's
+    np.frombuffer(copy, np.uint8)[:] = np.frombuffer(head, np.uint8)
+    whole = pcsv.ReadOptions(
+        block_size=len(head) + 1,
+        use_threads=False,
+        skip_rows_after_names=2**31 - 1 if end >= 0 else 0,
+    )
+    table = pcsv.read_csv(pa.BufferReader(copy), read_options=whole, parse_options=parse)
+    return list(table.schema.names)
 
 
 def _read(

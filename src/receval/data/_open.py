@@ -3,8 +3,10 @@ messages of a file that cannot be read."""
 
 from __future__ import annotations
 
+import _thread
 import io as _io
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -88,7 +90,8 @@ def arrow_input(path: str, raw: Any = None) -> Iterator[Any]:
     pointer), so no read can reach another file.
 
     The stream's reads never end with a CR that more bytes follow
-    (:func:`whole_line_ends`).
+    (:func:`whole_line_ends`), and the interpreter waits at exit for Arrow's threads
+    to let go of it (:class:`_Handed`).
     """
     yield whole_line_ends(open_input(path, raw))
 
@@ -113,6 +116,7 @@ class _WholeLineEnds:
 
     def __init__(self, source: Any) -> None:
         self._source = source
+        _HANDED.hold(self)
 
     @property
     def closed(self) -> bool:
@@ -124,14 +128,19 @@ class _WholeLineEnds:
     def seekable(self) -> bool:
         return bool(self._source.seekable())
 
-    def read(self, n: int = -1) -> bytes:
-        data = bytes(self._source.read() if n is None or n < 0 else self._source.read(n))
-        while data.endswith(b"\r"):
-            more = bytes(self._source.read(1))
-            if not more:
-                break
-            data += more
-        return data
+    def read(self, n: int = -1) -> Any:
+        import numpy as np
+
+        with _HANDED.reading():
+            data = bytes(self._source.read() if n is None or n < 0 else self._source.read(n))
+            while data.endswith(b"\r"):
+                more = bytes(self._source.read(1))
+                if not more:
+                    break
+                data += more
+            block = np.frombuffer(data, np.uint8)  # bytes cannot be watched
+            _HANDED.hold(block)
+            return block
 
     def seek(self, offset: int, whence: int = 0) -> int:
         return int(self._source.seek(offset, whence))
@@ -141,6 +150,85 @@ class _WholeLineEnds:
 
     def close(self) -> None:
         self._source.close()
+
+
+class _Handed:
+    """The Python objects read by Arrow's threads (the streams of :func:`arrow_input`
+    and the blocks they read), watched so that the interpreter lets them go before
+    it finalizes.
+
+    Arrow reads a stream ahead on its own threads, and the last reference to the
+    stream, or to a block read from it, may be dropped on one of them (a reader
+    asked only for its schema, or left at an error, goes on reading). Releasing a
+    Python object takes the interpreter's lock; a thread that asks for it once
+    the interpreter is finalizing is ended on the spot, inside Arrow's C++
+    destructors, and the process aborts ("terminate called without an active
+    exception"). At exit (before finalizing) the objects no longer referenced from
+    Python are collected, and the interpreter waits while any is still held and
+    Arrow is still reading: until none is held, or no read has run or ended for
+    :attr:`QUIET` seconds (a reader that Python still holds, whose reads have
+    stopped, is let go on the main thread as the interpreter finalizes), at most
+    :attr:`PATIENCE` seconds.
+    """
+
+    QUIET = 0.25
+    PATIENCE = 10.0
+
+    def __init__(self) -> None:
+        # reentrant: a collection within a held lock may release a watched object
+        self._lock = _thread.RLock()
+        self._held: dict[int, Any] = {}  # weak references, by their id
+        self._reads = 0
+        self._last = time.monotonic()
+        self._watching = False
+
+    def hold(self, obj: Any) -> None:
+        """Watch ``obj`` until it is released."""
+        import atexit
+        import weakref
+
+        with self._lock:
+            ref = weakref.ref(obj, self._released)
+            self._held[id(ref)] = ref
+            self._last = time.monotonic()
+            if not self._watching:
+                self._watching = True
+                atexit.register(self.let_go)
+
+    def _released(self, ref: Any) -> None:
+        with self._lock:
+            self._held.pop(id(ref), None)
+            self._last = time.monotonic()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Mark a read in progress."""
+        with self._lock:
+            self._reads += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._reads -= 1
+                self._last = time.monotonic()
+
+    def let_go(self) -> None:
+        """Wait until Arrow's threads have let go of the objects watched (above)."""
+        import gc
+
+        gc.collect()
+        start = time.monotonic()
+        while True:
+            with self._lock:
+                held, reads, last = len(self._held), self._reads, self._last
+            now = time.monotonic()
+            quiet = not reads and now - last > self.QUIET
+            if not held or quiet or now - start > self.PATIENCE:
+                return
+            time.sleep(0.001)
+
+
+_HANDED = _Handed()
 
 
 class CountingFile(_io.RawIOBase):

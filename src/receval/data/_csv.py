@@ -221,13 +221,13 @@ def csv_batches(
         size = max(block, min(size, range_limit))
     parts = _ranges(path, size, parse.delimiter)
 
-    def table(part: tuple[memoryview, int, int], names: list[str] | None, convert: Any) -> Any:
+    def table(part: tuple[Any, int, int], names: list[str] | None, convert: Any) -> Any:
         text, cut, _ = part
         # Arrow's quote-aware reader drops the LF of a quoted CRLF whose CR ends one of
         # its blocks (apache/arrow#51368): such a range is read as one block
         size = len(text) + 1 if cut != _ANY_LINE_END and _crlf_at_ends(text, block) else block
         result = pcsv.read_csv(
-            pa.BufferReader(pa.py_buffer(text)),
+            pa.BufferReader(text),
             read_options=pcsv.ReadOptions(block_size=size, column_names=names),
             parse_options=unquoted if cut == _ANY_LINE_END else parse,
             convert_options=convert,
@@ -271,7 +271,7 @@ _BOM = b"\xef\xbb\xbf"
 _ANY_LINE_END, _BY_QUOTES, _FROM_START = 0, 1, 2
 
 
-def _crlf_at_ends(text: memoryview, block: int) -> bool:
+def _crlf_at_ends(text: Any, block: int) -> bool:
     """Whether a CR ends a block of ``block`` bytes of ``text`` and an LF follows it."""
     cr, lf = ord("\r"), ord("\n")
     return any(text[at - 1] == cr and text[at] == lf for at in range(block, len(text), block))
@@ -300,9 +300,7 @@ def _stream(
         )
 
 
-def _ranges(
-    path: str, size: int, delimiter: str
-) -> Generator[tuple[memoryview, int, int], None, None]:
+def _ranges(path: str, size: int, delimiter: str) -> Generator[tuple[Any, int, int], None, None]:
     """The bytes of a file in ranges of at least ``size`` bytes, the first past the
     header line, each ending just past a line end outside quotes (the quotes before
     it even in number; or at the end of the file), read one at a time, each with how
@@ -310,23 +308,27 @@ def _ranges(
     ``range_end`` (fields separated by ``delimiter``) finds the end and the cut in
     one pass. A range whose quotes a count does not follow (:data:`_FROM_START`: a
     quote within a field) is the last: its end is not known, and its caller reads
-    the rest of the file otherwise."""
+    the rest of the file otherwise. The ranges are read into Arrow's memory (no
+    Python object for Arrow's threads to let go of: :class:`._open._Handed`)."""
+    import pyarrow as pa
+
     from .._kernels import compiled
 
     range_end = compiled().range_end
     with open(path, "rb") as f:
         n, start = os.fstat(f.fileno()).st_size, 0
         if n == 0:  # Arrow's reader says the file is empty
-            yield memoryview(b""), _ANY_LINE_END, 0
+            yield pa.allocate_buffer(0), _ANY_LINE_END, 0
         while start < n:
             length = min(size + (1 << 16), n - start)
             while True:
                 f.seek(start)
-                text = bytearray(length)
+                text = pa.allocate_buffer(length)
                 got = f.readinto(text)
-                del text[got:]  # the end of the file (cut short meanwhile)
+                text = text.slice(0, got)  # the end of the file (cut short meanwhile)
                 # a UTF-8 byte order mark before the header is not text (Arrow drops it)
-                skip = len(_BOM) if start == 0 and text.startswith(_BOM) else 0
+                bom = start == 0 and bytes(memoryview(text)[: len(_BOM)]) == _BOM
+                skip = len(_BOM) if bom else 0
                 bytes_ = np.frombuffer(text, np.uint8, offset=skip)
                 end, cut = range_end(bytes_, max(size - skip, 0), start == 0, ord(delimiter))
                 end += skip if end >= 0 else 0
@@ -337,7 +339,7 @@ def _ranges(
             end = len(text) if end < 0 else end
             if end == 0:
                 return
-            yield memoryview(text)[:end], cut, start
+            yield text.slice(0, end), cut, start
             if cut == _FROM_START:
                 return
             start += end

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import receval as rv
@@ -724,3 +724,32 @@ def test_update_with_arguments_it_does_not_take_names_them(name, args, kwargs, w
     with pytest.raises(InvalidParameterError, match=words):
         acc.update(*args, **kwargs)
     assert acc.n_updates == 0
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.lists(st.integers(0, 12) | st.sampled_from(["a", "b", "c", "7", "x"]), max_size=8),
+        ),
+        max_size=6,
+    )
+)
+@example([(True, [5]), (False, [5, "a"])])  # an int held, given again among other ids
+@settings(max_examples=300)
+def test_seen_adds_a_batch_unless_an_id_repeats(batches):
+    # against Python sets: a batch of integers (as int64, or as objects) or of mixed
+    # ids; the repeated ids are those within the batch and those held before
+    from receval.engine.states import Seen
+
+    seen, held = Seen(), set()
+    for as_int64, values in batches:
+        ints = all(type(x) is int for x in values)
+        arr = np.array(values, dtype=np.int64 if as_int64 and ints else object)
+        batch: set = set()
+        want = [x for x in values if x in batch or batch.add(x)] + [x for x in values if x in held]
+        got = seen.add_new(arr)
+        assert set(got) == set(want) and bool(got) == bool(want)
+        if not want:
+            held |= batch
+    assert set(seen.ints.tolist()) | seen.ids == held

@@ -422,14 +422,14 @@ class Seen:
                 self.ints = _merge_sorted(self.ints, new)
             return repeated
         values = arr.tolist()
-        batch: set[Any] = set()
+        batch: set[Any] = set(values)
+        held = self._held(_int64s(values)).tolist() if self.ints.size else []
+        if len(batch) == len(values) and batch.isdisjoint(self.ids) and not held:
+            self.ids |= batch  # the usual case, by set operations alone
+            return []
+        batch = set()
         repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]
-        repeated += [x for x in values if x in self.ids]
-        if self.ints.size:
-            repeated += self._held(_int64s(values)).tolist()
-        if not repeated:
-            self.ids |= batch
-        return repeated
+        return repeated + [x for x in values if x in self.ids] + held
 
     def _held(self, ordered: np.ndarray) -> np.ndarray:
         """The values of a sorted int64 array already held."""

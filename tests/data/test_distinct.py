@@ -1,4 +1,5 @@
-"""distinct and isin_ints: np.unique (by a direct-address table or a sort) and np.isin
+"""distinct and isin_ints: np.unique (by a direct-address table or a sort; of one array
+or of several together) and np.isin
 (by a direct-address or hash table); no module asks NumPy for distinct values
 alone (NumPy 2.3+ hashes integers, strings and times for them, 10-40x slower)."""
 
@@ -34,6 +35,22 @@ def test_distinct_is_np_unique_of_integers_of_every_width(x):
     got = distinct(x)
     assert got.dtype == x.dtype
     np.testing.assert_array_equal(got, np.unique(x))
+
+
+@given(
+    st.sampled_from(["i1", "u2", "i8", "u8"]).flatmap(
+        lambda kind: st.lists(hnp.arrays(kind, st.integers(0, 20)), min_size=1, max_size=5)
+    ),
+    st.booleans(),
+)
+def test_distinct_of_parts_is_np_unique_of_them_joined(parts, other_type):
+    # parts of one type are marked one by one (not joined first); of several, joined
+    if other_type:
+        parts = [*parts, np.array([7, -3], dtype=np.int32)]
+    got = distinct(*parts)
+    want = np.unique(np.concatenate(parts))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
 
 
 @given(st.lists(st.text(max_size=4), max_size=40), st.booleans())
@@ -80,7 +97,7 @@ def test_no_module_asks_numpy_for_distinct_values_alone():
 
 def _line_of_own_call() -> int:
     text = (SRC / "data" / "_lookup.py").read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(text, 1) if "return np.unique(x)" in line)
+    return next(i for i, line in enumerate(text, 1) if "return np.unique(np.concatenate(parts))" in line)
 
 
 @given(KEYS, KEYS)

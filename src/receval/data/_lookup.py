@@ -19,16 +19,18 @@ from ._strings import ids_to_numpy, lookup_strings
 _HASHED_KINDS = "iuSUTmM"
 
 
-def distinct(values: Any) -> np.ndarray:
-    """``np.unique(values)``: the distinct values of an array (flattened), ascending.
+def distinct(values: Any, *more: Any) -> np.ndarray:
+    """``np.unique`` of ``values`` and the arrays ``more`` together: the distinct values of them all
+    (flattened), ascending.
 
     NumPy 2.3+ finds the distinct integers, strings and times of an array by
     hashing, which takes 10 to 40 times as long as a sort on many or wide keys
     (2M int64 ids over a range of 10M: 2.3 s against 0.14 s; 1M pairs packed as
     ``user * n_items + item``: 1.0 s against 0.07 s). Those are found here by a
-    direct-address table over a compact range of integers, else by a sort (the
-    core's where NumPy's is slow: :func:`receval._kernels.sort_numbers`); arrays of
-    other kinds by ``np.unique`` itself. NaT, as NaN for ``np.unique``, is one value.
+    direct-address table over a compact range of integers (parts of one integer
+    type marked one by one, not joined first), else by a sort (the core's where
+    NumPy's is slow: :func:`receval._kernels.sort_numbers`); arrays of other kinds
+    by ``np.unique`` itself. NaT, as NaN for ``np.unique``, is one value.
 
     Examples
     --------
@@ -36,24 +38,30 @@ def distinct(values: Any) -> np.ndarray:
     [3, 7, 1099511627776]
     >>> distinct(np.array(["b", "a", "b"])).tolist()
     ['a', 'b']
+    >>> distinct(np.array([5, 3]), np.array([3, 4])).tolist()
+    [3, 4, 5]
     """
     from .._kernels import sort_numbers
 
-    x = np.asarray(values)
-    if x.dtype.kind not in _HASHED_KINDS or x.size == 0:
-        return np.unique(x)
-    x = x.ravel()
-    if x.dtype.kind in "iu":
-        lo, hi = x.min(), x.max()
-        if int(hi) - int(lo) <= DENSE_RANGE_FACTOR * x.size + 1024:
+    parts = [np.asarray(p).ravel() for p in (values, *more)]
+    if len({p.dtype for p in parts}) > 1:
+        parts = [np.concatenate(parts)]  # of several types: as NumPy joins them
+    kind, n = parts[0].dtype.kind, sum(p.size for p in parts)
+    if kind not in _HASHED_KINDS or n == 0:
+        return np.unique(np.concatenate(parts))
+    if kind in "iu":
+        parts = [p for p in parts if p.size]
+        lo, hi = min(p.min() for p in parts), max(p.max() for p in parts)
+        if int(hi) - int(lo) <= DENSE_RANGE_FACTOR * n + 1024:
             present = np.zeros(int(hi) - int(lo) + 1, dtype=bool)
-            # offsets from lo, exact in the unsigned type of x's size (x - lo in
-            # x's own type may wrap around, as may the sum back: modulo 2**bits,
-            # both are exact for values in [lo, hi])
-            present[(x - lo).view(f"u{x.itemsize}")] = True
-            found: np.ndarray = np.flatnonzero(present).astype(x.dtype) + lo
+            for p in parts:
+                # offsets from lo, exact in the unsigned type of p's size (p - lo in
+                # p's own type may wrap around, as may the sum back: modulo 2**bits,
+                # both are exact for values in [lo, hi])
+                present[(p - lo).view(f"u{p.itemsize}")] = True
+            found: np.ndarray = np.flatnonzero(present).astype(parts[0].dtype) + lo
             return found
-    s = np.array(x)  # a copy, sorted in place
+    s = np.concatenate(parts) if len(parts) > 1 else np.array(parts[0])  # sorted in place
     sort_numbers(s)
     keep = np.empty(s.size, dtype=bool)
     keep[0] = True

@@ -224,7 +224,7 @@ class Ids:
         if not parts:
             return np.empty(0, dtype=np.int64)
         if any(all(p.dtype.kind in kinds for p in parts) for kinds in ("iu", "US")):
-            return distinct(np.concatenate(parts))  # integers, or strings: not mixed
+            return distinct(*parts)  # integers, or strings: not mixed
         return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
 
 

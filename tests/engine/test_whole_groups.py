@@ -49,3 +49,30 @@ def test_batches_hold_whole_groups_and_every_row_once(tmp_path_factory, sizes, r
             assert first == at
             at += n
     assert at == len(groups)
+
+
+def test_only_the_rows_of_a_carried_group_are_copied(tmp_path, monkeypatch):
+    # a batch's last group is read out with the next batch's first rows that go on
+    # with it; the rest of the next batch is not copied (it was joined to the group)
+    from receval.engine import sources
+
+    copied = []
+    concat = sources._concat
+
+    def counting(a, b):
+        copied.append(len(a) + len(b))
+        return concat(a, b)
+
+    monkeypatch.setattr(sources, "_concat", counting)
+    groups = np.repeat(np.arange(100), 10)  # groups of 10 rows, batches of 64
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"g": groups, "x": np.arange(1000.0)}), path, row_group_size=64)
+    got = list(
+        whole_groups(scan(str(path), batch_rows=64), ["g", "x"], "g", ids=["g"], floats=["x"],
+                     func="f", what="group", description="f")
+    )  # fmt: skip
+    assert np.concatenate([np.asarray(b["x"]) for b in got]).tolist() == list(range(1000))
+    boundaries = 1000 // 64
+    # each boundary: the group's last id against the next first id (2 rows), and the
+    # group's 10 rows joined, once per column (2)
+    assert sum(copied) <= boundaries * (2 + 2 * 10)

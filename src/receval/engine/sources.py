@@ -480,8 +480,11 @@ def whole_groups(
 ) -> Iterator[Batch]:
     """Batches of ``scan`` holding whole groups of the column ``group``.
 
-    The last (maybe unfinished) group of a batch is carried into the next;
-    a group whose rows are not contiguous raises when the batch holding its
+    The last (maybe unfinished) group of a batch is carried to the next, and read
+    out as a batch of its own with the rows of the next batch's first run if they
+    go on with it (only the group's rows are copied, not the next batch; a batch
+    that the group fills is joined to it whole); a group whose rows are not
+    contiguous raises when the batch holding its
     second run is read. Each batch's ``origin`` names its rows' files and rows:
     a consumer puts them in front of its errors with :func:`located`. The id of
     every run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory), so a
@@ -511,18 +514,31 @@ def whole_groups(
             with located(batch):
                 raise error
 
+    def joined(a: Batch, b: Batch) -> Batch:
+        return Batch({c: _concat(a[c], b[c]) for c in columns}, a.origin + b.origin)
+
+    first = np.zeros(1, dtype=np.int64)
     carry: Batch | None = None
     for batch in scan.batches(columns, ids=ids, floats=floats, description=description):
-        if carry is not None:
-            batch = Batch(
-                {c: _concat(carry[c], batch[c]) for c in columns}, carry.origin + batch.origin
-            )
         starts = _run_starts(batch[group])
+        if carry is not None:
+            # the carried group, with the rows of the batch's first run when they go on
+            # with it, is a batch of its own: only those rows are copied, not the batch
+            ends = _run_starts(_concat(carry[group][-1:], batch[group][:1]))
+            end = 0 if len(ends) > 1 else int(starts[1]) if len(starts) > 1 else len(batch.origin)
+            if end == len(batch.origin):  # the batch goes on with the carried group
+                carry = joined(carry, batch)
+                continue
+            if end:
+                carry = joined(carry, batch.slice(0, end))
+                batch, starts = batch.slice(end), starts[1:] - end
+            check(carry, first)
+            yield carry
         cut = int(starts[-1])
         carry = batch.slice(cut)
         if cut:
             check(batch, starts[:-1])
             yield batch.slice(0, cut)
     if carry is not None and len(carry[group]):
-        check(carry, np.zeros(1, dtype=np.int64))
+        check(carry, first)
         yield carry

@@ -103,3 +103,28 @@ def test_canonical_strings_are_coded_without_hashing_them(monkeypatch):
     assert distinct.to_pylist() == ["12", "-3", "0", "9223372036854775807"]
     with pytest.raises(AssertionError, match="factorize_bytes"):
         factorize_strings(pa.array(["12", "012"]))  # a leading zero: hashed as text
+
+
+def test_the_integers_of_ids_written_as_text_are_read_back_not_parsed(monkeypatch):
+    # a batch's distinct ids coded as integers are written as text; looked up in
+    # integer qrels they are those integers again, without reading the text
+    import gc
+
+    from receval.data import _string_buffers
+
+    _, distinct = factorize_strings(pa.array(["12", "-3", "12", "7"]))
+    core = kernels.compiled()
+
+    class NoParsing:
+        def __getattr__(self, name):
+            assert name != "canonical_integers", "the text parsed again"
+            return getattr(core, name)
+
+    monkeypatch.setattr(kernels, "compiled", lambda: NoParsing())
+    assert integer_strings(distinct).tolist() == [12, -3, 7]
+    with pytest.raises(AssertionError, match="parsed again"):
+        integer_strings(pa.array(["12", "-3", "7"], pa.large_string()))  # the same text
+    n = len(_string_buffers._INTEGERS_OF_TEXTS)
+    del distinct
+    gc.collect()
+    assert len(_string_buffers._INTEGERS_OF_TEXTS) == n - 1  # gone with its array

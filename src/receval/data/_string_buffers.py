@@ -45,7 +45,8 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     the ids of a CSV file read as text, numeric ids exported as strings) are coded by
     their integers (one to one with the strings, so the same codes), through a
     direct-address table where their range is compact, and the distinct ids are
-    their integers' canonical spellings again."""
+    their integers' canonical spellings again (whose integers :func:`integer_strings`
+    reads back, not the text)."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads
@@ -60,7 +61,10 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     ints = core.canonical_integers(first_parts, second_parts) if textual else None
     if ints is not None and len(ints):
         codes, distinct = factorize_ints(ints, any_order=False)
-        return codes, large_strings(*core.integer_texts(distinct.astype(np.int64, copy=False)))
+        distinct = distinct.astype(np.int64, copy=False)
+        texts = large_strings(*core.integer_texts(distinct))
+        _remember_integers(texts, distinct)
+        return codes, texts
     encode = core.factorize_views if view else core.factorize_bytes
     codes, _, offsets, data = encode(first_parts, second_parts, num_threads())
     binary = pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)
@@ -85,12 +89,32 @@ def integer_strings(arr: Any) -> np.ndarray | None:
     """
     from .._kernels import compiled
 
+    known = _INTEGERS_OF_TEXTS.get(id(arr))
+    if known is not None and known[0]() is arr:  # written by factorize_strings
+        return known[1]
     core = compiled()
     parts = string_buffers(arr, binary=False)
     if core is None or parts is None or parts[0] or arr.null_count:
         return None
     ints: np.ndarray | None = core.canonical_integers(parts[1], parts[2])
     return ints
+
+
+#: the integers of the distinct ids that :func:`factorize_strings` wrote as text, by
+#: the id of their array (an entry goes with its array): :func:`integer_strings` of
+#: that array (a batch's ids looked up in integer qrels) reads them, not the text
+_INTEGERS_OF_TEXTS: dict[int, tuple[Any, np.ndarray]] = {}
+
+
+def _remember_integers(texts: Any, ints: np.ndarray) -> None:
+    import weakref
+
+    key = id(texts)
+    ints.flags.writeable = False  # shared by every reader of the array
+    _INTEGERS_OF_TEXTS[key] = (
+        weakref.ref(texts, lambda _: _INTEGERS_OF_TEXTS.pop(key, None)),
+        ints,
+    )
 
 
 def string_buffers(arr: Any, binary: bool) -> tuple[bool, list[Any], list[Any]] | None:

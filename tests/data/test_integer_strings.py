@@ -128,3 +128,17 @@ def test_the_integers_of_ids_written_as_text_are_read_back_not_parsed(monkeypatc
     del distinct
     gc.collect()
     assert len(_string_buffers._INTEGERS_OF_TEXTS) == n - 1  # gone with its array
+
+
+def test_the_distinct_ids_of_batches_coded_as_integers_are_their_union():
+    # the union of batches' ids written as text from integers is found by the
+    # integers; a batch of other text joins them as text
+    from receval.ranking.aggregate import Ids
+
+    batches = (["5", "3", "5"], ["3", "10"], ["-1"])
+    parts = [factorize_strings(pa.array(b))[1] for b in batches]
+    got = Ids(list(parts)).distinct()
+    assert got.to_pylist() == ["-1", "3", "5", "10"]
+    assert integer_strings(got).tolist() == [-1, 3, 5, 10]
+    other = pa.array(["007", "5"], pa.large_string())
+    assert sorted(Ids([*parts, other]).distinct().to_pylist()) == ["-1", "007", "10", "3", "5"]

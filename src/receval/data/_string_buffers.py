@@ -61,10 +61,7 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     ints = core.canonical_integers(first_parts, second_parts) if textual else None
     if ints is not None and len(ints):
         codes, distinct = factorize_ints(ints, any_order=False)
-        distinct = distinct.astype(np.int64, copy=False)
-        texts = large_strings(*core.integer_texts(distinct))
-        _remember_integers(texts, distinct)
-        return codes, texts
+        return codes, integers_as_texts(distinct)
     encode = core.factorize_views if view else core.factorize_bytes
     codes, _, offsets, data = encode(first_parts, second_parts, num_threads())
     binary = pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)
@@ -89,9 +86,9 @@ def integer_strings(arr: Any) -> np.ndarray | None:
     """
     from .._kernels import compiled
 
-    known = _INTEGERS_OF_TEXTS.get(id(arr))
-    if known is not None and known[0]() is arr:  # written by factorize_strings
-        return known[1]
+    known = written_integers(arr)
+    if known is not None:
+        return known
     core = compiled()
     parts = string_buffers(arr, binary=False)
     if core is None or parts is None or parts[0] or arr.null_count:
@@ -104,6 +101,24 @@ def integer_strings(arr: Any) -> np.ndarray | None:
 #: the id of their array (an entry goes with its array): :func:`integer_strings` of
 #: that array (a batch's ids looked up in integer qrels) reads them, not the text
 _INTEGERS_OF_TEXTS: dict[int, tuple[Any, np.ndarray]] = {}
+
+
+def written_integers(arr: Any) -> np.ndarray | None:
+    """The integers whose canonical spellings :func:`factorize_strings` wrote as the
+    array ``arr`` (the same object), or None."""
+    known = _INTEGERS_OF_TEXTS.get(id(arr))
+    return known[1] if known is not None and known[0]() is arr else None
+
+
+def integers_as_texts(ints: np.ndarray) -> Any:
+    """Distinct int64 ``ints`` as the Arrow array of their canonical spellings, written
+    by the compiled core (whose integers :func:`integer_strings` reads back)."""
+    from .._kernels import compiled
+
+    ints = ints.astype(np.int64, copy=False)
+    texts = large_strings(*compiled().integer_texts(ints))
+    _remember_integers(texts, ints)
+    return texts
 
 
 def _remember_integers(texts: Any, ints: np.ndarray) -> None:

@@ -230,13 +230,22 @@ class Ids:
 
 def _distinct_texts(parts: list[Any]) -> Any:
     """The distinct ids of parts that are all Arrow string arrays, by the core over
-    their buffers (an Arrow array, in order of first appearance); None otherwise."""
+    their buffers (an Arrow array, in order of first appearance; ids that were coded
+    as integers, by their integers, ascending); None otherwise."""
     import pyarrow as pa
 
-    from ..data._string_buffers import factorize_strings, is_arrow_string
+    from ..data._string_buffers import (
+        factorize_strings,
+        integers_as_texts,
+        is_arrow_string,
+        written_integers,
+    )
 
     if not parts or not all(isinstance(p, pa.Array) and is_arrow_string(p.type) for p in parts):
         return None
+    ints = [written_integers(p) for p in parts]
+    if all(i is not None for i in ints):
+        return integers_as_texts(distinct(*ints))
     kinds = {p.type for p in parts}
     same = parts if len(kinds) == 1 else [p.cast(pa.large_string()) for p in parts]
     found = factorize_strings(pa.chunked_array(same, same[0].type))

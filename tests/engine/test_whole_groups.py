@@ -7,6 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,3 +77,29 @@ def test_only_the_rows_of_a_carried_group_are_copied(tmp_path, monkeypatch):
     # each boundary: the group's last id against the next first id (2 rows), and the
     # group's 10 rows joined, once per column (2)
     assert sum(copied) <= boundaries * (2 + 2 * 10)
+
+
+@pytest.mark.parametrize(
+    ("groups", "again"),
+    [
+        (["1", "1", "2", "2", "1"], 5),  # integers' spellings: held as integers
+        (["1", "1", "2", "x", "x", "1"], 6),  # then text: the integers held as text
+        (["1", "2", "007", "7", "2"], 5),  # 007 and 7 are two ids
+        (["x", "1", "2", "1"], 4),
+    ],
+)
+@pytest.mark.parametrize("rows", [1, 2, 100])
+def test_a_group_of_a_csv_file_again_is_named_as_its_text(tmp_path, groups, again, rows):
+    from receval import InputValidationError
+
+    path = tmp_path / "rows.csv"
+    path.write_text("g,x\n" + "".join(f"{g},{i}\n" for i, g in enumerate(groups)))
+    s = scan(str(path), batch_rows=rows)
+    with pytest.raises(InputValidationError) as info:
+        list(
+            whole_groups(s, ["g", "x"], "g", ids=["g"], floats=["x"], func="f", what="group",
+                         description="f")
+        )  # fmt: skip
+    bad = groups[again - 1]
+    assert f"{path}:{again + 1}: f: " in str(info.value)
+    assert f"Got group {bad!r} again" in str(info.value)

@@ -31,6 +31,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..data._arrow import take_at, to_arrow, to_numpy
 from ..data._origin import Batch, located
+from ..data._string_buffers import integer_strings
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
@@ -492,12 +493,20 @@ def whole_groups(
     against the earlier ones, naming the file and row where the group comes again.
     """
     seen = Seen()
+    # string ids held as the integers they spell while every one is an integer's
+    # canonical spelling (one to one: the same repeats; the ids of a CSV file)
+    spelled = True
 
     def check(batch: Batch, starts: np.ndarray) -> None:
         """Add the ids of the runs starting at rows ``starts``; raise if one was seen."""
+        nonlocal seen, spelled
         run_ids = take_at(batch[group], starts)
         if not isinstance(run_ids, np.ndarray):
-            run_ids = to_numpy(run_ids)
+            ints = integer_strings(run_ids) if spelled else None
+            if ints is None and spelled:  # from here on as text, the ids held included
+                spelled = False
+                seen = Seen(ids=set(seen.ints.astype(str).tolist()))
+            run_ids = to_numpy(run_ids) if ints is None else ints
         repeated = seen.add_new(run_ids)
         if repeated:
             bad = repeated[0]
@@ -505,6 +514,7 @@ def whole_groups(
             # a repeat within the batch is its second run; else its first run here
             row = int(starts[at[1] if len(at) > 1 else at[0]]) if at else None
             bad = bad.item() if isinstance(bad, np.generic) else bad
+            bad = str(bad) if spelled and not isinstance(batch[group], np.ndarray) else bad
             error = InputValidationError(
                 f"{func}: the rows of each {what} must be contiguous in the file (grouped, "
                 f"e.g. sorted by {what}). Got {what} {bad!r} again after other {what}s' "

@@ -101,7 +101,7 @@ fn chunks_of<'a, O: encode::Offset + numpy::Element>(
 /// The refusal of offsets that do not ascend within their data.
 fn bad_offsets() -> PyErr {
     PyValueError::new_err(
-        "factorize_bytes: offsets must ascend from 0 or more to at most len(data)",
+        "a string column's offsets must ascend from 0 or more to at most len(data)",
     )
 }
 
@@ -111,7 +111,7 @@ fn same_count(offsets: usize, data: usize) -> PyResult<()> {
         return Ok(());
     }
     Err(PyValueError::new_err(
-        "factorize_bytes: as many offsets arrays as data arrays",
+        "a string column needs as many offsets arrays as data arrays",
     ))
 }
 

@@ -150,3 +150,35 @@ def test_only_the_header_is_read(tmp_path: Any, monkeypatch: pytest.MonkeyPatch)
     assert _csv.csv_header(str(path), "csv") == ["user", "item", "score"]
     time.sleep(0.5)  # a reader ahead reads on
     assert sum(read) <= 1 << 16  # the first read
+
+
+def test_a_quote_left_open_reads_at_most_16_mib_for_the_header(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no line end outside quotes: the header is left to Arrow's reader of the stream
+    # (a value longer than its block: its error) once 16 MiB are read, not the file
+    path = tmp_path / "open.csv"
+    path.write_bytes(b'"user,item\n' + b"1,2\n" * 6_000_000)  # 24 MB
+    read: list[int] = []
+    original = _open.open_input
+
+    def counting(p: str, raw: Any = None) -> Any:
+        stream = original(p, raw)
+
+        class Counted:
+            def read(self, n: int) -> bytes:
+                data = stream.read(n)
+                read.append(len(data))
+                return bytes(data)
+
+            def __enter__(self) -> Any:
+                return self
+
+            def __exit__(self, *exc: Any) -> None:
+                stream.close()
+
+        return Counted()
+
+    monkeypatch.setattr(_csv, "open_input", counting)
+    assert _header(path, "csv") is pa.ArrowInvalid
+    assert 1 << 20 < sum(read) <= 1 << 24

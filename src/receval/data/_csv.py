@@ -17,8 +17,9 @@ __all__ = ["csv_batches", "csv_header", "csv_options", "read_csv"]
 #: pyarrow's default CSV block (1 MiB): a row must fit in one block
 CSV_BLOCK = 1 << 20
 
-#: the bytes of a file first read for its header (:func:`csv_header`)
-_HEADER_BYTES = 1 << 16
+#: the bytes of a file first read for its header, and the most read before Arrow's
+#: reader of the stream reads it (a quote left open) (:func:`csv_header`)
+_HEADER_BYTES, _HEADER_MOST = 1 << 16, 1 << 24
 
 #: the blocks of a range of a file read at once by Arrow's threaded reader (16 MiB at
 #: the default block): the parsed columns of one range are held at a time
@@ -89,8 +90,9 @@ def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
     Arrow skips) is not among them, and Arrow reads the header from a copy of them
     in its own memory: no more of the file is read, and none of Python's objects
     reach Arrow's threads (:class:`._open._Handed`). A header whose end the count
-    of quotes cannot find (a quote out of place, line ends of CR alone) is read by
-    Arrow's reader of the stream, ``block`` bytes at a time."""
+    of quotes cannot find (a quote out of place, line ends of CR alone, none in the
+    first 16 MiB or ``block``) is read by Arrow's reader of the stream, ``block``
+    bytes at a time."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -112,11 +114,12 @@ def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
             del text
             if end >= 0 or ended:
                 break
-            if cut == _FROM_START or (b"\r" in head and b"\n" not in head):
+            lone_cr = b"\r" in head and b"\n" not in head
+            if cut == _FROM_START or lone_cr or limit >= max(block, _HEADER_MOST):
                 with arrow_input(path) as stream:
                     reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
                     return list(reader.schema.names)
-            limit *= 8
+            limit = min(8 * limit, max(block, _HEADER_MOST))
     if end >= 0:
         # the names alone, the rows after them (after a header ended by a CR alone)
         # skipped; Arrow's skip fails at the end of the text: an empty line more

@@ -172,7 +172,7 @@ class _Handed:
     """
 
     QUIET = 0.25
-    PATIENCE = 10.0
+    PATIENCE = 5.0
 
     def __init__(self) -> None:
         # reentrant: a collection within a held lock may release a watched object

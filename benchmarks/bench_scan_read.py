@@ -323,9 +323,9 @@ def report(results: list[dict[str, Any]], load_before: tuple[float, ...], second
         "`read_csv` does, joined into batches of `batch_rows` rows. It reads id columns",
         "as strings (`007` stays `007`), where Arrow's reader, and so *in memory*, infers",
         "int64; strings that are all integers in their canonical spelling (as here) are",
-        "coded, and matched against integer ids, as their integers. `gauc_score` keeps",
-        "the ids of the groups it has seen (to refuse a group that comes again) as Python",
-        "strings, most of its compute share on CSV.",
+        "coded, and matched against integer ids, as their integers; the ids of the groups",
+        "a scan has seen (to refuse a group that comes again) are held as those integers",
+        "too, and the accumulator of `gauc_score` keeps its own as Python strings.",
     ]
     return "\n".join(lines)
 

@@ -171,7 +171,7 @@ class _Handed:
     :attr:`PATIENCE` seconds.
     """
 
-    QUIET = 0.25
+    QUIET = 0.5
     PATIENCE = 5.0
 
     def __init__(self) -> None:

@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use super::{slice, text, Ints};
+use super::{fetch, slice, text_at, Ints, AHEAD};
 use crate::encode;
 use crate::encode::{Chunk, Rows};
 
@@ -228,10 +228,12 @@ fn lookup_str<'py>(
 ) -> PyResult<Option<Bound<'py, PyArray1<i32>>>> {
     let (values, dictionary) = (slice(&values, "values")?, slice(&dictionary, "dictionary")?);
     let mut rows: Vec<&[u8]> = Vec::with_capacity(dictionary.len() + values.len());
-    for obj in dictionary.iter().chain(values) {
-        match text(py, obj) {
-            Some(t) => rows.push(t.as_bytes()),
-            None => return Ok(None),
+    for objects in [dictionary, values] {
+        for i in 0..objects.len() {
+            match text_at(py, objects, i) {
+                Some(t) => rows.push(t.as_bytes()),
+                None => return Ok(None),
+            }
         }
     }
     let found = encode::lookup_rows(&[encode::SliceRows::new(&rows)], dictionary.len());
@@ -414,7 +416,7 @@ fn factorize_str<'py>(
     let v = slice(&values, "values")?;
     let address = |i: usize| v[i].as_ptr() as usize as u64;
     let other = std::cell::Cell::new(false);
-    let key = |i: usize| match text(py, &v[i]) {
+    let key = |i: usize| match text_at(py, v, i) {
         Some(t) => t.as_bytes(),
         None => {
             other.set(true);
@@ -448,7 +450,12 @@ fn factorize_str<'py>(
         });
     }
     let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
-    let text_of = |k: usize| key(objects[k] as usize);
+    let text_of = |k: usize| {
+        if let Some(&ahead) = objects.get(k + AHEAD) {
+            fetch(&v[ahead as usize]);
+        }
+        key(objects[k] as usize)
+    };
     let (by_text, first, distinct) =
         encode::factorize_read(objects.len(), text_of, width, n_chunks);
     if other.get() {
@@ -488,7 +495,7 @@ fn factorize_str_runs<'py>(
         if before.is_some_and(|(at, _)| at == obj.as_ptr()) {
             continue;
         }
-        let Some(t) = text(py, obj).map(str::as_bytes) else {
+        let Some(t) = text_at(py, v, i).map(str::as_bytes) else {
             return Ok(None);
         };
         if before.is_none_or(|(_, b)| b != t) {

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::ranking::RankingSpec;
-use super::text;
+use super::text_at;
 use crate::encode::TextIds;
 use crate::spec::Spec;
 use crate::trec::{self, Kind, TrecError, Users};
@@ -119,8 +119,8 @@ fn str_ranks<'py>(
         .as_slice()
         .map_err(|_| PyValueError::new_err("str_ranks: ids must be C-contiguous"))?;
     let mut strs = Vec::with_capacity(ids.len());
-    for obj in ids {
-        match text(py, obj) {
+    for i in 0..ids.len() {
+        match text_at(py, ids, i) {
             Some(t) if !t.as_bytes().contains(&0) => strs.push(t.as_bytes()),
             _ => return Ok(None),
         }

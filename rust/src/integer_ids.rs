@@ -101,7 +101,7 @@ fn eight_digits(word: u64, n: usize) -> Option<u64> {
 /// the same rows apart as the strings do.
 pub fn canonical_integers<R: Rows>(chunks: &[R]) -> Option<Vec<i64>> {
     let n: usize = chunks.iter().map(|c| c.rows()).sum();
-    let mut out = vec![0i64; n];
+    let mut out = crate::pages::zeroed::<i64>(n);
     let mut pieces = Vec::new();
     let mut rest = out.as_mut_slice();
     for chunk in chunks {

@@ -159,6 +159,8 @@ unsafe impl Zero for i32 {}
 unsafe impl Zero for f64 {}
 // SAFETY: all-zero bytes are 0
 unsafe impl Zero for usize {}
+// SAFETY: all-zero bytes are 0
+unsafe impl Zero for i64 {}
 
 /// An output the process could not allocate, and its size in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -83,6 +83,28 @@ def test_numeric_strings_are_coded_as_their_strings_are(ints, kind, cuts):
     assert distinct.to_pylist() == first
 
 
+def test_numeric_strings_of_free_order_are_coded_in_parallel_as_integers_are():
+    # a column long enough to be coded in parallel (evaluate's items: their codes'
+    # order is free) is coded as its integers would be, ascending, and each row's
+    # code still names its own text; in order of first appearance otherwise
+    from receval.data._encode import encode_ids
+    from receval.data._int_ids import PARALLEL_MIN_ROWS, factorize_ints
+
+    rng = np.random.default_rng(3)
+    ints = rng.integers(-50, 5_000, PARALLEL_MIN_ROWS + 7)
+    column = pa.array(ints.astype(str), pa.large_string())
+    codes, distinct = encode_ids(column, "items", "test", any_order=True)
+    want_codes, want_ints = factorize_ints(ints, any_order=True)
+    assert codes.tolist() == want_codes.tolist()
+    assert distinct.to_pylist() == [str(i) for i in want_ints.tolist()]
+    assert want_ints.tolist() == sorted(set(ints.tolist()))
+    texts = column.to_pylist()
+    first = list(dict.fromkeys(texts))
+    codes, distinct = encode_ids(column, "items", "test")
+    assert distinct.to_pylist() == first
+    assert np.array_equal(np.asarray(distinct.take(pa.array(codes)).to_pylist()), texts)
+
+
 class _NoHashing:
     """The compiled core, its string hashing refused (the integer path must not need it)."""
 

@@ -120,7 +120,7 @@ def encode_ids(
     if is_arrow(values):
         if _is_dictionary(values):
             return _factorize_dictionary(values, name, func, any_order, column)
-        return _factorize_arrow(values, name, func)  # strings (column_array gives them)
+        return _factorize_arrow(values, name, func, any_order)  # strings (column_array gives them)
     arr = as_1d(values, name, func)
     n = arr.shape[0]
     if n == 0:
@@ -153,7 +153,7 @@ def encode_ids(
             return codes, np.array(list(first), dtype=arr.dtype)
         codes, uniques = _factorize_arrow(arr.astype(object), name, func)
         return codes, ids_to_numpy(uniques).astype(arr.dtype)
-    return _factorize_arrow(arr, name, func)
+    return _factorize_arrow(arr, name, func, any_order)
 
 
 # the most NumPy str ids encoded by a dict (an Arrow array and its buffers cost
@@ -432,7 +432,9 @@ def _factorize_dictionary(
     return codes, kept_ids(values)
 
 
-def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
+def _factorize_arrow(
+    arr: Any, name: str, func: str, any_order: bool = False
+) -> tuple[np.ndarray, Any]:
     import pyarrow as pa
 
     if isinstance(arr, np.ndarray) and arr.dtype.kind == "O":
@@ -486,7 +488,7 @@ def _factorize_arrow(arr: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
             f"{parr.type}; pass one id per row."
         )
     # string columns (in chunks too: large ones arrive so) are encoded by the core
-    encoded = factorize_strings(parr) if is_arrow_text(parr.type) else None
+    encoded = factorize_strings(parr, any_order) if is_arrow_text(parr.type) else None
     if isinstance(parr, pa.ChunkedArray) and encoded is None:
         parr = parr.combine_chunks() if parr.num_chunks else pa.array([], type=parr.type)
     if encoded is None and pa.types.is_integer(parr.type) and isinstance(arr, np.ndarray):

@@ -33,7 +33,7 @@ def is_view(kind: Any) -> bool:
     return bool(is_view is not None and is_view(kind))
 
 
-def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
+def factorize_strings(arr: Any, any_order: bool = False) -> tuple[np.ndarray, Any] | None:
     """Codes (in order of first appearance) of an Arrow string or binary array
     (or chunked array) without nulls, and the distinct values (an Arrow array in
     code order), hashed by the compiled core over each chunk's offsets (int32 or
@@ -46,7 +46,9 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     their integers (one to one with the strings, so the same codes), through a
     direct-address table where their range is compact, and the distinct ids are
     their integers' canonical spellings again (whose integers :func:`integer_strings`
-    reads back, not the text)."""
+    reads back, not the text); with ``any_order`` their codes may follow another
+    order (:func:`~receval.data._int_ids.factorize_ints`: ascending integers, coded
+    in parallel)."""
     import pyarrow as pa
 
     from .._kernels import compiled, num_threads
@@ -60,7 +62,7 @@ def factorize_strings(arr: Any) -> tuple[np.ndarray, Any] | None:
     textual = not view and is_arrow_string(arr.type)
     ints = core.canonical_integers(first_parts, second_parts) if textual else None
     if ints is not None and len(ints):
-        codes, distinct = factorize_ints(ints, any_order=False)
+        codes, distinct = factorize_ints(ints, any_order)
         return codes, integers_as_texts(distinct)
     encode = core.factorize_views if view else core.factorize_bytes
     codes, _, offsets, data = encode(first_parts, second_parts, num_threads())

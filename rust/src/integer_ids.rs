@@ -101,6 +101,12 @@ fn eight_digits(word: u64, n: usize) -> Option<u64> {
 /// the same rows apart as the strings do.
 pub fn canonical_integers<R: Rows>(chunks: &[R]) -> Option<Vec<i64>> {
     let n: usize = chunks.iter().map(|c| c.rows()).sum();
+    // a column whose first id is not one (most string columns) is told apart before
+    // its output is made (and faulted in at once, on huge pages: not row by row)
+    if let Some(chunk) = chunks.iter().find(|c| c.rows() > 0) {
+        let (data, start, end) = chunk.row(0);
+        canonical_integer_at(data, start, end)?;
+    }
     let mut out = crate::pages::zeroed::<i64>(n);
     let mut pieces = Vec::new();
     let mut rest = out.as_mut_slice();

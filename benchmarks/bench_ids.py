@@ -6,7 +6,8 @@
 The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
 the same ids as int64 (over a compact range, and spread over all 63 bits) and
 pandas' nullable ``Int64``, as pandas ``str``
-(Arrow-backed), ``Categorical`` and object strings, as polars ``String``,
+(Arrow-backed), ``Categorical`` and object strings (in address order and
+reordered), as polars ``String``,
 ``Categorical`` and ``Enum`` frames and as Arrow tables (``string``,
 ``large_string``, dictionary, ``string_view``), and from Parquet,
 CSV and TREC files. String ids are not numbers (``u-17``, ``doc-4711``), as most
@@ -75,6 +76,16 @@ def one_object_per_id(column: Any) -> Any:
     return pd.Series(np.array(values, dtype=object), index=column.index, dtype=object)
 
 
+def reordered(frame: Any) -> Any:
+    """The frame with object ids (one ``str`` a row), its rows shuffled and then sorted
+    by user (stable), as a frame sorted after its strings were made: the same rows of
+    each user, their objects out of the order of their addresses."""
+    rng = np.random.default_rng(1)
+    objects = frame.astype({"user": object, "item": object})
+    shuffled = objects.iloc[rng.permutation(len(objects))]
+    return shuffled.sort_values("user", kind="stable").reset_index(drop=True)
+
+
 def wide(frame: Any) -> Any:
     """The frame with each user and item id made a 63-bit integer spread over the whole
     range, as 64-bit hashed or snowflake ids are (too wide a range for a
@@ -128,6 +139,7 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
             recast(q, lambda s: s.astype(object)),
             recast(r, lambda s: s.astype(object)),
         ),
+        "pandas object, reordered": (reordered(q), reordered(r)),
         "pandas object, shared": (recast(q, one_object_per_id), recast(r, one_object_per_id)),
         "polars String": (pl.from_pandas(q), pl.from_pandas(r)),
         "polars Categorical": (
@@ -350,6 +362,8 @@ strings that are not numbers
 (`u-17`, `doc-4711`) in each kind of column ("pandas str, digits": the int64 ids
 written as their digits, `17`, which are coded as their integers), and from files
 ("pandas object": one `str` object a row, as `astype(object)` makes them;
+"pandas object, reordered": those rows shuffled and sorted by user again, as a
+frame sorted after its strings were made, its objects out of address order;
 "pandas object, shared": one a distinct id, as pandas' CSV reader gives them,
 which the core reads once each).
 "x int64" is the ratio to the int64 ids of the same source (the pandas frame; the
@@ -374,11 +388,14 @@ call `evaluate` makes for them) and by the libraries' own encoders, in turn as a
 The strings of an object column are Python objects, which only the thread that
 holds the GIL may read: receval reads a window of rows on that thread while the
 other threads code the window read before it, so the reading (one object a row,
-tens of bytes each, apart from the strings' buffers) is the part that stays on
-one thread. A frame of object
-ids of one object a row ("pandas object" above) is read twice so (users and
-items); as pandas' CSV reader gives them (one object a distinct id), each object
-is read once.
+each object a separate allocation of about 60 bytes for an id of 10, where an
+Arrow column holds the same id in 18 bytes of two buffers read in order) is the
+part that stays on one thread. Each object is fetched into the cache 16 rows
+before it is read, so objects out of address order (a frame sorted after its
+strings were made) do not leave the thread waiting on each one's cache miss. A
+frame of object ids of one object a row ("pandas object" above) is read twice so
+(users and items); as pandas' CSV reader gives them (one object a distinct id),
+each object is read once.
 
 {environment()}
 {peer_versions("pytrec-eval-terrier", "pyarrow", "pandas", "polars")}

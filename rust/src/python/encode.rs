@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use super::{fetch, slice, text_at, Ints, AHEAD};
+use super::{fetch, slice, text, text_at, Ints, AHEAD};
 use crate::encode;
 use crate::encode::{Chunk, Rows};
 
@@ -416,13 +416,18 @@ fn factorize_str<'py>(
     let v = slice(&values, "values")?;
     let address = |i: usize| v[i].as_ptr() as usize as u64;
     let other = std::cell::Cell::new(false);
-    let key = |i: usize| match text_at(py, v, i) {
-        Some(t) => t.as_bytes(),
-        None => {
-            other.set(true);
-            &b""[..]
-        }
-    };
+    /// The bytes of a str; none, and `other` set, for anything else.
+    fn bytes<'b>(t: Option<&'b str>, other: &std::cell::Cell<bool>) -> &'b [u8] {
+        t.map_or_else(
+            || {
+                other.set(true);
+                &b""[..]
+            },
+            str::as_bytes,
+        )
+    }
+    // row i, read in order of the rows
+    let key = |i: usize| bytes(text_at(py, v, i), &other);
     let sample = v.len().min(SAMPLE);
     let (_, by_object) = encode::factorize_words(sample, address, 1);
     let sampled: Vec<&[u8]> = (0..sample).map(key).collect();
@@ -450,11 +455,13 @@ fn factorize_str<'py>(
         });
     }
     let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
+    // the k-th distinct object, read in their order (each fetched as text_at fetches
+    // rows read in order)
     let text_of = |k: usize| {
         if let Some(&ahead) = objects.get(k + AHEAD) {
             fetch(&v[ahead as usize]);
         }
-        key(objects[k] as usize)
+        bytes(text(py, &v[objects[k] as usize]), &other)
     };
     let (by_text, first, distinct) =
         encode::factorize_read(objects.len(), text_of, width, n_chunks);

@@ -89,6 +89,7 @@ __all__ = [
     "activity_bitsets",
     "add_exact",
     "add_histogram",
+    "ascii_text_at",
     "binary_log_loss_exact",
     "binned_gaps",
     "bootstrap_means",
@@ -326,6 +327,7 @@ def split_counts(
     train: NDArray[np.bool_],
     test: NDArray[np.bool_],
 ) -> list[int]: ...
+def ascii_text_at() -> int | None: ...
 def binary_log_loss_exact(
     labels: NDArray[np.int8],
     proba: NDArray[np.float64],
@@ -433,6 +435,7 @@ def factorize_str(
 ) -> tuple[NDArray[np.int32], NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]] | None: ...
 def factorize_str_runs(
     values: NDArray[np.object_],
+    n_chunks: int,
 ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int64], NDArray[np.uint8]] | None: ...
 def gather(
     scores: NDArray[np.float64],

@@ -719,7 +719,7 @@ def test_users_grouped_in_runs_hash_one_row_a_run(kind: str, monkeypatch: Any) -
     assert len(rows) == 0
     assert ids.tolist() == list(dict.fromkeys(users))
     if kind.startswith("object"):
-        starts, codes, offsets, data = compiled().factorize_str_runs(column)
+        starts, codes, offsets, data = compiled().factorize_str_runs(column, 2)
     else:
         encode = "factorize_view_runs" if kind == "string_view" else "factorize_byte_runs"
         buffers = _encode.string_buffers(column, binary=False)
@@ -1009,6 +1009,104 @@ def test_object_ids_a_copy_a_row_are_coded_across_blocks_as_one_pass_would(
     assert compiled().factorize_str(column, 2) is None
     with pytest.raises(InputValidationError, match="one type"):
         factorize(column, "items", "test")
+
+
+def test_compact_ascii_str_objects_are_read_where_they_lie() -> None:
+    # on CPython 3.10 to 3.14 the core finds where a compact ASCII str holds its text
+    # (checked against the C API's), so that every thread reads an object column's
+    # rows there; elsewhere each is read through the C API
+    import platform
+    import sys
+
+    at = compiled().ascii_text_at()
+    if platform.python_implementation() == "CPython" and (3, 10) <= sys.version_info < (3, 15):
+        assert at == (48 if sys.version_info < (3, 12) else 40)
+    else:
+        assert at is None
+
+
+class _Text(str):
+    """A str subclass: its text is read through the C API, never in place."""
+
+
+LATE_IDS = {
+    "ascii": "u-77",
+    "wide": "u-0123456789ab",  # longer than the first rows' ids: a wider table
+    "long": "u-" + "9" * 30,  # longer than any short key
+    "latin": "u-é",  # not ASCII: the column read through the C API
+    "cjk": "用户-1",
+    "emoji": "u-😀",
+    "subclass": _Text("u-5"),
+}
+
+
+@pytest.mark.parametrize("late", list(LATE_IDS))
+@pytest.mark.parametrize("at", [70_000, 139_999])
+def test_object_rows_read_in_place_take_longer_or_other_rows_as_one_pass_would(
+    late: str, at: int
+) -> None:
+    # one str object a row, read where they lie by every thread (past 65,536 rows the
+    # column is coded in parallel parts), with one row past the first rows (which
+    # pick the table) in the second part that is longer than they are, not ASCII or
+    # of a str subclass: the codes are those of the rows' text
+    rng = np.random.default_rng(at)
+    strings: list[str] = [f"u-{x}" for x in rng.integers(0, 5000, 140_000).tolist()]
+    strings[at] = LATE_IDS[late]
+    column = np.empty(len(strings), dtype=object)
+    column[:] = strings  # each made by its own format: a copy a row
+    want_codes, want_uniques = _naive([str(x) for x in strings])
+    codes, uniques = factorize(column, "items", "test")
+    assert codes.tolist() == want_codes
+    assert uniques.tolist() == want_uniques
+    found = compiled().factorize_str(column, 2)
+    assert (found is None) == (late == "subclass")
+    if found is not None:
+        assert found[0].tolist() == want_codes
+        assert large_strings(found[2], found[3]).to_pylist() == want_uniques
+
+
+@pytest.mark.parametrize("late", ["user-77", "usér-1", "user-" + "9" * 30, _Text("user-5")])
+def test_object_users_read_in_place_are_grouped_as_by_their_codes(late: str) -> None:
+    # the runs of a users column of one object a row are found by every thread
+    # reading the rows where they lie; a later run of a longer, not ASCII or
+    # subclassed id is found as its text's (the column read again through the C API)
+    from receval.data._encode import group_users
+
+    users = [f"user-{u}" for u in np.repeat(np.arange(3000) * 7 % 3001, 50).tolist()]
+    users[100_000:100_050] = [late] * 50
+    column = np.empty(len(users), dtype=object)
+    column[:] = [x if isinstance(x, _Text) else "".join(list(x)) for x in users]
+    offsets, rows, got = group_users(column, "test")
+    want_offsets, want_rows, want_ids = _naive_groups([str(x) for x in users])
+    assert offsets.tolist() == want_offsets
+    assert got.tolist() == want_ids
+    assert (rows.tolist() or list(range(len(users)))) == want_rows
+    found = compiled().factorize_str_runs(column, 2)
+    assert (found is None) == isinstance(late, _Text)
+    if found is not None:
+        assert found[0].tolist() == list(range(0, 150_000, 50))
+
+
+@pytest.mark.parametrize("width", [3, 13, 30])
+def test_object_ids_of_any_length_are_looked_up_where_they_lie(width: int) -> None:
+    # the dictionary's and the values' objects read in place by every thread, in a
+    # table for ids of 11 bytes first, then (a longer id met) for ids of any length
+    from receval.data._strings import lookup_strings
+
+    rng = np.random.default_rng(width)
+
+    def objects(xs: list[str]) -> np.ndarray:
+        out = np.empty(len(xs), dtype=object)
+        out[:] = xs
+        return out
+
+    dictionary = [f"{x:0{width}d}" for x in range(0, 2000, 2)]
+    values = [f"{x:0{width}d}" for x in rng.integers(0, 2000, 140_000).tolist()]
+    values[100_000] = "9" * 40
+    found = lookup_strings(objects(values), objects(dictionary))
+    where = {d: i for i, d in enumerate(dictionary)}
+    assert found is not None
+    assert found.tolist() == [where.get(v, -1) for v in values]
 
 
 IDS = ["", "a", "a ", " a", "é", "日本", "a\x00b", "a\x00c", "\x00a", "u-17", "x" * 40]

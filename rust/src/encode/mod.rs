@@ -17,6 +17,7 @@ mod strings;
 pub(crate) mod table;
 mod text_ids;
 mod words;
+pub(crate) use rows::width_of;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 pub use strings::{
     factorize_bytes, factorize_inline, factorize_inline_runs, factorize_read, factorize_runs,

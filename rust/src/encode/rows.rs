@@ -299,7 +299,7 @@ impl Rows for InlineViews<'_> {
 }
 
 /// [`Rows::width`] of rows whose longest has `longest` bytes.
-fn width_of(longest: usize) -> usize {
+pub(crate) fn width_of(longest: usize) -> usize {
     if longest <= PACKED_BYTES {
         PACKED_BYTES
     } else if longest <= SHORT_BYTES {

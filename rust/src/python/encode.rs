@@ -5,8 +5,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use super::{fetch, slice, text, text_at, Ints, AHEAD};
+use super::objects::{fetch, text, text_at, with_ascii_rows, AsciiRows, AHEAD};
+use super::{slice, Ints};
 use crate::encode;
+use crate::encode::table::PACKED_BYTES;
 use crate::encode::{Chunk, Rows};
 
 fn check_range(func: &str, values: &[i64], lo: i64, span: usize) -> PyResult<()> {
@@ -218,8 +220,9 @@ fn lookup_bytes<'py>(
 }
 
 /// The position of each of `values` in `dictionary` (the first of equal ids), -1
-/// where absent, for object arrays of str (read in place, no copy); None when an
-/// element is not a str (or not valid UTF-8): the caller compares those otherwise.
+/// where absent, for object arrays of str (read in place, no copy: by every thread
+/// where each is a compact ASCII `str`, [`with_ascii_rows`]); None when an element is
+/// not a str (or not valid UTF-8): the caller compares those otherwise.
 #[pyfunction]
 fn lookup_str<'py>(
     py: Python<'py>,
@@ -227,6 +230,12 @@ fn lookup_str<'py>(
     dictionary: PyReadonlyArray1<'py, Py<PyAny>>,
 ) -> PyResult<Option<Bound<'py, PyArray1<i32>>>> {
     let (values, dictionary) = (slice(&values, "values")?, slice(&dictionary, "dictionary")?);
+    let n_dict = dictionary.len();
+    let look = |rows: &[AsciiRows]| encode::lookup_rows(rows, n_dict);
+    let ascii = with_ascii_rows(py, &[dictionary, values], PACKED_BYTES, look);
+    if let Some(found) = ascii {
+        return Ok(Some(found.into_pyarray(py)));
+    }
     let mut rows: Vec<&[u8]> = Vec::with_capacity(dictionary.len() + values.len());
     for objects in [dictionary, values] {
         for i in 0..objects.len() {
@@ -403,8 +412,10 @@ fn inline_views<'a>(
 /// numbered by the objects' addresses, in parallel and without the GIL: only each
 /// distinct object is then read. Whether they are is told by the first rows: at
 /// least half of the rows that repeat an earlier row's string there repeat its
-/// object. Otherwise every row is read (a window at a time, under the GIL) and each
-/// window coded by every thread while the next is read ([`encode::factorize_read`]).
+/// object. Otherwise every row is read: where each is a compact ASCII `str` (most id
+/// columns), where it lies by every thread, as an Arrow column's rows are
+/// ([`with_ascii_rows`]); else a window at a time under the GIL, each window coded by
+/// every thread while the next is read ([`encode::factorize_read`]).
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,
@@ -447,6 +458,10 @@ fn factorize_str<'py>(
         ))
     };
     if same_string == 0 || 2 * same_object < same_string {
+        let read = |rows: &[AsciiRows]| encode::factorize_bytes(rows, n_chunks, 0);
+        if let Some((codes, first, distinct)) = with_ascii_rows(py, &[v], width, read) {
+            return Ok(done(codes, first, distinct.texts()));
+        }
         let (codes, first, distinct) = encode::factorize_read(v.len(), key, width, n_chunks);
         return Ok(if other.get() {
             None
@@ -488,14 +503,27 @@ fn factorize_str<'py>(
 /// int64, and data of a `large_string` array); None when an element is not a str
 /// (or a str that is not UTF-8). A row that is the object of the row before it is
 /// not read (the rows of a user in a column from pandas' CSV reader); the others are
-/// compared with the row before them, under the GIL, and only the first row of a run
-/// is hashed.
+/// compared with the row before them, and only the first row of a run is hashed:
+/// where every row is a compact ASCII `str`, in parallel as an Arrow column's rows
+/// are ([`with_ascii_rows`], [`encode::factorize_runs`]), else on this thread under
+/// the GIL.
 #[pyfunction]
 fn factorize_str_runs<'py>(
     py: Python<'py>,
     values: PyReadonlyArray1<'py, Py<PyAny>>,
+    n_chunks: usize,
 ) -> PyResult<Option<Runs<'py>>> {
     let v = slice(&values, "values")?;
+    let runs = |rows: &[AsciiRows]| encode::factorize_runs(rows, n_chunks);
+    if let Some((starts, codes, _, distinct)) = with_ascii_rows(py, &[v], usize::MAX, runs) {
+        let (offsets, data) = distinct.texts();
+        return Ok(Some((
+            starts.into_pyarray(py),
+            codes.into_pyarray(py),
+            offsets.into_pyarray(py),
+            data.into_pyarray(py),
+        )));
+    }
     let (mut starts, mut heads) = (Vec::new(), Vec::new());
     let mut before: Option<(*mut pyo3::ffi::PyObject, &[u8])> = None;
     for (i, obj) in v.iter().enumerate() {

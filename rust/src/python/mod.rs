@@ -9,7 +9,6 @@ use numpy::ndarray::Dimension;
 use numpy::{PyArray1, PyReadonlyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 
 use crate::threads;
 
@@ -40,6 +39,7 @@ mod encode;
 mod gauc;
 mod integer_ids;
 mod lists;
+mod objects;
 mod open;
 mod open_groups;
 mod quotes;
@@ -86,47 +86,6 @@ pub(crate) fn slice<'a, T: numpy::Element>(
 ) -> PyResult<&'a [T]> {
     a.as_slice()
         .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous 1-D array")))
-}
-
-/// The text of a str (not of a subclass), None for anything else or a str that is not
-/// UTF-8 (a lone surrogate).
-pub(crate) fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
-    obj.bind(py).cast_exact::<PyString>().ok()?.to_str().ok()
-}
-
-/// [`text`] of the `i`-th of `objects` read in order, the object [`AHEAD`] places
-/// on fetched into the cache ([`fetch`]).
-#[inline(always)]
-pub(crate) fn text_at<'a>(py: Python<'a>, objects: &'a [Py<PyAny>], i: usize) -> Option<&'a str> {
-    if let Some(ahead) = objects.get(i + AHEAD) {
-        fetch(ahead);
-    }
-    text(py, &objects[i])
-}
-
-/// How many objects before it is read a loop over objects fetches one ([`fetch`]).
-pub(crate) const AHEAD: usize = 16;
-
-/// Fetch the first 64 bytes of an object into the cache (a hint; it reads nothing):
-/// two cache lines where the object does not begin one (Python's allocator places
-/// a short `str` 48 bytes into a line: its type in that line, its length and text
-/// in the next). The objects of a column lie anywhere in memory once its rows have
-/// been reordered (a frame sorted or sampled after its strings were made), and a
-/// loop that waits on each object's cache misses in turn is bound by them: 10M rows
-/// of shuffled `str` objects read in 0.68 s, 0.30 s with each fetched 16 rows ahead
-/// (in address order, 0.11 s either way).
-#[inline(always)]
-pub(crate) fn fetch(obj: &Py<PyAny>) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch of an address (a hint: it reads and faults nothing)
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let at = obj.as_ptr() as *const i8;
-        _mm_prefetch(at, _MM_HINT_T0);
-        _mm_prefetch(at.wrapping_add(63), _MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = obj;
 }
 
 /// A `ValueError` of `func` unless every named length equals the first.
@@ -184,6 +143,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     gauc::register(m)?;
     xauc::register(m)?;
     encode::register(m)?;
+    objects::register(m)?;
     checked::register(m)?;
     ranking::register(m)?;
     codes::register(m)?;

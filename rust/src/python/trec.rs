@@ -5,8 +5,8 @@ use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use super::objects::text_at;
 use super::ranking::RankingSpec;
-use super::text_at;
 use crate::encode::TextIds;
 use crate::spec::Spec;
 use crate::trec::{self, Kind, TrecError, Users};

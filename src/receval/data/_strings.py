@@ -82,7 +82,11 @@ def string_runs(values: Any) -> tuple[np.ndarray, np.ndarray, Any] | None:
         return None
     if isinstance(values, np.ndarray):
         one_dim = values.dtype.kind == "O" and values.ndim == 1
-        found = core.factorize_str_runs(np.ascontiguousarray(values)) if one_dim else None
+        found = (
+            core.factorize_str_runs(np.ascontiguousarray(values), num_threads())
+            if one_dim
+            else None
+        )
     elif is_arrow(values) and hasattr(values, "type"):
         parts = string_buffers(values, binary=False)
         if parts is None or values.null_count:

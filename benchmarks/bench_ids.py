@@ -385,19 +385,21 @@ call `evaluate` makes for them) and by the libraries' own encoders, in turn as a
 
 {chr(10).join(encode_head + encode_lines)}
 
-The strings of an object column are Python objects, which only the thread that
-holds the GIL may read: receval reads a window of rows on that thread while the
-other threads code the window read before it, so the reading (one object a row,
-each object a separate allocation of about 60 bytes for an id of 10, where an
-Arrow column holds the same id in 18 bytes of two buffers read in order) is the
-part that stays on one thread. Each object is fetched into the cache 16 rows
-before it is read: objects out of address order (a frame sorted after its
-strings were made) are each a cache miss, which the thread no longer waits on in
-turn (10M such objects coded in 0.33 s, 0.73 s without the fetch), though they
-still cost more than objects read in address order ("pandas object, reordered"
-against "pandas object" above). A frame of object ids of one object a row is
-read twice so (users and items); as pandas' CSV reader gives them (one object a
-distinct id), each object is read once.
+The strings of an object column are Python objects, each a separate allocation
+(about 60 bytes for an id of 10, where an Arrow column holds the same id in 18
+bytes of two buffers read in order). The stable ABI reads a `str`'s text only on
+the thread that holds the GIL; a compact ASCII `str` (almost every id) holds its
+text right after its header, and on CPython 3.10 to 3.14 receval's core reads it
+there, on every thread (the calling thread keeping the GIL, and with it the
+objects, until they are done), through the same parallel hash as an Arrow column:
+the objects' memory (64 bytes a row against about 15) is what still sets an object
+frame apart from an Arrow-backed one. Each object is fetched into the cache 16
+rows before it is read, so that objects out of address order (a frame sorted after
+its strings were made, "pandas object, reordered") are not each waited on in turn.
+A column holding an id that is not ASCII, or another object than a `str`, is read
+through the C API, a window of rows at a time on the thread that holds the GIL
+while the other threads code the window before it; as pandas' CSV reader gives
+them (one object a distinct id), each object is read once.
 
 {environment()}
 {peer_versions("pytrec-eval-terrier", "pyarrow", "pandas", "polars")}

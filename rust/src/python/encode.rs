@@ -515,32 +515,29 @@ fn factorize_str_runs<'py>(
 ) -> PyResult<Option<Runs<'py>>> {
     let v = slice(&values, "values")?;
     let runs = |rows: &[AsciiRows]| encode::factorize_runs(rows, n_chunks);
-    if let Some((starts, codes, _, distinct)) = with_ascii_rows(py, &[v], usize::MAX, runs) {
-        let (offsets, data) = distinct.texts();
-        return Ok(Some((
-            starts.into_pyarray(py),
-            codes.into_pyarray(py),
-            offsets.into_pyarray(py),
-            data.into_pyarray(py),
-        )));
-    }
-    let (mut starts, mut heads) = (Vec::new(), Vec::new());
-    let mut before: Option<(*mut pyo3::ffi::PyObject, &[u8])> = None;
-    for (i, obj) in v.iter().enumerate() {
-        if before.is_some_and(|(at, _)| at == obj.as_ptr()) {
-            continue;
+    let (starts, codes, distinct) = match with_ascii_rows(py, &[v], usize::MAX, runs) {
+        Some((starts, codes, _, distinct)) => (starts, codes, distinct),
+        None => {
+            let (mut starts, mut heads) = (Vec::new(), Vec::new());
+            let mut before: Option<(*mut pyo3::ffi::PyObject, &[u8])> = None;
+            for (i, obj) in v.iter().enumerate() {
+                if before.is_some_and(|(at, _)| at == obj.as_ptr()) {
+                    continue;
+                }
+                let Some(t) = text_at(py, v, i).map(str::as_bytes) else {
+                    return Ok(None);
+                };
+                if before.is_none_or(|(_, b)| b != t) {
+                    starts.push(i as i64);
+                    heads.push(t);
+                }
+                before = Some((obj.as_ptr(), t));
+            }
+            let heads = [encode::SliceRows::new(&heads)];
+            let (codes, _, distinct) = encode::factorize_bytes(&heads, 1, 0);
+            (starts, codes, distinct)
         }
-        let Some(t) = text_at(py, v, i).map(str::as_bytes) else {
-            return Ok(None);
-        };
-        if before.is_none_or(|(_, b)| b != t) {
-            starts.push(i as i64);
-            heads.push(t);
-        }
-        before = Some((obj.as_ptr(), t));
-    }
-    let heads = [encode::SliceRows::new(&heads)];
-    let (codes, _, distinct) = encode::factorize_bytes(&heads, 1, 0);
+    };
     let (offsets, data) = distinct.texts();
     Ok(Some((
         starts.into_pyarray(py),

@@ -117,9 +117,9 @@ unsafe fn ascii<'a>(obj: *const u8, layout: Layout) -> Option<&'a [u8]> {
 }
 
 /// The [`Layout`] of this interpreter's `str`, found once: None (every object read
-/// through the C API) on a Python other than CPython 3.10 to 3.14, or when the text
-/// [`ascii`] reads of each of a set of strings differs from the C API's (of an
-/// ASCII one) or is not None (of one that is not ASCII).
+/// through the C API) on a Python other than CPython 3.10 to 3.14 on a 64-bit
+/// machine, or when the text [`ascii`] reads of each of a set of strings differs
+/// from the C API's (of an ASCII one) or is not None (of one that is not ASCII).
 pub(crate) fn layout(py: Python<'_>) -> Option<Layout> {
     static FOUND: OnceLock<Option<Layout>> = OnceLock::new();
     *FOUND.get_or_init(|| found(py))
@@ -136,7 +136,8 @@ fn found(py: Python<'_>) -> Option<Layout> {
                 .extract::<String>()
         })
         .is_ok_and(|name| name == "cpython");
-    if !cpython || version.major != 3 || !(10..15).contains(&version.minor) {
+    let known = usize::BITS == 64 && version.major == 3 && (10..15).contains(&version.minor);
+    if !cpython || !known {
         return None;
     }
     let str_type = PyString::type_object_raw(py) as usize;
@@ -152,7 +153,8 @@ fn found(py: Python<'_>) -> Option<Layout> {
     let first = PyString::new(py, ascii_probes[1]);
     let at = first.to_str().ok()?.as_ptr() as usize;
     let text = at.checked_sub(first.as_ptr() as usize)?;
-    if text != 40 && text != 48 {
+    // after a header of 5 words (6, with a pointer to wide characters, up to 3.11)
+    if text != if version.minor < 12 { 48 } else { 40 } {
         return None;
     }
     let layout = Layout { str_type, text };

@@ -11,7 +11,7 @@
 //! strings whose text it also reads through the C API, and is None (every object
 //! then read through the C API) unless every check agrees.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
@@ -181,8 +181,8 @@ fn found(py: Python<'_>) -> Option<Layout> {
 /// id columns), each read where it lies ([`ascii`]), by any thread (the caller keeps
 /// the GIL, and with it the objects, until every thread is done: it never releases
 /// it around their work). A row that is not such a string, or longer than the
-/// width the rows were made for, reads as empty and is told by [`AsciiRows::stop`]:
-/// the codes are then of no use, and the column is read otherwise.
+/// width the rows were made for, reads as empty and is told by [`Met`]: the codes
+/// are then of no use, and the column is read again, or otherwise.
 #[derive(Clone, Copy)]
 pub(crate) struct AsciiRows<'a> {
     objects: &'a [Py<PyAny>],
@@ -191,36 +191,29 @@ pub(crate) struct AsciiRows<'a> {
     limit: usize,
     /// [`Rows::width`]
     width: usize,
-    /// [`Stop`] as a byte, shared by the parts.
-    stop: &'a AtomicU8,
+    /// What the rows met that they were not made for, shared by their parts.
+    met: &'a Met,
 }
 
-/// Why [`AsciiRows`] stopped reading.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stop {
-    /// Every row read.
-    No = 0,
-    /// A row longer than the rows' width.
-    Longer = 1,
+/// What [`AsciiRows`] met that they were not made for.
+#[derive(Default)]
+struct Met {
     /// A row that is not a compact ASCII `str`.
-    Other = 2,
+    other: AtomicBool,
+    /// The longest row longer than the rows' width (0: none).
+    longer: AtomicUsize,
 }
 
 impl<'a> AsciiRows<'a> {
     /// The rows of `objects`, made for rows of `longest` bytes (those of the first
     /// rows, read otherwise; usize::MAX: any): none longer than the width that
-    /// picks ([`Rows::width`]), `stop` set when one is, or is not a compact ASCII
-    /// `str`.
+    /// picks ([`Rows::width`]); `met` tells a row that is, or that is not a compact
+    /// ASCII `str`.
     ///
     /// # Safety
     /// The calling thread holds the GIL for as long as the rows are read, by it and by
     /// any thread it waits on.
-    unsafe fn new(
-        objects: &'a [Py<PyAny>],
-        layout: Layout,
-        longest: usize,
-        stop: &'a AtomicU8,
-    ) -> Self {
+    unsafe fn new(objects: &'a [Py<PyAny>], layout: Layout, longest: usize, met: &'a Met) -> Self {
         let width = crate::encode::width_of(longest);
         let limit = if width > SHORT_BYTES {
             usize::MAX
@@ -232,22 +225,8 @@ impl<'a> AsciiRows<'a> {
             layout,
             limit,
             width,
-            stop,
+            met,
         }
-    }
-
-    /// Why the reading stopped, if it did.
-    fn stop(&self) -> Stop {
-        match self.stop.load(Ordering::Relaxed) {
-            0 => Stop::No,
-            1 => Stop::Longer,
-            _ => Stop::Other,
-        }
-    }
-
-    fn stopped(&self, why: Stop) -> (&'a [u8], usize, usize) {
-        self.stop.fetch_max(why as u8, Ordering::Relaxed);
-        (&[], 0, 0)
     }
 }
 
@@ -273,8 +252,14 @@ impl Rows for AsciiRows<'_> {
         // SAFETY: the objects of an array the caller holds, the GIL held (`new`)
         match unsafe { ascii(self.objects[i].as_ptr() as *const u8, self.layout) } {
             Some(t) if t.len() <= self.limit => (t, 0, t.len()),
-            Some(_) => self.stopped(Stop::Longer),
-            None => self.stopped(Stop::Other),
+            Some(t) => {
+                self.met.longer.fetch_max(t.len(), Ordering::Relaxed);
+                (&[], 0, 0)
+            }
+            None => {
+                self.met.other.store(true, Ordering::Relaxed);
+                (&[], 0, 0)
+            }
         }
     }
     fn width(&self) -> usize {
@@ -289,9 +274,11 @@ impl Rows for AsciiRows<'_> {
 }
 
 /// `work` of the rows of each of `columns` read where they lie ([`AsciiRows`]),
-/// made for rows of `longest` bytes and, should a row be longer, again for rows of
-/// any length; None when a row is not a compact ASCII `str`, or this interpreter's
-/// [`layout`] is not known (the caller reads the objects through the C API).
+/// made for rows of `longest` bytes and, should a row be longer, again for rows as
+/// long as the longest met (at most three times: for ids of at most 11 bytes, of
+/// 15, of any length); None when a row is not a compact ASCII `str`, or this
+/// interpreter's [`layout`] is not known (the caller reads the objects through the
+/// C API).
 ///
 /// The calling thread keeps the GIL while `work` runs: `work` is `Send`, so that it
 /// holds no GIL token (`Python`, `Bound`) with which to release it.
@@ -304,18 +291,20 @@ pub(crate) fn with_ascii_rows<T>(
     let layout = layout(py)?;
     let mut longest = longest;
     loop {
-        let stop = AtomicU8::new(Stop::No as u8);
+        let met = Met::default();
         let rows: Vec<AsciiRows<'_>> = columns
             .iter()
             // SAFETY: `py`: the GIL is held, and `work` holds no token to release
             // it with
-            .map(|c| unsafe { AsciiRows::new(c, layout, longest, &stop) })
+            .map(|c| unsafe { AsciiRows::new(c, layout, longest, &met) })
             .collect();
         let done = work(&rows);
-        match rows.first().map_or(Stop::No, AsciiRows::stop) {
-            Stop::No => return Some(done),
-            Stop::Longer => longest = usize::MAX,
-            Stop::Other => return None,
+        if met.other.load(Ordering::Relaxed) {
+            return None;
+        }
+        match met.longer.load(Ordering::Relaxed) {
+            0 => return Some(done),
+            longer => longest = longer,
         }
     }
 }

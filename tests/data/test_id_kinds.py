@@ -1087,6 +1087,35 @@ def test_object_users_read_in_place_are_grouped_as_by_their_codes(late: str) -> 
         assert found[0].tolist() == list(range(0, 150_000, 50))
 
 
+def test_object_columns_read_in_place_share_the_threads_with_other_python_threads() -> None:
+    # the thread that reads an object column in place keeps the GIL while every thread
+    # of the pool reads; other Python threads meanwhile code Arrow columns on the same
+    # pool (without the GIL) and object columns (waiting for it): all finish, each
+    # with its own column's codes
+    from concurrent.futures import ThreadPoolExecutor
+
+    from receval.data._string_buffers import factorize_strings
+
+    rng = np.random.default_rng(3)
+    strings = [f"item-{x}" for x in rng.integers(0, 20_000, 150_000).tolist()]
+    objects = np.empty(len(strings), dtype=object)
+    objects[:] = strings
+    arrow_column = pa.array(strings)
+    want = _naive(strings)[0]
+
+    def by_objects() -> list[int]:
+        found = compiled().factorize_str(objects, 2)
+        assert found is not None
+        return list(found[0].tolist())
+
+    def by_arrow() -> list[int]:
+        return list(factorize_strings(arrow_column)[0].tolist())
+
+    with ThreadPoolExecutor(4) as pool:
+        futures = [pool.submit(by_objects if k % 2 else by_arrow) for k in range(16)]
+        assert all(f.result(timeout=120) == want for f in futures)
+
+
 @pytest.mark.parametrize("width", [3, 13, 30])
 def test_object_ids_of_any_length_are_looked_up_where_they_lie(width: int) -> None:
     # the dictionary's and the values' objects read in place by every thread, in a

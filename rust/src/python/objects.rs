@@ -12,9 +12,9 @@
 //! then read through the C API) unless every check agrees.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 use pyo3::PyTypeInfo;
 
@@ -121,8 +121,10 @@ unsafe fn ascii<'a>(obj: *const u8, layout: Layout) -> Option<&'a [u8]> {
 /// machine, or when the text [`ascii`] reads of each of a set of strings differs
 /// from the C API's (of an ASCII one) or is not None (of one that is not ASCII).
 pub(crate) fn layout(py: Python<'_>) -> Option<Layout> {
-    static FOUND: OnceLock<Option<Layout>> = OnceLock::new();
-    *FOUND.get_or_init(|| found(py))
+    // (a lock that lets go of the GIL while it waits: another thread looking while
+    // this one calls Python does not hold the GIL this one needs back)
+    static FOUND: PyOnceLock<Option<Layout>> = PyOnceLock::new();
+    *FOUND.get_or_init(py, || found(py))
 }
 
 /// [`layout`], looked for.

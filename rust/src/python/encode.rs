@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use super::objects::{fetch, text, text_at, with_ascii_rows, AsciiRows, AHEAD};
+use super::objects::{ascii_texts, fetch, text, text_at, with_ascii_rows, AsciiRows, AHEAD};
 use super::{slice, Ints};
 use crate::encode;
 use crate::encode::table::PACKED_BYTES;
@@ -440,13 +440,23 @@ fn factorize_str<'py>(
     // row i, read in order of the rows
     let key = |i: usize| bytes(text_at(py, v, i), &other);
     let sample = v.len().min(SAMPLE);
-    let (_, by_object) = encode::factorize_words(sample, address, 1);
-    let sampled: Vec<&[u8]> = (0..sample).map(key).collect();
-    let (_, by_string, _) = encode::factorize_bytes(&[encode::SliceRows::new(&sampled)], 1, 0);
-    let (same_object, same_string) = (sample - by_object.len(), sample - by_string.len());
+    let sampled: Vec<&[u8]> =
+        ascii_texts(py, &v[..sample]).unwrap_or_else(|| (0..sample).map(key).collect());
     if other.get() {
         return Ok(None);
     }
+    // the rows that repeat an earlier row's string, and of those the rows that are
+    // the object of the first row of that string
+    let (by_string, first, _) = encode::factorize_bytes(&[encode::SliceRows::new(&sampled)], 1, 0);
+    let same_string = sample - first.len();
+    let same_object = by_string
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| {
+            let at = first[c as usize] as usize;
+            at != i && address(at) == address(i)
+        })
+        .count();
     // the longest id of the first rows picks the table (a longer one later: again)
     let width = sampled.iter().map(|t| t.len()).max().unwrap_or(0);
     let done = |codes: Vec<i32>, first: Vec<i64>, (offsets, data): (Vec<i64>, Vec<u8>)| {

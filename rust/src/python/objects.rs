@@ -179,6 +179,22 @@ fn found(py: Python<'_>) -> Option<Layout> {
     Some(layout)
 }
 
+/// The texts of `objects` read where they lie ([`ascii`]) on this thread, which
+/// holds the GIL; None when one is not a compact ASCII `str`, or this interpreter's
+/// [`layout`] is not known (the caller reads them through the C API).
+pub(crate) fn ascii_texts<'a>(py: Python<'a>, objects: &'a [Py<PyAny>]) -> Option<Vec<&'a [u8]>> {
+    let layout = layout(py)?;
+    (0..objects.len())
+        .map(|i| {
+            if let Some(ahead) = objects.get(i + AHEAD) {
+                fetch(ahead);
+            }
+            // SAFETY: the objects of an array the caller holds, the GIL held (`py`)
+            unsafe { ascii(objects[i].as_ptr() as *const u8, layout) }
+        })
+        .collect()
+}
+
 /// The rows of an object array whose elements are compact ASCII `str` objects (most
 /// id columns), each read where it lies ([`ascii`]), by any thread (the caller keeps
 /// the GIL, and with it the objects, until every thread is done: it never releases

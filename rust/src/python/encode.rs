@@ -410,9 +410,10 @@ fn inline_views<'a>(
 /// Where equal strings are mostly one object (pandas' CSV reader gives each distinct
 /// string one object, as Python does for interned names), the rows are first
 /// numbered by the objects' addresses, in parallel and without the GIL: only each
-/// distinct object is then read. Whether they are is told by the first rows: at
-/// least half of the rows that repeat an earlier row's string there repeat its
-/// object. Otherwise every row is read: where each is a compact ASCII `str` (most id
+/// distinct object is then read. Whether they are is told by the first rows (read
+/// as the others are): at least half of the rows that repeat an earlier row's
+/// string there are the object of that string's first row. Otherwise every row is
+/// read: where each is a compact ASCII `str` (most id
 /// columns), where it lies by every thread, as an Arrow column's rows are
 /// ([`with_ascii_rows`]); else a window at a time under the GIL, each window coded by
 /// every thread while the next is read ([`encode::factorize_read`]).

@@ -413,10 +413,10 @@ fn inline_views<'a>(
 /// distinct object is then read. Whether they are is told by the first rows (read
 /// as the others are): at least half of the rows that repeat an earlier row's
 /// string there are the object of that string's first row. Otherwise every row is
-/// read: where each is a compact ASCII `str` (most id
-/// columns), where it lies by every thread, as an Arrow column's rows are
-/// ([`with_ascii_rows`]); else a window at a time under the GIL, each window coded by
-/// every thread while the next is read ([`encode::factorize_read`]).
+/// read: where each is a compact ASCII `str` (most id columns), where it lies by
+/// every thread, as an Arrow column's rows are ([`with_ascii_rows`]); else a window
+/// at a time under the GIL, each window coded by every thread while the next is read
+/// ([`encode::factorize_read`]).
 #[pyfunction]
 fn factorize_str<'py>(
     py: Python<'py>,

@@ -1,7 +1,7 @@
 //! Codes of string ids (in order of first appearance), hashed: an Arrow string
-//! column's rows ([`super::rows`]: offsets and data, or views) read where they lie, chunk by chunk,
-//! ids of at most 15 bytes held in the table as one integer ([`super::table`]),
-//! long columns looked up by every thread in one table.
+//! column's rows ([`super::rows`]: offsets and data, or views) read where they lie,
+//! chunk by chunk, ids of at most 15 bytes held in the table as one integer
+//! ([`super::table`]), long columns looked up by every thread in one table.
 
 use rayon::prelude::*;
 
@@ -61,9 +61,10 @@ pub fn factorize_inline(
 /// The runs of equal neighbours of a string column given in chunks, encoded: the
 /// first row of each run (rows counted across the chunks; a run may go on across a
 /// chunk boundary), the code of each run (in order of first appearance), the
-/// first run of each code and the distinct ids. Only the first row of a run is hashed: a column grouped
-/// by id (the users of a run) costs one comparison of neighbours a row. The rows are
-/// compared, and the runs encoded, in parallel as [`factorize_bytes`] encodes rows.
+/// first run of each code and the distinct ids. Only the first row of a run is
+/// hashed: a column grouped by id (the users of a run) costs one comparison of
+/// neighbours a row. The rows are compared, and the runs encoded, in parallel as
+/// [`factorize_bytes`] encodes rows.
 pub fn factorize_runs<R: Rows>(chunks: &[R], n_chunks: usize) -> Runs {
     let Some(runs) = runs_within(chunks, n_chunks, usize::MAX) else {
         unreachable!("no id is longer than usize::MAX bytes")

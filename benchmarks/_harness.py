@@ -110,9 +110,10 @@ class ForkedCaseError(RuntimeError):
 class Interleaved:
     """Runs of one case among others taken in turn: median time, largest peak.
 
-    ``values`` holds the value of every run (``value`` is the last one's);
-    ``error`` says why a :class:`Forked` case stopped (then ``seconds`` is nan
-    and the runs before the failure are kept)."""
+    ``values`` holds the value of every run (``value`` is the last one's), or the
+    last one's only where :func:`interleaved` was told not to keep them; ``error``
+    says why a :class:`Forked` case stopped (then ``seconds`` is nan and the runs
+    before the failure are kept)."""
 
     seconds: float
     peak_extra_mib: float
@@ -131,6 +132,8 @@ class Interleaved:
     @property
     def median_value(self) -> Any:
         """The value of the run whose time is the median."""
+        if len(self.values) != len(self.runs):
+            raise ValueError("median_value: the values of every run were not kept (keep_values)")
         return self.values[self.median_index]
 
 
@@ -149,6 +152,7 @@ def interleaved(
     *,
     warmup: bool = True,
     long_s: float | None = None,
+    keep_values: bool = True,
 ) -> list[Interleaved]:
     """Time several cases the same way: A B C, B C A, C A B ... (``runs`` rounds, each
     begun by the next case), the median of each, its largest peak extra memory, and
@@ -162,7 +166,12 @@ def interleaved(
     ``long_s``, when any case of the first round took longer than ``long_s``
     seconds, the rounds stop there: every case then has one run. A :class:`Forked`
     case is called in a child process each time; if it fails, its result carries
-    ``error`` and it leaves the rounds.
+    ``error`` and it leaves the rounds. Without ``keep_values`` only the last run's
+    value is kept, each dropped before the case runs again: a case whose value is
+    large (the codes of a column) would otherwise grow the process by a value a run,
+    and every run would write memory the process never had, which a machine whose
+    memory is backed on first use (a virtual machine) gives at a fraction of the
+    speed of memory freed and taken again.
     """
     errors: list[str | None] = [None for _ in fns]
     if warmup:
@@ -181,6 +190,8 @@ def interleaved(
             fn = fns[i]
             if errors[i] is not None:
                 continue
+            if not keep_values:
+                values[i].clear()
             try:
                 t, peak, value = fn() if isinstance(fn, Forked) else _one(fn)
             except ForkedCaseError as exc:
@@ -188,6 +199,7 @@ def interleaved(
                 continue
             times[i].append(t)
             values[i].append(value)
+            del value  # held by values[i] alone (dropped there before the next run)
             peaks[i] = max(peaks[i], peak)
         if round_ == 0 and long_s is not None and any(t and t[0] > long_s for t in times):
             break

@@ -206,7 +206,9 @@ def file_case(qp: str, rp: str) -> Callable[[], Any]:
 def table(cases: dict[str, Callable[[], Any]], base: dict[str, str], runs: int) -> list[str]:
     """Time ``cases`` in turn; rows with the ratio to the int64 case named in ``base``."""
     names = list(cases)
-    results = dict(zip(names, interleaved([cases[n] for n in names], runs), strict=True))
+    results = dict(
+        zip(names, interleaved([cases[n] for n in names], runs, keep_values=False), strict=True)
+    )
     reference = results["int64 (pandas)"].value if "int64 (pandas)" in results else None
     lines = []
     for name in names:
@@ -299,7 +301,7 @@ def encoding(rdf: Any, runs: int) -> list[str]:
         ),
     }
     names = list(cases)
-    timed = interleaved([cases[n][0] for n in names], runs)
+    timed = interleaved([cases[n][0] for n in names], runs, keep_values=False)
     results = dict(zip(names, timed, strict=True))
     ours = results[names[0]]
     reference = np.asarray(cases[names[0]][1](ours.value))
@@ -370,7 +372,9 @@ which the core reads once each).
 Arrow table; the Parquet or CSV file of int64 ids; TREC files against the int64
 Parquet file); pytrec_eval builds its nested dicts
 of str from the int64 frame inside its timing. Every case runs in turn, {runs}
-runs each, medians; peak extra memory is the rise of the resident high-water mark
+runs each, medians (a run's result dropped before its case runs again: results kept
+would grow the process, and on a machine that backs memory at first use the runs
+after would pay for it); peak extra memory is the rise of the resident high-water mark
 during a call. "same report": the mean of every metric equals that of int64 ids.
 
 {chr(10).join(head + lines)}

@@ -8,9 +8,11 @@ the page; and every section of the page is re-run by that one command.
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import re
 import sys
+import weakref
 from pathlib import Path
 from types import ModuleType
 
@@ -153,3 +155,30 @@ def test_the_machine_header_follows_the_core_dispatch() -> None:
     assert enabled <= {"avx2", "avx", "avx,fma", "avx512f,avx512bw,avx512dq,avx512vl"}, (
         f"the core now compiles kernels for {enabled}: update _harness.core_paths()"
     )
+
+
+def test_the_harness_keeps_every_value_or_the_last_only() -> None:
+    # each run counts the values of earlier runs still alive when it starts
+    class Value:
+        pass
+
+    refs: list[weakref.ref[Value]] = []
+    alive: list[int] = []
+
+    def case() -> Value:
+        gc.collect()
+        alive.append(sum(r() is not None for r in refs))
+        value = Value()
+        refs.append(weakref.ref(value))
+        return value
+
+    (every,) = HARNESS.interleaved([case], 3, warmup=False)
+    assert alive == [0, 1, 2] and len(every.values) == 3
+    assert every.median_value is every.values[every.median_index]
+    refs.clear()
+    alive.clear()
+    (last,) = HARNESS.interleaved([case], 3, warmup=False, keep_values=False)
+    # the value before is dropped before the case runs again
+    assert alive == [0, 0, 0] and last.values == [last.value] and last.value is refs[-1]()
+    with pytest.raises(ValueError, match="keep_values"):
+        _ = last.median_value

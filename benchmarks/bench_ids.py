@@ -397,7 +397,7 @@ text right after its header, and on CPython 3.10 to 3.14 receval's core reads it
 there, on every thread (the calling thread keeping the GIL, and with it the
 objects, until they are done), through the same parallel hash as an Arrow column:
 the objects' memory (64 bytes a row against about 15) is what still sets an object
-frame apart from an Arrow-backed one. Each object is fetched into the cache 16
+frame apart from an Arrow-backed one. Each object is fetched into the second-level cache 64
 rows before it is read, so that objects out of address order (a frame sorted after
 its strings were made, "pandas object, reordered") are not each waited on in turn.
 A column holding an id that is not ASCII, or another object than a `str`, is read

@@ -31,10 +31,17 @@ pub(crate) fn text<'a>(py: Python<'a>, obj: &'a Py<PyAny>) -> Option<&'a str> {
 /// on fetched ([`fetch`]).
 #[inline(always)]
 pub(crate) fn text_at<'a>(py: Python<'a>, objects: &'a [Py<PyAny>], i: usize) -> Option<&'a str> {
+    fetch_ahead(objects, i);
+    text(py, &objects[i])
+}
+
+/// Fetch the object [`AHEAD`] places after the `i`-th of `objects` ([`fetch`]), if any:
+/// a loop that reads objects in order calls it before it reads the `i`-th.
+#[inline(always)]
+fn fetch_ahead(objects: &[Py<PyAny>], i: usize) {
     if let Some(ahead) = objects.get(i + AHEAD) {
         fetch(ahead);
     }
-    text(py, &objects[i])
 }
 
 /// How many objects before it is read a loop over objects fetches one ([`fetch`]).
@@ -189,9 +196,7 @@ pub(crate) fn ascii_texts<'a>(py: Python<'a>, objects: &'a [Py<PyAny>]) -> Optio
     let layout = layout(py)?;
     (0..objects.len())
         .map(|i| {
-            if let Some(ahead) = objects.get(i + AHEAD) {
-                fetch(ahead);
-            }
+            fetch_ahead(objects, i);
             // SAFETY: the objects of an array the caller holds, the GIL held (`py`)
             unsafe { ascii(objects[i].as_ptr() as *const u8, layout) }
         })
@@ -267,9 +272,7 @@ impl Chunk for AsciiRows<'_> {
 impl Rows for AsciiRows<'_> {
     #[inline(always)]
     fn row(&self, i: usize) -> (&[u8], usize, usize) {
-        if let Some(ahead) = self.objects.get(i + AHEAD) {
-            fetch(ahead);
-        }
+        fetch_ahead(self.objects, i);
         // SAFETY: the objects of an array the caller holds, the GIL held (`new`)
         match unsafe { ascii(self.objects[i].as_ptr() as *const u8, self.layout) } {
             Some(t) if t.len() <= self.limit => (t, 0, t.len()),

@@ -15,7 +15,9 @@ real ids. Each call builds receval's containers and evaluates, so the encoding o
 the ids is inside the timing; the cases of a table are timed in turn (A B C A B C
 ...), the same number of runs each, medians; pytrec_eval (in a forked child, from
 the frame: its nested dicts of str built inside the timing) is the reference.
-Every kind must give the int64 report exactly. A second table times the run's
+Every kind must give the int64 report exactly. One row reads as many bytes as the
+run's object columns hold, in order on every thread: the least time in which their
+objects can be read. A second table times the run's
 item ids alone, encoded by receval's core and by pyarrow, pandas and polars.
 Needs the ``bench`` extra plus pytrec_eval (pytrec-eval-terrier).
 """
@@ -203,8 +205,11 @@ def file_case(qp: str, rp: str) -> Callable[[], Any]:
     return lambda: receval.evaluate(receval.Qrels.from_file(qp), receval.Run.from_file(rp), METRICS)
 
 
-def table(cases: dict[str, Callable[[], Any]], base: dict[str, str], runs: int) -> list[str]:
-    """Time ``cases`` in turn; rows with the ratio to the int64 case named in ``base``."""
+def table(
+    cases: dict[str, Callable[[], Any]], base: dict[str, str], runs: int
+) -> tuple[list[str], dict[str, Interleaved]]:
+    """Time ``cases`` in turn; rows with the ratio to the int64 case named in ``base``,
+    and each case's timings."""
     names = list(cases)
     results = dict(
         zip(names, interleaved([cases[n] for n in names], runs, keep_values=False), strict=True)
@@ -226,18 +231,51 @@ def table(cases: dict[str, Callable[[], Any]], base: dict[str, str], runs: int) 
             row([name, f"{m.seconds:.3f}", time_ratio, f"{m.peak_extra_mib:.0f}", mem_ratio, same])
         )
         print(lines[-1], flush=True)
-    return lines
+    return lines, results
 
 
 def row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def bench(n_users: int, runs: int) -> tuple[list[str], Any]:
+def object_bytes(frame: Any) -> int:
+    """The memory of the ``str`` objects of ``frame``'s user and item columns as an object
+    column holds them (one a row): CPython's allocator gives each a block of a multiple
+    of 16 bytes, its header, text and NUL (``sys.getsizeof``) rounded up."""
+    header = sys.getsizeof("")  # a compact ASCII str's header and NUL
+    total = 0
+    for name in ("user", "item"):
+        lengths = frame[name].str.len().to_numpy(dtype=np.int64)
+        total += int(((header + lengths + 15) // 16 * 16).sum())
+    return total
+
+
+def read_case(n_bytes: int) -> Callable[[], Any]:
+    """A read of ``n_bytes`` of memory in order, one part a thread of receval's core
+    (NumPy's sum of as many bytes of int64, which releases the GIL): the least time in
+    which this machine reads that many bytes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from receval._kernels import num_threads
+
+    parts = np.array_split(np.ones(n_bytes // 8, dtype=np.int64), num_threads())
+    pool = ThreadPoolExecutor(len(parts))
+    return lambda: sum(pool.map(np.sum, parts))
+
+
+READ = "reading the run's objects' memory alone"
+
+
+def bench(n_users: int, runs: int) -> tuple[list[str], Any, dict[str, Any]]:
     qdf, rdf = make_data(n_users)
     inputs = kinds(qdf, rdf)
-    cases: dict[str, Callable[[], Any]] = {k: frame_case(q, r) for k, (q, r) in inputs.items()}
-    base = {k: "int64 (pandas)" for k in cases if k != "int64 (Arrow table)"}
+    cases: dict[str, Callable[[], Any]] = {}
+    n_bytes = object_bytes(named(rdf))
+    for k, (q, r) in inputs.items():
+        cases[k] = frame_case(q, r)
+        if k == "pandas object, shared":
+            cases[READ] = read_case(n_bytes)
+    base = {k: "int64 (pandas)" for k in cases if k not in ("int64 (Arrow table)", READ)}
     for name in cases:
         if name.startswith("Arrow table ("):
             base[name] = "int64 (Arrow table)"
@@ -251,8 +289,10 @@ def bench(n_users: int, runs: int) -> tuple[list[str], Any]:
         base["pytrec_eval (pandas int64)"] = "int64 (pandas)"
         for key in ("int64 (pandas)", "parquet int64", "csv int64"):
             base.pop(key, None)
-        lines = table(cases, base, runs)
-    return lines, rdf
+        lines, results = table(cases, base, runs)
+    objects, strings, read = (results[k].seconds for k in ("pandas object", "pandas str", READ))
+    floor = {"bytes": n_bytes, "more": objects - strings, "read": read}
+    return lines, rdf, floor
 
 
 def encoding(rdf: Any, runs: int) -> list[str]:
@@ -340,7 +380,7 @@ def main() -> None:
         row(["---"] * 6),
     ]
     print("\n".join(head), flush=True)
-    lines, rdf = bench(users, runs)
+    lines, rdf, floor = bench(users, runs)
     n_rows = len(rdf)
     encode_head = [
         row(["encoder", "time (s)", "x receval", "peak extra (MiB)", "same ids"]),
@@ -396,8 +436,12 @@ the thread that holds the GIL; a compact ASCII `str` (almost every id) holds its
 text right after its header, and on CPython 3.10 to 3.14 receval's core reads it
 there, on every thread (the calling thread keeping the GIL, and with it the
 objects, until they are done), through the same parallel hash as an Arrow column:
-the objects' memory (64 bytes a row against about 15) is what still sets an object
-frame apart from an Arrow-backed one. Each object is fetched into the second-level cache 64
+what still sets an object frame apart from an Arrow-backed one is the objects'
+memory, 64 bytes a row against about 15. The run's {2 * n_rows:,} objects hold
+{floor["bytes"] / 1e6:,.0f} MB; "{READ}" reads as many bytes in order
+on every thread (NumPy's sum of int64, in the same rounds as the other cases) in
+{floor["read"]:.3f} s, against the {floor["more"]:.3f} s that "pandas object" takes more
+than "pandas str". Each object is fetched into the second-level cache 64
 rows before it is read, so that objects out of address order (a frame sorted after
 its strings were made, "pandas object, reordered") are not each waited on in turn.
 A column holding an id that is not ASCII, or another object than a `str`, is read

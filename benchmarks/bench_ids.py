@@ -435,13 +435,12 @@ bytes of two buffers read in order). The stable ABI reads a `str`'s text only on
 the thread that holds the GIL; a compact ASCII `str` (almost every id) holds its
 text right after its header, and on CPython 3.10 to 3.14 receval's core reads it
 there, on every thread (the calling thread keeping the GIL, and with it the
-objects, until they are done), through the same parallel hash as an Arrow column:
-what still sets an object frame apart from an Arrow-backed one is the objects'
-memory, 64 bytes a row against about 15. The run's {2 * n_rows:,} objects hold
-{floor["bytes"] / 1e6:,.0f} MB; "{READ}" reads as many bytes in order
-on every thread (NumPy's sum of int64, in the same rounds as the other cases) in
-{floor["read"]:.3f} s, against the {floor["more"]:.3f} s that "pandas object" takes more
-than "pandas str". Each object is fetched into the second-level cache 64
+objects, until they are done), through the same parallel hash as an Arrow column,
+reading the objects' memory: 64 bytes a row, against about 15 of an Arrow column.
+The run's {2 * n_rows:,} objects hold {floor["bytes"] / 1e6:,.0f} MB; "{READ}"
+reads as many bytes in order on every thread (NumPy's sum of int64, in the same
+rounds as the other cases) in {floor["read"]:.3f} s; "pandas object" took
+{floor["more"]:.3f} s more than "pandas str". Each object is fetched into the second-level cache 64
 rows before it is read, so that objects out of address order (a frame sorted after
 its strings were made, "pandas object, reordered") are not each waited on in turn.
 A column holding an id that is not ASCII, or another object than a `str`, is read

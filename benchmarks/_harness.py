@@ -159,8 +159,10 @@ def interleaved(
     the load average around the rounds.
 
     Every case gets the same number of runs in the same conditions, so a ratio
-    of two medians compares like with like; no case always follows the same one
-    (a case after one that freed much memory finds its pages to fault in again).
+    of two medians compares like with like; each case takes each place in a round in
+    turn. Within a round a case follows the one listed before it (the first, the
+    last of the round before): a case after one that freed much memory finds its
+    pages to fault in again.
     With ``warmup`` a call of each case comes first, untimed (compilation, caches,
     lazy imports); without it the caller warms them up on a small input. With
     ``long_s``, when any case of the first round took longer than ``long_s``

@@ -19,7 +19,7 @@ Four measurements, in one process:
    with ``RECEVAL_NUM_THREADS=1``.
 2. Streams of ``--rows`` rows in 64k-row batches, each batch drawn on the fly
    from a seeded generator (the data never exists whole): exact ``roc_auc``
-   and ``gauc``, run in turn (A B C A B C ..., ``--runs`` rounds); total and
+   and ``gauc``, run in turn (A B C, B C A, C A B ..., ``--runs`` rounds); total and
    per-batch time of the median run, what the state holds, peak memory.
    A ``--check-rows`` stream is also held whole and compared with ``==``.
 3. ``roc_auc`` with ``bins=N``: value, certified bound and true error against
@@ -255,7 +255,7 @@ def stream(rows: int, feed: Callable[[Any, Any, Any], None]) -> dict[str, Any]:
 
 
 def timed_streams(cases: list[tuple[str, int, Callable[[], tuple]]], runs: int) -> list[dict]:
-    """The streams in turn (A B C A B C ..., ``runs`` rounds; harness's ``interleaved``):
+    """The streams in turn (A B C, B C A, C A B ..., ``runs`` rounds; harness's ``interleaved``):
     for each, the statistics of the run whose total time is the median, the largest
     peak extra memory and process peak over the runs, and the load around the rounds."""
     got = interleaved([make for _, _, make in cases], runs, warmup=False)
@@ -931,8 +931,8 @@ def report(
         f"({100 * rate:.2f}% positives), the score its probability with noise on the logit "
         f"rounded to float32; groups of Poisson(99)+1 rows, whole groups per batch. Times "
         f"count the `update` (and `merge`) calls only; drawing the {fmt_rows(args.rows)} rows "
-        f"took {gen:.0f} s more per stream. The three streams are run in turn (A B C A B C "
-        f"...), {args.runs} runs each (the harness's `interleaved`); every column but the "
+        f"took {gen:.0f} s more per stream. The three streams are run in turn (A B C, B C A, "
+        f"C A B ...), {args.runs} runs each (the harness's `interleaved`); every column but the "
         "peaks is that of the run whose total time (drawing included) is the median. "
         '"state held" and its bytes read the '
         "accumulator's private state after the stream; peak extra is the largest rise of "

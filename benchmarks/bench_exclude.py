@@ -14,7 +14,7 @@ call), with ``exclude=`` a :class:`receval.SeenItems` built beforehand (the
 masking alone), and the code a user would write without ``exclude``: a pandas
 anti-join of the run with the training frame (``merge(..., indicator=True)``),
 then ``evaluate``. The masked means are checked equal. Cases timed in turn
-(A B C D A B C D ...), the same number of runs each (``--runs``), medians; peak
+(A B C D, B C D A ...), the same number of runs each (``--runs``), medians; peak
 extra memory is the largest rise of the resident high-water mark during a
 call. The full run (100k users) takes about 40 seconds on 2 busy cores.
 """

@@ -1,7 +1,7 @@
 """Ids of every kind: receval.evaluate with string and categorical ids against int64 ids.
 
     python benchmarks/bench_ids.py            # 100k users, rewrites docs/benchmarks.md
-    python benchmarks/bench_ids.py --quick    # 3k users, 3 runs, no file written
+    python benchmarks/bench_ids.py --quick    # 3k users, 3 runs, 2 processes, no file written
 
 The data of bench_ranking.py (100 recommended items per user, 5-15 relevant):
 the same ids as int64 (over a compact range, and spread over all 63 bits) and
@@ -12,9 +12,14 @@ reordered), as polars ``String``,
 ``large_string``, dictionary, ``string_view``), and from Parquet,
 CSV and TREC files. String ids are not numbers (``u-17``, ``doc-4711``), as most
 real ids. Each call builds receval's containers and evaluates, so the encoding of
-the ids is inside the timing; the cases of a table are timed in turn (A B C A B C
-...), the same number of runs each, medians; pytrec_eval (in a forked child, from
-the frame: its nested dicts of str built inside the timing) is the reference.
+the ids is inside the timing; the cases of a table are timed in turn (A B C, B C A,
+C A B ...), the same number of runs each, medians; pytrec_eval (in a forked child,
+from the frame: its nested dicts of str built inside the timing) is the reference.
+The whole table is timed in several processes one after another (``--processes``):
+the time of the int64 case itself moves between processes on a shared machine by
+more than the rounds of one process show, so each row gives the median over the
+processes of its time and of its ratio to int64 (each ratio of one process's
+medians), and the range of that ratio.
 Every kind must give the int64 report exactly. One row reads as many bytes as the
 run's object columns hold, in order on every thread: the least time in which their
 objects can be read. A second table times the run's
@@ -41,6 +46,7 @@ from _harness import (
     environment,
     interleaved,
     load_line,
+    median,
     peer_versions,
     replace_section,
 )
@@ -205,33 +211,68 @@ def file_case(qp: str, rp: str) -> Callable[[], Any]:
     return lambda: receval.evaluate(receval.Qrels.from_file(qp), receval.Run.from_file(rp), METRICS)
 
 
-def table(
-    cases: dict[str, Callable[[], Any]], base: dict[str, str], runs: int
-) -> tuple[list[str], dict[str, Interleaved]]:
-    """Time ``cases`` in turn; rows with the ratio to the int64 case named in ``base``,
-    and each case's timings."""
+def timed(cases: dict[str, Callable[[], Any]], runs: int) -> dict[str, dict[str, Any]]:
+    """Time ``cases`` in turn: each case's median seconds, peak extra memory, whether its
+    report is the int64 case's ("yes", "NO"; "" for a case without a report) and the
+    error that stopped it (or None)."""
     names = list(cases)
-    results = dict(
+    results: dict[str, Interleaved] = dict(
         zip(names, interleaved([cases[n] for n in names], runs, keep_values=False), strict=True)
     )
-    reference = results["int64 (pandas)"].value if "int64 (pandas)" in results else None
-    lines = []
-    for name in names:
-        m: Interleaved = results[name]
-        if m.error is not None:
-            lines.append(row([name, m.error, "", "", "", ""]))
-            continue
-        b = results[base[name]] if name in base else None
-        time_ratio = f"{m.seconds / b.seconds:.2f}x" if b is not None else ""
-        mem_ratio = f"{m.peak_extra_mib / max(b.peak_extra_mib, 1):.2f}x" if b is not None else ""
+    reference = results["int64 (pandas)"].value
+    out = {}
+    for name, m in results.items():
         same = ""
-        if isinstance(m.value, receval.EvaluationReport) and reference is not None:
+        if isinstance(m.value, receval.EvaluationReport):
             same = "yes" if m.value.mean == reference.mean else "NO"
+        out[name] = {
+            "seconds": m.seconds,
+            "peak": m.peak_extra_mib,
+            "same": same,
+            "error": m.error,
+        }
+    return out
+
+
+def table(processes: list[dict[str, Any]], base: dict[str, str]) -> list[str]:
+    """Rows of the cases timed in each of ``processes`` (:func:`timed`): the median
+    over the processes of each case's time, of its ratio to the case named in
+    ``base`` (time and memory; each ratio of one process's figures) and the range of
+    the time ratio; "same report" only when it was the same in every process."""
+    lines = []
+    for name, first in processes[0].items():
+        runs = [p[name] for p in processes]
+        errors = [m["error"] for m in runs if m["error"] is not None]
+        if errors:
+            lines.append(row([name, errors[0], "", "", "", "", ""]))
+            continue
+        seconds = median([m["seconds"] for m in runs])
+        peak = median([m["peak"] for m in runs])
+        time_ratio = mem_ratio = spread = ""
+        if name in base:
+            bases = [p[base[name]] for p in processes]
+            ratios = [m["seconds"] / b["seconds"] for m, b in zip(runs, bases, strict=True)]
+            mems = [m["peak"] / max(b["peak"], 1) for m, b in zip(runs, bases, strict=True)]
+            time_ratio = f"{median(ratios):.2f}x"
+            spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+            mem_ratio = f"{median(mems):.2f}x"
+        sames = {m["same"] for m in runs}
+        same = first["same"] if len(sames) == 1 else "NO"
         lines.append(
-            row([name, f"{m.seconds:.3f}", time_ratio, f"{m.peak_extra_mib:.0f}", mem_ratio, same])
+            row([name, f"{seconds:.3f}", time_ratio, spread, f"{peak:.0f}", mem_ratio, same])
         )
-        print(lines[-1], flush=True)
-    return lines, results
+    return lines
+
+
+def over(lines: list[str], line: float, column: int) -> list[str]:
+    """receval's cases of ``lines`` (:func:`table`; those with a report) whose median
+    ratio in ``column`` (2: time, 5: memory) is above ``line``."""
+    names = []
+    for text in lines:
+        cells = [c.strip() for c in text.strip("|").split("|")]
+        if cells[6] and cells[column].endswith("x") and float(cells[column][:-1]) > line:
+            names.append(cells[0])
+    return names
 
 
 def row(cells: list[str]) -> str:
@@ -266,7 +307,9 @@ def read_case(n_bytes: int) -> Callable[[], Any]:
 READ = "reading the run's objects' memory alone"
 
 
-def bench(n_users: int, runs: int) -> tuple[list[str], Any, dict[str, Any]]:
+def bench(n_users: int, runs: int) -> dict[str, Any]:
+    """One process's table (:func:`timed`), the ratio each case is taken against
+    (``base``), the object columns' bytes and the run's rows."""
     qdf, rdf = make_data(n_users)
     inputs = kinds(qdf, rdf)
     cases: dict[str, Callable[[], Any]] = {}
@@ -289,10 +332,25 @@ def bench(n_users: int, runs: int) -> tuple[list[str], Any, dict[str, Any]]:
         base["pytrec_eval (pandas int64)"] = "int64 (pandas)"
         for key in ("int64 (pandas)", "parquet int64", "csv int64"):
             base.pop(key, None)
-        lines, results = table(cases, base, runs)
-    objects, strings, read = (results[k].seconds for k in ("pandas object", "pandas str", READ))
-    floor = {"bytes": n_bytes, "more": objects - strings, "read": read}
-    return lines, rdf, floor
+        results = timed(cases, runs)
+    return {"results": results, "base": base, "bytes": n_bytes, "rows": len(rdf)}
+
+
+def in_processes(n: int, users: int, runs: int) -> list[dict[str, Any]]:
+    """:func:`bench` in ``n`` new processes, one after another."""
+    import json
+    import subprocess
+
+    out = []
+    with tempfile.TemporaryDirectory() as folder:
+        for k in range(n):
+            path = os.path.join(folder, f"{k}.json")
+            command = [sys.executable, os.path.abspath(__file__), "--users", str(users)]
+            subprocess.run([*command, "--runs", str(runs), "--child", path], check=True)
+            with open(path) as fh:
+                out.append(json.load(fh))
+            print(f"process {k + 1} of {n} done", flush=True)
+    return out
 
 
 def encoding(rdf: Any, runs: int) -> list[str]:
@@ -368,20 +426,48 @@ def same_ids(reference: Any, codes: Any) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3k users, 3 runs, print only")
+    parser.add_argument(
+        "--quick", action="store_true", help="3k users, 3 runs, 2 processes, print only"
+    )
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3, help="timed runs of every case")
+    parser.add_argument(
+        "--processes", type=int, default=5, help="processes that time the table in turn"
+    )
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    parser.add_argument("--child", help=argparse.SUPPRESS)  # one process's table, as JSON
     args = parser.parse_args()
-    users, runs = (3_000, 3) if args.quick else (args.users, args.runs)
+    if args.child:
+        import json
+
+        with open(args.child, "w") as fh:
+            json.dump(bench(args.users, args.runs), fh)
+        return
+    users, runs, n = (3_000, 3, 2) if args.quick else (args.users, args.runs, args.processes)
     load_before = os.getloadavg()
     head = [
-        row(["ids", "time (s)", "x int64", "peak extra (MiB)", "memory x int64", "same report"]),
-        row(["---"] * 6),
+        row(
+            [
+                "ids",
+                "time (s)",
+                "x int64",
+                "x int64, range",
+                "peak extra (MiB)",
+                "memory x int64",
+                "same report",
+            ]
+        ),
+        row(["---"] * 7),
     ]
-    print("\n".join(head), flush=True)
-    lines, rdf, floor = bench(users, runs)
-    n_rows = len(rdf)
+    processes = in_processes(n, users, runs)
+    base, n_rows, n_bytes = processes[0]["base"], processes[0]["rows"], processes[0]["bytes"]
+    results = [p["results"] for p in processes]
+    lines = table(results, base)
+    print("\n".join(head + lines), flush=True)
+    read = median([r[READ]["seconds"] for r in results])
+    more = median([r["pandas object"]["seconds"] - r["pandas str"]["seconds"] for r in results])
+    above = {what: over(lines, 1.5, column) for what, column in (("time", 2), ("memory", 5))}
+    rdf = make_data(users)[1]
     encode_head = [
         row(["encoder", "time (s)", "x receval", "peak extra (MiB)", "same ids"]),
         row(["---"] * 5),
@@ -395,7 +481,8 @@ def main() -> None:
     body = f"""## Ids of every kind
 
 Reproduce: `{command_line()}` (needs `pip install -e '.[bench]'
-pytrec-eval-terrier`; writes this section; `--quick` runs 3k users and prints only). `evaluate` of
+pytrec-eval-terrier`; writes this section; `--quick` runs 3k users in 2 processes and prints
+only). `evaluate` of
 {", ".join(METRICS)} over {users:,} users and {n_rows:,} run rows (the data of
 the ranking section), from receval's containers built in the call: the ids as
 int64 (and as pandas' nullable `Int64`; "63-bit ids": each id spread over the whole
@@ -411,13 +498,25 @@ which the core reads once each).
 "x int64" is the ratio to the int64 ids of the same source (the pandas frame; the
 Arrow table; the Parquet or CSV file of int64 ids; TREC files against the int64
 Parquet file); pytrec_eval builds its nested dicts
-of str from the int64 frame inside its timing. Every case runs in turn, {runs}
-runs each, medians (a run's result dropped before its case runs again: results kept
-would grow the process, and on a machine that backs memory at first use the runs
-after would pay for it); peak extra memory is the rise of the resident high-water mark
-during a call. "same report": the mean of every metric equals that of int64 ids.
+of str from the int64 frame inside its timing. Every case runs in turn (A B C, B C
+A, C A B ...), {runs} runs each, medians (a run's result dropped before its case runs
+again: results kept would grow the process, and on a machine that backs memory at
+first use the runs after would pay for it); peak extra memory is the rise of the
+resident high-water mark during a call. The whole table runs so in {n} new processes,
+one after another: on a machine shared with other work the int64 case's own time
+moves between processes (from {min(r["int64 (pandas)"]["seconds"] for r in results):.3f}
+to {max(r["int64 (pandas)"]["seconds"] for r in results):.3f} s in this run) by more than the
+rounds of one process show, and a ratio of one process can fall on either side of
+a line that the median over processes does not. Each row gives the median over the
+processes of its time, of its ratio to int64 ("x int64", each ratio of one process's
+medians) and of its memory ratio, and the range of "x int64" over the processes.
+"same report": the mean of every metric equals that of int64 ids (in every process).
 
 {chr(10).join(head + lines)}
+
+Rows whose median "x int64" is above 1.5x:
+{", ".join(f'"{a}"' for a in above["time"]) or "none"}; whose median "memory x int64" is:
+{", ".join(f'"{a}"' for a in above["memory"]) or "none"}.
 
 Where the time of string ids goes: int64 ids over a compact range are coded
 through a direct-address table; string ids, and integer ids of a wide range, must be
@@ -437,12 +536,13 @@ text right after its header, and on CPython 3.10 to 3.14 receval's core reads it
 there, on every thread (the calling thread keeping the GIL, and with it the
 objects, until they are done), through the same parallel hash as an Arrow column,
 reading the objects' memory: 64 bytes a row, against about 15 of an Arrow column.
-The run's {2 * n_rows:,} objects hold {floor["bytes"] / 1e6:,.0f} MB; "{READ}"
+The run's {2 * n_rows:,} objects hold {n_bytes / 1e6:,.0f} MB; "{READ}"
 reads as many bytes in order on every thread (NumPy's sum of int64, in the same
-rounds as the other cases) in {floor["read"]:.3f} s; "pandas object" took
-{floor["more"]:.3f} s more than "pandas str". Each object is fetched into the second-level cache 64
-rows before it is read, so that objects out of address order (a frame sorted after
-its strings were made, "pandas object, reordered") are not each waited on in turn.
+rounds as the other cases) in {read:.3f} s; "pandas object" took
+{more:.3f} s more than "pandas str" (medians over the processes). Each object is
+fetched into the second-level cache 64 rows before it is read, so that objects out of
+address order (a frame sorted after its strings were made, "pandas object,
+reordered") are not each waited on in turn.
 A column holding an id that is not ASCII, or another object than a `str`, is read
 through the C API, a window of rows at a time on the thread that holds the GIL
 while the other threads code the window before it; as pandas' CSV reader gives

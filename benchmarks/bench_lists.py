@@ -11,7 +11,7 @@ anew, so every measure has work to do. receval computes every measure of
 and RBO alone (``rank_biased_overlap``) over all users; the peer is
 ``scipy.stats.kendalltau`` called once per user on the shared items' scores,
 on at most ``--peer-users`` users, its time scaled linearly to every user (said
-in its row). The cases are timed in turn (A B C A B C ...), the same number of
+in its row). The cases are timed in turn (A B C, B C A, C A B ...), the same number of
 runs each (``--runs``), medians; peak extra memory is the largest rise of the
 resident high-water mark during a call. The full run (1M users) takes about 10
 minutes on 2 busy cores.

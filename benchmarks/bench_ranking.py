@@ -7,8 +7,8 @@
 Five metrics (ndcg@10, map@100, mrr, recall@100, precision@10) over 100
 recommended items per user, starting from pandas DataFrames and from Parquet
 files. Conversion (DataFrame or file -> each tool's input) is timed apart from
-compute, inside each call. The tools of a case are timed in turn (A B C A B C
-...), the same number of runs each (``--runs``), medians; each call of a peer
+compute, inside each call. The tools of a case are timed in turn (A B C, B C A,
+C A B ...), the same number of runs each (``--runs``), medians; each call of a peer
 runs in a forked child. Needs the ``bench`` extra plus pytrec_eval (pytrec-eval-terrier) and ranx.
 """
 

@@ -6,7 +6,7 @@
 
 For AUC, GAUC and log loss over an impression log (the generator of
 ``bench_streaming.py``) and ``evaluate`` over a run file (100 scored items per
-user, grouped by user), each size times, in turn (A B C D A B C D ...), the
+user, grouped by user), each size times, in turn (A B C D, B C D A ...), the
 same number of runs each, medians:
 
 * reading the columns the metric needs (``pyarrow.parquet.read_table``; polars'

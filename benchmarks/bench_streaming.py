@@ -8,7 +8,7 @@ Writes an impression log (user int64 grouped by user, ~40 impressions each;
 click int8; score float32 from a noisy CTR model) chunk by chunk into a temporary
 Parquet file (never all rows in memory), then evaluates it with
 ``receval.scan(path)``: time and peak extra memory of each metric. The calls
-are timed in turn (A B C D A B C D ...), the same number of runs each
+are timed in turn (A B C D, B C D A ...), the same number of runs each
 (``--runs``), medians. How a scan compares with reading its columns and
 computing in memory is ``bench_scan_read.py``'s.
 """

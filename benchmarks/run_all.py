@@ -87,7 +87,13 @@ SECTIONS = (
         5.0,
     ),
     # 100k users x 100 items; pytrec_eval on the same lists for reference.
-    Section("ids", "bench_ids.py", ("--users", "100000", "--runs", "9"), ("--quick",), 5.0),
+    Section(
+        "ids",
+        "bench_ids.py",
+        ("--users", "100000", "--runs", "5", "--processes", "5"),
+        ("--quick",),
+        16.0,
+    ),
     # (--users N prints only.)
     Section(
         "beyond",

@@ -917,9 +917,57 @@ def test_int_runs():
     np.testing.assert_array_equal(offsets, [0, 2, 3, 6])
     np.testing.assert_array_equal(ids, [5, 2, 9])
     assert int_runs(np.array([5, 2, 5])) is None  # 5 in two runs: not grouped
+    assert int_runs(np.array([9, 9, 5, 2, 2, 5])) is None  # 5 in two runs
+    offsets, ids = int_runs(np.array([9, 9, 5, 2, 2]))  # descending runs
+    assert offsets.tolist() == [0, 2, 3, 5] and ids.tolist() == [9, 5, 2]
+    big = np.array([2**64 - 1, 2**64 - 1, 3, 2**63, 2**63], dtype=np.uint64)
+    offsets, ids = int_runs(big)
+    assert offsets.tolist() == [0, 2, 3, 5] and ids.dtype == np.uint64
+    assert ids.tolist() == [2**64 - 1, 3, 2**63]
+    assert int_runs(big[[0, 2, 3, 0]]) is None
     assert int_runs(np.array(["a", "a", "b"])) is None  # strings go through factorize
     assert int_runs([1, 1, 2]) is None
     assert int_runs(np.array([7])) is None
+
+
+@given(st.lists(st.one_of(st.integers(-3, 3), _EDGES), min_size=0, max_size=40))
+def test_each_once_is_whether_no_id_repeats(values):
+    """Ascending, descending or in any order, ids of any range: True exactly when no
+    two are equal (as a set of them tells)."""
+    ids = np.array(values, dtype=np.int64)
+    assert _int_ids.each_once(ids) == (len(set(values)) == len(values))
+    assert _int_ids.each_once(np.sort(ids)) == _int_ids.each_once(ids)
+    assert _int_ids.each_once(np.sort(ids)[::-1]) == _int_ids.each_once(ids)
+
+
+def test_long_compact_ids_of_free_order_are_coded_without_a_range_pass(rng, monkeypatch):
+    """A long column whose codes' order is free is coded through the direct-address
+    table from its first id (no pass for its smallest and largest id); a range too
+    wide for the table, already among 1,024 of its ids or only beyond them (an id
+    that no sampled row holds), is hashed, the codes the same either way."""
+    monkeypatch.setattr(_int_ids, "PARALLEL_MIN_ROWS", 0)
+    took = []
+    hashed = _int_ids.hashed_ints
+    monkeypatch.setattr(_int_ids, "hashed_ints", lambda v: took.append("hashed") or hashed(v))
+    chunks = _int_ids.factorize_int_chunks
+    monkeypatch.setattr(
+        _int_ids,
+        "factorize_int_chunks",
+        lambda *a, **k: took.append("chunks") or chunks(*a, **k),
+    )
+    compact = rng.integers(-5_000, 5_000, 20_000)
+    outlier = compact.copy()
+    outlier[1] = 2**40  # row 1: not among the rows sampled (every 19th)
+    wide = rng.integers(-(2**62), 2**62, 20_000)
+    cases = ((compact, ["chunks"]), (outlier, ["chunks", "hashed"]), (wide, ["hashed"]))
+    for values, path in cases:
+        took.clear()
+        codes, uniques = _int_ids.factorize_ints(values, any_order=True)
+        assert took == path
+        np.testing.assert_array_equal(uniques[codes], values)
+        assert len(uniques) == len(np.unique(values))
+        if path == ["chunks"]:
+            np.testing.assert_array_equal(uniques, np.unique(values))  # ascending
 
 
 def _shuffled(frame, rng):

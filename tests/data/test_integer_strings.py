@@ -72,6 +72,25 @@ def test_integer_strings_refuse_nulls_views_and_bytes():
     assert integer_strings(pa.array([], pa.string())).tolist() == []
 
 
+@pytest.mark.parametrize("offsets", [np.int32, np.int64])
+def test_a_column_is_told_apart_by_its_first_id_before_its_offsets_are_read(offsets):
+    """A column whose first id (of the first chunk that has one) is not an integer is
+    answered from that id alone: its other offsets are not read (the pass that checks
+    them all costs more than the answer), so offsets past it that do not ascend are
+    refused only where the first id is an integer."""
+    core = kernels.compiled()
+    data = np.frombuffer(b"a7", dtype=np.uint8)
+    bad = np.array([0, 1, 9], dtype=offsets)  # the second row ends past the data
+    empty = [np.array([0], dtype=offsets), np.array([], dtype=np.uint8)]
+    assert core.canonical_integers([empty[0], bad], [empty[1], data]) is None
+    data = np.frombuffer(b"7a", dtype=np.uint8)
+    with pytest.raises(ValueError, match="offsets must ascend"):
+        core.canonical_integers([empty[0], bad], [empty[1], data])
+    unbounded = np.array([0, 5], dtype=offsets)  # a first id past the data: refused
+    with pytest.raises(ValueError, match="offsets must ascend"):
+        core.canonical_integers([unbounded], [data])
+
+
 @given(st.lists(st.integers(-3, 40) | st.integers(-(2**63), 2**63 - 1), max_size=60), KINDS,
        st.lists(st.integers(0, 60), max_size=3))  # fmt: skip
 def test_numeric_strings_are_coded_as_their_strings_are(ints, kind, cuts):

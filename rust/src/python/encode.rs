@@ -121,6 +121,28 @@ fn same_count(offsets: usize, data: usize) -> PyResult<()> {
 pub(super) trait OnOffsetRows {
     type Out;
     fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out;
+    /// The answer for the whole column that its first row gives alone, if any: the
+    /// pass that checks every offset is then spared.
+    fn first_row_answer(&self, _first: &[u8]) -> Option<Self::Out> {
+        None
+    }
+}
+
+/// [`OnOffsetRows::first_row_answer`] of the first row of the first chunk that has one,
+/// read with its bounds checked (offsets that do not bound it: no answer, for the
+/// check of every offset to refuse).
+fn from_first<W: OnOffsetRows, O: encode::Offset + numpy::Element>(
+    work: &W,
+    offsets: &[PyReadonlyArray1<'_, O>],
+    data: &[PyReadonlyArray1<'_, u8>],
+) -> Option<W::Out> {
+    let (o, d) = offsets
+        .iter()
+        .zip(data)
+        .map(|(o, d)| (o.as_slice().ok(), d.as_slice().ok()))
+        .find(|(o, _)| o.is_none_or(|o| o.len() > 1))?;
+    let (o, d) = (o?, d?);
+    work.first_row_answer(d.get(o[0].at()..o[1].at())?)
 }
 
 /// `work` on the chunks of an Arrow string column (each chunk's `offsets`, int32 in
@@ -132,10 +154,16 @@ pub(super) fn on_offset_rows<'py, W: OnOffsetRows>(
 ) -> PyResult<W::Out> {
     if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
         same_count(o.len(), data.len())?;
+        if let Some(out) = from_first(&work, &o, data) {
+            return Ok(out);
+        }
         return Ok(work.run(&chunks_of(&o, data)?));
     }
     let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
     same_count(o.len(), data.len())?;
+    if let Some(out) = from_first(&work, &o, data) {
+        return Ok(out);
+    }
     Ok(work.run(&chunks_of(&o, data)?))
 }
 

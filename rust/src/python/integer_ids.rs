@@ -16,6 +16,13 @@ impl OnOffsetRows for Integers<'_> {
     fn run<O: encode::Offset>(self, chunks: &[encode::OffsetRows<'_, O>]) -> Self::Out {
         self.0.detach(|| integer_ids::canonical_integers(chunks))
     }
+    /// A column whose first id is not an integer (most string columns) is not one of
+    /// integers.
+    fn first_row_answer(&self, first: &[u8]) -> Option<Self::Out> {
+        integer_ids::canonical_integer(first)
+            .is_none()
+            .then_some(None)
+    }
 }
 
 /// The ids of an Arrow string column in chunks (each chunk's `offsets`, int32 in

@@ -11,7 +11,7 @@ import numpy as np
 from .._validation import as_1d, format_values
 from ..exceptions import InputValidationError
 from ._arrow import arrow_integers, is_arrow, numbers_view, to_arrow, to_numpy, values_to_numpy
-from ._int_ids import core_ids, factorize_ints
+from ._int_ids import core_ids, each_once, factorize_ints
 from ._string_buffers import (
     factorize_strings,
     is_arrow_string,
@@ -581,11 +581,9 @@ def int_runs(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
     # equal ids stay equal as int64 (unsigned ones from 2**63 on wrap around)
     offsets, ids = compiled().runs(np.ascontiguousarray(values, dtype=np.int64))
-    ids = ids.astype(values.dtype, copy=False)
-    ordered = np.sort(ids)
-    if (ordered[1:] == ordered[:-1]).any():  # an id in two runs: not grouped
+    if not each_once(ids):  # an id in two runs: not grouped
         return None
-    return offsets, ids
+    return offsets, ids.astype(values.dtype, copy=False)
 
 
 def plain_ids(ids: np.ndarray) -> np.ndarray:

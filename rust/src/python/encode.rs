@@ -131,7 +131,7 @@ pub(super) trait OnOffsetRows {
 /// [`OnOffsetRows::first_row_answer`] of the first row of the first chunk that has one,
 /// read with its bounds checked (offsets that do not bound it: no answer, for the
 /// check of every offset to refuse).
-fn from_first<W: OnOffsetRows, O: encode::Offset + numpy::Element>(
+fn first_row_answer_of<W: OnOffsetRows, O: encode::Offset + numpy::Element>(
     work: &W,
     offsets: &[PyReadonlyArray1<'_, O>],
     data: &[PyReadonlyArray1<'_, u8>],
@@ -154,14 +154,14 @@ pub(super) fn on_offset_rows<'py, W: OnOffsetRows>(
 ) -> PyResult<W::Out> {
     if let Ok(o) = offsets.extract::<Vec<PyReadonlyArray1<'py, i32>>>() {
         same_count(o.len(), data.len())?;
-        if let Some(out) = from_first(&work, &o, data) {
+        if let Some(out) = first_row_answer_of(&work, &o, data) {
             return Ok(out);
         }
         return Ok(work.run(&chunks_of(&o, data)?));
     }
     let o = offsets.extract::<Vec<PyReadonlyArray1<'py, i64>>>()?;
     same_count(o.len(), data.len())?;
-    if let Some(out) = from_first(&work, &o, data) {
+    if let Some(out) = first_row_answer_of(&work, &o, data) {
         return Ok(out);
     }
     Ok(work.run(&chunks_of(&o, data)?))

@@ -142,7 +142,8 @@ def int_runs_of_chunks(chunks: Iterable[np.ndarray | None]) -> tuple[np.ndarray,
 def each_once(ids: np.ndarray) -> bool:
     """Whether no two of the integer ``ids`` are equal: at once where they ascend or
     descend (the runs of a frame sorted by user), else by the distinct ids of
-    :func:`factorize_ints` (a sort costs more: 100k ids, 3.7 ms against 0.3).
+    :func:`factorize_ints`, not by a sort (100k int64 ids: ascending 0.02 ms, in any
+    order 0.9 ms, of any range 2.0 ms; NumPy's sort of them 3.7 ms on an AMD Zen 4).
 
     Examples
     --------

@@ -36,8 +36,9 @@ def factorize_ints(values: np.ndarray, any_order: bool) -> tuple[np.ndarray, np.
         if not _compact(int(sample.min()), int(sample.max()), n):
             return hashed_ints(values)
         got = factorize_int_chunks([values], n, any_order=True)
-        if got is not None:
-            return got
+        # None: an id too far from the first, or a range too wide (or uint64 ids
+        # from 2**63 on), so not for the table
+        return got if got is not None else hashed_ints(values)
     lo = int(values.min())
     hi = int(values.max())
     if not _compact(lo, hi, n):
@@ -192,7 +193,7 @@ def factorize_int_chunks(
         if not ok:
             return None
         lo, hi = min(lo, low), max(hi, high)
-        if hi - lo >= min(DENSE_RANGE_FACTOR * n + 1024, 2**31 - 1):
+        if not _compact(lo, hi, n):
             return None  # too wide a range for a direct-address table
         start += len(values)
     if start != n or anchor is None or lo is None or hi is None:

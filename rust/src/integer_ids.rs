@@ -98,15 +98,11 @@ fn eight_digits(word: u64, n: usize) -> Option<u64> {
 /// ([`canonical_integer`]), else None: pieces of the rows in parallel, every piece
 /// stopping at the first row that is not (a column of other ids costs a row a
 /// piece). Canonical spellings and integers are one to one, so the integers tell
-/// the same rows apart as the strings do.
+/// the same rows apart as the strings do. A column whose first id is not one (most
+/// string columns) is told apart by the caller before its offsets are checked and
+/// this output made (the Python binding's `first_row_answer`).
 pub fn canonical_integers<R: Rows>(chunks: &[R]) -> Option<Vec<i64>> {
     let n: usize = chunks.iter().map(|c| c.rows()).sum();
-    // a column whose first id is not one (most string columns) is told apart before
-    // its output is made (and faulted in at once, on huge pages: not row by row)
-    if let Some(chunk) = chunks.iter().find(|c| c.rows() > 0) {
-        let (data, start, end) = chunk.row(0);
-        canonical_integer_at(data, start, end)?;
-    }
     let mut out = crate::pages::zeroed::<i64>(n);
     let mut pieces = Vec::new();
     let mut rest = out.as_mut_slice();

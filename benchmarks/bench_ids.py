@@ -22,7 +22,8 @@ processes of its time and of its ratio to int64 (each ratio of one process's
 medians), and the range of that ratio.
 Every kind must give the int64 report exactly. One row reads as many bytes as the
 run's object columns hold, in order on every thread: the least time in which their
-objects can be read. A second table times the run's
+objects can be read; two read the id columns of the Parquet files alone, the part
+of those cases that is the file's decoding. A second table times the run's
 item ids alone, encoded by receval's core and by pyarrow, pandas and polars.
 Needs the ``bench`` extra plus pytrec_eval (pytrec-eval-terrier).
 """
@@ -173,7 +174,8 @@ def kinds(qdf: Any, rdf: Any) -> dict[str, tuple[Any, Any]]:
 
 
 def write_files(qdf: Any, rdf: Any, folder: str) -> dict[str, tuple[str, str]]:
-    """Parquet and CSV files with int64 and with string ids; TREC files (string ids)."""
+    """Parquet, CSV and TREC files with int64 and with string ids (a TREC file's int64
+    ids written as their digits)."""
     paths: dict[str, tuple[str, str]] = {}
     for label, (q, r) in {"int64": (qdf, rdf), "string": (named(qdf), named(rdf))}.items():
         for fmt in ("parquet", "csv"):
@@ -188,18 +190,17 @@ def write_files(qdf: Any, rdf: Any, folder: str) -> dict[str, tuple[str, str]]:
                 pyarrow.csv.write_csv(pa.Table.from_pandas(q, preserve_index=False), qp)
                 pyarrow.csv.write_csv(pa.Table.from_pandas(r, preserve_index=False), rp)
             paths[f"{fmt} {label}"] = (qp, rp)
-    qp, rp = (os.path.join(folder, f"{x}.trec") for x in ("q", "r"))
-    q, r = named(qdf), named(rdf)
-    with open(qp, "w") as fh:
-        for u, i, g in zip(
-            q["user"].tolist(), q["item"].tolist(), q["grade"].tolist(), strict=True
-        ):
-            fh.write(f"{u} 0 {i} {g}\n")
-    with open(rp, "w") as fh:
-        rows = zip(r["user"].tolist(), r["item"].tolist(), r["score"].tolist(), strict=True)
-        for rank, (u, i, s) in enumerate(rows):
-            fh.write(f"{u} Q0 {i} {rank} {s!r} run\n")
-    paths["TREC (string)"] = (qp, rp)
+    for label, (q, r) in {"int64": (qdf, rdf), "string": (named(qdf), named(rdf))}.items():
+        qp, rp = (os.path.join(folder, f"{x}-{label}.trec") for x in ("q", "r"))
+        with open(qp, "w") as fh:
+            rows = zip(q["user"].tolist(), q["item"].tolist(), q["grade"].tolist(), strict=True)
+            for u, i, g in rows:
+                fh.write(f"{u} 0 {i} {g}\n")
+        with open(rp, "w") as fh:
+            rows = zip(r["user"].tolist(), r["item"].tolist(), r["score"].tolist(), strict=True)
+            for rank, (u, i, s) in enumerate(rows):
+                fh.write(f"{u} Q0 {i} {rank} {s!r} run\n")
+        paths[f"TREC {label}"] = (qp, rp)
     return paths
 
 
@@ -302,6 +303,24 @@ def read_case(n_bytes: int) -> Callable[[], Any]:
 READ = "reading the run's objects' memory alone"
 
 
+def ids_read_case(qp: str, rp: str) -> Callable[[], Any]:
+    """A read of the user and item columns of the Parquet files ``qp`` and ``rp`` by
+    polars (the reader ``evaluate``'s files go through, with the same threads), and
+    nothing else: the part of a Parquet case that is the file's decoding of its ids."""
+    import polars as pl
+
+    return lambda: [pl.read_parquet(p, columns=["user", "item"]) for p in (qp, rp)]
+
+
+#: the Parquet cases whose id columns are also read alone: int64 ids, string ids
+PARQUET = ("parquet int64", "parquet string")
+
+
+def ids_read(fmt: str) -> str:
+    """The name of the case that reads the id columns of the Parquet files ``fmt``."""
+    return f"reading {fmt}'s id columns alone"
+
+
 def bench(n_users: int, runs: int) -> dict[str, Any]:
     """One process's table (:func:`timed`), the ratio each case is taken against
     (``base``), the object columns' bytes and the run's rows."""
@@ -320,12 +339,14 @@ def bench(n_users: int, runs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         for name, (qp, rp) in write_files(qdf, rdf, folder).items():
             cases[name] = file_case(qp, rp)
+            if name in PARQUET:
+                cases[ids_read(name)] = ids_read_case(qp, rp)
             fmt = name.split()[0]
-            base[name] = f"{fmt} int64" if fmt in ("parquet", "csv") else "parquet int64"
+            base[name] = f"{fmt} int64"
         users = [str(u) for u in np.unique(qdf["user"].to_numpy()).tolist()]
         cases["pytrec_eval (pandas int64)"] = pytrec_case(lambda: (qdf, rdf), users)
         base["pytrec_eval (pandas int64)"] = "int64 (pandas)"
-        for key in ("int64 (pandas)", "parquet int64", "csv int64"):
+        for key in ("int64 (pandas)", "parquet int64", "csv int64", "TREC int64"):
             base.pop(key, None)
         results = timed(cases, runs)
     return {"results": results, "base": base, "bytes": n_bytes, "rows": len(rdf)}
@@ -461,6 +482,17 @@ def main() -> None:
     print("\n".join(head + lines), flush=True)
     read = median([r[READ]["seconds"] for r in results])
     more = median([r["pandas object"]["seconds"] - r["pandas str"]["seconds"] for r in results])
+    trec_text = median([r["TREC int64"]["seconds"] / r[PARQUET[0]]["seconds"] for r in results])
+    # the Parquet cases less the reads of their id columns
+    reads = {k: median([r[ids_read(k)]["seconds"] for r in results]) for k in PARQUET}
+    pq_more = median([r[PARQUET[1]]["seconds"] - r[PARQUET[0]]["seconds"] for r in results])
+    pq_net = median(
+        [
+            (r[PARQUET[1]]["seconds"] - r[ids_read(PARQUET[1])]["seconds"])
+            / (r[PARQUET[0]]["seconds"] - r[ids_read(PARQUET[0])]["seconds"])
+            for r in results
+        ]
+    )
     # receval's cases whose median ratio, rounded as the table shows it, is above 1.5x
     above = {
         what: [k for k, r in ratios_of.items() if round(r[at], 2) > 1.5]
@@ -495,8 +527,8 @@ frame sorted after its strings were made, its objects out of address order;
 "pandas object, shared": one a distinct id, as pandas' CSV reader gives them,
 which the core reads once each).
 "x int64" is the ratio to the int64 ids of the same source (the pandas frame; the
-Arrow table; the Parquet or CSV file of int64 ids; TREC files against the int64
-Parquet file); pytrec_eval builds its nested dicts
+Arrow table; the Parquet, CSV or TREC files of int64 ids, a TREC file's written as
+their digits); pytrec_eval builds its nested dicts
 of str from the int64 frame inside its timing. Every case runs in turn (A B C, B C
 A, C A B ...), {runs} runs each, medians (a run's result dropped before its case runs
 again: results kept would grow the process, and on a machine that backs memory at
@@ -516,6 +548,18 @@ medians) and of its memory ratio, and the range of "x int64" over the processes.
 Rows whose median "x int64" is above 1.5x:
 {", ".join(f'"{a}"' for a in above["time"]) or "none"}; whose median "memory x int64" is:
 {", ".join(f'"{a}"' for a in above["memory"]) or "none"}.
+
+Where the time of Parquet files goes: "{PARQUET[1]}" took {pq_more:.3f} s more than
+"{PARQUET[0]}". Reading the user and item columns of both files alone (polars'
+`read_parquet` of the two columns; `evaluate` reads them with polars too, string ids
+whole and int64 ids row group by row group; the "reading ... alone" rows) took
+{reads[PARQUET[1]]:.3f} s for the string ids and {reads[PARQUET[0]]:.3f} s for the int64 ids:
+{reads[PARQUET[1]] - reads[PARQUET[0]]:.3f} s of the difference is the decoding of the strings
+(Snappy-compressed pages holding each id's length and text, made into Arrow string
+views), the rest their coding, as for "pandas str". Less those reads,
+"{PARQUET[1]}" took {pq_net:.2f}x the time of "{PARQUET[0]}" (the median over the
+processes). "TREC int64" (its scores written as text, up to 17 digits each) took
+{trec_text:.2f}x the time of "{PARQUET[0]}".
 
 Where the time of string ids goes: int64 ids over a compact range are coded
 through a direct-address table; string ids, and integer ids of a wide range, must be

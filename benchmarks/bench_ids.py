@@ -177,7 +177,8 @@ def write_files(qdf: Any, rdf: Any, folder: str) -> dict[str, tuple[str, str]]:
     """Parquet, CSV and TREC files with int64 and with string ids (a TREC file's int64
     ids written as their digits)."""
     paths: dict[str, tuple[str, str]] = {}
-    for label, (q, r) in {"int64": (qdf, rdf), "string": (named(qdf), named(rdf))}.items():
+    frames = {"int64": (qdf, rdf), "string": (named(qdf), named(rdf))}
+    for label, (q, r) in frames.items():
         for fmt in ("parquet", "csv"):
             qp, rp = (os.path.join(folder, f"{x}-{label}.{fmt}") for x in ("q", "r"))
             if fmt == "parquet":
@@ -190,7 +191,7 @@ def write_files(qdf: Any, rdf: Any, folder: str) -> dict[str, tuple[str, str]]:
                 pyarrow.csv.write_csv(pa.Table.from_pandas(q, preserve_index=False), qp)
                 pyarrow.csv.write_csv(pa.Table.from_pandas(r, preserve_index=False), rp)
             paths[f"{fmt} {label}"] = (qp, rp)
-    for label, (q, r) in {"int64": (qdf, rdf), "string": (named(qdf), named(rdf))}.items():
+    for label, (q, r) in frames.items():
         qp, rp = (os.path.join(folder, f"{x}-{label}.trec") for x in ("q", "r"))
         with open(qp, "w") as fh:
             rows = zip(q["user"].tolist(), q["item"].tolist(), q["grade"].tolist(), strict=True)

@@ -306,8 +306,10 @@ READ = "reading the run's objects' memory alone"
 
 def ids_read_case(qp: str, rp: str) -> Callable[[], Any]:
     """A read of the user and item columns of the Parquet files ``qp`` and ``rp`` by
-    polars (the reader ``evaluate``'s files go through, with the same threads), and
-    nothing else: the part of a Parquet case that is the file's decoding of its ids."""
+    polars' ``read_parquet`` and nothing else: the part of a Parquet case that is the
+    file's decoding of its ids (``evaluate`` reads them with polars too: string ids
+    so, int64 ids row group by row group through its streaming engine, which decodes
+    them as fast)."""
     import polars as pl
 
     return lambda: [pl.read_parquet(p, columns=["user", "item"]) for p in (qp, rp)]

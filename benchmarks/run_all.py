@@ -10,9 +10,11 @@ written below (the same arguments every time, so the page says what was run).
 Each script writes its own section with a one-line note of the machine; this
 driver writes the machine in full at the top of the page (CPU model, cores,
 vector extensions, which SIMD paths receval's core and NumPy take, memory, OS,
-library versions, the load average at the start and the end) with the command
-and the time of every section, then rewrites the figures that README.md and
-docs/ quote from the page (``_claims.py``).
+library versions, the load average at the start and the end) with the command,
+the start and the time of the run that wrote each section (a run of some sections,
+``--sections``, keeps the other sections' rows as the runs that wrote them left
+them), then rewrites the figures that README.md and docs/ quote from the page
+(``_claims.py``).
 
 A section whose script is absent, or whose tool is missing (trec_eval, another
 checkout for ``revisions``), is skipped with a message; the run goes on.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -263,12 +266,42 @@ def shown(cmd: list[str]) -> str:
 
 Result = tuple[Section, str, str, float | None]  # section, command, result, seconds
 
+#: a row of the header's table: section, command, run (its start), minutes, result
+Row = tuple[str, str, str, str, str]
 
-def header(results: list[Result], started: str, loads: tuple) -> str:
-    """The page's first section: how the page was made, the machine in full, what ran."""
+
+def rows_on_page(text: str) -> dict[str, Row]:
+    """The rows of the header's table on ``text`` (the page as it is), by section.
+
+    A row of a page written before the table had its run column is dated by the
+    start of the run that wrote the header (the sentence above the table)."""
+    head = text.partition("<!-- machine:end -->")[0].partition("<!-- machine:start -->")[2]
+    began = re.search(r"started (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", head)
+    rows: dict[str, Row] = {}
+    for line in head.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if not line.startswith("| ") or cells[0] in ("section", "---"):
+            continue
+        if len(cells) == 4 and began:  # section, command, minutes, result
+            cells.insert(2, began.group(1))
+        if len(cells) == 5:
+            rows[cells[0]] = (cells[0], cells[1], cells[2], cells[3], cells[4])
+    return rows
+
+
+def header(
+    results: list[Result], started: str, loads: tuple, kept: dict[str, Row] | None = None
+) -> str:
+    """The page's first section: how the page was made, the machine in full, what ran;
+    the sections this run did not run keep their rows from ``kept`` (:func:`rows_on_page`)."""
     total = sum(t for *_, t in results if t is not None)
-    names = ",".join(s.name for s, *_ in results)
+    names = ", ".join(s.name for s, *_ in results)
     every = len(results) == len(SECTIONS)
+    ran = (
+        "every section"
+        if every
+        else f"sections {names}; the table gives every section the run that wrote it"
+    )
     lines = [
         "## How this page was made",
         "",
@@ -281,19 +314,24 @@ def header(results: list[Result], started: str, loads: tuple) -> str:
         "the peers that cannot share this one's torch and the checkout that `revisions` "
         "compares with). "
         "Each section notes, on one line, when and on which CPU it was measured; "
-        f"the last run of the driver ({'every section' if every else 'sections ' + names}) "
+        f"the last run of the driver ({ran}) "
         f"started {started} and took {total / 60:.0f} min, on this machine:",
         "",
         *machine(),
         load_line(loads[0], loads[1]),
         "",
-        "| section | command | time (min) | result |",
-        "| --- | --- | --- | --- |",
+        "| section | command | run started | time (min) | result |",
+        "| --- | --- | --- | --- | --- |",
     ]
+    new: dict[str, Row] = {}
     for section, cmd, result, seconds in results:
         took = f"{seconds / 60:.1f}" if seconds is not None else ""
         shown_cmd = f"`{cmd}`" if cmd else f"`benchmarks/{section.script}`"
-        lines.append(f"| {section.name} | {shown_cmd} | {took} | {result} |")
+        new[section.name] = (section.name, shown_cmd, started, took, result)
+    for section in SECTIONS:
+        row = new.get(section.name) or (kept or {}).get(section.name)
+        if row is not None:
+            lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -392,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     total = sum(t for *_, t in results if t is not None)
     print(f"== all: {total / 60:.1f} min; {failed} failed")
     if not args.quick:
-        put_header(header(results, started, (load_before, load_after)))
+        kept = rows_on_page(open(PAGE).read()) if os.path.exists(PAGE) else {}
+        put_header(header(results, started, (load_before, load_after), kept))
         changed = _claims.refresh(ROOT)
         print("== figures quoted from the page rewritten in: " + (", ".join(changed) or "none"))
     return 1 if failed else 0

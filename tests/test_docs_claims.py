@@ -138,8 +138,49 @@ def test_the_machine_header_goes_at_the_top_once(
     text = page.read_text()
     assert text.startswith("# Benchmarks\n\n<!-- machine:start -->\n## How this page was made")
     assert text.count("<!-- machine:start -->") == 1
-    assert "| ties | `python benchmarks/bench_ties.py` | 1.5 | ok |" in text
+    assert "| ties | `python benchmarks/bench_ties.py` | 2026-01-01 00:00 UTC | 1.5 | ok |" in text
     assert "vector extensions" in text and "<!-- ties:start -->\nold" in text
+
+
+def test_a_run_of_some_sections_keeps_the_rows_of_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the header's table names, for every section on the page, the command and the run
+    # that wrote it: a run of one section must not drop the rows of the others, nor
+    # leave the row of the old run of the section it ran
+    page = tmp_path / "benchmarks.md"
+    page.write_text("# Benchmarks\n")
+    monkeypatch.setattr(DRIVER, "PAGE", str(page))
+    ties = next(s for s in DRIVER.SECTIONS if s.name == "ties")
+    loads = ((1.0, 1.0, 1.0), (2.0, 2.0, 2.0))
+    every = [(s, f"python benchmarks/{s.script}", "ok", 60.0) for s in DRIVER.SECTIONS]
+    DRIVER.put_header(DRIVER.header(every, "2026-01-01 00:00 UTC", loads))
+    kept = DRIVER.rows_on_page(page.read_text())
+    assert set(kept) == {s.name for s in DRIVER.SECTIONS}
+    again = [(ties, "python benchmarks/bench_ties.py --runs 9", "ok", 120.0)]
+    DRIVER.put_header(DRIVER.header(again, "2026-02-02 02:02 UTC", loads, kept))
+    text = page.read_text()
+    assert "(sections ties; the table gives every section the run that wrote it)" in text
+    rows = DRIVER.rows_on_page(text)
+    assert set(rows) == set(kept)
+    assert rows["ties"] == (
+        "ties",
+        "`python benchmarks/bench_ties.py --runs 9`",
+        "2026-02-02 02:02 UTC",
+        "2.0",
+        "ok",
+    )
+    assert rows["core"] == kept["core"] and rows["core"][2] == "2026-01-01 00:00 UTC"
+    # a page written before the table had its run column: the header's start dates its rows
+    old = (
+        "<!-- machine:start -->\n... the last run of the driver (every section) started "
+        "2025-12-01 01:40 UTC and took 75 min:\n\n| section | command | time (min) | result |\n"
+        "| --- | --- | --- | --- |\n| core | `python benchmarks/bench_core.py` | 2.4 | ok |\n"
+        "<!-- machine:end -->"
+    )
+    assert DRIVER.rows_on_page(old) == {
+        "core": ("core", "`python benchmarks/bench_core.py`", "2025-12-01 01:40 UTC", "2.4", "ok")
+    }
 
 
 def test_the_machine_header_follows_the_core_dispatch() -> None:

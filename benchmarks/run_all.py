@@ -160,7 +160,8 @@ SECTIONS = (
         ("--quick", "--users", "10000"),
         3.0,
     ),
-    Section("startup", "bench_startup.py", (), ("--quick",), 1.0),
+    # the trec_eval binary's row when it is found (the others without it)
+    Section("startup", "bench_startup.py", ("--trec-eval", "{trec_eval}"), ("--quick",), 1.0),
     Section(
         "trec-eval",
         "bench_trec_eval.py",

@@ -106,6 +106,13 @@ def test_a_missing_script_or_tool_is_skipped_with_a_reason(tmp_path: Path) -> No
     core = next(s for s in DRIVER.SECTIONS if s.name == "core")
     assert "--trec-eval" not in DRIVER.command(core, False, {"trec_eval": None})
     assert DRIVER.command(core, False, {"trec_eval": "/bin/te"})[-2:] == ["--trec-eval", "/bin/te"]
+    # the start-up section's row of the trec_eval binary, when there is one
+    startup = next(s for s in DRIVER.SECTIONS if s.name == "startup")
+    assert "--trec-eval" not in DRIVER.command(startup, False, {"trec_eval": None})
+    assert DRIVER.command(startup, False, {"trec_eval": "/bin/te"})[-2:] == [
+        "--trec-eval",
+        "/bin/te",
+    ]
 
 
 def test_the_machine_names_the_core_simd_paths(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -131,17 +131,24 @@ def test_the_machine_names_the_core_simd_paths(monkeypatch: pytest.MonkeyPatch) 
     assert "avx512f" in "\n".join(HARNESS.machine())
 
 
-def test_the_machine_header_goes_at_the_top_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+#: the load averages before and after a run of the driver
+LOADS = ((1.0, 1.0, 1.0), (2.0, 2.0, 2.0))
+TIES = next(s for s in DRIVER.SECTIONS if s.name == "ties")
+
+
+@pytest.fixture
+def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A page of one section, the one the driver writes its header to."""
     page = tmp_path / "benchmarks.md"
     page.write_text("# Benchmarks\n\n<!-- ties:start -->\nold\n<!-- ties:end -->\n")
     monkeypatch.setattr(DRIVER, "PAGE", str(page))
-    ties = next(s for s in DRIVER.SECTIONS if s.name == "ties")
-    loads = ((1.0, 1.0, 1.0), (2.0, 2.0, 2.0))
+    return page
+
+
+def test_the_machine_header_goes_at_the_top_once(page: Path) -> None:
     for took in (30.0, 90.0):
-        results = [(ties, "python benchmarks/bench_ties.py", "ok", took)]
-        DRIVER.put_header(DRIVER.header(results, "2026-01-01 00:00 UTC", loads))
+        results = [(TIES, "python benchmarks/bench_ties.py", "ok", took)]
+        DRIVER.put_header(DRIVER.header(results, "2026-01-01 00:00 UTC", LOADS))
     text = page.read_text()
     assert text.startswith("# Benchmarks\n\n<!-- machine:start -->\n## How this page was made")
     assert text.count("<!-- machine:start -->") == 1
@@ -149,23 +156,16 @@ def test_the_machine_header_goes_at_the_top_once(
     assert "vector extensions" in text and "<!-- ties:start -->\nold" in text
 
 
-def test_a_run_of_some_sections_keeps_the_rows_of_the_others(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_run_of_some_sections_keeps_the_rows_of_the_others(page: Path) -> None:
     # the header's table names, for every section on the page, the command and the run
     # that wrote it: a run of one section must not drop the rows of the others, nor
     # leave the row of the old run of the section it ran
-    page = tmp_path / "benchmarks.md"
-    page.write_text("# Benchmarks\n")
-    monkeypatch.setattr(DRIVER, "PAGE", str(page))
-    ties = next(s for s in DRIVER.SECTIONS if s.name == "ties")
-    loads = ((1.0, 1.0, 1.0), (2.0, 2.0, 2.0))
     every = [(s, f"python benchmarks/{s.script}", "ok", 60.0) for s in DRIVER.SECTIONS]
-    DRIVER.put_header(DRIVER.header(every, "2026-01-01 00:00 UTC", loads))
+    DRIVER.put_header(DRIVER.header(every, "2026-01-01 00:00 UTC", LOADS))
     kept = DRIVER.rows_on_page(page.read_text())
     assert set(kept) == {s.name for s in DRIVER.SECTIONS}
-    again = [(ties, "python benchmarks/bench_ties.py --runs 9", "ok", 120.0)]
-    DRIVER.put_header(DRIVER.header(again, "2026-02-02 02:02 UTC", loads, kept))
+    again = [(TIES, "python benchmarks/bench_ties.py --runs 9", "ok", 120.0)]
+    DRIVER.put_header(DRIVER.header(again, "2026-02-02 02:02 UTC", LOADS, kept))
     text = page.read_text()
     assert "(sections ties; the table gives every section the run that wrote it)" in text
     rows = DRIVER.rows_on_page(text)

@@ -276,7 +276,10 @@ def rows_on_page(text: str) -> dict[str, Row]:
 
     A row of a page written before the table had its run column is dated by the
     start of the run that wrote the header (the sentence above the table)."""
-    head = text.partition("<!-- machine:end -->")[0].partition("<!-- machine:start -->")[2]
+    try:
+        head = _claims.section(text, "machine")
+    except KeyError:  # a page the driver has not written a header to
+        return {}
     began = re.search(r"started (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", head)
     rows: dict[str, Row] = {}
     for line in head.splitlines():

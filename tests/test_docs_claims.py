@@ -188,6 +188,7 @@ def test_a_run_of_some_sections_keeps_the_rows_of_the_others(page: Path) -> None
     assert DRIVER.rows_on_page(old) == {
         "core": ("core", "`python benchmarks/bench_core.py`", "2025-12-01 01:40 UTC", "2.4", "ok")
     }
+    assert DRIVER.rows_on_page("# Benchmarks\n") == {}
 
 
 def test_the_machine_header_follows_the_core_dispatch() -> None:

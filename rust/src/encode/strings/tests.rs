@@ -585,3 +585,50 @@ fn rows_read_on_this_thread_are_coded_as_a_column_of_them_whatever_the_width_gue
     let (codes, first, distinct) = factorize_read(0, |i| &ids[i], 0, 2);
     assert!(codes.is_empty() && first.is_empty() && distinct.texts() == (vec![0], vec![]));
 }
+
+#[test]
+fn a_table_is_made_with_room_for_the_ids_its_first_rows_tell_of() {
+    // the distinct ids that `seen` draws of `d` equally frequent ids hold on
+    // average, read back as `d`
+    for d in [10.0f64, 700.0, 5000.0, 20_000.0] {
+        let new = d * -(-(SAMPLE as f64) / d).exp_m1();
+        let back = distinct_of_draws(new.round() as usize, SAMPLE);
+        assert!((back / d - 1.0).abs() < 0.02, "{d}: {back}");
+    }
+    assert!(distinct_of_draws(SAMPLE, SAMPLE).is_infinite());
+    // half the first rows or fewer new: the table grows as it fills
+    assert_eq!(many_new(10_000_000, SAMPLE / 2, SAMPLE), None);
+    // 20,000 ids in 10M rows (3,706 new ids among 4,096 rows on average): room for
+    // twice as many, not for the most (a table past the second-level cache)
+    let room = many_new(10_000_000, 3706, SAMPLE).unwrap_or(0);
+    assert!((38_000..42_000).contains(&room), "{room}");
+    assert_eq!(many_new(10_000_000, SAMPLE, SAMPLE), Some(MOST_ROOM));
+    assert_eq!(many_new(1000, SAMPLE, SAMPLE), Some(1000));
+}
+
+#[test]
+fn a_column_of_more_ids_than_its_first_rows_tell_of_is_coded_as_a_map_would() {
+    // the first rows drawn from 3,000 ids (a table made with room for about 6,000),
+    // the rest from 60,000: the table grows while windows are looked up in parallel
+    let mut seed = 11u64;
+    let mut next = || lcg(&mut seed) as usize;
+    let n = 3 * PARALLEL_ROWS;
+    let strings: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let ids = if i < SAMPLE { 3000 } else { 60_000 };
+            format!("doc-{}", next() % ids).into_bytes()
+        })
+        .collect();
+    let first_new = naive_bytes(&strings[..SAMPLE]).2.len();
+    assert!(2 * first_new > SAMPLE && many_new(n, first_new, SAMPLE) < Some(10_000));
+    let want = naive_bytes(&strings);
+    let (_, wide, data) = arrow(&strings, 0);
+    for n_chunks in [1, 2, 8] {
+        let rows = [OffsetRows::checked(&wide, &data).unwrap()];
+        assert_eq!(
+            named(factorize_bytes(&rows, n_chunks, 0)),
+            want,
+            "{n_chunks}"
+        );
+    }
+}

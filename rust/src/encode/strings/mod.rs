@@ -188,18 +188,14 @@ const SAMPLE: usize = 1 << 12;
 const MOST_ROOM: usize = 1 << 18;
 
 /// The ids a table of a column of `rows` rows is made with room for at once when
-/// `new` of its first `seen` rows were new ids: twice the distinct ids that many
-/// draws of ids of equal frequency would hold ([`distinct_of_draws`]; at most the
-/// rows and [`MOST_ROOM`]) when most were; None otherwise (the table grows as it
-/// fills). A table sized to the ids, not to the most, stays in the caches nearest
-/// the core where the ids are few enough: 10M rows (`string_view`, ids of 5 to 9
-/// bytes drawn uniformly) of 8,000 and of 20,000 distinct ids, in a table of 2^19
-/// slots (8 MiB, past a second-level cache of 2 MiB) and in one of 2^15 and 2^16,
-/// took 54.9 -> 50.1 and 78.4 -> 56.1 ms on one thread, 37.1 -> 31.5 and 50.6 ->
-/// 35.9 ms on two (Intel Xeon; medians of 7 calls, of 3 processes of each in
-/// turn); 60,000 ids or more, and a skewed column, took the time they took. A
-/// column whose first rows repeat more than its other rows do (skewed ids) grows
-/// its table by doubling, as a column of few new ids in its first rows does.
+/// `new` of its first `seen` rows were new ids (most: else None, and the table grows
+/// as it fills): twice the ids that draws of equally frequent ids would hold
+/// ([`distinct_of_draws`]), at most the rows and [`MOST_ROOM`]. A table sized to the
+/// ids stays in the caches nearest the core where they are few: 10M rows of 8,000
+/// and 20,000 ids took 37.1 -> 31.5 and 50.6 -> 35.9 ms on two threads (2^15 and
+/// 2^16 slots, not 2^19: 8 MiB, past a second-level cache of 2 MiB; Intel Xeon,
+/// medians of 3 processes of each build in turn); 60,000 ids or more the same time.
+/// A column whose first rows repeat more than the rest (skewed) grows its table.
 fn many_new(rows: usize, new: usize, seen: usize) -> Option<usize> {
     (2 * new > seen).then(|| {
         // (a float past usize::MAX, infinity too, is cast to usize::MAX)

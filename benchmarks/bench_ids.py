@@ -51,7 +51,7 @@ from _harness import (
     peer_versions,
     replace_section,
 )
-from bench_ranking import METRICS, make_data, pytrec_case
+from bench_ranking import CATALOGUE, METRICS, make_data, pytrec_case
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -213,19 +213,22 @@ def file_case(qp: str, rp: str) -> Callable[[], Any]:
     return lambda: receval.evaluate(receval.Qrels.from_file(qp), receval.Run.from_file(rp), METRICS)
 
 
-def timed(cases: dict[str, Callable[[], Any]], runs: int) -> dict[str, dict[str, Any]]:
+def timed(
+    cases: dict[str, Callable[[], Any]], runs: int, references: dict[str, str]
+) -> dict[str, dict[str, Any]]:
     """Time ``cases`` in turn: each case's median seconds, peak extra memory, whether its
-    report is the int64 case's ("yes", "NO"; "" for a case without a report) and the
-    error that stopped it (or None)."""
+    report is that of its int64 case (named in ``references``; "int64 (pandas)" for a
+    case not named there) ("yes", "NO"; "" for a case without a report) and the error
+    that stopped it (or None)."""
     names = list(cases)
     results: dict[str, Interleaved] = dict(
         zip(names, interleaved([cases[n] for n in names], runs, keep_values=False), strict=True)
     )
-    reference = results["int64 (pandas)"].value
     out = {}
     for name, m in results.items():
         same = ""
         if isinstance(m.value, receval.EvaluationReport):
+            reference = results[references.get(name, "int64 (pandas)")].value
             same = "yes" if m.value.mean == reference.mean else "NO"
         out[name] = {
             "seconds": m.seconds,
@@ -315,6 +318,9 @@ def ids_read_case(qp: str, rp: str) -> Callable[[], Any]:
     return lambda: [pl.read_parquet(p, columns=["user", "item"]) for p in (qp, rp)]
 
 
+#: the catalogue of the cases of fewer items (a prime: see ``make_data``)
+FEW_ITEMS = 20_011
+
 #: the Parquet cases whose id columns are also read alone: int64 ids, string ids
 PARQUET = ("parquet int64", "parquet string")
 
@@ -349,9 +355,15 @@ def bench(n_users: int, runs: int) -> dict[str, Any]:
         users = [str(u) for u in np.unique(qdf["user"].to_numpy()).tolist()]
         cases["pytrec_eval (pandas int64)"] = pytrec_case(lambda: (qdf, rdf), users)
         base["pytrec_eval (pandas int64)"] = "int64 (pandas)"
+        # the same users and lists over a catalogue of fewer items
+        few_q, few_r = make_data(n_users, items=FEW_ITEMS)
+        int_few, str_few = (f"{kind}, {FEW_ITEMS:,} items" for kind in ("int64", "pandas str"))
+        cases[int_few] = frame_case(few_q, few_r)
+        cases[str_few] = frame_case(named(few_q), named(few_r))
+        base[str_few] = int_few
         for key in ("int64 (pandas)", "parquet int64", "csv int64", "TREC int64"):
             base.pop(key, None)
-        results = timed(cases, runs)
+        results = timed(cases, runs, {int_few: int_few, str_few: int_few})
     return {"results": results, "base": base, "bytes": n_bytes, "rows": len(rdf)}
 
 
@@ -545,6 +557,11 @@ a line that the median over processes does not. Each row gives the median over t
 processes of its time, of its ratio to int64 ("x int64", each ratio of one process's
 medians) and of its memory ratio, and the range of "x int64" over the processes.
 "same report": the mean of every metric equals that of int64 ids (in every process).
+The last two rows hold the same users and lists over a catalogue of {FEW_ITEMS:,}
+items, not {CATALOGUE:,} ("x int64": the string ids' ratio to the int64 ids of
+those items): a column of fewer distinct ids is coded through a smaller table,
+made with room for as many ids as the column's first rows tell of, which the caches
+nearest the core hold.
 
 {chr(10).join(head + lines)}
 

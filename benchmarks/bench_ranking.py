@@ -45,8 +45,9 @@ TOLERANCE = 1e-9
 
 
 # ----------------------------------------------------------------------- data
-def make_data(n_users: int, seed: int = 0):
-    """Qrels and run DataFrames, deterministic in ``seed``.
+def make_data(n_users: int, seed: int = 0, items: int = CATALOGUE):
+    """Qrels and run DataFrames, deterministic in ``seed``, over a catalogue of
+    ``items`` ids (a prime).
 
     Each user has 5-15 relevant items (grades 1-3, mean 10) and 0-3 judged
     non-relevant items (grade 0); each judged item is among the user's 100
@@ -59,10 +60,10 @@ def make_data(n_users: int, seed: int = 0):
     import pandas as pd
 
     rng = np.random.default_rng(seed)
-    catalogue = rng.permutation(CATALOGUE).astype(np.int64) + 1  # item ids 1..p
+    catalogue = rng.permutation(items).astype(np.int64) + 1  # item ids 1..p
     user_ids = rng.permutation(n_users).astype(np.int64) + 1  # users in shuffled order
-    a = rng.integers(0, CATALOGUE, n_users)
-    s = rng.integers(1, CATALOGUE, n_users)
+    a = rng.integers(0, items, n_users)
+    s = rng.integers(1, items, n_users)
 
     n_rel = rng.integers(5, 16, n_users)
     n_zero = rng.integers(0, 4, n_users)
@@ -90,10 +91,10 @@ def make_data(n_users: int, seed: int = 0):
     width = RUN_LENGTH + int(n_judged.max())
 
     def item_at(u: np.ndarray, j: np.ndarray) -> np.ndarray:
-        return catalogue[(a[u] + j * s[u]) % CATALOGUE]
+        return catalogue[(a[u] + j * s[u]) % items]
 
     qrels = pd.DataFrame({"user": user_ids[q_user], "item": item_at(q_user, pos), "grade": grade})
-    assert width <= CATALOGUE
+    assert width <= items
 
     r_user = np.repeat(np.arange(n_users), RUN_LENGTH)
     r_pos = np.tile(np.arange(RUN_LENGTH), n_users)

@@ -418,6 +418,34 @@ def test_the_core_refuses_offsets_that_descend_or_pass_the_data(n: int, dtype: A
                 call(*args)
 
 
+def test_ids_given_a_block_at_a_time_take_codes_in_order_of_first_appearance() -> None:
+    # a CSV file's id column, coded block by block (``IdCodes``): rows equal to the
+    # row before them in runs that cross the core's blocks of 64 rows and the calls,
+    # ids of every slot kind (at most 11, 12 to 15, 16 and more bytes; the empty id),
+    # runs of a long id, and rows equal in their first 15 bytes only
+    from receval._kernels import compiled
+
+    rng = np.random.default_rng(7)
+    kinds = ["", "a", "doc-17", "id-0123456789", "abcdefghijklmno", "x" * 16, "x" * 15 + "y"]
+    pool = kinds + [
+        f"{p}{i}" for p in ("u-", "item-00000000", "a-long-id-prefix-") for i in range(60)
+    ]
+    strings = []
+    while len(strings) < 5000:
+        strings += [pool[int(rng.integers(len(pool)))]] * int(rng.integers(1, 90))
+    want_codes, want_uniques = _naive(strings)
+    for cut in ([0, len(strings)], [0, 1, 64, 65, 200, 1000, 1001, len(strings)]):
+        codes = compiled().IdCodes()
+        got = []
+        for a, b in itertools.pairwise(cut):
+            block = pa.array(strings[a:b], pa.string())
+            offsets = np.frombuffer(block.buffers()[1], dtype=np.int32)[: len(block) + 1]
+            data = np.frombuffer(block.buffers()[2] or b"", dtype=np.uint8)
+            got += codes.add(offsets, data).tolist()
+        assert got == want_codes
+        assert large_strings(*codes.distinct()).to_pylist() == want_uniques
+
+
 VIEWS = ["string_view"] if hasattr(pa, "string_view") else []  # pyarrow 16 and later
 
 

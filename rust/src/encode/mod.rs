@@ -19,6 +19,7 @@ mod text_ids;
 mod words;
 pub(crate) use rows::width_of;
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
+pub(crate) use strings::BLOCK;
 pub use strings::{
     factorize_bytes, factorize_inline, factorize_inline_runs, factorize_read, factorize_runs,
     lookup_rows, Runs,

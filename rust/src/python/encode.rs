@@ -606,7 +606,7 @@ impl IdCodes {
     /// plus one) and data of an Arrow `string` array. A row equal to the row before
     /// it (the rows of a user) takes its code without a lookup.
     ///
-    /// The rows are coded [`ROWS`] at a time: the key of each row not equal to the
+    /// The rows are coded a block ([`encode::BLOCK`] rows) at a time: the key of each row not equal to the
     /// one before it is made, and its slot fetched, before any is looked up, so that
     /// their cache misses overlap, and rows are told equal by their short keys (10M
     /// ids of 200,000 distinct, in calls of 16,384 rows: 361 -> 185 ms on Intel Xeon,
@@ -620,8 +620,6 @@ impl IdCodes {
         offsets: PyReadonlyArray1<'py, i32>,
         data: PyReadonlyArray1<'py, u8>,
     ) -> PyResult<Bound<'py, PyArray1<i32>>> {
-        /// The rows whose keys are made before any of them is looked up.
-        const ROWS: usize = 64;
         let d = slice(&data, "data")?;
         let rows =
             encode::OffsetRows::checked(slice(&offsets, "offsets")?, d).ok_or_else(bad_offsets)?;
@@ -633,10 +631,10 @@ impl IdCodes {
         let mut codes: Vec<i32> = Vec::with_capacity(n);
         // the key of each row of a block, None for a row equal to the one before it
         // (told by the short keys of rows of at most 15 bytes, by the bytes of others)
-        let mut keys = [None; ROWS];
+        let mut keys = [None; encode::BLOCK];
         let mut before: Option<Option<u128>> = None;
-        for a in (0..n).step_by(ROWS) {
-            let block = a..(a + ROWS).min(n);
+        for a in (0..n).step_by(encode::BLOCK) {
+            let block = a..(a + encode::BLOCK).min(n);
             for (i, key) in block.clone().zip(&mut keys) {
                 let (_, s, e) = rows.row(i);
                 let short = encode::table::short_bits(d, s, e);

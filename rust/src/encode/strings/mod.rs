@@ -719,8 +719,8 @@ fn pieces_of(starts: &[usize], at: usize, end: usize, most: usize) -> Vec<(usize
 }
 
 /// The rows of a block of keys hashed, and their slots fetched, before any is
-/// looked up ([`home_codes`]).
-const BLOCK: usize = 64;
+/// looked up ([`home_codes`]; a CSV file's ids met a block at a time too).
+pub(crate) const BLOCK: usize = 64;
 
 /// The codes of a block of keys in their own slot (the first of their probe chain:
 /// most keys of a table at most 3/4 full) written to `out`, without a branch, each

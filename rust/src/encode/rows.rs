@@ -3,7 +3,9 @@
 //! (`string_view`), where they lie, or one slice a row (strings read from Python
 //! objects); each row's short key ([`short_bits`]) read in one pass a block.
 
-use super::table::{short_bits, LOW_BYTES, PACKED_BYTES, SHORT_BYTES};
+use super::table::{
+    after_length, load16, load16_at, put_short, short_bits, store_short, PACKED_BYTES, SHORT_BYTES,
+};
 use crate::threads::PARALLEL_ROWS;
 
 /// The offsets of an Arrow string column: `i32` (`string`) or `i64` (`large_string`).
@@ -150,8 +152,22 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
     /// One pass over the offsets of the rows (each read once).
     fn shorts(&self, a: usize, out: &mut [u128]) {
         let o = &self.offsets[a..=a + out.len()];
-        for ((k, s), e) in out.iter_mut().zip(o).zip(&o[1..]) {
-            *k = short_bits(self.data, s.at(), e.at()).unwrap_or(0);
+        // the offsets ascend: 16 bytes readable at the block's last start are
+        // readable at every start of it (most blocks; checked once)
+        let last = o.len().checked_sub(2).map(|i| o[i].at());
+        if last.is_some_and(|s| s.checked_add(16).is_some_and(|e| e <= self.data.len())) {
+            let mut s = o[0].at();
+            for (k, e) in out.iter_mut().zip(&o[1..]) {
+                let e = e.at();
+                // SAFETY: s is at most the block's last start, 16 bytes before the end
+                let raw = unsafe { load16_at(self.data.as_ptr().add(s)) };
+                store_short(raw, e.wrapping_sub(s), k);
+                s = e;
+            }
+        } else {
+            for ((k, s), e) in out.iter_mut().zip(o).zip(&o[1..]) {
+                put_short(self.data, s.at(), e.at(), k);
+            }
         }
     }
     /// The width of the chunk's rows (a part's is its chunk's: a bound).
@@ -254,13 +270,11 @@ impl<'a> InlineViews<'a> {
     #[inline(always)]
     pub fn keys_within(&self, a: usize, out: &mut [u128]) -> bool {
         let views = &self.views[16 * a..16 * (a + out.len())];
-        let mut over = 0u32;
+        let mut over = 0;
         for (k, v) in out.iter_mut().zip(views.chunks_exact(16)) {
-            let v = u128::from_le_bytes(v.try_into().unwrap_or([0; 16]));
-            let len = v as u32;
-            over |= len.saturating_sub(PACKED_BYTES as u32);
-            let len = len.min(PACKED_BYTES as u32) as usize;
-            *k = ((v >> 32) & LOW_BYTES[len]) | ((len as u128) << 120);
+            let len = word(v, 0);
+            over |= len.saturating_sub(PACKED_BYTES);
+            store_short(after_length(load16(v)), len.min(PACKED_BYTES), k);
         }
         over == 0
     }
@@ -292,6 +306,13 @@ impl Rows for InlineViews<'_> {
     /// [`PACKED_BYTES`]: right where no row is longer.
     fn width(&self) -> usize {
         PACKED_BYTES
+    }
+    /// The key of each view's bytes after its length (at most [`INLINE`] of them).
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        let views = &self.views[16 * a..16 * (a + out.len())];
+        for (k, v) in out.iter_mut().zip(views.chunks_exact(16)) {
+            store_short(after_length(load16(v)), word(v, 0).min(INLINE), k);
+        }
     }
     fn repeats(&self, a: usize, b: usize) -> bool {
         views_repeat(self.views, a, b)
@@ -352,14 +373,13 @@ impl Rows for ViewRows<'_> {
     fn shorts(&self, a: usize, out: &mut [u128]) {
         let views = &self.views[16 * a..16 * (a + out.len())];
         for (j, (k, v)) in out.iter_mut().zip(views.chunks_exact(16)).enumerate() {
-            let v = u128::from_le_bytes(v.try_into().unwrap_or([0; 16]));
-            let len = (v as u32) as usize;
-            *k = if len <= INLINE {
-                ((v >> 32) & LOW_BYTES[len]) | ((len as u128) << 120)
+            let len = word(v, 0);
+            if len <= INLINE {
+                store_short(after_length(load16(v)), len, k);
             } else {
                 let (d, s, e) = self.row(a + j);
-                short_bits(d, s, e).unwrap_or(0)
-            };
+                put_short(d, s, e, k);
+            }
         }
     }
     /// Rows whose views are the same 16 bytes hold the same string (the same
@@ -415,6 +435,69 @@ impl Rows for SliceRows<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The short key of an id (its bytes, its length in the top byte), 0 for an id of
+    /// more than [`SHORT_BYTES`]: byte by byte.
+    fn oracle(id: &[u8]) -> u128 {
+        if id.len() > SHORT_BYTES {
+            return 0;
+        }
+        let bytes = id.iter().rev().fold(0u128, |k, &x| k << 8 | x as u128);
+        bytes | (id.len() as u128) << 120
+    }
+
+    #[test]
+    fn each_row_has_the_short_key_of_its_bytes_in_every_kind_of_rows() {
+        // ids of 0 to 20 bytes, the last ones at the very end of their buffer (fewer
+        // than 16 bytes after their first), blocks of rows from every row on
+        let ids: Vec<Vec<u8>> = (0..90usize)
+            .map(|i| {
+                (0..(i * 7) % 21)
+                    .map(|j| (i * 31 + j * 7 + 1) as u8)
+                    .collect()
+            })
+            .collect();
+        let mut data = Vec::new();
+        let mut offsets = vec![0i64];
+        for id in &ids {
+            data.extend_from_slice(id);
+            offsets.push(data.len() as i64);
+        }
+        let narrow: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+        let (views, buffers) = crate::encode::strings::tests::views(&ids);
+        let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+        let wide = OffsetRows::checked(&offsets, &data).unwrap();
+        let thin = OffsetRows::checked(&narrow, &data).unwrap();
+        let viewed = ViewRows::checked(&views, &buffers).unwrap();
+        let inline = InlineViews::new(&views).unwrap();
+        for n in [1, 5, 16, 64] {
+            for a in 0..=ids.len() - n {
+                let want: Vec<u128> = ids[a..a + n].iter().map(|id| oracle(id)).collect();
+                let keys = |rows: &dyn Fn(&mut [u128])| {
+                    let mut out = vec![u128::MAX; n];
+                    rows(&mut out);
+                    out
+                };
+                assert_eq!(keys(&|o| wide.shorts(a, o)), want, "int64 offsets {a} {n}");
+                assert_eq!(keys(&|o| thin.shorts(a, o)), want, "int32 offsets {a} {n}");
+                assert_eq!(keys(&|o| viewed.shorts(a, o)), want, "views {a} {n}");
+                // inline views: a longer row reads as the 12 bytes after its length
+                let twelve: Vec<u128> = (a..a + n)
+                    .map(|i| oracle(&views[16 * i + 4..16 * i + 4 + ids[i].len().min(INLINE)]))
+                    .collect();
+                assert_eq!(keys(&|o| inline.shorts(a, o)), twelve, "inline {a} {n}");
+                let mut out = vec![u128::MAX; n];
+                let within = inline.keys_within(a, &mut out);
+                assert_eq!(
+                    within,
+                    ids[a..a + n].iter().all(|id| id.len() <= PACKED_BYTES)
+                );
+                if within {
+                    assert_eq!(out, want, "within {a} {n}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn widths_and_descending_offsets_are_told_by_one_pass_of_either_width() {

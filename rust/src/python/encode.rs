@@ -632,12 +632,19 @@ impl IdCodes {
         // the key of each row of a block, None for a row equal to the one before it
         // (told by the short keys of rows of at most 15 bytes, by the bytes of others)
         let mut keys = [None; encode::BLOCK];
+        let mut shorts = [0u128; encode::BLOCK];
         let mut before: Option<Option<u128>> = None;
         for a in (0..n).step_by(encode::BLOCK) {
             let block = a..(a + encode::BLOCK).min(n);
-            for (i, key) in block.clone().zip(&mut keys) {
+            rows.shorts(a, &mut shorts[..block.len()]);
+            for ((i, key), &k) in block.clone().zip(&mut keys).zip(&shorts) {
                 let (_, s, e) = rows.row(i);
-                let short = encode::table::short_bits(d, s, e);
+                // 0: an empty id's key, or a longer id's
+                let short = if k != 0 {
+                    Some(k)
+                } else {
+                    encode::table::short_bits(d, s, e)
+                };
                 let same = match (before, short) {
                     (Some(Some(b)), Some(k)) => b == k,
                     (Some(None), None) => id(i - 1) == &d[s..e],

@@ -101,25 +101,31 @@ fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Run
         // a block of rows that all equal the row before it (most blocks of a column
         // grouped by id) is passed by one check of the block
         const BLOCK: usize = 16;
+        let mut block = [0u128; BLOCK];
         let m = part.rows();
         let mut i = 0;
         while i < m {
             let end = (i + BLOCK).min(m);
             if i == 0 || end - i < BLOCK || !part.repeats(i, end) {
-                for j in i..end {
-                    let (d, a, b) = part.row(j);
-                    let (s, key) = (&d[a..b], short_bits(d, a, b).unwrap_or(0));
-                    let same = if key != 0 {
-                        key == before_key
+                part.shorts(i, &mut block[..end - i]);
+                for (j, &key) in (i..end).zip(&block) {
+                    // a row of a short key is told by it alone (a long or empty row,
+                    // key 0, never equals it: `before` None); the others by bytes
+                    let (same, len) = if key != 0 {
+                        before = None;
+                        (key == before_key, (key >> 120) as usize)
                     } else {
-                        before == Some(s)
+                        let (d, a, b) = part.row(j);
+                        let same = before == Some(&d[a..b]);
+                        before = Some(&d[a..b]);
+                        (same, b - a)
                     };
                     if !same {
                         rows.push(j);
                         keys.push(key);
-                        longest = longest.max(b - a);
+                        longest = longest.max(len);
                     }
-                    (before, before_key) = (Some(s), key);
+                    before_key = key;
                 }
             }
             i = end;

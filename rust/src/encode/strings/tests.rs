@@ -41,7 +41,7 @@ fn chunked<O: Offset>(chunks: &[(&[O], &[u8])], n_chunks: usize) -> Named {
 }
 
 /// The views of `strings` (Arrow `string_view`): the long ones in two buffers.
-fn views(strings: &[Vec<u8>]) -> (Vec<u8>, Vec<Vec<u8>>) {
+pub(crate) fn views(strings: &[Vec<u8>]) -> (Vec<u8>, Vec<Vec<u8>>) {
     let mut views = vec![];
     let mut buffers = vec![vec![0xCD; 3], vec![]];
     for (i, s) in strings.iter().enumerate() {

@@ -88,8 +88,7 @@ fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Run
     // first), the short key of each (read as the row is compared) and the longest
     let heads = |p: usize| {
         let part = &parts[p];
-        // the row before and its short key (0 for a long or empty id: those rows
-        // are compared by their bytes; a short key tells the others apart alone)
+        // the row before and its short key (0 for a long or empty id)
         let (mut before, mut before_key): (Option<&[u8]>, u128) = match p.checked_sub(1) {
             Some(q) => {
                 let (d, a, b) = parts[q].row(parts[q].rows() - 1);
@@ -109,16 +108,13 @@ fn runs_within<R: Rows>(chunks: &[R], n_chunks: usize, cap: usize) -> Option<Run
             if i == 0 || end - i < BLOCK || !part.repeats(i, end) {
                 part.shorts(i, &mut block[..end - i]);
                 for (j, &key) in (i..end).zip(&block) {
-                    // a row of a short key is told by it alone (a long or empty row,
-                    // key 0, never equals it: `before` None); the others by bytes
+                    // a short key tells its row apart; a long or empty row, its bytes
                     let (same, len) = if key != 0 {
-                        before = None;
                         (key == before_key, (key >> 120) as usize)
                     } else {
                         let (d, a, b) = part.row(j);
-                        let same = before == Some(&d[a..b]);
-                        before = Some(&d[a..b]);
-                        (same, b - a)
+                        let s = &d[a..b];
+                        ((before_key == 0) & (before.replace(s) == Some(s)), b - a)
                     };
                     if !same {
                         rows.push(j);

@@ -424,13 +424,19 @@ fn a_block_repeats_only_when_each_row_equals_the_one_before() {
 
 #[test]
 fn factorize_runs_hashes_the_first_row_of_each_run_as_the_column_would() {
-    // runs across parts and chunks, an id in two runs, short and long ids
+    // runs across parts and chunks, an id in two runs, short and long ids; width 0:
+    // empty, short and long ids in turn (a long id after a short one after it)
     let mut seed = 5u64;
     let mut next = || lcg(&mut seed) as usize;
-    for width in [3usize, 13, 20] {
+    for width in [3usize, 13, 20, 0] {
         let mut strings = vec![];
         while strings.len() < PARALLEL_ROWS + 7000 {
-            let s = format!("{:0width$}", next() % 900).into_bytes();
+            let s = match (width, next() % 3) {
+                (0, 0) => vec![],
+                (0, 1) => format!("{}", next() % 3).into_bytes(),
+                (0, _) => format!("{:020}", next() % 3).into_bytes(),
+                _ => format!("{:0width$}", next() % 900).into_bytes(),
+            };
             (0..1 + next() % 30).for_each(|_| strings.push(s.clone()));
         }
         let starts: Vec<i64> = (0..strings.len())

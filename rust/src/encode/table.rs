@@ -79,13 +79,8 @@ pub(crate) type Bytes16 = u128;
 #[inline(always)]
 pub(crate) fn load16(b: &[u8]) -> Bytes16 {
     assert!(b.len() >= 16);
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `b` holds 16 bytes (asserted); SSE2 is in every x86_64
-    unsafe {
-        std::arch::x86_64::_mm_loadu_si128(b.as_ptr().cast())
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    u128::from_le_bytes(b[..16].try_into().unwrap_or([0; 16]))
+    // SAFETY: `b` holds 16 bytes (asserted)
+    unsafe { load16_at(b.as_ptr()) }
 }
 
 /// The 16 bytes at `p` as [`Bytes16`].

@@ -14,7 +14,7 @@ the run, against faiss + masking alone); NumPy (matmul by blocks of users +
 ``argpartition``, masked items set to -inf). "same top k" is the share of users
 whose k items are the same set in both. An out-of-core case retrieves from a
 ``.npy`` item file larger than the stated budget of extra memory (read block by block).
-Needs faiss-cpu.
+Needs faiss-cpu (in the ``bench`` extra).
 
 With ``--recbole-python PY`` (a Python that has RecBole, e.g. its own virtual
 environment) the script then runs itself in PY with ``--recbole`` (receval from this
@@ -358,7 +358,7 @@ recall@{args.k} (within 1e-9)."""
                       text, lines, peers=("recbole", "torch"), load=load,
                       out=args.out)  # fmt: skip
         return
-    text = f"""(needs faiss-cpu; writes this section; `--quick`
+    text = f"""(faiss-cpu is in the `bench` extra; writes this section; `--quick`
 runs 10k x 10k and prints only; RecBole's row is the next section). Every row
 runs receval and its peer on the same float32 matrices (normal entries;
 {args.train} training items per user; 3 test items per user for the metrics) in

@@ -17,7 +17,7 @@ mod strings;
 pub(crate) mod table;
 mod text_ids;
 mod words;
-pub(crate) use rows::width_of;
+pub(crate) use rows::{fetch_blocks_ahead, width_of};
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
 pub(crate) use strings::BLOCK;
 pub use strings::{

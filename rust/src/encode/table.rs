@@ -343,6 +343,23 @@ fn empty<S: Slot>(n: usize) -> Vec<S> {
     try_empty(n).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Fetch the memory of `items` into the first-level cache (hints: they read and
+/// fault nothing), a cache line at a time.
+#[inline(always)]
+pub(crate) fn fetch_lines<T>(items: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    if !items.is_empty() {
+        let start = items.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(items);
+        for line in (start & !63..end).step_by(64) {
+            // SAFETY: a prefetch of an address (a hint: it reads and faults nothing)
+            unsafe { std::arch::x86_64::_mm_prefetch::<HINT_T0>(line as *const i8) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = items;
+}
+
 /// Codes of keys: open addressing with linear probing, at most 3/4 full.
 #[derive(Clone)]
 pub(crate) struct Table<S> {

@@ -48,7 +48,7 @@ fn factorize_words<'py>(
     n_chunks: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, Ints<'py>)> {
     let v = slice(&values, "values")?;
-    let (codes, first) = py.detach(|| encode::factorize_words(v.len(), |i| v[i], n_chunks));
+    let (codes, first) = py.detach(|| encode::factorize_words(v, |&w| w, n_chunks));
     Ok((codes.into_pyarray(py), first.into_pyarray(py)))
 }
 
@@ -508,7 +508,8 @@ fn factorize_str<'py>(
             done(codes, first, distinct.texts())
         });
     }
-    let (by_object, objects) = py.detach(|| encode::factorize_words(v.len(), address, n_chunks));
+    let (by_object, objects) =
+        py.detach(|| encode::factorize_words(v, |o| o.as_ptr() as usize as u64, n_chunks));
     // the k-th distinct object, read in their order (each fetched as text_at fetches
     // rows read in order)
     let text_of = |k: usize| {

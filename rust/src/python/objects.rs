@@ -18,8 +18,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 use pyo3::PyTypeInfo;
 
-use crate::encode::table::SHORT_BYTES;
-use crate::encode::{Chunk, Rows};
+use crate::encode::table::{short_bits, SHORT_BYTES};
+use crate::encode::{fetch_blocks_ahead, Chunk, Rows};
 
 /// The text of a str (not of a subclass), None for anything else or a str that is not
 /// UTF-8 (a lone surrogate).
@@ -284,6 +284,16 @@ impl Rows for AsciiRows<'_> {
                 self.met.other.store(true, Ordering::Relaxed);
                 (&[], 0, 0)
             }
+        }
+    }
+    /// Each row's key ([`short_bits`]), the objects of the rows some blocks ahead
+    /// fetched (their addresses: each object is fetched [`AHEAD`] rows before it
+    /// is read).
+    fn shorts(&self, a: usize, out: &mut [u128]) {
+        fetch_blocks_ahead(self.objects, a, out.len());
+        for (j, k) in out.iter_mut().enumerate() {
+            let (d, s, e) = self.row(a + j);
+            *k = short_bits(d, s, e).unwrap_or(0);
         }
     }
     fn width(&self) -> usize {

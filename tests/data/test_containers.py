@@ -1285,3 +1285,46 @@ def test_tie_keys_order_tied_lists_as_trec_keys(kind: str, single: bool) -> None
     forced = Run(users, ids, scores)
     assert len(forced.trec_keys) == len(forced.item_ids)  # cached: tie_keys gives them
     assert report.mean == evaluate(qrels, forced, ["ndcg@3", "map", "p@1"]).mean
+
+
+@pytest.mark.parametrize("with_polars", [True, False])
+def test_parquet_string_users_stored_as_indices_read_as_dictionaries(
+    with_polars, tmp_path, monkeypatch
+):
+    # users in runs (a run's users: few distinct ids, each in a long run) are stored as
+    # dictionary indices, less than a byte a row; without polars they are read as
+    # dictionary arrays, each row group with its own dictionary (a user whose rows
+    # span two row groups is in both), and give the containers of the frame
+    from receval.data import io
+
+    monkeypatch.setattr(io, "_PARQUET_WITH_POLARS", with_polars)
+    rng = np.random.default_rng(11)
+    n_users, per_user = 150, 80
+    users = np.repeat([f"u-{k}" for k in rng.permutation(n_users)], per_user)
+    items = np.concatenate([rng.choice(5000, per_user, replace=False) for _ in range(n_users)])
+    frame = pd.DataFrame({
+        "user": users, "item": [f"doc-{i}" for i in items],
+        "score": rng.random(len(users)), "grade": rng.integers(0, 3, len(users)),
+    })  # fmt: skip
+    path = tmp_path / "runs.parquet"
+    frame.to_parquet(path, row_group_size=2500)  # a user's rows across row groups
+    columns = io.ParquetColumns(str(path), ["user", "item"])
+    assert columns.num_row_groups > 2
+    assert columns._dictionary_indices("user")
+    assert not columns._dictionary_indices("item")  # many distinct ids: written plain
+    assert not columns._dictionary_indices("score")
+    read = columns.read("user") if not with_polars else None
+    if read is not None:
+        assert pa.types.is_dictionary(read.type) and read.num_chunks == columns.num_row_groups
+    run, qrels = Run.from_file(path), Qrels.from_file(path)
+    assert run.to_dict() == Run.from_frame(frame).to_dict()
+    assert qrels.to_dict() == Qrels.from_frame(frame).to_dict()
+    assert list(run.user_ids) == list(dict.fromkeys(users))  # in order of first appearance
+    # a missing user is refused as in a column read as strings, its row counted
+    frame.loc[[7, 4000], "user"] = None
+    frame.to_parquet(path, row_group_size=2500)
+    with pytest.raises(InputValidationError, match=r"2 missing") as err:
+        Run.from_file(path)
+    with pytest.raises(InputValidationError) as from_frame:
+        Run.from_frame(frame)
+    assert str(err.value).endswith(str(from_frame.value)), (str(err.value), str(from_frame.value))

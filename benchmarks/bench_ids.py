@@ -608,7 +608,10 @@ views), the rest their coding, as for "pandas str". Less those reads,
 "{PARQUET[1]}" took {pq_net:.2f}x the time of "{PARQUET[0]}" (the median over the
 processes). The rows "parquet ...{ARROW_READER}" read the same files as an install without
 polars does: pyarrow decodes the row groups of a column on threads of receval's, one
-a thread. "TREC int64" (its scores written as text, up to 17 digits each) took
+a thread, each id of the item column a string; the user column, whose ids come in runs
+and are stored as dictionary indices (less than a byte a row), is read as each row
+group's dictionary array and grouped by its indices. "TREC int64" (its scores
+written as text, up to 17 digits each) took
 {trec_text:.2f}x the time of "{PARQUET[0]}".
 
 Where the time of string ids goes: int64 ids over a compact range are coded
@@ -617,7 +620,12 @@ hashed. The run's
 {n_rows:,} item ids alone (pandas `str`, an Arrow `large_string` column), coded
 in order of first appearance with their distinct ids, by receval's core (the
 call `evaluate` makes for them) and by the libraries' own encoders, in turn as above
-("same ids": the codes tell the same rows apart as receval's, one code for one code):
+("same ids": the codes tell the same rows apart as receval's, one code for one code).
+The core makes the keys of a block of 64 rows, hashes them and fetches the table slot
+of each before it looks any up, so that their cache misses overlap; the offsets (or
+views) of the rows 8 blocks on, and their text 4 blocks on, are fetched as well: the
+lookups' random accesses keep the processor's own fetching of a column's buffers from
+running ahead, and each block would otherwise wait on the memory of its rows:
 
 {chr(10).join(encode_head + encode_lines)}
 

@@ -643,7 +643,9 @@ rounds as the other cases) in {read:.3f} s; "pandas object" took
 {more:.3f} s more than "pandas str" (medians over the processes). Each object is
 fetched into the second-level cache 64 rows before it is read, so that objects out of
 address order (a frame sorted after its strings were made, "pandas object,
-reordered") are not each waited on in turn.
+reordered") are not each waited on in turn. The users' rows, in runs, are compared
+with the row before as they are read: a block of 16 rows whose texts all equal the
+row before's is passed without a key made of any of them.
 A column holding an id that is not ASCII, or another object than a `str`, is read
 through the C API, a window of rows at a time on the thread that holds the GIL
 while the other threads code the window before it; as pandas' CSV reader gives

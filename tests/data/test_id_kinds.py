@@ -1346,6 +1346,38 @@ def test_a_string_id_that_is_not_unicode_is_refused_naming_it(n, dtype):
         factorize(ids, "user", "f")
 
 
+def test_parquet_users_read_as_dictionaries_load_no_pandas(tmp_path: Any) -> None:
+    # without polars, a Parquet column of users in runs (stored as dictionary indices)
+    # is read as a dictionary a row group and grouped by the runs' heads, joined over
+    # NumPy's memory (pa.array imports pandas, 0.2 s)
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    users = np.repeat([f"u-{k}" for k in range(40)], 200)  # runs across row groups
+    picks = np.concatenate([rng.choice(500, 200, replace=False) for _ in range(40)])
+    items = [f"doc-{i}" for i in picks]
+    run = pa.table({"user": users, "item": items, "score": rng.random(len(users))})
+    qrels = pa.table({"user": users[::7], "item": items[::7], "grade": np.ones(len(items[::7]))})
+    paths = [str(tmp_path / "q.parquet"), str(tmp_path / "r.parquet")]
+    for table, path in zip((qrels, run), paths, strict=True):
+        pq.write_table(table, path, row_group_size=3000)
+    code = (
+        "import receval as rv\n"
+        "from receval.data import io\n"
+        "io._PARQUET_WITH_POLARS = False\n"
+        f"q, r = {paths!r}\n"
+        "columns = io.ParquetColumns(r, ['user', 'item'])\n"
+        "print(columns._dictionary_indices('user'), columns.num_row_groups)\n"
+        "report = rv.evaluate(rv.Qrels.from_file(q), rv.Run.from_file(r), ['ndcg@10'])\n"
+        "print(repr(report.mean['ndcg@10']))\n"
+    )
+    printed, modules = fresh(code)
+    frames = (qrels.to_pandas(), run.to_pandas())
+    want = receval.evaluate(*frames, ["ndcg@10"]).mean["ndcg@10"]
+    assert printed == ["True", "3", repr(want)]
+    assert "pyarrow" in modules and "pandas" not in modules
+
+
 def test_ids_coded_by_arrows_hash_load_no_pandas():
     # ids Arrow's hash codes reach it over NumPy's memory (pa.array imports pandas):
     # integer ids of a range too wide for a direct-address table, and a polars

@@ -321,7 +321,7 @@ def _join_dictionary_chunks(col: Any) -> Any:
         codes = to_numpy(chunk.indices)
         np.take(ids[entry : entry + size], codes, out=indices[row : row + n])
         row += n
-    return pa.DictionaryArray.from_arrays(indices, large_strings(offsets, data))
+    return pa.DictionaryArray.from_arrays(arrow_integers(indices), large_strings(offsets, data))
 
 
 def _polars_arrow(col: Any) -> Any:
@@ -537,7 +537,7 @@ def _group_dictionary(
         if len(indices):
             starts, first = core.runs(indices)
             bounds.append(starts[:-1] + rows)
-            first = pa.array(first.astype(np.int64, copy=False))  # one type for every chunk
+            first = arrow_integers(first.astype(np.int64, copy=False))  # one type: every chunk
             heads.append(pa.DictionaryArray.from_arrays(first, chunk.dictionary))
         rows += len(chunk)
     if not heads:  # no row

@@ -4,15 +4,17 @@
     python benchmarks/bench_training_loop.py --steps 200 --every 20 --runs 1  # a smaller page
     python benchmarks/bench_training_loop.py --quick    # 40 steps of 4,096 rows, print only
     python benchmarks/bench_training_loop.py --torchrec-python /tmp/torchrec-venv/bin/python
+    python benchmarks/bench_training_loop.py --device cuda  # the tensors on a GPU: its own section
 
 The loop: ``--steps`` steps of ``--rows`` rows drawn from ``--users`` users in
 shuffled order (a user's rows fall in many steps, a step holds a few rows of
 many users). Each step updates AUC, GAUC, log loss and NDCG@10 with the step's
 CPU tensors (predictions float32, labels int64, user ids int64, as a model
-hands them over), and every ``--every`` steps, and after the last, each metric
-is computed. Per metric and per library: the time of its update in each step
-(mean and worst), of its computes (mean and worst), the peak extra memory of the
-whole loop, and its values against the metric's function on all the rows.
+hands them over; ``--device cuda``: on the GPU, as a model on one hands them
+over), and every ``--every`` steps, and after the last, each metric is computed.
+Per metric and per library: the time of its update in each step (mean and
+worst), of its computes (mean and worst), the peak extra memory of the whole
+loop, and its values against the metric's function on all the rows.
 
 Libraries, each in the same process as receval and run in turn with it (A B A B
 ..., ``--runs`` rounds: the harness's ``interleaved``):
@@ -81,8 +83,10 @@ TORCHREC_SETUP = (
 # ------------------------------------------------------------------ data
 @dataclass
 class Loop:
-    """The rows of the whole loop as CPU tensors; step ``s`` is rows ``[s*rows, (s+1)*rows)``."""
+    """The rows of the whole loop as tensors on ``device``; step ``s`` is rows
+    ``[s*rows, (s+1)*rows)``."""
 
+    device: str
     steps: int
     rows: int
     users_n: int
@@ -109,7 +113,7 @@ class Batch:
     items: Any
 
 
-def make_loop(steps: int, rows: int, users: int, seed: int = 0) -> Loop:
+def make_loop(steps: int, rows: int, users: int, seed: int = 0, device: str = "cpu") -> Loop:
     """CTR-like rows: a logistic model with a per-user bias (about 11% positives), the
     prediction its probability with noise on the logit, float32; users drawn uniformly."""
     import torch
@@ -121,9 +125,12 @@ def make_loop(steps: int, rows: int, users: int, seed: int = 0) -> Loop:
     logit = rng.normal(-2.6, 1.0, n) + bias[user]
     label = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int64)
     pred = (1.0 / (1.0 + np.exp(-(logit + rng.normal(0.0, 0.8, n))))).astype(np.float32)
-    t = torch.from_numpy
+
+    def t(a: np.ndarray) -> Any:
+        return torch.from_numpy(a).to(device)
+
     return Loop(
-        steps, rows, users, t(pred), t(label), t(label.astype(np.float32)), t(user),
+        device, steps, rows, users, t(pred), t(label), t(label.astype(np.float32)), t(user),
         t(np.arange(n, dtype=np.int64)),
     )  # fmt: skip
 
@@ -139,11 +146,10 @@ def receval_metrics() -> Metrics:
     gauc, ndcg = receval.metric("gauc"), receval.metric("ndcg@10", ties="average")
 
     def ndcg_update(b: Batch) -> None:
-        users, items = b.users.numpy(), b.items.numpy()
-        pos = b.labels.numpy() == 1
-        if pos.any():  # a step without a click has nothing to rank for
-            qrels = receval.Qrels(users[pos], items[pos])
-            ndcg.update(qrels, receval.Run(users, items, b.preds.numpy()))
+        pos = b.labels == 1
+        if bool(pos.any()):  # a step without a click has nothing to rank for
+            qrels = receval.Qrels(b.users[pos], b.items[pos])
+            ndcg.update(qrels, receval.Run(b.users, b.items, b.preds))
 
     return {
         "auc": (lambda b: auc.update(b.labels, b.preds), auc.compute),
@@ -153,14 +159,14 @@ def receval_metrics() -> Metrics:
     }
 
 
-def torchmetrics_metrics() -> Metrics:
+def torchmetrics_metrics(device: str = "cpu") -> Metrics:
     import torch.nn.functional as F
     from torchmetrics import MeanMetric
     from torchmetrics.classification import BinaryAUROC
     from torchmetrics.retrieval import RetrievalNormalizedDCG
 
-    auc, loss = BinaryAUROC(thresholds=None), MeanMetric()
-    ndcg = RetrievalNormalizedDCG(top_k=10, empty_target_action="skip")
+    auc, loss = BinaryAUROC(thresholds=None).to(device), MeanMetric().to(device)
+    ndcg = RetrievalNormalizedDCG(top_k=10, empty_target_action="skip").to(device)
     bce = F.binary_cross_entropy
     return {
         "auc": (lambda b: auc.update(b.preds, b.labels), lambda: float(auc.compute())),
@@ -234,8 +240,10 @@ def run_loop(
 
     An update or compute that raises stops that metric (the error is kept and
     reported); so does a metric whose updates have taken more than ``budget_s``
-    seconds in all (its computes go on, on the rows it took); the others go on."""
+    seconds in all (its computes go on, on the rows it took); the others go on. On a GPU
+    each update's time runs until the device has done its work (``synchronize``)."""
     metrics = make()
+    done = _synchronize(loop.device)
     steps = loop.steps
     update_s = {name: np.full(steps, np.nan) for name in metrics}
     compute_s: dict[str, list[float]] = {name: [] for name in metrics}
@@ -252,6 +260,7 @@ def run_loop(
             t0 = clock()
             try:
                 update(batch)
+                done()
             except Exception as exc:  # the library refuses: reported, not hidden
                 errors[name] = f"update of step {s + 1}: {type(exc).__name__}: {exc}"
                 continue
@@ -279,6 +288,15 @@ def run_loop(
         "over": over,
         "step_s": step_s.tolist(),
     }
+
+
+def _synchronize(device: str) -> Callable[[], None]:
+    """What waits for the device's queued work: nothing on the CPU."""
+    if device == "cpu":
+        return lambda: None
+    import torch
+
+    return torch.cuda.synchronize
 
 
 def summary(out: dict[str, Any]) -> dict[str, Any]:
@@ -312,10 +330,10 @@ def summary(out: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def warm(make: Callable[[], Metrics], rows: int, users: int) -> None:
+def warm(make: Callable[[], Metrics], loop: Loop) -> None:
     """Import and first-call costs paid before the timed loops, on steps of the loop's
-    size (some paths are taken, and their modules imported, above a size)."""
-    run_loop(make, make_loop(2, rows, users, seed=99), 2)
+    size and device (some paths are taken, and their modules imported, above a size)."""
+    run_loop(make, make_loop(2, loop.rows, loop.users_n, seed=99, device=loop.device), 2)
 
 
 def compare(
@@ -327,7 +345,7 @@ def compare(
 ) -> list[dict[str, Any]]:
     """The libraries' loops in turn (A B A B ...); the median run's figures."""
     for _, make in cases:
-        warm(make, loop.rows, loop.users_n)
+        warm(make, loop)
     # in this process, not forked: torch's OpenMP threads, started by the warm-up,
     # do not survive a fork
     got = interleaved(
@@ -369,8 +387,8 @@ def reference(loop: Loop) -> dict[str, float]:
     """The metrics' functions on all the rows of the loop."""
     import receval
 
-    y, s = loop.labels.numpy(), loop.preds.numpy()
-    u, i = loop.users.numpy(), loop.items.numpy()
+    y, s = loop.labels.cpu().numpy(), loop.preds.cpu().numpy()
+    u, i = loop.users.cpu().numpy(), loop.items.cpu().numpy()
     pos = y == 1
     report = receval.evaluate(
         receval.Qrels(u[pos], i[pos]), receval.Run(u, i, s), ["ndcg@10"], ties="average"
@@ -549,10 +567,14 @@ def section(
 ) -> str:
     rate = float(loop.labels.double().mean())
     computes = -(-args.steps // args.every)
+    gpu = loop.device != "cpu"
     lines = [
-        "## A training loop: receval, torchmetrics and TorchRec",
+        "## A training loop on a GPU: receval and torchmetrics"
+        if gpu
+        else "## A training loop: receval, torchmetrics and TorchRec",
         "",
         environment(),
+        *([gpu_line()] if gpu else []),
         peer_versions("torch", "torchmetrics"),
         load_line(*loads),
         "",
@@ -561,7 +583,8 @@ def section(
         f"{args.steps:,} steps of {args.rows:,} rows from {args.users:,} users in shuffled "
         f"order ({100 * rate:.1f}% positives; a logistic CTR model with a per-user bias, "
         "predictions float32): every user's rows fall in many steps. Each step updates AUC, "
-        "GAUC, log loss and NDCG@10 with the step's CPU tensors (predictions float32, labels "
+        f"GAUC, log loss and NDCG@10 with the step's {'CUDA' if gpu else 'CPU'} tensors "
+        "(predictions float32, labels "
         f"int64, user ids int64); every {args.every} steps, and after the last "
         f"({computes} times), each metric is computed. receval: `receval.metric(name)"
         ".update(...)` with the tensors; NDCG@10 takes `update(Qrels, Run)` of the step's rows "
@@ -582,15 +605,40 @@ def section(
         "row says after how many steps; its computes go on, on the rows it took), so that "
         'the loop ends in reasonable time; "whole loop" is the sum of every update and '
         "compute (drawing the rows is not in it).",
+        *(["", GPU_TEXT] if gpu else []),
         "",
         *metric_rows(main_results, ref, "receval"),
         "",
         *loop_rows(main_results, "receval"),
         "",
     ]
-    lines += torchrec_part(torchrec, ref)
+    if not gpu:
+        lines += torchrec_part(torchrec, ref)
     lines.append(reading(main_results, torchrec))
     return "\n".join(lines)
+
+
+GPU_TEXT = (
+    "On the GPU: receval's `update` copies each tensor to the host once (into pinned "
+    "memory, queued on the tensor's stream) and computes on the CPU's cores; the "
+    "containers of NDCG@10 copy theirs likewise. torchmetrics' modules are moved to the "
+    "GPU (`.to('cuda')`) and keep their state and compute there. Each update's time runs "
+    "until the GPU has done the work queued by it (`torch.cuda.synchronize()` after every "
+    "update of either library, inside its time). Peak extra is the host's memory; "
+    "TorchRec is not measured here: its CUDA `fbgemm-gpu` wheel is not installed on this "
+    "machine (which reaches no package index)."
+)
+
+
+def gpu_line() -> str:
+    """The GPU, its memory and the CUDA of torch."""
+    import torch
+
+    props = torch.cuda.get_device_properties(0)
+    return (
+        f"- GPU: {props.name}, {props.total_memory / 2**30:.0f} GiB, "
+        f"{props.multi_processor_count} multiprocessors; torch's CUDA {torch.version.cuda}"
+    )
 
 
 def torchrec_part(torchrec: dict[str, Any], ref: dict[str, float]) -> list[str]:
@@ -673,6 +721,12 @@ def main() -> None:
         default=60.0,
         help="a metric whose updates take longer in all stops updating (its row says so)",
     )
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="where the loop's tensors live (cuda: the training-loop-cuda section)",
+    )
     parser.add_argument("--torchrec-python", default=None, help="a Python with torchrec")
     parser.add_argument("--out", default=None, help="write the section here, not the page")
     parser.add_argument("--torchrec-worker", default=None, help=argparse.SUPPRESS)
@@ -683,16 +737,20 @@ def main() -> None:
         torchrec_worker(args)
         return
     loads_before = os.getloadavg()
-    loop = make_loop(args.steps, args.rows, args.users)
+    loop = make_loop(args.steps, args.rows, args.users, device=args.device)
     cases: list[tuple[str, Callable[[], Metrics]]] = [("receval", receval_metrics)]
     try:
         import torchmetrics  # noqa: F401
 
-        cases.append(("torchmetrics", torchmetrics_metrics))
+        cases.append(("torchmetrics", lambda: torchmetrics_metrics(args.device)))
     except ImportError:
         print("torchmetrics is not installed: receval alone", flush=True)
     results = compare(cases, loop, args.every, args.runs, args.budget_s)
-    torchrec = run_torchrec(args.torchrec_python, args)
+    torchrec = (
+        run_torchrec(args.torchrec_python, args)
+        if args.device == "cpu"
+        else {"skipped": "the loop's tensors are on the GPU"}
+    )
     if "skipped" in torchrec:
         print(f"TorchRec: {torchrec['skipped']}", flush=True)
     ref = reference(loop)
@@ -702,8 +760,9 @@ def main() -> None:
         with open(args.out, "w") as fh:
             fh.write(body + "\n")
     elif not args.quick:  # any other scale too: the section's command line says which
-        replace_section(PAGE, "training-loop", body)
-        print(f"wrote the training-loop section of {PAGE}")
+        name = "training-loop" if args.device == "cpu" else "training-loop-cuda"
+        replace_section(PAGE, name, body)
+        print(f"wrote the {name} section of {PAGE}")
     else:
         print(body)
 

@@ -64,7 +64,8 @@ class Section:
     full: tuple[str, ...]
     quick: tuple[str, ...]
     minutes: float
-    needs: str = ""  # "trec_eval", "before": a path without which the section is skipped
+    # "trec_eval", "before": a path without which the section is skipped; "cuda": a GPU
+    needs: str = ""
     also: tuple[str, ...] = ()  # other sections of the page the script writes
 
 
@@ -153,6 +154,16 @@ SECTIONS = (
         ("--quick", "--torchrec-python", "{torchrec_python}"),
         15.0,
     ),
+    # the same loop with its tensors on a GPU (torchmetrics computing there); on a
+    # machine without one the section keeps the rows of the run that wrote it
+    Section(
+        "training-loop-cuda",
+        "bench_training_loop.py",
+        ("--device", "cuda", "--runs", "3"),
+        ("--device", "cuda", "--quick"),
+        2.0,
+        needs="cuda",
+    ),
     Section(
         "core",
         "bench_core.py",
@@ -211,6 +222,7 @@ def command(section: Section, quick: bool, paths: dict[str, str | None]) -> list
         return {
             "trec_eval": "no trec_eval binary (--trec-eval PATH, or build_trec_eval.sh failed)",
             "before": "no other checkout to compare with (--before PATH/src)",
+            "cuda": "no CUDA device (torch.cuda.is_available() is false, or no torch)",
         }[section.needs]
     out = [sys.executable, script]
     for arg in args:
@@ -223,6 +235,16 @@ def command(section: Section, quick: bool, paths: dict[str, str | None]) -> list
             arg = value
         out.append(arg)
     return out
+
+
+def find_cuda() -> str | None:
+    """``"cuda"`` where torch sees a GPU (asked in a child process: this one stays light)."""
+    code = "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return "cuda" if done.returncode == 0 else None
 
 
 def find_trec_eval(given: str | None) -> str | None:
@@ -300,7 +322,7 @@ def header(
     the sections this run did not run keep their rows from ``kept`` (:func:`rows_on_page`)."""
     total = sum(t for *_, t in results if t is not None)
     names = ", ".join(s.name for s, *_ in results)
-    every = len(results) == len(SECTIONS)
+    every = {s.name for s, *_ in results} >= {s.name for s in SECTIONS if s.needs != "cuda"}
     ran = (
         "every section"
         if every
@@ -390,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         listed = {
             "trec_eval": "trec_eval",
+            "cuda": "cuda",
             "before": args.before,
             "label": args.label,
             "torchrec_python": args.torchrec_python,
@@ -407,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
     needs_te = any(s.needs == "trec_eval" or "{trec_eval}" in s.full + s.quick for s in chosen)
     paths: dict[str, str | None] = {
         "trec_eval": find_trec_eval(args.trec_eval) if needs_te else None,
+        "cuda": find_cuda() if any(s.needs == "cuda" for s in chosen) else None,
         "before": args.before,
         "label": args.label,
         "torchrec_python": args.torchrec_python,
@@ -421,7 +445,8 @@ def main(argv: list[str] | None = None) -> int:
         cmd = command(section, args.quick, paths)
         if isinstance(cmd, str):
             print(f"== {section.name}: skipped: {cmd}", flush=True)
-            results.append((section, "", f"skipped: {cmd}", None))
+            if section.needs != "cuda":  # a GPU's section keeps the row of the run on one
+                results.append((section, "", f"skipped: {cmd}", None))
             continue
         print(f"== {section.name}: {shown(cmd)}", flush=True)
         start = time.perf_counter()

@@ -113,6 +113,10 @@ def test_a_missing_script_or_tool_is_skipped_with_a_reason(tmp_path: Path) -> No
         "--trec-eval",
         "/bin/te",
     ]
+    # the loop on a GPU: only where torch sees one (its row then stays the last GPU run's)
+    gpu = next(s for s in DRIVER.SECTIONS if s.name == "training-loop-cuda")
+    assert "no CUDA device" in DRIVER.command(gpu, False, {"cuda": None})
+    assert DRIVER.command(gpu, False, {"cuda": "cuda"})[-4:] == ["--device", "cuda", "--runs", "3"]
 
 
 def test_the_machine_names_the_core_simd_paths(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ from ._parameters import check_option as check_option
 from ._parameters import format_values as format_values
 from .data._arrow import is_arrow, to_numpy
 from .data._lookup import distinct
+from .engine.loop.tensors import on_host
 from .exceptions import InputValidationError, InvalidParameterError
 
 
@@ -128,13 +129,16 @@ def as_array(x: Any, name: str, func: str) -> np.ndarray:
     errors that name the argument."""
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of values.")
-    return _as_array(_to_numpy(x), name, func)
+    return _as_array(_to_numpy(x, name, func), name, func)
 
 
-def _to_numpy(x: Any) -> Any:
-    """A pandas/polars Series or Arrow array as NumPy (no copy when possible); anything
-    else as given. Arrow arrays of numbers without pandas (their ``to_numpy`` imports
-    it: 0.2 s)."""
+def _to_numpy(x: Any, name: str, func: str) -> Any:
+    """A pandas/polars Series or Arrow array as NumPy (no copy when possible); a tensor
+    or DLPack object as :func:`~receval.engine.loop.tensors.on_host` reads it (a CPU
+    tensor in place, a GPU one copied to the host); anything else as given. Arrow
+    arrays of numbers without pandas (their ``to_numpy`` imports it: 0.2 s)."""
+    if type(x) is np.ndarray:
+        return x
     if is_arrow(x):
         import pyarrow as pa
 
@@ -145,7 +149,7 @@ def _to_numpy(x: Any) -> Any:
             return x.to_numpy()
         except (TypeError, ValueError):  # Arrow nulls: NaN or None, reported downstream
             return x.to_numpy(zero_copy_only=False)
-    return x
+    return on_host(x, func, name)
 
 
 def as_1d(x: Any, name: str, func: str) -> np.ndarray:
@@ -169,7 +173,7 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
 
 def as_2d_scores(x: Any, name: str, func: str) -> np.ndarray:
     """Convert per-class scores to a float64 array of shape (n_samples, n_classes)."""
-    arr = np.asarray(_to_numpy(x))
+    arr = np.asarray(_to_numpy(x, name, func))
     if arr.ndim != 2:
         raise InputValidationError(
             f"{func}: {name} must be 2-dimensional (n_samples, n_classes). "
@@ -536,7 +540,7 @@ def as_class_labels(x: Any, name: str, func: str) -> np.ndarray:
     if x is None:
         raise InputValidationError(f"{func}: {name} is None; pass an array of labels.")
     try:
-        arr = np.asarray(_to_numpy(x))
+        arr = np.asarray(_to_numpy(x, name, func))
     except ValueError as exc:  # ragged nested lists
         raise InputValidationError(
             f"{func}: {name} must be 1-dimensional: one class label per sample."

@@ -843,7 +843,7 @@ def test_categorical_users_grouped_in_runs_read_one_index_a_run(
     from receval.data import _encode
 
     users = np.repeat(np.arange(300) * 7 % 307, 50)
-    column = _encode._column(KINDS[kind](users))
+    column = _encode._column(KINDS[kind](users), "users", "test")
     looked_up: list[int] = []
     dictionary_codes = _encode._factorize_dictionary
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_1d, format_values
+from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError
 from ._arrow import arrow_integers, is_arrow, numbers_view, to_arrow, to_numpy, values_to_numpy
 from ._int_ids import core_ids, each_once, factorize_ints
@@ -110,7 +111,7 @@ def encode_ids(
     ``any_order=True`` the codes may follow another order (ascending ids for
     large integer columns, which can then be encoded in parallel).
     """
-    column = _column(values)
+    column = _column(values, name, func)
     values = column.array
     if isinstance(values, EncodedIds):
         if values.codes is None:
@@ -379,10 +380,11 @@ def _polars_dictionary(col: Any, dtype: Any, column_rows: int | None = None) -> 
     return IdColumn(arr, distinct=True)
 
 
-def _column(values: Any) -> IdColumn:
+def _column(values: Any, name: str, func: str) -> IdColumn:
     """A pandas or polars Series or an Arrow array as :func:`id_column` gives it:
     strings and categoricals as one Arrow array (encoded there without building a
-    Python object per row), everything else as NumPy; other values unchanged."""
+    Python object per row), everything else as NumPy; a tensor or DLPack object as
+    NumPy (one on a GPU copied to the host); other values unchanged."""
     if isinstance(values, IdColumn):  # read already (group_users)
         return values
     module = type(values).__module__.partition(".")[0]
@@ -390,7 +392,7 @@ def _column(values: Any) -> IdColumn:
         module in ("pandas", "polars") and hasattr(type(values), "dtype")  # not read: see id_column
     ):
         return id_column(values)
-    return IdColumn(values)
+    return IdColumn(on_host(values, func, name))
 
 
 def _factorize_dictionary(
@@ -660,7 +662,7 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, Any]:
     by_runs = _group_polars_categorical(users, func) or _group_dictionary(users, False, func)
     if by_runs is not None:
         return by_runs
-    column = _column(users)
+    column = _column(users, "users", func)
     string_runs_of = string_runs(column.array)
     by_runs = None if string_runs_of is None else _grouped_runs(*string_runs_of)
     if by_runs is None:

@@ -34,25 +34,26 @@ class HostCopy:
         self.event = event
 
 
-def as_arrays(data: Any) -> Any:
+def as_arrays(data: Any, func: str = "update", name: str = "an argument") -> Any:
     """``data`` as a NumPy array (a view where one can be made), or a :class:`HostCopy`
     of a CUDA tensor; lists, Arrow arrays and DataFrame columns as they are (the
-    metric's own checks read them)."""
+    metric's own checks read them). ``func`` and ``name`` (the argument) begin the
+    message of an array that cannot be brought to the host."""
     if data is None or isinstance(data, (list, tuple, dict, np.ndarray, str)):
         return data
     module = type(data).__module__
     if module.startswith(("pyarrow", "pandas", "polars")):
         return data
     if module.startswith("torch") and hasattr(data, "detach"):
-        return _from_torch(data)
+        return _from_torch(data, func, name)
     if hasattr(data, "__dlpack__") and hasattr(data, "__dlpack_device__"):
-        return _from_dlpack(data)
+        return _from_dlpack(data, func, name)
     if hasattr(data, "__array__"):
         return np.asarray(data)
     return data
 
 
-def _from_torch(tensor: Any) -> Any:
+def _from_torch(tensor: Any, func: str, name: str) -> Any:
     torch = sys.modules["torch"]  # loaded: the tensor is one of its objects
     tensor = tensor.detach()
     if tensor.dtype == torch.bfloat16:  # NumPy has none: float32 holds each value exactly
@@ -68,7 +69,14 @@ def _from_torch(tensor: Any) -> Any:
         event = torch.cuda.Event()
         event.record(torch.cuda.current_stream(tensor.device))
         return HostCopy(host, event)
-    return _cpu_view(tensor.cpu())  # another device (mps, xla): its own copy to the host
+    try:  # another device (mps, xla): its own copy to the host
+        return _cpu_view(tensor.cpu())
+    except (RuntimeError, NotImplementedError, TypeError) as exc:  # a meta tensor: no data
+        raise InputValidationError(
+            f"{func}: {name} is a tensor on the device {str(tensor.device)!r} that could not "
+            f"be copied to the host ({exc}); pass a tensor that holds its values (on the CPU "
+            f"or a GPU)."
+        ) from None
 
 
 def _cpu_view(tensor: Any) -> np.ndarray:
@@ -82,7 +90,7 @@ def _cpu_view(tensor: Any) -> np.ndarray:
     return view
 
 
-def _from_dlpack(data: Any) -> np.ndarray:
+def _from_dlpack(data: Any, func: str, name: str) -> np.ndarray:
     device = data.__dlpack_device__()
     if int(device[0]) == _CPU:
         try:
@@ -91,16 +99,16 @@ def _from_dlpack(data: Any) -> np.ndarray:
             if hasattr(data, "__array__"):
                 return np.asarray(data)
             raise InputValidationError(
-                f"update: a {type(data).__name__} could not be read through DLPack ({exc}); "
-                f"convert it to a NumPy array of numbers first."
+                f"{func}: {name} is a {type(data).__name__} that could not be read through "
+                f"DLPack ({exc}); convert it to a NumPy array of numbers first."
             ) from None
     try:  # DLPack 1.0: the producer copies to the host (NumPy 2.1 and later ask it to)
         return np.from_dlpack(data, device="cpu", copy=True)
     except (BufferError, RuntimeError, TypeError, ValueError):
         raise InputValidationError(
-            f"update: a {type(data).__name__} on a device (DLPack device {tuple(device)}) "
-            f"could not be copied to the host; copy it first (cupy.asnumpy(x), "
-            f"jax.device_get(x), or x.cpu() for a tensor)."
+            f"{func}: {name} is a {type(data).__name__} on a device (DLPack device "
+            f"{tuple(device)}) that could not be copied to the host; copy it first "
+            f"(cupy.asnumpy(x), jax.device_get(x), or x.cpu() for a tensor)."
         ) from None
 
 
@@ -112,10 +120,11 @@ def host_array(data: Any) -> Any:
     return data
 
 
-def on_host(data: Any) -> Any:
+def on_host(data: Any, func: str = "update", name: str = "an argument") -> Any:
     """``data`` as :func:`as_arrays` gives it, a device copy waited for (a NumPy array
-    as it is, at the cost of one test: an update's fixed cost)."""
-    return data if type(data) is np.ndarray else host_array(as_arrays(data))
+    as it is, at the cost of one test: an update's fixed cost). The functions and
+    containers read tensors and DLPack objects through it too."""
+    return data if type(data) is np.ndarray else host_array(as_arrays(data, func, name))
 
 
 def owned(data: Any) -> Any:

@@ -11,8 +11,23 @@ import warnings
 import numpy as np
 import pyarrow as pa
 import pytest
+import torch
 
 import receval as rv
+
+
+class _OnDevice:
+    """An array on a GPU whose library cannot copy it to the host through DLPack."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __dlpack__(self, **kwargs):
+        raise BufferError("on a device")
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
 
 Y = [0, 1, 0, 1]
 S = [0.1, 0.7, 0.3, 0.6]
@@ -26,6 +41,8 @@ BAD_ARRAYS = {
     "scalar": 3.0,
     "arrow null": pa.array([0.1, None, 0.3, 0.4]),
     "ragged": [0.1, [0.2, 0.3], 0.3, 0.4],
+    "tensor without values": torch.tensor([0.1, 0.7, 0.3, 0.6], device="meta"),
+    "device array": _OnDevice(),
 }
 # what a function needs beyond the data (keyword-only arguments without a default)
 REQUIRED = {"groups": [1, 1, 2, 2], "max_fpr": 0.5, "catalog": 10, "beta": 1.0}

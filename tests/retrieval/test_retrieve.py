@@ -108,6 +108,32 @@ def test_torch_float32_tensors():
     assert _lists(run, range(len(users))) == top_k(scores(users, items), 3, list(range(len(items))))
 
 
+class _DeviceArray:
+    """A JAX or CuPy array on a GPU: only DLPack; it copies to the host when asked."""
+
+    def __init__(self, a, copies=True):
+        self.a, self.copies = a, copies
+
+    def __dlpack__(self, **kwargs):
+        if not (self.copies and kwargs.get("dl_device") == (1, 0)):
+            raise BufferError("on a device")
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.1.0",
+                    reason="NumPy asks for a host copy from 2.1 on")  # fmt: skip
+def test_arrays_on_a_device_through_dlpack():
+    users, items = _tied_data(6)
+    want = top_k(scores(users, items), 3, list(range(len(items))))
+    run = retrieve(_DeviceArray(users), _DeviceArray(items), 3)
+    assert _lists(run, range(len(users))) == want
+    with pytest.raises(InputValidationError, match=r"item_vectors is a _DeviceArray on a device"):
+        retrieve(users, _DeviceArray(items, copies=False), 3)
+
+
 def test_memmapped_npy_files(tmp_path):
     users, items = _tied_data(5, n_items=57)
     np.save(tmp_path / "u.npy", users)
@@ -242,6 +268,10 @@ def test_bad_input_messages():
         retrieve(u, [[1.0], [1.0, 2.0]], 1)
     with pytest.raises(InputValidationError, match="user_vectors must hold numbers"):
         retrieve(np.array([["a", "b"]]), u, 1)
+    torch = pytest.importorskip("torch")
+    empty = torch.zeros((2, 3), device="meta")  # a shape, no values
+    with pytest.raises(InputValidationError, match="item_vectors is a tensor on the device 'meta'"):
+        retrieve(u, empty, 1)
     with pytest.raises(InputValidationError, match="overflow float32"):
         retrieve(np.full((1, 2), 1e30), np.full((1, 2), 1e30), 1)
 

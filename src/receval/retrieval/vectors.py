@@ -2,7 +2,8 @@
 
 A matrix is a NumPy array (a ``np.memmap`` too), the path of a ``.npy`` file (read
 block by block from disk, only the block in memory), a torch tensor (bfloat16 too: each block is
-converted on its own), an Arrow fixed-size-list array or column, or a Parquet
+converted on its own), a JAX or CuPy array (through DLPack: one on a GPU copied to
+the host whole), an Arrow fixed-size-list array or column, or a Parquet
 file with one fixed-size-list column, read in batches. Every block comes back as
 a C-contiguous float32 array: float16 and bfloat16 values are exact in float32,
 float64 values are rounded to it (the scores are float32 products).
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..data._arrow import take_at, to_numpy
+from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError
 
 __all__ = ["Vectors", "as_vectors"]
@@ -110,6 +112,11 @@ class _Tensor(Vectors):
     """A torch tensor, converted to float32 on the host block by block."""
 
     def __init__(self, t: Any, name: str, func: str) -> None:
+        if t.device.type == "meta":
+            raise InputValidationError(
+                f"{func}: {name} is a tensor on the device 'meta', which holds no values; "
+                f"pass a tensor that holds its values (on the CPU or a GPU)."
+            )
         super().__init__(name, func, *_shape(tuple(t.shape), name, func))
         self.t = t.detach()
 
@@ -233,6 +240,8 @@ def as_vectors(data: Any, name: str, func: str) -> Vectors:
         return _Arrow(data, name, func)
     if isinstance(data, np.ndarray):
         return _Array(data, name, func)
+    if hasattr(data, "__dlpack__") and hasattr(data, "__dlpack_device__"):  # JAX, CuPy
+        return _Array(on_host(data, func, name), name, func)  # one on a GPU copied to the host
     if hasattr(data, "__array__") or isinstance(data, (list, tuple)):
         try:
             array = np.asarray(data)

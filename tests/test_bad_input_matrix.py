@@ -15,19 +15,7 @@ import torch
 
 import receval as rv
 
-
-class _OnDevice:
-    """An array on a GPU whose library cannot copy it to the host through DLPack."""
-
-    def __len__(self) -> int:
-        return 4
-
-    def __dlpack__(self, **kwargs):
-        raise BufferError("on a device")
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return (2, 0)
-
+from ._dlpack import DLPackArray
 
 Y = [0, 1, 0, 1]
 S = [0.1, 0.7, 0.3, 0.6]
@@ -42,7 +30,7 @@ BAD_ARRAYS = {
     "arrow null": pa.array([0.1, None, 0.3, 0.4]),
     "ragged": [0.1, [0.2, 0.3], 0.3, 0.4],
     "tensor without values": torch.tensor([0.1, 0.7, 0.3, 0.6], device="meta"),
-    "device array": _OnDevice(),
+    "device array": DLPackArray(np.array([0.1, 0.7, 0.3, 0.6]), (2, 0)),  # no copy to the host
 }
 # what a function needs beyond the data (keyword-only arguments without a default)
 REQUIRED = {"groups": [1, 1, 2, 2], "max_fpr": 0.5, "catalog": 10, "beta": 1.0}

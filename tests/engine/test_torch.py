@@ -21,6 +21,8 @@ from receval.engine.loop.tensors import HostCopy, as_arrays, host_array
 from receval.engine.run import Accumulator
 from receval.exceptions import InputValidationError
 
+from .._dlpack import NUMPY_ASKS_A_COPY, DLPackArray
+
 torch = pytest.importorskip("torch")
 
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -76,53 +78,28 @@ def test_a_cpu_tensor_is_read_in_place(dtype: Any) -> None:
     np.testing.assert_array_equal(out, held)
 
 
-class _DLPackOnly:
-    """A stand-in for a JAX or CuPy array: only the DLPack protocol."""
-
-    def __init__(
-        self, array: np.ndarray, device: tuple[int, int] = (1, 0), copies: bool = False
-    ) -> None:
-        self._array = array
-        self._device = device
-        self._copies = copies  # whether it copies to the host when asked (DLPack 1.0)
-
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        if self._device[0] != 1 and not (self._copies and kwargs.get("dl_device") == (1, 0)):
-            raise BufferError("on a device")
-        return self._array.__dlpack__()
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return self._device
-
-    def __len__(self) -> int:  # as CuPy's and JAX's arrays have
-        return len(self._array)
-
-
 def test_an_object_with_only_dlpack_is_read() -> None:
     y, s, _ = _rows()
-    acc = receval.metric("roc_auc").update(_DLPackOnly(y), _DLPackOnly(s))
+    acc = receval.metric("roc_auc").update(DLPackArray(y), DLPackArray(s))
     assert acc.compute() == receval.roc_auc_score(y, s)
-    out = as_arrays(_DLPackOnly(s))
+    out = as_arrays(DLPackArray(s))
     assert np.shares_memory(out, s)
 
 
 def test_a_dlpack_object_on_a_device_is_copied_to_the_host_or_says_how() -> None:
-    if np.lib.NumpyVersion(np.__version__) >= "2.1.0":  # NumPy asks the producer to copy
-        copied = as_arrays(_DLPackOnly(np.arange(3.0), device=(2, 0), copies=True))
+    if NUMPY_ASKS_A_COPY:
+        copied = as_arrays(DLPackArray(np.arange(3.0), device=(2, 0), copies=True))
         np.testing.assert_array_equal(copied, [0.0, 1.0, 2.0])
     with pytest.raises(InputValidationError, match=r"copy it first \(cupy.asnumpy"):
-        as_arrays(_DLPackOnly(np.arange(3.0), device=(2, 0)))
-
-
-NUMPY_ASKS_A_COPY = np.lib.NumpyVersion(np.__version__) >= "2.1.0"  # of a DLPack producer
+        as_arrays(DLPackArray(np.arange(3.0), device=(2, 0)))
 
 
 @pytest.mark.skipif(not NUMPY_ASKS_A_COPY, reason="NumPy asks for a host copy from 2.1 on")
 def test_functions_and_containers_copy_a_device_array_to_the_host() -> None:
     y, s, users = _rows()
 
-    def device(a: np.ndarray) -> _DLPackOnly:  # a CuPy or JAX array on a GPU
-        return _DLPackOnly(a, device=(2, 0), copies=True)
+    def device(a: np.ndarray) -> DLPackArray:  # a CuPy or JAX array on a GPU
+        return DLPackArray(a, device=(2, 0), copies=True)
 
     assert receval.roc_auc_score(device(y), device(s)) == receval.roc_auc_score(y, s)
     assert receval.log_loss(device(y), device(s)) == receval.log_loss(y, s)
@@ -136,12 +113,12 @@ def test_functions_and_containers_copy_a_device_array_to_the_host() -> None:
     got = receval.evaluate(qrels, receval.Run(device(users), device(items), device(s)),
                            ["ndcg@10", "map"]).mean  # fmt: skip
     assert got == want
-    stuck = _DLPackOnly(s, device=(2, 0))  # its producer cannot copy to the host
-    message = r"roc_auc_score: y_score is a _DLPackOnly on a device \(DLPack device \(2, 0\)\) "
+    stuck = DLPackArray(s, device=(2, 0))  # its producer cannot copy to the host
+    message = r"roc_auc_score: y_score is a DLPackArray on a device \(DLPack device \(2, 0\)\) "
     with pytest.raises(InputValidationError, match=message + "that could not be copied"):
         receval.roc_auc_score(y, stuck)
-    with pytest.raises(InputValidationError, match=r"Run: items is a _DLPackOnly on a device"):
-        receval.Run(users, _DLPackOnly(items, device=(2, 0)), s)
+    with pytest.raises(InputValidationError, match=r"Run: items is a DLPackArray on a device"):
+        receval.Run(users, DLPackArray(items, device=(2, 0)), s)
 
 
 def test_a_tensor_without_values_is_refused_by_name() -> None:

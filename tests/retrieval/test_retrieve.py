@@ -10,6 +10,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from receval import InputValidationError, InvalidParameterError, retrieve
+from tests._dlpack import NUMPY_ASKS_A_COPY, DLPackArray
 from tests._fresh import fresh
 from tests.oracles.retrieval import scores, top_k
 
@@ -108,30 +109,14 @@ def test_torch_float32_tensors():
     assert _lists(run, range(len(users))) == top_k(scores(users, items), 3, list(range(len(items))))
 
 
-class _DeviceArray:
-    """A JAX or CuPy array on a GPU: only DLPack; it copies to the host when asked."""
-
-    def __init__(self, a, copies=True):
-        self.a, self.copies = a, copies
-
-    def __dlpack__(self, **kwargs):
-        if not (self.copies and kwargs.get("dl_device") == (1, 0)):
-            raise BufferError("on a device")
-        return self.a.__dlpack__()
-
-    def __dlpack_device__(self):
-        return (2, 0)
-
-
-@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.1.0",
-                    reason="NumPy asks for a host copy from 2.1 on")  # fmt: skip
+@pytest.mark.skipif(not NUMPY_ASKS_A_COPY, reason="NumPy asks for a host copy from 2.1 on")
 def test_arrays_on_a_device_through_dlpack():
     users, items = _tied_data(6)
     want = top_k(scores(users, items), 3, list(range(len(items))))
-    run = retrieve(_DeviceArray(users), _DeviceArray(items), 3)
+    run = retrieve(DLPackArray(users, (2, 0), copies=True), DLPackArray(items, (2, 0), True), 3)
     assert _lists(run, range(len(users))) == want
-    with pytest.raises(InputValidationError, match=r"item_vectors is a _DeviceArray on a device"):
-        retrieve(users, _DeviceArray(items, copies=False), 3)
+    with pytest.raises(InputValidationError, match=r"item_vectors is a DLPackArray on a device"):
+        retrieve(users, DLPackArray(items, (2, 0)), 3)
 
 
 def test_memmapped_npy_files(tmp_path):

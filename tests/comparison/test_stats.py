@@ -35,6 +35,7 @@ from receval.comparison.significance import (
     wilcoxon_pvalues,
 )
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from tests._dlpack import NUMPY_ASKS_A_COPY, DLPackArray
 from tests.oracles import stats as oracle
 
 
@@ -778,10 +779,27 @@ def test_data_errors():
             "adjust_pvalues: pvalues must be 1-dimensional. Got an array of shape (1, 2).",
         ),
         (lambda: student_pvalues(None), "student_pvalues: differences is None"),
+        (
+            lambda: randomization_pvalues(DLPackArray(np.array([0.1, 0.2]), (2, 0))),
+            "randomization_pvalues: differences is a DLPackArray on a device",
+        ),
+        (
+            lambda: effect_sizes([0.1, 0.2], weights=DLPackArray(np.ones(2), (2, 0))),
+            "effect_sizes: weights is a DLPackArray on a device",
+        ),
     ]
     for call, message in cases:
         with pytest.raises(InputValidationError, match=re.escape(message)):
             call()
+
+
+@pytest.mark.skipif(not NUMPY_ASKS_A_COPY, reason="NumPy asks for a host copy from 2.1 on")
+def test_differences_and_weights_on_a_device_are_copied_to_the_host():
+    d = np.array([[0.1, -0.2], [0.25, 0.0], [-0.05, 0.3], [0.4, np.nan]])
+    w = np.array([1.0, 2.0, 0.5, 1.0])
+    want = effect_sizes(d, weights=w)
+    got = effect_sizes(DLPackArray(d, (2, 0), True), weights=DLPackArray(w, (2, 0), True))
+    assert_array_equal(got, want)
 
 
 def test_empty_inputs():

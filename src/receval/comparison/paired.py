@@ -26,20 +26,12 @@ PARALLEL_MIN_WORK = 2_000_000
 
 
 # ---------------------------------------------------------------- inputs
-def _to_numpy(x: Any) -> np.ndarray:
-    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):  # pandas / polars
-        x = x.to_numpy()
-    return np.asarray(x)
-
-
 def check_differences(differences: Any, func: str) -> tuple[np.ndarray, bool]:
     """Float64 differences as a 2-D (n_users, n_columns) array, and whether the input was 1-D.
 
     NaN is allowed (a user without a value in a column); infinity is not.
     """
-    if differences is None:
-        raise InputValidationError(f"{func}: differences is None; pass an array of values.")
-    d = _to_numpy(differences)
+    d = v.as_array(differences, "differences", func)
     if d.ndim not in (1, 2):
         raise InputValidationError(
             f"{func}: differences must be 1-dimensional (n_users,) or 2-dimensional "
@@ -62,7 +54,7 @@ def check_weights(weights: Any, d: np.ndarray, one_d: bool, func: str) -> np.nda
     """None, or finite non-negative float64 weights of shape (n,) or (n, m)."""
     if weights is None:
         return None
-    w = v.as_float(_to_numpy(weights), "weights", func)
+    w = v.as_float(v.as_array(weights, "weights", func), "weights", func)
     n, m = d.shape
     if not (w.shape == (n,) or (w.shape == (n, m) and not one_d)):
         expected = f"({n},)" if one_d else f"({n},) or ({n}, {m})"

@@ -94,6 +94,8 @@ BAD_LISTS = {
     "relevant None": (["a"], None),
     "relevant scalar": (["a"], 3),
     "lengths": ([["a"], ["b"]], [{"a"}]),
+    "tensor without values": (torch.zeros((2, 3), dtype=torch.int64, device="meta"), [{1}, {2}]),
+    "relevant tensor without values": ([[1, 2]], torch.zeros((1, 2), device="meta")),
 }
 
 

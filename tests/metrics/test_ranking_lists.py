@@ -12,6 +12,7 @@ from receval import evaluate, parse_metric
 from receval.conventions import Conventions
 from receval.exceptions import InputValidationError, InvalidParameterError
 from receval.metrics import _ranking as lists
+from tests._dlpack import NUMPY_ASKS_A_COPY, DLPackArray
 from tests.oracles import ranking as oracle
 
 FUNCS = {
@@ -59,6 +60,19 @@ def test_lists_equal_oracle(users, k, name, gain):
     conv = {"gain": gain} if "gain" in parse_metric(name).info.conventions else {}
     got = FUNCS[name](recommended, relevant, k=k, **conv)
     assert got == pytest.approx(_oracle_mean(name, recommended, relevant, k, **conv), abs=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCS))
+def test_a_top_k_tensor_equals_its_lists(name):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    scores = torch.from_numpy(rng.random((30, 50)))
+    top = torch.topk(scores, 10).indices  # one row per user, best first
+    relevant = [set(rng.choice(50, 4, replace=False).tolist()) for _ in range(30)]
+    want = FUNCS[name](top.tolist(), relevant, k=5)
+    assert FUNCS[name](top, relevant, k=5) == want
+    if NUMPY_ASKS_A_COPY:  # on a GPU: copied to the host through DLPack
+        assert FUNCS[name](DLPackArray(top.numpy(), (2, 0), True), relevant, k=5) == want
 
 
 def test_one_user_and_sets_and_evaluate():

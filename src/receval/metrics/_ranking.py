@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import format_values
+from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
@@ -40,7 +41,12 @@ def _is_list(x: Any) -> bool:
 
 
 def _per_user(recommended: Any, relevant: Any, func: str) -> tuple[list[Any], list[Any]]:
-    """One list and one judgment set per user (a single user when the inputs are flat)."""
+    """One list and one judgment set per user (a single user when the inputs are flat);
+    a tensor or DLPack array (``torch.topk``'s indices, say) read as a NumPy array."""
+    if hasattr(recommended, "__dlpack__"):
+        recommended = on_host(recommended, func, "recommended")
+    if hasattr(relevant, "__dlpack__"):
+        relevant = on_host(relevant, func, "relevant")
     if not _is_list(recommended) or isinstance(recommended, Mapping):
         raise InputValidationError(
             f"{func}: recommended must be a list of item ids (one user) or a list of such "
@@ -143,7 +149,8 @@ _DOC = """Compute {what} of ranked lists, averaged over users.
     Parameters
     ----------
     recommended : list of item ids, or list of lists
-        A ranked list (best first), or one ranked list per user.
+        A ranked list (best first), or one ranked list per user (a 2-D array
+        or tensor too: ``torch.topk(scores, k).indices``, copied from a GPU).
     relevant : collection or mapping, or list of them
         The relevant items of the user (a collection: grade 1; a mapping
         ``{{item: grade}}``), or one of those per user.

@@ -624,9 +624,9 @@ GPU_TEXT = (
     "containers of NDCG@10 copy theirs likewise. torchmetrics' modules are moved to the "
     "GPU (`.to('cuda')`) and keep their state and compute there. Each update's time runs "
     "until the GPU has done the work queued by it (`torch.cuda.synchronize()` after every "
-    "update of either library, inside its time). Peak extra is the host's memory; "
-    "TorchRec is not measured here: its CUDA `fbgemm-gpu` wheel is not installed on this "
-    "machine (which reaches no package index)."
+    "update of either library, inside its time). Peak extra is the host's memory. "
+    "TorchRec is not run on the GPU (its metric modules need the CUDA `fbgemm-gpu`); the "
+    "section above runs them on the CPU."
 )
 
 

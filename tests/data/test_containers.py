@@ -567,19 +567,19 @@ def test_from_dict_wrong_shape():
 def test_missing_column_in_frame(frame):
     with pytest.raises(
         InputValidationError,
-        match=r"^Run: the data has no column 'score' for the score ids. Got columns "
+        match=r"^Run: the data has no column 'score' \(the score column\). Got columns "
         r"\['user', 'item', 's'\]; pass score='<column name>'.$",
     ):
         Run.from_frame(frame)
     with pytest.raises(
         InputValidationError,
-        match=r"^Qrels: the data has no column 'grade' for the grade ids. Got columns "
+        match=r"^Qrels: the data has no column 'grade' \(the grade column\). Got columns "
         r"\['user', 'item', 's'\]; pass grade='<column name>'.$",
     ):
         Qrels.from_frame(frame)
     with pytest.raises(
         InputValidationError,
-        match=r"^Qrels: the data has no column 'uid' for the user ids. Got columns "
+        match=r"^Qrels: the data has no column 'uid' \(the user column\). Got columns "
         r"\['user', 'item', 's'\]; pass user='<column name>'.$",
     ):
         Qrels.from_frame(frame, user="uid", grade="s")
@@ -591,7 +591,7 @@ def test_missing_column_lists_at_most_ten_columns():
     frame = pd.DataFrame({f"c{i}": [1] for i in range(12)})
     with pytest.raises(
         InputValidationError,
-        match=r"^Qrels: the data has no column 'user' for the user ids. Got columns "
+        match=r"^Qrels: the data has no column 'user' \(the user column\). Got columns "
         r"\['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', \.\.\.\]; "
         r"pass user='<column name>'.$",
     ):
@@ -727,16 +727,67 @@ def test_nonexistent_trec_file(tmp_path):
 
 def test_missing_ids():
     missing = (
-        r" contains 1 missing values \(None or NaN\); drop those rows or fill them with an id.$"
+        r" contains 1 missing values \(None or NaN\), the first at position 1; drop those "
+        r"rows or fill them with an id.$"
     )
-    with pytest.raises(InputValidationError, match=r"^Qrels: users" + missing):
+    with pytest.raises(InputValidationError, match=r"^Qrels: users" + missing) as got:
         Qrels(["a", None], ["x", "y"])
-    with pytest.raises(InputValidationError, match=r"^Run: items" + missing):
+    assert got.value.row == 1
+    with pytest.raises(InputValidationError, match=r"^Run: items" + missing) as got:
         Run([1, 2], [1.0, np.nan], [0.5, 0.5])
+    assert got.value.row == 1
     with pytest.raises(InputValidationError, match=r"^Run: users" + missing):
         Run.from_frame(pl.DataFrame({"user": [1, None], "item": [1, 2], "score": [0.5, 0.5]}))
     with pytest.raises(InputValidationError, match=r"^Qrels: items" + missing):
         Qrels.from_frame(pa.table({"user": [1, 2], "item": ["a", None], "grade": [1, 1]}))
+
+
+@pytest.mark.parametrize(
+    "kind", ["object", "pandas str", "Categorical", "Categorical Series", "Arrow", "polars"]
+)
+def test_missing_ids_name_the_first(kind):
+    ids = ["a", "b", None, "c", None]
+    column = {
+        "object": lambda: np.array(ids, dtype=object),
+        "pandas str": lambda: pd.Series(ids, dtype="str"),
+        "Categorical": lambda: pd.Categorical(ids),
+        "Categorical Series": lambda: pd.Series(ids, dtype="category"),
+        "Arrow": lambda: pa.chunked_array([ids[:2], ids[2:]]),
+        "polars": lambda: pl.Series(ids),
+    }[kind]()
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: users contains 2 missing values \(None or NaN\), the first at "
+        r"position 2; ",
+    ) as got:
+        Qrels(column, ["x"] * 5)
+    assert got.value.row == 2
+
+
+def test_categorical_given_alone():
+    """A pandas ``Categorical`` (not in a Series) is coded by its codes, as a Series of
+    one is."""
+    users = pd.Categorical(["b", "a", "b"], categories=["b", "a", "z"])
+    run = Run(users, ["x", "y", "z"], [0.1, 0.2, 0.3])
+    assert (
+        run.user_ids.tolist()
+        == Run(list(users), ["x", "y", "z"], [0.1, 0.2, 0.3]).user_ids.tolist()
+    )
+    assert run.user_ids.tolist() == ["b", "a"]
+
+
+def test_missing_ids_of_a_parquet_file_name_its_row(tmp_path):
+    path = str(tmp_path / "run.parquet")
+    users = [f"u{i // 10}" for i in range(100)]
+    users[57] = None
+    table = pa.table({"user": users, "item": [i % 10 for i in range(100)], "score": [0.5] * 100})
+    pq.write_table(table, path, row_group_size=20)
+    with pytest.raises(
+        InputValidationError,
+        match=rf"^{re.escape(path)}: row 58: Run: users contains 1 missing values \(None or "
+        r"NaN\), the first at position 57; ",
+    ):
+        Run.from_file(path)
 
 
 # ---------------------------------------------------------------- encoding
@@ -1155,10 +1206,11 @@ def test_factorize_int_columns_of_frames():
 def test_factorize_missing_values(values):
     with pytest.raises(
         InputValidationError,
-        match=r"^f: users contains 1 missing values \(None or NaN\); drop those rows or "
-        r"fill them with an id.$",
-    ):
+        match=r"^f: users contains 1 missing values \(None or NaN\), the first at position "
+        r"1; drop those rows or fill them with an id.$",
+    ) as got:
         factorize(values, "users", "f")
+    assert got.value.row == 1
 
 
 def test_factorize_infinite_and_mixed_ids():

@@ -134,7 +134,7 @@ def encode_ids(
         kind = "i"
     if kind == "f":
         if np.isnan(arr).any():
-            raise _missing(int(np.isnan(arr).sum()), name, func)
+            raise _missing(np.isnan(arr), name, func)
         if np.isinf(arr).any():
             raise InputValidationError(
                 f"{func}: {name} contains infinity; ids must be integers or strings."
@@ -182,11 +182,17 @@ def _check_unicode(x: Any, name: str, func: str) -> None:
             ) from exc
 
 
-def _missing(count: int, name: str, func: str) -> InputValidationError:
-    return InputValidationError(
-        f"{func}: {name} contains {count} missing values (None or NaN); "
-        f"drop those rows or fill them with an id."
+def _missing(missing: Any, name: str, func: str) -> InputValidationError:
+    """The error of ids some of which are missing (``missing``: a row's whether, a
+    boolean NumPy or Arrow array), its ``row`` the first (a file's readers name it)."""
+    flags = to_numpy(missing) if not isinstance(missing, np.ndarray) else missing
+    first = int(np.argmax(flags))
+    error = InputValidationError(
+        f"{func}: {name} contains {int(np.count_nonzero(flags))} missing values (None or "
+        f"NaN), the first at position {first}; drop those rows or fill them with an id."
     )
+    error.row = first
+    return error
 
 
 def _is_dictionary(values: Any) -> bool:
@@ -272,9 +278,10 @@ def id_column(col: Any) -> IdColumn:
         return IdColumn(to_numpy(col))  # numbers: their buffer (to_numpy loads pandas)
     if mod == "pandas":
         if categorical:
-            codes = col.array.codes  # a view, in [-1, len(categories)): -1 a missing value
+            values = getattr(col, "array", col)  # a Series' or Index's Categorical, or one
+            codes = values.codes  # a view, in [-1, len(categories)): -1 a missing value
             if len(codes) and codes.min() >= 0:  # the range known: no check by Arrow
-                categories = pa.array(col.array.categories)
+                categories = pa.array(values.categories)
                 arr = pa.DictionaryArray.from_arrays(codes, categories, safe=False)
                 return IdColumn(arr, distinct=True)
         if not isinstance(col.dtype, np.dtype):  # str, string, ArrowDtype, category, Int64
@@ -407,7 +414,7 @@ def _factorize_dictionary(
     import pyarrow.compute as pc
 
     if arr.null_count:
-        raise _missing(arr.null_count, name, func)
+        raise _missing(arr.is_null(), name, func)
     dictionary = arr.dictionary
     if is_view(dictionary.type):  # the categories only: Arrow takes no string_view
         dictionary = dictionary.cast(pa.large_string())
@@ -420,7 +427,7 @@ def _factorize_dictionary(
     values = pc.take(dictionary, arrow_integers(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~to_numpy(values.is_valid())
-        raise _missing(int(np.count_nonzero(null[codes])), name, func)
+        raise _missing(null[codes], name, func)
     if column.distinct:
         return codes, kept_ids(values)
     # equal values under two indices (pandas and polars categories are distinct;
@@ -483,7 +490,7 @@ def _factorize_arrow(
         if len(kinds) > 1:  # str and bytes: Arrow would take the str as their UTF-8 bytes
             raise mixed(kinds)
     if parr.null_count:
-        raise _missing(parr.null_count, name, func)
+        raise _missing(parr.is_null(), name, func)
     if pa.types.is_nested(parr.type):  # lists, structs, maps: no id to encode
         raise InputValidationError(
             f"{func}: {name} must hold ids (integers or strings). Got values of type "

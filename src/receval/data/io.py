@@ -55,7 +55,7 @@ def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> No
     for role, name in columns.items():
         if name is not None and name not in names:
             raise InputValidationError(
-                f"{func}: the data has no column {name!r} for the {role} ids. "
+                f"{func}: the data has no column {name!r} (the {role} column). "
                 f"Got columns {format_values(names, limit=10)}; pass {role}='<column name>'."
             )
         if name is not None and names.count(name) > 1:

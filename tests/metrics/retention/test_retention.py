@@ -519,7 +519,7 @@ def test_missing_values_and_columns():
         "retention: the events have no column 'time' for the event times. Got columns "
         "['user', 'ts']; pass time='<column name>'."
     )
-    with pytest.raises(InputValidationError, match="no column 'uid' for the user ids"):
+    with pytest.raises(InputValidationError, match=r"no column 'uid' \(the user column\)"):
         retention(pd.DataFrame({"user": [1], "time": [JAN1]}), user="uid")
     with pytest.raises(InputValidationError, match="events is empty"):
         retention({"user": [], "time": []})

@@ -294,12 +294,17 @@ def object_bytes(frame: Any) -> int:
 def read_case(n_bytes: int) -> Callable[[], Any]:
     """A read of ``n_bytes`` of memory in order, one part a thread of receval's core
     (NumPy's sum of as many bytes of int64, which releases the GIL): the least time in
-    which this machine reads that many bytes."""
+    which this machine reads that many bytes as Python's objects lie, on pages of 4 KiB
+    (an anonymous map, which Linux backs with huge pages only where asked, as it is not
+    for Python's allocator; NumPy asks for its own arrays, read a third faster)."""
+    import mmap
     from concurrent.futures import ThreadPoolExecutor
 
     from receval._kernels import num_threads
 
-    parts = np.array_split(np.ones(n_bytes // 8, dtype=np.int64), num_threads())
+    words = np.frombuffer(mmap.mmap(-1, n_bytes // 8 * 8), dtype=np.int64)
+    words[:] = 1
+    parts = np.array_split(words, num_threads())
     pool = ThreadPoolExecutor(len(parts))
     return lambda: sum(pool.map(np.sum, parts))
 
@@ -639,8 +644,9 @@ there, on every thread (the calling thread keeping the GIL, and with it the
 objects, until they are done), through the same parallel hash as an Arrow column,
 reading the objects' memory: 64 bytes a row, against about 15 of an Arrow column.
 The run's {2 * n_rows:,} objects hold {n_bytes / 1e6:,.0f} MB; "{READ}"
-reads as many bytes in order on every thread (NumPy's sum of int64, in the same
-rounds as the other cases) in {read:.3f} s; "pandas object" took
+reads as many bytes in order on every thread, on pages of 4 KiB as Python's
+allocator gives its objects (NumPy's sum of int64, in the same rounds as the other
+cases), in {read:.3f} s; "pandas object" took
 {more:.3f} s more than "pandas str" (medians over the processes). Each object is
 fetched into the second-level cache 64 rows before it is read, so that objects out of
 address order (a frame sorted after its strings were made, "pandas object,

@@ -106,6 +106,30 @@ CASES = {
         lambda: rv.Run.from_frame(pa.table({"user": [[1], [2]], "item": [1, 2], "score": S[:2]})),
         "Run: users must hold ids (integers or strings). Got values of type list<item: int64>",
     ),
+    # values that are not a column (a raw TypeError of len(), or a wrong length, before)
+    "generator users": (
+        lambda: rv.Run((u for u in "abc"), ["x", "y", "z"], S[:3]),
+        "Run: users must be a column of values (a list, NumPy array, Series or Arrow array), "
+        "one a row. Got a value of type generator; pass a list of them, e.g. list(users).",
+    ),
+    "set items": (
+        lambda: rv.Qrels(["u", "u"], {"x", "y"}),
+        "Qrels: items must be a column of values (a list, NumPy array, Series or Arrow "
+        "array), one a row. Got a value of type set; pass a list of them, e.g. list(items).",
+    ),
+    "str users": (
+        lambda: rv.Run("u", ["x"], [0.5]),
+        "Run: users must be a column of values (a list, NumPy array, Series or Arrow array), "
+        "one a row. Got a value of type str.",
+    ),
+    "dict sample_weight": (
+        lambda: rv.log_loss([0, 1], [0.2, 0.8], sample_weight={0: 1.0, 1: 1.0}),
+        "log_loss: sample_weight must be a column of values",
+    ),
+    "iterator groups": (
+        lambda: rv.gauc_score(Y, S, groups=iter([1, 1, 1, 2, 2, 2])),
+        "gauc_score: groups must be a column of values",
+    ),
 }
 
 

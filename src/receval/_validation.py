@@ -8,7 +8,7 @@ period, and add the fix after a semicolon when it is obvious.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence, Sized
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -157,6 +157,7 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
 
     Missing values (Arrow or polars nulls, None) and ragged lists are errors that
     name the argument."""
+    check_column(x, name, func)
     arr = as_array(x, name, func)
     if arr.dtype.kind in "US" and not isinstance(x, np.ndarray) and _has_trailing_nul(x):
         # NumPy's fixed-width strings drop trailing NULs ("a\0" would become "a")
@@ -183,14 +184,46 @@ def as_2d_scores(x: Any, name: str, func: str) -> np.ndarray:
 
 
 def check_same_length(func: str, **arrays: Sized | None) -> int:
-    """All given arrays have the same first dimension; return it."""
+    """All given arrays have the same first dimension; return it. A value that is not
+    a column of values (a generator, a scalar, a string, a set) is an error naming it."""
     present = {k: a for k, a in arrays.items() if a is not None}
-    lengths = [len(a) for a in present.values()]
+    lengths = [_length(a, k, func) for k, a in present.items()]
     if len(set(lengths)) > 1:
         raise InputValidationError(
             f"{func}: {_joined(present)} must have the same length. Got lengths {lengths}."
         )
     return lengths[0] if lengths else 0
+
+
+def _length(x: Any, name: str, func: str) -> int:
+    """The number of values of the column ``x`` (:func:`check_column`; one without a
+    length, a number, is not one either)."""
+    check_column(x, name, func)
+    if not hasattr(x, "__len__"):
+        raise _not_a_column(x, name, func)
+    return len(x)
+
+
+def check_column(x: Any, name: str, func: str) -> None:
+    """Raise, naming ``name``, for a value that is not a column of values though
+    NumPy would make an array of it: an iterator or generator (read once, with no
+    length), a str or bytes (one value), a set or a mapping (without an order)."""
+    if isinstance(x, (np.ndarray, list, tuple)):  # the common columns, told at once
+        return
+    if isinstance(x, (str, bytes, set, frozenset, Mapping, Iterator)):
+        raise _not_a_column(x, name, func)
+
+
+def _not_a_column(x: Any, name: str, func: str) -> InputValidationError:
+    fix = (
+        f"; pass a list of them, e.g. list({name})"
+        if isinstance(x, (Iterator, set, frozenset))
+        else ""
+    )
+    return InputValidationError(
+        f"{func}: {name} must be a column of values (a list, NumPy array, Series or "
+        f"Arrow array), one a row. Got a value of type {type(x).__name__}{fix}."
+    )
 
 
 def _joined(names: Iterable[str]) -> str:

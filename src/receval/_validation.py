@@ -100,13 +100,18 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
     else:
         return
     if missing.any():
-        raise _missing(func, name, int(missing.sum()), int(np.argmax(missing)), what)
+        raise missing_values(func, name, int(missing.sum()), int(np.argmax(missing)), what)
 
 
-def _missing(func: str, name: str, count: int, first: int, what: str) -> InputValidationError:
+def missing_values(
+    func: str, name: str, count: int, first: int, what: str, fix: str = "drop or fill them first"
+) -> InputValidationError:
+    """The error of ``count`` missing values (``what``: how they were given) of the
+    argument ``name``, the first at position ``first`` (the error's ``row``, which a
+    file's readers name)."""
     error = InputValidationError(
         f"{func}: {name} contains {count} missing values ({what}), the first at position "
-        f"{first}; drop or fill them first."
+        f"{first}; {fix}."
     )
     error.row = first
     return error
@@ -537,7 +542,7 @@ def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValida
     kind, argument, row, count, values = refusal
     name, column = list(columns.items())[argument]
     if kind == "missing":
-        return _missing(func, name, count, row, "NaN")
+        return missing_values(func, name, count, row, "NaN")
     if kind == "binary01":
         return _not_binary01(func, name, _distinct(column), row)
     if kind == "finite":

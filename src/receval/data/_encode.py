@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_1d, format_values
+from .._validation import as_1d, format_values, missing_values
 from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError
 from ._arrow import arrow_integers, is_arrow, numbers_view, to_arrow, to_numpy, values_to_numpy
@@ -186,13 +186,9 @@ def _missing(missing: Any, name: str, func: str) -> InputValidationError:
     """The error of ids some of which are missing (``missing``: a row's whether, a
     boolean NumPy or Arrow array), its ``row`` the first (a file's readers name it)."""
     flags = to_numpy(missing) if not isinstance(missing, np.ndarray) else missing
-    first = int(np.argmax(flags))
-    error = InputValidationError(
-        f"{func}: {name} contains {int(np.count_nonzero(flags))} missing values (None or "
-        f"NaN), the first at position {first}; drop those rows or fill them with an id."
-    )
-    error.row = first
-    return error
+    count, first = int(np.count_nonzero(flags)), int(np.argmax(flags))
+    fix = "drop those rows or fill them with an id"
+    return missing_values(func, name, count, first, "None or NaN", fix)
 
 
 def _is_dictionary(values: Any) -> bool:

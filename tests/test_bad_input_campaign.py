@@ -81,18 +81,17 @@ CASES = {
     ),
     "pandas boolean NA auc": (
         lambda: rv.roc_auc_score(pd.array([True, False, None, True], dtype="boolean"), S[:4]),
-        "roc_auc_score: y_true contains 1 missing values (None, NA or NaN), the first at "
-        "position 2",
+        "roc_auc_score: y_true contains 1 missing value (NA), the first at position 2",
     ),
     "pandas boolean NA log_loss": (
         lambda: rv.log_loss(pd.array([True, False, None, True], dtype="boolean"), S[:4]),
-        "log_loss: y_true contains 1 missing values",
+        "log_loss: y_true contains 1 missing value",
     ),
     "pandas boolean NA gauc": (
         lambda: rv.gauc_score(
             pd.array([True, False, None, True], dtype="boolean"), S[:4], groups=[1, 1, 2, 2]
         ),
-        "gauc_score: y_true contains 1 missing values",
+        "gauc_score: y_true contains 1 missing value",
     ),
     "duplicate column names run": (
         lambda: rv.Run.from_frame(DUPLICATED),
@@ -173,7 +172,7 @@ FILES = {
     "qrels big grade": ("q.txt", b"q1 0 d1 1\nq1 0 d2 0\nq0 0 d3 99999999999999999999\n",
                         rv.Qrels.from_file, ":3: the grade"),
     "empty score csv": ("r.csv", b"user,item,score\nu1,a,0.5\nu1,b,\n", rv.Run.from_file,
-                        ":3: Run: scores contains NaN"),
+                        ":3: Run: scores contains missing values (null), the first at position 1"),
     "nan grade csv": ("q.csv", b"user,item,grade\nu1,a,1\nu1,b,1\nu2,c,\n", rv.Qrels.from_file,
                       ":4: "),
     "duplicate csv": ("d.csv", b"user,item,score\nu1,a,0.5\nu1,a,0.4\n", rv.Run.from_file,
@@ -301,7 +300,18 @@ def test_parquet_rows_are_named_by_position(tmp_path):
     pq.write_table(table, path, row_group_size=2)
     with pytest.raises(rv.InputValidationError) as info:
         rv.Run.from_file(path)
-    assert str(info.value).startswith(path + ": row 2: Run: scores contains NaN")
+    assert str(info.value) == (
+        f"{path}: row 2: Run: scores contains missing values (null), the first at position 1; "
+        "drop or fill them first."
+    )
+    # a row group after the first: the position is the file's, not the group's
+    table = pa.table({"user": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [0.5, 0.1, 0.1, None]})
+    pq.write_table(table, path, row_group_size=2)
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value).startswith(
+        f"{path}: row 4: Run: scores contains missing values (null), the first at position 3;"
+    )
 
 
 class PanicException(BaseException):
@@ -417,3 +427,29 @@ def test_scan_reads_a_csv_row_longer_than_its_block(tmp_path, monkeypatch, where
     s = rv.scan(str(path), batch_rows=700)
     assert rv.roc_auc_score(s["click"], s["score"]) == rv.roc_auc_score(clicks, scores)
     assert rv.log_loss(s["click"], s["score"]) == rv.log_loss(clicks, scores)
+
+
+def test_a_scan_states_the_files_position_not_the_batchs(tmp_path):
+    import pickle
+
+    import pyarrow.parquet as pq
+
+    labels = [0.0, 1.0] * 5
+    labels[7] = None
+    path = str(tmp_path / "y.parquet")
+    scores = np.linspace(0.1, 0.9, 10)
+    pq.write_table(pa.table({"y": pa.array(labels, pa.float64()), "s": scores}), path)
+    scan = rv.scan(path, batch_rows=3)
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.roc_auc_score(scan["y"], scan["s"])
+    assert str(info.value) == (
+        f"{path}: row 8: roc_auc_score: y_true contains missing values (NaN), the first at "
+        "position 7; drop or fill them first."
+    )
+    assert info.value.row == 7
+    # the error crosses processes (Spark's executors) with its row and what it states
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.roc_auc_score(labels, scores)
+    again = pickle.loads(pickle.dumps(info.value))
+    assert (str(again), again.row) == (str(info.value), 7)
+    assert str(again.moved(100)).endswith("the first at position 107; drop or fill them first.")

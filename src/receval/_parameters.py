@@ -110,3 +110,8 @@ def check_number(
             f"Got {value!r} instead."
         )
     return value.item() if np is not None and isinstance(value, np.generic) else value
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 test user"``, ``"2,000 test users"``."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

@@ -16,6 +16,7 @@ import numpy as np
 from ._parameters import MAX_SHOWN as MAX_SHOWN
 from ._parameters import check_number as check_number
 from ._parameters import check_option as check_option
+from ._parameters import counted as counted
 from ._parameters import format_values as format_values
 from .data._arrow import is_arrow, to_numpy
 from .data._lookup import distinct
@@ -109,12 +110,16 @@ def missing_values(
     """The error of ``count`` missing values (``what``: how they were given) of the
     argument ``name``, the first at position ``first`` (the error's ``row``, which a
     file's readers name)."""
-    error = InputValidationError(
-        f"{func}: {name} contains {count} missing values ({what}), the first at position "
-        f"{first}; {fix}."
-    )
-    error.row = first
+    func, name, what, fix = (_literal(part) for part in (func, name, what, fix))
+    template = f"{func}: {name} contains {{count}} ({what}), the first at position {{row}}; {fix}."
+    error = InputValidationError(template.format(row=first, count=counted(count, "missing value")))
+    error.row, error.template = first, template
     return error
+
+
+def _literal(text: str) -> str:
+    """``text`` as it reads once formatted by ``str.format``."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _check_one_label_type(values: list[Any], name: str, func: str) -> None:
@@ -141,20 +146,74 @@ def _to_numpy(x: Any, name: str, func: str) -> Any:
     """A pandas/polars Series or Arrow array as NumPy (no copy when possible); a tensor
     or DLPack object as :func:`~receval.engine.loop.tensors.on_host` reads it (a CPU
     tensor in place, a GPU one copied to the host); anything else as given. Arrow
-    arrays of numbers without pandas (their ``to_numpy`` imports it: 0.2 s)."""
+    arrays of numbers without pandas (their ``to_numpy`` imports it: 0.2 s). Nulls
+    among numbers or booleans, which NumPy would make NaN, are an error that says
+    they are missing values (:func:`check_no_nulls`)."""
     if type(x) is np.ndarray:
         return x
     if is_arrow(x):
         import pyarrow as pa
 
         if isinstance(x, (pa.Array, pa.ChunkedArray)):
+            check_no_nulls(x, name, func)
             return to_numpy(x)
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        check_no_nulls(x, name, func)
         try:
             return x.to_numpy()
         except (TypeError, ValueError):  # Arrow nulls: NaN or None, reported downstream
             return x.to_numpy(zero_copy_only=False)
     return on_host(x, func, name)
+
+
+def check_no_nulls(x: Any, name: str, func: str) -> None:
+    """Raise, naming the first, for the nulls of a column of numbers or booleans of
+    Arrow (``null``), polars (``null``) or a pandas extension type (``NA``), before
+    they become NaN, which would read as a value that is not a number. Other columns
+    (strings, NumPy's own) are left to their own checks.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> check_no_nulls(pa.array([0.5, None]), "y_score", "roc_auc_score")
+    Traceback (most recent call last):
+    ...
+    receval.exceptions.InputValidationError: roc_auc_score: y_score contains 1 missing value
+    (null), the first at position 1; drop or fill them first.
+    """
+    module = type(x).__module__
+    if module.startswith("pyarrow"):
+        import pyarrow as pa
+
+        if not isinstance(x, (pa.Array, pa.ChunkedArray)) or not x.null_count:
+            return
+        kind, types = x.type, pa.types
+        if not (types.is_integer(kind) or types.is_floating(kind) or types.is_boolean(kind)):
+            if not types.is_decimal(kind):
+                return
+        flags, what = to_numpy(x.is_null()), "null"
+    elif module.startswith("polars"):
+        if type(x).__name__ != "Series" or not x.null_count():
+            return
+        import polars as pl
+
+        if not (x.dtype.is_numeric() or x.dtype == pl.Boolean):
+            return
+        flags, what = x.is_null().to_numpy(), "null"
+    elif module.startswith("pandas"):
+        dtype = getattr(x, "dtype", None)
+        if (
+            dtype is None
+            or isinstance(dtype, np.dtype)
+            or getattr(dtype, "kind", "O") not in "biuf"
+        ):
+            return
+        flags, what = np.asarray(x.isna(), dtype=bool), "NA"
+        if not flags.any():
+            return
+    else:
+        return
+    raise missing_values(func, name, int(np.count_nonzero(flags)), int(np.argmax(flags)), what)
 
 
 def as_1d(x: Any, name: str, func: str) -> np.ndarray:
@@ -253,6 +312,12 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
         else:
             if all(isinstance(e, (int, float, np.number)) for e in x[:1000].tolist()):
                 return converted
+    if x.dtype.kind == "O" and x.ndim == 1 and x.size:  # numbers and missing values
+        values = x.tolist()
+        missing = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
+        if missing.any() and all(m or _is_number(e) for m, e in zip(missing, values, strict=True)):
+            first = int(np.argmax(missing))
+            raise missing_values(func, name, int(missing.sum()), first, "None, NA or NaN")
     if x.dtype.kind not in "biuf":
         error = InputValidationError(
             f"{func}: {name} must be numeric. Got dtype {x.dtype}"
@@ -286,13 +351,22 @@ def check_finite(x: np.ndarray, name: str, func: str) -> np.ndarray:
         # the sum is not finite: either a non-finite value or an overflow
         bad = ~np.isfinite(x)
         if bad.any():
-            raise _not_finite(func, name, int(np.argmax(bad)) if x.ndim == 1 else None)
+            row = int(np.argmax(bad)) if x.ndim == 1 else None
+            raise _not_finite(func, name, row, None if row is None else x[row])
     return x
 
 
-def _not_finite(func: str, name: str, row: int | None) -> InputValidationError:
-    error = InputValidationError(f"{func}: {name} contains NaN or infinity.")
-    error.row = row
+def _not_finite(func: str, name: str, row: int | None, value: Any = None) -> InputValidationError:
+    """The error of a value of ``name`` that is NaN or infinite, the first at ``row``
+    (``value``; None: not known)."""
+    fix = "drop those rows or replace the values with finite numbers first"
+    if row is None:
+        return InputValidationError(f"{func}: {name} contains NaN or infinity; {fix}.")
+    func, name = _literal(func), _literal(name)
+    template = f"{func}: {name} contains NaN or infinity, the first at position {{row}} "
+    template += f"({float(value)!r}); {fix}."
+    error = InputValidationError(template.format(row=row))
+    error.row, error.template = row, template
     return error
 
 
@@ -536,8 +610,11 @@ def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValida
     >>> import numpy as np
     >>> y, p = np.array([0, 1, 1]), np.array([0.5, 0.2, np.nan])
     >>> error = refused("log_loss", ("finite", 1, 2, 0, []), {"y_true": y, "y_pred": p})
-    >>> error, error.row
-    (InputValidationError('log_loss: y_pred contains NaN or infinity.'), 2)
+    >>> print(error)
+    log_loss: y_pred contains NaN or infinity, the first at position 2 (nan); drop those rows
+    or replace the values with finite numbers first.
+    >>> error.row
+    2
     """
     kind, argument, row, count, values = refusal
     name, column = list(columns.items())[argument]
@@ -546,7 +623,7 @@ def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValida
     if kind == "binary01":
         return _not_binary01(func, name, _distinct(column), row)
     if kind == "finite":
-        return _not_finite(func, name, row)
+        return _not_finite(func, name, row, column[row])
     if kind == "probability":
         return _not_probabilities(func, name, values, row)
     if kind == "negative":

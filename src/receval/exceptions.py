@@ -50,6 +50,35 @@ class InputValidationError(RecevalError, ValueError):
 
     row: int | None = None
     pair: tuple[object, object] | None = None
+    #: the message with ``{row}`` where it states ``row`` (and ``{count}`` where it
+    #: counts the values found), so that :meth:`moved` can restate it
+    template: str | None = None
+
+    def moved(self, offset: int) -> InputValidationError:
+        """This error, found in a part of a column (a row group, a batch) whose first
+        row is ``offset``, as of the whole column: its ``row`` and the position its
+        message states are moved by ``offset``; a count of the part's values, which
+        need not be the column's, is no longer stated.
+
+        Examples
+        --------
+        >>> from receval import roc_auc_score
+        >>> from receval.exceptions import InputValidationError
+        >>> try:
+        ...     roc_auc_score([0, 1, None], [0.1, 0.2, 0.3])
+        ... except InputValidationError as exc:
+        ...     print(exc)
+        ...     print(exc.moved(1000))
+        roc_auc_score: y_true contains 1 missing value (None, NA or NaN), the first at position 2; drop or fill them first.
+        roc_auc_score: y_true contains missing values (None, NA or NaN), the first at position 1002; drop or fill them first.
+        """
+        row = None if self.row is None else self.row + offset
+        if self.template is None or row is None:
+            error = type(self)(*self.args)
+        else:
+            error = type(self)(self.template.format(row=row, count="missing values"))
+        error.row, error.pair, error.template = row, self.pair, self.template
+        return error
 
 
 class MissingDependencyError(RecevalError, ImportError):

@@ -758,7 +758,8 @@ def test_data_errors():
         ),
         (
             lambda: bootstrap_intervals(d, weights=[1.0, np.nan, 0.5]),
-            "bootstrap_intervals: weights contains NaN or infinity.",
+            "bootstrap_intervals: weights contains NaN or infinity, the first at position 1 (nan)"
+            "; drop those rows or replace the values with finite numbers first.",
         ),
         (
             lambda: effect_sizes(d, weights=[1.0, 2.0]),

@@ -161,14 +161,18 @@ def test_nulls_raise_the_error_of_the_whole_column():
     with pytest.raises(InputValidationError, match=r"^Run: items contains 2 missing values"):
         Run.from_frame(table)
     table = pa.table({"user": items, "item": items, "score": users})
-    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity\.$"):
+    said = r"contains missing values \(null\), the first at position 2; drop or fill them first\.$"
+    with pytest.raises(InputValidationError, match=rf"^Run: scores {said}"):
         Run.from_frame(table)
-    with pytest.raises(InputValidationError, match=r"^Qrels: grades contains NaN or infinity\."):
+    with pytest.raises(InputValidationError, match=rf"^Qrels: grades {said}"):
         Qrels.from_frame(table, grade="score")
     table = pa.table(
         {"user": items, "item": items, "score": pa.chunked_array([[0.1] * 3, [np.inf] * 3])}
     )
-    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity\.$"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Run: scores contains NaN or infinity, the first at position 3 \(inf\); ",
+    ):
         Run.from_frame(table)
 
 
@@ -394,6 +398,10 @@ def test_a_non_finite_score_is_found_wherever_its_list_lies(bad, tmp_path):
         scores[row] = bad
         pq.write_table(pa.table({"user": users, "item": items, "score": scores}), path,
                        row_group_size=23)  # fmt: skip
-        message = rf"^{path}: row {row + 1}: Run: scores contains NaN or infinity\.$"
+        message = (
+            rf"^{path}: row {row + 1}: Run: scores contains NaN or infinity, the first at "
+            rf"position {row} \({bad!r}\); drop those rows or replace the values with finite "
+            r"numbers first\.$"
+        )
         with pytest.raises(InputValidationError, match=message):
             Run.from_file(path)

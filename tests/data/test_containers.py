@@ -409,15 +409,34 @@ def test_duplicate_pair_in_trec_file(tmp_path):
 
 
 def test_non_finite_scores_and_grades():
+    fix = r"; drop those rows or replace the values with finite numbers first\.$"
     for bad in (np.nan, np.inf, -np.inf):
-        with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity.$"):
+        said = rf"^Run: scores contains NaN or infinity, the first at position 1 \({bad!r}\){fix}"
+        with pytest.raises(InputValidationError, match=said):
             Run([1, 2], [5, 6], [0.1, bad])
-    with pytest.raises(InputValidationError, match=r"^Run: ranks contains NaN or infinity.$"):
+    said = r"contains NaN or infinity, the first at position 1 \(nan\)"
+    with pytest.raises(InputValidationError, match=rf"^Run: ranks {said}{fix}"):
         Run([1, 2], [5, 6], ranks=[1, np.nan])
-    with pytest.raises(InputValidationError, match=r"^Qrels: grades contains NaN or infinity.$"):
+    with pytest.raises(InputValidationError, match=rf"^Qrels: grades {said}{fix}"):
         Qrels([1, 2], [5, 6], [1, np.nan])
-    with pytest.raises(InputValidationError, match=r"^Run: scores contains NaN or infinity.$"):
+    said = r"^Run: scores contains NaN or infinity, the first at position 0 \(nan\)"
+    with pytest.raises(InputValidationError, match=said + fix):
         Run.from_frame(pd.DataFrame({"user": [1], "item": [2], "score": [np.nan]}))
+    # missing values are called so, wherever they come from, not NaN
+    said = r"contains 1 missing value \({}\), the first at position 1; drop or fill them first\.$"
+    for scores, what in [
+        ([0.5, None], "None, NA or NaN"),
+        (pa.array([0.5, None]), "null"),
+        (pa.chunked_array([[0.5], [None, 0.2]]), "null"),
+        (pl.Series([0.5, None]), "null"),
+        (pd.array([0.5, None], dtype="Float64"), "NA"),
+        (pd.Series([0.5, None], dtype="double[pyarrow]"), "NA"),
+        (pd.Series([1, None], dtype="Int64"), "NA"),
+    ]:
+        with pytest.raises(InputValidationError, match="^Run: scores " + said.format(what)):
+            Run([1, 2], [5, 6], scores[:2])
+        with pytest.raises(InputValidationError, match="^Qrels: grades " + said.format(what)):
+            Qrels([1, 2], [5, 6], scores[:2])
 
 
 def test_real_grades_are_kept_and_nan_refused():
@@ -727,7 +746,7 @@ def test_nonexistent_trec_file(tmp_path):
 
 def test_missing_ids():
     missing = (
-        r" contains 1 missing values \(None or NaN\), the first at position 1; drop those "
+        r" contains 1 missing value \(None or NaN\), the first at position 1; drop those "
         r"rows or fill them with an id.$"
     )
     with pytest.raises(InputValidationError, match=r"^Qrels: users" + missing) as got:
@@ -784,7 +803,7 @@ def test_missing_ids_of_a_parquet_file_name_its_row(tmp_path):
     pq.write_table(table, path, row_group_size=20)
     with pytest.raises(
         InputValidationError,
-        match=rf"^{re.escape(path)}: row 58: Run: users contains 1 missing values \(None or "
+        match=rf"^{re.escape(path)}: row 58: Run: users contains 1 missing value \(None or "
         r"NaN\), the first at position 57; ",
     ):
         Run.from_file(path)
@@ -1206,7 +1225,7 @@ def test_factorize_int_columns_of_frames():
 def test_factorize_missing_values(values):
     with pytest.raises(
         InputValidationError,
-        match=r"^f: users contains 1 missing values \(None or NaN\), the first at position "
+        match=r"^f: users contains 1 missing value \(None or NaN\), the first at position "
         r"1; drop those rows or fill them with an id.$",
     ) as got:
         factorize(values, "users", "f")
@@ -1285,7 +1304,9 @@ def test_parquet_null_scores_and_ids_are_errors(with_polars, tmp_path, monkeypat
     )
     where = re.escape(str(path))
     with pytest.raises(
-        InputValidationError, match=rf"^{where}: row 2: Run: scores contains NaN or infinity\.$"
+        InputValidationError,
+        match=rf"^{where}: row 2: Run: scores contains missing values \(null\), the first at "
+        r"position 1; drop or fill them first\.$",
     ):
         Run.from_file(path)
 

@@ -301,9 +301,17 @@ def test_ratio_metric_errors(name):
         func([0, 1, 1], [0, 1, 1], sample_weight=[1, 2], **kw)  # fmt: skip
     with _raises(InputValidationError, f"{fname}: y_true is empty; pass at least one sample."):
         func([], [], **kw)
-    with _raises(InputValidationError, f"{fname}: y_true contains NaN or infinity."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: y_true contains NaN or infinity, the first at position 1 (nan); drop those rows "
+        "or replace the values with finite numbers first.",
+    ):
         func([0.0, np.nan], [0.0, 1.0], **kw)
-    with _raises(InputValidationError, f"{fname}: y_pred contains NaN or infinity."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: y_pred contains NaN or infinity, the first at position 1 (inf); drop those rows "
+        "or replace the values with finite numbers first.",
+    ):
         func([0, 1], np.array([0, np.inf]), **kw)
     with _raises(
         InputValidationError,
@@ -322,7 +330,11 @@ def test_ratio_metric_errors(name):
         InputValidationError, f"{fname}: sample_weight must be non-negative. Got values [-1.0]."
     ):
         func([0, 1], [0, 1], sample_weight=[1, -1], **kw)  # fmt: skip
-    with _raises(InputValidationError, f"{fname}: sample_weight contains NaN or infinity."):
+    with _raises(
+        InputValidationError,
+        f"{fname}: sample_weight contains NaN or infinity, the first at position 1 (nan)"
+        f"; drop those rows or replace the values with finite numbers first.",
+    ):
         func([0, 1], [0, 1], sample_weight=[1, np.nan], **kw)
     with _raises(
         InvalidParameterError,

@@ -5,6 +5,7 @@ float or array``. Each property is a set of names with a ``NOT_`` twin, and a
 completeness test makes sure every public metric is placed in one of the two.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -302,7 +303,8 @@ def test_non_finite_scores_raise(name, bad):
     s[5] = bad
     with pytest.raises(
         InputValidationError,
-        match=r": y_(score|pred|proba?) contains NaN or "
-        r"infinity\.$",
+        match=r": y_(score|pred|proba?) contains NaN or infinity, the first at position 5 "
+        rf"\({re.escape(repr(bad))}\); drop those rows or replace the values with finite "
+        r"numbers first\.$",
     ):
         _call(name, t, s, g)

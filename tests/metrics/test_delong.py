@@ -139,7 +139,10 @@ def test_delong_degenerate_cases():
     assert auc == 1.0 and math.isnan(low) and math.isnan(high)
     with pytest.raises(InputValidationError, match="delong_test: y_true, score_a and score_b"):
         delong_test([0, 1], [0.1, 0.2], [0.1])
-    with pytest.raises(InputValidationError, match=r"score_b contains NaN or infinity\.$"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"score_b contains NaN or infinity, the first at position 1 \(nan\); drop",
+    ):
         delong_test([0, 1], [0.1, 0.2], [0.1, np.nan])
 
 

@@ -163,11 +163,11 @@ def test_errors():
         gauc_score([0, 1, 2], [0.1, 0.2, 0.3], groups=[1, 1, 1])
     with pytest.raises(
         InputValidationError,
-        match=r"^gauc_score: y_score contains NaN or "
-        r"infinity.$",
+        match=r"^gauc_score: y_score contains NaN or infinity, the first at position 1 \(nan\); "
+        r"drop those rows or replace the values with finite numbers first\.$",
     ):
         gauc_score([0, 1], [0.1, np.nan], groups=[1, 1])
-    with pytest.raises(InputValidationError, match="groups contains 1 missing values"):
+    with pytest.raises(InputValidationError, match="groups contains 1 missing value"):
         gauc_score([0, 1], [0.1, 0.2], groups=["a", None])
     with pytest.raises(InputValidationError, match="weighting has no weight for groups"):
         gauc_score(Y, S, groups=U, weighting={"a": 1})

@@ -209,7 +209,9 @@ def test_gauc_refusals_are_errors_and_warnings_as_before():
     y, s, g, _, _ = REFUSED["nan score"]
     assert _outcome(rv.gauc_score, y, s, groups=g)[0] == (
         "InputValidationError",
-        "gauc_score: y_score contains NaN or infinity.",
+        "gauc_score: y_score contains NaN or infinity, the first at position "
+        f"{int(np.flatnonzero(np.isnan(s))[0])} (nan); drop those rows or replace the values with "
+        "finite numbers first.",
     )
 
 

@@ -60,7 +60,10 @@ def test_brier_labels_and_pos_label():
         brier_score_loss(labels, p)
     with pytest.raises(InputValidationError, match="brier_score_loss: y_proba"):
         brier_score_loss([0, 1], [0.5, 1.5])
-    with pytest.raises(InputValidationError, match=r"y_proba contains NaN or infinity\.$"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"y_proba contains NaN or infinity, the first at position 1 \(nan\); drop those",
+    ):
         brier_score_loss([0, 1], [0.5, np.nan])
     with pytest.raises(InputValidationError, match="same length"):
         brier_score_loss([0, 1, 1], [0.5, 0.5])
@@ -118,7 +121,10 @@ def test_exact_where_floats_cancel():
 def test_options_and_errors():
     with pytest.raises(InvalidParameterError, match="'force_finite' parameter of r2_score"):
         r2_score([1, 2], [1, 2], force_finite="yes")
-    with pytest.raises(InputValidationError, match=r"r2_score: y_true contains NaN or infinity\."):
+    with pytest.raises(
+        InputValidationError,
+        match=r"r2_score: y_true contains NaN or infinity, the first at position 1 \(inf\)",
+    ):
         r2_score([1, np.inf], [1, 2])
     with pytest.raises(InputValidationError, match="sample_weight must be non-negative"):
         explained_variance_score([1, 2], [1, 2], sample_weight=[1, -1])

@@ -300,7 +300,10 @@ def test_log_loss_errors():
         r"probabilities in \[0, 1\]. Got values \[-0.1, 1.2\]",
     ):
         log_loss([0, 1, 1], [-0.1, 1.2, 0.5])
-    with pytest.raises(InputValidationError, match=r"log_loss: y_pred contains NaN or infinity\."):
+    with pytest.raises(
+        InputValidationError,
+        match=r"log_loss: y_pred contains NaN or infinity, the first at position 1 \(nan\)",
+    ):
         log_loss([0, 1], [0.5, np.nan])
     with pytest.raises(
         InputValidationError,
@@ -369,10 +372,14 @@ def test_calibration_errors():
     "func", [roc_auc_score, average_precision_score, pr_auc_score, break_even_point]
 )
 def test_nan_and_length_errors(func):
+    SAID = (
+        r"contains NaN or infinity, the first at position 1 \({}\); drop those rows or "
+        r"replace the values with finite numbers first\."
+    )
     name = func.__name__
-    with pytest.raises(InputValidationError, match=rf"^{name}: y_score contains NaN or infinity.$"):
+    with pytest.raises(InputValidationError, match=rf"^{name}: y_score {SAID.format('nan')}$"):
         func([0, 1, 1], [0.1, np.nan, 0.3])
-    with pytest.raises(InputValidationError, match=rf"^{name}: y_score contains NaN or infinity.$"):
+    with pytest.raises(InputValidationError, match=rf"^{name}: y_score {SAID.format('inf')}$"):
         func([0, 1, 1], [0.1, np.inf, 0.3])
     with pytest.raises(
         InputValidationError,

@@ -425,7 +425,10 @@ def test_bad_parameters():
     mixed = np.array([5, *["2024-01-01"] * (len(train) - 1)], dtype=object)
     with pytest.raises(InputValidationError, match=r"of several types \(int, str\); give one"):
         receval.audit(train.assign(time=mixed), test)
-    with pytest.raises(InputValidationError, match="'time' column of train has 1 missing values"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"'time' column of train contains 1 missing value \(null\), the first at position 0;",
+    ):
         receval.audit(train.assign(time=np.array([None, *mixed[1:]], dtype=object)), test)
     with pytest.raises(InputValidationError, match="audit: run must be a Run"):
         receval.audit(run=[1, 2])

@@ -392,7 +392,10 @@ def test_iso_text_times_split_as_their_instants():
         bad = text.assign(timestamp=["soon", *_text_times(log)[1:]])
         split.temporal(bad, cutoff="1970-01-04")
     missing = np.array([None, *_text_times(log)[1:]], dtype=object)
-    with pytest.raises(InputValidationError, match="'timestamp' has 1 missing values"):
+    with pytest.raises(
+        InputValidationError,
+        match=r"'timestamp' contains 1 missing value \(null\), the first at position 0;",
+    ):
         split.temporal(text.assign(timestamp=missing), cutoff="1970-01-04")
     mixed = np.array([5, *_text_times(log)[1:]], dtype=object)
     with pytest.raises(InputValidationError, match=r"of several types \(int, str\); give one"):
@@ -420,7 +423,7 @@ def test_cutoffs_convert_exactly_to_the_column_unit():
         "holds. Got '3000-01-01' instead."
     )
     assert len(split.temporal(days, cutoff="3000-01-01").test) == 0
-    keys, unit = time_column(dates.astype(">M8[s]"), "t")  # big-endian: the same times
+    keys, unit = time_column(dates.astype(">M8[s]"), "split", "t")  # big-endian: the same times
     assert (keys.tolist(), unit) == (dates.astype("M8[s]").astype(np.int64).tolist(), "M8[s]")
     objects = nanos.assign(timestamp=np.array(nanos["timestamp"].dt.to_pydatetime(), dtype=object))
     got = split.leave_last_out(objects)
@@ -442,13 +445,23 @@ def test_arrow_string_view_columns_are_split_and_kept():
 def test_missing_times_raise():
     log = _log().astype({"timestamp": float})
     log.loc[2, "timestamp"] = np.nan
-    with pytest.raises(InputValidationError, match=r"'timestamp' has 1 missing values \(NaN\)"):
+    with pytest.raises(InputValidationError) as info:
         split.leave_last_out(log)
+    assert str(info.value) == (
+        "leave_last_out: the time column 'timestamp' contains 1 missing value (NaN), the first at "
+        "position 2; drop those rows or fill their time first."
+    )
+    nulls = pa.Table.from_pandas(_log(), preserve_index=False)
+    times = pa.array([None if i in (3, 5) else t for i, t in enumerate(_log()["timestamp"])])
+    nulls = nulls.set_column(nulls.schema.get_field_index("timestamp"), "timestamp", times)
+    said = r"2 missing values \(NaN\), the first at position 3;"
+    with pytest.raises(InputValidationError, match=said):
+        split.leave_last_out(nulls)
     with pytest.raises(InputValidationError, match="must hold numbers, datetimes or ISO"):
         split.leave_last_out(_log().astype({"timestamp": bytes}))
     with pytest.raises(InputValidationError, match="must hold numbers, datetimes or ISO"):
         split.leave_last_out(_log().assign(timestamp=True))  # not a time
-    with pytest.raises(InputValidationError, match="'timestamp' has 1 infinite values"):
+    with pytest.raises(InputValidationError, match="'timestamp' has 1 infinite value; give"):
         split.leave_last_out(log.fillna(np.inf))
     huge = _log().astype({"timestamp": np.uint64})
     huge.loc[0, "timestamp"] = np.uint64(2**63)  # cast to int64: the earliest time

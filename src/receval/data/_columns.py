@@ -110,9 +110,7 @@ def _numbers(chunk: Any, name: str, func: str, start: int) -> np.ndarray:
     try:  # Arrow's numbers read through their buffer (_validation's conversion)
         return v.check_scores(chunk, name, func)
     except InputValidationError as exc:
-        if exc.row is not None:
-            exc.row += start
-        raise
+        raise exc.moved(start) from None
 
 
 def _whole_numbers(source: Source, column: str, name: str, func: str) -> np.ndarray:

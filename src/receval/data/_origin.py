@@ -103,6 +103,8 @@ def located(batch: Batch, pair: tuple[str, str] | None = None) -> Iterator[None]
         if row is None and exc.pair is not None and pair is not None:
             row = _second_row(batch, pair, exc.pair)
         where, file_row = batch.origin.locate(row)
+        if row is not None and file_row is not None:  # the position its text states too
+            message = str(exc.moved(file_row - row))
         error = type(exc)(f"{where}: {message}")
         error.row, error.pair = file_row, exc.pair
         raise error from exc

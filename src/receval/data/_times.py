@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import format_values
+from .._validation import counted, format_values, missing_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._arrow import is_arrow, to_arrow, to_numpy
 from ._instants import first_unreadable, iso_instants, text_column
@@ -25,30 +25,32 @@ from ._lookup import distinct
 _INT64 = np.iinfo(np.int64)
 
 
-def time_column(values: Any, where: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
+def time_column(values: Any, func: str, column: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
     """The times of a column as sort keys, and their ``datetime64`` type (None for
-    numbers). ``where`` names the column in errors (``"split: the time column
-    'ts'"``). Missing times (NaN, NaT, null), infinite ones, objects of several
-    types and text that is not ISO 8601 raise.
+    numbers). ``func`` and ``column`` name the column in errors (``"split"``, ``"the
+    time column 'ts'"``). Missing times (NaN, NaT, null), infinite ones, objects of
+    several types and text that is not ISO 8601 raise.
 
     Examples
     --------
-    >>> keys, unit = time_column(np.array(["2024-01-01", "2024-01-02"], "datetime64[D]"), "t")
+    >>> days = np.array(["2024-01-01", "2024-01-02"], "datetime64[D]")
+    >>> keys, unit = time_column(days, "split", "t")
     >>> keys.tolist(), unit
     ([19723, 19724], dtype('<M8[D]'))
-    >>> time_column(np.array(["1970-01-01T00:00:01Z"]), "t")[0].tolist()
+    >>> time_column(np.array(["1970-01-01T00:00:01Z"]), "split", "t")[0].tolist()
     [1000000000]
     """
     import pyarrow as pa
 
+    where = f"{func}: {column}"
     text = text_column(values)
     if text is not None:
-        _no_nulls(text, where)
+        _no_nulls(text, func, column)
         return _text_keys(text, where), np.dtype("datetime64[ns]")
     if not is_arrow(values):
         values = np.asarray(values)
         if values.dtype.kind != "O":
-            return _keys(values, where)
+            return _keys(values, func, column)
         try:  # Python datetimes or numbers
             values = to_arrow(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -57,20 +59,25 @@ def time_column(values: Any, where: str) -> tuple[np.ndarray, np.dtype[Any] | No
                 f"{where} holds Python objects of several types ({', '.join(kinds)}); give "
                 f"one kind of time: datetimes, ISO 8601 text or numbers."
             ) from None
-    _no_nulls(values, where)
-    return _keys(to_numpy(values), where)
+    _no_nulls(values, func, column)
+    return _keys(to_numpy(values), func, column)
 
 
-def _no_nulls(values: Any, where: str) -> None:
+def _no_nulls(values: Any, func: str, column: str) -> None:
     if values.null_count:
-        raise InputValidationError(
-            f"{where} has {values.null_count} missing values; drop those rows or fill their "
-            f"time first."
-        )
+        raise _missing(to_numpy(values.is_null()), func, column, "null")
 
 
-def _keys(arr: np.ndarray, where: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
+def _missing(missing: np.ndarray, func: str, column: str, what: str) -> InputValidationError:
+    """The error of a time column whose rows ``missing`` (booleans) have no time."""
+    count, first = int(np.count_nonzero(missing)), int(np.argmax(missing))
+    fix = "drop those rows or fill their time first"
+    return missing_values(func, column, count, first, what, fix)
+
+
+def _keys(arr: np.ndarray, func: str, column: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
     """:func:`time_column` of a NumPy column of numbers or datetimes."""
+    where = f"{func}: {column}"
     kind = arr.dtype.kind
     if kind == "u" and len(arr) and arr.max() > _INT64.max:
         raise InputValidationError(
@@ -91,15 +98,12 @@ def _keys(arr: np.ndarray, where: str) -> tuple[np.ndarray, np.dtype[Any] | None
             f"{where} must hold numbers, datetimes or ISO 8601 text. Got values {shown} of "
             f"type {arr.dtype}; parse them first (e.g. pandas.to_datetime)."
         )
-    n_missing = int(missing.sum())
-    if n_missing:
-        raise InputValidationError(
-            f"{where} has {n_missing} missing values ({label}); drop those rows or fill "
-            f"their time first."
-        )
+    if missing.any():
+        raise _missing(missing, func, column, label)
     n_infinite = 0 if kind == "M" else int(np.isinf(keys).sum())
     if n_infinite:
-        raise InputValidationError(f"{where} has {n_infinite} infinite values; give finite times.")
+        infinite = counted(n_infinite, "infinite value")
+        raise InputValidationError(f"{where} has {infinite}; give finite times.")
     return keys, unit
 
 

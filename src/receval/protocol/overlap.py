@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._parameters import counted
 from ..data._lookup import distinct, isin_ints, lookup
 from .inputs import Rows, id_kind
-from .report import Finding, counted, example_value
+from .report import Finding, example_value
 
 __all__ = ["cold_findings", "duplicate_findings", "id_type_findings", "test_in_train_findings"]
 

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from .._validation import check_option
 from ..exceptions import InputValidationError
 
-__all__ = ["SEVERITIES", "AuditReport", "Finding", "counted", "example_value"]
+__all__ = ["SEVERITIES", "AuditReport", "Finding", "example_value"]
 
 #: The severities of a finding, the gravest first.
 SEVERITIES = ("error", "warning", "info")
@@ -25,11 +26,6 @@ def example_value(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``"1 test user"``, ``"2,000 test users"``."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _finite(value: Any) -> Any:

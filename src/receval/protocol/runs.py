@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..data._lookup import distinct
 from ..data._ranked import Qrels, Run
 from ..data.seen import SeenItems
 from ..metrics.beyond.history import InteractionLog
 from .inputs import Rows
-from .report import Finding, counted, example_value
+from .report import Finding, example_value
 
 __all__ = ["as_qrels", "as_run", "missing_user_findings", "run_findings", "tie_findings"]
 

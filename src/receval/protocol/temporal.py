@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..data._lookup import distinct
 from ..data._times import cutoff_key, in_unit
 from ..exceptions import InputValidationError
 from .inputs import Rows, show_time
-from .report import Finding, counted
+from .report import Finding
 
 __all__ = ["temporal_findings"]
 

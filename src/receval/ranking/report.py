@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..conventions import Conventions
 from ..engine.totals import MeanState, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -290,13 +291,13 @@ def describe_report(report: Any, kind: str, extra: str) -> str:
     if masking is not None:
         extra += f"; {masking.describe()}"
     lines = [
-        f"{kind}({report.run_name or 'run'}: {report.n_users} users, "
+        f"{kind}({report.run_name or 'run'}: {counted(report.n_users, 'user')}, "
         f"{report.n_users_missing} missing from the run, "
         f"{report.n_run_only_users} only in the run{extra})"
     ]
     for metric, value in report.mean.items():
         skipped = report.n_users_skipped[metric]
-        note = f"  ({skipped} users skipped)" if skipped else ""
+        note = f"  ({counted(skipped, 'user')} skipped)" if skipped else ""
         lines.append(f"  {metric:<{width}}  {value:.6f}{note}")
     return "\n".join(lines)
 

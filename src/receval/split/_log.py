@@ -142,7 +142,7 @@ def read_log(
         n_items = len(item_ids)
     times = unit = None
     if time_name is not None:
-        times, unit = time_column(cols["time"], f"{func}: the time column {time_name!r}")
+        times, unit = time_column(cols["time"], func, f"the time column {time_name!r}")
     return Log(
         data,
         kind,

@@ -227,7 +227,7 @@ def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str
 
 def _keys(batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
     col = column_array(batch.column(batch.schema.get_field_index(name)))
-    return time_column(col, f"{func}: the time column {name!r}")
+    return time_column(col, func, f"the time column {name!r}")
 
 
 def _quantile(scan: Any, time: str, q: float, func: str) -> float:

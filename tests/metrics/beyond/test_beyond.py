@@ -385,7 +385,8 @@ def test_missing_features_name_up_to_five_items():
         (
             {"features": np.where(ABC == 0, np.nan, ABC), "feature_items": IDS},
             InputValidationError,
-            "intra_list_similarity: features contains NaN or infinity.",
+            "intra_list_similarity: features contains NaN or infinity; drop those rows or replace "
+            "the values with finite numbers first.",
         ),
         (
             {"similarity": np.ones((3, 2)), "feature_items": IDS},

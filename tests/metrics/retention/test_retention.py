@@ -508,11 +508,14 @@ def test_missing_values_and_columns():
     with pytest.raises(InputValidationError) as info:
         retention({"user": [1, 2], "time": [JAN1, np.nan]})
     assert str(info.value) == (
-        "retention: time contains 1 missing values (None, NaN or NaT); drop those rows or "
-        "fill them with a time."
+        "retention: time contains 1 missing value (None, NaN or NaT), the first at position 1; "
+        "drop those rows or fill them with a time."
     )
-    with pytest.raises(InputValidationError, match="missing values"):
+    with pytest.raises(InputValidationError, match=r"1 missing value .*, the first at position 1;"):
         retention(pd.DataFrame({"user": [1, 2], "time": pd.to_datetime(["2024-01-01", None])}))
+    times = pa.array([None, JAN1, None], pa.float64())
+    with pytest.raises(InputValidationError, match=r"2 missing values .*, the first at position 0"):
+        retention({"user": [1, 2, 3], "time": times})
     with pytest.raises(InputValidationError) as info:
         retention(pd.DataFrame({"user": [1], "ts": [JAN1]}))
     assert str(info.value) == (
@@ -679,7 +682,10 @@ def test_datetimes_mixed_with_numbers_raise(values):
     with pytest.raises(InputValidationError, match=r"time must hold values of one kind.*mixed"):
         retention(events, user="user", time="time")
     ok = pd.DataFrame({"user": [1, 2], "time": pd.Series([values[0], None], dtype=object)})
-    with pytest.raises(InputValidationError, match="missing values"):  # None is missing, not mixed
+    with pytest.raises(
+        InputValidationError,
+        match=r"1 missing value \(None, NaN or NaT\), the first at position 1;",
+    ):  # None is missing, not mixed
         retention(ok, user="user", time="time")
 
 

@@ -105,11 +105,11 @@ def _as_time_array(col: Any, name: str) -> Any:
     return arr
 
 
-def _missing(count: int, name: str) -> InputValidationError:
-    return InputValidationError(
-        f"{FUNC}: {name} contains {count} missing values (None, NaN or NaT); "
-        f"drop those rows or fill them with a time."
-    )
+def _missing(missing: np.ndarray, name: str) -> InputValidationError:
+    """The error of a time column whose rows ``missing`` (booleans) have no time."""
+    count, first = int(np.count_nonzero(missing)), int(np.argmax(missing))
+    fix = "drop those rows or fill them with a time"
+    return v.missing_values(FUNC, name, count, first, "None, NaN or NaT", fix)
 
 
 def to_times(
@@ -135,7 +135,7 @@ def to_times(
     valid = None
     if arr.null_count:
         if not allow_missing:
-            raise _missing(arr.null_count, name)
+            raise _missing(to_numpy(arr.is_null()), name)
         if pa.types.is_null(typ):  # no time at all
             n = len(arr)
             return Times(np.zeros(n, np.int64), 1, "instant", np.zeros(n, bool))
@@ -180,7 +180,7 @@ def _from_datetime64(arr: np.ndarray, name: str, time_unit: str | None, allow: b
     valid = None
     if nat.any():
         if not allow:
-            raise _missing(int(nat.sum()), name)
+            raise _missing(nat, name)
         valid = ~nat
     if unit == "D":  # calendar dates
         return Times(arr.view(np.int64), 1, "date", valid)
@@ -204,7 +204,7 @@ def times_from_numbers(
         nan = np.isnan(arr) if valid is None else np.isnan(arr) & valid
         if nan.any():
             if not allow:
-                raise _missing(int(nan.sum()), name)
+                raise _missing(nan, name)
             valid = ~nan if valid is None else valid & ~nan
         if np.isinf(arr).any():
             raise InputValidationError(f"{FUNC}: {name} contains infinity.")

@@ -453,3 +453,21 @@ def test_a_scan_states_the_files_position_not_the_batchs(tmp_path):
     again = pickle.loads(pickle.dumps(info.value))
     assert (str(again), again.row) == (str(info.value), 7)
     assert str(again.moved(100)).endswith("the first at position 107; drop or fill them first.")
+
+
+def test_a_nan_among_string_ids_is_missing_not_the_text_nan():
+    # NumPy spells a float NaN in a list of strings 'nan': it would be an id, or a label
+    ids = ["a", "a", float("nan"), "b"]
+    for call, name in [
+        (lambda g: rv.gauc_score([1, 0, 1, 0], [0.5, 0.1, 0.3, 0.2], groups=g), "groups"),
+        (lambda g: rv.Run(g, [1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4]), "users"),
+        (lambda g: rv.roc_auc_score(g, [0.1, 0.2, 0.3, 0.4], pos_label="a"), "y_true"),
+    ]:
+        for given in (ids, tuple(ids)):
+            with pytest.raises(
+                rv.InputValidationError,
+                match=rf"{name} contains 1 missing value \(NaN\), the first at position 2;",
+            ):
+                call(given)
+    # the text 'nan' itself is an id like any other
+    assert rv.Run(["a", "nan"], [1, 2], [0.1, 0.2]).n_users == 2

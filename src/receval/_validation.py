@@ -56,6 +56,16 @@ def _has_trailing_nul(x: Any) -> bool:
         return False
 
 
+def _no_nan_among_strings(x: Sequence[Any], arr: np.ndarray, name: str, func: str) -> None:
+    """Raise for a float NaN in the list ``x`` of strings, which NumPy's conversion
+    (``arr``) spells ``'nan'``: a missing value (as pandas gives one), not the text."""
+    if not (arr == "nan").any():  # one vectorized pass: NaN has this spelling
+        return
+    missing = np.fromiter((type(e) is not str and e != e for e in x), dtype=bool, count=len(x))
+    if missing.any():
+        raise missing_values(func, name, int(missing.sum()), int(np.argmax(missing)), "NaN")
+
+
 def _as_array(x: Any, name: str, func: str) -> np.ndarray:
     """``np.asarray(x)``, ragged input (a list holding a list) as a clear error."""
     try:
@@ -227,6 +237,8 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
         # NumPy's fixed-width strings drop trailing NULs ("a\0" would become "a")
         arr = np.empty(len(x), dtype=object)
         arr[:] = list(x)
+    if arr.dtype.kind == "U" and isinstance(x, (list, tuple)) and arr.ndim == 1:
+        _no_nan_among_strings(x, arr, name, func)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:

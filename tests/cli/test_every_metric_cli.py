@@ -361,6 +361,25 @@ def test_ctr_refuses_a_score_column_of_text(runner, files):
     )
 
 
+@pytest.mark.parametrize(
+    ("rows", "option", "line"),
+    [
+        ("1,0.5\n0,\n1,0.3\n", "--score p", 3),  # an empty field: a missing score
+        ("1,0.5\n0,0.1\n,0.3\n", "--label click", 4),
+        ("1,0.5\n0,0.1\n1,0.3\n0,0.2\n1,0.6\n0,0.4\n,0.3\n", "--label click", 8),
+    ],
+)
+def test_ctr_names_the_line_of_a_missing_label_or_score(runner, tmp_path, rows, option, line):
+    path = tmp_path / "log.csv"
+    path.write_text("click,p\n" + rows)
+    result = invoke(runner, "ctr", str(path), "--label", "click", "--score", "p", code=2)
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {path}:{line}: receval ctr: {option} contains 1 missing value (empty or null), "
+        f"the first at position {line - 2}; drop those rows or fill them first.\n"
+    )
+
+
 def test_cli_text_keeps_metric_strings_and_unknown_names():
     from receval.cli._translate import cli_text
 

@@ -41,10 +41,10 @@ def table_format(fmt: TableFormat | None, path: str, say: Messages) -> str:
     )
 
 
-def column(table: Any, name: str, option: str, path: str, fmt: str) -> Any:
-    """A numeric Arrow column as a NumPy array (nulls become nan); a column of text is an
-    error at the file and line of its first value that is not a number, naming ``option``
-    (``--score``, ``--weight``)."""
+def column(table: Any, name: str, option: str, path: str, fmt: str, command: str) -> Any:
+    """A numeric Arrow column as a NumPy array; a column of text, or one with a missing
+    value (an empty field, a null), is an error at the file and line of its first value
+    that is not a number, naming ``option`` (``--score``, ``--weight``)."""
     import pyarrow as pa
 
     from ..data._arrow import to_numpy
@@ -54,6 +54,7 @@ def column(table: Any, name: str, option: str, path: str, fmt: str) -> Any:
     values = table.column(name)
     kind = values.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        no_missing(values, f"{option} {name}", path, fmt, command)
         return to_numpy(values)
     row, bad = next(
         ((i, v) for i, v in enumerate(values.to_pylist()) if v is not None and not _number(v)),
@@ -65,6 +66,25 @@ def column(table: Any, name: str, option: str, path: str, fmt: str) -> Any:
         f"{'' if bad is None else f' such as {bad!r}'}, not numbers; name a numeric column "
         f"or fix the value."
     )
+
+
+def no_missing(values: Any, option: str, path: str, fmt: str, command: str) -> None:
+    """Raise at the file and line of the first missing value (an empty field, a null)
+    of the Arrow column ``values`` that ``option`` (``--label click``) names."""
+    if not values.null_count:
+        return
+    import numpy as np
+
+    from .._validation import missing_values
+    from ..data._arrow import to_numpy
+    from ..data._open import place
+
+    first = int(np.argmax(to_numpy(values.is_null())))
+    fix = "drop those rows or fill them first"
+    error = missing_values(command, option, values.null_count, first, "empty or null", fix)
+    located = type(error)(f"{place(path, first, lines=fmt in ('csv', 'tsv'))}: {error}")
+    located.row = first
+    raise located
 
 
 def _number(value: Any) -> bool:
@@ -122,12 +142,13 @@ def read_impressions(
     ids = tuple(c for c in (group, by) if c)
     with say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, columns, command, fmt, id_columns=ids)
+    no_missing(table.column(label), f"--label {label}", path, fmt, command)
     return Impressions(
         n_rows=table.num_rows,
         y_true=to_numpy(table.column(label)),  # may be words (pos_label=...)
-        scores=[(col, column(table, col, "--score", path, fmt)) for col in score],
+        scores=[(col, column(table, col, "--score", path, fmt, command)) for col in score],
         groups=table.column(group).combine_chunks() if group else None,
-        sample_weight=column(table, weight, "--weight", path, fmt) if weight else None,
+        sample_weight=column(table, weight, "--weight", path, fmt, command) if weight else None,
         segments=table.column(by).combine_chunks() if by else None,
         path=path,
         file_format=fmt,

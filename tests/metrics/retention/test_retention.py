@@ -504,6 +504,26 @@ def test_unparsable_strings_name_row_and_line(tmp_path):
         retention(path)
 
 
+def test_a_files_missing_or_bad_time_names_its_line_or_row(tmp_path):
+    csv = tmp_path / "e.csv"
+    csv.write_text("user,time\nu1,2024-01-01\nu2,\nu3,2024-01-02\n")
+    with pytest.raises(InputValidationError) as info:
+        retention(csv)
+    assert str(info.value) == (
+        f"{csv}:3: retention: time contains 1 missing value (None, NaN or NaT), the first at "
+        "position 1; drop those rows or fill them with a time."
+    )
+    parquet = tmp_path / "e.parquet"
+    for times, said in [
+        (["2024-01-01", None, "2024-01-02"], "retention: time contains 1 missing value"),
+        (["2024-01-01", "2024-13-01", "2024-01-02"], "the time '2024-13-01' is not an ISO"),
+    ]:
+        pq.write_table(pa.table({"user": ["a", "b", "c"], "time": times}), parquet)
+        with pytest.raises(InputValidationError) as info:
+            retention(parquet)
+        assert str(info.value).startswith(f"{parquet}: row 2: {said}")  # 1-based, as elsewhere
+
+
 def test_missing_values_and_columns():
     with pytest.raises(InputValidationError) as info:
         retention({"user": [1, 2], "time": [JAN1, np.nan]})

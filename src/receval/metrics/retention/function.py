@@ -7,12 +7,14 @@ whole users (``scan``).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...data import io
+from ...data._open import place
 from .definition import RETENTION, check_params, finalize
 from .report import RetentionReport
 from .times import FUNC
@@ -161,13 +163,15 @@ def retention(
         return scan_retention(events, params, signup)
     where = _locator(None, None)
     data = events
+    located: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if isinstance(events, (str, os.PathLike)):
         path = os.fspath(events)
         fmt = file_format or io.infer_format(path)
         columns = [user, time] + ([signup] if isinstance(signup, str) else [])
         data = io.read_table(path, list(dict.fromkeys(columns)), FUNC, fmt, id_columns=(user,))
-        where = _locator(path, fmt)
-    batch = RETENTION.prepare(params, data, signup, where=where)
+        where, located = _locator(path, fmt), io.located(path, fmt)
+    with located:  # a file's errors name its line (or row)
+        batch = RETENTION.prepare(params, data, signup, where=where)
     return finalize(params, RETENTION.update(params, batch))
 
 
@@ -177,8 +181,6 @@ def _locator(path: str | None, fmt: str | None) -> Callable[[int], str]:
     def where(i: int) -> str:
         if path is None:
             return f"{FUNC}: row {i}"
-        if fmt in ("csv", "tsv"):
-            return f"{path}:{i + 2}"  # line 1 is the header
-        return f"{path}: row {i}"
+        return place(path, i, lines=fmt in ("csv", "tsv"))
 
     return where

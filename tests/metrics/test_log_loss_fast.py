@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,12 @@ import receval as rv
 from receval import _validation as v
 from receval.exceptions import InputValidationError
 from receval.metrics import _loss
+
+
+def _full(x):
+    """``x`` as a pandas Series (a 2-D array as lists), which the one call does not
+    take (lists of numbers take it, as arrays do): the full path computes it."""
+    return pd.Series(x) if x.ndim == 1 else x.tolist()
 
 
 def _one_call(y, p, w=None):
@@ -41,7 +48,7 @@ def test_fast_path_equals_the_full_path(rows, dtype):
     p = np.array([r[1] for r in rows], dtype=np.float64)
     fast = _one_call(y, p)
     assert fast is not None
-    assert fast == rv.log_loss(y.tolist(), p.tolist())  # lists take the full path
+    assert fast == rv.log_loss(_full(y), _full(p))
 
 
 def _outcome(y, p):
@@ -56,7 +63,7 @@ def test_input_of_other_shapes_takes_the_full_path(y, p):
     """Lengths that differ and empty input are left to the full path, which names them."""
     y, p = np.array(y), np.array(p, dtype=np.float64)
     assert _one_call(y, p) is None
-    assert _outcome(y, p) == _outcome(y.tolist(), p.tolist())
+    assert _outcome(y, p) == _outcome(_full(y), _full(p))
 
 
 @pytest.mark.parametrize(
@@ -70,21 +77,21 @@ def test_input_of_other_shapes_takes_the_full_path(y, p):
 )
 def test_refused_input_raises_in_the_full_paths_words(y, p):
     """Probabilities outside [0, 1], NaN and labels other than 0/1: the core refuses them
-    and the hook raises the full path's message (that of lists), with no second check."""
+    and the hook raises the full path's message (that of a Series), with no second check."""
     y, p = np.array(y), np.array(p, dtype=np.float64)
     with pytest.raises(InputValidationError) as info:
         _one_call(y, p)
-    assert str(info.value) == _outcome(y.tolist(), p.tolist())
-    assert _outcome(y, p) == _outcome(y.tolist(), p.tolist())
+    assert str(info.value) == _outcome(_full(y), _full(p))
+    assert _outcome(y, p) == _outcome(_full(y), _full(p))
 
 
 def test_two_integer_classes_are_mapped_before_the_hook():
     """Labels {0, 2}: the function maps two classes to 0/1 before the hook (which refuses
-    them raw), as it does for lists."""
+    them raw), as it does for a Series."""
     y, p = np.array([0, 2]), np.array([0.1, 0.2])
     with pytest.raises(InputValidationError, match="only 0 and 1"):
         _one_call(y, p)
-    assert _outcome(y, p) == _outcome(y.tolist(), p.tolist()) == rv.log_loss([0, 1], [0.1, 0.2])
+    assert _outcome(y, p) == _outcome(_full(y), _full(p)) == rv.log_loss([0, 1], [0.1, 0.2])
 
 
 @pytest.mark.parametrize(
@@ -99,7 +106,7 @@ def test_two_integer_classes_are_mapped_before_the_hook():
 )
 def test_other_arrays_take_the_full_path(y, p):
     assert _one_call(y, p) is None
-    assert _outcome(y, p) == _outcome(np.ascontiguousarray(y).tolist(), p.tolist())
+    assert _outcome(y, p) == _outcome(_full(np.ascontiguousarray(y)), _full(p))
 
 
 @settings(max_examples=60, deadline=None)
@@ -122,8 +129,7 @@ def test_float32_and_weighted_input_in_one_call_equal_the_full_path(rows, float3
     w = np.array([r[2] for r in rows]) if weighted else None
     assume(w is None or w.sum() > 0)
     eps = float(np.finfo(p.dtype).eps)
-    full = rv.log_loss(y.tolist(), p.tolist(), eps=eps,
-                       sample_weight=None if w is None else w.tolist())  # fmt: skip
+    full = rv.log_loss(_full(y), _full(p), eps=eps, sample_weight=None if w is None else _full(w))
     fast = _one_call(y, p, w)
     assert fast is not None
     assert fast == full

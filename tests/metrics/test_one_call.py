@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -107,7 +108,7 @@ def test_roc_auc_in_one_call_equals_the_full_path(rows):
     if y.min() == y.max():  # one class: the full path warns
         assert fast is None
         return
-    full = rv.roc_auc_score(y.tolist(), s.tolist())
+    full = rv.roc_auc_score(_full_path(y), _full_path(s))
     assert fast is not None
     assert fast == full
 
@@ -124,8 +125,10 @@ def _outcome(f, *args, **kwargs):
     return result, [(w.category.__name__, str(w.message)) for w in caught]
 
 
-def _as_lists(x):
-    return x.tolist() if isinstance(x, np.ndarray) else x
+def _full_path(x):
+    """``x`` in a form the one calls do not take (a pandas Series; lists of numbers
+    take them, as arrays do), so that the full path computes it."""
+    return pd.Series(x) if isinstance(x, np.ndarray) else x
 
 
 Y = np.array([1, 0, 0, 1, 1, 0, 0, 1])
@@ -173,7 +176,7 @@ REFUSED_IN_ONE_CALL = {
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_gauc_input_the_one_call_refuses_gets_the_full_path(case):
     """Each goes to the full path, which gives the value, error or warning it gives
-    the same input as lists; or the one call raises that error itself."""
+    the same input as Series; or the one call raises that error itself."""
     y, s, g, w, weighting = REFUSED[case]
     try:
         fast = _gauc_fast(y, s, g, weighting, w)
@@ -187,7 +190,7 @@ def test_gauc_input_the_one_call_refuses_gets_the_full_path(case):
             rv.gauc_score, y.copy(), s.copy(), groups=g.copy(), weighting=weighting, sample_weight=w
         )
     else:
-        lists = [_as_lists(a) for a in (y, s, g, w)]
+        lists = [_full_path(a) for a in (y, s, g, w)]
         want = _outcome(
             rv.gauc_score, *lists[:2], groups=lists[2], weighting=weighting, sample_weight=lists[3]
         )
@@ -238,7 +241,7 @@ def test_roc_auc_beyond_the_one_call_size_takes_the_full_path():
     n = _auc._FAST_ROWS + 1
     y, s = (rng.random(n) < 0.3).astype(np.int8), rng.random(n).round(3)
     assert _roc_auc_fast(y, s) is None
-    assert _roc_auc_fast(y[:-1], s[:-1]) == rv.roc_auc_score(y[:-1].tolist(), s[:-1].tolist())
+    assert _roc_auc_fast(y[:-1], s[:-1]) == rv.roc_auc_score(_full_path(y[:-1]), _full_path(s[:-1]))
 
 
 def test_gauc_of_many_rows_in_one_call_equals_the_full_path():
@@ -266,3 +269,39 @@ def test_arrays_of_other_shapes_take_the_full_path(y, s):
     assert _gauc_fast(y, s, y, "impressions", None) is None
     got = _outcome(rv.roc_auc_score, y, s)
     assert got == _outcome(rv.roc_auc_score, y.tolist(), s.tolist())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0, 1, True, False]), st.sampled_from(SCORES)),
+        min_size=1,
+        max_size=30,
+    ),
+    st.booleans(),
+)
+def test_lists_of_numbers_give_what_their_arrays_give(rows, as_tuple):
+    # lists take the compiled paths arrays take: the same float, the same refusal
+    y, s = [r[0] for r in rows], [r[1] for r in rows]
+    g = [i % 3 for i in range(len(rows))]
+    p = [min(max(x, 0.0), 1.0) for x in s]
+    pack = tuple if as_tuple else list
+    for call, args in [
+        (rv.roc_auc_score, (y, s)),
+        (rv.log_loss, (y, p)),
+        (lambda a, b, c: rv.gauc_score(a, b, groups=c), (y, s, g)),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = _outcome(call, *(np.asarray(a) for a in args))
+            got = _outcome(call, *(pack(a) for a in args))
+        assert got == want
+
+
+def test_lists_that_are_not_plain_numbers_keep_their_checks():
+    with pytest.raises(rv.InputValidationError, match="y_true mixes numbers and strings"):
+        rv.roc_auc_score([0, "1", 0], [0.1, 0.2, 0.3])
+    with pytest.raises(rv.InputValidationError, match="y_score"):
+        rv.roc_auc_score([0, 1, 0], [0.1, [0.2], 0.3])  # ragged
+    big = [2**64, 2**64 + 1, 2**64 + 2]  # beyond int64: ranked exactly, not as floats
+    assert rv.roc_auc_score([0, 1, 1], big) == 1.0

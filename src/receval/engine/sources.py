@@ -66,6 +66,19 @@ _WEIGHTED_EXTRA_BYTES = 24
 _NOT_FLOAT = frozenset({"y_true", "groups", "action", "position"})
 
 
+def _list_of_numbers(x: Any) -> Any:
+    """A list or tuple of numbers (bools, ints, floats) as the 1-D NumPy array NumPy
+    makes of it, so that it takes the paths arrays take; anything else as given (a
+    list of strings, or of ints beyond int64, keeps its own checks)."""
+    if type(x) is not list and type(x) is not tuple:
+        return x
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError):  # ragged: the checks say so
+        return x
+    return arr if arr.ndim == 1 and arr.dtype.kind in "biuf" else x
+
+
 def run_definition(
     defn: MetricDefinition,
     params: dict[str, Any],
@@ -110,8 +123,9 @@ def run_definition(
         An option of ``memory_only`` away from its default on scan columns.
     """
     scan = scan_of(func, **columns)
-    if scan is None:
-        columns = dict(columns) if arrays is None else arrays(dict(columns))
+    if scan is None:  # lists of numbers as arrays: the compiled one-call paths take them
+        columns = {name: _list_of_numbers(c) for name, c in columns.items()}
+        columns = columns if arrays is None else arrays(columns)
         weights = columns.get("sample_weight")
         if weights is not None and defn.scale_free is not None and defn.scale_free(params):
             # one partition: weights far from 1 are scaled by a power of two (exact)

@@ -99,6 +99,7 @@ __all__ = [
     "evaluate_users",
     "events_before_signup",
     "exact_dot",
+    "exact_products",
     "exact_sum",
     "exact_sums",
     "factorize_byte_runs",
@@ -394,6 +395,13 @@ def events_before_signup(
 ) -> tuple[int, NDArray[np.bool_], int]: ...
 def exact_dot(
     x: NDArray[np.float64], w: NDArray[np.float64], n_chunks: int, carry_every: int = ...
+) -> NDArray[np.int64]: ...
+def exact_products(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    w: NDArray[np.float64] | None,
+    n_chunks: int,
+    carry_every: int = ...,
 ) -> NDArray[np.int64]: ...
 def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...

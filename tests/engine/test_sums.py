@@ -147,13 +147,13 @@ def test_state_size():
     assert ExactSum.zero().digits.shape == (k.SIZE,)
 
 
-def test_exact_products_across_row_blocks_equal_the_rational_sum():
-    # products are split exactly block by block (_PRODUCT_ROWS rows at once): the sum of
-    # every block is the exact sum of the products, rounded once
+def test_exact_products_across_chunks_equal_the_rational_sum():
+    # products are split exactly in the core's chunks (one a thread, several beyond 64Ki
+    # rows): the sum of every chunk is the exact sum of the products, rounded once
     from receval.engine import sums as _sums
 
     rng = np.random.default_rng(11)
-    n = _sums._PRODUCT_ROWS + 1234
+    n = 3 * 65536 + 1234
     x = rng.standard_normal(n) * 10.0 ** rng.integers(-20, 20, n)
     y = rng.standard_normal(n)
     w = rng.random(n) * 3
@@ -166,6 +166,16 @@ def test_exact_products_across_row_blocks_equal_the_rational_sum():
     # a factor beyond 2**995 leaves its product rounded, as documented
     big = np.array([2.0**996, 3.0])
     assert _sums.exact_products(big, np.array([1.5, 2.0])).value == 2.0**996 * 1.5 + 6.0
+    # row by row: a NaN or an infinity elsewhere does not change how a row is split
+    tiny = 1 + 2.0**-30
+    x, y = np.array([tiny, 2.0**996, np.inf]), np.array([tiny, 1.5, 1.0])
+    assert _sums.exact_products(x, y).value == np.inf
+    for other, factor in ((np.nan, 1.0), (np.inf, 0.0)):
+        x, y = np.array([tiny, 2.0**996, other]), np.array([tiny, 1.5, factor])
+        assert np.isnan(_sums.exact_products(x, y).value)
+    assert _sums.exact_products(np.array([tiny, 1.0]), np.array([tiny, -1.0])).value == (
+        2.0**-29 + 2.0**-60
+    )
 
 
 FORMS = {"value": lambda x: x, "square": np.square, "abs": np.abs}

@@ -40,6 +40,32 @@ fn exact_dot<'py>(
     Ok(acc.to_vec().into_pyarray(py))
 }
 
+/// Accumulator of `sum(x * y)` (times `w` when given), each product split into two
+/// float64 parts that add up to it exactly (Dekker's product): an exact sum.
+#[pyfunction]
+#[pyo3(signature = (x, y, w, n_chunks, carry_every = sums::CARRY_EVERY))]
+fn exact_products<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    w: Option<PyReadonlyArray1<'py, f64>>,
+    n_chunks: usize,
+    carry_every: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
+    same_length("exact_products", &[("x", x.len()), ("y", y.len())])?;
+    let w = match &w {
+        Some(w) => {
+            let w = slice(w, "w")?;
+            same_length("exact_products", &[("x", x.len()), ("w", w.len())])?;
+            Some(w)
+        }
+        None => None,
+    };
+    let acc = py.detach(|| sums::exact_products(x, y, w, n_chunks, carry_every));
+    Ok(acc.to_vec().into_pyarray(py))
+}
+
 /// One term of `exact_sums`: `sum(f(x) * w)`, each value and product rounded first.
 type Term<'py> = (
     PyReadonlyArray1<'py, f64>,
@@ -317,6 +343,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NEG_INF", sums::NEG_INF)?;
     m.add_function(wrap_pyfunction!(exact_sum, m)?)?;
     m.add_function(wrap_pyfunction!(exact_dot, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_products, m)?)?;
     m.add_function(wrap_pyfunction!(exact_sums, m)?)?;
     m.add_function(wrap_pyfunction!(add_exact, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;

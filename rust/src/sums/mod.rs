@@ -169,17 +169,27 @@ pub(crate) fn chunked<F>(n: usize, n_chunks: usize, carry_every: usize, f: F) ->
 where
     F: Fn(usize) -> f64 + Sync,
 {
+    chunked_rows(n, n_chunks, carry_every, |i, adder| adder.add(f(i)))
+}
+
+/// The accumulator of what `add_row(i, adder)` adds for each `i` in `0..n` (at most
+/// `carry_every` additions every `carry_every / per_row` rows: the caller passes
+/// that many rows), cut into `n_chunks` chunks as [`chunked`].
+fn chunked_rows<F>(n: usize, n_chunks: usize, carry_rows: usize, add_row: F) -> Acc
+where
+    F: Fn(usize, &mut Adder) + Sync,
+{
     let n_chunks = n_chunks.max(1);
-    let carry_every = carry_every.max(1);
+    let carry_rows = carry_rows.max(1);
     let run = |c: usize| {
         let mut adder = Adder::default();
         let lo = c * n / n_chunks;
         let hi = (c + 1) * n / n_chunks;
         let mut start = lo;
         while start < hi {
-            let end = (start + carry_every).min(hi);
+            let end = (start + carry_rows).min(hi);
             for i in start..end {
-                adder.add(f(i));
+                add_row(i, &mut adder);
             }
             adder.carry();
             start = end;
@@ -192,6 +202,57 @@ where
         crate::threads::install(|| (0..n_chunks).into_par_iter().map(run).collect())
     };
     merge_rows(&parts)
+}
+
+/// Dekker's split of a float64 into two 26-bit halves: `2^27 + 1`.
+const SPLITTER: f64 = 134_217_729.0;
+/// Factors beyond `2^995` in magnitude overflow the split: their products are rounded.
+const SPLIT_MAX: f64 = f64::from_bits((995 + 1023) << 52); // 2^995
+
+/// `(p, e)` with `p = fl(a b)` and `p + e = a b` exactly (Dekker's product: no fused
+/// multiply-add, so the same parts on every machine), where neither factor is beyond
+/// `2^995` and the product neither overflows nor underflows; `e = 0` where a factor
+/// is beyond `2^995` or `p` is not finite (the product rounded), and a product below
+/// `2^-1022` has an `e` that is not exact.
+#[inline(always)]
+pub fn two_product(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    if !(a.abs() <= SPLIT_MAX && b.abs() <= SPLIT_MAX && p.is_finite()) {
+        return (p, 0.0);
+    }
+    let (ca, cb) = (SPLITTER * a, SPLITTER * b);
+    let (ah, bh) = (ca - (ca - a), cb - (cb - b));
+    let (al, bl) = (a - ah, b - bh);
+    (p, ((ah * bh - p) + ah * bl + al * bh) + al * bl)
+}
+
+/// Accumulator of `sum(x * y)` (times `w` when given), each product split into the
+/// parts [`two_product`] makes of it (of `x y`, then of `w` times each part), so that
+/// the sum is exact: the second moments behind the Brier score and R².
+pub fn exact_products(
+    x: &[f64],
+    y: &[f64],
+    w: Option<&[f64]>,
+    n_chunks: usize,
+    carry_every: usize,
+) -> Acc {
+    let n = x.len();
+    match w {
+        None => chunked_rows(n, n_chunks, carry_every / 2, |i, adder| {
+            let (p, e) = two_product(x[i], y[i]);
+            adder.add(p);
+            adder.add(e);
+        }),
+        Some(w) => chunked_rows(n, n_chunks, carry_every / 4, |i, adder| {
+            let (p, e) = two_product(x[i], y[i]);
+            let (p1, e1) = two_product(w[i], p);
+            let (p2, e2) = two_product(w[i], e);
+            adder.add(p1);
+            adder.add(e1);
+            adder.add(p2);
+            adder.add(e2);
+        }),
+    }
 }
 
 /// The sum of accumulators, normalized after each one (in order).
@@ -395,6 +456,42 @@ pub(crate) mod tests {
                 assert_eq!(exact_sum(&x, chunks, carry), one);
             }
         }
+    }
+
+    #[test]
+    fn products_are_exact_and_chunks_do_not_change_them() {
+        // (1 + 2^-30)^2 - 1 = 2^-29 + 2^-60: the rounded products would lose 2^-60
+        let x = [1.0 + 2f64.powi(-30), 1.0];
+        let y = [1.0 + 2f64.powi(-30), -1.0];
+        let want = exact_sum(&[2f64.powi(-29), 2f64.powi(-60)], 1, CARRY_EVERY);
+        assert_eq!(exact_products(&x, &y, None, 1, CARRY_EVERY), want);
+        let w = [3.0, 3.0];
+        let want_w = exact_sum(
+            &[3.0 * 2f64.powi(-29), 3.0 * 2f64.powi(-60)],
+            1,
+            CARRY_EVERY,
+        );
+        assert_eq!(exact_products(&x, &y, Some(&w), 1, CARRY_EVERY), want_w);
+        let x: Vec<f64> = (0..3000)
+            .map(|i| ((i * 7919) % 1013) as f64 * 0.37 - 150.0)
+            .collect();
+        let y: Vec<f64> = (0..3000).map(|i| 1.0 / (1.0 + i as f64)).collect();
+        let one = exact_products(&x, &y, Some(&y), 1, CARRY_EVERY);
+        for (chunks, carry) in [(2, 4), (3, 9), (7, CARRY_EVERY)] {
+            assert_eq!(exact_products(&x, &y, Some(&y), chunks, carry), one);
+        }
+    }
+
+    #[test]
+    fn products_beyond_the_split_are_rounded() {
+        assert_eq!(SPLIT_MAX, 2f64.powi(995));
+        assert_eq!(
+            two_product(2f64.powi(996), 1.5),
+            (1.5 * 2f64.powi(996), 0.0)
+        );
+        assert_eq!(two_product(1e300, 1e300), (f64::INFINITY, 0.0));
+        let (p, e) = two_product(f64::NAN, 1.0);
+        assert!(p.is_nan() && e == 0.0);
     }
 
     #[test]

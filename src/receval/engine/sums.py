@@ -174,33 +174,6 @@ def fieldwise_sum(a: _State, b: _State) -> _State:
                      for k, v in x.items()))  # fmt: skip
 
 
-_SPLITTER = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
-_SPLIT_MAX = 2.0**995  # beyond, the split overflows; such products are rounded
-
-
-def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(p, e)`` with ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker), where
-    neither factor is beyond ``2**995`` and the product does not underflow."""
-    p = a * b
-    big = None
-    if a.size and max(float(np.max(np.abs(a))), float(np.max(np.abs(b)))) > _SPLIT_MAX:
-        big = (np.abs(a) > _SPLIT_MAX) | (np.abs(b) > _SPLIT_MAX)
-        a, b = np.where(big, 0.0, a), np.where(big, 0.0, b)
-    ca, cb = _SPLITTER * a, _SPLITTER * b
-    ah, bh = ca - (ca - a), cb - (cb - b)
-    al, bl = a - ah, b - bh
-    with np.errstate(invalid="ignore", over="ignore"):
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    bad = ~np.isfinite(p) if big is None else big | ~np.isfinite(p)
-    if bad.any():
-        e[bad] = 0.0
-    return p, e
-
-
-#: Rows of the products computed at once (their temporaries stay in the cache)
-_PRODUCT_ROWS = 1 << 16
-
-
 def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> ExactSum:
     """The exact sum of the products ``x[i] * y[i]`` (times ``w[i]`` when given).
 
@@ -220,21 +193,10 @@ def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) ->
     >>> exact_products(x, y).value == 2.0**-29 + 2.0**-60  # (1 + 2**-30)**2 - 1
     True
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    w = None if w is None else np.asarray(w, dtype=np.float64)
-    total = ExactSum.zero()
-    for a in range(0, max(len(x), 1), _PRODUCT_ROWS):
-        part = slice(a, a + _PRODUCT_ROWS)
-        p, e = _two_product(x[part], y[part])
-        if w is None:
-            parts = [p, e]
-        else:
-            p1, e1 = _two_product(w[part], p)
-            p2, e2 = _two_product(w[part], e)
-            parts = [p1, e1, p2, e2]
-        total = total + ExactSum.of(np.concatenate(parts))
-    return total
+    f64 = np.float64
+    a, b = np.ascontiguousarray(x, dtype=f64).ravel(), np.ascontiguousarray(y, dtype=f64).ravel()
+    c = None if w is None else np.ascontiguousarray(w, dtype=f64).ravel()
+    return ExactSum(compiled().exact_products(a, b, c, chunks_for(len(a))))
 
 
 def scaled_value(total: ExactSum, big: ExactSum | None = None) -> tuple[float, int]:

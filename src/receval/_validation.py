@@ -63,7 +63,7 @@ def _no_nan_among_strings(x: Sequence[Any], arr: np.ndarray, name: str, func: st
         return
     missing = np.fromiter((type(e) is not str and e != e for e in x), dtype=bool, count=len(x))
     if missing.any():
-        raise missing_values(func, name, int(missing.sum()), int(np.argmax(missing)), "NaN")
+        raise missing_values(func, name, missing, "NaN")
 
 
 def _as_array(x: Any, name: str, func: str) -> np.ndarray:
@@ -111,15 +111,17 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
     else:
         return
     if missing.any():
-        raise missing_values(func, name, int(missing.sum()), int(np.argmax(missing)), what)
+        raise missing_values(func, name, missing, what)
 
 
 def missing_values(
-    func: str, name: str, count: int, first: int, what: str, fix: str = "drop or fill them first"
+    func: str, name: str, missing: Any, what: str, fix: str = "drop or fill them first"
 ) -> InputValidationError:
-    """The error of ``count`` missing values (``what``: how they were given) of the
-    argument ``name``, the first at position ``first`` (the error's ``row``, which a
-    file's readers name)."""
+    """The error of the missing values (``what``: how they were given) of the argument
+    ``name``, at the rows where ``missing`` (booleans, NumPy or Arrow) is true: their
+    count and the first (the error's ``row``, which a file's readers name)."""
+    flags = missing if isinstance(missing, np.ndarray) else to_numpy(missing)
+    count, first = int(np.count_nonzero(flags)), int(np.argmax(flags))
     func, name, what, fix = (_literal(part) for part in (func, name, what, fix))
     template = f"{func}: {name} contains {{count}} ({what}), the first at position {{row}}; {fix}."
     error = InputValidationError(template.format(row=first, count=counted(count, "missing value")))
@@ -223,7 +225,7 @@ def check_no_nulls(x: Any, name: str, func: str) -> None:
             return
     else:
         return
-    raise missing_values(func, name, int(np.count_nonzero(flags)), int(np.argmax(flags)), what)
+    raise missing_values(func, name, flags, what)
 
 
 def as_1d(x: Any, name: str, func: str) -> np.ndarray:
@@ -328,8 +330,7 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
         values = x.tolist()
         missing = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
         if missing.any() and all(m or _is_number(e) for m, e in zip(missing, values, strict=True)):
-            first = int(np.argmax(missing))
-            raise missing_values(func, name, int(missing.sum()), first, "None, NA or NaN")
+            raise missing_values(func, name, missing, "None, NA or NaN")
     if x.dtype.kind not in "biuf":
         error = InputValidationError(
             f"{func}: {name} must be numeric. Got dtype {x.dtype}"
@@ -628,10 +629,10 @@ def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValida
     >>> error.row
     2
     """
-    kind, argument, row, count, values = refusal
+    kind, argument, row, _, values = refusal  # the count of missing labels: recounted
     name, column = list(columns.items())[argument]
     if kind == "missing":
-        return missing_values(func, name, count, row, "NaN")
+        return missing_values(func, name, np.isnan(column), "NaN")
     if kind == "binary01":
         return _not_binary01(func, name, _distinct(column), row)
     if kind == "finite":

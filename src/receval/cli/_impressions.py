@@ -73,17 +73,13 @@ def no_missing(values: Any, option: str, path: str, fmt: str, command: str) -> N
     of the Arrow column ``values`` that ``option`` (``--label click``) names."""
     if not values.null_count:
         return
-    import numpy as np
-
     from .._validation import missing_values
-    from ..data._arrow import to_numpy
     from ..data._open import place
 
-    first = int(np.argmax(to_numpy(values.is_null())))
     fix = "drop those rows or fill them first"
-    error = missing_values(command, option, values.null_count, first, "empty or null", fix)
-    located = type(error)(f"{place(path, first, lines=fmt in ('csv', 'tsv'))}: {error}")
-    located.row = first
+    error = missing_values(command, option, values.is_null(), "empty or null", fix)
+    located = type(error)(f"{place(path, error.row, lines=fmt in ('csv', 'tsv'))}: {error}")
+    located.row = error.row
     raise located
 
 

@@ -185,10 +185,8 @@ def _check_unicode(x: Any, name: str, func: str) -> None:
 def _missing(missing: Any, name: str, func: str) -> InputValidationError:
     """The error of ids some of which are missing (``missing``: a row's whether, a
     boolean NumPy or Arrow array), its ``row`` the first (a file's readers name it)."""
-    flags = to_numpy(missing) if not isinstance(missing, np.ndarray) else missing
-    count, first = int(np.count_nonzero(flags)), int(np.argmax(flags))
     fix = "drop those rows or fill them with an id"
-    return missing_values(func, name, count, first, "None or NaN", fix)
+    return missing_values(func, name, missing, "None or NaN", fix)
 
 
 def _is_dictionary(values: Any) -> bool:

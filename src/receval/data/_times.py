@@ -65,14 +65,12 @@ def time_column(values: Any, func: str, column: str) -> tuple[np.ndarray, np.dty
 
 def _no_nulls(values: Any, func: str, column: str) -> None:
     if values.null_count:
-        raise _missing(to_numpy(values.is_null()), func, column, "null")
+        raise _missing(values.is_null(), func, column, "null")
 
 
-def _missing(missing: np.ndarray, func: str, column: str, what: str) -> InputValidationError:
+def _missing(missing: Any, func: str, column: str, what: str) -> InputValidationError:
     """The error of a time column whose rows ``missing`` (booleans) have no time."""
-    count, first = int(np.count_nonzero(missing)), int(np.argmax(missing))
-    fix = "drop those rows or fill their time first"
-    return missing_values(func, column, count, first, what, fix)
+    return missing_values(func, column, missing, what, "drop those rows or fill their time first")
 
 
 def _keys(arr: np.ndarray, func: str, column: str) -> tuple[np.ndarray, np.dtype[Any] | None]:

@@ -105,11 +105,10 @@ def _as_time_array(col: Any, name: str) -> Any:
     return arr
 
 
-def _missing(missing: np.ndarray, name: str) -> InputValidationError:
+def _missing(missing: Any, name: str) -> InputValidationError:
     """The error of a time column whose rows ``missing`` (booleans) have no time."""
-    count, first = int(np.count_nonzero(missing)), int(np.argmax(missing))
     fix = "drop those rows or fill them with a time"
-    return v.missing_values(FUNC, name, count, first, "None, NaN or NaT", fix)
+    return v.missing_values(FUNC, name, missing, "None, NaN or NaT", fix)
 
 
 def to_times(
@@ -135,7 +134,7 @@ def to_times(
     valid = None
     if arr.null_count:
         if not allow_missing:
-            raise _missing(to_numpy(arr.is_null()), name)
+            raise _missing(arr.is_null(), name)
         if pa.types.is_null(typ):  # no time at all
             n = len(arr)
             return Times(np.zeros(n, np.int64), 1, "instant", np.zeros(n, bool))

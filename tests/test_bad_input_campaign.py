@@ -429,6 +429,29 @@ def test_scan_reads_a_csv_row_longer_than_its_block(tmp_path, monkeypatch, where
     assert rv.log_loss(s["click"], s["score"]) == rv.log_loss(clicks, scores)
 
 
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_scan_calls_a_null_score_missing_not_nan(tmp_path, suffix):
+    path = str(tmp_path / f"m.{suffix}")
+    table = pa.table({"y": [0, 1, 0, 1, 1], "s": pa.array([0.1, 0.4, None, 0.8, 0.2])})
+    if suffix == "csv":
+        from pyarrow import csv
+
+        csv.write_csv(table, path)  # the null an empty field
+    else:
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+    scan = rv.scan(path, batch_rows=2)
+    where = f"{path}:4" if suffix == "csv" else f"{path}: row 3"
+    for call, name in ((rv.roc_auc_score, "y_score"), (rv.log_loss, "y_pred")):
+        with pytest.raises(rv.InputValidationError) as info:
+            call(scan["y"], scan["s"])
+        assert str(info.value) == (
+            f"{where}: {call.__name__}: {name} contains missing values (null), the first at "
+            "position 2; drop or fill them first."
+        )
+
+
 def test_a_scan_states_the_files_position_not_the_batchs(tmp_path):
     import pickle
 
@@ -443,7 +466,7 @@ def test_a_scan_states_the_files_position_not_the_batchs(tmp_path):
     with pytest.raises(rv.InputValidationError) as info:
         rv.roc_auc_score(scan["y"], scan["s"])
     assert str(info.value) == (
-        f"{path}: row 8: roc_auc_score: y_true contains missing values (NaN), the first at "
+        f"{path}: row 8: roc_auc_score: y_true contains missing values (null), the first at "
         "position 7; drop or fill them first."
     )
     assert info.value.row == 7

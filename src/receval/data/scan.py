@@ -388,9 +388,7 @@ class Scan:
             for start in range(0, n, rows):
                 part = batch.slice(start, rows)
                 origin = Origin(((path, first + start, part.num_rows),), lines)
-                yield Batch(
-                    {c: column_array(part.column(i)) for i, c in enumerate(columns)}, origin
-                )
+                yield Batch({c: _column(part.column(i)) for i, c in enumerate(columns)}, origin)
 
     def rows_per_batch(self, columns: Sequence[str]) -> int:
         """Rows per batch: ``batch_rows``, fewer when a batch of the columns would
@@ -550,6 +548,18 @@ class Scan:
         with bar:
             task = bar.add_task(description, total=total)
             yield lambda n: bar.advance(task, n)
+
+
+def _column(col: Any) -> Any:
+    """A batch's column as :func:`column_array` gives it; numbers holding nulls (an
+    empty CSV field, a Parquet null) stay Arrow's, so that the checks of the metric
+    that reads them call them missing values, not NaN."""
+    import pyarrow as pa
+
+    kind = col.type
+    if col.null_count and (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    return column_array(col)
 
 
 def _joined(batches: Iterator[Any], rows: int) -> Iterator[Any]:

@@ -39,11 +39,16 @@ def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
 # ---------------------------------------------------------------- parameters
 def check_has_columns(where: str, columns: Sequence[str], names: Sequence[str]) -> None:
     """Raise naming the file (``where``) and its columns when one of ``columns`` is not
-    among ``names``."""
+    among ``names``, or is there more than once (which of them is meant?)."""
     for column in columns:
         if column not in names:
             raise InputValidationError(
                 f"{where}: no column {column!r}. Got columns {format_values(names, limit=10)}."
+            )
+        if (times := list(names).count(column)) > 1:
+            raise InputValidationError(
+                f"{where}: the column {column!r} appears {times} times among the columns; "
+                f"rename all but one so that the column read is the one meant."
             )
 
 

@@ -116,3 +116,29 @@ def test_rank_json_writes_null_for_a_mean_no_user_defines(tmp_path, runner, thro
     assert record["ndcg@10"] is None
     assert record["counts"]["mean_ties_average"] == {"ndcg@10": None}
     assert record["counts"]["n_users_skipped"] == {"ndcg@10": 2}
+
+
+@pytest.mark.parametrize("suffix", ["csv", "tsv", "parquet"])
+def test_a_column_named_twice_is_refused_not_read_as_the_first(runner, files, tmp_path, suffix):
+    import pyarrow as pa
+
+    table = pa.Table.from_arrays(
+        [pa.array(["u1", "u2"]), pa.array(["a", "c"]), pa.array([0, 0]), pa.array([1, 1])],
+        names=["user", "item", "grade", "grade"],
+    )
+    path = tmp_path / f"qrels.{suffix}"
+    if suffix == "parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+    else:
+        sep = "," if suffix == "csv" else "\t"
+        path.write_text(
+            sep.join(table.column_names) + "\n" + "u1{0}a{0}0{0}1\nu2{0}c{0}0{0}1\n".format(sep)
+        )
+    result = invoke(runner, "rank", "--qrels", str(path), "--run", files["run"], code=2)
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {path}: the column 'grade' appears 2 times among the columns; rename all "
+        "but one so that the column read is the one meant.\n"
+    )

@@ -152,11 +152,10 @@ def _read(
 
     from .._kernels import compiled
 
-    try:
-        schema, batches = csv_batches(path, fmt, columns, types, block)
-    except pa.ArrowKeyError:  # a column the file lacks: the header names what it has
-        check_has_columns(path, columns, csv_header(path, fmt))
-        raise
+    # a column the file lacks, or names twice (Arrow would read the first): the
+    # header says what it has
+    check_has_columns(path, columns, csv_header(path, fmt))
+    schema, batches = csv_batches(path, fmt, columns, types, block)
     chunks: list[list[Any]] = [[] for _ in schema.names]
     integers = {schema.get_field_index(name): True for name in ids}  # every id so far
     codes: dict[int, Any] = {}  # the columns of string ids encoded as they come

@@ -323,3 +323,29 @@ def test_compare_pairs_and_lists_errors(files):
     ctr = invoke(runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
                  "--score", "model_a", "--score", "model_b", "--lists", code=2)  # fmt: skip
     assert "--pairs and --lists compare runs" in ctr.stderr
+
+
+@pytest.mark.parametrize(
+    ("mode", "option", "message"),
+    [
+        ("ctr", ["-m", "auc"], "-m names the metrics of runs (--qrels, --run); for CTR models "
+         "use --ctr-metric (--ctr-metric auc)."),
+        ("runs", ["--ctr-metric", "auc"], "--ctr-metric names the metrics of CTR models "
+         "(--impressions); for runs use -m."),
+        ("runs", ["--list-depth", "5"], "--list-depth goes with --lists; pass --lists or drop "
+         "--list-depth."),
+        ("runs", ["--rbo-p", "0.5"], "--rbo-p goes with --lists; pass --lists or drop --rbo-p."),
+    ],
+)  # fmt: skip
+def test_an_option_that_would_be_ignored_is_refused(files, mode, option, message):
+    """``compare --impressions ... -m auc`` compared the default log loss, saying nothing."""
+    tmp = files[0]
+    if mode == "ctr":
+        data = ["--impressions", tmp / "log.csv", "--label", "click", "--score", "model_a",
+                "--score", "model_b"]  # fmt: skip
+    else:
+        data = ["--qrels", tmp / "qrels.csv", "--run", tmp / "model_a.parquet", "--run",
+                tmp / "model_b.parquet"]  # fmt: skip
+    result = invoke(runner, "compare", *data, *option, code=2)
+    assert result.stdout == ""
+    assert result.stderr == f"error: {message}\n"

@@ -320,6 +320,17 @@ def compare(
                 "pass either --qrels with --run (runs) or --impressions with --label and "
                 "--score (CTR models)."
             )
+        for given, why in (
+            (ranking and bool(ctr_metric), "--ctr-metric names the metrics of CTR models "
+             "(--impressions); for runs use -m"),
+            (pointwise and bool(metric), "-m names the metrics of runs (--qrels, --run); for "
+             f"CTR models use --ctr-metric (--ctr-metric {(metric or [''])[0]})"),
+            (not lists and list_depth is not None, "--list-depth goes with --lists; pass "
+             "--lists or drop --list-depth"),
+            (not lists and rbo_p != 0.9, "--rbo-p goes with --lists; pass --lists or drop --rbo-p"),
+        ):  # fmt: skip
+            if given:  # an option that would be ignored
+                raise say.fail(f"{why}.")
         if ranking:
             if qrels is None or not run or len(run) < 2:
                 raise say.fail("comparing runs needs --qrels and at least two --run.")

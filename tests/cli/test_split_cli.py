@@ -99,3 +99,18 @@ def test_output_format_from_suffix(tmp_path, log_path):
     path, _ = log_path
     result = invoke(make_runner(), "split", path, "-o", tmp_path / "a.txt", code=2)
     assert "name it .parquet or .csv" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["-o", "-O"])
+def test_split_refuses_to_write_over_its_log(tmp_path, log_path, option):
+    path, _ = log_path
+    before = path.read_bytes()
+    other = "-O" if option == "-o" else "-o"
+    result = invoke(make_runner(), "split", path, option, path, other, tmp_path / "x.parquet",
+                    code=2)  # fmt: skip
+    name = "--train" if option == "-o" else "--test"
+    assert result.stderr == (
+        f"error: {name} names the interaction log {str(path)!r}, which writing it would "
+        "overwrite; name another file.\n"
+    )
+    assert path.read_bytes() == before

@@ -171,6 +171,12 @@ def split_command(
             )
     if os.path.abspath(train) == os.path.abspath(test):
         raise say.fail(f"--train and --test name the same file {train!r}; name two files.")
+    for option, path in (("--train", train), ("--test", test)):
+        if os.path.isfile(path) and os.path.isfile(file) and os.path.samefile(path, file):
+            raise say.fail(
+                f"{option} names the interaction log {file!r}, which writing it would "
+                f"overwrite; name another file."
+            )
     columns: dict[str, Any] = {"user": user, "item": item, "time": time}
     with say.guard():
         if method is SplitMethod.temporal:

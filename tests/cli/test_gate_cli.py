@@ -64,6 +64,12 @@ def test_exit_codes_pass_fail_bad_input(repo):
     (repo / "receval.toml").unlink()
     none = invoke(runner, "gate", *BETTER, code=2)
     assert "no rules" in none.stderr
+    # the table the message names is the one read
+    table = none.stderr.split("pyproject.toml (")[1].split(")")[0]
+    (repo / "pyproject.toml").write_text(f"{table}\nmetric = 'mrr'\nrule = 'superiority'\n")
+    read = json.loads(invoke(runner, "gate", *BETTER, *FAST, "--format", "json").stdout)
+    assert read["settings"]["source"] == "pyproject.toml" and len(read["rows"]) == 1
+    (repo / "pyproject.toml").unlink()
 
 
 def test_inconclusive_fails_unless_told_otherwise(repo):

@@ -292,7 +292,7 @@ def gate(
         if not settings.rules:
             raise say.fail(
                 "no rules: write them in receval.toml ([[gate.rules]]) or pyproject.toml "
-                "([[tool.receval.gating.rules]]), pass --config FILE, or pass --rule."
+                "([[tool.receval.gate.rules]]), pass --config FILE, or pass --rule."
             )
         settings = settings.replace(
             alpha=alpha,

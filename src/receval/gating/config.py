@@ -2,7 +2,7 @@
 
 The file lives in the repository beside the code it gates::
 
-    # receval.toml (in pyproject.toml: [tool.receval.gate] and [[tool.receval.gating.rules]])
+    # receval.toml (in pyproject.toml: [tool.receval.gate] and [[tool.receval.gate.rules]])
     [gate]
     alpha = 0.05
     correction = "holm"

@@ -494,3 +494,22 @@ def test_a_nan_among_string_ids_is_missing_not_the_text_nan():
                 call(given)
     # the text 'nan' itself is an id like any other
     assert rv.Run(["a", "nan"], [1, 2], [0.1, 0.2]).n_users == 2
+
+
+@pytest.mark.parametrize(
+    ("labels", "row"),
+    [
+        ([0.5, 1, 1, 1, 0, 0], 0),
+        ([0, 1, 1, 2, 0], 3),
+        ([1, 0, -1, 1], 2),
+        (["a", "b", "b", "c"], 3),
+    ],
+)
+def test_labels_that_are_not_binary_name_the_odd_row(labels, row):
+    """The row of the first number label other than -1, 0 and 1 (the one to fix), not
+    that of the third distinct label (a 0 after 0.5 and 1)."""
+    from receval._validation import binarize_labels
+
+    with pytest.raises(rv.InputValidationError, match="must be binary") as info:
+        binarize_labels(np.array(labels), None, "f")
+    assert info.value.row == row

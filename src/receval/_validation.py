@@ -36,22 +36,6 @@ def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
         return list(seen)
 
 
-# ---------------------------------------------------------------- parameters
-def check_has_columns(where: str, columns: Sequence[str], names: Sequence[str]) -> None:
-    """Raise naming the file (``where``) and its columns when one of ``columns`` is not
-    among ``names``, or is there more than once (which of them is meant?)."""
-    for column in columns:
-        if column not in names:
-            raise InputValidationError(
-                f"{where}: no column {column!r}. Got columns {format_values(names, limit=10)}."
-            )
-        if (times := list(names).count(column)) > 1:
-            raise InputValidationError(
-                f"{where}: the column {column!r} appears {times} times among the columns; "
-                f"rename all but one so that the column read is the one meant."
-            )
-
-
 # ---------------------------------------------------------------- arrays
 def _has_trailing_nul(x: Any) -> bool:
     """Whether a sequence holds a str or bytes ending in NUL."""
@@ -460,7 +444,11 @@ def _not_probabilities(
 
 
 def _third_class_row(y: np.ndarray) -> int | None:
-    """The position where a third distinct label first appears (a file's row)."""
+    """The first number label other than -1, 0 and 1, else where a third distinct
+    label first appears (a file's row)."""
+    odd = _first(~np.isin(y, (-1, 0, 1))) if y.dtype.kind in "iuf" else None
+    if odd is not None:
+        return odd
     seen: set[Any] = set()
     for i, label in enumerate(y.tolist() if y.ndim == 1 else ()):
         seen.add(label)

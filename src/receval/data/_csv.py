@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_has_columns
-from ._open import CountingFile, arrow_input, compression_of, open_input
+from ._open import CountingFile, arrow_input, check_has_columns, compression_of, open_input
 from ._string_buffers import integer_strings, large_strings
 
 __all__ = ["csv_batches", "csv_header", "csv_options", "read_csv"]

@@ -7,7 +7,7 @@ import _thread
 import io as _io
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -260,6 +260,23 @@ class CountingFile(_io.RawIOBase):
     def close(self) -> None:
         self._file.close()
         super().close()
+
+
+def check_has_columns(where: str, columns: Sequence[str], names: Sequence[str]) -> None:
+    """Raise naming the file (``where``) and its columns when one of ``columns`` is not
+    among ``names``, or is there more than once (which of them is meant?)."""
+    for column in columns:
+        if column not in names:
+            from .._validation import format_values  # NumPy: not at start-up
+
+            raise InputValidationError(
+                f"{where}: no column {column!r}. Got columns {format_values(names, limit=10)}."
+            )
+        if (times := list(names).count(column)) > 1:  # Arrow would read the first
+            raise InputValidationError(
+                f"{where}: the column {column!r} appears {times} times among the columns; "
+                f"rename all but one so that the column read is the one meant."
+            )
 
 
 def check_file(path: str) -> None:

@@ -19,13 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_has_columns, format_values
+from .._validation import format_values
 from ..exceptions import InputValidationError
 from ._arrow import arrow_integers, numbers_view, to_numpy
 from ._csv import read_csv
 from ._encode import column_array as column_array
 from ._encode import ids_as_given
-from ._open import arrow_input, check_file, compression_of, header_not_utf8, sentence
+from ._open import (
+    arrow_input,
+    check_file,
+    check_has_columns,
+    compression_of,
+    header_not_utf8,
+    sentence,
+)
 from ._open import infer_format as infer_format
 from ._open import place as row_place
 

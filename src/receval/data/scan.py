@@ -17,12 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import check_has_columns, check_number, check_option, format_values
+from .._validation import check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
 from ._csv import CSV_BLOCK, csv_batches, csv_header
 from ._hive import directory_keys, key_types, partition, repeated, typed
-from ._open import header_not_utf8, sentence
+from ._open import check_has_columns, header_not_utf8, sentence
 from ._origin import Batch, Origin
 from .io import column_array, infer_format
 

@@ -9,6 +9,8 @@ imported, and is recognized then.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
 import sys
 from collections.abc import Iterable, Sequence
@@ -110,6 +112,32 @@ def check_number(
             f"Got {value!r} instead."
         )
     return value.item() if np is not None and isinstance(value, np.generic) else value
+
+
+def check_seed(seed: Any, func: str) -> int:
+    """A random generator's seed: an integer in [0, 2**63 - 1]."""
+    return int(check_number(seed, "seed", func, integer=True, low=0, high=2**63 - 1))
+
+
+def keyword_names(function: Any) -> list[str]:
+    """The keyword-only parameters of ``function``: the names ``**`` may pass to it."""
+    params = inspect.signature(function).parameters.values()
+    return [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+
+def check_keywords(given: Any, accepted: Any, func: str) -> None:
+    """Raise :class:`InvalidParameterError` on the first of the keyword names ``given``
+    that is not in ``accepted``, with the closest accepted name (a typo) as the fix."""
+    known = sorted(set(accepted))
+    for key in given:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        fix = f"Did you mean {close[0]!r}?" if close else "Remove it or fix its spelling."
+        raise InvalidParameterError(
+            f"{func}: got an unknown keyword argument {key!r}; expected one of "
+            f"{format_values(known)}. {fix}"
+        )
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -457,3 +457,50 @@ def test_all_pairs_correct_across_pairs_and_metrics(ranking):
         compare(q, runs, metrics, pairs="all", baseline="model_a")
     with pytest.raises(InvalidParameterError, match="The 'pairs' parameter of compare"):
         compare(q, runs, metrics, pairs="every")
+
+
+def _ranks_against_mean():
+    """mrr runs where the candidate gains a lot on 7 users and loses a little on 40."""
+    qrels = {f"u{i}": {"r": 1} for i in range(47)}
+    cand = {f"u{i}": ({"x": 3, "y": 2, "r": 1} if i < 40 else {"r": 3}) for i in range(47)}
+    base = {f"u{i}": ({"x": 3, "r": 2} if i < 40 else {"x": 3}) for i in range(47)}
+    return qrels, cand, base
+
+
+def test_wilcoxon_better_follows_the_signed_ranks():
+    from receval import compare
+
+    qrels, cand, base = _ranks_against_mean()
+    row = compare(qrels, {"new": cand, "main": base}, ["mrr"], baseline="main",
+                  test="wilcoxon").records()[0]  # fmt: skip
+    assert row["difference"] > 0 and (row["wins"], row["losses"]) == (7, 40)
+    assert row["significant"] and row["worse"] and not row["better"]
+
+
+def test_unknown_keyword_names_compare_and_suggests():
+    from receval import InvalidParameterError, compare
+
+    qrels, cand, base = _ranks_against_mean()
+    with pytest.raises(InvalidParameterError, match=r"compare: .*'tset'.*Did you mean 'test'"):
+        compare(qrels, {"new": cand, "main": base}, ["mrr"], tset="student")
+
+
+def test_short_model_scores_name_the_model():
+    from receval import InputValidationError, compare_predictions
+
+    a = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    with pytest.raises(InputValidationError, match=r"y_scores\['b'\].*7 scores"):
+        compare_predictions([1, 0] * 4, {"a": a, "b": a[:-1]}, groups=[0, 0, 1, 1, 2, 2, 3, 3])
+
+
+def test_undefined_interval_raises_no_numpy_warning():
+    import warnings
+
+    from receval import UndefinedMetricWarning, compare_predictions
+
+    a = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compare_predictions([0] * 8, {"a": a, "b": a[::-1]}, groups=[0, 0, 1, 1, 2, 2, 3, 3])
+    kinds = {w.category for w in caught}
+    assert UndefinedMetricWarning in kinds and RuntimeWarning not in kinds

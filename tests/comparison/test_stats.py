@@ -192,7 +192,7 @@ def test_wilcoxon_sign_flips_only_where_scipy_enumerates_them(monkeypatch):
 
     from receval.comparison import significance
 
-    def enumerated(col):
+    def enumerated(col, alternative="two-sided"):
         raise AssertionError(f"sign flips enumerated for {col}")
 
     d = np.array([0.0, 0.5, -0.5, 1.0, 2.0])
@@ -930,3 +930,42 @@ def test_smallest_pvalue_student_and_bad_input():
         smallest_pvalue(-1)
     with pytest.raises(InvalidParameterError, match="'test' parameter of smallest_pvalue"):
         smallest_pvalue(3, test="t")
+
+
+def _mean_against_ranks():
+    """47 differences: 7 large gains, 40 small losses; mean > 0, signed ranks < 0."""
+    return np.array([1.0] * 7 + [-1.0 / 6.0] * 40)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_wilcoxon_one_sided_equals_scipy(alternative):
+    """The one-sided p-value follows the signed-rank statistic, as SciPy's."""
+    rng = np.random.default_rng(7)
+    cases = [_mean_against_ranks()]
+    cases += [np.round(rng.normal(0.3, 1.0, size=n), 1) for n in (5, 9, 13, 20, 40, 70)]
+    for d in cases:
+        got = wilcoxon_pvalues(d, alternative=alternative)
+        want = _quiet(stats.wilcoxon, d, alternative=alternative).pvalue
+        assert got == pytest.approx(want, rel=1e-12, abs=0)
+    d = _mean_against_ranks()
+    assert wilcoxon_pvalues(d, alternative="greater") > 0.99
+    assert wilcoxon_pvalues(d, alternative="less") < 0.002
+
+
+def test_signed_rank_direction_is_the_statistics_side():
+    rng = np.random.default_rng(3)
+    d = _mean_against_ranks()
+    assert d.mean() > 0 and _paired.signed_rank_direction(d) == -1.0
+    table = np.round(rng.normal(0.1, 1.0, size=(30, 20)), 1)
+    table[0, 0] = np.nan
+    got = _paired.signed_rank_direction(table)
+    for j in range(table.shape[1]):
+        col = table[:, j][~np.isnan(table[:, j])]
+        less = _quiet(stats.wilcoxon, col, alternative="less").pvalue
+        greater = _quiet(stats.wilcoxon, col, alternative="greater").pvalue
+        assert got[j] == np.sign(less - greater)
+
+
+def test_wilcoxon_unknown_alternative():
+    with pytest.raises(InvalidParameterError, match="alternative"):
+        wilcoxon_pvalues([0.1, 0.2], alternative="bigger")

@@ -268,3 +268,22 @@ def test_roc_auc_without_a_variance_is_inconclusive():
                          y_true=y)  # fmt: skip
         row = report.rows[0]
         assert row.verdict == "inconclusive" and math.isnan(row.p_value), margin
+
+
+def test_wilcoxon_gate_follows_the_signed_ranks():
+    """7 large gains, 40 small losses: the mean gains, the signed ranks lose."""
+    from scipy import stats
+
+    qrels = {f"u{i}": {"r": 1} for i in range(47)}
+    cand = {f"u{i}": ({"x": 3, "y": 2, "r": 1} if i < 40 else {"r": 3}) for i in range(47)}
+    base = {f"u{i}": ({"x": 3, "r": 2} if i < 40 else {"x": 3}) for i in range(47)}
+    rules = [{"metric": "mrr", "rule": "superiority"},
+             {"metric": "mrr", "rule": "non_inferiority", "margin": 0.01}]  # fmt: skip
+    report = rv.gate({"new": cand}, {"main": base}, rules, qrels=qrels, test="wilcoxon",
+                     correction=None)  # fmt: skip
+    sup, non = report.rows
+    d = np.array([1.0] * 7 + [-1.0 / 6.0] * 40)  # the per-user mrr gains
+    assert sup.verdict == "fail"
+    assert sup.p_value == pytest.approx(stats.wilcoxon(d, alternative="greater").pvalue)
+    assert non.verdict == "fail"  # a significant regression beyond the margin
+    assert non.p_value == pytest.approx(stats.wilcoxon(d + 0.01, alternative="less").pvalue)

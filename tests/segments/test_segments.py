@@ -220,3 +220,13 @@ def test_compare_by_segment_is_compare_on_each_segment():
     records = seg.records()
     assert records[-1]["segment"] is None and {r["segment"] for r in records} == {"x", "y", None}
     assert list(seg.to_frame().columns)[:4] == ["segment", "metric", "model", "versus"]
+
+
+def test_compare_by_segment_refuses_an_unknown_keyword():
+    qrels = {f"u{i}": {"a": 1} for i in range(10)}
+    runs = {"g": {f"u{i}": {"a": 1, "b": 0.5} for i in range(10)},
+            "b": {f"u{i}": {"b": 1, "a": 0.5} for i in range(10)}}  # fmt: skip
+    by = {f"u{i}": i % 2 for i in range(10)}
+    with pytest.raises(rv.InvalidParameterError,
+                       match=r"compare_by_segment: .*'tset'.*Did you mean 'test'"):  # fmt: skip
+        rv.compare_by_segment(qrels, runs, ["mrr"], by=by, tset="student")

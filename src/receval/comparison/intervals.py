@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._parameters import check_seed
 from ..exceptions import InputValidationError
 from .choices import INTERVALS as INTERVALS
 from .paired import (
@@ -31,7 +32,6 @@ from .paired import (
     as_result,
     check_count,
     check_differences,
-    check_seed,
     check_steps,
     check_weights,
     replicate_chunks,
@@ -267,7 +267,8 @@ def bootstrap_intervals(
         replicates = _replicates(table, n_resamples, seed)
         alpha = (1.0 - confidence) / 2.0
         accel = _jackknife_acceleration(table) if method == "bca" else None
-        tie = TIE_TOLERANCE * np.abs(table.x).sum(axis=0) / table.total_weight
+        with np.errstate(invalid="ignore", divide="ignore"):  # empty columns: warned below
+            tie = TIE_TOLERANCE * np.abs(table.x).sum(axis=0) / table.total_weight
         for j in todo:
             rep = replicates[:, j]
             rep = rep[~np.isnan(rep)]

@@ -23,11 +23,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._parameters import check_keywords, keyword_names
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
-from .paired import check_count, wins_ties_losses
+from .paired import check_count, signed_rank_direction, wins_ties_losses
 from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
@@ -87,7 +88,10 @@ class ComparisonReport:
         ``p_value``, ``p_adjusted`` (corrected within each metric, or across
         every pair and metric with ``pairs="all"``), ``significant``
         (``p_adjusted < alpha``), ``better`` (significant and in the metric's
-        good direction), ``worse``, ``wins``/``ties``/``losses`` (the users
+        good direction by the test's statistic: the mean difference's sign,
+        or, for the Wilcoxon test, the signed ranks' side, which a few large
+        gains against many small losses can set against the mean), ``worse``,
+        ``wins``/``ties``/``losses`` (the users
         where model's value is better than, equal to or worse than versus's, in
         the metric's direction; they sum to ``n_users``; -1 for a metric with
         no per-user value: DeLong's and recomputed rows of
@@ -365,6 +369,8 @@ def _run_tests(
                         f"test='randomization', which takes the weights."
                     )
             p = student_pvalues(diff) if test == "student" else wilcoxon_pvalues(diff)
+        # better/worse follow the test's statistic: the signed ranks' side for Wilcoxon
+        lean = signed_rank_direction(diff) if test == "wilcoxon" else None
         p = np.atleast_1d(np.asarray(p, dtype=np.float64))
         with np.errstate(invalid="ignore", divide="ignore"):
             total = np.where(np.isnan(diff), 0.0, diff * wts).sum(axis=0)
@@ -382,7 +388,7 @@ def _run_tests(
             n_users=used, effect_size=effect, ci_low=low, ci_high=high,
             p_min=[smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
                    for u in used], wins=counts[0], ties=counts[1], losses=counts[2],
-            family="all" if settings.get("pairs") == "all" else "metric",
+            family="all" if settings.get("pairs") == "all" else "metric", direction=lean,
         )  # fmt: skip
     stats = {"p_value": p, "effect_size": effect, "ci": low if interval else p}
     untested = [
@@ -546,6 +552,7 @@ def compare(
     from ..registry import ranking_spec
 
     func = "compare"
+    check_keywords(conventions, keyword_names(compare) + keyword_names(evaluate), func)
     settings = _check_settings(func, test=test, interval=interval, correction=correction,
                                alpha=alpha, confidence=confidence, n_permutations=n_permutations,
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
@@ -701,6 +708,12 @@ def compare_predictions(
     keys = [rec.how_compared(spec) for spec in specs]
     yt = v.as_1d(y_true, "y_true", func)
     n = len(yt)
+    for name, x in named.items():
+        if hasattr(x, "__len__") and len(x) != n:
+            raise InputValidationError(
+                f"{func}: y_scores[{name!r}] must hold one score per row of y_true ({n} rows). "
+                f"Got {len(x)} scores for model {name!r}; score every row with every model."
+            )
     if groups is None:
         needs = [m for m, s in zip(metrics, specs, strict=True) if "groups" in s.info.inputs]
         if needs:

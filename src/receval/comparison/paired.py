@@ -19,7 +19,6 @@ from .. import _validation as v
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 
-_MAX_SEED = 2**63 - 1
 # below this much work (about replicates x users x columns), the resampling kernels run
 # one chunk on the calling thread (no thread is woken)
 PARALLEL_MIN_WORK = 2_000_000
@@ -113,10 +112,6 @@ def warn_undefined(undefined: np.ndarray, one_d: bool, what: str, why: str, func
     warnings.warn(text, UndefinedMetricWarning, stacklevel=3)
 
 
-def check_seed(seed: Any, func: str) -> int:
-    return int(v.check_number(seed, "seed", func, integer=True, low=0, high=_MAX_SEED))
-
-
 def replicate_chunks(work: int, per_thread: int = 4) -> int:
     """Chunks of replicates for ``work`` (about replicates x users x columns): 1 when
     small, else ``per_thread`` per kernel thread. The results do not depend on it."""
@@ -180,6 +175,51 @@ class Table:
         high = np.where(self.used, self.d, -np.inf).max(axis=0)
         result: np.ndarray = (self.n_used > 0) & (low == high)
         return result
+
+
+def signed_rank_direction(differences: Any) -> float | np.ndarray:
+    """The sign of the Wilcoxon signed-rank statistic of each column of differences.
+
+    Parameters
+    ----------
+    differences : array-like of shape (n_users,) or (n_users, n_columns)
+        Per-user differences; NaN leaves a user out of its column.
+
+    Returns
+    -------
+    direction : float or ndarray of shape (n_columns,)
+        1.0 where the sum of the ranks of ``|d|`` over the positive differences
+        exceeds that over the negative ones (zeros dropped, ties averaged, as
+        :func:`scipy.stats.wilcoxon`), -1.0 where it is below, 0.0 where they
+        are equal or no difference is non-zero. It is the side whose one-sided
+        Wilcoxon p-value is the smaller; it can disagree with the sign of the
+        mean (a few large gains against many small losses).
+
+    Raises
+    ------
+    InputValidationError
+        ``differences`` is empty (no user), not 1-D or 2-D, not numeric, or
+        holds infinity.
+
+    Examples
+    --------
+    >>> from receval.comparison.paired import signed_rank_direction
+    >>> signed_rank_direction([3.0, -0.1, -0.2, -0.3])  # mean > 0, ranks lean negative
+    -1.0
+    """
+    d, one_d = check_differences(differences, "signed_rank_direction")
+    out = np.zeros(d.shape[1])
+    for j in range(d.shape[1]):
+        col = d[:, j]
+        col = col[~np.isnan(col) & (col != 0)]
+        if col.size:
+            size = np.abs(col)
+            order = np.argsort(size, kind="stable")
+            _, first, ties = np.unique(size[order], return_index=True, return_counts=True)
+            ranks = np.empty(size.size)
+            ranks[order] = np.repeat(first + (ties + 1) / 2.0, ties)  # tied ones: their mean
+            out[j] = np.sign(ranks[col > 0].sum() - ranks[col < 0].sum())
+    return as_result(out, one_d)
 
 
 def wins_ties_losses(gains: np.ndarray) -> tuple[int, int, int]:

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._parameters import check_seed
 from ..data._lookup import distinct
 from ..exceptions import (
     InputValidationError,
@@ -44,7 +45,6 @@ from .paired import (
     as_result,
     check_count,
     check_differences,
-    check_seed,
     check_steps,
     check_weights,
     replicate_chunks,
@@ -65,6 +65,9 @@ __all__ = [
 # a flipped sum within this fraction of sum |w d| of the observed one counts as
 # at least as extreme: the two differ only by float rounding
 RELATIVE_TOLERANCE = 1e-12
+
+#: The alternatives of :func:`wilcoxon_pvalues`, as SciPy names them.
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 def scipy_function(module: str, name: str, what: str) -> Any:
@@ -172,8 +175,10 @@ def _student(differences: ArrayLike, func: str) -> float | np.ndarray:
     return as_result(p, one_d)
 
 
-def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
-    """Compute two-sided Wilcoxon signed-rank p-values, one per column of differences.
+def wilcoxon_pvalues(
+    differences: ArrayLike, *, alternative: str = "two-sided"
+) -> float | np.ndarray:
+    """Compute Wilcoxon signed-rank p-values, one per column of differences.
 
     :func:`scipy.stats.wilcoxon` with its defaults on the users with a
     difference in the column (NaN leaves a user out): zero differences are
@@ -185,16 +190,23 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
     differences : array-like of shape (n_users,) or (n_users, n_columns)
         Model A's value minus model B's for each user (and column). NaN marks a
         user without a value in that column.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis, as in :func:`scipy.stats.wilcoxon`:
+        ``"greater"`` tests whether the differences lean positive by the
+        signed-rank statistic (the sum of the ranks of the positive
+        differences), not by their mean; ``"less"`` whether they lean negative.
 
     Returns
     -------
     pvalue : float or ndarray of shape (n_columns,)
-        Two-sided p-values. 1.0 when every difference of the column is 0
-        (identical models); nan with an ``UndefinedMetricWarning`` for a column
-        without users (every difference NaN).
+        p-values of ``alternative``. 1.0 when every difference of the column is
+        0 (identical models); nan with an ``UndefinedMetricWarning`` for a
+        column without users (every difference NaN).
 
     Raises
     ------
+    InvalidParameterError
+        Unknown ``alternative``.
     InputValidationError
         ``differences`` is empty (no user), not 1-D or 2-D, not numeric, or
         holds infinity.
@@ -207,6 +219,7 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
     See Also
     --------
     student_pvalues : The paired t-test.
+    receval.comparison.paired.signed_rank_direction : The statistic's side.
 
     Notes
     -----
@@ -225,13 +238,19 @@ def wilcoxon_pvalues(differences: ArrayLike) -> float | np.ndarray:
     >>> from receval.comparison.significance import wilcoxon_pvalues
     >>> wilcoxon_pvalues([0.1, 0.2, -0.05, 0.3, 0.15, 0.25])
     0.0625
+    >>> wilcoxon_pvalues([0.1, 0.2, -0.05, 0.3, 0.15, 0.25], alternative="greater")
+    0.03125
     >>> wilcoxon_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    return _wilcoxon(differences, "wilcoxon_pvalues")
+    func = "wilcoxon_pvalues"
+    v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
+    return _wilcoxon(differences, func, alternative)
 
 
-def _wilcoxon(differences: ArrayLike, func: str) -> float | np.ndarray:
+def _wilcoxon(
+    differences: ArrayLike, func: str, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """:func:`wilcoxon_pvalues`, its errors and warnings naming ``func``."""
     wilcoxon = scipy_function("scipy.stats", "wilcoxon", f"{func} (the Wilcoxon test)")
     d, one_d = check_differences(differences, func)
@@ -248,7 +267,11 @@ def _wilcoxon(differences: ArrayLike, func: str) -> float | np.ndarray:
             continue
         with warnings.catch_warnings():  # SciPy's small-sample and precision warnings
             warnings.simplefilter("ignore", RuntimeWarning)
-            p[j] = _sign_flips_pvalue(col) if flips and _enumerated(col) else wilcoxon(col).pvalue
+            p[j] = (
+                _sign_flips_pvalue(col, alternative)
+                if flips and _enumerated(col)
+                else wilcoxon(col, alternative=alternative).pvalue
+            )
     warn_undefined(np.isnan(p), one_d, "p-value", "no user has a difference (all NaN)", func)
     return as_result(p, one_d)
 
@@ -268,7 +291,7 @@ def _enumerated(col: np.ndarray) -> bool:
     )
 
 
-def _sign_flips_pvalue(col: np.ndarray) -> float:
+def _sign_flips_pvalue(col: np.ndarray, alternative: str = "two-sided") -> float:
     """:func:`scipy.stats.wilcoxon`'s p-value of ``col`` where it is the permutation
     test (:func:`_enumerated`), by the same :func:`scipy.stats.permutation_test`
     with the statistic computed for every sign vector at once.
@@ -290,7 +313,7 @@ def _sign_flips_pvalue(col: np.ndarray) -> float:
     method = stats.PermutationMethod()
     result = stats.permutation_test(
         (col,), rank_sum, permutation_type="samples", vectorized=True,
-        n_resamples=method.n_resamples, batch=method.batch, alternative="two-sided", axis=-1,
+        n_resamples=method.n_resamples, batch=method.batch, alternative=alternative, axis=-1,
     )  # fmt: skip
     return float(result.pvalue)
 
@@ -720,14 +743,17 @@ def comparison_columns(
     ties: Any = -1,
     losses: Any = -1,
     family: str = "metric",
+    direction: Any = None,
 ) -> dict[str, np.ndarray]:
     """The columns of a comparison table (:class:`receval.ComparisonReport`), one row per
     ``(metric, model, versus)`` of ``rows``: the p-values adjusted by ``correction``
     within each metric (``family="metric"``: one family per metric) or across every
     row (``family="all"``), ``significant`` where the adjusted one
-    is below ``alpha``, ``better`` and ``worse`` where it is and the difference (model
-    minus versus) is not 0, in or against the metric's direction ``higher[metric]``
-    (a metric of no direction, None, is neither). ``n_users``, ``p_min``,
+    is below ``alpha``, ``better`` and ``worse`` where it is and the test's statistic
+    leans one way, in or against the metric's direction ``higher[metric]`` (a metric
+    of no direction, None, is neither). The statistic's sign is ``direction`` (the
+    Wilcoxon test's signed-rank direction, which can disagree with the mean's), or,
+    None, that of the difference (model minus versus). ``n_users``, ``p_min``,
     ``effect_size``, the interval and the users where the model wins, ties and loses
     (-1: the metric has no per-user value): one value per row, or one for all."""
     k = len(rows)
@@ -745,7 +771,8 @@ def comparison_columns(
     significant = adjusted < alpha
     directed = np.array([higher[m] is not None for m, _, _ in rows], dtype=bool)
     up = np.array([higher[m] is True for m, _, _ in rows], dtype=bool)
-    known, moved = significant & (diff != 0) & directed, (diff > 0) == up
+    lean = diff if direction is None else column(direction)
+    known, moved = significant & (lean != 0) & directed, (lean > 0) == up
     return {
         "metric": metric,
         "model": np.array([a for _, a, _ in rows], dtype=object),

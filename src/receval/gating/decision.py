@@ -19,7 +19,12 @@ import numpy as np
 
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
 from ..comparison.paired import wins_ties_losses
-from ..comparison.significance import adjust_pvalues, paired_pvalues, smallest_pvalue
+from ..comparison.significance import (
+    adjust_pvalues,
+    paired_pvalues,
+    smallest_pvalue,
+    wilcoxon_pvalues,
+)
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .config import GateConfig
@@ -183,8 +188,8 @@ def _pointwise(
 
 
 def _one_sided(p_two: np.ndarray, mean: np.ndarray, lower: bool) -> np.ndarray:
-    """One-sided p-values from a symmetric test's two-sided ones: H1 mean < 0 (``lower``) or
-    mean > 0."""
+    """One-sided p-values from the two-sided ones of a test whose statistic has the sign of
+    the mean (randomization, t; not Wilcoxon's): H1 mean < 0 (``lower``) or mean > 0."""
     toward = mean < 0 if lower else mean > 0
     return np.where(toward, p_two / 2.0, 1.0 - p_two / 2.0)
 
@@ -298,10 +303,14 @@ def gate(
       the one-sided test of :math:`H_0: \\bar g \\le m` rejects;
     - ``floor`` / ``ceiling`` compare the candidate's value with the threshold.
 
-    The one-sided p-value is half the two-sided p-value of the test on the
-    shifted differences :math:`g_u + \\delta` (or :math:`g_u - m`) when their
-    mean lies in the alternative's direction, else one minus that half (the
-    sign-flip, t and signed-rank statistics are symmetric under their null).
+    The one-sided p-value is that of the test on the shifted differences
+    :math:`g_u + \\delta` (or :math:`g_u - m`). For the randomization test and
+    the t-test it is half the two-sided p-value when their mean lies in the
+    alternative's direction, else one minus that half (the sign-flip and t
+    statistics are symmetric under their null). For the Wilcoxon test it is
+    SciPy's one-sided signed-rank p-value (``alternative="less"`` or
+    ``"greater"``), whose direction is the signed-rank statistic's, not the
+    mean's: a few large gains against many small losses lean negative.
 
     Examples
     --------
@@ -447,15 +456,21 @@ def _decide(
             se = np.sqrt((wts**2 * dev**2).sum(axis=0) * n_used / np.maximum(n_used - 1, 1)) / total
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-            p_two = np.atleast_1d(
-                paired_pvalues(
-                    x,
-                    wts if weighted else None,
-                    test=config.test,
-                    n_permutations=config.n_permutations,
-                    seed=config.seed,
+            if config.test == "wilcoxon":  # SciPy's one-sided tests: the statistic's side
+                p_low = np.atleast_1d(wilcoxon_pvalues(x, alternative="less"))
+                p_high = np.atleast_1d(wilcoxon_pvalues(x, alternative="greater"))
+            else:
+                p_two = np.atleast_1d(
+                    paired_pvalues(
+                        x,
+                        wts if weighted else None,
+                        test=config.test,
+                        n_permutations=config.n_permutations,
+                        seed=config.seed,
+                    )
                 )
-            )
+                p_low = _one_sided(p_two, mean_x, lower=True)
+                p_high = _one_sided(p_two, mean_x, lower=False)
             effect = np.atleast_1d(effect_sizes(d, wts if weighted else None))
             low, high = bootstrap_intervals(
                 d,
@@ -469,8 +484,8 @@ def _decide(
         for col, j in enumerate(paired):
             r = comps[j][0]
             lower = r.kind == "non_inferiority"
-            p_one[j] = _one_sided(p_two[col : col + 1], mean_x[col : col + 1], lower)[0]
-            p_other[j] = _one_sided(p_two[col : col + 1], mean_x[col : col + 1], not lower)[0]
+            sides = (p_low[col], p_high[col])
+            p_one[j], p_other[j] = sides if lower else sides[::-1]
             g = gain[used[:, col], col]
             nu = int(n_used[col])
             floor_p = smallest_pvalue(nu, test=config.test, n_permutations=config.n_permutations)

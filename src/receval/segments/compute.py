@@ -245,6 +245,12 @@ def compare_by_segment(
     -------
     comparison : SegmentComparison
 
+    Raises
+    ------
+    InvalidParameterError
+        A keyword of ``options`` that is neither :func:`receval.compare`'s nor a
+        convention (a typo such as ``tset``), or a bad setting.
+
     Examples
     --------
     >>> import numpy as np, receval
@@ -257,6 +263,7 @@ def compare_by_segment(
     >>> [float(r.comparisons["difference"][0]) for r in seg.reports]  # bad - good
     [0.0, -0.5]
     """
+    from .._parameters import check_keywords, keyword_names
     from ..comparison import compare
     from ..conventions import FIELDS
     from ..ranking.evaluation import evaluate
@@ -264,6 +271,7 @@ def compare_by_segment(
     from .report import user_segments
 
     func = "compare_by_segment"
+    check_keywords(options, keyword_names(compare) + list(FIELDS), func)
     profile = options.get("profile")
     conventions = {k: x for k, x in options.items() if k in FIELDS}
     named = dict(runs) if hasattr(runs, "items") else {f"run{i}": r for i, r in enumerate(runs)}

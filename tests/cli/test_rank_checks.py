@@ -134,7 +134,7 @@ def test_a_column_named_twice_is_refused_not_read_as_the_first(runner, files, tm
     else:
         sep = "," if suffix == "csv" else "\t"
         path.write_text(
-            sep.join(table.column_names) + "\n" + "u1{0}a{0}0{0}1\nu2{0}c{0}0{0}1\n".format(sep)
+            sep.join(table.column_names) + "\n" + f"u1{sep}a{sep}0{sep}1\nu2{sep}c{sep}0{sep}1\n"
         )
     result = invoke(runner, "rank", "--qrels", str(path), "--run", files["run"], code=2)
     assert result.stdout == ""

@@ -525,3 +525,11 @@ def test_duplicates_count_every_row_after_a_pairs_first(log, again):
         train.iloc[:r][["user", "item"]].eq(train.iloc[r][["user", "item"]]).all(axis=1).any()
         for r in rows
     )
+
+
+def test_cutoff_past_int64_is_an_error_for_integer_times():
+    log = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 3], "timestamp": [1, 2, 3]})
+    with pytest.raises(
+        InvalidParameterError, match=r"'cutoff' parameter of audit must be within int64's range"
+    ):
+        receval.audit(log, log, cutoff=2**70)

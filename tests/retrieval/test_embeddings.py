@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from receval import InvalidParameterError, evaluate, evaluate_embeddings, retrieve
+from receval import (
+    InputValidationError,
+    InvalidParameterError,
+    evaluate,
+    evaluate_embeddings,
+    retrieve,
+)
 
 
 def _data(seed=0, n_users=23, n_items=40, dim=4):
@@ -75,3 +81,12 @@ def test_candidates_and_cosine_pass_through():
     want = evaluate(qrels, retrieve(users, items, 10, **common), METRICS)
     got = evaluate_embeddings(qrels, users, items, METRICS, block_users=5, **common)
     assert got.mean == want.mean
+
+
+@pytest.mark.parametrize("ids", [{"item_ids": [1, 2, np.nan]}, {"user_ids": [0, np.nan]}])
+def test_missing_ids_are_refused(ids):
+    users = np.array([[0, 0, 1.0], [0, 1.0, 0]], np.float32)
+    with pytest.raises(
+        InputValidationError, match=r"evaluate_embeddings: \w+_ids contains 1 missing"
+    ):
+        evaluate_embeddings({0: {1: 1}}, users, np.eye(3, dtype=np.float32), ["recall@1"], **ids)

@@ -288,3 +288,37 @@ def test_arrow_item_vectors_taken_for_candidates_without_pandas(tmp_path):
     printed, modules = fresh(code, tmp_path)
     assert printed == ["0", "3"]  # of the candidates, inner products 1, 0 and 0.5
     assert "pyarrow" in modules and "pandas" not in modules
+
+
+@pytest.mark.parametrize(
+    ("ids", "name", "position"),
+    [
+        ({"item_ids": [1, 2, np.nan]}, "item_ids", 2),
+        ({"user_ids": [0, np.nan]}, "user_ids", 1),
+        ({"user_ids": ["x", None]}, "user_ids", 1),
+    ],
+)
+def test_missing_ids_are_refused(ids, name, position):
+    users = np.array([[0, 0, 1.0], [0, 1.0, 0]], np.float32)
+    items = np.eye(3, dtype=np.float32)
+    message = (
+        rf"retrieve: {name} contains 1 missing value \(None or NaN\), the first at "
+        rf"position {position}; drop those rows or fill them with an id"
+    )
+    with pytest.raises(InputValidationError, match=message):
+        retrieve(users, items, 1, **ids)
+
+
+def test_whole_float_ids_are_integers_as_in_qrels():
+    users = np.array([[0, 0, 1.0], [0, 1.0, 0]], np.float32)
+    run = retrieve(users, np.eye(3, dtype=np.float32), 1, item_ids=[1.0, 2.0, 3.0])
+    assert run.to_dict() == {0: {3: 1.0}, 1: {2: 1.0}}
+
+
+def test_cosine_of_tiny_vectors_is_defined():
+    users = np.array([[1e-30, 1e-30]], np.float32)  # its float32 squares underflow to 0
+    items = np.array([[1.0, 0.0], [1e30, 1e30]], np.float32)  # ... and these overflow
+    run = retrieve(users, items, 2, metric="cosine")
+    assert list(run.to_dict()[0]) == [1, 0]
+    assert run.to_dict()[0][1] == pytest.approx(1.0)
+    assert run.to_dict()[0][0] == pytest.approx(np.sqrt(0.5))

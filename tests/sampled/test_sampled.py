@@ -359,3 +359,25 @@ def test_correction_of_popularity_candidates_warns():
     assert c.strategy == "popularity"
     with pytest.warns(UserWarning, match="uniformly sampled negatives"):
         evaluate(qrels, run, "recall@5", candidates=c, correction="bv")
+
+
+@pytest.mark.parametrize(
+    ("seed", "expected"),
+    [(-1, r"an integer in \[0, 9223372036854775807\]. Got -1"), (1.5, "an integer. Got 1.5")],
+)
+def test_sample_negatives_seed_is_checked_as_for_intervals(seed, expected):
+    with pytest.raises(
+        InvalidParameterError, match=rf"'seed' parameter of sample_negatives must be {expected}"
+    ):
+        receval.sample_negatives({"u": {0: 1}}, [0, 1, 2, 3], n=2, seed=seed)
+
+
+def test_sample_negatives_popularity_zero_in_the_catalog_says_so():
+    with pytest.raises(
+        InputValidationError, match="2 of them in the catalog, each with popularity 0"
+    ):
+        receval.sample_negatives({"u": {0: 1}}, [0, 1, 2, 3], n=2, strategy="popularity",
+                                 popularity={1: 0, 2: 0})  # fmt: skip
+    with pytest.raises(InputValidationError, match="none in the catalog"):
+        receval.sample_negatives({"u": {0: 1}}, [0, 1, 2, 3], n=2, strategy="popularity",
+                                 popularity={7: 3})  # fmt: skip

@@ -507,3 +507,44 @@ def test_parts_go_into_evaluation():
     assert arp == pytest.approx(
         receval.average_recommendation_popularity(run, train=_log().drop(index=[3, 5]), k=2)
     )
+
+
+@pytest.mark.parametrize("relevance", ["threshold", "graded"])
+def test_qrels_refuse_a_missing_rating_for_every_rule(relevance):
+    log = pd.DataFrame({"user": list("aabb"), "item": [1, 2, 1, 3], "timestamp": [1, 2, 1, 2],
+                        "rating": [5, np.nan, 4, 5]})  # fmt: skip
+    result = split.leave_last_out(log, n=1, time="timestamp", rating="rating")
+    message = (
+        r"SplitResult\.qrels: the 'rating' column of the test part contains 1 missing value "
+        r"\(None or NaN\), the first at position 0; drop those rows or fill them"
+    )
+    with pytest.raises(InputValidationError, match=message):
+        result.qrels(relevance, threshold=4)
+
+
+@pytest.mark.parametrize("relevance", ["threshold", "graded"])
+def test_qrels_name_a_rating_that_is_no_number(relevance):
+    log = pd.DataFrame({"user": list("aabb"), "item": [1, 2, 1, 3], "timestamp": [1, 2, 1, 2],
+                        "rating": ["5", "4", "3", "x"]})  # fmt: skip
+    result = split.leave_last_out(log, n=1, time="timestamp", rating="rating")
+    message = r"the 'rating' column of the test part must hold numbers\. Got 'x' at position 1"
+    with pytest.raises(InputValidationError, match=message):
+        result.qrels(relevance, threshold=4)
+
+
+def test_temporal_quantile_of_an_empty_log_is_empty_as_with_a_cutoff():
+    log = pd.DataFrame({"user": [], "item": [], "timestamp": []})
+    by_quantile = split.temporal(log, quantile=0.5, time="timestamp")
+    by_cutoff = split.temporal(log, cutoff=1, time="timestamp")
+    assert by_quantile.n_rows == by_cutoff.n_rows == 0
+    assert len(by_quantile.train) == len(by_quantile.test) == 0
+
+
+def test_temporal_cutoff_past_int64_is_an_error_for_integer_times():
+    log = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 3], "timestamp": [1, 2, 3]})
+    with pytest.raises(
+        InvalidParameterError, match=r"'cutoff' parameter of temporal must be within int64's range"
+    ):
+        split.temporal(log, cutoff=2**70, time="timestamp")
+    floats = log.astype({"timestamp": float})  # a float column compares with it
+    assert split.temporal(floats, cutoff=2**70, time="timestamp").n_test_rows == 0

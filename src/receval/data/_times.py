@@ -212,3 +212,19 @@ def cutoff_key(value: Any, unit: np.dtype[Any] | None, name: str, func: str) -> 
             f"({np.datetime_data(unit)[0]}) holds. Got {given!r} instead."
         )
     return key
+
+
+def cutoff_in(cutoff: Any, unit: np.dtype[Any] | None, keys: np.ndarray, func: str) -> float:
+    """:func:`cutoff_key` of a cut-off against the times ``keys``: a Python int past
+    int64 is a float against float times, and an error against integer ones (which
+    it could not be compared with)."""
+    wide = isinstance(cutoff, int) and not isinstance(cutoff, bool)
+    if wide and unit is None and not -(2**63) <= cutoff < 2**63:
+        if keys.dtype.kind != "f":
+            raise InvalidParameterError(
+                f"The 'cutoff' parameter of {func} must be within int64's range "
+                f"(-2**63 to 2**63 - 1), as the time column holds int64 numbers. Got "
+                f"{cutoff!r}, which is outside it; pass a cut-off within the times' range."
+            )
+        cutoff = float(cutoff)
+    return cutoff_key(cutoff, unit, "cutoff", func)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..data._lookup import distinct
+from ..data._encode import factorize
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from .masks import ItemLists, candidate_lists, excluded_lists
@@ -192,8 +192,11 @@ class Search:
 
 
 def _unit(x: np.ndarray, start: int, name: str, func: str, rows: Any = None) -> np.ndarray:
-    """Rows scaled to unit length (cosine); a zero vector has no direction."""
-    norms = np.linalg.norm(x, axis=1)
+    """Rows scaled to unit length (cosine); a zero vector has no direction. The
+    norms are taken in float64, where the squares of float32 values neither
+    underflow nor overflow (``[1e-30, 1e-30]`` has a norm, as has ``[1e30, 1e30]``)."""
+    wide = np.asarray(x, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))
     if not norms.all():
         i = int(np.flatnonzero(norms == 0)[0])
         row = start + i if rows is None else int(rows[i])
@@ -201,11 +204,13 @@ def _unit(x: np.ndarray, start: int, name: str, func: str, rows: Any = None) -> 
             f"{func}: row {row} of {name} is a zero vector, whose cosine is undefined; "
             f"use metric='dot' or drop it."
         )
-    return np.ascontiguousarray(x / norms[:, None], dtype=np.float32)
+    return np.ascontiguousarray(wide / norms[:, None], dtype=np.float32)
 
 
 def _ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
-    """The ids of the rows (``None``: 0, 1, ...), distinct, one per row."""
+    """The ids of the rows (``None``: 0, 1, ...), distinct, one per row: encoded as
+    :class:`~receval.Qrels` encodes ids, so missing ids (None, NaN) are refused and
+    floats holding whole numbers become integers."""
     if ids is None:
         return np.arange(n, dtype=np.int64)
     out = v.as_1d(ids, name, func)
@@ -213,17 +218,14 @@ def _ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
         raise InputValidationError(
             f"{func}: {name} must have one id per row of the vectors ({n}). Got {len(out)}."
         )
-    try:
-        n_distinct = len(distinct(out))
-    except TypeError:
-        raise InputValidationError(f"{func}: {name} must be all integers or all strings.") from None
-    if n_distinct != n:
-        values, counts = np.unique(out, return_counts=True)
+    codes, uniques = factorize(out, name, func)
+    if len(uniques) != n:
+        counts = np.bincount(codes, minlength=len(uniques))
         raise InputValidationError(
-            f"{func}: {name} must be distinct. Got {v.format_values(values[counts > 1])} more "
-            f"than once."
+            f"{func}: {name} must be distinct. Got {v.format_values(uniques[counts > 1])} more "
+            f"than once; pass one id per row."
         )
-    return out
+    return uniques
 
 
 def lists_run(lists: list[Lists], user_ids: np.ndarray, item_ids: np.ndarray,

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._parameters import check_seed
 from ..data import io
 from ..data._encode import factorize
 from ..data._lookup import distinct, isin_ints, lookup
@@ -221,7 +222,7 @@ def sample_negatives(
         (successive sampling without replacement, as ``numpy.random.Generator.choice``
         with ``replace=False`` and ``p=``); items of popularity 0, or absent from it,
         are never drawn.
-    seed : int, default=None
+    seed : int in [0, 2**63 - 1], default=None
         Seed of the random generator; the same seed and inputs give the same sets.
     exclude : DataFrame, dict, Qrels, Run or pair (users, items), default=None
         (user, item) pairs never drawn for that user, e.g. the training log.
@@ -243,10 +244,11 @@ def sample_negatives(
     Raises
     ------
     InvalidParameterError
-        Bad ``n``, ``strategy`` or ``short``; popularity missing for
+        Bad ``n``, ``strategy``, ``short`` or ``seed``; popularity missing for
         ``strategy="popularity"``.
     InputValidationError
-        ``short="error"`` and a user with fewer than ``n`` allowed items.
+        ``short="error"`` and a user with fewer than ``n`` allowed items; no
+        catalogue item with a popularity above 0.
 
     See Also
     --------
@@ -277,6 +279,7 @@ def sample_negatives(
     n = int(n)
     v.check_option(strategy, "strategy", func, ["uniform", "popularity"])
     v.check_option(short, "short", func, ["take_all", "error"])
+    seed = None if seed is None else check_seed(seed, func)
     q = as_qrels(qrels, func)
     catalog_ids = _catalog_ids(catalog, func)
     size = len(catalog_ids)
@@ -327,9 +330,16 @@ def _popularity_weights(catalog_ids: np.ndarray, popularity: Any, train: Any, fu
     pos = lookup(table.item_ids, catalog_ids)
     weights[pos[pos >= 0]] = table.counts[pos >= 0]
     if not (weights > 0).any():
+        found = pos >= 0
+        given = (
+            f"{int(found.sum())} of them in the catalog, each with popularity 0"
+            if found.any()
+            else "none in the catalog"
+        )
         raise InputValidationError(
             f"{func}: no catalogue item has a popularity above 0. Got popularity for "
-            f"{table.n_items} items, e.g. {v.format_values(table.item_ids)}, none in the catalog."
+            f"{table.n_items} items, e.g. {v.format_values(table.item_ids)}, {given}; pass "
+            f"counts above 0 for some catalogue items, or strategy='uniform'."
         )
     return weights
 

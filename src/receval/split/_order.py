@@ -31,8 +31,12 @@ def check_fraction(value: Any, name: str, func: str) -> float:
 
 def quantile_of(keys: np.ndarray, q: float) -> float:
     """The q-quantile of the times, interpolated linearly between the two order
-    statistics around position ``q * (n - 1)`` (NumPy's and pandas' default)."""
+    statistics around position ``q * (n - 1)`` (NumPy's and pandas' default); NaN
+    for no times (no row is at or after it: an empty log splits into empty parts,
+    as with a ``cutoff``)."""
     n = len(keys)
+    if n == 0:
+        return float("nan")
     position = q * (n - 1)
     k = int(np.floor(position))
     low, high = np.partition(keys, [k, min(k + 1, n - 1)])[[k, min(k + 1, n - 1)]]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_1d, check_number, check_option
+from .._validation import as_1d, check_number, check_option, missing_values
 from ..data import io
 from ..data._arrow import take_at
 from ..data._encode import encode_ids
@@ -179,13 +179,48 @@ class SplitResult:
         if relevance == "any":
             grades = np.ones(len(cols["user"]), dtype=np.int64)
         else:  # an Arrow column through its buffers (np.asarray of it imports pandas)
-            values = np.asarray(as_1d(cols["value"], f"the {column!r} column", func), np.float64)
+            values = _numbers(
+                as_1d(cols["value"], f"the {column!r} column", func), str(column), func
+            )
             if relevance == "threshold":
                 smallest = float(check_number(threshold, "threshold", func))
                 grades = (values >= smallest).astype(np.int64)
             else:
                 grades = values
         return _judged_once(Qrels, cols["user"], cols["item"], grades, func)
+
+
+def _numbers(values: np.ndarray, column: str, func: str) -> np.ndarray:
+    """The test part's values of ``column`` as float64; a value that is no number
+    or is missing (NaN, None) is an error naming the column and the first such
+    row of the test part (a missing rating is neither relevant nor not)."""
+    name = f"the {column!r} column of the test part"
+    fix = f"drop those rows or fill them, e.g. log.dropna(subset=[{column!r}])"
+    try:
+        numbers = np.asarray(values, dtype=np.float64)
+    except (ValueError, TypeError):
+        given = values.tolist()
+        row, value = next((i, x) for i, x in enumerate(given) if not _is_number(x))
+        if value is None:
+            missing = np.fromiter((x is None for x in given), dtype=bool, count=len(given))
+            raise missing_values(func, name, missing, "None or NaN", fix) from None
+        raise InputValidationError(
+            f"{func}: {name} must hold numbers. Got {value!r} at position {row}; convert "
+            f"the column to numbers, e.g. log[{column!r}] = pd.to_numeric(log[{column!r}])."
+        ) from None
+    missing = np.isnan(numbers)
+    if missing.any():
+        raise missing_values(func, name, missing, "None or NaN", fix)
+    return numbers
+
+
+def _is_number(x: Any) -> bool:
+    """Whether ``float(x)`` reads ``x`` (a number, or a string spelling one)."""
+    try:
+        float(x)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _read_whole(scan: Any, ids: tuple[str, str]) -> Any:

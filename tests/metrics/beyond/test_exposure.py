@@ -443,11 +443,19 @@ def test_evaluate_exposure_on_a_scan(tmp_path):
         receval.evaluate(qrels, run, ["ee_loss(patience=1.5)"])
 
 
-def test_an_empty_run_leaves_every_user_missing():
+@pytest.mark.parametrize("run", [{}, []])
+def test_an_empty_run_is_an_error_as_for_the_other_beyond_metrics(run):
+    with pytest.raises(InputValidationError, match="expected_exposure: run is empty"):
+        expected_exposure({"u": {"a": 1}}, run)
+    with pytest.raises(InputValidationError, match="group_exposure: run is empty"):
+        group_exposure(run, item_groups={"a": "p"})
+
+
+def test_a_run_of_other_users_leaves_every_user_missing():
     qrels = {"u": {"a": 1, "b": 2}, "v": {"c": 1}}
-    zero = expected_exposure(qrels, {})
+    zero = expected_exposure(qrels, {"w": {"a": 1.0}})
     assert zero.ee_disparity.tolist() == [0.0, 0.0] and zero.n_users_missing == 2
     # EE-L of a user absent from the run: the squared norm of its target exposure, 1 for
     # one relevant item (exposure 1 at rank 1); u's: 1 and 0.5 for grades 2 and 1
     assert zero.ee_loss.tolist() == [1.25, 1.0]
-    assert expected_exposure(qrels, {}, missing_users="skip").n_users == 0
+    assert expected_exposure(qrels, {"w": {"a": 1.0}}, missing_users="skip").n_users == 0

@@ -61,10 +61,10 @@ def run_exposure(run: Run, patience: float, depth: int, ties: str) -> np.ndarray
 
 
 def as_samples(run: Any, func: str) -> list[Run]:
-    """One run, or the sampled rankings of a stochastic policy (a list of runs); none for
-    an empty mapping or list (every qrels user is then absent from the run)."""
+    """One run, or the sampled rankings of a stochastic policy (a list of runs); an
+    empty mapping or list is an error, as for the other beyond-accuracy metrics."""
     if isinstance(run, (Mapping, list, tuple)) and not isinstance(run, Run) and not run:
-        return []
+        v.check_not_empty(0, "run", func)
     if isinstance(run, (list, tuple)) and run and all(isinstance(x, (Run, Mapping)) for x in run):
         return [as_run(x, func) for x in run]
     return [as_run(run, func)]

@@ -349,3 +349,16 @@ def test_an_option_that_would_be_ignored_is_refused(files, mode, option, message
     result = invoke(runner, "compare", *data, *option, code=2)
     assert result.stdout == ""
     assert result.stderr == f"error: {message}\n"
+
+
+def test_counts_a_metric_has_none_of_are_null_not_minus_one(files):
+    """DeLong's AUC has no per-user value: its wins, ties and losses are null in the
+    JSON (nan in CSV), not -1, which a sum of wins would take in."""
+    tmp = files[0]
+    data = ["--impressions", tmp / "log.csv", "--label", "click", "--score", "model_a",
+            "--score", "model_b", "--ctr-metric", "auc", *SETTINGS]  # fmt: skip
+    records = json.loads(invoke(runner, "compare", *data, "--format", "json").stdout)
+    assert [(r["wins"], r["ties"], r["losses"]) for r in records] == [(None, None, None)]
+    csv = invoke(runner, "compare", *data, "--format", "csv").stdout.splitlines()
+    row = dict(zip(csv[0].split(","), csv[1].split(","), strict=True))
+    assert (row["wins"], row["ties"], row["losses"]) == ("nan", "nan", "nan")

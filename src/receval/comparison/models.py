@@ -147,7 +147,9 @@ class ComparisonReport:
         return make_frame(columns, backend=backend)
 
     def records(self) -> list[dict[str, Any]]:
-        """:meth:`to_frame`'s rows as dicts of plain Python values (JSON-ready)."""
+        """:meth:`to_frame`'s rows as dicts of plain Python values (JSON-ready); the
+        counts of users a metric without per-user values has none of (-1 in the
+        frame's integer columns) are None."""
         out = []
         c = self.comparisons
         for i in range(len(c["metric"])):
@@ -156,6 +158,8 @@ class ComparisonReport:
             row["mean"], row["versus_mean"] = self.means[m][a], self.means[m][b]
             for k in _STAT_COLUMNS:
                 row[k] = c[k][i].item()
+            for k in ("wins", "ties", "losses"):
+                row[k] = None if row[k] < 0 else row[k]
             out.append(row)
         return out
 
@@ -287,7 +291,7 @@ class ComparisonReport:
         for r in self.records():
             ci = f"[{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
             mark = "*" if r["significant"] else ""
-            counts = f"{r['wins']}/{r['ties']}/{r['losses']}" if r["wins"] >= 0 else "-"
+            counts = "-" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"
             rows.append([r["metric"], r["model"], r["versus"], f"{r['difference']:+.{digits}f}",
                          f"{r['effect_size']:.3f}", ci, format_p_value(r["p_value"]),
                          f"{format_p_value(r['p_adjusted'])}{mark}", counts])  # fmt: skip

@@ -413,3 +413,16 @@ def test_report_beyond_accuracy_section(runner, matplotlib, tmp_path) -> None:
     assert f"{exposure.max_min_ratio:.4f}" in html
     usage = invoke(runner, "report", "-o", out, "--train", tmp_path / "train.csv", code=2)
     assert "pass --qrels and --run too" in usage.stderr
+
+
+def test_report_into_a_missing_folder_is_refused_before_the_work(runner, tmp_path) -> None:
+    """It was found after every section had been computed, naming a temporary file."""
+    out = tmp_path / "no" / "r.html"
+    events = tmp_path / "events.csv"
+    events.write_text("user,time\n1,2024-01-01\n")
+    result = invoke(runner, "report", "--out", out, "--events", events, code=2)
+    assert result.stderr == (
+        f"error: receval report --out: the output path's folder {str(out.parent)!r} does not "
+        f"exist. Got {str(out)!r}; make the folder first (mkdir -p {out.parent}) or write "
+        "into an existing one.\n"
+    )

@@ -86,14 +86,14 @@ def test_out_refuses_what_is_not_a_regular_file(tmp_path: Path, kind: str) -> No
 def test_out_refuses_an_input_of_the_same_report(tmp_path: Path) -> None:
     run = tmp_path / "run.csv"
     run.write_text("user,item,score\nu,i,1\n")
-    with pytest.raises(InvalidParameterError, match="must not be an input"):
+    with pytest.raises(InvalidParameterError, match="must not be one of the inputs"):
         _report(tmp_path, str(run)).write(tmp_path / "." / "run.csv")  # another spelling
     assert run.read_text() == "user,item,score\nu,i,1\n"
     # the command refuses before reading anything
     (tmp_path / "q.csv").write_text("user,item,grade\nu,i,1\n")
     args = ["report", "--qrels", tmp_path / "q.csv", "--run", run, "-o", run]
     result = invoke(make_runner(), *args, code=2)
-    assert "receval report --out" in result.stderr and "must not be an input" in result.stderr
+    assert "receval report --out" in result.stderr and "must not be one of the inputs" in result.stderr
     assert run.read_text() == "user,item,score\nu,i,1\n"
     result = invoke(make_runner(), "report", "--qrels", tmp_path / "q.csv", "--run", run,
                     "-o", "/dev/null", code=2)  # fmt: skip

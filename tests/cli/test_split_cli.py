@@ -110,7 +110,7 @@ def test_split_refuses_to_write_over_its_log(tmp_path, log_path, option):
                     code=2)  # fmt: skip
     name = "--train" if option == "-o" else "--test"
     assert result.stderr == (
-        f"error: {name} names the interaction log {str(path)!r}, which writing it would "
-        "overwrite; name another file.\n"
+        f"error: receval split {name}: the output path must not be one of the inputs. Got "
+        f"{str(path)!r}, the same file as the input {str(path)!r}; write to another file.\n"
     )
     assert path.read_bytes() == before

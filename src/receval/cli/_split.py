@@ -162,6 +162,7 @@ def split_command(
     """
     from .. import split
     from ..data.scan import scan
+    from ..report.html import check_target
 
     say = Messages(quiet)
     for path in (train, test):
@@ -171,14 +172,10 @@ def split_command(
             )
     if os.path.abspath(train) == os.path.abspath(test):
         raise say.fail(f"--train and --test name the same file {train!r}; name two files.")
-    for option, path in (("--train", train), ("--test", test)):
-        if os.path.isfile(path) and os.path.isfile(file) and os.path.samefile(path, file):
-            raise say.fail(
-                f"{option} names the interaction log {file!r}, which writing it would "
-                f"overwrite; name another file."
-            )
     columns: dict[str, Any] = {"user": user, "item": item, "time": time}
     with say.guard():
+        for option, path in (("--train", train), ("--test", test)):  # not over the log
+            check_target(path, [file], f"receval split {option}")
         if method is SplitMethod.temporal:
             result = split.temporal(
                 scan(file), None if cutoff is None else _number_or_text(cutoff),

@@ -694,7 +694,8 @@ def check_target(target: str, inputs: Iterable[str], func: str) -> None:
 
     ``target`` may be new, or a regular file (or a link to one), which is then
     replaced; a character device (``/dev/null``), a named pipe, a socket or a
-    folder is refused, as is a file among ``inputs`` (the same file by any path).
+    folder is refused, as are a file among ``inputs`` (the same file by any path) and
+    a new file in a folder that does not exist.
 
     Raises
     ------
@@ -714,6 +715,12 @@ def check_target(target: str, inputs: Iterable[str], func: str) -> None:
     try:
         st = os.stat(target)
     except FileNotFoundError:
+        folder = os.path.dirname(target)
+        if folder and not os.path.isdir(folder):  # found before the work, not after it
+            raise InvalidParameterError(
+                f"{func}: the output path's folder {folder!r} does not exist. Got {target!r}; "
+                f"make the folder first (mkdir -p {folder}) or write into an existing one."
+            ) from None
         return
     except OSError:
         return  # unreadable or a dangling link: the write names the error
@@ -734,7 +741,7 @@ def check_target(target: str, inputs: Iterable[str], func: str) -> None:
         with suppress(OSError):
             if os.path.samefile(target, name):
                 raise InvalidParameterError(
-                    f"{func}: the output path must not be an input of the report. Got "
+                    f"{func}: the output path must not be one of the inputs. Got "
                     f"{target!r}, the same file as the input {name!r}; write to another file."
                 )
 

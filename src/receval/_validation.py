@@ -393,6 +393,14 @@ def _integer_values(x: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _inexact(e: int) -> bool:
+    """Whether float64 cannot hold the integer ``e`` (beyond its range included)."""
+    try:
+        return int(float(e)) != e
+    except OverflowError:
+        return True
+
+
 def order_scores(x: np.ndarray, name: str, func: str, *, rank: bool = True) -> np.ndarray:
     """Finite float64 scores of a metric that uses only their order.
 
@@ -410,11 +418,11 @@ def order_scores(x: np.ndarray, name: str, func: str, *, rank: bool = True) -> n
         lo, hi = ints.min(), ints.max()
         if hi > _FLOAT_EXACT or lo < -_FLOAT_EXACT:
             big = [int(e) for e in ints.tolist() if not -_FLOAT_EXACT <= e <= _FLOAT_EXACT]
-            if any(int(float(e)) != e for e in big):
+            if any(map(_inexact, big)):
                 if rank:
                     inverse = np.unique(ints, return_inverse=True)[1]
                     return inverse.reshape(-1).astype(np.float64)
-                shown = format_values([e for e in big if int(float(e)) != e])
+                shown = format_values([e for e in big if _inexact(e)])
                 raise InputValidationError(
                     f"{func}: {name} holds integers beyond 2**53 that float64 cannot tell "
                     f"apart, e.g. {shown}; subtract an offset (such as their smallest "

@@ -93,7 +93,8 @@ def test_out_refuses_an_input_of_the_same_report(tmp_path: Path) -> None:
     (tmp_path / "q.csv").write_text("user,item,grade\nu,i,1\n")
     args = ["report", "--qrels", tmp_path / "q.csv", "--run", run, "-o", run]
     result = invoke(make_runner(), *args, code=2)
-    assert "receval report --out" in result.stderr and "must not be one of the inputs" in result.stderr
+    assert "receval report --out" in result.stderr
+    assert "must not be one of the inputs" in result.stderr
     assert run.read_text() == "user,item,score\nu,i,1\n"
     result = invoke(make_runner(), "report", "--qrels", tmp_path / "q.csv", "--run", run,
                     "-o", "/dev/null", code=2)  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
-from .run import Accumulator
+from .run import Accumulator, check_arguments
 from .sources import run_definition
 from .window import check_decay, check_window
 
@@ -244,4 +244,6 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
     # a scan is cut into batches of whole groups: their states need no rows kept
     params = metric(name, whole_groups=True, **options).params
-    return run_definition(defn, params, given, func=f"compute({name!r})")
+    func = f"compute({name!r})"
+    check_arguments(name, defn, params, data, kwargs, func)  # missing, too many
+    return run_definition(defn, params, given, func=func)

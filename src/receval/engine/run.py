@@ -85,19 +85,37 @@ def _checked_state(state: Any) -> dict[str, Any]:
     return checked
 
 
-def _check_arguments(
-    name: str, defn: MetricDefinition, params: Any, data: tuple[Any, ...], kwargs: Any
+def check_arguments(
+    name: str,
+    defn: MetricDefinition,
+    params: Any,
+    data: tuple[Any, ...],
+    kwargs: Any,
+    func: str | None = None,
 ) -> None:
-    """An ``InvalidParameterError`` for data arguments that ``update`` does not take
-    (missing, unknown, too many), in the user's words rather than Python's."""
+    """An ``InvalidParameterError`` for data arguments that the metric does not take
+    (missing, unknown, too many), in the user's words rather than Python's.
+
+    A ``prepare`` that takes ``*args`` and whose last input is ``sample_weight``
+    (``update(y_true, second, sample_weight=None)``) is checked against those inputs:
+    every one but ``sample_weight`` is required. ``func`` names the caller (default:
+    ``Accumulator.update of 'name'``)."""
     import inspect
 
+    signature = inspect.signature(defn.prepare)
+    kinds = {p.kind for p in signature.parameters.values()}
+    if inspect.Parameter.VAR_POSITIONAL in kinds and defn.inputs[-1:] == ("sample_weight",):
+        keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        signature = inspect.Signature(
+            [inspect.Parameter("params", keyword)]
+            + [inspect.Parameter(k, keyword) for k in defn.inputs[:-1]]
+            + [inspect.Parameter("sample_weight", keyword, default=None)]
+        )
     try:
-        inspect.signature(defn.prepare).bind(params, *data, **kwargs)
+        signature.bind(params, *data, **kwargs)
     except TypeError as e:
-        raise InvalidParameterError(
-            f"Accumulator.update of {name!r} takes ({', '.join(defn.inputs)}): {e}."
-        ) from None
+        caller = f"Accumulator.update of {name!r}" if func is None else func
+        raise InvalidParameterError(f"{caller} takes ({', '.join(defn.inputs)}): {e}.") from None
 
 
 class Accumulator:
@@ -186,8 +204,9 @@ class Accumulator:
             # with a window, the batch's own state joins the window and the lifetime state
             new = defn.add(self._params, self._state if self._window is None else None, data,
                            kwargs)  # fmt: skip
-        except TypeError:
-            _check_arguments(self.name, defn, self._params, data, kwargs)
+        except TypeError as e:
+            if not isinstance(e, InvalidParameterError):  # already in the user's words
+                check_arguments(self.name, defn, self._params, data, kwargs)
             raise
         if self._window is not None:
             held = (tuple(_held(x) for x in data), {k: _held(x) for k, x in kwargs.items()})

@@ -52,6 +52,7 @@ __all__ = [
 
 _EPS = float(np.finfo(np.float64).eps)
 _EPS32 = float(np.finfo(np.float32).eps)  # np.finfo costs microseconds a call
+_EPS16 = float(np.finfo(np.float16).eps)
 _F32 = np.dtype(np.float32)
 
 
@@ -253,12 +254,14 @@ def check_eps(eps: float | str, func: str) -> float | str:
 
 def clip_eps(eps: float | str, dtype: Any) -> float:
     """The clip of probabilities of ``dtype``: ``eps``, or for ``"auto"`` the machine
-    epsilon of float32 probabilities (float32 input) and of float64 otherwise, as
-    scikit-learn's ``log_loss``. Every backend clips each batch by this rule, so a
+    epsilon of ``dtype`` (float16's or float32's for such input, float64's otherwise),
+    as scikit-learn's ``log_loss``. Every backend clips each batch by this rule, so a
     float32 column gives one value in memory, out of core and in Spark."""
     if not isinstance(eps, str):
         return eps
-    return _EPS32 if dtype is _F32 or dtype == np.float32 else _EPS
+    if dtype is _F32 or dtype == np.float32:
+        return _EPS32
+    return _EPS16 if dtype == np.float16 else _EPS
 
 
 # ------------------------------------------------------------------ exact AUC by score ranges

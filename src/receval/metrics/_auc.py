@@ -110,7 +110,8 @@ def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     the definition's checks and warning."""
     if params["bins"] is not None:
         return None
-    y_true, y_score, sample_weight = columns["y_true"], columns["y_score"], columns["sample_weight"]
+    y_true, y_score = columns["y_true"], columns["y_score"]
+    sample_weight = columns.get("sample_weight")
     if (
         type(y_true) is np.ndarray
         and type(y_score) is np.ndarray
@@ -146,8 +147,17 @@ def _score(
     partition; scan columns: as its partitioning says). ``undefined`` replaces nan and
     its warning; with a score column per class, ``multiclass`` = ``(binary, average,
     labels, multi_class)`` scores each class (or pair) with ``binary``."""
+    if multiclass is not None:  # checked on binary input too, as scikit-learn does
+        v.check_option(multiclass[1], "average", func, ["macro", "weighted", "micro", None])
+        v.check_option(multiclass[3], "multi_class", func, ["raise", "ovr", "ovo"])
     if multiclass is not None and data_ndim(y_score) == 2:  # a column per class, or one
         scores = v.as_array(y_score, "y_score", func)
+        if scores.shape[1] == 2 and len(distinct(v.as_1d(y_true, "y_true", func))) <= 2:
+            raise InputValidationError(
+                f"{func}: y_true is binary but y_score has 2 columns (shape {scores.shape}); "
+                f"binary input takes one score per row: pass y_score[:, 1], the positive "
+                f"class's column (scikit-learn also refuses a 2-D y_score here)."
+            )
         if scores.shape[1] > 1:
             if pos_label is not None and pos_label != 1:
                 raise InvalidParameterError(

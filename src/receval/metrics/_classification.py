@@ -97,7 +97,8 @@ def confusion_matrix(
     """
     func = "confusion_matrix"
     _v.check_option(normalize, "normalize", func, ("true", "pred", "all", None))
-    data = check_label_data(func, y_true, y_pred, sample_weight)
+    # normalized: only the ratios of the weights matter (scaled, the sums do not overflow)
+    data = check_label_data(func, y_true, y_pred, sample_weight, relative=normalize is not None)
     tally = tally_labels(data)
     k = len(tally.classes)
     if labels is None:
@@ -270,7 +271,7 @@ def _correct(
     func: str, y_true: Any, y_pred: Any, normalize: Any, sample_weight: Any, *, correct: bool
 ) -> float:
     _v.check_option(normalize, "normalize", func, (True, False))
-    data = check_label_data(func, y_true, y_pred, sample_weight)
+    data = check_label_data(func, y_true, y_pred, sample_weight, relative=bool(normalize))
     hits = (data.y_true == data.y_pred) if correct else (data.y_true != data.y_pred)
     if data.weight is None:
         count, total = float(np.count_nonzero(hits)), float(len(hits))

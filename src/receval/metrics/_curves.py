@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..exceptions import InputValidationError, UndefinedMetricWarning
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import check_binary_scores, sort_classes, threshold_counts
 
 __all__ = ["precision_recall_curve", "roc_curve"]
@@ -22,6 +22,15 @@ def binary_curve_counts(
         y_true, y_score, sample_weight, func, pos_label=pos_label, rank=False
     )
     return threshold_counts(sort_classes(labels, scores, weights))
+
+
+def _check_drop_intermediate(value: Any, func: str) -> None:
+    """An ``InvalidParameterError`` unless ``drop_intermediate`` is a bool (as scikit-learn)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"The 'drop_intermediate' parameter of {func} must be a bool (True or False). "
+            f"Got {value!r} instead."
+        )
 
 
 def roc_curve(
@@ -78,6 +87,7 @@ def roc_curve(
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
+    _check_drop_intermediate(drop_intermediate, "roc_curve")
     thresholds, tps, fps = binary_curve_counts(
         y_true, y_score, sample_weight, "roc_curve", pos_label
     )
@@ -160,6 +170,7 @@ def precision_recall_curve(
     >>> thresholds
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
+    _check_drop_intermediate(drop_intermediate, "precision_recall_curve")
     thresholds, tps, fps = binary_curve_counts(
         y_true, y_score, sample_weight, "precision_recall_curve", pos_label
     )

@@ -109,6 +109,32 @@ class GroupAUCReport:
         )
 
 
+def _mapped_weights(mapping: dict[Any, Any], groups: list[Any], func: str) -> np.ndarray:
+    """The weight ``mapping`` gives each of ``groups`` as float64; an
+    ``InputValidationError`` naming the first group whose weight is not a finite number."""
+    values = [mapping[g] for g in groups]
+    out: np.ndarray | None = None
+    if not any(isinstance(x, (str, bytes)) for x in values):
+        try:
+            out = np.array(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            out = None
+    if out is not None and bool(np.isfinite(out).all()):
+        return out
+
+    def finite(x: Any) -> bool:
+        try:
+            return not isinstance(x, (str, bytes)) and bool(np.isfinite(float(x)))
+        except (TypeError, ValueError, OverflowError):
+            return False
+
+    i = next(i for i, x in enumerate(values) if not finite(x))
+    raise InputValidationError(
+        f"{func}: weighting must map each group to a finite number. Got {values[i]!r} for "
+        f"group {groups[i]!r}; give that group a finite, non-negative weight."
+    )
+
+
 def group_weights(
     weighting: Any,
     uniques: np.ndarray,
@@ -132,7 +158,7 @@ def group_weights(
                 f"{func}: weighting has no weight for groups {v.format_values(missing)}; "
                 f"give every group a weight."
             )
-        out = np.array([mapping[g] for g in uniques.tolist()], dtype=np.float64)
+        out = _mapped_weights(mapping, uniques.tolist(), func)
     else:
         try:
             per_row = v.as_float(v.as_1d(weighting, "weighting", func), "weighting", func)
@@ -377,8 +403,15 @@ def _gauc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     return result
 
 
-def gauc_or_warn(score: float, n_groups: int) -> float:
-    """``score``, or nan with an ``UndefinedMetricWarning`` when no group counted."""
+def gauc_or_warn(score: float, n_groups: int, n_skipped: int | None = None) -> float:
+    """``score``, or nan with an ``UndefinedMetricWarning`` when no group counted: no
+    group has both classes, or (``n_skipped < n_groups``) those that have weigh zero."""
+    if np.isnan(score) and n_skipped is not None and n_skipped < n_groups:
+        return warn_undefined(
+            f"gauc_score: every group that has both a positive and a negative sample "
+            f"({n_groups - n_skipped} of {n_groups} groups) has weight zero, so GAUC is "
+            f"undefined (returned as nan); give some of them a positive weight."
+        )
     if np.isnan(score):
         return warn_undefined(
             f"gauc_score: no group has both a positive and a negative sample "
@@ -551,8 +584,9 @@ def _gauc_finalize(params: dict[str, Any], state: GroupState | OpenGroups) -> fl
         if not state.n_rows:
             return gauc_or_warn(float("nan"), 0)
         report = open_report(state, params["weighting"])
-        return gauc_or_warn(report.score, report.n_groups)
-    return gauc_or_warn(state.totals.score, state.totals.n_groups)
+        return gauc_or_warn(report.score, report.n_groups, report.n_groups_skipped)
+    totals = state.totals
+    return gauc_or_warn(totals.score, totals.n_groups, totals.n_groups_skipped)
 
 
 GAUC = register(

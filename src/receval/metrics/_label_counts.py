@@ -32,7 +32,14 @@ class LabelData(NamedTuple):
     integer_weights: bool  # no weights, or weights of an integer/bool dtype
 
 
-def check_label_data(func: str, y_true: Any, y_pred: Any, sample_weight: Any) -> LabelData:
+def check_label_data(
+    func: str, y_true: Any, y_pred: Any, sample_weight: Any, *, relative: bool = False
+) -> LabelData:
+    """The validated labels and weights of a classification metric.
+
+    ``relative=True`` for a metric of ratios of weights (rates, scores, a normalized
+    matrix): weights far from 1 are scaled by a power of two (exactly), so that their
+    sums do not overflow (see :func:`receval._validation.check_sample_weight`)."""
     yt = _v.as_class_labels(y_true, "y_true", func)
     yp = _v.as_class_labels(y_pred, "y_pred", func)
     sw = None if sample_weight is None else _v.as_1d(sample_weight, "sample_weight", func)
@@ -52,7 +59,7 @@ def check_label_data(func: str, y_true: Any, y_pred: Any, sample_weight: Any) ->
                 f"y_pred = (y_prob >= 0.5).astype(int)."
             )
     integer_weights = sw is None or sw.dtype.kind in "biu"
-    w = _v.check_sample_weight(sw, n, func)
+    w = _v.check_sample_weight(sw, n, func, relative=relative)
     return LabelData(yt, yp, w, integer_weights)
 
 
@@ -222,7 +229,7 @@ def class_counts(
     selected labels into arrays of length 1.
     """
     _v.check_option(average, "average", func, _AVERAGES)
-    data = check_label_data(func, y_true, y_pred, sample_weight)
+    data = check_label_data(func, y_true, y_pred, sample_weight, relative=True)  # ratios
     tally = tally_labels(data)
     classes = tally.classes
     if average != "binary" and pos_label not in (None, 1):

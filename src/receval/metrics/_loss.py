@@ -69,8 +69,8 @@ def log_loss(
         0/1, the second of ``labels`` (or the greater label) is the positive one.
     eps : float or "auto", default="auto"
         Clipping bound: p is clipped to ``[eps, 1 - eps]`` before ``1 - p`` is
-        taken. "auto" is the machine epsilon of ``y_pred``'s dtype (float32's
-        for float32 input, float64's otherwise), as in scikit-learn; every
+        taken. "auto" is the machine epsilon of ``y_pred``'s dtype (float16's or
+        float32's for such input, float64's otherwise), as in scikit-learn; every
         backend (:func:`receval.metric`, scan columns, Spark) clips each batch
         by the same rule.
     profile : str, default=None

@@ -1401,3 +1401,26 @@ def test_parquet_string_users_stored_as_indices_read_as_dictionaries(
     with pytest.raises(InputValidationError) as from_frame:
         Run.from_frame(frame)
     assert str(err.value).endswith(str(from_frame.value)), (str(err.value), str(from_frame.value))
+
+
+@pytest.mark.parametrize("kind", ["pandas Int64", "pandas Float64", "polars"])
+def test_frames_name_a_missing_grade_or_score_missing_not_nan(kind):
+    """``from_frame`` converted the column before its check: 'NaN or infinity'."""
+    values = [1, None, 2]
+    make = {
+        "pandas Int64": lambda c: pd.DataFrame(
+            {"user": ["u"] * 3, "item": ["a", "b", "c"], c: pd.array(values, dtype="Int64")}
+        ),
+        "pandas Float64": lambda c: pd.DataFrame(
+            {"user": ["u"] * 3, "item": ["a", "b", "c"], c: pd.array(values, dtype="Float64")}
+        ),
+        "polars": lambda c: pl.DataFrame({"user": ["u"] * 3, "item": ["a", "b", "c"], c: values}),
+    }[kind]
+    what = "null" if kind == "polars" else "NA"
+    for cls, column, name in ((Qrels, "grade", "grades"), (Run, "score", "scores")):
+        with pytest.raises(
+            InputValidationError,
+            match=rf"^{cls.__name__}: {name} contains 1 missing value \({what}\), the first at "
+            r"position 1; drop or fill them first.$",
+        ):
+            cls.from_frame(make(column))

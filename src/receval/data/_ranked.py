@@ -250,7 +250,8 @@ class Qrels(_RankedBase):
             io.check_columns(frame, names, cls._func)
             return cls._from_columns(io.ArrowColumns(frame), user, item, grade)
         cols = io.frame_columns(frame, names, cls._func)
-        return cls(cols["user"], cols["item"], cols.get("grade"))
+        # the grades as the frame holds them: their nulls or NA named so, not NaN
+        return cls(cols["user"], cols["item"], None if grade is None else frame[grade])
 
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str]) -> Qrels:
@@ -507,7 +508,8 @@ class Run(_RankedBase):
             source = io.ArrowColumns(frame)
             return cls._from_columns(source, user, item, value, rank is not None, name)
         cols = io.frame_columns(frame, names, cls._func)
-        return cls(cols["user"], cols["item"], cols.get("score"), ranks=cols.get("rank"), name=name)
+        scores, ranks = (None if c is None else frame[c] for c in (score, rank))  # as held
+        return cls(cols["user"], cols["item"], scores, ranks=ranks, name=name)
 
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Run:

@@ -142,3 +142,19 @@ def test_a_column_named_twice_is_refused_not_read_as_the_first(runner, files, tm
         f"error: {path}: the column 'grade' appears 2 times among the columns; rename all "
         "but one so that the column read is the one meant.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "message"),
+    [
+        (b"u1,a,1\nu2,c,1,9\n", 3, "CSV parse error: Expected 3 columns, got 4: u2,c,1,9; give "
+         "every line the header's fields, quoting a field that holds the delimiter."),
+        (b"u1,a,1\nu2,c\xff,1\n", 3, "the line is not UTF-8 text (In CSV column #1: CSV "
+         "conversion error to string: invalid UTF8 data.); save the file as UTF-8."),
+    ],
+)  # fmt: skip
+def test_a_csv_line_arrow_cannot_read_is_named(runner, files, tmp_path, body, line, message):
+    path = tmp_path / "qrels.csv"
+    path.write_bytes(b"user,item,grade\n" + body)
+    result = invoke(runner, "rank", "--qrels", str(path), "--run", files["run"], code=2)
+    assert result.stderr == f"error: {path}:{line}: {message}\n"

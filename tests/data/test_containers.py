@@ -1424,3 +1424,25 @@ def test_frames_name_a_missing_grade_or_score_missing_not_nan(kind):
             r"position 1; drop or fill them first.$",
         ):
             cls.from_frame(make(column))
+
+
+@pytest.mark.parametrize(
+    "make", [pd.DataFrame, pl.DataFrame, pa.table], ids=["pandas", "polars", "arrow"]
+)
+def test_a_run_frame_with_a_rank_column_and_no_score_is_ranked_by_it(make):
+    """As the guide says (a frame has a score or a rank column); it was refused, naming a
+    score= that evaluate does not take."""
+    run = make({"user": ["u"] * 3, "item": ["c", "a", "b"], "rank": [1, 2, 3]})
+    assert Run.from_frame(run).to_dict() == Run.from_frame(run, rank="rank").to_dict()
+    assert evaluate({"u": {"a": 1}}, run, ["mrr"]).mean == {"mrr": 0.5}
+    both = make({"user": ["u"] * 2, "item": ["a", "b"], "score": [0.1, 0.9], "rank": [1, 2]})
+    assert evaluate({"u": {"a": 1}}, both, ["mrr"]).mean == {"mrr": 0.5}  # the scores
+
+
+def test_one_integer_id_beyond_64_bits_is_named_alone():
+    with pytest.raises(
+        InputValidationError,
+        match=r"^Qrels: users holds the integer id 1180591620717411303424, which no 64-bit "
+        r"integer type holds; ids must be",
+    ):
+        Qrels.from_dict({2**70: {"a": 1}})

@@ -474,10 +474,13 @@ def _factorize_arrow(
         if all(type(x) is int and 0 <= x < 2**64 for x in values):
             return encode_ids(np.array(values, dtype=np.uint64), name, func)
         ints = [x for x in values if isinstance(x, int)]
+        low, high = min(ints), max(ints)
+        held = (f"the integer id {low!r}, which no 64-bit integer type holds" if low == high
+                else f"integer ids from {low!r} to {high!r}, which no 64-bit integer type "
+                f"holds together")  # fmt: skip
         raise InputValidationError(
-            f"{func}: {name} holds integer ids from {min(ints)!r} to {max(ints)!r}, which "
-            f"no 64-bit integer type holds together; ids must be int64, uint64 or "
-            f"strings: convert them, e.g. {name} = {name}.astype(str)."
+            f"{func}: {name} holds {held}; ids must be int64, uint64 or strings: convert "
+            f"them, e.g. {name} = {name}.astype(str)."
         ) from exc
     if isinstance(arr, np.ndarray) and arr.dtype.kind == "O" and pa.types.is_binary(parr.type):
         kinds = sorted({type(v).__name__ for v in arr.tolist()})

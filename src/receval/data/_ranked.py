@@ -498,7 +498,11 @@ class Run(_RankedBase):
         rank: str | None = None,
         name: str | None = None,
     ) -> Run:
-        """From a pandas/polars DataFrame or an Arrow table, with a score or a rank column."""
+        """From a pandas/polars DataFrame or an Arrow table, with a score or a rank column
+        (a frame with a ``rank`` column and no ``score`` column: its ranks)."""
+        if rank is None and score == "score":
+            given = io.column_names(frame)
+            rank = "rank" if "rank" in given and "score" not in given else None
         if rank is not None:
             score = None
         names = {"user": user, "item": item, "score": score, "rank": rank}

@@ -50,15 +50,19 @@ def is_frame(obj: Any) -> bool:
     )
 
 
+def column_names(data: Any) -> list[str]:
+    """The column names of a DataFrame, an Arrow table or a mapping of arrays."""
+    if module_of(data) == "pyarrow":
+        return list(data.schema.names)
+    if isinstance(data, Mapping):
+        return list(data.keys())
+    return [str(c) for c in data.columns]
+
+
 def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> None:
     """Raise, with the available names, when a DataFrame / Arrow table / mapping of
     arrays lacks one of the named columns (``columns``: role -> name or None)."""
-    if module_of(data) == "pyarrow":
-        names = list(data.schema.names)
-    elif isinstance(data, Mapping):
-        names = list(data.keys())
-    else:
-        names = [str(c) for c in data.columns]
+    names = column_names(data)
     for role, name in columns.items():
         if name is not None and name not in names:
             raise InputValidationError(

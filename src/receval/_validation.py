@@ -318,7 +318,7 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
     if x.dtype.kind == "O" and x.ndim == 1 and x.size:  # numbers and missing values
         values = x.tolist()
         missing = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
-        if missing.any() and all(m or _is_number(e) for m, e in zip(missing, values, strict=True)):
+        if missing.any() and all(m or is_number(e) for m, e in zip(missing, values, strict=True)):
             raise missing_values(func, name, missing, "None, NA or NaN")
     if x.dtype.kind not in "biuf":
         error = InputValidationError(
@@ -326,12 +326,12 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
             + (f" with values {format_values(_distinct(x))}." if x.size else ".")
         )
         if x.ndim == 1:  # where the first value that is not a number is (a file's line)
-            error.row = next((i for i, e in enumerate(x.tolist()) if not _is_number(e)), None)
+            error.row = next((i for i, e in enumerate(x.tolist()) if not is_number(e)), None)
         raise error
     return np.asarray(x, dtype=np.float64)
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
     """Whether ``value`` is a number (a bool, int or float, NumPy's too, or a string
     of one)."""
     if isinstance(value, (str, bytes)):

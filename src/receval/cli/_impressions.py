@@ -47,6 +47,7 @@ def column(table: Any, name: str, option: str, path: str, fmt: str, command: str
     that is not a number, naming ``option`` (``--score``, ``--weight``)."""
     import pyarrow as pa
 
+    from .._validation import is_number
     from ..data._arrow import to_numpy
     from ..data._open import place
     from ..exceptions import InputValidationError
@@ -57,7 +58,7 @@ def column(table: Any, name: str, option: str, path: str, fmt: str, command: str
         no_missing(values, f"{option} {name}", path, fmt, command)
         return to_numpy(values)
     row, bad = next(
-        ((i, v) for i, v in enumerate(values.to_pylist()) if v is not None and not _number(v)),
+        ((i, v) for i, v in enumerate(values.to_pylist()) if v is not None and not is_number(v)),
         (None, None),
     )
     where = path if row is None else place(path, row, lines=fmt in ("csv", "tsv"))
@@ -81,14 +82,6 @@ def no_missing(values: Any, option: str, path: str, fmt: str, command: str) -> N
     located = type(error)(f"{place(path, error.row, lines=fmt in ('csv', 'tsv'))}: {error}")
     located.row = error.row
     raise located
-
-
-def _number(value: Any) -> bool:
-    try:
-        float(value)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 class Impressions(NamedTuple):

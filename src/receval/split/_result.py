@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_1d, check_number, check_option, missing_values
+from .._validation import as_1d, check_number, check_option, is_number, missing_values
 from ..data import io
 from ..data._arrow import take_at
 from ..data._encode import encode_ids
@@ -200,7 +200,7 @@ def _numbers(values: np.ndarray, column: str, func: str) -> np.ndarray:
         numbers = np.asarray(values, dtype=np.float64)
     except (ValueError, TypeError):
         given = values.tolist()
-        row, value = next((i, x) for i, x in enumerate(given) if not _is_number(x))
+        row, value = next((i, x) for i, x in enumerate(given) if not is_number(x))
         if value is None:
             missing = np.fromiter((x is None for x in given), dtype=bool, count=len(given))
             raise missing_values(func, name, missing, "None or NaN", fix) from None
@@ -212,15 +212,6 @@ def _numbers(values: np.ndarray, column: str, func: str) -> np.ndarray:
     if missing.any():
         raise missing_values(func, name, missing, "None or NaN", fix)
     return numbers
-
-
-def _is_number(x: Any) -> bool:
-    """Whether ``float(x)`` reads ``x`` (a number, or a string spelling one)."""
-    try:
-        float(x)
-    except (ValueError, TypeError):
-        return False
-    return True
 
 
 def _read_whole(scan: Any, ids: tuple[str, str]) -> Any:

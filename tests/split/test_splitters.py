@@ -548,3 +548,13 @@ def test_temporal_cutoff_past_int64_is_an_error_for_integer_times():
         split.temporal(log, cutoff=2**70, time="timestamp")
     floats = log.astype({"timestamp": float})  # a float column compares with it
     assert split.temporal(floats, cutoff=2**70, time="timestamp").n_test_rows == 0
+
+
+def test_rolling_cutoffs_past_int64_are_an_error_for_integer_times():
+    """The rolling windows' cut-offs go through the same check as temporal's (they
+    raised NumPy's TypeError)."""
+    log = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 3], "timestamp": [1, 2, 3]})
+    with pytest.raises(
+        InvalidParameterError, match=r"'cutoffs' parameter of rolling must be within int64's"
+    ):
+        split.rolling(log, [2, 2**70], time="timestamp")

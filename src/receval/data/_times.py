@@ -158,17 +158,30 @@ def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str
     return keys * factor
 
 
-def cutoff_key(value: Any, unit: np.dtype[Any] | None, name: str, func: str) -> float:
-    """A cut-off time in the keys' terms: a number for numeric times; a datetime,
-    ``numpy.datetime64``, ``pandas.Timestamp`` or ISO string for datetime columns,
-    as the first tick of the column's unit at or after it (so that ``time < key``
-    and ``time >= key`` hold as against the cut-off itself).
+def cutoff_key(
+    value: Any, unit: np.dtype[Any] | None, name: str, func: str, keys: np.ndarray
+) -> float:
+    """A cut-off time in the terms of the times ``keys``: a number for numeric times
+    (a Python int past int64 a float against float times, an error against integer
+    ones, which it could not be compared with); a datetime, ``numpy.datetime64``,
+    ``pandas.Timestamp`` or ISO string for datetime columns, as the first tick of the
+    column's unit at or after it (so that ``time < key`` and ``time >= key`` hold as
+    against the cut-off itself).
 
     Examples
     --------
-    >>> cutoff_key("2024-01-02T12:00", np.dtype("M8[D]"), "cutoff", "f")
+    >>> cutoff_key("2024-01-02T12:00", np.dtype("M8[D]"), "cutoff", "f", np.zeros(0, int))
     19725
     """
+    wide = isinstance(value, int) and not isinstance(value, bool)
+    if wide and unit is None and not -(2**63) <= value < 2**63:
+        if keys.dtype.kind != "f":
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {func} must be within int64's range "
+                f"(-2**63 to 2**63 - 1), as the time column holds int64 numbers. Got "
+                f"{value!r}, which is outside it; pass a cut-off within the times' range."
+            )
+        value = float(value)
     if unit is None:
         if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)
@@ -212,19 +225,3 @@ def cutoff_key(value: Any, unit: np.dtype[Any] | None, name: str, func: str) -> 
             f"({np.datetime_data(unit)[0]}) holds. Got {given!r} instead."
         )
     return key
-
-
-def cutoff_in(cutoff: Any, unit: np.dtype[Any] | None, keys: np.ndarray, func: str) -> float:
-    """:func:`cutoff_key` of a cut-off against the times ``keys``: a Python int past
-    int64 is a float against float times, and an error against integer ones (which
-    it could not be compared with)."""
-    wide = isinstance(cutoff, int) and not isinstance(cutoff, bool)
-    if wide and unit is None and not -(2**63) <= cutoff < 2**63:
-        if keys.dtype.kind != "f":
-            raise InvalidParameterError(
-                f"The 'cutoff' parameter of {func} must be within int64's range "
-                f"(-2**63 to 2**63 - 1), as the time column holds int64 numbers. Got "
-                f"{cutoff!r}, which is outside it; pass a cut-off within the times' range."
-            )
-        cutoff = float(cutoff)
-    return cutoff_key(cutoff, unit, "cutoff", func)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._parameters import counted
 from ..data._lookup import distinct
-from ..data._times import cutoff_in, in_unit
+from ..data._times import cutoff_key, in_unit
 from ..exceptions import InputValidationError
 from .inputs import Rows, show_time
 from .report import Finding
@@ -95,7 +95,7 @@ def temporal_findings(
             )
         )
     if cutoff is not None:
-        at = cutoff_in(cutoff, unit, test_times, "audit")
+        at = cutoff_key(cutoff, unit, "cutoff", "audit", test_times)
         shown = show_time(at, unit)
         early = np.flatnonzero(test_times < at)
         if len(early):

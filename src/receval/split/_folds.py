@@ -145,12 +145,12 @@ def rolling(
         check_number(train_window, "train_window", func, low=0, low_inclusive=False)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     keys = times_of(data)
-    cuts = [cutoff_key(c, data.unit, "cutoffs", func) for c in cutoffs]
+    cuts = [cutoff_key(c, data.unit, "cutoffs", func, keys) for c in cutoffs]
     if any(b <= a for a, b in itertools.pairwise(cuts)):
         raise InvalidParameterError(
             f"The 'cutoffs' parameter of {func} must be increasing. Got {list(cutoffs)!r} instead."
         )
-    last = None if end is None else cutoff_key(end, data.unit, "end", func)
+    last = None if end is None else cutoff_key(end, data.unit, "end", func, keys)
     if last is not None and last <= cuts[-1]:
         raise InvalidParameterError(
             f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} instead."

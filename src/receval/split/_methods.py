@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import check_number, check_option
 from ..data._encode import group_rows
-from ..data._times import cutoff_in
+from ..data._times import cutoff_key
 from ..exceptions import InvalidParameterError
 from ._counts import result_of
 from ._log import Log, read_log
@@ -126,7 +126,11 @@ def temporal(
         )  # fmt: skip
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     keys = times_of(data)
-    cut = quantile_of(keys, q) if q is not None else cutoff_in(cutoff, data.unit, keys, func)
+    cut = (
+        quantile_of(keys, q)
+        if q is not None
+        else cutoff_key(cutoff, data.unit, "cutoff", func, keys)
+    )
     test = keys >= cut
     return result_of(data, ~test, test, "temporal")
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
-from ..data._times import cutoff_in, time_column
+from ..data._times import cutoff_key, time_column
 from ..exceptions import InvalidParameterError
 from ._log import pick_time
 from ._order import last_of_each, lerp, user_order
@@ -276,7 +276,7 @@ def temporal_scan(
     for batch in _batches(scan, [], (user,) + ((item,) if item else ())):
         keys, unit = _keys(batch, time_name, func)
         if cut is None:
-            cut = cutoff_in(cutoff, unit, keys, func)
+            cut = cutoff_key(cutoff, unit, "cutoff", func, keys)
         test = keys >= cut
         items = None if item is None else _ids(batch.column(batch.schema.get_field_index(item)))
         users = _ids(batch.column(batch.schema.get_field_index(user)))

@@ -291,6 +291,30 @@ convention! {
 }
 
 convention! {
+    /// How interpolated precision turns a recall level into a number of relevant items
+    /// (`recall_rounding=`).
+    RecallRounding {
+        /// round(level * R), halves away from zero (trec_eval 10.0)
+        Nearest, "nearest";
+        /// trunc(level * R + 0.9) (trec_eval 9 and before: pytrec_eval, ir_measures)
+        Trec9, "trec9";
+    }
+}
+
+impl RecallRounding {
+    /// The number of relevant items that recall `level` of `n_rel` relevant items
+    /// asks for.
+    #[inline]
+    pub fn relevant_count(self, level: f64, n_rel: i64) -> i64 {
+        let x = level * n_rel as f64;
+        match self {
+            RecallRounding::Nearest => x.round() as i64,
+            RecallRounding::Trec9 => (x + 0.9) as i64,
+        }
+    }
+}
+
+convention! {
     /// The ideal order of the ideal DCG (`ideal=`).
     Ideal {
         /// ideal DCG from the judged grades
@@ -357,6 +381,8 @@ pub struct Spec {
     pub precision_norm: PrecisionNorm,
     /// denominator of recall at a cut-off
     pub recall_norm: RecallNorm,
+    /// recall level to relevant items of interpolated precision
+    pub recall_rounding: RecallRounding,
     /// float parameters of the kind (P0, P1, ...; 0 where not given)
     pub params: [f64; N_PARAMS],
 }

@@ -29,6 +29,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "ap_normalizer": ("relevant", "min_k", "hits", "min_retrieved"),
     "precision_normalizer": ("k", "retrieved"),
     "recall_normalizer": ("relevant", "min_k"),
+    "recall_rounding": ("nearest", "trec9"),
     "discount": ("offset", "clipped", "rank"),
     "gain": ("linear", "exponential", "binary"),
     "ties": ("trec", "average", "input", "id_ascending", "id_descending", "worst"),
@@ -79,6 +80,7 @@ class Conventions:
     precision_normalizer: str = "k"
     recall_normalizer: str = "relevant"
     discount: str = "offset"
+    recall_rounding: str = "nearest"
 
     def validated(self, func: str = "evaluate") -> Conventions:
         """``self`` once its values are checked (``func`` names the caller in errors).
@@ -127,8 +129,12 @@ PROFILES: dict[str, Conventions] = {
     # trec_eval / pytrec_eval: P_k divides by k, map by R, ndcg linear on every
     # positive grade whatever -l says (-l moves only the binary measures' threshold),
     # ties by docno descending, queries absent from the run ignored (no -c flag),
-    # queries without relevant documents still evaluated (their values are 0)
-    "trec_eval": Conventions(missing_users="skip", empty_users="zero", gain_grades="positive"),
+    # queries without relevant documents still evaluated (their values are 0), a
+    # recall level of iprec_at_recall and 11pt_avg as trunc(level * R + 0.9) relevant
+    # documents (trec_eval 9; 10.0 rounds: recall_rounding="nearest")
+    "trec_eval": Conventions(
+        missing_users="skip", empty_users="zero", gain_grades="positive", recall_rounding="trec9"
+    ),
     # scikit-learn ndcg_score / dcg_score: tied scores averaged, the ideal ranking
     # of the candidates themselves, grades as linear gains, every row evaluated
     "sklearn": Conventions(ties="average", empty_users="zero", ideal="candidates"),
@@ -145,7 +151,7 @@ PROFILES: dict[str, Conventions] = {
     "recommenders": Conventions(ap_normalizer="min_k", ties="input", missing_users="skip"),
     # ir_measures 0.4: pytrec_eval computes most measures (trec_eval's rules), and
     # every qrels query a provider leaves out (absent from the run) counts 0
-    "ir_measures": Conventions(empty_users="zero", gain_grades="positive"),
+    "ir_measures": Conventions(empty_users="zero", gain_grades="positive", recall_rounding="trec9"),
     # torchmetrics retrieval metrics: AP divides by the relevant retrieved,
     # empty_target_action="neg" (queries without positives score 0); its sorts
     # (torch.topk, torch.sort of the query index) order tied scores by no rule

@@ -117,3 +117,23 @@ def test_every_command_resolves_names_through_the_registry(tmp_path, files, comm
     result = invoke(make_runner(), *args, "-m", metric, code=2)
     assert result.stdout == ""
     assert result.stderr == f"error: {message}\n"
+
+
+def test_recall_rounding_in_rank_and_trec_eval(tmp_path):
+    # R = 2: recall 0.6 asks for 2 relevant documents in trec_eval 9 and pytrec_eval
+    # (the trec_eval profile), for round(1.2) = 1 in trec_eval 10.0 (receval trec-eval)
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q 0 a 1\nq 0 b 1\n")
+    run.write_text("q Q0 a 1 0.9 r\nq Q0 x 2 0.8 r\nq Q0 b 3 0.7 r\n")
+    runner = make_runner()
+
+    def rank(*options):
+        args = ["rank", "--qrels", qrels, "--run", run, "-m", "iprec(recall=0.6)", "-f", "csv"]
+        header, row = list(csv.reader(io.StringIO(invoke(runner, *args, *options).stdout)))[:2]
+        return round(float(row[header.index("iprec(recall=0.6)")]), 4)
+
+    assert rank("--profile", "trec_eval") == 0.6667
+    assert rank("--profile", "trec_eval", "--recall-rounding", "nearest") == 1.0
+    assert rank() == 1.0
+    result = invoke(runner, "trec-eval", "-m", "iprec_at_recall.0.6", qrels, run)
+    assert result.stdout.split() == ["iprec_at_recall_0.60", "all", "1.0000"]

@@ -47,6 +47,7 @@ def spec_row(
     ties: str = "trec",
     ap_norm: str = "relevant",
     gain_threshold: int | None = None,
+    recall_rounding: str = "nearest",
 ) -> Any:
     """The kernel's spec of a metric; users absent from the run get trec_eval -c's
     values (``missing="complete"``) unless told otherwise."""
@@ -63,6 +64,7 @@ def spec_row(
         empty_users=empty,
         depth=depth,
         judged_only=judged_only,
+        recall_rounding=recall_rounding,
     )
 
 
@@ -372,6 +374,49 @@ def test_oracle_check_can_fail():
         check_against_oracle(
             qrels, run, rows_of(calls, 1, False), calls, depth=0, judged_only=False
         )
+
+
+LEVELS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=users(),
+    rounding=st.sampled_from(["nearest", "trec9"]),
+    threshold=st.sampled_from([0, 1, 2]),
+    k=st.sampled_from([0, 0, 3]),
+)
+def test_recall_levels_round_as_the_oracle(data, rounding, threshold, k):
+    # a recall level asks for round(level * R) relevant items (trec_eval 10.0) or for
+    # trunc(level * R + 0.9) (trec9): at every level and in the 11-point average
+    qrels, run = data
+    rows = [
+        spec_row(codes.IPREC_AT_RECALL, k=k, threshold=threshold, params=(x,),
+                 recall_rounding=rounding)
+        for x in LEVELS
+    ] + [spec_row(codes.IPREC_AVG, k=k, threshold=threshold, recall_rounding=rounding)]  # fmt: skip
+    q = receval.Qrels.from_dict(qrels)
+    values, _ = run_core(q, receval.Run.from_dict(run), rows, n_chunks=2)
+    for i, user in enumerate(q.user_ids):
+        if user not in run:
+            continue
+        judged = list(qrels[user].values())
+        ranked = [qrels[user].get(item) for item in trec_ranked(run[user])]
+        ranked = ranked[:k] if k else ranked
+        want = [oracle.iprec_at_recall(ranked, judged, threshold, x, rounding) for x in LEVELS]
+        want.append(oracle.iprec_avg(ranked, judged, threshold, [], rounding))
+        for got, value in zip(values[i], want, strict=True):
+            assert close(float(got), value), (user, rounding, values[i], want)
+
+
+def test_recall_rounding_tells_the_rules_apart():
+    # R = 2 relevant; level 0.6 asks for 1 of them (nearest) or 2 (trec9)
+    qrels, run = {"u": {"a": 1, "b": 1}}, {"u": {"a": 0.9, "x": 0.8, "b": 0.7}}
+    q, r = receval.Qrels.from_dict(qrels), receval.Run.from_dict(run)
+    rows = [spec_row(codes.IPREC_AT_RECALL, params=(0.6,), recall_rounding=x)
+            for x in ("nearest", "trec9")]  # fmt: skip
+    values, _ = run_core(q, r, rows)
+    assert values[0].tolist() == [1.0, pytest.approx(2 / 3)]
 
 
 # ---------------- depth and judged-only on the original kinds

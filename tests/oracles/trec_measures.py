@@ -146,11 +146,18 @@ def infap(ranked, judged, threshold, eps=0.00001):
 
 
 # ------------------------------------------------------------------ precision-recall
-def iprec_at_recall(ranked, judged, threshold, level):
+def recall_count(level, r, rounding="nearest"):
+    """The relevant items of recall ``level``: round(level * R) (trec_eval 10.0), or
+    trunc(level * R + 0.9) (``rounding="trec9"``: trec_eval 9)."""
+    return round_half_up(level * r) if rounding == "nearest" else int(level * r + 0.9)
+
+
+def iprec_at_recall(ranked, judged, threshold, level, rounding="nearest"):
     """The largest precision at a rank at or after the one where the recall reaches
-    round(level * R) relevant items (at least the first one); 0 if never reached."""
+    the level's count of relevant items (at least the first one); 0 if never
+    reached."""
     r = relevant_count(judged, threshold)
-    m = round_half_up(level * r)
+    m = recall_count(level, r, rounding)
     rel_ranks = [i + 1 for i, g in enumerate(ranked) if is_relevant(g, threshold)]
     if not ranked:
         return math.nan if m <= 0 else 0.0  # trec_eval's 0 / 0
@@ -162,9 +169,10 @@ def iprec_at_recall(ranked, judged, threshold, level):
     return max(precision_at(ranked, i, threshold) for i in range(start, len(ranked) + 1))
 
 
-def iprec_avg(ranked, judged, threshold, levels):
+def iprec_avg(ranked, judged, threshold, levels, rounding="nearest"):
     levels = sorted(levels) if levels else ELEVEN
-    return sum(iprec_at_recall(ranked, judged, threshold, x) for x in levels) / len(levels)
+    values = [iprec_at_recall(ranked, judged, threshold, x, rounding) for x in levels]
+    return sum(values) / len(levels)
 
 
 def rprec_mult(ranked, judged, threshold, multiple):

@@ -550,6 +550,36 @@ def test_trec_eval_scores_an_empty_ranking():
     _compare_trec(report, expected)
 
 
+LEVELS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+IPREC_MEASURES = {
+    **{f"iprec(recall={x})": f"iprec_at_recall_{x:.2f}" for x in LEVELS},
+    "iprec_avg": "11pt_avg",
+}
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_trec_eval_interpolated_precision_at_every_level(seed):
+    # pytrec_eval (trec_eval 9) asks a recall level for trunc(level * R + 0.9) relevant
+    # documents, trec_eval 10.0 for round(level * R): the profile follows pytrec_eval
+    qrels, run = random_case(seed, scores="tied", empty_rankings=False)
+    expected = _trec(qrels, run, IPREC_MEASURES)
+    report = evaluate(qrels, run, list(IPREC_MEASURES), profile="trec_eval")
+    _compare_trec(report, expected, IPREC_MEASURES)
+
+
+def test_trec_eval_recall_levels_round_as_trec_eval_9():
+    # R = 2: level 0.6 is 2 relevant documents in trec_eval 9 (trunc(2.1)), 1 in 10.0
+    qrels, run = {"q": {"a": 1, "b": 1}}, {"q": {"a": 0.9, "x": 0.8, "b": 0.7}}
+    expected = _trec(qrels, run, IPREC_MEASURES)["q"]
+    assert expected["iprec_at_recall_0.60"] == pytest.approx(2 / 3)
+    report = evaluate(qrels, run, list(IPREC_MEASURES), profile="trec_eval")
+    assert report.mean["iprec(recall=0.6)"] == pytest.approx(2 / 3)
+    assert report.mean["iprec_avg"] == pytest.approx(expected["11pt_avg"])
+    nearest = evaluate(qrels, run, list(IPREC_MEASURES), recall_rounding="nearest")
+    assert nearest.mean["iprec(recall=0.6)"] == 1.0
+    assert nearest.mean["iprec_avg"] == pytest.approx(10 / 11)
+
+
 def _trec_side_new():
     """ir_measures' measures beyond the core ones that it gives to pytrec_eval (and
     Judged@k, its own), each evaluated by receval from ir_measures' own spelling."""
@@ -559,7 +589,10 @@ def _trec_side_new():
         im.Bpref(rel=2),
         im.infAP,
         im.IPrec @ 0.1,
+        im.IPrec @ 0.3,
         im.IPrec @ 0.5,
+        im.IPrec @ 0.6,
+        im.IPrec @ 0.7,
         im.SetAP,
         im.SetRelP,
         im.NumQ,

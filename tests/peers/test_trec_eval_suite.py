@@ -7,7 +7,9 @@ expected files are copied unchanged into ``data/trec_eval/`` (gzipped when over
 line). For every line ``measure <TAB> query <TAB> value`` of an expected file
 (but ``runid`` and ``relstring``, which are not numbers), ``receval.evaluate``
 computes the same value with ``profile="trec_eval"``, ``ties="id_descending"``
-(trec_eval 10.0 compares scores as doubles) and the command's options, and it must
+(trec_eval 10.0 compares scores as doubles), ``recall_rounding="nearest"`` (10.0
+rounds a recall level's count of relevant documents) and the command's options, and
+it must
 print the same: within 5e-5 and the same ``f"{x:.4f}"`` string (trec_eval prints
 ``%6.4f``; counts as integers). The metric of each printed name comes from
 :func:`receval.trec.trec_eval.trec_eval_metrics` with the command's ``-m`` arguments.
@@ -118,6 +120,9 @@ def _evaluate(command_id: str):
     command = COMMANDS[command_id]
     opts = parse_options(command["options"])
     metrics = sorted(set(_metrics(command_id).values()))
+    # trec_eval 10.0's rounding of recall levels, given where a metric reads it
+    reads = {c for m in metrics for c in receval.registry.parse_metric(m).info.conventions}
+    rounding = {"recall_rounding": "nearest"} if "recall_rounding" in reads else {}
     try:
         qrels = receval.Qrels.from_file(DATA / command["qrels"], file_format="trec")
         run = receval.Run.from_file(DATA / command["run"], file_format="trec")
@@ -130,6 +135,7 @@ def _evaluate(command_id: str):
             rel_threshold=opts["rel_level"],
             missing_users="complete" if opts["complete"] else "skip",
             depth=opts["max_ret"],
+            **rounding,
         )
     except Exception as exc:  # every case of the command fails with it
         return exc

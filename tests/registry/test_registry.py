@@ -526,6 +526,7 @@ def test_resolve_precedence():
         empty_users="zero",
         ideal="judged",
         gain_grades="positive",
+        recall_rounding="trec9",
     )
     assert PROFILES["trec_eval"].gain == "linear"  # the profile itself is untouched
     # a profile's convention for one metric: Microsoft Recommenders' ndcg_at_k
@@ -597,7 +598,7 @@ def test_invalid_convention_keywords():
         "The 'convention' parameter of evaluate must be one of ['ap_normalizer', 'depth', "
         "'discount', 'empty_users', 'estimator', 'gain', 'gain_grades', 'grades', 'hit_scores', "
         "'ideal', 'judged_only', 'missing_users', 'precision_normalizer', 'recall_normalizer', "
-        "'rel_threshold', 'ties', 'zero_users']. Got 'foo' instead."
+        "'recall_rounding', 'rel_threshold', 'ties', 'zero_users']. Got 'foo' instead."
     ):
         resolve_conventions(foo="x")
     with _raises(

@@ -11,7 +11,8 @@ use super::{same_length, slice};
 use crate::csr::{self, Buf};
 use crate::ranking::{self, Inputs, Judged, Ranked};
 use crate::spec::{
-    ApNorm, Discount, Empty, Gain, Ideal, Missing, PrecisionNorm, RecallNorm, Spec, Ties, N_PARAMS,
+    ApNorm, Discount, Empty, Gain, Ideal, Missing, PrecisionNorm, RecallNorm, RecallRounding, Spec,
+    Ties, N_PARAMS,
 };
 
 type Floats<'py> = Bound<'py, PyArray1<f64>>;
@@ -141,6 +142,7 @@ fn set_convention(spec: &mut Spec, key: &str, value: &Bound<'_, PyAny>) -> PyRes
         "discount" => named!(discount, Discount),
         "precision_normalizer" => named!(precision_norm, PrecisionNorm),
         "recall_normalizer" => named!(recall_norm, RecallNorm),
+        "recall_rounding" => named!(recall_rounding, RecallRounding),
         "positive_scores" => spec.positive_scores = value.extract()?,
         "judged_only" => spec.judged_only = value.extract()?,
         "depth" => spec.depth = value.extract()?,
@@ -155,7 +157,7 @@ fn set_convention(spec: &mut Spec, key: &str, value: &Bound<'_, PyAny>) -> PyRes
 }
 
 /// The conventions `RankingSpec` takes by keyword.
-const CONVENTIONS: [&str; 12] = [
+const CONVENTIONS: [&str; 13] = [
     "gain",
     "ap_normalizer",
     "ideal",
@@ -165,6 +167,7 @@ const CONVENTIONS: [&str; 12] = [
     "discount",
     "precision_normalizer",
     "recall_normalizer",
+    "recall_rounding",
     "positive_scores",
     "judged_only",
     "depth",

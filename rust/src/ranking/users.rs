@@ -8,8 +8,8 @@ use super::inputs::Inputs;
 use super::measures::{metric_from_hits, normalized_form, user_metric, UserList, UserMetric};
 use super::order::{trec_order_into, worst_order_into};
 use crate::spec::{
-    is_count_kind, is_trec_kind, Discount, Empty, Gain, Missing, Spec, Ties, CG, DCG, HIT_RATIO,
-    IDCG, NDCG, RBP,
+    is_count_kind, is_trec_kind, Discount, Empty, Missing, Spec, Ties, CG, DCG, HIT_RATIO, IDCG,
+    NDCG, RBP,
 };
 use crate::trec::measures::{
     custom_dcg as custom_dcg_measure, missing_user_measure, user_measure, GainTable, UserGrades,
@@ -405,7 +405,7 @@ pub(crate) fn evaluate_range(
                 } else if custom_dcg {
                     custom_dcg_measure(kind, &u, k, &sp.params, levels)
                 } else {
-                    user_measure(kind, &u, k, sp.gain == Gain::Custom, &sp.params, levels)
+                    user_measure(sp, &u, levels)
                 };
                 continue;
             }

@@ -142,6 +142,10 @@ def rank(
             "itself, as CatBoost's denominator=Position)."
         ),
     ] = None,
+    recall_rounding: Annotated[
+        str | None,
+        convention("iprec's relevant items at recall x (trec9: int(x * R + 0.9), as pytrec_eval)."),
+    ] = None,
     depth: Annotated[
         int | None,
         convention(

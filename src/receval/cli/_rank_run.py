@@ -44,7 +44,7 @@ _VALUED = {
     **{f"--{name.replace('_', '-')}": name for name in (
         "ties", "gain", "ap_normalizer", "missing_users", "empty_users", "ideal",
         "gain_grades", "zero_users", "hit_scores", "precision_normalizer",
-        "recall_normalizer", "discount",
+        "recall_normalizer", "discount", "recall_rounding",
     )},
 }  # fmt: skip
 _FLAGS = {"-q": "quiet", "--quiet": "quiet", "--per-user": "per_user"}
@@ -157,6 +157,7 @@ def run_rank(
     precision_normalizer: str | None = None,
     recall_normalizer: str | None = None,
     discount: str | None = None,
+    recall_rounding: str | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
     grades: str | None = None,

@@ -61,6 +61,7 @@ def evaluate(
     precision_normalizer: str | None = None,
     recall_normalizer: str | None = None,
     discount: str | None = None,
+    recall_rounding: str | None = None,
     propensities: Any = None,
     propensity_gamma: float = DEFAULT_GAMMA,
     propensity_clip: float | None = None,
@@ -210,6 +211,11 @@ def evaluate(
         Rank discount of dcg, idcg and ndcg (default "offset": log2(rank + 1);
         "clipped": log2(max(rank, 2)), ranks 1 and 2 undiscounted, as LensKit;
         "rank": the rank itself, CatBoost's ``denominator=Position``).
+    recall_rounding : {"nearest", "trec9"}, default=None
+        How ``iprec`` and ``iprec_avg`` turn a recall level into a number of
+        relevant items (default "nearest": round(level * R), as trec_eval 10.0;
+        "trec9": trunc(level * R + 0.9), as trec_eval 9, pytrec_eval and
+        ir_measures, the ``trec_eval`` and ``ir_measures`` profiles).
     estimator : {"naive", "ips", "snips"}, default=None
         How observed relevant items count in ``precision``, ``recall``, ``dcg``,
         ``ndcg`` and ``map`` (default "naive": once each; "ips" when

@@ -245,6 +245,7 @@ def kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
         discount=conv.discount,
         precision_normalizer=conv.precision_normalizer,
         recall_normalizer=conv.recall_normalizer,
+        recall_rounding=conv.recall_rounding,
     )
 
 

@@ -384,11 +384,13 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "interpolated precision at a recall level: the highest precision at any "
             "rank whose recall is at least that level",
             params=(_RECALL,),
+            conventions=_reads("recall_rounding"),
         ),
         _trec(
             "iprec_avg",
             "interpolated precision averaged over recall levels (trec_eval's 11pt_avg)",
             params=(_LEVELS,),
+            conventions=_reads("recall_rounding"),
         ),
         _trec(
             "rprec_mult",

@@ -95,6 +95,7 @@ def evaluate(
     precision_normalizer: str | None = None,
     recall_normalizer: str | None = None,
     discount: str | None = None,
+    recall_rounding: str | None = None,
     propensities: Any = None,
     propensity_gamma: float = DEFAULT_GAMMA,
     propensity_clip: float | None = None,
@@ -151,7 +152,7 @@ def evaluate(
         (local; sent to every executor).
     profile, ap_normalizer, gain, rel_threshold, ties, missing_users, empty_users, ideal,\
     gain_grades, zero_users, hit_scores, depth, judged_only, grades, precision_normalizer,\
-    recall_normalizer, discount
+    recall_normalizer, discount, recall_rounding
         Conventions, as in :func:`receval.evaluate`. With ``ties="input"``
         (the ranx, RecBole and torchmetrics profiles) and for ``ils@k`` /
         ``diversity@k``, "input order" is the run DataFrame's row order (as

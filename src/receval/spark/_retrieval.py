@@ -49,6 +49,7 @@ _CONVENTIONS = (
     "profile", "ap_normalizer", "gain", "rel_threshold", "ties", "missing_users",
     "empty_users", "ideal", "gain_grades", "zero_users", "hit_scores", "depth", "judged_only",
     "grades", "estimator", "precision_normalizer", "recall_normalizer", "discount",
+    "recall_rounding",
 )  # fmt: skip
 
 

@@ -400,7 +400,8 @@ def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
     under trec_eval's conventions, those of :func:`receval.evaluate` with the
     ``trec_eval`` profile and :func:`evaluate_options`: a grade from ``-l`` on is
     relevant, gains count from grade 1 on (the grades are integers), tied scores by
-    document id descending, a query absent from the run evaluated as ``-c``
+    document id descending, a recall level's relevant documents rounded (10.0's
+    rule), a query absent from the run evaluated as ``-c``
     evaluates it (without ``-c`` the command stops there), the list cut at ``-M``
     then to its judged documents with ``-J``, and utility's collection of ``-N``
     documents."""
@@ -409,7 +410,7 @@ def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
         v.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
         gain="custom" if v.custom_gains else "linear", ties="id_descending",
         missing_users="complete", empty_users="zero", depth=o.max_retrieved,
-        judged_only=o.judged_only,
+        judged_only=o.judged_only, recall_rounding="nearest",
     )  # fmt: skip
 
 
@@ -683,7 +684,8 @@ def _check_format(rel_format: str, names: list[str]) -> None:
 def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, Any]:
     """The conventions trec_eval's options ``o`` give :func:`receval.evaluate` (with
     ``profile="trec_eval"``) for ``metrics``: ``-c``, ``-l``, ``-M`` and ``-J``, and
-    trec_eval 10.0's order of tied scores (doubles, then document id descending).
+    trec_eval 10.0's order of tied scores (doubles, then document id descending) and
+    rounding of a recall level's relevant documents.
 
     trec_eval takes its options whatever the measures: each is passed only where one
     of ``metrics`` reads it.
@@ -698,7 +700,7 @@ def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, An
     options: dict[str, Any] = {
         "ties": "id_descending", "rel_threshold": o.level,
         "missing_users": "complete" if o.complete else "skip", "depth": o.max_retrieved,
-        "judged_only": o.judged_only,
+        "judged_only": o.judged_only, "recall_rounding": "nearest",
     }  # fmt: skip
     from ..registry import parse_metric
 

@@ -2,7 +2,7 @@
 //! count relevant, non-relevant and unjudged items in it (precision-like, set,
 //! bpref, infAP, interpolated precision, utility, ERR, nERR).
 
-use crate::spec::N_PARAMS;
+use crate::spec::{RecallRounding, N_PARAMS};
 
 /// infAP's smoothing of the relevant share of the judged items above an item
 pub const INFAP_EPSILON: f64 = 0.00001;
@@ -183,10 +183,11 @@ pub fn infap(u: &UserGrades<'_>) -> f64 {
 
 /// Interpolated precision at recall levels, summed: for each level (ascending in
 /// `levels`), the largest precision at or below the rank where the recall reaches
-/// `round(level * R)` relevant items, 0 for levels beyond the relevant retrieved.
-/// Returns the sum of the values (in trec_eval's order of addition: highest level
-/// first).
-fn iprec_sum(u: &UserGrades<'_>, levels: &[f64]) -> f64 {
+/// the level's count of relevant items (`rounding`: `round(level * R)` in trec_eval
+/// 10.0, `trunc(level * R + 0.9)` before), 0 for levels beyond the relevant
+/// retrieved. Returns the sum of the values (in trec_eval's order of addition:
+/// highest level first).
+fn iprec_sum(u: &UserGrades<'_>, levels: &[f64], rounding: RecallRounding) -> f64 {
     let n = u.ranked.len();
     let n_rel = u.num_rel();
     if n == 0 {
@@ -195,7 +196,7 @@ fn iprec_sum(u: &UserGrades<'_>, levels: &[f64]) -> f64 {
         return levels
             .iter()
             .map(|&l| {
-                if (l * n_rel as f64).round() as i64 <= 0 {
+                if rounding.relevant_count(l, n_rel) <= 0 {
                     f64::NAN
                 } else {
                     0.0
@@ -206,7 +207,7 @@ fn iprec_sum(u: &UserGrades<'_>, levels: &[f64]) -> f64 {
     let rel_ret = u.num_rel_ret();
     let mut cut = [0i64; N_PARAMS];
     for (c, &l) in cut.iter_mut().zip(levels) {
-        *c = (l * n_rel as f64).round() as i64;
+        *c = rounding.relevant_count(l, n_rel);
     }
     let cut = &cut[..levels.len()];
     // levels whose count of relevant items is never reached are 0
@@ -239,8 +240,8 @@ fn iprec_sum(u: &UserGrades<'_>, levels: &[f64]) -> f64 {
 }
 
 /// Interpolated precision at one recall level.
-pub fn iprec_at_recall(u: &UserGrades<'_>, recall: f64) -> f64 {
-    iprec_sum(u, &[recall])
+pub fn iprec_at_recall(u: &UserGrades<'_>, recall: f64, rounding: RecallRounding) -> f64 {
+    iprec_sum(u, &[recall], rounding)
 }
 
 /// trec_eval's 11 recall levels of 11pt_avg.
@@ -248,7 +249,7 @@ pub const ELEVEN_LEVELS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.
 
 /// Interpolated precision averaged over recall levels (`levels` empty: the 11
 /// levels 0.0, 0.1, ..., 1.0); the levels are sorted first, as trec_eval does.
-pub fn iprec_avg(u: &UserGrades<'_>, levels: &[f64]) -> f64 {
+pub fn iprec_avg(u: &UserGrades<'_>, levels: &[f64], rounding: RecallRounding) -> f64 {
     let mut sorted = [0.0f64; N_PARAMS];
     let levels: &[f64] = if levels.is_empty() {
         &ELEVEN_LEVELS
@@ -258,7 +259,7 @@ pub fn iprec_avg(u: &UserGrades<'_>, levels: &[f64]) -> f64 {
         sorted[..m].sort_by(|a, b| a.total_cmp(b));
         &sorted[..m]
     };
-    iprec_sum(u, levels) / levels.len() as f64
+    iprec_sum(u, levels, rounding) / levels.len() as f64
 }
 
 /// Precision at rank `trunc(multiple * R + 0.9)`; beyond the list, the relevant

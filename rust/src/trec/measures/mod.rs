@@ -45,18 +45,13 @@ pub fn gain_pairs(params: &[f64]) -> ([(f64, f64); MAX_GAIN_PAIRS], usize) {
     (pairs, m)
 }
 
-/// The value of a trec kind for one user. `u.ranked` is the list in the metric's
-/// order after depth and judged-only; k > 0 cuts it (relative precision, unjudged
-/// and judged divide by k as their peers do); `custom` says whether
-/// `params` hold a custom gain table (the nDCG-like kinds). `table` is scratch.
-pub fn user_measure(
-    kind: i64,
-    u: &UserGrades<'_>,
-    k: i64,
-    custom: bool,
-    params: &[f64],
-    table: &mut GainTable,
-) -> f64 {
+/// The value of a spec's trec kind for one user. `u.ranked` is the list in the
+/// metric's order after depth and judged-only; the spec's k > 0 cuts it (relative
+/// precision, unjudged and judged divide by k as their peers do); its params hold a
+/// custom gain table with `Gain::Custom` (the nDCG-like kinds). `table` is scratch.
+pub fn user_measure(spec: &Spec, u: &UserGrades<'_>, table: &mut GainTable) -> f64 {
+    let (kind, k, params) = (spec.kind, spec.k, &spec.params[..]);
+    let custom = spec.gain == Gain::Custom;
     match kind {
         RELATIVE_PRECISION => return relative_precision(u, k),
         UNJUDGED => return unjudged(u, k),
@@ -86,10 +81,10 @@ pub fn user_measure(
         BPREF if params[0] == 1.0 => bpref_raw(u),
         BPREF => bpref(u),
         INFAP => infap(u),
-        IPREC_AT_RECALL => iprec_at_recall(u, params[0]),
+        IPREC_AT_RECALL => iprec_at_recall(u, params[0], spec.recall_rounding),
         IPREC_AVG => {
             let m = (params[0].max(0.0) as usize).min(N_PARAMS - 1);
-            iprec_avg(u, &params[1..1 + m])
+            iprec_avg(u, &params[1..1 + m], spec.recall_rounding)
         }
         RPREC_MULT => rprec_mult(u, params[0]),
         UTILITY => utility(u, params),
@@ -167,13 +162,6 @@ pub fn missing_user_measure(spec: &Spec, judged: &[f64], table: &mut GainTable) 
     };
     match spec.kind {
         NUM_RET | UTILITY | UNJUDGED | RBP_RESID => 0.0,
-        kind => user_measure(
-            kind,
-            &u,
-            spec.k,
-            spec.gain == Gain::Custom,
-            &spec.params,
-            table,
-        ),
+        _ => user_measure(spec, &u, table),
     }
 }

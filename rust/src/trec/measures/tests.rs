@@ -12,6 +12,26 @@ fn user<'a>(ranked: &'a [f64], judged: &'a [f64], threshold: f64) -> UserGrades<
     }
 }
 
+/// `user_measure` of `kind` cut at `k` with `params` (the rest 0), a custom gain
+/// table with `custom`.
+fn measure(
+    kind: i64,
+    u: &UserGrades<'_>,
+    k: i64,
+    custom: bool,
+    params: &[f64],
+    table: &mut GainTable,
+) -> f64 {
+    let mut spec = Spec {
+        kind,
+        k,
+        gain: if custom { Gain::Custom } else { Gain::Linear },
+        ..Spec::default()
+    };
+    spec.params[..params.len()].copy_from_slice(params);
+    user_measure(&spec, u, table)
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * b.abs().max(1.0)
 }
@@ -65,7 +85,7 @@ fn bpref_raw_judges_negative_grades_non_relevant() {
     let mut t = GainTable::default();
     let mut params = [0.0; N_PARAMS];
     params[0] = 1.0;
-    assert_eq!(user_measure(BPREF, &u, 0, false, &params, &mut t), 0.0);
+    assert_eq!(measure(BPREF, &u, 0, false, &params, &mut t), 0.0);
     // the same as trec_eval's without negative grades
     let u = user(&RANKED_B, &JUDGED_B, 1.0);
     assert_eq!(bpref_raw(&u), bpref(&u));
@@ -91,23 +111,40 @@ fn infap_counts_pooled_items_above() {
 
 #[test]
 fn interpolated_precision() {
+    use RecallRounding::{Nearest, Trec9};
     let u = user(&RANKED_B, &JUDGED_B, 1.0);
     // precision at ranks 1..5: 1, 1/2, 1/3, 1/2, 2/5
-    assert_eq!(iprec_at_recall(&u, 0.0), 1.0);
-    assert_eq!(iprec_at_recall(&u, 0.5), 1.0);
-    assert_eq!(iprec_at_recall(&u, 0.3), 1.0); // round(0.6) = 1 relevant
-    assert_eq!(iprec_at_recall(&u, 1.0), 0.5);
-    // 8 of the 11 levels need at most 1 relevant item, 3 need 2
-    assert!(close(iprec_avg(&u, &[]), 9.5 / 11.0));
+    assert_eq!(iprec_at_recall(&u, 0.0, Nearest), 1.0);
+    assert_eq!(iprec_at_recall(&u, 0.5, Nearest), 1.0);
+    assert_eq!(iprec_at_recall(&u, 0.3, Nearest), 1.0); // round(0.6) = 1 relevant
+    assert_eq!(iprec_at_recall(&u, 1.0, Nearest), 0.5);
+    // R = 2: level 0.6 asks for round(1.2) = 1 relevant item in trec_eval 10.0, and
+    // for trunc(1.2 + 0.9) = 2 in trec_eval 9; level 0.3 for 1 in both
+    assert_eq!(iprec_at_recall(&u, 0.6, Nearest), 1.0);
+    assert_eq!(iprec_at_recall(&u, 0.6, Trec9), 0.5);
+    assert_eq!(iprec_at_recall(&u, 0.3, Trec9), 1.0);
+    assert_eq!(iprec_at_recall(&u, 0.0, Trec9), 1.0);
+    // 8 of the 11 levels need at most 1 relevant item, 3 need 2 (6 and 5 in 9)
+    assert!(close(iprec_avg(&u, &[], Nearest), 9.5 / 11.0));
+    assert!(close(iprec_avg(&u, &[], Trec9), 8.5 / 11.0));
     // levels are sorted first
-    assert!(close(iprec_avg(&u, &[1.0, 0.0]), 0.75));
+    assert!(close(iprec_avg(&u, &[1.0, 0.0], Nearest), 0.75));
     // a relevant count never reached: 0
     let none = [0.0, 0.0];
-    assert_eq!(iprec_at_recall(&user(&none, &JUDGED_B, 1.0), 0.5), 0.0);
-    assert_eq!(iprec_at_recall(&user(&none, &JUDGED_B, 1.0), 0.0), 0.0);
+    assert_eq!(
+        iprec_at_recall(&user(&none, &JUDGED_B, 1.0), 0.5, Nearest),
+        0.0
+    );
+    assert_eq!(
+        iprec_at_recall(&user(&none, &JUDGED_B, 1.0), 0.0, Nearest),
+        0.0
+    );
     // an empty list: trec_eval's 0 / 0 at level 0
-    assert!(iprec_at_recall(&user(&[], &JUDGED_B, 1.0), 0.0).is_nan());
-    assert_eq!(iprec_at_recall(&user(&[], &JUDGED_B, 1.0), 1.0), 0.0);
+    assert!(iprec_at_recall(&user(&[], &JUDGED_B, 1.0), 0.0, Nearest).is_nan());
+    assert_eq!(
+        iprec_at_recall(&user(&[], &JUDGED_B, 1.0), 1.0, Nearest),
+        0.0
+    );
 }
 
 #[test]
@@ -206,7 +243,7 @@ fn rbp_with_raw_grades() {
     let mut t = GainTable::default();
     let mut params = [0.0; N_PARAMS];
     params[..2].copy_from_slice(&[0.5, 2.0]);
-    assert_eq!(user_measure(RBP, &u, 0, false, &params, &mut t), 1.25);
+    assert_eq!(measure(RBP, &u, 0, false, &params, &mut t), 1.25);
     // below the threshold no gain
     assert_eq!(
         rbp_raw(&user(&[1.0, 3.0], &judged, 2.0), 0.5),
@@ -224,7 +261,7 @@ fn rbp_with_binary_gains() {
     let mut t = GainTable::default();
     let mut params = [0.0; N_PARAMS];
     params[..2].copy_from_slice(&[0.5, 1.0]);
-    assert_eq!(user_measure(RBP, &u, 0, false, &params, &mut t), 0.25);
+    assert_eq!(measure(RBP, &u, 0, false, &params, &mut t), 0.25);
     assert_eq!(rbp_binary(&user(&[], &judged, 1.0), 0.5), 0.0);
     // cwl_eval: a negative grade is read as 0, an absent item is never relevant
     let u = user(&[-1.0, ABSENT, 0.0], &[0.0, -1.0], 0.0);
@@ -330,18 +367,18 @@ fn dispatch_cuts_at_k_and_reads_params() {
     let mut t = GainTable::default();
     let u = user(&RANKED_B, &JUDGED_B, 1.0);
     let mut params = [0.0; N_PARAMS];
-    assert_eq!(user_measure(NUM_RET, &u, 3, false, &params, &mut t), 3.0);
-    assert_eq!(user_measure(NUM_REL, &u, 3, false, &params, &mut t), 2.0);
-    assert_eq!(user_measure(NUM_Q, &u, 3, false, &params, &mut t), 1.0);
-    assert_eq!(user_measure(UNJUDGED, &u, 10, false, &params, &mut t), 0.1);
+    assert_eq!(measure(NUM_RET, &u, 3, false, &params, &mut t), 3.0);
+    assert_eq!(measure(NUM_REL, &u, 3, false, &params, &mut t), 2.0);
+    assert_eq!(measure(NUM_Q, &u, 3, false, &params, &mut t), 1.0);
+    assert_eq!(measure(UNJUDGED, &u, 10, false, &params, &mut t), 0.1);
     params[0] = 1.0;
-    assert_eq!(user_measure(RPREC_MULT, &u, 0, false, &params, &mut t), 0.5);
+    assert_eq!(measure(RPREC_MULT, &u, 0, false, &params, &mut t), 0.5);
     // custom gains for G: P0 pairs, then grade, gain
     params[..3].copy_from_slice(&[1.0, 1.0, 5.0]);
-    let plain = user_measure(G, &u, 0, false, &params, &mut t);
-    let custom = user_measure(G, &u, 0, true, &params, &mut t);
+    let plain = measure(G, &u, 0, false, &params, &mut t);
+    let custom = measure(G, &u, 0, true, &params, &mut t);
     assert!(close(plain, custom)); // one gain level: G does not depend on its size
-    assert!(user_measure(99, &u, 0, false, &params, &mut t).is_nan());
+    assert!(measure(99, &u, 0, false, &params, &mut t).is_nan());
 }
 
 #[test]

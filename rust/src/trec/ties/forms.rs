@@ -23,6 +23,7 @@
 
 use std::cmp::Ordering;
 
+use crate::spec::RecallRounding;
 use crate::ties::{hypergeometric, tied_block_end};
 use crate::trec::measures::{self as tm, GainTable, UserGrades, INFAP_EPSILON};
 
@@ -412,11 +413,17 @@ fn expected_max_precisions(blocks: &[RelBlock], cuts: &[usize]) -> f64 {
 
 /// The sum over recall `levels` of interpolated precision's expected value over tie
 /// orders, the list cut at `top` (see the module and [`tm::iprec_at_recall`]).
-pub fn expected_iprec_sum(u: &UserGrades<'_>, scores: &[f64], top: usize, levels: &[f64]) -> f64 {
+pub fn expected_iprec_sum(
+    u: &UserGrades<'_>,
+    scores: &[f64],
+    top: usize,
+    levels: &[f64],
+    rounding: RecallRounding,
+) -> f64 {
     let n_rel = u.num_rel();
     let cuts: Vec<usize> = levels
         .iter()
-        .map(|&l| ((l * n_rel as f64).round() as i64).max(1) as usize)
+        .map(|&l| rounding.relevant_count(l, n_rel).max(1) as usize)
         .collect();
     let mut blocks = Vec::new();
     let mut above = 0usize;

@@ -337,7 +337,7 @@ pub fn expected_measure(
         return if custom_dcg {
             tm::custom_dcg(kind, u, k, params, table)
         } else {
-            tm::user_measure(kind, u, k, custom, params, table)
+            tm::user_measure(spec, u, table)
         };
     }
     let (ranked, threshold) = (u.ranked, u.threshold);
@@ -516,7 +516,9 @@ pub fn expected_measure(
             }
         }
         INFAP => forms::expected_infap(u, scores, top),
-        IPREC_AT_RECALL => forms::expected_iprec_sum(u, scores, top, &params[..1]),
+        IPREC_AT_RECALL => {
+            forms::expected_iprec_sum(u, scores, top, &params[..1], spec.recall_rounding)
+        }
         IPREC_AVG => {
             let m = (params[0].max(0.0) as usize).min(N_PARAMS - 1);
             let levels = if m == 0 {
@@ -524,7 +526,8 @@ pub fn expected_measure(
             } else {
                 &params[1..1 + m]
             };
-            forms::expected_iprec_sum(u, scores, top, levels) / levels.len() as f64
+            forms::expected_iprec_sum(u, scores, top, levels, spec.recall_rounding)
+                / levels.len() as f64
         }
         G => {
             let (pairs, m) = tm::gain_pairs(params);

@@ -2,7 +2,7 @@
 //! every order, enumerated.
 
 use super::*;
-use crate::spec::N_PARAMS;
+use crate::spec::{RecallRounding, N_PARAMS};
 
 /// A spec of `kind` cut at `k` with the parameters `params` (the rest 0).
 fn spec_of(kind: i64, k: i64, params: &[f64]) -> Spec {
@@ -54,14 +54,7 @@ fn orders(ranked: &[f64], scores: &[f64]) -> Vec<Vec<f64>> {
 }
 
 /// The mean of the measure over every order (brute force).
-fn enumerated(
-    kind: i64,
-    ranked: &[f64],
-    scores: &[f64],
-    judged: &[f64],
-    k: i64,
-    params: &[f64],
-) -> f64 {
+fn enumerated(spec: &Spec, ranked: &[f64], scores: &[f64], judged: &[f64]) -> f64 {
     let all = orders(ranked, scores);
     let mut table = GainTable::default();
     let sum: f64 = all
@@ -72,27 +65,21 @@ fn enumerated(
                 judged,
                 threshold: 1.0,
             };
-            tm::user_measure(kind, &u, k, false, params, &mut table)
+            tm::user_measure(spec, &u, &mut table)
         })
         .sum();
     sum / all.len() as f64
 }
 
-fn closed(
-    kind: i64,
-    ranked: &[f64],
-    scores: &[f64],
-    judged: &[f64],
-    k: i64,
-    params: &[f64],
-) -> f64 {
+/// The closed form's expected value over every order.
+fn closed(spec: &Spec, ranked: &[f64], scores: &[f64], judged: &[f64]) -> f64 {
     let u = UserGrades {
         ranked,
         judged,
         threshold: 1.0,
     };
     let mut table = GainTable::default();
-    expected_measure(&spec_of(kind, k, params), &u, scores, &mut table)
+    expected_measure(spec, &u, scores, &mut table)
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -139,8 +126,9 @@ fn closed_forms_equal_the_enumeration_of_orders() {
         let mut p = [0.0; N_PARAMS];
         p[..params.len()].copy_from_slice(params);
         for k in [0, 1, 2, 3, 5] {
-            let want = enumerated(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
-            let got = closed(kind, &RANKED, &SCORES, &JUDGMENTS, k, &p);
+            let spec = spec_of(kind, k, &p);
+            let want = enumerated(&spec, &RANKED, &SCORES, &JUDGMENTS);
+            let got = closed(&spec, &RANKED, &SCORES, &JUDGMENTS);
             assert!(close(got, want), "kind {kind} k {k}: {got} vs {want}");
         }
     }
@@ -151,7 +139,12 @@ fn bpref_counts_a_uniform_number_of_non_relevant_above() {
     // one relevant among two judged non-relevant, all tied: 0, 1 or 2 above, each
     // with probability 1/3; R = 1, so min(N, R) = 1: scores 1, 0, 0
     let judged = [1.0, 0.0, 0.0];
-    let got = closed(BPREF, &[0.0, 1.0, 0.0], &[0.5; 3], &judged, 0, &[0.0; 16]);
+    let got = closed(
+        &spec_of(BPREF, 0, &[]),
+        &[0.0, 1.0, 0.0],
+        &[0.5; 3],
+        &judged,
+    );
     assert!(close(got, 1.0 / 3.0));
 }
 
@@ -160,7 +153,12 @@ fn nerr_places_the_jth_relevant_item_by_its_law() {
     // two relevant among three tied items: the first at rank 1 with probability
     // 2/3, else at 2; the second at 2 (1/3) or 3 (2/3)
     let judged = [1.0, 1.0, 0.0];
-    let got = closed(NERR, &[1.0, 0.0, 1.0], &[0.5; 3], &judged, 0, &[0.5; 16]);
+    let got = closed(
+        &spec_of(NERR, 0, &[0.5; 16]),
+        &[1.0, 0.0, 1.0],
+        &[0.5; 3],
+        &judged,
+    );
     let numerator = 2.0 / 3.0 + (1.0 / 3.0) / 2.0 + 0.5 * ((1.0 / 3.0) / 2.0 + (2.0 / 3.0) / 3.0);
     assert!(close(got, numerator / (1.0 + 0.5 / 2.0)));
 }
@@ -169,7 +167,12 @@ fn nerr_places_the_jth_relevant_item_by_its_law() {
 fn set_f_is_averaged_over_the_hits_in_the_cut_block() {
     // k = 1 cuts a block of two, one relevant: F is 0 or that of one hit in one item
     let judged = [1.0, 0.0];
-    let got = closed(SET_F, &[1.0, 0.0], &[0.5; 2], &judged, 1, &[1.0; 16]);
+    let got = closed(
+        &spec_of(SET_F, 1, &[1.0; 16]),
+        &[1.0, 0.0],
+        &[0.5; 2],
+        &judged,
+    );
     assert!(close(got, 0.5));
 }
 
@@ -186,8 +189,9 @@ fn lists_without_ties_get_the_plain_value() {
     for kind in [
         BPREF, BIN_G, NERR, RBP, SET_F, R_NDCG, NDCG_REL, ERR, INFAP, G, IPREC_AVG,
     ] {
-        let plain = tm::user_measure(kind, &u, 3, false, &p, &mut table);
-        let got = expected_measure(&spec_of(kind, 3, &p), &u, &scores, &mut table);
+        let spec = spec_of(kind, 3, &p);
+        let plain = tm::user_measure(&spec, &u, &mut table);
+        let got = expected_measure(&spec, &u, &scores, &mut table);
         assert_eq!(got, plain);
     }
 }
@@ -223,12 +227,18 @@ fn ratio_and_maximum_forms_equal_the_enumeration_on_random_lists() {
             let mut p = [0.0; N_PARAMS];
             p[..params.len()].copy_from_slice(params);
             for k in [0, 1, 2, 4] {
-                let want = enumerated(kind, &ranked, &scores, &judged, k, &p);
-                let got = closed(kind, &ranked, &scores, &judged, k, &p);
-                assert!(
-                    close(got, want),
-                    "kind {kind} k {k} {ranked:?} {scores:?}: {got} vs {want}"
-                );
+                for rounding in [RecallRounding::Nearest, RecallRounding::Trec9] {
+                    let spec = Spec {
+                        recall_rounding: rounding,
+                        ..spec_of(kind, k, &p)
+                    };
+                    let want = enumerated(&spec, &ranked, &scores, &judged);
+                    let got = closed(&spec, &ranked, &scores, &judged);
+                    assert!(
+                        close(got, want),
+                        "kind {kind} k {k} {rounding:?} {ranked:?} {scores:?}: {got} vs {want}"
+                    );
+                }
             }
         }
     }

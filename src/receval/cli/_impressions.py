@@ -264,6 +264,7 @@ def ctr_rows(
         row_counts: dict[str, Any] = {}
         why_not = not_probabilities(y_score) if skip_inapplicable else None
         skipped: dict[str, str] = {}
+        whys: dict[str, str] = {}
         for name, spec in metrics.items():
             value = None
             if why_not is not None and _PROBABILITY_INPUTS & _inputs(name):
@@ -278,8 +279,9 @@ def ctr_rows(
                         "sample_weight": sample_weight,
                     }
                     if spec.counted is not None:
-                        value, counts = spec.counted(*args, **kwargs)
-                        row_counts[name] = counts
+                        value, counts, whys[name] = spec.counted(*args, **kwargs)
+                        if counts:
+                            row_counts[name] = counts
                     else:
                         value = spec.func(*args, **kwargs)
                 except InputValidationError as exc:
@@ -290,7 +292,7 @@ def ctr_rows(
                     raise say.fail(_failed(source, name, col, exc)) from None
             row.append(value)
         for name, counts in row_counts.items():
-            skipped_groups_note(col, name, counts, say)
+            skipped_groups_note(col, name, counts, whys[name], say)
         for name, reason in skipped.items():
             say.note(f"{col}: {name} is not applicable (left empty): {reason}")
         if skipped:
@@ -305,12 +307,17 @@ def _failed(source: Impressions | None, name: str, col: str, exc: BaseException)
     return f"{where}{name} of --score {col}: {one_line(exc)}"
 
 
-def skipped_groups_note(col: str, name: str, counts: dict[str, Any], say: Messages) -> None:
-    """The note on stderr of the groups a grouped metric (gauc) left out, if any."""
+def skipped_groups_note(
+    col: str, name: str, counts: dict[str, Any], why: str, say: Messages
+) -> None:
+    """The note on stderr of the groups a grouped metric left out (``why``: the groups
+    it leaves out), if any."""
     if counts.get("n_groups_skipped"):
+        rows = counts.get("n_rows_skipped")
+        of_rows = "" if rows is None else f" ({rows:,} rows)"
         say.note(
             f"{col}: {name} skips {counts['n_groups_skipped']:,} of {counts['n_groups']:,} "
-            f"groups ({counts['n_rows_skipped']:,} rows) without both a click and a non-click."
+            f"groups{of_rows} {why}."
         )
 
 
@@ -381,8 +388,10 @@ def ctr_segment_table(
         overall: dict[str, Any] = {}
         for m, spec in metrics.items():
             if spec.counted is not None and m not in skipped:
-                _, overall[m] = spec.counted(data.y_true, y_score, **kwargs)
-                skipped_groups_note(col, m, overall[m], say)
+                _, counted, why = spec.counted(data.y_true, y_score, **kwargs)
+                if counted:
+                    overall[m] = counted
+                    skipped_groups_note(col, m, counted, why, say)
         undefined = {m: k for r in reports for m, k in r.n_undefined.items()}
         overall["n_segments_undefined"] = undefined
         for name, reason in skipped.items():

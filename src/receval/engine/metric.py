@@ -113,6 +113,11 @@ class MetricDefinition:
         in one call of the compiled core; None where it does not apply (other
         input, a value the core refuses), and then ``prepare`` and ``update_into``
         run and say why. :meth:`add` tries it first, for every backend.
+    grouped : callable, optional
+        ``grouped(params, state) -> (value, counts, why)``: for a metric that leaves
+        groups out of its mean, ``finalize``'s value with the counts of the groups
+        (``n_groups``, ``n_groups_skipped``, ``n_rows_skipped``) and why a group is
+        left out (``"without a positive"``), which the command line reports.
     splits_groups : bool, default=False
         A metric over groups whose ``check_params`` takes ``whole_groups``: False
         (what :func:`receval.metric` gives by default) makes states that take a
@@ -136,6 +141,7 @@ class MetricDefinition:
     one_partition: Callable[[dict[str, Any], Mapping[str, Any]], Any] | None = None
     scale_free: Callable[[dict[str, Any]], bool] | None = None
     update_plain: Callable[[dict[str, Any], Any, tuple[Any, ...]], Any] | None = None
+    grouped: Callable[[dict[str, Any], Any], tuple[float, dict[str, int], str]] | None = None
     splits_groups: bool = False
 
     def add(

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import always
 from ..engine.sources import run_definition
-from ._xauc import XAUCCounts, counts_definition, grouped_mean, grouped_prepare
+from ._xauc import XAUCCounts, group_definition, grouped_prepare
 
 __all__ = ["grouped_auprc_score"]
 
@@ -167,10 +167,12 @@ def _prepare(params: dict[str, Any], y_true: Any, y_score: Any, **kwargs: Any) -
     return _prepare_rows(params, y_true, y_score, **kwargs)
 
 
-def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
+def _group_values(
+    params: dict[str, Any], state: XAUCCounts
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     values = group_auprc(state, **params)
     why = "a positive" if params["skip_groups"] == "without_positive" else "both classes"
-    return grouped_mean(_FUNC, values, np.ones(len(values)), why)
+    return values, np.ones(len(values)), state.rows(), why
 
 
 def _params(interpolation: str = "step", skip_groups: str = "without_positive") -> dict[str, Any]:
@@ -184,6 +186,6 @@ def _params(interpolation: str = "step", skip_groups: str = "without_positive") 
     }
 
 
-GROUPED_AUPRC = counts_definition(
-    "grouped_auprc", _prepare, _finalize, check_params=_params, scale_free=always
+GROUPED_AUPRC = group_definition(
+    "grouped_auprc", _FUNC, _prepare, _group_values, check_params=_params, scale_free=always
 )

@@ -11,7 +11,7 @@ from .. import _validation as v
 from ..engine.metric import always, data_columns
 from ..engine.sources import run_definition
 from ..exceptions import InvalidParameterError
-from ._xauc import XAUCCounts, counts_definition, grouped_mean, grouped_prepare
+from ._xauc import XAUCCounts, group_definition, grouped_prepare
 
 __all__ = ["regression_auc_score"]
 
@@ -133,15 +133,18 @@ def _grouped(params: dict[str, Any], y_true: Any, y_score: Any, *, groups: Any) 
     return _prepare_grouped(params, y_true, y_score, groups=groups)
 
 
-def _finalize(params: dict[str, Any], state: XAUCCounts) -> float:
+def _group_values(
+    params: dict[str, Any], state: XAUCCounts
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     state.compact()
     twice_inverted, rows = _inverted(state)
     all_pairs = rows * (rows - 1)  # twice the pairs
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(all_pairs > 0, 1.0 - twice_inverted / all_pairs, np.nan)
-    return grouped_mean(_FUNC, values, np.ones(len(values)), "two rows or more")
+    return values, np.ones(len(values)), rows, "two rows or more"
 
 
-REGRESSION_AUC = counts_definition("regression_auc", _prepare, _finalize, scale_free=always)
-GROUPED_REGRESSION_AUC = counts_definition("grouped_regression_auc", _grouped, _finalize,
-                                           scale_free=always)  # fmt: skip
+REGRESSION_AUC = group_definition("regression_auc", _FUNC, _prepare, _group_values,
+                                  scale_free=always)  # fmt: skip
+GROUPED_REGRESSION_AUC = group_definition("grouped_regression_auc", _FUNC, _grouped,
+                                          _group_values, scale_free=always)  # fmt: skip

@@ -535,12 +535,56 @@ def _as_probabilities(y: np.ndarray, s: np.ndarray, w: np.ndarray | None,
 def grouped_mean(func: str, values: np.ndarray, weights: np.ndarray, why: str) -> float:
     """The weighted mean of the groups' defined values (nan, with a warning saying
     ``why`` a group has none, when no group has one)."""
-    defined = ~np.isnan(values) & (weights > 0)
+    defined = _defined(values, weights)
     if not defined.any():
         return warn_undefined(f"{func}: no group has {why}, so it is undefined (returned as nan).")
     w = weights[defined]
     # exactly rounded sums: the same float whatever order the groups come in
     return math.fsum(values[defined] * w) / math.fsum(w)
+
+
+def _defined(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The groups that count in the mean: a value and a positive weight."""
+    defined: np.ndarray = ~np.isnan(values) & (weights > 0)
+    return defined
+
+
+#: ``group_values(params, state) -> (values, weights, rows, why)``: per group its value
+#: (nan: left out), weight and rows of positive weight (None where not known), and what
+#: a group needs to have a value
+GroupValues = Callable[
+    [dict[str, Any], "XAUCCounts"], tuple[np.ndarray, np.ndarray, np.ndarray | None, str]
+]
+
+
+def group_definition(
+    name: str,
+    func: str,
+    prepare: Callable[..., Any],
+    group_values: GroupValues,
+    check_params: Callable[..., dict[str, Any]] | None = None,
+    **fields: Any,
+) -> MetricDefinition:
+    """Register a metric of :class:`XAUCCounts` whose value is the weighted mean of its
+    groups' defined values (``func``: the function named in the warning when no group
+    has one); its ``grouped`` hook adds the counts of the groups left out."""
+
+    def finalize(params: dict[str, Any], state: XAUCCounts) -> float:
+        values, weights, _, why = group_values(params, state)
+        return grouped_mean(func, values, weights, why)
+
+    def grouped(params: dict[str, Any], state: XAUCCounts) -> tuple[float, dict[str, int], str]:
+        values, weights, rows, why = group_values(params, state)
+        left_out = ~_defined(values, weights)
+        counts = {"n_groups": len(values), "n_groups_skipped": int(left_out.sum())}
+        if rows is not None:
+            counts["n_rows_skipped"] = int(rows[left_out].sum())
+        return grouped_mean(func, values, weights, why), counts, f"without {why}"
+
+    # the metric's module is its group_values' (MetricDefinition.module: where a pickle
+    # of its state finds it again)
+    finalize.__module__ = grouped.__module__ = group_values.__module__
+    return counts_definition(name, prepare, finalize, check_params, grouped=grouped, **fields)
 
 
 def _empty(params: dict[str, Any]) -> XAUCCounts:
@@ -607,10 +651,18 @@ def _grouped_params(
             f"targets='probabilities' pairs positives with negatives only. Got both; pass "
             f"one of them."
         )
+    if params["min_rows"] > 1 and params["targets"] == "probabilities":
+        raise InvalidParameterError(
+            f"{_FUNC}: min_rows counts a group's rows, which targets='probabilities' "
+            f"splits into a positive and a negative part. Got min_rows={min_rows!r} with "
+            f"targets='probabilities'; leave min_rows at 1."
+        )
     return params
 
 
-def _grouped_finalize(params: dict[str, Any], state: XAUCCounts) -> float:
+def _group_values(
+    params: dict[str, Any], state: XAUCCounts
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str]:
     values, weight = state.group_values()
     rows = state.rows()
     if params["equal_targets"] == "input_order":  # every pair of the group counts
@@ -623,9 +675,13 @@ def _grouped_finalize(params: dict[str, Any], state: XAUCCounts) -> float:
     if params["empty_groups"] == "zero":  # a group without a pair counts 0
         values = np.where(np.isnan(values), 0.0, values)
     values = np.where(rows >= params["min_rows"], values, np.nan)
-    return grouped_mean(_FUNC, values, weights, "a pair of rows with different targets")
+    why = "a pair of rows with different targets"
+    if params["min_rows"] > 1:
+        why += f" or with fewer than {params['min_rows']} rows"
+    # rows split into a positive and a negative part: the rows are not known
+    return values, weights, None if params["targets"] == "probabilities" else rows, why
 
 
 XAUC = counts_definition("xauc", _prepare, _finalize, _params)
-GROUPED_XAUC = counts_definition("grouped_xauc", grouped_prepare(_FUNC), _grouped_finalize,
-                                 _grouped_params)  # fmt: skip
+GROUPED_XAUC = group_definition("grouped_xauc", _FUNC, grouped_prepare(_FUNC), _group_values,
+                                _grouped_params)  # fmt: skip

@@ -17,15 +17,17 @@ class PointwiseMetric(NamedTuple):
 
     ``func(y_true, y_score, groups=None, sample_weight=None)`` returns a
     float; ``groups`` is used (and then required) only when ``needs_group``.
-    ``counted``, for metrics that leave groups out (gauc), takes the same
-    arguments and returns ``(value, counts)``, the counts a dict of what was
-    left out.
+    ``counted``, for metrics that leave groups out (gauc and the other grouped
+    metrics), takes the same arguments and returns ``(value, counts, why)``: the
+    counts of the groups and of those left out (``n_groups``,
+    ``n_groups_skipped``, ``n_rows_skipped``; empty where the metric does not count
+    them) and why a group is left out.
     """
 
     func: Callable[..., float]
     description: str
     needs_group: bool = False
-    counted: Callable[..., tuple[float, dict[str, int]]] | None = None
+    counted: Callable[..., tuple[float, dict[str, int], str]] | None = None
 
 
 def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
@@ -48,19 +50,39 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
         function = load(entry.function_path)
         return float(function(y_true, y_score, sample_weight=sample_weight, **own, **args))
 
-    if entry.name != "gauc":
+    if entry.family != "grouped":
         return PointwiseMetric(func, entry.description, needs_group)
 
     def counted(
         y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
-    ) -> tuple[float, dict[str, int]]:
-        group_auc = load("receval.metrics._gauc:group_auc")
-        report = group_auc(y_true, y_score, groups=groups, sample_weight=sample_weight, **args)
-        counts = {
-            "n_groups": int(report.n_groups),
-            "n_groups_skipped": int(report.n_groups_skipped),
-            "n_rows_skipped": int(report.n_rows_skipped),
-        }
-        return float(report.score), counts
+    ) -> tuple[float, dict[str, int], str]:
+        if entry.name == "gauc":
+            group_auc = load("receval.metrics._gauc:group_auc")
+            report = group_auc(y_true, y_score, groups=groups, sample_weight=sample_weight, **args)
+            counts = {
+                "n_groups": int(report.n_groups),
+                "n_groups_skipped": int(report.n_groups_skipped),
+                "n_rows_skipped": int(report.n_rows_skipped),
+            }
+            return float(report.score), counts, "without both a click and a non-click"
+        from dataclasses import replace
+
+        from ..engine.sources import run_definition
+        from . import definition
+
+        defn = definition(entry.name)
+        unweighted = sample_weight is not None and "sample_weight" not in defn.inputs
+        if defn.grouped is None or unweighted:
+            return func(y_true, y_score, groups, sample_weight), {}, ""  # its own error
+        given = {"y_true": y_true, "y_score": y_score, "groups": groups,
+                 "sample_weight": sample_weight}  # fmt: skip
+        columns = {name: given[name] for name in defn.inputs if name in given}
+        # the definition's own path, its value with the counts of the groups left out
+        with_counts = replace(defn, finalize=defn.grouped, one_partition=None)
+        params = defn.check_params(**args)
+        result: tuple[float, dict[str, int], str] = run_definition(
+            with_counts, params, columns, func=entry.function
+        )
+        return result
 
     return PointwiseMetric(func, entry.description, needs_group, counted)

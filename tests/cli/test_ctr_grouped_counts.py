@@ -1,0 +1,105 @@
+"""Every grouped metric of ``receval ctr`` counts the groups it leaves out: in the JSON
+counts and in a note on stderr, as gauc does (a group without a value of its own is
+left out of the mean, never silently)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import receval
+from receval.exceptions import InvalidParameterError
+from receval.registry import resolve
+from receval.registry.pointwise import pointwise_adapter
+from tests.cli._helpers import invoke, make_runner
+
+# group a: both classes; b: clicks only; c: non-clicks only; d: one row
+LOG = (
+    "click,score,user,w\n"
+    "1,0.9,a,1\n0,0.3,a,2\n1,0.2,a,1\n"
+    "1,0.4,b,3\n1,0.6,b,1\n1,0.8,b,1\n"
+    "0,0.2,c,1\n0,0.5,c,2\n"
+    "1,0.7,d,1\n"
+)
+Y = np.array([1, 0, 1, 1, 1, 1, 0, 0, 1])
+S = np.array([0.9, 0.3, 0.2, 0.4, 0.6, 0.8, 0.2, 0.5, 0.7])
+G = np.array(list("aaabbbccd"))
+W = np.array([1, 2, 1, 3, 1, 1, 1, 2, 1], dtype=float)
+
+# metric -> (groups left out, their rows, why)
+EXPECTED = {
+    "grouped_auprc": (1, 2, "without a positive"),  # c
+    "grouped_auprc(skip_groups=one_class)": (3, 6, "without both classes"),  # b, c, d
+    "grouped_xauc": (3, 6, "without a pair of rows with different targets"),
+    "gauc": (3, 6, "without both a click and a non-click"),
+}
+
+
+@pytest.fixture
+def log(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text(LOG)
+    return path
+
+
+def test_ctr_counts_the_groups_every_grouped_metric_leaves_out(log):
+    args = [x for m in EXPECTED for x in ("-m", m)]
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "score",
+                    "--group", "user", "--weight", "w", *args, "-f", "json")  # fmt: skip
+    (record,) = json.loads(result.stdout)
+    for name, (groups, rows, why) in EXPECTED.items():
+        assert record["counts"][name] == {
+            "n_groups": 4, "n_groups_skipped": groups, "n_rows_skipped": rows,
+        }, name  # fmt: skip
+        assert f"score: {name} skips {groups} of 4 groups ({rows} rows) {why}.\n" in (result.stderr)
+        value = pointwise_adapter(resolve(name)).func(Y, S, groups=G, sample_weight=W)
+        assert record[name] == pytest.approx(value, abs=1e-15)
+
+
+def test_a_metric_that_leaves_no_group_out_says_so(log):
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "score",
+                    "--group", "user", "-m", "grouped_regression_auc", "-f", "json")  # fmt: skip
+    (record,) = json.loads(result.stdout)
+    # d has one row: no pair
+    assert record["counts"]["grouped_regression_auc"] == {
+        "n_groups": 4, "n_groups_skipped": 1, "n_rows_skipped": 1,
+    }  # fmt: skip
+    assert "grouped_regression_auc skips 1 of 4 groups (1 rows) without two rows or more" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize("name", [*EXPECTED, "grouped_regression_auc",
+                                  "grouped_xauc(weighting=uniform,empty_groups=zero)",
+                                  "grouped_xauc(targets=probabilities)"])  # fmt: skip
+@pytest.mark.parametrize("seed", range(5))
+def test_counted_value_is_the_function_value(name, seed):
+    # the counted path runs the metric's own definition: the same value as its function
+    rng = np.random.default_rng(seed)
+    n = 200
+    y = rng.integers(0, 2, n)
+    s = rng.choice([0.1, 0.2, 0.5, 0.9], n)  # ties
+    g = rng.integers(0, 30, n)
+    w = rng.choice([0.5, 1.0, 2.0], n)
+    metric = pointwise_adapter(resolve(name))
+    weights = None if "regression" in name else w
+    value, counts, _ = metric.counted(y, s, groups=g, sample_weight=weights)
+    assert value == metric.func(y, s, groups=g, sample_weight=weights)
+    assert counts["n_groups"] == len(np.unique(g))
+    assert 0 < counts["n_groups_skipped"] < counts["n_groups"] or name.startswith(
+        ("grouped_regression", "grouped_xauc(weighting")
+    )
+
+
+def test_probability_targets_count_groups_not_rows():
+    metric = pointwise_adapter(resolve("grouped_xauc(targets=probabilities)"))
+    _, counts, why = metric.counted(Y, S, groups=G, sample_weight=W)
+    assert counts == {"n_groups": 4, "n_groups_skipped": 3}  # rows split in two parts
+    assert why == "without a pair of rows with different targets"
+
+
+def test_min_rows_with_probability_targets_is_refused():
+    with pytest.raises(InvalidParameterError, match="leave min_rows at 1"):
+        receval.xauc_score(Y, S, groups=G, targets="probabilities", min_rows=3)

@@ -171,11 +171,11 @@ def test_frames_and_records(ranking):
     assert list(frame.columns) == [
         "metric", "model", "versus", "mean", "versus_mean", "difference", "effect_size",
         "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "better", "worse", "wins",
-        "ties", "losses", "n_users", "p_min",
+        "ties", "losses", "n_users", "n_users_skipped", "p_min",
     ]  # fmt: skip
     assert len(frame) == 6
     polars_frame = report.to_frame(backend="polars")
-    assert polars_frame.shape == (6, 19)
+    assert polars_frame.shape == (6, 20)
     records = report.records()
     assert json.loads(json.dumps(records)) == records
     row = records[0]

@@ -176,10 +176,24 @@ def test_users_in_only_one_run_are_counted():
                      [{"metric": "mrr", "rule": "non_inferiority", "margin": 0.1}],
                      qrels=qrels, missing_users="skip", **FAST)  # fmt: skip
     row = report.rows[0]
-    assert row.n_unpaired == 3 and row.n_users == 5
+    assert row.n_users_skipped == 3 and row.n_users == 5
     assert report.runs_missing_users == {"new": 3, "main": 0}
     notes = " ".join(report.notes())
-    assert "only one model" in notes and "new 3" in notes
+    assert "left out of the paired test, e.g. 3 of 8 for mrr" in notes and "new 3" in notes
+
+
+def test_users_without_a_value_in_both_models_are_counted():
+    # gauc: a user with one class has no AUC in any model; left out, and counted
+    y = np.array([1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0, 1])
+    users = np.repeat(["a", "b", "c", "d"], 3)  # b: clicks only
+    rng = np.random.default_rng(0)
+    new, main = rng.random(12), rng.random(12)
+    report = rv.gate({"new": new}, {"main": main},
+                     [{"metric": "gauc", "rule": "non_inferiority", "margin": 0.1}],
+                     y_true=y, groups=users, **FAST)  # fmt: skip
+    row = report.rows[0]
+    assert (row.n_users, row.n_users_skipped) == (3, 1)
+    assert "e.g. 1 of 4 for gauc: new vs main" in " ".join(report.notes())
 
 
 @pytest.mark.parametrize(

@@ -95,7 +95,10 @@ class ComparisonReport:
         where model's value is better than, equal to or worse than versus's, in
         the metric's direction; they sum to ``n_users``; -1 for a metric with
         no per-user value: DeLong's and recomputed rows of
-        :func:`compare_predictions`), ``n_users`` (users in the test) and
+        :func:`compare_predictions`), ``n_users`` (users in the test),
+        ``n_users_skipped`` (users left out of it: without a value for one model
+        or both, as a user with one class in ``gauc`` or a user skipped by
+        ``empty_users``, or of weight 0; 0 for DeLong's and recomputed rows) and
         ``p_min``, the smallest p-value the test can give with that many users
         (:func:`receval.smallest_pvalue`; 0 for DeLong's test): where it is not
         below ``alpha``, no difference could have been significant.
@@ -310,7 +313,7 @@ class ComparisonReport:
 
 _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted",
                  "significant", "better", "worse", "wins", "ties", "losses", "n_users",
-                 "p_min")  # fmt: skip
+                 "n_users_skipped", "p_min")  # fmt: skip
 
 
 # ------------------------------------------------------------------ the comparison engine
@@ -389,7 +392,7 @@ def _run_tests(
             low, high = np.atleast_1d(lows), np.atleast_1d(highs)
         comparisons = comparison_columns(
             cols, difference, p, correction=correction, alpha=alpha, higher=higher,
-            n_users=used, effect_size=effect, ci_low=low, ci_high=high,
+            n_users=used, n_users_skipped=n - used, effect_size=effect, ci_low=low, ci_high=high,
             p_min=[smallest_pvalue(int(u), test=test, n_permutations=n_permutations)
                    for u in used], wins=counts[0], ties=counts[1], losses=counts[2],
             family="all" if settings.get("pairs") == "all" else "metric", direction=lean,

@@ -736,6 +736,7 @@ def comparison_columns(
     higher: Mapping[str, bool | None],
     n_users: Any,
     p_min: Any,
+    n_users_skipped: Any = 0,
     effect_size: Any = math.nan,
     ci_low: Any = math.nan,
     ci_high: Any = math.nan,
@@ -753,9 +754,10 @@ def comparison_columns(
     leans one way, in or against the metric's direction ``higher[metric]`` (a metric
     of no direction, None, is neither). The statistic's sign is ``direction`` (the
     Wilcoxon test's signed-rank direction, which can disagree with the mean's), or,
-    None, that of the difference (model minus versus). ``n_users``, ``p_min``,
-    ``effect_size``, the interval and the users where the model wins, ties and loses
-    (-1: the metric has no per-user value): one value per row, or one for all."""
+    None, that of the difference (model minus versus). ``n_users``, ``p_min``, the
+    users left out of the test (``n_users_skipped``), ``effect_size``, the interval and
+    the users where the model wins, ties and loses (-1: the metric has no per-user
+    value): one value per row, or one for all."""
     k = len(rows)
 
     def column(x: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -790,5 +792,6 @@ def comparison_columns(
         "ties": column(ties, np.int64),
         "losses": column(losses, np.int64),
         "n_users": column(n_users, np.int64),
+        "n_users_skipped": column(n_users_skipped, np.int64),
         "p_min": column(p_min),
     }

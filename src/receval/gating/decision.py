@@ -414,7 +414,7 @@ def _decide(
                 "ci": (diff - half, diff + half),
                 "effect": math.nan,
                 "n": n,
-                "unpaired": 0,
+                "skipped": 0,
                 "wtl": None,
                 "mde": z_power * se,
             }
@@ -429,8 +429,6 @@ def _decide(
             vals = t.values
             assert vals is not None  # the paired columns have per-user values
             d[:, col] = vals[c] - vals[b]
-            one = np.isnan(vals[c]) != np.isnan(vals[b])
-            info[j]["unpaired"] = int(one.sum())
             if t.weights is not None:
                 w[:, col] = t.weights
                 weighted = weighted or bool(distinct(t.weights[~np.isnan(d[:, col])]).size > 1)
@@ -446,6 +444,8 @@ def _decide(
         gain = d * signs
         x = gain + shifts
         used = ~np.isnan(d)
+        for col, j in enumerate(paired):  # no value in one model or both, or weight 0
+            info[j]["skipped"] = int(n - used[:, col].sum())
         wts = np.where(used, w, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             total = wts.sum(axis=0)
@@ -546,7 +546,7 @@ def _decide(
                 ties=None if wtl is None else wtl[1],
                 losses=None if wtl is None else wtl[2],
                 n_users=i["n"],
-                n_unpaired=i["unpaired"],
+                n_users_skipped=i["skipped"],
                 p_value=float(p_one[j]),
                 p_adjusted=float(p_adj[j]),
                 margin=i["margin"],

@@ -41,8 +41,11 @@ class GateRow:
     wins, ties, losses : int or None
         Users where the candidate is better, equal, worse (None for ``roc_auc``,
         whose unit is the impression).
-    n_users, n_unpaired : int
-        Users in the test; users with a value in only one of the two models.
+    n_users, n_users_skipped : int
+        Users in the test; users left out of it: without a value in one of the
+        two models or in both (a user missing from a run under
+        ``missing_users="skip"``, a group with one class in ``gauc``), or of
+        weight 0.
     p_value, p_adjusted : float
         One-sided p-value of the rule's hypothesis, and after the correction.
     margin : float
@@ -72,7 +75,7 @@ class GateRow:
     ties: int | None = None
     losses: int | None = None
     n_users: int = 0
-    n_unpaired: int = 0
+    n_users_skipped: int = 0
     p_value: float = math.nan
     p_adjusted: float = math.nan
     margin: float = math.nan
@@ -136,12 +139,13 @@ class GateReport:
             out.append(
                 f"Inconclusive rows (sample too small to detect the margin) count as {counts}."
             )
-        unpaired = [r for r in self.rows if r.n_unpaired]
-        if unpaired:
-            r = unpaired[0]
+        skipped = [r for r in self.rows if r.n_users_skipped]
+        if skipped:
+            r = skipped[0]
             out.append(
-                f"Users with a value in only one model are left out of the paired test, e.g. "
-                f"{r.n_unpaired} for {r.metric}: {r.candidate} vs {r.baseline}."
+                f"Users without a value in both models are left out of the paired test, "
+                f"e.g. {r.n_users_skipped} of {r.n_users + r.n_users_skipped} for {r.metric}: "
+                f"{r.candidate} vs {r.baseline}."
             )
         missing = {k: n for k, n in self.runs_missing_users.items() if n}
         if missing:

@@ -310,6 +310,14 @@ def test_compare_every_pair_with_lists_and_wins(files):
     assert means["rbo"] == pytest.approx(expected.mean["rbo"])
     md = invoke(runner, *base, *two, "--lists", "--format", "markdown").stdout
     assert "| measure | mean | users |" in md
+    # the lists take the profile's tie order; one that is no order of a list is noted
+    ranx = json.loads(invoke(runner, *base, *two, "--lists", "--profile", "ranx",
+                             "--format", "json").stdout)  # fmt: skip
+    expected = list_differences(q_runs["model_a"], q_runs["model_b"], ties="input")
+    means = {row["measure"]: row["mean"] for row in ranx["lists"]}
+    assert means["rbo"] == pytest.approx(expected.mean["rbo"])
+    sklearn = invoke(runner, *base, *two, "--lists", "--profile", "sklearn", "--format", "json")
+    assert "ties='average' is no order of a list" in sklearn.stderr
 
 
 def test_compare_pairs_and_lists_errors(files):
@@ -362,3 +370,19 @@ def test_counts_a_metric_has_none_of_are_null_not_minus_one(files):
     csv = invoke(runner, "compare", *data, "--format", "csv").stdout.splitlines()
     row = dict(zip(csv[0].split(","), csv[1].split(","), strict=True))
     assert (row["wins"], row["ties"], row["losses"]) == ("nan", "nan", "nan")
+
+
+def test_compare_counts_the_users_left_out_of_the_test(tmp_path):
+    # u3 has clicks only: no gauc in either model, left out of the paired test
+    (tmp_path / "log.csv").write_text(
+        "click,a,b,user\n1,0.9,0.8,u1\n0,0.3,0.4,u1\n1,0.4,0.5,u2\n0,0.6,0.2,u2\n"
+        "1,0.8,0.7,u3\n1,0.2,0.1,u3\n1,0.5,0.6,u4\n0,0.1,0.3,u4\n"
+    )
+    result = invoke(
+        runner, "compare", "--impressions", tmp_path / "log.csv", "--label", "click",
+        "--score", "a", "--score", "b", "--group", "user", "--ctr-metric", "gauc",
+        *SETTINGS, "-f", "json",
+    )  # fmt: skip
+    (record,) = json.loads(result.stdout)
+    assert (record["n_users"], record["n_users_skipped"]) == (3, 1)
+    assert "gauc: b vs a leaves 1 of 4 users out of the test" in result.stderr

@@ -99,12 +99,41 @@ def test_uneven_lengths_and_empty_lists() -> None:
     assert_allclose(r.values["jaccard"][:2], [0.5, 0.0])
 
 
-def test_ties_follow_the_runs_order() -> None:
-    # tied scores keep the input order: the run's order
+def test_ties_in_input_order_follow_the_rows() -> None:
     tied = {"u": {"a": 1.0, "b": 1.0, "c": 1.0}}
-    r = list_differences(tied, _run({"u": "abc"}))
+    r = list_differences(tied, _run({"u": "abc"}), ties="input")
     assert_allclose(r.values["rbo"], [1.0])
     assert np.isnan(r.values["kendall_tau"][0])  # one run scores all shared items alike
+    assert list_differences(tied, _run({"u": "cba"}), ties="input").values["rbo"][0] < 1.0
+
+
+@pytest.mark.parametrize(
+    ("ties", "order"),
+    [("trec", "cba"), ("id_descending", "cba"), ("id_ascending", "abc"), ("input", "bca")],
+)
+def test_tied_scores_are_ordered_by_the_tie_rule(ties: str, order: str) -> None:
+    # rows b, c, a, all tied: the rule orders them whatever the rows' order
+    tied = {"u": {"b": 1.0, "c": 1.0, "a": 1.0}}
+    for k in (1, 2, None):
+        r = rank_biased_overlap(tied, _run({"u": order}), k=k, ties=ties)
+        assert_allclose(r.values["rbo"], [1.0])
+    assert Run.from_dict(tied).tie_order(ties).tolist() == [
+        "bca".index(x) for x in (order if ties != "input" else "bca")
+    ]
+
+
+@given(st.permutations(list("abcdef")), st.permutations(list("abcdef")))
+def test_the_default_order_does_not_depend_on_the_rows(
+    rows_a: list[str], rows_b: list[str]
+) -> None:
+    # scores with ties, given in two row orders: the same lists under ties="trec"
+    scores = {"a": 2.0, "b": 2.0, "c": 1.0, "d": 1.0, "e": 1.0, "f": 0.0}
+    first = {"u": {i: scores[i] for i in rows_a}}
+    second = {"u": {i: scores[i] for i in rows_b}}
+    for k in (1, 3, None):
+        r = list_differences(first, second, k=k)
+        assert_allclose(r.values["rbo"], [1.0])
+        assert_allclose(r.values["overlap"], [1.0])
 
 
 lists = st.lists(st.sampled_from("abcdefghij"), min_size=1, max_size=10, unique=True)
@@ -169,3 +198,5 @@ def test_bad_parameters_and_disjoint_users() -> None:
         rank_biased_overlap(run, run, k=0)
     with pytest.raises(InputValidationError, match="no user in common"):
         list_differences(run, _run({"v": "ab"}))
+    with pytest.raises(InvalidParameterError, match="'ties' parameter of list_differences"):
+        list_differences(run, run, ties="average")

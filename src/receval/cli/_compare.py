@@ -109,10 +109,27 @@ def work_line(test: str, permutations: int, resamples: int | None) -> str:
     return what + (f" and {resamples:,} bootstrap resamples" if resamples else "")
 
 
-def power_notes(report: Any, say: Messages, where: str = "") -> None:
-    """A note on stderr for each metric whose paired test cannot reach ``p < alpha`` with
-    its number of paired users (the report's ``p_min``): with 3 users the
-    randomization test gives at least 0.25, so nothing can be significant."""
+def _list_ties(profile: str | None, say: Messages) -> str:
+    """The tie order of the lists of ``--lists``: the profile's (default "trec"), or
+    "trec", with a note, for a profile whose ties are no order of a list."""
+    from ..comparison.lists import TIES
+    from ..conventions import resolve_conventions
+
+    ties = resolve_conventions(profile).ties
+    if ties in TIES:
+        return ties
+    say.note(
+        f"--lists: the profile's ties={ties!r} is no order of a list; the lists order tied "
+        f"scores by item id descending (ties='trec')."
+    )
+    return "trec"
+
+
+def comparison_notes(report: Any, say: Messages, where: str = "") -> None:
+    """Notes on stderr: each metric whose paired test cannot reach ``p < alpha`` with
+    its number of paired users (the report's ``p_min``: with 3 users the randomization
+    test gives at least 0.25, so nothing can be significant), and each comparison that
+    leaves users out of its test (``n_users_skipped``)."""
     c = report.comparisons
     seen: dict[tuple[int, float], list[str]] = {}
     rows = zip(c["metric"].tolist(), c["n_users"].tolist(), c["p_min"].tolist(), strict=True)
@@ -128,6 +145,14 @@ def power_notes(report: Any, say: Messages, where: str = "") -> None:
             f"{smallest}, so no difference can be significant at alpha {report.alpha:g}; "
             f"compare on more users."
         )
+    skipped = zip(c["metric"].tolist(), c["model"].tolist(), c["versus"].tolist(),
+                  c["n_users"].tolist(), c["n_users_skipped"].tolist(), strict=True)  # fmt: skip
+    for metric, model, versus, n, left_out in skipped:
+        if left_out:
+            say.note(
+                f"{where}{metric}: {model} vs {versus} leaves {left_out:,} of "
+                f"{n + left_out:,} users out of the test (no value for one model or both)."
+            )
 
 
 def segment_output(
@@ -160,7 +185,7 @@ def segment_output(
         (ALL_SEGMENTS, comparison.overall, int(comparison.counts.sum()) + comparison.n_unassigned),
     ]  # fmt: skip
     for label, report, n in parts:
-        power_notes(report, say, f"segment {label}: ")
+        comparison_notes(report, say, f"segment {label}: ")
         heading = f"segment {label} ({n} users)"
         sys.stdout.write(f"\n## {heading}\n\n" if fmt is OutputFormat.markdown else f"{heading}\n")
         comparison_output(report, fmt, digits, detail)
@@ -360,10 +385,12 @@ def compare(
                 return
             with say.progress(f"Comparing {len(runs)} runs: {doing}…"):
                 report = compare_runs(q, runs, metrics, profile=profile, pairs=pairs, **settings)
-                differences = (
-                    list_differences(*runs.values(), k=list_depth, p=rbo_p) if lists else None
-                )
-            power_notes(report, say)
+                differences = None
+                if lists:
+                    ties = _list_ties(profile, say)
+                    differences = list_differences(*runs.values(), k=list_depth, p=rbo_p,
+                                                   ties=ties)  # fmt: skip
+            comparison_notes(report, say)
             comparison_output(report, output_format, digits, detail, differences)
             return
         else:
@@ -392,5 +419,5 @@ def compare(
                     )  # fmt: skip
                 except InputValidationError as exc:  # a data error: the file's line
                     raise say.fail(data.place(exc) + one_line(exc)) from None
-            power_notes(report, say)
+            comparison_notes(report, say)
         comparison_output(report, output_format, digits, detail)

@@ -3,8 +3,9 @@
 A metric compares a run with the qrels; these measures compare two runs with
 each other, with no judgment: how much a new pipeline stage (a re-ranker, a
 filter, a new candidate source) changes what each user sees. Every measure is
-computed over the users of both runs, on the lists in the run's order
-(scores descending, input order within ties), vectorised over the runs' CSR
+computed over the users of both runs, on the lists in the order of a tie rule
+(scores descending, tied scores as :func:`receval.evaluate`'s ``ties`` orders them:
+by default by item id descending), vectorised over the runs' CSR
 arrays: the two runs' (user, item) rows are joined block by block of users,
 and each measure is a sum over the items both lists hold.
 """
@@ -27,6 +28,8 @@ __all__ = ["ListDifferenceReport", "list_differences", "rank_biased_overlap"]
 #: every measure of :func:`list_differences`, in its columns' order
 MEASURES = ("rbo", "rbo_min", "rbo_residual", "overlap", "jaccard", "kendall_tau")
 _RBO = MEASURES[:3]
+#: the tie rules of the lists (:func:`receval.evaluate`'s that order a list)
+TIES = ("trec", "input", "id_ascending", "id_descending")
 # users x common items x common items of one block of the pairwise tau
 _TAU_BLOCK = 4_000_000
 # rows of both runs in one block of users
@@ -64,6 +67,7 @@ class ListDifferenceReport:
     n_only_b: int
     p: float
     k: int | None
+    ties: str = "trec"
 
     @property
     def n_users(self) -> int:
@@ -90,7 +94,7 @@ class ListDifferenceReport:
 
 
 def list_differences(
-    run_a: Any, run_b: Any, *, k: int | None = None, p: float = 0.9
+    run_a: Any, run_b: Any, *, k: int | None = None, p: float = 0.9, ties: str = "trec"
 ) -> ListDifferenceReport:
     """Compare two runs' lists user by user: RBO with its residual, overlap, Jaccard, tau.
 
@@ -104,6 +108,11 @@ def list_differences(
     p : float, default=0.9
         Persistence of rank-biased overlap, in (0, 1): the weight of depth d is
         ``(1 - p) p^(d-1)``, so about ``1 / (1 - p)`` items count (10 at 0.9).
+    ties : {"trec", "input", "id_ascending", "id_descending"}, default="trec"
+        The order of tied scores in each list, as in :func:`receval.evaluate`:
+        by item id descending ("trec": the scores compared in single precision,
+        as trec_eval; "id_descending": as doubles), ascending, or in input order
+        (the rows' order, which then decides RBO and the cut at ``k``).
 
     Returns
     -------
@@ -119,7 +128,7 @@ def list_differences(
     Raises
     ------
     InvalidParameterError
-        ``k`` not a positive integer, ``p`` outside (0, 1).
+        ``k`` not a positive integer, ``p`` outside (0, 1), an unknown ``ties``.
     InputValidationError
         No user in both runs.
 
@@ -161,11 +170,11 @@ def list_differences(
     >>> report.n_only_b  # u3 is only in the new run
     1
     """
-    return _differences(run_a, run_b, k, p, MEASURES, "list_differences")
+    return _differences(run_a, run_b, k, p, ties, MEASURES, "list_differences")
 
 
 def rank_biased_overlap(
-    run_a: Any, run_b: Any, *, p: float = 0.9, k: int | None = None
+    run_a: Any, run_b: Any, *, p: float = 0.9, k: int | None = None, ties: str = "trec"
 ) -> ListDifferenceReport:
     """Rank-biased overlap of two runs' lists, user by user, with its bounds.
 
@@ -177,6 +186,8 @@ def rank_biased_overlap(
         Persistence, in (0, 1).
     k : int, default=None
         Depth the lists are cut at (None: the whole lists).
+    ties : {"trec", "input", "id_ascending", "id_descending"}, default="trec"
+        The order of tied scores, as in :func:`list_differences`.
 
     Returns
     -------
@@ -198,12 +209,18 @@ def rank_biased_overlap(
     >>> report.values["rbo"].tolist(), report.values["rbo_residual"].tolist()
     ([1.0], [0.1137...])
     """
-    return _differences(run_a, run_b, k, p, _RBO, "rank_biased_overlap")
+    return _differences(run_a, run_b, k, p, ties, _RBO, "rank_biased_overlap")
 
 
 # ------------------------------------------------------------------ the computation
 def _differences(
-    run_a: Any, run_b: Any, k: int | None, p: float, measures: tuple[str, ...], func: str
+    run_a: Any,
+    run_b: Any,
+    k: int | None,
+    p: float,
+    ties: str,
+    measures: tuple[str, ...],
+    func: str,
 ) -> ListDifferenceReport:
     from ..data._encode import factorize
     from ..ranking.values import as_run
@@ -212,7 +229,9 @@ def _differences(
                              high_inclusive=False))  # fmt: skip
     if k is not None:
         k = int(v.check_number(k, "k", func, integer=True, low=1))
+    v.check_option(ties, "ties", func, list(TIES))
     a, b = as_run(run_a), as_run(run_b)
+    order_a, order_b = a.tie_order(ties), b.tie_order(ties)
     # users and items of both runs in one code space
     user_codes, _ = factorize(_ids(a.user_ids, b.user_ids), "users", func)
     of_b = np.full(int(user_codes.max()) + 1, -1, dtype=np.int64)
@@ -233,8 +252,9 @@ def _differences(
     rows = np.cumsum(_lengths(a, ua, k) + _lengths(b, ub, k))
     cuts = np.searchsorted(rows, np.arange(_BLOCK_ROWS, int(rows[-1]), _BLOCK_ROWS), "right")
     bounds = [0, *distinct(cuts).tolist(), len(ua)]
+    runs = (a, order_a), (b, order_b)
     parts = [
-        _block(a, b, ua[lo:hi], ub[lo:hi], codes_a, codes_b, n_items, k, p, measures)
+        _block(*runs, ua[lo:hi], ub[lo:hi], codes_a, codes_b, n_items, k, p, measures)
         for lo, hi in itertools.pairwise(bounds)
         if hi > lo
     ]
@@ -245,13 +265,13 @@ def _differences(
             for name, x in values.items()}  # fmt: skip
     return ListDifferenceReport(
         users=a.user_ids[ua], values=values, mean=mean, n_defined=defined,
-        n_only_a=a.n_users - m, n_only_b=b.n_users - m, p=p, k=k,
+        n_only_a=a.n_users - m, n_only_b=b.n_users - m, p=p, k=k, ties=ties,
     )  # fmt: skip
 
 
 def _block(
-    a: Run,
-    b: Run,
+    a: tuple[Run, np.ndarray],
+    b: tuple[Run, np.ndarray],
     ua: np.ndarray,
     ub: np.ndarray,
     codes_a: np.ndarray,
@@ -261,9 +281,10 @@ def _block(
     p: float,
     measures: tuple[str, ...],
 ) -> dict[str, np.ndarray]:
-    """The measures of the users ``ua`` of ``a`` (``ub`` of ``b``), one array each."""
-    rows_a = _rows(a, ua, k, codes_a)
-    rows_b = _rows(b, ub, k, codes_b)
+    """The measures of the users ``ua`` of ``a`` (``ub`` of ``b``), one array each; ``a``
+    and ``b``: each run with its rows in the tie order."""
+    rows_a = _rows(*a, ua, k, codes_a)
+    rows_b = _rows(*b, ub, k, codes_b)
     la, lb = rows_a[3], rows_b[3]
     # the items both lists hold: join (user, item) keys
     key_a = rows_a[0] * n_items + rows_a[1]
@@ -307,17 +328,18 @@ def _ids(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _rows(
-    run: Run, users: np.ndarray, k: int | None, item_codes: np.ndarray
+    run: Run, order: np.ndarray, users: np.ndarray, k: int | None, item_codes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows of ``users`` (positions in ``run``), each list cut at ``k``: (position of
-    the user in ``users``, shared item code, 1-based rank, list lengths, scores)."""
+    """The rows of ``users`` (positions in ``run``) in the tie order ``order``, each list
+    cut at ``k``: (position of the user in ``users``, shared item code, 1-based rank,
+    list lengths, scores)."""
     start = run.offsets[users].astype(np.int64)
     length = _lengths(run, users, k)
     total = int(length.sum())
     ends = np.cumsum(length)
     owner = np.repeat(np.arange(len(users), dtype=np.int64), length)
     rank = np.arange(total, dtype=np.int64) - (ends - length)[owner]
-    rows = start[owner] + rank
+    rows = order[start[owner] + rank]
     items = item_codes[run.items[rows]].astype(np.int64)
     return owner, items, rank + 1, length.astype(np.float64), np.asarray(run.scores)[rows]
 

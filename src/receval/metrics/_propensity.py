@@ -343,10 +343,10 @@ class _Ranked:
         present = np.flatnonzero(user_map >= 0)
         q_of_run[user_map[present]] = present
         qrow = _qrels_rows(q, r, user_map, run_user)
-        sel = np.flatnonzero(q_of_run[run_user] >= 0)
+        # each user's rows stay together in every tie order
+        rows = r.tie_order(ties if ties in ("trec", "id_descending", "id_ascending") else "input")
+        sel = rows[q_of_run[run_user[rows]] >= 0]
         users = run_user[sel]
-        if ties in ("trec", "id_descending", "id_ascending"):
-            sel = _break_ties(r, sel, users, ties)
         if depth or judged_only:  # the first ``depth`` items, then the judged ones among them
             keep = np.ones(len(sel), dtype=bool)
             if depth:
@@ -378,26 +378,6 @@ class _Ranked:
         first = np.ones(len(users), dtype=bool)
         first[1:] = users[1:] != users[:-1]
         self.first_row = np.maximum.accumulate(np.where(first, np.arange(len(users)), 0))
-
-
-def _break_ties(r: Run, sel: np.ndarray, users: np.ndarray, ties: str) -> np.ndarray:
-    """``sel`` (rows of ``r`` by user, score descending, input order within ties) with
-    the rows of each tie reordered by item id (``ties``: descending or ascending; "trec"
-    compares the scores in single precision, which keeps their order)."""
-    score = r.scores[sel].astype(np.float32) if ties == "trec" else r.scores[sel]
-    new = np.ones(len(sel), dtype=bool)
-    new[1:] = (users[1:] != users[:-1]) | (score[1:] != score[:-1])
-    group = np.cumsum(new) - 1
-    tied = np.flatnonzero(np.bincount(group)[group] > 1)
-    if not tied.size:
-        return sel
-    rank = r.trec_keys[r.items[sel[tied]]].astype(np.int64)  # item id order
-    if ties != "id_ascending":
-        rank = len(r.item_ids) - 1 - rank
-    order = np.argsort(group[tied] * len(r.item_ids) + rank, kind="stable")
-    out: np.ndarray = sel.copy()
-    out[tied] = sel[tied[order]]
-    return out
 
 
 def _qrels_rows(q: Qrels, r: Run, user_map: np.ndarray, run_user: np.ndarray) -> np.ndarray:

@@ -270,6 +270,16 @@ def test_rank_mixes_list_and_ranking_metrics_in_the_order_given(runner, files):
     assert "no significance letters: the list metrics (personalization@3)" in table.stderr
 
 
+def test_rank_takes_by_or_per_user(runner, files, tmp_path):
+    segments = tmp_path / "segments.csv"
+    segments.write_text("user,segment\n1,a\n")
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run"],
+                    "-m", "ndcg@3", "--per-user", "--by", segments, code=2)  # fmt: skip
+    assert result.stderr == (
+        "error: --by gives a row per segment and --per-user a row per user; pass one of them.\n"
+    )
+
+
 def test_rank_list_metrics_have_no_per_user_values(runner, files):
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["run"],
                     "-m", "personalization@3", "--per-user", code=2)  # fmt: skip

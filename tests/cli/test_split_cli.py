@@ -86,6 +86,25 @@ def test_ratio_rounding_floor(tmp_path, log_path):
         (["--method", "temporal"], "exactly one of cutoff= and quantile="),
         (["--short", "keep"], "'short' parameter"),
         (["--time", "when"], "no column 'when'"),
+        # an option of another method would be ignored
+        (
+            ["--min-interactions", "3"],
+            "--min-interactions applies to --method ratio and "
+            "random, not leave-last-out; drop it or pick one of those methods.",
+        ),
+        (
+            ["--method", "ratio", "--test-fraction", "0.5", "--min-train", "2"],
+            "--min-train applies to --method leave-last-out, not ratio",
+        ),
+        (
+            ["--method", "ratio", "--test-fraction", "0.5", "--short", "drop"],
+            "--short applies to --method leave-last-out, not ratio",
+        ),
+        (
+            ["--method", "temporal", "--quantile", "0.5", "--seed", "1"],
+            "--seed applies to --method random, not temporal",
+        ),
+        (["--cutoff", "3"], "--cutoff applies to --method temporal, not leave-last-out"),
     ],
 )
 def test_errors_exit_2(tmp_path, log_path, args, message):

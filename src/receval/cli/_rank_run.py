@@ -229,6 +229,10 @@ def run_rank(
             raise say.fail(
                 f"--baseline must name one of the runs {run_names(run)}. Got {baseline!r}."
             )
+        if by is not None and per_user:  # one table or the other: neither is ignored
+            raise say.fail(
+                "--by gives a row per segment and --per-user a row per user; pass one of them."
+            )
         if listed and (by is not None or per_user):
             raise say.fail(
                 f"{'--by' if by is not None else '--per-user'} shows values per user, and the "
@@ -310,7 +314,7 @@ def run_rank(
         table = per_user_table(reports, metrics)
     elif len(values) > 1 and test != "none" and output_format in _LETTER_FORMATS and not listed:
         from ..comparison.models import compare
-        from ._compare import comparison_output, power_notes, work_line
+        from ._compare import comparison_notes, comparison_output, work_line
 
         doing = f"Testing {len(reports)} runs on {len(metrics)} metrics: "
         with say.guard(), say.progress(doing + work_line(test, permutations, None) + "…"):
@@ -318,7 +322,7 @@ def run_rank(
                 None, dict(reports), metrics, baseline=baseline, test=test,
                 n_permutations=permutations, interval=None,
             )  # fmt: skip
-        power_notes(comparison, say)
+        comparison_notes(comparison, say)
         comparison_output(comparison, output_format, digits, detail=False)
         return
     else:

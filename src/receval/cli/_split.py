@@ -25,6 +25,19 @@ class SplitMethod(str, Enum):
 _SUFFIXES = (".parquet", ".pq", ".csv")
 
 _PANEL = "Split"
+#: each option of one or some methods: its default and the methods that take it
+_OPTIONS: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "--n": (None, ("leave-last-out", "random")),
+    "--cutoff": (None, ("temporal",)),
+    "--quantile": (None, ("temporal",)),
+    "--test-fraction": (None, ("ratio", "random")),
+    "--train-fraction": (None, ("ratio", "random")),
+    "--seed": (None, ("random",)),
+    "--min-train": (1, ("leave-last-out",)),
+    "--short": ("train", ("leave-last-out",)),
+    "--rounding": ("half_even", ("ratio", "random")),
+    "--min-interactions": (1, ("ratio", "random")),
+}
 
 
 def _number_or_text(value: str) -> Any:
@@ -172,6 +185,17 @@ def split_command(
             )
     if os.path.abspath(train) == os.path.abspath(test):
         raise say.fail(f"--train and --test name the same file {train!r}; name two files.")
+    given = {"--n": n, "--cutoff": cutoff, "--quantile": quantile,
+             "--test-fraction": test_fraction, "--train-fraction": train_fraction,
+             "--seed": seed, "--min-train": min_train, "--short": short,
+             "--rounding": rounding, "--min-interactions": min_interactions}  # fmt: skip
+    for option, value in given.items():
+        default, methods = _OPTIONS[option]
+        if value != default and method.value not in methods:  # it would be ignored
+            raise say.fail(
+                f"{option} applies to --method {' and '.join(methods)}, not "
+                f"{method.value}; drop it or pick one of those methods."
+            )
     columns: dict[str, Any] = {"user": user, "item": item, "time": time}
     with say.guard():
         for option, path in (("--train", train), ("--test", test)):  # not over the log

@@ -418,6 +418,6 @@ def compare(
                         weighting=weighting, sample_weight=data.sample_weight, **settings,
                     )  # fmt: skip
                 except InputValidationError as exc:  # a data error: the file's line
-                    raise say.fail(data.place(exc) + one_line(exc)) from None
+                    raise say.fail(data.place(exc) + say.in_cli_words(one_line(exc))) from None
             comparison_notes(report, say)
         comparison_output(report, output_format, digits, detail)

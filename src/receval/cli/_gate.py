@@ -19,6 +19,7 @@ import typer
 
 from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError, InvalidParameterError
+from ..gating.rules import KINDS
 from ._common import (
     DigitsOption,
     GradeOption,
@@ -63,6 +64,14 @@ def parse_rule(text: str) -> dict[str, Any]:
     metric, sep, spec = text.rpartition("=")
     kind, _, number = spec.partition(":")
     kind = kind.strip().replace("-", "_")
+    if sep and metric.strip() and kind not in KINDS:
+        import difflib
+
+        close = difflib.get_close_matches(kind, KINDS, n=1, cutoff=0.6)
+        fix = f"did you mean {close[0]!r}?" if close else f"e.g. --rule {metric}=superiority."
+        raise InvalidParameterError(
+            f"--rule {text!r}: the kind must be one of {list(KINDS)}. Got {kind!r}; {fix}"
+        )
     rule: dict[str, Any] = {"metric": metric.strip(), "rule": kind}
     try:
         if not sep or not metric.strip():
@@ -365,7 +374,7 @@ def gate(
                         **settings.settings(),
                     )
                 except InputValidationError as exc:  # a data error: the file's line
-                    raise say.fail(data.place(exc) + one_line(exc)) from None
+                    raise say.fail(data.place(exc) + say.in_cli_words(one_line(exc))) from None
         # the report names the file its rules came from
         report = dataclasses.replace(
             report, config=dataclasses.replace(report.config, source=settings.source)

@@ -286,10 +286,10 @@ def ctr_rows(
                         value = spec.func(*args, **kwargs)
                 except InputValidationError as exc:
                     if why_not is None or "y_pred" not in _inputs(name):
-                        raise say.fail(_failed(source, name, col, exc)) from None
+                        raise say.fail(say.in_cli_words(_failed(source, name, col, exc))) from None
                     skipped[name] = one_line(exc)
                 except RecevalError as exc:
-                    raise say.fail(_failed(source, name, col, exc)) from None
+                    raise say.fail(say.in_cli_words(_failed(source, name, col, exc))) from None
             row.append(value)
         for name, counts in row_counts.items():
             skipped_groups_note(col, name, counts, whys[name], say)
@@ -382,7 +382,9 @@ def ctr_segment_table(
                                 raise
                             skipped[m] = one_line(exc)
             except RecevalError as exc:  # name the column: the message names y_score
-                raise say.fail(f"{data.place(exc)}--score {col}: {one_line(exc)}") from None
+                raise say.fail(
+                    f"{data.place(exc)}--score {col}: {say.in_cli_words(one_line(exc))}"
+                ) from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
         # the rows), the segments where a metric is undefined and the metrics not applicable
         overall: dict[str, Any] = {}

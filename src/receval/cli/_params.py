@@ -136,7 +136,12 @@ if RuntimeParam is not None:
             if quick is not DECLINED:
                 return quick
             full = build_runtime_param(param.type_descriptor)
-            return full._coerce_value(value, param=param, ctx=ctx)
+            try:
+                return full._coerce_value(value, param=param, ctx=ctx)
+            except CLICK.exceptions.BadParameter as exc:  # say what was given, if it does not
+                if isinstance(value, str) and repr(value) not in exc.message:
+                    exc.message = f"{exc.message.rstrip('.')}. Got {value!r}."
+                raise
 
 
 def _quick(params: list[Any]) -> list[Any]:

@@ -202,19 +202,19 @@ class Messages:
                 if not isinstance(exc, (RecevalError, *_reader_errors())) and not _panic(exc):
                     raise
                 self._warnings(caught)
-                raise self.fail(self._in_cli_words(one_line(exc))) from None
+                raise self.fail(self.in_cli_words(one_line(exc))) from None
         self._warnings(caught)
 
     def _warnings(self, caught: list[warnings.WarningMessage]) -> None:
         seen: set[str] = set()
         for w in caught:
-            text = self._in_cli_words(one_line(w.message))
+            text = self.in_cli_words(one_line(w.message))
             if text not in seen:
                 seen.add(text)
                 self.warning(text)
         caught.clear()
 
-    def _in_cli_words(self, text: str) -> str:
+    def in_cli_words(self, text: str) -> str:
         """``text`` in the words of the running command, if translated."""
         if not self.translate:
             return text

@@ -93,12 +93,10 @@ class ComparisonReport:
         gains against many small losses can set against the mean), ``worse``,
         ``wins``/``ties``/``losses`` (the users
         where model's value is better than, equal to or worse than versus's, in
-        the metric's direction; they sum to ``n_users``; -1 for a metric with
-        no per-user value: DeLong's and recomputed rows of
-        :func:`compare_predictions`), ``n_users`` (users in the test),
-        ``n_users_skipped`` (users left out of it: without a value for one model
-        or both, as a user with one class in ``gauc`` or a user skipped by
-        ``empty_users``, or of weight 0; 0 for DeLong's and recomputed rows) and
+        the metric's direction; they sum to ``n_users``; -1 without per-user
+        values: DeLong's and recomputed rows of :func:`compare_predictions`),
+        ``n_users`` (users in the test), ``n_users_skipped`` (left out: no value
+        for a model, as a one-class user of ``gauc``, or weight 0) and
         ``p_min``, the smallest p-value the test can give with that many users
         (:func:`receval.smallest_pvalue`; 0 for DeLong's test): where it is not
         below ``alpha``, no difference could have been significant.

@@ -65,12 +65,14 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
                 "n_rows_skipped": int(report.n_rows_skipped),
             }
             return float(report.score), counts, "without both a click and a non-click"
+        import importlib
         from dataclasses import replace
 
+        from ..engine.metric import DEFINITIONS
         from ..engine.sources import run_definition
-        from . import definition
 
-        defn = definition(entry.name)
+        importlib.import_module(entry.definition_path)  # it registers its definitions
+        defn = DEFINITIONS[entry.name]
         unweighted = sample_weight is not None and "sample_weight" not in defn.inputs
         if defn.grouped is None or unweighted:
             return func(y_true, y_score, groups, sample_weight), {}, ""  # its own error

@@ -8,6 +8,7 @@ groups for GAUC.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from itertools import pairwise
 
 import numpy as np
@@ -158,3 +159,42 @@ def ece(y_true, p, n_bins, sample_weight=None):
         conf = sum(w[i] * p[i] for i in members)
         total += abs(acc - conf)
     return total / w.sum()
+
+
+def _exact(*columns):
+    return ([Fraction(float(v)) for v in c] for c in columns)
+
+
+def r2(y_true, y_pred, sample_weight=None):
+    """1 - SSE / SST in exact arithmetic, rounded once (scikit-learn's force_finite
+    rules for a constant y_true)."""
+    w = np.ones(len(y_true)) if sample_weight is None else sample_weight
+    y, p, w = _exact(y_true, y_pred, w)
+    mean = sum(a * c for a, c in zip(y, w, strict=True)) / sum(w)
+    sse = sum(c * (a - b) ** 2 for a, b, c in zip(y, p, w, strict=True))
+    sst = sum(c * (a - mean) ** 2 for a, c in zip(y, w, strict=True))
+    if sst == 0:
+        return 1.0 if sse == 0 else 0.0
+    return float(1 - sse / sst)
+
+
+def explained_variance(y_true, y_pred, sample_weight=None):
+    """1 - Var(y - p) / Var(y) in exact arithmetic, rounded once."""
+    w = np.ones(len(y_true)) if sample_weight is None else sample_weight
+    y, p, w = _exact(y_true, y_pred, w)
+    total = sum(w)
+    e = [a - b for a, b in zip(y, p, strict=True)]
+    mean_e = sum(a * c for a, c in zip(e, w, strict=True)) / total
+    mean_y = sum(a * c for a, c in zip(y, w, strict=True)) / total
+    var_e = sum(c * (a - mean_e) ** 2 for a, c in zip(e, w, strict=True))
+    var_y = sum(c * (a - mean_y) ** 2 for a, c in zip(y, w, strict=True))
+    if var_y == 0:
+        return 1.0 if var_e == 0 else 0.0
+    return float(1 - var_e / var_y)
+
+
+def brier(y_true, p, sample_weight=None):
+    """The weighted mean of (p - y)^2 in exact arithmetic, rounded once."""
+    w = np.ones(len(y_true)) if sample_weight is None else sample_weight
+    y, p, w = _exact(y_true, p, w)
+    return float(sum(c * (b - a) ** 2 for a, b, c in zip(y, p, w, strict=True)) / sum(w))

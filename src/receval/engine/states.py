@@ -11,7 +11,7 @@ itself (:func:`plain_pair`), and the check of states loaded from pickles.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -356,7 +356,13 @@ def _combine_scaled(sums: dict[int, ExactSum], power: int) -> tuple[float, int]:
 class Moments:
     """Exact sums of ``w``, ``w y``, ``w p``, ``w y^2``, ``w y p`` and ``w p^2`` (``y`` the
     truth, ``p`` the prediction) and the row count: every term of the Brier score,
-    R² and explained variance, merged without rounding."""
+    R² and explained variance, merged without rounding.
+
+    The sums are of ``y`` and ``p`` times ``2**-shift`` (their squares times
+    ``4**-shift``): 0 unless the largest value is beyond ``2**±500``, where the squares
+    would over- or underflow; then the values are scaled into ``[0.5, 1)`` first (exact).
+    States of different shifts merge at the larger one: the other's sums lose only the
+    bits below ``2**-1074`` of that scale."""
 
     weight: ExactSum
     y: ExactSum
@@ -365,18 +371,23 @@ class Moments:
     yp: ExactSum
     pp: ExactSum
     n_rows: int
+    shift: int = 0
 
     @classmethod
     def of(cls, y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> Moments:
         """The moments of validated float64 rows (``w`` None: weights of 1)."""
         from .sums import exact_products
 
+        top = max(float(np.abs(y).max()), float(np.abs(p).max())) if len(y) else 0.0
+        shift = 0 if top == 0 or 2.0**-500 <= top <= 2.0**500 else math.frexp(top)[1]
+        if shift:
+            y, p = np.ldexp(y, -shift), np.ldexp(p, -shift)
         if w is None:
             weight, sy, sp = ExactSum.of([float(len(y))]), ExactSum.of(y), ExactSum.of(p)
         else:
             weight, sy, sp = ExactSum.of(w), exact_products(y, w), exact_products(p, w)
         return cls(weight, sy, sp, exact_products(y, y, w), exact_products(y, p, w),
-                   exact_products(p, p, w), len(y))  # fmt: skip
+                   exact_products(p, p, w), len(y), shift)  # fmt: skip
 
     @classmethod
     def zero(cls) -> Moments:
@@ -384,7 +395,27 @@ class Moments:
         return cls(z, z, z, z, z, z, 0)
 
     def merge(self, other: Moments) -> Moments:
-        return fieldwise_sum(self, other)
+        a, b = self, other
+        if a.shift != b.shift:  # a state of values 0 takes any shift
+            if a._no_values():
+                a = replace(a, shift=b.shift)
+            elif b._no_values():
+                b = replace(b, shift=a.shift)
+            elif a.shift > b.shift:
+                b = b._at_shift(a.shift)
+            else:
+                a = a._at_shift(b.shift)
+        return replace(fieldwise_sum(a, b), shift=a.shift)
+
+    def _no_values(self) -> bool:
+        return all(s.is_zero() for s in (self.y, self.p, self.yy, self.yp, self.pp))
+
+    def _at_shift(self, shift: int) -> Moments:
+        """This state's sums at a larger ``shift``."""
+        d = shift - self.shift
+        return Moments(self.weight, self.y.scaled_down(d), self.p.scaled_down(d),
+                       self.yy.scaled_down(2 * d), self.yp.scaled_down(2 * d),
+                       self.pp.scaled_down(2 * d), self.n_rows, shift)  # fmt: skip
 
 
 @dataclass

@@ -89,6 +89,22 @@ class ExactSum:
         """The sum of both sets of values."""
         return self + other
 
+    def is_zero(self) -> bool:
+        """Whether the sum is exactly 0 (no value, or values that cancel)."""
+        return not self.digits.any()
+
+    def scaled_down(self, k: int) -> ExactSum:
+        """The sum times ``2**-k`` (``k >= 0``), exact but for the bits that fall below
+        ``2**-1074`` (dropped: toward zero); a sum that is not finite stays as it is."""
+        total = self._total()
+        if k == 0 or isinstance(total, float):
+            return self
+        magnitude = abs(total) >> k
+        # 52-bit parts, each a float64 times a power of two: their exact sum
+        parts = [math.ldexp(magnitude >> s & (1 << 52) - 1, s - 1074)
+                 for s in range(0, magnitude.bit_length(), 52)]  # fmt: skip
+        return ExactSum.of([-x for x in parts] if total < 0 else parts)
+
     def _total(self) -> int | float:
         """The sum as an integer count of ``2**-1074`` (the float nan or +-inf when the
         sum is not finite)."""

@@ -10,6 +10,7 @@ variance terms suffer no cancellation (a large mean with a small spread).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -291,6 +292,9 @@ def _finalize(func: str, formula: Any) -> Any:
                                           state.pp)]  # fmt: skip
         if any(isinstance(s, float) for s in sums):
             return float("nan")
+        if state.shift:  # the sums of the values scaled by 2**-shift, back at scale 1
+            scale = Fraction(2) ** state.shift
+            sums = [sums[0], *(s * scale for s in sums[1:3]), *(s * scale**2 for s in sums[3:])]
         if sums[0] == 0:
             return warn_undefined(f"{func}: every sample weight is zero (returned as nan).")
         result: float = formula(params, *sums)

@@ -52,3 +52,15 @@ def test_split_names_time(tmp_path):
 def test_an_option_out_of_range_says_what_was_given():
     stderr = _stderr("demo", "--users", "0")
     assert "Invalid value for '--users': " in stderr and "Got '0'." in stderr
+
+
+def test_a_log_of_only_a_header_says_so(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text("click,a,b\n")
+    for args in (["ctr", path, "--label", "click", "--score", "a"],
+                 ["compare", "--impressions", path, "--label", "click", "--score", "a",
+                  "--score", "b", "--ctr-metric", "logloss"]):  # fmt: skip
+        assert (
+            _stderr(*args)
+            == f"error: {path}: the log has no rows, only its header; pass a log with rows.\n"
+        )

@@ -131,6 +131,8 @@ def read_impressions(
     ids = tuple(c for c in (group, by) if c)
     with say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, columns, command, fmt, id_columns=ids)
+    if not table.num_rows:
+        raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
     no_missing(table.column(label), f"--label {label}", path, fmt, command)
     return Impressions(
         n_rows=table.num_rows,

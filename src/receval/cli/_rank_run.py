@@ -382,10 +382,15 @@ def segment_table(
             "n_users_skipped": dict(rep.n_users_skipped),
             "n_segments_undefined": dict(seg.n_undefined),
         }
-        for record in seg.records():
+        for i, record in enumerate(seg.records()):
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
             rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
-            counts.append(overall if record["segment"] is None else {})
+            if record["segment"] is None:
+                counts.append(overall)
+                continue
+            # the users of the segment each metric's rules left out of its mean
+            left_out = {m: int(n[i]) for m, n in seg.n_skipped.items() if n[i]}
+            counts.append({"n_users_skipped": left_out} if left_out else {})
     return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts, keys=2)
 
 

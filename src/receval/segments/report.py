@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,9 @@ class SegmentReport:
     n_unassigned : int
         Users of the report without a segment (ranking only; they count in
         the overall value, not in any segment).
+    n_skipped : dict of str to ndarray
+        Per metric, the users of each segment its rules left out of its mean
+        (ranking only: ``empty_users="skip"``, ...; ``counts`` holds them too).
     """
 
     segments: np.ndarray
@@ -54,6 +57,7 @@ class SegmentReport:
     unit: str
     n_undefined: dict[str, int]
     n_unassigned: int = 0
+    n_skipped: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_frame(self, backend: str | None = None) -> Any:
         """One row per segment: ``segment``, ``n_<unit>``, then one column per metric."""
@@ -173,12 +177,19 @@ def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
     values: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}
+    skipped: dict[str, np.ndarray] = {}
+    assigned = codes >= 0
     for text in report.mean:
         out = np.empty(len(labels), dtype=np.float64)
         for i in range(len(labels)):
             out[i] = report.mean_state_of(text, codes == i).value
         values[text] = out
         undefined[text] = int(np.isnan(out).sum())
+        # a user the metric's rules left out has no value (nan), as in n_users_skipped
+        left_out = np.isnan(report.values[text])[assigned]
+        skipped[text] = np.bincount(codes[assigned], weights=left_out, minlength=len(labels))
+        skipped[text] = skipped[text].astype(np.int64)
     overall = {t: float(x) for t, x in report.mean.items()}
     n_unassigned = int((codes < 0).sum())
-    return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned)
+    return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned,
+                         skipped)  # fmt: skip

@@ -746,7 +746,7 @@ def test_nonexistent_trec_file(tmp_path):
 
 def test_missing_ids():
     missing = (
-        r" contains 1 missing value \(None or NaN\), the first at position 1; drop those "
+        r" contains 1 missing value \(None, NaN or null\), the first at position 1; drop those "
         r"rows or fill them with an id.$"
     )
     with pytest.raises(InputValidationError, match=r"^Qrels: users" + missing) as got:
@@ -776,7 +776,7 @@ def test_missing_ids_name_the_first(kind):
     }[kind]()
     with pytest.raises(
         InputValidationError,
-        match=r"^Qrels: users contains 2 missing values \(None or NaN\), the first at "
+        match=r"^Qrels: users contains 2 missing values \(None, NaN or null\), the first at "
         r"position 2; ",
     ) as got:
         Qrels(column, ["x"] * 5)
@@ -803,8 +803,8 @@ def test_missing_ids_of_a_parquet_file_name_its_row(tmp_path):
     pq.write_table(table, path, row_group_size=20)
     with pytest.raises(
         InputValidationError,
-        match=rf"^{re.escape(path)}: row 58: Run: users contains 1 missing value \(None or "
-        r"NaN\), the first at position 57; ",
+        match=rf"^{re.escape(path)}: row 58: Run: users contains 1 missing value \(None, NaN "
+        r"or null\), the first at position 57; ",
     ):
         Run.from_file(path)
 
@@ -1225,7 +1225,7 @@ def test_factorize_int_columns_of_frames():
 def test_factorize_missing_values(values):
     with pytest.raises(
         InputValidationError,
-        match=r"^f: users contains 1 missing value \(None or NaN\), the first at position "
+        match=r"^f: users contains 1 missing value \(None, NaN or null\), the first at position "
         r"1; drop those rows or fill them with an id.$",
     ) as got:
         factorize(values, "users", "f")

@@ -302,7 +302,7 @@ def test_missing_ids_are_refused(ids, name, position):
     users = np.array([[0, 0, 1.0], [0, 1.0, 0]], np.float32)
     items = np.eye(3, dtype=np.float32)
     message = (
-        rf"retrieve: {name} contains 1 missing value \(None or NaN\), the first at "
+        rf"retrieve: {name} contains 1 missing value \(None, NaN or null\), the first at "
         rf"position {position}; drop those rows or fill them with an id"
     )
     with pytest.raises(InputValidationError, match=message):

@@ -270,8 +270,8 @@ def _differences(
 
 
 def _block(
-    a: tuple[Run, np.ndarray],
-    b: tuple[Run, np.ndarray],
+    a: tuple[Run, np.ndarray | None],
+    b: tuple[Run, np.ndarray | None],
     ua: np.ndarray,
     ub: np.ndarray,
     codes_a: np.ndarray,
@@ -328,18 +328,19 @@ def _ids(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _rows(
-    run: Run, order: np.ndarray, users: np.ndarray, k: int | None, item_codes: np.ndarray
+    run: Run, order: np.ndarray | None, users: np.ndarray, k: int | None, item_codes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows of ``users`` (positions in ``run``) in the tie order ``order``, each list
-    cut at ``k``: (position of the user in ``users``, shared item code, 1-based rank,
-    list lengths, scores)."""
+    """The rows of ``users`` (positions in ``run``) in the tie order ``order`` (None: the
+    rows' own), each list cut at ``k``: (position of the user in ``users``, shared item
+    code, 1-based rank, list lengths, scores)."""
     start = run.offsets[users].astype(np.int64)
     length = _lengths(run, users, k)
     total = int(length.sum())
     ends = np.cumsum(length)
     owner = np.repeat(np.arange(len(users), dtype=np.int64), length)
     rank = np.arange(total, dtype=np.int64) - (ends - length)[owner]
-    rows = order[start[owner] + rank]
+    rows = start[owner] + rank
+    rows = rows if order is None else order[rows]
     items = item_codes[run.items[rows]].astype(np.int64)
     return owner, items, rank + 1, length.astype(np.float64), np.asarray(run.scores)[rows]
 

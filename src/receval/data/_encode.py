@@ -182,14 +182,11 @@ def _check_unicode(x: Any, name: str, func: str) -> None:
             ) from exc
 
 
-def _missing(
-    missing: Any, name: str, func: str, what: str = "None or NaN"
-) -> InputValidationError:
+def _missing(missing: Any, name: str, func: str) -> InputValidationError:
     """The error of ids some of which are missing (``missing``: a row's whether, a
-    boolean NumPy or Arrow array; ``what``: a missing id as the input spells it, Arrow's
-    ``"null"``), its ``row`` the first (a file's readers name it)."""
+    boolean NumPy or Arrow array), its ``row`` the first (a file's readers name it)."""
     fix = "drop those rows or fill them with an id"
-    return missing_values(func, name, missing, what, fix)
+    return missing_values(func, name, missing, "None, NaN or null", fix)
 
 
 def _is_dictionary(values: Any) -> bool:
@@ -411,7 +408,7 @@ def _factorize_dictionary(
     import pyarrow.compute as pc
 
     if arr.null_count:
-        raise _missing(arr.is_null(), name, func, "null")
+        raise _missing(arr.is_null(), name, func)
     dictionary = arr.dictionary
     if is_view(dictionary.type):  # the categories only: Arrow takes no string_view
         dictionary = dictionary.cast(pa.large_string())
@@ -424,7 +421,7 @@ def _factorize_dictionary(
     values = pc.take(dictionary, arrow_integers(used))  # the categories some row uses
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~to_numpy(values.is_valid())
-        raise _missing(null[codes], name, func, "null")
+        raise _missing(null[codes], name, func)
     if column.distinct:
         return codes, kept_ids(values)
     # equal values under two indices (pandas and polars categories are distinct;
@@ -490,7 +487,7 @@ def _factorize_arrow(
         if len(kinds) > 1:  # str and bytes: Arrow would take the str as their UTF-8 bytes
             raise mixed(kinds)
     if parr.null_count:
-        raise _missing(parr.is_null(), name, func, "null" if parr is arr else "None or NaN")
+        raise _missing(parr.is_null(), name, func)
     if pa.types.is_nested(parr.type):  # lists, structs, maps: no id to encode
         raise InputValidationError(
             f"{func}: {name} must hold ids (integers or strings). Got values of type "

@@ -451,22 +451,22 @@ class Run(_RankedBase):
         keys[codes] = _string_ranks(take_at(ids, codes))
         return keys
 
-    def tie_order(self, ties: str) -> np.ndarray:
+    def tie_order(self, ties: str) -> np.ndarray | None:
         """The rows (positions) in the order of the tie rule ``ties``: each user's rows
         by score descending, tied scores in input order (``"input"``) or by item id,
         descending (``"trec"``, the scores compared in single precision as trec_eval
-        compares them, and ``"id_descending"``) or ascending (``"id_ascending"``)."""
+        compares them, and ``"id_descending"``) or ascending (``"id_ascending"``);
+        None where that is the rows' own order (no tie it reorders)."""
+        single = ties == "trec"
+        if ties == "input" or not len(self.tied_users(single)):
+            return None
         rows = np.arange(self.n_rows, dtype=np.int64)
-        if ties == "input":
-            return rows
         users = np.repeat(np.arange(self.n_users, dtype=np.int64), np.diff(self.offsets))
-        score = self.scores.astype(np.float32) if ties == "trec" else self.scores
+        score = self.scores.astype(np.float32) if single else self.scores
         new = np.ones(len(rows), dtype=bool)
         new[1:] = (users[1:] != users[:-1]) | (score[1:] != score[:-1])
         group = np.cumsum(new) - 1
         tied = np.flatnonzero(np.bincount(group)[group] > 1)
-        if not tied.size:
-            return rows
         rank = self.trec_keys[self.items[tied]].astype(np.int64)  # item id order
         if ties != "id_ascending":
             rank = len(self._item_ids) - 1 - rank

@@ -345,7 +345,11 @@ class _Ranked:
         qrow = _qrels_rows(q, r, user_map, run_user)
         # each user's rows stay together in every tie order
         rows = r.tie_order(ties if ties in ("trec", "id_descending", "id_ascending") else "input")
-        sel = rows[q_of_run[run_user[rows]] >= 0]
+        sel = (
+            np.flatnonzero(q_of_run[run_user] >= 0)
+            if rows is None
+            else rows[q_of_run[run_user[rows]] >= 0]
+        )
         users = run_user[sel]
         if depth or judged_only:  # the first ``depth`` items, then the judged ones among them
             keep = np.ones(len(sel), dtype=bool)

@@ -117,9 +117,10 @@ def test_tied_scores_are_ordered_by_the_tie_rule(ties: str, order: str) -> None:
     for k in (1, 2, None):
         r = rank_biased_overlap(tied, _run({"u": order}), k=k, ties=ties)
         assert_allclose(r.values["rbo"], [1.0])
-    rows = Run.from_dict(tied).tie_order(ties)
-    assert rows is None if ties == "input" else rows.tolist() == ["bca".index(x) for x in order]
-    assert Run.from_dict({"u": {"b": 2.0, "c": 1.0}}).tie_order(ties) is None  # no tie
+    rows = Run.from_dict(tied).in_tie_order(np.arange(3), ties)
+    assert rows.tolist() == ["bca".index(x) for x in order]
+    untied = np.arange(2)  # no tie: the rows as they are
+    assert Run.from_dict({"u": {"b": 2.0, "c": 1.0}}).in_tie_order(untied, ties) is untied
 
 
 @given(st.permutations(list("abcdef")), st.permutations(list("abcdef")))

@@ -231,7 +231,6 @@ def _differences(
         k = int(v.check_number(k, "k", func, integer=True, low=1))
     v.check_option(ties, "ties", func, list(TIES))
     a, b = as_run(run_a), as_run(run_b)
-    order_a, order_b = a.tie_order(ties), b.tie_order(ties)
     # users and items of both runs in one code space
     user_codes, _ = factorize(_ids(a.user_ids, b.user_ids), "users", func)
     of_b = np.full(int(user_codes.max()) + 1, -1, dtype=np.int64)
@@ -252,7 +251,7 @@ def _differences(
     rows = np.cumsum(_lengths(a, ua, k) + _lengths(b, ub, k))
     cuts = np.searchsorted(rows, np.arange(_BLOCK_ROWS, int(rows[-1]), _BLOCK_ROWS), "right")
     bounds = [0, *distinct(cuts).tolist(), len(ua)]
-    runs = (a, order_a), (b, order_b)
+    runs = (a, ties), (b, ties)
     parts = [
         _block(*runs, ua[lo:hi], ub[lo:hi], codes_a, codes_b, n_items, k, p, measures)
         for lo, hi in itertools.pairwise(bounds)
@@ -270,8 +269,8 @@ def _differences(
 
 
 def _block(
-    a: tuple[Run, np.ndarray | None],
-    b: tuple[Run, np.ndarray | None],
+    a: tuple[Run, str],
+    b: tuple[Run, str],
     ua: np.ndarray,
     ub: np.ndarray,
     codes_a: np.ndarray,
@@ -282,7 +281,7 @@ def _block(
     measures: tuple[str, ...],
 ) -> dict[str, np.ndarray]:
     """The measures of the users ``ua`` of ``a`` (``ub`` of ``b``), one array each; ``a``
-    and ``b``: each run with its rows in the tie order."""
+    and ``b``: each run with the tie rule of its lists."""
     rows_a = _rows(*a, ua, k, codes_a)
     rows_b = _rows(*b, ub, k, codes_b)
     la, lb = rows_a[3], rows_b[3]
@@ -328,19 +327,21 @@ def _ids(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _rows(
-    run: Run, order: np.ndarray | None, users: np.ndarray, k: int | None, item_codes: np.ndarray
+    run: Run, ties: str, users: np.ndarray, k: int | None, item_codes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows of ``users`` (positions in ``run``) in the tie order ``order`` (None: the
-    rows' own), each list cut at ``k``: (position of the user in ``users``, shared item
-    code, 1-based rank, list lengths, scores)."""
+    """The rows of ``users`` (positions in ``run``) in the tie order ``ties``, each list
+    cut at ``k`` after: (position of the user in ``users``, shared item code, 1-based
+    rank, list lengths, scores)."""
     start = run.offsets[users].astype(np.int64)
-    length = _lengths(run, users, k)
-    total = int(length.sum())
-    ends = np.cumsum(length)
-    owner = np.repeat(np.arange(len(users), dtype=np.int64), length)
-    rank = np.arange(total, dtype=np.int64) - (ends - length)[owner]
-    rows = start[owner] + rank
-    rows = rows if order is None else order[rows]
+    whole = _lengths(run, users, None)
+    owner = np.repeat(np.arange(len(users), dtype=np.int64), whole)
+    rank = np.arange(int(whole.sum()), dtype=np.int64) - (np.cumsum(whole) - whole)[owner]
+    rows = run.in_tie_order(start[owner] + rank, ties, users[owner])
+    length = whole
+    if k is not None and bool((whole > k).any()):
+        keep = rank < k
+        rows, owner, rank = rows[keep], owner[keep], rank[keep]
+        length = np.minimum(whole, k)
     items = item_codes[run.items[rows]].astype(np.int64)
     return owner, items, rank + 1, length.astype(np.float64), np.asarray(run.scores)[rows]
 

@@ -451,28 +451,40 @@ class Run(_RankedBase):
         keys[codes] = _string_ranks(take_at(ids, codes))
         return keys
 
-    def tie_order(self, ties: str) -> np.ndarray | None:
-        """The rows (positions) in the order of the tie rule ``ties``: each user's rows
-        by score descending, tied scores in input order (``"input"``) or by item id,
+    def in_tie_order(
+        self, rows: np.ndarray, ties: str, users: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``rows`` (positions of whole lists, each user's together and in the run's
+        order: score descending, tied scores in input order) with each tie reordered by
+        the tie rule ``ties``: kept in input order (``"input"``), or by item id,
         descending (``"trec"``, the scores compared in single precision as trec_eval
-        compares them, and ``"id_descending"``) or ascending (``"id_ascending"``);
-        None where that is the rows' own order (no tie it reorders)."""
+        compares them, and ``"id_descending"``) or ascending (``"id_ascending"``).
+        ``users``: the user (position) of each row, where the caller has it. Only the
+        lists of users with a tie are read (:meth:`tied_users`)."""
         single = ties == "trec"
-        if ties == "input" or not len(self.tied_users(single)):
-            return None
-        rows = np.arange(self.n_rows, dtype=np.int64)
-        users = np.repeat(np.arange(self.n_users, dtype=np.int64), np.diff(self.offsets))
-        score = self.scores.astype(np.float32) if single else self.scores
-        new = np.ones(len(rows), dtype=bool)
-        new[1:] = (users[1:] != users[:-1]) | (score[1:] != score[:-1])
+        tied_users = self.tied_users(single) if ties != "input" and len(rows) else ()
+        if not len(tied_users):
+            return rows
+        if users is None:
+            users = np.searchsorted(self.offsets, rows, side="right") - 1
+        has_tie = np.zeros(self.n_users, dtype=bool)
+        has_tie[tied_users] = True
+        sub = np.flatnonzero(has_tie[users])
+        if not sub.size:
+            return rows
+        su, sr = users[sub], rows[sub]
+        score = self.scores[sr].astype(np.float32) if single else self.scores[sr]
+        new = np.ones(len(sub), dtype=bool)
+        new[1:] = (su[1:] != su[:-1]) | (score[1:] != score[:-1])
         group = np.cumsum(new) - 1
         tied = np.flatnonzero(np.bincount(group)[group] > 1)
-        rank = self.trec_keys[self.items[tied]].astype(np.int64)  # item id order
+        rank = self.trec_keys[self.items[sr[tied]]].astype(np.int64)  # item id order
         if ties != "id_ascending":
             rank = len(self._item_ids) - 1 - rank
         order = np.argsort(group[tied] * len(self._item_ids) + rank, kind="stable")
-        rows[tied] = tied[order]
-        return rows
+        out: np.ndarray = rows.copy()
+        out[sub[tied]] = sr[tied[order]]
+        return out
 
     # ------------------------------------------------------------ constructors
     @classmethod

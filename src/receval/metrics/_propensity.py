@@ -343,13 +343,9 @@ class _Ranked:
         present = np.flatnonzero(user_map >= 0)
         q_of_run[user_map[present]] = present
         qrow = _qrels_rows(q, r, user_map, run_user)
-        # each user's rows stay together in every tie order
-        rows = r.tie_order(ties if ties in ("trec", "id_descending", "id_ascending") else "input")
-        sel = (
-            np.flatnonzero(q_of_run[run_user] >= 0)
-            if rows is None
-            else rows[q_of_run[run_user[rows]] >= 0]
-        )
+        sel = np.flatnonzero(q_of_run[run_user] >= 0)
+        if ties in ("trec", "id_descending", "id_ascending"):
+            sel = r.in_tie_order(sel, ties, run_user[sel])
         users = run_user[sel]
         if depth or judged_only:  # the first ``depth`` items, then the judged ones among them
             keep = np.ones(len(sel), dtype=bool)

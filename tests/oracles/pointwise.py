@@ -165,32 +165,32 @@ def _exact(*columns):
     return ([Fraction(float(v)) for v in c] for c in columns)
 
 
+def _spread(x, w):
+    """The weighted sum of squared deviations from the weighted mean."""
+    mean = sum(a * c for a, c in zip(x, w, strict=True)) / sum(w)
+    return sum(c * (a - mean) ** 2 for a, c in zip(x, w, strict=True))
+
+
+def _one_minus(numerator, denominator):
+    """1 - numerator / denominator, rounded once (scikit-learn's force_finite rule for
+    a constant y_true)."""
+    if denominator == 0:
+        return 1.0 if numerator == 0 else 0.0
+    return float(1 - numerator / denominator)
+
+
 def r2(y_true, y_pred, sample_weight=None):
-    """1 - SSE / SST in exact arithmetic, rounded once (scikit-learn's force_finite
-    rules for a constant y_true)."""
+    """1 - SSE / SST in exact arithmetic."""
     w = np.ones(len(y_true)) if sample_weight is None else sample_weight
     y, p, w = _exact(y_true, y_pred, w)
-    mean = sum(a * c for a, c in zip(y, w, strict=True)) / sum(w)
-    sse = sum(c * (a - b) ** 2 for a, b, c in zip(y, p, w, strict=True))
-    sst = sum(c * (a - mean) ** 2 for a, c in zip(y, w, strict=True))
-    if sst == 0:
-        return 1.0 if sse == 0 else 0.0
-    return float(1 - sse / sst)
+    return _one_minus(sum(c * (a - b) ** 2 for a, b, c in zip(y, p, w, strict=True)), _spread(y, w))
 
 
 def explained_variance(y_true, y_pred, sample_weight=None):
-    """1 - Var(y - p) / Var(y) in exact arithmetic, rounded once."""
+    """1 - Var(y - p) / Var(y) in exact arithmetic."""
     w = np.ones(len(y_true)) if sample_weight is None else sample_weight
     y, p, w = _exact(y_true, y_pred, w)
-    total = sum(w)
-    e = [a - b for a, b in zip(y, p, strict=True)]
-    mean_e = sum(a * c for a, c in zip(e, w, strict=True)) / total
-    mean_y = sum(a * c for a, c in zip(y, w, strict=True)) / total
-    var_e = sum(c * (a - mean_e) ** 2 for a, c in zip(e, w, strict=True))
-    var_y = sum(c * (a - mean_y) ** 2 for a, c in zip(y, w, strict=True))
-    if var_y == 0:
-        return 1.0 if var_e == 0 else 0.0
-    return float(1 - var_e / var_y)
+    return _one_minus(_spread([a - b for a, b in zip(y, p, strict=True)], w), _spread(y, w))
 
 
 def brier(y_true, p, sample_weight=None):

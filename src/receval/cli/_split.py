@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from ._common import ItemOption, QuietOption, UserOption, app
-from ._params import Command, table_argument
+from ._params import CLICK, Command, table_argument
 from ._streams import Messages
 
 
@@ -25,18 +25,18 @@ class SplitMethod(str, Enum):
 _SUFFIXES = (".parquet", ".pq", ".csv")
 
 _PANEL = "Split"
-#: each option of one or some methods: its default and the methods that take it
-_OPTIONS: dict[str, tuple[Any, tuple[str, ...]]] = {
-    "--n": (None, ("leave-last-out", "random")),
-    "--cutoff": (None, ("temporal",)),
-    "--quantile": (None, ("temporal",)),
-    "--test-fraction": (None, ("ratio", "random")),
-    "--train-fraction": (None, ("ratio", "random")),
-    "--seed": (None, ("random",)),
-    "--min-train": (1, ("leave-last-out",)),
-    "--short": ("train", ("leave-last-out",)),
-    "--rounding": ("half_even", ("ratio", "random")),
-    "--min-interactions": (1, ("ratio", "random")),
+#: each option of one or some methods (its parameter's name): the methods that take it
+_METHODS_OF: dict[str, tuple[str, ...]] = {
+    "n": ("leave-last-out", "random"),
+    "cutoff": ("temporal",),
+    "quantile": ("temporal",),
+    "test_fraction": ("ratio", "random"),
+    "train_fraction": ("ratio", "random"),
+    "seed": ("random",),
+    "min_train": ("leave-last-out",),
+    "short": ("leave-last-out",),
+    "rounding": ("ratio", "random"),
+    "min_interactions": ("ratio", "random"),
 }
 
 
@@ -185,16 +185,13 @@ def split_command(
             )
     if os.path.abspath(train) == os.path.abspath(test):
         raise say.fail(f"--train and --test name the same file {train!r}; name two files.")
-    given = {"--n": n, "--cutoff": cutoff, "--quantile": quantile,
-             "--test-fraction": test_fraction, "--train-fraction": train_fraction,
-             "--seed": seed, "--min-train": min_train, "--short": short,
-             "--rounding": rounding, "--min-interactions": min_interactions}  # fmt: skip
-    for option, value in given.items():
-        default, methods = _OPTIONS[option]
-        if value != default and method.value not in methods:  # it would be ignored
+    ctx = CLICK.globals.get_current_context()
+    for name, methods in _METHODS_OF.items():  # an option given that the method ignores
+        given = ctx.get_parameter_source(name) is CLICK.core.ParameterSource.COMMANDLINE
+        if given and method.value not in methods:
             raise say.fail(
-                f"{option} applies to --method {' and '.join(methods)}, not "
-                f"{method.value}; drop it or pick one of those methods."
+                f"--{name.replace('_', '-')} applies to --method {' and '.join(methods)}, "
+                f"not {method.value}; drop it or pick one of those methods."
             )
     columns: dict[str, Any] = {"user": user, "item": item, "time": time}
     with say.guard():

@@ -67,7 +67,7 @@ class ListDifferenceReport:
     n_only_b: int
     p: float
     k: int | None
-    ties: str = "trec"
+    ties: str
 
     @property
     def n_users(self) -> int:

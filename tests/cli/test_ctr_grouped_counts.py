@@ -34,6 +34,11 @@ EXPECTED = {
     "grouped_auprc(skip_groups=one_class)": (3, 6, "without both classes"),  # b, c, d
     "grouped_xauc": (3, 6, "without a pair of rows with different targets"),
     "gauc": (3, 6, "without both a click and a non-click"),
+    "grouped_xauc(min_rows=3)": (
+        3,
+        6,
+        "without a pair of rows with different targets and at least 3 rows",
+    ),
 }
 
 

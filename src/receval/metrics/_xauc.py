@@ -677,7 +677,7 @@ def _group_values(
     values = np.where(rows >= params["min_rows"], values, np.nan)
     why = "a pair of rows with different targets"
     if params["min_rows"] > 1:
-        why += f" or with fewer than {params['min_rows']} rows"
+        why += f" and at least {params['min_rows']} rows"
     # rows split into a positive and a negative part: the rows are not known
     return values, weights, None if params["targets"] == "probabilities" else rows, why
 

@@ -378,7 +378,8 @@ class Moments:
         """The moments of validated float64 rows (``w`` None: weights of 1)."""
         from .sums import exact_products
 
-        top = max(float(np.abs(y).max()), float(np.abs(p).max())) if len(y) else 0.0
+        # the largest magnitude, without a copy of the batch
+        top = max(y.max(), -y.min(), p.max(), -p.min()) if len(y) else 0.0
         shift = 0 if top == 0 or 2.0**-500 <= top <= 2.0**500 else math.frexp(top)[1]
         if shift:
             y, p = np.ldexp(y, -shift), np.ldexp(p, -shift)

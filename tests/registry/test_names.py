@@ -605,6 +605,54 @@ def test_parse_metrics_expands_trec_evals_form(text, expected):
         assert str(parse_metric(text)) == next(iter(expected.values()))
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("P", [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]),
+        ("p", [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]),
+        ("ndcg_cut", [f"ndcg_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]),
+        ("map_cut", [f"map_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]),
+        ("relative_P", [f"relative_P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]),
+        ("iprec_at_recall", [f"iprec_at_recall_{x / 10:.2f}" for x in range(11)]),
+        ("unj", ["unj_5", "unj_10", "unj_20"]),
+    ],
+)
+def test_bare_trec_eval_family_is_its_default_cut_offs(text, names):
+    # trec_eval -m P prints P_5 ... P_1000; "P" was read as precision over the whole list
+    from receval import parse_metrics
+
+    assert list(parse_metrics(text)) == names
+    with pytest.raises(InvalidParameterError, match=f"stands for {len(names)} metrics"):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize("text", ["recall", "success", "ndcg", "map", "precision"])
+def test_receval_names_of_trec_eval_families_stay_whole_list(text):
+    # "recall" and "success" are receval's (and ranx's) metrics of the whole list
+    from receval import parse_metrics
+
+    assert {k: str(v) for k, v in parse_metrics(text).items()} == {text: text}
+
+
+def test_bare_trec_eval_families_equal_pytrec_eval():
+    import pytrec_eval
+
+    from receval import evaluate
+
+    qrels = {"q1": {f"d{i}": i % 3 for i in range(40)}, "q2": {"d1": 1, "d7": 2, "x": 1}}
+    run = {
+        "q1": {f"d{i}": float((i * 7) % 40) for i in range(40)},
+        "q2": {f"d{i}": float(i % 5) for i in range(12)},
+    }
+    families = ["P", "ndcg_cut", "map_cut", "iprec_at_recall"]
+    expected = pytrec_eval.RelevanceEvaluator(qrels, set(families)).evaluate(run)
+    report = evaluate(qrels, run, families, profile="trec_eval")
+    for name in report.mean:
+        want = sum(v[name] for v in expected.values()) / len(expected)
+        assert report.mean[name] == pytest.approx(want, abs=1e-12), name
+    assert len(report.mean) == 9 * 3 + 11
+
+
 def test_evaluate_reports_trec_evals_form_under_its_names():
     from receval import evaluate, metric
 

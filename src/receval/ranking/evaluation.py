@@ -100,7 +100,10 @@ def evaluate(
         see :func:`receval.list_metrics`. Other libraries' names are read too
         (``P_10``, ``nDCG@10``); trec_eval's form with several parameters
         (``"P.5,10"``) stands for one metric each, reported under trec_eval's
-        names (``P_5``, ``P_10``).
+        names (``P_5``, ``P_10``), and so does the bare name of a trec_eval
+        family of cut-offs (``"P"``, ``"ndcg_cut"``, ``"map_cut"``,
+        ``"iprec_at_recall"``: its default ones, as ``trec_eval -m P``), except
+        ``"recall"`` and ``"success"``, receval's metrics of the whole list.
     features, feature_items, similarity : default=None
         Item similarities for ``ils@k`` and ``diversity@k``, as in
         :func:`receval.intra_list_similarity`: feature vectors (cosine) with

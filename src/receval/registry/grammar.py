@@ -282,28 +282,42 @@ def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
 
 
 _DOTTED = re.compile(r"^\s*(?P<name>[A-Za-z0-9_]+)\.\S+\s*$")
+_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9_]+)\s*$")
 
 
 def _trec_eval_form(text: str) -> dict[str, str] | None:
-    """trec_eval's ``-m name.params`` (``P.5,10``): each printed name to its metric
-    string, or None when ``text`` is not one (ranx's ``rbp.95`` is read as ranx's)."""
-    found = _DOTTED.match(text)
-    if found is None:
-        return None
+    """trec_eval's ``-m name.params`` (``P.5,10``), or the bare name of one of its
+    families of cut-offs or levels (``P``: ``P_5`` … ``P_1000``, as ``-m P`` prints
+    them): each printed name to its metric string, or None when ``text`` is not one
+    (ranx's ``rbp.95`` is read as ranx's). A family whose name is also a receval
+    metric (``recall``, ``success``: the whole list) is that metric."""
     from .trec_eval import MEASURES, trec_eval_metrics
 
-    if found["name"] not in {m.name for m in MEASURES}:
+    found = _DOTTED.match(text)
+    if found is not None:
+        if found["name"] not in {m.name for m in MEASURES}:
+            return None
+        try:
+            metrics = trec_eval_metrics([text.strip()])
+        except InvalidParameterError:
+            return None
+        return metrics or None
+    found = _BARE.match(text)
+    if found is None or found["name"].lower() in ENTRIES:
         return None
-    try:
-        metrics = trec_eval_metrics([text.strip()])
-    except InvalidParameterError:
-        return None
-    return metrics or None
+    families = {
+        m.name.lower(): m.name
+        for m in MEASURES
+        if m.params in ("cuts", "levels") and "," in m.default and not m.name.endswith("avgjg")
+    }
+    family = families.get(found["name"].lower())
+    return None if family is None else trec_eval_metrics([family])
 
 
 def parse_metrics(text: str) -> dict[str, MetricSpec]:
     """The metrics a string stands for, by name: the string itself for most, one
-    metric per parameter for trec_eval's ``-m`` form with several (``"P.5,10"``).
+    metric per parameter for trec_eval's ``-m`` form with several (``"P.5,10"``) and
+    for the bare name of a trec_eval family (``"P"``: ``P_5`` … ``P_1000``).
 
     Parameters
     ----------

@@ -386,3 +386,21 @@ def test_compare_counts_the_users_left_out_of_the_test(tmp_path):
     (record,) = json.loads(result.stdout)
     assert (record["n_users"], record["n_users_skipped"]) == (3, 1)
     assert "gauc: b vs a leaves 1 of 4 users out of the test" in result.stderr
+
+
+def test_compare_takes_trec_evals_families(files):
+    # P.5,10 and bare P stand for one metric each, as in evaluate (they were refused)
+    tmp, qrels, runs, _ = files
+    q = Qrels.from_frame(pd.DataFrame(qrels))
+    named = {k: Run.from_frame(pd.DataFrame(v)) for k, v in runs.items()}
+    report = compare(q, named, ["P.5,10", "map"], n_permutations=200, n_resamples=200)
+    assert report.metrics == ["P_5", "P_10", "map"]
+    alone = compare(q, named, ["precision@5"], n_permutations=200, n_resamples=200)
+    assert report.means["P_5"] == alone.means["precision@5"]
+    bare = compare(q, named, ["P"], n_permutations=200, n_resamples=200)
+    assert bare.metrics == [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    result = invoke(
+        runner, "compare", "--qrels", tmp / "qrels.csv", "--run", tmp / "model_a.parquet",
+        "--run", tmp / "model_b.parquet", "-m", "P.5,10", *SETTINGS, "--format", "json",
+    )  # fmt: skip
+    assert [r["metric"] for r in json.loads(result.stdout)] == ["P_5", "P_10"]

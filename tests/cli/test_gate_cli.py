@@ -70,6 +70,11 @@ def test_exit_codes_pass_fail_bad_input(repo):
     read = json.loads(invoke(runner, "gate", *BETTER, *FAST, "--format", "json").stdout)
     assert read["settings"]["source"] == "pyproject.toml" and len(read["rows"]) == 1
     (repo / "pyproject.toml").unlink()
+    family = invoke(runner, "gate", *BETTER, "--rule", "P=floor:0.1", code=2)
+    assert (
+        "stands for 9 metrics" in family.stderr
+        and "name one of them, e.g. 'P_5'. rank and compare take them all" in family.stderr
+    )
 
 
 def test_inconclusive_fails_unless_told_otherwise(repo):

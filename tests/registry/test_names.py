@@ -596,9 +596,9 @@ def test_parse_metrics_expands_trec_evals_form(text, expected):
     assert {k: str(v) for k, v in parse_metrics(text).items()} == expected
     if len(expected) > 1:
         with _raises(
-            f"Metric {text!r} stands for {len(expected)} metrics ({', '.join(expected)}); use "
-            f"receval.parse_metrics({text!r}), or give the string to evaluate, which reports "
-            f"each under its trec_eval name."
+            f"Metric {text!r} stands for {len(expected)} metrics ({', '.join(expected)}); name "
+            f"one of them, e.g. {next(iter(expected))!r}. receval.parse_metrics({text!r}), "
+            f"evaluate and compare take them all, each under its trec_eval name."
         ):
             parse_metric(text)
     else:

@@ -141,6 +141,9 @@ def cli_text(text: str, command: str | None = None) -> str:
     text = text.replace("receval.list_metrics()", "receval metrics")
     text = text.replace("receval.metric_info(name)", "receval metrics NAME")
     text = re.sub(r" to (?:receval\.)?evaluate\b", "", text)
+    text = re.sub(
+        r"receval\.parse_metrics\('[^']*'\), evaluate and compare", "rank and compare", text
+    )
     if command is not None:
         text = re.sub(r"^evaluate: ", f"receval {command}: ", text)
         text = text.replace(" metric of evaluate;", " metric;")

@@ -69,7 +69,7 @@ class ComparisonReport:
         Model names, in the order given; model ``i`` has letter ``"abc..."[i]``
         in the tables.
     metrics : list of str
-        Metric strings as given.
+        Metric strings as given (trec_eval's ``P.5,10`` and ``P``: each of their values).
     means : dict of str to dict of str to float
         ``means[metric][model]``: the model's value of the metric, exactly as
         :func:`receval.evaluate` (or the pointwise function) computes it.
@@ -487,7 +487,7 @@ def compare(
         also be the :class:`receval.EvaluationReport` of a run already
         evaluated on these qrels with every metric (``qrels`` may then be None).
     metrics : sequence of str
-        Metric strings, as for :func:`receval.evaluate`.
+        Metric strings, as for :func:`receval.evaluate` (``"P.5,10"``: ``P_5`` and ``P_10``).
     baseline : str, default=None
         Name of the run the others are compared with; None compares every pair.
     pairs : {"all"}, default=None
@@ -554,7 +554,7 @@ def compare(
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
     from ..ranking.values import as_qrels, as_run
-    from ..registry import ranking_spec
+    from ..registry import parse_metrics, ranking_spec
 
     func = "compare"
     check_keywords(conventions, keyword_names(compare) + keyword_names(evaluate), func)
@@ -569,7 +569,7 @@ def compare(
             f"baseline={baseline!r}; drop baseline, or drop pairs to compare with {baseline!r}."
         )
     model_pairs(list(named), baseline, func)  # fail early on names
-    metrics = list(metrics)
+    metrics = [n for m in metrics for n in (parse_metrics(m) if isinstance(m, str) else [m])]
     if not metrics:
         raise InputValidationError(
             f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."

@@ -254,9 +254,9 @@ def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
         if len(dotted) == 1:
             return parse_with(next(iter(dotted.values())), supplied)
         raise InvalidParameterError(
-            f"Metric {text!r} stands for {len(dotted)} metrics ({', '.join(dotted)}); "
-            f"use receval.parse_metrics({text!r}), or give the string to evaluate, which "
-            f"reports each under its trec_eval name."
+            f"Metric {text!r} stands for {len(dotted)} metrics ({', '.join(dotted)}); name "
+            f"one of them, e.g. {next(iter(dotted))!r}. receval.parse_metrics({text!r}), "
+            f"evaluate and compare take them all, each under its trec_eval name."
         )
     catboost = catboost_metric(text)  # NDCG:top=10;type=Exp
     if catboost is not None:

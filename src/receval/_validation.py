@@ -452,8 +452,7 @@ def _not_probabilities(
 
 
 def _third_class_row(y: np.ndarray) -> int | None:
-    """The first number label other than -1, 0 and 1, else where a third distinct
-    label first appears (a file's row)."""
+    """The first number label but -1, 0 and 1, else the first of a third label (a row)."""
     odd = _first(~np.isin(y, (-1, 0, 1))) if y.dtype.kind in "iuf" else None
     if odd is not None:
         return odd
@@ -490,12 +489,12 @@ def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
 
 
 def _not_binary01(func: str, name: str, values: list[Any], row: int | None) -> InputValidationError:
-    error = InputValidationError(
+    return InputValidationError(
         f"{func}: {name} must contain only 0 and 1. Got values {format_values(values)}; "
-        f"binarise labels first, e.g. {name} = (clicks > 0)."
+        f"binarise labels first, e.g. {name} = (clicks > 0).",
+        row=row,
+        classes=values,
     )
-    error.row = row
-    return error
 
 
 def _same_label(a: Any, b: Any) -> bool:
@@ -525,25 +524,26 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
             result: np.ndarray = (y == 1).view(np.int8)
             return result
         if len(classes) > 2:
-            error = InputValidationError(
+            raise InputValidationError(
                 f"{func}: {name} must be binary. Got values {format_values(_distinct(y))}; "
-                f"pass pos_label to say which value is positive."
+                f"pass pos_label to say which value is positive.",
+                row=_third_class_row(y),
+                classes=_distinct(y),
             )
-            error.row = _third_class_row(y)
-            raise error
         raise InputValidationError(
             f"{func}: {name} takes values {format_values(classes)} and pos_label is not "
-            f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}."
+            f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}.",
+            classes=classes,
         )
     check_no_missing(y, name, func)
     classes = _distinct(y, limit=3)
     if len(classes) > 2:
-        error = InputValidationError(
+        raise InputValidationError(
             f"{func}: {name} must be binary. Got values {format_values(classes)}; "
-            f"pass a binary y_true or binarise it with (y_true == pos_label)."
+            f"pass a binary y_true or binarise it with (y_true == pos_label).",
+            row=_third_class_row(y),
+            classes=classes,
         )
-        error.row = _third_class_row(y)
-        raise error
     if len(classes) == 2 and not any(_same_label(c, pos_label) for c in classes):
         raise InvalidParameterError(
             f"The 'pos_label' parameter of {func} must be one of {format_values(classes)}, "

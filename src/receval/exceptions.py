@@ -45,7 +45,9 @@ class InputValidationError(RecevalError, ValueError):
 
     ``row`` is the 0-based position of the first offending value when the check
     knows it (None otherwise), and ``pair`` the (user, item) ids of a repeated
-    pair: the file readers turn them into ``path:line``.
+    pair: the file readers turn them into ``path:line``. ``classes`` holds the
+    labels found where a metric needs two classes (0/1 clicks) and they are not
+    (None otherwise).
     """
 
     row: int | None = None
@@ -53,6 +55,13 @@ class InputValidationError(RecevalError, ValueError):
     #: the message with ``{row}`` where it states ``row`` (and ``{count}`` where it
     #: counts the values found), so that :meth:`moved` can restate it
     template: str | None = None
+    classes: list[object] | None = None
+
+    def __init__(
+        self, *args: object, row: int | None = None, classes: list[object] | None = None
+    ) -> None:
+        super().__init__(*args)
+        self.row, self.classes = row, classes
 
     def moved(self, offset: int) -> InputValidationError:
         """This error, found in a part of a column (a row group, a batch) whose first
@@ -78,6 +87,7 @@ class InputValidationError(RecevalError, ValueError):
         else:
             error = type(self)(self.template.format(row=row, count="missing values"))
         error.row, error.pair, error.template = row, self.pair, self.template
+        error.classes = self.classes
         return error
 
 

@@ -66,3 +66,48 @@ def test_a_log_of_only_a_header_says_so(tmp_path):
             _stderr(*args)
             == f"error: {path}: the log has no rows, only its header; pass a log with rows.\n"
         )
+
+
+MULTI = "click,a,b,user\n1,0.9,0.8,u1\n0,0.3,0.4,u1\n2,0.4,0.5,u2\n0,0.6,0.2,u2\n"
+NOT_01 = "--label must hold 0/1 labels (1 = click). Got values [0, 1, 2]; make the column 0/1 "
+
+
+@pytest.mark.parametrize("metric", ["auc", "log_loss", "gauc", "ne", "brier", "pr_auc"])
+def test_ctr_labels_of_three_classes_name_label(tmp_path, metric):
+    # the library's fix (multi_class=, labels=[negative, positive], pos_label=) is not
+    # the command's: --label holds 0/1 clicks
+    path = tmp_path / "log.csv"
+    path.write_text(MULTI)
+    stderr = _stderr("ctr", path, "--label", "click", "--score", "a", "--group", "user",
+                     "-m", metric)  # fmt: skip
+    assert NOT_01 in stderr and f"{metric} of --score a: " in stderr
+    for word in ("multi_class", "pos_label", "labels=", "[negative", "y_true"):
+        assert word not in stderr
+
+
+def test_compare_gate_report_labels_of_three_classes_name_label(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text(MULTI)
+    base = ["--impressions", path, "--label", "click"]
+    for args in (
+        ["compare", *base, "--score", "a", "--score", "b", "--ctr-metric", "log_loss"],
+        ["compare", *base, "--score", "a", "--score", "b", "--group", "user"],
+        ["gate", *base, "--candidate", "a", "--baseline", "b", "--rule", "auc=floor:0.1"],
+        ["report", *base, "--score", "a", "-o", tmp_path / "r.html"],
+        ["ctr", path, "--label", "click", "--score", "a", "--by", "user", "-m", "ne"],
+    ):
+        stderr = _stderr(*args)
+        assert "--label must hold 0/1 labels (1 = click). Got values [" in stderr, args
+        assert "y_true" not in stderr and "labels=" not in stderr, args
+    assert f"{path}:4: " in stderr  # ctr --by: the file's line, not the segment's row
+
+
+def test_by_segment_names_the_row_of_all_rows():
+    # a segment's error named its row within the segment (ctr --by printed the wrong line)
+    import receval as rv
+    from receval.exceptions import InputValidationError
+
+    with pytest.raises(InputValidationError) as caught:
+        rv.by_segment(["ne"], [0, 1, 0, 2, 1], [0.1, 0.2, 0.3, 0.4, 0.5],
+                      by=["b", "a", "b", "b", "a"])  # fmt: skip
+    assert caught.value.row == 3 and caught.value.classes == [0, 2]

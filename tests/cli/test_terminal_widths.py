@@ -246,9 +246,12 @@ def test_ctr_on_logits_still_reports_bad_data(files, tmp_path):
     bad.to_csv(tmp_path / "labels.csv", index=False)
     args = ["ctr", tmp_path / "labels.csv", "--label", "click", "--score", "logit"]
     result = invoke(runner, *args, "-m", "rmse", "-m", "auc", code=2)
-    assert result.stdout == "" and "y_true has 3 classes" in result.stderr
+    assert (
+        result.stdout == ""
+        and "--label must hold 0/1 labels (1 = click). Got values [0, 1, 2]" in result.stderr
+    )
     by = invoke(runner, *args, "-m", "rmse", "-m", "auc", "--by", "user", code=2)
-    assert "roc_auc_score: y_true" in by.stderr
+    assert "--label must hold 0/1 labels (1 = click). Got values [" in by.stderr
 
 
 def test_sigmoid_is_stable_at_the_extremes():

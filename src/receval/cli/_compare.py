@@ -42,7 +42,6 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
-    one_line,
     read_qrels_runs,
     read_segments,
 )
@@ -418,6 +417,6 @@ def compare(
                         weighting=weighting, sample_weight=data.sample_weight, **settings,
                     )  # fmt: skip
                 except InputValidationError as exc:  # a data error: the file's line
-                    raise say.fail(data.place(exc) + say.in_cli_words(one_line(exc))) from None
+                    raise say.fail(data.place(exc) + say.error_words(exc)) from None
             comparison_notes(report, say)
         comparison_output(report, output_format, digits, detail)

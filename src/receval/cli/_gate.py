@@ -38,7 +38,6 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
-    one_line,
     read_qrels_runs,
 )
 from ._impressions import read_impressions
@@ -374,7 +373,7 @@ def gate(
                         **settings.settings(),
                     )
                 except InputValidationError as exc:  # a data error: the file's line
-                    raise say.fail(data.place(exc) + say.in_cli_words(one_line(exc))) from None
+                    raise say.fail(data.place(exc) + say.error_words(exc)) from None
         # the report names the file its rules came from
         report = dataclasses.replace(
             report, config=dataclasses.replace(report.config, source=settings.source)

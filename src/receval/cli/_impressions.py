@@ -288,10 +288,10 @@ def ctr_rows(
                         value = spec.func(*args, **kwargs)
                 except InputValidationError as exc:
                     if why_not is None or "y_pred" not in _inputs(name):
-                        raise say.fail(say.in_cli_words(_failed(source, name, col, exc))) from None
+                        raise say.fail(_failed(source, name, col, exc, say)) from None
                     skipped[name] = one_line(exc)
                 except RecevalError as exc:
-                    raise say.fail(say.in_cli_words(_failed(source, name, col, exc))) from None
+                    raise say.fail(_failed(source, name, col, exc, say)) from None
             row.append(value)
         for name, counts in row_counts.items():
             skipped_groups_note(col, name, counts, whys[name], say)
@@ -303,10 +303,12 @@ def ctr_rows(
     return rows
 
 
-def _failed(source: Impressions | None, name: str, col: str, exc: BaseException) -> str:
+def _failed(
+    source: Impressions | None, name: str, col: str, exc: BaseException, say: Messages
+) -> str:
     """A metric's error naming the column (the library's message names ``y_score``)."""
     where = "" if source is None else source.place(exc)
-    return f"{where}{name} of --score {col}: {one_line(exc)}"
+    return f"{where}{name} of --score {col}: {say.error_words(exc)}"
 
 
 def skipped_groups_note(
@@ -385,7 +387,7 @@ def ctr_segment_table(
                             skipped[m] = one_line(exc)
             except RecevalError as exc:  # name the column: the message names y_score
                 raise say.fail(
-                    f"{data.place(exc)}--score {col}: {say.in_cli_words(one_line(exc))}"
+                    f"{data.place(exc)}--score {col}: {say.error_words(exc)}"
                 ) from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
         # the rows), the segments where a metric is undefined and the metrics not applicable

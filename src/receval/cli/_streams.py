@@ -227,6 +227,20 @@ class Messages:
         ctx = CLICK.globals.get_current_context(silent=True)
         return cli_text(text, ctx.info_name if ctx is not None else None)
 
+    def error_words(self, exc: BaseException) -> str:
+        """A library error in the command's words (:meth:`in_cli_words`, on one line);
+        labels that are not two classes are the ``--label`` column's, whatever the
+        function would take instead (``multi_class=``, ``pos_label=``)."""
+        classes = getattr(exc, "classes", None)
+        if classes is None or not self.translate:
+            return self.in_cli_words(one_line(exc))
+        from .._parameters import format_values
+
+        return (
+            f"--label must hold 0/1 labels (1 = click). Got values {format_values(classes)}; "
+            f"make the column 0/1 first (e.g. clicks > 0)."
+        )
+
 
 def _reader_errors() -> tuple[type[BaseException], ...]:
     """What a file reader can raise on a broken or unreadable file: OS errors,

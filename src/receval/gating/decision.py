@@ -162,10 +162,13 @@ def _pointwise(
                     f"weights. Got sample_weight; leave it None or gate on 'gauc'."
                 )
             labels = v.as_float(yt, "y_true", _FUNC)
-            if not np.isin(labels, (0.0, 1.0)).all() or distinct(labels).size < 2:
+            found = distinct(labels)
+            binary = bool(np.isin(found, (0.0, 1.0)).all())
+            if not binary or found.size < 2:
                 raise InputValidationError(
                     f"{_FUNC}: {m!r} needs y_true of 0 and 1 with both classes. Got values "
-                    f"{v.format_values(distinct(labels))}."
+                    f"{v.format_values(found)}.",
+                    classes=None if binary else found.tolist(),
                 )
             matrix = np.vstack(
                 [

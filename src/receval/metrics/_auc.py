@@ -380,7 +380,8 @@ def _greater_positive(data: dict[str, Any]) -> dict[str, Any]:
     if len(classes) > 2:
         raise InputValidationError(
             f"{func}: y_true has {len(classes)} classes {v.format_values(classes)} but y_score "
-            f"is 1-dimensional; pass one score column per class and multi_class='ovr' or 'ovo'."
+            f"is 1-dimensional; pass one score column per class and multi_class='ovr' or 'ovo'.",
+            classes=classes.tolist(),
         )
     return data | {"y_true": (yt == classes[-1]).view(np.int8)}
 

@@ -187,7 +187,8 @@ def _binary_labels(data: dict[str, Any], labels: Any, one_class: bool) -> dict[s
         raise InputValidationError(
             f"{func}: y_pred is 1-dimensional, so y_true must have two classes. Got "
             f"{v.format_values(classes)}; pass labels=[negative, positive] or 2-D "
-            f"probabilities."
+            f"probabilities.",
+            classes=classes.tolist(),
         )
     lab = (yt == classes[1]).view(np.int8)
     if not np.all(lab | (yt == classes[0])):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..data._arrow import is_arrow, take_at
-from ..exceptions import InvalidParameterError, UndefinedMetricWarning
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .report import SegmentReport, segment_codes
 
 __all__ = ["SegmentComparison", "SegmentReport", "by_segment", "compare_by_segment"]
@@ -123,7 +123,12 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
             for i in range(len(labels)):
                 idx = order[bounds[i] : bounds[i + 1]]
                 part = tuple(rows(x, idx) for x in given)
-                out[i] = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
+                try:
+                    out[i] = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
+                except InputValidationError as exc:  # at a row of the segment: of all rows
+                    if exc.row is None:
+                        raise
+                    raise exc.moved(int(idx[exc.row]) - exc.row) from None
         values[m] = out
         undefined[m] = int(np.isnan(out).sum())
         overall[m] = run(tuple(given), own, opts)

@@ -753,3 +753,39 @@ def test_seen_adds_a_batch_unless_an_id_repeats(batches):
         if not want:
             held |= batch
     assert set(seen.ints.tolist()) | seen.ids == held
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("gauc", "without both a click and a non-click"),
+        ("grouped_auprc", "without a positive"),
+        ("grouped_xauc", "without a pair of rows with different targets"),
+    ],
+)
+def test_skipped_counts_the_groups_left_out_across_batches(name, why):
+    # the groups a grouped metric leaves out were counted only on the command line
+    y = [1, 0, 0, 0, 1, 1, 1, 0]
+    s = [0.9, 0.2, 0.8, 0.7, 0.5, 0.4, 0.3, 0.6]
+    g = [1, 1, 2, 2, 3, 3, 4, 4]
+    one = rv.metric(name)
+    one.update(y, s, groups=g)
+    parts = [rv.metric(name), rv.metric(name)]
+    parts[0].update(y[:3], s[:3], groups=g[:3])
+    parts[1].update(y[3:], s[3:], groups=g[3:])
+    merged = parts[0].merge(parts[1])
+    skipped = 1 if name == "grouped_auprc" else 2  # a group of positives has an AP
+    for acc in (one, merged):
+        assert acc.skipped() == {
+            "n_groups": 4,
+            "n_groups_skipped": skipped,
+            "n_rows_skipped": 2 * skipped,
+            "why": why,
+        }
+        assert acc.compute() == rv.compute(name, y, s, groups=g)
+
+
+def test_skipped_is_empty_for_a_metric_that_leaves_nothing_out():
+    acc = rv.metric("auc")
+    acc.update([0, 1], [0.2, 0.7])
+    assert acc.skipped() == {}

@@ -386,9 +386,7 @@ def ctr_segment_table(
                                 raise
                             skipped[m] = one_line(exc)
             except RecevalError as exc:  # name the column: the message names y_score
-                raise say.fail(
-                    f"{data.place(exc)}--score {col}: {say.error_words(exc)}"
-                ) from None
+                raise say.fail(f"{data.place(exc)}--score {col}: {say.error_words(exc)}") from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
         # the rows), the segments where a metric is undefined and the metrics not applicable
         overall: dict[str, Any] = {}

@@ -306,6 +306,30 @@ class Accumulator:
         """The metric's value on every row seen (what its function returns on them)."""
         return self.definition.finalize(self._params, self.state)  # may compact in place
 
+    def skipped(self) -> dict[str, Any]:
+        """What the metric left out of :meth:`compute`'s value, for a metric that leaves
+        groups out of its mean (gauc, the grouped metrics); ``{}`` for any other.
+
+        Returns
+        -------
+        dict
+            ``n_groups`` (the groups seen), ``n_groups_skipped``, ``n_rows_skipped``
+            (None where a group's rows are not known) and ``why``, the rule that left
+            them out.
+
+        Examples
+        --------
+        >>> import receval
+        >>> acc = receval.metric("grouped_auprc")
+        >>> _ = acc.update([1, 0, 0, 0], [0.9, 0.2, 0.8, 0.7], groups=[1, 1, 2, 2])
+        >>> acc.compute(), acc.skipped()["n_groups_skipped"], acc.skipped()["why"]
+        (1.0, 1, 'without a positive')
+        """
+        if self.definition.grouped is None:
+            return {}
+        _, counts, why = self.definition.grouped(self._params, self.state)
+        return {**counts, "why": why}
+
     def compute_window(self) -> Any:
         """The metric's value on the rows of the window: the last batches or rows seen.
 

@@ -579,14 +579,29 @@ def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
     return GroupState(EMPTY_GROUP_TOTALS, Seen())
 
 
-def _gauc_finalize(params: dict[str, Any], state: GroupState | OpenGroups) -> float:
+def _gauc_grouped(
+    params: dict[str, Any], state: GroupState | OpenGroups
+) -> tuple[float, dict[str, int], str]:
+    """The GAUC with the counts of the groups it leaves out (one class)."""
     if isinstance(state, OpenGroups):
         if not state.n_rows:
-            return gauc_or_warn(float("nan"), 0)
+            return gauc_or_warn(float("nan"), 0), {}, _ONE_CLASS
         report = open_report(state, params["weighting"])
-        return gauc_or_warn(report.score, report.n_groups, report.n_groups_skipped)
-    totals = state.totals
-    return gauc_or_warn(totals.score, totals.n_groups, totals.n_groups_skipped)
+        score, skipped = report.score, (report.n_groups_skipped, report.n_rows_skipped)
+        n_groups = report.n_groups
+    else:
+        totals = state.totals
+        score, skipped = totals.score, (totals.n_groups_skipped, totals.n_rows_skipped)
+        n_groups = totals.n_groups
+    counts = {"n_groups": n_groups, "n_groups_skipped": skipped[0], "n_rows_skipped": skipped[1]}
+    return gauc_or_warn(score, n_groups, skipped[0]), counts, _ONE_CLASS
+
+
+_ONE_CLASS = "without both a click and a non-click"
+
+
+def _gauc_finalize(params: dict[str, Any], state: GroupState | OpenGroups) -> float:
+    return _gauc_grouped(params, state)[0]
 
 
 GAUC = register(
@@ -600,6 +615,7 @@ GAUC = register(
         one_partition=_gauc_one_call,
         update_into=_gauc_update_into,
         update_plain=_gauc_update_plain,
+        grouped=_gauc_grouped,
         splits_groups=True,
     ),
 )

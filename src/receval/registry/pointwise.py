@@ -56,15 +56,6 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
     def counted(
         y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
     ) -> tuple[float, dict[str, int], str]:
-        if entry.name == "gauc":
-            group_auc = load("receval.metrics._gauc:group_auc")
-            report = group_auc(y_true, y_score, groups=groups, sample_weight=sample_weight, **args)
-            counts = {
-                "n_groups": int(report.n_groups),
-                "n_groups_skipped": int(report.n_groups_skipped),
-                "n_rows_skipped": int(report.n_rows_skipped),
-            }
-            return float(report.score), counts, "without both a click and a non-click"
         import importlib
         from dataclasses import replace
 

@@ -29,7 +29,8 @@ class _StdoutWriter(io.RawIOBase):
     until done), or the error is raised once as an ``OSError`` naming standard
     output (full disk, ``RLIMIT_FSIZE``, I/O error), after which the rest of the
     output is dropped. A closed pipe (``EPIPE``) ends the command quietly with
-    status 1, as Unix tools stop quietly on ``SIGPIPE``.
+    status 141 (128 + ``SIGPIPE``), as a Unix tool that ``SIGPIPE`` stops; never 1,
+    which ``gate`` gives a failed candidate.
     """
 
     def __init__(self, fd: int) -> None:
@@ -57,11 +58,16 @@ class _StdoutWriter(io.RawIOBase):
         except BrokenPipeError:
             self.failed = BrokenPipeError()
             _silence(self._fd)
-            raise SystemExit(1) from None
+            raise SystemExit(CLOSED_PIPE) from None
         except OSError as exc:
             self.failed = OSError(exc.errno, exc.strerror or str(exc), "standard output")
             raise self.failed from None
         return done
+
+
+#: The status of a command whose standard output was closed: 128 + SIGPIPE, as the
+#: shell reports a tool that SIGPIPE stopped.
+CLOSED_PIPE = 141
 
 
 def _silence(fd: int) -> None:
@@ -79,7 +85,7 @@ def checked_stdout() -> Iterator[None]:
     A write that fails (full disk, a file-size limit) prints ``error: standard
     output: <reason>.`` on stderr and exits with status 2 instead of exiting 0
     with the results cut; a closed pipe (``receval ... | head``) exits with
-    status 1 and prints nothing. Standard output is written through
+    status 141 (:data:`CLOSED_PIPE`) and prints nothing. Standard output is written through
     :class:`_StdoutWriter` meanwhile (same encoding, same line buffering).
     """
     original = sys.stdout

@@ -514,7 +514,7 @@ def test_ctr_errors(runner, files, tmp_path) -> None:
         assert result.stdout == ""
         assert result.stderr == f"error: {message}\n"
     result = invoke(runner, "ctr", imp, "--label", "user", "--score", "m1", "-m", "logloss", code=2)
-    assert result.stderr.startswith(f"error: {imp}: logloss of --score m1: --label must hold 0/1 ")
+    assert result.stderr.startswith(f"error: {imp}:2: --label user: the column holds string ")
     assert result.stderr.count("\n") == 1
     ok = invoke(runner, "ctr", odd, "--label", "click", "--score", "m1", "-m", "mae",
                 "--input-format", "csv", "-f", "json")  # fmt: skip

@@ -111,3 +111,86 @@ def test_by_segment_names_the_row_of_all_rows():
         rv.by_segment(["ne"], [0, 1, 0, 2, 1], [0.1, 0.2, 0.3, 0.4, 0.5],
                       by=["b", "a", "b", "b", "a"])  # fmt: skip
     assert caught.value.row == 3 and caught.value.classes == [0, 2]
+
+
+@pytest.fixture
+def trec(tmp_path):
+    q, a, b = tmp_path / "q.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    q.write_text("u1 0 d1 1\nu1 0 d2 0\nu2 0 d3 1\n")
+    a.write_text("u1 Q0 d1 1 2.0 a\nu1 Q0 d2 2 1.0 a\nu2 Q0 d3 1 1.0 a\n")
+    b.write_text("u1 Q0 d2 1 2.0 b\nu1 Q0 d1 2 1.0 b\nu2 Q0 d3 1 1.0 b\n")
+    return q, a, b
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--baseline", "nope"], "error: --baseline must be one of ['a.txt', 'b.txt']. "),
+        (["--alpha", "1.5"], "error: --alpha must be a real number in (0.0, 1.0). Got 1.5"),
+        (["--confidence", "2"], "error: --confidence must be a real number in (0.0, 1.0)."),
+        (["--lists", "--rbo-p", "1.5"], "error: --rbo-p must be a real number in (0.0, 1.0)."),
+        (["--lists", "--list-depth", "0"], "error: --list-depth must be an integer in [1, "),
+    ],
+)
+def test_compare_options_named_in_errors(trec, args, expected):
+    # they read "The 'p' parameter of list_differences", "The 'alpha' parameter of compare"
+    q, a, b = trec
+    stderr = _stderr("compare", "--qrels", q, "--run", a, "--run", b, *args)
+    assert expected in stderr and "parameter of" not in stderr
+
+
+def test_split_and_retrieve_options_named_in_errors(tmp_path):
+    log = tmp_path / "log.csv"
+    log.write_text("user,item,timestamp\nu1,a,1\nu1,b,2\nu2,a,1\nu2,c,5\n")
+    out = ["-o", tmp_path / "tr.csv", "-O", tmp_path / "te.csv"]
+    assert _stderr("split", log, *out, "--n", "0").startswith("error: --n must be an integer")
+    stderr = _stderr("split", log, *out, "--method", "ratio", "--test-fraction", "1.5")
+    assert stderr.startswith("error: --test-fraction must be a real number in (0, 1).")
+    stderr = _stderr("split", log, *out, "--method", "temporal", "--cutoff", "2",
+                     "--quantile", "0.5")  # fmt: skip
+    assert stderr.endswith("exactly one of --cutoff and --quantile. Got both: --cutoff 2, "
+                           "--quantile 0.5.\n")  # fmt: skip
+    assert "pass --user <column name>." in _stderr("split", log, *out, "--user", "nope")
+    import numpy as np
+
+    np.save(tmp_path / "u.npy", np.ones((2, 3), dtype=np.float32))
+    stderr = _stderr("retrieve", "--users", tmp_path / "u.npy", "--items", tmp_path / "x.npy",
+                     "-o", tmp_path / "run.txt")  # fmt: skip
+    assert "--items file" in stderr and "item_vectors" not in stderr
+
+
+def test_gate_bound_without_its_value(trec):
+    q, a, b = trec
+    stderr = _stderr("gate", "--qrels", q, "--candidate", a, "--baseline", b,
+                     "--rule", "ndcg@10=floor")  # fmt: skip
+    assert stderr == (
+        "error: --rule 'ndcg@10=floor': a floor needs its value. Got none; e.g. --rule "
+        "ndcg@10=floor:0.5.\n"
+    )
+
+
+def test_dash_output_is_standard_output(trec, tmp_path):
+    # -o - was taken for an input and read from standard input: the output was lost
+    q, a, b = trec
+    result = invoke(make_runner(), "gate", "--qrels", q, "--candidate", a, "--baseline", b,
+                    "--rule", "ndcg@10=floor:0.1", "-f", "json", "-o", "-",
+                    "--no-step-summary")  # fmt: skip
+    assert '"passed": true' in result.stdout
+    import numpy as np
+
+    np.save(tmp_path / "u.npy", np.eye(2, 3, dtype=np.float32))
+    np.save(tmp_path / "i.npy", np.eye(3, 3, dtype=np.float32))
+    result = invoke(make_runner(), "retrieve", "--users", tmp_path / "u.npy", "--items",
+                    tmp_path / "i.npy", "--k", "1", "-o", "-")  # fmt: skip
+    assert result.stdout.splitlines() == ["0 Q0 0 1 1.0 i.npy", "1 Q0 1 1 1.0 i.npy"]
+    assert "to standard output" in result.stderr
+
+
+def test_ctr_refuses_a_missing_group_or_segment(tmp_path):
+    # an empty --group field pooled its rows into one group, with no count
+    path = tmp_path / "log.csv"
+    path.write_text("user,click,score\nu1,1,0.9\nu1,0,0.2\n,0,0.7\n,1,0.8\n")
+    stderr = _stderr("ctr", path, "--label", "click", "--score", "score", "--group", "user",
+                     "-m", "gauc")  # fmt: skip
+    assert stderr.startswith(f"error: {path}:4: ")
+    assert "'user' column has no id in this row" in stderr

@@ -364,9 +364,10 @@ def test_ctr_and_retention_errors_name_options_and_commands(runner, files, tmp_p
 
 
 def test_ctr_refuses_a_score_column_of_text(runner, files):
-    result = invoke(runner, "ctr", files["train"], "--label", "user", "--score", "item", code=2)
+    log = files["impressions"]
+    result = invoke(runner, "ctr", log, "--label", "click", "--score", "user", code=2)
     assert result.stderr == (
-        f"error: {files['train']}:2: --score item: the column holds string values such as 'a', "
+        f"error: {log}:2: --score user: the column holds string values such as 'g5', "
         "not numbers; name a numeric column or fix the value.\n"
     )
 

@@ -79,6 +79,6 @@ def test_bad_family_exits_2_with_the_choices(runner):
     result = invoke(runner, "metrics", "--family", "ctr", code=2)
     assert result.stdout == ""
     assert result.stderr == (
-        "error: The 'family' parameter of list_metrics must be one of ['grouped', 'list', "
+        "error: --family must be one of ['grouped', 'list', "
         "'off_policy', 'pointwise', 'ranking', 'retention']. Got 'ctr' instead.\n"
     )

@@ -83,7 +83,7 @@ def test_ratio_rounding_floor(tmp_path, log_path):
     ("args", "message"),
     [
         (["--method", "random", "--n", "1"], "--method random needs --seed"),
-        (["--method", "temporal"], "exactly one of cutoff= and quantile="),
+        (["--method", "temporal"], "exactly one of --cutoff and --quantile. Got neither."),
         (["--short", "keep"], "'short' parameter"),
         (["--time", "when"], "no column 'when'"),
         # an option of another method would be ignored

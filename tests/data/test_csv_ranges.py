@@ -342,6 +342,8 @@ def test_a_file_of_quotes_anywhere_is_read_as_arrow_reads_it_whole(
         whole = _whole(path, COLUMNS, strings)
     except pa.ArrowInvalid:
         whole = None
+    if whole is not None and "" in whole["user"].to_pylist() + whole["item"].to_pylist():
+        whole = None  # an empty field is no id: refused
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_csv, "CSV_BLOCK", 64)
         patch.setattr(_csv, "_RANGE_BLOCKS", 2)

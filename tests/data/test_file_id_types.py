@@ -175,13 +175,23 @@ def _check_encoded(column: pa.ChunkedArray, ids: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "odd", ["007", "+7", "-0", "-07", "0x7", "7.0", "1e3", "", " 7", "-", "9223372036854775808"]
+    "odd", ["007", "+7", "-0", "-07", "0x7", "7.0", "1e3", " 7", "-", "9223372036854775808"]
 )
 def test_an_id_that_an_int_would_respell_keeps_the_column_text(tmp_path, odd):
     ids = ["1", "-12", "0", odd, "5"]
     column = _read_ids(tmp_path, ids)
     assert column.type == pa.string()
     assert column.to_pylist() == ids
+
+
+@pytest.mark.parametrize("empty", ["", '""'])
+def test_an_empty_id_is_refused_at_its_line(tmp_path, empty):
+    # an empty field is a missing id (as pandas and polars read it), not the id "": a
+    # user or a group of that name pooled the rows that had none
+    path = tmp_path / "run.csv"
+    path.write_text(f"user,item,score\nu1,a,1\nu2,b,2\n{empty},c,3\n")
+    with pytest.raises(InputValidationError, match=r"run\.csv:4: the 'user' column has no id"):
+        io.read_table(path, ["user", "item", "score"], "Run", "csv", ("user", "item"))
 
 
 def test_a_respelled_id_after_many_blocks_keeps_every_id_text(tmp_path):

@@ -72,6 +72,11 @@ def parse_rule(text: str) -> dict[str, Any]:
             f"--rule {text!r}: the kind must be one of {list(KINDS)}. Got {kind!r}; {fix}"
         )
     rule: dict[str, Any] = {"metric": metric.strip(), "rule": kind}
+    if sep and metric.strip() and kind in ("floor", "ceiling") and not number.strip():
+        raise InvalidParameterError(
+            f"--rule {text!r}: a {kind} needs its value. Got none; e.g. --rule "
+            f"{metric.strip()}={kind}:0.5."
+        )
     try:
         if not sep or not metric.strip():
             raise ValueError
@@ -262,7 +267,7 @@ def gate(
             metavar="FILE",
             show_default=False,
             rich_help_panel="Output",
-            help="Write the --format output to FILE instead of standard output.",
+            help="Write the --format output to FILE instead of standard output ('-': it).",
         ),
     ] = None,
     step_summary: Annotated[
@@ -391,7 +396,7 @@ def gate(
 
 def _write(report: Any, fmt: GateFormat, output: str | None, digits: int) -> None:
     """The report in ``fmt`` on standard output, or in the file ``output``."""
-    if fmt is GateFormat.table and output is None:
+    if fmt is GateFormat.table and output in (None, "-"):
         header, rows = report.table_rows(digits)
         render(
             ResultTable(header, rows, title=report.summary(), keys=4),
@@ -406,7 +411,7 @@ def _write(report: Any, fmt: GateFormat, output: str | None, digits: int) -> Non
         GateFormat.junit: report.to_junit,
     }.get(fmt, report.to_markdown)
     body = text(digits) if fmt in (GateFormat.markdown, GateFormat.table) else text()
-    if output is None:
+    if output is None or output == "-":
         sys.stdout.write(body)
         sys.stdout.flush()
     else:

@@ -123,7 +123,6 @@ def read_impressions(
     by: str | None = None,
 ) -> Impressions:
     """Read the label, score, group, weight and segment columns of an impression log."""
-    from ..data._arrow import to_numpy
     from ..data.io import read_table
 
     fmt = table_format(file_format, path, say)
@@ -133,10 +132,12 @@ def read_impressions(
         table = read_table(path, columns, command, fmt, id_columns=ids)
     if not table.num_rows:
         raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
-    no_missing(table.column(label), f"--label {label}", path, fmt, command)
+    for option, name in (("--group", group), ("--by", by)):
+        if name:
+            no_missing(table.column(name), f"{option} {name}", path, fmt, command)
     return Impressions(
         n_rows=table.num_rows,
-        y_true=to_numpy(table.column(label)),  # may be words (pos_label=...)
+        y_true=column(table, label, "--label", path, fmt, command),
         scores=[(col, column(table, col, "--score", path, fmt, command)) for col in score],
         groups=table.column(group).combine_chunks() if group else None,
         sample_weight=column(table, weight, "--weight", path, fmt, command) if weight else None,

@@ -3,6 +3,8 @@ and the embedding inputs ``receval rank`` retrieves a run from."""
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
 
+import sys
+from contextlib import nullcontext
 from typing import Annotated, Any
 
 import typer
@@ -118,7 +120,7 @@ def retrieved_run(users: str, items: str, k: int, say: Messages, **options: Any)
 
 def write_run(run: Any, path: str) -> None:
     """A run as a Parquet, CSV or TSV file (columns user, item, score, rank), or a TREC
-    run file for any other suffix."""
+    run file for any other suffix (``-``: on standard output)."""
     import numpy as np
     import pyarrow as pa
 
@@ -141,7 +143,7 @@ def write_run(run: Any, path: str) -> None:
         csv.write_csv(table, path, csv.WriteOptions(delimiter=delimiter))
     else:
         tag = run.name or "receval"
-        with open(path, "w", encoding="utf-8") as out:
+        with open(path, "w", encoding="utf-8") if path != "-" else nullcontext(sys.stdout) as out:
             for u, i, r, s in zip(users.tolist(), table.column("item").to_pylist(),
                                   ranks.tolist(), run.scores.tolist(), strict=True):  # fmt: skip
                 out.write(f"{u} Q0 {i} {r} {s!r} {tag}\n")
@@ -171,7 +173,7 @@ def retrieve(
             "-o",
             metavar="FILE",
             help="The run: a .parquet, .csv or .tsv file (columns user, item, score, rank) "
-            "or a TREC run file (any other name).",
+            "or a TREC run file (any other name; '-': standard output).",
             show_default=False,
         ),
     ],
@@ -216,4 +218,5 @@ def retrieve(
         )  # fmt: skip
         run = retrieved_run(users, items, k, say, **options)
         write_run(run, output)
-    say.note(f"wrote {run.n_rows} rows for {run.n_users} users to {output}.")
+    where = "standard output" if output == "-" else output
+    say.note(f"wrote {run.n_rows} rows for {run.n_users} users to {where}.")

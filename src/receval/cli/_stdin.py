@@ -1,6 +1,7 @@
 """Standard input as an input file of the commands: ``-`` for one ``FILE`` parameter.
 
-A command's input file parameters (metavar ``FILE``, other than ``--out``) get a
+A command's input file parameters (metavar ``FILE``, other than ``--out`` and
+``--output``) get a
 callback (:func:`accept_stdin`, from the command class in ``_params.py``) that
 turns ``-`` into a temporary copy of standard input; messages and titles name
 that copy ``<stdin>`` (:func:`displayed`).
@@ -29,10 +30,11 @@ def displayed(text: str) -> str:
 
 
 def accept_stdin(params: list[Any]) -> list[Any]:
-    """Let each input file parameter of a command (metavar ``FILE``, not ``--out``)
+    """Let each input file parameter of a command (metavar ``FILE``, not an output)
     take ``-`` for standard input (see :func:`stdin_input`); returns ``params``."""
     for param in params:
-        if getattr(param, "metavar", None) != "FILE" or "--out" in getattr(param, "opts", ()):
+        opts = getattr(param, "opts", ())
+        if getattr(param, "metavar", None) != "FILE" or {"--out", "--output"} & set(opts):
             continue
         if getattr(param, "_reads_stdin", False):
             continue

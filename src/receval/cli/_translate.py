@@ -56,7 +56,32 @@ OPTIONS: dict[str, str] = {
     "action_dist": "--target COL",
     "estimated_rewards": "--estimated-reward COL",
     "estimated_value": "--estimated-value COL",
+    "baseline": "--baseline",
+    "alpha": "--alpha",
+    "confidence": "--confidence",
+    "test_fraction": "--test-fraction",
+    "cutoff": "--cutoff",
+    "quantile": "--quantile",
+    "family": "--family",
+    "user": "--user COL",
+    "item": "--item COL",
 }
+
+#: The option of a parameter whose name is another option's in other functions
+#: (``function.parameter``), read first.
+OWN_OPTIONS: dict[str, str] = {
+    "list_differences.p": "--rbo-p",
+    "list_differences.k": "--list-depth",
+    "leave_last_out.n": "--n",
+}
+
+#: Arguments the library names bare in a message (``item_vectors file '...'``), as
+#: each command's option (``None``: every command's).
+_WORDS: dict[str | None, dict[str, str]] = {
+    "retrieve": {"user_vectors": "--users", "item_vectors": "--items"},
+    None: {"user_vectors": "--user-vectors", "item_vectors": "--item-vectors",
+           "user_ids": "--user-ids", "item_ids": "--item-ids"},
+}  # fmt: skip
 
 #: The command that computes each family of metrics (``compute it with ...``).
 COMMANDS = {
@@ -73,9 +98,9 @@ _NAMES = "|".join(sorted(OPTIONS, key=len, reverse=True))
 # the start (not inside a metric string such as ``ndcg(gain=exponential)``)
 _GIVEN = re.compile(
     rf"(?P<or> or )?(?<!\w)(?P<name>{_NAMES})="
-    r"(?:(?P<what> \((?:[^()]|\([^()]*\))*\))|'(?P<quoted>[^']*)'|(?P<bare>[\w.]+))?"
+    r"(?:(?P<what> \((?:[^()]|\([^()]*\))*\))|'(?P<quoted>[^']*)'|(?P<bare>\w[\w.]*))?"
 )
-_PARAMETER = re.compile(r"[Tt]he '(?P<name>\w+)' parameter of (?:receval\.)?\w+")
+_PARAMETER = re.compile(r"[Tt]he '(?P<name>\w+)' parameter of (?:receval\.)?(?P<func>\w+)")
 _REFUSED = re.compile(
     r"'(?P<text>[^']+)' is (?P<name>\w+), an? (?P<family>\w+) metric (?P<rest>.*?)"
     r"compute it with receval\.[\w]+(?:\([^)]*\))?"
@@ -106,7 +131,7 @@ def _given(match: re.Match[str]) -> str:
 
 
 def _parameter(match: re.Match[str]) -> str:
-    option = OPTIONS.get(match["name"])
+    option = OWN_OPTIONS.get(f"{match['func']}.{match['name']}") or OPTIONS.get(match["name"])
     return option.split()[0] if option else match[0]
 
 
@@ -144,6 +169,8 @@ def cli_text(text: str, command: str | None = None) -> str:
     text = re.sub(
         r"receval\.parse_metrics\('[^']*'\), evaluate and compare", "rank and compare", text
     )
+    words = {**_WORDS[None], **_WORDS.get(command, {})}
+    text = re.sub(r"\b(?:user|item)_(?:vectors|ids)\b", lambda m: words[m[0]], text)
     if command is not None:
         text = re.sub(r"^evaluate: ", f"receval {command}: ", text)
         text = text.replace(" metric of evaluate;", " metric;")

@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from ._open import CountingFile, arrow_input, check_has_columns, compression_of, open_input
+from ._open import (
+    CountingFile,
+    arrow_input,
+    check_has_columns,
+    compression_of,
+    open_input,
+    place,
+)
 from ._string_buffers import integer_strings, large_strings
 
 __all__ = ["csv_batches", "csv_header", "csv_options", "read_csv"]
@@ -158,8 +165,11 @@ def _read(
     chunks: list[list[Any]] = [[] for _ in schema.names]
     integers = {schema.get_field_index(name): True for name in ids}  # every id so far
     codes: dict[int, Any] = {}  # the columns of string ids encoded as they come
+    rows = 0
     for batch in batches:
         for at, column in enumerate(batch.columns):
+            if at in integers and column.null_count:  # an empty field: no id
+                _no_id(path, schema.names[at], rows + _first_null(column))
             if integers.get(at):
                 cast = _integer_chunk(column)
                 if cast is None:  # the blocks cast already go back to their text
@@ -171,6 +181,7 @@ def _read(
                 else:
                     column = cast
             chunks[at].append(_encoded(codes[at], column) if at in codes else column)
+        rows += batch.num_rows
         del batch
     fields = [
         pa.field(f.name, pa.int64()) if integers.get(at) else f for at, f in enumerate(schema)
@@ -180,6 +191,23 @@ def _read(
         for at, c in enumerate(chunks)
     ]
     return pa.table(arrays, names=[f.name for f in fields])
+
+
+def _first_null(column: Any) -> int:
+    """The position of the first null of an Arrow array."""
+    return int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+
+
+def _no_id(path: str, name: str, row: int) -> None:
+    """Raise for an empty field of an id column at ``row`` (0-based after the header)."""
+    from ..exceptions import InputValidationError
+
+    error = InputValidationError(
+        f"{place(path, row, lines=True)}: the {name!r} column has no id in this row (an "
+        f"empty field); fill it in or drop the row."
+    )
+    error.row = row
+    raise error
 
 
 def csv_batches(
@@ -212,7 +240,10 @@ def csv_batches(
     import pyarrow.csv as pcsv
 
     read, parse = csv_options(fmt, block)
-    convert = pcsv.ConvertOptions(column_types=types, include_columns=list(columns))
+    # an empty field is a missing value in every column, ids included (never the id "")
+    convert = pcsv.ConvertOptions(
+        column_types=types, include_columns=list(columns), strings_can_be_null=True
+    )
     if compression_of(path) is not None or not os.path.isfile(path):
         reader = _stream(path, 0, read, parse, convert, advance)
         return reader.schema, iter(reader)
@@ -244,7 +275,9 @@ def csv_batches(
         return reader.schema, iter(reader)
     first = table(head, None, convert)
     given = pcsv.ConvertOptions(
-        column_types={f.name: f.type for f in first.schema}, include_columns=list(columns)
+        column_types={f.name: f.type for f in first.schema},
+        include_columns=list(columns),
+        strings_can_be_null=True,
     )
 
     def batches(first: Any) -> Iterator[Any]:

@@ -42,9 +42,9 @@ def no_scan(data: Any, func: str) -> None:
 
 def _one_of(a: Any, b: Any, names: tuple[str, str], func: str) -> None:
     if (a is None) == (b is None):
+        got = "neither" if a is None else f"both: {names[0]}={a!r}, {names[1]}={b!r}"
         raise InvalidParameterError(
-            f"{func}: pass exactly one of {names[0]}= and {names[1]}=. Got "
-            f"{names[0]}={a!r}, {names[1]}={b!r}."
+            f"{func}: pass exactly one of {names[0]}= and {names[1]}=. Got {got}."
         )
 
 

@@ -1,5 +1,6 @@
 """receval.metric(): any split into batches, any merge order, the function's float (==)."""
 
+import math
 import os
 import pickle
 import warnings
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from tests.oracles import pointwise as oracle
 
 # name -> (function on all rows, data maker); data: (args, kwargs per row-array)
 SCORES = [0.0, 0.1, 0.25, 0.5, 0.5, 0.75, 0.9, 1.0]  # few values: ties on purpose
@@ -789,3 +791,33 @@ def test_skipped_is_empty_for_a_metric_that_leaves_nothing_out():
     acc = rv.metric("auc")
     acc.update([0, 1], [0.2, 0.7])
     assert acc.skipped() == {}
+
+
+_FAR = st.sampled_from([5e-324, 1e-300, 2.0**-600, 1e-30, 1.0, 3.0, 2.0**65, 1e300])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 1), st.floats(0, 1), _FAR, st.sampled_from([1e-300, 0.3, 1e40])),
+        min_size=1,
+        max_size=12,
+    ),
+    cut=st.integers(0, 12),
+)
+def test_batches_of_weights_of_any_scale_give_the_exact_value(rows, cut):
+    # each batch's weights were scaled by its own power of two (ece: 2**65 counted as
+    # 0.5 beside 1.0), and tiny weights times errors underflowed (rmse 0.0 for 1e40)
+    y, p, w, e = (list(c) for c in zip(*rows, strict=True))
+    cut = min(cut, len(y))
+    parts = [slice(0, cut), slice(cut, None)]
+    ece, rmse, mae = rv.metric("ece", n_bins=4), rv.metric("rmse"), rv.metric("mae")
+    for part in parts:
+        if y[part]:
+            ece.update(y[part], p[part], sample_weight=w[part])
+            rmse.update(e[part], p[part], sample_weight=w[part])
+            mae.update(e[part], p[part], sample_weight=w[part])
+    assert ece.compute() == pytest.approx(oracle.ece_exact(y, p, 4, w), rel=1e-15, abs=0)
+    squared, absolute = oracle.mean_errors(e, p, w)
+    assert rmse.compute() == pytest.approx(math.sqrt(squared), rel=1e-15)
+    assert mae.compute() == pytest.approx(absolute, rel=1e-15)

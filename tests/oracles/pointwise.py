@@ -198,3 +198,28 @@ def brier(y_true, p, sample_weight=None):
     w = np.ones(len(y_true)) if sample_weight is None else sample_weight
     y, p, w = _exact(y_true, p, w)
     return float(sum(c * (b - a) ** 2 for a, b, c in zip(y, p, w, strict=True)) / sum(w))
+
+
+def ece_exact(y_true, p, n_bins, sample_weight):
+    """:func:`ece` in exact arithmetic, rounded once (weights of any scale)."""
+    edges = np.linspace(0, 1, n_bins + 1)
+    y, q, w = _exact(y_true, p, sample_weight)
+    total = Fraction(0)
+    for b in range(n_bins):
+        members = [
+            i
+            for i, pi in enumerate(p)
+            if (pi > edges[b] or b == 0) and (pi <= edges[b + 1] or b == n_bins - 1)
+        ]
+        total += abs(sum(w[i] * (y[i] - q[i]) for i in members))
+    return float(total / sum(w))
+
+
+def mean_errors(y_true, y_pred, sample_weight):
+    """``(mean squared error, mean absolute error)`` in exact arithmetic, each rounded
+    once (RMSE is the square root of the first)."""
+    y, p, w = _exact(y_true, y_pred, sample_weight)
+    total = sum(w)
+    squared = sum(c * (a - b) ** 2 for a, b, c in zip(y, p, w, strict=True)) / total
+    absolute = sum(c * abs(a - b) for a, b, c in zip(y, p, w, strict=True)) / total
+    return float(squared), float(absolute)

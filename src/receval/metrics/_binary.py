@@ -123,12 +123,15 @@ def check_binary_scores(
     score_name: str = "y_score",
     strict01: bool = False,
     rank: bool = True,
+    relative: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Validate binary labels, 1-D scores and weights; return int8, float64, float64|None.
 
     The scores are those of :func:`receval._validation.order_scores` (integers
     beyond 2**53 as their exact ranks); ``rank=False`` where the scores themselves
-    are returned or used as values (curve thresholds, calibration)."""
+    are returned or used as values (curve thresholds, calibration). ``relative``: the
+    weights may be scaled by a power of two (all the rows are here: never for one
+    batch of an accumulator, whose batches must keep one scale)."""
     yt = v.as_1d(y_true, "y_true", func)
     ys = v.as_1d(y_score, score_name, func)
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
@@ -136,7 +139,7 @@ def check_binary_scores(
     v.check_not_empty(n, "y_true", func)
     labels = v.check_binary01(yt, func) if strict01 else v.binarize_labels(yt, pos_label, func)
     scores = v.order_scores(ys, score_name, func, rank=rank)
-    weights = v.check_sample_weight(sw, n, func, relative=True)
+    weights = v.check_sample_weight(sw, n, func, relative=relative)
     return labels, scores, weights
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -24,11 +25,12 @@ __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
 
 def _check_proba(
-    y_true: Any, y_prob: Any, sample_weight: Any, func: str, pos_label: Any
+    y_true: Any, y_prob: Any, sample_weight: Any, func: str, pos_label: Any, relative: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     labels, proba, weights = check_binary_scores(
-        y_true, y_prob, sample_weight, func, pos_label=pos_label, score_name="y_prob", rank=False
-    )
+        y_true, y_prob, sample_weight, func, pos_label=pos_label, score_name="y_prob",
+        rank=False, relative=relative,
+    )  # fmt: skip
     return labels, v.check_probabilities(proba, "y_prob", func), weights
 
 
@@ -402,10 +404,17 @@ def _ece_params(
 
 @dataclass
 class CalibrationGaps:
-    """The ECE's sums: per bin, the exact sum of ``w (y - p)``; the exact total weight."""
+    """The ECE's sums: per bin, the exact sum of ``w (y - p)``; the exact total weight.
+
+    The weights are held times ``2**-shift``: 0 unless a batch's largest weight is
+    beyond ``2**±64``, whose weights are then scaled into ``[0.5, 1)`` first (exact:
+    ECE is a ratio of sums of weights). States of different shifts merge at the
+    larger one: the other's sums lose only the bits below ``2**-1074`` of that scale.
+    """
 
     gaps: dict[int, ExactSum] = field(default_factory=dict)
     weight: ExactSum = field(default_factory=ExactSum.zero)
+    shift: int = 0
 
     def invalid(self) -> tuple[str, str] | None:
         """The field and what it must hold where a state read from a pickle breaks its
@@ -416,13 +425,29 @@ class CalibrationGaps:
             if not isinstance(gap, ExactSum):
                 return "gaps", "exact sums keyed by bin numbers >= 0"
             check_loaded_state(gap, ExactSum.zero(), f"state.gaps[{b}]")
+        if isinstance(self.shift, bool) or not isinstance(self.shift, int):
+            return "shift", "an integer"
         return None
 
     def merge(self, other: CalibrationGaps) -> CalibrationGaps:
-        gaps = dict(self.gaps)
-        for b, gap in other.gaps.items():
-            gaps[b] = gaps[b] + gap if b in gaps else gap
-        return CalibrationGaps(gaps, self.weight + other.weight)
+        a, b = self, other
+        if a.weight.is_zero() or b.weight.is_zero():  # no weight: any scale
+            shift = b.shift if a.weight.is_zero() else a.shift
+        else:
+            shift = max(a.shift, b.shift)
+        a, b = a._at_shift(shift), b._at_shift(shift)
+        gaps = dict(a.gaps)
+        for k, gap in b.gaps.items():
+            gaps[k] = gaps[k] + gap if k in gaps else gap
+        return CalibrationGaps(gaps, a.weight + b.weight, shift)
+
+    def _at_shift(self, shift: int) -> CalibrationGaps:
+        """This state's sums at ``shift`` (larger, or any where its weight is 0)."""
+        d = shift - self.shift
+        if d <= 0:
+            return self if d == 0 else CalibrationGaps(self.gaps, self.weight, shift)
+        gaps = {k: gap.scaled_down(d) for k, gap in self.gaps.items()}
+        return CalibrationGaps(gaps, self.weight.scaled_down(d), shift)
 
 
 def _ece_prepare(
@@ -434,8 +459,9 @@ def _ece_prepare(
                      ("sample_weight", sample_weight))  # fmt: skip
         return None
     dtype = np.float32 if getattr(y_prob, "dtype", None) == np.float32 else np.float64
+    # a batch keeps its weights' scale (the one-call path scales all the rows at once)
     labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func,
-                                          params["pos_label"])  # fmt: skip
+                                          params["pos_label"], relative=False)  # fmt: skip
     edges = params["edges"]
     if edges is None:
         edges = _edges(proba, params["n_bins"], "uniform", params["bin_edge"], dtype)
@@ -446,6 +472,11 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     if batch is None:
         return CalibrationGaps()
     edges, labels, proba, weights = batch
+    shift = 0
+    top = float(weights.max()) if weights is not None and len(weights) else 0.0
+    if top > 0 and not 2.0**-64 <= top <= 2.0**64:  # into [0.5, 1): no product underflows
+        shift = math.frexp(top)[1]
+        weights = np.ldexp(weights, -shift)
     # one pass: each row's bin (the rule of probability_bins) and its w y, w p added exactly
     no_weights = np.empty(0, dtype=np.float64)
     w = no_weights if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
@@ -455,7 +486,7 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     )  # fmt: skip
     gaps = {b: ExactSum(d) for b, d in zip(bins.tolist(), digits, strict=True)}
     total = ExactSum.of([float(len(proba))] if weights is None else weights)
-    return CalibrationGaps(gaps, total)
+    return CalibrationGaps(gaps, total, shift)
 
 
 def _ece_finalize(params: dict[str, Any], state: CalibrationGaps) -> float:

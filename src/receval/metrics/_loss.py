@@ -370,13 +370,15 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     d, k = _scaled_errors(a, b)
     weight: Term = (np.array([float(len(a))]) if w is None else w, None, "value")
     k_squared = k_absolute = k
-    if w is not None and len(w) and w.max() > 2.0**WEIGHT_SHIFT:
-        # weights near 1e308: their rows' weights times 2**-512, the scales 512 up
-        big = w > 2.0**WEIGHT_SHIFT
-        w = np.where(big, np.ldexp(w, -WEIGHT_SHIFT), w)
+    far = None if w is None or not len(w) else (w > 2.0**WEIGHT_SHIFT) | (w < 2.0**-WEIGHT_SHIFT)
+    if far is not None and far.any():
+        # weights near 1e308 (near 1e-300): their rows' weights times 2**-512 (2**512),
+        # the scales 512 up (down), so that no term over- or underflows
+        shift = np.where(far, np.where(w > 1.0, WEIGHT_SHIFT, -WEIGHT_SHIFT), 0)
+        w = np.where(far & (w > 0), np.ldexp(w, -shift), w)
         base = np.zeros(len(a), dtype=np.int64) if k is None else k
-        k_squared = base + big * (WEIGHT_SHIFT // 2)
-        k_absolute = base + big * WEIGHT_SHIFT
+        k_squared = base + shift // 2
+        k_absolute = base + shift
     squared = _terms_by_scale("square", d, w, k_squared)
     absolute = _terms_by_scale("abs", d, w, k_absolute)
     total, *sums = exact_sums([weight] + [t for _, t in squared + absolute])

@@ -821,3 +821,13 @@ def test_batches_of_weights_of_any_scale_give_the_exact_value(rows, cut):
     squared, absolute = oracle.mean_errors(e, p, w)
     assert rmse.compute() == pytest.approx(math.sqrt(squared), rel=1e-15)
     assert mae.compute() == pytest.approx(absolute, rel=1e-15)
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_gauc_takes_an_empty_batch(whole_groups):
+    # an empty last batch of a training loop was an error for gauc alone
+    acc = rv.metric("gauc", whole_groups=whole_groups)
+    acc.update([0, 1], [0.1, 0.2], groups=[1, 1]).update([], [], groups=[])
+    assert acc.compute() == 1.0
+    with pytest.raises(InputValidationError, match="must have the same length"):
+        rv.metric("gauc").update([], [0.1], groups=[])

@@ -1,5 +1,6 @@
 """Brier score, R² and explained variance: scikit-learn parity, exact sums, edge cases."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -164,3 +165,17 @@ def test_functions_read_scan_columns(tmp_path):
     for func in (brier_score_loss, r2_score, explained_variance_score):
         assert func(s["y"], s["p"], sample_weight=s["w"]) == func(y, p, sample_weight=w)
     assert rv.partial_auc(s["y"], s["p"], max_fpr=0.4) == rv.partial_auc(y, p, max_fpr=0.4)
+
+
+@pytest.mark.parametrize(
+    ("y", "p", "w"),
+    [
+        ([0.0, 1e-160], [1e10, 1e10], None),
+        ([0.0, 1e-200], [1.0, 1.0], None),
+        ([0.0, 1.0], [0.0, 0.0], [1e-300, 1e10]),
+    ],
+)
+def test_r2_beyond_float_range_is_minus_infinity(y, p, w):
+    # 1 - SSE / SST of about -4e340 raised a raw OverflowError (scikit-learn: -inf)
+    assert rv.r2_score(y, p, sample_weight=w) == -math.inf
+    assert rv.metric("r2").update(y, p, sample_weight=w).compute() == -math.inf

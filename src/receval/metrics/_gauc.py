@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._lookup import distinct
-from ..engine.metric import MetricDefinition, register
+from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.sources import run_definition
 from ..engine.states import Seen, plain_pair
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -474,6 +474,10 @@ def _gauc_prepare(
     sample_weight: Any = None,
     weighting: Any = None,
 ) -> Any:
+    if hasattr(y_true, "__len__") and len(y_true) == 0:  # an empty batch adds nothing
+        data_columns("gauc_score", ("y_true", y_true), ("y_score", y_score),
+                     ("groups", groups), ("sample_weight", sample_weight))  # fmt: skip
+        return None
     w = params["weighting"] if weighting is None else weighting  # a batch's per-row weights
     return y_true, y_score, groups, sample_weight, w
 
@@ -484,6 +488,8 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     from ..engine.totals import report_totals
     from ..exceptions import UndefinedMetricWarning
 
+    if batch is None:
+        return _gauc_empty(params)
     if not params["whole_groups"]:
         return _open_update(params, OpenGroups(), batch)
     y_true, y_score, groups, sample_weight, weighting = batch
@@ -500,6 +506,8 @@ def _gauc_update_into(
 ) -> OpenGroups | None:
     """The accumulator's own rows: the batch's join them (a state of whole groups: None,
     the batch's own state is absorbed)."""
+    if batch is None:
+        return state if isinstance(state, OpenGroups) else None
     return _open_update(params, state, batch) if isinstance(state, OpenGroups) else None
 
 

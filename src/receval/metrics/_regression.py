@@ -259,7 +259,10 @@ def _check_force_finite(func: str) -> Any:
 def _ratio_score(numerator: Any, denominator: Any, force_finite: bool) -> float:
     """scikit-learn's ``1 - numerator / denominator`` with its zero-denominator rule."""
     if denominator != 0:
-        return float(1 - numerator / denominator)
+        try:
+            return float(1 - numerator / denominator)
+        except OverflowError:  # an exact ratio beyond float64 (both sums are >= 0)
+            return float("-inf")
     if force_finite:
         return 1.0 if numerator == 0 else 0.0
     return float("nan") if numerator == 0 else float("-inf")

@@ -99,7 +99,9 @@ class Conventions:
             key = None
         for name, options in CHOICES.items():
             check_option(getattr(self, name), name, func, list(options))
-        check_number(self.rel_threshold, "rel_threshold", func)  # any grade: a real
+        # >= 0: below, trec_eval's measures would count unjudged items as relevant
+        # (their grade is below any judged one's) where the others do not
+        check_number(self.rel_threshold, "rel_threshold", func, low=0.0)
         # the kernels take the depth as int64
         check_number(self.depth, "depth", func, integer=True, low=0, high=2**63 - 1)
         if not isinstance(self.judged_only, bool):

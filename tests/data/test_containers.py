@@ -519,7 +519,6 @@ def test_empty_input(tmp_path):
     for make in (
         lambda: Qrels([], [], []),
         lambda: Qrels.from_dict({}),
-        lambda: Qrels.from_dict({"u": {}}),
         lambda: Qrels.from_frame(pd.DataFrame({"user": [], "item": [], "grade": []})),
     ):
         with pytest.raises(
@@ -536,6 +535,9 @@ def test_empty_input(tmp_path):
             InputValidationError, match=r"^Run: users is empty; pass at least one sample.$"
         ):
             make()
+    # a user of no row is a user (pytrec_eval's {"u": {}}), even when all are
+    assert (Qrels.from_dict({"u": {}}).n_users, Qrels.from_dict({"u": {}}).n_rows) == (1, 0)
+    assert (Run.from_dict({"u": {}}).n_users, Run.from_dict({"u": {}}).n_rows) == (1, 0)
     # an empty file, a file of blank lines, and a gzipped empty file
     empty = tmp_path / "empty.run"
     empty.write_text("")

@@ -3,6 +3,7 @@
 import dataclasses
 import itertools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -489,3 +490,42 @@ def test_catboost_spellings_of_the_cascade_metrics_are_checked():
         evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["ERR:border=1"])
     with pytest.raises(InvalidParameterError, match="decay"):
         evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["PFound:decay=1.5"])
+
+
+@pytest.mark.parametrize(
+    ("metric", "fix"),
+    [
+        ("err@10", "pass err(max_grade=5) or map the grades to [0, 4]."),
+        ("ERR@10", "pass err(max_grade=5) or map the grades to [0, 4]."),
+        ("nerr", "Map the grades to [0, 4]."),
+    ],
+)
+def test_err_refuses_grades_that_would_stop_with_probability_above_one(metric, fix):
+    # a grade of 5 stopped the user with probability 31/16: ERR was 1.9375 (gdeval
+    # refuses a grade above its maximum)
+    qrels, run = {"u": {"a": 5, "b": 1}}, {"u": {"a": 1.0, "b": 0.5}}
+    with pytest.raises(InputValidationError, match="Got a grade of 5; " + re.escape(fix)):
+        evaluate(qrels, run, [metric])
+    assert evaluate(qrels, run, ["err(max_grade=5)@10"]).mean["err(max_grade=5)@10"] <= 1
+
+
+def test_a_negative_rel_threshold_is_refused():
+    # below 0, trec_eval's measures counted unjudged items as relevant and the others did
+    # not: set_recall 2.0 in one report with precision@2 0.5
+    with pytest.raises(InvalidParameterError, match=r"'rel_threshold' .* in \[0\.0, inf\)"):
+        evaluate({"u": {"a": 1}}, {"u": {"a": 1.0, "x": 0.5}}, ["set_recall"], rel_threshold=-1)
+    with pytest.raises(InvalidParameterError, match="rel_threshold"):
+        evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["ndcg(rel_threshold=-2)"])
+
+
+def test_users_given_as_empty_dicts_only_are_kept():
+    # every user {}: "users is empty"; pytrec_eval scores a user of an empty run 0
+    import pytrec_eval
+
+    qrels, run = {"u1": {"a": 1}}, {"u1": {}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "recip_rank"}).evaluate(run)
+    report = evaluate(qrels, run, ["P_5", "recip_rank"], profile="trec_eval")
+    assert report.per_user.set_index("user").to_dict("index") == expected
+    # a user judged {} has no relevant item: kept, with empty_users' value (here 0)
+    report = evaluate({"u": {}}, {"u": {"a": 1.0}}, ["mrr"], profile="trec_eval")
+    assert report.mean == {"mrr": 0.0} and report.n_users_empty == {"mrr": 1}

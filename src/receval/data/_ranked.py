@@ -84,13 +84,17 @@ class _RankedBase:
         Arrow are compared where they lie, without a Python object per id."""
         return lookup_ids(self.encoded_ids(kind), other.encoded_ids(kind))
 
-    def _encode(self, users: Any, items: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """Group rows by user and encode items: (offsets, rows, item codes, n_rows)."""
+    def _encode(
+        self, users: Any, items: Any, empty_ok: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Group rows by user and encode items: (offsets, rows, item codes, n_rows);
+        ``empty_ok``: no row (users without rows follow)."""
         func = self._func
         if users is None or items is None:
             raise InputValidationError(f"{func}: users and items are required.")
         n = v.check_same_length(func, users=users, items=items)
-        v.check_not_empty(n, "users", func)
+        if not empty_ok:
+            v.check_not_empty(n, "users", func)
         # user ids in order of first appearance; rows: the input row of each position
         # (empty when the rows are already grouped by user)
         offsets, rows, self.user_ids = group_users(users, func)
@@ -234,7 +238,9 @@ class Qrels(_RankedBase):
         ``empty_users`` to it.
         """
         users, items, grades = _flatten(data, cls._func)
-        self = cls(users, items, grades)
+        self = cls.__new__(cls)
+        self.offsets, order, item_codes, n = self._encode(users, items, empty_ok=bool(data))
+        self._finish(order, item_codes, self._check_grades(grades, n))
         empty = [user for user, inner in data.items() if len(inner) == 0]
         if empty:
             self.append_users_without_rows(empty)
@@ -516,7 +522,10 @@ class Run(_RankedBase):
         with an empty list (every metric 0), not absent from it, as in pytrec_eval.
         """
         users, items, scores = _flatten(data, cls._func)
-        self = cls(users, items, scores, name=name)
+        self = cls.__new__(cls)
+        offsets, rows, item_codes, _ = self._encode(users, items, empty_ok=bool(data))
+        values = _as_numbers(scores, "scores", cls._func)
+        self._build(offsets, rows, item_codes, values, False, name)
         empty = [user for user, inner in data.items() if len(inner) == 0]
         if empty:
             self.append_users_without_rows(empty)

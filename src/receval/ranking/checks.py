@@ -127,7 +127,7 @@ def check_matching(
         matched, n_items, n_judged = items
         share = matched / n_items if n_items else 1.0
         share_judged = matched / n_judged if n_judged else 1.0
-        refused = matched == 0 and n_items > 0
+        refused = matched == 0 and n_items > 0 and n_judged > 0  # no judgment: no mix-up
         if refused or max(share, share_judged) < min_match:
             text = (
                 f"{func}: {matched} of the run's {n_items} items are judged in the qrels "

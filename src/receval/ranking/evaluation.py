@@ -160,7 +160,8 @@ def evaluate(
         "exponential": 2**grade - 1; "binary": 1 for every relevant item).
     rel_threshold : float, default=None
         Grade at or above which an item is relevant (default 1); grades are any
-        real numbers (probabilities of relevance too), and so is the threshold.
+        real numbers (probabilities of relevance too), the threshold any number
+        >= 0 (below 0, unjudged items would be relevant to trec_eval's measures).
     ties : {"trec", "average", "input", "id_ascending", "id_descending", "worst"}, default=None
         Order of tied scores (default "trec": item id descending, scores
         compared in single precision). "average" is the expected value over all

@@ -214,6 +214,7 @@ def kernel_values(
             f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
         )
     _check_integer_grades(q, [t for t in ranked if "gains" in dict(specs[t].args)])
+    _check_stopping_grades(q, {t: specs[t] for t in ranked if specs[t].name in ("err", "nerr")})
     if item_map is None:
         item_map = q.positions_in(r, "items")
     need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
@@ -250,6 +251,27 @@ def _check_integer_grades(q: Qrels, tabled: list[str]) -> None:
             f"and the qrels hold grades that are not integers. Got grades "
             f"{format_values(distinct(fractional))}; round the grades, or use "
             f"gain='linear' or 'exponential', which read any grade."
+        )
+
+
+def _check_stopping_grades(q: Qrels, cascades: dict[str, MetricSpec]) -> None:
+    """Refuse grades above ``max_grade`` for gdeval's ERR, whose cascade would stop the
+    user with a probability ``(2**g - 1) / 2**max_grade`` above 1 (a value above 1;
+    gdeval refuses such a grade). CatBoost's ``probability=true`` reads any grade as it
+    is, as CatBoost does."""
+    if not cascades or not q.n_rows:
+        return
+    top = float(q.grades.max())
+    for text, spec in cascades.items():
+        args = dict(spec.args)
+        limit = float(args.get("max_grade", 4.0))
+        if args.get("probability") or top <= limit:
+            continue
+        fix = f"pass err(max_grade={top:g}) or m" if spec.name == "err" else "M"
+        raise InputValidationError(
+            f"evaluate: metric {text!r} stops the user at an item of grade g with "
+            f"probability (2**g - 1) / 2**{limit:g}, above 1 (and ERR above 1) for a grade "
+            f"above {limit:g}. Got a grade of {top:g}; {fix}ap the grades to [0, {limit:g}]."
         )
 
 

@@ -263,7 +263,7 @@ def _check_stopping_grades(q: Qrels, cascades: dict[str, MetricSpec]) -> None:
         return
     top = float(q.grades.max())
     for text, spec in cascades.items():
-        args = dict(spec.args)
+        args: dict[str, Any] = dict(spec.args)
         limit = float(args.get("max_grade", 4.0))
         if args.get("probability") or top <= limit:
             continue

@@ -560,12 +560,11 @@ def check_sample_weight(
 ) -> np.ndarray | None:
     """None, or finite non-negative float64 weights of length ``n``.
 
-    ``relative=True`` is for metrics in which only the ratios of weights matter
-    (means, rates, AUC): weights whose largest is outside ``[2**-64, 2**64]`` are
-    multiplied by a power of two that brings it into ``[0.5, 1)``. That is exact
-    (only the exponent changes), so the metric is the one of the given weights,
-    and sums and pair products of weights no longer overflow (weights near 1e308)
-    or underflow.
+    ``relative=True`` is for metrics of ratios of weights (means, rates, AUC): weights
+    whose largest is outside ``[2**-64, 2**64]`` are multiplied by a power of two that
+    brings it into ``[0.5, 1)`` (less, where the least would leave the normal range):
+    exact, so the metric is the one of the given weights, and sums and pair products
+    of weights no longer overflow (weights near 1e308) or underflow.
     """
     if sample_weight is None:
         return None
@@ -581,7 +580,8 @@ def check_sample_weight(
     if relative and w.size:
         top = float(w.max())
         if top > 0 and not 2.0**-64 <= top <= 2.0**64:
-            w = np.ldexp(w, -int(np.frexp(top)[1]))
+            least = float(w[w > 0].min()) if top > 1 else top  # kept a normal float
+            w = np.ldexp(w, -min(int(np.frexp(top)[1]), max(int(np.frexp(least)[1]) + 1021, 0)))
     return w
 
 

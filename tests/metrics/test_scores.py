@@ -540,3 +540,15 @@ def test_ece_bins_on_and_beside_every_edge(n_bins, bin_edge, weighted):
                                          bin_edge="upper")  # fmt: skip
         want = _ece_by_searchsorted(y, p32.astype(np.float64), w, n_bins, "upper", np.float32)
         assert got == want
+
+
+def test_weights_of_a_wide_span_keep_their_classes():
+    # the scaling of weights into [0.5, 1) underflowed 1e-300 beside 1e30 to 0: the
+    # positive vanished and AUC was nan with a false "single class" warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rv.roc_auc_score([0, 1, 0], [0.1, 0.5, 0.9], sample_weight=[1e30, 1e-300, 1.0]) == 1
+        assert rv.gauc_score([0, 1, 0, 1], [0.1, 0.5, 0.9, 0.2], groups=[1, 1, 2, 2],
+                             sample_weight=[1e30, 1e-300, 1.0, 1.0]) == 1  # fmt: skip

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -473,10 +472,11 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
         return CalibrationGaps()
     edges, labels, proba, weights = batch
     shift = 0
-    top = float(weights.max()) if weights is not None and len(weights) else 0.0
-    if top > 0 and not 2.0**-64 <= top <= 2.0**64:  # into [0.5, 1): no product underflows
-        shift = math.frexp(top)[1]
-        weights = np.ldexp(weights, -shift)
+    if weights is not None and len(weights):  # scaled as the function scales all the rows
+        scaled = v.check_sample_weight(weights, len(weights), "ece", relative=True)
+        if scaled is not None:
+            shift = int(np.frexp(weights.max())[1] - np.frexp(scaled.max())[1])
+            weights = scaled
     # one pass: each row's bin (the rule of probability_bins) and its w y, w p added exactly
     no_weights = np.empty(0, dtype=np.float64)
     w = no_weights if weights is None else np.ascontiguousarray(weights, dtype=np.float64)

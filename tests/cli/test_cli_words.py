@@ -194,3 +194,32 @@ def test_ctr_refuses_a_missing_group_or_segment(tmp_path):
                      "-m", "gauc")  # fmt: skip
     assert stderr.startswith(f"error: {path}:4: ")
     assert "'user' column has no id in this row" in stderr
+
+
+def test_header_only_logs_and_bad_counts_say_so(tmp_path, trec):
+    rounds = tmp_path / "rounds.csv"
+    rounds.write_text("reward,pscore,target\n")
+    # it said "ips_estimate: reward must be numeric. Got dtype object."
+    assert _stderr("off-policy", rounds) == (
+        f"error: {rounds}: the log has no rows, only its header; pass a log with rows.\n"
+    )
+    events = tmp_path / "events.csv"
+    events.write_text("user,time\n")
+    # it said "time must hold datetimes ... Got Arrow type null."
+    assert "retention: events is empty; pass at least one event." in _stderr("retention", events)
+    q, a, _ = trec
+    for n in ("-5", "0"):  # "-5: no such file."
+        assert _stderr("rank", "--qrels", q, "--run", a, "--catalog", n, "-m",
+                       "catalog_coverage@1") == (
+            f"error: --catalog must be a number of items >= 1 or a file. Got '{n}'.\n"
+        )  # fmt: skip
+
+
+def test_an_unwritable_step_summary_keeps_the_gates_status(trec, monkeypatch, tmp_path):
+    # a passing gate exited 2 on "No such file or directory", naming no variable
+    q, a, b = trec
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "none" / "summary.md"))
+    result = invoke(make_runner(), "gate", "--qrels", q, "--candidate", a, "--baseline", b,
+                    "--rule", "ndcg@10=floor:0.1")  # fmt: skip
+    assert "warning: $GITHUB_STEP_SUMMARY names " in result.stderr
+    assert "--no-step-summary skips it" in result.stderr

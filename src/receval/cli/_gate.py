@@ -386,8 +386,14 @@ def gate(
         _write(report, output_format, output, digits)
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary and summary:
-            with open(summary, "a", encoding="utf-8") as f:
-                f.write(report.to_markdown(digits) + "\n")
+            try:
+                with open(summary, "a", encoding="utf-8") as f:
+                    f.write(report.to_markdown(digits) + "\n")
+            except OSError as exc:  # the gate's status stands: only the summary is lost
+                say.warning(
+                    f"$GITHUB_STEP_SUMMARY names {summary!r}, which cannot be written "
+                    f"({exc.strerror or exc}); no summary written (--no-step-summary skips it)."
+                )
         for note in report.notes()[1:]:
             say.note(note)
         say.note(report.summary())

@@ -190,7 +190,15 @@ class ItemData:
     def catalog_size(self) -> int | None:
         """``--catalog N``'s N (None for a file or no --catalog)."""
         text = (self.catalog or "").strip()
-        return int(text) if text.isdigit() else None
+        if not text.lstrip("+-").isdigit():
+            return None
+        if int(text) < 1:
+            from ..exceptions import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"--catalog must be a number of items >= 1 or a file. Got {text!r}."
+            )
+        return int(text)
 
     def load(self, integers: bool, say: Messages) -> dict[str, Any]:
         """Every given input, by the name of the parameter of ``receval.evaluate`` or of

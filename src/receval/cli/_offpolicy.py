@@ -76,6 +76,8 @@ def off_policy(
         columns = {role: col for role, col in roles.items() if col is not None}
         table = read_columns(file, list(dict.fromkeys(columns.values())), "receval off-policy",
                              say, file_format=table_format(input_format, file, say))  # fmt: skip
+        if not table.num_rows:
+            raise say.fail(f"{file}: the log has no rows, only its header; pass a log with rows.")
         given = {role: to_numpy(table.column(col)) for role, col in columns.items()}
         row = [row_value(spec, given, "receval off-policy -m") for spec in specs.values()]
     render(ResultTable(["rounds", *names], [[table.num_rows, *row]]), output_format, digits=digits)

@@ -132,6 +132,8 @@ def to_times(
         return times_from_numbers(arr, None, name, time_unit, allow_missing)
     typ = arr.type
     valid = None
+    if not len(arr):  # a file of only a header reads as a column of no type
+        raise InputValidationError(f"{FUNC}: events is empty; pass at least one event.")
     if arr.null_count:
         if not allow_missing:
             raise _missing(arr.is_null(), name)

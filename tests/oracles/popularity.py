@@ -126,8 +126,8 @@ def pop_reo(
         relevant = {i for i, g in qrels.get(u, {}).items() if g >= threshold}
         if not relevant:
             continue
-        hits = {i for i in _top(t, k) if i in relevant}
         seen = train.get(u, set())
+        hits = {i for i in _top(t, k) if i in relevant - seen}  # a rate of unseen pairs
         num_h += len(hits & head)
         num_t += len(hits & tail)
         den_h += len((relevant & head) - seen)

@@ -135,6 +135,19 @@ def test_pop_reo_hand_computed():
     assert got == pytest.approx(0.0, abs=1e-12)  # rates 1 and 2/2
 
 
+def test_pop_reo_counts_no_hit_on_a_trained_item():
+    # a run that recommends an item the user trained on counted it as a hit, though the
+    # denominator leaves it out: a rate of 2 of 1 (and "1 of 0" in a report)
+    train = (["u1", "u2", "u3"], ["b", "a", "a"])  # head {a}, tail {b}
+    run = {"u1": {"b": 2, "a": 1}, "u4": {"b": 1}}
+    qrels = {"u1": {"a": 1, "b": 1}, "u4": {"b": 1}}
+    # fresh relevant: u1 a (head), u4 b (tail); both hit: rates 1 and 1 (u1's b is no hit)
+    got = popularity_equal_opportunity(qrels, run, train=train, head_share=0.5)
+    assert got == pytest.approx(0.0, abs=1e-12)
+    expected = oracle.pop_reo(qrels, _lists(run), _pairs(train), None, 0.5)
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
 def test_pop_rsp_reo_undefined_warns():
     train = (["u1", "u2"], ["a", "b"])
     with pytest.warns(UndefinedMetricWarning, match="popularity_statistical_parity: a group"):

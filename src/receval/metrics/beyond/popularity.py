@@ -259,14 +259,6 @@ def reo_counts(
     rel_users = q_rows_user[relevant].astype(np.int64)
     rel_pos = table.positions(q.item_ids[q.items[relevant]])
     rel_group = _groups(rel_pos, head)
-    # numerator: top-k rows that are relevant
-    top_users, top_items = top_rows(r, depth)
-    run_in_q = r.positions_in(q, "items")
-    key_space = np.int64(len(q.item_ids) + 1)
-    rel_keys = rel_users * key_space + q.items[relevant].astype(np.int64)
-    top_keys = top_users * key_space + np.where(run_in_q < 0, len(q.item_ids), run_in_q)[top_items]
-    hit = isin_ints(top_keys, rel_keys)
-    hit_group = _groups(table.positions(r.item_ids), head)[top_items[hit]]
     # denominator: relevant pairs not in the user's training items
     train_users, train_items = _user_train_items(table, r.user_ids)
     n_table = np.int64(table.n_items + 1)
@@ -274,6 +266,15 @@ def reo_counts(
         rel_users * n_table + np.where(rel_pos < 0, table.n_items, rel_pos),
         train_users * n_table + train_items,
     )
+    # numerator: top-k rows that are such pairs (a rate of the denominator's pairs: an
+    # item the user trained on is no hit, were the run to recommend it)
+    top_users, top_items = top_rows(r, depth)
+    run_in_q = r.positions_in(q, "items")
+    key_space = np.int64(len(q.item_ids) + 1)
+    rel_keys = (rel_users * key_space + q.items[relevant].astype(np.int64))[~seen]
+    top_keys = top_users * key_space + np.where(run_in_q < 0, len(q.item_ids), run_in_q)[top_items]
+    hit = isin_ints(top_keys, rel_keys)
+    hit_group = _groups(table.positions(r.item_ids), head)[top_items[hit]]
     return np.array(
         [
             (hit_group == 1).sum(),

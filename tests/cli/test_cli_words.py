@@ -223,3 +223,13 @@ def test_an_unwritable_step_summary_keeps_the_gates_status(trec, monkeypatch, tm
                     "--rule", "ndcg@10=floor:0.1")  # fmt: skip
     assert "warning: $GITHUB_STEP_SUMMARY names " in result.stderr
     assert "--no-step-summary skips it" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--label", "--score", "--group", "--weight"])
+def test_a_missing_column_names_its_option(log, option):
+    # "log.csv: no column 'nope'" named no option
+    args = {"--label": "click", "--score": "a", "--group": "user", "--weight": None}
+    args[option] = "nope"
+    flat = [a for k, v in args.items() if v for a in (k, v)]
+    stderr = _stderr("ctr", log, *flat)
+    assert f"no column 'nope' ({option} nope). Got columns" in stderr

@@ -124,12 +124,22 @@ def read_impressions(
 ) -> Impressions:
     """Read the label, score, group, weight and segment columns of an impression log."""
     from ..data.io import read_table
+    from ..exceptions import InputValidationError
 
     fmt = table_format(file_format, path, say)
     columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight, by) if c)]))
     ids = tuple(c for c in (group, by) if c)
+    given = (("--by", [by]), ("--weight", [weight]), ("--group", [group]), ("--score", score),
+             ("--label", [label]))  # fmt: skip
+    options = {c: option for option, cs in given for c in cs if c}
     with say.progress(f"Reading {say.sized(path)}…"):
-        table = read_table(path, columns, command, fmt, id_columns=ids)
+        try:
+            table = read_table(path, columns, command, fmt, id_columns=ids)
+        except InputValidationError as exc:  # a column not in the file: the option's
+            text = str(exc)
+            for c, option in options.items():
+                text = text.replace(f"no column {c!r}.", f"no column {c!r} ({option} {c}).")
+            raise InputValidationError(text) from None
     if not table.num_rows:
         raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
     for option, name in (("--group", group), ("--by", by)):

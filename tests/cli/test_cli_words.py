@@ -233,3 +233,13 @@ def test_a_missing_column_names_its_option(log, option):
     flat = [a for k, v in args.items() if v for a in (k, v)]
     stderr = _stderr("ctr", log, *flat)
     assert f"no column 'nope' ({option} nope). Got columns" in stderr
+
+
+def test_a_gate_of_bounds_needs_no_baseline(trec):
+    # a floor bounds the candidate's own value; the gate asked for a --baseline anyway
+    q, a, _ = trec
+    result = invoke(make_runner(), "gate", "--qrels", q, "--candidate", a, "--rule",
+                    "ndcg@10=floor:0.1", "--no-step-summary", "-f", "json")  # fmt: skip
+    assert '"passed": true' in result.stdout
+    stderr = _stderr("gate", "--qrels", q, "--candidate", a, "--rule", "mrr=superiority")
+    assert "superiority rules need at least one --baseline" in stderr

@@ -321,7 +321,11 @@ def gate(
             weighting=weighting,
         )
         _models(candidate or [], "candidate", say)
-        _models(baseline or [], "baseline", say)
+        if any(r.comparative for r in settings.rules) and not baseline:  # bounds need none
+            raise say.fail(
+                "the gate's non_inferiority and superiority rules need at least one "
+                "--baseline (a floor or ceiling rule needs none)."
+            )
         cands, bases = list(candidate or []), list(baseline or [])
         ranking, pointwise = qrels is not None, impressions is not None
         if ranking == pointwise:

@@ -47,8 +47,8 @@ class _Metric:
     delong: tuple[np.ndarray, np.ndarray, dict[str, int], int] | None = None
 
 
-def _named(models: Any, what: str) -> dict[str, Any]:
-    if isinstance(models, Mapping) and models:
+def _named(models: Any, what: str, empty_ok: bool = False) -> dict[str, Any]:
+    if isinstance(models, Mapping) and (models or empty_ok):
         return {str(k): m for k, m in models.items()}
     raise InputValidationError(
         f"{_FUNC}: {what} must be a non-empty mapping {{name: run or scores}}. Got "
@@ -231,7 +231,8 @@ def gate(
     ----------
     candidates, baselines : mapping of str to run, or of str to array-like
         The models by name: runs (anything :func:`receval.evaluate` takes as a
-        run) with ``qrels``, or each model's scores of the rows of ``y_true``.
+        run) with ``qrels``, or each model's scores of the rows of ``y_true``;
+        ``baselines`` may be empty where every rule is a floor or a ceiling.
     rules : sequence of GateRule or mapping
         The rules (see :class:`receval.gating.rules.GateRule`); a mapping has
         the keys of a rule of the configuration file (``metric``, ``rule``,
@@ -349,7 +350,8 @@ def gate(
         profile=profile,
         weighting=weighting,
     )
-    cands, bases = _named(candidates, "candidates"), _named(baselines, "baselines")
+    bounds_only = not any(r.comparative for r in config.rules)  # no baseline needed
+    cands, bases = _named(candidates, "candidates"), _named(baselines, "baselines", bounds_only)
     both = sorted(set(cands) & set(bases))
     if both:
         raise InputValidationError(

@@ -202,12 +202,11 @@ def _no_id(path: str, name: str, row: int) -> None:
     """Raise for an empty field of an id column at ``row`` (0-based after the header)."""
     from ..exceptions import InputValidationError
 
-    error = InputValidationError(
+    raise InputValidationError(
         f"{place(path, row, lines=True)}: the {name!r} column has no id in this row (an "
-        f"empty field); fill it in or drop the row."
+        f"empty field); fill it in or drop the row.",
+        row=row,
     )
-    error.row = row
-    raise error
 
 
 def csv_batches(

@@ -474,12 +474,20 @@ def _gauc_prepare(
     sample_weight: Any = None,
     weighting: Any = None,
 ) -> Any:
-    if hasattr(y_true, "__len__") and len(y_true) == 0:  # an empty batch adds nothing
+    if _rows(y_true) == 0:  # an empty batch adds nothing
         data_columns("gauc_score", ("y_true", y_true), ("y_score", y_score),
                      ("groups", groups), ("sample_weight", sample_weight))  # fmt: skip
         return None
     w = params["weighting"] if weighting is None else weighting  # a batch's per-row weights
     return y_true, y_score, groups, sample_weight, w
+
+
+def _rows(column: Any) -> int | None:
+    """The length of a column, None where it has none (the checks then say so)."""
+    try:
+        return len(column)
+    except TypeError:
+        return None
 
 
 def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:

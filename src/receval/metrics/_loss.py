@@ -370,7 +370,11 @@ def error_sums(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> ErrorSums:
     d, k = _scaled_errors(a, b)
     weight: Term = (np.array([float(len(a))]) if w is None else w, None, "value")
     k_squared = k_absolute = k
-    far = None if w is None or not len(w) else (w > 2.0**WEIGHT_SHIFT) | (w < 2.0**-WEIGHT_SHIFT)
+    far = (
+        None
+        if w is None or not len(w)
+        else (w > 2.0**WEIGHT_SHIFT) | (w < 2.0**-WEIGHT_SHIFT) & (w > 0)
+    )
     if w is not None and far is not None and far.any():
         # weights near 1e308 (near 1e-300): their rows' weights times 2**-512 (2**512),
         # the scales 512 up (down), so that no term over- or underflows

@@ -495,8 +495,8 @@ def test_catboost_spellings_of_the_cascade_metrics_are_checked():
 @pytest.mark.parametrize(
     ("metric", "fix"),
     [
-        ("err@10", "pass err(max_grade=5) or map the grades to [0, 4]."),
-        ("ERR@10", "pass err(max_grade=5) or map the grades to [0, 4]."),
+        ("err@10", "Pass err(max_grade=5) or map the grades to [0, 4]."),
+        ("ERR@10", "Pass err(max_grade=5) or map the grades to [0, 4]."),
         ("nerr", "Map the grades to [0, 4]."),
     ],
 )

@@ -267,11 +267,13 @@ def _check_stopping_grades(q: Qrels, cascades: dict[str, MetricSpec]) -> None:
         limit = float(args.get("max_grade", 4.0))
         if args.get("probability") or top <= limit:
             continue
-        fix = f"pass err(max_grade={top:g}) or m" if spec.name == "err" else "M"
+        fix = f"map the grades to [0, {limit:g}]"
+        if spec.name == "err":
+            fix = f"pass err(max_grade={top:g}) or {fix}"
         raise InputValidationError(
             f"evaluate: metric {text!r} stops the user at an item of grade g with "
             f"probability (2**g - 1) / 2**{limit:g}, above 1 (and ERR above 1) for a grade "
-            f"above {limit:g}. Got a grade of {top:g}; {fix}ap the grades to [0, {limit:g}]."
+            f"above {limit:g}. Got a grade of {top:g}; {fix[0].upper()}{fix[1:]}."
         )
 
 

@@ -305,13 +305,21 @@ def _trec_eval_form(text: str) -> dict[str, str] | None:
     found = _BARE.match(text)
     if found is None or found["name"].lower() in ENTRIES:
         return None
-    families = {
+    family = _families().get(found["name"].lower())
+    return None if family is None else trec_eval_metrics([family])
+
+
+@functools.cache
+def _families() -> dict[str, str]:
+    """trec_eval's measures of several default cut-offs or levels, by lower-case name
+    (the judgment-group ones left out: they need groups)."""
+    from .trec_eval import MEASURES
+
+    return {
         m.name.lower(): m.name
         for m in MEASURES
         if m.params in ("cuts", "levels") and "," in m.default and not m.name.endswith("avgjg")
     }
-    family = families.get(found["name"].lower())
-    return None if family is None else trec_eval_metrics([family])
 
 
 def parse_metrics(text: str) -> dict[str, MetricSpec]:

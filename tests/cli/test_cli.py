@@ -497,7 +497,8 @@ def test_ctr_errors(runner, files, tmp_path) -> None:
         ),
         (
             ["ctr", imp, "--label", "click", "--score", "nope"],
-            f"{imp}: no column 'nope'. Got columns ['user', 'click', 'm1', 'm2', 'w'].",
+            f"{imp}: no column 'nope' (--score nope). Got columns ['user', 'click', 'm1', 'm2', "
+            "'w'].",
         ),
         (
             ["ctr", tmp_path / "none.csv", "--label", "c", "--score", "s"],

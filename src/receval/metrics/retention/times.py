@@ -132,7 +132,7 @@ def to_times(
         return times_from_numbers(arr, None, name, time_unit, allow_missing)
     typ = arr.type
     valid = None
-    if not len(arr):  # a file of only a header reads as a column of no type
+    if not len(arr) and pa.types.is_null(typ):  # a file of only a header: no type
         raise InputValidationError(f"{FUNC}: events is empty; pass at least one event.")
     if arr.null_count:
         if not allow_missing:

@@ -243,3 +243,64 @@ def test_a_gate_of_bounds_needs_no_baseline(trec):
     assert '"passed": true' in result.stdout
     stderr = _stderr("gate", "--qrels", q, "--candidate", a, "--rule", "mrr=superiority")
     assert "superiority rules need at least one --baseline" in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--propensity-clip", "0.5"], "--propensity-clip applies with --propensities;"),
+        (["--segment", "x"], "--segment applies with --by;"),
+        (["--k", "5"], "--k applies with --user-vectors and --item-vectors;"),
+        (["--baseline", "a.txt"], "--baseline applies with several runs;"),
+    ],
+)
+def test_rank_refuses_an_option_it_would_ignore(trec, args, expected):
+    q, a, _ = trec
+    assert expected in _stderr("rank", "--qrels", q, "--run", a, *args)
+
+
+def test_ctr_refuses_a_score_column_given_twice(log):
+    # its row was printed twice
+    stderr = _stderr("ctr", log, "--label", "click", "--score", "a", "--score", "a")
+    assert stderr == "error: --score 'a' is given twice; name each column once.\n"
+
+
+def test_report_names_standard_input(trec, tmp_path):
+    # the JSON and the caption named the temporary copy of standard input
+    import json
+
+    from receval.cli import app
+
+    q, a, _ = trec
+    out = tmp_path / "r.html"
+    result = make_runner().invoke(app, ["report", "-o", str(out), "--qrels", "-", "--run", str(a)],
+                                  input=q.read_text())  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    names = [i["name"] for i in json.loads((tmp_path / "r.json").read_text())["inputs"]]
+    assert names[0] == "<stdin>" and "receval-stdin" not in out.read_text()
+
+
+@pytest.mark.parametrize("command", ["rank", "compare"])
+def test_by_naming_a_user_twice_names_its_line(trec, tmp_path, command):
+    # it said "EvaluationReport.by_segment: segments names a user twice", no file or user
+    q, a, b = trec
+    seg = tmp_path / "seg.csv"
+    seg.write_text("user,segment\nu1,x\nu2,y\nu1,z\n")
+    stderr = _stderr(command, "--qrels", q, "--run", a, "--run", b, "--by", seg)
+    assert (
+        stderr == f"error: {seg}:4: --by names the user 'u1' twice; give each user one segment.\n"
+    )
+
+
+def test_split_names_the_time_that_is_not_a_number(tmp_path):
+    # it named row 0's '1' as "not an ISO 8601 time", where 'abc' was the bad value
+    log = tmp_path / "log.csv"
+    log.write_text("user,item,timestamp\nu1,a,1\nu1,b,2\nu1,c,abc\n")
+    stderr = _stderr("split", log, "-o", tmp_path / "tr.csv", "-O", tmp_path / "te.csv")
+    assert "row 2 holds 'abc', not a number as the rows before it" in stderr
+
+
+def test_demo_refuses_a_folder_before_computing(tmp_path):
+    # it printed every table, then exited 2 at the write
+    result = invoke(make_runner(), "demo", "-o", tmp_path, code=2)
+    assert result.stdout == "" and "--out names the folder" in result.stderr

@@ -154,8 +154,10 @@ def test_report_segments_from_arrays_and_frames():
     by_frame = report.by_segment(frame.sample(frac=1.0, random_state=0))
     np.testing.assert_array_equal(by_array.values["ndcg@5"], by_frame.values["ndcg@5"])
     assert by_array.segments.tolist() == [0, 1]
-    with pytest.raises(InputValidationError, match="names a user twice"):
+    with pytest.raises(InputValidationError, match="names the user 'u1' twice, the second time "
+                       "at position 1;") as caught:  # fmt: skip
         report.by_segment(pd.DataFrame({"user": ["u1", "u1"], "segment": [1, 2]}))
+    assert caught.value.row == 1
     with pytest.raises(InputValidationError, match="one label per user"):
         report.by_segment([1, 2])
     with pytest.raises(InputValidationError, match="two columns"):

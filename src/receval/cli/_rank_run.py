@@ -209,6 +209,15 @@ def run_rank(
     vectors = (user_vectors, item_vectors)
     if (user_vectors is None) != (item_vectors is None) or (not run and None in vectors):
         raise say.fail("pass --run FILE, or --user-vectors FILE and --item-vectors FILE (or both).")
+    for is_set, needed, option, needs in (  # an option that would be ignored
+        (propensity_clip is not None, propensities, "--propensity-clip", "--propensities"),
+        (segment != "segment", by, "--segment", "--by"),
+        (k is not None, user_vectors, "--k", "--user-vectors and --item-vectors"),
+    ):
+        if is_set and needed is None:
+            raise say.fail(f"{option} applies with {needs}; drop it or pass {needs}.")
+    if baseline is not None and len(run) + (user_vectors is not None) < 2:
+        raise say.fail("--baseline applies with several runs; drop it or pass more runs.")
     metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
     conventions = {name: passed[name] for name in FIELDS}  # the options of the conventions
     with say.guard():

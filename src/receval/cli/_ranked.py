@@ -256,6 +256,20 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     frame = frame.select([user, segment])
     import numpy as np
 
+    from ..data._open import place
+
+    ids = frame.column(user).to_numpy(zero_copy_only=False)
+    try:
+        first = np.unique(ids, return_index=True)[1]
+    except TypeError:  # a missing id among them: the library's check names it
+        first = np.arange(len(ids))
+    if len(first) < len(ids):  # the first row of a user named before
+        row = int(np.flatnonzero(~np.isin(np.arange(len(ids)), first))[0])
+        raise say.fail(
+            f"{place(path, row, lines=fmt != 'parquet')}: --by names the user {ids[row]!r} "
+            f"twice; give each user one segment."
+        )
+
     if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
         try:
             frame = frame.set_column(0, user, pc.cast(frame.column(user), pa.int64()))

@@ -60,6 +60,7 @@ from ._items import (
 )
 from ._output import OutputFormat, ResultTable, render_sections, rows_of
 from ._params import Command
+from ._stdin import displayed
 
 
 class _ArgvCommand(Command):
@@ -300,14 +301,15 @@ def report_command(
                 impressions, None, say, "receval report", label=label, score=score, group=group,
                 weight=weight,
             )  # fmt: skip
-            doc.add_input(impressions, data.n_rows, what="impressions")
+            doc.add_input(displayed(impressions), data.n_rows, what="impressions")
             counted = ctr_rows(
                 data.y_true, data.scores, metrics_ctr, data.groups, data.sample_weight, say, data
             )
             ctr_section(
                 doc, ctr_table(counted, metrics_ctr).records(), data.y_true, dict(data.scores),
-                caption=f"{impressions}: {data.n_rows:,} impressions", groups=data.groups,
-                sample_weight=data.sample_weight, figures=figures, progress=say.progress,
+                caption=f"{displayed(impressions)}: {data.n_rows:,} impressions",
+                groups=data.groups, sample_weight=data.sample_weight, figures=figures,
+                progress=say.progress,
             )  # fmt: skip
         if qrels is not None and run:
             from ..registry import ranking_spec
@@ -327,19 +329,21 @@ def report_command(
             log = None
             for (q, name, r), path in zip(inputs, run, strict=True):
                 if not runs:
-                    doc.add_input(qrels, q.n_rows, what="qrels")
+                    doc.add_input(displayed(qrels), q.n_rows, what="qrels")
                     # item ids as the runs hold them (integers from Parquet, strings from TREC)
                     ints = r.item_ids.dtype.kind in "iu"
                     extra = items.load(ints, say)
                     if train is not None:
                         log_items, users = read_pairs(train, item, user, "--train", say, ints)
-                        doc.add_input(train, len(log_items), what="training interactions")
+                        doc.add_input(
+                            displayed(train), len(log_items), what="training interactions"
+                        )
                         log = extra["train"] = (users, log_items)
-                doc.add_input(path, r.n_rows, what="run")
+                doc.add_input(displayed(path), r.n_rows, what="run")
                 runs[name] = r
                 reports[name] = evaluate_run(q, r, name, metrics, say, profile, weighting=extra)
             ranking_section(
-                doc, reports, metrics=metrics, caption=f"{qrels}: {q.n_users:,} users",
+                doc, reports, metrics=metrics, caption=f"{displayed(qrels)}: {q.n_users:,} users",
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
             if train is not None:  # the qrels are the test set of the training log
@@ -349,14 +353,16 @@ def report_command(
                     audits = {name: audit(train, qrels, path, k=depth, user=user, item=item,
                                           score=run_score, grade=grade)
                               for name, path in zip(runs, run, strict=True)}  # fmt: skip
-                protocol_section(doc, audits, caption=f"{train} (train), {qrels} (test)")
+                protocol_section(
+                    doc, audits, caption=f"{displayed(train)} (train), {displayed(qrels)} (test)"
+                )
             if train is not None or item_groups is not None:
                 groups = None
                 if item_groups is not None:
                     groups = read_pairs(
                         item_groups, item, "group", "--item-groups", say, integers=ints
                     )
-                    doc.add_input(item_groups, len(groups[0]), what="item groups")
+                    doc.add_input(displayed(item_groups), len(groups[0]), what="item groups")
                 beyond_section(
                     doc, runs, train=log, qrels=q, item_groups=groups, k=depth,
                     figures=figures, progress=say.progress,
@@ -366,8 +372,10 @@ def report_command(
                 events, table_format(None, events, say), say, user=user, time=time,
                 period=period, days=offsets, tz=tz, time_unit=time_unit,
             )  # fmt: skip
-            doc.add_input(events, rep.n_events, what="events")
-            caption = f"{events}: {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
+            doc.add_input(displayed(events), rep.n_events, what="events")
+            caption = (
+                f"{displayed(events)}: {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
+            )
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
 
@@ -423,6 +431,11 @@ def demo(
     )
 
     say = Messages(quiet)
+    if os.path.isdir(out):  # found before any table is computed
+        raise say.fail(
+            f"--out names the folder {out!r}; name an HTML file, e.g. "
+            f"{os.path.join(out, 'report.html')!r}."
+        )
     doc = HTMLReport(
         "receval demo",
         description="Two CTR models, two recommenders and user retention, evaluated on "

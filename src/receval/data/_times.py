@@ -113,13 +113,28 @@ def _text_keys(text: Any, where: str) -> np.ndarray:
     try:
         keys: np.ndarray = read(text)
     except pa.ArrowInvalid:
+        import pyarrow.compute as pc
+
+        numbers = pc.match_substring_regex(text, _NUMBER).to_numpy(zero_copy_only=False)
+        if numbers[0] and not numbers.all():  # numbers read as text for one that is not
+            i = int(np.flatnonzero(~numbers)[0])
+            raise InputValidationError(
+                f"{where}: row {i} holds {text[i].as_py()!r}, not a number as the rows "
+                f"before it; fix the value, or give datetimes or ISO 8601 text.",
+                row=i,
+            ) from None
         i = first_unreadable(text, read)
         raise InputValidationError(
             f"{where}: row {i} holds {text[i].as_py()!r}, which is not an ISO 8601 time "
             f"between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give datetimes, "
-            f"ISO 8601 text or numbers."
+            f"ISO 8601 text or numbers.",
+            row=i,
         ) from None
     return keys
+
+
+#: A number written as text (an epoch time).
+_NUMBER = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
 
 
 def _tick_nanos(unit: np.dtype[Any]) -> int | None:

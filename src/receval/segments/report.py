@@ -159,8 +159,13 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
     codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)
     key_codes, key_ids = factorize(keys, "segments", func)
     if len(key_ids) < len(key_codes):
+        order = np.argsort(key_codes, kind="stable")
+        repeated = order[1:][np.diff(np.asarray(key_codes)[order]) == 0]
+        row = int(repeated.min())  # the first row of a user named before
         raise InputValidationError(
-            f"{func}: segments names a user twice; give each user one segment."
+            f"{func}: segments names the user {key_ids[key_codes[row]]!r} twice, the second "
+            f"time at position {row}; give each user one segment.",
+            row=row,
         )
     # each report user's row in the mapping (-1: none): factorize kept the rows' order
     position = lookup(users, key_ids)

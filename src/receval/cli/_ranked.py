@@ -266,8 +266,8 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     if len(first) < len(ids):  # the first row of a user named before
         row = int(np.flatnonzero(~np.isin(np.arange(len(ids)), first))[0])
         raise say.fail(
-            f"{place(path, row, lines=fmt != 'parquet')}: --by names the user {ids[row]!r} "
-            f"twice; give each user one segment."
+            f"{place(path, row, lines=fmt != 'parquet')}: --by names the user "
+            f"{frame.column(user)[row].as_py()!r} twice; give each user one segment."
         )
 
     if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)

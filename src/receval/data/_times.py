@@ -115,7 +115,9 @@ def _text_keys(text: Any, where: str) -> np.ndarray:
     except pa.ArrowInvalid:
         import pyarrow.compute as pc
 
-        numbers = pc.match_substring_regex(text, _NUMBER).to_numpy(zero_copy_only=False)
+        numbers = (
+            pc.match_substring_regex(text, _NUMBER).fill_null(False).to_numpy(zero_copy_only=False)
+        )
         if numbers[0] and not numbers.all():  # numbers read as text for one that is not
             i = int(np.flatnonzero(~numbers)[0])
             raise InputValidationError(

@@ -162,9 +162,10 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
         order = np.argsort(key_codes, kind="stable")
         repeated = order[1:][np.diff(np.asarray(key_codes)[order]) == 0]
         row = int(repeated.min())  # the first row of a user named before
+        user = np.asarray(key_ids)[[key_codes[row]]].tolist()[0]  # a Python value
         raise InputValidationError(
-            f"{func}: segments names the user {key_ids[key_codes[row]]!r} twice, the second "
-            f"time at position {row}; give each user one segment.",
+            f"{func}: segments names the user {user!r} twice, the second time at position "
+            f"{row}; give each user one segment.",
             row=row,
         )
     # each report user's row in the mapping (-1: none): factorize kept the rows' order

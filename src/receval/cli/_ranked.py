@@ -256,15 +256,12 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     frame = frame.select([user, segment])
     import numpy as np
 
+    from ..data._encode import factorize
     from ..data._open import place
+    from ..segments.report import first_repeat
 
-    ids = frame.column(user).to_numpy(zero_copy_only=False)
-    try:
-        first = np.unique(ids, return_index=True)[1]
-    except TypeError:  # a missing id among them: the library's check names it
-        first = np.arange(len(ids))
-    if len(first) < len(ids):  # the first row of a user named before
-        row = int(np.flatnonzero(~np.isin(np.arange(len(ids)), first))[0])
+    row = first_repeat(factorize(frame.column(user), "--by", "receval")[0])
+    if row is not None:
         raise say.fail(
             f"{place(path, row, lines=fmt != 'parquet')}: --by names the user "
             f"{frame.column(user)[row].as_py()!r} twice; give each user one segment."

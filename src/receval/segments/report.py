@@ -15,7 +15,9 @@ import numpy as np
 
 from ..exceptions import InputValidationError
 
-__all__ = ["SegmentReport", "report_by_segment", "segment_codes", "user_segments"]
+__all__ = [
+    "SegmentReport", "first_repeat", "report_by_segment", "segment_codes", "user_segments"
+]  # fmt: skip
 
 
 _REPR_EDGE = 5  # segments shown at each end of a long repr
@@ -128,6 +130,22 @@ def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np
     return rank[codes], uniques[order]
 
 
+def first_repeat(codes: Any) -> int | None:
+    """The first row whose code an earlier row has (a user named twice), else None.
+
+    Examples
+    --------
+    >>> first_repeat([0, 1, 2, 1, 0])
+    3
+    >>> first_repeat([0, 1]) is None
+    True
+    """
+    codes = np.asarray(codes)
+    order = np.argsort(codes, kind="stable")
+    repeated = order[1:][np.diff(codes[order]) == 0]
+    return int(repeated.min()) if len(repeated) else None
+
+
 def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Segment code of each user of ``report`` (-1: none) and the segment labels."""
     from .. import _validation as v
@@ -158,10 +176,8 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
         return segment_codes(labels, len(users), "segments", func)
     codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)
     key_codes, key_ids = factorize(keys, "segments", func)
-    if len(key_ids) < len(key_codes):
-        order = np.argsort(key_codes, kind="stable")
-        repeated = order[1:][np.diff(np.asarray(key_codes)[order]) == 0]
-        row = int(repeated.min())  # the first row of a user named before
+    row = first_repeat(key_codes)
+    if row is not None:
         user = np.asarray(key_ids)[[key_codes[row]]].tolist()[0]  # a Python value
         raise InputValidationError(
             f"{func}: segments names the user {user!r} twice, the second time at position "

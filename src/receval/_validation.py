@@ -21,6 +21,7 @@ from ._parameters import format_values as format_values
 from .data._arrow import is_arrow, to_numpy
 from .data._lookup import distinct
 from .engine.loop.tensors import on_host
+from .engine.sums import weight_shift
 from .exceptions import InputValidationError, InvalidParameterError
 
 
@@ -560,11 +561,8 @@ def check_sample_weight(
 ) -> np.ndarray | None:
     """None, or finite non-negative float64 weights of length ``n``.
 
-    ``relative=True`` is for metrics of ratios of weights (means, rates, AUC): weights
-    whose largest is outside ``[2**-64, 2**64]`` are multiplied by a power of two that
-    brings it into ``[0.5, 1)`` (less, where the least would leave the normal range):
-    exact, so the metric is the one of the given weights, and sums and pair products
-    of weights no longer overflow (weights near 1e308) or underflow.
+    ``relative=True`` is for metrics of ratios of weights (means, rates, AUC): the
+    weights are divided by :func:`~receval.engine.sums.weight_shift`'s power of two.
     """
     if sample_weight is None:
         return None
@@ -577,12 +575,8 @@ def check_sample_weight(
             f"{func}: sample_weight must have one weight per sample. "
             f"Got {len(w)} weights for {n} samples."
         )
-    if relative and w.size:
-        top = float(w.max())
-        if top > 0 and not 2.0**-64 <= top <= 2.0**64:
-            least = float(w[w > 0].min()) if top > 1 else top  # kept a normal float
-            w = np.ldexp(w, -min(int(np.frexp(top)[1]), max(int(np.frexp(least)[1]) + 1021, 0)))
-    return w
+    shift = weight_shift(w) if relative else 0
+    return np.ldexp(w, -shift) if shift else w
 
 
 def _negative(func: str, name: str, values: list[Any], row: int | None) -> InputValidationError:

@@ -28,6 +28,7 @@ __all__ = [
     "fieldwise_sum",
     "ratio",
     "scaled_value",
+    "weight_shift",
 ]
 
 _State = TypeVar("_State")
@@ -37,6 +38,26 @@ def chunks_for(n: int) -> int:
     """Chunks of an exact sum of ``n`` values: one below 64Ki values (no thread is
     woken), at most two per thread. The sum does not depend on them."""
     return max(1, min(num_threads() * 2, n // 65536 + 1))
+
+
+def weight_shift(w: np.ndarray) -> int:
+    """The power of two ``k`` that metrics of ratios of weights divide ``w`` by: 0 unless
+    the largest weight is outside ``[2**-64, 2**64]``, else what brings it into
+    ``[0.5, 1)`` (less, where the least positive weight would leave the normal range).
+    Exact, so the metric is the one of the given weights, and sums and pair products of
+    weights no longer overflow (weights near 1e308) or underflow.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weight_shift(np.array([1.0, 3.0])), weight_shift(np.array([2.0**100, 1.0]))
+    (0, 101)
+    """
+    top = float(w.max()) if w.size else 0.0
+    if top == 0 or 2.0**-64 <= top <= 2.0**64:
+        return 0
+    least = float(w[w > 0].min()) if top > 1 else top  # kept a normal float
+    return min(int(np.frexp(top)[1]), max(int(np.frexp(least)[1]) + 1021, 0))
 
 
 #: Rows weighted above ``2**WEIGHT_SHIFT`` add ``w 2**-WEIGHT_SHIFT`` times their loss or

@@ -14,7 +14,7 @@ from .._kernels import compiled
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import check_loaded_state
-from ..engine.sums import ExactSum, ratio
+from ..engine.sums import ExactSum, ratio, weight_shift
 from ..engine.totals import totals_empty, totals_prepare, totals_updates
 from ..exceptions import InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
@@ -471,12 +471,9 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     if batch is None:
         return CalibrationGaps()
     edges, labels, proba, weights = batch
-    shift = 0
-    if weights is not None and len(weights):  # scaled as the function scales all the rows
-        scaled = v.check_sample_weight(weights, len(weights), "ece", relative=True)
-        if scaled is not None:
-            shift = int(np.frexp(weights.max())[1] - np.frexp(scaled.max())[1])
-            weights = scaled
+    shift = 0 if weights is None else weight_shift(weights)  # as the function scales its rows
+    if shift:
+        weights = np.ldexp(weights, -shift)
     # one pass: each row's bin (the rule of probability_bins) and its w y, w p added exactly
     no_weights = np.empty(0, dtype=np.float64)
     w = no_weights if weights is None else np.ascontiguousarray(weights, dtype=np.float64)

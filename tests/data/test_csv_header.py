@@ -20,12 +20,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from receval.data import _csv, _open
+from receval.exceptions import InputValidationError
 
 
 def _oracle(data: bytes, fmt: str, skip_invalid: bool = True) -> Any:
     """The names Arrow's reader gives the whole file, read from memory (or the type
     of its error; rows of another number of fields than the header skipped, unless
-    not ``skip_invalid``)."""
+    not ``skip_invalid``). A file of no line but blank ones is empty (an
+    InputValidationError); one whose only line has no line end is read as that line
+    ended (Arrow's reader calls it empty)."""
+    if not data.removeprefix(b"\xef\xbb\xbf").strip(b"\r\n"):
+        return InputValidationError
     parse = pcsv.ParseOptions(
         delimiter="\t" if fmt == "tsv" else ",",
         newlines_in_values=True,
@@ -35,6 +40,8 @@ def _oracle(data: bytes, fmt: str, skip_invalid: bool = True) -> Any:
     try:
         table = pcsv.read_csv(_io.BytesIO(data), read_options=read, parse_options=parse)
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        if "Empty CSV file" in str(exc) and not data.endswith(b"\n"):
+            return _oracle(data + b"\n", fmt, skip_invalid)
         return type(exc)
     return list(table.schema.names)
 
@@ -43,7 +50,7 @@ def _header(path: Any, fmt: str, *block: int) -> Any:
     """``csv_header`` of a file (or the type of its error)."""
     try:
         return _csv.csv_header(str(path), fmt, *block)
-    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+    except (pa.ArrowInvalid, UnicodeDecodeError, InputValidationError) as exc:
         return type(exc)
 
 

@@ -131,7 +131,15 @@ def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
         # skipped; Arrow's skip fails at the end of the text: an empty line more
         del head[skip + end :]
         head += b"\n\n"
-    # else the whole file (read as Arrow reads it)
+    elif head[skip:].strip(b"\r\n"):  # the whole file, a line with no line end: its header
+        head += b"\n"
+    else:
+        from ..exceptions import InputValidationError
+
+        raise InputValidationError(
+            f"{path}: the file is empty; a {fmt.upper()} file starts with a header line "
+            f"naming its columns."
+        )
     copy = pa.allocate_buffer(len(head))  # Arrow's memory, not a Python object's
     np.frombuffer(copy, np.uint8)[:] = np.frombuffer(head, np.uint8)
     whole = pcsv.ReadOptions(

@@ -22,7 +22,7 @@ import numpy as np
 from .._validation import format_values
 from ..exceptions import InputValidationError
 from ._arrow import arrow_integers, numbers_view, to_numpy
-from ._csv import read_csv
+from ._csv import csv_header, read_csv
 from ._encode import column_array as column_array
 from ._encode import ids_as_given
 from ._open import (
@@ -319,9 +319,9 @@ def read_table(
             return read_csv(path, columns, fmt, id_columns, encode_ids)
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
+            csv_header(path, str(fmt))  # raises for an empty file
             raise InputValidationError(
-                f"{path}: the file is empty; a {str(fmt).upper()} file starts with a header line "
-                f"naming its columns."
+                f"{path}: the file has no rows, only its header; pass a file with rows."
             ) from exc
         raise InputValidationError(_csv_located(path, fmt, exc)) from exc
     except (OSError, EOFError) as exc:  # a truncated or corrupt compressed stream

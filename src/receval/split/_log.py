@@ -9,6 +9,7 @@ log's own frame type (pandas keeps the log's index).
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..data._csv import csv_header
 from ..data._encode import factorize
 from ..data._open import check_file
 from ..data._times import time_column
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 
 #: the time column's names tried, in order, when none is given
 TIME_NAMES = ("timestamp", "time")
@@ -118,9 +119,16 @@ def read_log(
     func: str,
     need_time: bool = True,
 ) -> Log:
-    """Read a log's columns for a split (``need_time``: the time column must exist)."""
+    """Read a log's columns for a split (``need_time``: the time column must exist); a
+    file's bad values are named by their line (CSV, TSV) or row (Parquet)."""
+    where: Any = nullcontext()
     if isinstance(data, (str, os.PathLike)):
-        data = read_file(data, tuple(c for c in (user, item) if c is not None), func)
+        path, data = data, read_file(data, tuple(c for c in (user, item) if c is not None), func)
+        if not data.num_rows:
+            raise InputValidationError(
+                f"{os.fspath(path)}: the file has no rows, only its header; pass a file with rows."
+            )
+        where = io.located(path, io.infer_format(os.fspath(path)), (user, item or user))
     elif not io.is_frame(data):
         raise InvalidParameterError(
             f"{func}: the log must be a pandas or polars DataFrame, an Arrow table, or the "
@@ -135,14 +143,15 @@ def read_log(
     time_name = pick_time(names, time, func) if need_time or time is not None else None
     roles = {"user": user, "item": item, "time": time_name, "rating": rating}
     cols = io.frame_columns(data, roles, func)
-    user_codes, user_ids = factorize(cols["user"], "user", func)
-    item_codes, n_items = None, 0
-    if item is not None:
-        item_codes, item_ids = factorize(cols["item"], "item", func)
-        n_items = len(item_ids)
-    times = unit = None
-    if time_name is not None:
-        times, unit = time_column(cols["time"], func, f"the time column {time_name!r}")
+    with where:
+        user_codes, user_ids = factorize(cols["user"], "user", func)
+        item_codes, n_items = None, 0
+        if item is not None:
+            item_codes, item_ids = factorize(cols["item"], "item", func)
+            n_items = len(item_ids)
+        times = unit = None
+        if time_name is not None:
+            times, unit = time_column(cols["time"], func, f"the time column {time_name!r}")
     return Log(
         data,
         kind,

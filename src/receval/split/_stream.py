@@ -17,10 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import missing_values
 from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
+from ..data._origin import Batch, Origin, located
 from ..data._times import cutoff_key, time_column
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._log import pick_time
 from ._order import last_of_each, lerp, user_order
 from ._result import SplitResult
@@ -32,10 +34,23 @@ _BINS = 1 << 16
 _DENSE_LIMIT = 1 << 24
 
 
-def _ids(values: Any) -> np.ndarray:
-    """A batch's ids as NumPy (strings as an object array) for sorting and searching."""
-    arr = column_array(values)
-    return to_numpy(arr) if is_arrow(arr) else np.asarray(arr)
+def _ids(where: Batch, batch: Any, name: str, role: str, func: str) -> np.ndarray:
+    """A batch's ids of column ``name`` as NumPy (strings as an object array) for
+    sorting and searching; missing ids raise, naming their file and row (``where``)."""
+    arr = column_array(batch.column(batch.schema.get_field_index(name)))
+    missing, what = None, "null"
+    if is_arrow(arr):
+        missing = arr.is_null() if arr.null_count else None
+        arr = to_numpy(arr)
+    else:
+        arr = np.asarray(arr)
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            missing, what = np.isnan(arr), "NaN"
+    if missing is not None:
+        fix = f"drop those rows or fill them with a {role} id"
+        with located(where):
+            raise missing_values(func, f"the {role} column {name!r}", missing, what, fix)
+    return arr
 
 
 class _Distinct:
@@ -160,11 +175,11 @@ class _Parts:
                 if items is not None:
                     self.items[k].add(items[mask])
 
-    def close(self, method: str, columns: dict[str, str | None]) -> SplitResult:
+    def close(self, method: str, columns: dict[str, str | None], source: Any) -> SplitResult:
         from ..data.scan import scan
 
-        if self.schema is None:  # pragma: no cover - a scan has at least one batch
-            raise InvalidParameterError(f"{method}: the scan has no rows.")
+        if self.schema is None:
+            raise _no_rows(source)
         for writer in self.writers:
             writer.close()
         (tr_u, te_u, all_u), (tr_i, te_i, all_i) = self.users, self.items
@@ -194,18 +209,32 @@ class _Parts:
         )
 
 
-def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[Any]:
-    """The scan's record batches (all columns, or ``columns``), file by file."""
+def _no_rows(scan: Any) -> InputValidationError:
+    if scan.file_format == "parquet":
+        return InputValidationError(f"{scan.name}: the files have no rows; pass a log with rows.")
+    return InputValidationError(
+        f"{scan.name}: the file has no rows, only its header; pass a file with rows."
+    )
+
+
+def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[tuple[Batch, Any]]:
+    """The scan's record batches (all columns, or ``columns``), file by file, each
+    with its rows' origin (a :class:`Batch` of no columns) for :func:`located`."""
     rows = scan.batch_rows
     if scan.file_format == "parquet":
         import pyarrow.parquet as pq
 
         for path in scan.paths:
-            yield from pq.ParquetFile(path).iter_batches(batch_size=rows, columns=columns or None)
+            first = 0
+            for batch in pq.ParquetFile(path).iter_batches(
+                batch_size=rows, columns=columns or None
+            ):
+                yield Batch({}, Origin(((path, first, batch.num_rows),), False)), batch
+                first += batch.num_rows
         return
     # the scan's own reader: its block (grown past a long row), dialect and ranges
-    for _, _, batch in scan._csv_batches(columns, ids, (), lambda n: None):
-        yield batch
+    for path, first, batch in scan._csv_batches(columns, ids, (), lambda n: None):
+        yield Batch({}, Origin(((path, first, batch.num_rows),), True)), batch
 
 
 def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str) -> str:
@@ -225,18 +254,22 @@ def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str
     return time_name
 
 
-def _keys(batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
+def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
+    """A batch's times as sort keys; a bad time raises naming its file and row."""
     col = column_array(batch.column(batch.schema.get_field_index(name)))
-    return time_column(col, func, f"the time column {name!r}")
+    with located(where):
+        return time_column(col, func, f"the time column {name!r}")
 
 
 def _quantile(scan: Any, time: str, q: float, func: str) -> float:
     """The q-quantile of a scan's times (as :func:`receval.split._order.quantile_of`)."""
     n, lo, hi = 0, np.inf, -np.inf
-    for batch in _batches(scan, [time], ()):
-        keys, _ = _keys(batch, time, func)
+    for origin, batch in _batches(scan, [time], ()):
+        keys, _ = _keys(origin, batch, time, func)
         if len(keys):
             n, lo, hi = n + len(keys), min(lo, float(keys.min())), max(hi, float(keys.max()))
+    if not n:
+        raise _no_rows(scan)
     position = q * (n - 1)
     k = int(np.floor(position))
     wanted = [k, min(k + 1, n - 1)]
@@ -246,13 +279,13 @@ def _quantile(scan: Any, time: str, q: float, func: str) -> float:
         return np.minimum(((keys.astype(np.float64) - lo) / width).astype(np.int64), _BINS - 1)
 
     hist = np.zeros(_BINS, dtype=np.int64)
-    for batch in _batches(scan, [time], ()):
-        hist += np.bincount(bins(_keys(batch, time, func)[0]), minlength=_BINS)
+    for origin, batch in _batches(scan, [time], ()):
+        hist += np.bincount(bins(_keys(origin, batch, time, func)[0]), minlength=_BINS)
     ends = np.cumsum(hist)
     where = np.searchsorted(ends, np.array(wanted), side="right")
     found = _Distinct()
-    for batch in _batches(scan, [time], ()):
-        keys = _keys(batch, time, func)[0]
+    for origin, batch in _batches(scan, [time], ()):
+        keys = _keys(origin, batch, time, func)[0]
         found.add(keys[np.isin(bins(keys), where)])
     before = np.where(where > 0, ends[where - 1], 0)
     values = []
@@ -273,16 +306,16 @@ def temporal_scan(
     time_name = _columns(scan, user, item, time, func)
     parts = _Parts(train_path, test_path, func)
     cut = None if q is None else _quantile(scan, time_name, q, func)
-    for batch in _batches(scan, [], (user,) + ((item,) if item else ())):
-        keys, unit = _keys(batch, time_name, func)
+    for origin, batch in _batches(scan, [], (user,) + ((item,) if item else ())):
+        keys, unit = _keys(origin, batch, time_name, func)
         if cut is None:
             cut = cutoff_key(cutoff, unit, "cutoff", func, keys)
         test = keys >= cut
-        items = None if item is None else _ids(batch.column(batch.schema.get_field_index(item)))
-        users = _ids(batch.column(batch.schema.get_field_index(user)))
+        items = None if item is None else _ids(origin, batch, item, "item", func)
+        users = _ids(origin, batch, user, "user", func)
         parts.write(batch, [~test, test], users, items)
     columns = {"user": user, "item": item, "time": time_name, "rating": rating}
-    return parts.close("temporal", columns)
+    return parts.close("temporal", columns, scan)
 
 
 def _last_keys(
@@ -295,9 +328,9 @@ def _last_keys(
     rows: np.ndarray = np.zeros(0, dtype=np.int64)
     counts = _Distinct()
     offset = 0
-    for batch in _batches(scan, [user, time], (user,)):
-        u = _ids(batch.column(0))
-        t: np.ndarray = _keys(batch, time, func)[0]
+    for origin, batch in _batches(scan, [user, time], (user,)):
+        u = _ids(origin, batch, user, "user", func)
+        t: np.ndarray = _keys(origin, batch, time, func)[0]
         r: np.ndarray = np.arange(offset, offset + len(u), dtype=np.int64)
         offset += len(u)
         counts.add(u)
@@ -315,8 +348,8 @@ def _last_keys(
         ends = np.repeat(np.r_[starts[1:], len(u)], np.diff(np.r_[starts, len(u)]))
         keep = ends - np.arange(len(u)) <= n
         ids, times, rows = u[keep], t[keep], r[keep]
-    if ids is None or counts.ids is None:  # pragma: no cover - a scan has a batch
-        raise InvalidParameterError(f"{func}: the scan has no rows.")
+    if ids is None or counts.ids is None:
+        raise _no_rows(scan)
     first = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
     return counts.ids, counts.counts, times[first], rows[first]
 
@@ -332,9 +365,9 @@ def leave_last_out_scan(
     ids, counts, cut_t, cut_r = _last_keys(scan, user, time_name, n, func)
     long = counts >= n + min_train
     offset = 0
-    for batch in _batches(scan, [], (user,) + ((item,) if item else ())):
-        users = _ids(batch.column(batch.schema.get_field_index(user)))
-        t = _keys(batch, time_name, func)[0]
+    for origin, batch in _batches(scan, [], (user,) + ((item,) if item else ())):
+        users = _ids(origin, batch, user, "user", func)
+        t = _keys(origin, batch, time_name, func)[0]
         r = np.arange(offset, offset + len(users), dtype=np.int64)
         offset += len(users)
         at = np.searchsorted(ids, join_ids([users]))
@@ -342,7 +375,7 @@ def leave_last_out_scan(
         is_long = long[at]
         test = np.where(is_long, last, short == "test")
         train = np.where(is_long, ~last, short == "train")
-        items = None if item is None else _ids(batch.column(batch.schema.get_field_index(item)))
+        items = None if item is None else _ids(origin, batch, item, "item", func)
         parts.write(batch, [train, test], users, items)
     columns = {"user": user, "item": item, "time": time_name, "rating": rating}
-    return parts.close("leave_last_out", columns)
+    return parts.close("leave_last_out", columns, scan)

@@ -146,3 +146,58 @@ def test_a_csv_log_whose_quoted_values_hold_line_ends_splits_as_in_memory(tmp_pa
     assert streamed.summary() == memory.summary()
     test = pq.read_table(out / "test.parquet").to_pandas()
     assert test["user"].tolist() == memory.test["user"].tolist()
+
+
+@pytest.mark.parametrize(
+    ("method", "kwargs"),
+    [
+        ("leave_last_out", {"n": 1}),
+        ("temporal", {"cutoff": "2024-02-01"}),
+        ("temporal", {"quantile": 0.5}),
+    ],
+)
+def test_files_of_different_time_units_split_as_one_log(tmp_path, method, kwargs):
+    """Times in ms in one file and in µs in another are compared as times (in µs),
+    not as their numbers of ticks: the split equals the in-memory one of the rows."""
+    rng = np.random.default_rng(5)
+    n = 400
+    micros = rng.integers(1_700_000_000_000_000, 1_720_000_000_000_000, n)
+    table = pa.table(
+        {
+            "user": rng.integers(0, 30, n),
+            "item": np.arange(n),
+            "timestamp": pa.array(micros // 1000 * 1000, pa.timestamp("us")),
+        }
+    )
+    directory = tmp_path / "log"
+    directory.mkdir()
+    ms = table.slice(0, n // 2)
+    ms = ms.set_column(2, "timestamp", ms["timestamp"].cast(pa.timestamp("ms")))
+    pq.write_table(ms, directory / "part-0.parquet")
+    pq.write_table(table.slice(n // 2), directory / "part-1.parquet")
+    out = {"train_path": tmp_path / "a.parquet", "test_path": tmp_path / "b.parquet"}
+    got = getattr(split, method)(receval.scan(directory), **kwargs, **out)
+    want = getattr(split, method)(table, **kwargs)
+    assert got.summary() == want.summary()
+    test = pq.read_table(tmp_path / "b.parquet")
+    assert sorted(test["item"].to_pylist()) == sorted(want.test["item"].to_pylist())
+    assert test.schema.field("timestamp").type == pa.timestamp("us")
+
+
+def test_files_whose_times_share_no_unit_are_refused(tmp_path):
+    directory = tmp_path / "log"
+    directory.mkdir()
+    days = pa.array([19000], pa.int32()).cast(pa.date32())
+    pq.write_table(pa.table({"user": [1], "item": [1], "timestamp": days}), directory / "a.parquet")
+    stamps = pa.array([10**12], pa.timestamp("ms"))
+    pq.write_table(
+        pa.table({"user": [1], "item": [2], "timestamp": stamps}), directory / "b.parquet"
+    )
+    out = {"train_path": tmp_path / "a.parquet", "test_path": tmp_path / "b.parquet"}
+    with pytest.raises(receval.exceptions.InputValidationError) as info:
+        split.leave_last_out(receval.scan(directory), **out)
+    assert str(info.value) == (
+        f"leave_last_out: the time column 'timestamp' is date32[day] in {directory / 'a.parquet'} "
+        f"and timestamp[ms] in {directory / 'b.parquet'}, which hold no common time; give every "
+        f"file one type of time (e.g. timestamps, with or without a time zone in all)."
+    )

@@ -20,6 +20,7 @@ import numpy as np
 from .._validation import missing_values
 from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
+from ..data._open import sentence
 from ..data._origin import Batch, Origin, located
 from ..data._times import cutoff_key, time_column
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -217,18 +218,36 @@ def _no_rows(scan: Any) -> InputValidationError:
     )
 
 
-def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[tuple[Batch, Any]]:
+def _batches(
+    scan: Any, columns: list[str], ids: tuple[str, ...], time: tuple[str, Any]
+) -> Iterator[tuple[Batch, Any]]:
     """The scan's record batches (all columns, or ``columns``), file by file, each
-    with its rows' origin (a :class:`Batch` of no columns) for :func:`located`."""
+    with its rows' origin (a :class:`Batch` of no columns) for :func:`located`;
+    ``time``: the time column and the type its files are read as (:func:`_time_type`)."""
     rows = scan.batch_rows
     if scan.file_format == "parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
+        name, kind = time
         for path in scan.paths:
             first = 0
             for batch in pq.ParquetFile(path).iter_batches(
                 batch_size=rows, columns=columns or None
             ):
+                at = batch.schema.get_field_index(name)
+                if kind is not None and at >= 0 and batch.schema.field(at).type != kind:
+                    try:
+                        times = batch.column(at).cast(kind)
+                    except pa.ArrowInvalid as exc:
+                        raise InputValidationError(
+                            f"{path}: the time column {name!r} holds a time that {kind} (the "
+                            f"type of the scan's times) cannot: {sentence(exc)}"
+                        ) from exc
+                    batch = pa.RecordBatch.from_arrays(
+                        [times if i == at else c for i, c in enumerate(batch.columns)],
+                        schema=batch.schema.set(at, pa.field(name, kind)),
+                    )
                 yield Batch({}, Origin(((path, first, batch.num_rows),), False)), batch
                 first += batch.num_rows
         return
@@ -237,8 +256,10 @@ def _batches(scan: Any, columns: list[str], ids: tuple[str, ...]) -> Iterator[tu
         yield Batch({}, Origin(((path, first, batch.num_rows),), True)), batch
 
 
-def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str) -> str:
-    """Check the scan's columns; the time column's name."""
+def _columns(
+    scan: Any, user: str, item: str | None, time: str | None, func: str
+) -> tuple[str, Any]:
+    """Check the scan's columns; the time column's name and :func:`_time_type`."""
     names = list(scan.columns)
     if scan.file_format == "parquet":  # the files' own columns (not hive partition keys)
         import pyarrow.parquet as pq
@@ -251,7 +272,42 @@ def _columns(scan: Any, user: str, item: str | None, time: str | None, func: str
                 f"{func}: {scan.name} has no column {name!r} for the {role} in its files. "
                 f"Got columns {names[:10]!r}; pass {role}='<column name>'."
             )
-    return time_name
+    return time_name, _time_type(scan, time_name, func)
+
+
+def _time_type(scan: Any, name: str, func: str) -> Any:
+    """The one Arrow type the times of a Parquet scan are read as, where its files
+    hold them with different types (else None: as the files hold them): the finest
+    unit of their timestamps (times in ms in one file and in µs in another are
+    compared in µs), floats for integers beside floats. Types that share no time
+    (dates beside timestamps, a time zone beside none) are refused."""
+    if scan.file_format != "parquet" or scan.column_type(name) is not None:
+        return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    unified: Any = None
+    first: tuple[str, Any] = ("", None)
+    for path in scan.paths:
+        schema = pq.read_schema(path)
+        if name not in schema.names:
+            raise InputValidationError(
+                f"{func}: {path} has no time column {name!r}, which {scan.paths[0]} has; "
+                f"every file of the scan needs it."
+            )
+        field = pa.schema([schema.field(name)])
+        if unified is None:
+            unified, first = field, (path, field.field(0).type)
+            continue
+        try:
+            unified = pa.unify_schemas([unified, field], promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            raise InputValidationError(
+                f"{func}: the time column {name!r} is {first[1]} in {first[0]} and "
+                f"{field.field(0).type} in {path}, which hold no common time; give every file "
+                f"one type of time (e.g. timestamps, with or without a time zone in all)."
+            ) from None
+    return None if unified is None else unified.field(0).type
 
 
 def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
@@ -261,11 +317,13 @@ def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, A
         return time_column(col, func, f"the time column {name!r}")
 
 
-def _quantile(scan: Any, time: str, q: float, func: str) -> float:
-    """The q-quantile of a scan's times (as :func:`receval.split._order.quantile_of`)."""
+def _quantile(scan: Any, time: tuple[str, Any], q: float, func: str) -> float:
+    """The q-quantile of a scan's times (as :func:`receval.split._order.quantile_of`);
+    ``time``: the time column and the type it is read as."""
+    name = time[0]
     n, lo, hi = 0, np.inf, -np.inf
-    for origin, batch in _batches(scan, [time], ()):
-        keys, _ = _keys(origin, batch, time, func)
+    for origin, batch in _batches(scan, [name], (), time):
+        keys, _ = _keys(origin, batch, name, func)
         if len(keys):
             n, lo, hi = n + len(keys), min(lo, float(keys.min())), max(hi, float(keys.max()))
     if not n:
@@ -279,13 +337,13 @@ def _quantile(scan: Any, time: str, q: float, func: str) -> float:
         return np.minimum(((keys.astype(np.float64) - lo) / width).astype(np.int64), _BINS - 1)
 
     hist = np.zeros(_BINS, dtype=np.int64)
-    for origin, batch in _batches(scan, [time], ()):
-        hist += np.bincount(bins(_keys(origin, batch, time, func)[0]), minlength=_BINS)
+    for origin, batch in _batches(scan, [name], (), time):
+        hist += np.bincount(bins(_keys(origin, batch, name, func)[0]), minlength=_BINS)
     ends = np.cumsum(hist)
     where = np.searchsorted(ends, np.array(wanted), side="right")
     found = _Distinct()
-    for origin, batch in _batches(scan, [time], ()):
-        keys = _keys(origin, batch, time, func)[0]
+    for origin, batch in _batches(scan, [name], (), time):
+        keys = _keys(origin, batch, name, func)[0]
         found.add(keys[np.isin(bins(keys), where)])
     before = np.where(where > 0, ends[where - 1], 0)
     values = []
@@ -303,10 +361,11 @@ def temporal_scan(
 ) -> SplitResult:  # fmt: skip
     """:func:`receval.split.temporal` of a Scan."""
     func = "temporal"
-    time_name = _columns(scan, user, item, time, func)
+    time_name, kind = _columns(scan, user, item, time, func)
     parts = _Parts(train_path, test_path, func)
-    cut = None if q is None else _quantile(scan, time_name, q, func)
-    for origin, batch in _batches(scan, [], (user,) + ((item,) if item else ())):
+    cut = None if q is None else _quantile(scan, (time_name, kind), q, func)
+    ids = (user,) + ((item,) if item else ())
+    for origin, batch in _batches(scan, [], ids, (time_name, kind)):
         keys, unit = _keys(origin, batch, time_name, func)
         if cut is None:
             cut = cutoff_key(cutoff, unit, "cutoff", func, keys)
@@ -319,18 +378,20 @@ def temporal_scan(
 
 
 def _last_keys(
-    scan: Any, user: str, time: str, n: int, func: str
+    scan: Any, user: str, time: tuple[str, Any], n: int, func: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pass 1 of leave_last_out: each user's (sorted ids) row count and the smallest of
-    their last ``n`` keys ``(time, row)``."""
+    their last ``n`` keys ``(time, row)`` (``time``: the column and the type it is
+    read as)."""
     ids: np.ndarray | None = None
     times: np.ndarray = np.zeros(0)
     rows: np.ndarray = np.zeros(0, dtype=np.int64)
     counts = _Distinct()
     offset = 0
-    for origin, batch in _batches(scan, [user, time], (user,)):
+    name = time[0]
+    for origin, batch in _batches(scan, [user, name], (user,), time):
         u = _ids(origin, batch, user, "user", func)
-        t: np.ndarray = _keys(origin, batch, time, func)[0]
+        t: np.ndarray = _keys(origin, batch, name, func)[0]
         r: np.ndarray = np.arange(offset, offset + len(u), dtype=np.int64)
         offset += len(u)
         counts.add(u)
@@ -360,12 +421,12 @@ def leave_last_out_scan(
 ) -> SplitResult:  # fmt: skip
     """:func:`receval.split.leave_last_out` of a Scan."""
     func = "leave_last_out"
-    time_name = _columns(scan, user, item, time, func)
+    time_name, kind = _columns(scan, user, item, time, func)
     parts = _Parts(train_path, test_path, func)
-    ids, counts, cut_t, cut_r = _last_keys(scan, user, time_name, n, func)
+    ids, counts, cut_t, cut_r = _last_keys(scan, user, (time_name, kind), n, func)
     long = counts >= n + min_train
     offset = 0
-    for origin, batch in _batches(scan, [], (user,) + ((item,) if item else ())):
+    for origin, batch in _batches(scan, [], (user,) + ((item,) if item else ()), (time_name, kind)):
         users = _ids(origin, batch, user, "user", func)
         t = _keys(origin, batch, time_name, func)[0]
         r = np.arange(offset, offset + len(users), dtype=np.int64)

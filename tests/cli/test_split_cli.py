@@ -133,3 +133,32 @@ def test_split_refuses_to_write_over_its_log(tmp_path, log_path, option):
         f"{str(path)!r}, the same file as the input {str(path)!r}; write to another file.\n"
     )
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["--method", "ratio"],
+            "error: ratio: pass exactly one of --test-fraction and --train-fraction. Got neither.",
+        ),
+        (
+            ["--method", "random", "--n", "1", "--test-fraction", "0.5", "--seed", "1"],
+            "error: random_holdout: pass exactly one of --test-fraction, --n and "
+            "--train-fraction. Got --test-fraction 0.5 and --n 1.",
+        ),
+        (["--min-train", "-1"], "error: --min-train must be an integer in [0, inf). Got -1"),
+        (
+            ["--method", "ratio", "--test-fraction", "0.5", "--min-interactions", "0"],
+            "error: --min-interactions must be an integer in [1, inf). Got 0 instead.",
+        ),
+        (["--method", "random", "--n", "1", "--seed", "-1"], "error: --seed must be a"),
+    ],
+)
+def test_errors_name_the_options(tmp_path, log_path, args, said):
+    """The library's parameters are named as the command's options."""
+    path, _ = log_path
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    result = invoke(make_runner(), "split", path, *out, *args, code=2)
+    assert result.stderr.startswith(said), result.stderr
+    assert "=" not in result.stderr.replace("[", "").split("Got")[0]

@@ -60,6 +60,10 @@ OPTIONS: dict[str, str] = {
     "alpha": "--alpha",
     "confidence": "--confidence",
     "test_fraction": "--test-fraction",
+    "train_fraction": "--train-fraction",
+    "min_train": "--min-train",
+    "min_interactions": "--min-interactions",
+    "seed": "--seed",
     "cutoff": "--cutoff",
     "quantile": "--quantile",
     "family": "--family",
@@ -73,6 +77,7 @@ OWN_OPTIONS: dict[str, str] = {
     "list_differences.p": "--rbo-p",
     "list_differences.k": "--list-depth",
     "leave_last_out.n": "--n",
+    "random_holdout.n": "--n",
 }
 
 #: Arguments the library names bare in a message (``item_vectors file '...'``), as
@@ -93,7 +98,9 @@ COMMANDS = {
     "off_policy": "receval off-policy -m {name}",
 }
 
-_NAMES = "|".join(sorted(OPTIONS, key=len, reverse=True))
+_NAMES = "|".join(
+    sorted({*OPTIONS, *(key.split(".")[1] for key in OWN_OPTIONS)}, key=len, reverse=True)
+)
 # ``name= (what it is)`` or ``name='value'`` / ``name=value`` after a space, a quote or
 # the start (not inside a metric string such as ``ndcg(gain=exponential)``)
 _GIVEN = re.compile(
@@ -119,8 +126,10 @@ def _in_call(text: str, at: int) -> bool:
 
 
 def _given(match: re.Match[str]) -> str:
-    option = OPTIONS[match["name"]]
-    if _in_call(match.string, match.start("name")):
+    func = re.match(r"(\w+): ", match.string)  # the function a message starts with
+    own = OWN_OPTIONS.get(f"{func[1]}.{match['name']}") if func else None
+    option = own or OPTIONS.get(match["name"])
+    if option is None or _in_call(match.string, match.start("name")):
         return match[0]
     if not option:
         return ""

@@ -388,9 +388,11 @@ def random_holdout(
     no_scan(log, func)
     given = [x is not None for x in (test_fraction, n, train_fraction)]
     if sum(given) != 1:
+        values = {"test_fraction": test_fraction, "n": n, "train_fraction": train_fraction}
+        got = [f"{k}={x!r}" for k, x in values.items() if x is not None]
         raise InvalidParameterError(
             f"{func}: pass exactly one of test_fraction=, n= and train_fraction=. Got "
-            f"test_fraction={test_fraction!r}, n={n!r}, train_fraction={train_fraction!r}."
+            f"{' and '.join(got) if got else 'none of them'}."
         )
     check_option(stream, "stream", func, ["generator", "legacy", "shuffle"])
     check_option(rounding, "rounding", func, ROUNDING)

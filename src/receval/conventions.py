@@ -177,7 +177,8 @@ PROFILES: dict[str, Conventions] = {
         discount="clipped",
     ),
     # XGBoost 3.2 (rank_metric.cc): a query group is a user, every document judged;
-    # ndcg@n gains 2^label - 1 (ndcg_exp_gain), discount 1 / log2(rank + 1), the ideal of
+    # ndcg@n gains 2^label - 1 (ndcg_exp_gain; with ndcg_exp_gain=false the label itself,
+    # a fraction too), discount 1 / log2(rank + 1), the ideal of
     # the group's labels; tied predictions in input order (a stable sort); a group
     # without a relevant document scores 1 (0 under the names ending in "-": ndcg@n-,
     # map@n-); map@n divides by min(relevant documents, n), pre@n by min(n, the group's
@@ -256,6 +257,9 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
     "xgboost": {
         # pre@n has no case for a group without a relevant document: its 0 hits give 0
         "precision": {"empty_users": "zero"},
+        # NDCG gains every positive label (a fraction too, under ndcg_exp_gain=false),
+        # and a group scores 1 where its ideal DCG is 0 (no positive label)
+        "ndcg": {"rel_threshold": relevant_above(0.0)},
     },
     "catboost": {
         # NDCG and DCG take no border: every positive target is a gain (a probability

@@ -35,7 +35,9 @@ multiples of 1/8 in [0, 1] (exact in float32, which XGBoost ranks in; tied
 scores in most groups). ``binary`` is the grades above 0 as 1: XGBoost's
 ``map`` and ``pre`` take binary labels only. ``values[library][label]`` is each
 library's value of the mean over the case's groups; the label is the library's
-metric name, with ``|linear`` for XGBoost's NDCG under ``ndcg_exp_gain=false``,
+metric name, with ``|linear`` for XGBoost's NDCG under ``ndcg_exp_gain=false``
+(``|linear_quarters``: of the grades / 4, fractional labels, which it gains as they
+are; its exponential gain refuses them),
 ``|binary`` for a metric of the binary labels and ``|label_gain`` for LightGBM's
 NDCG under the case's ``label_gain``. CatBoost's PFound, ERR and AverageGain read a
 target as a probability (PFound and ERR: the chance that the user stops at the
@@ -91,6 +93,7 @@ def xgboost_values(case: dict) -> dict[str, float]:
     runs = (
         ("", grades, True, [f"ndcg@{k}" for k in ks] + [f"ndcg@{k}-" for k in ks] + ["ndcg"]),
         ("|linear", grades, False, [f"ndcg@{k}" for k in ks] + ["ndcg"]),
+        ("|linear_quarters", grades / 4, False, [f"ndcg@{k}" for k in ks] + ["ndcg"]),
         (
             "|binary",
             (grades > 0).astype(float),

@@ -38,8 +38,9 @@ def _metric(library: str, label: str) -> tuple[str, str]:
     """The receval metric string of a recorded label, and the targets it reads (``""``:
     the grades, ``"binary"`` or ``"quarters"``)."""
     name, _, variant = label.partition("|")
-    if variant == "linear":  # ndcg_exp_gain=false
+    if variant in ("linear", "linear_quarters"):  # ndcg_exp_gain=false
         name = re.sub(r"^ndcg", "ndcg(gain=linear)", name)
+        variant = variant.removeprefix("linear").lstrip("_")
     elif variant == "label_gain":
         name = re.sub(r"^ndcg", f"ndcg(gains={_GAINS})", name)
     return name, variant if variant in _TARGETS else ""

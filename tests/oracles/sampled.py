@@ -59,7 +59,8 @@ def sampled_rank(scores: Mapping, item, relevant: set) -> int:
 
 
 def corrected_user_values(qrels, run, candidates, name, k, size, correction, gamma=0.1):
-    """{user: mean over relevant items of the corrected metric, or None}."""
+    """{user: mean over relevant items of the corrected metric, or None}; a user absent
+    from the run or without candidates: 0.0 (missing_users="zero"; an empty list)."""
     out = {}
     for user, judged in qrels.items():
         relevant = {i for i, g in judged.items() if g >= 1}
@@ -67,6 +68,9 @@ def corrected_user_values(qrels, run, candidates, name, k, size, correction, gam
             out[user] = None
             continue
         cands = set(candidates.get(user, ()))
+        if user not in run or not cands:
+            out[user] = 0.0
+            continue
         scores = {i: s for i, s in run.get(user, {}).items() if i in cands}
         n = len(cands - relevant)
         table = corrected(name, k, n, size, correction, gamma)

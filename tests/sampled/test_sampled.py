@@ -276,6 +276,29 @@ def test_corrected_evaluate_equals_oracle(metric, correction):
     assert report.sampling.correction == correction
 
 
+@pytest.mark.parametrize("correction", ["rank", "bv"])
+def test_correction_scores_no_user_without_a_candidate_set_or_run(correction):
+    # v has no candidate set (its rows all dropped: sampled value 0), w is absent from
+    # the run, x has no relevant item: each keeps its value without a correction
+    # (rank: 1.0 for v, the one entry of n = 0; w and x: the rank n + 1 and nan)
+    qrels = {"u": {0: 1}, "v": {1: 1}, "w": {2: 1}, "x": {3: 0}}
+    run = {"u": {i: float(10 - i) for i in range(10)}, "v": {i: float(i) for i in range(10)},
+           "x": {i: float(i) for i in range(10)}}  # fmt: skip
+    c = Candidates.from_dict({"u": [0, 5, 6, 7, 8, 9], "w": [2, 5, 6], "x": [3, 4]},
+                             catalog_size=100)  # fmt: skip
+    report = evaluate(qrels, run, ["recall@1"], candidates=c, correction=correction,
+                      empty_users="zero")  # fmt: skip
+    top = corrected_metric("recall@1", 5, 100, correction)[0]
+    assert report.values["recall@1"].tolist() == [top, 0.0, 0.0, 0.0]
+    assert report.mean["recall@1"] == pytest.approx(top / 4, abs=1e-15)
+    assert report.sampling.n_users_without_candidates == 1
+    assert report.n_users_missing == 1
+    one = evaluate(qrels, run, ["recall@1"], candidates=c, correction=correction,
+                   empty_users="one", missing_users="skip")  # fmt: skip
+    values = one.values["recall@1"]
+    assert values[[0, 1, 3]].tolist() == [top, 0.0, 1.0] and np.isnan(values[2])
+
+
 def _write_run(directory: str, run: dict) -> str:
     users = [u for u, r in run.items() for _ in r]
     items = [i for r in run.values() for i in r]

@@ -257,8 +257,9 @@ def evaluate(
         :func:`receval.corrected_metric` at the item's sampled rank (1 + the
         candidates that are not relevant ranked above it; tied scores by item id
         descending); the user's negatives are its candidates that are not relevant.
-        For recall@k, success@k, ndcg@k, mrr@k and map@k; exact in the setting of
-        one relevant item per user.
+        A user absent from the run, without a relevant item or without candidates
+        keeps its sampled value (docs/conventions.md). For recall@k, success@k,
+        ndcg@k, mrr@k and map@k; exact in the setting of one relevant item per user.
     catalog_size : int, default=None
         N for ``correction`` (default: the candidates' ``catalog_size``).
     gamma : float, default=None

@@ -317,10 +317,15 @@ def correct_columns(
     gamma: float,
 ) -> None:
     """Replace each ranked metric's per-user values (``values[:, j]``) by the corrected
-    ones, where the engine's rules kept the user (not nan)."""
+    ones, for the users the correction scores: in the run, with a candidate set and a
+    relevant item, and kept by the engine's rules (not nan). The others keep their
+    sampled value: the rules of ``missing_users`` / ``empty_users``, and 0 for a user
+    without a candidate set (its rows all dropped: an empty list)."""
+    sampled = (user_map >= 0) & (n_candidates > 0)
     for j, text in enumerate(ranked):
         spec = _spec(specs[text], "evaluate")
         threshold = float(convs[text].rel_threshold)
         col = corrected_values(q, r, user_map, n_candidates, str(spec), catalog_size,
                                correction, gamma, threshold)  # fmt: skip
-        values[:, j] = np.where(np.isnan(values[:, j]), np.nan, col)
+        scored = sampled & ~np.isnan(col) & ~np.isnan(values[:, j])
+        values[:, j] = np.where(scored, col, values[:, j])

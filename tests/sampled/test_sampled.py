@@ -299,6 +299,23 @@ def test_correction_scores_no_user_without_a_candidate_set_or_run(correction):
     assert values[[0, 1, 3]].tolist() == [top, 0.0, 1.0] and np.isnan(values[2])
 
 
+def test_negatives_are_the_candidates_that_are_not_relevant():
+    # b is relevant but not a candidate: the 5 other candidates are u's negatives
+    # (candidates minus relevant items counted 4); b, absent, takes the rank n + 1 = 6
+    qrels = {"u": {"a": 1, "b": 1}}
+    run = {"u": {"a": 0.9, "n1": 0.8, "n2": 0.7, "n3": 0.6, "n4": 0.5, "n5": 0.4, "b": 0.3}}
+    c = Candidates.from_dict({"u": ["a", "n1", "n2", "n3", "n4", "n5"]}, catalog_size=50)
+    bv = evaluate(qrels, run, ["ndcg@10"], candidates=c, correction="bv")
+    table = corrected_metric("ndcg@10", 5, 50, "bv")
+    assert bv.mean["ndcg@10"] == pytest.approx((table[0] + table[5]) / 2, rel=1e-12)
+    assert bv.mean["ndcg@10"] == pytest.approx(0.32782, abs=5e-6)  # 0.30450 with n = 4
+    # a at sampled rank 2 estimates rank floor(1 + 49 / 5) = 10, in recall@10 (with
+    # n = 4: 13, out of it)
+    run["u"]["n1"] = 0.95
+    rank = evaluate(qrels, run, ["recall@10"], candidates=c, correction="rank")
+    assert rank.values["recall@10"].tolist() == [0.5]
+
+
 def _write_run(directory: str, run: dict) -> str:
     users = [u for u, r in run.items() for _ in r]
     items = [i for r in run.values() for i in r]

@@ -544,7 +544,7 @@ def _users_update(
         c, sampled = setup.candidates, setup.sampling
         if c is not None and sampled is not None and sampled.correction is not None \
                 and sampled.catalog_size is not None:  # fmt: skip
-            correct_columns(q, r, user_map, c.counts_for(q.user_ids), ranked, specs, convs,
+            correct_columns(q, r, user_map, c, ranked, specs, convs,
                             values, sampled.correction, sampled.catalog_size,
                             sampled.gamma or 0.0)  # fmt: skip
         else:

@@ -11,15 +11,18 @@ metric's value at the sampled rank by a value ``M^(r~)`` chosen so that
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _validation as v
-from ..data._lookup import distinct, isin_ints
+from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError
 from ..registry import ranking_spec
+
+if TYPE_CHECKING:
+    from .negatives import Candidates
 
 __all__ = ["CORRECTIONS", "corrected_metric", "corrected_values", "rank_metric"]
 
@@ -230,11 +233,27 @@ def sampled_ranks(
     return inverse[u_sorted[is_rel]], ranks[is_rel]
 
 
+def negatives(q: Qrels, c: Candidates, q_user: np.ndarray, rel: np.ndarray) -> np.ndarray:
+    """Per qrels user: its candidates that are not relevant (``rel``: the relevant qrels
+    rows, ``q_user``: the user of each row); a relevant item outside the candidate set
+    takes none away."""
+    n_items = np.int64(max(len(c.item_ids), 1))
+    c_user = lookup(q.user_ids, c.user_ids).astype(np.int64)[q_user]
+    c_item = lookup(q.item_ids, c.item_ids).astype(np.int64)[q.items]
+    ok = rel & (c_user >= 0) & (c_item >= 0)
+    row_user = np.repeat(np.arange(c.n_users, dtype=np.int64), np.diff(c.offsets))
+    in_set = isin_ints(c_user[ok] * n_items + c_item[ok], row_user * n_items + c.items)
+    n_neg: np.ndarray = c.counts_for(q.user_ids) - np.bincount(
+        q_user[ok][in_set], minlength=q.n_users
+    )
+    return n_neg
+
+
 def corrected_values(
     q: Qrels,
     r: Run,
     user_map: np.ndarray,
-    n_candidates: np.ndarray,
+    c: Candidates,
     metric: str,
     catalog_size: int,
     correction: str,
@@ -243,17 +262,15 @@ def corrected_values(
 ) -> np.ndarray:
     """Per qrels user: the mean over its relevant items of the corrected metric at
     their sampled ranks (a relevant item the restricted run lacks: the last rank,
-    n + 1); nan for a user without a relevant item.
-
-    ``n_candidates``: each qrels user's candidate count (0: none); its negatives
-    are its candidates that are not relevant.
+    n + 1, n the user's candidates that are not relevant); nan for a user without a
+    relevant item.
     """
     q_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
     rel = q.grades >= rel_threshold
     n_rel = np.bincount(q_user[rel], minlength=q.n_users)
     users, ranks = sampled_ranks(q, r, user_map, q_user, rel)
     found = np.bincount(users, minlength=q.n_users)
-    n_neg = np.maximum(n_candidates - np.minimum(n_rel, n_candidates), 0)
+    n_neg = negatives(q, c, q_user, rel)
     sums = np.zeros(q.n_users)
     for size_n in distinct(n_neg):
         table = corrected_metric(metric, int(size_n), catalog_size, correction, gamma=gamma)
@@ -307,7 +324,7 @@ def correct_columns(
     q: Qrels,
     r: Run,
     user_map: np.ndarray,
-    n_candidates: np.ndarray,
+    c: Candidates,
     ranked: list[str],
     specs: dict[str, Any],
     convs: dict[str, Any],
@@ -321,11 +338,11 @@ def correct_columns(
     relevant item, and kept by the engine's rules (not nan). The others keep their
     sampled value: the rules of ``missing_users`` / ``empty_users``, and 0 for a user
     without a candidate set (its rows all dropped: an empty list)."""
-    sampled = (user_map >= 0) & (n_candidates > 0)
+    sampled = (user_map >= 0) & (c.counts_for(q.user_ids) > 0)
     for j, text in enumerate(ranked):
         spec = _spec(specs[text], "evaluate")
         threshold = float(convs[text].rel_threshold)
-        col = corrected_values(q, r, user_map, n_candidates, str(spec), catalog_size,
+        col = corrected_values(q, r, user_map, c, str(spec), catalog_size,
                                correction, gamma, threshold)  # fmt: skip
         scored = sampled & ~np.isnan(col) & ~np.isnan(values[:, j])
         values[:, j] = np.where(scored, col, values[:, j])

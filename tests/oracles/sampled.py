@@ -47,13 +47,14 @@ def corrected(name: str, k: int | None, n: int, size: int, correction: str, gamm
 
 
 def sampled_rank(scores: Mapping, item, relevant: set) -> int:
-    """1 + the items not relevant ranked above ``item``: score descending, ties by
-    item id descending."""
+    """1 + the items not relevant ranked above ``item``: score descending, ties (equal
+    in single precision) by item id descending: ties="trec"."""
     above = 0
+    mine = np.float32(scores[item])
     for other, s in scores.items():
         if other in relevant:
             continue
-        if s > scores[item] or (s == scores[item] and str(other) > str(item)):
+        if np.float32(s) > mine or (np.float32(s) == mine and str(other) > str(item)):
             above += 1
     return above + 1
 

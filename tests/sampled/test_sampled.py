@@ -316,6 +316,33 @@ def test_negatives_are_the_candidates_that_are_not_relevant():
     assert rank.values["recall@10"].tolist() == [0.5]
 
 
+@pytest.mark.parametrize(
+    ("ties", "expected"),
+    [("trec", 1 / 2), ("id_descending", 1 / 2), ("input", 1 / 2), ("id_ascending", 1 / 4),
+     ("worst", 1 / 4), ("average", (1 / 2 + 1 / 3 + 1 / 4) / 3)],
+)  # fmt: skip
+def test_correction_ranks_by_the_metric_tie_rule(ties, expected):
+    # z is tied with a and b below c; with n = 3 negatives among N = 4 items the rank
+    # correction is the metric at the sampled rank itself: the sampled metric
+    qrels = {"u": {"z": 1}}
+    run = {"u": {"z": 0.5, "a": 0.5, "b": 0.5, "c": 0.9}}
+    c = Candidates.from_dict({"u": ["z", "a", "b", "c"]}, catalog_size=4)
+    sampled = evaluate(qrels, run, ["mrr"], candidates=c, ties=ties)
+    corrected = evaluate(qrels, run, ["mrr"], candidates=c, correction="rank", ties=ties)
+    assert sampled.mean["mrr"] == pytest.approx(expected, rel=1e-12)
+    assert corrected.mean["mrr"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_correction_compares_scores_as_the_trec_tie_rule_does():
+    # equal in float32: tied under ties="trec", z above a by id
+    qrels = {"u": {"z": 1}}
+    run = {"u": {"z": 0.1, "a": 0.1 + 1e-10}}
+    c = Candidates.from_dict({"u": ["z", "a"]}, catalog_size=3)
+    assert evaluate(qrels, run, ["recall@1"], candidates=c).mean["recall@1"] == 1.0
+    corrected = evaluate(qrels, run, ["recall@1"], candidates=c, correction="rank")
+    assert corrected.mean["recall@1"] == 1.0
+
+
 def _write_run(directory: str, run: dict) -> str:
     users = [u for u, r in run.items() for _ in r]
     items = [i for r in run.values() for i in r]

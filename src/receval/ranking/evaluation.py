@@ -255,8 +255,8 @@ def evaluate(
         With ``candidates``: replace each user's value by Krichene and Rendle's
         corrected metric, the mean over its relevant items of
         :func:`receval.corrected_metric` at the item's sampled rank (1 + the
-        candidates that are not relevant ranked above it; tied scores by item id
-        descending); the user's negatives are its candidates that are not relevant.
+        candidates that are not relevant ranked above it, ties ordered by
+        ``ties``); the user's negatives are its candidates that are not relevant.
         A user absent from the run, without a relevant item or without candidates
         keeps its sampled value (docs/conventions.md). For recall@k, success@k,
         ndcg@k, mrr@k and map@k; exact in the setting of one relevant item per user.

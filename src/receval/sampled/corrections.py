@@ -22,6 +22,7 @@ from ..exceptions import InvalidParameterError
 from ..registry import ranking_spec
 
 if TYPE_CHECKING:
+    from ..conventions import Conventions
     from .negatives import Candidates
 
 __all__ = ["CORRECTIONS", "corrected_metric", "corrected_values", "rank_metric"]
@@ -203,14 +204,17 @@ def _blocks(metric: str, n: int, size: int, j: np.ndarray) -> Any:
 
 # ------------------------------------------------------------------ per user
 def sampled_ranks(
-    q: Qrels, r: Run, user_map: np.ndarray, q_user: np.ndarray, rel: np.ndarray
-) -> Any:
+    q: Qrels, r: Run, user_map: np.ndarray, q_user: np.ndarray, rel: np.ndarray, ties: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per relevant item (``rel``, of the qrels rows of users ``q_user``) of each qrels
     user present in the restricted run ``r``: its sampled rank, 1 + the candidates not
-    relevant ranked above it (score descending, tied scores by item id descending).
+    relevant ranked above it, in the order the metric's tie rule ``ties`` gives the
+    run (:meth:`Run.in_tie_order`, the metric's own); with ``"worst"`` below every
+    tied one, with ``"average"`` each place among them alike.
 
-    Returns ``(user, rank)`` arrays: qrels user position and sampled rank of each
-    relevant item found in the run.
+    Returns ``(user, low, high)`` arrays: qrels user position and the least and
+    greatest sampled rank of each relevant item found in the run (equal but for
+    ``"average"``, whose item takes each rank from low to high alike).
     """
     n_items = np.int64(len(r.item_ids))
     to_run = q.positions_in(r, "items").astype(np.int64)[q.items]
@@ -218,19 +222,27 @@ def sampled_ranks(
     ok = rel & (to_run >= 0) & (run_user_of_q >= 0)
     rel_keys = run_user_of_q[ok] * n_items + to_run[ok]
     run_user = np.repeat(np.arange(r.n_users, dtype=np.int64), np.diff(r.offsets))
-    keys = run_user * n_items + r.items.astype(np.int64)
-    is_rel = isin_ints(keys, rel_keys)
-    order = np.lexsort((-r.trec_keys[r.items], -r.scores, run_user))
-    is_rel = is_rel[order]
-    u_sorted = run_user[order]
-    position = np.arange(len(order)) - r.offsets[u_sorted]
-    rel_before = np.cumsum(is_rel) - is_rel
-    rel_before -= np.concatenate([[0], np.cumsum(is_rel)])[r.offsets[:-1]][u_sorted]
-    ranks = 1 + position - rel_before
+    rows = np.arange(len(r.items))
+    if ties not in ("average", "worst"):
+        rows = r.in_tie_order(rows, ties, run_user)  # each user's rows stay in place
+    is_rel = isin_ints(run_user * n_items + r.items.astype(np.int64), rel_keys)[rows]
+    negative = (~is_rel).astype(np.int64)
+    seen = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(negative, out=seen[1:])
+    above = seen[:-1] - seen[r.offsets[:-1]][run_user]  # negatives above, in the order
+    low = high = 1 + above
+    if ties in ("average", "worst"):  # blocks of equal scores (as doubles)
+        start = np.ones(len(rows), dtype=bool)
+        start[1:] = (run_user[1:] != run_user[:-1]) | (r.scores[1:] != r.scores[:-1])
+        block = np.cumsum(start) - 1
+        firsts = np.flatnonzero(start)
+        tied = (seen[np.append(firsts[1:], len(rows))] - seen[firsts])[block]
+        low = 1 + above[firsts][block] + (tied if ties == "worst" else 0)
+        high = low + (tied if ties == "average" else 0)
     inverse = np.full(r.n_users, -1, dtype=np.int64)
     present = user_map >= 0
     inverse[user_map[present]] = np.flatnonzero(present)
-    return inverse[u_sorted[is_rel]], ranks[is_rel]
+    return inverse[run_user[is_rel]], low[is_rel], high[is_rel]
 
 
 def negatives(q: Qrels, c: Candidates, q_user: np.ndarray, rel: np.ndarray) -> np.ndarray:
@@ -258,17 +270,18 @@ def corrected_values(
     catalog_size: int,
     correction: str,
     gamma: float,
-    rel_threshold: float,
+    conv: Conventions,
 ) -> np.ndarray:
     """Per qrels user: the mean over its relevant items of the corrected metric at
     their sampled ranks (a relevant item the restricted run lacks: the last rank,
     n + 1, n the user's candidates that are not relevant); nan for a user without a
-    relevant item.
+    relevant item. ``conv``: the metric's conventions (its ``rel_threshold`` and
+    ``ties``).
     """
     q_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
-    rel = q.grades >= rel_threshold
+    rel = q.grades >= float(conv.rel_threshold)
     n_rel = np.bincount(q_user[rel], minlength=q.n_users)
-    users, ranks = sampled_ranks(q, r, user_map, q_user, rel)
+    users, low, high = sampled_ranks(q, r, user_map, q_user, rel, conv.ties)
     found = np.bincount(users, minlength=q.n_users)
     n_neg = negatives(q, c, q_user, rel)
     sums = np.zeros(q.n_users)
@@ -276,10 +289,11 @@ def corrected_values(
         table = corrected_metric(metric, int(size_n), catalog_size, correction, gamma=gamma)
         in_group = n_neg == size_n
         sel = in_group[users]
-        sums += np.bincount(
-            users[sel], weights=table[np.minimum(ranks[sel], size_n + 1) - 1],
-            minlength=q.n_users,
-        )  # fmt: skip
+        # the mean of the table over each item's ranks, low to high
+        running = np.concatenate([[0.0], np.cumsum(table)])
+        lo, hi = low[sel], high[sel]
+        mean = (running[hi] - running[lo - 1]) / (hi - lo + 1)
+        sums += np.bincount(users[sel], weights=mean, minlength=q.n_users)
         sums[in_group] += (n_rel[in_group] - found[in_group]) * table[-1]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n_rel > 0, sums / np.maximum(n_rel, 1), np.nan)
@@ -341,8 +355,7 @@ def correct_columns(
     sampled = (user_map >= 0) & (c.counts_for(q.user_ids) > 0)
     for j, text in enumerate(ranked):
         spec = _spec(specs[text], "evaluate")
-        threshold = float(convs[text].rel_threshold)
         col = corrected_values(q, r, user_map, c, str(spec), catalog_size,
-                               correction, gamma, threshold)  # fmt: skip
+                               correction, gamma, convs[text])  # fmt: skip
         scored = sampled & ~np.isnan(col) & ~np.isnan(values[:, j])
         values[:, j] = np.where(scored, col, values[:, j])

@@ -45,6 +45,7 @@ class _Report:
     n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
     mean_ties_average: dict[str, float] = field(default_factory=dict)
     masking: None = None
+    sampling: None = None
 
 
 def core_report(

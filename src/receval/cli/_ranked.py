@@ -193,7 +193,8 @@ def evaluate_run(
 
 def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:
     """The notes on a run's report (:func:`evaluate_run`): users in only one of qrels
-    and run, seen items removed, users left out of a mean, tie-dependent values."""
+    and run, seen items removed, run rows outside the candidates, users left out of
+    a mean, tie-dependent values."""
     if report.n_users_missing:
         say.note(
             f"{name}: {report.n_users_missing} of {report.n_users} qrels users are "
@@ -206,6 +207,8 @@ def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> N
         absent = masking.n_users_without_history
         note = "" if masking.repeats or not absent else f"; {absent} run users have no history"
         say.note(f"{name}: {masking.describe()}{note}.")
+    if report.sampling is not None:  # --candidates
+        say.note(f"{name}: {report.sampling.describe()}.")
     for metric in metrics:
         skipped = report.n_users_skipped[metric]
         if skipped:

@@ -287,9 +287,9 @@ class EvaluationReport:
 def describe_report(report: Any, kind: str, extra: str) -> str:
     """The repr of an evaluation result: its counts, then one line per metric."""
     width = max(len(m) for m in report.mean) if report.mean else 6
-    masking = getattr(report, "masking", None)
-    if masking is not None:
-        extra += f"; {masking.describe()}"
+    for summary in (getattr(report, "masking", None), getattr(report, "sampling", None)):
+        if summary is not None:
+            extra += f"; {summary.describe()}"
     lines = [
         f"{kind}({report.run_name or 'run'}: {counted(report.n_users, 'user')}, "
         f"{report.n_users_missing} missing from the run, "

@@ -38,8 +38,10 @@ def ranking_records(
         and, per metric, ``n_users_skipped``, ``n_users_empty``,
         ``n_users_tie_dependent`` and ``mean_ties_average`` (the mean with
         ``ties="average"``; None for a metric whose tie dependence is not
-        checked), and ``masking`` (the counts of ``exclude=``, or ``repeats``
-        True) when the report has one, as the JSON output of ``receval rank``.
+        checked), ``masking`` (the counts of ``exclude=``, or ``repeats``
+        True) and ``sampling`` (the counts of ``candidates=`` and the
+        correction) when the report has them, as the JSON output of
+        ``receval rank``.
 
     Examples
     --------
@@ -67,8 +69,9 @@ def ranking_records(
             "n_users_tie_dependent": {m: _tie_count(report, m) for m in names},
             "mean_ties_average": {m: _tie_mean(report, m) for m in names},
         }
-        if report.masking is not None:  # exclude= or repeats=True
-            record["counts"]["masking"] = asdict(report.masking)
+        for key, summary in (("masking", report.masking), ("sampling", report.sampling)):
+            if summary is not None:  # exclude= or repeats=True; candidates=
+                record["counts"][key] = asdict(summary)
         records.append(record)
     return records
 

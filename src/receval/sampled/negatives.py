@@ -600,6 +600,28 @@ class SamplingSummary:
         out.add(other)
         return out
 
+    def describe(self) -> str:
+        """One line for a report: what the candidate sets left out, and the correction.
+
+        Examples
+        --------
+        >>> from receval import SamplingSummary
+        >>> print(SamplingSummary(14, 0, 1, correction="rank", catalog_size=100).describe())
+        candidates: 14 run rows outside them dropped, 1 run users without a candidate
+        set, 0 candidates the run does not score (ranked last); correction rank,
+        catalog size 100
+        """
+        text = (
+            f"candidates: {self.n_rows_dropped} run rows outside them dropped, "
+            f"{self.n_users_without_candidates} run users without a candidate set, "
+            f"{self.n_candidates_absent} candidates the run does not score (ranked last)"
+        )
+        if self.correction is not None:
+            text += f"; correction {self.correction}, catalog size {self.catalog_size}"
+            if self.gamma is not None:
+                text += f", gamma {self.gamma:g}"
+        return text
+
 
 @dataclass
 class Restriction:

@@ -1,0 +1,52 @@
+"""``receval rank --candidates FILE`` / ``--correction``: sampled evaluation's counts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import receval as rv
+from tests.cli._helpers import invoke, make_runner
+
+# v has no candidate set: its 10 rows are dropped, and so are u's 4 outside its set
+QRELS = {"u": {0: 1}, "v": {1: 1}}
+RUN = {"u": {i: float(10 - i) for i in range(10)}, "v": {i: float(i) for i in range(10)}}
+CANDIDATES = {"u": [0, 5, 6, 7, 8, 9]}
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels, run, cands = tmp_path / "q.csv", tmp_path / "r.csv", tmp_path / "c.csv"
+    qrels.write_text("user,item,grade\n" + "".join(
+        f"{u},{i},{g}\n" for u, d in QRELS.items() for i, g in d.items()))  # fmt: skip
+    run.write_text("user,item,score\n" + "".join(
+        f"{u},{i},{s}\n" for u, d in RUN.items() for i, s in d.items()))  # fmt: skip
+    cands.write_text("user,item\n" + "".join(
+        f"{u},{i}\n" for u, items in CANDIDATES.items() for i in items))  # fmt: skip
+    return ["rank", "--qrels", qrels, "--run", run, "-m", "recall@1", "--candidates", cands]
+
+
+@pytest.mark.parametrize("correction", [None, "rank"])
+def test_rank_reports_what_the_candidates_left_out(files, correction):
+    more = [] if correction is None else ["--correction", correction, "--catalog", "100"]
+    result = invoke(make_runner(), *files, *more, "--format", "json")
+    out = json.loads(result.stdout)[0]
+    c = rv.Candidates.from_dict(CANDIDATES, catalog_size=100)
+    want = rv.evaluate(QRELS, RUN, ["recall@1"], candidates=c, correction=correction)
+    assert out["recall@1"] == want.mean["recall@1"] == 0.5
+    assert out["counts"]["sampling"] == {
+        "n_rows_dropped": 14,
+        "n_candidates_absent": 0,
+        "n_users_without_candidates": 1,
+        "correction": correction,
+        "catalog_size": None if correction is None else 100,
+        "gamma": None,
+    }
+    tail = "" if correction is None else "; correction rank, catalog size 100"
+    assert (
+        "r.csv: candidates: 14 run rows outside them dropped, 1 run users without a "
+        f"candidate set, 0 candidates the run does not score (ranked last){tail}."
+    ) in " ".join(result.stderr.split())
+    plain = json.loads(invoke(make_runner(), *files[:-2], "--format", "json").stdout)[0]
+    assert "sampling" not in plain["counts"]

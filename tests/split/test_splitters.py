@@ -312,7 +312,7 @@ def test_repr_and_summary_name_every_count():
                 log, n=1, seed=np.random.default_rng(0), stream="shuffle"
             ),
             InvalidParameterError,
-            "must be an integer with stream='shuffle'",
+            r"must be an integer in \[0, 2\*\*32 - 1\] with stream='shuffle'",
         ),
         (
             lambda log: split.ratio(log, test_fraction=0.2, rounding="ceil"),
@@ -558,3 +558,17 @@ def test_rolling_cutoffs_past_int64_are_an_error_for_integer_times():
         InvalidParameterError, match=r"'cutoffs' parameter of rolling must be within int64's"
     ):
         split.rolling(log, [2, 2**70], time="timestamp")
+
+
+@pytest.mark.parametrize("stream", ["legacy", "shuffle"])
+@pytest.mark.parametrize("seed", [-1, 2**40])
+def test_random_holdout_seed_out_of_the_random_state_range(stream, seed):
+    log = pa.table({"user": [1, 1, 2], "item": [1, 2, 3]})
+    with pytest.raises(InvalidParameterError) as info:
+        split.random_holdout(log, n=1, seed=seed, stream=stream)
+    assert str(info.value) == (
+        f"The 'seed' parameter of random_holdout must be an integer in [0, 2**32 - 1] with "
+        f"stream={stream!r}. Got {seed} instead; pass e.g. seed=0 (stream='generator' takes "
+        f"any non-negative integer)."
+    )
+    assert split.random_holdout(log, n=1, seed=2**32 - 1, stream=stream).n_test_rows == 1

@@ -349,8 +349,10 @@ def random_holdout(
         (users with ``n`` rows or fewer stay in train, counted in
         ``n_users_without_test``), or the fraction kept in train.
     seed : int or numpy.random.Generator
-        The stream's seed (required: a split is reproducible).
-    stream : {"generator", "legacy"}, default="generator"
+        The stream's seed (required: a split is reproducible): a non-negative
+        integer or a Generator; with "legacy" and "shuffle" an integer in
+        [0, 2**32 - 1], as ``RandomState`` takes.
+    stream : {"generator", "legacy", "shuffle"}, default="generator"
         ``"generator"``: ``numpy.random.default_rng(seed).random(n_rows)``.
         ``"legacy"``: ``numpy.random.RandomState(seed).rand(n_rows)``, the keys of
         Microsoft Recommenders' ``python_stratified_split(ratio=train_fraction,
@@ -396,11 +398,16 @@ def random_holdout(
         )
     check_option(stream, "stream", func, ["generator", "legacy", "shuffle"])
     check_option(rounding, "rounding", func, ROUNDING)
-    if stream != "generator":
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+    if stream != "generator":  # numpy.random.RandomState's seeds
+        if (
+            isinstance(seed, (bool, np.bool_))
+            or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed <= 2**32 - 1
+        ):
             raise InvalidParameterError(
-                f"The 'seed' parameter of {func} must be an integer with stream={stream!r}. "
-                f"Got {seed!r} instead."
+                f"The 'seed' parameter of {func} must be an integer in [0, 2**32 - 1] with "
+                f"stream={stream!r}. Got {seed!r} instead; pass e.g. seed=0 (stream="
+                f"'generator' takes any non-negative integer)."
             )
     else:
         rng = seed_generator(seed, func)

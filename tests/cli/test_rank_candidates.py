@@ -50,3 +50,12 @@ def test_rank_reports_what_the_candidates_left_out(files, correction):
     ) in " ".join(result.stderr.split())
     plain = json.loads(invoke(make_runner(), *files[:-2], "--format", "json").stdout)[0]
     assert "sampling" not in plain["counts"]
+
+
+def test_rank_names_the_user_with_more_negatives_than_the_catalog(files):
+    result = invoke(make_runner(), *files, "--correction", "rank", "--catalog", "4", code=2)
+    assert " ".join(result.stderr.split()) == (
+        "error: receval rank: the catalogue must hold more items than each user's sampled "
+        "negatives (its candidates that are not relevant). Got --catalog 4, and user 'u' "
+        "has 5 (users with 4 or more: 1); pass the catalogue's size as --catalog N."
+    )

@@ -343,6 +343,24 @@ def test_correction_compares_scores_as_the_trec_tie_rule_does():
     assert corrected.mean["recall@1"] == 1.0
 
 
+def test_correction_names_the_user_with_more_negatives_than_the_catalogue():
+    qrels = {"u": {0: 1}, "v": {1: 1}, "w": {2: 1}}
+    run = {u: {i: float(i) for i in range(10)} for u in qrels}
+    c = Candidates.from_dict({"u": [0, 5, 6, 7, 8], "v": [1, 3, 4, 5, 6, 7, 8], "w": [2, 3]})
+    with pytest.raises(InvalidParameterError) as info:
+        evaluate(qrels, run, ["recall@1"], candidates=c, correction="rank", catalog_size=4)
+    assert str(info.value) == (
+        "evaluate: the catalogue must hold more items than each user's sampled negatives "
+        "(its candidates that are not relevant). Got catalog_size=4, and user 'v' has 6 "
+        "(users with 4 or more: 2); pass the catalogue's size as catalog_size= (the number "
+        "of items a full ranking ranks)."
+    )
+    # users the correction does not score (absent from the run) are not read
+    del run["u"], run["v"]
+    report = evaluate(qrels, run, ["recall@1"], candidates=c, correction="rank", catalog_size=4)
+    assert report.values["recall@1"].tolist() == [0.0, 0.0, 0.0]
+
+
 def _write_run(directory: str, run: dict) -> str:
     users = [u for u, r in run.items() for _ in r]
     items = [i for r in run.values() for i in r]

@@ -284,8 +284,10 @@ def corrected_values(
     users, low, high = sampled_ranks(q, r, user_map, q_user, rel, conv.ties)
     found = np.bincount(users, minlength=q.n_users)
     n_neg = negatives(q, c, q_user, rel)
+    scored = (n_rel > 0) & (user_map >= 0)  # the users a table scores
+    _check_catalog(q, n_neg, scored, catalog_size)
     sums = np.zeros(q.n_users)
-    for size_n in distinct(n_neg):
+    for size_n in distinct(n_neg[scored]):
         table = corrected_metric(metric, int(size_n), catalog_size, correction, gamma=gamma)
         in_group = n_neg == size_n
         sel = in_group[users]
@@ -297,6 +299,21 @@ def corrected_values(
         sums[in_group] += (n_rel[in_group] - found[in_group]) * table[-1]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n_rel > 0, sums / np.maximum(n_rel, 1), np.nan)
+
+
+def _check_catalog(q: Qrels, n_neg: np.ndarray, scored: np.ndarray, catalog_size: int) -> None:
+    """Raise unless each scored user's negatives are fewer than the catalogue's items."""
+    over = np.flatnonzero(scored & (n_neg >= catalog_size))
+    if len(over):
+        most = over[np.argmax(n_neg[over])]
+        user = q.ids_at("users", [most]).tolist()[0]
+        raise InvalidParameterError(
+            f"evaluate: the catalogue must hold more items than each user's sampled "
+            f"negatives (its candidates that are not relevant). Got catalog_size="
+            f"{catalog_size}, and user {user!r} has {int(n_neg[most])} (users with "
+            f"{catalog_size} or more: {len(over)}); pass the catalogue's size as "
+            f"catalog_size= (the number of items a full ranking ranks)."
+        )
 
 
 def check_correction(

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from receval import Run, evaluate, retrieve
+from receval import Run, evaluate, evaluate_embeddings, retrieve
 from tests.cli._helpers import invoke, make_runner
 
 
@@ -100,7 +100,7 @@ def test_retrieve_trec_output_and_bad_input(files):
     assert "error:" in bad.stderr and "nothere.npy" in bad.stderr
 
 
-def test_rank_from_vectors_equals_evaluate_of_the_retrieved_run(files):
+def test_rank_from_vectors_equals_evaluate_embeddings(files):
     path, users, items = files
     result = invoke(
         make_runner(),
@@ -123,11 +123,14 @@ def test_rank_from_vectors_equals_evaluate_of_the_retrieved_run(files):
         "json",
     )
     (row,) = json.loads(result.stdout)
-    run = retrieve(
-        users, items, 5, user_ids=[f"u{i}" for i in range(6)], item_ids=np.arange(100, 120)
-    )
+    ids = dict(user_ids=[f"u{i}" for i in range(6)], item_ids=np.arange(100, 120))
     qrels = {f"u{u}": {100 + (3 * u) % 20: 1} for u in range(6)}
-    want = evaluate(qrels, run, ["ndcg@5", "recall@3"]).mean
+    metrics = ["ndcg@5", "recall@3"]
+    want = evaluate_embeddings(qrels, users, items, metrics, **ids).mean
+    # each tie at the 5th item kept whole, ordered by the evaluation: the metrics of
+    # the whole ranking (the integer vectors tie)
+    assert want == evaluate(qrels, retrieve(users, items, 20, **ids), metrics).mean
+    assert want != evaluate(qrels, retrieve(users, items, 5, **ids), metrics).mean
     assert row["run"] == "i.npy"
     assert row["ndcg@5"] == pytest.approx(want["ndcg@5"])
     assert row["recall@3"] == pytest.approx(want["recall@3"])
@@ -171,13 +174,10 @@ def test_rank_from_vectors_masks_the_exclude_items_in_the_retrieval(files):
     )
     (row,) = json.loads(result.stdout)
     train = (["u0", "u1", "u1"], [100, 101, 102])
-    run = retrieve(
-        users,
-        items,
-        5,
-        user_ids=[f"u{i}" for i in range(6)],
-        item_ids=np.arange(100, 120),
-        exclude=train,
+    options = dict(
+        user_ids=[f"u{i}" for i in range(6)], item_ids=np.arange(100, 120), exclude=train
     )
     qrels = {f"u{u}": {100 + (3 * u) % 20: 1} for u in range(6)}
-    assert row["ndcg@5"] == pytest.approx(evaluate(qrels, run, ["ndcg@5"]).mean["ndcg@5"])
+    want = evaluate_embeddings(qrels, users, items, ["ndcg@5"], **options).mean["ndcg@5"]
+    assert want == evaluate(qrels, retrieve(users, items, 20, **options), ["ndcg@5"]).mean["ndcg@5"]
+    assert row["ndcg@5"] == pytest.approx(want)

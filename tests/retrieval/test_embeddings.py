@@ -1,4 +1,5 @@
-"""evaluate_embeddings() == evaluate(qrels, retrieve(...)), block by block."""
+"""evaluate_embeddings() == evaluate(qrels, retrieve(...)) with each tie at k kept whole,
+block by block."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from receval import (
     InputValidationError,
     InvalidParameterError,
+    Run,
     evaluate,
     evaluate_embeddings,
     retrieve,
@@ -36,36 +38,94 @@ def _data(seed=0, n_users=23, n_items=40, dim=4):
 METRICS = ["ndcg@10", "recall@5", "mrr@10", "map@10", "p@3"]
 
 
+def _with_ties(run, k):
+    """Each list of ``run`` (every item of the user) cut after k and the items tied
+    with its k-th: the lists evaluate_embeddings retrieves."""
+    out = {}
+    for user, items in run.to_dict().items():
+        scores = list(items.values())
+        keep = len(scores) if len(scores) <= k else k + scores[k:].count(scores[k - 1])
+        out[user] = dict(list(items.items())[:keep])
+    return Run.from_dict(out)
+
+
 @pytest.mark.parametrize("block_users", [1, 4, 1000])
-@pytest.mark.parametrize("ties", [None, "input"])
-def test_equals_evaluate_of_the_retrieved_run(block_users, ties):
+@pytest.mark.parametrize("ties", [None, "input", "average"])
+def test_equals_evaluate_of_the_retrieved_run_with_its_ties_at_k(block_users, ties):
     users, items, user_ids, item_ids, qrels, train = _data()
     common = dict(user_ids=user_ids, item_ids=item_ids, exclude=train)
     opts = {} if ties is None else {"ties": ties}
-    want = evaluate(qrels, retrieve(users, items, 10, **common), METRICS, **opts)
+    ranking = retrieve(users, items, len(items), **common)  # every item of every user
+    want = evaluate(qrels, _with_ties(ranking, 10), METRICS, **opts)
     got = evaluate_embeddings(
         qrels, users, items, METRICS, block_users=block_users, block_items=7, **common, **opts
     )
-    assert got.mean == want.mean
+    assert got.mean == want.mean == evaluate(qrels, ranking, METRICS, **opts).mean
     assert got.n_users == want.n_users and got.n_users_missing == want.n_users_missing == 1
     assert got.n_run_only_users == want.n_run_only_users == 3
     assert got.n_users_skipped == want.n_users_skipped
+    assert got.n_users_tie_dependent == want.n_users_tie_dependent
     assert got.n_run_items == want.n_run_items
     assert list(got.users) == list(want.users)
     for m in METRICS:
         np.testing.assert_array_equal(got.values[m], want.values[m])
+    if ties == "input":  # the first k in the run's order: retrieve's own cut
+        cut = evaluate(qrels, retrieve(users, items, 10, **common), METRICS, **opts)
+        assert got.mean == cut.mean
+
+
+def test_a_metric_does_not_depend_on_the_others_nor_on_the_tie_at_k():
+    # items 0-3 tie for user 0 across the cut at 2; the relevant item 3 is the last id
+    users = np.array([[1.0], [-1.0]])
+    items = np.array([[1.0], [1.0], [1.0], [1.0], [0.5]])
+    qrels = {0: {3: 1}, 1: {4: 1}}
+    alone = evaluate_embeddings(qrels, users, items, ["success@2"])
+    beside = evaluate_embeddings(qrels, users, items, ["success@2", "recall@4"])
+    # "trec" orders the tie by id descending: 3 first
+    assert alone.mean["success@2"] == beside.mean["success@2"] == 1.0
+    assert alone.n_users_tie_dependent == {"success@2": 1}
+    assert alone.mean_ties_average == {"success@2": 0.75}
+    average = evaluate_embeddings(qrels, users, items, ["success@2"], ties="average")
+    assert average.mean == {"success@2": 0.75}  # user 0: 2 of the 4 tied orders
+    assert evaluate_embeddings(qrels, users, items, ["success@2"], ties="input").mean == {
+        "success@2": 0.5
+    }
+    everything = [[0, 1, 2, 3, 4]] * 2
+    with_candidates = evaluate_embeddings(
+        qrels, users, items, ["success@2"], candidates=dict(enumerate(everything))
+    )
+    assert with_candidates.mean == {"success@2": 1.0}
+    assert with_candidates.n_users_tie_dependent == {"success@2": 1}
+
+
+def test_a_tie_longer_than_twice_k_is_kept_whole():
+    # 30 tied items for user 0 (rescanned at depths 2, 4, ..., 32), masked ones among them
+    users = np.array([[1.0], [2.0]], np.float32)
+    items = np.concatenate([np.ones((30, 1)), np.full((5, 1), 0.5)]).astype(np.float32)
+    qrels = {0: {9: 1}, 1: {9: 1}}
+    options = dict(exclude={1: [9]}, block_items=4)
+    got = evaluate_embeddings(qrels, users, items, ["success@1"], ties="average", **options)
+    np.testing.assert_array_equal(got.values["success@1"], [1 / 30, 0.0])
+    assert got.n_run_items == 30
+    # "trec" orders the tie by id descending, compared as strings (trec_eval): "9" first
+    got = evaluate_embeddings(qrels, users, items, ["success@1"], **options)
+    assert got.mean == {"success@1": 0.5}
 
 
 def test_k_from_the_metrics_and_an_explicit_k():
     users, items, user_ids, item_ids, qrels, _ = _data(1)
     common = dict(user_ids=user_ids, item_ids=item_ids)
     got = evaluate_embeddings(qrels, users, items, ["recall@5", "ndcg@12"], **common)
-    want = evaluate(qrels, retrieve(users, items, 12, **common), ["recall@5", "ndcg@12"])
-    assert got.mean == want.mean
+    ranking = retrieve(users, items, 40, **common)
+    want = evaluate(qrels, _with_ties(ranking, 12), ["recall@5", "ndcg@12"])
+    assert got.mean == want.mean == evaluate(qrels, ranking, ["recall@5", "ndcg@12"]).mean
     with pytest.raises(InvalidParameterError, match=r"the metrics \['mrr'\] read the whole list"):
         evaluate_embeddings(qrels, users, items, ["mrr", "p@5"], **common)
     got = evaluate_embeddings(qrels, users, items, ["mrr"], k=40, **common)
     assert got.mean == evaluate(qrels, retrieve(users, items, 40, **common), ["mrr"]).mean
+    # a metric of the whole list reads the k items and those tied with the k-th
+    got = evaluate_embeddings(qrels, users, items, ["mrr"], k=6, **common)
+    assert got.mean == evaluate(qrels, _with_ties(ranking, 6), ["mrr"]).mean
 
 
 def test_candidates_and_cosine_pass_through():
@@ -78,9 +138,11 @@ def test_candidates_and_cosine_pass_through():
     common = dict(
         user_ids=user_ids, item_ids=item_ids, exclude=train, candidates=cands, metric="cosine"
     )
-    want = evaluate(qrels, retrieve(users, items, 10, **common), METRICS)
+    ranking = retrieve(users, items, len(items), **common)
+    want = evaluate(qrels, _with_ties(ranking, 10), METRICS)
     got = evaluate_embeddings(qrels, users, items, METRICS, block_users=5, **common)
-    assert got.mean == want.mean
+    assert got.mean == want.mean == evaluate(qrels, ranking, METRICS).mean
+    assert got.n_run_items == want.n_run_items
 
 
 @pytest.mark.parametrize("ids", [{"item_ids": [1, 2, np.nan]}, {"user_ids": [0, np.nan]}])

@@ -44,6 +44,21 @@ def test_merged_batches_equal_evaluate_embeddings(whole_groups, score):
         assert first.merge(second).compute() == want.mean[text]
 
 
+@pytest.mark.parametrize(("ties", "want"), [(None, 1.0), ("average", 0.75), ("input", 0.5)])
+def test_a_tie_across_the_cut_is_ordered_by_ties_as_in_evaluate_embeddings(ties, want):
+    # items 0-3 tie for user 0 across the cut at 2; its relevant item is 3
+    users = np.array([[1.0], [-1.0]])
+    items = np.array([[1.0], [1.0], [1.0], [1.0], [0.5]])
+    qrels = {0: {3: 1}, 1: {4: 1}}
+    opts = {} if ties is None else {"ties": ties}
+    acc = rv.metric("success@2", item_vectors=items, **opts)
+    acc.update({0: qrels[0]}, users[:1], user_ids=[0])
+    acc.update({1: qrels[1]}, users[1:], user_ids=[1])
+    assert acc.compute() == want
+    many = rv.evaluate_embeddings(qrels, users, items, ["success@2", "recall@4"], **opts)
+    assert many.mean["success@2"] == want
+
+
 def test_a_judged_user_in_another_update_and_k_for_a_whole_list_metric():
     users, items, user_ids, item_ids, qrels, train = _data(1)
     want = rv.evaluate_embeddings(qrels, users, items, ["mrr"], k=12, user_ids=user_ids,

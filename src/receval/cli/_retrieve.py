@@ -49,8 +49,8 @@ RetrieveKOption = Annotated[
     int | None,
     typer.Option(
         "--k", min=1,
-        help="Items retrieved per user from the embeddings (default: the metrics' largest "
-        "cutoff).",
+        help="Items retrieved per user from the embeddings, and those tied with the k-th "
+        "(default: the metrics' largest cutoff).",
         show_default=False, rich_help_panel=PANEL,
     ),
 ]  # fmt: skip
@@ -107,15 +107,21 @@ def read_exclude(path: str | None, item_ids: Any, user: str, item: str, say: Mes
     return ItemData(exclude=path, user=user, item=item).load(integers, say)["exclude"]
 
 
-def retrieved_run(users: str, items: str, k: int, say: Messages, **options: Any) -> Any:
-    """The run of exact retrieval from the vector files, with a progress line."""
+def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: Any = None,
+                  whole_ties: bool = False, **options: Any) -> Any:  # fmt: skip
+    """The run of exact retrieval from the vector files (``options``: those of
+    :func:`receval.retrieve`), with a progress line; ``whole_ties``: each list also
+    holds every item tied with its k-th, as :func:`receval.evaluate_embeddings`
+    retrieves them for an evaluation."""
     import os
 
-    from ..retrieval.exact import retrieve
+    from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS, Search, catalogue
 
-    name = os.path.basename(items)
+    options = {"block_users": BLOCK_USERS, "block_items": BLOCK_ITEMS, **options}
     with say.progress(f"Retrieving the top {k} of {say.sized(items)} for {say.sized(users)}…"):
-        return retrieve(users, items, k, name=name, **options)
+        search = Search(users, catalogue(items, item_ids, "retrieve"), k, candidates=None,
+                        func="retrieve", whole_ties=whole_ties, **options)  # fmt: skip
+        return search.run(os.path.basename(items))
 
 
 def write_run(run: Any, path: str) -> None:
@@ -154,11 +160,12 @@ def vector_run(
     **options: Any,
 ) -> tuple[Any, str, Any]:  # fmt: skip
     """``(qrels, name, run)`` of ``rank --user-vectors --item-vectors``: the run retrieved
-    to the metrics' largest cutoff unless ``--k`` says."""
+    to the metrics' largest cutoff unless ``--k`` says, each tie at the k-th item whole
+    (as :func:`receval.evaluate_embeddings`)."""
     from ..retrieval.embeddings import metrics_depth
 
     depth = k if k is not None else metrics_depth(metrics)
-    run = retrieved_run(users, items, depth, say, **options)
+    run = retrieved_run(users, items, depth, say, whole_ties=True, **options)
     return qrels(), run.name, run
 
 

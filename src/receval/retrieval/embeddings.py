@@ -36,9 +36,14 @@ def evaluate_embeddings(
     """Evaluate the exact top-k retrieval of embeddings, block of users by block.
 
     The lists of :func:`receval.retrieve` are made for one block of users at a
-    time and evaluated at once, so the whole run is never held: the report is the
-    one ``evaluate(qrels, retrieve(...), metrics, ...)`` returns (per-user values,
-    counts), in the memory of one block.
+    time and evaluated at once, so the whole run is never held, in the memory of
+    one block. Each list also keeps every item tied with its k-th: ``retrieve``
+    cuts such a tie by item id, and here the evaluation's ``ties=`` orders it, so
+    a metric with a cutoff of at most ``k`` has its value on the user's whole
+    ranking, whatever the other metrics. The report (per-user values, counts) is
+    the one ``evaluate(qrels, lists, metrics, ...)`` returns on those lists:
+    ``evaluate(qrels, retrieve(...), metrics, ...)``'s when no tie crosses the
+    k-th item, or with ``ties="input"`` (the order ``retrieve`` cuts in).
 
     Parameters
     ----------
@@ -49,8 +54,9 @@ def evaluate_embeddings(
     metrics : str or iterable of str
         Metric strings, as for :func:`receval.evaluate`.
     k : int, default=None
-        Items retrieved per user; None: the largest cutoff of ``metrics`` (a
-        metric of the whole list, such as ``"mrr"``, then needs ``k``).
+        Items retrieved per user, and those tied with the k-th; None: the largest
+        cutoff of ``metrics`` (a metric of the whole list, such as ``"mrr"``,
+        then needs ``k``, and reads the k items and those tied with the k-th).
     user_ids, item_ids, metric, exclude, candidates, block_users, block_items
         As for :func:`receval.retrieve`.
     name : str, default=None
@@ -62,7 +68,8 @@ def evaluate_embeddings(
     Returns
     -------
     report : EvaluationReport
-        The same report as ``evaluate(qrels, retrieve(...), metrics, **options)``.
+        The report of ``evaluate(qrels, lists, metrics, **options)``, the lists
+        of ``retrieve(...)`` with each tie at the k-th item kept whole.
 
     Raises
     ------
@@ -86,6 +93,15 @@ def evaluate_embeddings(
     ...                              exclude={0: [0]})
     >>> report.mean
     {'recall@1': 1.0, 'mrr@3': 1.0}
+
+    A tie across the k-th item is ordered by ``ties=``, not cut by id (items 0
+    and 1 tie for user 0; ``"trec"`` puts the greater id first):
+
+    >>> items = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> evaluate_embeddings(qrels, users, items, ["success@1"]).mean
+    {'success@1': 1.0}
+    >>> evaluate_embeddings(qrels, users, items, ["success@1"], ties="average").mean
+    {'success@1': 0.75}
     """
     if "candidates" in options:  # pragma: no cover - a keyword of ours, never in options
         raise InvalidParameterError("evaluate_embeddings: candidates is given twice.")
@@ -94,6 +110,7 @@ def evaluate_embeddings(
         user_vectors, catalogue(item_vectors, item_ids, "evaluate_embeddings"), depth,
         user_ids=user_ids, metric=metric, exclude=exclude, candidates=candidates,
         block_users=block_users, block_items=block_items, func="evaluate_embeddings",
+        whole_ties=True,
     )  # fmt: skip
 
     def batches() -> Iterator[Run]:

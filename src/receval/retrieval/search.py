@@ -7,6 +7,12 @@ leaves the registers only when it may enter a top k. Memory holds one block of
 items (``block_items`` float32 vectors, and a packed copy) and the top k of one
 block of users, whatever the catalogue: the item matrix is read block by block,
 from disk when it is a memmap or a Parquet file.
+
+A search for an evaluation (``whole_ties=True``) keeps, after each user's top k,
+every item tied with its k-th: the cut by item id would otherwise decide a tie
+that the evaluation's ``ties=`` rule must order. The first scan keeps k + 1 items;
+a user whose (k + 1)-th ties with its k-th is scanned again, alone with the other
+such users, twice as deep each time, until its tie ends.
 """
 
 from __future__ import annotations
@@ -86,8 +92,9 @@ class Search:
         block_users: int,
         block_items: int,
         func: str,
+        whole_ties: bool = False,
     ) -> None:
-        self.func = func
+        self.func, self.whole_ties = func, whole_ties
         self.k = v.check_number(k, "k", func, integer=True, low=1)
         self.metric = v.check_option(metric, "metric", func, ["dot", "cosine"])
         self.block_users = v.check_number(block_users, "block_users", func, integer=True, low=1)
@@ -131,13 +138,15 @@ class Search:
             return np.zeros(n + 1, dtype=np.int64), np.empty(0, dtype=np.int32)
         return self.excluded.of_users(start, start + n)
 
-    def _dense_lists(self, start: int, users: np.ndarray, k: int) -> Lists:
+    def _scan(self, users: np.ndarray, masked: tuple[np.ndarray, np.ndarray],
+              k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:  # fmt: skip
+        """The top ``k`` of ``users`` over every item block: scores and item rows
+        (n, k), each row's length, and whether a product was NaN."""
         core = compiled()
         n = len(users)
         heap_scores = np.empty(n * k, dtype=np.float32)
         heap_items = np.empty(n * k, dtype=np.int32)
         heap_len = np.zeros(n, dtype=np.int64)
-        masked = self._masked(start, n)
         nan = False
         for first, items in self.items.blocks(self.block_items):
             if self.metric == "cosine":
@@ -145,12 +154,26 @@ class Search:
             nan |= core.topk_scan(users, items, first, self.keys, *masked, heap_scores,
                                   heap_items, heap_len, k)  # fmt: skip
         core.topk_finish(heap_scores, heap_items, heap_len, k, self.keys)
-        kept = np.arange(k) < heap_len[:, None]
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(heap_len, out=offsets[1:])
-        out = Lists(start, offsets, heap_items.reshape(n, k)[kept],
-                    heap_scores.reshape(n, k)[kept])  # fmt: skip
-        return self._checked(out, nan)
+        return heap_scores.reshape(n, k), heap_items.reshape(n, k), heap_len, bool(nan)
+
+    def _dense_lists(self, start: int, users: np.ndarray, k: int) -> Lists:
+        n, n_items = len(users), self.items.n_rows
+        masked = self._masked(start, n)
+        rows, depth = np.arange(n), min(k + self.whole_ties, n_items)
+        parts, nan = [], False
+        while len(rows):
+            again = len(rows) < n  # the users whose tie at k went on past the last scan
+            scores, items, lengths, nan_rows = self._scan(
+                users[rows] if again else users, _subset(*masked, rows) if again else masked,
+                depth,
+            )  # fmt: skip
+            nan |= nan_rows
+            kept = _tied_length(scores, lengths, k)
+            # a tie running to the last item scanned may go on past it
+            open_ = self.whole_ties & (kept == depth) & (lengths == depth) & (depth < n_items)
+            parts.append(_cut(scores[~open_], items[~open_], kept[~open_], rows[~open_], start))
+            rows, depth = rows[open_], min(2 * depth, n_items)
+        return self._checked(_merged(parts, n, start), nan)
 
     def _candidate_lists(
         self, candidates: ItemLists, start: int, users: np.ndarray, k: int
@@ -175,8 +198,14 @@ class Search:
         counts = np.bincount(rows, minlength=n)
         firsts = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=firsts[1:])
-        top = np.arange(len(rows)) - firsts[rows] < k
-        lengths = np.minimum(counts, k)
+        rank = np.arange(len(rows)) - firsts[rows]
+        top = rank < k
+        if self.whole_ties:  # and every item tied with the k-th
+            full = np.flatnonzero(counts >= k)
+            kth = np.full(n, np.nan, dtype=np.float32)
+            kth[full] = scores[firsts[full] + k - 1]
+            top |= scores == kth[rows]
+        lengths = np.bincount(rows[top], minlength=n)
         out_offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(lengths, out=out_offsets[1:])
         out = Lists(start, out_offsets, items[top], scores[top])
@@ -189,6 +218,54 @@ class Search:
                 f"{lists.start}); scale the vectors down."
             )
         return lists
+
+
+def _tied_length(scores: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:
+    """Each row's first ``k`` items and those after them tied with its k-th: the
+    items to keep of each row of a top list (scores best first, ``lengths`` valid)."""
+    if scores.shape[1] <= k:
+        return lengths
+    kth = scores[:, k - 1 : k]
+    valid = np.arange(k, scores.shape[1]) < lengths[:, None]
+    tied = np.count_nonzero((scores[:, k:] == kth) & valid, axis=1)
+    return np.where(lengths > k, k + tied, lengths)
+
+
+def _subset(offsets: np.ndarray, items: np.ndarray,
+            rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The CSR table (offsets from 0, items) of the given rows of one."""
+    lengths = np.diff(offsets)[rows]
+    out = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=out[1:])
+    at = np.repeat(offsets[rows] - out[:-1], lengths) + np.arange(out[-1])
+    return out, items[at]
+
+
+def _cut(scores: np.ndarray, items: np.ndarray, lengths: np.ndarray, rows: np.ndarray,
+         start: int) -> tuple[np.ndarray, Lists]:  # fmt: skip
+    """(user rows, their lists) of padded top lists, each row cut at its length."""
+    kept = np.arange(scores.shape[1]) < lengths[:, None]
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return rows, Lists(start, offsets, items[kept], scores[kept])
+
+
+def _merged(parts: list[tuple[np.ndarray, Lists]], n: int, start: int) -> Lists:
+    """The lists of user rows 0..n-1 from parts each holding some of the rows."""
+    if len(parts) == 1 and np.array_equal(parts[0][0], np.arange(n)):
+        return parts[0][1]
+    lengths = np.zeros(n, dtype=np.int64)
+    for rows, part in parts:
+        lengths[rows] = np.diff(part.offsets)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    items, scores = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.float32)
+    for rows, part in parts:
+        sizes = np.diff(part.offsets)
+        at = np.repeat(offsets[rows] - part.offsets[:-1], sizes) + np.arange(len(part.items))
+        items[at], scores[at] = part.items, part.scores
+    return Lists(start, offsets, items, scores)
 
 
 def _unit(x: np.ndarray, start: int, name: str, func: str, rows: Any = None) -> np.ndarray:

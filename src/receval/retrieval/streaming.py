@@ -66,7 +66,7 @@ class ItemMatrix:
         search = Search(
             user_vectors, self.items, self.k, user_ids=ids, metric=self.metric,
             exclude=excluded, candidates=None, block_users=BLOCK_USERS,
-            block_items=BLOCK_ITEMS, func=self.func,
+            block_items=BLOCK_ITEMS, func=self.func, whole_ties=True,
         )  # fmt: skip
         return search.run()
 

@@ -234,7 +234,7 @@ def _partition_state(
         catalogue(search["item_vectors"], search["item_ids"], _FUNC), search["k"],
         user_ids=user_ids, metric=search["metric"],
         exclude=excluded, candidates=None, block_users=search["block_users"],
-        block_items=search["block_items"], func=_FUNC,
+        block_items=search["block_items"], func=_FUNC, whole_ties=True,
     )  # fmt: skip
     batches = (
         lists_run([part], user_ids[part.start : part.start + len(part.offsets) - 1],

@@ -322,3 +322,44 @@ def test_cosine_of_tiny_vectors_is_defined():
     assert list(run.to_dict()[0]) == [1, 0]
     assert run.to_dict()[0][1] == pytest.approx(1.0)
     assert run.to_dict()[0][0] == pytest.approx(np.sqrt(0.5))
+
+
+@pytest.mark.parametrize("kind", ["numpy", "int32", "uint64", "arrow", "torch", "candidates"])
+def test_integers_float32_would_round_are_refused(kind):
+    users = np.array([[2**24 + 1, 1], [3, 4]])  # 2**24 + 1 rounds to 2**24 in float32
+    items = np.array([[1, 0], [1, 1]])
+    want = (
+        r"retrieve: user_vectors must hold integers of magnitude at most 2\*\*24 \(16777216\), "
+        r"which float32 holds exactly\. Got 16777217 \(first in row 0\); scale them down, or "
+        r"convert them to float32 \(rounded\) yourself\."
+    )
+    options = {}
+    if kind == "int32":
+        users, items = users.astype(np.int32), items.astype(np.int32)
+    elif kind == "uint64":
+        users = users.astype(np.uint64)
+    elif kind == "arrow":
+        users, items = _fixed(users), _fixed(items)
+    elif kind == "torch":
+        torch = pytest.importorskip("torch")
+        users, items = torch.from_numpy(users), torch.from_numpy(items)
+    elif kind == "candidates":  # items taken row by row: the row is the matrix's
+        users, items = items, np.array([[0, 0], [0, 0], [-(2**24) - 1, 1]])
+        options = {"candidates": {0: [0, 2], 1: [1]}}
+        want = want.replace("user_vectors", "item_vectors").replace("row 0", "row 2")
+    with pytest.raises(InputValidationError, match=want):
+        retrieve(users, items, 2, **options)
+
+
+def test_integers_up_to_2_to_the_24_are_exact():
+    users = np.array([[2**24, 0], [-(2**24), 1]], dtype=np.int64)
+    items = np.array([[1, 0], [1, 1]], dtype=np.int8)
+    run = retrieve(users, items, 2)
+    assert run.to_dict() == {0: {0: 16777216.0, 1: 16777216.0}, 1: {1: -16777215.0, 0: -16777216.0}}
+
+
+def test_a_bad_candidate_vector_is_named_by_its_row_of_the_matrix():
+    items = np.array([[1.0, 0.0], [0.0, 1.0], [np.nan, 1.0]])
+    want = r"item_vectors contains NaN or infinity \(row 2\)"
+    with pytest.raises(InputValidationError, match=want):
+        retrieve(np.ones((1, 2)), items, 1, candidates={0: [1, 2]})

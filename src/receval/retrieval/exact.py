@@ -71,7 +71,8 @@ def retrieve(
     Raises
     ------
     InputValidationError
-        Matrices of different widths, NaN or infinite values, ids not distinct or
+        Matrices of different widths, NaN or infinite values, integers beyond
+        2**24 (float32 would round them), ids not distinct or
         not one per row, a zero vector with ``metric="cosine"``, products that
         overflow float32.
     InvalidParameterError
@@ -84,8 +85,9 @@ def retrieve(
 
     Notes
     -----
-    Scores are computed in float32 (float16, bfloat16 and integer inputs are
-    exact in float32; float64 inputs are rounded to it first), each as fused
+    Scores are computed in float32 (float16 and bfloat16 inputs, and integers
+    of magnitude up to 2**24, are exact in float32; larger integers raise;
+    float64 inputs are rounded to it first), each as fused
     multiply-adds over the dimensions in order, so the same floats on every
     CPU, whatever the blocks and threads; with
     ``candidates``, each candidate's inner product is a float32 sum of its own.

@@ -6,7 +6,8 @@ converted on its own), a JAX or CuPy array (through DLPack: one on a GPU copied 
 the host whole), an Arrow fixed-size-list array or column, or a Parquet
 file with one fixed-size-list column, read in batches. Every block comes back as
 a C-contiguous float32 array: float16 and bfloat16 values are exact in float32,
-float64 values are rounded to it (the scores are float32 products).
+and integers of magnitude up to 2**24 (larger ones, which float32 would round,
+are refused); float64 values are rounded to it (the scores are float32 products).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError
 
 __all__ = ["Vectors", "as_vectors"]
+
+#: The largest magnitude up to which float32 holds every integer.
+EXACT_INTEGER = 2**24
 
 
 class Vectors:
@@ -48,15 +52,37 @@ class Vectors:
             f"a memmap, a tensor or an Arrow array). Got a Parquet file; load it first."
         )
 
-    def _checked(self, start: int, block: Any) -> np.ndarray:
+    def _checked(self, start: int, block: Any, rows: Any = None) -> np.ndarray:
+        """``block`` (rows from ``start``, or the given ``rows``) as float32, checked."""
+        block = np.asarray(block)
+        if block.dtype.kind in "iu" and block.size:
+            self._check_exact(start, block, rows)
         out = np.ascontiguousarray(block, dtype=np.float32)
         if not np.isfinite(out).all():
-            row = start + int(np.flatnonzero(~np.isfinite(out).all(axis=1))[0])
+            row = _row(start, rows, ~np.isfinite(out).all(axis=1))
             raise InputValidationError(
                 f"{self.func}: {self.name} contains NaN or infinity (row {row}), or a value "
                 f"too large for float32."
             )
         return out
+
+    def _check_exact(self, start: int, block: np.ndarray, rows: Any) -> None:
+        """An error for integers that float32 would round (beyond 2**24)."""
+        far = (block > EXACT_INTEGER) | (block < -EXACT_INTEGER)
+        if far.any():
+            row = _row(start, rows, far.any(axis=1))
+            largest = max(int(block.max()), -int(block.min()))
+            raise InputValidationError(
+                f"{self.func}: {self.name} must hold integers of magnitude at most 2**24 "
+                f"({EXACT_INTEGER}), which float32 holds exactly. Got {largest} (first in row "
+                f"{row}); scale them down, or convert them to float32 (rounded) yourself."
+            )
+
+
+def _row(start: int, rows: Any, bad: Any) -> int:
+    """The matrix row of the first ``bad`` row of a block."""
+    i = int(np.flatnonzero(bad)[0])
+    return start + i if rows is None else int(rows[i])
 
 
 class _Array(Vectors):
@@ -76,7 +102,7 @@ class _Array(Vectors):
         return self.a[start:stop]
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        return self._checked(0, self.a[rows])
+        return self._checked(0, self.a[rows], rows)
 
 
 class _NpyFile(Vectors):
@@ -105,7 +131,7 @@ class _NpyFile(Vectors):
         return block.reshape(stop - start, self.dim)
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        return self._checked(0, np.load(self.path, mmap_mode="r")[rows])
+        return self._checked(0, np.load(self.path, mmap_mode="r")[rows], rows)
 
 
 class _Tensor(Vectors):
@@ -121,13 +147,21 @@ class _Tensor(Vectors):
         self.t = t.detach()
 
     def _read(self, start: int, stop: int) -> Any:
-        torch = sys.modules["torch"]
-        return self.t[start:stop].to(device="cpu", dtype=torch.float32).numpy()
+        return _host(self.t[start:stop])
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         torch = sys.modules["torch"]
         index = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(self.t.device)
-        return self._checked(0, self.t[index].to(device="cpu", dtype=torch.float32).numpy())
+        return self._checked(0, _host(self.t[index]), rows)
+
+
+def _host(t: Any) -> np.ndarray:
+    """Rows of a tensor on the host: floats as float32 (NumPy has no bfloat16),
+    integers as they are (checked before they become float32)."""
+    torch = sys.modules["torch"]
+    t = t.to(device="cpu")
+    out: np.ndarray = (t.to(dtype=torch.float32) if t.is_floating_point() else t).numpy()
+    return out
 
 
 class _Arrow(Vectors):
@@ -148,7 +182,8 @@ class _Arrow(Vectors):
         return _values(self.a.slice(start, stop - start), self.dim)
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        return self._checked(0, _values(take_at(self.a, np.asarray(rows, np.int64)), self.dim))
+        rows = np.asarray(rows, np.int64)
+        return self._checked(0, _values(take_at(self.a, rows), self.dim), rows)
 
 
 class _Parquet(Vectors):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from receval import InvalidParameterError, Run, ann_recall
+from receval import InputValidationError, InvalidParameterError, Run, ann_recall
 
 
 def test_hand_case_per_user_and_pooled():
@@ -55,3 +55,23 @@ def test_bad_arguments():
         ann_recall({"u": {"a": 1}}, {"u": {"a": 1}}, 0)
     with pytest.raises(InvalidParameterError, match="pass both qrels and metrics"):
         ann_recall({"u": {"a": 1}}, {"u": {"a": 1}}, 1, qrels={"u": {"a": 1}})
+
+
+def test_runs_without_a_common_user_or_item_are_refused():
+    # the index's results keyed by row position, the exact run by user id
+    with pytest.raises(
+        InputValidationError,
+        match=r"ann_recall: no user of approximate_run is a user of exact_run; the ids must be "
+        r"the same\. Got e\.g\. \[1, 2\] and \[7, 8\]; key the index's results by the user ids, "
+        r"not by row positions\.",
+    ):
+        ann_recall({7: {"a": 1}, 8: {"a": 1}}, {1: {"a": 1}, 2: {"a": 1}}, 1)
+    with pytest.raises(
+        InputValidationError,
+        match=r"ann_recall: no item of approximate_run is an item of exact_run; the ids must be "
+        r"the same\. Got e\.g\. \['0'\] and \['a'\]\.",
+    ):
+        ann_recall({7: {"a": 1}}, {7: {"0": 1}}, 1)
+    # one user in common is enough: the others are missing users
+    report = ann_recall({7: {"a": 1}, 8: {"a": 1}}, {7: {"a": 1}, 2: {"a": 1}}, 1)
+    assert (report.recall, report.n_users_missing) == (0.5, 1)

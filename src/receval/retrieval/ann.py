@@ -112,7 +112,8 @@ def ann_recall(
     InvalidParameterError
         ``k`` below 1, ``metrics`` without ``qrels`` or the reverse.
     InputValidationError
-        Malformed runs; no item of the approximate run is an item of the exact one.
+        Malformed runs; no user, or no item, of the approximate run is one of the
+        exact run.
 
     See Also
     --------
@@ -143,6 +144,13 @@ def ann_recall(
     au, arows = _top_rows(approx, k)
     user_of = lookup(approx.user_ids, exact.user_ids)  # approx user -> exact position
     item_of = lookup(approx.item_ids, exact.item_ids)  # approx item -> exact code
+    if approx.n_users and exact.n_users and not (user_of >= 0).any():
+        raise InputValidationError(
+            "ann_recall: no user of approximate_run is a user of exact_run; the ids must be "
+            f"the same. Got e.g. {v.format_values(approx.user_ids[:5])} and "
+            f"{v.format_values(exact.user_ids[:5])}; key the index's results by the user "
+            f"ids, not by row positions."
+        )
     if approx.n_rows and not (item_of >= 0).any():
         raise InputValidationError(
             "ann_recall: no item of approximate_run is an item of exact_run; the ids must be "

@@ -363,3 +363,51 @@ def test_a_bad_candidate_vector_is_named_by_its_row_of_the_matrix():
     want = r"item_vectors contains NaN or infinity \(row 2\)"
     with pytest.raises(InputValidationError, match=want):
         retrieve(np.ones((1, 2)), items, 1, candidates={0: [1, 2]})
+
+
+def test_values_float32_cannot_hold_are_named_as_such(recwarn):
+    users = np.array([[1.0, 2.0], [3.0, 1.0]])
+    items = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    with pytest.raises(
+        InputValidationError,
+        match=r"retrieve: row 0 of user_vectors underflows to a zero vector in float32 \(its "
+        r"largest magnitude is 2e-300\), whose cosine is undefined; scale the vectors up \(a "
+        r"cosine does not change\), e\.g\. divide each row by its largest magnitude\.",
+    ):
+        retrieve(users * 1e-300, items, 2, metric="cosine")
+    with pytest.raises(InputValidationError, match=r"row 2 of item_vectors underflows"):
+        retrieve(users, items * 1e-300, 2, metric="cosine", candidates={0: [2]})
+    with pytest.raises(
+        InputValidationError,
+        match=r"retrieve: user_vectors must hold values within float32's range \(magnitudes up "
+        r"to 3\.4e38\)\. Got 2e\+300 in row 0; scale the vectors down \(a cosine does not "
+        r"change\)\.",
+    ):
+        retrieve(users * 1e300, items, 2, metric="cosine")
+    assert not recwarn.list  # no NumPy warning of the cast before the error
+    with pytest.raises(InputValidationError, match=r"contains NaN or infinity \(row 1\)\.$"):
+        retrieve(users, np.array([[1.0, 0.0], [np.inf, 0.0]]), 2)
+
+
+def test_nulls_of_arrow_vectors_name_their_row(tmp_path):
+    values = pa.array([1.0, 0.0, 0.5, None, 0.0, 1.0], pa.float64())
+    items = pa.FixedSizeListArray.from_arrays(values, 2)
+    with pytest.raises(
+        InputValidationError,
+        match=r"retrieve: item_vectors must hold a number in every place\. Got a null in row 1; "
+        r"fill it \(e\.g\. pc\.fill_null\) or drop the row\.",
+    ):
+        retrieve(np.ones((1, 2)), items, 1)
+    with pytest.raises(InputValidationError, match=r"Got a null in row 1;"):
+        retrieve(np.ones((1, 2)), items, 1, candidates={0: [0, 1]})
+    vectors = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], None, [0.5, 0.5]]
+    column = pa.array(vectors, pa.list_(pa.float32(), 2))
+    want = (
+        r"retrieve: item_vectors must have a vector in every row\. Got 1 null vectors, the "
+        r"first in row 3; drop those rows or give them vectors\."
+    )
+    with pytest.raises(InputValidationError, match=want):
+        retrieve(np.ones((1, 2)), column, 1)
+    pq.write_table(pa.table({"v": column}), tmp_path / "items.parquet", row_group_size=2)
+    with pytest.raises(InputValidationError, match=want):
+        retrieve(np.ones((1, 2)), tmp_path / "items.parquet", 1, block_items=2)

@@ -71,10 +71,11 @@ def retrieve(
     Raises
     ------
     InputValidationError
-        Matrices of different widths, NaN or infinite values, integers beyond
-        2**24 (float32 would round them), ids not distinct or
-        not one per row, a zero vector with ``metric="cosine"``, products that
-        overflow float32.
+        Matrices of different widths, NaN, infinite or null values, values
+        beyond float32's range, integers beyond 2**24 (float32 would round
+        them), ids not distinct or not one per row, a zero vector (or one that
+        is zero in float32) with ``metric="cosine"``, products that overflow
+        float32.
     InvalidParameterError
         ``k``, ``metric`` or a block size out of range.
 

@@ -121,9 +121,7 @@ class Search:
     def lists(self) -> Iterator[Lists]:
         """The ranked lists of every block of users, in user order."""
         k = min(self.k, self.items.n_rows)
-        for start, users in self.users.blocks(self.block_users):
-            if self.metric == "cosine":
-                users = _unit(users, start, "user_vectors", self.func)
+        for start, users in self.users.blocks(self.block_users, self.metric == "cosine"):
             if self.candidates is not None:
                 yield self._candidate_lists(self.candidates, start, users, k)
             else:
@@ -148,9 +146,7 @@ class Search:
         heap_items = np.empty(n * k, dtype=np.int32)
         heap_len = np.zeros(n, dtype=np.int64)
         nan = False
-        for first, items in self.items.blocks(self.block_items):
-            if self.metric == "cosine":
-                items = _unit(items, first, "item_vectors", self.func)
+        for first, items in self.items.blocks(self.block_items, self.metric == "cosine"):
             nan |= core.topk_scan(users, items, first, self.keys, *masked, heap_scores,
                                   heap_items, heap_len, k)  # fmt: skip
         core.topk_finish(heap_scores, heap_items, heap_len, k, self.keys)
@@ -188,9 +184,7 @@ class Search:
             seen = m_rows.astype(np.int64) * n_items + m_items
             keep = ~np.isin(rows.astype(np.int64) * n_items + items, seen)
             rows, items = rows[keep], items[keep]
-        vectors = self.items.take(items)
-        if self.metric == "cosine":
-            vectors = _unit(vectors, 0, "item_vectors", self.func, rows=items)
+        vectors = self.items.take(items, self.metric == "cosine")
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow raises below
             scores = np.einsum("ij,ij->i", users[rows], vectors)
         order = np.lexsort((self.keys[items], -scores, rows))
@@ -266,22 +260,6 @@ def _merged(parts: list[tuple[np.ndarray, Lists]], n: int, start: int) -> Lists:
         at = np.repeat(offsets[rows] - part.offsets[:-1], sizes) + np.arange(len(part.items))
         items[at], scores[at] = part.items, part.scores
     return Lists(start, offsets, items, scores)
-
-
-def _unit(x: np.ndarray, start: int, name: str, func: str, rows: Any = None) -> np.ndarray:
-    """Rows scaled to unit length (cosine); a zero vector has no direction. The
-    norms are taken in float64, where the squares of float32 values neither
-    underflow nor overflow (``[1e-30, 1e-30]`` has a norm, as has ``[1e30, 1e30]``)."""
-    wide = np.asarray(x, dtype=np.float64)
-    norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))
-    if not norms.all():
-        i = int(np.flatnonzero(norms == 0)[0])
-        row = start + i if rows is None else int(rows[i])
-        raise InputValidationError(
-            f"{func}: row {row} of {name} is a zero vector, whose cosine is undefined; "
-            f"use metric='dot' or drop it."
-        )
-    return np.ascontiguousarray(wide / norms[:, None], dtype=np.float32)
 
 
 def _ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:

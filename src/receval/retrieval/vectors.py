@@ -39,50 +39,112 @@ class Vectors:
     def _read(self, start: int, stop: int) -> Any:  # pragma: no cover - each kind has its own
         raise NotImplementedError
 
-    def blocks(self, size: int) -> Iterator[tuple[int, np.ndarray]]:
-        """``(first row, rows)`` of consecutive blocks of at most ``size`` rows."""
+    def blocks(self, size: int, unit: bool = False) -> Iterator[tuple[int, np.ndarray]]:
+        """``(first row, rows)`` of consecutive blocks of at most ``size`` rows (scaled
+        to unit length with ``unit``: a cosine's)."""
         for start in range(0, self.n_rows, size):
             stop = min(start + size, self.n_rows)
-            yield start, self._checked(start, self._read(start, stop))
+            yield start, self._checked(start, self._read(start, stop), unit=unit)
 
-    def take(self, rows: np.ndarray) -> np.ndarray:
-        """The given rows (any order, repeats allowed) as float32."""
+    def take(self, rows: np.ndarray, unit: bool = False) -> np.ndarray:
+        """The given rows (any order, repeats allowed) as float32 (as ``blocks``)."""
         raise InputValidationError(
             f"{self.func}: candidates need {self.name} that can be read row by row (an array, "
             f"a memmap, a tensor or an Arrow array). Got a Parquet file; load it first."
         )
 
-    def _checked(self, start: int, block: Any, rows: Any = None) -> np.ndarray:
-        """``block`` (rows from ``start``, or the given ``rows``) as float32, checked."""
+    def _checked(self, start: int, block: Any, rows: Any = None,
+                 unit: bool = False) -> np.ndarray:  # fmt: skip
+        """``block`` (rows from ``start``, or the given ``rows``) as float32, checked,
+        scaled to unit length with ``unit``."""
         block = np.asarray(block)
         if block.dtype.kind in "iu" and block.size:
             self._check_exact(start, block, rows)
-        out = np.ascontiguousarray(block, dtype=np.float32)
-        if not np.isfinite(out).all():
-            row = _row(start, rows, ~np.isfinite(out).all(axis=1))
+        with np.errstate(over="ignore"):  # a value beyond float32's range raises below
+            out = np.ascontiguousarray(block, dtype=np.float32)
+        finite = np.isfinite(out).all(axis=1)
+        if not finite.all():
+            i = int(np.flatnonzero(~finite)[0])
+            row = start + i if rows is None else int(rows[i])
+            wide = block.dtype.kind == "f" and block.dtype.itemsize > 4
+            if wide and np.isfinite(block[i]).all():
+                largest = float(np.abs(block[i]).max())
+                raise InputValidationError(
+                    f"{self.func}: {self.name} must hold values within float32's range "
+                    f"(magnitudes up to 3.4e38). Got {largest:.3g} in row {row}; scale the "
+                    f"vectors down (a cosine does not change)."
+                )
             raise InputValidationError(
-                f"{self.func}: {self.name} contains NaN or infinity (row {row}), or a value "
-                f"too large for float32."
+                f"{self.func}: {self.name} contains NaN or infinity (row {row})."
             )
-        return out
+        return self._unit(out, block, start, rows) if unit else out
+
+    def _unit(self, out: np.ndarray, block: np.ndarray, start: int, rows: Any) -> np.ndarray:
+        """Rows scaled to unit length (cosine); a zero vector has no direction. The
+        norms are taken in float64, where the squares of float32 values neither
+        underflow nor overflow (``[1e-30, 1e-30]`` has a norm, as has ``[1e30, 1e30]``)."""
+        wide = np.asarray(out, dtype=np.float64)
+        norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))
+        if not norms.all():
+            i = int(np.flatnonzero(norms == 0)[0])
+            row = start + i if rows is None else int(rows[i])
+            if block[i].any():  # not zero as given: too small for float32
+                largest = float(np.abs(block[i].astype(np.float64)).max())
+                raise InputValidationError(
+                    f"{self.func}: row {row} of {self.name} underflows to a zero vector in "
+                    f"float32 (its largest magnitude is {largest:.3g}), whose cosine is "
+                    f"undefined; scale the vectors up (a cosine does not change), e.g. "
+                    f"divide each row by its largest magnitude."
+                )
+            raise InputValidationError(
+                f"{self.func}: row {row} of {self.name} is a zero vector, whose cosine is "
+                f"undefined; use metric='dot' or drop it."
+            )
+        return np.ascontiguousarray(wide / norms[:, None], dtype=np.float32)
+
+    def _no_null_vector(self, a: Any, start: int) -> None:
+        """An error for a null vector of an Arrow array (rows from ``start``)."""
+        if a.null_count:
+            import pyarrow.compute as pc
+
+            row = start + int(np.flatnonzero(np.asarray(pc.is_null(a)))[0])
+            raise InputValidationError(
+                f"{self.func}: {self.name} must have a vector in every row. Got "
+                f"{a.null_count} null vectors, the first in row {row}; drop those rows or "
+                f"give them vectors."
+            )
+
+    def _values(self, a: Any, start: int, rows: Any = None) -> np.ndarray:
+        """The numbers of a (chunked) fixed-size-list array without a null vector, as
+        rows of ``dim``; an error for a null number (rows from ``start``, or ``rows``)."""
+        import pyarrow as pa
+
+        if isinstance(a, pa.ChunkedArray):
+            a = a.combine_chunks()
+        flat = a.flatten()
+        if flat.null_count:
+            import pyarrow.compute as pc
+
+            i = int(np.flatnonzero(np.asarray(pc.is_null(flat)))[0]) // self.dim
+            row = start + i if rows is None else int(rows[i])
+            raise InputValidationError(
+                f"{self.func}: {self.name} must hold a number in every place. Got a null "
+                f"in row {row}; fill it (e.g. pc.fill_null) or drop the row."
+            )
+        return np.asarray(to_numpy(flat)).reshape(len(a), self.dim)
 
     def _check_exact(self, start: int, block: np.ndarray, rows: Any) -> None:
         """An error for integers that float32 would round (beyond 2**24)."""
         far = (block > EXACT_INTEGER) | (block < -EXACT_INTEGER)
         if far.any():
-            row = _row(start, rows, far.any(axis=1))
+            i = int(np.flatnonzero(far.any(axis=1))[0])
+            row = start + i if rows is None else int(rows[i])
             largest = max(int(block.max()), -int(block.min()))
             raise InputValidationError(
                 f"{self.func}: {self.name} must hold integers of magnitude at most 2**24 "
                 f"({EXACT_INTEGER}), which float32 holds exactly. Got {largest} (first in row "
                 f"{row}); scale them down, or convert them to float32 (rounded) yourself."
             )
-
-
-def _row(start: int, rows: Any, bad: Any) -> int:
-    """The matrix row of the first ``bad`` row of a block."""
-    i = int(np.flatnonzero(bad)[0])
-    return start + i if rows is None else int(rows[i])
 
 
 class _Array(Vectors):
@@ -101,8 +163,8 @@ class _Array(Vectors):
     def _read(self, start: int, stop: int) -> Any:
         return self.a[start:stop]
 
-    def take(self, rows: np.ndarray) -> np.ndarray:
-        return self._checked(0, self.a[rows], rows)
+    def take(self, rows: np.ndarray, unit: bool = False) -> np.ndarray:
+        return self._checked(0, self.a[rows], rows, unit)
 
 
 class _NpyFile(Vectors):
@@ -130,8 +192,8 @@ class _NpyFile(Vectors):
                             offset=self.offset + start * row)  # fmt: skip
         return block.reshape(stop - start, self.dim)
 
-    def take(self, rows: np.ndarray) -> np.ndarray:
-        return self._checked(0, np.load(self.path, mmap_mode="r")[rows], rows)
+    def take(self, rows: np.ndarray, unit: bool = False) -> np.ndarray:
+        return self._checked(0, np.load(self.path, mmap_mode="r")[rows], rows, unit)
 
 
 class _Tensor(Vectors):
@@ -149,10 +211,10 @@ class _Tensor(Vectors):
     def _read(self, start: int, stop: int) -> Any:
         return _host(self.t[start:stop])
 
-    def take(self, rows: np.ndarray) -> np.ndarray:
+    def take(self, rows: np.ndarray, unit: bool = False) -> np.ndarray:
         torch = sys.modules["torch"]
         index = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(self.t.device)
-        return self._checked(0, _host(self.t[index]), rows)
+        return self._checked(0, _host(self.t[index]), rows, unit)
 
 
 def _host(t: Any) -> np.ndarray:
@@ -173,17 +235,16 @@ class _Arrow(Vectors):
         if isinstance(a, pa.Table):
             a = _one_column(a.schema, name, func, a)
         dim = _list_size(a.type, name, func)
-        if a.null_count:
-            raise InputValidationError(f"{func}: {name} has {a.null_count} null vectors.")
         super().__init__(name, func, len(a), dim)
+        self._no_null_vector(a, 0)  # at once: the metadata counts them
         self.a = a
 
     def _read(self, start: int, stop: int) -> Any:
-        return _values(self.a.slice(start, stop - start), self.dim)
+        return self._values(self.a.slice(start, stop - start), start)
 
-    def take(self, rows: np.ndarray) -> np.ndarray:
+    def take(self, rows: np.ndarray, unit: bool = False) -> np.ndarray:
         rows = np.asarray(rows, np.int64)
-        return self._checked(0, _values(take_at(self.a, rows), self.dim), rows)
+        return self._checked(0, self._values(take_at(self.a, rows), 0, rows), rows, unit)
 
 
 class _Parquet(Vectors):
@@ -198,15 +259,12 @@ class _Parquet(Vectors):
         dim = _list_size(schema.field(self.column).type, name, func)
         super().__init__(name, func, self.file.metadata.num_rows, dim)
 
-    def blocks(self, size: int) -> Iterator[tuple[int, np.ndarray]]:
+    def blocks(self, size: int, unit: bool = False) -> Iterator[tuple[int, np.ndarray]]:
         start = 0
         for batch in self.file.iter_batches(batch_size=size, columns=[self.column]):
             column = batch.column(0)
-            if column.null_count:
-                raise InputValidationError(
-                    f"{self.func}: {self.name} has null vectors (rows from {start})."
-                )
-            yield start, self._checked(start, _values(column, self.dim))
+            self._no_null_vector(column, start)
+            yield start, self._checked(start, self._values(column, start), unit=unit)
             start += len(column)
 
 
@@ -243,16 +301,6 @@ def _list_size(t: Any, name: str, func: str) -> int:
     if t.list_size == 0:
         raise InputValidationError(f"{func}: {name} has vectors of length 0.")
     return int(t.list_size)
-
-
-def _values(a: Any, dim: int) -> np.ndarray:
-    """The numbers of a (chunked) fixed-size-list array as rows of ``dim``."""
-    import pyarrow as pa
-
-    if isinstance(a, pa.ChunkedArray):
-        a = a.combine_chunks()
-    flat = to_numpy(a.flatten())
-    return np.asarray(flat).reshape(len(a), dim)
 
 
 def as_vectors(data: Any, name: str, func: str) -> Vectors:

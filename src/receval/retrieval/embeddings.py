@@ -40,10 +40,11 @@ def evaluate_embeddings(
     one block. Each list also keeps every item tied with its k-th: ``retrieve``
     cuts such a tie by item id, and here the evaluation's ``ties=`` orders it, so
     a metric with a cutoff of at most ``k`` has its value on the user's whole
-    ranking, whatever the other metrics. The report (per-user values, counts) is
-    the one ``evaluate(qrels, lists, metrics, ...)`` returns on those lists:
-    ``evaluate(qrels, retrieve(...), metrics, ...)``'s when no tie crosses the
-    k-th item, or with ``ties="input"`` (the order ``retrieve`` cuts in).
+    ranking, whatever the other metrics (unless it reads the list past its
+    cutoff: ``ideal="candidates"``, ``judged_only=True``). The report (per-user
+    values, counts) is the one ``evaluate(qrels, lists, metrics, ...)`` returns
+    on those lists: ``evaluate(qrels, retrieve(...), metrics, ...)``'s when no
+    tie crosses the k-th item.
 
     Parameters
     ----------

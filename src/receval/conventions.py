@@ -104,6 +104,13 @@ class Conventions:
         check_number(self.rel_threshold, "rel_threshold", func, low=0.0)
         # the kernels take the depth as int64
         check_number(self.depth, "depth", func, integer=True, low=0, high=2**63 - 1)
+        if self.ties == "average" and self.depth:
+            raise InvalidParameterError(
+                f"{func}: depth keeps the first items of each list in the order of ties, and "
+                f"ties='average' gives none (it averages over the orders of tied items). Got "
+                f"depth={self.depth!r}; pass a cut-off (e.g. 'mrr@{self.depth}') with depth=0, "
+                f"or another ties (e.g. ties='trec')."
+            )
         if not isinstance(self.judged_only, bool):
             raise InvalidParameterError(
                 f"The 'judged_only' parameter of {func} must be True or False. "

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import receval
 from receval import evaluate
-from receval.exceptions import TieOrderWarning
+from receval.exceptions import InvalidParameterError, TieOrderWarning
 from tests._fresh import fresh
 from tests.ranking.test_ranking import ranking_data
 
@@ -267,3 +267,32 @@ def test_string_ids_of_a_few_tied_lists_ordered_without_pandas(tmp_path):
     # d7 d6 d5 d4 d3: its relevant d3 at rank 5
     assert printed == [repr(float(1 / np.log2(6)))]
     assert "pyarrow" in modules and "pandas" not in modules
+
+
+def test_a_depth_refuses_the_average_of_tie_orders():
+    """depth= keeps the first items in the order of ties=, and ties='average' has
+    none: mrr with depth 2 over a tie of three averaged the list cut in input order
+    (0.75, where the expected reciprocal rank at a cut of 2 is 0.5)."""
+    qrels, run = {"u": {"a": 1}}, {"u": {"a": 1.0, "b": 1.0, "c": 1.0}}
+    with pytest.raises(InvalidParameterError) as info:
+        evaluate(qrels, run, ["mrr"], ties="average", depth=2)
+    assert str(info.value) == (
+        "evaluate: depth keeps the first items of each list in the order of ties, and "
+        "ties='average' gives none (it averages over the orders of tied items). Got depth=2; "
+        "pass a cut-off (e.g. 'mrr@2') with depth=0, or another ties (e.g. ties='trec')."
+    )
+    assert evaluate(qrels, run, ["mrr@2"], ties="average").mean == {"mrr@2": 0.5}
+
+
+def test_a_tie_across_the_depth_is_tie_dependent_without_an_average():
+    """Which items of a tie across the depth count depends on the tie's order: the
+    user is tie-dependent and the mean over tie orders is not known (nan); a tie
+    within the depth is averaged as without one."""
+    qrels = {"u": {"a": 1}, "v": {"a": 1}}
+    run = {"u": {"a": 1.0, "b": 1.0, "c": 1.0}, "v": {"a": 1.0, "b": 1.0, "c": 0.5}}
+    report = evaluate(qrels, run, ["mrr"], depth=2)
+    assert report.n_users_tie_dependent == {"mrr": 2}
+    assert math.isnan(report.mean_ties_average["mrr"])
+    within = evaluate({"v": {"a": 1}}, {"v": run["v"]}, ["mrr"], depth=2)
+    assert within.n_users_tie_dependent == {"mrr": 1}
+    assert within.mean_ties_average == {"mrr": 0.75}

@@ -276,8 +276,6 @@ def prepare_weighting(
             unsupported.append(("ties='worst'", "ties='trec' or 'input'"))
         if conv.ties == "average" and spec.name == "map":
             unsupported.append(("ties='average'", "ties='trec' or 'input'"))
-        if conv.ties == "average" and conv.depth:
-            unsupported.append(("ties='average' and depth", "depth=0 or ties='trec'"))
         if "gains" in dict(spec.args):
             fix = "gain='linear', 'exponential' or 'binary'"
             unsupported.append(("a gain table (gains=)", fix))

@@ -357,4 +357,30 @@ def tie_averages(
             col = out.get(t, np.empty(len(users)))
             col[kept] = values[:, j]
             out[t] = col
+    for t in checked:  # a tie across the depth: which items count depends on the order
+        depth = convs[t].depth
+        if depth:
+            out[t][_straddling(r, user_map[users], depth)] = np.inf
+            if t in own:
+                own[t] = own[t] & ~np.isinf(out[t])
     return users, {t: out[t] for t in checked}, own
+
+
+def _straddling(r: Run, runs: np.ndarray, depth: int) -> np.ndarray:
+    """Per run list (``runs``: run user positions): whether a block of equal scores
+    holds its ``depth``-th and ``depth + 1``-th items (score descending), so that
+    which of them the depth keeps depends on the order of the tie."""
+    lengths = np.diff(r.offsets)[runs]
+    out = np.zeros(len(runs), dtype=bool)
+    long = np.flatnonzero(lengths > depth)
+    if not len(long):
+        return out
+    sizes = lengths[long]
+    ends = np.cumsum(sizes)
+    rows = np.arange(int(ends[-1])) + np.repeat(r.offsets[runs[long]] - (ends - sizes), sizes)
+    owner = np.repeat(np.arange(len(long)), sizes)
+    scores = r.scores[rows]
+    ordered = scores[np.lexsort((-scores, owner))]
+    first = ends - sizes
+    out[long] = ordered[first + depth - 1] == ordered[first + depth]
+    return out

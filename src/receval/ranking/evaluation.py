@@ -195,7 +195,9 @@ def evaluate(
         in R (torchmetrics' precision, recall, MAP and MRR; default "any").
     depth : int, default=None
         Only the first ``depth`` items of each list (in the order of ``ties``)
-        count, for every metric (default 0: all; trec_eval's ``-M``).
+        count, for every metric (default 0: all; trec_eval's ``-M``). Refused with
+        ``ties="average"``, which orders no list; a user with a tie across the
+        depth is tie-dependent, with no ``mean_ties_average`` (nan).
     judged_only : bool, default=None
         True removes the items absent from the user's qrels (and those graded
         below 0, which trec_eval calls unjudged) from each list before any

@@ -504,3 +504,17 @@ def test_undefined_interval_raises_no_numpy_warning():
         compare_predictions([0] * 8, {"a": a, "b": a[::-1]}, groups=[0, 0, 1, 1, 2, 2, 3, 3])
     kinds = {w.category for w in caught}
     assert UndefinedMetricWarning in kinds and RuntimeWarning not in kinds
+
+
+@pytest.mark.parametrize("labels", [(0, 1), (-1, 1), (1, 2), (0, 2)])
+def test_paired_log_loss_reads_labels_as_log_loss_does(labels):
+    # a: rows (1, 0.8), (0, 0.4) of u1 and (1, 0.5) of u2; b: 0.5 everywhere. Per user,
+    # a - b is (-ln 0.8 - ln 0.6) / 2 - ln 2 and 0, weighed 2 and 1: -ln(1.92) / 3.
+    y = np.array([labels[1], labels[0], labels[1]])
+    report = compare_predictions(y, {"a": [0.8, 0.4, 0.5], "b": [0.5, 0.5, 0.5]},
+                                 groups=["u1", "u1", "u2"], metrics=["log_loss"],
+                                 baseline="b", n_permutations=100, n_resamples=100)  # fmt: skip
+    row = report.records()[0]
+    assert row["difference"] == pytest.approx(-np.log(1.92) / 3, rel=1e-12)
+    assert row["difference"] == pytest.approx(row["mean"] - row["versus_mean"], rel=1e-12)
+    assert (row["wins"], row["ties"], row["losses"]) == (1, 1, 0)

@@ -301,3 +301,14 @@ def test_wilcoxon_gate_follows_the_signed_ranks():
     assert sup.p_value == pytest.approx(stats.wilcoxon(d, alternative="greater").pvalue)
     assert non.verdict == "fail"  # a significant regression beyond the margin
     assert non.p_value == pytest.approx(stats.wilcoxon(d + 0.01, alternative="less").pvalue)
+
+
+@pytest.mark.parametrize("labels", [(0, 1), (-1, 1), (1, 2)])
+def test_paired_log_loss_reads_labels_as_log_loss_does(labels):
+    # per user, candidate - baseline is (-ln 0.8 - ln 0.6) / 2 - ln 2 and 0, weighed 2 and 1
+    y = np.array([labels[1], labels[0], labels[1]])
+    row = rv.gate({"a": [0.8, 0.4, 0.5]}, {"b": [0.5, 0.5, 0.5]},
+                  [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}],
+                  y_true=y, groups=["u1", "u1", "u2"], **FAST).rows[0]  # fmt: skip
+    assert row.difference == pytest.approx(-np.log(1.92) / 3, rel=1e-12)
+    assert row.difference == pytest.approx(row.candidate_value - row.baseline_value, rel=1e-12)

@@ -166,22 +166,60 @@ def _refuse_one_class(yt: np.ndarray) -> None:
 
 
 def _binary_labels(data: dict[str, Any], labels: Any, one_class: bool) -> dict[str, Any]:
-    """scikit-learn's binary labels of 1-D probabilities: any two labels (``labels``
-    names the negative and the positive one) as 0/1."""
+    """The definition's columns with ``y_true`` as :func:`binary_labels` reads it."""
     func = "log_loss"
     if not one_class and labels is None and _plain01(data["y_true"]):
         return data
-    yt = _classes_of(data["y_true"], func)
+    sw = data["sample_weight"]
+    sw = None if sw is None else v.as_1d(sw, "sample_weight", func)
+    yt, yp = v.as_1d(data["y_true"], "y_true", func), v.as_1d(data["y_pred"], "y_pred", func)
+    v.check_same_length(func, y_true=yt, y_pred=yp, sample_weight=sw)
+    return data | {"y_true": binary_labels(data["y_true"], labels, one_class=one_class)}
+
+
+def binary_labels(y_true: Any, labels: Any = None, *, one_class: bool = False) -> Any:
+    """The labels of 1-D probabilities as :func:`log_loss` reads them: any two labels as
+    0/1, the second of ``labels`` (or the greater label) the positive one.
+
+    Labels already in [0, 1] (0/1, bools, or soft labels) are kept as they are.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        The labels.
+    labels : array-like of shape (2,), default=None
+        The negative and the positive label (default: the sorted distinct labels).
+    one_class : bool, default=False
+        Refuse labels of a single class (``profile="sklearn"``).
+
+    Returns
+    -------
+    y_true : ndarray of shape (n_samples,)
+        0/1 labels (int8), or ``y_true`` itself where it already lies in [0, 1].
+
+    Raises
+    ------
+    InputValidationError
+        Labels of more than two classes, or labels not in ``labels``.
+
+    Examples
+    --------
+    >>> from receval.metrics._loss import binary_labels
+    >>> binary_labels([-1, 1, 1]).tolist()
+    [0, 1, 1]
+    >>> binary_labels(["no", "click"], labels=["no", "click"]).tolist()
+    [0, 1]
+    """
+    func = "log_loss"
+    if not one_class and labels is None and _plain01(y_true):
+        return y_true
+    yt = _classes_of(y_true, func)
     if one_class:
         _refuse_one_class(yt)
     if yt.size == 0 or (
         labels is None and yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1
     ):
-        return data  # the definition's 0/1 labels (or no row: it says so)
-    sw = data["sample_weight"]
-    sw = None if sw is None else v.as_1d(sw, "sample_weight", func)
-    v.check_same_length(func, y_true=yt, y_pred=v.as_1d(data["y_pred"], "y_pred", func),
-                        sample_weight=sw)  # fmt: skip
+        return yt  # the definition's 0/1 labels (or no row: it says so)
     classes = distinct(yt) if labels is None else v.as_1d(labels, "labels", func)
     if len(classes) != 2:
         raise InputValidationError(
@@ -196,7 +234,7 @@ def _binary_labels(data: dict[str, Any], labels: Any, one_class: bool) -> dict[s
             f"{func}: y_true contains labels {v.format_values(np.setdiff1d(yt, classes))} "
             f"that are not in labels {v.format_values(classes)}."
         )
-    return data | {"y_true": lab}
+    return lab
 
 
 def _plain01(y_true: Any) -> bool:

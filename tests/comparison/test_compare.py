@@ -518,3 +518,11 @@ def test_paired_log_loss_reads_labels_as_log_loss_does(labels):
     assert row["difference"] == pytest.approx(-np.log(1.92) / 3, rel=1e-12)
     assert row["difference"] == pytest.approx(row["mean"] - row["versus_mean"], rel=1e-12)
     assert (row["wins"], row["ties"], row["losses"]) == (1, 1, 0)
+
+
+def test_string_labels_of_paired_log_loss_are_read_as_log_loss_reads_them():
+    labels = np.array(["no", "click", "no", "click"])  # 'no' is the positive label
+    row = compare_predictions(labels, {"a": [0.8, 0.4, 0.5, 0.5], "b": [0.5] * 4},
+                              groups=[0, 0, 1, 1], metrics=["log_loss"], baseline="b",
+                              n_permutations=100, n_resamples=100).records()[0]  # fmt: skip
+    assert row["difference"] == pytest.approx(-np.log(1.92) / 4, rel=1e-12)

@@ -312,3 +312,43 @@ def test_paired_log_loss_reads_labels_as_log_loss_does(labels):
                   y_true=y, groups=["u1", "u1", "u2"], **FAST).rows[0]  # fmt: skip
     assert row.difference == pytest.approx(-np.log(1.92) / 3, rel=1e-12)
     assert row.difference == pytest.approx(row.candidate_value - row.baseline_value, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"candidates": {"new": [0.2, 0.7, 0.5]}},
+            "gate: candidates['new'] must hold one score per row of y_true (4 rows). Got 3 "
+            "scores for model 'new'; score every row with every model.",
+        ),
+        (
+            {"baselines": {"main": [0.3]}},
+            "gate: baselines['main'] must hold one score per row of y_true (4 rows). Got 1 "
+            "scores for model 'main'; score every row with every model.",
+        ),
+        (
+            {"sample_weight": [1.0, 1.0, 1.0]},
+            "gate: sample_weight must have one weight per sample. Got 3 weights for 4 samples.",
+        ),
+    ],
+)
+def test_bad_ctr_rows_are_named_as_compare_predictions_names_them(kwargs, message):
+    args = {"candidates": {"new": [0.2, 0.7, 0.4, 0.6]},
+            "baselines": {"main": [0.3, 0.6, 0.5, 0.5]},
+            "rules": [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}],
+            "y_true": [0, 1, 0, 1], "groups": [0, 0, 1, 1]} | kwargs  # fmt: skip
+    with pytest.raises(InputValidationError) as info:
+        rv.gate(**args, **FAST)
+    assert str(info.value) == message
+
+
+def test_string_labels_of_log_loss_are_read_as_log_loss_reads_them():
+    # 'no' > 'click': 'no' is the positive label, as in log_loss
+    labels = np.array(["no", "click", "no", "click"])
+    new, main = [0.8, 0.4, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5]
+    row = rv.gate({"new": new}, {"main": main},
+                  [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}],
+                  y_true=labels, groups=[0, 0, 1, 1], **FAST).rows[0]  # fmt: skip
+    assert row.candidate_value == pytest.approx(rv.log_loss(labels, new), rel=1e-12)
+    assert row.difference == pytest.approx(-np.log(1.92) / 4, rel=1e-12)

@@ -2,11 +2,12 @@
 
 :mod:`receval.comparison.models` compares models' reports or predictions
 (:func:`receval.compare`, :func:`receval.compare_predictions`);
-:mod:`receval.comparison.paired` checks and weights the paired differences every
-statistic reads; :mod:`receval.comparison.significance` holds the paired tests and
-p-value corrections and :mod:`receval.comparison.intervals` the bootstrap
-intervals and effect sizes; :mod:`receval.comparison.choices` the names of the
-tests, corrections and intervals.
+:mod:`receval.comparison.impressions` checks the rows of CTR models once (for
+:func:`receval.gate` too); :mod:`receval.comparison.paired` checks and weights the
+paired differences every statistic reads; :mod:`receval.comparison.significance`
+holds the paired tests and p-value corrections and
+:mod:`receval.comparison.intervals` the bootstrap intervals and effect sizes;
+:mod:`receval.comparison.choices` the names of the tests, corrections and intervals.
 
 The names of :mod:`receval.comparison.models` (its ``__all__``) load with it, on
 first use: ``receval compare --help`` reads only :mod:`receval.comparison.choices`,

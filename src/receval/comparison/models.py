@@ -699,6 +699,7 @@ def compare_predictions(
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
     from . import recomputed as rec
+    from .impressions import check_impressions, user_log_loss
 
     func = "compare_predictions"
     settings = _check_settings(func, test=test, interval=interval, correction=correction,
@@ -711,38 +712,17 @@ def compare_predictions(
         raise InputValidationError(f"{func}: metrics is empty; pass e.g. ['gauc', 'log_loss'].")
     specs = [rec.pointwise_spec(m, func) for m in metrics]
     keys = [rec.how_compared(spec) for spec in specs]
-    yt = v.as_1d(y_true, "y_true", func)
-    n = len(yt)
-    for name, x in named.items():
-        if hasattr(x, "__len__") and len(x) != n:
-            raise InputValidationError(
-                f"{func}: y_scores[{name!r}] must hold one score per row of y_true ({n} rows). "
-                f"Got {len(x)} scores for model {name!r}; score every row with every model."
-            )
+    rows = check_impressions(y_true, named, groups, sample_weight, func)
+    yt, codes, n_groups, sw = rows.y_true, rows.codes, rows.n_units, rows.sample_weight
     if groups is None:
         needs = [m for m, s in zip(metrics, specs, strict=True) if "groups" in s.info.inputs]
         if needs:
             raise InputValidationError(
                 f"{func}: {needs[0]!r} needs groups; pass groups= (e.g. the user id of each row)."
             )
-        codes = np.arange(n)
-        n_groups = n
-    else:
-        from ..data._encode import factorize
-
-        codes, uniques = factorize(groups, "groups", func)
-        v.check_same_length(func, y_true=yt, groups=codes)
-        n_groups = len(uniques)
-    sw = (
-        None
-        if sample_weight is None
-        else v.check_sample_weight(v.as_1d(sample_weight, "sample_weight", func), n, func)
-    )
     values: dict[str, dict[str, np.ndarray]] = {m: {} for m in metrics}
     means: dict[str, dict[str, float]] = {m: {} for m in metrics}
     weights: dict[str, np.ndarray | None] = {}
-    row_w = np.ones(n) if sw is None else sw
-    group_w = np.bincount(codes, weights=row_w, minlength=n_groups)
     for name, score in named.items():
         for m, key, spec in zip(metrics, keys, specs, strict=True):
             if key == "gauc":
@@ -754,7 +734,7 @@ def compare_predictions(
                 means[m][name] = rep.score
             elif key == "log_loss":
                 means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
-                values[m][name], weights[m] = rec.user_log_loss(yt, score, codes, row_w, group_w)
+                values[m][name], weights[m] = user_log_loss(rows, score)
     higher = {m: spec.info.higher_is_better is True for m, spec in zip(metrics, specs, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k in ("gauc", "log_loss")]
     settings |= {"baseline": baseline, "n_users": n_groups}

@@ -40,25 +40,6 @@ def how_compared(spec: Any) -> str:
     return "recomputed"
 
 
-def user_log_loss(
-    y: np.ndarray, score: Any, codes: np.ndarray, row_w: np.ndarray, group_w: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each unit's mean log loss and weight: the labels read and the probabilities clipped
-    as :func:`receval.log_loss` reads and clips them (labels -1/1 or 1/2 as 0/1), so the
-    weighted mean over units is that function's value."""
-    from ..engine.totals import clip_eps
-    from ..metrics._loss import binary_labels
-
-    s = np.asarray(score)
-    eps = clip_eps("auto", s.dtype)
-    p = np.clip(s.astype(np.float64), eps, 1 - eps)
-    y = np.asarray(binary_labels(y), dtype=np.float64)
-    loss = -(y * np.log(p) + (1.0 - y) * np.log1p(-p))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per = np.bincount(codes, weights=row_w * loss, minlength=len(group_w)) / group_w
-    return np.where(group_w > 0, per, np.nan), group_w
-
-
 def rows_value(spec: Any, y: np.ndarray, groups: np.ndarray | None) -> Any:
     """``value(rows, scores, weights)``: the metric of those rows, by its function."""
     metric = pointwise_adapter(spec).func

@@ -97,30 +97,17 @@ def _pointwise(
     groups: Any,
     sample_weight: Any,
     weighting: str,
+    roles: dict[str, str],
 ) -> dict[str, _Metric]:
     from .. import _validation as v
     from ..comparison import recomputed as rec
+    from ..comparison.impressions import check_impressions, user_log_loss
     from ..metrics._delong import delong_covariance
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
 
-    yt = v.as_1d(y_true, "y_true", _FUNC)
-    n = len(yt)
-    sw = (
-        None
-        if sample_weight is None
-        else v.as_float(v.as_1d(sample_weight, "sample_weight", _FUNC), "sample_weight", _FUNC)
-    )
-    if groups is None:
-        codes, n_groups = np.arange(n), n
-    else:
-        from ..data._encode import factorize
-
-        codes, uniques = factorize(groups, "groups", _FUNC)
-        v.check_same_length(_FUNC, y_true=yt, groups=codes)
-        n_groups = len(uniques)
-    row_w = np.ones(n) if sw is None else sw
-    group_w = np.bincount(codes, weights=row_w, minlength=n_groups)
+    rows = check_impressions(y_true, models, groups, sample_weight, _FUNC, arguments=roles)
+    yt, n, sw = rows.y_true, len(rows.y_true), rows.sample_weight
     out = {}
     for m in metrics:
         spec = rec.pointwise_spec(m, _FUNC)
@@ -148,13 +135,9 @@ def _pointwise(
                 np.asarray(next(iter(reps.values())).weight, dtype=np.float64),
             )
         elif key == "log_loss":
-            per = {k: rec.user_log_loss(yt, s, codes, row_w, group_w) for k, s in models.items()}
-            out[m] = _Metric(
-                higher,
-                {k: float(log_loss(yt, s, sample_weight=sample_weight)) for k, s in models.items()},
-                {k: p[0] for k, p in per.items()},
-                group_w,
-            )
+            loss = {k: float(log_loss(yt, s, sample_weight=sw)) for k, s in models.items()}
+            per = {k: user_log_loss(rows, s)[0] for k, s in models.items()}
+            out[m] = _Metric(higher, loss, per, rows.unit_weight)
         elif key == "roc_auc":
             if sw is not None:
                 raise InvalidParameterError(
@@ -374,7 +357,9 @@ def gate(
                 f"{_FUNC}: convention keywords apply to ranking runs (qrels). Got "
                 f"{sorted(conventions)} with y_true; remove them."
             )
-        table = _pointwise(y_true, models, metrics, groups, sample_weight, config.weighting)
+        roles = {name: "candidates" if name in cands else "baselines" for name in models}
+        table = _pointwise(y_true, models, metrics, groups, sample_weight, config.weighting,
+                           roles)  # fmt: skip
     return _decide(config, cands, bases, table, missing)
 
 

@@ -1,0 +1,139 @@
+"""The impressions that :func:`receval.compare_predictions` and :func:`receval.gate`
+pair CTR models on: the rows checked once (labels, each model's scores, groups and
+weights of one length), their units (the groups, or each row), and each unit's log
+loss, whose weighted mean over units is :func:`receval.log_loss`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _validation as v
+from ..exceptions import InputValidationError
+
+__all__ = ["Impressions", "check_impressions", "user_log_loss"]
+
+
+@dataclass(frozen=True)
+class Impressions:
+    """Checked rows of CTR models' scores and the units they are paired by.
+
+    Attributes
+    ----------
+    y_true : ndarray of shape (n_samples,)
+        The labels, as given (each metric reads them its own way).
+    codes : ndarray of shape (n_samples,)
+        The unit of each row: its group's code, or the row itself without groups.
+    n_units : int
+        The number of units.
+    sample_weight : ndarray of shape (n_samples,) or None
+        The checked weights (finite, non-negative).
+    row_weight, unit_weight : ndarray
+        Each row's weight (1 without weights) and each unit's total.
+    """
+
+    y_true: np.ndarray
+    codes: np.ndarray
+    n_units: int
+    sample_weight: np.ndarray | None
+    row_weight: np.ndarray
+    unit_weight: np.ndarray
+
+
+def check_impressions(
+    y_true: Any,
+    y_scores: Mapping[str, Any],
+    groups: Any,
+    sample_weight: Any,
+    func: str,
+    *,
+    arguments: Mapping[str, str] | None = None,
+) -> Impressions:
+    """The rows of ``y_scores`` (each model's scores by name), checked for ``func``: one
+    score per label for every model, groups and weights of that length too.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        The labels.
+    y_scores : mapping of str to array-like of shape (n_samples,)
+        Each model's scores.
+    groups : array-like of shape (n_samples,) or None
+        The unit of each row (None: every row its own unit).
+    sample_weight : array-like of shape (n_samples,) or None
+        Per-row weights.
+    func : str
+        The function checking, for the messages.
+    arguments : mapping of str to str, default=None
+        The argument that holds each model, for the messages (default ``y_scores``).
+
+    Returns
+    -------
+    impressions : Impressions
+
+    Raises
+    ------
+    InputValidationError
+        Scores, groups or weights of another length than ``y_true``; bad weights.
+
+    Examples
+    --------
+    >>> from receval.comparison.impressions import check_impressions
+    >>> rows = check_impressions([1, 0, 1], {"a": [0.9, 0.2, 0.6]}, ["u", "u", "v"], None,
+    ...                          "gate")
+    >>> rows.codes.tolist(), rows.unit_weight.tolist()
+    ([0, 0, 1], [2.0, 1.0])
+    >>> check_impressions([1, 0, 1], {"a": [0.9, 0.2]}, None, None, "gate",
+    ...                   arguments={"a": "candidates"})
+    Traceback (most recent call last):
+    ...
+    receval.exceptions.InputValidationError: gate: candidates['a'] must hold one score per row
+    of y_true (3 rows). Got 2 scores for model 'a'; score every row with every model.
+    """
+    yt = v.as_1d(y_true, "y_true", func)
+    n = len(yt)
+    for name, x in y_scores.items():
+        if hasattr(x, "__len__") and len(x) != n:
+            argument = (arguments or {}).get(name, "y_scores")
+            raise InputValidationError(
+                f"{func}: {argument}[{name!r}] must hold one score per row of y_true ({n} rows). "
+                f"Got {len(x)} scores for model {name!r}; score every row with every model."
+            )
+    if groups is None:
+        codes, n_units = np.arange(n), n
+    else:
+        from ..data._encode import factorize
+
+        codes, uniques = factorize(groups, "groups", func)
+        v.check_same_length(func, y_true=yt, groups=codes)
+        n_units = len(uniques)
+    sw = (
+        None
+        if sample_weight is None
+        else v.check_sample_weight(v.as_1d(sample_weight, "sample_weight", func), n, func)
+    )
+    row_w = np.ones(n) if sw is None else sw
+    unit_w = np.bincount(codes, weights=row_w, minlength=n_units)
+    return Impressions(yt, codes, n_units, sw, row_w, unit_w)
+
+
+def user_log_loss(rows: Impressions, score: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each unit's mean log loss and weight: the labels read and the probabilities clipped
+    as :func:`receval.log_loss` reads and clips them (labels -1/1 or 1/2 as 0/1), so the
+    weighted mean over units is that function's value."""
+    from ..engine.totals import clip_eps
+    from ..metrics._loss import binary_labels
+
+    s = np.asarray(score)
+    eps = clip_eps("auto", s.dtype)
+    p = np.clip(s.astype(np.float64), eps, 1 - eps)
+    y = np.asarray(binary_labels(rows.y_true), dtype=np.float64)
+    loss = -(y * np.log(p) + (1.0 - y) * np.log1p(-p))
+    unit_w = rows.unit_weight
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.bincount(rows.codes, weights=rows.row_weight * loss, minlength=len(unit_w))
+        per = total / unit_w
+    return np.where(unit_w > 0, per, np.nan), unit_w

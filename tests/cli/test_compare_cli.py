@@ -404,3 +404,22 @@ def test_compare_takes_trec_evals_families(files):
         "--run", tmp / "model_b.parquet", "-m", "P.5,10", *SETTINGS, "--format", "json",
     )  # fmt: skip
     assert [r["metric"] for r in json.loads(result.stdout)] == ["P_5", "P_10"]
+
+
+def test_runs_of_other_ids_are_scored_with_allow_unmatched(files):
+    tmp, _, runs, _ = files
+    prefixed = pd.DataFrame(runs["model_a"]).assign(user=lambda f: "x" + f["user"].astype(str))
+    prefixed.to_csv(tmp / "prefixed.csv", index=False)
+    args = ["compare", "--qrels", tmp / "qrels.csv", "--run", tmp / "model_b.parquet",
+            "--run", tmp / "prefixed.csv", "-m", "ndcg@10", *SETTINGS, "-f", "json"]  # fmt: skip
+    refused = invoke(runner, *args, code=2)
+    assert refused.stderr.endswith(
+        "check the ids for a prefix, a type or a column mix-up, or pass --allow-unmatched to "
+        "score the run anyway.\n"
+    )
+    scored = invoke(runner, *args, "--allow-unmatched")
+    assert json.loads(scored.stdout)[0]["mean"] == 0.0
+    ctr = invoke(runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
+                 "--score", "model_a", "--score", "model_b", "--allow-unmatched",
+                 code=2)  # fmt: skip
+    assert ctr.stderr == ("error: --allow-unmatched goes with runs (--qrels, --run); drop it.\n")

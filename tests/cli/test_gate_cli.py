@@ -175,3 +175,17 @@ def test_the_guides_workflow_runs(repo):
         root = ET.parse(repo / "receval-gate.xml").getroot()
         assert root.find("testsuite").get("tests") == "3"
     assert any(s.get("with", {}).get("path") == "receval-gate.xml" for s in steps)
+
+
+def test_runs_of_other_ids_are_gated_with_allow_unmatched(repo):
+    run = pd.read_csv("runs/candidate.tsv", sep="\t")
+    run.assign(user="x" + run["user"].astype(str)).to_csv("runs/x.tsv", sep="\t", index=False)
+    args = ["gate", *RUNS, "--baseline", "runs/main.tsv", "--candidate", "runs/x.tsv", *FAST,
+            "--rule", "ndcg@10=floor:0.0", "-f", "json"]  # fmt: skip
+    refused = invoke(runner, *args, code=2)
+    assert refused.stderr.endswith("or pass --allow-unmatched to score the run anyway.\n")
+    scored = invoke(runner, *args, "--allow-unmatched")
+    assert json.loads(scored.stdout)["rows"][0]["candidate_value"] == 0.0
+    ctr = invoke(runner, "gate", "--impressions", "log.csv", "--label", "click", "--baseline",
+                 "model_a", "--candidate", "model_b", "--allow-unmatched", code=2)  # fmt: skip
+    assert ctr.stderr == "error: --allow-unmatched goes with runs (--qrels); drop it.\n"

@@ -31,6 +31,7 @@ __all__ = [
     "ALL_SEGMENTS",
     "DEFAULT_CTR_METRICS",
     "DEFAULT_RANK_METRICS",
+    "AllowUnmatchedOption",
     "ByOption",
     "DaysOption",
     "DigitsOption",
@@ -170,6 +171,16 @@ RunOption = Annotated[
         "file with --user, --item and score columns. Repeat to compare runs; each is named "
         "by its file name. '-' reads standard input.",
         show_default=False,
+        rich_help_panel="Input",
+    ),
+]
+
+AllowUnmatchedOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unmatched",
+        help="Score a run that matches no qrels user or item (every metric 0) instead "
+        "of stopping with an error.",
         rich_help_panel="Input",
     ),
 ]

@@ -20,6 +20,7 @@ from ..exceptions import InputValidationError
 from ._common import (
     ALL_SEGMENTS,
     DEFAULT_RANK_METRICS,
+    AllowUnmatchedOption,
     DigitsOption,
     FormatOption,
     GradeOption,
@@ -202,6 +203,7 @@ def compare(
     run_score: RunScoreOption = "score",
     qrels_format: QrelsFormatOption = None,
     run_format: RunFormatOption = None,
+    allow_unmatched: AllowUnmatchedOption = False,
     impressions: ImpressionsOption = None,
     label: LabelOption[str | None] = None,
     score: ScoresOption[list[str] | None] = None,
@@ -349,6 +351,8 @@ def compare(
              "(--impressions); for runs use -m"),
             (pointwise and bool(metric), "-m names the metrics of runs (--qrels, --run); for "
              f"CTR models use --ctr-metric (--ctr-metric {(metric or [''])[0]})"),
+            (pointwise and allow_unmatched, "--allow-unmatched goes with runs (--qrels, "
+             "--run); drop it"),
             (not lists and list_depth is not None, "--list-depth goes with --lists; pass "
              "--lists or drop --list-depth"),
             (not lists and rbo_p != 0.9, "--rbo-p goes with --lists; pass --lists or drop --rbo-p"),
@@ -368,6 +372,8 @@ def compare(
             ))  # fmt: skip
             q = inputs[0][0]
             runs = {name: r for _, name, r in inputs}
+            if allow_unmatched:  # a convention of evaluate, as rank passes it
+                settings["allow_unmatched"] = True
             items = ItemData(train, popularity, features, item_categories, user=user, item=item)
             settings |= items.load(inputs[0][2].item_ids.dtype.kind in "iu", say)
             if by is not None:

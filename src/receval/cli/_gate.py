@@ -21,6 +21,7 @@ from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..gating.rules import KINDS
 from ._common import (
+    AllowUnmatchedOption,
     DigitsOption,
     GradeOption,
     GroupOption,
@@ -134,6 +135,7 @@ def gate(
     item: ItemOption = "item",
     grade: GradeOption = "grade",
     run_score: RunScoreOption = "score",
+    allow_unmatched: AllowUnmatchedOption = False,
     impressions: ImpressionsOption = None,
     label: LabelOption[str | None] = None,
     group: GroupOption = None,
@@ -333,6 +335,8 @@ def gate(
                 "pass either --qrels (run files as --candidate and --baseline) or "
                 "--impressions with --label (score columns as --candidate and --baseline)."
             )
+        if pointwise and allow_unmatched:  # it would be ignored
+            raise say.fail("--allow-unmatched goes with runs (--qrels); drop it.")
         if ranking:
             assert qrels is not None
             inputs = list(
@@ -352,8 +356,14 @@ def gate(
             base_runs = dict(named[: len(bases)])
             cand_runs = dict(named[len(bases) :])
             with say.progress("Gating the runs…"):
+                matching: dict[str, Any] = {"allow_unmatched": True} if allow_unmatched else {}
                 report = run_gate(
-                    cand_runs, base_runs, settings.rules, qrels=inputs[0][0], **settings.settings()
+                    cand_runs,
+                    base_runs,
+                    settings.rules,
+                    qrels=inputs[0][0],
+                    **settings.settings(),
+                    **matching,
                 )
         else:
             assert impressions is not None

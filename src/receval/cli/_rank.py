@@ -11,6 +11,7 @@ import typer
 
 from ..exceptions import DEFAULT_MIN_MATCH
 from ._common import (
+    AllowUnmatchedOption,
     DigitsOption,
     FormatOption,
     GradeOption,
@@ -229,15 +230,7 @@ def rank(
             rich_help_panel="Input",
         ),
     ] = DEFAULT_MIN_MATCH,
-    allow_unmatched: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unmatched",
-            help="Score a run that matches no qrels user or item (every metric 0) instead "
-            "of stopping with an error.",
-            rich_help_panel="Input",
-        ),
-    ] = False,
+    allow_unmatched: AllowUnmatchedOption = False,
     baseline: Annotated[
         str | None,
         typer.Option(

@@ -44,6 +44,10 @@ def test_compare_runs_json_equals_library(files):
     named = {f"{k}.parquet": Run.from_frame(pd.DataFrame(v)) for k, v in runs.items()}
     expected = compare(q, named, ["ndcg@10", "mrr"], baseline="model_b.parquet",
                        n_permutations=500, n_resamples=500).records()  # fmt: skip
+    none = {"model": 0, "versus": 0}  # every qrels user in both runs, no other user
+    assert [r.pop("counts") for r in records] == [
+        {"n_users_missing": none, "n_run_only_users": none}
+    ] * 2
     assert records == expected
     assert [r["model"] for r in records] == ["model_a.parquet"] * 2
 
@@ -285,6 +289,10 @@ def test_compare_every_pair_with_lists_and_wins(files):
     records = json.loads(invoke(runner, *base, *three, "--pairs", "all", "--format",
                                 "json").stdout)  # fmt: skip
     assert len(records) == 6
+    assert {json.dumps(r.pop("counts")) for r in records} == {
+        '{"n_users_missing": {"model": 0, "versus": 0}, '
+        '"n_run_only_users": {"model": 0, "versus": 0}}'
+    }
     q = Qrels.from_frame(pd.DataFrame(qrels))
     named = {f"{k}.parquet": Run.from_frame(pd.DataFrame(v)) for k, v in runs.items()}
     named["model_c.parquet"] = Run.from_frame(reversed_a)
@@ -423,3 +431,25 @@ def test_runs_of_other_ids_are_scored_with_allow_unmatched(files):
                  "--score", "model_a", "--score", "model_b", "--allow-unmatched",
                  code=2)  # fmt: skip
     assert ctr.stderr == ("error: --allow-unmatched goes with runs (--qrels, --run); drop it.\n")
+
+
+def test_users_absent_from_a_run_are_noted_and_counted_as_rank_counts_them(files):
+    tmp, _, runs, _ = files
+    run = pd.DataFrame(runs["model_b"])
+    kept = run["user"].isin(run["user"].drop_duplicates().iloc[:150])
+    part = pd.concat([run[kept], pd.DataFrame({"user": ["stranger"], "item": [1], "score": [1.0]})])
+    part.to_csv(tmp / "part.csv", index=False)
+    args = ["--qrels", tmp / "qrels.csv", "-m", "ndcg@10", "--run", tmp / "part.csv"]
+    rank = invoke(runner, "rank", *args).stderr
+    result = invoke(runner, "compare", *args, "--run", tmp / "model_a.parquet", *SETTINGS,
+                    "-f", "json")  # fmt: skip
+    notes = [
+        "note: part.csv: 50 of 200 qrels users are absent from the run.",
+        "note: part.csv: 1 run users are not in the qrels (ignored).",
+    ]
+    assert [line for line in rank.splitlines() if "absent" in line or "ignored" in line] == notes
+    assert [line for line in result.stderr.splitlines() if line in notes] == notes
+    assert json.loads(result.stdout)[0]["counts"] == {
+        "n_users_missing": {"model": 0, "versus": 50},
+        "n_run_only_users": {"model": 0, "versus": 1},
+    }

@@ -43,6 +43,7 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
+    evaluate_run,
     read_qrels_runs,
     read_segments,
 )
@@ -61,16 +62,27 @@ from ._params import Command, words
 
 
 def comparison_output(
-    report: Any, fmt: OutputFormat, digits: int, detail: bool, lists: Any = None
+    report: Any,
+    fmt: OutputFormat,
+    digits: int,
+    detail: bool,
+    lists: Any = None,
+    counts: dict[str, dict[str, int]] | None = None,
 ) -> None:
     """Write a ComparisonReport: the means with significance letters (table, markdown,
-    latex; ``detail``: every comparison), or every comparison as records (json, csv, tsv);
-    then ``lists`` (a ListDifferenceReport), the means of how the runs' lists differ."""
+    latex; ``detail``: every comparison), or every comparison as records (json, csv, tsv;
+    with ``counts``, each run's counts by name, the record's ``counts`` of its model and
+    its versus); then ``lists`` (a ListDifferenceReport), the means of how the runs'
+    lists differ."""
     lists_table = None if lists is None else list_table(lists)
     if fmt in (OutputFormat.json, OutputFormat.csv, OutputFormat.tsv):
         records = report.records()
         columns = list(records[0]) if records else []
-        table = ResultTable(columns, [list(r.values()) for r in records])
+        paired = None
+        if counts is not None:  # {"n_users_missing": {"model": 0, "versus": 150}, ...}
+            paired = [{key: {"model": counts[r["model"]][key], "versus": counts[r["versus"]][key]}
+                       for key in counts[r["model"]]} for r in records]  # fmt: skip
+        table = ResultTable(columns, [list(r.values()) for r in records], counts=paired)
         if lists_table is None:
             render(table, fmt, digits=digits)
         else:
@@ -365,17 +377,27 @@ def compare(
             if lists and len(run) != 2:
                 raise say.fail(f"--lists compares the lists of two runs. Got {len(run)} --run; "
                                f"pass two.")  # fmt: skip
-            metrics = list(metric) if metric else list(DEFAULT_RANK_METRICS)
+            from ..registry import parse_metrics
+
+            texts = list(metric) if metric else list(DEFAULT_RANK_METRICS)
+            metrics = [name for text in texts for name in parse_metrics(text)]  # P.5,10: two
             inputs = list(read_qrels_runs(
                 qrels, qrels_format, run, run_format, say,
                 user=user, item=item, grade=grade, score=run_score,
             ))  # fmt: skip
             q = inputs[0][0]
             runs = {name: r for _, name, r in inputs}
-            if allow_unmatched:  # a convention of evaluate, as rank passes it
-                settings["allow_unmatched"] = True
             items = ItemData(train, popularity, features, item_categories, user=user, item=item)
-            settings |= items.load(inputs[0][2].item_ids.dtype.kind in "iu", say)
+            conventions = items.load(inputs[0][2].item_ids.dtype.kind in "iu", say)
+            if allow_unmatched:  # a convention of evaluate, as rank passes it
+                conventions["allow_unmatched"] = True
+            # each run evaluated as rank evaluates it, with its notes (users absent from
+            # the run or not in the qrels, users left out of a mean); compared as reports
+            evaluated = {name: evaluate_run(q, r, name, metrics, say, profile, conventions)
+                         for name, r in runs.items()}  # fmt: skip
+            counts = {name: {"n_users_missing": int(rep.n_users_missing),
+                             "n_run_only_users": int(rep.n_run_only_users)}
+                      for name, rep in evaluated.items()}  # fmt: skip
             if by is not None:
                 from ..segments.compute import compare_by_segment
 
@@ -383,20 +405,18 @@ def compare(
                     raise say.fail("--by compares within segments; drop --pairs and --lists.")
                 segments = read_segments(by, user, segment, q.user_ids, say)
                 with say.progress(f"Comparing {len(runs)} runs by segment: {doing}…"):
-                    by_segment = compare_by_segment(
-                        q, runs, metrics, by=segments, profile=profile, **settings
-                    )
+                    by_segment = compare_by_segment(q, evaluated, metrics, by=segments, **settings)
                 segment_output(by_segment, by, output_format, digits, detail, say)
                 return
             with say.progress(f"Comparing {len(runs)} runs: {doing}…"):
-                report = compare_runs(q, runs, metrics, profile=profile, pairs=pairs, **settings)
+                report = compare_runs(q, evaluated, metrics, pairs=pairs, **settings)
                 differences = None
                 if lists:
                     ties = _list_ties(profile, say)
                     differences = list_differences(*runs.values(), k=list_depth, p=rbo_p,
                                                    ties=ties)  # fmt: skip
             comparison_notes(report, say)
-            comparison_output(report, output_format, digits, detail, differences)
+            comparison_output(report, output_format, digits, detail, differences, counts)
             return
         else:
             if by is not None:

@@ -48,8 +48,17 @@ def format_values(values: Iterable[Any], limit: int = MAX_SHOWN) -> str:
     return "[" + ", ".join(shown) + "]"
 
 
-def check_option(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:
-    """Return ``value`` if it is one of ``options``, else raise ``InvalidParameterError``.
+def _subject(name: str, func: str, subject: str | None) -> str:
+    """Who a message names: ``subject`` (a configuration file's key path), else the
+    parameter ``name`` of ``func``."""
+    return subject if subject is not None else f"The '{name}' parameter of {func}"
+
+
+def check_option(
+    value: Any, name: str, func: str, options: Sequence[Any], *, subject: str | None = None
+) -> Any:
+    """Return ``value`` if it is one of ``options``, else raise ``InvalidParameterError``
+    naming the parameter ``name`` of ``func`` (or ``subject``, e.g. a file's key path).
 
     Examples
     --------
@@ -64,7 +73,7 @@ def check_option(value: Any, name: str, func: str, options: Sequence[Any]) -> An
     if not ok or (np is not None and isinstance(value, np.ndarray)):
         opts = sorted(options, key=lambda o: (o is None, str(o)))
         raise InvalidParameterError(
-            f"The '{name}' parameter of {func} must be one of {opts!r}. Got {value!r} instead."
+            f"{_subject(name, func, subject)} must be one of {opts!r}. Got {value!r} instead."
         )
     return value
 
@@ -79,8 +88,11 @@ def check_number(
     high: float | None = None,
     low_inclusive: bool = True,
     high_inclusive: bool = True,
+    subject: str | None = None,
 ) -> Any:
-    """Check a scalar keyword argument against a type and an interval.
+    """Check a scalar keyword argument against a type and an interval (NumPy scalars
+    are taken, and returned as Python numbers); a message names the parameter ``name``
+    of ``func``, or ``subject`` (e.g. a configuration file's key path).
 
     Examples
     --------
@@ -98,25 +110,30 @@ def check_number(
     finite = np.isfinite if np is not None else math.isfinite
     if not valid_type or (not integer and not finite(value)):
         raise InvalidParameterError(
-            f"The '{name}' parameter of {func} must be {kind}. Got {value!r} instead."
+            f"{_subject(name, func, subject)} must be {kind}. Got {value!r} instead."
         )
     too_low = low is not None and (value < low if low_inclusive else value <= low)
     too_high = high is not None and (value > high if high_inclusive else value >= high)
     if too_low or too_high:
         lo = "-inf" if low is None else repr(low)
-        hi = "inf" if high is None else repr(high)
+        hi = "inf" if high is None else "2**63 - 1" if high == MAX_SEED else repr(high)
         left = "[" if (low is not None and low_inclusive) else "("
         right = "]" if (high is not None and high_inclusive) else ")"
         raise InvalidParameterError(
-            f"The '{name}' parameter of {func} must be {kind} in {left}{lo}, {hi}{right}. "
+            f"{_subject(name, func, subject)} must be {kind} in {left}{lo}, {hi}{right}. "
             f"Got {value!r} instead."
         )
     return value.item() if np is not None and isinstance(value, np.generic) else value
 
 
-def check_seed(seed: Any, func: str) -> int:
+#: The greatest seed of a random generator.
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed: Any, func: str, *, subject: str | None = None) -> int:
     """A random generator's seed: an integer in [0, 2**63 - 1]."""
-    return int(check_number(seed, "seed", func, integer=True, low=0, high=2**63 - 1))
+    return int(check_number(seed, "seed", func, integer=True, low=0, high=MAX_SEED,
+                            subject=subject))  # fmt: skip
 
 
 def keyword_names(function: Any) -> list[str]:

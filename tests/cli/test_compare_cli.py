@@ -109,7 +109,9 @@ def test_compare_bad_test_names_the_option(files):
     result = invoke(runner, "compare", "--qrels", tmp / "qrels.csv", "--run",
                     tmp / "model_a.parquet", "--run", tmp / "model_b.parquet", "--test", "z",
                     code=2)  # fmt: skip
-    assert "The 'test' parameter of compare must be one of" in result.stderr
+    assert result.stderr == (
+        "error: --test must be one of ['randomization', 'student', 'wilcoxon']. Got 'z' instead.\n"
+    )
 
 
 def test_rank_with_two_runs_marks_significance(files):
@@ -453,3 +455,11 @@ def test_users_absent_from_a_run_are_noted_and_counted_as_rank_counts_them(files
         "n_users_missing": {"model": 0, "versus": 50},
         "n_run_only_users": {"model": 0, "versus": 1},
     }
+
+
+def test_bad_seed_names_the_option_and_its_range(files):
+    tmp, *_ = files
+    result = invoke(runner, "compare", "--qrels", tmp / "qrels.csv", "--run",
+                    tmp / "model_a.parquet", "--run", tmp / "model_b.parquet", "--seed", "-1",
+                    code=2)  # fmt: skip
+    assert result.stderr == "error: --seed must be an integer in [0, 2**63 - 1]. Got -1 instead.\n"

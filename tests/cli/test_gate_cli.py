@@ -189,3 +189,21 @@ def test_runs_of_other_ids_are_gated_with_allow_unmatched(repo):
     ctr = invoke(runner, "gate", "--impressions", "log.csv", "--label", "click", "--baseline",
                  "model_a", "--candidate", "model_b", "--allow-unmatched", code=2)  # fmt: skip
     assert ctr.stderr == "error: --allow-unmatched goes with runs (--qrels); drop it.\n"
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--alpha", "0.7"], "--alpha must be a real number in (0.0, 0.5). Got 0.7 instead."),
+        (["--seed", "-1"], "--seed must be an integer in [0, 2**63 - 1]. Got -1 instead."),
+        (["--power", "1"], "--power must be a real number in (0.0, 1.0). Got 1.0 instead."),
+        (
+            ["--rule", "ndcg@10=non_inferiority:-0.01"],
+            "--rule 'ndcg@10=non_inferiority:-0.01': margin must be a finite number >= 0. Got "
+            "-0.01 instead.",
+        ),
+    ],
+)
+def test_bad_options_are_named_as_options(repo, option, message):
+    result = invoke(runner, "gate", *BETTER, *FAST, *option, code=2)
+    assert result.stderr == f"error: {message}\n"

@@ -728,7 +728,7 @@ def test_parameter_errors():
         (
             lambda: randomization_pvalues(d, seed=-1),
             "The 'seed' parameter of randomization_pvalues must be an integer in "
-            "[0, 9223372036854775807]. Got -1 instead.",
+            "[0, 2**63 - 1]. Got -1 instead.",
         ),
     ]
     for call, message in cases:

@@ -56,7 +56,10 @@ def test_command_line_overrides_are_checked():
     changed = config.replace(alpha=0.1, correction="none", test="student", seed=None)
     assert (changed.alpha, changed.correction, changed.test) == (0.1, None, "student")
     assert changed.seed == 0 and changed.rules == config.rules
-    with pytest.raises(InvalidParameterError, match=r"^power must be a number in \(0, 1\)"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^The 'power' parameter of gate must be a real number in \(0.0, 1.0\)",
+    ):
         config.replace(power=1.5)
     assert GateConfig().rules == ()
 
@@ -82,14 +85,20 @@ def test_toml_syntax_errors_give_file_and_line(tmp_path, text, line):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (RULE + "[gate]\nalpha = 2\n", "gate.alpha must be a number in (0, 0.5). Got 2 instead."),
+        (
+            RULE + "[gate]\nalpha = 2\n",
+            "gate.alpha must be a real number in (0.0, 0.5). Got 2 instead.",
+        ),
         (
             '[gate]\ncorrection = "sidak"\n' + RULE,
-            "gate.correction must be one of ['holm', 'bonferroni', 'bh', 'none']. Got 'sidak' "
+            "gate.correction must be one of ['bh', 'bonferroni', 'holm', 'none']. Got 'sidak' "
             "instead.",
         ),
         ('[gate]\ntest = "ttest"\n' + RULE, "gate.test must be one of ['randomization'"),
-        ("[gate]\npower = 0\n" + RULE, "gate.power must be a number in (0, 1). Got 0 instead."),
+        (
+            "[gate]\npower = 0\n" + RULE,
+            "gate.power must be a real number in (0.0, 1.0). Got 0 instead.",
+        ),
         ('[gate]\ninconclusive = "warn"\n' + RULE, "gate.inconclusive must be one of"),
         ("[gate]\nn_permutations = 0\n" + RULE, "gate.n_permutations must be an integer"),
         ("[gate]\nseed = -1\n" + RULE, "gate.seed must be an integer in [0, 2**63 - 1]"),

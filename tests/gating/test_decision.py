@@ -215,7 +215,7 @@ def test_users_without_a_value_in_both_models_are_counted():
         (
             {"y_true": [0, 1], "alpha": 0.7},
             InvalidParameterError,
-            "alpha must be a number in (0, 0.5). Got 0.7 instead.",
+            "The 'alpha' parameter of gate must be a real number in (0.0, 0.5). Got 0.7 instead.",
         ),
         (
             {"y_true": [0, 1], "rules": [{"metric": "log_loss", "rule": "better"}]},
@@ -352,3 +352,32 @@ def test_string_labels_of_log_loss_are_read_as_log_loss_reads_them():
                   y_true=labels, groups=[0, 0, 1, 1], **FAST).rows[0]  # fmt: skip
     assert row.candidate_value == pytest.approx(rv.log_loss(labels, new), rel=1e-12)
     assert row.difference == pytest.approx(-np.log(1.92) / 4, rel=1e-12)
+
+
+def test_settings_are_checked_as_compare_checks_them():
+    args = {"candidates": {"new": [0.2, 0.7, 0.4, 0.6]},
+            "baselines": {"main": [0.3, 0.6, 0.5, 0.5]},
+            "rules": [{"metric": "log_loss", "rule": "non_inferiority",
+                       "margin": np.float32(0.25)}],
+            "y_true": [0, 1, 0, 1], "n_resamples": 100}  # fmt: skip
+    report = rv.gate(**args, n_permutations=np.int64(200), seed=np.int64(3), alpha=np.float64(0.1))
+    config = report.config
+    assert (config.n_permutations, config.seed, config.alpha) == (200, 3, 0.1)
+    assert type(config.n_permutations) is int and type(config.alpha) is float
+    assert report.rows[0].margin == 0.25
+    for kwargs, message in [
+        ({"test": None}, "The 'test' parameter of gate must be one of ['randomization', "
+         "'student', 'wilcoxon']. Got None instead."),
+        ({"alpha": None}, "The 'alpha' parameter of gate must be a real number. Got None instead."),
+        ({"interval": None}, "The 'interval' parameter of gate must be one of ['bca', "
+         "'percentile']. Got None instead."),
+        ({"correction": "none"}, "The 'correction' parameter of gate must be one of ['bh', "
+         "'bonferroni', 'holm', None]. Got 'none' instead."),
+    ]:  # fmt: skip
+        with pytest.raises(InvalidParameterError) as info:
+            rv.gate(**args, **kwargs)
+        assert str(info.value) == message
+    with pytest.raises(InvalidParameterError, match=r"^gate: got an unknown keyword argument "
+                       r"'n_permutation'; .* Did you mean 'n_permutations'\?$"):  # fmt: skip
+        rv.gate(**args, n_permutation=100)
+    assert rv.gate(**args, correction=None).config.correction is None

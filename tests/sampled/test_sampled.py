@@ -448,7 +448,7 @@ def test_correction_of_popularity_candidates_warns():
 
 @pytest.mark.parametrize(
     ("seed", "expected"),
-    [(-1, r"an integer in \[0, 9223372036854775807\]. Got -1"), (1.5, "an integer. Got 1.5")],
+    [(-1, r"an integer in \[0, 2\*\*63 - 1\]. Got -1"), (1.5, "an integer. Got 1.5")],
 )
 def test_sample_negatives_seed_is_checked_as_for_intervals(seed, expected):
     with pytest.raises(

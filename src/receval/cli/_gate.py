@@ -99,6 +99,18 @@ def parse_rule(text: str) -> dict[str, Any]:
     return rule
 
 
+def _rule(text: str) -> Any:
+    """The checked rule of one ``--rule``; a bad value is named by the option and its
+    key (``--rule 'mrr=non_inferiority:-1': margin must be ...``)."""
+    from ..gating.rules import as_rule
+
+    fields = parse_rule(text)
+    try:
+        return as_rule(fields, "rule")
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"--rule {text!r}: {str(exc).removeprefix('rule.')}") from None
+
+
 def _models(names: list[str], role: str, say: Messages) -> None:
     if not names:
         raise say.fail(f"the gate needs at least one --{role}.")
@@ -300,10 +312,7 @@ def gate(
         path = config if config is not None else find_config(".")
         settings = load_config(path) if path is not None else GateConfig()
         if rule:
-            from ..gating.config import parse_config
-
-            overrides = parse_config({"rules": [parse_rule(r) for r in rule]}, "--rule")
-            settings = GateConfig(**{**settings.__dict__, "rules": overrides.rules})
+            settings = GateConfig(**{**settings.__dict__, "rules": tuple(map(_rule, rule))})
         if not settings.rules:
             raise say.fail(
                 "no rules: write them in receval.toml ([[gate.rules]]) or pyproject.toml "

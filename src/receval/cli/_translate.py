@@ -78,6 +78,11 @@ OWN_OPTIONS: dict[str, str] = {
     "list_differences.k": "--list-depth",
     "leave_last_out.n": "--n",
     "random_holdout.n": "--n",
+    **{
+        f"{func}.{name}": f"--{name}"
+        for func in ("compare", "compare_predictions", "gate")
+        for name in ("test", "interval", "seed", "power", "inconclusive", "weighting")
+    },
 }
 
 #: Arguments the library names bare in a message (``item_vectors file '...'``), as

@@ -27,10 +27,10 @@ from .. import _validation as v
 from .._parameters import check_seed
 from ..exceptions import InputValidationError
 from .choices import INTERVALS as INTERVALS
+from .choices import check_count
 from .paired import (
     Table,
     as_result,
-    check_count,
     check_differences,
     check_steps,
     check_weights,

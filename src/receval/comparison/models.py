@@ -23,12 +23,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from .._parameters import check_keywords, keyword_names
+from .._parameters import check_keywords, check_seed, keyword_names
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
+from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
-from .paired import check_count, signed_rank_direction, wins_ties_losses
+from .paired import signed_rank_direction, wins_ties_losses
 from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
@@ -327,7 +328,7 @@ def _check_settings(func: str, **settings: Any) -> dict[str, Any]:
         settings[name] = float(value)
     for name in ("n_permutations", "n_resamples"):
         settings[name] = check_count(settings[name], name, func)
-    settings["seed"] = int(v.check_number(settings["seed"], "seed", func, integer=True, low=0))
+    settings["seed"] = check_seed(settings["seed"], func)
     return settings
 
 

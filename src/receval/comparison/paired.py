@@ -70,16 +70,6 @@ def check_weights(weights: Any, d: np.ndarray, one_d: bool, func: str) -> np.nda
     return w
 
 
-#: the most replicates of a permutation test or a bootstrap: p-values resolve to 1e-7,
-#: and each replicate keeps a few numbers per model (10**12 would need terabytes)
-MAX_REPLICATES = 10**7
-
-
-def check_count(value: Any, name: str, func: str) -> int:
-    """A number of replicates: an int in [1, MAX_REPLICATES]."""
-    return int(v.check_number(value, name, func, integer=True, low=1, high=MAX_REPLICATES))
-
-
 #: the most replicate steps (replicates x users) of one call: 10**12 is about ten
 #: minutes of the sign-flip kernel on 16 cores; 10**13 would be hours
 MAX_STEPS = 10**12

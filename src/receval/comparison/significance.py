@@ -40,10 +40,10 @@ from ..exceptions import (
 )
 from .choices import CORRECTIONS as CORRECTIONS
 from .choices import TESTS as TESTS
+from .choices import check_count
 from .paired import (
     Table,
     as_result,
-    check_count,
     check_differences,
     check_steps,
     check_weights,

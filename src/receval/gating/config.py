@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
+from .._parameters import check_number, check_option, check_seed
+from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS, check_count
 from ..exceptions import InputValidationError, InvalidParameterError
 from .rules import INCONCLUSIVE, GateRule, as_rule
 
@@ -99,45 +100,60 @@ class GateConfig:
         """A copy with the settings that are not None in ``changes`` replaced and checked
         (the command line's overrides)."""
         given = {k: val for k, val in changes.items() if val is not None}
+        if given.get("correction") == "none":  # the command line's word for None
+            given["correction"] = None
         raw = {k: getattr(self, k) for k in _SETTINGS} | given
-        settings = check_settings(raw, "")
+        settings = check_settings(raw, None)
         return dataclasses.replace(self, **settings)
 
 
-# key: (checker, what it must be)
-def _fraction(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 < x < 1.0
+def _profile(value: Any, subject: str | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    who = subject if subject is not None else "The 'profile' parameter of gate"
+    raise InvalidParameterError(
+        f"{who} must be a profile name, e.g. 'trec_eval'. Got {value!r} instead."
+    )
 
 
-def _count(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 10**7
+def _fraction(name: str, high: float) -> Any:
+    def check(value: Any, subject: str | None) -> float:
+        return float(check_number(value, name, "gate", low=0.0, high=high, low_inclusive=False,
+                                  high_inclusive=False, subject=subject))  # fmt: skip
+
+    return check
 
 
-_SETTINGS: dict[str, tuple[Any, str]] = {
-    "alpha": (lambda x: _fraction(x) and x < 0.5, "a number in (0, 0.5)"),
-    "correction": (lambda x: x in (*CORRECTIONS, "none", None), f"one of {[*CORRECTIONS, 'none']}"),
-    "test": (lambda x: x in TESTS, f"one of {list(TESTS)}"),
-    "power": (_fraction, "a number in (0, 1)"),
-    "inconclusive": (lambda x: x in INCONCLUSIVE, f"one of {list(INCONCLUSIVE)}"),
-    "interval": (lambda x: x in INTERVALS, f"one of {list(INTERVALS)}"),
-    "n_permutations": (_count, "an integer in [1, 10_000_000]"),
-    "n_resamples": (_count, "an integer in [1, 10_000_000]"),
-    "seed": (
-        lambda x: isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**63,
-        "an integer in [0, 2**63 - 1]",
-    ),
-    "profile": (lambda x: x is None or isinstance(x, str), "a profile name, e.g. 'trec_eval'"),
-    "weighting": (
-        lambda x: x in ("impressions", "clicks", "uniform"),
-        "one of ['impressions', 'clicks', 'uniform']",
-    ),
+def _option(name: str, options: Any) -> Any:
+    return lambda value, subject: check_option(value, name, "gate", list(options), subject=subject)
+
+
+#: Each setting's check, ``check(value, subject)``: the checked value, or an error naming
+#: ``subject`` (a configuration file's key path), else the parameter of :func:`receval.gate`.
+_SETTINGS: dict[str, Any] = {
+    "alpha": _fraction("alpha", 0.5),
+    "correction": _option("correction", [*CORRECTIONS, None]),
+    "test": _option("test", TESTS),
+    "power": _fraction("power", 1.0),
+    "inconclusive": _option("inconclusive", INCONCLUSIVE),
+    "interval": _option("interval", INTERVALS),
+    "n_permutations": lambda x, s: check_count(x, "n_permutations", "gate", subject=s),
+    "n_resamples": lambda x, s: check_count(x, "n_resamples", "gate", subject=s),
+    "seed": lambda x, s: check_seed(x, "gate", subject=s),
+    "profile": _profile,
+    "weighting": _option("weighting", ("impressions", "clicks", "uniform")),
 }
 _KEYS = ("rules", *_SETTINGS)
 
 
-def check_settings(raw: Mapping[str, Any], prefix: str) -> dict[str, Any]:
-    """The settings of ``raw`` checked (``prefix``: their table's key path, for messages);
-    ``correction = "none"`` becomes None."""
+def check_settings(raw: Mapping[str, Any], prefix: str | None) -> dict[str, Any]:
+    """The settings of ``raw`` checked, NumPy scalars as Python numbers.
+
+    ``prefix``: their table's key path, for the messages of a configuration file,
+    where ``correction = "none"`` is None (TOML has no null); None: the keyword
+    arguments of :func:`receval.gate`, named as its parameters (None is a
+    correction, "none" is not, as for :func:`receval.compare`).
+    """
     out: dict[str, Any] = {}
     for key, value in raw.items():
         if key == "rules":
@@ -146,17 +162,15 @@ def check_settings(raw: Mapping[str, Any], prefix: str) -> dict[str, Any]:
             close = difflib.get_close_matches(key, _KEYS, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else f"; the keys are {list(_KEYS)}"
             raise InvalidParameterError(
-                f"Unknown key {prefix + key!r} in the gate's configuration{hint}"
+                f"Unknown key {(prefix or '') + key!r} in the gate's configuration{hint}"
                 + ("" if close else ".")
             )
-        ok, expected = _SETTINGS[key]
-        if not ok(value):
-            raise InvalidParameterError(f"{prefix}{key} must be {expected}. Got {value!r} instead.")
-        out[key] = None if key == "correction" and value == "none" else value
-    if "alpha" in out:
-        out["alpha"] = float(out["alpha"])
-    if "power" in out:
-        out["power"] = float(out["power"])
+        if prefix is not None and key == "correction":  # the file's word for None
+            words = [*CORRECTIONS, "none"]
+            value = check_option(value, key, "gate", words, subject=prefix + key)
+            out[key] = None if value == "none" else value
+            continue
+        out[key] = _SETTINGS[key](value, None if prefix is None else prefix + key)
     return out
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import check_keywords, keyword_names
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
 from ..comparison.paired import wins_ties_losses
 from ..comparison.significance import (
@@ -27,7 +28,7 @@ from ..comparison.significance import (
 )
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
-from .config import GateConfig
+from .config import GateConfig, check_settings
 from .report import GateReport, GateRow
 from .rules import GateRule, as_rule
 
@@ -320,19 +321,14 @@ def gate(
             f"{_FUNC}: rules must hold at least one rule. Got none; pass e.g. "
             f"[{{'metric': 'ndcg@10', 'rule': 'non_inferiority', 'margin': 0.01}}]."
         )
-    config = GateConfig(rules=checked).replace(
-        alpha=alpha,
-        correction="none" if correction is None else correction,
-        test=test,
-        power=power,
-        inconclusive=inconclusive,
-        interval=interval,
-        n_permutations=n_permutations,
-        n_resamples=n_resamples,
-        seed=seed,
-        profile=profile,
-        weighting=weighting,
-    )
+    from ..ranking.evaluation import evaluate
+
+    check_keywords(conventions, keyword_names(gate) + keyword_names(evaluate), _FUNC)
+    settings = {"alpha": alpha, "correction": correction, "test": test, "power": power,
+                "inconclusive": inconclusive, "interval": interval,
+                "n_permutations": n_permutations, "n_resamples": n_resamples, "seed": seed,
+                "profile": profile, "weighting": weighting}  # fmt: skip
+    config = GateConfig(rules=checked, **check_settings(settings, None))
     bounds_only = not any(r.comparative for r in config.rules)  # no baseline needed
     cands, bases = _named(candidates, "candidates"), _named(baselines, "baselines", bounds_only)
     both = sorted(set(cands) & set(bases))

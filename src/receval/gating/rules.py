@@ -6,6 +6,7 @@ configuration file or a caller writes it, and names the bad key of a bad one.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -135,9 +136,9 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     margin = fields.get("margin", 0.0)
     if (
         isinstance(margin, bool)
-        or not isinstance(margin, (int, float))
-        or not margin >= 0
-        or margin == float("inf")
+        or not isinstance(margin, numbers.Real)
+        or not float(margin) >= 0
+        or float(margin) == float("inf")
     ):
         raise _fail(f"{where}.margin", "a finite number >= 0", margin)
     relative = fields.get("relative", False)
@@ -148,7 +149,7 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     if bound:
         if (
             isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float))
+            or not isinstance(threshold, numbers.Real)
             or threshold != threshold
         ):
             raise _fail(f"{where}.threshold", f"a number (the {kind} of {metric})", threshold)

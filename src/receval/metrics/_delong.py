@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..comparison.paired import check_count
+from ..comparison.choices import check_count
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined

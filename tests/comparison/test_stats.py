@@ -969,3 +969,14 @@ def test_signed_rank_direction_is_the_statistics_side():
 def test_wilcoxon_unknown_alternative():
     with pytest.raises(InvalidParameterError, match="alternative"):
         wilcoxon_pvalues([0.1, 0.2], alternative="bigger")
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e160])
+def test_effect_size_does_not_change_with_the_scale(scale):
+    d = np.array([0.1, 0.2, 0.0, 0.3, 0.1, 0.2, -0.1])
+    expected = d.mean() / d.std(ddof=1)  # 0.8496
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or underflow on the way
+        assert effect_sizes(d * scale) == pytest.approx(expected, rel=1e-14)
+        both = effect_sizes(np.c_[d * scale, d], weights=np.c_[np.arange(1, 8), np.arange(1, 8)])
+    assert both[0] == pytest.approx(both[1], rel=1e-14)

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, one_line
 from ._output import ResultTable
+from ._params import metric_names
 
 __all__ = [
     "Impressions",
@@ -167,16 +168,13 @@ def ctr_metrics(
     as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``);
     with ``negative_sampling_rate``, the metrics of probabilities recalibrate them (those
     that take no rate are refused: their value would be of the raw probabilities)."""
-    if metric:
-        names = [m.strip().lower() for m in metric]
-    else:
-        names = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
+    default = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
     from ..registry import resolve
     from ..registry.pointwise import pointwise_adapter
 
     specs = {
         name: resolve(name, family=("pointwise", "grouped"), where="receval ctr -m")
-        for name in dict.fromkeys(names)
+        for name in metric_names(metric, default)
     }
     if negative_sampling_rate is not None:
         specs = {name: _recalibrated(spec, negative_sampling_rate, say)

@@ -16,7 +16,7 @@ from ._common import (
 from ._impressions import table_format
 from ._items import read_columns, row_value
 from ._output import OutputFormat, ResultTable, render
-from ._params import Command, metric_option, table_argument
+from ._params import Command, metric_names, metric_option, table_argument
 
 #: Estimates of ``receval off-policy`` when no ``-m`` is given.
 DEFAULT_OFF_POLICY_METRICS = ("ips", "snips")
@@ -48,7 +48,8 @@ def off_policy(
     metric: Annotated[
         list[str] | None,
         metric_option(
-            "ips, snips or dr, with options (ips(clip=10)); repeat for more. Default: "
+            "ips, snips or dr, with options (ips(clip=10)); repeat for more (each computed "
+            "once). Default: "
             f"{', '.join(DEFAULT_OFF_POLICY_METRICS)}.",
             "Metrics",
         ),
@@ -68,7 +69,7 @@ def off_policy(
     from ..registry import resolve
 
     say = Messages(quiet)
-    names = list(metric) if metric else list(DEFAULT_OFF_POLICY_METRICS)
+    names = metric_names(metric, list(DEFAULT_OFF_POLICY_METRICS))
     roles = {"reward": reward, "pscore": pscore, "action_dist": target,
              "estimated_rewards": estimated_reward, "estimated_value": estimated_value}  # fmt: skip
     with say.guard():

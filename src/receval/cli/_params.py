@@ -169,6 +169,22 @@ def metric_option(help: str, panel: str | None = None) -> Any:
                         rich_help_panel=panel)  # fmt: skip
 
 
+def metric_names(metric: list[str] | None, default: list[str]) -> list[str]:
+    """The metrics a command's ``-m`` asks for, as written (trimmed, in lower case), each
+    once in the order first given (a repeat would be a second column of the same value);
+    ``default`` when none is given.
+
+    Examples
+    --------
+    >>> metric_names(["ips", " SNIPS", "ips"], ["ips"])
+    ['ips', 'snips']
+    >>> metric_names(None, ["ips", "snips"])
+    ['ips', 'snips']
+    """
+    names = [m.strip().lower() for m in metric] if metric else default
+    return list(dict.fromkeys(names))
+
+
 def table_argument(what: str, row: str) -> Any:
     """The ``FILE`` argument of a command that reads one table: ``what`` it holds, a
     CSV, TSV or Parquet file with one row per ``row``."""

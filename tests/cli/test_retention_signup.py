@@ -64,3 +64,58 @@ def test_the_html_report_notes_them(events: Path) -> None:
     retention_section(doc, report, figures=False)
     assert doc.notes == [report.before_signup_note]
     assert "earlier than their user&#x27;s signup: kept" in doc.to_html()
+
+
+# b signed up before the window, e after it, c has no signup time, a is in a cohort
+OUTSIDE = (
+    "user,time,signup\n"
+    "a,2024-01-01T10:00,2024-01-01T09:00\na,2024-01-02T10:00,2024-01-01T09:00\n"
+    "b,2024-01-01T12:00,2023-12-25T00:00\nb,2024-01-03T12:00,2023-12-25T00:00\n"
+    "c,2024-01-02T08:00,\nc,2024-01-03T08:00,\n"
+    "e,2024-01-02T08:00,2024-02-01T00:00\n"
+)
+OUTSIDE_NOTE = (
+    "1 users signed up before the window's first day and 1 after its last: in no cohort, "
+    "their events counted as logins; 1 users have events but no signup time: their cohort "
+    "is the day of their first event."
+)
+
+
+def test_users_in_no_cohort_are_counted_and_noted(tmp_path: Path) -> None:
+    # the JSON's cohorts held 2 of the 4 users, and nothing said where b, c and e went
+    path = tmp_path / "outside.csv"
+    path.write_text(OUTSIDE)
+    args = ["retention", path, "--signup", "signup", "--days", "1"]
+    result = invoke(make_runner(), *args, "-f", "json")
+    report = retention(str(path), signup="signup", days=[1])
+    assert report.signup_note == OUTSIDE_NOTE
+    # e's event is before its signup: that note first
+    assert result.stderr == f"note: {report.before_signup_note}\nnote: {OUTSIDE_NOTE}\n"
+    records = json.loads(result.stdout)
+    assert [r["new_users"] for r in records] == [1, 1, 0]
+    assert all(
+        r["counts"] == {"events_before_signup": 1, "users_with_events_before_signup": 1,
+                        "events_dropped": 0, "before_signup": "keep",
+                        "users_signup_before_window": 1, "users_signup_after_window": 1,
+                        "users_without_signup": 1}
+        for r in records
+    )  # fmt: skip
+    csv = invoke(make_runner(), *args, "-f", "csv").stdout.splitlines()
+    assert csv[0].endswith(
+        ",before_signup,users_signup_before_window,users_signup_after_window,users_without_signup"
+    )
+    assert csv[1] == "2024-01-01,1,1.0,1,1,0,keep,1,1,1"
+    doc = HTMLReport("r", timestamp=False)
+    retention_section(doc, report, figures=False)
+    assert doc.notes == [report.before_signup_note, OUTSIDE_NOTE]
+
+
+def test_a_signup_after_the_window_alone(tmp_path: Path) -> None:
+    path = tmp_path / "after.csv"
+    path.write_text("user,time,signup\na,2024-01-01,2024-01-01\ne,2024-01-01,2024-03-01\n")
+    report = retention(str(path), signup="signup", days=[1])
+    assert report.signup_note == (
+        "1 users signed up after the window's last day: in no cohort, their events counted "
+        "as logins."
+    )
+    assert retention(str(path), days=[1]).signup_note is None  # no --signup: no such users

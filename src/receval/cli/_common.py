@@ -398,6 +398,7 @@ def count_retention(path: str, file_format: str, say: Messages, **options: Any) 
     if report.time_unit_inferred:
         unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")
         say.note(f"epoch times read as {unit} from their magnitude; --time-unit sets the unit.")
-    if report.before_signup_note:
-        say.note(report.before_signup_note)
+    for note in (report.before_signup_note, report.signup_note):
+        if note:
+            say.note(note)
     return report

@@ -107,14 +107,20 @@ def retention_command(
     columns = retention_columns(report, table, values)
     names, rows = rows_of(columns)
     title = f"{displayed(file)}: {report.n_events} events, {report.n_users} users ({report.tz})"
-    counts = None
+    # JSON carries the counts of each note with every row (CSV and TSV as columns)
+    noted: dict[str, object] = {}
     if report.n_events_before_signup:
-        # JSON carries them with every row (CSV and TSV as columns), as the note says
-        before = {
+        noted.update({
             "events_before_signup": report.n_events_before_signup,
             "users_with_events_before_signup": report.n_users_events_before_signup,
             "events_dropped": report.n_events_dropped,
             "before_signup": report.before_signup,
-        }
-        counts = [dict(before) for _ in rows]
+        })  # fmt: skip
+    if report.signup_note:
+        noted.update({
+            "users_signup_before_window": report.n_users_signup_before_window,
+            "users_signup_after_window": report.n_users_signup_after_window,
+            "users_without_signup": report.n_users_without_signup,
+        })  # fmt: skip
+    counts = [dict(noted) for _ in rows] if noted else None
     render(ResultTable(names, rows, title=title, counts=counts), output_format, digits=digits)

@@ -386,8 +386,9 @@ def retention_section(
         {name: values[i] for name, values in columns.items()} for i in range(report.n_periods)
     ]
     doc.add_table(records, caption=caption, max_rows=max_rows)
-    if report.before_signup_note:
-        doc.add_text(report.before_signup_note, note=True)
+    for note in (report.before_signup_note, report.signup_note):
+        if note:
+            doc.add_text(note, note=True)
     if figures:
         _static_note(doc)
         heatmap = f"Retention of each cohort ({report.period}s)"

@@ -161,6 +161,40 @@ class RetentionReport:
         )
 
     @property
+    def signup_note(self) -> str | None:
+        """The users a signup time puts in no cohort (signed up before the window's first
+        period or after its last) and those with events but no signup time (their cohort
+        is their first event's), in one sentence; None when there are none.
+
+        Examples
+        --------
+        >>> from receval import retention
+        >>> events = {"user": ["a", "a", "b", "c"],
+        ...           "time": ["2024-01-01", "2024-01-02", "2024-01-02", "2024-01-02"],
+        ...           "signup": ["2024-01-01", "2024-01-01", "2023-12-25", None]}
+        >>> print(retention(events, signup="signup", days=[1]).signup_note)
+        1 users signed up before the window's first day: in no cohort, their events
+        counted as logins; 1 users have events but no signup time: their cohort is the
+        day of their first event.
+        """
+        before, after = self.n_users_signup_before_window, self.n_users_signup_after_window
+        outside = []
+        if before:
+            outside.append(f"{before} users signed up before the window's first {self.period}")
+        if after:
+            last = f"users signed up after the window's last {self.period}"
+            outside.append(f"{after} {'after its last' if before else last}")
+        parts = []
+        if outside:
+            parts.append(f"{' and '.join(outside)}: in no cohort, their events counted as logins")
+        if self.n_users_without_signup:
+            parts.append(
+                f"{self.n_users_without_signup} users have events but no signup time: their "
+                f"cohort is the {self.period} of their first event"
+            )
+        return "; ".join(parts) + "." if parts else None
+
+    @property
     def active_users(self) -> np.ndarray:
         """Deprecated alias of ``returning_users``."""
         _renamed("active_users", "returning_users")

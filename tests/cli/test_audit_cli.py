@@ -156,3 +156,33 @@ def test_fixes_in_the_command_line_words(files, tmp_path):
     pd.read_csv(files["test"]).assign(item=[10, 10, 11]).to_csv(path, index=False)
     result = invoke(runner, "audit", "--train", files["train"], "--test", path)
     assert "declare repeat consumption with --repeats" in result.stdout.replace("\n", " ")
+
+
+def test_ties_rank_as_receval_rank_ranks_them(files, tmp_path):
+    # user 3's items 10 (its test item) and 13 tie: rank's ties=trec puts 13 first, so
+    # mrr@2 is (1 + 1 + 0.5) / 3; the audit read input order (1.0) and the report's
+    # Protocol section disagreed with its Ranking section
+    run = pd.read_csv(files["run"]).assign(score=[0.9, 0.8, 0.7, 0.6, 0.5, 0.5])
+    path = tmp_path / "tied.csv"
+    run.to_csv(path, index=False)
+    args = ["audit", "--train", files["train"], "--test", files["leaky"], "--run", path,
+            "--k", "2", "-m", "mrr@2", "--json"]  # fmt: skip
+    for options, ties, mean in (
+        ([], "trec", 2.5 / 3), (["--ties", "input"], "input", 1.0),
+        (["--profile", "ranx"], "input", 1.0),
+    ):  # fmt: skip
+        found = json.loads(invoke(runner, *args, *options).stdout)["findings"]
+        tied = next(f for f in found if f["check"] == "tied_scores")
+        assert tied["details"]["ties"] == ties
+        assert tied["details"]["metrics"]["mrr@2"]["mean"] == pytest.approx(mean)
+    table = invoke(runner, *args[:-1]).stdout.replace("\n", " ")
+    assert "mrr@2 0.8333 with --ties trec" in " ".join(table.replace("│", " ").split())
+    pytest.importorskip("matplotlib").use("Agg")
+    out = tmp_path / "r.html"
+    invoke(runner, "report", "-o", out, "--qrels", files["leaky"], "--run", path, "--train",
+           files["train"], "-m", "mrr@2", "--k", "2", "-q")  # fmt: skip
+    sections = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["sections"]
+    ranking = next(s for s in sections if s["heading"] == "Ranking")["tables"][0]["rows"][0]
+    protocol = next(s for s in sections if s["heading"] == "Protocol")["tables"][0]["rows"]
+    tied = next(r for r in protocol if r["check"] == "tied_scores")
+    assert ranking["mrr@2"] == tied["details"]["metrics"]["mrr@2"]["mean"] == 2.5 / 3

@@ -263,15 +263,51 @@ def test_tied_scores_and_how_much_the_metric_moves():
     f = report["tied_scores"]
     assert (f.severity, f.count, f.total) == ("warning", 1, 3)
     mrr = f.details["metrics"]["mrr@2"]
-    # input order puts 12 first (1.0 for user 1); the average over both orders is 0.75
+    # evaluate's ties="trec" puts 13 first (0.5 for user 1); the average over both
+    # orders is 0.75
     qrels = Qrels(test["user"], test["item"])
-    expected_input = receval.evaluate(qrels, run, ["mrr@2"], ties="input").mean["mrr@2"]
-    assert mrr["mean_input_order"] == pytest.approx(expected_input) == pytest.approx(1.0)
+    expected = receval.evaluate(qrels, run, ["mrr@2"]).mean["mrr@2"]
+    assert f.details["ties"] == "trec"
+    assert mrr["mean"] == pytest.approx(expected) == pytest.approx((0.5 + 1 + 1) / 3)
     assert mrr["mean_ties_average"] == pytest.approx((0.75 + 1 + 1) / 3)
-    assert mrr["difference"] == pytest.approx(-0.25 / 3)
+    assert mrr["difference"] == pytest.approx(0.25 / 3)
     assert mrr["n_users_tie_dependent"] == 1
     assert f.details["metrics"]["recall@2"]["difference"] == 0.0  # both in the top 2
-    assert f.examples[0] == {"user": 1, "item": 12, "score": 0.9, "rank": 1}
+    assert f.examples[0] == {"user": 1, "item": 12, "score": 0.9, "rank": 2}
+    assert "mrr@2 0.8333 with ties='trec', 0.9167 averaged over tie orders" in f.message
+    # ties="input" (and a profile whose rule it is): 12 first, as evaluate ranks it then
+    for rule in ({"ties": "input"}, {"profile": "ranx"}):
+        f = receval.audit(train, test, run, k=2, metrics=["mrr@2"], **rule)["tied_scores"]
+        assert f.details["ties"] == "input"
+        assert f.details["metrics"]["mrr@2"]["mean"] == pytest.approx(1.0)
+        assert f.examples[0]["rank"] == 1
+    f = receval.audit(train, test, run, k=2, metrics=["mrr@2"], ties="average")["tied_scores"]
+    assert (f.severity, f.details["metrics"]["mrr@2"]["mean"]) == (
+        "info",
+        pytest.approx(0.75 * 1 / 3 + 2 / 3),
+    )
+    assert "ties='average' takes each metric's expected value" in f.message
+
+
+@pytest.mark.parametrize(
+    ("ties", "in_top_1"),
+    [(None, True), ("trec", True), ("id_descending", True), ("input", False),
+     ("id_ascending", False), ("average", True), ("worst", True)],
+)  # fmt: skip
+def test_training_items_in_the_top_k_as_evaluate_ranks_ties(ties, in_top_1):
+    # a and b tie; evaluate's default (trec: item id descending) ranks b, a training
+    # item, first: it costs mrr@1 all of it (the audit read input order: a first)
+    test, run, train = {"u1": {"a": 1}}, {"u1": {"a": 0.5, "b": 0.5}}, {"u1": {"b": 1}}
+    report = receval.audit(train, test, run, k=1, ties=ties)
+    assert ("unmasked_train_items" in report) is in_top_1
+    masked = receval.evaluate(test, run, ["mrr@1"], ties=ties, exclude=train).mean["mrr@1"]
+    if ties not in ("average", "worst"):
+        unmasked = receval.evaluate(test, run, ["mrr@1"], ties=ties).mean["mrr@1"]
+        assert (unmasked < masked) is in_top_1
+    if in_top_1:
+        assert report["unmasked_train_items"].examples == [
+            {"user": "u1", "item": "b", "score": 0.5, "rank": 1}
+        ]
 
 
 def test_ties_that_move_no_metric_are_a_note():

@@ -11,11 +11,13 @@ from ._common import (
     GradeOption,
     ItemOption,
     Messages,
+    ProfileOption,
     QuietOption,
     RunScoreOption,
     UserOption,
     app,
     column,
+    convention,
 )
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, metric_option
@@ -88,6 +90,15 @@ def audit_command(
             "Metrics",
         ),
     ] = None,
+    profile: ProfileOption = None,
+    ties: Annotated[
+        str | None,
+        convention(
+            "Order of tied scores, as receval rank's: the lists are read in the order rank "
+            "ranks them (average, worst: an item is in the top k when its block of ties "
+            "starts there). Default: the --profile's, else trec."
+        ),
+    ] = None,
     user: UserOption = "user",
     item: ItemOption = "item",
     time: Annotated[
@@ -127,8 +138,9 @@ def audit_command(
     the user's training, or on the wrong side of --cutoff), test pairs in
     train, training items left in the lists, cold users and items, duplicate
     (user, item) rows, test users without a list, lists shorter than --k,
-    tied scores and how much each metric moves between the input order of
-    the ties and their average, and ids of two types that match nothing.
+    tied scores and how much each metric moves between the tie rule of
+    receval rank (--ties, --profile) and the ties' average, and ids of two
+    types that match nothing.
     Exits with 0, or with 1 under --strict when a finding is an error (2
     for bad options or input).
     """
@@ -146,6 +158,8 @@ def audit_command(
             cutoff=_cutoff(cutoff),
             repeats=repeats,
             metrics=metric,
+            profile=profile,
+            ties=ties,
             user=user,
             item=item,
             time=time,

@@ -350,8 +350,8 @@ def report_command(
                 from ..protocol import audit
 
                 with say.progress("Auditing the protocol"):
-                    audits = {name: audit(train, qrels, path, k=depth, user=user, item=item,
-                                          score=run_score, grade=grade)
+                    audits = {name: audit(train, qrels, path, k=depth, profile=profile,
+                                          user=user, item=item, score=run_score, grade=grade)
                               for name, path in zip(runs, run, strict=True)}  # fmt: skip
                 protocol_section(
                     doc, audits, caption=f"{displayed(train)} (train), {displayed(qrels)} (test)"

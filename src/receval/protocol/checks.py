@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _validation as v
+from ..conventions import resolve_conventions
 from ..exceptions import InvalidParameterError
 from .inputs import Columns, Rows, align, read_rows
 from .overlap import cold_findings, duplicate_findings, id_type_findings, test_in_train_findings
@@ -28,6 +29,8 @@ def audit(
     cutoff: Any = None,
     repeats: bool = False,
     metrics: str | list[str] | tuple[str, ...] | None = None,
+    profile: str | None = None,
+    ties: str | None = None,
     user: str = "user",
     item: str = "item",
     time: str | None = None,
@@ -52,7 +55,8 @@ def audit(
                                       last training interaction of anyone (a per-user split)
     ``test_in_train``        error    test (user, item) pairs in train (unless ``repeats``)
     ``unmasked_train_items`` warning  the user's training items in the run's lists (in the
-                                      top ``k``), not masked (unless ``repeats``)
+                                      top ``k``, ranked as ``evaluate`` ranks them under
+                                      ``ties``), not masked (unless ``repeats``)
     ``cold_users``           info     test users absent from train, with their share (error
                                       when no test user is in train)
     ``cold_items``           info     test interactions with items train never saw (error
@@ -62,9 +66,10 @@ def audit(
     ``missing_users``        warning  test users without a list in the run (error: none has)
     ``short_lists``          warning  lists shorter than ``k``
     ``tied_scores``          warning  tied scores in the lists where the metrics depend on
-                                      their order: each metric's mean with the input order
-                                      of ties and with ``ties="average"`` (info: no metric
-                                      moves, or no test to measure it)
+                                      their order: each metric's mean as ``evaluate``
+                                      reports it (``profile``, ``ties``) and with
+                                      ``ties="average"`` (info: no metric moves, ``ties``
+                                      is ``"average"``, or no test to measure it)
     ``id_types``             error    ids that are integers in one input and strings in
                                       another and match (almost) nothing (an integer 7
                                       matches ``"7"``: no finding)
@@ -98,6 +103,17 @@ def audit(
     metrics : str or list of str, default=None
         The metrics whose dependence on the order of tied scores is measured
         (default: ndcg, recall and mrr, at ``@k`` with a ``k``).
+    profile : str, default=None
+        The peer whose conventions the evaluation follows, as in
+        :func:`receval.evaluate`: the metrics of ``tied_scores`` are computed
+        with them, and its tie rule orders the lists (unless ``ties``).
+    ties : {"trec", "average", "input", "id_ascending", "id_descending", "worst"}, default=None
+        The order of tied scores, as in :func:`receval.evaluate` (None: the
+        profile's, else ``"trec"``, evaluate's default): the lists are read in
+        the order evaluate ranks them, so the training items in the top ``k``
+        are those that take the places of the items to find there. Under
+        ``"average"`` and ``"worst"`` (no one order of the tied items) an item
+        is in the top ``k`` when its block of tied scores starts there.
     user, item, score, grade : str, default="user", "item", "score", "grade"
         The columns of frames and CSV/TSV/Parquet files.
     time : str, default=None
@@ -117,7 +133,8 @@ def audit(
     Raises
     ------
     InvalidParameterError
-        No input, or a bad ``k``, ``metrics``, ``repeats`` or ``examples``.
+        No input, or a bad ``k``, ``metrics``, ``profile``, ``ties``, ``repeats``
+        or ``examples``.
     InputValidationError
         An unreadable input, a missing column, times of two kinds.
 
@@ -151,6 +168,7 @@ def audit(
         )
     limit = v.check_number(examples, "examples", "audit", integer=True, low=0)
     names = _metrics(metrics, k)
+    tie_rule = resolve_conventions(profile, "audit", ties=ties).ties
     columns = Columns(user, item, time, score, grade)
     inputs = {
         name: read_rows(data, name, columns) for name, data in given.items() if data is not None
@@ -182,12 +200,12 @@ def audit(
         if te is not None:
             findings += missing_user_findings(te, ru, n_users, limit)
             checks.append("missing_users")
-        findings += run_findings(r, tr, k, repeats, limit)
+        findings += run_findings(r, tr, k, repeats, tie_rule, limit)
         checks += (["unmasked_train_items"] if tr is not None and not repeats else []) + (
             ["short_lists"] if k is not None else []
         )
         qrels = as_qrels(te, n_items) if te is not None else None
-        findings += tie_findings(r, qrels, names, k, limit)
+        findings += tie_findings(r, qrels, names, k, (profile, ties), tie_rule, limit)
         checks.append("tied_scores")
     findings.sort(key=lambda f: SEVERITIES.index(f.severity))
     return AuditReport(

@@ -69,8 +69,9 @@ class Finding:
     examples : list of dict
         A few concerned rows, users or ids.
     details : dict
-        More numbers where the check has them (``tied_scores``: per metric,
-        the mean with the input order of ties and with ``ties="average"``).
+        More numbers where the check has them (``tied_scores``: the tie rule
+        ``ties`` and per metric the mean as ``evaluate`` reports it under that
+        rule, ``mean``, and with ``ties="average"``).
     """
 
     check: str

@@ -5,8 +5,14 @@
   they take the places of the items to find (repeats not declared);
 - ``short_lists``: lists shorter than ``k``;
 - ``tied_scores``: equal scores in the lists (in the top ``k``, or across
-  its cut), and how much each metric moves between the input order of the
-  ties and their expected value over every order (``ties="average"``).
+  its cut), and how much each metric moves between the tie rule of the
+  evaluation (``ties``, :func:`receval.evaluate`'s) and the expected value
+  over every order (``ties="average"``).
+
+Each list is read in the order ``evaluate`` ranks it under the audit's tie
+rule (:meth:`Run.in_tie_order`); under ``"average"`` and ``"worst"``, which
+fix no one order of the tied items, an item is in the top ``k`` when its block
+of tied scores starts there (it may take a place in it).
 """
 
 from __future__ import annotations
@@ -61,6 +67,33 @@ def _positions(run: Run) -> np.ndarray:
     return result
 
 
+def _tied_next(run: Run, ties: str) -> np.ndarray:
+    """Whether each row's score equals the next row's, in the same list (``"trec"``
+    compares them in single precision, as it ranks them)."""
+    scores = np.asarray(run.scores)
+    if ties == "trec":
+        scores = scores.astype(np.float32)
+    tied = np.zeros(run.n_rows, dtype=bool)
+    tied[:-1] = (scores[1:] == scores[:-1]) & (_positions(run)[1:] > 0)
+    return tied
+
+
+def _places(run: Run, ties: str) -> np.ndarray:
+    """The 0-based place of each row of the run in its list as ``evaluate`` ranks it
+    under the tie rule ``ties``; under ``"average"`` and ``"worst"`` the first place of
+    its block of tied scores."""
+    position = _positions(run)
+    if ties in ("average", "worst"):
+        starts = np.ones(run.n_rows, dtype=bool)
+        starts[1:] = ~_tied_next(run, ties)[:-1]
+        start_row = np.maximum.accumulate(np.where(starts, np.arange(run.n_rows), 0))
+        first: np.ndarray = position[start_row]
+        return first
+    place = np.empty(run.n_rows, dtype=np.int64)
+    place[run.in_tie_order(np.arange(run.n_rows), ties)] = position
+    return place
+
+
 def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) -> list[Finding]:
     """Test users without a list in the run."""
     test_user_codes = np.flatnonzero(test.has("user", n_users))
@@ -92,11 +125,12 @@ def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) 
 
 
 def run_findings(
-    run: Run, train: Rows | None, k: int | None, repeats: bool, limit: int
+    run: Run, train: Rows | None, k: int | None, repeats: bool, ties: str, limit: int
 ) -> list[Finding]:
-    """Training items left in the lists, and lists shorter than ``k``."""
+    """Training items left in the lists (in the top ``k`` under the tie rule ``ties``),
+    and lists shorter than ``k``."""
     out: list[Finding] = []
-    place = _positions(run)
+    place = _places(run, ties)
     top = place < k if k is not None else np.ones(run.n_rows, dtype=bool)
     if train is not None and not repeats:
         # the rows evaluate(..., exclude=train) removes, in the top k
@@ -165,23 +199,28 @@ def _run_example(run: Run, row: int, **extra: Any) -> dict[str, Any]:
 
 
 def tie_findings(
-    run: Run, test: Qrels | None, metrics: Sequence[str], k: int | None, limit: int
+    run: Run,
+    test: Qrels | None,
+    metrics: Sequence[str],
+    k: int | None,
+    conventions: tuple[str | None, str | None],
+    ties: str,
+    limit: int,
 ) -> list[Finding]:
-    """Equal scores where the order of the list matters, and how each metric moves."""
-    scores = np.asarray(run.scores)
-    place = _positions(run)
-    same_user = np.zeros(run.n_rows, dtype=bool)
-    same_user[1:] = place[1:] > 0
-    tied_next = np.zeros(run.n_rows, dtype=bool)
-    tied_next[:-1] = (scores[1:] == scores[:-1]) & same_user[1:]
+    """Equal scores where the order of the list matters, and how each metric moves
+    between the evaluation's tie rule (``conventions``: the ``profile`` and ``ties`` of
+    ``evaluate``; ``ties``: the rule they resolve to) and ``ties="average"``."""
+    profile, given = conventions
+    tied_next = _tied_next(run, ties)
     if k is not None:
-        tied_next &= place < k  # a tie inside the top k or across its cut
+        tied_next &= _positions(run) < k  # a tie inside the top k or across its cut
+    place = _places(run, ties)
     rows = np.flatnonzero(tied_next)
     if not len(rows):
         return []
     users = np.repeat(np.arange(run.n_users), np.diff(run.offsets))
     tied_users = distinct(users[rows])
-    details: dict[str, Any] = {"n_users": len(tied_users)}
+    details: dict[str, Any] = {"n_users": len(tied_users), "ties": ties}
     moved = False
     if test is not None:
         from ..exceptions import RecevalWarning
@@ -190,14 +229,15 @@ def tie_findings(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RecevalWarning)
             report = evaluate(
-                test, run, list(metrics), ties="input", min_match=0.0, allow_unmatched=True
-            )
+                test, run, list(metrics), profile=profile, ties=given, min_match=0.0,
+                allow_unmatched=True,
+            )  # fmt: skip
         per_metric = {}
         for m in report.mean:
             mean = float(report.mean[m])
             average = float(report.mean_ties_average.get(m, mean))
             per_metric[m] = {
-                "mean_input_order": mean,
+                "mean": mean,
                 "mean_ties_average": average,
                 "difference": average - mean,
                 "n_users_tie_dependent": int(report.n_users_tie_dependent.get(m, 0)),
@@ -208,9 +248,11 @@ def tie_findings(
     message = f"lists with tied scores {where}: {len(tied_users):,} of {run.n_users:,}"
     if test is None:
         message += "."
+    elif ties == "average":
+        message += "; ties='average' takes each metric's expected value over their orders."
     elif moved:
         spread = ", ".join(
-            f"{m} {d['mean_input_order']:.4f} in input order, {d['mean_ties_average']:.4f} "
+            f"{m} {d['mean']:.4f} with ties={ties!r}, {d['mean_ties_average']:.4f} "
             f"averaged over tie orders"
             for m, d in details["metrics"].items()
             if d["difference"] != 0

@@ -278,6 +278,29 @@ def test_interval_is_reproducible_and_ordered():
     assert wide.low <= narrow.low <= narrow.high <= wide.high
 
 
+def test_snips_resamples_without_a_positive_weight_are_counted():
+    # 356 of the 1000 resamples draw none of the one round of positive weight: they were
+    # dropped without a word, and the interval [1, 1] looked certain
+    r, p, t = [1] + [0] * 9, [0.5] * 10, [1.0] + [0.0] * 9
+    with pytest.warns(rv.RecevalWarning) as caught:
+        got = policy_value_interval(r, p, action_dist=t, n_resamples=1000, estimator="snips")
+    assert got == (1.0, 1.0, 1.0)
+    assert [str(w.message) for w in caught] == [
+        "policy_value_interval: 356 of 1000 resamples have no round with a positive importance "
+        "weight, where SNIPS is undefined (0 / 0); the bounds are the percentiles of the other "
+        "644 (1 of 10 rounds has a positive weight: the interval is unreliable); use more "
+        "rounds, or estimator='ips'."
+    ]
+    assert not issubclass(caught[0].category, UndefinedMetricWarning)  # the bounds are numbers
+    with pytest.warns(UndefinedMetricWarning, match="none of the 1 resamples") as caught:
+        got = policy_value_interval(r, p, action_dist=t, n_resamples=1, seed=2, estimator="snips")
+    assert got[0] == 1.0 and math.isnan(got[1]) and math.isnan(got[2])
+    assert len(caught) == 1
+    with warnings.catch_warnings():  # ips: every resample has an estimate
+        warnings.simplefilter("error")
+        policy_value_interval(r, p, action_dist=t, n_resamples=1000)
+
+
 @pytest.mark.parametrize(
     ("kw", "message"),
     [

@@ -11,6 +11,7 @@ same float.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -22,7 +23,7 @@ from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
 from ..engine.sums import ExactSum, Term, exact_sums
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, RecevalWarning
 from ._binary import warn_undefined
 from ._offpolicy_inputs import ESTIMATORS, check_clip, round_terms
 
@@ -445,6 +446,14 @@ def policy_value_interval(
     InputValidationError
         As the estimators.
 
+    Warns
+    -----
+    RecevalWarning
+        SNIPS: some resamples have no round of positive weight (left out;
+        the message counts them).
+    UndefinedMetricWarning
+        SNIPS: no resample has one (nan bounds).
+
     Notes
     -----
     IPS and DR resample the per-round terms (``w_i r_i``, the DR term) and
@@ -456,6 +465,15 @@ def policy_value_interval(
     also reports the mean of the resampled estimates where receval reports
     the estimate itself.
 
+    A SNIPS resample whose rounds all have a zero importance weight (the
+    target policy takes none of their logged actions) has no estimate
+    (0 / 0): such resamples are left out, and a ``RecevalWarning`` says how
+    many of the ``n_resamples``; the bounds are the percentiles of the
+    others (the bootstrap given that a resample has an estimate), and nan,
+    with an ``UndefinedMetricWarning``, when no resample has one. Many such
+    resamples mean few rounds of positive weight: the interval is then
+    unreliable however narrow it is.
+
     Examples
     --------
     >>> from receval import policy_value_interval
@@ -466,6 +484,23 @@ def policy_value_interval(
     ...                                          n_resamples=1000)
     >>> value, low <= value <= high
     (0.875, True)
+
+    With one round of positive weight in ten, about a third of the SNIPS
+    resamples leave it out:
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     interval = policy_value_interval([1] + [0] * 9, [0.5] * 10,
+    ...                                      action_dist=[1.0] + [0.0] * 9,
+    ...                                      n_resamples=1000, estimator="snips")
+    >>> interval
+    PolicyValueInterval(value=1.0, low=1.0, high=1.0)
+    >>> print(caught[0].message)
+    policy_value_interval: 356 of 1000 resamples have no round with a positive importance
+    weight, where SNIPS is undefined (0 / 0); the bounds are the percentiles of the other
+    644 (1 of 10 rounds has a positive weight: the interval is unreliable); use more
+    rounds, or estimator='ips'.
     """
     func = "policy_value_interval"
     v.check_option(estimator, "estimator", func, sorted(ESTIMATORS))
@@ -500,6 +535,24 @@ def policy_value_interval(
                 idx = rng.choice(n, size=n)
                 replicates[b] = np.sum(rw[idx]) / np.sum(w[idx])
         replicates = replicates[~np.isnan(replicates)]
+        left_out = n_resamples - replicates.size
+        if left_out and replicates.size and not np.isnan(value):
+            positive = int(np.count_nonzero(w))
+            warnings.warn(
+                f"{func}: {left_out} of {n_resamples} resamples have no round with a positive "
+                f"importance weight, where SNIPS is undefined (0 / 0); the bounds are the "
+                f"percentiles of the other {replicates.size} ({positive} of {n} rounds "
+                f"{'has' if positive == 1 else 'have'} a positive weight: the interval is "
+                f"unreliable); use more rounds, or estimator='ips'.",
+                RecevalWarning,
+                stacklevel=2,
+            )
+        elif left_out and not np.isnan(value):
+            warn_undefined(
+                f"{func}: none of the {n_resamples} resamples has a round with a positive "
+                f"importance weight, where SNIPS is undefined (0 / 0), so the bounds are nan; "
+                f"use more rounds or resamples, or estimator='ips'."
+            )
     else:
         samples = terms.dr if terms.dr is not None else terms.reward * terms.weight
         for b in range(n_resamples):

@@ -7,6 +7,8 @@ import json
 import pandas as pd
 import pytest
 
+import receval
+from receval import InvalidParameterError
 from tests.cli._helpers import invoke, make_runner
 
 runner = make_runner()
@@ -110,6 +112,23 @@ def test_bad_input_exits_with_2(files, tmp_path):
     assert "no column 'when'" in result.stderr
     result = invoke(runner, "audit", "--run", files["run"], "-m", "gauc", code=2)
     assert "gauc" in result.stderr
+
+
+@pytest.mark.parametrize(("given", "shown"), [("1e400", "inf"), ("-inf", "-inf"), ("nan", "nan")])
+def test_a_cutoff_that_is_no_time_exits_with_2(files, given, shown):
+    # 1e400 read as infinity: exit 0 and "test interactions earlier than the cut-off inf"
+    result = invoke(runner, "audit", "--train", files["train"], "--test", files["test"],
+                    f"--cutoff={given}", code=2)  # fmt: skip
+    assert result.stderr == (
+        f"error: --cutoff must be a finite number, not NaN or infinity. Got {shown} instead; "
+        "pass a time within the times' range.\n"
+    )
+    train, test = (pd.read_csv(files[name]) for name in ("train", "test"))
+    with pytest.raises(InvalidParameterError) as raised:
+        receval.audit(train, test, cutoff=float("inf"))
+    assert str(raised.value).startswith(
+        "The 'cutoff' parameter of audit must be a finite number, not NaN or infinity. Got inf "
+    )
 
 
 def test_report_gets_a_protocol_section_with_train(files, tmp_path):

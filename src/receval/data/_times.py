@@ -207,10 +207,10 @@ def cutoff_key(
                 f"The '{name}' parameter of {func} must be a number, as the time column "
                 f"holds numbers. Got {value!r} instead."
             )
-        if np.isnan(value):
+        if not np.isfinite(value):  # no time is before inf, or at or after it
             raise InvalidParameterError(
-                f"The '{name}' parameter of {func} must be a number, not NaN. Got {value!r} "
-                f"instead."
+                f"The '{name}' parameter of {func} must be a finite number, not NaN or "
+                f"infinity. Got {value!r} instead; pass a time within the times' range."
             )
         return float(value) if isinstance(value, (float, np.floating)) else int(value)
     given = value

@@ -49,8 +49,8 @@ RetrieveKOption = Annotated[
     int | None,
     typer.Option(
         "--k", min=1,
-        help="Items retrieved per user from the embeddings, and those tied with the k-th "
-        "(default: the metrics' largest cutoff).",
+        help="Items retrieved per user (and ties at the k-th; default: the metrics' "
+        "largest cutoff).",
         show_default=False, rich_help_panel=PANEL,
     ),
 ]  # fmt: skip

@@ -286,7 +286,7 @@ def test_gbdt_profiles_on_a_group_without_a_relevant_document():
 
 
 # ------------------------------------------------------------------ checked once
-@pytest.mark.parametrize("profile", [None, "trec_eval", "sklearn"])
+@pytest.mark.parametrize("profile", [None, "trec_eval", "ranx"])
 def test_conventions_checked_once_still_refuse_an_equal_value_of_another_type(profile):
     """evaluate keeps the conventions it has checked: a value equal to a checked one
     but of another type (True == 1 == 1.0, none a depth; "1" no threshold) is still
@@ -311,3 +311,15 @@ def test_conventions_checked_once_still_refuse_an_equal_value_of_another_type(pr
     high = rv.evaluate(graded, run, "P@1", rel_threshold=2, profile=profile)
     low = rv.evaluate(graded, run, "P@1", rel_threshold=1, profile=profile)
     assert (high.mean["P@1"], low.mean["P@1"]) == (0.0, 1.0)
+
+
+def test_a_profile_that_averages_ties_refuses_a_depth():
+    """sklearn's profile averages over the orders of tied scores: a depth, which
+    keeps the first items in one order, is refused with it as with ties='average'."""
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="ties='average' gives none"):
+        rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, "ndcg@3", depth=1, profile="sklearn")
+    trec = rv.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, "ndcg@3", depth=1, profile="sklearn",
+                       ties="trec")  # fmt: skip
+    assert trec.mean == {"ndcg@3": 1.0}

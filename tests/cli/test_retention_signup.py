@@ -1,5 +1,6 @@
 """``receval retention`` with events earlier than their user's signup: counted and noted
-under every rule (stderr, JSON, CSV, the HTML report), not only when dropped."""
+under every rule (stderr, JSON, CSV, the HTML report), not only when dropped; the full
+table's counts where a cell is not observed."""
 
 from __future__ import annotations
 
@@ -119,3 +120,28 @@ def test_a_signup_after_the_window_alone(tmp_path: Path) -> None:
         "as logins."
     )
     assert retention(str(path), days=[1]).signup_note is None  # no --signup: no such users
+
+
+def test_full_table_counts_are_nan_where_not_observed(tmp_path: Path) -> None:
+    # cohorts of 2024-01-01 (a, b), -02 (c, d: d not back on day 1 is an observed 0), -03
+    path = tmp_path / "events.csv"
+    path.write_text(
+        "user,time\na,2024-01-01\na,2024-01-02\nb,2024-01-01\nb,2024-01-03\n"
+        "c,2024-01-02\nc,2024-01-03\nd,2024-01-02\ne,2024-01-03\n"
+    )
+    args = ["retention", path, "--table", "full", "--values", "count"]
+    csv = invoke(make_runner(), *args, "-f", "csv").stdout.splitlines()
+    assert csv == [
+        "cohort,new_users,day_0,day_1,day_2",
+        "2024-01-01,2,2,1,1",
+        "2024-01-02,2,2,1,nan",
+        "2024-01-03,1,1,nan,nan",
+    ]
+    rates = invoke(make_runner(), *args[:-2], "-f", "csv").stdout.splitlines()
+    assert [line.split(",")[2:] for line in rates][1:] == [
+        ["1.0", "0.5", "0.5"], ["1.0", "0.5", "nan"], ["1.0", "nan", "nan"],
+    ]  # fmt: skip
+    records = json.loads(invoke(make_runner(), *args, "-f", "json").stdout)
+    assert [[r[f"day_{k}"] for k in range(3)] for r in records] == [
+        [2, 1, 1], [2, 1, None], [1, None, None],
+    ]  # fmt: skip

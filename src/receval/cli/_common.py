@@ -384,7 +384,11 @@ def retention_columns(
         full = report.cohort_retention if values is RetentionValues.rate else report.cohort_counts
         columns = {"cohort": report.periods, "new_users": report.new_users}
         for k in range(report.n_periods):
-            columns[f"{report.period}_{k}"] = full[:, k]
+            column: Any = full[:, k]
+            if values is RetentionValues.count:  # the last k cohorts' period c + k is not
+                # observed: their count is None (printed nan, as their rate), not 0
+                column = [*column[: report.n_periods - k].tolist(), *[None] * k]
+            columns[f"{report.period}_{k}"] = column
     return columns
 
 

@@ -94,7 +94,9 @@ def retention_command(
       <period>_N                share of the cohort with an event N periods
                                 later, N in --days; nan where that period is
                                 after the last one (not observed)
-    --table full: <period>_N for every N from 0, rates or counts (--values).
+    --table full: <period>_N for every N from 0, rates or counts (--values);
+      nan where that period is after the last one (not observed), counts too
+      (table_frame(values="count") has 0 there, as in an observed cell)
     """
     say = Messages(quiet)
     offsets = parse_days(days, say)

@@ -432,21 +432,24 @@ def order_scores(x: np.ndarray, name: str, func: str, *, rank: bool = True) -> n
     return check_finite(as_float(x, name, func), name, func)
 
 
-def check_probabilities(x: np.ndarray, name: str, func: str) -> np.ndarray:
-    """Scores that must be probabilities in [0, 1]."""
+#: The fix of predicted probabilities outside [0, 1] (a model's raw scores)
+_PREDICTED = "pass predicted probabilities, e.g. apply a sigmoid to raw scores"
+
+
+def check_probabilities(x: np.ndarray, name: str, func: str, fix: str = _PREDICTED) -> np.ndarray:
+    """Scores that must be probabilities in [0, 1] (``fix``: the message's fix)."""
     if x.size and (x.min() < 0.0 or x.max() > 1.0):
         outside = (x < 0.0) | (x > 1.0)
-        raise _not_probabilities(func, name, _distinct(x[outside]), _first(outside))
+        raise _not_probabilities(func, name, _distinct(x[outside]), _first(outside), fix)
     return x
 
 
 def _not_probabilities(
-    func: str, name: str, values: list[Any], row: int | None
+    func: str, name: str, values: list[Any], row: int | None, fix: str = _PREDICTED
 ) -> InputValidationError:
     error = InputValidationError(
         f"{func}: {name} must contain probabilities in [0, 1]. Got values "
-        f"{format_values(values)}; pass predicted probabilities, e.g. apply a sigmoid to raw "
-        f"scores."
+        f"{format_values(values)}; {fix}."
     )
     error.row = row
     return error

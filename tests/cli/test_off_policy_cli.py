@@ -31,3 +31,35 @@ def test_a_repeated_metric_is_computed_once(log, output):
     if output == "json":
         assert json.loads(repeated.stdout) == [{"rounds": 4, "ips": 1.0,
                                                 "snips": 0.8571428571428571}]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rows", "options", "message"),
+    [
+        ("1,0.5,1.0\n,0.5,0.0\n", [],
+         "ope.csv:3: receval off-policy: --reward reward contains 1 missing value (empty or "
+         "null), the first at position 1; drop those rows or fill them first."),
+        ("1,0.5,1.0\ninf,0.5,0.0\n", [],
+         "ope.csv:3: receval off-policy: --reward reward contains NaN or infinity, the first "
+         "at position 1 (inf); drop those rows or replace the values with finite numbers "
+         "first."),
+        ("1,0.5,1.0\n0,0.5,1.5\n", ["-m", "snips"],
+         "ope.csv:3: receval off-policy: --target target must contain probabilities in [0, "
+         "1]. Got values [1.5]; fix the value, or name the column of the target policy's "
+         "probability of each logged action with --target."),
+        ("1,0.5,1.0\n1,0,1.0\n0,0.5,0.0\n", [],
+         "ope.csv:3: receval off-policy: --pscore pscore must hold the logging policy's "
+         "probabilities, in (0, 1]. Got values [0.0]; fix the value, or name the column of "
+         "the logging policy's probability of each logged action with --pscore."),
+        ("1,0.5,1.0\n", ["-m", "dr", "--estimated-reward", "target"],
+         "receval off-policy -m 'dr': dr needs --estimated-value COL; pass it (see receval "
+         "off-policy --help)."),
+    ],
+)  # fmt: skip
+def test_errors_name_the_option_and_line(tmp_path, rows, options, message):
+    # they named the parameters of the library (action_dist), no line, and fixes the
+    # command line cannot apply (apply a sigmoid; pass action_dist of shape (n_rounds, ...))
+    path = tmp_path / "ope.csv"
+    path.write_text("reward,pscore,target\n" + rows)
+    result = invoke(make_runner(), "off-policy", path, *options, code=2)
+    assert result.stderr == f"error: {message.replace('ope.csv', str(path))}\n"

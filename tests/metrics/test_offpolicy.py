@@ -328,7 +328,8 @@ def _ips(**kw):
     [
         ({"pscore": [0.5, 0.0, 0.25, 0.75]},
          "ips_estimate: pscore must hold the logging policy's probabilities, in (0, 1]. Got "
-         "values [0.0]; a logged action has a positive probability."),
+         "values [0.0]; pass the logging policy's probability of each logged action "
+         "(positive: the action was taken)."),
         ({"pscore": [0.5, -0.1, 1.5, 0.75]}, "in (0, 1]. Got values [-0.1, 1.5]"),
         ({"action_dist": [[0.9, 0.2], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]},
          "ips_estimate: every row of action_dist must sum to 1 over the actions (axis 1). Got "
@@ -353,7 +354,12 @@ def _ips(**kw):
         ({"action_dist": [[0.9, np.nan]] * 4}, "ips_estimate: action_dist contains NaN"),
         ({"reward": [1, np.inf, 0, 0]},
          "ips_estimate: reward contains NaN or infinity, the first at position 1 (inf); drop"),
-        ({"action_dist": [[1.5, -0.5]] * 4}, "action_dist must contain probabilities in [0, 1]"),
+        ({"action_dist": [[1.5, -0.5]] * 4},
+         "ips_estimate: action_dist must contain probabilities in [0, 1]. Got values [-0.5, "
+         "1.5]; pass the target policy's probabilities of every action."),
+        ({"action_dist": [1.0, 1.5, 0.5, 0.5], "action": None},
+         "ips_estimate: action_dist must contain probabilities in [0, 1]. Got values [1.5]; "
+         "pass the target policy's probability of each logged action."),
         ({"reward": [], "pscore": [], "action_dist": [], "action": None},
          "ips_estimate: reward is empty; pass at least one sample."),
     ],

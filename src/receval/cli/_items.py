@@ -275,11 +275,13 @@ EVALUATE_INPUTS = (
 _SAME_AS = {"interactions": "train"}
 
 
-def row_value(spec: Any, given: dict[str, Any], where: str) -> float:
+def row_value(spec: Any, given: dict[str, Any], where: str, needed: tuple[str, ...] = ()) -> float:
     """The value of a metric computed by the function its registry row names (a list
     metric such as ``catalog_coverage@10``, an off-policy estimate): ``given`` holds the
     inputs by parameter name, the function takes those its signature asks for; a missing
-    one is an error naming the option that gives it."""
+    one is an error naming the option that gives it, as is one of ``needed`` (inputs
+    with a default that the command's others require: dr's ``estimated_value`` with
+    off-policy's one target probability per round)."""
     from ..exceptions import InputValidationError
     from ..registry import load, metric_options
     from ._translate import OPTIONS
@@ -290,7 +292,8 @@ def row_value(spec: Any, given: dict[str, Any], where: str) -> float:
         value = given.get(_SAME_AS.get(name, name))
         if name not in kwargs and value is not None:
             kwargs[name] = value
-        elif name not in kwargs and parameter.default is inspect.Parameter.empty:
+        elif name not in kwargs and (parameter.default is inspect.Parameter.empty
+                                     or name in needed):  # fmt: skip
             raise InputValidationError(
                 f"{where} {str(spec)!r}: {spec.info.name} needs {OPTIONS[name]}; pass it "
                 f"(see {where.split(' -m')[0]} --help)."

@@ -12,11 +12,14 @@ from ._common import (
     QuietOption,
     app,
     column,
+    one_line,
 )
+from ._impressions import column as read_column
 from ._impressions import table_format
 from ._items import read_columns, row_value
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, metric_names, metric_option, table_argument
+from ._translate import OPTIONS
 
 #: Estimates of ``receval off-policy`` when no ``-m`` is given.
 DEFAULT_OFF_POLICY_METRICS = ("ips", "snips")
@@ -65,20 +68,54 @@ def off_policy(
     policy's probability of the logged action; for dr the reward model's
     estimate of that action and its value of the target policy).
     """
-    from ..data._arrow import to_numpy
+    from ..exceptions import InputValidationError
     from ..registry import resolve
 
     say = Messages(quiet)
     names = metric_names(metric, list(DEFAULT_OFF_POLICY_METRICS))
     roles = {"reward": reward, "pscore": pscore, "action_dist": target,
              "estimated_rewards": estimated_reward, "estimated_value": estimated_value}  # fmt: skip
+    where = "receval off-policy"
     with say.guard():
-        specs = {m: resolve(m, family="off_policy", where="receval off-policy -m") for m in names}
+        specs = {m: resolve(m, family="off_policy", where=f"{where} -m") for m in names}
         columns = {role: col for role, col in roles.items() if col is not None}
-        table = read_columns(file, list(dict.fromkeys(columns.values())), "receval off-policy",
-                             say, file_format=table_format(input_format, file, say))  # fmt: skip
+        fmt = table_format(input_format, file, say)
+        table = read_columns(file, list(dict.fromkeys(columns.values())), where, say,
+                             file_format=fmt)  # fmt: skip
         if not table.num_rows:
             raise say.fail(f"{file}: the log has no rows, only its header; pass a log with rows.")
-        given = {role: to_numpy(table.column(col)) for role, col in columns.items()}
-        row = [row_value(spec, given, "receval off-policy -m") for spec in specs.values()]
+        given = {role: read_column(table, col, _option(role), file, fmt, where)
+                 for role, col in columns.items()}  # fmt: skip
+        try:
+            row = [row_value(spec, given, f"{where} -m", needed=("estimated_value",))
+                   for spec in specs.values()]  # fmt: skip
+        except InputValidationError as exc:
+            raise say.fail(_in_cli_words(exc, columns, file, fmt)) from None
     render(ResultTable(["rounds", *names], [[table.num_rows, *row]]), output_format, digits=digits)
+
+
+def _option(role: str) -> str:
+    """The option of a parameter of the estimators (``action_dist``: ``--target``)."""
+    return OPTIONS[role].split()[0]
+
+
+def _in_cli_words(exc: Exception, columns: dict[str, str], path: str, fmt: str) -> str:
+    """An estimator's error on the columns read: at the file and line of its row, the
+    parameter it is about as the option and column that gave it, and its fix ``pass
+    the ...`` (another argument) as the option to name another column with."""
+    from ..data._open import place
+
+    text = one_line(exc)
+    func, _, rest = text.partition(": ")
+    role = rest.split(" ", 1)[0]
+    if not func.endswith("_estimate") or role not in columns:
+        return text  # not about one column's values (named by row_value already)
+    option = _option(role)
+    body, fix = rest[len(role) :], ""
+    if "; " in body:
+        body, fix = body.rsplit("; ", 1)
+    if fix.startswith("pass the "):  # what the column holds, up to a remark in brackets
+        what = fix.removeprefix("pass ").split(" (")[0].removesuffix(".")
+        fix = f"fix the value, or name the column of {what} with {option}."
+    where = place(path, getattr(exc, "row", None), lines=fmt in ("csv", "tsv"))
+    return f"{where}: receval off-policy: {option} {columns[role]}{body}{'; ' * bool(fix)}{fix}"

@@ -91,7 +91,8 @@ def _target_table(
             f"a 1-D action_dist."
         )
     probs = v.check_finite(v.as_float(action_dist, "action_dist", func), "action_dist", func)
-    v.check_probabilities(probs.ravel(), "action_dist", func)
+    fix = "pass the target policy's probabilities of every action"
+    v.check_probabilities(probs.ravel(), "action_dist", func, fix)
     sums = probs.sum(axis=1)
     if not np.allclose(sums, 1.0, rtol=_RTOL, atol=_ATOL):
         bad = sums[~np.isclose(sums, 1.0, rtol=_RTOL, atol=_ATOL)]
@@ -160,11 +161,12 @@ def round_terms(
     p = v.check_scores(pscore, "pscore", func)
     n = v.check_same_length(func, reward=r, pscore=p)
     if p.size and not (p.min() > 0 and p.max() <= 1):
-        bad = p[~((p > 0) & (p <= 1))]
+        outside = ~((p > 0) & (p <= 1))
         raise InputValidationError(
             f"{func}: pscore must hold the logging policy's probabilities, in (0, 1]. Got "
-            f"values {v.format_values(distinct(bad))}; a logged action has a positive "
-            f"probability."
+            f"values {v.format_values(distinct(p[outside]))}; pass the logging policy's "
+            f"probability of each logged action (positive: the action was taken).",
+            row=int(np.argmax(outside)),
         )
     if action_dist is None:
         raise InputValidationError(
@@ -202,6 +204,7 @@ def round_terms(
             v.check_finite(v.as_float(dist, "action_dist", func), "action_dist", func),
             "action_dist",
             func,
+            "pass the target policy's probability of each logged action",
         )
         weight = _weights(target, p, clip)
         if estimator != "dr":

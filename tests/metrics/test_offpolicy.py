@@ -409,3 +409,35 @@ def test_registry_names():
     )
     with pytest.warns(UndefinedMetricWarning, match="no round was given"):
         assert math.isnan(rv.metric("dr").compute())
+
+
+# ------------------------------------------------------------------ overflow
+@pytest.mark.parametrize(
+    ("func", "columns", "expected"),
+    [
+        (snips_estimate, {"reward": [1e308, 1e308], "pscore": [0.5, 0.5]}, 1e308),
+        (snips_estimate, {"reward": [1e300, 1.0], "pscore": [1e-300, 0.5]}, 1e300),
+        (ips_estimate, {"reward": [1e308, 0.0], "pscore": [0.5, 0.5]}, 1e308),
+        (ips_estimate, {"reward": [1e300, 1.0], "pscore": [1e-300, 0.5]}, math.inf),
+        (dr_estimate, {"reward": [1e300, -1e300], "pscore": [1e-10, 1e-10],
+                       "estimated_rewards": [0.0, 0.0], "estimated_value": [0.0, 0.0]}, 0.0),
+        (dr_estimate, {"reward": [1e308, 1.0], "pscore": [0.5, 0.5],
+                       "estimated_rewards": [-1e308, 0.0], "estimated_value": [-1e308, 0.0]},
+         1e308 * 0.75 * 2),  # (-1e308 + 2 (1e308 + 1e308) = 3e308, rounded; + 2) / 2
+    ],
+)  # fmt: skip
+def test_terms_beyond_the_float_range(tmp_path, func, columns, expected):
+    # w r and the DR terms were rounded to float64 first: inf (or inf - inf = nan) where
+    # the estimate is a float; every backend sums them at a scale where they are finite
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    every = {**columns, "action_dist": [1.0, 1.0]}
+    assert func(**every) == expected
+    acc = rv.metric(func.__name__.removesuffix("_estimate"))
+    for i in range(2):  # one round a batch
+        acc.update(**{k: v[i : i + 1] for k, v in every.items()})
+    assert acc.compute() == expected
+    pq.write_table(pa.table(every), tmp_path / "log.parquet")
+    s = rv.scan(tmp_path / "log.parquet", batch_rows=1)
+    assert func(**{k: s[k] for k in every}) == expected

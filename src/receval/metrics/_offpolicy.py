@@ -11,6 +11,7 @@ same float.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,10 +23,10 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
-from ..engine.sums import ExactSum, Term, exact_sums
+from ..engine.sums import ExactSum, Term, exact_sums, fieldwise_sum
 from ..exceptions import InvalidParameterError, RecevalWarning
 from ._binary import warn_undefined
-from ._offpolicy_inputs import ESTIMATORS, check_clip, round_terms
+from ._offpolicy_inputs import ESTIMATORS, TERM_SHIFT, check_clip, round_terms
 
 __all__ = [
     "PolicyValueInterval",
@@ -47,20 +48,17 @@ class PolicyValueInterval(NamedTuple):
 
 @dataclass(frozen=True)
 class OffPolicySums:
-    """Exact sums of ``r w``, ``w`` and the DR terms over the rounds, and their count."""
+    """Exact sums of the estimator's terms (``r w`` or the DR terms) over the rounds, of
+    those that overflow float64 held times ``2**(-2 * TERM_SHIFT)`` (``scaled``), of the
+    weights ``w``, and the rounds' count."""
 
-    reward_weight: ExactSum
+    value: ExactSum
+    scaled: ExactSum
     weight: ExactSum
-    dr: ExactSum
     n_rounds: int
 
     def merge(self, other: OffPolicySums) -> OffPolicySums:
-        return OffPolicySums(
-            self.reward_weight + other.reward_weight,
-            self.weight + other.weight,
-            self.dr + other.dr,
-            self.n_rounds + other.n_rounds,
-        )
+        return fieldwise_sum(self, other)
 
 
 def ips_estimate(
@@ -344,10 +342,15 @@ def _prepare(params: dict[str, Any], *data: Any, **columns: Any) -> Any:
 
 
 def _update(params: dict[str, Any], batch: Any) -> OffPolicySums:
-    terms: list[Term] = [(batch.reward, batch.weight, "value"), (batch.weight, None, "value")]
-    sums = exact_sums(terms + ([] if batch.dr is None else [(batch.dr, None, "value")]))
-    dr = ExactSum.zero() if batch.dr is None else sums[2]
-    return OffPolicySums(sums[0], sums[1], dr, len(batch.reward))
+    value, scaled = batch.value, batch.scaled
+    if scaled is None:
+        scaled = np.zeros(0)
+    else:  # the terms that overflow are summed at their scale
+        value = np.where(np.isfinite(value), value, 0.0)
+    terms: list[Term] = [(value, None, "value"), (scaled, None, "value"),
+                         (batch.weight, None, "value")]  # fmt: skip
+    value_sum, scaled_sum, weight_sum = exact_sums(terms)
+    return OffPolicySums(value_sum, scaled_sum, weight_sum, len(batch.reward))
 
 
 def _empty(params: dict[str, Any]) -> OffPolicySums:
@@ -360,10 +363,13 @@ def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
     if state.n_rounds == 0:
         return warn_undefined(f"{func}: no round was given (returned as nan).")
     estimator = params["estimator"]
-    total = state.dr if estimator == "dr" else state.reward_weight
-    numerator = total.as_fraction()
+    numerator, scaled = state.value.as_fraction(), state.scaled.as_fraction()
+    if isinstance(numerator, float) or isinstance(scaled, float):
+        numerator = float(numerator) + float(scaled)  # a weight of infinity
+    else:
+        numerator += scaled * 2 ** (2 * TERM_SHIFT)
     if estimator != "snips":
-        return float(numerator / state.n_rounds)  # a Fraction: rounded once
+        return _rounded(numerator / state.n_rounds)
     denominator = state.weight.as_fraction()
     if isinstance(numerator, float) or isinstance(denominator, float):
         return float(numerator) / float(denominator)
@@ -372,7 +378,16 @@ def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
             f"{func}: every importance weight is zero (the target policy takes none of the "
             f"logged actions), so the estimate is undefined (returned as nan)."
         )
-    return float(Fraction(numerator) / denominator)
+    return _rounded(Fraction(numerator) / denominator)
+
+
+def _rounded(value: Fraction | float) -> float:
+    """``value`` rounded once to float64: +-inf beyond its range (a mean of terms near
+    1e600, of rewards near 1e300 weighted 1e300)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 DEFINITIONS_BY_ESTIMATOR = {
@@ -529,7 +544,7 @@ def policy_value_interval(
     rng = np.random.RandomState(seed)
     replicates = np.empty(n_resamples)
     if estimator == "snips":
-        rw, w = terms.reward * terms.weight, terms.weight
+        rw, w = terms.value, terms.weight
         with np.errstate(invalid="ignore", divide="ignore"):
             for b in range(n_resamples):
                 idx = rng.choice(n, size=n)
@@ -554,7 +569,7 @@ def policy_value_interval(
                 f"use more rounds or resamples, or estimator='ips'."
             )
     else:
-        samples = terms.dr if terms.dr is not None else terms.reward * terms.weight
+        samples = terms.value
         for b in range(n_resamples):
             replicates[b] = np.mean(samples[rng.choice(n, size=n)])
     if replicates.size == 0:

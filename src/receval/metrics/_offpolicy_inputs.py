@@ -19,7 +19,7 @@ from .. import _validation as v
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError
 
-__all__ = ["ESTIMATORS", "RoundTerms", "check_clip", "round_terms"]
+__all__ = ["ESTIMATORS", "TERM_SHIFT", "RoundTerms", "check_clip", "round_terms"]
 
 #: The estimators and the name of their function (in messages)
 ESTIMATORS = {"ips": "ips_estimate", "snips": "snips_estimate", "dr": "dr_estimate"}
@@ -27,12 +27,33 @@ ESTIMATORS = {"ips": "ips_estimate", "snips": "snips_estimate", "dr": "dr_estima
 _RTOL, _ATOL = 1e-5, 1e-8
 
 
+#: A round whose term overflows float64 (rewards near 1e308 times a weight above 1) is
+#: computed from its inputs times ``2**-TERM_SHIFT`` (a weight, a reward, a reward model's
+#: estimate), its term so held times ``2**(-2 * TERM_SHIFT)``: the same float, scaled,
+#: as the term in a float64 without an exponent limit (then no partial term overflows)
+TERM_SHIFT = 513
+
+
 class RoundTerms(NamedTuple):
-    """Per-round terms: reward, (clipped) importance weight and the DR term (or None)."""
+    """Per-round terms: reward, (clipped) importance weight, the estimator's term (``r w``,
+    or the DR term) and, where a round's term overflows, that term held times
+    ``2**(-2 * TERM_SHIFT)`` (0 in the other rounds; None when none overflows)."""
 
     reward: np.ndarray
     weight: np.ndarray
-    dr: np.ndarray | None
+    value: np.ndarray
+    scaled: np.ndarray | None
+
+
+def _terms(r: np.ndarray, weight: np.ndarray, term: Any) -> RoundTerms:
+    """The terms ``term(k)`` computed from the inputs times ``2**-k`` (``k`` 0, then
+    ``TERM_SHIFT`` where a term overflows)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = term(0)
+        over = ~np.isfinite(value)
+        if not over.any():
+            return RoundTerms(r, weight, value, None)
+        return RoundTerms(r, weight, value, np.where(over, term(TERM_SHIFT), 0.0))
 
 
 def check_clip(clip: Any, func: str) -> float | None:
@@ -208,7 +229,7 @@ def round_terms(
         )
         weight = _weights(target, p, clip)
         if estimator != "dr":
-            return RoundTerms(r, weight, None)
+            return _terms(r, weight, lambda k: np.ldexp(r, -k) * np.ldexp(weight, -k))
         if estimated_rewards is None or estimated_value is None:
             raise InputValidationError(
                 f"{func}: action_dist is 1-dimensional (the target policy's probability of "
@@ -220,11 +241,11 @@ def round_terms(
         q = v.check_scores(estimated_rewards, "estimated_rewards", func)
         value = v.check_scores(estimated_value, "estimated_value", func)
         v.check_same_length(func, reward=r, estimated_rewards=q, estimated_value=value)
-        return RoundTerms(r, weight, value + weight * (r - q))
+        return _terms(r, weight, lambda k: _dr(np.ldexp(value, -2 * k), weight, r, q, k))
     table, act, rows, pos = _target_table(dist, action, position, n, func)
     weight = _weights(table[rows, act], p, clip)
     if estimator != "dr":
-        return RoundTerms(r, weight, None)
+        return _terms(r, weight, lambda k: np.ldexp(r, -k) * np.ldexp(weight, -k))
     if estimated_rewards is None:
         raise InputValidationError(
             f"{func}: estimated_rewards is None; pass the reward model's estimates of every "
@@ -238,5 +259,16 @@ def round_terms(
         )
     q = v.check_finite(v.as_float(q, "estimated_rewards", func), "estimated_rewards", func)
     q_table = np.ascontiguousarray(q[rows, :, pos]) if q.ndim == 3 else np.ascontiguousarray(q)
-    direct = _row_sums(q_table * table) / _row_sums(table)
-    return RoundTerms(r, weight, direct + weight * (r - q_table[rows, act]))
+    logged = q_table[rows, act]
+
+    def term(k: int) -> Any:
+        direct = _row_sums(np.ldexp(q_table, -k) * table) / _row_sums(table)
+        return _dr(np.ldexp(direct, -k), weight, r, logged, k)
+
+    return _terms(r, weight, term)
+
+
+def _dr(value: np.ndarray, weight: np.ndarray, r: np.ndarray, q: np.ndarray, k: int) -> Any:
+    """The DR terms ``value + w (r - q)``, of ``w``, ``r`` and ``q`` times ``2**-k``
+    (``value``: the model's value of the target policy, times ``2**(-2 k)``)."""
+    return value + np.ldexp(weight, -k) * (np.ldexp(r, -k) - np.ldexp(q, -k))

@@ -158,6 +158,39 @@ def test_student_tied_values_property(values):
         assert student_pvalues(-d) == pytest.approx(got, rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+@pytest.mark.parametrize("seed", range(4))
+def test_student_one_sided_equals_scipy_ttest_1samp(alternative, seed):
+    n = [3, 8, 30, 200][seed]
+    a, b = _paired_data(seed, n, 5)
+    d = a - b
+    got = _undefined_ok(student_pvalues, d, alternative=alternative)
+    for j in range(5):
+        x = d[~np.isnan(d[:, j]), j]
+        if x.size < 2:
+            assert np.isnan(got[j])
+        elif not x.any():
+            assert got[j] == 0.5  # t = 0, its null center (SciPy: nan)
+        else:
+            expected = _quiet(stats.ttest_1samp, x, 0.0, alternative=alternative).pvalue
+            assert_allclose(got[j], expected, rtol=1e-10, atol=1e-12)
+
+
+def test_student_one_sided_hand_values():
+    # t = 0 (mean 0, variance 1): SciPy's one-sided p-value is 0.5, as for all-zero differences
+    assert student_pvalues([1.0, -1.0, 0.0], alternative="greater") == 0.5
+    assert stats.ttest_1samp([1.0, -1.0, 0.0], 0.0, alternative="greater").pvalue == 0.5
+    assert student_pvalues(np.zeros(7), alternative="greater") == 0.5
+    assert student_pvalues(np.zeros(7), alternative="less") == 0.5
+    assert student_pvalues([0.5, 0.5, 0.5], alternative="greater") == 0.0  # t = +inf
+    assert student_pvalues([0.5, 0.5, 0.5], alternative="less") == 1.0
+    d = np.array([0.1, 0.2, 0.0, 0.3, 0.1, 0.2])  # t = 3.5032, 5 degrees of freedom
+    assert student_pvalues(d, alternative="greater") == pytest.approx(0.0086124, rel=1e-4)
+    assert student_pvalues(d, alternative="less") == pytest.approx(1 - 0.0086124, rel=1e-6)
+    with pytest.raises(InvalidParameterError, match="'alternative' parameter of student_pvalues"):
+        student_pvalues(d, alternative="larger")
+
+
 # ---------------------------------------------------------------- Wilcoxon
 @pytest.mark.parametrize("seed", range(12))
 def test_wilcoxon_equals_scipy(seed):
@@ -328,6 +361,62 @@ def test_randomization_identical_models_and_edges():
     p = randomization_pvalues(np.full(20, 0.3), n_permutations=999)
     assert p == pytest.approx(3 / 1000, abs=2 / 1000)  # only all-plus / all-minus reach it
     assert isinstance(randomization_pvalues([0.1, 0.2]), float)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_randomization_one_sided_matches_exhaustive_enumeration(alternative):
+    """The one-sided p-value estimates the exact one: the share of the 2**12 sign vectors
+    whose signed sum reaches the observed one on the alternative's side."""
+    d, w = _small_table()
+    got = randomization_pvalues(d, w, alternative=alternative, n_permutations=N_PERMUTATIONS,
+                                seed=3)  # fmt: skip
+    for j in range(d.shape[1]):
+        exact = oracle.exact_randomization_pvalue(d[:, j], w[:, j], alternative=alternative)
+        bound = _mc_bound(exact, N_PERMUTATIONS)
+        assert abs(got[j] - exact) <= bound, (j, got[j], exact, bound)
+    assert got[5] == 1.0  # identical models: every sign vector reaches the sum 0
+
+
+def test_randomization_one_sided_is_not_from_the_two_sided():
+    """Sums of [1, -1, 1] under sign flips: 3, 1, 1, 1, -1, -1, -1, -3; observed 1. Every
+    one reaches |1| (two-sided 1); 4 of 8 are >= 1, 7 of 8 <= 1 (1 - 1/2 said 0.5)."""
+    d = [1.0, -1.0, 1.0]
+    assert oracle.exact_randomization_pvalue(d) == 1.0
+    assert oracle.exact_randomization_pvalue(d, alternative="greater") == 0.5
+    assert oracle.exact_randomization_pvalue(d, alternative="less") == 0.875
+    for side, exact in (("greater", 0.5), ("less", 0.875)):
+        got = randomization_pvalues(d, alternative=side, n_permutations=N_PERMUTATIONS)
+        assert abs(got - exact) <= _mc_bound(exact, N_PERMUTATIONS), (side, got)
+
+
+def test_randomization_one_sided_pvalue_from_the_same_statistics():
+    d, w = _small_table()
+    sums = _randomization_statistics(d, w, 500, 4)
+    x = np.where(np.isnan(d), 0.0, d * w)
+    total, tol = x.sum(axis=0), 1e-12 * np.abs(x).sum(axis=0)
+    greater = (1 + (sums >= total - tol).sum(axis=0)) / 501
+    less = (1 + (sums <= total + tol).sum(axis=0)) / 501
+    for side, expected in (("greater", greater), ("less", less)):
+        got = randomization_pvalues(d, w, alternative=side, n_permutations=500, seed=4)
+        assert_array_equal(got, expected)
+
+
+def test_randomization_one_sided_floor_and_identical_models():
+    """20 equal gains: none of 100 random sign vectors reaches their sum, so 1 / 101, the
+    floor, one-sided as two-sided (halving the two-sided p-value gave 1 / 202)."""
+    gains = np.full(20, 0.3)
+    assert randomization_pvalues(gains, alternative="greater", n_permutations=100) == 1 / 101
+    assert randomization_pvalues(gains, n_permutations=100) == 1 / 101
+    assert randomization_pvalues(gains, alternative="less", n_permutations=100) == 1.0
+    assert randomization_pvalues(-gains, alternative="less", n_permutations=100) == 1 / 101
+    for side in ("greater", "less"):  # every sign vector reaches 0, as in the exact test
+        assert randomization_pvalues(np.zeros(5), alternative=side) == 1.0
+        assert oracle.exact_randomization_pvalue(np.zeros(5), alternative=side) == 1.0
+    # one user: +0.4 and -0.4 are both <= 0.4 (exact 1), one of them >= 0.4 (exact 1/2)
+    assert randomization_pvalues([0.4], alternative="less", n_permutations=1000) == 1.0
+    assert randomization_pvalues([0.4], alternative="greater", n_permutations=1000) == 499 / 1001
+    with pytest.raises(InvalidParameterError, match="'alternative' parameter of randomization"):
+        randomization_pvalues(gains, alternative="up")
 
 
 def test_randomization_is_deterministic_and_seeded():
@@ -827,6 +916,28 @@ def test_empty_inputs():
     assert low.shape == high.shape == (0,)
 
 
+def test_paired_pvalues_alternative_is_each_tests_own():
+    from receval import paired_pvalues
+
+    d = np.array([[0.3, 0.0], [-0.1, 0.0], [0.2, 0.0], [0.4, 0.0], [-0.05, 0.0]])
+    for side in ("two-sided", "greater", "less"):
+        assert_array_equal(
+            paired_pvalues(d, alternative=side, n_permutations=500, seed=2),
+            randomization_pvalues(d, alternative=side, n_permutations=500, seed=2),
+        )
+        assert_array_equal(paired_pvalues(d, test="student", alternative=side),
+                           student_pvalues(d, alternative=side))  # fmt: skip
+        assert_array_equal(paired_pvalues(d, test="wilcoxon", alternative=side),
+                           wilcoxon_pvalues(d, alternative=side))  # fmt: skip
+    # identical models (second column): each test's own value at its null center
+    assert paired_pvalues(d, alternative="greater", n_permutations=500)[1] == 1.0
+    assert paired_pvalues(d, test="student", alternative="greater")[1] == 0.5
+    assert paired_pvalues(d, test="wilcoxon", alternative="greater")[1] == 1.0
+    assert _quiet(stats.wilcoxon, np.zeros(5), alternative="greater").pvalue == 1.0
+    with pytest.raises(InvalidParameterError, match="'alternative' parameter of paired_pvalues"):
+        paired_pvalues(d, alternative="up")
+
+
 def test_inputs_in_other_forms():
     import pandas as pd
 
@@ -930,6 +1041,38 @@ def test_smallest_pvalue_student_and_bad_input():
         smallest_pvalue(-1)
     with pytest.raises(InvalidParameterError, match="'test' parameter of smallest_pvalue"):
         smallest_pvalue(3, test="t")
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_smallest_one_sided_pvalue_is_the_minimum_over_enumerated_sign_flips(n):
+    from receval.comparison.significance import smallest_pvalue
+
+    rng = np.random.default_rng(n)
+    candidates = [rng.normal(size=n) for _ in range(200)]
+    candidates += [np.abs(c) for c in candidates[:50]]  # one sign: the most extreme data
+    exact = min(oracle.exact_randomization_pvalue(d, alternative="greater") for d in candidates)
+    for side in ("greater", "less"):
+        assert smallest_pvalue(n, alternative=side, n_permutations=10**7) == exact == 1 / 2**n
+        # the Monte Carlo test is never below 1 / (B + 1): 0.1 for 9 sign vectors
+        assert smallest_pvalue(n, alternative=side, n_permutations=9) == max(1 / 2**n, 0.1)
+        student = smallest_pvalue(n, test="student", alternative=side)
+        assert student == 0.0 if n > 1 else math.isnan(student)
+    with pytest.raises(InvalidParameterError, match="'alternative' parameter of smallest_pvalue"):
+        smallest_pvalue(n, alternative="up")
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 13, 14, 20, 50, 51, 60])
+def test_smallest_one_sided_pvalue_bounds_scipy_wilcoxon(n):
+    from receval.comparison.significance import smallest_pvalue
+
+    bound = smallest_pvalue(n, test="wilcoxon", alternative="greater")
+    assert bound == pytest.approx(smallest_pvalue(n, test="wilcoxon") / 2, rel=1e-15)
+    rng = np.random.default_rng(n)
+    data = [np.arange(1.0, n + 1), np.ones(n), rng.normal(size=n), np.abs(rng.normal(size=n))]
+    data += [np.round(np.abs(rng.normal(size=n)), 1) + 0.1 for _ in range(20)]  # tied
+    pvalues = [wilcoxon_pvalues(d, alternative="greater") for d in data]
+    assert min(pvalues) >= bound * (1 - 1e-9)
+    assert min(pvalues) == pytest.approx(bound, rel=1e-6)  # reached by one of them
 
 
 def _mean_against_ranks():

@@ -132,9 +132,9 @@ def test_floor_ceiling_and_relative_margin():
     assert not report.passed
 
 
-def test_p_values_are_the_existing_tests_one_sided():
-    """Margin 0: the gate's p-value is half the two-sided paired test's (randomization,
-    Student), and DeLong's one-sided p-value for roc_auc."""
+def test_gauc_difference_is_compares_and_roc_auc_delongs_one_sided_test():
+    """Margin 0: the gate's gauc difference is compare_predictions', its roc_auc p-value
+    DeLong's one-sided one."""
     users, clicks, good, noise = _impressions()
     other = np.clip(good + 0.05 * noise[1] - 0.01, 0.01, 0.99)
     rules = [{"metric": "gauc", "rule": "non_inferiority"},
@@ -146,11 +146,79 @@ def test_p_values_are_the_existing_tests_one_sided():
                                       n_permutations=1000, interval=None)  # fmt: skip
     gauc, auc = report.rows
     assert gauc.difference == pytest.approx(float(compared.comparisons["difference"][0]))
-    p_two = float(compared.comparisons["p_value"][0])
-    assert gauc.difference < 0 and gauc.p_value == pytest.approx(p_two / 2)
+    assert gauc.difference < 0 and gauc.p_value == 1 / 1001  # the floor: see below
     delong = rv.delong_test(clicks, other, good, alternative="less")
     assert auc.p_value == pytest.approx(delong.pvalue)
     assert auc.wins is None and math.isnan(auc.effect_size)
+
+
+def _mrr_gains():
+    """qrels, candidate and baseline runs of 47 users whose per-user mrr gains are -1/6
+    (u0 to u39) and 1 (u40 to u46), in the users' order: the mean gains, the signed ranks
+    lose."""
+    qrels = {f"u{i}": {"r": 1} for i in range(47)}
+    cand = {f"u{i}": ({"x": 3, "y": 2, "r": 1} if i < 40 else {"r": 3}) for i in range(47)}
+    base = {f"u{i}": ({"x": 3, "r": 2} if i < 40 else {"x": 3}) for i in range(47)}
+    return qrels, cand, base, np.array([-1.0 / 6.0] * 40 + [1.0] * 7)
+
+
+@pytest.mark.parametrize("test", ["randomization", "student", "wilcoxon"])
+def test_p_values_are_each_tests_one_sided_test(test):
+    """The gate's p-value is the test's own one-sided p-value of the shifted gains (SciPy's
+    for Student and Wilcoxon; the randomization test's counts the sign vectors on the
+    alternative's side of the observed sum, from one set of draws)."""
+    from scipy import stats
+
+    qrels, cand, base, d = _mrr_gains()
+    rules = [{"metric": "mrr", "rule": "superiority", "margin": 0.01},
+             {"metric": "mrr", "rule": "non_inferiority", "margin": 0.01}]  # fmt: skip
+    sup, non = rv.gate({"new": cand}, {"main": base}, rules, qrels=qrels, test=test,
+                       correction=None, **FAST).rows  # fmt: skip
+    up, down = d - 0.01, d + 0.01  # H1: mean gain > 0.01; H1: mean gain < -0.01
+    if test == "randomization":
+        expected = [rv.paired_pvalues(up, alternative="greater", n_permutations=1000),
+                    rv.paired_pvalues(down, alternative="less", n_permutations=1000)]  # fmt: skip
+    elif test == "student":
+        expected = [stats.ttest_1samp(up, 0.0, alternative="greater").pvalue,
+                    stats.ttest_1samp(down, 0.0, alternative="less").pvalue]  # fmt: skip
+    else:
+        expected = [stats.wilcoxon(up, alternative="greater").pvalue,
+                    stats.wilcoxon(down, alternative="less").pvalue]  # fmt: skip
+    assert sup.p_value == pytest.approx(expected[0], rel=1e-12)
+    assert non.p_value == pytest.approx(expected[1], rel=1e-12)
+
+
+def test_randomization_p_value_is_never_below_its_floor():
+    """20 users, each 1.0 better in mrr, 100 sign vectors: no random vector reaches the
+    observed sum, so p = 1 / 101 (the exact p-value is 2**-20). Halving the two-sided p gave
+    1 / 202, below the floor; and at level 0.008 the test cannot reject, so the minimum
+    detectable effect is infinite and identical models are inconclusive, not passed."""
+    n = 20
+    qrels = {f"u{i}": {"r": 1} for i in range(n)}
+    better = {f"u{i}": {"r": 2} for i in range(n)}
+    base = {f"u{i}": {"x": 2, "r": 1} for i in range(n)}
+    small = {"n_permutations": 100, "n_resamples": 100, "interval": "percentile"}
+    row = rv.gate({"new": better}, {"main": base}, [{"metric": "mrr", "rule": "superiority"}],
+                  qrels=qrels, **small).rows[0]  # fmt: skip
+    assert row.difference == 0.5 and row.p_value == 1 / 101
+    row = rv.gate({"new": dict(base)}, {"main": base},
+                  [{"metric": "mrr", "rule": "non_inferiority", "margin": 0.01}],
+                  qrels=qrels, alpha=0.008, correction=None, **small).rows[0]  # fmt: skip
+    assert (row.p_value, row.mde, row.verdict) == (1.0, math.inf, "inconclusive")
+
+
+@pytest.mark.parametrize(("test", "p"), [("randomization", 1.0), ("student", 0.5),
+                                         ("wilcoxon", 1.0)])  # fmt: skip
+def test_identical_models_p_value_is_each_tests_own(test, p):
+    """Every gain 0, margin 0: the statistic sits at its null center. Every sign vector and
+    every signed-rank sum reach the observed one (1.0, SciPy's wilcoxon too); the t-test
+    reads t = 0 (SciPy's one-sided p-value at t = 0: 0.5). Both sides alike."""
+    qrels, _, base, _ = _mrr_gains()
+    rules = [{"metric": "mrr", "rule": "superiority"}, {"metric": "mrr", "rule": "non_inferiority"}]
+    report = rv.gate({"new": dict(base)}, {"main": base}, rules, qrels=qrels, test=test,
+                     correction=None, **FAST)  # fmt: skip
+    assert [r.p_value for r in report.rows] == [p, p]
+    assert [r.verdict for r in report.rows] == ["fail", "pass"]
 
 
 def test_correction_across_metrics_and_baselines():
@@ -288,15 +356,12 @@ def test_wilcoxon_gate_follows_the_signed_ranks():
     """7 large gains, 40 small losses: the mean gains, the signed ranks lose."""
     from scipy import stats
 
-    qrels = {f"u{i}": {"r": 1} for i in range(47)}
-    cand = {f"u{i}": ({"x": 3, "y": 2, "r": 1} if i < 40 else {"r": 3}) for i in range(47)}
-    base = {f"u{i}": ({"x": 3, "r": 2} if i < 40 else {"x": 3}) for i in range(47)}
+    qrels, cand, base, d = _mrr_gains()
     rules = [{"metric": "mrr", "rule": "superiority"},
              {"metric": "mrr", "rule": "non_inferiority", "margin": 0.01}]  # fmt: skip
     report = rv.gate({"new": cand}, {"main": base}, rules, qrels=qrels, test="wilcoxon",
                      correction=None)  # fmt: skip
     sup, non = report.rows
-    d = np.array([1.0] * 7 + [-1.0 / 6.0] * 40)  # the per-user mrr gains
     assert sup.verdict == "fail"
     assert sup.p_value == pytest.approx(stats.wilcoxon(d, alternative="greater").pvalue)
     assert non.verdict == "fail"  # a significant regression beyond the margin

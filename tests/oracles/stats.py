@@ -29,16 +29,25 @@ def weighted_mean(pairs: Sequence[tuple[float, float]]) -> float:
 
 
 def exact_randomization_pvalue(
-    d: Sequence[float], w: Sequence[float] | None = None, rel_tol: float = 1e-12
+    d: Sequence[float],
+    w: Sequence[float] | None = None,
+    rel_tol: float = 1e-12,
+    alternative: str = "two-sided",
 ) -> float:
-    """Share of all 2**n sign vectors whose |sum s_i w_i d_i| reaches the observed one."""
+    """Share of all 2**n sign vectors whose sum s_i w_i d_i reaches the observed one:
+    in absolute value (two-sided), from above ("greater") or from below ("less")."""
     x = [a * b for a, b in used_pairs(d, w)]
-    observed = abs(math.fsum(x))
+    observed = math.fsum(x)
     tolerance = rel_tol * math.fsum(abs(v) for v in x)
     reached = 0
     for signs in itertools.product((1.0, -1.0), repeat=len(x)):
-        flipped = abs(math.fsum(s * v for s, v in zip(signs, x, strict=True)))
-        reached += flipped >= observed - tolerance
+        flipped = math.fsum(s * v for s, v in zip(signs, x, strict=True))
+        if alternative == "two-sided":
+            reached += abs(flipped) >= abs(observed) - tolerance
+        elif alternative == "greater":
+            reached += flipped >= observed - tolerance
+        else:
+            reached += flipped <= observed + tolerance
     return reached / 2 ** len(x)
 
 

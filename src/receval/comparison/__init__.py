@@ -5,8 +5,9 @@
 :mod:`receval.comparison.impressions` checks the rows of CTR models once (for
 :func:`receval.gate` too); :mod:`receval.comparison.paired` checks and weights the
 paired differences every statistic reads; :mod:`receval.comparison.significance`
-holds the paired tests and p-value corrections and
-:mod:`receval.comparison.intervals` the bootstrap intervals and effect sizes;
+holds the paired tests and p-value corrections,
+:mod:`receval.comparison.intervals` the bootstrap intervals and effect sizes and
+:mod:`receval.comparison.table` the rows of the comparison tables;
 :mod:`receval.comparison.choices` the names of the tests, corrections and intervals.
 
 The names of :mod:`receval.comparison.models` (its ``__all__``) load with it, on

@@ -34,14 +34,13 @@ from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
     adjust_pvalues,
-    comparison_columns,
-    model_pairs,
     paired_pvalues,
     randomization_test,
     smallest_pvalue,
     student_pvalues,
     wilcoxon_pvalues,
 )
+from .table import comparison_columns, model_pairs
 
 __all__ = [
     "TESTS",

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..registry.pointwise import pointwise_adapter
-from .significance import comparison_columns, smallest_pvalue
+from .significance import smallest_pvalue
+from .table import comparison_columns
 
 
 def pointwise_spec(metric: str, func: str) -> Any:

@@ -22,8 +22,6 @@ from __future__ import annotations
 import importlib
 import math
 import warnings
-from collections.abc import Mapping
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -54,7 +52,6 @@ from .paired import (
 __all__ = [
     "TESTS",
     "adjust_pvalues",
-    "model_pairs",
     "paired_pvalues",
     "randomization_pvalues",
     "smallest_pvalue",
@@ -66,7 +63,7 @@ __all__ = [
 # at least as extreme: the two differ only by float rounding
 RELATIVE_TOLERANCE = 1e-12
 
-#: The alternatives of :func:`wilcoxon_pvalues`, as SciPy names them.
+#: The alternatives of the paired tests, as SciPy names them.
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
@@ -96,8 +93,10 @@ def _flip_sums(table: Table, n_permutations: int, seed: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- tests
-def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
-    """Compute two-sided paired t-test p-values, one per column of differences.
+def student_pvalues(
+    differences: ArrayLike, *, alternative: str = "two-sided"
+) -> float | np.ndarray:
+    """Compute paired t-test p-values, one per column of differences.
 
     The t-test of the mean of the paired differences against 0, on the users
     with a difference in the column (NaN leaves a user out): the same value as
@@ -109,16 +108,23 @@ def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
     differences : array-like of shape (n_users,) or (n_users, n_columns)
         Model A's value minus model B's for each user (and column). NaN marks a
         user without a value in that column.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis, as in :func:`scipy.stats.ttest_1samp`: the
+        mean difference is not 0, above 0 or below 0.
 
     Returns
     -------
     pvalue : float or ndarray of shape (n_columns,)
-        Two-sided p-values. 1.0 when every difference of the column is 0
-        (identical models); nan with an ``UndefinedMetricWarning`` for a column
-        with fewer than 2 users (as SciPy, which warns too).
+        p-values of ``alternative``. When every difference of the column is 0
+        (identical models; SciPy: nan) t is read as 0, its null center: 1.0
+        two-sided, 0.5 one-sided (SciPy's one-sided p-value of t = 0); nan
+        with an ``UndefinedMetricWarning`` for a column with fewer than 2 users
+        (as SciPy, which warns too).
 
     Raises
     ------
+    InvalidParameterError
+        Unknown ``alternative``.
     InputValidationError
         ``differences`` is empty (no user), not 1-D or 2-D, not numeric, or
         holds infinity.
@@ -137,10 +143,11 @@ def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
     -----
     With :math:`n` users, mean difference :math:`\\bar d` and standard
     deviation :math:`s` (``ddof=1``), :math:`t = \\bar d / (s / \\sqrt n)` and
-    :math:`p = 2\\,F_{n-1}(-|t|)`, :math:`F_{n-1}` the CDF of Student's t with
-    :math:`n - 1` degrees of freedom. Constant non-zero differences give
-    :math:`t = \\pm\\infty` and :math:`p = 0`, as in SciPy; all-zero ones,
-    where SciPy returns nan, give 1.
+    :math:`p = 2\\,F_{n-1}(-|t|)` (``"greater"``: :math:`F_{n-1}(-t)`,
+    ``"less"``: :math:`F_{n-1}(t)`), :math:`F_{n-1}` the CDF of Student's t
+    with :math:`n - 1` degrees of freedom. Constant non-zero differences give
+    :math:`t = \\pm\\infty` and :math:`p = 0` (or 1 on the other side), as
+    in SciPy; all-zero ones, where SciPy returns nan, give :math:`t = 0`.
 
     Examples
     --------
@@ -151,10 +158,14 @@ def student_pvalues(differences: ArrayLike) -> float | np.ndarray:
     >>> student_pvalues([[0.1, 0.0], [0.2, 0.0], [0.0, 0.0], [0.3, float("nan")]])
     array([0.1027, 1.    ])
     """
-    return _student(differences, "student_pvalues")
+    func = "student_pvalues"
+    v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
+    return _student(differences, func, alternative)
 
 
-def _student(differences: ArrayLike, func: str) -> float | np.ndarray:
+def _student(
+    differences: ArrayLike, func: str, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """:func:`student_pvalues`, its errors and warnings naming ``func``."""
     stdtr = scipy_function("scipy.special", "stdtr", f"{func} (the paired t-test)")
     d, one_d = check_differences(differences, func)
@@ -165,9 +176,12 @@ def _student(differences: ArrayLike, func: str) -> float | np.ndarray:
         dev = np.where(defined, d - mean, 0.0)
         var = (dev * dev).sum(axis=0) / (n - 1)
         t = mean / np.sqrt(var / n)
+    t[(mean == 0.0) & (var == 0.0)] = 0.0  # identical models: the null center
+    if alternative == "two-sided":
         p = 2.0 * stdtr(n - 1, -np.abs(t))
+    else:
+        p = stdtr(n - 1, -t if alternative == "greater" else t)
     p = np.asarray(p, dtype=np.float64)
-    p[(mean == 0.0) & (var == 0.0)] = 1.0
     p[n < 2] = np.nan
     warn_undefined(
         n < 2, one_d, "p-value", "the t-test needs at least 2 users with a difference", func
@@ -322,16 +336,18 @@ def randomization_pvalues(
     differences: ArrayLike,
     weights: ArrayLike | None = None,
     *,
+    alternative: str = "two-sided",
     n_permutations: int = 10_000,
     seed: int = 0,
 ) -> float | np.ndarray:
-    """Compute two-sided paired randomization (sign-flip) test p-values, one per column.
+    """Compute paired randomization (sign-flip) test p-values, one per column.
 
     Fisher's randomization test of paired differences: under the null
     hypothesis that the two models are exchangeable for every user, each
     user's difference is as likely to have either sign. The test draws
     ``n_permutations`` random sign vectors and counts how often the flipped
-    weighted sum is at least as far from 0 as the observed one. This is the
+    weighted sum is at least as far from 0 as the observed one (two-sided),
+    or at least as far in the direction of the alternative. This is the
     test Smucker et al. recommend for information retrieval; it makes no
     assumption about the distribution of the differences and takes weights.
 
@@ -343,9 +359,12 @@ def randomization_pvalues(
     weights : array-like of shape (n_users,) or (n_users, n_columns), default=None
         Non-negative weight of each user (in each column), as in the weighted
         mean difference; None weighs every user 1.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis: the weighted mean difference is not 0,
+        above 0 or below 0.
     n_permutations : int, default=10_000
         Random sign vectors drawn; the smallest possible p-value is
-        ``1 / (n_permutations + 1)``.
+        ``1 / (n_permutations + 1)``, whatever ``alternative``.
     seed : int, default=0
         Seed of the sign vectors, in [0, 2**63 - 1]; the same seed gives the
         same p-values whatever the number of threads.
@@ -353,15 +372,17 @@ def randomization_pvalues(
     Returns
     -------
     pvalue : float or ndarray of shape (n_columns,)
-        Two-sided p-values in (0, 1]. 1.0 when every difference of the column
-        is 0 (identical models), and for a single user (both signs of one
-        difference are as extreme); nan with an ``UndefinedMetricWarning`` for
-        a column without users of positive weight.
+        p-values of ``alternative`` in (0, 1]. 1.0 when every difference of the
+        column is 0 (identical models: every sign vector reaches the observed
+        sum, on either side), and two-sided for a single user (both signs of
+        one difference are as extreme); nan with an ``UndefinedMetricWarning``
+        for a column without users of positive weight.
 
     Raises
     ------
     InvalidParameterError
-        ``n_permutations`` below 1 or ``seed`` out of range (or not integers);
+        Unknown ``alternative``; ``n_permutations`` below 1 or ``seed`` out of
+        range (or not integers);
         ``n_permutations`` times the users over 10**12 steps (refused before
         any work).
     InputValidationError
@@ -392,6 +413,14 @@ def randomization_pvalues(
     the observed one up to float rounding counts as reaching it; the ``1 +``
     keeps the Monte Carlo p-value valid (never 0; Phipson and Smyth, 2010).
     Its Monte Carlo standard error is about :math:`\\sqrt{p (1 - p) / B}`.
+    The one-sided tests count the signed sums
+    :math:`S_b = \\sum_i s_{bi} x_i` on the alternative's side of
+    :math:`S = \\sum_i x_i` (the same sign vectors): ``"greater"``
+    :math:`\\#\\{b : S_b \\ge S - \\tau\\}`, ``"less"``
+    :math:`\\#\\{b : S_b \\le S + \\tau\\}`, in the same formula. Each
+    estimates its exact test's p-value, the share of the :math:`2^n` sign
+    vectors that reach :math:`S`; neither is half the two-sided one (the sign
+    vectors that reach :math:`S` exactly count on both sides).
 
     Every column uses the same sign vectors: sign vector b flips the user of
     row i when bit ``i % 64`` of word ``i // 64`` of the SplitMix64 stream of
@@ -417,23 +446,34 @@ def randomization_pvalues(
     >>> randomization_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    return randomization_test(differences, weights, n_permutations, seed, "randomization_pvalues")
+    func = "randomization_pvalues"
+    return randomization_test(differences, weights, n_permutations, seed, func, alternative)
 
 
 def randomization_test(
-    differences: ArrayLike, weights: ArrayLike | None, n_permutations: int, seed: int, func: str
+    differences: ArrayLike,
+    weights: ArrayLike | None,
+    n_permutations: int,
+    seed: int,
+    func: str,
+    alternative: str = "two-sided",
 ) -> float | np.ndarray:
     """:func:`randomization_pvalues`, its errors naming ``func``."""
+    v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     n_permutations = check_count(n_permutations, "n_permutations", func)
     seed = check_seed(seed, func)
     d, one_d = check_differences(differences, func)
     table = Table(d, check_weights(weights, d, one_d, func))
     check_steps(n_permutations, d.shape[0], "n_permutations", func)
     sums = _flip_sums(table, n_permutations, seed)
-    observed = np.abs(table.total)
     tolerance = RELATIVE_TOLERANCE * np.abs(table.x).sum(axis=0)
-    reached = (np.abs(sums) >= observed - tolerance).sum(axis=0)
-    p = (1.0 + reached) / (1.0 + n_permutations)
+    if alternative == "two-sided":
+        reached = np.abs(sums) >= np.abs(table.total) - tolerance
+    elif alternative == "greater":
+        reached = sums >= table.total - tolerance
+    else:
+        reached = sums <= table.total + tolerance
+    p = (1.0 + reached.sum(axis=0)) / (1.0 + n_permutations)
     p[table.total_weight == 0] = np.nan
     warn_undefined(
         table.total_weight == 0, one_d, "p-value",
@@ -443,9 +483,13 @@ def randomization_test(
 
 
 def smallest_pvalue(
-    n_users: int, *, test: str = "randomization", n_permutations: int = 10_000
+    n_users: int,
+    *,
+    test: str = "randomization",
+    alternative: str = "two-sided",
+    n_permutations: int = 10_000,
 ) -> float:
-    """The smallest two-sided p-value a paired test can give with ``n_users`` users.
+    """The smallest p-value a paired test can give with ``n_users`` users.
 
     With few users a test may be unable to reach a significance level
     whatever the differences: the randomization test of 3 users gives at
@@ -460,6 +504,9 @@ def smallest_pvalue(
         unchanged), so the value for all users is a lower bound for any data.
     test : {"randomization", "student", "wilcoxon"}, default="randomization"
         The test, as in :func:`paired_pvalues`.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative, as in :func:`paired_pvalues`; both one-sided tests
+        have the same bound.
     n_permutations : int, default=10_000
         Random sign vectors of the randomization test.
 
@@ -472,8 +519,8 @@ def smallest_pvalue(
     Raises
     ------
     InvalidParameterError
-        ``n_users`` negative or not an integer, unknown ``test``, or
-        ``n_permutations`` below 1.
+        ``n_users`` negative or not an integer, unknown ``test`` or
+        ``alternative``, or ``n_permutations`` below 1.
 
     See Also
     --------
@@ -483,12 +530,14 @@ def smallest_pvalue(
     -----
     - randomization: the exact test over all :math:`2^n` sign vectors gives
       at least :math:`2 / 2^n` (the observed signs and their opposite always
-      reach the observed sum); the Monte Carlo p-value estimates it and is at
-      least :math:`1 / (B + 1)`, so the bound is the larger of the two.
+      reach the observed sum), one-sided :math:`1 / 2^n`; the Monte Carlo
+      p-value estimates it and is at least :math:`1 / (B + 1)`, so the bound
+      is the larger of the two.
     - wilcoxon: SciPy's exact and permutation methods (:math:`n \\le 50`)
-      give at least :math:`2 / 2^n`; its normal approximation (:math:`n > 50`)
-      at least :math:`\\operatorname{erfc}(\\sqrt{n / 2})`, reached when every
-      difference is tied and has the same sign.
+      give at least :math:`2 / 2^n` (one-sided :math:`1 / 2^n`); its normal
+      approximation (:math:`n > 50`) at least
+      :math:`\\operatorname{erfc}(\\sqrt{n / 2})` (one-sided half of it),
+      reached when every difference is tied and has the same sign.
     - student: constant non-zero differences give :math:`p = 0` for any
       :math:`n \\ge 2`.
 
@@ -497,6 +546,8 @@ def smallest_pvalue(
     >>> from receval import smallest_pvalue
     >>> smallest_pvalue(3)
     0.25
+    >>> smallest_pvalue(3, alternative="greater")
+    0.125
     >>> smallest_pvalue(5, test="wilcoxon")
     0.0625
     >>> smallest_pvalue(3, test="student")
@@ -505,15 +556,17 @@ def smallest_pvalue(
     func = "smallest_pvalue"
     v.check_number(n_users, "n_users", func, integer=True, low=0)
     v.check_option(test, "test", func, list(TESTS))
+    v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     n_permutations = check_count(n_permutations, "n_permutations", func)
     n = int(n_users)
     if test == "student":
         return 0.0 if n >= 2 else math.nan
     if n == 0:
         return math.nan
+    sides = 2.0 if alternative == "two-sided" else 1.0  # the observed signs and their opposite
     if test == "wilcoxon" and n > 50:
-        return math.erfc(math.sqrt(n / 2.0))
-    exact = min(1.0, 2.0 ** (1 - n))
+        return sides / 2.0 * math.erfc(math.sqrt(n / 2.0))
+    exact = min(1.0, sides * 2.0**-n)
     if test == "wilcoxon":
         return exact
     return max(exact, 1.0 / (n_permutations + 1))
@@ -632,10 +685,11 @@ def paired_pvalues(
     weights: ArrayLike | None = None,
     *,
     test: str = "randomization",
+    alternative: str = "two-sided",
     n_permutations: int = 10_000,
     seed: int = 0,
 ) -> float | np.ndarray:
-    """Two-sided p-values of paired tests on per-user differences.
+    """P-values of paired tests on per-user differences.
 
     Parameters
     ----------
@@ -649,6 +703,11 @@ def paired_pvalues(
         Fisher's randomization (sign-flip) test, the paired Student t-test
         (``scipy.stats.ttest_rel``) or the Wilcoxon signed-rank test
         (``scipy.stats.wilcoxon``, SciPy's defaults).
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis, each test's own one-sided test (see
+        :func:`randomization_pvalues`, :func:`student_pvalues` and
+        :func:`wilcoxon_pvalues`): the Wilcoxon test's side is that of its
+        signed ranks, the others' that of the mean difference.
     n_permutations : int, default=10_000
         Random sign flips of the randomization test.
     seed : int, default=0
@@ -657,7 +716,8 @@ def paired_pvalues(
     Returns
     -------
     pvalue : float or ndarray of shape (n_columns,)
-        1.0 when every difference is 0 (identical models). nan, with an
+        1.0 when every difference is 0 (identical models), one-sided too but
+        for the t-test's 0.5. nan, with an
         ``UndefinedMetricWarning``, for a column the test cannot be run on:
         no user with a difference (and a positive weight), or, for the
         t-test, fewer than 2 users.
@@ -665,7 +725,7 @@ def paired_pvalues(
     Raises
     ------
     InvalidParameterError
-        Unknown ``test``; unequal ``weights`` with a test other than the
+        Unknown ``test`` or ``alternative``; unequal ``weights`` with a test other than the
         randomization test; ``n_permutations`` or ``seed`` out of range, or
         ``n_permutations`` times the users over 10**12 steps.
     InputValidationError
@@ -691,9 +751,11 @@ def paired_pvalues(
     >>> paired_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    v.check_option(test, "test", "paired_pvalues", list(TESTS))
+    func = "paired_pvalues"
+    v.check_option(test, "test", func, list(TESTS))
+    v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     if test == "randomization":
-        return randomization_test(differences, weights, n_permutations, seed, "paired_pvalues")
+        return randomization_test(differences, weights, n_permutations, seed, func, alternative)
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         if w.size and not np.all(w == w.flat[0]):
@@ -701,97 +763,5 @@ def paired_pvalues(
                 f"paired_pvalues: test={test!r} weighs every user equally. Got unequal "
                 f"weights; use test='randomization', which takes weights."
             )
-    func = "paired_pvalues"
-    return _student(differences, func) if test == "student" else _wilcoxon(differences, func)
-
-
-def model_pairs(models: list[str], baseline: str | None, func: str) -> list[tuple[str, str]]:
-    """(model, versus) of every comparison: each model against the baseline, or every pair."""
-    if len(models) < 2:
-        raise InputValidationError(
-            f"{func}: comparing needs at least 2 models. Got {len(models)}; pass a mapping "
-            f"{{name: model}} with two or more entries."
-        )
-    if len(set(models)) < len(models):
-        dup = next(m for m in models if models.count(m) > 1)
-        raise InputValidationError(
-            f"{func}: model names must be distinct. Got {dup!r} twice; name each run."
-        )
-    if baseline is None:
-        return [(b, a) for a, b in combinations(models, 2)]
-    if baseline not in models:
-        raise InvalidParameterError(
-            f"The 'baseline' parameter of {func} must be one of {models}. Got {baseline!r} instead."
-        )
-    return [(m, baseline) for m in models if m != baseline]
-
-
-def comparison_columns(
-    rows: list[tuple[str, str, str]],
-    difference: np.ndarray,
-    p_value: np.ndarray,
-    *,
-    correction: str | None,
-    alpha: float,
-    higher: Mapping[str, bool | None],
-    n_users: Any,
-    p_min: Any,
-    n_users_skipped: Any = 0,
-    effect_size: Any = math.nan,
-    ci_low: Any = math.nan,
-    ci_high: Any = math.nan,
-    wins: Any = -1,
-    ties: Any = -1,
-    losses: Any = -1,
-    family: str = "metric",
-    direction: Any = None,
-) -> dict[str, np.ndarray]:
-    """The columns of a comparison table (:class:`receval.ComparisonReport`), one row per
-    ``(metric, model, versus)`` of ``rows``: the p-values adjusted by ``correction``
-    within each metric (``family="metric"``: one family per metric) or across every
-    row (``family="all"``), ``significant`` where the adjusted one
-    is below ``alpha``, ``better`` and ``worse`` where it is and the test's statistic
-    leans one way, in or against the metric's direction ``higher[metric]`` (a metric
-    of no direction, None, is neither). The statistic's sign is ``direction`` (the
-    Wilcoxon test's signed-rank direction, which can disagree with the mean's), or,
-    None, that of the difference (model minus versus). ``n_users``, ``p_min``, the
-    users left out of the test (``n_users_skipped``), ``effect_size``, the interval and
-    the users where the model wins, ties and loses (-1: the metric has no per-user
-    value): one value per row, or one for all."""
-    k = len(rows)
-
-    def column(x: Any, dtype: Any = np.float64) -> np.ndarray:
-        return np.array(np.broadcast_to(np.asarray(x, dtype=dtype), (k,)))
-
-    metric = np.array([m for m, _, _ in rows], dtype=object)
-    diff, p = column(difference), column(p_value)
-    adjusted = np.empty(k)
-    names = dict.fromkeys(metric.tolist())
-    families = [metric == m for m in names] if family == "metric" else [np.ones(k, dtype=bool)]
-    for same in families:
-        adjusted[same] = adjust_pvalues(p[same], method=correction)
-    significant = adjusted < alpha
-    directed = np.array([higher[m] is not None for m, _, _ in rows], dtype=bool)
-    up = np.array([higher[m] is True for m, _, _ in rows], dtype=bool)
-    lean = diff if direction is None else column(direction)
-    known, moved = significant & (lean != 0) & directed, (lean > 0) == up
-    return {
-        "metric": metric,
-        "model": np.array([a for _, a, _ in rows], dtype=object),
-        "versus": np.array([b for _, _, b in rows], dtype=object),
-        "difference": diff,
-        "effect_size": column(effect_size),
-        "ci_low": column(ci_low),
-        "ci_high": column(ci_high),
-        "p_value": p,
-        "p_adjusted": adjusted,
-        "significant": significant,
-        "better": known & moved,
-        "worse": known & ~moved,
-        "wins": column(wins, np.int64),
-        "ties": column(ties, np.int64),
-        "losses": column(losses, np.int64),
-        "n_users": column(n_users, np.int64),
-        "n_users_skipped": column(n_users_skipped, np.int64),
-        "p_min": column(p_min),
-    }
+    run = _student if test == "student" else _wilcoxon
+    return run(differences, func, alternative)

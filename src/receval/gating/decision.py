@@ -20,12 +20,7 @@ import numpy as np
 from .._parameters import check_keywords, keyword_names
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
 from ..comparison.paired import wins_ties_losses
-from ..comparison.significance import (
-    adjust_pvalues,
-    paired_pvalues,
-    smallest_pvalue,
-    wilcoxon_pvalues,
-)
+from ..comparison.significance import adjust_pvalues, paired_pvalues, smallest_pvalue
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .config import GateConfig, check_settings
@@ -174,13 +169,6 @@ def _pointwise(
     return out
 
 
-def _one_sided(p_two: np.ndarray, mean: np.ndarray, lower: bool) -> np.ndarray:
-    """One-sided p-values from the two-sided ones of a test whose statistic has the sign of
-    the mean (randomization, t; not Wilcoxon's): H1 mean < 0 (``lower``) or mean > 0."""
-    toward = mean < 0 if lower else mean > 0
-    return np.where(toward, p_two / 2.0, 1.0 - p_two / 2.0)
-
-
 def gate(
     candidates: Mapping[str, Any],
     baselines: Mapping[str, Any],
@@ -291,14 +279,22 @@ def gate(
       the one-sided test of :math:`H_0: \\bar g \\le m` rejects;
     - ``floor`` / ``ceiling`` compare the candidate's value with the threshold.
 
-    The one-sided p-value is that of the test on the shifted differences
-    :math:`g_u + \\delta` (or :math:`g_u - m`). For the randomization test and
-    the t-test it is half the two-sided p-value when their mean lies in the
-    alternative's direction, else one minus that half (the sign-flip and t
-    statistics are symmetric under their null). For the Wilcoxon test it is
-    SciPy's one-sided signed-rank p-value (``alternative="less"`` or
-    ``"greater"``), whose direction is the signed-rank statistic's, not the
-    mean's: a few large gains against many small losses lean negative.
+    The one-sided p-value is that of the test's own one-sided test
+    (:func:`receval.paired_pvalues` with ``alternative="less"`` or
+    ``"greater"``) on the shifted differences :math:`g_u + \\delta` (or
+    :math:`g_u - m`). The randomization test counts the sign vectors whose
+    signed sum reaches the observed one on the alternative's side,
+    :math:`(1 + \\#\\{b : S_b \\ge S\\}) / (B + 1)` (or :math:`\\le`), from
+    the same ``n_permutations`` sign vectors for both sides, so it is never
+    below :math:`1 / (B + 1)`; the t-test is SciPy's ``ttest_1samp``; the
+    Wilcoxon test SciPy's one-sided signed-rank test, whose direction is the
+    signed-rank statistic's, not the mean's: a few large gains against many
+    small losses lean negative. Where the statistic sits at its null center
+    each test keeps its own definition: identical models with a margin of 0
+    (every shifted difference 0) give 1.0 for the randomization and Wilcoxon
+    tests (every sign vector, every signed-rank sum reaches the observed one,
+    as SciPy's ``wilcoxon`` gives) and 0.5 for the t-test (t read as 0,
+    SciPy's one-sided p-value at t = 0), on both sides.
 
     Examples
     --------
@@ -436,27 +432,24 @@ def _decide(
         with np.errstate(invalid="ignore", divide="ignore"):
             total = wts.sum(axis=0)
             mean_d = np.where(used, d * w, 0.0).sum(axis=0) / total
-            mean_x = mean_d * signs + shifts
             dev = np.where(used, d - mean_d, 0.0)
             n_used = used.sum(axis=0)
             se = np.sqrt((wts**2 * dev**2).sum(axis=0) * n_used / np.maximum(n_used - 1, 1)) / total
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-            if config.test == "wilcoxon":  # SciPy's one-sided tests: the statistic's side
-                p_low = np.atleast_1d(wilcoxon_pvalues(x, alternative="less"))
-                p_high = np.atleast_1d(wilcoxon_pvalues(x, alternative="greater"))
-            else:
-                p_two = np.atleast_1d(
+            p_low, p_high = (
+                np.atleast_1d(
                     paired_pvalues(
                         x,
                         wts if weighted else None,
                         test=config.test,
+                        alternative=side,
                         n_permutations=config.n_permutations,
-                        seed=config.seed,
+                        seed=config.seed,  # the same sign flips on both sides
                     )
                 )
-                p_low = _one_sided(p_two, mean_x, lower=True)
-                p_high = _one_sided(p_two, mean_x, lower=False)
+                for side in ("less", "greater")
+            )
             effect = np.atleast_1d(effect_sizes(d, wts if weighted else None))
             low, high = bootstrap_intervals(
                 d,
@@ -474,8 +467,9 @@ def _decide(
             p_one[j], p_other[j] = sides if lower else sides[::-1]
             g = gain[used[:, col], col]
             nu = int(n_used[col])
-            floor_p = smallest_pvalue(nu, test=config.test, n_permutations=config.n_permutations)
-            mde = z_power * float(se[col]) if nu >= 2 and floor_p / 2 < level else math.inf
+            floor_p = smallest_pvalue(nu, test=config.test, alternative="less",
+                                      n_permutations=config.n_permutations)  # fmt: skip
+            mde = z_power * float(se[col]) if nu >= 2 and floor_p < level else math.inf
             info[j] |= {
                 "difference": float(mean_d[col]),
                 "ci": (float(low[col]), float(high[col])),

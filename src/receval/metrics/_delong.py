@@ -427,11 +427,11 @@ def delong_pairs(
     the rows of a comparison table (:class:`receval.ComparisonReport`).
 
     Returns each model's AUC and the columns of
-    :func:`receval.comparison.significance.comparison_columns`: the interval is the
+    :func:`receval.comparison.table.comparison_columns`: the interval is the
     normal one of the difference with DeLong's variance at ``confidence``, the
     p-value two-sided, the effect size nan, ``n_users`` the rows (the unit is the
     impression) and ``p_min`` 0 (a normal test)."""
-    from ..comparison.significance import comparison_columns
+    from ..comparison.table import comparison_columns
 
     labels, matrix = _binary(y_true, y_scores, func, None)
     check_paired_labels(labels, func)

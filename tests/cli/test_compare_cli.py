@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 from pathlib import Path
 
@@ -182,8 +183,13 @@ def test_compare_runs_by_segment_equals_compare_by_segment(files):
                                   n_resamples=500).records()  # fmt: skip
     for r in expected:
         r["segment"] = "(all)" if r["segment"] is None else r["segment"]
-    # what the segmentation left out, on the overall row
-    assert [r.pop("counts", {}) for r in records] == [{}, {}, {"n_users_unassigned": 50}]
+    # what the segmentation and the runs left out, on the overall row
+    none = {"model": 0, "versus": 0}
+    assert [r.pop("counts", {}) for r in records] == [
+        {},
+        {},
+        {"n_users_unassigned": 50, "n_users_missing": none, "n_run_only_users": none},
+    ]
     assert records == expected
     assert [r["segment"] for r in records] == ["even", "odd", "(all)"]
     assert "50 qrels users have no segment" in result.stderr
@@ -455,6 +461,37 @@ def test_users_absent_from_a_run_are_noted_and_counted_as_rank_counts_them(files
         "n_users_missing": {"model": 0, "versus": 50},
         "n_run_only_users": {"model": 0, "versus": 1},
     }
+
+
+def test_by_segment_counts_the_users_absent_from_a_run_as_without_by(files):
+    """--by puts each run's counts (qrels users absent from it, its users not in the
+    qrels) on the overall records, as compare without --by on every record: JSON and
+    CSV."""
+    tmp, qrels, runs, _ = files
+    run = pd.DataFrame(runs["model_b"])
+    kept = run["user"].isin(run["user"].drop_duplicates().iloc[:150])
+    part = pd.concat([run[kept], pd.DataFrame({"user": ["stranger"], "item": [1], "score": [1.0]})])
+    part.to_csv(tmp / "part_by.csv", index=False)
+    users = pd.unique(pd.DataFrame(qrels)["user"])
+    groups = pd.DataFrame({"user": users[:150], "segment": np.where(np.arange(150) % 2, "b", "a")})
+    groups.to_csv(tmp / "halves.csv", index=False)
+    args = ["compare", "--qrels", tmp / "qrels.csv", "-m", "ndcg@10", "--run",
+            tmp / "part_by.csv", "--run", tmp / "model_a.parquet", *SETTINGS]  # fmt: skip
+    plain = json.loads(invoke(runner, *args, "-f", "json").stdout)[0]["counts"]
+    assert plain == {"n_users_missing": {"model": 0, "versus": 50},
+                     "n_run_only_users": {"model": 0, "versus": 1}}  # fmt: skip
+    by = [*args, "--by", tmp / "halves.csv"]
+    records = json.loads(invoke(runner, *by, "-f", "json").stdout)
+    assert [(r["segment"], r["model"], r["versus"]) for r in records] == [
+        (s, "model_a.parquet", "part_by.csv") for s in ("a", "b", "(all)")
+    ]
+    assert [r["counts"] for r in records] == [{}, {}, {"n_users_unassigned": 50, **plain}]
+    frame = pd.read_csv(io.StringIO(invoke(runner, *by, "-f", "csv").stdout))
+    columns = ["n_users_unassigned", "n_users_missing:model", "n_users_missing:versus",
+               "n_run_only_users:model", "n_run_only_users:versus"]  # fmt: skip
+    assert list(frame.columns[-5:]) == columns
+    assert frame[columns].iloc[2].tolist() == [50, 0, 50, 0, 1]
+    assert frame[columns].iloc[:2].isna().all(axis=None)
 
 
 def test_bad_seed_names_the_option_and_its_range(files):

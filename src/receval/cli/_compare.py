@@ -61,6 +61,15 @@ from ._output import OutputFormat, ResultTable, render, render_sections
 from ._params import Command, words
 
 
+def run_counts(
+    records: list[dict[str, Any]], counts: dict[str, dict[str, int]]
+) -> list[dict[str, dict[str, int]]]:
+    """Each record's counts of its two runs, from each run's counts by name:
+    ``{"n_users_missing": {"model": 0, "versus": 150}, ...}``."""
+    return [{key: {"model": counts[r["model"]][key], "versus": counts[r["versus"]][key]}
+             for key in counts[r["model"]]} for r in records]  # fmt: skip
+
+
 def comparison_output(
     report: Any,
     fmt: OutputFormat,
@@ -78,10 +87,7 @@ def comparison_output(
     if fmt in (OutputFormat.json, OutputFormat.csv, OutputFormat.tsv):
         records = report.records()
         columns = list(records[0]) if records else []
-        paired = None
-        if counts is not None:  # {"n_users_missing": {"model": 0, "versus": 150}, ...}
-            paired = [{key: {"model": counts[r["model"]][key], "versus": counts[r["versus"]][key]}
-                       for key in counts[r["model"]]} for r in records]  # fmt: skip
+        paired = None if counts is None else run_counts(records, counts)
         table = ResultTable(columns, [list(r.values()) for r in records], counts=paired)
         if lists_table is None:
             render(table, fmt, digits=digits)
@@ -168,10 +174,19 @@ def comparison_notes(report: Any, say: Messages, where: str = "") -> None:
 
 
 def segment_output(
-    comparison: Any, path: str, fmt: OutputFormat, digits: int, detail: bool, say: Messages
+    comparison: Any,
+    path: str,
+    fmt: OutputFormat,
+    digits: int,
+    detail: bool,
+    say: Messages,
+    counts: dict[str, dict[str, int]],
 ) -> None:
     """Write a SegmentComparison: records with a ``segment`` field (json, csv, tsv), else
-    one comparison per segment under a heading line, the overall one last."""
+    one comparison per segment under a heading line, the overall one last. ``counts``:
+    each run's counts by name (users of the qrels absent from the run, of the run
+    absent from the qrels), on the overall records, as :func:`comparison_output` puts
+    them on every record."""
     if comparison.n_unassigned:
         say.note(
             f"{comparison.n_unassigned} qrels users have no segment in {path} (compared in "
@@ -182,13 +197,14 @@ def segment_output(
         for r in records:
             r["segment"] = ALL_SEGMENTS if r["segment"] is None else r["segment"]
         columns = list(records[0]) if records else []
-        # what the segmentation left out, on the overall rows (as rank --by does)
-        counts = [
-            {"n_users_unassigned": comparison.n_unassigned} if r["segment"] == ALL_SEGMENTS
-            else {}
-            for r in records
+        # what the segmentation and the runs left out, on the overall rows (as rank --by)
+        paired = run_counts(records, counts)
+        left_out = [
+            {"n_users_unassigned": comparison.n_unassigned, **pair}
+            if r["segment"] == ALL_SEGMENTS else {}
+            for r, pair in zip(records, paired, strict=True)
         ]  # fmt: skip
-        table = ResultTable(columns, [list(r.values()) for r in records], counts=counts)
+        table = ResultTable(columns, [list(r.values()) for r in records], counts=left_out)
         render(table, fmt, digits=digits)
         return
     parts = [
@@ -406,7 +422,7 @@ def compare(
                 segments = read_segments(by, user, segment, q.user_ids, say)
                 with say.progress(f"Comparing {len(runs)} runs by segment: {doing}…"):
                     by_segment = compare_by_segment(q, evaluated, metrics, by=segments, **settings)
-                segment_output(by_segment, by, output_format, digits, detail, say)
+                segment_output(by_segment, by, output_format, digits, detail, say, counts)
                 return
             with say.progress(f"Comparing {len(runs)} runs: {doing}…"):
                 report = compare_runs(q, evaluated, metrics, pairs=pairs, **settings)

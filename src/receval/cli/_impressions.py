@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any, NamedTuple
 
+from ._columns import no_missing, read_columns
 from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, one_line
 from ._output import ResultTable
 from ._params import metric_names
@@ -70,21 +71,6 @@ def column(table: Any, name: str, option: str, path: str, fmt: str, command: str
     )
 
 
-def no_missing(values: Any, option: str, path: str, fmt: str, command: str) -> None:
-    """Raise at the file and line of the first missing value (an empty field, a null)
-    of the Arrow column ``values`` that ``option`` (``--label click``) names."""
-    if not values.null_count:
-        return
-    from .._validation import missing_values
-    from ..data._open import place
-
-    fix = "drop those rows or fill them first"
-    error = missing_values(command, option, values.is_null(), "empty or null", fix)
-    located = type(error)(f"{place(path, error.row, lines=fmt in ('csv', 'tsv'))}: {error}")
-    located.row = error.row
-    raise located
-
-
 class Impressions(NamedTuple):
     """The columns of an impression log that the CTR commands use."""
 
@@ -124,9 +110,6 @@ def read_impressions(
     by: str | None = None,
 ) -> Impressions:
     """Read the label, score, group, weight and segment columns of an impression log."""
-    from ..data.io import read_table
-    from ..exceptions import InputValidationError
-
     fmt = table_format(file_format, path, say)
     columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight, by) if c)]))
     ids = tuple(c for c in (group, by) if c)
@@ -134,18 +117,9 @@ def read_impressions(
              ("--label", [label]))  # fmt: skip
     options = {c: option for option, cs in given for c in cs if c}
     with say.progress(f"Reading {say.sized(path)}…"):
-        try:
-            table = read_table(path, columns, command, fmt, id_columns=ids)
-        except InputValidationError as exc:  # a column not in the file: the option's
-            text = str(exc)
-            for c, option in options.items():
-                text = text.replace(f"no column {c!r}.", f"no column {c!r} ({option} {c}).")
-            raise InputValidationError(text) from None
+        table = read_columns(path, {c: options[c] for c in columns}, command, fmt, ids)
     if not table.num_rows:
         raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
-    for option, name in (("--group", group), ("--by", by)):
-        if name:
-            no_missing(table.column(name), f"{option} {name}", path, fmt, command)
     return Impressions(
         n_rows=table.num_rows,
         y_true=column(table, label, "--label", path, fmt, command),

@@ -107,6 +107,16 @@ def _rounded(value: Any, digits: int) -> str:
     return str(value)
 
 
+def _cells(table: ResultTable, digits: int) -> list[list[str]]:
+    """The rows as text: the names of a row (its ``keys`` columns: a run, a segment label
+    as given: 0.123456789, not 0.1235) exact, the values rounded to ``digits``."""
+    n = table.keys
+    return [
+        [_exact(v) if j < n else _rounded(v, digits) for j, v in enumerate(row)]
+        for row in table.rows
+    ]
+
+
 def _json_value(value: Any) -> Any:
     """A cell as JSON writes it: nan and infinity as None (JSON has neither), in nested
     counts too (a metric's ``mean_ties_average`` is nan where every user is left out)."""
@@ -176,8 +186,8 @@ def _markdown(table: ResultTable, digits: int, out: TextIO) -> None:
     ]
     out.write("| " + " | ".join(cell(c) for c in table.columns) + " |\n")
     out.write("|" + "|".join("---:" if n else "---" for n in numeric) + "|\n")
-    for row in table.rows:
-        out.write("| " + " | ".join(cell(_rounded(v, digits)) for v in row) + " |\n")
+    for row in _cells(table, digits):
+        out.write("| " + " | ".join(cell(text) for text in row) + " |\n")
 
 
 def _latex(table: ResultTable, digits: int, out: TextIO) -> None:
@@ -187,8 +197,8 @@ def _latex(table: ResultTable, digits: int, out: TextIO) -> None:
     numeric = [_numeric(table, j) for j in range(len(table.columns))]
     out.write("\\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}\n")
     out.write("\\toprule\n" + " & ".join(_tex(c) for c in table.columns) + " \\\\\n\\midrule\n")
-    for row in table.rows:
-        out.write(" & ".join(_tex(_rounded(v, digits)) for v in row) + " \\\\\n")
+    for row in _cells(table, digits):
+        out.write(" & ".join(_tex(text) for text in row) + " \\\\\n")
     out.write("\\bottomrule\n\\end{tabular}\n")
 
 
@@ -224,7 +234,7 @@ def _grid(
 def _layouts(table: ResultTable, digits: int) -> Iterator[list[Any]]:
     """The table as rich renderables, widest layout first: a row per result, then the
     columns as rows (one column per result), then one two-column block per result."""
-    cells = [[_rounded(v, digits) for v in row] for row in table.rows]
+    cells = _cells(table, digits)
     numeric = [_numeric(table, j) for j in range(len(table.columns))]
     yield [_grid(table.columns, cells, numeric, table.wrap)]
     n_keys = min(table.keys, len(table.columns))
@@ -273,7 +283,7 @@ def _plain_grid(table: ResultTable, digits: int, out: TextIO) -> bool:
             return False
     except ValueError:  # a closed stream: rich's own check fails the same way
         return False
-    cells = [[_rounded(v, digits) for v in row] for row in table.rows]
+    cells = _cells(table, digits)
     texts = [*table.columns, *(c for row in cells for c in row)]
     if table.title is not None:
         texts.append(table.title)

@@ -244,18 +244,21 @@ def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None
 
 def read_segments(path: str, user: str, segment: str, users: Any, say: Messages) -> Any:
     """The (user, segment) columns of a CSV, TSV or Parquet file (``--by``), as an Arrow
-    table; the user ids as int64 when the report's ``users`` are integers and the
+    table, both read as ids as ``ctr --by`` reads its segments (``007`` and ``7`` are two
+    segments); the user ids as int64 when the report's ``users`` are integers and the
     file's are too."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..data.io import infer_format, read_table
+    from ..data.io import infer_format
+    from ._columns import read_columns
 
     fmt = infer_format(path)
     if fmt not in ("csv", "tsv", "parquet"):
         fmt = "csv"
+    options = {user: "--user", segment: "--segment"}
     with say.progress(f"Reading {say.sized(path)}…"):
-        frame = read_table(path, [user, segment], "--by", fmt, id_columns=(user,))
+        frame = read_columns(path, options, "--by", fmt, ids=(user, segment))
     frame = frame.select([user, segment])
     import numpy as np
 

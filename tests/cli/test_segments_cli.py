@@ -1,0 +1,105 @@
+"""``--by FILE`` of ``rank`` and ``compare``: the segment labels read as ids (as ``ctr --by``
+reads them), shown as written, and the file's errors at its lines."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from receval import evaluate
+
+from ._helpers import invoke, make_runner
+
+# five users, each with its own rank of the one relevant item: mrr 1, 1/2, 1/3, 1/4, 1/5
+QRELS = "user,item,grade\n" + "".join(f"u{i},a,1\n" for i in range(5))
+RUN = "user,item,score\n" + "".join(
+    f"u{i},{item},{5 - j}\n" for i in range(5) for j, item in enumerate([*"bcde"[:i], "a"])
+)
+# labels that read as numbers: 007 and 7 are two segments, so are the two 20-digit ids
+LABELS = ["12345678901234567890", "12345678901234567891", "007", "7", "01234"]
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels.csv").write_text(QRELS)
+    (tmp_path / "run.csv").write_text(RUN)
+    (tmp_path / "b.csv").write_text(RUN)
+    seg = tmp_path / "seg.csv"
+    seg.write_text("user,segment\n" + "".join(f"u{i},{s}\n" for i, s in enumerate(LABELS)))
+    return tmp_path
+
+
+def test_rank_by_reads_labels_as_written(files) -> None:
+    args = ["rank", "--qrels", files / "qrels.csv", "--run", files / "run.csv", "-m", "mrr",
+            "--by", files / "seg.csv", "-q"]  # fmt: skip
+    records = json.loads(invoke(make_runner(), *args, "-f", "json").stdout)
+    # one segment per label (it merged 007 with 7 as 7.0 and the 20-digit ids as 1.23e+19)
+    assert [(r["segment"], r["n_users"], r["mrr"]) for r in records] == [
+        ("007", 1, 1 / 3),
+        ("01234", 1, 1 / 5),
+        ("12345678901234567890", 1, 1.0),
+        ("12345678901234567891", 1, 1 / 2),
+        ("7", 1, 1 / 4),
+        ("(all)", 5, (1 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5),
+    ]
+    table = invoke(make_runner(), *args).stdout
+    assert "│ 12345678901234567890 │" in table and "│ 007  " in table
+    assert "12345678901234567168" not in table
+
+
+def test_compare_by_reads_labels_as_written(files) -> None:
+    result = invoke(make_runner(), "compare", "--qrels", files / "qrels.csv",
+                    "--run", files / "run.csv", "--run", files / "b.csv", "-m", "mrr",
+                    "--by", files / "seg.csv", "-q", "-f", "json")  # fmt: skip
+    segments = [r["segment"] for r in json.loads(result.stdout)]
+    assert segments == ["007", "01234", "12345678901234567890", "12345678901234567891", "7",
+                        "(all)"]  # fmt: skip
+
+
+def test_table_shows_a_float_label_unrounded(files) -> None:
+    path = files / "seg.parquet"
+    pq.write_table(pa.table({"user": ["u0", "u1"], "segment": [0.123456789, 0.5]}), path)
+    result = invoke(make_runner(), "rank", "--qrels", files / "qrels.csv", "--run",
+                    files / "run.csv", "-m", "mrr", "--by", path, "-q")  # fmt: skip
+    # the label was rounded to --digits as a value is: 0.1235
+    assert "│ 0.123456789 │" in result.stdout and "0.1235 " not in result.stdout
+    assert "│ 0.5         │" in result.stdout
+
+
+def test_by_file_errors_name_line_and_option(files) -> None:
+    blank = files / "blank.csv"
+    blank.write_text("user,segment\nu0,a\nu1,\nu2,b\n")
+    args = ["rank", "--qrels", files / "qrels.csv", "--run", files / "run.csv", "-m", "mrr"]
+    result = invoke(make_runner(), *args, "--by", blank, code=2)
+    # it was the library's 'EvaluationReport.by_segment: segments contains 1 missing value'
+    assert result.stderr == (
+        f"error: {blank}:3: the 'segment' column has no id in this row (an empty field); "
+        "fill it in or drop the row.\n"
+    )
+    nulls = files / "nulls.parquet"
+    pq.write_table(pa.table({"user": ["u0", "u1"], "segment": ["a", None]}), nulls)
+    result = invoke(make_runner(), *args, "--by", nulls, code=2)
+    assert result.stderr.startswith(f"error: {nulls}: row 2: --by: --segment segment contains 1")
+    result = invoke(make_runner(), *args, "--by", files / "seg.csv", "--segment", "nope", code=2)
+    assert result.stderr == (
+        f"error: {files / 'seg.csv'}: no column 'nope' (--segment nope). "
+        "Got columns ['user', 'segment'].\n"
+    )
+
+
+def test_labels_equal_the_library_by_segment(files) -> None:
+    report = evaluate(
+        {f"u{i}": {"a": 1} for i in range(5)},
+        {f"u{i}": {x: 5.0 - j for j, x in enumerate([*"bcde"[:i], "a"])} for i in range(5)},
+        ["mrr"],
+    )
+    expected = report.by_segment({f"u{i}": s for i, s in enumerate(LABELS)})
+    result = invoke(make_runner(), "rank", "--qrels", files / "qrels.csv", "--run",
+                    files / "run.csv", "-m", "mrr", "--by", files / "seg.csv", "-q", "-f",
+                    "json")  # fmt: skip
+    records = json.loads(result.stdout)[:-1]
+    assert [r["segment"] for r in records] == expected.segments.tolist()
+    assert [r["mrr"] for r in records] == expected.values["mrr"].tolist()

@@ -103,3 +103,16 @@ def test_labels_equal_the_library_by_segment(files) -> None:
     records = json.loads(result.stdout)[:-1]
     assert [r["segment"] for r in records] == expected.segments.tolist()
     assert [r["mrr"] for r in records] == expected.values["mrr"].tolist()
+
+
+def test_compare_by_a_segment_of_no_qrels_user(files) -> None:
+    by = files / "ghost.csv"
+    by.write_text("user,segment\nu0,a\nu1,a\nghost,g\n")  # ghost is in no qrels
+    result = invoke(make_runner(), "compare", "--qrels", files / "qrels.csv",
+                    "--run", files / "run.csv", "--run", files / "b.csv", "-m", "mrr",
+                    "--by", by, "-f", "json", "--permutations", "99")  # fmt: skip
+    # it exited 2: 'compare: differences is empty (no user)'
+    records = json.loads(result.stdout)
+    assert [(r["segment"], r["n_users"]) for r in records] == [("a", 2), ("g", 0), ("(all)", 5)]
+    assert records[1]["mean"] is None and records[1]["p_value"] is None
+    assert records[1]["significant"] is False

@@ -349,12 +349,14 @@ def _run_tests(
     cols: list[tuple[str, str, str]] = [(m, a, b) for m in metrics for a, b in pairs]
     counts = _wins_ties_losses(values, weights, higher, cols)
     n = len(next(iter(next(iter(values.values())).values())))
-    diff = np.empty((n, len(cols)))
-    wts = np.ones((n, len(cols)))
+    # no user (a segment of compare_by_segment without one): one row of no value, so that
+    # every statistic is nan, as where no user has a value for both models
+    diff = np.full((max(n, 1), len(cols)), np.nan)
+    wts = np.ones((max(n, 1), len(cols)))
     for j, (m, a, b) in enumerate(cols):
-        diff[:, j] = values[m][a] - values[m][b]  # nan where either is undefined
+        diff[:n, j] = values[m][a] - values[m][b]  # nan where either is undefined
         if weights[m] is not None:
-            wts[:, j] = weights[m]
+            wts[:n, j] = weights[m]
     defined = ~np.isnan(diff)
     wts[~defined] = 0.0
     used = (defined & (wts > 0)).sum(axis=0)

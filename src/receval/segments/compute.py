@@ -256,6 +256,12 @@ def compare_by_segment(
         A keyword of ``options`` that is neither :func:`receval.compare`'s nor a
         convention (a typo such as ``tset``), or a bad setting.
 
+    Notes
+    -----
+    A segment with none of the report's users (a user of ``by`` not in the
+    qrels) has nan statistics and ``n_users`` 0, as
+    :meth:`receval.EvaluationReport.by_segment` gives it nan.
+
     Examples
     --------
     >>> import numpy as np, receval
@@ -291,12 +297,13 @@ def compare_by_segment(
         raise InvalidParameterError(f"{func}: runs is empty; pass at least two runs.")
     settings = {k: x for k, x in options.items() if k not in FIELDS and k != "profile"}
     codes, labels = user_segments(first, by, func)
-    per_segment = [
-        compare(
-            None, {n: rep.subset(codes == i) for n, rep in reports.items()}, metrics, **settings
-        )
-        for i in range(len(labels))
-    ]
-    overall = compare(None, reports, metrics, **settings)
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
+    per_segment = []
+    for i in range(len(labels)):
+        with warnings.catch_warnings():  # a segment of no user: nan, n_users 0 (no warning)
+            if not counts[i]:
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+            subset = {n: rep.subset(codes == i) for n, rep in reports.items()}
+            per_segment.append(compare(None, subset, metrics, **settings))
+    overall = compare(None, reports, metrics, **settings)
     return SegmentComparison(labels, per_segment, overall, counts, int((codes < 0).sum()))

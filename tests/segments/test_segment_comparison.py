@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 
 import numpy as np
+import pytest
 
 import receval as rv
 
@@ -36,3 +38,34 @@ def test_a_segment_of_no_user_is_nan():
     assert (x["n_users"], x["difference"], x["losses"]) == (10, -0.5, 10)
     assert x["p_value"] == 1 / 100  # every user loses: the observed sum is the extreme
     assert np.isnan(seg.reports[0].means["mrr"]["good"])
+
+
+def _parity(label):
+    return rv.compare_by_segment(
+        {f"u{i}": {"a": 1} for i in range(40)},
+        {"good": {f"u{i}": {"a": 0.9, "b": 0.5} for i in range(40)},
+         "bad": {f"u{i}": {"a": 0.1, "b": 0.5} if i % 2 else {"a": 0.9} for i in range(40)}},
+        ["mrr"], by={f"u{i}": label(i) for i in range(40)}, n_permutations=99, n_resamples=99,
+    )  # fmt: skip
+
+
+def test_to_frame_with_polars(monkeypatch):
+    pl = pytest.importorskip("polars")
+    seg = _parity(lambda i: "odd" if i % 2 else "even")
+    frame = seg.to_frame(backend="polars")  # it raised 'list' object has no attribute 'dtype'
+    assert isinstance(frame, pl.DataFrame)
+    assert frame["segment"].to_list() == ["even", "odd", None]
+    assert frame["difference"].to_list() == [0.0, -0.5, -0.25]
+    assert frame["losses"].to_list() == [0, 20, 20]
+    assert frame.columns == list(seg.records()[0])
+    monkeypatch.setitem(sys.modules, "pandas", None)  # no pandas: to_frame() is polars'
+    assert seg.to_frame().equals(frame)
+
+
+def test_to_frame_keeps_integer_labels():
+    pytest.importorskip("pandas")
+    frame = _parity(lambda i: i % 2).to_frame()
+    # they were float64: 0.0, 1.0 and NaN for the overall row
+    assert frame["segment"].dtype == object
+    assert frame["segment"].tolist() == [0, 1, None]
+    assert frame["n_users"].tolist() == [20, 20, 40]

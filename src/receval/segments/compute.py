@@ -209,11 +209,14 @@ class SegmentComparison:
 
     def to_frame(self, backend: str | None = None) -> Any:
         """Every comparison of every segment, one row per (segment, metric, model,
-        versus), the overall ones last (``segment`` None)."""
+        versus), the overall ones last (``segment`` None): a pandas (default) or polars
+        DataFrame."""
         from ..data.frames import make_frame
 
         rows = self.records()
-        columns = {k: [r[k] for r in rows] for k in (rows[0] if rows else {"segment": []})}
+        columns = {k: np.array([r[k] for r in rows]) for k in (rows[0] if rows else ())}
+        # the labels as given beside the overall row's None (pandas made 0, 1 floats)
+        columns["segment"] = np.array([r["segment"] for r in rows], dtype=object)
         return make_frame(columns, backend=backend)
 
     def records(self) -> list[dict[str, Any]]:

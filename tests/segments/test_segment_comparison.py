@@ -69,3 +69,28 @@ def test_to_frame_keeps_integer_labels():
     assert frame["segment"].dtype == object
     assert frame["segment"].tolist() == [0, 1, None]
     assert frame["n_users"].tolist() == [20, 20, 40]
+
+
+Y, P = [0, 1, 0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8, 0.3, 0.7]
+
+
+@pytest.mark.parametrize(
+    ("metric", "data", "options", "message"),
+    [
+        ("roc_auc", (Y, P[:5]), {}, "roc_auc_score: y_true and y_score must have the same "
+         "length. Got lengths [6, 5]."),
+        ("roc_auc", (Y, P), {"sample_weight": [1] * 5}, "roc_auc_score: y_true, y_score and "
+         "sample_weight must have the same length. Got lengths [6, 6, 5]."),
+        ("gauc", (Y, P), {"groups": [1, 1, 2, 2, 3]}, "gauc_score: y_true, y_score and groups "
+         "must have the same length. Got lengths [6, 6, 5]."),
+        ("average_precision", (Y, P[:5]), {}, "average_precision_score: y_true and y_score "
+         "must have the same length. Got lengths [6, 5]."),
+        ("roc_auc", (), {}, "by_segment: 'roc_auc' takes (y_true, y_score, sample_weight): "
+         "missing a required argument: 'y_true'."),
+    ],
+)  # fmt: skip
+def test_by_segment_short_columns_get_the_metrics_error(metric, data, options, message):
+    # a shorter column was an IndexError out of a segment's rows; no data a bare StopIteration
+    with pytest.raises(rv.exceptions.RecevalError) as error:
+        rv.by_segment(metric, *data, by=list("aaabbb"), **options)
+    assert str(error.value) == message

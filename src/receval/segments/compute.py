@@ -59,9 +59,10 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     Raises
     ------
     InvalidParameterError
-        An unknown metric, a ranking metric, or an option no metric takes.
+        An unknown metric, a ranking metric, an option no metric takes, or no data.
     InputValidationError
-        Missing segment labels, or ``by`` of another length than the rows.
+        Missing segment labels, ``by`` of another length than the rows, or a data
+        column of another length (the metric's own error).
 
     Notes
     -----
@@ -98,6 +99,12 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         )
     given = [np.asarray(x) if isinstance(x, list) else x for x in data]
     kwargs = {k: np.asarray(x) if isinstance(x, list) else x for k, x in kwargs.items()}
+    if not given and not kwargs:
+        inputs = runners[names[0]][0]
+        raise InvalidParameterError(
+            f"{func}: {names[0]!r} takes ({', '.join(inputs)}): missing a required argument: "
+            f"{inputs[0]!r}."
+        )
     n = len(given[0]) if given else len(next(iter(kwargs.values())))
     codes, labels = segment_codes(by, n, "by", func)
     order = np.argsort(codes, kind="stable")
@@ -117,6 +124,9 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     for m, (inputs, takes, run) in runners.items():
         opts = {k: x for k, x in options.items() if takes(k)}
         own = {k: x for k, x in kwargs.items() if k in inputs}
+        # all the rows first: the metric's own checks (a column shorter than y_true is
+        # its same-length error, not an index out of a segment's rows)
+        overall[m] = run(tuple(given), own, opts)
         out = np.empty(len(labels), dtype=np.float64)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -131,7 +141,6 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
                     raise exc.moved(int(idx[exc.row]) - exc.row) from None
         values[m] = out
         undefined[m] = int(np.isnan(out).sum())
-        overall[m] = run(tuple(given), own, opts)
     return SegmentReport(labels, values, overall, counts, "rows", undefined)
 
 

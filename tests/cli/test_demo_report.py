@@ -426,3 +426,51 @@ def test_report_into_a_missing_folder_is_refused_before_the_work(runner, tmp_pat
         f"exist. Got {str(out)!r}; make the folder first (mkdir -p {out.parent}) or write "
         "into an existing one.\n"
     )
+
+
+def test_an_out_under_a_file_is_refused_before_the_work(runner, tmp_path) -> None:
+    """demo printed its tables, then a FileExistsError traceback (exit 1); report named
+    its temporary file ('x.csv/.receval-....tmp: Not a directory')."""
+    (tmp_path / "x.csv").write_text("a\n")
+    events = tmp_path / "events.csv"
+    events.write_text("user,time\n1,2024-01-01\n")
+    for out, folder, what in (
+        (tmp_path / "x.csv" / "r.html", tmp_path / "x.csv", "is a file"),
+        (tmp_path / "x.csv" / "d" / "r.html", tmp_path / "x.csv" / "d",
+         f"cannot be made: {str(tmp_path / 'x.csv')!r} is a file"),
+    ):  # fmt: skip
+        message = (
+            f"--out: the output path's folder {str(folder)!r} {what}. Got {str(out)!r}; "
+            "write into a folder.\n"
+        )
+        demo = invoke(runner, "demo", "--users", 10, "--out", out, code=2)
+        assert (demo.stdout, demo.stderr) == ("", f"error: receval demo {message}")
+        report = invoke(runner, "report", "--out", out, "--events", events, code=2)
+        assert report.stderr == f"error: receval report {message}"
+
+
+def test_demo_into_a_folder_it_cannot_make(runner, tmp_path, monkeypatch) -> None:
+    def refuse(name, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", name)
+
+    monkeypatch.setattr("os.makedirs", refuse)
+    out = tmp_path / "no" / "r.html"
+    result = invoke(runner, "demo", "--users", 10, "--out", out, code=2)
+    # it printed every table, then a traceback of the PermissionError
+    assert (result.stdout, result.stderr) == ("", (
+        f"error: receval demo --out: the output path's folder {str(out.parent)!r} does not "
+        f"exist. Got {str(out)!r}; make the folder first (mkdir -p {out.parent}) or write "
+        "into an existing one.\n"
+    ))  # fmt: skip
+
+
+def test_a_failed_write_names_the_report_not_its_temporary_file(tmp_path, monkeypatch) -> None:
+    def refuse(*args, dir, **kwargs):
+        raise PermissionError(13, "Permission denied", f"{dir}/.receval-x.tmp")
+
+    monkeypatch.setattr("tempfile.mkstemp", refuse)
+    with pytest.raises(PermissionError) as error:
+        HTMLReport("t").write(tmp_path / "r.html")
+    assert str(error.value) == (
+        f"[Errno 13] cannot write the report: Permission denied: '{tmp_path / 'r.html'}'"
+    )

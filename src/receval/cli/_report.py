@@ -5,6 +5,7 @@
 # time the command is built (once per process).
 
 import os
+from contextlib import suppress
 from typing import Annotated, Any
 
 import typer
@@ -423,9 +424,11 @@ def demo(
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
     from ..metrics.retention import retention
+    from ..report.html import check_target
     from ..report.sections import (
         HTMLReport,
         ctr_section,
+        json_path,
         ranking_section,
         retention_section,
     )
@@ -436,6 +439,11 @@ def demo(
             f"--out names the folder {out!r}; name an HTML file, e.g. "
             f"{os.path.join(out, 'report.html')!r}."
         )
+    with suppress(OSError):  # its folder (what is in the way is named below)
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with say.guard():
+        for where in (out, json_path(out)):
+            check_target(where, [], "receval demo --out")
     doc = HTMLReport(
         "receval demo",
         description="Two CTR models, two recommenders and user retention, evaluated on "
@@ -501,7 +509,6 @@ def demo(
             runs=runs, figures=figures, progress=say.progress,
         )  # fmt: skip
         retention_section(doc, rep, caption=title, figures=figures, progress=say.progress)
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     _write_report(doc, out, say)
 
 

@@ -714,9 +714,18 @@ def check_target(target: str, inputs: Iterable[str], func: str) -> None:
 
     try:
         st = os.stat(target)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         folder = os.path.dirname(target)
         if folder and not os.path.isdir(folder):  # found before the work, not after it
+            above = folder  # the part of the folder's path that exists
+            while above and not os.path.lexists(above) and os.path.dirname(above) != above:
+                above = os.path.dirname(above)
+            if above and os.path.lexists(above) and not os.path.isdir(above):
+                what = "is a file" if above == folder else f"cannot be made: {above!r} is a file"
+                raise InvalidParameterError(
+                    f"{func}: the output path's folder {folder!r} {what}. Got {target!r}; "
+                    f"write into a folder."
+                ) from None
             raise InvalidParameterError(
                 f"{func}: the output path's folder {folder!r} does not exist. Got {target!r}; "
                 f"make the folder first (mkdir -p {folder}) or write into an existing one."
@@ -757,8 +766,9 @@ def _write_text(target: str, text: str) -> None:
         old: os.stat_result | None = os.stat(target)
     except OSError:
         old = None
-    fd, temporary = tempfile.mkstemp(prefix=".receval-", suffix=".tmp", dir=folder)
+    temporary = ""  # an error making it names the target, not the temporary file
     try:
+        fd, temporary = tempfile.mkstemp(prefix=".receval-", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         if old is not None:
@@ -772,6 +782,7 @@ def _write_text(target: str, text: str) -> None:
         os.replace(temporary, target)
     except OSError as exc:
         with suppress(OSError):
-            os.remove(temporary)
+            if temporary:
+                os.remove(temporary)
         reason = exc.strerror or str(exc)
         raise OSError(exc.errno, f"cannot write the report: {reason}", target) from exc

@@ -474,3 +474,18 @@ def test_a_failed_write_names_the_report_not_its_temporary_file(tmp_path, monkey
     assert str(error.value) == (
         f"[Errno 13] cannot write the report: Permission denied: '{tmp_path / 'r.html'}'"
     )
+
+
+@pytest.mark.parametrize("command", ["report", "demo"])
+def test_out_dash_is_refused(runner, tmp_path, monkeypatch, command) -> None:
+    """report -o - wrote files named '-' and '-.json' (exit 0)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "events.csv").write_text("user,time\n1,2024-01-01\n")
+    args = ["--events", "events.csv"] if command == "report" else ["--users", 10]
+    result = invoke(runner, command, "--out", "-", *args, code=2)
+    assert (result.stdout, result.stderr) == ("", (
+        f"error: receval {command} --out: the report is an HTML file with its numbers in a "
+        "JSON file beside it, so it cannot go to a standard stream. Got '-'; name a file, "
+        "e.g. --out report.html.\n"
+    ))  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["events.csv"]

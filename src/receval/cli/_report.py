@@ -138,6 +138,23 @@ def _cohort_summary(report: Any, title: str) -> ResultTable:
     return ResultTable(columns, rows, title=title)
 
 
+def _check_out(out: str, inputs: list[str], command: str, say: Messages) -> None:
+    """Refuse, before any work, an ``--out`` the report and its JSON cannot be written to:
+    ``-`` (no standard stream: two files), a folder, a device, an input, a missing folder."""
+    from ..report.html import check_target
+    from ..report.sections import json_path
+
+    if out == "-":
+        raise say.fail(
+            f"{command} --out: the report is an HTML file with its numbers in a JSON file "
+            f"beside it, so it cannot go to a standard stream. Got '-'; name a file, e.g. "
+            f"--out report.html."
+        )
+    with say.guard():
+        for where in (out, json_path(out)):
+            check_target(where, inputs, f"{command} --out")
+
+
 def _write_report(doc: Any, out: str, say: Messages) -> None:
     from ..report.sections import json_path
 
@@ -244,12 +261,10 @@ def report_command(
     beside it (report.html: report.json). Their paths are printed on stderr;
     nothing is printed on stdout.
     """
-    from ..report.html import check_target
     from ..report.sections import (
         HTMLReport,
         beyond_section,
         ctr_section,
-        json_path,
         protocol_section,
         ranking_section,
         retention_section,
@@ -289,9 +304,7 @@ def report_command(
             "--score, or --events (or several)."
         )
     files = [p for p in (qrels, *(run or []), impressions, events, *item_files.values()) if p]
-    with say.guard():  # before any input is read: --out must be a file to replace
-        for where in (out, json_path(out)):
-            check_target(where, files, "receval report --out")
+    _check_out(out, files, "receval report", say)  # before any input is read
     offsets = parse_days(days, say)
     doc = HTMLReport(title, digits=digits, command=_command_line(ctx), timestamp=not no_timestamp)
     figures = _figures(say)
@@ -424,11 +437,9 @@ def demo(
     from ..data._ranked import Qrels, Run
     from ..datasets import make_events, make_impressions, make_recommendations
     from ..metrics.retention import retention
-    from ..report.html import check_target
     from ..report.sections import (
         HTMLReport,
         ctr_section,
-        json_path,
         ranking_section,
         retention_section,
     )
@@ -441,9 +452,7 @@ def demo(
         )
     with suppress(OSError):  # its folder (what is in the way is named below)
         os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    with say.guard():
-        for where in (out, json_path(out)):
-            check_target(where, [], "receval demo --out")
+    _check_out(out, [], "receval demo", say)
     doc = HTMLReport(
         "receval demo",
         description="Two CTR models, two recommenders and user retention, evaluated on "

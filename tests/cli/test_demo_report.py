@@ -489,3 +489,17 @@ def test_out_dash_is_refused(runner, tmp_path, monkeypatch, command) -> None:
         "e.g. --out report.html.\n"
     ))  # fmt: skip
     assert sorted(p.name for p in tmp_path.iterdir()) == ["events.csv"]
+
+
+def test_report_ctr_metric_errors_name_its_option(runner, tmp_path) -> None:
+    """They named receval ctr -m."""
+    log = tmp_path / "imp.csv"
+    log.write_text("click,p\n0,0.1\n1,0.9\n")
+    args = ["--impressions", log, "--label", "click", "--score", "p"]
+    result = invoke(runner, "report", "--out", tmp_path / "r.html", *args, "--ctr-metric",
+                    "ndcg@10", code=2)  # fmt: skip
+    assert result.stderr == (
+        "error: receval report --ctr-metric: 'ndcg@10' is ndcg, a ranking metric (DCG / IDCG "
+        "(0 when IDCG is 0)), not a pointwise or grouped metric; compute it with receval rank "
+        "-m ndcg@10.\n"
+    )

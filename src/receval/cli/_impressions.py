@@ -137,17 +137,19 @@ def ctr_metrics(
     group: str | None,
     say: Messages,
     negative_sampling_rate: float | None = None,
+    where: str = "receval ctr -m",
 ) -> dict[str, Any]:
     """The pointwise and grouped metrics asked for (default: DEFAULT_CTR_METRICS), by name
-    as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``);
-    with ``negative_sampling_rate``, the metrics of probabilities recalibrate them (those
-    that take no rate are refused: their value would be of the raw probabilities)."""
+    as written (lower case), each resolved by the registry (``gauc(weighting=clicks)``),
+    an error naming the option ``where``; with ``negative_sampling_rate``, the metrics of
+    probabilities recalibrate them (those that take no rate are refused: their value
+    would be of the raw probabilities)."""
     default = [m for m in DEFAULT_CTR_METRICS if group is not None or m != "gauc"]
     from ..registry import resolve
     from ..registry.pointwise import pointwise_adapter
 
     specs = {
-        name: resolve(name, family=("pointwise", "grouped"), where="receval ctr -m")
+        name: resolve(name, family=("pointwise", "grouped"), where=where)
         for name in metric_names(metric, default)
     }
     if negative_sampling_rate is not None:

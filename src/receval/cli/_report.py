@@ -310,7 +310,7 @@ def report_command(
     figures = _figures(say)
     with say.guard():
         if impressions is not None and label is not None and score:
-            metrics_ctr = ctr_metrics(ctr_metric, group, say)
+            metrics_ctr = ctr_metrics(ctr_metric, group, say, where="receval report --ctr-metric")
             data = read_impressions(
                 impressions, None, say, "receval report", label=label, score=score, group=group,
                 weight=weight,

@@ -48,3 +48,36 @@ def test_recommendations_are_lists_of_k_by_descending_score():
         assert len(run["user"]) == 50 * 10
         scores = np.asarray(run["score"]).reshape(50, 10)
         assert np.all(np.diff(scores, axis=1) <= 0)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: datasets.make_impressions(-1), "The 'n_users' parameter of make_impressions "
+         "must be an integer in [1, inf). Got -1 instead."),
+        (lambda: datasets.make_impressions(0), "The 'n_users' parameter of make_impressions "
+         "must be an integer in [1, inf). Got 0 instead."),
+        (lambda: datasets.make_impressions(2.5), "The 'n_users' parameter of make_impressions "
+         "must be an integer. Got 2.5 instead."),
+        (lambda: datasets.make_impressions(10, impressions_per_user=0), "The "
+         "'impressions_per_user' parameter of make_impressions must be a real number in (0, "
+         "inf). Got 0 instead."),
+        (lambda: datasets.make_impressions(10, impressions_per_user=-5), "The "
+         "'impressions_per_user' parameter of make_impressions must be a real number in (0, "
+         "inf). Got -5 instead."),
+        (lambda: datasets.make_events(10, start="notadate"), "The 'start' parameter of "
+         "make_events must be a date: a str such as '2024-01-01', a datetime.date or a "
+         "numpy.datetime64. Got 'notadate' instead."),
+        (lambda: datasets.make_events(10, start=None), "The 'start' parameter of make_events "
+         "must be a date: a str such as '2024-01-01', a datetime.date or a numpy.datetime64. "
+         "Got None instead."),
+    ],
+)  # fmt: skip
+def test_bad_arguments_are_refused(call, message):
+    # make_impressions took 0 users (empty arrays) and 0 impressions (1 per user, a warning
+    # of log(0)); the others were NumPy's errors, start=None NaT times
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as error:
+        call()
+    assert str(error.value) == message

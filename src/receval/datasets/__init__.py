@@ -53,6 +53,11 @@ def make_impressions(
     >>> len(log["click"]) == len(log["user"])
     True
     """
+    from .._validation import check_number
+
+    func = "make_impressions"
+    check_number(n_users, "n_users", func, integer=True, low=1)
+    check_number(impressions_per_user, "impressions_per_user", func, low=0, low_inclusive=False)
     rng = np.random.default_rng(seed)
     sigma = 0.8
     mu = np.log(impressions_per_user) - sigma**2 / 2
@@ -244,11 +249,20 @@ def make_events(
     (300, 10)
     """
     from .._validation import check_number
+    from ..exceptions import InvalidParameterError
 
     func = "make_events"
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(days, "days", func, integer=True, low=1)
-    first_day = np.array(start, dtype="datetime64[D]")
+    try:
+        first_day = np.array(start, dtype="datetime64[D]")
+    except (ValueError, TypeError):
+        first_day = np.array("NaT", dtype="datetime64[D]")
+    if np.isnat(first_day):
+        raise InvalidParameterError(
+            f"The 'start' parameter of {func} must be a date: a str such as '2024-01-01', a "
+            f"datetime.date or a numpy.datetime64. Got {start!r} instead."
+        )
     rng = np.random.default_rng(seed)
     arrival = np.sort(rng.integers(0, days, n_users))
     arrival[0] = 0  # the window starts on `start`

@@ -296,6 +296,37 @@ def test_a_background_error_is_raised_at_the_next_call() -> None:
     assert back.compute() == 1.0 and back.n_updates == 1  # the bad batch never counted
 
 
+def test_a_background_error_names_its_batch_and_the_raising_call_s_batch_counts() -> None:
+    # the call that reports batch 2's failure queued its own batch first: it counts
+    back = receval.metric("roc_auc", background=True)
+    back.update([1, 0], [0.9, 0.2])
+    back.update([1, 0], [0.5, float("nan")])  # batch 2 fails on the thread
+    back._worker._tasks.join()
+    with pytest.raises(InputValidationError) as caught:
+        back.update([0, 1], [0.3, 0.6])  # batch 3
+    assert str(caught.value).startswith(
+        "Accumulator.update of 'roc_auc' on the background thread: batch 2 failed and did "
+        "not count; the batch of this call (batch 3) is queued and counts: do not pass it "
+        "again. The error: roc_auc_score: y_score contains NaN"
+    )
+    back.update([1, 0, 1], [0.2, 0.5, 0.1])
+    assert back.compute() == 0.5416666666666666 and back.n_updates == 3  # batches 1, 3, 4
+    assert back.compute() == receval.roc_auc_score(
+        [1, 0, 0, 1, 1, 0, 1], [0.9, 0.2, 0.3, 0.6, 0.2, 0.5, 0.1]
+    )
+    # two failures before a call: the first raises, naming the other; none is dropped
+    back.reset()  # numbered from 1 again
+    back.update([0, 2], [0.1, 0.2]).update([0, 1], [0.4, 0.3]).update([3, 0], [0.1, 0.2])
+    with pytest.raises(InputValidationError) as both:
+        back.wait()
+    assert str(both.value).startswith(
+        "Accumulator.update of 'roc_auc' on the background thread: batch 1 failed and did "
+        "not count (batches [3] failed too and did not count). The error: roc_auc_score: "
+        "y_true"
+    )
+    assert back.compute() == 0.0 and back.n_updates == 1
+
+
 def test_a_window_of_rows_resumes_from_its_state_dict() -> None:
     y, s, _ = _rows(300, seed=9)
     whole, first = (receval.metric("log_loss", window=50, window_unit="rows") for _ in "ab")

@@ -70,7 +70,8 @@ def metric(
         ``update`` converts or copies the batch (a CUDA tensor's copy to the
         host is only queued) and returns; the thread validates and adds it.
         ``compute``, ``merge``, ``sync``, ``state_dict`` and pickling wait for
-        the batches queued; an update that fails raises at the next call.
+        the batches queued; an update that fails raises at the next call, naming
+        its batch (the batch of an ``update`` that raises so is queued and counts).
     decay : float in (0, 1), default=None
         Exact ``roc_auc`` only: ``compute()`` is the exponentially decayed AUC
         (TorchEasyRec's ``DecayAUC``, exact instead of on 200 bins). After T

@@ -161,7 +161,7 @@ class Accumulator:
         # updates it counts; _state then holds only the rows added since
         self._synced: tuple[Any, int] | None = None
         self.background = background
-        self._worker: Worker | None = Worker(_QUEUE_DEPTH) if background else None
+        self._worker = _worker(name, background)
 
     def update(self, *data: Any, **kwargs: Any) -> Accumulator:
         """Add one batch of rows: the data arguments of the metric's function.
@@ -350,7 +350,8 @@ class Accumulator:
 
     def reset(self) -> Accumulator:
         """Forget every row (the options stay); returns the accumulator."""
-        self.wait()
+        if self._worker is not None:
+            self._worker.restart()  # background batches are numbered from 1 again
         self._state = self.definition.empty(self._params)
         self._synced = None
         if self._window is not None:
@@ -477,7 +478,7 @@ class Accumulator:
         # this metric makes is an error naming the field, never a silent value
         state = _checked_state(state)
         self.__dict__.update(state)
-        self._worker = Worker(_QUEUE_DEPTH) if self.background else None
+        self._worker = _worker(self.name, self.background)
 
     @property
     def state(self) -> Any:
@@ -506,6 +507,11 @@ class Accumulator:
 
 #: Batches that wait for the background thread before ``update`` blocks.
 _QUEUE_DEPTH = 8
+
+
+def _worker(name: str, background: bool) -> Worker | None:
+    """The background thread of an accumulator, or None."""
+    return Worker(_QUEUE_DEPTH, f"Accumulator.update of {name!r}") if background else None
 
 
 def _held(x: Any) -> Any:

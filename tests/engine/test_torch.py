@@ -327,6 +327,16 @@ def test_a_background_error_names_its_batch_and_the_raising_call_s_batch_counts(
     assert back.compute() == 0.0 and back.n_updates == 1
 
 
+def test_a_decayed_state_dict_whose_rows_since_the_sync_come_before_it_is_refused() -> None:
+    acc = receval.metric("roc_auc", decay=0.8).update([1, 0], [0.2, 0.6]).update([0, 1], [0.1, 0.9])
+    d = acc.state_dict()
+    d["synced"], d["synced_updates"] = d["state"], 2  # synced at update 2 ...
+    d["state"] = receval.metric("roc_auc", decay=0.8).state_dict()["state"]  # ... rows at 0
+    with pytest.raises(InputValidationError, match=r"decay is at an update before the synced"):
+        acc.load_state_dict(d)
+    assert acc.compute() == 0.35999999999999993 and acc.n_updates == 2  # left as it was
+
+
 def test_a_window_of_rows_resumes_from_its_state_dict() -> None:
     y, s, _ = _rows(300, seed=9)
     whole, first = (receval.metric("log_loss", window=50, window_unit="rows") for _ in "ab")

@@ -186,6 +186,69 @@ def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
     assert "rank 0 holds 'log_loss' with options {'eps': 0.1" in mismatch[1]
 
 
+STEPS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import torch.distributed as dist
+    import receval
+    from receval.exceptions import InvalidParameterError
+
+    rank, port, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=2)
+    results = {}
+    # decay: ranks in step sync at update 30 and 70; 0.5**-64 passes 2**64 in between
+    rng = np.random.default_rng(rank)
+    decayed = receval.metric("roc_auc", decay=0.5)
+    for t in range(70):
+        decayed.update(rng.integers(0, 2, 4), rng.random(4).round(2))
+        if t in (29, 69):
+            decayed.sync()
+            results[f"decay/{t + 1}"] = [repr(decayed.compute()), decayed.n_updates]
+    results["decay/sd"] = repr(receval.metric("roc_auc", decay=0.5).load_state_dict(
+        decayed.state_dict()).compute())
+    behind = receval.metric("roc_auc", decay=0.5).update([0, 1], [0.2, 0.4])
+    if rank == 1:
+        behind.update([0, 1], [0.3, 0.1])
+    try:
+        behind.sync()
+        results["behind"] = "no error"
+    except InvalidParameterError as exc:
+        results["behind"] = str(exc)
+    results["behind/after"] = [behind.compute(), behind.n_updates]
+    dist.destroy_process_group()
+    json.dump(results, open(out, "w"))
+    """
+)
+
+
+def test_ranks_in_step_sync_a_decayed_accumulator(tmp_path: Path) -> None:
+    # sync merged into a state at update 0 (refused: 'Got 0 and 30 updates') and
+    # restarted the clock; the ranks' value is that of one accumulator fed both ranks'
+    # batch t at its update t
+    script = tmp_path / "steps.py"
+    script.write_text(STEPS)
+    results = run_two_ranks(script, tmp_path)
+    after = [r.pop("behind/after") for r in results]
+    assert results[0] == results[1]
+    one = receval.metric("roc_auc", decay=0.5)
+    rngs = [np.random.default_rng(rank) for rank in (0, 1)]
+    for t in range(70):
+        batches = [(g.integers(0, 2, 4), g.random(4).round(2)) for g in rngs]
+        one.update(*(np.concatenate(column) for column in zip(*batches, strict=True)))
+        if t == 29:
+            assert results[0]["decay/30"] == [repr(one.compute()), 60]
+    assert results[0]["decay/70"] == [repr(one.compute()), 140]
+    assert results[0]["decay/sd"] == repr(one.compute())
+    assert results[0]["behind"] == (
+        "Accumulator.sync: decayed accumulators sync only at the same update (the weights "
+        "depend on it). Got updates [1, 2] on ranks 0 to 1; sync ranks that update in step "
+        "(one update each per step)."
+    )
+    assert after == [[1.0, 1], [0.5, 2]]  # refused on both ranks, each state as it was
+
+
 def test_sync_without_a_process_group_says_so() -> None:
     assert not dist.is_initialized()
     acc = receval.metric("roc_auc").update([0, 1], [0.2, 0.8])

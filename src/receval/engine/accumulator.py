@@ -81,7 +81,7 @@ def metric(
         The value is the weighted ``roc_auc_score`` of every row seen with those
         weights. An update costs what it costs without decay (the new rows are
         weighed more instead of the old less). Not with ``window``; decayed
-        accumulators merge only at the same update (workers in step).
+        accumulators merge and ``sync`` only at the same update (workers in step).
     **options
         The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,
         checked against its registry row: :func:`receval.metric_info` lists them):

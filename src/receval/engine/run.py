@@ -77,6 +77,9 @@ def _checked_state(state: Any) -> dict[str, Any]:
                 and 0 <= synced[1] <= n):  # fmt: skip
             raise invalid_state(f"the synced part must be (state, n_updates <= {n})")
         check_loaded_state(synced[0], template, "synced state")
+        precedes = getattr(synced[0], "precedes", None)
+        if precedes is not None and not precedes(state["_state"]):
+            raise invalid_state("the state's decay is at an update before the synced state's")
     if held is not None:
         for i, batch in enumerate(held.batches):
             if not (isinstance(batch, tuple) and len(batch) == 3 and isinstance(batch[0], int)):
@@ -270,16 +273,16 @@ class Accumulator:
         Raises
         ------
         InvalidParameterError
-            No process group is initialised, or the ranks' accumulators are not
-            of one metric with the same options.
+            No process group is initialised, the ranks' accumulators are not
+            of one metric with the same options, or decayed ones not at the same
+            update.
         """
         self.wait()
         base, n_base = self._synced if self._synced is not None else (None, 0)
         mine = {"metric": self.definition.name, "options": to_plain(self._params),
                 "state": to_plain(self._state), "n_updates": self.n_updates - n_base}  # fmt: skip
         parts = gather_plain(mine, group, "Accumulator.sync")
-        merged = self.definition.empty(self._params) if base is None else base
-        total = n_base
+        states = []
         for rank, part in enumerate(parts):
             if part["metric"] != mine["metric"] or not _same(part["options"], mine["options"]):
                 raise InvalidParameterError(
@@ -288,11 +291,23 @@ class Accumulator:
                     f"{mine['options']!r}; sync accumulators of one metric with the same options "
                     f"on every rank, in the same order."
                 )
-            merged = merged.merge(self._loaded(part["state"], f"rank {rank}'s state"))
-            total += int(part["n_updates"])
-        self._synced = (merged, total)
-        self._state = self.definition.empty(self._params)
-        self.n_updates = total
+            states.append(self._loaded(part["state"], f"rank {rank}'s state"))
+        clocks = [s.clock.updates for s in states] if "decay" in self._params else []
+        if len(set(clocks)) > 1:
+            raise InvalidParameterError(
+                f"Accumulator.sync: decayed accumulators sync only at the same update (the "
+                f"weights depend on it). Got updates {clocks} on ranks 0 to {len(clocks) - 1}; "
+                f"sync ranks that update in step (one update each per step)."
+            )
+        merged = states[0]
+        for state in states[1:]:
+            merged = merged.merge(state)
+        # a decayed state's rows since the sync are weighed from the merged state's update
+        self._synced = (merged if base is None else _then(base, merged),
+                        n_base + sum(int(part["n_updates"]) for part in parts))  # fmt: skip
+        fresh = getattr(merged, "fresh", None)
+        self._state = self.definition.empty(self._params) if fresh is None else fresh()
+        self.n_updates = self._synced[1]
         return self
 
     def _loaded(self, plain: Any, where: str) -> Any:
@@ -486,7 +501,7 @@ class Accumulator:
         self.wait()
         if self._synced is None:
             return self._state
-        return self._synced[0].merge(self._state)
+        return _then(self._synced[0], self._state)
 
     @property
     def memory_bytes(self) -> int:
@@ -512,6 +527,13 @@ _QUEUE_DEPTH = 8
 def _worker(name: str, background: bool) -> Worker | None:
     """The background thread of an accumulator, or None."""
     return Worker(_QUEUE_DEPTH, f"Accumulator.update of {name!r}") if background else None
+
+
+def _then(base: Any, later: Any) -> Any:
+    """The state at the last sync, then the rows added since (a decayed state's weights
+    are at the later update's scale)."""
+    followed_by = getattr(base, "followed_by", None)
+    return base.merge(later) if followed_by is None else followed_by(later)
 
 
 def _held(x: Any) -> Any:

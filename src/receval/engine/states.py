@@ -157,6 +157,28 @@ class AUCCounts:
         return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted),
                          self.clock.merge(other.clock))  # fmt: skip
 
+    def fresh(self) -> AUCCounts:
+        """An empty state at this state's update: the rows added after it are weighed
+        as this state's next update's (``sync`` restarts each rank's rows from it)."""
+        return AUCCounts(ScoreCounts(False), ScoreCounts(True), replace(self.clock))
+
+    def precedes(self, later: AUCCounts) -> bool:
+        """Whether ``later`` may follow this state (:meth:`followed_by`): it is at this
+        update or after, with as many powers of two taken out or more."""
+        mine, theirs = self.clock, later.clock
+        return theirs.updates >= mine.updates and theirs.exponent >= mine.exponent
+
+    def followed_by(self, later: AUCCounts) -> AUCCounts:
+        """This state's rows, then those of ``later``, a state begun as this one's
+        :meth:`fresh` (or the merge of such states): a new state at ``later``'s update,
+        this state's weights divided by the powers of two taken out of ``later``'s since."""
+        weighted = ScoreCounts(True, self.weighted.runs.copy())
+        shift = later.clock.exponent - self.clock.exponent
+        if shift:
+            weighted.runs.scale_down(shift)
+        return AUCCounts(self.plain.merge(later.plain), weighted.absorb(later.weighted),
+                         replace(later.clock))  # fmt: skip
+
     def absorb(self, other: AUCCounts) -> AUCCounts:
         self.clock = self.clock.merge(other.clock)
         self.plain.absorb(other.plain)

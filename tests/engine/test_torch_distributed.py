@@ -188,16 +188,27 @@ def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
 
 STEPS = textwrap.dedent(
     """
-    import json, sys
+    import datetime, json, sys
     import numpy as np
     import torch.distributed as dist
     import receval
-    from receval.exceptions import InvalidParameterError
+    from receval.exceptions import InputValidationError, InvalidParameterError
 
     rank, port, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
-                            world_size=2)
+                            world_size=2, timeout=datetime.timedelta(seconds=60))
     results = {}
+    # a background update that failed on rank 1 only: every rank raises, none syncs
+    loss = receval.metric("log_loss", background=True).update([1, 0], [0.9, 0.2])
+    if rank == 1:
+        loss.update([1, 0], [0.9, 2.0])
+    try:
+        loss.sync()
+        results["failed"] = "no error"
+    except InputValidationError as exc:
+        results["failed"] = str(exc)
+    loss.sync()  # again, on every rank: the failed batch is not counted
+    results["failed/after"] = [loss.compute(), loss.n_updates]
     # decay: ranks in step sync at update 30 and 70; 0.5**-64 passes 2**64 in between
     rng = np.random.default_rng(rank)
     decayed = receval.metric("roc_auc", decay=0.5)
@@ -223,15 +234,23 @@ STEPS = textwrap.dedent(
 )
 
 
-def test_ranks_in_step_sync_a_decayed_accumulator(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def steps(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """What each rank of STEPS wrote (one run for the tests below)."""
+    tmp_path = tmp_path_factory.mktemp("steps")
+    script = tmp_path / "steps.py"
+    script.write_text(STEPS)
+    return run_two_ranks(script, tmp_path)
+
+
+def test_ranks_in_step_sync_a_decayed_accumulator(steps: list[dict]) -> None:
     # sync merged into a state at update 0 (refused: 'Got 0 and 30 updates') and
     # restarted the clock; the ranks' value is that of one accumulator fed both ranks'
     # batch t at its update t
-    script = tmp_path / "steps.py"
-    script.write_text(STEPS)
-    results = run_two_ranks(script, tmp_path)
-    after = [r.pop("behind/after") for r in results]
+    results = [{k: v for k, v in r.items() if k.startswith("decay/")} for r in steps]
     assert results[0] == results[1]
+    after = [r["behind/after"] for r in steps]
+    assert steps[0]["behind"] == steps[1]["behind"]
     one = receval.metric("roc_auc", decay=0.5)
     rngs = [np.random.default_rng(rank) for rank in (0, 1)]
     for t in range(70):
@@ -241,12 +260,34 @@ def test_ranks_in_step_sync_a_decayed_accumulator(tmp_path: Path) -> None:
             assert results[0]["decay/30"] == [repr(one.compute()), 60]
     assert results[0]["decay/70"] == [repr(one.compute()), 140]
     assert results[0]["decay/sd"] == repr(one.compute())
-    assert results[0]["behind"] == (
+    assert steps[0]["behind"] == (
         "Accumulator.sync: decayed accumulators sync only at the same update (the weights "
         "depend on it). Got updates [1, 2] on ranks 0 to 1; sync ranks that update in step "
         "(one update each per step)."
     )
     assert after == [[1.0, 1], [0.5, 2]]  # refused on both ranks, each state as it was
+
+
+def test_a_background_update_that_failed_on_one_rank_raises_on_every_rank(
+    steps: list[dict],
+) -> None:
+    # rank 1 raised before the gather and rank 0 waited in it until the timeout
+    results = steps
+    error = (
+        "Accumulator.update of 'log_loss' on the background thread: batch 2 failed and did "
+        "not count. The error: log_loss: y_pred must contain probabilities in [0, 1]"
+    )
+    fix = (
+        "failed, so no rank synced; sync again on every rank (the failed batch is not "
+        "counted). The error: "
+    )
+    assert results[0]["failed"].startswith(f"Accumulator.sync: an update on rank 1 {fix}{error}")
+    assert results[1]["failed"].startswith(f"Accumulator.sync: an update on this rank {fix}{error}")
+    assert (
+        results[0]["failed/after"]
+        == results[1]["failed/after"]
+        == [receval.log_loss([1, 0, 1, 0], [0.9, 0.2, 0.9, 0.2]), 2]
+    )
 
 
 def test_sync_without_a_process_group_says_so() -> None:

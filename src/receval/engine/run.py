@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import exceptions
 from ..exceptions import InvalidParameterError
-from .loop.background import Worker
+from .loop.background import Worker, prefixed
 from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
 from .loop.tensors import host_array, on_host, owned
@@ -276,12 +277,22 @@ class Accumulator:
             No process group is initialised, the ranks' accumulators are not
             of one metric with the same options, or decayed ones not at the same
             update.
+        RecevalError
+            An update on a rank's background thread failed (the error of its
+            class, naming that rank): every rank raises, and none syncs.
         """
-        self.wait()
+        failed: Exception | None = None
+        try:  # a failed background update joins the gather, so that every rank raises
+            self.wait()
+        except Exception as exc:
+            failed = exc
         base, n_base = self._synced if self._synced is not None else (None, 0)
+        error = None if failed is None else [type(failed).__name__, str(failed)]
         mine = {"metric": self.definition.name, "options": to_plain(self._params),
-                "state": to_plain(self._state), "n_updates": self.n_updates - n_base}  # fmt: skip
+                "state": to_plain(self._state), "n_updates": self.n_updates - n_base,
+                "error": error}  # fmt: skip
         parts = gather_plain(mine, group, "Accumulator.sync")
+        _raise_failed(parts, failed)
         states = []
         for rank, part in enumerate(parts):
             if part["metric"] != mine["metric"] or not _same(part["options"], mine["options"]):
@@ -527,6 +538,27 @@ _QUEUE_DEPTH = 8
 def _worker(name: str, background: bool) -> Worker | None:
     """The background thread of an accumulator, or None."""
     return Worker(_QUEUE_DEPTH, f"Accumulator.update of {name!r}") if background else None
+
+
+def _raise_failed(parts: list[Any], failed: Exception | None) -> None:
+    """Raise on every rank when a rank's background update failed before a sync: this
+    rank's own error, or one naming the rank that failed and quoting its error."""
+    ranks = [rank for rank, part in enumerate(parts) if part.get("error") is not None]
+    if not ranks:
+        return
+    where = f"rank {ranks[0]}" if failed is None else "this rank"
+    others = f" (updates failed on ranks {ranks})" if len(ranks) > 1 else ""
+    text = (
+        f"Accumulator.sync: an update on {where} failed, so no rank synced{others}; sync "
+        f"again on every rank (the failed batch is not counted). The error: "
+    )
+    if failed is not None:
+        raise prefixed(failed, text)
+    kind, message = parts[ranks[0]]["error"]
+    error = getattr(exceptions, kind, None)
+    if not (isinstance(error, type) and issubclass(error, exceptions.RecevalError)):
+        error = exceptions.RecevalError
+    raise error(text + message)
 
 
 def _then(base: Any, later: Any) -> Any:

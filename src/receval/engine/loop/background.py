@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Worker"]
+__all__ = ["Worker", "prefixed"]
 
 _STOP = object()
 
@@ -95,10 +95,15 @@ class Worker:
             f"; the batch of this call (batch {queued}) is queued and counts: do not pass "
             f"it again"
         )  # fmt: skip
-        prefix = (
+        raise prefixed(
+            exc,
             f"{self.func} on the background thread: batch {number} failed and did not "
-            f"count{also}{this}. The error: "
+            f"count{also}{this}. The error: ",
         )
-        if exc.args and isinstance(exc.args[0], str):
-            exc.args = (prefix + exc.args[0], *exc.args[1:])
-        raise exc
+
+
+def prefixed(exc: BaseException, prefix: str) -> BaseException:
+    """``exc``, its message (where it is a string) prefixed with ``prefix``."""
+    if exc.args and isinstance(exc.args[0], str):
+        exc.args = (prefix + exc.args[0], *exc.args[1:])
+    return exc

@@ -470,3 +470,23 @@ def test_gauc_batches_of_every_input_kind_join_their_groups():
         with pytest.raises(InputValidationError, match="must have the same length"):
             acc.update(labels, scores, groups=groups, sample_weight=np.ones(len(rows) - 1))
     assert acc.compute() == expected
+
+
+def test_group_ids_of_another_type_than_those_held_are_refused() -> None:
+    # the int 1 and the str "1" were one group: 0.8333 where gauc_score refuses the rows
+    message = (
+        "gauc_score: groups must hold ids of one type (all integers or all strings) in every "
+        "update and merge. Got strings in {where}, integers before; convert them to one type "
+        "in every update, e.g. groups = groups.astype(str)."
+    )
+    ints = rv.metric("gauc").update([1, 0], [0.9, 0.1], groups=[1, 1])
+    strs = rv.metric("gauc").update([0, 1, 0], [0.8, 0.3, 0.2], groups=["1", "1", "1"])
+    with pytest.raises(InputValidationError) as caught:
+        ints.update(np.array([0, 1, 0]), np.array([0.8, 0.3, 0.2]), groups=np.array(["1"] * 3))
+    assert str(caught.value) == message.format(where="this update")
+    for held in (ints, pickle.loads(pickle.dumps(ints))):  # the type is read back after a load
+        with pytest.raises(InputValidationError) as caught:
+            held.merge(strs)
+        assert str(caught.value) == message.format(where="the accumulator merged")
+        assert held.compute() == 1.0 and held.n_updates == 1  # left as it was
+    assert ints.update([0, 1], [0.8, 0.3], groups=[1.0, 1.0]).compute() == 0.75  # whole floats

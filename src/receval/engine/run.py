@@ -213,10 +213,11 @@ class Accumulator:
                 check_arguments(self.name, defn, self._params, data, kwargs)
             raise
         if self._window is not None:
+            batch = new
+            absorb = getattr(self._state, "absorb", None)  # in place: batch stays the window's
+            new = absorb(batch) if absorb is not None else self._state.merge(batch)
             held = (tuple(_held(x) for x in data), {k: _held(x) for k, x in kwargs.items()})
-            self._window.add(batch_rows(data, kwargs), new, held)
-            absorb = getattr(self._state, "absorb", None)  # in place: new stays the window's
-            new = absorb(new) if absorb is not None else self._state.merge(new)
+            self._window.add(batch_rows(data, kwargs), batch, held)
         self._state = new
         self.n_updates += 1
 

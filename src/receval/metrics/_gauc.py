@@ -559,7 +559,7 @@ def _gauc_update_plain(
         or groups.shape != y_true.shape
     ):
         return None
-    return state if state.rows.add_checked(y_true, y_score, groups) is True else None
+    return state if state.add_checked(y_true, y_score, groups) else None
 
 
 def _named(weighting: Any) -> bool:

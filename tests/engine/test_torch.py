@@ -359,3 +359,44 @@ def test_a_pickle_written_before_sync_and_background_loads() -> None:
     back = Accumulator.__new__(Accumulator)
     back.__setstate__(old)
     assert back.compute() == acc.compute() and not back.background
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_float8_is_read_as_float32_exactly(dtype: Any) -> None:
+    """NumPy has no float8: its values are float32's (they were torch's raw TypeError)."""
+    t = torch.tensor([0.1, 0.3, 1 / 3, 0.7]).to(dtype)
+    out = as_arrays(t)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, t.to(torch.float32).numpy())
+    y = [0, 1, 0, 1]
+    assert receval.roc_auc_score(y, t) == receval.roc_auc_score(y, out)
+    assert receval.metric("roc_auc").update(torch.tensor(y), t).compute() == (
+        receval.roc_auc_score(y, out)
+    )
+
+
+def test_a_sparse_tensor_is_refused_with_its_fix() -> None:
+    sparse = torch.tensor([0.2, 0.0, 0.9]).to_sparse()
+    with pytest.raises(InputValidationError) as info:
+        receval.roc_auc_score([0, 1, 1], sparse)
+    assert str(info.value) == (
+        "roc_auc_score: y_score is a tensor of layout torch.sparse_coo; pass its dense values "
+        "(y_score.to_dense())."
+    )
+    with pytest.raises(InputValidationError, match=r"update: an argument is a tensor of layout"):
+        receval.metric("roc_auc").update([0, 1, 1], sparse)
+
+
+def test_a_background_update_copies_a_pandas_batch() -> None:
+    """A loop that reuses its pandas Series after update: the queued rows are those
+    given (the Series was read when the thread got to it)."""
+    pd = pytest.importorskip("pandas")
+    y, s, _ = _rows()
+    back = receval.metric("roc_auc", background=True)
+    scores = pd.Series(s.copy())
+    release = threading.Event()
+    back._worker.submit(release.wait)  # the thread waits: the batch stays queued
+    back.update(pd.Series(y), scores)
+    scores.iloc[:] = 0.5  # the caller reuses its buffer before the update ran
+    release.set()
+    assert back.compute() == receval.roc_auc_score(y, s)

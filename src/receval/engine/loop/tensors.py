@@ -3,10 +3,11 @@
 A CPU tensor becomes a NumPy view of its memory (no copy); a CUDA tensor
 is copied once to the host, without blocking the caller's stream (into pinned
 memory, with an event that :func:`host_array` waits on before the rows are
-read); bfloat16, which NumPy lacks, becomes float32 (exact), float16 stays
-float16; a tensor that requires grad is detached first. JAX and CuPy arrays, and
-any object with ``__dlpack__``, go through ``numpy.from_dlpack`` (a host copy for
-one on a device, where the library offers it). torch is imported by the tensor's
+read); bfloat16 and the float8 types, which NumPy lacks, become float32 (exact),
+float16 stays float16; a sparse tensor is refused (its dense values are asked
+for); a tensor that requires grad is detached first. JAX and CuPy arrays, and any
+object with ``__dlpack__``, go through ``numpy.from_dlpack`` (a host copy for one
+on a device, where the library offers it). torch is imported by the tensor's
 own module only: ``import receval`` never imports it.
 """
 
@@ -56,7 +57,15 @@ def as_arrays(data: Any, func: str = "update", name: str = "an argument") -> Any
 def _from_torch(tensor: Any, func: str, name: str) -> Any:
     torch = sys.modules["torch"]  # loaded: the tensor is one of its objects
     tensor = tensor.detach()
-    if tensor.dtype == torch.bfloat16:  # NumPy has none: float32 holds each value exactly
+    if tensor.layout != torch.strided:  # sparse: its values and indices apart
+        raise InputValidationError(
+            f"{func}: {name} is a tensor of layout {tensor.layout}; pass its dense values "
+            f"({name if name.isidentifier() else 'x'}.to_dense())."
+        )
+    if tensor.dtype == torch.bfloat16 or (
+        tensor.is_floating_point() and tensor.element_size() == 1
+    ):
+        # NumPy has neither bfloat16 nor float8: float32 holds each value exactly
         tensor = tensor.to(torch.float32)
     if tensor.device.type == "cpu":
         return _cpu_view(tensor)
@@ -129,7 +138,10 @@ def on_host(data: Any, func: str = "update", name: str = "an argument") -> Any:
 
 def owned(data: Any) -> Any:
     """``data`` as :func:`as_arrays` gives it, copied where it is a view of the caller's
-    memory (a tensor or array the caller may change before a background update reads it)."""
+    memory (a tensor, array or pandas column the caller may change before a background
+    update reads it; Arrow and polars columns are immutable)."""
+    if type(data).__module__.startswith("pandas") and hasattr(data, "copy"):
+        return data.copy(deep=True)
     converted = as_arrays(data)
     if converted is data and isinstance(data, np.ndarray):
         return data.copy()

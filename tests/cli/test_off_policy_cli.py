@@ -51,6 +51,9 @@ def test_a_repeated_metric_is_computed_once(log, output):
          "ope.csv:3: receval off-policy: --pscore pscore must hold the logging policy's "
          "probabilities, in (0, 1]. Got values [0.0]; fix the value, or name the column of "
          "the logging policy's probability of each logged action with --pscore."),
+        ("1,0.5,1.0\n", ["--target", "tgt"],
+         "ope.csv: no column 'tgt' (--target tgt). Got columns ['reward', 'pscore', "
+         "'target']."),
         ("1,0.5,1.0\n", ["-m", "dr", "--estimated-reward", "target"],
          "receval off-policy -m 'dr': dr needs --estimated-value COL; pass it (see receval "
          "off-policy --help)."),

@@ -4,6 +4,7 @@
 
 from typing import Annotated
 
+from ._columns import read_columns
 from ._common import (
     DigitsOption,
     FormatOption,
@@ -16,7 +17,7 @@ from ._common import (
 )
 from ._impressions import column as read_column
 from ._impressions import table_format
-from ._items import read_columns, row_value
+from ._items import row_value
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, metric_names, metric_option, table_argument
 from ._translate import OPTIONS
@@ -80,8 +81,9 @@ def off_policy(
         specs = {m: resolve(m, family="off_policy", where=f"{where} -m") for m in names}
         columns = {role: col for role, col in roles.items() if col is not None}
         fmt = table_format(input_format, file, say)
-        table = read_columns(file, list(dict.fromkeys(columns.values())), where, say,
-                             file_format=fmt)  # fmt: skip
+        named = {col: _option(role) for role, col in columns.items()}  # no column: its option
+        with say.progress(f"Reading {say.sized(file)}…"):
+            table = read_columns(file, named, where, fmt)
         if not table.num_rows:
             raise say.fail(f"{file}: the log has no rows, only its header; pass a log with rows.")
         given = {role: read_column(table, col, _option(role), file, fmt, where)

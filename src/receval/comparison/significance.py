@@ -459,7 +459,22 @@ def randomization_test(
     alternative: str = "two-sided",
 ) -> float | np.ndarray:
     """:func:`randomization_pvalues`, its errors naming ``func``."""
-    v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
+    return _randomization_sides(differences, weights, n_permutations, seed, func,
+                                (alternative,))[0]  # fmt: skip
+
+
+def _randomization_sides(
+    differences: ArrayLike,
+    weights: ArrayLike | None,
+    n_permutations: int,
+    seed: int,
+    func: str,
+    sides: tuple[str, ...],
+) -> list[float | np.ndarray]:
+    """The randomization test's p-values of each alternative of ``sides``, from one draw
+    of the sign vectors."""
+    for alternative in sides:
+        v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     n_permutations = check_count(n_permutations, "n_permutations", func)
     seed = check_seed(seed, func)
     d, one_d = check_differences(differences, func)
@@ -467,19 +482,22 @@ def randomization_test(
     check_steps(n_permutations, d.shape[0], "n_permutations", func)
     sums = _flip_sums(table, n_permutations, seed)
     tolerance = RELATIVE_TOLERANCE * np.abs(table.x).sum(axis=0)
-    if alternative == "two-sided":
-        reached = np.abs(sums) >= np.abs(table.total) - tolerance
-    elif alternative == "greater":
-        reached = sums >= table.total - tolerance
-    else:
-        reached = sums <= table.total + tolerance
-    p = (1.0 + reached.sum(axis=0)) / (1.0 + n_permutations)
-    p[table.total_weight == 0] = np.nan
     warn_undefined(
         table.total_weight == 0, one_d, "p-value",
         "no user has a difference and a positive weight", func,
     )  # fmt: skip
-    return as_result(p, one_d)
+    out: list[float | np.ndarray] = []
+    for alternative in sides:
+        if alternative == "two-sided":
+            reached = np.abs(sums) >= np.abs(table.total) - tolerance
+        elif alternative == "greater":
+            reached = sums >= table.total - tolerance
+        else:
+            reached = sums <= table.total + tolerance
+        p = (1.0 + reached.sum(axis=0)) / (1.0 + n_permutations)
+        p[table.total_weight == 0] = np.nan
+        out.append(as_result(p, one_d))
+    return out
 
 
 def smallest_pvalue(
@@ -751,17 +769,40 @@ def paired_pvalues(
     >>> paired_pvalues([0.0, 0.0, 0.0])
     1.0
     """
-    func = "paired_pvalues"
+    return paired_pvalue_sides(differences, weights, test=test, sides=(alternative,),
+                               n_permutations=n_permutations, seed=seed)[0]  # fmt: skip
+
+
+def paired_pvalue_sides(
+    differences: ArrayLike,
+    weights: ArrayLike | None = None,
+    *,
+    test: str = "randomization",
+    sides: tuple[str, ...] = ("less", "greater"),
+    n_permutations: int = 10_000,
+    seed: int = 0,
+    func: str = "paired_pvalues",
+) -> list[float | np.ndarray]:
+    """:func:`paired_pvalues` of each alternative of ``sides`` (the randomization test
+    draws its sign vectors once for all of them), its errors naming ``func``.
+
+    Examples
+    --------
+    >>> from receval.comparison.significance import paired_pvalue_sides
+    >>> [round(float(p), 4) for p in paired_pvalue_sides([0.1, 0.2, 0.3], test="student")]
+    [0.9629, 0.0371]
+    """
     v.check_option(test, "test", func, list(TESTS))
-    v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
+    for alternative in sides:
+        v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     if test == "randomization":
-        return randomization_test(differences, weights, n_permutations, seed, func, alternative)
+        return _randomization_sides(differences, weights, n_permutations, seed, func, sides)
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         if w.size and not np.all(w == w.flat[0]):
             raise InvalidParameterError(
-                f"paired_pvalues: test={test!r} weighs every user equally. Got unequal "
+                f"{func}: test={test!r} weighs every user equally. Got unequal "
                 f"weights; use test='randomization', which takes weights."
             )
     run = _student if test == "student" else _wilcoxon
-    return run(differences, func, alternative)
+    return [run(differences, func, alternative) for alternative in sides]

@@ -20,7 +20,7 @@ import numpy as np
 from .._parameters import check_keywords, keyword_names
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
 from ..comparison.paired import wins_ties_losses
-from ..comparison.significance import adjust_pvalues, paired_pvalues, smallest_pvalue
+from ..comparison.significance import adjust_pvalues, paired_pvalue_sides, smallest_pvalue
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .config import GateConfig, check_settings
@@ -438,17 +438,15 @@ def _decide(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             p_low, p_high = (
-                np.atleast_1d(
-                    paired_pvalues(
-                        x,
-                        wts if weighted else None,
-                        test=config.test,
-                        alternative=side,
-                        n_permutations=config.n_permutations,
-                        seed=config.seed,  # the same sign flips on both sides
-                    )
+                np.atleast_1d(p)
+                for p in paired_pvalue_sides(
+                    x,
+                    wts if weighted else None,
+                    test=config.test,
+                    sides=("less", "greater"),  # one draw of sign vectors for both
+                    n_permutations=config.n_permutations,
+                    seed=config.seed,
                 )
-                for side in ("less", "greater")
             )
             effect = np.atleast_1d(effect_sizes(d, wts if weighted else None))
             low, high = bootstrap_intervals(

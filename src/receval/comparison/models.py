@@ -365,7 +365,7 @@ def _run_tests(
     with warnings.catch_warnings():  # one warning below names the comparisons instead
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         if test == "randomization":
-            p = randomization_test(diff, wts, n_permutations, seed, func)
+            p = randomization_test(diff, wts, n_permutations, seed, func)[0]
         else:
             for j, (m, _, _) in enumerate(cols):
                 w = wts[defined[:, j] & (wts[:, j] > 0), j]

@@ -447,7 +447,7 @@ def randomization_pvalues(
     1.0
     """
     func = "randomization_pvalues"
-    return randomization_test(differences, weights, n_permutations, seed, func, alternative)
+    return randomization_test(differences, weights, n_permutations, seed, func, (alternative,))[0]
 
 
 def randomization_test(
@@ -456,23 +456,10 @@ def randomization_test(
     n_permutations: int,
     seed: int,
     func: str,
-    alternative: str = "two-sided",
-) -> float | np.ndarray:
-    """:func:`randomization_pvalues`, its errors naming ``func``."""
-    return _randomization_sides(differences, weights, n_permutations, seed, func,
-                                (alternative,))[0]  # fmt: skip
-
-
-def _randomization_sides(
-    differences: ArrayLike,
-    weights: ArrayLike | None,
-    n_permutations: int,
-    seed: int,
-    func: str,
-    sides: tuple[str, ...],
+    sides: tuple[str, ...] = ("two-sided",),
 ) -> list[float | np.ndarray]:
-    """The randomization test's p-values of each alternative of ``sides``, from one draw
-    of the sign vectors."""
+    """:func:`randomization_pvalues` of each alternative of ``sides``, from one draw of
+    the sign vectors, its errors naming ``func``."""
     for alternative in sides:
         v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     n_permutations = check_count(n_permutations, "n_permutations", func)
@@ -796,7 +783,7 @@ def paired_pvalue_sides(
     for alternative in sides:
         v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     if test == "randomization":
-        return _randomization_sides(differences, weights, n_permutations, seed, func, sides)
+        return randomization_test(differences, weights, n_permutations, seed, func, sides)
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         if w.size and not np.all(w == w.flat[0]):

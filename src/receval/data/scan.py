@@ -306,13 +306,29 @@ class Scan:
         if self._schema is None:
             return None
         kind = self._schema.field(name).type
-        for file in self._files:
-            if name in file.keys:
-                continue
-            own = file.schema
-            if name not in own.names or own.field(name).type != kind:
-                return None
-        return kind
+        same = all(t == kind for _, t in self.column_types(name))
+        return kind if same else None
+
+    def column_types(self, name: str) -> list[tuple[str, Any]]:
+        """``(path, Arrow type)`` of a column in each file of a Parquet scan that holds
+        it itself (not as a directory's ``key=value``; None: the file lacks it); ``[]``
+        for CSV.
+
+        Examples
+        --------
+        >>> import pyarrow as pa, pyarrow.parquet as pq, tempfile, os, receval
+        >>> folder = tempfile.mkdtemp()
+        >>> pq.write_table(pa.table({"t": pa.array([1], pa.int32())}), f"{folder}/a.parquet")
+        >>> [str(t) for _, t in receval.scan(f"{folder}/a.parquet").column_types("t")]
+        ['int32']
+        """
+        if self._schema is None:
+            return []
+        return [
+            (file.path, file.schema.field(name).type if name in file.schema.names else None)
+            for file in self._files
+            if name not in file.keys
+        ]
 
     def __repr__(self) -> str:
         rows = "" if self.num_rows is None else f", num_rows={self.num_rows}"

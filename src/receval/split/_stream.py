@@ -284,27 +284,25 @@ def _time_type(scan: Any, name: str, func: str) -> Any:
     if scan.file_format != "parquet" or scan.column_type(name) is not None:
         return None
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     unified: Any = None
     first: tuple[str, Any] = ("", None)
-    for path in scan.paths:
-        schema = pq.read_schema(path)
-        if name not in schema.names:
+    for path, kind in scan.column_types(name):
+        if kind is None:
             raise InputValidationError(
                 f"{func}: {path} has no time column {name!r}, which {scan.paths[0]} has; "
                 f"every file of the scan needs it."
             )
-        field = pa.schema([schema.field(name)])
+        field = pa.schema([pa.field(name, kind)])
         if unified is None:
-            unified, first = field, (path, field.field(0).type)
+            unified, first = field, (path, kind)
             continue
         try:
             unified = pa.unify_schemas([unified, field], promote_options="permissive")
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             raise InputValidationError(
                 f"{func}: the time column {name!r} is {first[1]} in {first[0]} and "
-                f"{field.field(0).type} in {path}, which hold no common time; give every file "
+                f"{kind} in {path}, which hold no common time; give every file "
                 f"one type of time (e.g. timestamps, with or without a time zone in all)."
             ) from None
     return None if unified is None else unified.field(0).type

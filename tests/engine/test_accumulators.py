@@ -836,3 +836,16 @@ def test_gauc_takes_an_empty_batch(whole_groups):
     assert acc.compute() == 1.0
     with pytest.raises(InputValidationError, match="must have the same length"):
         rv.metric("gauc").update([], [0.1], groups=[])
+
+
+def test_a_ranking_update_names_itself_for_a_bad_qrels_or_run():
+    """It named evaluate, which the caller never called."""
+    acc = rv.metric("ndcg@3")
+    with pytest.raises(InvalidParameterError) as info:
+        acc.update({"u": {"a": 1}}, 5)
+    assert str(info.value) == (
+        "The 'run' parameter of Accumulator.update must be a Run, a dict {user: {item: "
+        "score}}, a DataFrame or a file path. Got int instead."
+    )
+    with pytest.raises(InvalidParameterError, match=r"'qrels' parameter of Accumulator.update"):
+        acc.update(3.5, {"u": {"a": 1.0}})

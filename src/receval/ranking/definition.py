@@ -35,6 +35,9 @@ from .values import as_popularity_table, as_qrels, as_run
 
 __all__ = ["RANKING"]
 
+#: Who names the qrels and run of a ranking accumulator's update in an error
+_UPDATE = "Accumulator.update"
+
 
 def _ranking_params(
     metric: str,
@@ -114,11 +117,11 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUs
         return _open_update(params, OpenUsers(), batch)
     qrels, run = batch
     if qrels is None:
-        return update(_setup(params, with_qrels=False), None, as_run(run))
+        return update(_setup(params, with_qrels=False), None, as_run(run, _UPDATE))
     # a batch in which the model recommended nothing: every qrels user of the batch is
     # absent from the run (missing_users decides), as in evaluate
-    r = None if _is_empty_run(run) else as_run(run)
-    setup, q = _setup(params), as_qrels(qrels)
+    r = None if _is_empty_run(run) else as_run(run, _UPDATE)
+    setup, q = _setup(params), as_qrels(qrels, _UPDATE)
     check_weights(setup, q)
     return update(setup, q, r)
 
@@ -135,11 +138,11 @@ def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any) -> OpenUs
     """Add a batch's rows to the rows held (read and checked first, then added)."""
     qrels, run = batch
     if qrels is None:  # a list-wise metric of the run's users
-        return state.add(None, as_run(run), listwise=True)
-    r = None if _is_empty_run(run) else as_run(run)
+        return state.add(None, as_run(run, _UPDATE), listwise=True)
+    r = None if _is_empty_run(run) else as_run(run, _UPDATE)
     if _is_empty_run(qrels):  # run rows whose judgments come in other updates
         return state.add(None, r)
-    q = as_qrels(qrels)
+    q = as_qrels(qrels, _UPDATE)
     if "propensities" in params["conventions"]:  # a relevant item without one: now
         check_weights(_setup(params), q)
     return state.add(q, r)

@@ -50,20 +50,20 @@ def as_popularity_table(popularity: Any, train: Any) -> Any:
     return as_popularity(popularity, train, "evaluate")
 
 
-def as_qrels(qrels: Any) -> Qrels:
-    """``qrels=`` of :func:`receval.evaluate` as a :class:`~receval.Qrels`."""
-    return _as_ranked(qrels, Qrels, "qrels", "grade")
+def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
+    """``qrels=`` of :func:`receval.evaluate` (or ``func``) as a :class:`~receval.Qrels`."""
+    return _as_ranked(qrels, Qrels, "qrels", "grade", func)
 
 
-def as_run(run: Any) -> Run:
-    """``run=`` of :func:`receval.evaluate` as a :class:`~receval.Run`."""
-    return _as_ranked(run, Run, "run", "score")
+def as_run(run: Any, func: str = "evaluate") -> Run:
+    """``run=`` of :func:`receval.evaluate` (or ``func``) as a :class:`~receval.Run`."""
+    return _as_ranked(run, Run, "run", "score", func)
 
 
 _Ranked = TypeVar("_Ranked", Qrels, Run)
 
 
-def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str) -> _Ranked:
+def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: str) -> _Ranked:
     if isinstance(data, kind):
         return data
     if isinstance(data, Mapping):
@@ -73,7 +73,7 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str) -> _Ra
     if is_frame(data):
         return kind.from_frame(data)
     raise InvalidParameterError(
-        f"The {argument!r} parameter of evaluate must be a {kind.__name__}, a dict "
+        f"The {argument!r} parameter of {func} must be a {kind.__name__}, a dict "
         f"{{user: {{item: {value}}}}}, a DataFrame or a file path. Got {type(data).__name__} "
         "instead."
     )

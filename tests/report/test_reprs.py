@@ -86,3 +86,13 @@ def test_segment_comparison_repr_is_the_overall_comparison_and_a_header() -> Non
     head, rest = repr(seg).split("\n", 1)
     assert head.startswith("SegmentComparison(20 segments of 40 users, 0 without one; ")
     assert rest == repr(seg.overall)
+
+
+def test_a_segment_report_says_how_many_are_in_no_segment() -> None:
+    """Its (all) row counts them: the rows above did not add up to it."""
+    qrels = {f"u{i}": {"a": 1} for i in range(4)}
+    run = {f"u{i}": {"a": 1.0, "b": 0.5} for i in range(4)}
+    segments = rv.evaluate(qrels, run, ["mrr"]).by_segment({"u0": "x", "u1": "y"})
+    lines = repr(segments).splitlines()
+    assert lines[0] == "SegmentReport(2 segments, 2 users in none)"
+    assert lines[-1].split()[:2] == ["(all)", "4"]

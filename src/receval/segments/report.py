@@ -91,7 +91,8 @@ class SegmentReport:
         cut = n > 2 * _REPR_EDGE  # then only the first and last few, as pandas does
         shown = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)] if cut else range(n)
         some = f", {2 * _REPR_EDGE} shown; all: .to_frame()" if cut else ""
-        lines = [f"SegmentReport({n} segments{some})", head]
+        unassigned = f", {self.n_unassigned:,} {self.unit} in none" if self.n_unassigned else ""
+        lines = [f"SegmentReport({n} segments{unassigned}{some})", head]
         for i in shown:
             if i is None:
                 lines.append("  ...")

@@ -116,3 +116,6 @@ def test_compare_by_a_segment_of_no_qrels_user(files) -> None:
     assert [(r["segment"], r["n_users"]) for r in records] == [("a", 2), ("g", 0), ("(all)", 5)]
     assert records[1]["mean"] is None and records[1]["p_value"] is None
     assert records[1]["significant"] is False
+    # the segments that hold no qrels user: counted on the overall record, and noted
+    assert records[2]["counts"]["n_segments_empty"] == 1
+    assert f"1 segments of {by} hold no qrels user: their statistics are nan." in result.stderr

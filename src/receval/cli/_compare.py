@@ -192,6 +192,9 @@ def segment_output(
             f"{comparison.n_unassigned} qrels users have no segment in {path} (compared in "
             f"{ALL_SEGMENTS} only)."
         )
+    n_empty = int((comparison.counts == 0).sum())
+    if n_empty:
+        say.note(f"{n_empty} segments of {path} hold no qrels user: their statistics are nan.")
     if fmt in (OutputFormat.json, OutputFormat.csv, OutputFormat.tsv):
         records = comparison.records()
         for r in records:
@@ -199,8 +202,9 @@ def segment_output(
         columns = list(records[0]) if records else []
         # what the segmentation and the runs left out, on the overall rows (as rank --by)
         paired = run_counts(records, counts)
+        empty = {"n_segments_empty": n_empty} if n_empty else {}  # as the note: when some are
         left_out = [
-            {"n_users_unassigned": comparison.n_unassigned, **pair}
+            {"n_users_unassigned": comparison.n_unassigned, **empty, **pair}
             if r["segment"] == ALL_SEGMENTS else {}
             for r, pair in zip(records, paired, strict=True)
         ]  # fmt: skip

@@ -1,36 +1,81 @@
-"""Reading the named columns of a CSV, TSV or Parquet file for a command (an impression
-log, a ``--by`` file): an error names the option that names the column, and the
-file:line of a missing value.
+"""Reading the named columns of a CSV, TSV or Parquet file for a command: an impression
+log, a logged bandit feedback, a ``--by`` file and the item data files (features,
+categories, the catalogue, candidates, propensities, a training log). An error names
+the file, the option that names a missing column, and the file:line of a missing id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ._streams import Messages
 
 __all__ = ["no_missing", "read_columns"]
 
 
 def read_columns(
-    path: str, options: dict[str, str], command: str, fmt: str, ids: Sequence[str] = ()
+    path: str,
+    columns: Mapping[str, str | None],
+    where: str,
+    say: Messages,
+    *,
+    fmt: str | None = None,
+    ids: Sequence[str] = (),
+    integers: Sequence[str] = (),
+    names: Sequence[str] | None = None,
 ) -> Any:
-    """The columns of ``path`` that ``options`` maps each to the option naming it
-    (``{"zip": "--by"}``), as an Arrow table. The ``ids`` columns (users, groups,
-    segments) are read as ids, text unless every one is an integer written as its
-    digits (``007`` stays ``007``), and may hold no missing value."""
-    from ..data.io import read_table
+    """The ``columns`` of ``path`` as an Arrow table, in their order, with a progress line
+    while it reads.
+
+    ``columns`` maps each column to the option that names it (``{"zip": "--by"}``), or
+    to None for a column of a fixed name (``count``, ``propensity``): a column not in
+    the file is an error that names its option. ``where``: the command or the option
+    of the file (``receval ctr``, ``--features``), in messages. ``fmt``: the format
+    given, else the suffix's (CSV when it tells none). The ``ids`` columns (users,
+    items, groups, segments) are read as ids, text unless every one is an integer
+    written as its digits (``007`` stays ``007``), and may hold no missing value; those
+    also in ``integers`` as int64 where every id is one (a file's ids read as the
+    runs' integer ids). ``names``: the columns renamed.
+    """
+    from ..data.io import infer_format, read_table
     from ..exceptions import InputValidationError
 
+    fmt = fmt or infer_format(path) or "csv"
+    wanted = list(columns)
     try:
-        table = read_table(path, list(options), command, fmt, id_columns=tuple(ids))
+        with say.progress(f"Reading {say.sized(path)}…"):
+            table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
     except InputValidationError as exc:  # a column not in the file: the option's
         text = str(exc)
-        for c, option in options.items():
-            text = text.replace(f"no column {c!r}.", f"no column {c!r} ({option} {c}).")
+        for c, option in columns.items():
+            if option is not None:
+                text = text.replace(f"no column {c!r}.", f"no column {c!r} ({option} {c}).")
         raise InputValidationError(text) from None
     for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null here
-        no_missing(table.column(name), f"{options[name]} {name}", path, fmt, command)
-    return table
+        no_missing(table.column(name), _named(name, columns[name]), path, fmt, where)
+    for name in integers:
+        table = table.set_column(
+            table.schema.get_field_index(name), name, _integer_ids(table.column(name))
+        )
+    table = table.select(wanted)
+    return table if names is None else table.rename_columns(list(names))
+
+
+def _named(column: str, option: str | None) -> str:
+    """A column as messages name it: with its option (``--label click``), else quoted."""
+    return f"{option} {column}" if option is not None else f"the column {column!r}"
+
+
+def _integer_ids(column: Any) -> Any:
+    """An id column as int64 where every id is an integer, else as it is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(column, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return column
 
 
 def no_missing(values: Any, option: str, path: str, fmt: str, command: str) -> None:

@@ -116,8 +116,7 @@ def read_impressions(
     given = (("--by", [by]), ("--weight", [weight]), ("--group", [group]), ("--score", score),
              ("--label", [label]))  # fmt: skip
     options = {c: option for option, cs in given for c in cs if c}
-    with say.progress(f"Reading {say.sized(path)}…"):
-        table = read_columns(path, {c: options[c] for c in columns}, command, fmt, ids)
+    table = read_columns(path, {c: options[c] for c in columns}, command, say, fmt=fmt, ids=ids)
     if not table.num_rows:
         raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
     return Impressions(

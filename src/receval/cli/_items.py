@@ -4,7 +4,7 @@ first four), propensities, and the metrics computed by a function of their own r
 than by ``receval.evaluate`` (list metrics such as coverage and novelty, off-policy
 estimates).
 
-Each file is a CSV, TSV or Parquet table read by :func:`receval.data.io.read_table`
+Each file is a CSV, TSV or Parquet table read by :func:`._columns.read_columns`
 (``--train`` and ``--reference`` also TREC, as qrels and runs); its id columns are
 ``--user`` and ``--item``, as integers when the runs' items are integers.
 """
@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ._columns import read_columns
 from ._common import Messages, RankedFormat, ranked_format, read_runs
 
 __all__ = [
@@ -31,7 +32,6 @@ __all__ = [
     "PopularityOption",
     "ReferenceOption",
     "TrainOption",
-    "read_columns",
     "read_pairs",
     "read_propensities",
     "row_value",
@@ -89,50 +89,18 @@ CorrectionOption = Annotated[
 ]
 
 
-def _ids(column: Any, integers: bool) -> Any:
-    """An id column, as int64 when ``integers`` and every id is one."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if integers:
-        try:
-            return pc.cast(column, pa.int64())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
-    return column
-
-
-def read_columns(
-    path: str, columns: list[str], option: str, say: Messages, *, ids: tuple[str, ...] = (),
-    integers: bool = False, names: list[str] | None = None, file_format: str | None = None,
-) -> Any:  # fmt: skip
-    """The named columns of a CSV, TSV or Parquet file (``option``'s) as an Arrow table,
-    with a progress line while it reads: its ``ids`` columns as :func:`_ids` reads them,
-    renamed ``names`` when given; ``file_format`` where the command's option gives it,
-    else the suffix's (CSV when it tells none)."""
-    from ..data.io import infer_format, read_table
-
-    fmt = file_format or infer_format(path) or "csv"
-    with say.progress(f"Reading {say.sized(path)}…"):
-        table = read_table(path, columns, option, fmt, id_columns=ids)
-    for name in ids:
-        table = table.set_column(
-            table.schema.get_field_index(name), name, _ids(table.column(name), integers)
-        )
-    table = table.select(columns)
-    return table if names is None else table.rename_columns(names)
-
-
 def read_pairs(
-    path: str, first: str, second: str, option: str, say: Messages, integers: bool = False
+    path: str, columns: dict[str, str | None], option: str, say: Messages, integers: bool = False
 ) -> tuple[Any, Any]:
-    """Two columns of a CSV, TSV or Parquet file (``option``'s) as a pair of arrays
-    (``first`` an id column, read as :func:`_ids` reads it)."""
+    """Two columns of a CSV, TSV or Parquet file (``option``'s) as a pair of arrays:
+    ``columns`` maps each to the option naming it (:func:`read_columns`), the first an
+    id column (int64 when ``integers`` and every id is one)."""
     from ..data._arrow import to_numpy
 
-    table = read_columns(path, [first, second], option, say, ids=(first,), integers=integers)
-    ids, values = (to_numpy(c) for c in table.columns)
-    return ids, values
+    ids = (next(iter(columns)),)
+    table = read_columns(path, columns, option, say, ids=ids, integers=ids if integers else ())
+    first, second = (to_numpy(c) for c in table.columns)
+    return first, second
 
 
 def read_propensities(path: str, user: str, item: str, say: Messages) -> Any:
@@ -142,13 +110,14 @@ def read_propensities(path: str, user: str, item: str, say: Messages) -> Any:
     from ..exceptions import InputValidationError
 
     try:
-        return read_columns(path, [user, item, "propensity"], "--propensities", say,
-                            ids=(user, item), names=["user", "item", "propensity"])  # fmt: skip
+        columns = {user: "--user", item: "--item", "propensity": None}
+        return read_columns(path, columns, "--propensities", say, ids=(user, item),
+                            names=["user", "item", "propensity"])  # fmt: skip
     except InputValidationError as exc:
         if f"no column {user!r}" not in str(exc):
             raise
-        return read_columns(path, [item, "propensity"], "--propensities", say, ids=(item,),
-                            names=["item", "propensity"])  # fmt: skip
+        return read_columns(path, {item: "--item", "propensity": None}, "--propensities", say,
+                            ids=(item,), names=["item", "propensity"])  # fmt: skip
 
 
 def _feature_columns(path: str, item: str) -> list[str]:
@@ -206,6 +175,8 @@ class ItemData:
         from ..data._arrow import to_numpy
 
         user, item = self.user, self.item
+        # the ids read as int64 where the runs' item ids are integers
+        ints, item_ints = ((user, item), (item,)) if integers else ((), ())
         data: dict[str, Any] = {}
         if self.train is not None:
             data["train"] = self._log(self.train, "--train", integers, say)
@@ -215,12 +186,13 @@ class ItemData:
                                                                    integers, say)  # fmt: skip
         if self.popularity is not None:
             data["popularity"] = read_pairs(
-                self.popularity, item, "count", "--popularity", say, integers
+                self.popularity, {item: "--item", "count": None}, "--popularity", say, integers
             )
         if self.features is not None:
             names = _feature_columns(self.features, item)
-            table = read_columns(self.features, [item, *names], "--features", say,
-                                 ids=(item,), integers=integers)  # fmt: skip
+            columns = {item: "--item", **dict.fromkeys(names)}
+            table = read_columns(self.features, columns, "--features", say, ids=(item,),
+                                 integers=item_ints)  # fmt: skip
             import numpy as np
 
             data["feature_items"] = to_numpy(table.column(item))
@@ -229,15 +201,15 @@ class ItemData:
             ).astype(float)
         if self.item_categories is not None:
             data["item_categories"] = read_columns(
-                self.item_categories, [item, "category"], "--item-categories", say,
-                ids=(item,), integers=integers, names=["item", "category"],
+                self.item_categories, {item: "--item", "category": None}, "--item-categories",
+                say, ids=(item,), integers=item_ints, names=["item", "category"],
             )  # fmt: skip
         if self.catalog is not None:
             size = self.catalog_size()
             data["catalog"] = size
             if size is None:
-                listed = read_columns(self.catalog, [item], "--catalog", say, ids=(item,),
-                                      integers=integers)  # fmt: skip
+                listed = read_columns(self.catalog, {item: "--item"}, "--catalog", say,
+                                      ids=(item,), integers=item_ints)  # fmt: skip
                 data["catalog"] = to_numpy(listed.column(0))
         if self.reference is not None:
             ((_, data["reference"]),) = read_runs(
@@ -246,8 +218,8 @@ class ItemData:
             )  # fmt: skip
         if self.candidates is not None:
             data["candidates"] = read_columns(
-                self.candidates, [user, item], "--candidates", say, ids=(user, item),
-                integers=integers, names=["user", "item"],
+                self.candidates, {user: "--user", item: "--item"}, "--candidates", say,
+                ids=(user, item), integers=ints, names=["user", "item"],
             )  # fmt: skip
         if self.correction is not None:
             data["correction"] = self.correction
@@ -261,8 +233,10 @@ class ItemData:
             from ..data._ranked import Qrels
 
             return Qrels.from_file(path, grade=None, file_format="trec")
-        return read_columns(path, [self.user, self.item], option, say, ids=(self.user, self.item),
-                            integers=integers, names=["user", "item"])  # fmt: skip
+        ids = (self.user, self.item)
+        return read_columns(path, dict(zip(ids, ("--user", "--item"), strict=True)), option,
+                            say, ids=ids, integers=ids if integers else (),
+                            names=["user", "item"])  # fmt: skip
 
 
 #: What ``receval.evaluate`` takes of :meth:`ItemData.load`'s inputs.

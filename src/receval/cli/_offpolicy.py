@@ -82,8 +82,7 @@ def off_policy(
         columns = {role: col for role, col in roles.items() if col is not None}
         fmt = table_format(input_format, file, say)
         named = {col: _option(role) for role, col in columns.items()}  # no column: its option
-        with say.progress(f"Reading {say.sized(file)}…"):
-            table = read_columns(file, named, where, fmt)
+        table = read_columns(file, named, where, say, fmt=fmt)
         if not table.num_rows:
             raise say.fail(f"{file}: the log has no rows, only its header; pass a log with rows.")
         given = {role: read_column(table, col, _option(role), file, fmt, where)

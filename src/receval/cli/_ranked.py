@@ -247,9 +247,9 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     table, both read as ids as ``ctr --by`` reads its segments (``007`` and ``7`` are two
     segments); the user ids as int64 when the report's ``users`` are integers and the
     file's are too."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    import numpy as np
 
+    from ..data._encode import factorize
     from ..data.io import infer_format
     from ._columns import read_columns
 
@@ -257,12 +257,8 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
     if fmt not in ("csv", "tsv", "parquet"):
         fmt = "csv"
     options = {user: "--user", segment: "--segment"}
-    with say.progress(f"Reading {say.sized(path)}…"):
-        frame = read_columns(path, options, "--by", fmt, ids=(user, segment))
-    frame = frame.select([user, segment])
-    import numpy as np
-
-    from ..data._encode import factorize
+    ints = (user,) if np.asarray(users).dtype.kind in "iu" else ()  # integer users (Parquet)
+    frame = read_columns(path, options, "--by", say, fmt=fmt, ids=(user, segment), integers=ints)
     from ..data._open import place
     from ..segments.report import first_repeat
 
@@ -272,12 +268,6 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
             f"{place(path, row, lines=fmt != 'parquet')}: --by names the user "
             f"{frame.column(user)[row].as_py()!r} twice; give each user one segment."
         )
-
-    if np.asarray(users).dtype.kind in "iu":  # integer users (Parquet qrels)
-        try:
-            frame = frame.set_column(0, user, pc.cast(frame.column(user), pa.int64()))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
     return frame
 
 

@@ -348,7 +348,9 @@ def report_command(
                     ints = r.item_ids.dtype.kind in "iu"
                     extra = items.load(ints, say)
                     if train is not None:
-                        log_items, users = read_pairs(train, item, user, "--train", say, ints)
+                        log_items, users = read_pairs(
+                            train, {item: "--item", user: "--user"}, "--train", say, ints
+                        )
                         doc.add_input(
                             displayed(train), len(log_items), what="training interactions"
                         )
@@ -373,9 +375,8 @@ def report_command(
             if train is not None or item_groups is not None:
                 groups = None
                 if item_groups is not None:
-                    groups = read_pairs(
-                        item_groups, item, "group", "--item-groups", say, integers=ints
-                    )
+                    groups = read_pairs(item_groups, {item: "--item", "group": None},
+                                        "--item-groups", say, integers=ints)  # fmt: skip
                     doc.add_input(displayed(item_groups), len(groups[0]), what="item groups")
                 beyond_section(
                     doc, runs, train=log, qrels=q, item_groups=groups, k=depth,

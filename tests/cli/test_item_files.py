@@ -1,0 +1,66 @@
+"""The item data files of ``receval rank`` (features, categories, the catalogue, candidates,
+popularity, propensities, a training log) are read as the logs and ``--by`` files are: a
+missing column names the option that names it, a missing id is reported at its row."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.cli._helpers import invoke, make_runner
+
+# option, the metric that reads its file, and the file's other columns (besides --item)
+FILES = {
+    "--features": ("ils@2", {"f1": [1.0, 0.0, 1.0]}),
+    "--item-categories": ("miscalibration@2", {"user": ["u", "u", "v"], "category": list("xyx")}),
+    "--catalog": ("catalog_coverage@2", {}),
+    "--candidates": ("recall@2", {"user": ["u", "u", "v"]}),
+    "--popularity": ("arp@2", {"count": [3, 1, 2]}),
+    "--propensities": ("recall@2", {"propensity": [0.5, 0.5, 0.5]}),
+    "--train": ("novelty@2", {"user": ["u", "v", "v"]}),
+    "--exclude": ("recall@2", {"user": ["u", "v", "v"]}),
+}
+
+
+@pytest.fixture
+def trec(tmp_path):
+    qrels, run, train = tmp_path / "q.txt", tmp_path / "r.txt", tmp_path / "train.csv"
+    qrels.write_text("u 0 a 1\nv 0 c 1\n")
+    run.write_text("u Q0 a 1 0.9 m\nu Q0 b 2 0.5 m\nv Q0 c 1 0.3 m\nv Q0 a 2 0.2 m\n")
+    train.write_text("user,item\nu,b\nv,a\n")
+    return ["rank", "--qrels", qrels, "--run", run]
+
+
+def _args(trec, option, path):
+    metric, _ = FILES[option]
+    train = ["--train", trec[2].parent / "train.csv"] if option == "--item-categories" else []
+    return [*trec, "-m", metric, option, path, *train]
+
+
+@pytest.mark.parametrize("option", sorted(FILES))
+def test_a_missing_id_is_at_its_row(trec, tmp_path, option):
+    # it was the library's "feature_items contains 1 missing value (None, NaN or null)"
+    # (or "Candidates: users ..."), naming neither the file nor its row
+    _, others = FILES[option]
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.table({"item": ["a", None, "c"], **others}), path)
+    result = invoke(make_runner(), *_args(trec, option, path), code=2)
+    assert result.stderr == (
+        f"error: {path}: row 2: {option}: --item item contains 1 missing value (empty or "
+        "null), the first at position 1; drop those rows or fill them first.\n"
+    )
+
+
+@pytest.mark.parametrize("option", sorted(FILES))
+def test_a_missing_column_names_its_option(trec, tmp_path, option):
+    # "data.csv: no column 'item'." told no way to name another column
+    _, others = FILES[option]
+    path = tmp_path / "data.csv"
+    columns = {"id": ["a", "b", "c"], **others}
+    path.write_text(
+        ",".join(columns) + "\n" + "".join(",".join(map(str, row)) + "\n"
+                                           for row in zip(*columns.values(), strict=True))
+    )  # fmt: skip
+    stderr = invoke(make_runner(), *_args(trec, option, path), code=2).stderr
+    assert stderr.startswith(f"error: {path}: no column 'item' (--item item). Got columns ")

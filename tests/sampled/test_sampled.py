@@ -299,6 +299,25 @@ def test_correction_scores_no_user_without_a_candidate_set_or_run(correction):
     assert values[[0, 1, 3]].tolist() == [top, 0.0, 1.0] and np.isnan(values[2])
 
 
+@pytest.mark.parametrize("correction", ["rank", "minimal_bias", "bv"])
+def test_a_user_without_negatives_whose_run_lacks_an_item_keeps_its_sampled_value(correction):
+    # y's and w's candidates are all relevant (n = 0), and their runs lack one: the item's
+    # last rank n + 1 is then 1, and the correction scored the miss as a hit (rank: 1.0
+    # for y where its sampled value is 0); z's run holds its item: rank 1 of 1, corrected
+    qrels = {"u": {0: 1}, "y": {1: 1}, "z": {2: 1}, "w": {3: 1, 4: 1}}
+    run = {"u": {i: float(10 - i) for i in range(10)}, "y": {5: 1.0, 6: 0.5},
+           "z": {2: 1.0, 6: 0.5}, "w": {3: 1.0, 6: 0.5}}  # fmt: skip
+    c = Candidates.from_dict({"u": [0, 5, 6], "y": [1], "z": [2], "w": [3, 4]},
+                             catalog_size=100)  # fmt: skip
+    sampled = evaluate(qrels, run, ["recall@1"], candidates=c).values["recall@1"]
+    assert sampled.tolist() == [1.0, 0.0, 1.0, 0.5]
+    report = evaluate(qrels, run, ["recall@1"], candidates=c, correction=correction)
+    top = corrected_metric("recall@1", 2, 100, correction)[0]
+    alone = corrected_metric("recall@1", 0, 100, correction)[0]
+    assert report.values["recall@1"].tolist() == pytest.approx([top, 0.0, alone, 0.5],
+                                                               rel=1e-12)  # fmt: skip
+
+
 def test_negatives_are_the_candidates_that_are_not_relevant():
     # b is relevant but not a candidate: the 5 other candidates are u's negatives
     # (candidates minus relevant items counted 4); b, absent, takes the rank n + 1 = 6

@@ -260,7 +260,8 @@ def evaluate(
         candidates that are not relevant ranked above it, ties ordered by
         ``ties``); the user's negatives are its candidates that are not relevant.
         A user absent from the run, without a relevant item or without candidates
-        keeps its sampled value (docs/conventions.md). For recall@k, success@k,
+        keeps its sampled value (docs/conventions.md), as does one whose candidates
+        are all relevant (n = 0) when its run lacks one of them. For recall@k, success@k,
         ndcg@k, mrr@k and map@k; exact in the setting of one relevant item per user.
     catalog_size : int, default=None
         N for ``correction`` (default: the candidates' ``catalog_size``).

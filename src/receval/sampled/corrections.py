@@ -275,8 +275,9 @@ def corrected_values(
     """Per qrels user: the mean over its relevant items of the corrected metric at
     their sampled ranks (a relevant item the restricted run lacks: the last rank,
     n + 1, n the user's candidates that are not relevant); nan for a user without a
-    relevant item. ``conv``: the metric's conventions (its ``rel_threshold`` and
-    ``ties``).
+    relevant item, and for a user without a negative (n = 0) whose run lacks one of
+    its relevant items: with no negative to rank it below, its sampled rank would be
+    1, a hit. ``conv``: the metric's conventions (its ``rel_threshold`` and ``ties``).
     """
     q_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
     rel = q.grades >= float(conv.rel_threshold)
@@ -297,8 +298,9 @@ def corrected_values(
         mean = (running[hi] - running[lo - 1]) / (hi - lo + 1)
         sums += np.bincount(users[sel], weights=mean, minlength=q.n_users)
         sums[in_group] += (n_rel[in_group] - found[in_group]) * table[-1]
+    unplaced = (n_neg == 0) & (found < n_rel)  # a miss the correction would score a hit
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n_rel > 0, sums / np.maximum(n_rel, 1), np.nan)
+        return np.where((n_rel > 0) & ~unplaced, sums / np.maximum(n_rel, 1), np.nan)
 
 
 def _check_catalog(q: Qrels, n_neg: np.ndarray, scored: np.ndarray, catalog_size: int) -> None:
@@ -366,9 +368,10 @@ def correct_columns(
 ) -> None:
     """Replace each ranked metric's per-user values (``values[:, j]``) by the corrected
     ones, for the users the correction scores: in the run, with a candidate set and a
-    relevant item, and kept by the engine's rules (not nan). The others keep their
-    sampled value: the rules of ``missing_users`` / ``empty_users``, and 0 for a user
-    without a candidate set (its rows all dropped: an empty list)."""
+    relevant item, and kept by the engine's rules (not nan), but not a user without a
+    negative whose run lacks a relevant item (:func:`corrected_values`). The others
+    keep their sampled value: the rules of ``missing_users`` / ``empty_users``, and 0
+    for a user without a candidate set (its rows all dropped: an empty list)."""
     sampled = (user_map >= 0) & (c.counts_for(q.user_ids) > 0)
     for j, text in enumerate(ranked):
         spec = _spec(specs[text], "evaluate")

@@ -119,3 +119,31 @@ def test_compare_by_a_segment_of_no_qrels_user(files) -> None:
     # the segments that hold no qrels user: counted on the overall record, and noted
     assert records[2]["counts"]["n_segments_empty"] == 1
     assert f"1 segments of {by} hold no qrels user: their statistics are nan." in result.stderr
+
+
+def test_boolean_labels_read_as_given(files) -> None:
+    # a Parquet column of booleans gave the segments 0 and 1 (rank --by, compare --by,
+    # ctr --by); a CSV's true/false are text and stay so
+    flags = [True, False, True, False, True]
+    path = files / "flags.parquet"
+    pq.write_table(pa.table({"user": [f"u{i}" for i in range(5)], "segment": flags}), path)
+    text = files / "flags.csv"
+    text.write_text("user,segment\n" + "".join(f"u{i},{str(f).lower()}\n"
+                                               for i, f in enumerate(flags)))  # fmt: skip
+    rank = ["rank", "--qrels", files / "qrels.csv", "--run", files / "run.csv", "-m", "mrr"]
+    for by, labels in ((path, [False, True]), (text, ["false", "true"])):
+        records = json.loads(invoke(make_runner(), *rank, "--by", by, "-q", "-f", "json").stdout)
+        assert [r["segment"] for r in records] == [*labels, "(all)"]
+        assert [type(r["segment"]) for r in records[:2]] == [type(x) for x in labels]  # not 0/1
+    csv = invoke(make_runner(), *rank, "--by", path, "-q", "-f", "csv").stdout
+    assert csv.splitlines()[1].startswith("run.csv,False,2,")
+    result = invoke(make_runner(), "compare", "--qrels", files / "qrels.csv", "--run",
+                    files / "run.csv", "--run", files / "b.csv", "-m", "mrr", "--by", path,
+                    "-q", "-f", "json", "--permutations", "99")  # fmt: skip
+    assert [repr(r["segment"]) for r in json.loads(result.stdout)] == ["False", "True", "'(all)'"]
+    log = files / "log.parquet"
+    pq.write_table(pa.table({"click": [1, 0, 1, 0, 0, 1], "p": [0.9, 0.2, 0.4, 0.6, 0.3, 0.8],
+                             "new": [True, True, True, False, False, False]}), log)  # fmt: skip
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "p", "--by", "new",
+                    "-m", "auc", "-q", "-f", "json")  # fmt: skip
+    assert [repr(r["segment"]) for r in json.loads(result.stdout)] == ["False", "True", "'(all)'"]

@@ -232,3 +232,29 @@ def test_compare_by_segment_refuses_an_unknown_keyword():
     with pytest.raises(rv.InvalidParameterError,
                        match=r"compare_by_segment: .*'tset'.*Did you mean 'test'"):  # fmt: skip
         rv.compare_by_segment(qrels, runs, ["mrr"], by=by, tset="student")
+
+
+def test_boolean_labels_stay_booleans():
+    # the labels came back as 0 and 1: the codes of True and False
+    import polars as pl
+    import pyarrow as pa
+
+    y, p = [1, 0, 1, 0, 0, 1], [0.9, 0.2, 0.4, 0.6, 0.3, 0.8]
+    flags = [True, True, True, False, False, False]
+    for by in (flags, np.array(flags), pd.Series(flags), pd.Series(flags, dtype="boolean"),
+               pl.Series(flags), pa.array(flags), pa.chunked_array([flags])):  # fmt: skip
+        labels = rv.by_segment(["roc_auc"], y, p, by=by).segments
+        assert labels.tolist() == [False, True] and labels.dtype == bool, type(by)
+    report = rv.evaluate({"a": {"x": 1}, "b": {"x": 1}}, {"a": {"x": 1.0}, "b": {"y": 1.0}}, "mrr")
+    for segments in ({"a": True, "b": False}, [True, False],
+                     pd.DataFrame({"user": ["a", "b"], "segment": [True, False]}),
+                     pa.table({"user": ["a", "b"], "segment": [True, False]})):  # fmt: skip
+        records = report.by_segment(segments).records()
+        assert [(r["segment"], r["mrr"]) for r in records] == [(False, 0.0), (True, 1.0),
+                                                               (None, 0.5)]  # fmt: skip
+    assert report.by_segment([1, 0]).segments.tolist() == [0, 1]  # integers stay integers
+    seg = rv.compare_by_segment({"a": {"x": 1}, "b": {"x": 1}, "c": {"x": 1}},
+                                {"m": {"a": {"x": 1.0}}, "n": {"b": {"x": 1.0}}}, ["mrr"],
+                                by={"a": True, "b": False, "c": True}, n_permutations=10,
+                                interval=None)  # fmt: skip
+    assert seg.segments.tolist() == [False, True]

@@ -122,6 +122,8 @@ def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np
             f"{func}: {name} must have one label per row. Got {len(codes)} labels for {n} rows."
         )
     uniques = np.asarray(uniques)
+    if uniques.dtype.kind in "iu" and _booleans(by):  # the codes read True as 1
+        uniques = uniques.astype(bool)
     try:
         order = np.argsort(uniques, kind="stable")
     except TypeError:  # labels that do not compare: order of first appearance
@@ -129,6 +131,19 @@ def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[codes], uniques[order]
+
+
+def _booleans(labels: Any) -> bool:
+    """Whether ``labels`` are booleans: a NumPy, pandas, polars or Arrow column of a
+    boolean type, or a list of bools."""
+    kind = getattr(labels, "dtype", None)
+    if kind is None:
+        kind = getattr(labels, "type", None)  # an Arrow array
+    if kind is not None:
+        return str(kind).lower() in ("bool", "boolean")
+    return isinstance(labels, (list, tuple)) and all(
+        isinstance(x, (bool, np.bool_)) for x in labels
+    )
 
 
 def first_repeat(codes: Any) -> int | None:

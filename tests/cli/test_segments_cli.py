@@ -147,3 +147,31 @@ def test_boolean_labels_read_as_given(files) -> None:
     result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "p", "--by", "new",
                     "-m", "auc", "-q", "-f", "json")  # fmt: skip
     assert [repr(r["segment"]) for r in json.loads(result.stdout)] == ["False", "True", "'(all)'"]
+
+
+def test_a_segment_labelled_as_the_overall_row_is_refused(files) -> None:
+    # its rows came out labelled '(all)' beside the overall row's, in every format
+    by = files / "all.csv"
+    by.write_text("user,segment\nu0,a\nu1,(all)\nu2,a\n")
+    rank = ["rank", "--qrels", files / "qrels.csv", "--run", files / "run.csv", "-m", "mrr"]
+    result = invoke(make_runner(), *rank, "--by", by, "-f", "json", code=2)
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {by}:3: --by: --segment segment holds the label '(all)', which the output "
+        "gives its overall rows; rename that segment.\n"
+    )
+    path = files / "all.parquet"
+    labels = pa.array(["a", "b", "(all)"]).dictionary_encode()
+    pq.write_table(pa.table({"user": ["u0", "u1", "u2"], "segment": labels}), path)
+    result = invoke(make_runner(), "compare", "--qrels", files / "qrels.csv", "--run",
+                    files / "run.csv", "--run", files / "b.csv", "-m", "mrr", "--by", path,
+                    code=2)  # fmt: skip
+    assert result.stderr.startswith(f"error: {path}: row 3: --by: --segment segment holds ")
+    log = files / "log.csv"
+    log.write_text("click,p,country\n1,0.9,fr\n0,0.2,(all)\n1,0.4,fr\n0,0.6,(all)\n")
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "p", "--by",
+                    "country", code=2)  # fmt: skip
+    assert result.stderr == (
+        f"error: {log}:3: receval ctr: --by country holds the label '(all)', which the "
+        "output gives its overall rows; rename that segment.\n"
+    )

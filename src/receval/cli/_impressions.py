@@ -12,6 +12,7 @@ from ._columns import no_missing, read_columns
 from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, one_line
 from ._output import ResultTable
 from ._params import metric_names
+from ._ranked import check_segment_labels
 
 __all__ = [
     "Impressions",
@@ -119,6 +120,8 @@ def read_impressions(
     table = read_columns(path, {c: options[c] for c in columns}, command, say, fmt=fmt, ids=ids)
     if not table.num_rows:
         raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
+    if by:
+        check_segment_labels(table.column(by), f"--by {by}", path, fmt, command)
     return Impressions(
         n_rows=table.num_rows,
         y_true=column(table, label, "--label", path, fmt, command),

@@ -20,6 +20,7 @@ __all__ = [
     "ALL_SEGMENTS",
     "DEFAULT_RANK_METRICS",
     "RankedFormat",
+    "check_segment_labels",
     "evaluate_run",
     "per_user_table",
     "rank_table",
@@ -268,7 +269,35 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
             f"{place(path, row, lines=fmt != 'parquet')}: --by names the user "
             f"{frame.column(user)[row].as_py()!r} twice; give each user one segment."
         )
+    check_segment_labels(frame.column(segment), f"--segment {segment}", path, fmt, "--by")
     return frame
+
+
+def check_segment_labels(labels: Any, option: str, path: str, fmt: str, where: str) -> None:
+    """Raise at the file and line of the first segment labelled ``(all)`` in the Arrow
+    column ``labels`` (``option``'s): the label of the overall rows, which such a
+    segment's rows could not be told apart from in the output."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..data._open import place
+
+    if pa.types.is_dictionary(labels.type):  # a Parquet file's categories
+        labels = labels.cast(labels.type.value_type)
+    if pa.types.is_string_view(labels.type):
+        labels = labels.cast(pa.large_string())
+    elif not (pa.types.is_string(labels.type) or pa.types.is_large_string(labels.type)):
+        return
+    # a pattern without wildcards matches the whole label; pc.equal would take a scalar,
+    # whose construction imports pandas
+    rows = pc.indices_nonzero(pc.match_like(labels, ALL_SEGMENTS))
+    if len(rows):
+        row = rows[0].as_py()
+        raise InputValidationError(
+            f"{place(path, row, lines=fmt in ('csv', 'tsv'))}: {where}: {option} holds the "
+            f"label {ALL_SEGMENTS!r}, which the output gives its overall rows; rename that "
+            f"segment."
+        )
 
 
 def rank_table(

@@ -24,6 +24,7 @@ from receval import (
     retention,
     roc_auc_score,
 )
+from receval.cli import app
 from receval.cli._app import DEFAULT_RANK_METRICS, REPORT_COHORTS
 from receval.datasets import make_events, make_impressions, make_recommendations
 from receval.report import HTMLReport
@@ -257,6 +258,28 @@ def test_report_ranking_and_retention_sections(runner, matplotlib, files, tmp_pa
     report = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["model_b"]), "ndcg@10")
     assert f">{report.mean['ndcg@10']:.4f}</td>" in page
     assert "<td>model_b.csv</td>" in page
+
+
+def test_report_takes_the_formats_of_its_inputs(runner, matplotlib, files, tmp_path) -> None:
+    # report read '--qrels -' as TREC, and a file by its suffix, with no option to say
+    # otherwise: a CSV on standard input was "expected 4 whitespace-separated fields"
+    run = tmp_path / "model_a.txt"  # a CSV run whose suffix says TREC
+    run.write_bytes(files["model_a"].read_bytes())
+    events = tmp_path / "events.log"
+    events.write_bytes(files["events"].read_bytes())
+    train = tmp_path / "train.csv"
+    train.write_text("user,item\n" + "".join(f"{u},{u % 7}\n" for u in range(100)))
+    out = tmp_path / "formats.html"
+    args = ["report", "-o", str(out), "--qrels", "-", "--qrels-format", "csv", "--run", str(run),
+            "--run-format", "csv", "-m", "ndcg@10", "--events", str(events), "--input-format",
+            "csv", "--time", "ts", "--train", str(train), "-q"]  # fmt: skip
+    result = runner.invoke(app, args, input=files["qrels"].read_text())
+    assert result.exit_code == 0, result.stderr
+    page = out.read_text(encoding="utf-8")
+    assert all(heading in page for heading in HEADINGS[1:])
+    assert '<h2 id="protocol">' in page  # the audit read the qrels and the run as read here
+    report = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["model_a"]), "ndcg@10")
+    assert f">{report.mean['ndcg@10']:.4f}</td>" in page
 
 
 @pytest.mark.parametrize(

@@ -19,16 +19,20 @@ from ._common import (
     GradeOption,
     GroupOption,
     ImpressionsOption,
+    InputFormatOption,
     ItemOption,
     LabelOption,
     Messages,
     PeriodOption,
     ProfileOption,
+    QrelsFormatOption,
     QrelsOption,
     QuietOption,
+    RankedFormat,
     RankMetricOption,
     RetentionTable,
     RetentionValues,
+    RunFormatOption,
     RunOption,
     RunScoreOption,
     ScoresOption,
@@ -42,6 +46,7 @@ from ._common import (
     evaluate_run,
     parse_days,
     rank_table,
+    ranked_format,
     read_qrels_runs,
     retention_columns,
 )
@@ -155,6 +160,14 @@ def _check_out(out: str, inputs: list[str], command: str, say: Messages) -> None
             check_target(where, inputs, f"{command} --out")
 
 
+def _as_read(path: str, fmt: RankedFormat | None, read: Any) -> Any:
+    """A qrels or run file for receval.audit, which tells its format by the suffix: the
+    path (so that the audit reads its time column), or the Qrels or Run read from it
+    where --qrels-format or --run-format says another format (standard input's copy
+    has no suffix)."""
+    return path if ranked_format(fmt, path) == ranked_format(None, path) else read
+
+
 def _write_report(doc: Any, out: str, say: Messages) -> None:
     from ..report.sections import json_path
 
@@ -237,6 +250,9 @@ def report_command(
     item: ItemOption = "item",
     grade: GradeOption = "grade",
     run_score: RunScoreOption = "score",
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
+    input_format: InputFormatOption = None,
     time: TimeOption = "time",
     period: PeriodOption = "day",
     days: DaysOption = "1,3,7,30",
@@ -312,8 +328,8 @@ def report_command(
         if impressions is not None and label is not None and score:
             metrics_ctr = ctr_metrics(ctr_metric, group, say, where="receval report --ctr-metric")
             data = read_impressions(
-                impressions, None, say, "receval report", label=label, score=score, group=group,
-                weight=weight,
+                impressions, input_format, say, "receval report", label=label, score=score,
+                group=group, weight=weight,
             )  # fmt: skip
             doc.add_input(displayed(impressions), data.n_rows, what="impressions")
             counted = ctr_rows(
@@ -332,8 +348,9 @@ def report_command(
             for text in metrics:
                 ranking_spec(text, "receval report -m")
             inputs = read_qrels_runs(
-                qrels, None, run, None, say, user=user, item=item, grade=grade, score=run_score
-            )
+                qrels, qrels_format, run, run_format, say, user=user, item=item, grade=grade,
+                score=run_score,
+            )  # fmt: skip
             runs: dict[str, Any] = {}
             reports: dict[str, Any] = {}
             items = ItemData(
@@ -365,9 +382,11 @@ def report_command(
             if train is not None:  # the qrels are the test set of the training log
                 from ..protocol import audit
 
+                test = _as_read(qrels, qrels_format, q)
                 with say.progress("Auditing the protocol"):
-                    audits = {name: audit(train, qrels, path, k=depth, profile=profile,
-                                          user=user, item=item, score=run_score, grade=grade)
+                    audits = {name: audit(train, test, _as_read(path, run_format, runs[name]),
+                                          k=depth, profile=profile, user=user, item=item,
+                                          score=run_score, grade=grade)
                               for name, path in zip(runs, run, strict=True)}  # fmt: skip
                 protocol_section(
                     doc, audits, caption=f"{displayed(train)} (train), {displayed(qrels)} (test)"
@@ -384,7 +403,7 @@ def report_command(
                 )  # fmt: skip
         if events is not None:
             rep = count_retention(
-                events, table_format(None, events, say), say, user=user, time=time,
+                events, table_format(input_format, events, say), say, user=user, time=time,
                 period=period, days=offsets, tz=tz, time_unit=time_unit,
             )  # fmt: skip
             doc.add_input(displayed(events), rep.n_events, what="events")

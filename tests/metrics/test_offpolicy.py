@@ -441,3 +441,84 @@ def test_terms_beyond_the_float_range(tmp_path, func, columns, expected):
     pq.write_table(pa.table(every), tmp_path / "log.parquet")
     s = rv.scan(tmp_path / "log.parquet", batch_rows=1)
     assert func(**{k: s[k] for k in every}) == expected
+
+
+# rounds whose pscore is subnormal (below about 5e-309: pi / pscore beyond float64):
+# weights of 2.5e309 and 2e323, a reward of 1e-2 times the first (2.5e307, in range),
+# terms of +-2e333 that cancel; the estimates are within float64's range
+SUBNORMAL = {
+    "reward": [1e-2, 0.0, 1e-300, -2.5, 0.3, 1e10, -1e10],
+    "pscore": [4e-320, 5e-324, 0.5, 1e-310, 0.25, 5e-324, 5e-324],
+    "action_dist": [1e-10, 1.0, 1.0, 1e-15, 0.5, 1.0, 1.0],
+}
+# the reward model: right but for the first round (a term of 2.5e307) and the last two
+# (terms of +-2e323, which cancel)
+MODEL = {
+    "estimated_rewards": [0.0, 0.0, 1e-300, -2.5, 0.3, 1e10 - 1, -1e10 + 1],
+    "estimated_value": [0.5] * 7,
+}
+
+
+def _exact(estimator, columns, **options):
+    model = {k: columns[k] for k in MODEL if k in columns}
+    return oracle.exact_estimate(estimator, columns["reward"], columns["pscore"],
+                                 columns["action_dist"], **model, **options)  # fmt: skip
+
+
+@pytest.mark.parametrize("estimator", ["ips", "snips", "dr"])
+def test_subnormal_pscores_weigh_at_a_scale(tmp_path, estimator):
+    # 1 / pscore was inf in float64: ips and dr were nan (0 * inf, inf - inf) or inf,
+    # snips nan (inf / inf); each weight is now computed at a scale, as an overflowing
+    # term is, and the estimate equals the exact one (every float64 operation of a term
+    # rounded without an exponent limit) on every backend
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    func = {"ips": ips_estimate, "snips": snips_estimate, "dr": dr_estimate}[estimator]
+    every = {**SUBNORMAL, **(MODEL if estimator == "dr" else {})}
+    expected = oracle.to_float(_exact(estimator, every))
+    assert math.isfinite(expected) and abs(expected) > 1e-300
+    assert func(**every) == expected
+    acc = rv.metric(estimator)
+    for i in range(len(every["reward"])):  # one round a batch
+        acc.update(**{k: v[i : i + 1] for k, v in every.items()})
+    assert acc.compute() == expected
+    pq.write_table(pa.table(every), tmp_path / "log.parquet")
+    s = rv.scan(tmp_path / "log.parquet", batch_rows=2)
+    assert func(**{k: s[k] for k in every}) == expected
+    # clipped, no weight is beyond float64: the plain float64 terms
+    clipped = oracle.to_float(_exact(estimator, every, clip=1e300))
+    assert func(**every, clip=1e300) == clipped != expected
+    # beyond float64's range the estimate is inf, as the exact one rounds
+    beyond = {**every, "reward": [1.0] * 7, "estimated_rewards": [0.0] * 7}
+    beyond = {k: v for k, v in beyond.items() if k in every}
+    assert func(**beyond) == oracle.to_float(_exact(estimator, beyond))
+    if estimator != "snips":
+        assert func(**beyond) == math.inf
+
+
+@pytest.mark.parametrize("estimator", ["ips", "snips", "dr"])
+@pytest.mark.parametrize("case", ["subnormal pscores", "terms of +-2e333", "terms near 1e308"])
+def test_interval_bounds_beyond_float64_terms(estimator, case):
+    # a resample whose float64 mean (or sums) overflowed made its replicate inf or nan,
+    # and the bounds inf or nan where they are floats; such resamples are computed
+    # exactly and the bounds are the exact percentiles (inf only beyond float64)
+    every = {**SUBNORMAL, **MODEL}
+    if case == "subnormal pscores":  # no term beyond float64: finite bounds
+        every = {k: v[:5] for k, v in every.items()}
+    elif case == "terms near 1e308":  # terms in range whose sums are not
+        every = {"reward": [1.5e308, 1.5e308, 1.0, -1.0], "pscore": [1.0] * 4,
+                 "action_dist": [1.0] * 4, "estimated_rewards": [0.0] * 4,
+                 "estimated_value": [0.0] * 4}  # fmt: skip
+    if estimator != "dr":
+        every = {k: v for k, v in every.items() if k not in MODEL}
+    model = {k: every[k] for k in MODEL if k in every}
+    value, low, high = policy_value_interval(**every, estimator=estimator, n_resamples=200)
+    assert value == oracle.to_float(_exact(estimator, every))
+    want = oracle.exact_interval(estimator, every["reward"], every["pscore"],
+                                 every["action_dist"], n_resamples=200, **model)  # fmt: skip
+    assert [low, high] == pytest.approx(list(want), rel=1e-12)
+    if case != "terms of +-2e333" or estimator == "snips":  # snips: within the rewards
+        assert math.isfinite(low) and math.isfinite(high)
+    else:  # resamples of one of the two rounds and not the other: beyond float64
+        assert (low, high) == (-math.inf, math.inf)

@@ -26,7 +26,7 @@ from ..engine.sources import run_definition
 from ..engine.sums import ExactSum, Term, exact_sums, fieldwise_sum
 from ..exceptions import InvalidParameterError, RecevalWarning
 from ._binary import warn_undefined
-from ._offpolicy_inputs import ESTIMATORS, TERM_SHIFT, check_clip, round_terms
+from ._offpolicy_inputs import ESTIMATORS, TERM_SHIFT, RoundTerms, check_clip, round_terms
 
 __all__ = [
     "PolicyValueInterval",
@@ -50,12 +50,14 @@ class PolicyValueInterval(NamedTuple):
 class OffPolicySums:
     """Exact sums of the estimator's terms (``r w`` or the DR terms) over the rounds, of
     those that overflow float64 held times ``2**(-2 * TERM_SHIFT)`` (``scaled``), of the
-    weights ``w``, and the rounds' count."""
+    weights ``w``, of those that overflow float64 held times ``2**-TERM_SHIFT``
+    (``scaled_weight``), and the rounds' count."""
 
     value: ExactSum
     scaled: ExactSum
     weight: ExactSum
     n_rounds: int
+    scaled_weight: ExactSum
 
     def merge(self, other: OffPolicySums) -> OffPolicySums:
         return fieldwise_sum(self, other)
@@ -342,43 +344,67 @@ def _prepare(params: dict[str, Any], *data: Any, **columns: Any) -> Any:
 
 
 def _update(params: dict[str, Any], batch: Any) -> OffPolicySums:
+    return _sums(batch)
+
+
+def _sums(batch: RoundTerms) -> OffPolicySums:
+    """The sums of a batch's terms: those that overflow at their scale."""
     value, scaled = batch.value, batch.scaled
+    weight, scaled_weight = batch.weight, batch.scaled_weight
     if scaled is None:
         scaled = np.zeros(0)
-    else:  # the terms that overflow are summed at their scale
+    else:
         value = np.where(np.isfinite(value), value, 0.0)
+    if scaled_weight is None:
+        scaled_weight = np.zeros(0)
+    else:
+        weight = np.where(np.isfinite(weight), weight, 0.0)
     terms: list[Term] = [(value, None, "value"), (scaled, None, "value"),
-                         (batch.weight, None, "value")]  # fmt: skip
-    value_sum, scaled_sum, weight_sum = exact_sums(terms)
-    return OffPolicySums(value_sum, scaled_sum, weight_sum, len(batch.reward))
+                         (weight, None, "value"), (scaled_weight, None, "value")]  # fmt: skip
+    value_sum, scaled_sum, weight_sum, scaled_weight_sum = exact_sums(terms)
+    return OffPolicySums(value_sum, scaled_sum, weight_sum, len(batch.reward), scaled_weight_sum)
 
 
 def _empty(params: dict[str, Any]) -> OffPolicySums:
     z = ExactSum.zero()
-    return OffPolicySums(z, z, z, 0)
+    return OffPolicySums(z, z, z, 0, z)
 
 
 def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
     func = ESTIMATORS[params["estimator"]]
     if state.n_rounds == 0:
         return warn_undefined(f"{func}: no round was given (returned as nan).")
-    estimator = params["estimator"]
-    numerator, scaled = state.value.as_fraction(), state.scaled.as_fraction()
-    if isinstance(numerator, float) or isinstance(scaled, float):
-        numerator = float(numerator) + float(scaled)  # a weight of infinity
-    else:
-        numerator += scaled * 2 ** (2 * TERM_SHIFT)
-    if estimator != "snips":
-        return _rounded(numerator / state.n_rounds)
-    denominator = state.weight.as_fraction()
-    if isinstance(numerator, float) or isinstance(denominator, float):
-        return float(numerator) / float(denominator)
-    if denominator == 0:
+    value = _exact_value(params["estimator"], state)
+    if value is None:
         return warn_undefined(
             f"{func}: every importance weight is zero (the target policy takes none of the "
             f"logged actions), so the estimate is undefined (returned as nan)."
         )
-    return _rounded(Fraction(numerator) / denominator)
+    return _rounded(value)
+
+
+def _exact_value(estimator: str, state: OffPolicySums) -> Fraction | float | None:
+    """The estimate of a nonempty state in exact arithmetic, before its one rounding (a
+    float where a sum is not finite); None for SNIPS when every weight is 0."""
+    numerator = _at_scale(state.value, state.scaled, 2 * TERM_SHIFT)
+    if estimator != "snips":
+        return numerator / state.n_rounds
+    denominator = _at_scale(state.weight, state.scaled_weight, TERM_SHIFT)
+    if isinstance(numerator, float) or isinstance(denominator, float):
+        return float(numerator) / float(denominator)
+    if denominator == 0:
+        return None
+    return Fraction(numerator) / denominator
+
+
+def _at_scale(unscaled: ExactSum, scaled: ExactSum, shift: int) -> Fraction | float:
+    """``unscaled + scaled * 2**shift``: a sum of which the terms beyond float64 are held
+    times ``2**-shift``."""
+    low, high = unscaled.as_fraction(), scaled.as_fraction()
+    if isinstance(low, float) or isinstance(high, float):
+        return float(low) + float(high)  # not finite
+    total: Fraction = low + high * 2**shift
+    return total
 
 
 def _rounded(value: Fraction | float) -> float:
@@ -489,6 +515,12 @@ def policy_value_interval(
     resamples mean few rounds of positive weight: the interval is then
     unreliable however narrow it is.
 
+    A resample whose float64 sums overflow (a weight beyond float64, from a
+    pscore below about 5e-309, or terms near 1e308) is computed as the
+    estimates are, in exact arithmetic with the terms beyond float64 at a
+    scale, and the percentiles then interpolated exactly: a bound is finite
+    wherever it is within float64's range (inf, as the estimate, beyond it).
+
     Examples
     --------
     >>> from receval import policy_value_interval
@@ -543,20 +575,29 @@ def policy_value_interval(
     value = defn.finalize(params, defn.update(params, terms))
     rng = np.random.RandomState(seed)
     replicates = np.empty(n_resamples)
+    exact: dict[int, Fraction | float] = {}  # resamples whose float64 sums overflow
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for b in range(n_resamples):
+            idx = rng.choice(n, size=n)
+            if estimator == "snips":  # nan for 0 / 0: no round of positive weight
+                total = np.sum(terms.weight[idx])
+                replicates[b] = np.sum(terms.value[idx]) / total
+            else:
+                total = 1.0
+                replicates[b] = np.mean(terms.value[idx])
+            if total != 0 and not (np.isfinite(replicates[b]) and np.isfinite(total)):
+                # a term, a weight or a sum beyond float64: the exact estimate
+                exact[b] = _resampled(estimator, terms, idx)
+                replicates[b] = 0.0  # held in exact
+    kept = np.flatnonzero(~np.isnan(replicates))
     if estimator == "snips":
-        rw, w = terms.value, terms.weight
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for b in range(n_resamples):
-                idx = rng.choice(n, size=n)
-                replicates[b] = np.sum(rw[idx]) / np.sum(w[idx])
-        replicates = replicates[~np.isnan(replicates)]
-        left_out = n_resamples - replicates.size
-        if left_out and replicates.size and not np.isnan(value):
-            positive = int(np.count_nonzero(w))
+        left_out = n_resamples - kept.size
+        if left_out and kept.size and not np.isnan(value):
+            positive = int(np.count_nonzero(terms.weight))
             warnings.warn(
                 f"{func}: {left_out} of {n_resamples} resamples have no round with a positive "
                 f"importance weight, where SNIPS is undefined (0 / 0); the bounds are the "
-                f"percentiles of the other {replicates.size} ({positive} of {n} rounds "
+                f"percentiles of the other {kept.size} ({positive} of {n} rounds "
                 f"{'has' if positive == 1 else 'have'} a positive weight: the interval is "
                 f"unreliable); use more rounds, or estimator='ips'.",
                 RecevalWarning,
@@ -568,13 +609,37 @@ def policy_value_interval(
                 f"importance weight, where SNIPS is undefined (0 / 0), so the bounds are nan; "
                 f"use more rounds or resamples, or estimator='ips'."
             )
-    else:
-        samples = terms.value
-        for b in range(n_resamples):
-            replicates[b] = np.mean(samples[rng.choice(n, size=n)])
-    if replicates.size == 0:
+    if kept.size == 0:
         return PolicyValueInterval(value, float("nan"), float("nan"))
     alpha = 1.0 - confidence
-    low = float(np.percentile(replicates, 100 * (alpha / 2)))
-    high = float(np.percentile(replicates, 100 * (1.0 - alpha / 2)))
+    if not exact:
+        low = float(np.percentile(replicates[kept], 100 * (alpha / 2)))
+        high = float(np.percentile(replicates[kept], 100 * (1.0 - alpha / 2)))
+        return PolicyValueInterval(value, low, high)
+    values = [exact.get(b, float(replicates[b])) for b in kept.tolist()]
+    low, high = (_percentile(values, 100 * q) for q in (alpha / 2, 1.0 - alpha / 2))
     return PolicyValueInterval(value, low, high)
+
+
+def _resampled(estimator: str, terms: RoundTerms, idx: np.ndarray) -> Fraction | float:
+    """The estimate on the rounds ``idx`` in exact arithmetic, before its rounding: its
+    terms summed as the estimators sum them (those beyond float64 at their scale)."""
+    scaled, scaled_weight = (None if x is None else x[idx]
+                             for x in (terms.scaled, terms.scaled_weight))  # fmt: skip
+    rows = RoundTerms(terms.reward[idx], terms.weight[idx], terms.value[idx], scaled,
+                      scaled_weight)  # fmt: skip
+    value = _exact_value(estimator, _sums(rows))
+    return math.nan if value is None else value
+
+
+def _percentile(values: list[Fraction | float], q: float) -> float:
+    """``np.percentile(values, q)`` (its linear interpolation between the two nearest
+    values) of values some of them exact fractions, maybe beyond float64's range:
+    computed exactly and rounded once (+-inf beyond the range)."""
+    ordered = sorted(values)
+    h = (len(ordered) - 1) * (q / 100)
+    i = math.floor(h)
+    low = Fraction(ordered[i])
+    if i + 1 == len(ordered):
+        return _rounded(low)
+    return _rounded(low + (Fraction(ordered[i + 1]) - low) * Fraction(h - i))

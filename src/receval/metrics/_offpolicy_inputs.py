@@ -19,7 +19,7 @@ from .. import _validation as v
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError
 
-__all__ = ["ESTIMATORS", "TERM_SHIFT", "RoundTerms", "check_clip", "round_terms"]
+__all__ = ["ESTIMATORS", "TERM_SHIFT", "RoundTerms", "Weights", "check_clip", "round_terms"]
 
 #: The estimators and the name of their function (in messages)
 ESTIMATORS = {"ips": "ips_estimate", "snips": "snips_estimate", "dr": "dr_estimate"}
@@ -30,30 +30,54 @@ _RTOL, _ATOL = 1e-5, 1e-8
 #: A round whose term overflows float64 (rewards near 1e308 times a weight above 1) is
 #: computed from its inputs times ``2**-TERM_SHIFT`` (a weight, a reward, a reward model's
 #: estimate), its term so held times ``2**(-2 * TERM_SHIFT)``: the same float, scaled,
-#: as the term in a float64 without an exponent limit (then no partial term overflows)
-TERM_SHIFT = 513
+#: as the term in a float64 without an exponent limit. So is a weight beyond float64
+#: (a pscore below about 5e-309: up to 2**1074, 1 over the least subnormal), held times
+#: ``2**-TERM_SHIFT``. 538 is the least shift at which no partial term overflows: a
+#: reward (below 2**1024) times such a weight is below 2**2098, 2**1022 at the scale.
+TERM_SHIFT = 538
+
+
+class Weights(NamedTuple):
+    """Importance weights: ``value`` in float64 (inf where a weight is beyond its range)
+    and, where one is, ``scaled``: each such weight times ``2**-TERM_SHIFT``, computed
+    from the pscore times ``2**TERM_SHIFT`` (0 in the other rounds; None when none is)."""
+
+    value: np.ndarray
+    scaled: np.ndarray | None
+
+    def times(self, x: np.ndarray, k: int) -> np.ndarray:
+        """``x`` times the weights times ``2**-k`` (``k`` 0 or ``TERM_SHIFT``), rounded
+        once: a weight beyond float64 as its scaled value times ``x 2**(TERM_SHIFT - k)``
+        (with ``k`` 0, inf where that overflows: the product is then beyond float64,
+        and a reward of 1e-300 times a weight of 1e310 is 1e10, not 0)."""
+        product: np.ndarray = x * np.ldexp(self.value, -k)
+        if self.scaled is None:
+            return product
+        return np.where(np.isinf(self.value), np.ldexp(x, TERM_SHIFT - k) * self.scaled, product)
 
 
 class RoundTerms(NamedTuple):
     """Per-round terms: reward, (clipped) importance weight, the estimator's term (``r w``,
     or the DR term) and, where a round's term overflows, that term held times
-    ``2**(-2 * TERM_SHIFT)`` (0 in the other rounds; None when none overflows)."""
+    ``2**(-2 * TERM_SHIFT)`` (0 in the other rounds; None when none overflows), and
+    where a weight does, that weight held times ``2**-TERM_SHIFT`` (``scaled_weight``,
+    as :attr:`Weights.scaled`). ``weight`` and ``value`` are inf or nan in those rounds."""
 
     reward: np.ndarray
     weight: np.ndarray
     value: np.ndarray
     scaled: np.ndarray | None
+    scaled_weight: np.ndarray | None = None
 
 
-def _terms(r: np.ndarray, weight: np.ndarray, term: Any) -> RoundTerms:
+def _terms(r: np.ndarray, weights: Weights, term: Any) -> RoundTerms:
     """The terms ``term(k)`` computed from the inputs times ``2**-k`` (``k`` 0, then
     ``TERM_SHIFT`` where a term overflows)."""
     with np.errstate(over="ignore", invalid="ignore"):
         value = term(0)
         over = ~np.isfinite(value)
-        if not over.any():
-            return RoundTerms(r, weight, value, None)
-        return RoundTerms(r, weight, value, np.where(over, term(TERM_SHIFT), 0.0))
+        scaled = np.where(over, term(TERM_SHIFT), 0.0) if over.any() else None
+        return RoundTerms(r, weights.value, value, scaled, weights.scaled)
 
 
 def check_clip(clip: Any, func: str) -> float | None:
@@ -152,10 +176,20 @@ def _row_sums(values: np.ndarray) -> np.ndarray:
     return total
 
 
-def _weights(target: np.ndarray, pscore: np.ndarray, clip: float | None) -> np.ndarray:
-    weight = target / pscore
-    result: np.ndarray = weight if clip is None else np.minimum(weight, clip)
-    return result
+def _weights(target: np.ndarray, pscore: np.ndarray, clip: float | None) -> Weights:
+    """``target / pscore``, clipped at ``clip``; where a quotient is beyond float64 (and
+    not clipped), also at the scale ``2**-TERM_SHIFT``: ``target / (pscore 2**TERM_SHIFT)``,
+    the same one rounding of the exact quotient."""
+    with np.errstate(over="ignore"):
+        weight = target / pscore
+    if clip is not None:
+        weight = np.minimum(weight, clip)
+    over = np.isinf(weight)
+    if not over.any():
+        return Weights(weight, None)
+    scaled = np.zeros(len(weight))
+    scaled[over] = target[over] / np.ldexp(pscore[over], TERM_SHIFT)
+    return Weights(weight, scaled)
 
 
 def round_terms(
@@ -227,9 +261,9 @@ def round_terms(
             func,
             "pass the target policy's probability of each logged action",
         )
-        weight = _weights(target, p, clip)
+        weights = _weights(target, p, clip)
         if estimator != "dr":
-            return _terms(r, weight, lambda k: np.ldexp(r, -k) * np.ldexp(weight, -k))
+            return _terms(r, weights, lambda k: weights.times(np.ldexp(r, -k), k))
         if estimated_rewards is None or estimated_value is None:
             raise InputValidationError(
                 f"{func}: action_dist is 1-dimensional (the target policy's probability of "
@@ -241,11 +275,11 @@ def round_terms(
         q = v.check_scores(estimated_rewards, "estimated_rewards", func)
         value = v.check_scores(estimated_value, "estimated_value", func)
         v.check_same_length(func, reward=r, estimated_rewards=q, estimated_value=value)
-        return _terms(r, weight, lambda k: _dr(np.ldexp(value, -2 * k), weight, r, q, k))
+        return _terms(r, weights, lambda k: _dr(np.ldexp(value, -2 * k), weights, r, q, k))
     table, act, rows, pos = _target_table(dist, action, position, n, func)
-    weight = _weights(table[rows, act], p, clip)
+    weights = _weights(table[rows, act], p, clip)
     if estimator != "dr":
-        return _terms(r, weight, lambda k: np.ldexp(r, -k) * np.ldexp(weight, -k))
+        return _terms(r, weights, lambda k: weights.times(np.ldexp(r, -k), k))
     if estimated_rewards is None:
         raise InputValidationError(
             f"{func}: estimated_rewards is None; pass the reward model's estimates of every "
@@ -263,12 +297,12 @@ def round_terms(
 
     def term(k: int) -> Any:
         direct = _row_sums(np.ldexp(q_table, -k) * table) / _row_sums(table)
-        return _dr(np.ldexp(direct, -k), weight, r, logged, k)
+        return _dr(np.ldexp(direct, -k), weights, r, logged, k)
 
-    return _terms(r, weight, term)
+    return _terms(r, weights, term)
 
 
-def _dr(value: np.ndarray, weight: np.ndarray, r: np.ndarray, q: np.ndarray, k: int) -> Any:
+def _dr(value: np.ndarray, weights: Weights, r: np.ndarray, q: np.ndarray, k: int) -> Any:
     """The DR terms ``value + w (r - q)``, of ``w``, ``r`` and ``q`` times ``2**-k``
     (``value``: the model's value of the target policy, times ``2**(-2 k)``)."""
-    return value + np.ldexp(weight, -k) * (np.ldexp(r, -k) - np.ldexp(q, -k))
+    return value + weights.times(np.ldexp(r, -k) - np.ldexp(q, -k), k)

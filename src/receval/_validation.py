@@ -508,25 +508,28 @@ def _same_label(a: Any, b: Any) -> bool:
         return False
 
 
-def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_true") -> np.ndarray:
-    """Binary labels of any type to int8 0/1, following scikit-learn's ``pos_label`` rule.
+def binarize_labels(
+    y: np.ndarray, pos_label: Any, func: str, name: str = "y_true"
+) -> tuple[np.ndarray, Any]:
+    """Binary labels of any type to int8 0/1 (scikit-learn's ``pos_label`` rule) and the
+    negative label among them (None: none), which an accumulator's batches must share.
 
     With ``pos_label=None`` the labels must be a subset of {0, 1} or {-1, 1}
     (then 1 is positive); otherwise ``pos_label`` names the positive class.
     """
     if pos_label is None:
         if y.dtype == np.bool_:
-            return y.view(np.int8)
+            return y.view(np.int8), None if y.all() else 0
         if y.dtype.kind in "iuf" and y.size:
             lo, hi = y.min(), y.max()
             if lo >= 0 and hi <= 1 and (y.dtype.kind != "f" or np.all((y == 0) | (y == 1))):
-                return y.astype(np.int8, copy=False)
+                return y.astype(np.int8, copy=False), 0 if lo == 0 else None
         check_no_missing(y, name, func)  # past the 0/1 fast path, which holds no NaN
         classes = _distinct(y, limit=3)
         numeric = y.dtype.kind in "iufb"
-        if numeric and len(classes) <= 2 and set(np.asarray(classes).tolist()) <= {-1, 0, 1}:
+        if numeric and len(classes) <= 2 and set(np.asarray(classes).tolist()) <= {-1, 1}:
             result: np.ndarray = (y == 1).view(np.int8)
-            return result
+            return result, -1 if -1 in classes else None
         if len(classes) > 2:
             raise InputValidationError(
                 f"{func}: {name} must be binary. Got values {format_values(_distinct(y))}; "
@@ -556,7 +559,7 @@ def binarize_labels(y: np.ndarray, pos_label: Any, func: str, name: str = "y_tru
     mask = y == pos_label
     if not isinstance(mask, np.ndarray):  # comparison of incompatible types
         mask = np.zeros(y.shape, dtype=bool)
-    return mask.view(np.int8)
+    return mask.view(np.int8), next((c for c in classes if not _same_label(c, pos_label)), None)
 
 
 def check_sample_weight(

@@ -228,6 +228,25 @@ STEPS = textwrap.dedent(
     except InvalidParameterError as exc:
         results["behind"] = str(exc)
     results["behind/after"] = [behind.compute(), behind.n_updates]
+    # labels -1/1 on rank 0 and 0/1 on rank 1 (one call of both: refused); group ids of
+    # both types: every rank refuses the sync, each state as it was
+    labelled = receval.metric("roc_auc").update([-1, 1] if rank == 0 else [0, 1], [0.2, 0.7])
+    grouped = receval.metric("grouped_auprc").update(
+        [1, 0], [0.9, 0.1], groups=[1, 1] if rank == 0 else ["1", "1"])
+    for key, acc in (("labels", labelled), ("ids", grouped)):
+        try:
+            acc.sync()
+            results[key] = "no error"
+        except InputValidationError as exc:
+            results[key] = str(exc)
+        results[f"{key}/after"] = [acc.compute(), acc.n_updates]
+    # after a sync, a batch of the other labels is refused at its update
+    agreed = receval.metric("brier_score").update([0, 1], [0.2, 0.7]).sync()
+    try:
+        agreed.update([-1, 1], [0.3, 0.6])
+        results["labels/synced"] = "no error"
+    except InputValidationError as exc:
+        results["labels/synced"] = str(exc)
     dist.destroy_process_group()
     json.dump(results, open(out, "w"))
     """
@@ -266,6 +285,25 @@ def test_ranks_in_step_sync_a_decayed_accumulator(steps: list[dict]) -> None:
         "(one update each per step)."
     )
     assert after == [[1.0, 1], [0.5, 2]]  # refused on both ranks, each state as it was
+
+
+def test_ranks_of_two_labellings_or_id_types_refuse_the_sync(steps: list[dict]) -> None:
+    # before: the AUC of -1 and 0 both taken as negatives, and the groups 1 and "1"
+    # joined, silently, on every rank
+    for rank in (0, 1):
+        assert steps[rank]["labels"] == (
+            "roc_auc_score: y_true must hold one negative label beside 1 in every update and "
+            "merge (the labels of one binary column). Got 0 in the accumulator merged, -1 "
+            "before; binarise the labels alike in every update, e.g. y_true = (y_true == 1)."
+        )
+        assert steps[rank]["ids"].startswith(
+            "grouped_auprc_score: groups must hold ids of one type (all integers or all "
+            "strings) in every update and merge. Got strings in the accumulator merged, "
+            "integers before;"
+        )
+        assert steps[rank]["labels/after"] == [1.0, 1]
+        assert steps[rank]["ids/after"] == [1.0, 1]
+        assert "Got -1 in this update, 0 before" in steps[rank]["labels/synced"]
 
 
 def test_a_background_update_that_failed_on_one_rank_raises_on_every_rank(

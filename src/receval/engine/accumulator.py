@@ -141,6 +141,13 @@ def metric(
     classes, array shapes, counts >= 0, sorted scores) and a tampered one
     raises ``InputValidationError`` naming the field.
 
+    What the metric's function refuses in one call, the accumulator refuses
+    across updates and merges: binary labels {-1, 1} in one batch and {0, 1}
+    in another (the function refuses {-1, 0, 1}), group ids of both types (the
+    int 1 and the str "1"). Its state holds the labels and the id type seen,
+    through ``merge``, ``sync``, pickles and ``state_dict``
+    (:mod:`receval.engine.kinds`).
+
     Examples
     --------
     >>> import receval

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import exceptions
 from ..exceptions import InvalidParameterError
+from .kinds import with_kinds
 from .loop.background import Worker, prefixed
 from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
@@ -317,8 +318,9 @@ class Accumulator:
         # a decayed state's rows since the sync are weighed from the merged state's update
         self._synced = (merged if base is None else _then(base, merged),
                         n_base + sum(int(part["n_updates"]) for part in parts))  # fmt: skip
-        fresh = getattr(merged, "fresh", None)
-        self._state = self.definition.empty(self._params) if fresh is None else fresh()
+        fresh = getattr(merged, "fresh", None)  # a decayed AUC's clock goes on
+        empty = self.definition.empty(self._params)
+        self._state = with_kinds(empty, merged) if fresh is None else fresh()
         self.n_updates = self._synced[1]
         return self
 

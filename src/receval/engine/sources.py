@@ -23,6 +23,7 @@ metric's function in memory and as an accumulator in a training loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -34,9 +35,10 @@ from ..data._origin import Batch, located
 from ..data._string_buffers import integer_strings
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
+from .kinds import NO_LABELS
 from .metric import MetricDefinition
 from .run import Accumulator
-from .states import Seen
+from .states import LabelledRows, Seen
 from .totals import score_ranges
 from .window import batch_rows
 
@@ -234,20 +236,20 @@ def scan_compute(
 
 
 # ------------------------------------------------------------------ disjoint score ranges
-def range_state(defn: MetricDefinition, params: dict[str, Any], batch: Any) -> Any:
-    """The state of a prepared batch ``(labels, scores, weights)`` that holds every
-    row of its score range (a Spark partition after ``repartitionByRange``)."""
+def range_state(defn: MetricDefinition, params: dict[str, Any], batch: LabelledRows) -> Any:
+    """The state of a prepared batch that holds every row of its score range (a Spark
+    partition after ``repartitionByRange``), with the labels it was given."""
     k = compiled()
     ranges = ranges_of(defn)
-    labels, scores, weights = batch
+    labels, scores, weights, kind = batch
     labels = np.ascontiguousarray(labels)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     if weights is None:
         pos, neg = k.split_by_label(scores, labels)
-        return ranges(params, pos, neg, None, None)
+        return replace(ranges(params, pos, neg, None, None), labels=kind)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     pos, pos_w, neg, neg_w = k.split_by_label_weighted(scores, labels, weights)
-    return ranges(params, pos, neg, pos_w, neg_w)
+    return replace(ranges(params, pos, neg, pos_w, neg_w), labels=kind)
 
 
 def ranges_of(defn: MetricDefinition) -> Callable[..., Any]:
@@ -270,7 +272,8 @@ def scan_ranges(
 ) -> Any:
     """A metric partitioned by disjoint score ranges (exact AUC), over scan columns.
 
-    ``prepare`` gives ``(labels, scores, weights)`` per batch. The scores gathered
+    ``prepare`` gives a :class:`~receval.engine.states.LabelledRows` per batch, whose
+    labels every batch must share (as one call's labels). The scores gathered
     at once get the budget less what reading takes (``_READING_RESERVE``, and at
     least an eighth of ``Scan.max_memory``), at 4 bytes a score where the file's
     score column is float32 (every value is one), else 8. The first pass gathers the
@@ -290,13 +293,15 @@ def scan_ranges(
     budget_rows = max(1, gather_bytes // per_row)
     shift = 64 - BUCKET_BITS
     n_rows = [0]
+    held = [NO_LABELS]  # the labels of the batches read
 
     def batches(description: str) -> Iterator[tuple[np.ndarray, np.ndarray, Any]]:
         n_rows[0] = 0
         for batch in scan.batches(names, floats=float_names, description=description):
             data = {arg: batch[col.name] for arg, col in given.items()}
             with located(batch):
-                labels, scores, weights = defn.prepare(params, **data)
+                labels, scores, weights, kind = defn.prepare(params, **data)
+                held[0] = held[0].join(kind, "in this batch")
             n_rows[0] += len(labels)
             weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
             yield (

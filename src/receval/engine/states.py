@@ -5,20 +5,23 @@ accumulator, :class:`AUCCounts`; :class:`BinnedCounts`), disjoint
 score ranges (:class:`RangeStates`), the exact sums of RMSE, MAE, the Brier score and
 R² (:class:`ErrorSums`, :class:`Moments`), the ids of the groups already given
 (:class:`Seen`), the test of a batch of plain arrays the compiled core checks
-itself (:func:`plain_pair`), and the check of states loaded from pickles.
+itself (:func:`plain_pair`), and the check of states loaded from pickles. The states
+of binary labels hold the labels of their rows (``labels``, a
+:class:`~receval.engine.kinds.LabelKind`) and refuse rows of other labels.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._kernels import compiled
 from .._validation import format_values
 from ..exceptions import InputValidationError, InvalidParameterError
+from .kinds import MERGED, NO_LABELS, UPDATE, Kind, LabelKind
 from .sums import ExactSum, fieldwise_sum
 from .window import DecayClock
 
@@ -26,6 +29,7 @@ __all__ = [
     "AUCCounts",
     "BinnedCounts",
     "ErrorSums",
+    "LabelledRows",
     "Moments",
     "RangeStates",
     "ScoreCounts",
@@ -152,15 +156,18 @@ class AUCCounts:
     plain: ScoreCounts
     weighted: ScoreCounts
     clock: DecayClock = field(default_factory=DecayClock)
+    labels: LabelKind = NO_LABELS
 
     def merge(self, other: AUCCounts) -> AUCCounts:
+        labels = self.labels.join(other.labels, MERGED)
         return AUCCounts(self.plain.merge(other.plain), self.weighted.merge(other.weighted),
-                         self.clock.merge(other.clock))  # fmt: skip
+                         self.clock.merge(other.clock), labels)  # fmt: skip
 
     def fresh(self) -> AUCCounts:
-        """An empty state at this state's update: the rows added after it are weighed
-        as this state's next update's (``sync`` restarts each rank's rows from it)."""
-        return AUCCounts(ScoreCounts(False), ScoreCounts(True), replace(self.clock))
+        """An empty state at this state's update and of its labels: the rows added after
+        it are weighed as this state's next update's (``sync`` restarts each rank's rows
+        from it)."""
+        return AUCCounts(ScoreCounts(False), ScoreCounts(True), replace(self.clock), self.labels)
 
     def precedes(self, later: AUCCounts) -> bool:
         """Whether ``later`` may follow this state (:meth:`followed_by`): it is at this
@@ -172,14 +179,16 @@ class AUCCounts:
         """This state's rows, then those of ``later``, a state begun as this one's
         :meth:`fresh` (or the merge of such states): a new state at ``later``'s update,
         this state's weights divided by the powers of two taken out of ``later``'s since."""
+        labels = self.labels.join(later.labels, MERGED)
         weighted = ScoreCounts(True, self.weighted.runs.copy())
         shift = later.clock.exponent - self.clock.exponent
         if shift:
             weighted.runs.scale_down(shift)
         return AUCCounts(self.plain.merge(later.plain), weighted.absorb(later.weighted),
-                         replace(later.clock))  # fmt: skip
+                         replace(later.clock), labels)  # fmt: skip
 
     def absorb(self, other: AUCCounts) -> AUCCounts:
+        self.labels = self.labels.join(other.labels, UPDATE)
         self.clock = self.clock.merge(other.clock)
         self.plain.absorb(other.plain)
         self.weighted.absorb(other.weighted)
@@ -243,6 +252,7 @@ class BinnedCounts:
     weighted: bool
     pos: np.ndarray = field(default_factory=lambda: np.empty(0))
     neg: np.ndarray = field(default_factory=lambda: np.empty(0))
+    labels: LabelKind = NO_LABELS
 
     def __post_init__(self) -> None:
         dtype = np.float64 if self.weighted else np.int64
@@ -270,6 +280,7 @@ class BinnedCounts:
     def absorb(self, other: BinnedCounts) -> BinnedCounts:
         """Add another state's counts into this one (in place); returns this state."""
         self._check_same_bins(other)
+        self.labels = self.labels.join(other.labels, UPDATE)
         self.pos += other.pos
         self.neg += other.neg
         return self
@@ -284,9 +295,10 @@ class BinnedCounts:
     def merge(self, other: BinnedCounts) -> BinnedCounts:
         """The counts of both sets of rows (a new state)."""
         self._check_same_bins(other)
+        labels = self.labels.join(other.labels, MERGED)
         weighted = self.weighted or other.weighted
         return BinnedCounts(self.n_bins, self.low, self.high, weighted, self.pos + other.pos,
-                            self.neg + other.neg)  # fmt: skip
+                            self.neg + other.neg, labels)  # fmt: skip
 
     def auc_and_bound(self) -> tuple[float, float]:
         """The binned AUC and a bound on its distance to the exact AUC of the rows.
@@ -313,9 +325,10 @@ class RangeStates:
     """
 
     ranges: tuple[Any, ...]
+    labels: LabelKind = NO_LABELS
 
     def merge(self, other: RangeStates) -> RangeStates:
-        return RangeStates(self.ranges + other.ranges)
+        return RangeStates(self.ranges + other.ranges, self.labels.join(other.labels, MERGED))
 
 
 @dataclass(frozen=True)
@@ -384,7 +397,8 @@ class Moments:
     ``4**-shift``): 0 unless the largest value is beyond ``2**±500``, where the squares
     would over- or underflow; then the values are scaled into ``[0.5, 1)`` first (exact).
     States of different shifts merge at the larger one: the other's sums lose only the
-    bits below ``2**-1074`` of that scale."""
+    bits below ``2**-1074`` of that scale. ``labels``: those of the Brier score's
+    rows (:class:`~receval.engine.kinds.LabelKind`)."""
 
     weight: ExactSum
     y: ExactSum
@@ -394,9 +408,12 @@ class Moments:
     pp: ExactSum
     n_rows: int
     shift: int = 0
+    labels: LabelKind = NO_LABELS
 
     @classmethod
-    def of(cls, y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> Moments:
+    def of(
+        cls, y: np.ndarray, p: np.ndarray, w: np.ndarray | None, labels: LabelKind = NO_LABELS
+    ) -> Moments:
         """The moments of validated float64 rows (``w`` None: weights of 1)."""
         from .sums import exact_products
 
@@ -410,7 +427,7 @@ class Moments:
         else:
             weight, sy, sp = ExactSum.of(w), exact_products(y, w), exact_products(p, w)
         return cls(weight, sy, sp, exact_products(y, y, w), exact_products(y, p, w),
-                   exact_products(p, p, w), len(y), shift)  # fmt: skip
+                   exact_products(p, p, w), len(y), shift, labels)  # fmt: skip
 
     @classmethod
     def zero(cls) -> Moments:
@@ -418,6 +435,14 @@ class Moments:
         return cls(z, z, z, z, z, z, 0)
 
     def merge(self, other: Moments) -> Moments:
+        return self._joined(other, MERGED)
+
+    def absorb(self, other: Moments) -> Moments:
+        """:meth:`merge` of an update's state (a new state: this one stays as it is)."""
+        return self._joined(other, UPDATE)
+
+    def _joined(self, other: Moments, where: str) -> Moments:
+        labels = self.labels.join(other.labels, where)
         a, b = self, other
         if a.shift != b.shift:  # a state of values 0 takes any shift
             if a._no_values():
@@ -428,7 +453,7 @@ class Moments:
                 b = b._at_shift(a.shift)
             else:
                 a = a._at_shift(b.shift)
-        return replace(fieldwise_sum(a, b), shift=a.shift)
+        return replace(fieldwise_sum(a, b), shift=a.shift, labels=labels)
 
     def _no_values(self) -> bool:
         return all(s.is_zero() for s in (self.y, self.p, self.yy, self.yp, self.pp))
@@ -538,7 +563,18 @@ def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-# ------------------------------------------------------------------ plain arrays for the core
+# ------------------------------------------------------------------ batches
+class LabelledRows(NamedTuple):
+    """A prepared batch of binary labels: int8 0/1 ``labels``, float64 ``scores``,
+    ``weights`` (None: none) and the labels it was given (``kind``), which the state's
+    earlier batches must share."""
+
+    labels: np.ndarray
+    scores: np.ndarray
+    weights: np.ndarray | None
+    kind: LabelKind
+
+
 def plain_pair(y_true: Any, y_score: Any, sample_weight: Any) -> bool:
     """Whether a batch is two non-empty 1-D NumPy arrays of one length and no weights
     (the input a metric's ``update_plain`` hands to the compiled core)."""
@@ -626,7 +662,12 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
     InputValidationError
         Naming the field, what it must be and what it holds.
     """
-    if isinstance(template, ScoreCounts):  # its pickle was checked as it was read
+    if isinstance(template, Kind):  # what a state's rows were: its own invariants
+        problem = value.invalid() if type(value) is type(template) else None
+        if type(value) is not type(template) or problem is not None:
+            field_name, expected = problem or ("", f"a {type(template).__name__}")
+            raise _bad(f"{where}.{field_name}".rstrip("."), expected, value)
+    elif isinstance(template, ScoreCounts):  # its pickle was checked as it was read
         if type(value) is not ScoreCounts or value.weighted != template.weighted:
             raise _bad(
                 where,

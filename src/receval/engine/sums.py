@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import compiled, num_threads
+from .kinds import Kind
 
 __all__ = [
     "ExactSum",
@@ -203,12 +204,13 @@ def exact_sums(terms: list[Term], log_loss: LossTerm | None = None) -> list[Exac
 
 def fieldwise_sum(a: _State, b: _State) -> _State:
     """The state (a dataclass of exact sums and counts) of both ``a``'s and ``b``'s rows:
-    each field the sum of theirs, the exact sums added in one call of the core."""
+    each field the sum of theirs, the exact sums added in one call of the core; a kind
+    (:mod:`receval.engine.kinds`) is ``a``'s, which the state's merge joins first."""
     x, y = vars(a), vars(b)  # the fields, in their order
     exact = [k for k, v in x.items() if type(v) is ExactSum]
     rows = iter(compiled().add_exact([x[k].digits for k in exact], [y[k].digits for k in exact]))
-    return type(a)(*(ExactSum(next(rows)) if type(v) is ExactSum else v + y[k]
-                     for k, v in x.items()))  # fmt: skip
+    return type(a)(*(ExactSum(next(rows)) if type(v) is ExactSum else v if isinstance(v, Kind)
+                     else v + y[k] for k, v in x.items()))  # fmt: skip
 
 
 def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> ExactSum:

@@ -16,11 +16,13 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
 from ..data._lookup import distinct
+from ..engine.kinds import UPDATE, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import range_state, run_definition
 from ..engine.states import (
     AUCCounts,
     BinnedCounts,
+    LabelledRows,
     RangeStates,
     ScoreCounts,
     plain_pair,
@@ -125,7 +127,7 @@ def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
         if result is not None:
             return result
     batch = auc_prepare(params, y_true, y_score, sample_weight, rank=True)
-    v.check_not_empty(len(batch[0]), "y_true", _AUC)
+    v.check_not_empty(len(batch.labels), "y_true", _AUC)
     value: float = _auc_finalize(params, range_state(ROC_AUC, params, batch))
     return value
 
@@ -607,7 +609,7 @@ def _auc_params(
     return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
 
 
-def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any]]:
+def counts_prepare(func: str) -> Callable[..., LabelledRows]:
     """The ``prepare`` of a metric of labels, scores and weights, naming ``func``."""
 
     def prepare(
@@ -617,19 +619,20 @@ def counts_prepare(func: str) -> Callable[..., tuple[np.ndarray, np.ndarray, Any
         sample_weight: Any = None,
         *,
         rank: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Validated labels, float64 scores and weights of a batch; ``rank``: the batch
-        holds every row (one partition), so integer scores beyond 2**53 may be replaced
-        by their ranks, which float64 keeps apart."""
+    ) -> LabelledRows:
+        """Validated labels, float64 scores and weights of a batch, and the labels it
+        was given; ``rank``: the batch holds every row (one partition), so integer
+        scores beyond 2**53 may be replaced by their ranks, which float64 keeps apart."""
         yt, ys, sw = data_columns(
             func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
         )
-        if not len(yt):
-            labels = np.empty(0, dtype=np.int8)
-        else:  # 0/1 or -1/1 labels, or pos_label: as the function
-            labels = v.binarize_labels(yt, params["pos_label"], func)
+        labels, negative = np.empty(0, dtype=np.int8), None
+        if len(yt):  # 0/1 or -1/1 labels, or pos_label: as the function
+            labels, negative = v.binarize_labels(yt, params["pos_label"], func)
         scores = v.order_scores(ys, "y_score", func, rank=rank)
-        return labels, scores, v.check_sample_weight(sw, len(labels), func)
+        weights = v.check_sample_weight(sw, len(labels), func)
+        return LabelledRows(labels, scores, weights,
+                            LabelKind.of(negative, params["pos_label"], func))  # fmt: skip
 
     return prepare
 
@@ -643,9 +646,10 @@ def auc_empty(params: dict[str, Any]) -> Any:
     return BinnedCounts(params["bins"], params["low"], params["high"], weighted=True)
 
 
-def auc_update(params: dict[str, Any], batch: Any, state: Any = None) -> Any:
+def auc_update(params: dict[str, Any], batch: LabelledRows, state: Any = None) -> Any:
     state = auc_empty(params) if state is None else state
-    labels, scores, weights = batch
+    labels, scores, weights, kind = batch
+    state.labels = state.labels.join(kind, UPDATE)  # before a row is added
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
         return state
@@ -663,18 +667,28 @@ def auc_update_into(params: dict[str, Any], state: Any, batch: Any) -> Any:
     return auc_update(params, batch, state)
 
 
-def auc_update_plain(params: dict[str, Any], state: Any, columns: tuple[Any, ...]) -> Any:
-    """Plain NumPy 0/1 labels and float scores without weights, checked and counted in
-    one call of the core (None: other input, or a value it refuses)."""
-    y_true, y_score, sample_weight = columns
-    if (
-        not plain_pair(y_true, y_score, sample_weight)
-        or params["pos_label"] is not None
-        or params.get("decay") is not None
-        or not isinstance(state, AUCCounts)
-    ):
-        return None
-    return state if state.plain.runs.add_checked(y_true, y_score) is True else None
+def counts_update_plain(func: str) -> Callable[[dict[str, Any], Any, tuple[Any, ...]], Any]:
+    """The ``update_plain`` of a metric of :class:`AUCCounts`, naming ``func``."""
+
+    def update_plain(params: dict[str, Any], state: Any, columns: tuple[Any, ...]) -> Any:
+        """Plain NumPy 0/1 labels and float scores without weights, checked and counted in
+        one call of the core (None: other input, a value it refuses, -1/1 labels held)."""
+        y_true, y_score, sample_weight = columns
+        if (
+            not plain_pair(y_true, y_score, sample_weight)
+            or params["pos_label"] is not None
+            or params.get("decay") is not None
+            or not isinstance(state, AUCCounts)
+            or state.labels.value not in (None, (0, 1))
+        ):
+            return None
+        if state.plain.runs.add_checked(y_true, y_score) is not True:
+            return None
+        if state.labels.value is None and y_true.min() == 0:  # 0/1 labels, a 0 among them
+            state.labels = LabelKind.of(0, None, func)
+        return state
+
+    return update_plain
 
 
 def _auc_range(
@@ -731,7 +745,7 @@ ROC_AUC = register(
         empty=auc_empty,
         finalize=_auc_finalize,
         update_into=auc_update_into,
-        update_plain=auc_update_plain,
+        update_plain=counts_update_plain(_AUC),
         ranges=_auc_range,
         one_partition=_roc_auc_one_call,
         scale_free=always,
@@ -758,9 +772,9 @@ def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinit
     def one_partition(params: dict[str, Any], columns: Any) -> float:
         """The steps on every row at once: integer scores beyond 2**53 ranked exactly."""
         data = (columns["y_true"], columns["y_score"], columns.get("sample_weight"))
-        batch = prepare(params, *data, rank=True)
-        v.check_not_empty(len(batch[0]), "y_true", func)
-        return finalize(params, _rows_value(value, *batch))
+        labels, scores, weights, _ = prepare(params, *data, rank=True)
+        v.check_not_empty(len(labels), "y_true", func)
+        return finalize(params, _rows_value(value, labels, scores, weights))
 
     return register(
         MetricDefinition(
@@ -771,7 +785,7 @@ def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinit
             empty=auc_empty,
             finalize=finalize,
             update_into=auc_update_into,
-            update_plain=auc_update_plain,
+            update_plain=counts_update_plain(func),
             one_partition=one_partition,
             scale_free=always,
         )

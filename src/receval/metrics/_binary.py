@@ -121,11 +121,11 @@ def check_binary_scores(
     *,
     pos_label: Any = None,
     score_name: str = "y_score",
-    strict01: bool = False,
     rank: bool = True,
     relative: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validate binary labels, 1-D scores and weights; return int8, float64, float64|None.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:
+    """Validate binary labels, 1-D scores and weights; return int8, float64, float64|None
+    and the negative label (None: no negative; see ``binarize_labels``).
 
     The scores are those of :func:`receval._validation.order_scores` (integers
     beyond 2**53 as their exact ranks); ``rank=False`` where the scores themselves
@@ -137,10 +137,10 @@ def check_binary_scores(
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     n = v.check_same_length(func, y_true=yt, **{score_name: ys}, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
-    labels = v.check_binary01(yt, func) if strict01 else v.binarize_labels(yt, pos_label, func)
+    labels, negative = v.binarize_labels(yt, pos_label, func)
     scores = v.order_scores(ys, score_name, func, rank=rank)
     weights = v.check_sample_weight(sw, n, func, relative=relative)
-    return labels, scores, weights
+    return labels, scores, weights, negative
 
 
 def warn_undefined(message: str) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
+from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import check_loaded_state
@@ -25,12 +26,12 @@ __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
 def _check_proba(
     y_true: Any, y_prob: Any, sample_weight: Any, func: str, pos_label: Any, relative: bool = True
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    labels, proba, weights = check_binary_scores(
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:
+    labels, proba, weights, negative = check_binary_scores(
         y_true, y_prob, sample_weight, func, pos_label=pos_label, score_name="y_prob",
         rank=False, relative=relative,
     )  # fmt: skip
-    return labels, v.check_probabilities(proba, "y_prob", func), weights
+    return labels, v.check_probabilities(proba, "y_prob", func), weights, negative
 
 
 def pcoc(
@@ -250,7 +251,7 @@ def calibration_curve(
     """
     func = "calibration_curve"
     rate = check_sampling_rate(negative_sampling_rate, func)
-    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
+    labels, proba, weights, _ = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
     proba = recalibrate(proba, rate)
     true_sum, pred_sum, total = _bins(labels, proba, weights, n_bins, strategy, func)
     nonzero = total != 0
@@ -333,7 +334,7 @@ def expected_calibration_error(
                          negative_sampling_rate=negative_sampling_rate)  # fmt: skip
     if strategy == "quantile" and scan_of(func, **columns) is None:
         # percentiles of every row: computed here, the bins of the definition then
-        _, proba, _ = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
+        _, proba, _, _ = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
         proba = recalibrate(proba, params["negative_sampling_rate"])
         params["edges"] = _edges(proba, int(n_bins), "quantile", "lower", np.float64)
     why = "quantile bins are percentiles of every row; use strategy='uniform'"
@@ -409,11 +410,13 @@ class CalibrationGaps:
     beyond ``2**±64``, whose weights are then scaled into ``[0.5, 1)`` first (exact:
     ECE is a ratio of sums of weights). States of different shifts merge at the
     larger one: the other's sums lose only the bits below ``2**-1074`` of that scale.
+    ``labels``: the labels of the rows (see :mod:`receval.engine.kinds`).
     """
 
     gaps: dict[int, ExactSum] = field(default_factory=dict)
     weight: ExactSum = field(default_factory=ExactSum.zero)
     shift: int = 0
+    labels: LabelKind = NO_LABELS
 
     def invalid(self) -> tuple[str, str] | None:
         """The field and what it must hold where a state read from a pickle breaks its
@@ -429,6 +432,14 @@ class CalibrationGaps:
         return None
 
     def merge(self, other: CalibrationGaps) -> CalibrationGaps:
+        return self._joined(other, MERGED)
+
+    def absorb(self, other: CalibrationGaps) -> CalibrationGaps:
+        """:meth:`merge` of an update's state (a new state: this one stays as it is)."""
+        return self._joined(other, UPDATE)
+
+    def _joined(self, other: CalibrationGaps, where: str) -> CalibrationGaps:
+        labels = self.labels.join(other.labels, where)
         a, b = self, other
         if a.weight.is_zero() or b.weight.is_zero():  # no weight: any scale
             shift = b.shift if a.weight.is_zero() else a.shift
@@ -438,15 +449,15 @@ class CalibrationGaps:
         gaps = dict(a.gaps)
         for k, gap in b.gaps.items():
             gaps[k] = gaps[k] + gap if k in gaps else gap
-        return CalibrationGaps(gaps, a.weight + b.weight, shift)
+        return CalibrationGaps(gaps, a.weight + b.weight, shift, labels)
 
     def _at_shift(self, shift: int) -> CalibrationGaps:
         """This state's sums at ``shift`` (larger, or any where its weight is 0)."""
         d = shift - self.shift
         if d <= 0:
-            return self if d == 0 else CalibrationGaps(self.gaps, self.weight, shift)
+            return self if d == 0 else replace(self, shift=shift)
         gaps = {k: gap.scaled_down(d) for k, gap in self.gaps.items()}
-        return CalibrationGaps(gaps, self.weight.scaled_down(d), shift)
+        return replace(self, gaps=gaps, weight=self.weight.scaled_down(d), shift=shift)
 
 
 def _ece_prepare(
@@ -459,18 +470,19 @@ def _ece_prepare(
         return None
     dtype = np.float32 if getattr(y_prob, "dtype", None) == np.float32 else np.float64
     # a batch keeps its weights' scale (the one-call path scales all the rows at once)
-    labels, proba, weights = _check_proba(y_true, y_prob, sample_weight, func,
-                                          params["pos_label"], relative=False)  # fmt: skip
+    pos_label = params["pos_label"]
+    labels, proba, weights, negative = _check_proba(y_true, y_prob, sample_weight, func,
+                                                    pos_label, relative=False)  # fmt: skip
     edges = params["edges"]
     if edges is None:
         edges = _edges(proba, params["n_bins"], "uniform", params["bin_edge"], dtype)
-    return edges, labels, proba, weights
+    return edges, labels, proba, weights, LabelKind.of(negative, pos_label, func)
 
 
 def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     if batch is None:
         return CalibrationGaps()
-    edges, labels, proba, weights = batch
+    edges, labels, proba, weights, kind = batch
     shift = 0 if weights is None else weight_shift(weights)  # as the function scales its rows
     if shift:
         weights = np.ldexp(weights, -shift)
@@ -483,7 +495,7 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     )  # fmt: skip
     gaps = {b: ExactSum(d) for b, d in zip(bins.tolist(), digits, strict=True)}
     total = ExactSum.of([float(len(proba))] if weights is None else weights)
-    return CalibrationGaps(gaps, total, shift)
+    return CalibrationGaps(gaps, total, shift, kind)
 
 
 def _ece_finalize(params: dict[str, Any], state: CalibrationGaps) -> float:

@@ -18,7 +18,7 @@ def binary_curve_counts(
     y_true: Any, y_score: Any, sample_weight: Any, func: str, pos_label: Any = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated input -> (thresholds descending, cumulative tps, cumulative fps)."""
-    labels, scores, weights = check_binary_scores(
+    labels, scores, weights, _ = check_binary_scores(
         y_true, y_score, sample_weight, func, pos_label=pos_label, rank=False
     )
     return threshold_counts(sort_classes(labels, scores, weights))

@@ -125,7 +125,7 @@ def _binary(
     arrays = {name: v.as_1d(s, name, func) for name, s in scores.items()}
     n = v.check_same_length(func, y_true=yt, **arrays)
     v.check_not_empty(n, "y_true", func)
-    labels = v.binarize_labels(yt, pos_label, func)
+    labels, _ = v.binarize_labels(yt, pos_label, func)
     matrix = np.vstack([v.order_scores(a, name, func) for name, a in arrays.items()])
     return labels, matrix
 

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._lookup import distinct
+from ..engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
 from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.sources import run_definition
 from ..engine.states import Seen, plain_pair
@@ -428,17 +429,22 @@ def gauc_or_warn(score: float, n_groups: int, n_skipped: int | None = None) -> f
 # updates and accumulators: see ._gauc_open.
 @dataclass
 class GroupState:
-    """Exact GAUC sums and the ids of the groups seen."""
+    """Exact GAUC sums, the ids of the groups seen and their type."""
 
     totals: Any
     seen: Seen
+    ids_kind: IdKind = NO_IDS
 
     def merge(self, other: GroupState) -> GroupState:
-        return GroupState(self.totals.merge(other.totals), _joined(self.seen.merge, other.seen))
+        kind = self.ids_kind.join(other.ids_kind, MERGED)
+        return GroupState(self.totals.merge(other.totals), _joined(self.seen.merge, other.seen),
+                          kind)  # fmt: skip
 
     def absorb(self, other: GroupState) -> GroupState:
+        kind = self.ids_kind.join(other.ids_kind, UPDATE)
         _joined(self.seen.absorb, other.seen)
         self.totals = self.totals.merge(other.totals)
+        self.ids_kind = kind
         return self
 
 
@@ -506,7 +512,7 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
         report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     seen = Seen()
     seen.add(report.groups, "gauc_score", "groups")
-    return GroupState(report_totals(report), seen)
+    return GroupState(report_totals(report), seen, IdKind.of(report.groups, "gauc_score"))
 
 
 def _gauc_update_into(

@@ -20,8 +20,9 @@ and appends its rows, so a group split between updates or workers is one group;
 AUC kernels of :func:`receval.gauc_score` once on all of them: the same float.
 Ids are held as int64 (ints, bools, whole floats) or as strings (strings, ints
 beyond int64, other values by their text); an update or a merge whose ids are of
-the other type than those held is refused, as :func:`receval.gauc_score` refuses a
-column of both (the int 1 and the str "1" would be one group).
+the other type than those held is refused (:class:`~receval.engine.kinds.IdKind`),
+as :func:`receval.gauc_score` refuses a column of both (the int 1 and the str "1"
+would be one group).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._encode import factorize
+from ..engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
 from ..exceptions import InputValidationError
 from ..ranking.open_users import given_ids, held_ids
 
-__all__ = ["OpenGroups", "checked_rows", "id_kind"]
+__all__ = ["OpenGroups", "checked_rows"]
 
 _FUNC = "gauc_score"
 
@@ -89,9 +91,8 @@ class OpenGroups:
     """The validated rows of every update given (see the module): ``rows`` the core's."""
 
     rows: Any = field(default_factory=_rows)
-    #: "integers" or "strings": the type of the group ids held (None: none held, or
-    #: not yet read from the core's table, as after loading)
-    id_kind: str | None = field(default=None, repr=False)
+    #: the type of the group ids held
+    ids_kind: IdKind = field(default=NO_IDS, repr=False)
 
     def add(
         self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, per_group: Any
@@ -102,7 +103,7 @@ class OpenGroups:
         codes, ids, labels, scores, weights = checked_rows(
             y_true, y_score, groups, sample_weight, _FUNC, whole=False
         )
-        kind = self._same_kind(ids, "in this update")
+        kind = self.ids_kind.join(IdKind.of(ids, _FUNC), UPDATE)
         group_weight = per_group(ids, codes)
         if scores.dtype != np.float32:
             scores = np.ascontiguousarray(scores, dtype=np.float64)
@@ -114,7 +115,7 @@ class OpenGroups:
             None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
             None if group_weight is None else np.ascontiguousarray(group_weight, np.float64),
         )
-        self.id_kind = kind or self.id_kind
+        self.ids_kind = kind
         return self
 
     def add_checked(self, y_true: np.ndarray, y_score: np.ndarray, groups: np.ndarray) -> bool:
@@ -122,41 +123,22 @@ class OpenGroups:
         False: other input, or a value the core refuses (nothing added)."""
         if groups.dtype.kind not in "iu":
             return False
-        kind = self._same_kind(groups, "in this update")
+        kind = self.ids_kind.join(IdKind.of(groups, _FUNC), UPDATE)
         if self.rows.add_checked(y_true, y_score, groups) is not True:
             return False
-        self.id_kind = kind or self.id_kind
+        self.ids_kind = kind
         return True
 
     def absorb(self, other: OpenGroups) -> OpenGroups:
         """Add another state's rows after these (in place); returns this state."""
-        kind = self._same_kind(other.held_kind(), "in the accumulator merged")
+        kind = self.ids_kind.join(other.ids_kind, MERGED)
         self.rows.absorb(other.rows.copy() if other is self else other.rows)
-        self.id_kind = kind or self.id_kind
+        self.ids_kind = kind
         return self
 
     def merge(self, other: OpenGroups) -> OpenGroups:
         """The rows of both (a new state; this one's first)."""
-        return OpenGroups(self.rows.copy(), self.id_kind).absorb(other)
-
-    def held_kind(self) -> str | None:
-        """The type of the group ids held: "integers", "strings" or None (none held)."""
-        if self.id_kind is None and self.n_rows:
-            self.id_kind = id_kind(self.ids())
-        return self.id_kind
-
-    def _same_kind(self, ids: np.ndarray | str | None, where: str) -> str | None:
-        """The type of ``ids`` (or ``ids`` itself, a type), refused where it is not that of
-        the ids held: the int 1 and the str "1" would be one group."""
-        kind = ids if ids is None or isinstance(ids, str) else id_kind(ids)
-        held = self.held_kind()
-        if kind is not None and held is not None and kind != held:
-            raise InputValidationError(
-                f"{_FUNC}: groups must hold ids of one type (all integers or all strings) in "
-                f"every update and merge. Got {kind} {where}, {held} before; convert them to "
-                f"one type in every update, e.g. groups = groups.astype(str)."
-            )
-        return kind
+        return OpenGroups(self.rows.copy(), self.ids_kind).absorb(other)
 
     @property
     def n_rows(self) -> int:
@@ -206,19 +188,7 @@ class OpenGroups:
 
     def __setstate__(self, state: Any) -> None:
         self.rows = _loaded(state)
-        self.id_kind = None  # read from the ids when needed
-
-
-def id_kind(ids: np.ndarray) -> str | None:
-    """The type of group ids: "integers" (ints, bools, whole floats), "strings" (any
-    other value, held by its text) or None (no id)."""
-    if not len(ids):
-        return None
-    if ids.dtype.kind in "iubf":
-        return "integers"
-    if ids.dtype.kind == "O" and all(type(x) is int for x in ids.tolist()):
-        return "integers"
-    return "strings"
+        self.ids_kind = IdKind.of(self.ids(), _FUNC) if self.n_rows else NO_IDS
 
 
 _FIELDS = ("ids", "codes", "labels", "scores", "weights", "group_weight")

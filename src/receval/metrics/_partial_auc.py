@@ -12,7 +12,7 @@ from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
 from ..engine.states import AUCCounts, ScoreCounts
 from ..exceptions import InvalidParameterError
-from ._auc import auc_empty, auc_update, auc_update_into, auc_update_plain, counts_prepare
+from ._auc import auc_empty, auc_update, auc_update_into, counts_prepare, counts_update_plain
 from ._binary import warn_undefined
 
 __all__ = ["partial_auc"]
@@ -156,6 +156,6 @@ PARTIAL_AUC = register(
         empty=auc_empty,
         finalize=_finalize,
         update_into=auc_update_into,
-        update_plain=auc_update_plain,
+        update_plain=counts_update_plain(_FUNC),
     ),
 )

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from ..engine.kinds import NO_LABELS, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register, second_and_weight
 from ..engine.sources import run_definition
 from ..engine.states import Moments
@@ -219,15 +220,17 @@ def _prepare(func: str, second: str, binary: bool) -> Any:
             func, ("y_true", y_true), (second, y_pred), ("sample_weight", sample_weight)
         )
         pred = v.check_finite(v.as_float(yp, second, func), second, func)
+        labels = NO_LABELS  # of a binary y_true: the labels its batches must share
         if binary:
+            truth = np.empty(0)
             if len(yt):
-                truth = v.binarize_labels(yt, params["pos_label"], func).astype(np.float64)
-            else:
-                truth = np.empty(0)
+                binary_truth, negative = v.binarize_labels(yt, params["pos_label"], func)
+                truth = binary_truth.astype(np.float64)
+                labels = LabelKind.of(negative, params["pos_label"], func)
             pred = v.check_probabilities(pred, second, func)
         else:
             truth = v.check_finite(v.as_float(yt, "y_true", func), "y_true", func)
-        return truth, pred, v.check_sample_weight(sw, len(truth), func)
+        return truth, pred, v.check_sample_weight(sw, len(truth), func), labels
 
     return prepare
 

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._lookup import distinct
+from ..engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -198,7 +199,8 @@ class XAUCCounts:
     ids, each row's index into them, its target and score. An update only appends its
     rows; :meth:`in_order_twice` counts the pairs of equal targets of every group once,
     over the rows in the order of the updates and of ``merge(other)`` (this state's
-    rows, then ``other``'s).
+    rows, then ``other``'s). ``ids_kind``: the type of the group ids, which every batch
+    and merged state must share (the int 1 and the str "1" are not one group).
     """
 
     y: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -210,6 +212,7 @@ class XAUCCounts:
     pending: list[tuple[np.ndarray, ...]] = field(default_factory=list)
     n_pending: int = 0
     in_order: list[tuple[np.ndarray, ...]] = field(default_factory=list)
+    ids_kind: IdKind = NO_IDS
 
     @property
     def ids(self) -> np.ndarray:
@@ -222,10 +225,12 @@ class XAUCCounts:
 
     def add(
         self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, groups: np.ndarray | None = None,
-        *, in_order: bool = False,
+        ids_kind: IdKind = NO_IDS, *, in_order: bool = False,
     ) -> None:  # fmt: skip
-        """Count validated rows per distinct key (``groups``: each row's group id;
-        ``in_order``: count the pairs of equal targets in the rows' order too)."""
+        """Count validated rows per distinct key (``groups``: each row's group id, of the
+        type ``ids_kind``; ``in_order``: count the pairs of equal targets in the rows'
+        order too)."""
+        self.ids_kind = self.ids_kind.join(ids_kind, UPDATE)  # before a row is added
         if w is not None:
             keep = w > 0
             if not keep.all():
@@ -279,13 +284,15 @@ class XAUCCounts:
 
     def merge(self, other: XAUCCounts) -> XAUCCounts:
         """The counts of both sets of rows (a new state; arrays are shared, never written)."""
+        kind = self.ids_kind.join(other.ids_kind, MERGED)
         out = XAUCCounts(self.y, self.s, self.w, self.count, self.codes,
                          list(self.group_ids), list(self.pending), self.n_pending,
-                         list(self.in_order))  # fmt: skip
+                         list(self.in_order), kind)  # fmt: skip
         return out.absorb(other)
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
         """Add another state's counts into this one (in place); returns this state."""
+        self.ids_kind = self.ids_kind.join(other.ids_kind, UPDATE)
         self.in_order += other.in_order  # other's rows come after this state's
         for part in other._parts():
             self._push(part)
@@ -384,17 +391,22 @@ class XAUCCounts:
         self.compact()
         ids = self.group_ids[0] if self.group_ids else None
         return {"y": self.y, "s": self.s, "w": self.w, "count": self.count,
-                "codes": self.codes, "ids": ids, "in_order": self.in_order}  # fmt: skip
+                "codes": self.codes, "ids": ids, "in_order": self.in_order,
+                "ids_kind": self.ids_kind}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        fields = {"y", "s", "w", "count", "codes", "ids", "in_order"}
+        fields = {"y", "s", "w", "count", "codes", "ids", "in_order", "ids_kind"}
+        if isinstance(state, dict) and set(state) == fields - {"ids_kind"}:  # pickled before
+            ids = state["ids"]
+            state = {**state, "ids_kind": NO_IDS if ids is None else IdKind.of(ids, "")}
         if not isinstance(state, dict) or set(state) != fields:
             raise InputValidationError(
                 f"XAUCCounts: a pickled state must be a dict of {', '.join(sorted(fields))}. "
                 f"Got {type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
             )
         self.__init__(state["y"], state["s"], state["w"], state["count"],  # type: ignore[misc]
-                      state["codes"], in_order=list(state["in_order"]))  # fmt: skip
+                      state["codes"], in_order=list(state["in_order"]),
+                      ids_kind=state["ids_kind"])  # fmt: skip
         self.ids = _ONE_GROUP if state["ids"] is None else state["ids"]
 
     def invalid(self) -> tuple[str, str] | None:
@@ -496,6 +508,7 @@ def grouped_prepare(func: str) -> Any:
         named = (("y_true", y_true), ("y_score", y_score), ("groups", groups))
         yt, ys, g, sw = data_columns(func, *named, ("sample_weight", sample_weight))
         v.check_no_missing(g, "groups", func)
+        kind = IdKind.of(g, func)  # the type every batch's and merged state's ids must share
         targets = v.order_scores(yt, "y_true", func, rank=False)
         scores = v.order_scores(ys, "y_score", func, rank=False)
         w = v.check_sample_weight(sw, len(targets), func)
@@ -506,8 +519,8 @@ def grouped_prepare(func: str) -> Any:
                 f"sample_weight; leave it out."
             )
         if params.get("targets") == "probabilities":
-            return _as_probabilities(targets, scores, w, g)
-        return targets, scores, w, g
+            return (*_as_probabilities(targets, scores, w, g), kind)
+        return targets, scores, w, g, kind
 
     return prepare
 

@@ -1,0 +1,177 @@
+"""What a state's batches were of, which every later batch and merged state must share.
+
+One call of a metric's function sees all its rows at once and refuses input of two
+kinds: group ids of both types (the int 1 and the str "1": one group, or two?), or
+binary labels of three values ({-1, 0, 1}: is 0 a negative?). An accumulator sees
+them a batch at a time, each fine alone, so its state holds the kind of the rows
+it holds (a :class:`Kind`, with the value ``None`` until a batch tells it) and
+joins each batch's and each merged state's kind to it, refusing one that differs
+(where the function refuses all the rows) with an error that names the argument,
+the kind held and the one given. A kind is part of the state: it is merged,
+synced, saved and loaded with it, and ``reset`` forgets it.
+
+=================  ==================================================================
+:class:`IdKind`    the type of the group ids: ``"integers"`` (ints, bools, whole
+                   floats) or ``"strings"`` (any other value, held by its text)
+:class:`LabelKind` the two labels of a binary ``y_true``, ``(negative, positive)``:
+                   ``(0, 1)`` or ``(-1, 1)``, or ``(label, pos_label)``; a batch of
+                   positives only tells none
+=================  ==================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, is_dataclass, replace
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ..exceptions import InputValidationError
+
+__all__ = ["MERGED", "NO_IDS", "NO_LABELS", "UPDATE", "IdKind", "Kind", "LabelKind", "with_kinds"]
+
+#: where the kind joined comes from, as an error says it: the batch of an update (a
+#: state's ``absorb``), or another accumulator's state (its ``merge``; ``sync`` merges)
+UPDATE = "in this update"
+MERGED = "in the accumulator merged"
+
+
+_K = TypeVar("_K", bound="Kind")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """The kind of one data argument's values in every batch of a state (see the module).
+
+    ``value`` is None until a batch tells it; ``func`` names the function in errors.
+    """
+
+    value: Any = None
+    func: str = ""
+
+    def join(self: _K, other: _K, where: str) -> _K:
+        """This kind with ``other``'s, a batch's (``where="in this update"``) or a merged
+        state's: the one known, or both when they agree.
+
+        Raises
+        ------
+        InputValidationError
+            Both are known and differ: naming the argument, the kind held and the one
+            given, and how to give one kind.
+        """
+        if other.value is None:
+            return self
+        if self.value is None:
+            return other
+        if _same(self.value, other.value):
+            return self
+        raise InputValidationError(self.refusal(other, where))
+
+    def refusal(self, given: Kind, where: str) -> str:  # pragma: no cover - abstract
+        """The message refusing ``given`` beside this kind."""
+        raise NotImplementedError
+
+    def invalid(self) -> tuple[str, str] | None:
+        """The field that a kind read from a pickle gets wrong and what it must be, or None."""
+        if not isinstance(self.func, str):
+            return "func", "a str"
+        return None
+
+
+@dataclass(frozen=True)
+class IdKind(Kind):
+    """The type of the group ids held: ``"integers"`` or ``"strings"`` (None: no id yet)."""
+
+    @classmethod
+    def of(cls, ids: np.ndarray, func: str) -> IdKind:
+        """The kind of some ids (distinct or not): integers for ints, bools and floats
+        (the encoders hold whole floats as ints), strings for any other value; None for
+        no id."""
+        if not len(ids):
+            return cls(None, func)
+        if ids.dtype.kind in "iubf":
+            return cls("integers", func)
+        if ids.dtype.kind == "O" and all(type(x) is int for x in ids.tolist()):
+            return cls("integers", func)
+        return cls("strings", func)
+
+    def refusal(self, given: Kind, where: str) -> str:
+        return (
+            f"{given.func or self.func}: groups must hold ids of one type (all integers or "
+            f"all strings) in every update and merge. Got {given.value} {where}, "
+            f"{self.value} before; convert them to one type in every update, e.g. "
+            f"groups = groups.astype(str)."
+        )
+
+    def invalid(self) -> tuple[str, str] | None:
+        if self.value not in (None, "integers", "strings"):
+            return "value", "None, 'integers' or 'strings'"
+        return super().invalid()
+
+
+@dataclass(frozen=True)
+class LabelKind(Kind):
+    """The labels of a binary ``y_true`` held: ``(negative, positive)`` (None: positives
+    only so far, or no row)."""
+
+    @classmethod
+    def of(cls, negative: Any, pos_label: Any, func: str) -> LabelKind:
+        """The kind of a batch whose negative label is ``negative`` (None: the batch has
+        no negative), with the metric's ``pos_label`` (None: 1 is positive)."""
+        if negative is None:
+            return cls(None, func)
+        positive = 1 if pos_label is None else pos_label
+        return cls((_plain(negative), _plain(positive)), func)
+
+    def refusal(self, given: Kind, where: str) -> str:
+        (negative, positive), (other, _) = self.value, given.value
+        return (
+            f"{given.func or self.func}: y_true must hold one negative label beside "
+            f"{positive!r} in every update and merge (the labels of one binary column). Got "
+            f"{other!r} {where}, {negative!r} before; binarise the labels alike in every "
+            f"update, e.g. y_true = (y_true == {positive!r})."
+        )
+
+    def invalid(self) -> tuple[str, str] | None:
+        value = self.value
+        if value is not None and not (
+            isinstance(value, tuple) and len(value) == 2 and all(map(_label, value))
+        ):
+            return "value", "None or a (negative, positive) pair of labels"
+        return super().invalid()
+
+
+#: the kinds of a state of no row
+NO_IDS = IdKind()
+NO_LABELS = LabelKind()
+
+
+def with_kinds(empty: Any, state: Any) -> Any:
+    """``empty`` (a state of no row) with the kinds ``state`` holds (its fields that are
+    kinds): what a rank's rows restart from after ``sync``, so that a batch of another
+    kind is refused at its update rather than when the states are merged."""
+    if type(empty) is not type(state) or not is_dataclass(empty) or isinstance(empty, type):
+        return empty
+    held = {f.name: getattr(state, f.name, None) for f in fields(empty) if f.init}
+    kinds = {name: x for name, x in held.items() if isinstance(x, Kind)}
+    return replace(empty, **kinds) if kinds else empty
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _plain(label: Any) -> Any:
+    """A label as a Python value (a NumPy scalar's item)."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def _label(x: Any) -> bool:
+    """Whether ``x`` is a label a state may hold: a bool, an int, a finite float or a str."""
+    if isinstance(x, float):
+        return math.isfinite(x)
+    return isinstance(x, (bool, int, str))

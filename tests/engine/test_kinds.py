@@ -1,0 +1,305 @@
+"""What an accumulator's batches were of: the labels of a binary ``y_true`` and the type of
+the group ids, held in its state (:mod:`receval.engine.kinds`).
+
+One call of a metric's function refuses labels {-1, 0, 1} (is 0 a negative?) and
+group ids of both types (the int 1 and the str "1"); an accumulator took them a batch
+at a time, each fine alone, and counted {-1, 1} and {0, 1} batches as negatives and
+positives alike, or joined (or split) the groups 1 and "1": a silent wrong value. The
+state now holds the kind of its rows, through merges, syncs, pickles and
+``state_dict``, and refuses rows of another kind as the function refuses all of them.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import pickle
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import receval
+from receval import InputValidationError, UndefinedMetricWarning
+from receval.engine.kinds import IdKind, LabelKind
+
+#: every accumulator of binary labels, and the function it equals on all the rows
+BINARY = {
+    "roc_auc": lambda y, s: receval.roc_auc_score(y, s),
+    "average_precision": lambda y, s: receval.average_precision_score(y, s),
+    "pr_auc": lambda y, s: receval.pr_auc_score(y, s),
+    "break_even_point": lambda y, s: receval.break_even_point(y, s),
+    "partial_auc(max_fpr=0.5)": lambda y, s: receval.partial_auc(y, s, max_fpr=0.5),
+    "brier_score": lambda y, s: receval.brier_score_loss(y, s),
+    "expected_calibration_error": lambda y, s: receval.expected_calibration_error(y, s),
+    "roc_auc(bins=4)": None,  # binned: its own value
+}
+FUNCTIONS = {
+    "roc_auc": "roc_auc_score",
+    "average_precision": "average_precision_score",
+    "pr_auc": "pr_auc_score",
+    "break_even_point": "break_even_point",
+    "partial_auc(max_fpr=0.5)": "partial_auc",
+    "brier_score": "brier_score_loss",
+    "expected_calibration_error": "expected_calibration_error",
+    "roc_auc(bins=4)": "roc_auc_score",
+}
+#: every accumulator of group ids that a batch holds whole (or holds rows of, for the
+#: grouped metrics of XAUCCounts), and its function's name
+GROUPED = {
+    "gauc(whole_groups)": ("gauc_score", {"whole_groups": True}, "gauc"),
+    "gauc": ("gauc_score", {}, "gauc"),
+    "grouped_auprc": ("grouped_auprc_score", {}, "grouped_auprc"),
+    "grouped_xauc": ("xauc_score", {}, "grouped_xauc"),
+    "grouped_regression_auc": ("regression_auc_score", {}, "grouped_regression_auc"),
+}
+
+LABELS = (
+    "{func}: y_true must hold one negative label beside {positive} in every update and merge "
+    "(the labels of one binary column). Got {given} {where}, {held} before; binarise the "
+    "labels alike in every update, e.g. y_true = (y_true == {positive})."
+)
+IDS = (
+    "{func}: groups must hold ids of one type (all integers or all strings) in every update "
+    "and merge. Got {given} {where}, {held} before; convert them to one type in every update, "
+    "e.g. groups = groups.astype(str)."
+)
+SCORES = [0.1, 0.3, 0.5, 0.5, 0.9]
+
+
+def _metric(name: str) -> Any:
+    return receval.metric(name)
+
+
+def _value(x: Any) -> Any:
+    """A value to compare with ``==`` (nan equal to nan; a binned AUC's pair)."""
+    if isinstance(x, tuple):
+        return tuple(_value(v) for v in x)
+    return "nan" if isinstance(x, float) and np.isnan(x) else x
+
+
+# ------------------------------------------------------------------ binary labels
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("as_array", [True, False])  # the core's one-call path, the checks'
+def test_batches_of_minus_one_and_zero_negatives_are_refused(name: str, as_array: bool) -> None:
+    # before: roc_auc 1.0, brier 0.084...: -1 and 0 both taken as negatives, where
+    # roc_auc_score(all the rows) refuses labels [-1, 0, 1]
+    conv = np.array if as_array else list
+    for first, second, held, given_ in (([-1, 1, -1], [0, 1, 0], -1, 0),
+                                        ([0, 1, 0], [-1, 1, -1], 0, -1),
+                                        ([1, 1, 0], [-1, -1, 1], 0, -1)):  # fmt: skip
+        acc = _metric(name).update(conv(first), conv(SCORES[:3]))
+        before = _value(acc.compute())
+        with pytest.raises(InputValidationError) as caught:
+            acc.update(conv(second), conv(SCORES[2:]))
+        func = FUNCTIONS[name]
+        assert str(caught.value) == LABELS.format(
+            func=func, positive=1, given=given_, where="in this update", held=held
+        )
+        assert _value(acc.compute()) == before and acc.n_updates == 1  # left as it was
+
+
+label_rows = st.lists(
+    st.tuples(st.sampled_from([-1, 0, 1]), st.sampled_from(SCORES)), min_size=1, max_size=30
+)
+
+
+@given(label_rows, st.lists(st.integers(1, 29), max_size=5), st.booleans())
+def test_any_split_refuses_exactly_what_one_call_refuses(
+    rows: list[tuple[int, float]], cuts: list[int], as_array: bool
+) -> None:
+    y = np.array([r[0] for r in rows])
+    s = np.array([r[1] for r in rows])
+    n_classes = len(set(y.tolist()))
+    # a column of one class: the functions differ in what they make of [-1] or [0] alone
+    assume(n_classes >= 2)
+    edges = sorted({c for c in cuts if c < len(y)} | {0, len(y)})
+    conv = np.asarray if as_array else (lambda a: a.tolist())
+    both_negatives = bool((y == -1).any() and (y == 0).any())
+    for name, function in BINARY.items():
+        acc = _metric(name)
+        try:
+            for a, b in itertools.pairwise(edges):
+                acc.update(conv(y[a:b]), conv(s[a:b]))
+            refused = False
+        except InputValidationError:
+            refused = True
+        assert refused == both_negatives, name
+        if refused or function is None:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            assert _value(acc.compute()) == _value(function(y, s)), name
+
+
+def test_labels_with_pos_label_are_one_pair_across_batches() -> None:
+    acc = receval.metric("brier_score", pos_label="spam")
+    acc.update(["spam", "ham"], [0.9, 0.2]).update(["ham"], [0.4])
+    assert acc.compute() == receval.brier_score_loss(
+        ["spam", "ham", "ham"], [0.9, 0.2, 0.4], pos_label="spam"
+    )
+    with pytest.raises(InputValidationError) as caught:
+        acc.update(["eggs", "spam"], [0.1, 0.8])  # before: 'eggs' a third label, negative
+    assert str(caught.value) == LABELS.format(
+        func="brier_score_loss", positive="'spam'", given="'eggs'", where="in this update",
+        held="'ham'",
+    )  # fmt: skip
+    positives = receval.metric("roc_auc", pos_label=1).update([1, 1], [0.2, 0.3])
+    positives.update([0, 1], [0.1, 0.4]).update(np.array([1.0, 0.0]), np.array([0.9, 0.5]))
+    with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
+        positives.update([-1, 1], [0.3, 0.6])  # one call of both: 'must be binary'
+
+
+def test_bools_and_floats_are_the_labels_0_and_1() -> None:
+    acc = receval.metric("roc_auc").update(np.array([True, False]), np.array([0.9, 0.2]))
+    acc.update(np.array([0.0, 1.0]), np.array([0.3, 0.6])).update([1, 0], [0.5, 0.4])
+    assert acc.compute() == receval.roc_auc_score([1, 0, 0, 1, 1, 0], [0.9, 0.2, 0.3, 0.6,
+                                                                       0.5, 0.4])  # fmt: skip
+    with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
+        acc.update(np.array([-1.0, 1.0]), np.array([0.2, 0.3]))
+
+
+def test_one_call_of_minus_one_and_zero_without_a_positive_is_refused() -> None:
+    # before: both taken as negatives (brier 0.065), which the docstring did not allow
+    # and scikit-learn refuses; roc_auc_score keeps scikit-learn's own rule (0 > -1)
+    message = "takes values [-1, 0] and pos_label is not specified; pass pos_label"
+    for func in (receval.brier_score_loss, receval.average_precision_score,
+                 receval.expected_calibration_error):  # fmt: skip
+        with pytest.raises(InputValidationError, match=message.replace("[", r"\[")):
+            func([-1, 0, 0], [0.2, 0.3, 0.6])
+    assert receval.brier_score_loss([-1, 0], [0.2, 0.3], pos_label=0) == (0.04 + 0.49) / 2
+    assert receval.roc_auc_score([-1, 0, 0], [0.2, 0.3, 0.6]) == 1.0
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_merged_accumulators_of_two_labellings_are_refused(name: str) -> None:
+    minus = _metric(name).update([-1, 1, -1], [0.2, 0.6, 0.4])
+    zero = _metric(name).update(np.array([0, 1]), np.array([0.1, 0.7]))
+    ones = _metric(name).update(np.array([1, 1]), np.array([0.3, 0.8]))  # tells neither
+    func = FUNCTIONS[name]
+    for held, other, given_, held_label in ((minus, zero, 0, -1), (zero, minus, -1, 0)):
+        before = _value(held.compute())
+        with pytest.raises(InputValidationError) as caught:
+            held.merge(other)
+        assert str(caught.value) == LABELS.format(
+            func=func, positive=1, given=given_, where="in the accumulator merged",
+            held=held_label,
+        )  # fmt: skip
+        assert _value(held.compute()) == before
+    assert _value(_metric(name).merge(ones).merge(minus).compute()) == _value(
+        _metric(name).update([1, 1, -1, 1, -1], [0.3, 0.8, 0.2, 0.6, 0.4]).compute()
+    )
+    with pytest.raises(InputValidationError, match="Got 0 in this update, -1 before"):
+        ones.merge(minus).update([0, 1], [0.1, 0.2])
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_pickle_state_dict_window_and_reset_keep_or_forget_the_labels(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    acc = _metric(name).update([-1, 1, -1], [0.2, 0.6, 0.4])
+    buffer = io.BytesIO()
+    torch.save(acc.state_dict(), buffer)
+    buffer.seek(0)
+    resumed = _metric(name).load_state_dict(torch.load(buffer, weights_only=True))
+    windowed = receval.metric(name, window=2).update([-1, 1], [0.2, 0.6])
+    for held in (acc, pickle.loads(pickle.dumps(acc)), resumed, windowed,
+                 pickle.loads(pickle.dumps(windowed))):  # fmt: skip
+        with pytest.raises(InputValidationError, match="Got 0 in this update, -1 before"):
+            held.update(np.array([0, 1]), np.array([0.1, 0.7]))
+    acc.reset()  # forgets the rows and their labels
+    assert _value(acc.update([0, 1], [0.1, 0.7]).compute()) == _value(
+        _metric(name).update([0, 1], [0.1, 0.7]).compute()
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "kind", "message"),
+    [
+        ("roc_auc", "labels", LabelKind(([0], 1)), r"state\.labels\.value must be None or a \("),
+        ("brier_score", "labels", IdKind("integers"), r"state\.labels must be a LabelKind"),
+        ("gauc", "ids_kind", IdKind("floats"), r"state\.ids_kind\.value must be None, 'int"),
+        ("grouped_auprc", "ids_kind", IdKind(func=3), r"state\.ids_kind\.func must be a str"),
+    ],
+)  # fmt: skip
+def test_a_tampered_kind_is_refused_naming_the_field(
+    name: str, field: str, kind: Any, message: str
+) -> None:
+    acc = receval.metric(name, **({"whole_groups": True} if name == "gauc" else {}))
+    groups = {"groups": [1, 1]} if "g" in name else {}
+    acc.update([0, 1], [0.2, 0.6], **groups)
+    state = acc.__getstate__()
+    state["_state"] = pickle.loads(pickle.dumps(state["_state"]))
+    object.__setattr__(state["_state"], field, kind)
+    with pytest.raises(InputValidationError, match=message):
+        type(acc).__new__(type(acc)).__setstate__(pickle.loads(pickle.dumps(state)))
+
+
+def test_scans_refuse_batches_of_two_labellings(tmp_path: Any) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = str(tmp_path / "labels.parquet")
+    y = np.array([-1, 1, -1, 1, 0, 1, 0, 1])
+    pq.write_table(pa.table({"y": y, "s": np.linspace(0.1, 0.8, 8)}), path, row_group_size=4)
+    s = receval.scan(path, batch_rows=4)
+    for func in (receval.roc_auc_score, receval.brier_score_loss):  # score ranges; any split
+        with pytest.raises(InputValidationError, match=r"Got 0 in this (batch|update)"):
+            func(s["y"], s["s"])
+        with pytest.raises(InputValidationError, match=r"\[-1, 0, 1\]"):
+            func(y, np.linspace(0.1, 0.8, 8))  # in memory: the same rows refused
+
+
+# ------------------------------------------------------------------ group id types
+@pytest.mark.parametrize("name", sorted(GROUPED))
+def test_group_ids_of_both_types_are_refused_across_updates_and_merges(name: str) -> None:
+    # before: gauc(whole_groups=True) and grouped_auprc took 1 and "1" as two groups,
+    # or as one, where the function refuses a column of both
+    func, options, metric = GROUPED[name]
+
+    def fresh() -> Any:
+        return receval.metric(metric, **options)
+
+    ints = fresh().update([1, 0], [0.9, 0.1], groups=[1, 1])
+    strs = fresh().update([0, 1], [0.8, 0.3], groups=np.array(["2", "2"]))
+    expected = ints.compute()
+    for held in (ints, pickle.loads(pickle.dumps(ints))):
+        with pytest.raises(InputValidationError) as caught:
+            held.update(np.array([0, 1]), np.array([0.8, 0.3]), groups=np.array(["2", "2"]))
+        assert str(caught.value) == IDS.format(
+            func=func, given="strings", where="in this update", held="integers"
+        )
+        with pytest.raises(InputValidationError) as caught:
+            held.merge(strs)
+        assert str(caught.value) == IDS.format(
+            func=func, given="strings", where="in the accumulator merged", held="integers"
+        )
+        with pytest.raises(InputValidationError) as caught:
+            strs.merge(held)
+        assert str(caught.value) == IDS.format(
+            func=func, given="integers", where="in the accumulator merged", held="strings"
+        )
+        assert held.compute() == expected and held.n_updates == 1  # left as it was
+    with pytest.raises(InputValidationError, match="Got integers in this update, strings"):
+        fresh().update([1], [0.5], groups=["a"]).update([1], [0.5], groups=[2.0])  # whole float
+    both = ints.update([0, 1], [0.4, 0.2], groups=np.array([7, 7], dtype=np.uint8))
+    assert both.compute() == getattr(receval, func)(
+        [1, 0, 0, 1], [0.9, 0.1, 0.4, 0.2], groups=[1, 1, 7, 7]
+    )
+    assert fresh().reset().update([1, 0], [0.9, 0.1], groups=["a", "a"]).compute() == 1.0
+
+
+@pytest.mark.parametrize("name", sorted(GROUPED))
+def test_the_group_id_type_survives_a_state_dict(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    _, options, metric = GROUPED[name]
+    acc = receval.metric(metric, **options).update([1, 0], [0.9, 0.1], groups=["a", "a"])
+    buffer = io.BytesIO()
+    torch.save(acc.state_dict(), buffer)
+    buffer.seek(0)
+    loaded = receval.metric(metric, **options).load_state_dict(
+        torch.load(buffer, weights_only=True)
+    )
+    with pytest.raises(InputValidationError, match="Got integers in this update, strings"):
+        loaded.update([0, 1], [0.8, 0.3], groups=[3, 3])

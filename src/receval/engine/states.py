@@ -13,7 +13,9 @@ of binary labels hold the labels of their rows (``labels``, a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,6 +28,7 @@ from .sums import ExactSum, fieldwise_sum
 from .window import DecayClock
 
 __all__ = [
+    "EXPONENT",
     "AUCCounts",
     "BinnedCounts",
     "ErrorSums",
@@ -37,6 +40,9 @@ __all__ = [
     "check_loaded_state",
     "plain_pair",
 ]
+
+#: the metadata of a state's field that holds a power of two (of any sign), not a count
+EXPONENT: Mapping[str, bool] = MappingProxyType({"exponent": True})
 
 
 class ScoreCounts:
@@ -394,11 +400,16 @@ class Moments:
     R² and explained variance, merged without rounding.
 
     The sums are of ``y`` and ``p`` times ``2**-shift`` (their squares times
-    ``4**-shift``): 0 unless the largest value is beyond ``2**±500``, where the squares
-    would over- or underflow; then the values are scaled into ``[0.5, 1)`` first (exact).
-    States of different shifts merge at the larger one: the other's sums lose only the
-    bits below ``2**-1074`` of that scale. ``labels``: those of the Brier score's
-    rows (:class:`~receval.engine.kinds.LabelKind`)."""
+    ``4**-shift``): 0 unless the largest value is beyond ``2**±464``, where a square
+    times a weight up to ``2**64`` would pass ``2**995`` (where the products are no
+    longer split exactly) or underflow; then the values are scaled into ``[0.5, 1)``
+    first (exact). Every sum is of the weights times ``2**-w_shift``, the power of two
+    of :func:`~receval.engine.sums.weight_shift` (0 unless the largest weight is beyond
+    ``2**±64``), as the metric's function scales all its rows' weights: Brier, R² and
+    explained variance are ratios of the sums, the same for the weights times any
+    power of two. States of different shifts merge at the larger one: the other's
+    sums lose only the bits below ``2**-1074`` of that scale. ``labels``: those of the
+    Brier score's rows (:class:`~receval.engine.kinds.LabelKind`)."""
 
     weight: ExactSum
     y: ExactSum
@@ -407,27 +418,30 @@ class Moments:
     yp: ExactSum
     pp: ExactSum
     n_rows: int
-    shift: int = 0
+    shift: int = field(default=0, metadata=EXPONENT)
     labels: LabelKind = NO_LABELS
+    w_shift: int = field(default=0, metadata=EXPONENT)
 
     @classmethod
     def of(
         cls, y: np.ndarray, p: np.ndarray, w: np.ndarray | None, labels: LabelKind = NO_LABELS
     ) -> Moments:
         """The moments of validated float64 rows (``w`` None: weights of 1)."""
-        from .sums import exact_products
+        from .sums import exact_products, weight_shift
 
         # the largest magnitude, without a copy of the batch
         top = max(y.max(), -y.min(), p.max(), -p.min()) if len(y) else 0.0
-        shift = 0 if top == 0 or 2.0**-500 <= top <= 2.0**500 else math.frexp(top)[1]
+        shift = 0 if top == 0 or 2.0**-464 <= top <= 2.0**464 else math.frexp(top)[1]
         if shift:
             y, p = np.ldexp(y, -shift), np.ldexp(p, -shift)
+        w_shift = 0 if w is None else weight_shift(w)
         if w is None:
             weight, sy, sp = ExactSum.of([float(len(y))]), ExactSum.of(y), ExactSum.of(p)
         else:
+            w = np.ldexp(w, -w_shift) if w_shift else w
             weight, sy, sp = ExactSum.of(w), exact_products(y, w), exact_products(p, w)
         return cls(weight, sy, sp, exact_products(y, y, w), exact_products(y, p, w),
-                   exact_products(p, p, w), len(y), shift, labels)  # fmt: skip
+                   exact_products(p, p, w), len(y), shift, labels, w_shift)  # fmt: skip
 
     @classmethod
     def zero(cls) -> Moments:
@@ -444,6 +458,15 @@ class Moments:
     def _joined(self, other: Moments, where: str) -> Moments:
         labels = self.labels.join(other.labels, where)
         a, b = self, other
+        if a.w_shift != b.w_shift:  # a state of weight 0 takes any
+            if a.weight.is_zero():
+                a = replace(a, w_shift=b.w_shift)
+            elif b.weight.is_zero():
+                b = replace(b, w_shift=a.w_shift)
+            elif a.w_shift > b.w_shift:
+                b = b._at_weight_shift(a.w_shift)
+            else:
+                a = a._at_weight_shift(b.w_shift)
         if a.shift != b.shift:  # a state of values 0 takes any shift
             if a._no_values():
                 a = replace(a, shift=b.shift)
@@ -453,7 +476,7 @@ class Moments:
                 b = b._at_shift(a.shift)
             else:
                 a = a._at_shift(b.shift)
-        return replace(fieldwise_sum(a, b), shift=a.shift, labels=labels)
+        return replace(fieldwise_sum(a, b), shift=a.shift, labels=labels, w_shift=a.w_shift)
 
     def _no_values(self) -> bool:
         return all(s.is_zero() for s in (self.y, self.p, self.yy, self.yp, self.pp))
@@ -461,9 +484,16 @@ class Moments:
     def _at_shift(self, shift: int) -> Moments:
         """This state's sums at a larger ``shift``."""
         d = shift - self.shift
-        return Moments(self.weight, self.y.scaled_down(d), self.p.scaled_down(d),
-                       self.yy.scaled_down(2 * d), self.yp.scaled_down(2 * d),
-                       self.pp.scaled_down(2 * d), self.n_rows, shift)  # fmt: skip
+        return replace(self, y=self.y.scaled_down(d), p=self.p.scaled_down(d),
+                       yy=self.yy.scaled_down(2 * d), yp=self.yp.scaled_down(2 * d),
+                       pp=self.pp.scaled_down(2 * d), shift=shift)  # fmt: skip
+
+    def _at_weight_shift(self, w_shift: int) -> Moments:
+        """This state's sums at a larger ``w_shift`` (every sum is of the weights)."""
+        d = w_shift - self.w_shift
+        sums = ("weight", "y", "p", "yy", "yp", "pp")
+        return replace(self, w_shift=w_shift,
+                       **{k: getattr(self, k).scaled_down(d) for k in sums})  # fmt: skip
 
 
 @dataclass
@@ -678,8 +708,12 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
         if type(value) is not type(template):
             raise _bad(where, f"a {type(template).__name__}", value)
         for f in fields(template):
-            check_loaded_state(getattr(value, f.name), getattr(template, f.name),
-                               f"{where}.{f.name}")  # fmt: skip
+            held = getattr(value, f.name)
+            if f.metadata.get("exponent"):  # a power of two: any integer
+                if isinstance(held, (bool, np.bool_)) or not isinstance(held, (int, np.integer)):
+                    raise _bad(f"{where}.{f.name}", "an integer", held)
+                continue
+            check_loaded_state(held, getattr(template, f.name), f"{where}.{f.name}")
         _invariants(value, where)
     elif isinstance(template, np.ndarray):
         _check_array(value, template, where)

@@ -14,7 +14,7 @@ from .._kernels import compiled
 from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
-from ..engine.states import check_loaded_state
+from ..engine.states import EXPONENT, check_loaded_state
 from ..engine.sums import ExactSum, ratio, weight_shift
 from ..engine.totals import totals_empty, totals_prepare, totals_updates
 from ..exceptions import InvalidParameterError
@@ -415,7 +415,7 @@ class CalibrationGaps:
 
     gaps: dict[int, ExactSum] = field(default_factory=dict)
     weight: ExactSum = field(default_factory=ExactSum.zero)
-    shift: int = 0
+    shift: int = field(default=0, metadata=EXPONENT)
     labels: LabelKind = NO_LABELS
 
     def invalid(self) -> tuple[str, str] | None:

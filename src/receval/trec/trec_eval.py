@@ -18,7 +18,8 @@ This module holds what is trec_eval's and not a metric's: the table of its
 measures in its order with their default parameters, how ``-m`` names and
 parameters select and name them, the nicknames (``official``, ``all_trec``,
 ``set``), and how values are printed (per query with ``-q``, then the summary;
-z-scores with ``-Z``).
+z-scores with ``-Z``). Its command line and where it stops, with its exit
+statuses, are in :mod:`receval.trec.options`.
 
 Where trec_eval stops, :func:`trec_eval` raises a :class:`TrecEvalAbort` that
 carries trec_eval's exit status at that point (listed under :func:`trec_eval`) and
@@ -39,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import getopt
 import math
 import operator
 import os
@@ -67,6 +67,19 @@ from ..registry.trec_eval import (
     split_list,
     trec_eval_metrics,
 )
+from .options import (
+    FILE,
+    NO_QUERY,
+    QUERY,
+    USAGE,
+    ZSCORES,
+    InputAbort,
+    ParameterAbort,
+    TrecEvalAbort,
+    TrecEvalOptions,
+    as_abort,
+    parse_trec_eval_args,
+)
 
 __all__ = [
     "MEASURES",
@@ -79,170 +92,6 @@ __all__ = [
     "trec_eval",
     "trec_eval_metrics",
 ]
-
-
-# ------------------------------------------------------------------ where trec_eval stops
-class TrecEvalAbort(RecevalError):
-    """trec_eval stops here: ``status`` is trec_eval 10.0's exit status at this point
-    and ``output`` what it prints on stdout before it stops.
-
-    The errors :func:`trec_eval` raises are all of this class, and also
-    :class:`~receval.exceptions.InvalidParameterError` (an option, a measure, a
-    query missing from the run) or :class:`~receval.exceptions.InputValidationError`
-    (a file), as the rest of receval.
-
-    Examples
-    --------
-    >>> from receval.trec.trec_eval import TrecEvalAbort, parse_trec_eval_args
-    >>> try:
-    ...     parse_trec_eval_args(["-x", "qrels", "run"])
-    ... except TrecEvalAbort as exc:
-    ...     print(exc.status)
-    1
-    """
-
-    def __init__(self, message: str, *, status: int, output: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.output = output
-
-
-class _ParameterAbort(TrecEvalAbort, InvalidParameterError):
-    """A bad option, measure or query, where trec_eval stops."""
-
-
-class _InputAbort(TrecEvalAbort, InputValidationError):
-    """A file trec_eval cannot read."""
-
-
-def _abort(exc: RecevalError, status: int, output: str = "") -> TrecEvalAbort:
-    """``exc`` as a :class:`TrecEvalAbort` of the same kind, with trec_eval's status."""
-    if isinstance(exc, TrecEvalAbort):
-        return exc
-    kind = _InputAbort if isinstance(exc, InputValidationError) else _ParameterAbort
-    return kind(str(exc), status=status, output=output)
-
-
-# trec_eval 10.0's exit statuses (trec_eval.c)
-_USAGE = 1  # an unknown option, not two files, an illegal -m measure
-_FILE = 2  # "Quit in file": a qrels or run file not read; an illegal -R or -T format
-_QUERY = 4  # "result qid ... not found": a qrels query absent from the run, without -c
-_NO_QUERY = 7  # "No queries with both results and relevance info"
-_ZSCORES = 255  # a -Z file not read: main returns UNDEF (-1)
-
-
-# ------------------------------------------------------------------ options
-class TrecEvalOptions:
-    """trec_eval's command line, parsed (see :func:`parse_trec_eval_args`)."""
-
-    def __init__(self) -> None:
-        self.qrels = ""
-        self.run = ""
-        self.per_query = False  # -q
-        self.complete = False  # -c
-        self.summary = True  # -n clears it
-        self.level = 1  # -l
-        self.judged_only = False  # -J
-        self.max_retrieved = 0  # -M (0: every document)
-        self.num_docs = 0  # -N
-        self.measures: list[str] = []  # -m, as given
-        self.zscores: str | None = None  # -Z
-        self.rel_format = "qrels"  # -R
-        self.results_format = "trec_results"  # -T
-        self.help = False  # -h
-
-
-_SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
-_LONG = [
-    "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted",
-    "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=",
-    "Max_retrieved_per_topic=", "Rel_info_format=", "Results_format=",
-    "Output_old_results_format", "Zscore=",
-]  # fmt: skip
-
-
-#: The short option of each long one.
-_SHORT_OF = {"--" + n.rstrip("="): f"-{c}" for n, c in zip(_LONG, "hvqmclnDJNMRToZ", strict=True)}
-#: The field each option sets, and its value: int or str (the option's), or the
-#: constant; -D (debug level) and -o (obsolete in trec_eval 10.0) change nothing printed
-_SETS: dict[str, tuple[str, Any]] = {
-    "-h": ("help", True), "-v": ("help", True), "-q": ("per_query", True),
-    "-c": ("complete", True), "-n": ("summary", False), "-J": ("judged_only", True),
-    "-l": ("level", int), "-N": ("num_docs", int), "-M": ("max_retrieved", int),
-    "-R": ("rel_format", str), "-T": ("results_format", str), "-Z": ("zscores", str),
-}  # fmt: skip
-
-
-def _int_option(flag: str, value: str) -> int:
-    """An integer option value, strictly (trec_eval's ``atol`` would read ``x`` as 0)."""
-    try:
-        return int(value)
-    except ValueError:
-        raise _ParameterAbort(
-            f"trec-eval {flag}: expected an integer, got {value!r}.", status=_USAGE
-        ) from None
-
-
-def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
-    """trec_eval's command line as :class:`TrecEvalOptions`.
-
-    Options may follow the files and take their values attached (``-M100``,
-    ``-mP.5,10``) or separate (``-M 100``), as in trec_eval (GNU getopt).
-
-    Parameters
-    ----------
-    argv : sequence of str
-        The arguments after the command name: options, then ``qrels run``.
-
-    Returns
-    -------
-    TrecEvalOptions
-
-    Raises
-    ------
-    TrecEvalAbort
-        An unknown option, a missing value or file, a non-integer value (also an
-        ``InvalidParameterError``; status 1, as trec_eval).
-
-    Examples
-    --------
-    >>> from receval.trec.trec_eval import parse_trec_eval_args
-    >>> o = parse_trec_eval_args(["-q", "-M100", "-m", "P.5,10", "qrels", "run"])
-    >>> o.per_query, o.max_retrieved, o.measures, o.qrels, o.run
-    (True, 100, ['P.5,10'], 'qrels', 'run')
-    """
-    try:
-        opts, files = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
-    except getopt.GetoptError as exc:
-        raise _ParameterAbort(
-            f"trec-eval: {exc.msg}. Options: -q -c -n -J -l N -M N -N N -m measure[.params] "
-            f"-R format -T format -Z file -h; then the qrels file and the run file.",
-            status=_USAGE,
-        ) from None
-    o = TrecEvalOptions()
-    for flag, value in opts:
-        short = _SHORT_OF.get(flag, flag)
-        if short == "-m":
-            o.measures.append(value)
-        elif short in _SETS:
-            name, kind = _SETS[short]
-            setting = _int_option(flag, value) if kind is int else value if kind is str else kind
-            setattr(o, name, setting)
-            if o.max_retrieved < 0:
-                raise _ParameterAbort(
-                    f"trec-eval {flag}: expected a number of documents >= 0, got {value!r}.",
-                    status=_USAGE,
-                )
-    if o.help:
-        return o
-    if len(files) != 2:
-        raise _ParameterAbort(
-            f"trec-eval: expected two files, the qrels then the run ('-' for standard input). "
-            f"Got {len(files)}: {files!r}.",
-            status=_USAGE,
-        )
-    o.qrels, o.run = files
-    return o
 
 
 # ------------------------------------------------------------------ z-scores
@@ -588,7 +437,7 @@ def trec_eval(argv: Sequence[str]) -> str:
     """
     o = parse_trec_eval_args(argv)
     if o.help:
-        raise _ParameterAbort("trec-eval -h: see `receval trec-eval -h`.", status=_USAGE)
+        raise ParameterAbort("trec-eval -h: see `receval trec-eval -h`.", status=USAGE)
     try:
         selected = select_measures(o.measures)
     except InvalidParameterError as exc:
@@ -596,16 +445,16 @@ def trec_eval(argv: Sequence[str]) -> str:
         # does not (yaap) is receval's refusal, a bad input as any other (2)
         names = {m.partition(".")[0] for m in o.measures}
         names |= {n for m in names for n in NICKNAMES.get(m, ())}
-        raise _abort(exc, _FILE if names & set(UNSUPPORTED) else _USAGE) from None
+        raise as_abort(exc, FILE if names & set(UNSUPPORTED) else USAGE) from None
     try:
         values = [v for m, given in selected for v in measure_values(m, given)]
     except RecevalError as exc:
-        raise _abort(exc, _FILE) from None  # trec_eval: "Cannot initialize measure"
+        raise as_abort(exc, FILE) from None  # trec_eval: "Cannot initialize measure"
     try:
         _check_format(o.rel_format, [m.name for m, _ in selected])
     except RecevalError as exc:
         # trec_eval: "Can't calculate measure" at the first query, nothing printed
-        raise _abort(exc, _QUERY) from None
+        raise as_abort(exc, QUERY) from None
     _check_params(o, selected, values)
     try:
         _check_files(o)
@@ -615,30 +464,30 @@ def trec_eval(argv: Sequence[str]) -> str:
             else:
                 t = _python_table(o, values, run)
     except RecevalError as exc:
-        raise _abort(exc, _FILE) from None
+        raise as_abort(exc, FILE) from None
     try:
         zscores = _read_zscores(o.zscores) if o.zscores else None
     except RecevalError as exc:
-        raise _abort(exc, _ZSCORES) from None
+        raise as_abort(exc, ZSCORES) from None
     if not t.queries:
-        raise _ParameterAbort("trec-eval: the qrels judge no query.", status=_NO_QUERY)
+        raise ParameterAbort("trec-eval: the qrels judge no query.", status=NO_QUERY)
     # trec_eval goes through the qrels queries in byte order; it stops at the first
     # query absent from the run without -c (status 4), or where preferences contradict
     # themselves
     missing = [] if o.complete else [j for j, there in enumerate(t.in_run) if not there]
     if missing and (t.stop is None or missing[0] < t.stop[0]):
         first = missing[0]
-        raise _ParameterAbort(
+        raise ParameterAbort(
             f"trec-eval: query {t.queries[first]!r} of the qrels has no documents in the "
             f"run ({len(missing)} such queries); pass -c to count them as 0, or remove them "
             f"from the qrels.",
-            status=_QUERY,
+            status=QUERY,
             output=_text(_lines(o, values, t, zscores, first)[0]),
         )
     if t.stop is not None:
         stop, why = t.stop
         output = _text(_lines(o, values, t, zscores, stop)[0])
-        raise _InputAbort(str(why), status=_QUERY, output=output)
+        raise InputAbort(str(why), status=QUERY, output=output)
     blocks, summary = _lines(o, values, t, zscores, len(t.queries))
     return _text([*blocks, *summary])
 

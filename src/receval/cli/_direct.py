@@ -33,7 +33,8 @@ tab, value). The values are receval.evaluate(..., profile="trec_eval").
           count 0); without -c such a query is an error
   -n      no summary ('all') lines
   -l N    grade >= N is relevant (default 1)
-  -M N    only the first N documents of each query count
+  -M N    only the first N documents of each query count (0: none, as in
+          trec_eval; without -M, all)
   -J      only judged documents count (the others are removed first)
   -N N    documents in the collection (utility's last coefficient)
   -m M    measures to print, repeated: a name (P, map, ndcg_cut, ...), a name

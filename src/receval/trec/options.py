@@ -89,7 +89,7 @@ class TrecEvalOptions:
         self.summary = True  # -n clears it
         self.level = 1  # -l
         self.judged_only = False  # -J
-        self.max_retrieved = 0  # -M (0: every document)
+        self.max_retrieved: int | None = None  # -M (None: every document; 0: none)
         self.num_docs = 0  # -N
         self.measures: list[str] = []  # -m, as given
         self.zscores: str | None = None  # -Z
@@ -174,9 +174,11 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
             name, kind = _SETS[short]
             setting = _int_option(flag, value) if kind is int else value if kind is str else kind
             setattr(o, name, setting)
-            if o.max_retrieved < 0:
+            if o.max_retrieved is not None and o.max_retrieved < 0:
+                # trec_eval 10.0 then sorts a negative count of documents (undefined)
                 raise ParameterAbort(
-                    f"trec-eval {flag}: expected a number of documents >= 0, got {value!r}.",
+                    f"trec-eval {flag}: expected a number of documents >= 0 (each query's "
+                    f"first N count; 0: none), got {value!r}.",
                     status=USAGE,
                 )
     if o.help:

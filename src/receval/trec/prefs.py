@@ -548,7 +548,12 @@ def _values(
 
 
 def prefs_columns(
-    prefs: Preferences, run: Any, queries: Sequence[str], *, depth: int = 0, source: str = ""
+    prefs: Preferences,
+    run: Any,
+    queries: Sequence[str],
+    *,
+    depth: int | None = None,
+    source: str = "",
 ) -> dict[str, np.ndarray]:
     """Every ``prefs_*`` value of each query, for ``receval trec-eval -R prefs``.
 
@@ -562,8 +567,10 @@ def prefs_columns(
     queries : sequence of str
         The queries to evaluate, in output order. A query absent from the run is
         ranked as trec_eval ranks it under ``-c`` (one unjudged document).
-    depth : int, default=0
-        Keep the first ``depth`` documents of each ranking (``-M``); 0 keeps all.
+    depth : int, default=None
+        Keep the first ``depth`` documents of each ranking (``-M``; 0 keeps none, as
+        in trec_eval, whose ``-M 0`` cuts the placeholder ranking of ``-c`` too);
+        None keeps all.
     source : str, default=""
         The judgments' file, named in error messages.
 
@@ -599,9 +606,9 @@ def prefs_columns(
             a, b = int(run.offsets[i]), int(run.offsets[i + 1])
             items = run.items[a:b]
             order = np.lexsort((keys[items], -run.scores[a:b]))
-            if depth:
-                order = order[:depth]
             ranking = np.asarray(run.item_ids[items[order]], dtype=object)
+        if depth is not None:
+            ranking = ranking[:depth]
         judged = prefs.queries[qid]
         try:
             values = prefs_measures(

@@ -690,6 +690,12 @@ def test_non_numeric_values_in_trec_file(tmp_path):
         r"\(probabilities\) in a CSV, TSV or Parquet file.$",
     ):
         Qrels.from_trec(qrels)
+    # Python's float() takes 1_0 and nan, which are no real grades of a TREC file
+    for grade in ("1_0", "nan"):
+        qrels.write_text(f"1 0 a {grade}\n")
+        with pytest.raises(InputValidationError) as info:
+            Qrels.from_trec(qrels)
+        assert str(info.value) == f"{qrels}:1: the grade {grade!r} is not an integer."
     qrels.write_text("1 0 a 1\n\n\n1 0 b -1\n")
     assert Qrels.from_trec(qrels).to_dict() == {"1": {"a": 1, "b": -1}}
     run = tmp_path / "run.txt"
@@ -698,6 +704,12 @@ def test_non_numeric_values_in_trec_file(tmp_path):
         InputValidationError, match=rf"^{re.escape(str(run))}:3: the score 'abc' is not a number.$"
     ):
         Run.from_trec(run)
+    # a score is no grade: no word of qrels grades (Python's float() takes 1_000)
+    for score in ("1_000", "0.5_1", "1,5"):
+        run.write_text(f"1 Q0 a 1 {score} t\n")
+        with pytest.raises(InputValidationError) as info:
+            Run.from_trec(run)
+        assert str(info.value) == f"{run}:1: the score {score!r} is not a number."
     run.write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 nan t\n")
     with pytest.raises(
         InputValidationError, match=rf"^{re.escape(str(run))}:2: the score nan is not finite.$"

@@ -11,6 +11,7 @@ decompressed; a UTF-8 byte-order mark is skipped, and lines may end with
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import deque
 from collections.abc import Generator, Iterator, Mapping, Sequence
@@ -184,6 +185,11 @@ def _line_holding(path: str, field: bytes) -> int | str:
     return "?"
 
 
+#: A real number as a TREC file writes one: decimal digits, a point and an exponent
+#: (not Python's underscores, ``inf``, ``nan``, which ``float`` also takes).
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
 def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     """A TREC qrels or run file read by the compiled core, or None when Arrow reads it.
 
@@ -227,10 +233,11 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
                 f"got {count}: {value!r}."
             )
         if what == "number":
-            noun, kind_of = ("grade", "an integer") if kind == "qrels" else ("score", "a number")
-            raise InputValidationError(
-                f"{name}:{line}: the {noun} {value!r} is not {kind_of}{_real_grade_fix(value)}."
-            )
+            if kind == "qrels":
+                raise InputValidationError(
+                    f"{name}:{line}: the grade {value!r} is not an integer{_real_grade_fix(value)}."
+                )
+            raise InputValidationError(f"{name}:{line}: the score {value!r} is not a number.")
         raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     from ._encode import EncodedIds
@@ -274,9 +281,7 @@ def parse_numbers(
 
 def _real_grade_fix(value: str) -> str:
     """The fix of a real number where a TREC qrels file holds an integer grade."""
-    try:
-        float(value)
-    except ValueError:
+    if not _DECIMAL.fullmatch(value.strip()):
         return ""
     return (
         "; TREC qrels hold integer grades, as trec_eval reads them: give real-valued "

@@ -1,0 +1,30 @@
+"""``receval trec-eval``'s messages on bad input: one line on stderr naming the
+file and line, what was expected and what was given, nothing on stdout, and
+trec_eval's exit status (2 for a file it cannot read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from receval.cli import app
+from tests.cli._helpers import make_runner
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n"
+RUN = "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.4 r\nq2 Q0 d1 1 0.3 r\n"
+
+
+def _invoke(tmp_path: Path, *options: str, qrels: str = QRELS, run: str = RUN):
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    argv = ["trec-eval", *options, str(tmp_path / "qrels"), str(tmp_path / "run")]
+    return make_runner().invoke(app, argv)
+
+
+@pytest.mark.parametrize("score", ["1_000", "0.5_1", "1,5", "0x1p3"])
+def test_a_run_score_that_is_not_a_number(tmp_path, score):
+    # Python's float() takes 1_000 and 0.5_1, which are not numbers of a run file
+    result = _invoke(tmp_path, run=f"q1 Q0 d1 1 {score} r\n")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"error: {tmp_path / 'run'}:1: the score {score!r} is not a number.\n"

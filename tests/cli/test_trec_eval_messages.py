@@ -28,3 +28,16 @@ def test_a_run_score_that_is_not_a_number(tmp_path, score):
     result = _invoke(tmp_path, run=f"q1 Q0 d1 1 {score} r\n")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == f"error: {tmp_path / 'run'}:1: the score {score!r} is not a number.\n"
+
+
+@pytest.mark.parametrize(
+    ("score", "why"),
+    [("1e400", "overflows float64 (its magnitude is above 1.8e308)"), ("-inf", "is not finite"),
+     ("nan", "is not finite")],
+)  # fmt: skip
+def test_a_run_score_that_is_not_finite_is_named_as_written(tmp_path, score, why):
+    result = _invoke(tmp_path, run=f"q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 {score} r\n")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"error: {tmp_path / 'run'}:2: the score {score!r} {why}; scores must be finite numbers.\n"
+    )

@@ -586,9 +586,7 @@ class Run(_RankedBase):
         s = io.parse_numbers(scores, path, lines, "score", integer=False)
         if not np.isfinite(s).all():
             i = int(np.flatnonzero(~np.isfinite(s))[0])
-            raise InputValidationError(
-                f"{os.fspath(path)}:{int(lines[i])}: the score {float(s[i])!r} is not finite."
-            )
+            raise io.not_finite_score(path, int(lines[i]), scores[i].as_py())
         if name is None and len(tags):
             name = tags[0].as_py()
         return cls(users, items, s, name=name)

@@ -185,9 +185,44 @@ def _line_holding(path: str, field: bytes) -> int | str:
     return "?"
 
 
+def _field_on_line(path: str, line: int, index: int) -> str | None:
+    """Field ``index`` (0-based) of line ``line`` (1-based, counted as
+    :func:`_line_holding` counts them) of a text file (gzip detected); None if the
+    file has no such line or field, or is not UTF-8 there."""
+    import gzip
+
+    opener = gzip.open if compression_of(path) == "gzip" else open
+    number = 0
+    with opener(path, "rb") as f:
+        for raw in f:
+            pieces = raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]
+            for piece in pieces:
+                number += 1
+                if number == line:
+                    fields = piece.split()
+                    try:
+                        return fields[index].decode("utf-8") if index < len(fields) else None
+                    except UnicodeDecodeError:
+                        return None
+    return None
+
+
 #: A real number as a TREC file writes one: decimal digits, a point and an exponent
 #: (not Python's underscores, ``inf``, ``nan``, which ``float`` also takes).
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def not_finite_score(path: str | os.PathLike[str], line: int, text: str) -> InputValidationError:
+    """The error of a run's score that is not finite, ``text`` as the file writes
+    it: a number too large for float64, or infinity or nan."""
+    why = (
+        "overflows float64 (its magnitude is above 1.8e308)"
+        if _DECIMAL.fullmatch(text)
+        else "is not finite"
+    )
+    return InputValidationError(
+        f"{os.fspath(path)}:{line}: the score {text!r} {why}; scores must be finite numbers."
+    )
 
 
 def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
@@ -238,7 +273,9 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
                     f"{name}:{line}: the grade {value!r} is not an integer{_real_grade_fix(value)}."
                 )
             raise InputValidationError(f"{name}:{line}: the score {value!r} is not a number.")
-        raise InputValidationError(f"{name}:{line}: the score {float(value)!r} is not finite.")
+        # the core gives the value it read (inf for 1e400): the file's text is wanted
+        given = _field_on_line(name, line, 4)
+        raise not_finite_score(name, line, given if given is not None else value)
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     from ._encode import EncodedIds
     from ._string_buffers import large_strings

@@ -41,3 +41,18 @@ def test_a_run_score_that_is_not_finite_is_named_as_written(tmp_path, score, why
     assert result.stderr == (
         f"error: {tmp_path / 'run'}:2: the score {score!r} {why}; scores must be finite numbers.\n"
     )
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+@pytest.mark.parametrize("text", ["", "\n# only a comment\n\n"])
+def test_an_empty_file_says_which_and_what_it_lacks(tmp_path, which, text):
+    # trec_eval 10.0 cannot read an empty file ("Quit in file", status 2)
+    result = _invoke(tmp_path, **{which: text})
+    assert result.exit_code == 2 and result.stdout == ""
+    fields = "4 whitespace-separated fields (user iteration item grade)"
+    if which == "run":
+        fields = "at least 6 whitespace-separated fields (user Q0 item rank score tag)"
+    assert result.stderr == (
+        f"error: {tmp_path / which}: expected lines of {fields}; the {which} file has none "
+        f"(it is empty, or holds only blank and '#' comment lines).\n"
+    )

@@ -539,21 +539,32 @@ def test_empty_input(tmp_path):
     # a user of no row is a user (pytrec_eval's {"u": {}}), even when all are
     assert (Qrels.from_dict({"u": {}}).n_users, Qrels.from_dict({"u": {}}).n_rows) == (1, 0)
     assert (Run.from_dict({"u": {}}).n_users, Run.from_dict({"u": {}}).n_rows) == (1, 0)
-    # an empty file, a file of blank lines, and a gzipped empty file
+    # an empty file, a file of blank and comment lines, a gzipped (read by the core) and
+    # a bzip2 (read by Arrow) empty file: named, with the lines expected
     empty = tmp_path / "empty.run"
     empty.write_text("")
     blank = tmp_path / "blank.run"
-    blank.write_text("\n  \n\n")
+    blank.write_text("\n  \n# a comment\n\n")
     gz = tmp_path / "empty.run.gz"
     with gzip.open(gz, "wt"):
         pass
-    for path in (empty, blank, gz):  # named as every error of a file
+    bz = tmp_path / "empty.run.bz2"
+    with bz2.open(bz, "wt"):
+        pass
+    none = "has none (it is empty, or holds only blank and '#' comment lines)."
+    for path in (empty, blank, gz, bz):
         with pytest.raises(InputValidationError) as info:
             Run.from_trec(path)
-        assert str(info.value) == f"{path}: Run: users is empty; pass at least one sample."
-    with pytest.raises(InputValidationError) as info:
-        Qrels.from_trec(empty)
-    assert str(info.value) == f"{empty}: Qrels: users is empty; pass at least one sample."
+        assert str(info.value) == (
+            f"{path}: expected lines of at least 6 whitespace-separated fields "
+            f"(user Q0 item rank score tag); the run file {none}"
+        )
+        with pytest.raises(InputValidationError) as info:
+            Qrels.from_trec(path)
+        assert str(info.value) == (
+            f"{path}: expected lines of 4 whitespace-separated fields "
+            f"(user iteration item grade); the qrels file {none}"
+        )
 
 
 def test_users_and_items_none():

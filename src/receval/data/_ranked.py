@@ -271,6 +271,7 @@ class Qrels(_RankedBase):
             (users, _, items, grades), lines = io.read_whitespace_table(
                 path, 4, "user iteration item grade"
             )
+            io.check_trec_rows(path, len(lines), "qrels")
             g = io.parse_numbers(grades, path, lines, "grade", integer=True)
             return cls(users, items, g)
 
@@ -583,6 +584,7 @@ class Run(_RankedBase):
         (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
             path, 6, "user Q0 item rank score tag", extra_fields=True
         )
+        io.check_trec_rows(path, len(lines), "run")
         s = io.parse_numbers(scores, path, lines, "score", integer=False)
         if not np.isfinite(s).all():
             i = int(np.flatnonzero(~np.isfinite(s))[0])

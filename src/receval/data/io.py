@@ -207,9 +207,27 @@ def _field_on_line(path: str, line: int, index: int) -> str | None:
     return None
 
 
+#: The fields of a TREC file's lines: how many, and their names.
+_TREC_FIELDS = {
+    "qrels": ("4", "user iteration item grade"),
+    "run": ("at least 6", "user Q0 item rank score tag"),
+}
+
 #: A real number as a TREC file writes one: decimal digits, a point and an exponent
 #: (not Python's underscores, ``inf``, ``nan``, which ``float`` also takes).
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def check_trec_rows(path: str | os.PathLike[str], n_rows: int, kind: str) -> None:
+    """Refuse a TREC ``kind`` file (``"qrels"`` or ``"run"``) that holds no line of
+    data: an empty file, or one of blank and ``#`` comment lines only."""
+    if n_rows == 0:
+        count, fields = _TREC_FIELDS[kind]
+        raise InputValidationError(
+            f"{os.fspath(path)}: expected lines of {count} whitespace-separated fields "
+            f"({fields}); the {kind} file has none (it is empty, or holds only blank and "
+            f"'#' comment lines)."
+        )
 
 
 def not_finite_score(path: str | os.PathLike[str], line: int, text: str) -> InputValidationError:
@@ -258,11 +276,7 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
                 f"receval reads ids as text, so save the file as UTF-8 (or rewrite the id)."
             )
         if what == "fields":
-            expected, fields = (
-                ("4", "user iteration item grade")
-                if kind == "qrels"
-                else ("at least 6", "user Q0 item rank score tag")
-            )
+            expected, fields = _TREC_FIELDS[kind]
             raise InputValidationError(
                 f"{name}:{line}: expected {expected} whitespace-separated fields ({fields}), "
                 f"got {count}: {value!r}."
@@ -277,6 +291,7 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
         given = _field_on_line(name, line, 4)
         raise not_finite_score(name, line, given if given is not None else value)
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
+    check_trec_rows(name, len(values), kind)
     from ._encode import EncodedIds
     from ._string_buffers import large_strings
 

@@ -56,3 +56,13 @@ def test_an_empty_file_says_which_and_what_it_lacks(tmp_path, which, text):
         f"error: {tmp_path / which}: expected lines of {fields}; the {which} file has none "
         f"(it is empty, or holds only blank and '#' comment lines).\n"
     )
+
+
+def test_a_pair_judged_twice_speaks_of_grades(tmp_path):
+    result = _invoke(tmp_path, qrels=QRELS + "q1 0 d1 2\n")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"error: {tmp_path / 'qrels'}:4: Qrels: user 'q1' has item 'd1' more than once. Each "
+        f"(user, item) pair must appear once; drop duplicates first, e.g. keep the highest "
+        f"grade per pair.\n"
+    )

@@ -385,19 +385,22 @@ def test_inputs_are_not_mutated():
 def test_duplicate_pairs():
     dup = (
         r"has item {item} more than once. Each \(user, item\) pair must appear once; drop "
-        r"duplicates first, e.g. keep the highest score per pair.$"
+        r"duplicates first, e.g. keep the highest {value} per pair.$"
     )
-    with pytest.raises(InputValidationError, match=r"^Qrels: user 1 " + dup.format(item="5")):
+    qrels_dup, run_dup = dup.replace("{value}", "grade"), dup.replace("{value}", "score")
+    with pytest.raises(InputValidationError, match=r"^Qrels: user 1 " + qrels_dup.format(item="5")):
         Qrels([1, 2, 1], [5, 6, 5], [1, 2, 1])
-    with pytest.raises(InputValidationError, match=r"^Qrels: user 'a' " + dup.format(item="'x'")):
+    with pytest.raises(
+        InputValidationError, match=r"^Qrels: user 'a' " + qrels_dup.format(item="'x'")
+    ):
         Qrels(["b", "a", "a"], ["x", "x", "x"])
-    with pytest.raises(InputValidationError, match=r"^Run: user 1 " + dup.format(item="5")):
+    with pytest.raises(InputValidationError, match=r"^Run: user 1 " + run_dup.format(item="5")):
         Run([1, 2, 1], [5, 6, 5], [0.1, 0.2, 0.3])
-    with pytest.raises(InputValidationError, match=r"^Run: user 'u' " + dup.format(item="'x'")):
+    with pytest.raises(InputValidationError, match=r"^Run: user 'u' " + run_dup.format(item="'x'")):
         Run(["u", "u", "u"], ["x", "y", "x"], ranks=[1, 2, 3])
     # a duplicate in a frame is found the same way
     frame = pl.DataFrame({"user": [3, 3], "item": [4, 4], "score": [0.5, 0.5]})
-    with pytest.raises(InputValidationError, match=r"^Run: user 3 " + dup.format(item="4")):
+    with pytest.raises(InputValidationError, match=r"^Run: user 3 " + run_dup.format(item="4")):
         Run.from_frame(frame)
 
 

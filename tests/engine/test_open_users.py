@@ -143,7 +143,11 @@ def test_a_pair_in_two_updates_or_accumulators_raises_naming_it():
         with pytest.raises(InputValidationError, match=shown):
             acc.compute()
         other = rv.metric("ndcg@10").update(rv.Qrels(u[:1], d[:1], [2]), {})
-        with pytest.raises(InputValidationError, match="in two updates of the qrels"):
+        with pytest.raises(InputValidationError, match=r"in two updates of the run.*highest score"):
+            acc.compute()
+        with pytest.raises(
+            InputValidationError, match=r"in two updates of the qrels.*highest grade"
+        ):
             rv.metric("ndcg@10").update(rv.Qrels(u[:1], d[:1], [1]), {}).merge(other).compute()
 
 

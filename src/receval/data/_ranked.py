@@ -141,10 +141,11 @@ class _RankedBase:
         seg = self.items[self.offsets[g] : self.offsets[g + 1]]
         values, counts = np.unique(seg, return_counts=True)
         dup = self.item_ids[values[counts > 1][0]]
+        value = "grade" if self._func == "Qrels" else "score"
         error = InputValidationError(
             f"{self._func}: user {_py(self.user_ids[g])!r} has item {_py(dup)!r} more than "
             f"once. Each (user, item) pair must appear once; drop duplicates first, e.g. "
-            f"keep the highest score per pair."
+            f"keep the highest {value} per pair."
         )
         error.pair = (_py(self.user_ids[g]), _py(dup))  # for the file readers' line
         raise error

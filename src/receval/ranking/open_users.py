@@ -170,11 +170,11 @@ def _grouped(kind: type[Any], side: Any, func: str, from_ranks: bool) -> Any:
         pair = getattr(error, "pair", None)
         if pair is None:
             raise
-        what = "qrels" if kind is Qrels else "run"
+        what, value = ("qrels", "grade") if kind is Qrels else ("run", "score")
         raise InputValidationError(
             f"{func}: user {pair[0]!r} has item {pair[1]!r} in two updates of the {what} "
             f"(or in two merged accumulators). Each (user, item) pair must appear once; "
-            f"drop duplicates first, e.g. keep the highest score per pair."
+            f"drop duplicates first, e.g. keep the highest {value} per pair."
         ) from None
     return out
 

@@ -66,3 +66,22 @@ def test_a_pair_judged_twice_speaks_of_grades(tmp_path):
         f"(user, item) pair must appear once; drop duplicates first, e.g. keep the highest "
         f"grade per pair.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        ("q1 Q0 d1 1 x r\n", "<stdin>:1: the score 'x' is not a number."),
+        ("q1 Q0 d1\n", "<stdin>:1: expected at least 6 whitespace-separated fields"),
+        ("", "<stdin>: expected lines of at least 6 whitespace-separated fields"),
+    ],
+)
+def test_standard_input_is_named_stdin(tmp_path, run, message):
+    # '-' reads the run from standard input: messages name it <stdin>, not the
+    # temporary copy receval reads
+    (tmp_path / "qrels").write_text(QRELS)
+    argv = ["trec-eval", "-m", "map", str(tmp_path / "qrels"), "-"]
+    result = make_runner().invoke(app, argv, input=run)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"error: {message}")
+    assert "/run" not in result.stderr

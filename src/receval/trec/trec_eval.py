@@ -176,7 +176,8 @@ def _check_files(o: TrecEvalOptions) -> None:
 
 @contextlib.contextmanager
 def _run_file(o: TrecEvalOptions) -> Iterator[str]:
-    """The run's path: a temporary copy of standard input for ``-``."""
+    """The run's path: a temporary copy of standard input for ``-``, which the
+    messages raised meanwhile name ``<stdin>``, as the other commands do."""
     if o.run != "-":
         yield o.run
         return
@@ -188,7 +189,12 @@ def _run_file(o: TrecEvalOptions) -> Iterator[str]:
         path = os.path.join(directory, "run")
         with open(path, "wb") as fh:
             shutil.copyfileobj(sys.stdin.buffer, fh)
-        yield path
+        try:
+            yield path
+        except RecevalError as exc:
+            kind = InputAbort if isinstance(exc, InputValidationError) else ParameterAbort
+            status, output = getattr(exc, "status", FILE), getattr(exc, "output", "")
+            raise kind(str(exc).replace(path, "<stdin>"), status=status, output=output) from None
 
 
 def _check_params(

@@ -85,3 +85,35 @@ def test_standard_input_is_named_stdin(tmp_path, run, message):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.startswith(f"error: {message}")
     assert "/run" not in result.stderr
+
+
+LISTED = "`receval trec-eval -h` lists the measures receval computes."
+
+
+@pytest.mark.parametrize(
+    ("measure", "status", "message"),
+    [
+        # trec_eval 10.0: "illegal measure 'bogus'", status 1
+        ("bogus", 1, f"trec-eval -m bogus: unknown measure 'bogus'. {LISTED}"),
+        ("ndgc", 1, f"trec-eval -m ndgc: unknown measure 'ndgc'. Did you mean 'ndcg'? {LISTED}"),
+        ("P_10", 1, f"trec-eval -m P_10: unknown measure 'P_10'. Did you mean 'P.10' (-m P.10)? "
+                    f"{LISTED}"),
+        # trec_eval computes yaap; receval refuses it as a bad input (2)
+        ("yaap", 2, "trec-eval -m yaap: receval does not compute 'yaap', trec_eval's yet another "
+                    f"average precision (Robertson, ECIR 2012); {LISTED}"),
+    ],
+)  # fmt: skip
+def test_a_measure_receval_does_not_know_or_compute(tmp_path, measure, status, message):
+    result = _invoke(tmp_path, "-m", measure)
+    assert result.exit_code == status and result.stdout == ""
+    assert result.stderr == f"error: {message}\n"
+
+
+def test_help_lists_every_measure_from_the_registry():
+    from receval.registry.trec_eval import MEASURES, NICKNAMES
+
+    result = make_runner().invoke(app, ["trec-eval", "-h"])
+    assert result.exit_code == 0
+    listed = result.stdout.rpartition("Measures (-m)")[2]
+    words = set(listed.replace(",", " ").replace(";", " ").replace(".", " ").split())
+    assert {m.name for m in MEASURES} | set(NICKNAMES) | {"yaap"} <= words

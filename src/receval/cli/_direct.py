@@ -59,6 +59,23 @@ judge no query, 255 for a bad -Z file.
 """
 
 
+def _measures_help() -> str:
+    """The help's list of the measures, from the registry's table of trec_eval's
+    measures (in its order of printing), and those receval does not compute."""
+    import textwrap
+
+    from ..registry.trec_eval import MEASURES, NICKNAMES, UNSUPPORTED
+
+    names = ", ".join(m.name for m in MEASURES)
+    sets = ", ".join(NICKNAMES)
+    missing = ", ".join(UNSUPPORTED)
+    text = (
+        f"Measures (-m), in trec_eval's order of printing: {names}; sets: {sets}. "
+        f"trec_eval's {missing} is not computed."
+    )
+    return "\n" + textwrap.fill(text, 79, break_on_hyphens=False) + "\n"
+
+
 def trec_eval_main(argv: Sequence[str]) -> None:
     """Run ``receval trec-eval`` with these arguments.
 
@@ -81,7 +98,7 @@ def trec_eval_main(argv: Sequence[str]) -> None:
     with say.guard():
         try:
             if parse_trec_eval_args(args).help:
-                sys.stdout.write(HELP)
+                sys.stdout.write(HELP + _measures_help())
                 return
             text = trec_eval(args)
         except TrecEvalAbort as exc:

@@ -210,10 +210,13 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("unj", "cuts", "5,10,20", "real", lambda k: f"unjudged@{k}"),
 )
 
-#: trec_eval measures receval does not compute, with the reason.
+#: trec_eval measures receval does not compute, with what they are.
 UNSUPPORTED: dict[str, str] = {
-    "yaap": "receval does not compute it",
+    "yaap": "trec_eval's yet another average precision (Robertson, ECIR 2012)",
 }  # fmt: skip
+
+#: Where the measures receval computes are listed, for messages.
+_LISTED = "`receval trec-eval -h` lists the measures receval computes"
 
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
              "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")  # fmt: skip
@@ -312,13 +315,14 @@ def select_measures(requests: Sequence[str]) -> list[tuple[TrecMeasure, str | No
             bad = [n for n in names if n in UNSUPPORTED]
             if bad:
                 raise InvalidParameterError(
-                    f"trec-eval -m {name}: receval does not compute {bad[-1]!r}: "
-                    f"{UNSUPPORTED[bad[-1]]}."
+                    f"trec-eval -m {name}: receval does not compute {bad[-1]!r}, "
+                    f"{UNSUPPORTED[bad[-1]]}; {_LISTED}."
                 )
             marked.update(names)
         elif name in UNSUPPORTED:
             raise InvalidParameterError(
-                f"trec-eval -m {request}: receval does not compute {name!r}: {UNSUPPORTED[name]}."
+                f"trec-eval -m {request}: receval does not compute {name!r}, "
+                f"{UNSUPPORTED[name]}; {_LISTED}."
             )
         elif name in _BY_NAME:
             marked.add(name)
@@ -333,7 +337,9 @@ def select_measures(requests: Sequence[str]) -> list[tuple[TrecMeasure, str | No
             else:
                 close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise InvalidParameterError(f"trec-eval -m {request}: unknown measure.{hint}")
+            raise InvalidParameterError(
+                f"trec-eval -m {request}: unknown measure {name!r}.{hint} {_LISTED}."
+            )
     return [(m, params.get(m.name)) for m in MEASURES if m.name in marked]
 
 

@@ -91,7 +91,7 @@ def test_the_python_api_raises_the_status_and_the_partial_output(
         (("-x",), (), 1, "option -x not recognized"),
         (("-q",), ("qrels",), 1, "expected two files"),
         (("-m", "bogus"), (), 1, "unknown measure"),
-        (("-m", "P.0,5"), (), 2, "cut-offs must be positive"),  # cannot initialize
+        (("-m", "P.0,5"), (), 2, "the cut-off '0' is not positive"),  # cannot initialize
         (("-R", "nope"), (), 2, "unknown relevance format"),
         (("-m", "map"), ("qrels", "missing"), 2, "no such file"),
         (("-m", "map_avgjg"), (), 4, "map_avgjg"),  # cannot calculate

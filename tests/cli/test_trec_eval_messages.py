@@ -117,3 +117,36 @@ def test_help_lists_every_measure_from_the_registry():
     listed = result.stdout.rpartition("Measures (-m)")[2]
     words = set(listed.replace(",", " ").replace(";", " ").replace(".", " ").split())
     assert {m.name for m in MEASURES} | set(NICKNAMES) | {"yaap"} <= words
+
+
+@pytest.mark.parametrize(
+    ("measure", "why"),
+    [
+        ("P.abc", "the cut-off 'abc' is not an integer"),
+        ("P.5,", "the cut-off '' is not an integer"),
+        ("ndcg_cut.5,x", "the cut-off 'x' is not an integer"),
+        ("P.0,5", "the cut-off '0' is not positive"),
+        ("success.-3", "the cut-off '-3' is not positive"),
+    ],
+)
+def test_a_cut_off_that_is_no_positive_integer(tmp_path, measure, why):
+    # trec_eval 10.0 reads each cut-off with atol (abc: 0) and cannot initialise the
+    # measure (status 2) for one below 1
+    result = _invoke(tmp_path, "-m", measure)
+    assert result.exit_code == 2 and result.stdout == ""
+    name = measure.partition(".")[0]
+    assert result.stderr == (
+        f"error: trec-eval -m {measure}: {why}; give positive integers separated by commas "
+        f"(e.g. -m {name}.5,10).\n"
+    )
+
+
+def test_a_cut_off_given_twice(tmp_path):
+    result = _invoke(tmp_path, "-m", "P.10,5,10")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        "error: trec-eval -m P.10,5,10: the cut-off 10 is given twice; cut-offs must be "
+        "distinct (e.g. -m P.5,10).\n"
+    )
+    # trec_eval's atol reads 5x as 5
+    assert _invoke(tmp_path, "-m", "P.5x").stdout.startswith("P_5 ")

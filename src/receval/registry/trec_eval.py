@@ -12,7 +12,9 @@ Shared by :mod:`receval.trec.trec_eval` (the command) and the metric-string pars
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -348,10 +350,12 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
     text = measure.default if given is None else given
     kind = measure.params
     if kind == "cuts":
-        cuts = sorted(atol(x) for x in split_list(text))
-        if cuts[0] <= 0 or len(set(cuts)) != len(cuts):
+        cuts = sorted(_cut_off(measure.name, text, x) for x in split_list(text))
+        twice = [k for k, after in itertools.pairwise(cuts) if k == after]
+        if twice:
             raise InvalidParameterError(
-                f"trec-eval -m {measure.name}.{text}: cut-offs must be positive and distinct."
+                f"trec-eval -m {measure.name}.{text}: the cut-off {twice[0]} is given twice; "
+                f"cut-offs must be distinct (e.g. -m {measure.name}.5,10)."
             )
         return [MeasureValue(measure, f"{measure.name}_{k}", measure.metric(k), k=k) for k in cuts]
     if kind == "levels":
@@ -393,6 +397,20 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
         args = (float(len(table)), *(x for p in table for x in p))
         return [MeasureValue(measure, name, metric, args=args, custom_gains=bool(table))]
     return [MeasureValue(measure, name, measure.metric(None))]
+
+
+def _cut_off(name: str, text: str, part: str) -> int:
+    """One cut-off of ``-m name.text`` as trec_eval reads it (``atol``: its leading
+    integer), refused where trec_eval refuses it (not above 0): a part with no
+    leading integer, which ``atol`` reads as 0, is said not to be an integer."""
+    k = atol(part)
+    if k > 0:
+        return k
+    what = "is not positive" if re.match(r"\s*[+-]?\d", part) else "is not an integer"
+    raise InvalidParameterError(
+        f"trec-eval -m {name}.{text}: the cut-off {part!r} {what}; give positive integers "
+        f"separated by commas (e.g. -m {name}.5,10)."
+    )
 
 
 def trec_eval_metrics(measures: Sequence[str] = ("official",)) -> dict[str, str]:

@@ -6,6 +6,7 @@ v10.0, built by benchmarks/build_trec_eval.sh), recorded on the files below.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,18 @@ def test_the_first_query_that_contradicts_itself_stops_the_output(tmp_path: Path
     assert result.exit_code == 4
     assert result.stdout == "".join(f"prefs_simp            \t{q}\t1.0000\n" for q in ("q1", "q2"))
     assert "query 'q3'" in result.stderr and "has both level 0" in result.stderr
+
+
+def test_the_readme_quotes_the_statuses_it_exits_with() -> None:
+    # trec-eval is a drop-in: where trec_eval stops it exits with trec_eval's status,
+    # not with the 2 of receval's other commands
+    from receval.trec.options import FILE, NO_QUERY, QUERY, USAGE, ZSCORES
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    text = " ".join(readme.read_text(encoding="utf-8").split())
+    paragraph = text[text.index("- `trec-eval` is trec_eval 10.0 as a drop-in") :]
+    paragraph = paragraph[: paragraph.index("Judgment groups")]
+    assert {int(n) for n in re.findall(r"\b(\d+): ", paragraph)} == {
+        USAGE, FILE, QUERY, NO_QUERY, ZSCORES
+    }  # fmt: skip
+    assert "exit with 2" not in paragraph

@@ -150,3 +150,14 @@ def test_a_cut_off_given_twice(tmp_path):
     )
     # trec_eval's atol reads 5x as 5
     assert _invoke(tmp_path, "-m", "P.5x").stdout.startswith("P_5 ")
+
+
+def test_the_qrels_cannot_come_from_standard_input(tmp_path):
+    (tmp_path / "run").write_text(RUN)
+    argv = ["trec-eval", "-m", "map", "-", str(tmp_path / "run")]
+    result = make_runner().invoke(app, argv, input=QRELS)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        "error: trec-eval: expected the qrels file's path first, got '-'; only the run (the "
+        "second file) can be read from standard input.\n"
+    )

@@ -169,6 +169,13 @@ def _check_files(o: TrecEvalOptions) -> None:
         raise InvalidParameterError(
             f"trec-eval -T {o.results_format}: unknown results format; use -T trec_results."
         )
+    if o.qrels == "-" and not os.path.exists("-"):
+        # trec_eval reads the results from standard input, never the qrels (it opens
+        # a file named -)
+        raise InvalidParameterError(
+            "trec-eval: expected the qrels file's path first, got '-'; only the run (the "
+            "second file) can be read from standard input."
+        )
     for path in (o.qrels, o.run):
         if path != "-" and not os.path.exists(path):
             raise InvalidParameterError(f"trec-eval: {path}: no such file.")

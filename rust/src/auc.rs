@@ -234,14 +234,15 @@ pub fn pair_weight_sorted(pos: &[f64], pos_w: &[f64], neg: &[f64], neg_w: &[f64]
 /// Exact sums of the weighted rows of one score range (see [`weighted_range`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightedRange {
-    /// The exponent of a unit: weights are integers in units of `2^quantum`.
-    pub quantum: i32,
+    /// The exponent of each label's unit: its weights are integers in units of
+    /// `2^quantum` (0 for a label without weight).
+    pub quantum: crate::runs::PerLabel<i32>,
     /// Weight units of the positives and of the negatives.
     pub positives: u128,
     pub negatives: u128,
-    /// Twice the weighted Mann-Whitney U in units of `4^quantum`.
+    /// Twice the weighted Mann-Whitney U in units of `2^(quantum.pos + quantum.neg)`.
     pub two_u: crate::runs::U256,
-    /// No weight's bits were rounded off (the units span at most 126 bits).
+    /// No weight's bits were rounded off (each label's units span at most 126 bits).
     pub exact: bool,
     /// The smallest and largest score of the rows that count (NaN for none).
     pub low: f64,
@@ -253,44 +254,39 @@ pub struct WeightedRange {
 /// the weight units of each label and twice the weighted U, the exact integer that
 /// the in-memory state rounds once ([`crate::runs::pair_sum_of`]). The rows are
 /// sorted and summed as a batch of the in-memory state is
-/// ([`crate::runs::sorted_rows`]), in its unit for them alone: the lowest bit of any
-/// weight, coarser only where the sums would pass 126 bits (`exact` false; the
-/// units then rounded as the state rounds them).
+/// ([`crate::runs::sorted_rows`]), each label in its unit for its rows alone: the
+/// lowest bit of any of its weights, coarser only where its sums would pass 126
+/// bits (`exact` false; the units then rounded as the state rounds them).
 pub fn weighted_range<T: Copy + Into<f64>>(
     pos: &[T],
     pos_w: &[f64],
     neg: &[T],
     neg_w: &[f64],
 ) -> WeightedRange {
-    use crate::runs::{exact_pair_sum, key_counts, sorted_rows, span, WeightRuns};
-    let Some((low, high, n)) = span(pos_w.iter().chain(neg_w).copied()) else {
-        return WeightedRange {
-            quantum: 0,
-            positives: 0,
-            negatives: 0,
-            two_u: crate::runs::U256::default(),
-            exact: true,
-            low: f64::NAN,
-            high: f64::NAN,
-        };
+    use crate::runs::{exact_pair_sum, key_counts, sorted_rows, span, PerLabel, WeightRuns};
+    let spans = PerLabel {
+        pos: span(pos_w.iter().copied()),
+        neg: span(neg_w.iter().copied()),
     };
-    let q = WeightRuns::batch_unit((low, high, n));
+    let quantum = spans.map(|_, s| s.map_or(0, WeightRuns::batch_unit));
+    let n = spans.pos.map_or(0, |s| s.2) + spans.neg.map_or(0, |s| s.2);
+    let exact = spans.map(|positive, s| s.is_none_or(|s| quantum.of(positive) <= s.0));
     let label = |positive: bool| move |(&s, &w): (&T, &f64)| (s.into(), positive, w);
     let rows = pos.iter().zip(pos_w).map(label(true));
     let items = sorted_rows(
         rows.chain(neg.iter().zip(neg_w).map(label(false))),
         n as usize,
-        q,
+        quantum,
     );
     let (two_u, positives, negatives) = exact_pair_sum(key_counts(&items));
     // the rows sorted by score: the ends of the range are the first and the last
     let end = |row: Option<&(u64, u64)>| row.map_or(f64::NAN, |r| score_of_key(r.0));
     WeightedRange {
-        quantum: q,
+        quantum,
         positives,
         negatives,
         two_u,
-        exact: q <= low,
+        exact: exact.pos && exact.neg,
         low: end(items.first()),
         high: end(items.last()),
     }
@@ -349,10 +345,12 @@ mod tests {
     #[test]
     fn a_weighted_range_sums_exactly() {
         // positives 0.5 (w 0.25), 0.9 (w 3); negatives 0.1 (w 0.5), 0.5 (w 1.5): in
-        // units of 2^-2, p = (1, 12), n = (2, 6); 2U = 1 (2*2 + 6) + 12 (2*8) = 202
+        // units of 2^-2, p = (1, 12); of 2^-1, n = (1, 3); 2U = 1 (2*1 + 3) + 12 (2*4)
+        // = 101 units of 2^-3
         let r = weighted_range(&[0.5, 0.9], &[0.25, 3.0], &[0.1, 0.5], &[0.5, 1.5]);
-        assert_eq!((r.quantum, r.positives, r.negatives), (-2, 13, 8));
-        assert_eq!((r.two_u.lo, r.two_u.hi), (202, 0));
+        let quantum = crate::runs::PerLabel { pos: -2, neg: -1 };
+        assert_eq!((r.quantum, r.positives, r.negatives), (quantum, 13, 4));
+        assert_eq!((r.two_u.lo, r.two_u.hi), (101, 0));
         assert!(r.exact);
         assert_eq!((r.low, r.high), (0.1, 0.9));
         // the same rows as float32 scores
@@ -398,6 +396,11 @@ mod tests {
             assert_eq!(state.exact, exact);
             assert_eq!((r.two_u.to_f64(), r.positives, r.negatives), (two_u, p, n));
         }
+        // each label's weights within 126 bits, the labels 2^1900 apart: exact
+        let (big, tiny) = (2f64.powi(997), 2f64.powi(-903));
+        let r = weighted_range(&[0.5, 0.25], &[big, 3.0 * big], &[0.3], &[tiny]);
+        assert!(r.exact);
+        assert_eq!((r.positives, r.negatives, r.two_u.lo), (4, 1, 2));
     }
 
     #[test]

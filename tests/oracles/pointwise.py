@@ -73,6 +73,63 @@ def pr_auc_trapezoid(y_true, y_score, sample_weight=None):
     return sum((r1 - r0) * (p0 + p1) / 2 for (r0, p0), (r1, p1) in pairwise(points))
 
 
+def exact_sweep(y_true, y_score, sample_weight):
+    """``(tps, fps)`` in exact rationals at every distinct score of nonzero weight, from
+    the highest down: weights of any scale (1e-300 beside 1e300) keep every bit."""
+    y, s, w = _exact(y_true, y_score, sample_weight)
+    thresholds = sorted({si for si, wi in zip(s, w, strict=True) if wi}, reverse=True)
+    tps, fps = [], []
+    for t in thresholds:
+        tps.append(sum(wi for yi, si, wi in zip(y, s, w, strict=True) if si >= t and yi == 1))
+        fps.append(sum(wi for yi, si, wi in zip(y, s, w, strict=True) if si >= t and yi == 0))
+    return tps, fps
+
+
+def pair_auc_exact(y_true, y_score, sample_weight):
+    """:func:`pair_auc` in exact rationals, rounded once (weights of any scale)."""
+    y, s, w = _exact(y_true, y_score, sample_weight)
+    pairs = [(wi * wj, si, sj) for yi, si, wi in zip(y, s, w, strict=True) if yi == 1
+             for yj, sj, wj in zip(y, s, w, strict=True) if yj == 0]  # fmt: skip
+    den = sum(pair for pair, _, _ in pairs)
+    won = [1 if si > sj else Fraction(1, 2) if si == sj else 0 for _, si, sj in pairs]
+    num = sum(pair * c for (pair, _, _), c in zip(pairs, won, strict=True))
+    return float(num / den) if den else math.nan
+
+
+def average_precision_exact(y_true, y_score, sample_weight):
+    """:func:`average_precision` in exact rationals, rounded once."""
+    tps, fps = exact_sweep(y_true, y_score, sample_weight)
+    if not tps or tps[-1] == 0:
+        return math.nan
+    steps = zip([Fraction(0), *tps[:-1]], tps, fps, strict=True)
+    return float(sum((tp - before) / tps[-1] * tp / (tp + fp) for before, tp, fp in steps))
+
+
+def pr_auc_exact(y_true, y_score, sample_weight):
+    """:func:`pr_auc_trapezoid` in exact rationals, rounded once."""
+    tps, fps = exact_sweep(y_true, y_score, sample_weight)
+    if not tps or tps[-1] == 0:
+        return math.nan
+    points = [(tp / tps[-1], tp / (tp + fp)) for tp, fp in zip(tps, fps, strict=True)]
+    points = [(Fraction(0), points[0][1]), *points]
+    return float(sum((r1 - r0) * (p0 + p1) / 2 for (r0, p0), (r1, p1) in pairwise(points)))
+
+
+def break_even_exact(y_true, y_score, sample_weight):
+    """The point where precision equals recall, interpolated linearly between the
+    thresholds around the weight of all positives (as :func:`break_even_expected` for
+    unit weights), in exact rationals, rounded once."""
+    tps, fps = exact_sweep(y_true, y_score, sample_weight)
+    if not tps or tps[-1] == 0:
+        return math.nan
+    total, tp0, pred0 = tps[-1], Fraction(0), Fraction(0)
+    for tp, fp in zip(tps, fps, strict=True):
+        if tp + fp >= total:
+            return float((tp0 + (total - pred0) / (tp + fp - pred0) * (tp - tp0)) / total)
+        tp0, pred0 = tp, tp + fp
+    raise AssertionError("the last threshold predicts every row")
+
+
 def break_even_expected(y_true, y_score):
     """Expected precision@R over random orders of tied scores (unweighted), by averaging
     over the block containing the cut-off."""

@@ -92,10 +92,16 @@ fn pair_count_sorted(py: Python<'_>, pos: Scores<'_>, neg: Scores<'_>) -> PyResu
     ))
 }
 
+/// `((pos_quantum, neg_quantum), positives, negatives, two_u, low, high)` of
+/// [`weighted_range`].
+type RangeSums<'py> = ((i32, i32), u128, u128, Bound<'py, PyAny>, f64, f64);
+
 /// The exact sums of one weighted score range (`pos` and `neg` in any order, float64
-/// or float32 alike): `(quantum, positives, negatives, two_u, low, high)`, `two_u` an
-/// integer below `2**256`, `low` and `high` the smallest and largest score of a row of
-/// weight other than 0 (NaN for none).
+/// or float32 alike): `((pos_quantum, neg_quantum), positives, negatives, two_u, low,
+/// high)`: the units of the positives' weights `2**pos_quantum` and of the
+/// negatives' `2**neg_quantum`, `two_u` an integer below `2**256` in units of their
+/// product, `low` and `high` the smallest and largest score of a row of weight other
+/// than 0 (NaN for none).
 #[pyfunction]
 fn weighted_range<'py>(
     py: Python<'py>,
@@ -103,7 +109,7 @@ fn weighted_range<'py>(
     pos_w: PyReadonlyArray1<'py, f64>,
     neg: Scores<'py>,
     neg_w: PyReadonlyArray1<'py, f64>,
-) -> PyResult<(i32, u128, u128, Bound<'py, PyAny>, f64, f64)> {
+) -> PyResult<RangeSums<'py>> {
     let (pw, nw) = (slice(&pos_w, "pos_w")?, slice(&neg_w, "neg_w")?);
     let r = same_floats!("weighted_range", pos, neg, |p, n| {
         same_length("weighted_range", &[("pos", p.len()), ("pos_w", pw.len())])?;
@@ -113,7 +119,8 @@ fn weighted_range<'py>(
     let shift = 128u32.into_pyobject(py)?;
     let (lo, hi) = (r.two_u.lo, r.two_u.hi);
     let two_u = hi.into_pyobject(py)?.lshift(shift)?.add(lo)?;
-    Ok((r.quantum, r.positives, r.negatives, two_u, r.low, r.high))
+    let quantum = (r.quantum.pos, r.quantum.neg);
+    Ok((quantum, r.positives, r.negatives, two_u, r.low, r.high))
 }
 
 /// `(thresholds, tps, fps)` of ascending `pos` and `neg`, thresholds descending.

@@ -9,7 +9,7 @@ use pyo3::types::PyBool;
 
 use super::checked::{auc_refusal, refused, Column};
 use super::{same_length, slice, Floats};
-use crate::runs::{auc_of, Count, Entry, RowRuns, Run, WeightRuns, BUFFER_ROWS};
+use crate::runs::{auc_of, Count, Entry, PerLabel, RowRuns, Run, WeightRuns, BUFFER_ROWS};
 use crate::sort::{key_score, order_key};
 
 #[derive(Clone)]
@@ -35,9 +35,10 @@ pub struct AucRuns {
     held: Held,
 }
 
-type Table<'py> = (Floats<'py>, Floats<'py>, Floats<'py>);
+type Table<'py> = (Floats<'py>, Floats<'py>, Floats<'py>, i64);
 
-fn run_table<'py, C: Count>(py: Python<'py>, run: &Run<C>) -> Table<'py> {
+/// The table of a run whose negatives' unit is `2**shift` positive units.
+fn run_table<'py, C: Count>(py: Python<'py>, run: &Run<C>, shift: i64) -> Table<'py> {
     let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
     let pos: Vec<f64> = run.entries.iter().map(|e| e.pos.as_f64()).collect();
     let neg: Vec<f64> = run.entries.iter().map(|e| e.neg.as_f64()).collect();
@@ -45,6 +46,7 @@ fn run_table<'py, C: Count>(py: Python<'py>, run: &Run<C>) -> Table<'py> {
         scores.into_pyarray(py),
         pos.into_pyarray(py),
         neg.into_pyarray(py),
+        shift,
     )
 }
 
@@ -98,8 +100,8 @@ impl AucRuns {
         matches!(self.held, Held::Weights(_))
     }
 
-    /// False once a weight's lowest bits were rounded off (weights spanning more than
-    /// 2**126 in one state).
+    /// False once a weight's lowest bits were rounded off (one label's weights spanning
+    /// more than 2**126 in one state).
     #[getter]
     fn exact(&self) -> bool {
         match &self.held {
@@ -252,21 +254,32 @@ impl AucRuns {
         })
     }
 
-    /// `(scores, pos, neg)`: the distinct scores, increasing, and the rows (weights, in
-    /// units of `2**quantum`) of each label there, as floats.
+    /// `(scores, pos, neg, shift)`: the distinct scores, increasing, and the rows
+    /// (weights, each label's in units of its own) of each label there, as floats; a
+    /// negatives' unit is `2**shift` positives' units (0 for rows, or without both
+    /// labels).
     fn table<'py>(&mut self, py: Python<'py>) -> Table<'py> {
         match &mut self.held {
-            Held::Rows(r) => run_table(py, &r.run()),
-            Held::Weights(w) => run_table(py, w.runs.compact()),
+            Held::Rows(r) => run_table(py, &r.run(), 0),
+            Held::Weights(w) => {
+                let shift = w.shift();
+                run_table(py, w.runs.compact(), shift)
+            }
         }
     }
 
-    /// `(scores, pos, neg, quantum)` with exact counts: int64 rows, or weight units as
+    /// `(scores, pos, neg, (pos_quantum, neg_quantum))` with exact counts: int64 rows
+    /// (quantum 0), or weight units of `2**pos_quantum` and `2**neg_quantum` as
     /// `(n, 2)` uint64 arrays of the low and high 64 bits.
     fn exact_arrays<'py>(
         &mut self,
         py: Python<'py>,
-    ) -> (Floats<'py>, Bound<'py, PyAny>, Bound<'py, PyAny>, i32) {
+    ) -> (
+        Floats<'py>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        (i32, i32),
+    ) {
         match &mut self.held {
             Held::Rows(r) => {
                 let run = r.run();
@@ -277,7 +290,7 @@ impl AucRuns {
                     scores.into_pyarray(py),
                     pos.into_pyarray(py).into_any(),
                     neg.into_pyarray(py).into_any(),
-                    0,
+                    (0, 0),
                 )
             }
             Held::Weights(w) => {
@@ -292,7 +305,7 @@ impl AucRuns {
                     halves(run.entries.iter().map(|e| e.neg))
                         .into_pyarray(py)
                         .into_any(),
-                    quantum,
+                    (quantum.pos, quantum.neg),
                 )
             }
         }
@@ -333,7 +346,8 @@ impl AucRuns {
         scores: PyReadonlyArray1<'_, f64>,
         pos: PyReadonlyArray2<'_, u64>,
         neg: PyReadonlyArray2<'_, u64>,
-        quantum: i32,
+        pos_quantum: i32,
+        neg_quantum: i32,
     ) -> PyResult<AucRuns> {
         let s = slice(&scores, "scores")?;
         let wide = |a: &PyReadonlyArray2<'_, u64>| -> PyResult<Vec<u128>> {
@@ -350,16 +364,24 @@ impl AucRuns {
                 .collect())
         };
         let (p, n) = (wide(&pos)?, wide(&neg)?);
-        let mut total: u128 = 0;
-        for &c in p.iter().chain(n.iter()) {
-            total = total
-                .checked_add(c)
-                .filter(|t| *t < 1 << 126)
-                .ok_or_else(|| PyValueError::new_err("counts must sum below 2**126"))?;
-        }
+        // each label's units sum below 2**126
+        let total = |counts: &[u128]| -> PyResult<u128> {
+            counts.iter().try_fold(0u128, |total, &c| {
+                total
+                    .checked_add(c)
+                    .filter(|t| *t < 1 << 126)
+                    .ok_or_else(|| PyValueError::new_err("counts must sum below 2**126"))
+            })
+        };
         let mut state = WeightRuns {
-            quantum,
-            total,
+            quantum: PerLabel {
+                pos: pos_quantum,
+                neg: neg_quantum,
+            },
+            total: PerLabel {
+                pos: total(&p)?,
+                neg: total(&n)?,
+            },
             ..WeightRuns::default()
         };
         state.runs.push(Run {

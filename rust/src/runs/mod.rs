@@ -6,12 +6,13 @@
 //! (a binary-counter schedule): `n` entries cost `O(n log n)` in all, at most
 //! `log2 n` runs are held, and a run is merged only with one of about its size.
 //!
-//! Counts are exact. Rows are `u64` counts; weights are integers in units of
-//! `2^quantum` (`u128`), where `quantum` is the lowest bit of any weight held, so
-//! that every sum is exact and the same for any split of the rows into batches and
-//! any order of merges, while the sums span at most 126 bits (e.g. weights from
-//! `2^-40` to `2^40` over `2^40` rows). Weights spanning more have their lowest bits
-//! rounded off (`exact` turns false).
+//! Counts are exact. Rows are `u64` counts; weights are integers (`u128`) in a unit
+//! of each label, `2^quantum` where `quantum` is the lowest bit of any weight of
+//! that label held, so that every sum is exact and the same for any split of the
+//! rows into batches and any order of merges, while one label's sums span at most
+//! 126 bits (e.g. weights from `2^-40` to `2^40` over `2^40` rows). A label's
+//! weights spanning more have their lowest bits rounded off (`exact` turns false);
+//! the two labels' weights may lie at any distance from each other.
 
 use crate::sort::order_key;
 
@@ -19,7 +20,7 @@ mod rows;
 mod walk;
 mod weights;
 pub use rows::{RowRuns, BUFFER_ROWS};
-pub use weights::{key_counts, sorted_rows, span, WeightRuns};
+pub use weights::{key_counts, sorted_rows, span, PerLabel, WeightRuns};
 
 /// A count of one label at one score: rows or weight units.
 pub trait Count: Copy + Default + PartialEq + Send + Sync + 'static {
@@ -542,13 +543,14 @@ impl<C: Count + std::fmt::Debug> Runs<Run<C>> {
         }
     }
 
-    /// Apply `f` to every count held.
-    pub fn map_counts(&mut self, f: impl Fn(C) -> C) {
+    /// Apply `pos` to every count of the positives held and `neg` to every one of the
+    /// negatives.
+    pub fn map_counts(&mut self, pos: impl Fn(C) -> C, neg: impl Fn(C) -> C) {
         self.finish();
         for run in &mut self.stack {
             for e in &mut run.entries {
-                e.pos = f(e.pos);
-                e.neg = f(e.neg);
+                e.pos = pos(e.pos);
+                e.neg = neg(e.neg);
             }
         }
     }

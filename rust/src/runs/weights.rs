@@ -1,6 +1,10 @@
-//! Weights per distinct score held exactly: integers in units of `2^quantum`, the
-//! lowest bit of any weight held, so that every sum is the same for any split and
-//! merge order while they span at most 126 bits.
+//! Weights per distinct score held exactly: each label's as integers in a unit of
+//! its own, `2^quantum` with `quantum` the lowest bit of any weight of that label
+//! held, so that every sum is the same for any split and merge order while one
+//! label's sums span at most 126 bits. The units of the two labels are apart
+//! because the AUC does not depend on the scale of either label's weights: tiny
+//! weights of one label beside huge ones of the other keep every bit (in one unit,
+//! they were rounded to a unit each, and so made equal).
 
 use super::{Run, Runs};
 use crate::sort::order_key;
@@ -80,29 +84,97 @@ fn unpacked_units(word: u64) -> u128 {
     u128::from(word & ((1 << 53) - 1)) << ((word >> 53) & 127)
 }
 
+/// The lowest bit of weights that are not zero, the bound above their highest bits
+/// and their number, gathered a weight at a time.
+#[derive(Clone, Copy)]
+struct Spanning {
+    low: i32,
+    high: i32,
+    n: u128,
+}
+
+impl Spanning {
+    const NONE: Spanning = Spanning {
+        low: i32::MAX,
+        high: i32::MIN,
+        n: 0,
+    };
+
+    #[inline(always)]
+    fn include(&mut self, w: f64) {
+        let (m, e) = odd_parts(w);
+        if m != 0 {
+            self.low = self.low.min(e);
+            self.high = self.high.max(e + 64 - m.leading_zeros() as i32);
+            self.n += 1;
+        }
+    }
+
+    fn span(self) -> Option<(i32, i32, u128)> {
+        (self.n > 0).then_some((self.low, self.high, self.n))
+    }
+}
+
 /// The lowest bit of the weights that are not zero, the bound above their highest
 /// bits and their number: None when every weight is zero.
 pub fn span(weights: impl Iterator<Item = f64>) -> Option<(i32, i32, u128)> {
-    let (mut low, mut high, mut n) = (i32::MAX, i32::MIN, 0u128);
-    for w in weights {
-        let (m, e) = odd_parts(w);
-        if m != 0 {
-            low = low.min(e);
-            high = high.max(e + 64 - m.leading_zeros() as i32);
-            n += 1;
+    let mut s = Spanning::NONE;
+    weights.for_each(|w| s.include(w));
+    s.span()
+}
+
+/// One value of each label.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PerLabel<T> {
+    pub pos: T,
+    pub neg: T,
+}
+
+impl<T: Copy> PerLabel<T> {
+    /// The positives' value or the negatives'.
+    #[inline(always)]
+    pub fn of(&self, positive: bool) -> T {
+        if positive {
+            self.pos
+        } else {
+            self.neg
         }
     }
-    (n > 0).then_some((low, high, n))
+
+    /// `f` of each label's value (the label passed first: true for the positives).
+    pub fn map<U>(self, mut f: impl FnMut(bool, T) -> U) -> PerLabel<U> {
+        PerLabel {
+            pos: f(true, self.pos),
+            neg: f(false, self.neg),
+        }
+    }
+}
+
+/// [`span`] of the weights of each label (`labels` 1 for a positive), in one pass.
+fn label_spans(labels: &[i8], weights: &[f64]) -> PerLabel<Option<(i32, i32, u128)>> {
+    let (mut pos, mut neg) = (Spanning::NONE, Spanning::NONE);
+    for (&l, &w) in labels.iter().zip(weights) {
+        if l == 1 {
+            pos.include(w);
+        } else {
+            neg.include(w);
+        }
+    }
+    PerLabel {
+        pos: pos.span(),
+        neg: neg.span(),
+    }
 }
 
 /// The rows `(score, positive, weight)` of a weight that is not zero (`n` of them)
 /// sorted by score, each as its [`order_key`] and one word of its label (the top
-/// bit) and its units of `2^q` ([`packed_units`], rounded as [`scaled_kept`]): 16
-/// bytes a row, half the memory to fill and to sort of a key, a label and a `u128`.
+/// bit) and its units of its label's unit `2^q` ([`packed_units`], rounded as
+/// [`scaled_kept`]): 16 bytes a row, half the memory to fill and to sort of a key,
+/// a label and a `u128`.
 pub fn sorted_rows(
     rows: impl Iterator<Item = (f64, bool, f64)>,
     n: usize,
-    q: i32,
+    q: PerLabel<i32>,
 ) -> Vec<(u64, u64)> {
     let mut items: Vec<(u64, u64)> = Vec::with_capacity(n);
     for (score, positive, w) in rows {
@@ -110,7 +182,7 @@ pub fn sorted_rows(
         if m != 0 {
             items.push((
                 order_key(score),
-                packed_units(m, e - q) | u64::from(positive) << 63,
+                packed_units(m, e - q.of(positive)) | u64::from(positive) << 63,
             ));
         }
     }
@@ -138,19 +210,21 @@ pub fn key_counts(items: &[(u64, u64)]) -> impl Iterator<Item = (u128, u128)> + 
     })
 }
 
-/// Exact weights per distinct score and label, in units of `2^quantum`.
+/// Exact weights per distinct score and label, each label's in units of its own
+/// `2^quantum`.
 #[derive(Clone, Debug)]
 pub struct WeightRuns {
     pub runs: Runs<Run<u128>>,
-    /// The exponent of a unit (meaningful once a weight is held).
-    pub quantum: i32,
-    /// Units held in all (the sum of every count).
-    pub total: u128,
+    /// The exponent of each label's unit (meaningful once a weight of it is held).
+    pub quantum: PerLabel<i32>,
+    /// Units held of each label (the sum of its counts).
+    pub total: PerLabel<u128>,
     /// No weight's bits were rounded off.
     pub exact: bool,
 }
 
-/// The bits a sum of counts may use (one more is left for the carries of merges).
+/// The bits a sum of one label's counts may use (one more is left for the carries
+/// of merges).
 const WIDTH: i32 = 126;
 /// Bits given up at once when the counts must be held in a coarser unit.
 const SLACK: i32 = 32;
@@ -159,77 +233,95 @@ impl Default for WeightRuns {
     fn default() -> Self {
         WeightRuns {
             runs: Runs::default(),
-            quantum: 0,
-            total: 0,
+            quantum: PerLabel::default(),
+            total: PerLabel::default(),
             exact: true,
         }
     }
 }
 
 impl Run<u128> {
-    /// The sum of every count.
-    pub fn total(&self) -> u128 {
-        self.entries.iter().map(|e| e.pos + e.neg).sum()
+    /// The sum of each label's counts.
+    pub fn totals(&self) -> PerLabel<u128> {
+        let (pos, neg) = self
+            .entries
+            .iter()
+            .fold((0, 0), |(p, n), e| (p + e.pos, n + e.neg));
+        PerLabel { pos, neg }
     }
 }
 
+/// The unit of one label's counts that holds `total` units of `2^quantum` and `n`
+/// more values with lowest bit `2^low` and highest below `2^high`: the finest whose
+/// sums fit [`WIDTH`] bits.
+fn unit_for(quantum: i32, total: u128, (low, high, n): (i32, i32, u128)) -> i32 {
+    let mut q = if total == 0 { low } else { low.min(quantum) };
+    // bits of the largest possible sum above the unit
+    let held = if total == 0 {
+        i32::MIN
+    } else {
+        bit_length(total) + quantum
+    };
+    let top = held.max(high) + bit_length(n) + 1;
+    if top - q > WIDTH {
+        // coarser by SLACK bits more than needed: weights that keep growing (a
+        // decayed state) round the counts held once every SLACK bits of growth
+        q = top - WIDTH + SLACK;
+    }
+    q
+}
+
 impl WeightRuns {
-    /// Hold the counts in units of `2^quantum` (rounded if it is a coarser unit).
-    fn rescale(&mut self, quantum: i32) {
-        if self.total == 0 {
-            self.quantum = quantum;
+    /// Hold each label's counts in units of `2^quantum` of that label (rounded where
+    /// it is a coarser unit).
+    fn rescale(&mut self, quantum: PerLabel<i32>) {
+        // by how many bits each label's counts grow (negative: shrink, rounded)
+        let by = PerLabel {
+            pos: self.quantum.pos - quantum.pos,
+            neg: self.quantum.neg - quantum.neg,
+        }
+        .map(|positive, by| if self.total.of(positive) == 0 { 0 } else { by });
+        self.quantum = quantum;
+        if by == PerLabel::default() {
             return;
         }
-        let by = self.quantum - quantum;
-        if by == 0 {
-            return;
-        }
-        if by < 0 {
+        if by.pos < 0 || by.neg < 0 {
             self.exact = false;
         }
-        self.runs.map_counts(|c| scaled_kept(c, by));
-        self.total = self.runs.stack.iter().map(Run::total).sum();
-        self.quantum = quantum;
+        self.runs
+            .map_counts(|c| scaled_kept(c, by.pos), |c| scaled_kept(c, by.neg));
+        self.total = self.runs.stack.iter().fold(PerLabel::default(), |t, run| {
+            let r = run.totals();
+            PerLabel {
+                pos: t.pos + r.pos,
+                neg: t.neg + r.neg,
+            }
+        });
     }
 
-    /// The unit that holds both the counts held and `n` more values with lowest bit
-    /// `2^low` and highest below `2^high`: the finest whose sums fit [`WIDTH`] bits.
-    fn unit_for(&self, low: i32, high: i32, n: u128) -> i32 {
-        let mut q = if self.total == 0 {
-            low
-        } else {
-            low.min(self.quantum)
-        };
-        // bits of the largest possible sum above the unit
-        let held = if self.total == 0 {
-            i32::MIN
-        } else {
-            bit_length(self.total) + self.quantum
-        };
-        let top = held.max(high) + bit_length(n) + 1;
-        if top - q > WIDTH {
-            // coarser by SLACK bits more than needed: weights that keep growing (a
-            // decayed state) round the counts held once every SLACK bits of growth
-            q = top - WIDTH + SLACK;
-        }
-        q
-    }
-
-    /// The unit of a batch's weights alone ([`span`] of them): the finest whose sums
-    /// fit [`WIDTH`] bits, as a new state takes it.
-    pub fn batch_unit((low, high, n): (i32, i32, u128)) -> i32 {
-        WeightRuns::default().unit_for(low, high, n)
+    /// The unit of one label's weights of a batch alone ([`span`] of them): the
+    /// finest whose sums fit [`WIDTH`] bits, as a new state takes it.
+    pub fn batch_unit(span: (i32, i32, u128)) -> i32 {
+        unit_for(0, 0, span)
     }
 
     /// Add a batch of rows of positive finite weights (rows of weight 0 left out).
     pub fn add(&mut self, labels: &[i8], scores: &[f64], weights: &[f64]) {
-        let Some((low, high, n)) = span(weights.iter().copied()) else {
+        let spans = label_spans(labels, weights);
+        if spans.pos.is_none() && spans.neg.is_none() {
             return;
-        };
-        let q = self.unit_for(low, high, n);
-        if q > low {
-            self.exact = false;
         }
+        let mut n = 0;
+        let q = spans.map(|positive, s| {
+            let held = self.quantum.of(positive);
+            let Some(s) = s else {
+                return held;
+            };
+            let q = unit_for(held, self.total.of(positive), s);
+            self.exact &= q <= s.0;
+            n += s.2;
+            q
+        });
         self.rescale(q);
         let rows = (0..labels.len()).map(|i| (scores[i], labels[i] == 1, weights[i]));
         let items = sorted_rows(rows, n as usize, q);
@@ -237,33 +329,68 @@ impl WeightRuns {
             .iter()
             .map(|&(key, word)| (key, word >> 63 == 1, unpacked_units(word)));
         let run = Run::from_sorted(rows, items.len());
-        self.total += run.total();
+        self.add_totals(run.totals());
         self.runs.push(run);
     }
 
-    /// Divide every weight held by `2^by` (exact: only the unit changes).
-    pub fn scale_down(&mut self, by: i32) {
-        self.quantum -= by;
+    fn add_totals(&mut self, t: PerLabel<u128>) {
+        self.total.pos += t.pos;
+        self.total.neg += t.neg;
     }
 
-    /// Add another state's counts (their unit aligned with this one's).
+    /// Divide every weight held by `2^by` (exact: only the units change).
+    pub fn scale_down(&mut self, by: i32) {
+        self.quantum.pos -= by;
+        self.quantum.neg -= by;
+    }
+
+    /// Add another state's counts (each label's unit aligned with this one's).
     pub fn absorb(&mut self, other: &WeightRuns) {
-        if other.total == 0 {
+        if other.total == PerLabel::default() {
             return;
         }
-        let q = self.unit_for(other.quantum, bit_length(other.total) + other.quantum, 1);
+        let q = other.quantum.map(|positive, theirs| {
+            let (mine, total) = (self.quantum.of(positive), other.total.of(positive));
+            if total == 0 {
+                return mine;
+            }
+            let q = unit_for(
+                mine,
+                self.total.of(positive),
+                (theirs, bit_length(total) + theirs, 1),
+            );
+            self.exact &= q <= theirs;
+            q
+        });
         self.rescale(q);
-        self.exact &= other.exact && q <= other.quantum;
-        let by = other.quantum - q;
+        self.exact &= other.exact;
+        // by how many bits the other's counts grow (a label it holds none of: 0)
+        let by = other.quantum.map(|positive, theirs| {
+            if other.total.of(positive) == 0 {
+                0
+            } else {
+                theirs - q.of(positive)
+            }
+        });
         for mut run in other.runs.clone().into_runs() {
-            if by != 0 {
+            if by != PerLabel::default() {
                 for e in &mut run.entries {
-                    e.pos = scaled_kept(e.pos, by);
-                    e.neg = scaled_kept(e.neg, by);
+                    e.pos = scaled_kept(e.pos, by.pos);
+                    e.neg = scaled_kept(e.neg, by.neg);
                 }
             }
-            self.total += run.total();
+            self.add_totals(run.totals());
             self.runs.push(run);
+        }
+    }
+
+    /// How many bits a unit of the negatives is above one of the positives: a
+    /// negative count `c` weighs `c 2^shift` positive units (0 without both labels).
+    pub fn shift(&self) -> i64 {
+        if self.total.pos == 0 || self.total.neg == 0 {
+            0
+        } else {
+            i64::from(self.quantum.neg) - i64::from(self.quantum.pos)
         }
     }
 }
@@ -309,11 +436,14 @@ mod tests {
 
     #[test]
     fn weights_beyond_the_width_are_rounded_and_said_so() {
+        // one label's weights spanning more than 126 bits: its tiny ones rounded up to
+        // a unit each, not to zero
         let mut w = WeightRuns::default();
-        w.add(&[1, 0], &[0.5, 0.25], &[1e300, 3e-310]);
+        w.add(&[1, 1, 0], &[0.5, 0.25, 0.4], &[1e300, 3e-310, 1.0]);
         assert!(!w.exact);
         let (two_u, p, n) = w.runs.compact().pair_sum();
         assert_eq!(auc_of(two_u, p, n), 1.0);
+        assert_eq!(w.total.neg, 1);
         let mut tiny = WeightRuns::default();
         tiny.add(&[1, 0, 0], &[0.5, 0.25, 0.75], &[1e-300, 1e-300, 2e-300]);
         assert!(tiny.exact);
@@ -324,6 +454,98 @@ mod tests {
         assert!(huge.exact);
         let (two_u, p, n) = huge.runs.compact().pair_sum();
         assert!((auc_of(two_u, p, n) - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    /// The AUC of the state: `(2U, P, N)` rounded as the in-memory function rounds it.
+    fn auc(w: &mut WeightRuns) -> f64 {
+        let (two_u, p, n) = w.runs.compact().pair_sum();
+        auc_of(two_u, p, n)
+    }
+
+    #[test]
+    fn each_label_has_its_own_unit() {
+        // tiny negatives beside huge positives: in one unit both negatives were one unit
+        // each (equal), and the AUC 0.5; 1e50 / ((1e50 + 1) (1 + 1e-10)) is 1 / (1 + 1e-10)
+        // to far below an ulp (2U / (2 P N) is rounded more than once: an ulp off here)
+        let mut w = WeightRuns::default();
+        w.add(
+            &[0, 1, 0, 1],
+            &[0.9, 0.8, 0.7, 0.1],
+            &[1e-10, 1e50, 1.0, 1.0],
+        );
+        assert!((auc(&mut w) - 1.0 / (1.0 + 1e-10)).abs() <= f64::EPSILON);
+        // each label within 126 bits and the labels 2^2000 apart: every bit kept, the
+        // counts are the weights over each label's lowest bit
+        let (big, tiny) = (2f64.powi(1000), 2f64.powi(-1000));
+        let mut w = WeightRuns::default();
+        w.add(
+            &[1, 0, 0, 1],
+            &[0.9, 0.8, 0.7, 0.1],
+            &[3.0 * tiny, big, 3.0 * big, tiny],
+        );
+        assert!(w.exact);
+        assert_eq!(
+            w.quantum,
+            PerLabel {
+                pos: -1000,
+                neg: 1000
+            }
+        );
+        assert_eq!(w.total, PerLabel { pos: 4, neg: 4 });
+        assert_eq!(w.shift(), 2000);
+        // 2U = 3 (2 * 4) + 1 * 0 = 24: the AUC is 24 / (2 * 4 * 4) = 3/4
+        assert_eq!(auc(&mut w), 0.75);
+        // halved, the weights keep their units and every ratio
+        w.scale_down(1);
+        assert_eq!(
+            w.quantum,
+            PerLabel {
+                pos: -1001,
+                neg: 999
+            }
+        );
+        assert_eq!((auc(&mut w), w.shift()), (0.75, 2000));
+    }
+
+    #[test]
+    fn labels_apart_merge_in_any_order_exactly() {
+        // each batch holds some rows of one label only: a label's unit comes from the
+        // batches that hold it, and a state of one label takes the other's unit at merge
+        let mut seed = 23;
+        let (labels, scores, mut weights) = data(&mut seed, 1200);
+        for (i, w) in weights.iter_mut().enumerate() {
+            *w *= if labels[i] == 1 { 1e-290 } else { 1e280 };
+        }
+        let mut whole = WeightRuns::default();
+        whole.add(&labels, &scores, &weights);
+        assert!(whole.exact);
+        let pos: Vec<usize> = (0..1200).filter(|&i| labels[i] == 1).collect();
+        let neg: Vec<usize> = (0..1200).filter(|&i| labels[i] != 1).collect();
+        let batch = |rows: &[usize]| {
+            let mut part = WeightRuns::default();
+            let pick = |v: &[f64]| rows.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+            let l: Vec<i8> = rows.iter().map(|&i| labels[i]).collect();
+            part.add(&l, &pick(&scores), &pick(&weights));
+            part
+        };
+        let parts = [batch(&pos), batch(&neg[..300]), batch(&neg[300..])];
+        for order in [[0, 1, 2], [2, 1, 0], [1, 0, 2]] {
+            let mut merged = WeightRuns::default();
+            for k in order {
+                merged.absorb(&parts[k]);
+            }
+            assert!(merged.exact);
+            assert_eq!(merged.quantum, whole.quantum);
+            assert_eq!(merged.total, whole.total);
+            assert_eq!(merged.runs.compact(), whole.runs.compact());
+        }
+        // rows added to a state of the other label alone take the same units
+        let mut added = batch(&neg);
+        let l: Vec<i8> = pos.iter().map(|&i| labels[i]).collect();
+        let pick = |v: &[f64]| pos.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+        added.add(&l, &pick(&scores), &pick(&weights));
+        assert_eq!((added.quantum, added.exact), (whole.quantum, true));
+        assert_eq!(auc(&mut added), auc(&mut whole));
     }
 
     #[test]

@@ -64,13 +64,17 @@ class ScoreCounts:
     percent of the rows in CTR data): its runs are merged, then walked against each
     run of the other label (in parts, on the kernels' threads), which writes
     nothing else. Counts are exact:
-    rows as integers, weights as integers in units of the lowest bit of any weight
-    held (``2**quantum``), so that every sum, and the AUC computed from them, is the
+    rows as integers, each label's weights as integers in a unit of its own, the
+    lowest bit of any weight of that label held (``2**pos_quantum`` and
+    ``2**neg_quantum``), so that every sum, and the AUC computed from them, is the
     same float for any split of the rows into batches and any order of merges,
-    while one state's weights span at most 2**126 (e.g.
-    weights from 2**-40 to 2**40 over 2**40 rows); beyond that, the smallest
+    while one label's weights in one state span at most 2**126 (e.g.
+    weights from 2**-40 to 2**40 over 2**40 rows); beyond that, that label's smallest
     weights' lowest bits are rounded off (``exact`` turns false) and a weight is
-    never rounded to zero.
+    never rounded to zero. The two labels' weights may lie at any distance from
+    each other (positives of 1e-300 beside negatives of 1e300): the AUC does not
+    depend on the scale of either, and precision is computed from the two counts
+    each in its own unit.
     """
 
     __slots__ = ("runs",)
@@ -85,7 +89,7 @@ class ScoreCounts:
 
     @property
     def exact(self) -> bool:
-        """False once the weights held spanned more than 2**126 (see the class)."""
+        """False once one label's weights held spanned more than 2**126 (see the class)."""
         return bool(self.runs.exact)
 
     @property
@@ -125,11 +129,13 @@ class ScoreCounts:
         self.runs.absorb(other.runs.copy() if other is self else other.runs)
         return self
 
-    def table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(scores, pos, neg)``: the distinct scores, increasing, and the rows of each
-        label there as floats (weights times a power of two: ratios are exact)."""
-        scores, pos, neg = self.runs.table()
-        return scores, pos, neg
+    def table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """``(scores, pos, neg, shift)``: the distinct scores, increasing, and the rows of
+        each label there as floats (each label's weights times a power of two of its
+        own: ratios within a label are exact), a negatives' unit being ``2**shift``
+        positives' units (0 without weights)."""
+        scores, pos, neg, shift = self.runs.table()
+        return scores, pos, neg, int(shift)
 
     def auc(self) -> float:
         """ROC AUC of the rows (ties count one half); nan without both labels. Without
@@ -137,17 +143,19 @@ class ScoreCounts:
         return float(self.runs.auc())
 
     def __getstate__(self) -> dict[str, Any]:
-        scores, pos, neg, quantum = self.runs.exact_arrays()
+        scores, pos, neg, (pos_quantum, neg_quantum) = self.runs.exact_arrays()
         state = {"weighted": self.weighted, "scores": scores, "pos": pos, "neg": neg}
-        return state | ({"quantum": int(quantum)} if self.weighted else {})
+        units = {"pos_quantum": int(pos_quantum), "neg_quantum": int(neg_quantum)}
+        return state | (units if self.weighted else {})
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         keys = {"weighted", "scores", "pos", "neg"}
         weighted = isinstance(state, dict) and state.get("weighted") is True
-        if not isinstance(state, dict) or set(state) != keys | ({"quantum"} if weighted else set()):
+        units = set(_UNITS) if weighted else set()
+        if not isinstance(state, dict) or set(state) != keys | units:
             raise InputValidationError(
                 f"ScoreCounts: a pickled state must be a dict of weighted, scores, pos and neg "
-                f"(and quantum when weighted). Got {type(state).__name__} "
+                f"(and pos_quantum and neg_quantum when weighted). Got {type(state).__name__} "
                 f"{sorted(state) if isinstance(state, dict) else ''}."
             )
         self.runs = _loaded_runs(state, "ScoreCounts")
@@ -211,6 +219,10 @@ class AUCCounts:
         return weighted if weighted.entries else plain
 
 
+#: The exponents of the units of a weighted state's positives and negatives.
+_UNITS = ("pos_quantum", "neg_quantum")
+
+
 def _loaded_runs(state: dict[str, Any], where: str) -> Any:
     """The core's runs of a pickled :class:`ScoreCounts`, or an error naming the field."""
     weighted, scores, pos, neg = (state[k] for k in ("weighted", "scores", "pos", "neg"))
@@ -232,14 +244,15 @@ def _loaded_runs(state: dict[str, Any], where: str) -> Any:
             raise _bad(f"{where}.{name}", count_kind[2], counts)
         if len(counts) != len(scores):
             raise _bad(f"{where}.pos and .neg", f"of the length of .scores ({len(scores)})", counts)
+    units = [state[name] for name in _UNITS] if weighted else []
+    for name, quantum in zip(_UNITS, units, strict=False):
+        if isinstance(quantum, bool) or not isinstance(quantum, (int, np.integer)):
+            raise _bad(f"{where}.{name}", "an int", quantum)
     k = compiled()
     try:
         if weighted:
-            quantum = state["quantum"]
-            if isinstance(quantum, bool) or not isinstance(quantum, (int, np.integer)):
-                raise _bad(f"{where}.quantum", "an int", quantum)
-            return k.AucRuns.from_weights(scores, np.ascontiguousarray(pos),
-                                          np.ascontiguousarray(neg), int(quantum))  # fmt: skip
+            counts = np.ascontiguousarray(pos), np.ascontiguousarray(neg)
+            return k.AucRuns.from_weights(scores, *counts, *(int(q) for q in units))
         return k.AucRuns.from_rows(scores, pos, neg)
     except ValueError as e:  # the core's "<field> must be <what>"
         name, _, expected = str(e).partition(" must be ")

@@ -13,7 +13,7 @@ pass's histogram); :class:`GroupTotals` (GAUC) whole groups; :class:`MeanState`
 
 Float sums are exact (:class:`receval.engine.sums.ExactSum`, rounded once when the
 value is read), as the in-memory functions compute them, and counts and unweighted
-AUCs are integers (weighted: integers in units of the lowest bit of any weight):
+AUCs are integers (weighted: each label's integers in units of its lowest bit):
 a merged state gives the in-memory float whatever the split; a group's weighted
 AUC is computed from its own rows in a canonical order, the same float in any
 split of the groups.
@@ -275,14 +275,15 @@ class ScoreRange:
         Smallest and largest score of the rows (``nan`` for an empty range).
     positives, negatives : int
         Numbers of clicks and non-clicks; with weights, their weights in units of
-        ``2**quantum``.
+        ``2**quantum[0]`` and ``2**quantum[1]``.
     two_u : int
         Twice the Mann-Whitney count of the pairs inside the range: a pair counts 2
         when the positive scores higher, 1 when tied (with weights: the product of
         their units).
-    quantum : int or None, default=None
-        Weighted rows: the exponent of a unit (the lowest bit of any weight, as the
-        in-memory state's); None for rows without weights.
+    quantum : (int, int) or None, default=None
+        Weighted rows: the exponents of the units of the positives' and of the
+        negatives' weights (each label's lowest bit of any weight, as the in-memory
+        state's); None for rows without weights.
     """
 
     low: float
@@ -290,7 +291,7 @@ class ScoreRange:
     positives: int
     negatives: int
     two_u: int
-    quantum: int | None = None
+    quantum: tuple[int, int] | None = None
 
     @property
     def empty(self) -> bool:
@@ -326,16 +327,20 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
 
 
 def _weighted_auc(parts: list[ScoreRange]) -> float:
-    """The AUC of weighted ranges as the in-memory state computes it from exact weights
-    in units of the lowest bit of any weight: ``2U / (2 P N)``, 2U the exact integer
-    rounded once."""
-    quantum = min(r.quantum for r in parts if r.quantum is not None)
+    """The AUC of weighted ranges as the in-memory state computes it from exact weights,
+    each label's in units of the lowest bit of any of its weights: ``2U / (2 P N)``, 2U
+    the exact integer rounded once (rows without weights count a unit of ``2**0``)."""
+    units = [r.quantum or (0, 0) for r in parts]
+    pos_unit = min((u[0] for u, r in zip(units, parts, strict=True) if r.positives), default=0)
+    neg_unit = min((u[1] for u, r in zip(units, parts, strict=True) if r.negatives), default=0)
     two_u = below = positives = 0
-    for r in parts:
-        shift = (r.quantum if r.quantum is not None else quantum) - quantum
-        p = r.positives << shift
-        two_u += (r.two_u << 2 * shift) + 2 * p * below
-        below += r.negatives << shift
+    for (pos_quantum, neg_quantum), r in zip(units, parts, strict=True):
+        # a label without rows in the range counts 0 in any unit
+        pos_shift = pos_quantum - pos_unit if r.positives else 0
+        neg_shift = neg_quantum - neg_unit if r.negatives else 0
+        p = r.positives << pos_shift
+        two_u += (r.two_u << (pos_shift + neg_shift)) + 2 * p * below
+        below += r.negatives << neg_shift
         positives += p
     if positives == 0 or below == 0:
         return float("nan")

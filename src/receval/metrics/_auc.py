@@ -29,6 +29,7 @@ from ..engine.states import (
 )
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
+from ._pr_values import CurveValue, average_precision, break_even, curve_value, pr_auc
 
 __all__ = ["average_precision_score", "break_even_point", "pr_auc_score", "roc_auc_score"]
 
@@ -52,53 +53,19 @@ def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray 
     return score_table(labels, scores, weights).auc()
 
 
-def _average_precision(tps: np.ndarray, fps: np.ndarray) -> float:
-    precision = tps / (tps + fps)
-    recall_step = np.diff(tps, prepend=0.0) / tps[-1]
-    return float(np.sum(recall_step * precision))
-
-
-def _pr_auc(tps: np.ndarray, fps: np.ndarray) -> float:
-    precision = tps / (tps + fps)
-    recall = tps / tps[-1]
-    # the curve starts at (recall 0, precision of the top threshold), as in Spark
-    recall = np.concatenate(([0.0], recall))
-    precision = np.concatenate(([precision[0]], precision))
-    return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1]) / 2.0))
-
-
-def _break_even(tps: np.ndarray, fps: np.ndarray) -> float:
-    total_pos = tps[-1]
-    predicted = tps + fps
-    k = int(np.searchsorted(predicted, total_pos, side="left"))
-    prev_pred = predicted[k - 1] if k > 0 else 0.0
-    prev_tp = tps[k - 1] if k > 0 else 0.0
-    frac = (total_pos - prev_pred) / (predicted[k] - prev_pred)
-    return float((prev_tp + frac * (tps[k] - prev_tp)) / total_pos)
-
-
-_CurveValue = Callable[[np.ndarray, np.ndarray], float]
-
-
-def _curve_value(value: _CurveValue, tps: np.ndarray, fps: np.ndarray) -> float:
-    """``value`` of the cumulative counts at the decreasing distinct scores; nan
-    without a positive."""
-    return value(tps, fps) if len(tps) and tps[-1] > 0 else float("nan")
-
-
-def _counts_value(value: _CurveValue, counts: ScoreCounts) -> float:
-    _, pos, neg = counts.table()
+def _counts_value(value: CurveValue, counts: ScoreCounts) -> float:
+    _, pos, neg, shift = counts.table()
     tps = np.cumsum(pos[::-1], dtype=np.float64)
-    return _curve_value(value, tps, np.cumsum(neg[::-1], dtype=np.float64))
+    return curve_value(value, tps, np.cumsum(neg[::-1], dtype=np.float64), shift)
 
 
 def _rows_value(
-    value: _CurveValue, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
+    value: CurveValue, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
 ) -> float:
     """``value`` of validated rows: the counts of their table, which without weights are
     the compiled core's cumulative counts (integers, exact: the same floats)."""
     if weights is None:
-        return _curve_value(value, *threshold_counts(sort_classes(labels, scores, None))[1:])
+        return curve_value(value, *threshold_counts(sort_classes(labels, scores, None))[1:])
     return _counts_value(value, score_table(labels, scores, weights))
 
 
@@ -465,7 +432,7 @@ def average_precision_score(
     return _score(
         AVERAGE_PRECISION, func, y_true, y_score, sample_weight, pos_label=pos_label,
         undefined=undefined_value(profile, "average_precision", func, if_undefined),
-        multiclass=(partial(_rows_value, _average_precision), average, labels, "ovr"),
+        multiclass=(partial(_rows_value, average_precision), average, labels, "ovr"),
     )  # fmt: skip
 
 
@@ -510,7 +477,7 @@ def pr_auc_score(
     """
     return _score(
         PR_AUC, "pr_auc_score", y_true, y_score, sample_weight, pos_label=pos_label,
-        multiclass=(partial(_rows_value, _pr_auc), average, labels, "ovr"),
+        multiclass=(partial(_rows_value, pr_auc), average, labels, "ovr"),
     )  # fmt: skip
 
 
@@ -760,7 +727,7 @@ def _curve_params(pos_label: Any = None) -> dict[str, Any]:
     return {"bins": None, "pos_label": pos_label}
 
 
-def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinition:
+def _curve_definition(name: str, func: str, value: CurveValue) -> MetricDefinition:
     prepare = counts_prepare(func)
     undefined = f"{func}: y_true has no positive sample, so it is undefined (returned as nan)."
 
@@ -793,7 +760,7 @@ def _curve_definition(name: str, func: str, value: _CurveValue) -> MetricDefinit
 
 
 AVERAGE_PRECISION = _curve_definition(
-    "average_precision", "average_precision_score", _average_precision
+    "average_precision", "average_precision_score", average_precision
 )
-PR_AUC = _curve_definition("pr_auc", "pr_auc_score", _pr_auc)
-BREAK_EVEN_POINT = _curve_definition("break_even_point", "break_even_point", _break_even)
+PR_AUC = _curve_definition("pr_auc", "pr_auc_score", pr_auc)
+BREAK_EVEN_POINT = _curve_definition("break_even_point", "break_even_point", break_even)

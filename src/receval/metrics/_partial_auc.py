@@ -110,7 +110,7 @@ def partial_auc_of(counts: ScoreCounts, max_fpr: float) -> float:
     The curve and its interpolation are scikit-learn's (``roc_curve`` then the
     trapezoids up to ``max_fpr``)."""
     # cumulative counts at the scores in decreasing order
-    _, pos, neg = counts.table()
+    _, pos, neg, _ = counts.table()  # rates: each label's unit of its own is no matter
     tps = np.concatenate(([0.0], np.cumsum(pos[::-1], dtype=np.float64)))
     fps = np.concatenate(([0.0], np.cumsum(neg[::-1], dtype=np.float64)))
     if tps[-1] <= 0 or fps[-1] <= 0:

@@ -133,8 +133,9 @@ def roc_auc_score(
     The rows are range-partitioned by score (``repartitionByRange``), so the
     rows of one score value share a partition; each partition counts its
     own positive-negative pairs after a sort, and the driver adds the
-    partitions' counts, which are integers (with ``sample_weight``: in units
-    of the lowest bit of any weight, twice the U summed exactly however large).
+    partitions' counts, which are integers (with ``sample_weight``: each label's
+    in units of the lowest bit of any of its weights, twice the U summed exactly
+    however large).
     The result equals :func:`receval.roc_auc_score` on the collected columns;
     no score is binned.
 

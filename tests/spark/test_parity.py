@@ -187,6 +187,26 @@ def test_argument_errors(spark, impressions_df, impressions):
         rs.log_loss(empty, "label", "prob")
 
 
+def test_a_column_of_strings_where_numbers_go_is_named_before_any_job(spark):
+    df = spark.createDataFrame(
+        pd.DataFrame({"user": ["u1", "u2"], "click": [1, 0], "score": [0.5, 0.2]})
+    )
+    fix = "pass the column of numbers, or cast this one first, e.g. df.withColumn('user', "
+    with pytest.raises(InputValidationError) as info:
+        rs.roc_auc_score(df, "click", "user")
+    assert str(info.value) == (
+        "receval.spark.roc_auc_score: y_score must be a column of numbers. Got the column "
+        f"'user' of df, of type string; {fix}F.col('user').cast('double'))."
+    )
+    with pytest.raises(InputValidationError, match=r"y_pred must be .* 'user'"):
+        rs.log_loss(df, "click", "user")
+    with pytest.raises(InputValidationError, match=r"gauc_score: y_score must be .* 'user'"):
+        rs.gauc_score(df, "click", "user", groups="user")
+    with pytest.raises(InputValidationError, match=r"sample_weight must be .* 'user'"):
+        rs.pcoc(df, "click", "score", sample_weight="user")
+    assert rs.roc_auc_score(df, "click", "score") == 1.0  # labels may be any type: not checked
+
+
 # ------------------------------------------------------------------ ranking
 def _ranking_frames(string_ids: bool):
     rng = np.random.default_rng(3)

@@ -40,8 +40,17 @@ def check_frame(df: Any, name: str, func: str) -> None:
         )
 
 
+#: The data arguments whose columns hold numbers (booleans too), as their arrays must
+#: in memory: scores, probabilities, predictions, weights, a run's scores or ranks.
+NUMERIC_ARGUMENTS = frozenset({"y_score", "y_pred", "y_prob", "sample_weight", "score", "rank"})
+
+
 def check_columns(df: Any, func: str, frame: str, **columns: str | None) -> None:
-    """Every named column (argument -> column name) must be a column of ``df``."""
+    """Every named column (argument -> column name) must be a column of ``df``, and
+    one of :data:`NUMERIC_ARGUMENTS` a column of numbers: told from the schema, before
+    any job runs (a cast on the executors would fail with Spark's own error)."""
+    from pyspark.sql.types import BooleanType, NumericType
+
     present = list(df.columns)
     for argument, column in columns.items():
         if column is None:
@@ -55,6 +64,14 @@ def check_columns(df: Any, func: str, frame: str, **columns: str | None) -> None
             raise InputValidationError(
                 f"receval.spark.{func}: {frame} has no column {column!r} (the '{argument}' "
                 f"argument). Its columns are {present}; pass {argument}= the right name."
+            )
+        kind = df.schema[column].dataType
+        if argument in NUMERIC_ARGUMENTS and not isinstance(kind, (NumericType, BooleanType)):
+            raise InputValidationError(
+                f"receval.spark.{func}: {argument} must be a column of numbers. Got the "
+                f"column {column!r} of {frame}, of type {kind.simpleString()}; pass the "
+                f"column of numbers, or cast this one first, e.g. {frame}.withColumn("
+                f"{column!r}, F.col({column!r}).cast('double'))."
             )
 
 

@@ -46,6 +46,23 @@ def as_models(
     return [(str(key), value) for key, value in data.items()]
 
 
+def check_ax(ax: Any, func: str) -> None:
+    """``ax`` must be None or a matplotlib Axes: every function and display that draws
+    checks it here, before any number is computed."""
+    if ax is None:
+        return
+    try:
+        from matplotlib.axes import Axes
+    except ImportError as exc:
+        raise ImportError(_MISSING) from exc
+    if not isinstance(ax, Axes):
+        raise InvalidParameterError(
+            f"The 'ax' parameter of {func} must be a matplotlib Axes or None. Got "
+            f"{type(ax).__name__} instead; e.g. fig, ax = matplotlib.pyplot.subplots(), or "
+            f"leave it None to draw on a new figure."
+        )
+
+
 def label(model: str | None, text: str) -> str:
     """Legend label: ``"model (text)"``, or ``text`` alone for an unnamed model."""
     return text if model is None else f"{model} ({text})"
@@ -66,6 +83,7 @@ class Display:
     def start(self, ax: Any) -> Any:
         """``ax`` (a new figure's Axes when None), recorded as this drawing's, with
         no line drawn yet."""
+        check_ax(ax, f"{type(self).__name__}.plot")
         if ax is None:
             try:
                 import matplotlib.pyplot as plt

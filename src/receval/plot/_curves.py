@@ -6,6 +6,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
+from ._base import check_ax
 from ._displays import CalibrationDisplay, PrecisionRecallDisplay, RocCurveDisplay
 
 __all__ = ["calibration", "precision_recall", "roc"]
@@ -64,6 +65,7 @@ def roc(
     >>> [line.get_label() for line in ax.lines]
     ['a (AUC = 0.8889)', 'b (AUC = 0.7778)', 'chance']
     """
+    check_ax(ax, "roc")
     return RocCurveDisplay.from_predictions(y_true, scores, ax=ax, sample_weight=sample_weight).ax_
 
 
@@ -134,6 +136,7 @@ def precision_recall(
     >>> ax.lines[1].get_xydata()  # the break-even marker: (recall, precision)
     array([[0.5, 0.5]])
     """
+    check_ax(ax, "precision_recall")
     return PrecisionRecallDisplay.from_predictions(
         y_true, scores, ax=ax, sample_weight=sample_weight
     ).ax_
@@ -202,6 +205,7 @@ def calibration(
     array([[0.2, 0. ],
            [0.8, 1. ]])
     """
+    check_ax(ax, "calibration")
     return CalibrationDisplay.from_predictions(
         y_true, scores, n_bins=n_bins, strategy=strategy, ax=ax, sample_weight=sample_weight
     ).ax_

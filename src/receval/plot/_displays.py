@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._base import Display, as_models, label
+from ._base import Display, as_models, check_ax, label
 
 __all__ = ["CalibrationDisplay", "PrecisionRecallDisplay", "RocCurveDisplay"]
 
@@ -87,6 +87,7 @@ class RocCurveDisplay(Display):
         """
         from .. import roc_auc_score, roc_curve
 
+        check_ax(ax, "RocCurveDisplay.from_predictions")
         fpr, tpr, aucs = {}, {}, {}
         for name, y_score in as_models(scores, "scores", "roc"):
             fpr[name], tpr[name], _ = roc_curve(y_true, y_score, sample_weight=sample_weight)
@@ -179,6 +180,7 @@ class PrecisionRecallDisplay(Display):
         """
         from .. import average_precision_score, break_even_point, precision_recall_curve
 
+        check_ax(ax, "PrecisionRecallDisplay.from_predictions")
         precision, recall, ap, bep = {}, {}, {}, {}
         for name, y_score in as_models(scores, "scores", "precision_recall"):
             w = sample_weight
@@ -282,6 +284,7 @@ class CalibrationDisplay(Display):
         """
         from .. import calibration_curve, pcoc
 
+        check_ax(ax, "CalibrationDisplay.from_predictions")
         prob_true, prob_pred, values = {}, {}, {}
         for name, y_prob in as_models(scores, "scores", "calibration"):
             prob_true[name], prob_pred[name] = calibration_curve(

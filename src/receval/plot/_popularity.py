@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Display, as_models
+from ._base import Display, as_models, check_ax
 from ._ranking import is_run_dict
 
 __all__ = ["LongTailDisplay", "long_tail", "long_tail_curves"]
@@ -118,6 +118,7 @@ def long_tail(
     >>> [line.get_label() for line in ax.get_lines()][:3]
     ['interactions', 'popular', 'rare']
     """
+    check_ax(ax, "long_tail")
     return LongTailDisplay.from_runs(
         runs, popularity=popularity, train=train, k=k, head_share=head_share, ax=ax
     ).ax_
@@ -167,6 +168,7 @@ class LongTailDisplay(Display):
     ) -> LongTailDisplay:
         """The curves of ``runs`` (:func:`long_tail_curves`), drawn on ``ax``; the
         parameters are :func:`long_tail`'s."""
+        check_ax(ax, "LongTailDisplay.from_runs")
         curves = long_tail_curves(runs, popularity=popularity, train=train, k=k,
                                   head_share=head_share)  # fmt: skip
         return cls(curves=curves).plot(ax=ax)

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import _validation as v
 from ..exceptions import InvalidParameterError
-from ._base import Display, as_models
+from ._base import Display, as_models, check_ax
 
 __all__ = ["MetricAtKDisplay", "is_run_dict", "metric_at_k"]
 
@@ -143,6 +143,7 @@ def metric_at_k(
            [2.  , 0.75],
            [3.  , 1.  ]])
     """
+    check_ax(ax, _FUNC)
     return MetricAtKDisplay.from_runs(qrels, runs, metrics=metrics, ks=ks, ax=ax,
                                       **conventions).ax_  # fmt: skip
 
@@ -207,6 +208,7 @@ class MetricAtKDisplay(Display):
         from ..data._ranked import Run
         from ..ranking.values import as_qrels
 
+        check_ax(ax, "MetricAtKDisplay.from_runs")
         names = _check_metrics(metrics)
         cutoffs = _check_ks(ks)
         models = as_models(runs, "runs", _FUNC, is_run_dict)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,7 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _validation as v
-from ._base import Display, as_models
+from ..exceptions import InvalidParameterError
+from ._base import Display, as_models, check_ax
 
 __all__ = [
     "RetentionCurveDisplay",
@@ -94,9 +96,44 @@ def retention_heatmap(
             [ True,  True,  True]],
       fill_value=1e+20)
     """
-    return RetentionHeatmapDisplay.from_report(
-        report, values=values, ax=ax, cmap=cmap, annotate=annotate
-    ).ax_
+    func = "retention_heatmap"
+    check_ax(ax, func)
+    return _heatmap(report, values, func).plot(ax=ax, cmap=cmap, annotate=annotate).ax_
+
+
+def _reports(report: Any, func: str, several: bool) -> list[tuple[str | None, Any]]:
+    """``report`` as ``[(name, RetentionReport)]`` (``several``: a dict of them is
+    allowed too); anything else raises, naming ``func``."""
+    from ..metrics.retention import RetentionReport
+
+    dict_of = several and isinstance(report, Mapping)
+    models: list[tuple[str | None, Any]] = (
+        as_models(report, "report", func) if dict_of else [(None, report)]
+    )
+    for name, rep in models:
+        if not isinstance(rep, RetentionReport):
+            expected = "a RetentionReport" + (" or a dict of them" if several else "")
+            where = "" if name is None else f" for {name!r}"
+            raise InvalidParameterError(
+                f"The 'report' parameter of {func} must be {expected}. Got "
+                f"{type(rep).__name__}{where} instead; pass what receval.retention(events) "
+                f"returns."
+            )
+    return models
+
+
+def _heatmap(report: Any, values: str, func: str) -> RetentionHeatmapDisplay:
+    """The heatmap's table of ``report``, not drawn yet; errors name ``func``."""
+    v.check_option(values, "values", func, ["count", "rate"])
+    report = _reports(report, func, several=False)[0][1]
+    n = report.n_periods
+    offset = np.arange(n)
+    unobserved = offset[:, None] + offset[None, :] >= n
+    rates = values == "rate"
+    table = np.asarray(report.cohort_retention if rates else report.cohort_counts, float)
+    mask = unobserved | np.isnan(table)  # rates of empty cohorts are nan
+    return RetentionHeatmapDisplay(table=table, mask=mask, periods=np.asarray(report.periods),
+                                   period=report.period, values=values)  # fmt: skip
 
 
 def mean_curve(
@@ -190,9 +227,19 @@ def retention_curve(
     array([[1.  , 0.25],
            [2.  , 0.5 ]])
     """
-    return RetentionCurveDisplay.from_report(
-        report, offsets=offsets, weighting=weighting, ax=ax
-    ).ax_
+    func = "retention_curve"
+    check_ax(ax, func)
+    return _curve(report, offsets, weighting, func).plot(ax=ax).ax_
+
+
+def _curve(report: Any, offsets: str, weighting: str, func: str) -> RetentionCurveDisplay:
+    """The mean curves of ``report`` (a RetentionReport or ``{name: report}``), not
+    drawn yet; errors name ``func``."""
+    v.check_option(offsets, "offsets", func, ["all", "days"])
+    v.check_option(weighting, "weighting", func, ["cohorts", "users"])
+    models = _reports(report, func, several=True)
+    curves = {name: mean_curve(rep, offsets, weighting)[:2] for name, rep in models}
+    return RetentionCurveDisplay(curves=curves, period=models[0][1].period)
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -258,16 +305,9 @@ class RetentionHeatmapDisplay(Display):
     ) -> RetentionHeatmapDisplay:
         """The table of ``report`` (a :class:`receval.RetentionReport`), drawn on
         ``ax``; the parameters are :func:`retention_heatmap`'s."""
-        v.check_option(values, "values", "retention_heatmap", ["count", "rate"])
-        n = report.n_periods
-        offset = np.arange(n)
-        unobserved = offset[:, None] + offset[None, :] >= n
-        rates = values == "rate"
-        table = np.asarray(report.cohort_retention if rates else report.cohort_counts, float)
-        mask = unobserved | np.isnan(table)  # rates of empty cohorts are nan
-        display = cls(table=table, mask=mask, periods=np.asarray(report.periods),
-                      period=report.period, values=values)  # fmt: skip
-        return display.plot(ax=ax, cmap=cmap, annotate=annotate)
+        func = "RetentionHeatmapDisplay.from_report"
+        check_ax(ax, func)
+        return _heatmap(report, values, func).plot(ax=ax, cmap=cmap, annotate=annotate)
 
     def plot(
         self, ax: Any = None, *, cmap: str = "Blues", annotate: bool = False
@@ -349,14 +389,9 @@ class RetentionCurveDisplay(Display):
     ) -> RetentionCurveDisplay:
         """The mean curves of ``report`` (a RetentionReport or ``{name: report}``),
         drawn on ``ax``; the parameters are :func:`retention_curve`'s."""
-        func = "retention_curve"
-        v.check_option(offsets, "offsets", func, ["all", "days"])
-        v.check_option(weighting, "weighting", func, ["cohorts", "users"])
-        from ..metrics.retention import RetentionReport
-
-        models = as_models(report, "report", func, lambda r: not isinstance(r, RetentionReport))
-        curves = {name: mean_curve(rep, offsets, weighting)[:2] for name, rep in models}
-        return cls(curves=curves, period=models[0][1].period).plot(ax=ax)
+        func = "RetentionCurveDisplay.from_report"
+        check_ax(ax, func)
+        return _curve(report, offsets, weighting, func).plot(ax=ax)
 
     def plot(self, ax: Any = None) -> RetentionCurveDisplay:
         """Draw one line per report on ``ax`` (a new figure when None).

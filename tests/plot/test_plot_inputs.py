@@ -1,0 +1,78 @@
+"""receval.plot refuses what it cannot draw with receval's errors, naming the function called."""
+
+from __future__ import annotations
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+import receval.plot as rp
+from receval import retention
+from receval.exceptions import InvalidParameterError
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _report():
+    events = {"user": ["a", "b", "a"], "time": ["2024-01-01", "2024-01-01", "2024-01-02"]}
+    return retention(events, days=1)
+
+
+AX_FIX = "e.g. fig, ax = matplotlib.pyplot.subplots(), or leave it None to draw on a new figure."
+
+
+@pytest.mark.parametrize(
+    ("func", "call"),
+    [
+        ("roc", lambda ax: rp.roc([0, 1], [0.1, 0.9], ax=ax)),
+        ("precision_recall", lambda ax: rp.precision_recall([0, 1], [0.1, 0.9], ax=ax)),
+        ("calibration", lambda ax: rp.calibration([0, 1], [0.1, 0.9], ax=ax)),
+        ("metric_at_k", lambda ax: rp.metric_at_k({"u": {"a": 1}}, {"u": {"a": 1.0}}, ax=ax)),
+        ("long_tail", lambda ax: rp.long_tail({"u": {"a": 1.0}}, popularity={"a": 1}, ax=ax)),
+        ("retention_heatmap", lambda ax: rp.retention_heatmap(_report(), ax=ax)),
+        ("retention_curve", lambda ax: rp.retention_curve(_report(), ax=ax)),
+        ("RocCurveDisplay.from_predictions",
+         lambda ax: rp.RocCurveDisplay.from_predictions([0, 1], [0.1, 0.9], ax=ax)),
+        ("RetentionCurveDisplay.from_report",
+         lambda ax: rp.RetentionCurveDisplay.from_report(_report(), ax=ax)),
+    ],
+)  # fmt: skip
+def test_ax_that_is_not_an_axes_is_named(func, call):
+    with pytest.raises(InvalidParameterError) as info:
+        call("foo")
+    assert str(info.value) == (
+        f"The 'ax' parameter of {func} must be a matplotlib Axes or None. Got str instead; {AX_FIX}"
+    )
+    assert plt.get_fignums() == []  # refused before any figure
+
+
+def test_a_display_redrawn_on_a_bad_ax_names_its_plot():
+    display = rp.RocCurveDisplay.from_predictions([0, 1], [0.1, 0.9])
+    with pytest.raises(InvalidParameterError, match=r"'ax' parameter of RocCurveDisplay\.plot "):
+        display.plot(ax=3)
+
+
+def test_retention_plots_refuse_what_is_not_a_report():
+    fix = "pass what receval.retention(events) returns."
+    with pytest.raises(InvalidParameterError) as info:
+        rp.retention_heatmap({"a": 1})
+    assert str(info.value) == (
+        f"The 'report' parameter of retention_heatmap must be a RetentionReport. Got dict "
+        f"instead; {fix}"
+    )
+    with pytest.raises(InvalidParameterError) as info:
+        rp.retention_curve({"a": [1], "b": _report()})
+    assert str(info.value) == (
+        "The 'report' parameter of retention_curve must be a RetentionReport or a dict of "
+        f"them. Got list for 'a' instead; {fix}"
+    )
+    with pytest.raises(InvalidParameterError, match=r"retention_curve must be .* Got list inst"):
+        rp.retention_curve([_report()])
+    with pytest.raises(InvalidParameterError, match=r"of RetentionHeatmapDisplay.from_report "):
+        rp.RetentionHeatmapDisplay.from_report(None)

@@ -76,3 +76,26 @@ def test_retention_plots_refuse_what_is_not_a_report():
         rp.retention_curve([_report()])
     with pytest.raises(InvalidParameterError, match=r"of RetentionHeatmapDisplay.from_report "):
         rp.RetentionHeatmapDisplay.from_report(None)
+
+
+def test_roc_and_precision_recall_draw_scan_columns_as_arrays(tmp_path):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    from receval import InputValidationError, scan
+
+    rng = np.random.default_rng(1)
+    y, s = rng.integers(0, 2, 200), np.round(rng.random(200), 1)
+    path = str(tmp_path / "rows.csv")
+    pcsv.write_csv(pa.table({"y": y, "s": s}), path)
+    sc = scan(path, batch_rows=30)
+    for draw in (rp.roc, rp.precision_recall):
+        got, expected = draw(sc["y"], {"m": sc["s"]}), draw(y, {"m": s})
+        assert [line.get_label() for line in got.lines] == [
+            line.get_label() for line in expected.lines
+        ]
+        for a, b in zip(got.lines, expected.lines, strict=True):
+            np.testing.assert_array_equal(a.get_xydata(), b.get_xydata())
+    with pytest.raises(InputValidationError, match=r"columns of a receval\.scan"):
+        rp.calibration(sc["y"], sc["s"])

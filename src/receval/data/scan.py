@@ -628,7 +628,8 @@ def scan(
     evaluated in bounded memory. Pass the scan's columns to
     :func:`receval.roc_auc_score`, :func:`receval.gauc_score`,
     :func:`receval.group_auc`, :func:`receval.log_loss`,
-    :func:`receval.pcoc`, :func:`receval.copc`, or the scan itself as the
+    :func:`receval.pcoc`, :func:`receval.copc`, :func:`receval.roc_curve`,
+    :func:`receval.precision_recall_curve`, or the scan itself as the
     ``run`` of :func:`receval.evaluate`.
 
     Parameters

@@ -17,7 +17,7 @@ from ..engine.sources import run_definition, scan_of
 from ..engine.states import EXPONENT, check_loaded_state
 from ..engine.sums import ExactSum, ratio, weight_shift
 from ..engine.totals import totals_empty, totals_prepare, totals_updates
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrate, recalibrating
 
@@ -204,7 +204,9 @@ def calibration_curve(
     """Compute the reliability curve: observed rate against mean prediction per bin.
 
     Same bins and output as :func:`sklearn.calibration.calibration_curve`
-    (empty bins are dropped), with optional sample weights.
+    (empty bins are dropped), with optional sample weights. Columns of a
+    :func:`receval.scan` are refused (the bins' means are not kept batch by
+    batch); :func:`expected_calibration_error` reads them.
 
     Parameters
     ----------
@@ -250,6 +252,14 @@ def calibration_curve(
     array([0.2, 0.8])
     """
     func = "calibration_curve"
+    scan = scan_of(func, y_true=y_true, y_prob=y_prob, sample_weight=sample_weight)
+    if scan is not None:
+        raise InputValidationError(
+            f"{func}: y_true and y_prob are columns of a receval.scan, which {func} does not "
+            f"read out of core. Got columns of {scan.name}; read them into memory first (e.g. "
+            f"pyarrow.csv.read_csv or pyarrow.parquet.read_table), or use "
+            f"expected_calibration_error, which reads them batch by batch."
+        )
     rate = check_sampling_rate(negative_sampling_rate, func)
     labels, proba, weights, _ = _check_proba(y_true, y_prob, sample_weight, func, pos_label)
     proba = recalibrate(proba, rate)

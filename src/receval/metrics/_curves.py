@@ -8,7 +8,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..engine.metric import MetricDefinition
+from ..engine.sources import run_definition, scan_of
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ._auc import (
+    auc_empty,
+    auc_update,
+    auc_update_into,
+    counts_prepare,
+    counts_update_plain,
+)
 from ._binary import check_binary_scores, sort_classes, threshold_counts
 
 __all__ = ["precision_recall_curve", "roc_curve"]
@@ -17,11 +26,59 @@ __all__ = ["precision_recall_curve", "roc_curve"]
 def binary_curve_counts(
     y_true: Any, y_score: Any, sample_weight: Any, func: str, pos_label: Any = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validated input -> (thresholds descending, cumulative tps, cumulative fps)."""
+    """Validated input -> (thresholds descending, cumulative tps, cumulative fps).
+
+    Columns of a :func:`receval.scan` are read batch by batch into the counts per
+    distinct score that :func:`receval.average_precision_score` holds for them (the
+    state of the exact AUC of any split of the rows): the curve is a function of
+    those counts, one point per distinct score, as the curve of the rows in memory.
+    """
+    columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
+    if scan_of(func, **columns) is not None:
+        counts: tuple[np.ndarray, np.ndarray, np.ndarray] = run_definition(
+            _COUNTS[func], {"bins": None, "pos_label": pos_label}, columns, func=func
+        )
+        return counts
     labels, scores, weights, _ = check_binary_scores(
         y_true, y_score, sample_weight, func, pos_label=pos_label, rank=False
     )
     return threshold_counts(sort_classes(labels, scores, weights))
+
+
+def _threshold_counts(params: dict[str, Any], state: Any) -> tuple[Any, Any, Any]:
+    """The curve's counts of a state of counts per distinct score: the distinct scores
+    descending, the rows (weights: times a power of two, which the curves' ratios do
+    not see) of each label at or above each. Each label's weights are held in a unit
+    of its own (a negatives' unit ``2**shift`` positives'): the label of the finer
+    unit is scaled into the other's, exactly unless it falls below the normal floats,
+    where it no longer moves a sum beside the other's counts."""
+    scores, pos, neg, shift = state.counts("roc_curve").table()
+    if shift > 0:
+        pos = np.ldexp(pos, -min(shift, 1 << 12))
+    elif shift < 0:
+        neg = np.ldexp(neg, max(shift, -(1 << 12)))
+    return scores[::-1].copy(), np.cumsum(pos[::-1]), np.cumsum(neg[::-1])
+
+
+def _counts_definition(func: str) -> MetricDefinition:
+    """The counts of a curve's rows, as a scan's batches add them (not a metric: no
+    registry row, never listed)."""
+    return MetricDefinition(
+        name=func,
+        check_params=lambda **params: params,
+        prepare=counts_prepare(func),
+        update=auc_update,
+        empty=auc_empty,
+        finalize=_threshold_counts,
+        update_into=auc_update_into,
+        update_plain=counts_update_plain(func),
+        family="pointwise",
+        partitioning="any",
+        inputs=("y_true", "y_score", "sample_weight"),
+    )
+
+
+_COUNTS = {func: _counts_definition(func) for func in ("roc_curve", "precision_recall_curve")}
 
 
 def _check_drop_intermediate(value: Any, func: str) -> None:
@@ -45,6 +102,12 @@ def roc_curve(
 
     One point per distinct score threshold, from (0, 0) to (1, 1); the same
     points and thresholds as :func:`sklearn.metrics.roc_curve`.
+
+    Columns of a :func:`receval.scan` are read batch by batch into counts per
+    distinct score (as :func:`average_precision_score` reads them), held in
+    memory as the curve is: the same points as in memory (with weights, the
+    weights of a score are summed exactly, so a rate may differ in its last bit,
+    and ``drop_intermediate`` see a point on a straight stretch that memory keeps).
 
     Parameters
     ----------
@@ -127,7 +190,8 @@ def precision_recall_curve(
     """Compute precision-recall pairs for every distinct score threshold.
 
     The same output as :func:`sklearn.metrics.precision_recall_curve`: the
-    last point is (recall 0, precision 1), with no threshold.
+    last point is (recall 0, precision 1), with no threshold. Columns of a
+    :func:`receval.scan` are read as for :func:`roc_curve`.
 
     Parameters
     ----------

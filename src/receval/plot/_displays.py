@@ -189,10 +189,9 @@ class PrecisionRecallDisplay(Display):
             )
             ap[name] = float(average_precision_score(y_true, y_score, sample_weight=w))
             bep[name] = float(break_even_point(y_true, y_score, sample_weight=w))
-        y = np.asarray(y_true, dtype=np.float64) > 0
-        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-        total = weights.sum()
-        prevalence = float(weights[y].sum() / total) if total > 0 else None
+        # the precision of the lowest threshold, every row predicted positive: the
+        # share of positives (of the labels as the curves read them, columns of a scan too)
+        prevalence = float(next(iter(precision.values()))[0])
         return cls(precision=precision, recall=recall, average_precision=ap, break_even=bep,
                    prevalence=prevalence).plot(ax=ax)  # fmt: skip
 

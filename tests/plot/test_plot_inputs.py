@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 
 import receval.plot as rp
 from receval import retention
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import InputValidationError, InvalidParameterError
 
 
 @pytest.fixture(autouse=True)
@@ -83,7 +83,7 @@ def test_roc_and_precision_recall_draw_scan_columns_as_arrays(tmp_path):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    from receval import InputValidationError, scan
+    from receval import scan
 
     rng = np.random.default_rng(1)
     y, s = rng.integers(0, 2, 200), np.round(rng.random(200), 1)
@@ -99,3 +99,44 @@ def test_roc_and_precision_recall_draw_scan_columns_as_arrays(tmp_path):
             np.testing.assert_array_equal(a.get_xydata(), b.get_xydata())
     with pytest.raises(InputValidationError, match=r"columns of a receval\.scan"):
         rp.calibration(sc["y"], sc["s"])
+
+
+def test_curves_take_the_pos_label_their_metrics_take():
+    import numpy as np
+
+    from receval import (
+        average_precision_score,
+        calibration_curve,
+        pcoc,
+        precision_recall_curve,
+        roc_auc_score,
+        roc_curve,
+    )
+
+    y = np.array(["no", "yes", "yes", "no", "yes", "no"])
+    s = np.array([0.1, 0.8, 0.4, 0.35, 0.9, 0.6])
+    clicks = (y == "yes").astype(int)
+    with pytest.raises(InputValidationError) as info:
+        rp.roc(y, s)
+    assert str(info.value) == (
+        "roc: y_true takes values ['no', 'yes'] and pos_label is not specified; pass "
+        "pos_label, e.g. pos_label='yes'."
+    )
+    ax = rp.roc(y, s, pos_label="yes")
+    fpr, tpr, _ = roc_curve(y, s, pos_label="yes")
+    np.testing.assert_array_equal(ax.lines[0].get_xydata(), np.column_stack([fpr, tpr]))
+    assert ax.lines[0].get_label() == f"AUC = {roc_auc_score(y, s, pos_label='yes'):.4f}"
+    ax = rp.precision_recall(y, s, pos_label="no")  # the other class positive
+    precision, recall, _ = precision_recall_curve(y, s, pos_label="no")
+    np.testing.assert_array_equal(ax.lines[0].get_xydata(), np.column_stack([recall, precision]))
+    assert (
+        ax.lines[0]
+        .get_label()
+        .startswith(f"AP = {average_precision_score(y, s, pos_label='no'):.4f}")
+    )
+    ax = rp.calibration(y, s, pos_label="yes", n_bins=2)
+    prob_true, _ = calibration_curve(y, s, pos_label="yes", n_bins=2)
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), prob_true)
+    assert ax.lines[0].get_label() == f"PCOC = {pcoc(clicks, s):.4f}"
+    d = rp.RocCurveDisplay.from_predictions(y, {"m": s}, pos_label="yes")
+    assert d.roc_auc == {"m": roc_auc_score(clicks, s)}

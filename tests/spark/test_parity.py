@@ -207,6 +207,20 @@ def test_a_column_of_strings_where_numbers_go_is_named_before_any_job(spark):
     assert rs.roc_auc_score(df, "click", "score") == 1.0  # labels may be any type: not checked
 
 
+def test_roc_auc_takes_pos_label_as_in_memory(spark, impressions):
+    labels = np.where(impressions["label"] == 1, "click", "skip")
+    df = spark.createDataFrame(impressions.assign(label=labels))
+    with pytest.raises(InputValidationError) as info:
+        rs.roc_auc_score(df, "label", "score")
+    assert str(info.value) == (
+        "roc_auc_score: y_true takes values ['click', 'skip'] and pos_label is not specified; "
+        "pass pos_label, e.g. pos_label='skip'."
+    )
+    for positive in ("click", "skip"):
+        expected = receval.roc_auc_score(labels, impressions["score"], pos_label=positive)
+        assert rs.roc_auc_score(df, "label", "score", pos_label=positive) == expected
+
+
 # ------------------------------------------------------------------ ranking
 def _ranking_frames(string_ids: bool):
     rng = np.random.default_rng(3)

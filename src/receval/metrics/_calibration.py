@@ -166,7 +166,8 @@ def _bin_ids(proba: np.ndarray, edges: np.ndarray, bin_edge: str) -> np.ndarray:
     return ids
 
 
-def _check_bins(n_bins: Any, strategy: Any, bin_edge: Any, func: str) -> None:
+def check_bins(n_bins: Any, strategy: Any, bin_edge: Any, func: str) -> None:
+    """``n_bins``, ``strategy`` and ``bin_edge`` of the calibration bins, named for ``func``."""
     # a few numbers per bin: 10**7 bins is far finer than any sample can fill
     v.check_number(n_bins, "n_bins", func, integer=True, low=1, high=10**7)
     v.check_option(strategy, "strategy", func, ["quantile", "uniform"])
@@ -178,7 +179,7 @@ def _bins(
     strategy: str, func: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Per bin: sum of labels, sum of probabilities, total weight (scikit-learn's bins)."""
-    _check_bins(n_bins, strategy, "lower", func)
+    check_bins(n_bins, strategy, "lower", func)
     ids = _bin_ids(proba, _edges(proba, n_bins, strategy, "lower", np.float64), "lower")
     w = np.ones_like(proba) if weights is None else weights
     true_sum = np.bincount(ids, weights=labels * w, minlength=n_bins)
@@ -338,7 +339,7 @@ def expected_calibration_error(
     0.025
     """
     func = "expected_calibration_error"
-    _check_bins(n_bins, strategy, bin_edge, func)
+    check_bins(n_bins, strategy, bin_edge, func)
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     params = _ece_params(pos_label=pos_label, n_bins=n_bins, bin_edge=bin_edge,
                          negative_sampling_rate=negative_sampling_rate)  # fmt: skip
@@ -400,7 +401,7 @@ def _ece_params(
     negative_sampling_rate: float = 1.0,
 ) -> dict[str, Any]:
     func = "receval.metric('expected_calibration_error')"
-    _check_bins(n_bins, strategy, bin_edge, func)
+    check_bins(n_bins, strategy, bin_edge, func)
     if strategy == "quantile":
         raise InvalidParameterError(
             f"{func}: strategy='quantile' bins are percentiles of every row, which batches "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 
 _MISSING = "receval.plot needs matplotlib; pip install 'receval[plot]'."
 
@@ -44,6 +44,53 @@ def as_models(
             f"The '{name}' parameter of {func} must hold at least one model. Got {{}} instead."
         )
     return [(str(key), value) for key, value in data.items()]
+
+
+def binary_models(
+    y_true: Any,
+    scores: Any,
+    sample_weight: Any,
+    pos_label: Any,
+    func: str,
+    *,
+    probabilities: bool = False,
+    scans: bool = True,
+) -> tuple[Any, list[tuple[str | None, Any]], Any]:
+    """The labels to give the metrics, each model's scores and the ``pos_label`` to give
+    with them, the input checked once with ``func``'s name.
+
+    Arrays are checked as the curves check them (each model's scores named
+    ``scores`` or ``scores['name']``; ``probabilities``: in [0, 1]) and the labels
+    binarised by ``pos_label`` (the metrics then get 0/1 labels and no
+    ``pos_label``); columns of a :func:`receval.scan` go to the metrics as they
+    are, with ``pos_label`` (their checks name the file and line), or are refused
+    where the drawing has no out-of-core form (``scans=False``).
+    """
+    from .. import _validation as v
+    from ..engine.sources import scan_of
+    from ..metrics._binary import check_binary_scores
+
+    models = as_models(scores, "scores", func)
+    labels = None
+    for model, y_score in models:
+        scan = scan_of(func, y_true=y_true, y_score=y_score, sample_weight=sample_weight)
+        if scan is not None and not scans:
+            raise InputValidationError(
+                f"{func}: y_true and scores are columns of a receval.scan, which {func} does "
+                f"not draw out of core. Got columns of {scan.name}; read them into memory "
+                f"first (e.g. pyarrow.csv.read_csv or pyarrow.parquet.read_table)."
+            )
+        if scan is not None:
+            continue
+        name = "scores" if model is None else f"scores[{model!r}]"
+        labels, values, _ = check_binary_scores(
+            y_true, y_score, sample_weight, func, pos_label=pos_label, score_name=name, rank=False
+        )
+        if probabilities:
+            v.check_probabilities(values, name, func)
+    if labels is None:  # columns of one scan: read by the metrics
+        return y_true, models, pos_label
+    return labels, models, None
 
 
 def check_ax(ax: Any, func: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from ._base import check_ax
-from ._displays import CalibrationDisplay, PrecisionRecallDisplay, RocCurveDisplay
+from ._displays import calibration_display, precision_recall_display, roc_display
 
 __all__ = ["calibration", "precision_recall", "roc"]
 
@@ -18,6 +18,7 @@ def roc(
     *,
     ax: Any = None,
     sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
 ) -> Any:
     """Plot the ROC curve of one or several models, with their AUC.
 
@@ -37,6 +38,9 @@ def roc(
         Where to draw; a new figure when None.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights, used by the curves and the AUCs.
+    pos_label : int, str or bool, default=None
+        The positive class, as for :func:`receval.roc_curve` (labels other than
+        {0, 1} and {-1, 1} need it).
 
     Returns
     -------
@@ -65,8 +69,9 @@ def roc(
     >>> [line.get_label() for line in ax.lines]
     ['a (AUC = 0.8889)', 'b (AUC = 0.7778)', 'chance']
     """
-    check_ax(ax, "roc")
-    return RocCurveDisplay.from_predictions(y_true, scores, ax=ax, sample_weight=sample_weight).ax_
+    func = "roc"
+    check_ax(ax, func)
+    return roc_display(y_true, scores, sample_weight, pos_label, func).plot(ax=ax).ax_
 
 
 def precision_recall(
@@ -75,6 +80,7 @@ def precision_recall(
     *,
     ax: Any = None,
     sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
 ) -> Any:
     """Plot precision-recall curves with average precision and the break-even point.
 
@@ -98,6 +104,8 @@ def precision_recall(
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights, used by the curves, AP, the break-even point and
         the prevalence.
+    pos_label : int, str or bool, default=None
+        The positive class, as for :func:`receval.precision_recall_curve`.
 
     Returns
     -------
@@ -136,10 +144,9 @@ def precision_recall(
     >>> ax.lines[1].get_xydata()  # the break-even marker: (recall, precision)
     array([[0.5, 0.5]])
     """
-    check_ax(ax, "precision_recall")
-    return PrecisionRecallDisplay.from_predictions(
-        y_true, scores, ax=ax, sample_weight=sample_weight
-    ).ax_
+    func = "precision_recall"
+    check_ax(ax, func)
+    return precision_recall_display(y_true, scores, sample_weight, pos_label, func).plot(ax=ax).ax_
 
 
 def calibration(
@@ -150,6 +157,7 @@ def calibration(
     strategy: str = "uniform",
     ax: Any = None,
     sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
 ) -> Any:
     """Plot reliability curves (observed rate against mean prediction) with PCOC.
 
@@ -177,6 +185,8 @@ def calibration(
         Where to draw; a new figure when None.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights, used by the bin means and PCOC.
+    pos_label : int, str or bool, default=None
+        The positive class, as for :func:`receval.calibration_curve`.
 
     Returns
     -------
@@ -205,7 +215,7 @@ def calibration(
     array([[0.2, 0. ],
            [0.8, 1. ]])
     """
-    check_ax(ax, "calibration")
-    return CalibrationDisplay.from_predictions(
-        y_true, scores, n_bins=n_bins, strategy=strategy, ax=ax, sample_weight=sample_weight
-    ).ax_
+    func = "calibration"
+    check_ax(ax, func)
+    bins = (n_bins, strategy)
+    return calibration_display(y_true, scores, bins, sample_weight, pos_label, func).plot(ax=ax).ax_

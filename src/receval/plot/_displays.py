@@ -12,9 +12,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._base import Display, as_models, check_ax, label
+from ._base import Display, binary_models, check_ax, label
 
-__all__ = ["CalibrationDisplay", "PrecisionRecallDisplay", "RocCurveDisplay"]
+__all__ = [
+    "CalibrationDisplay",
+    "PrecisionRecallDisplay",
+    "RocCurveDisplay",
+    "calibration_display",
+    "precision_recall_display",
+    "roc_display",
+]
 
 Floats = NDArray[np.float64]
 
@@ -71,13 +78,14 @@ class RocCurveDisplay(Display):
         scores: ArrayLike | dict[str, ArrayLike],
         *,
         sample_weight: ArrayLike | None = None,
+        pos_label: Any = None,
         ax: Any = None,
     ) -> RocCurveDisplay:
         """Compute each model's ROC curve and AUC, and draw them on ``ax``.
 
         Parameters
         ----------
-        y_true, scores, sample_weight, ax
+        y_true, scores, sample_weight, pos_label, ax
             As for :func:`receval.plot.roc`.
 
         Returns
@@ -85,14 +93,9 @@ class RocCurveDisplay(Display):
         display : RocCurveDisplay
             The numbers and the drawing.
         """
-        from .. import roc_auc_score, roc_curve
-
-        check_ax(ax, "RocCurveDisplay.from_predictions")
-        fpr, tpr, aucs = {}, {}, {}
-        for name, y_score in as_models(scores, "scores", "roc"):
-            fpr[name], tpr[name], _ = roc_curve(y_true, y_score, sample_weight=sample_weight)
-            aucs[name] = float(roc_auc_score(y_true, y_score, sample_weight=sample_weight))
-        return cls(fpr=fpr, tpr=tpr, roc_auc=aucs).plot(ax=ax)
+        func = "RocCurveDisplay.from_predictions"
+        check_ax(ax, func)
+        return roc_display(y_true, scores, sample_weight, pos_label, func).plot(ax=ax)
 
     def plot(self, ax: Any = None) -> RocCurveDisplay:
         """Draw the curves and the chance diagonal on ``ax`` (a new figure when None).
@@ -163,6 +166,7 @@ class PrecisionRecallDisplay(Display):
         scores: ArrayLike | dict[str, ArrayLike],
         *,
         sample_weight: ArrayLike | None = None,
+        pos_label: Any = None,
         ax: Any = None,
     ) -> PrecisionRecallDisplay:
         """Compute each model's precision-recall curve, AP and break-even point,
@@ -170,7 +174,7 @@ class PrecisionRecallDisplay(Display):
 
         Parameters
         ----------
-        y_true, scores, sample_weight, ax
+        y_true, scores, sample_weight, pos_label, ax
             As for :func:`receval.plot.precision_recall`.
 
         Returns
@@ -178,22 +182,9 @@ class PrecisionRecallDisplay(Display):
         display : PrecisionRecallDisplay
             The numbers and the drawing.
         """
-        from .. import average_precision_score, break_even_point, precision_recall_curve
-
-        check_ax(ax, "PrecisionRecallDisplay.from_predictions")
-        precision, recall, ap, bep = {}, {}, {}, {}
-        for name, y_score in as_models(scores, "scores", "precision_recall"):
-            w = sample_weight
-            precision[name], recall[name], _ = precision_recall_curve(
-                y_true, y_score, sample_weight=w
-            )
-            ap[name] = float(average_precision_score(y_true, y_score, sample_weight=w))
-            bep[name] = float(break_even_point(y_true, y_score, sample_weight=w))
-        # the precision of the lowest threshold, every row predicted positive: the
-        # share of positives (of the labels as the curves read them, columns of a scan too)
-        prevalence = float(next(iter(precision.values()))[0])
-        return cls(precision=precision, recall=recall, average_precision=ap, break_even=bep,
-                   prevalence=prevalence).plot(ax=ax)  # fmt: skip
+        func = "PrecisionRecallDisplay.from_predictions"
+        check_ax(ax, func)
+        return precision_recall_display(y_true, scores, sample_weight, pos_label, func).plot(ax=ax)
 
     def plot(self, ax: Any = None) -> PrecisionRecallDisplay:
         """Draw the step curves, break-even markers and prevalence line on ``ax``.
@@ -267,13 +258,14 @@ class CalibrationDisplay(Display):
         n_bins: int = 10,
         strategy: str = "uniform",
         sample_weight: ArrayLike | None = None,
+        pos_label: Any = None,
         ax: Any = None,
     ) -> CalibrationDisplay:
         """Compute each model's reliability curve and PCOC, and draw them on ``ax``.
 
         Parameters
         ----------
-        y_true, scores, n_bins, strategy, sample_weight, ax
+        y_true, scores, n_bins, strategy, sample_weight, pos_label, ax
             As for :func:`receval.plot.calibration`.
 
         Returns
@@ -281,16 +273,10 @@ class CalibrationDisplay(Display):
         display : CalibrationDisplay
             The numbers and the drawing.
         """
-        from .. import calibration_curve, pcoc
-
-        check_ax(ax, "CalibrationDisplay.from_predictions")
-        prob_true, prob_pred, values = {}, {}, {}
-        for name, y_prob in as_models(scores, "scores", "calibration"):
-            prob_true[name], prob_pred[name] = calibration_curve(
-                y_true, y_prob, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
-            )
-            values[name] = float(pcoc(y_true, y_prob, sample_weight=sample_weight))
-        return cls(prob_true=prob_true, prob_pred=prob_pred, pcoc=values).plot(ax=ax)
+        func = "CalibrationDisplay.from_predictions"
+        check_ax(ax, func)
+        bins = (n_bins, strategy)
+        return calibration_display(y_true, scores, bins, sample_weight, pos_label, func).plot(ax=ax)
 
     def plot(self, ax: Any = None) -> CalibrationDisplay:
         """Draw the reliability curves and the diagonal on ``ax``.
@@ -312,3 +298,72 @@ class CalibrationDisplay(Display):
                xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), aspect="equal")  # fmt: skip
         ax.legend(loc="upper left")
         return self
+
+
+# ------------------------------------------------------------------ the numbers
+# Each display's numbers, for its from_predictions and for the function of
+# receval.plot that is its shortcut; ``func`` is the one the caller called, which
+# the errors name (the input is checked once, by binary_models).
+def roc_display(
+    y_true: Any, scores: Any, sample_weight: Any, pos_label: Any, func: str
+) -> RocCurveDisplay:
+    """Each model's ROC curve and AUC, not drawn yet."""
+    from .. import roc_auc_score, roc_curve
+
+    y, models, pos = binary_models(y_true, scores, sample_weight, pos_label, func)
+    fpr, tpr, aucs = {}, {}, {}
+    for name, y_score in models:
+        fpr[name], tpr[name], _ = roc_curve(y, y_score, pos_label=pos, sample_weight=sample_weight)
+        auc = roc_auc_score(y, y_score, sample_weight=sample_weight, pos_label=pos)
+        aucs[name] = float(auc)
+    return RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=aucs)
+
+
+def precision_recall_display(
+    y_true: Any, scores: Any, sample_weight: Any, pos_label: Any, func: str
+) -> PrecisionRecallDisplay:
+    """Each model's precision-recall curve, AP and break-even point, and the
+    prevalence, not drawn yet."""
+    from .. import average_precision_score, break_even_point, precision_recall_curve
+
+    y, models, pos = binary_models(y_true, scores, sample_weight, pos_label, func)
+    precision, recall, ap, bep = {}, {}, {}, {}
+    for name, y_score in models:
+        w = sample_weight
+        precision[name], recall[name], _ = precision_recall_curve(
+            y, y_score, pos_label=pos, sample_weight=w
+        )
+        ap[name] = float(average_precision_score(y, y_score, sample_weight=w, pos_label=pos))
+        bep[name] = float(break_even_point(y, y_score, sample_weight=w, pos_label=pos))
+    # the precision of the lowest threshold, every row predicted positive: the share
+    # of positives (of the labels as the curves read them, columns of a scan too)
+    prevalence = float(next(iter(precision.values()))[0])
+    return PrecisionRecallDisplay(precision=precision, recall=recall, average_precision=ap,
+                                  break_even=bep, prevalence=prevalence)  # fmt: skip
+
+
+def calibration_display(
+    y_true: Any,
+    scores: Any,
+    bins: tuple[int, str],
+    sample_weight: Any,
+    pos_label: Any,
+    func: str,
+) -> CalibrationDisplay:
+    """Each model's reliability curve (``bins``: ``n_bins`` and ``strategy``) and PCOC,
+    not drawn yet; columns of a scan are refused (no reliability curve out of core)."""
+    from .. import calibration_curve, pcoc
+    from ..metrics._calibration import check_bins
+
+    n_bins, strategy = bins
+    check_bins(n_bins, strategy, "lower", func)
+    y, models, _ = binary_models(
+        y_true, scores, sample_weight, pos_label, func, probabilities=True, scans=False
+    )
+    prob_true, prob_pred, values = {}, {}, {}
+    for name, y_prob in models:
+        prob_true[name], prob_pred[name] = calibration_curve(
+            y, y_prob, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight
+        )
+        values[name] = float(pcoc(y, y_prob, sample_weight=sample_weight))
+    return CalibrationDisplay(prob_true=prob_true, prob_pred=prob_pred, pcoc=values)

@@ -126,6 +126,7 @@ def roc_auc_score(
     y_score: str,
     *,
     sample_weight: str | None = None,
+    pos_label: Any = None,
     num_partitions: int | None = None,
 ) -> float:
     """Exact ROC AUC of the rows of a Spark DataFrame, tied scores counting one half.
@@ -144,11 +145,16 @@ def roc_auc_score(
     df : pyspark.sql.DataFrame
         One row per impression.
     y_true : str
-        Column of 0/1 labels (1 = click).
+        Column of binary labels: 0/1, booleans or -1/1, or any two values with
+        ``pos_label``.
     y_score : str
         Column of scores (any real numbers; higher means more likely a click).
     sample_weight : str, default=None
         Column of non-negative row weights.
+    pos_label : int, str or bool, default=None
+        The positive class, read as :func:`receval.roc_auc_score` reads it on
+        scan columns and in :func:`receval.metric` (two labels other than 0/1
+        and -1/1 need it).
     num_partitions : int, default=None
         Number of score ranges (default: ``spark.sql.shuffle.partitions``).
         Each range is one task, held in memory by one executor: rows x 8
@@ -171,7 +177,7 @@ def roc_auc_score(
     key = F.col(y_score).cast("double")
     data = data.withColumn("__receval_key", F.when(key == 0.0, F.lit(0.0)).otherwise(key))
     data = repartition(data, num_partitions, "__receval_key", by_range=True)
-    params = ROC_AUC.check_params()
+    params = ROC_AUC.check_params(pos_label=pos_label)
 
     def run(table: Any) -> Any:
         sw = None if sample_weight is None else column(table, sample_weight)

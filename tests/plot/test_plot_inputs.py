@@ -140,3 +140,35 @@ def test_curves_take_the_pos_label_their_metrics_take():
     assert ax.lines[0].get_label() == f"PCOC = {pcoc(clicks, s):.4f}"
     d = rp.RocCurveDisplay.from_predictions(y, {"m": s}, pos_label="yes")
     assert d.roc_auc == {"m": roc_auc_score(clicks, s)}
+
+
+def test_errors_name_the_function_called_and_the_model():
+    with pytest.raises(InputValidationError) as info:
+        rp.roc([0, 1, 1], {"a": [0.1, 0.3, 0.5], "b": [0.2, 0.1]})
+    assert str(info.value) == (
+        "roc: y_true and scores['b'] must have the same length. Got lengths [3, 2]."
+    )
+    with pytest.raises(InputValidationError, match=r"^precision_recall: scores contains NaN"):
+        rp.precision_recall([0, 1, 1], [0.1, float("nan"), 0.3])
+    with pytest.raises(InvalidParameterError, match=r"^The 'n_bins' parameter of calibration "):
+        rp.calibration([0, 1], [0.1, 0.9], n_bins=0)
+    with pytest.raises(InputValidationError, match=r"^calibration: scores\['m'\] must contain"):
+        rp.calibration([0, 1], {"m": [0.1, 2.0]})
+    with pytest.raises(InputValidationError, match=r"^RocCurveDisplay.from_predictions: y_true"):
+        rp.RocCurveDisplay.from_predictions([0, 1, 1], [0.1, 0.2])
+
+
+def test_metric_at_k_names_itself_for_its_conventions_and_metrics():
+    qrels, run = {"u": {"a": 1}}, {"u": {"a": 0.5, "b": 0.1}}
+    with pytest.raises(InvalidParameterError) as info:
+        rp.metric_at_k(qrels, run, ties="foo", ks=[1, 2])
+    assert str(info.value).startswith("The 'ties' parameter of metric_at_k must be one of [")
+    with pytest.raises(InvalidParameterError, match=r"'profile' parameter of metric_at_k"):
+        rp.metric_at_k(qrels, run, profile="nope", ks=[1])
+    with pytest.raises(InvalidParameterError) as info:
+        rp.metric_at_k(qrels, run, metrics=["ndcg", "auc"], ks=[1, 2])
+    assert str(info.value) == (
+        "The 'metrics' parameter of metric_at_k must hold metrics that take a cut-off @k. "
+        "Got 'auc' (roc_auc), which takes none; e.g. 'ndcg' or 'recall'."
+    )
+    assert plt.get_fignums() == []

@@ -198,7 +198,7 @@ def test_a_column_of_strings_where_numbers_go_is_named_before_any_job(spark):
         "receval.spark.roc_auc_score: y_score must be a column of numbers. Got the column "
         f"'user' of df, of type string; {fix}F.col('user').cast('double'))."
     )
-    with pytest.raises(InputValidationError, match=r"y_pred must be .* 'user'"):
+    with pytest.raises(InputValidationError, match=r"spark.log_loss: y_pred must be .* 'user'"):
         rs.log_loss(df, "click", "user")
     with pytest.raises(InputValidationError, match=r"gauc_score: y_score must be .* 'user'"):
         rs.gauc_score(df, "click", "user", groups="user")
@@ -219,6 +219,23 @@ def test_roc_auc_takes_pos_label_as_in_memory(spark, impressions):
     for positive in ("click", "skip"):
         expected = receval.roc_auc_score(labels, impressions["score"], pos_label=positive)
         assert rs.roc_auc_score(df, "label", "score", pos_label=positive) == expected
+
+
+def test_errors_name_the_spark_function_called(spark, impressions_df):
+    empty = impressions_df.limit(0)
+    for func in (rs.log_loss, rs.pcoc, rs.roc_auc_score):
+        with pytest.raises(InputValidationError) as info:
+            func(empty, "label", "prob")
+        assert str(info.value) == (
+            f"receval.spark.{func.__name__}: y_true is empty; pass at least one sample."
+        )
+    with pytest.raises(InputValidationError, match=r"^receval\.spark\.compute: df has no col"):
+        rs.compute(impressions_df, "pcoc", {"y_true": "clicks", "y_prob": "prob"})
+    with pytest.raises(InputValidationError, match=r"^receval\.spark\.copc: df has no column"):
+        rs.copc(impressions_df, "clicks", "prob")
+    with pytest.raises(InvalidParameterError, match=r"'ties' parameter of receval\.spark\.eval"):
+        rs.evaluate(impressions_df, impressions_df, ["ndcg@3"], user="user", item="label",
+                    grade="label", ties="foo")  # fmt: skip
 
 
 # ------------------------------------------------------------------ ranking

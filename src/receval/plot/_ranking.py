@@ -46,13 +46,30 @@ def _check_metrics(metrics: Any) -> list[str]:
         raise InvalidParameterError(
             f"The 'metrics' parameter of {_FUNC} must name at least one metric. Got [] instead."
         )
+    from ..registry import parse_metric
+
     for m in out:
         if not isinstance(m, str) or "@" in m:
             raise InvalidParameterError(
                 f"The 'metrics' parameter of {_FUNC} must hold metric names without '@k', "
                 f"e.g. 'ndcg'. Got {m!r} instead; the cut-offs come from ks."
             )
+        info = parse_metric(m).info  # an unknown name: the registry's suggestion
+        if not info.accepts_k:
+            raise InvalidParameterError(
+                f"The 'metrics' parameter of {_FUNC} must hold metrics that take a cut-off "
+                f"@k. Got {m!r} ({info.name}), which takes none; e.g. 'ndcg' or 'recall'."
+            )
     return out
+
+
+def _check_conventions(conventions: dict[str, Any]) -> None:
+    """The conventions of :func:`receval.evaluate` among ``conventions``, checked as
+    evaluate checks them, before any evaluation, naming metric_at_k."""
+    from ..conventions import FIELDS, resolve_conventions
+
+    given = {name: value for name, value in conventions.items() if name in FIELDS}
+    resolve_conventions(conventions.get("profile"), _FUNC, **given)
 
 
 def _check_ks(ks: Any) -> list[int]:
@@ -211,6 +228,7 @@ class MetricAtKDisplay(Display):
         check_ax(ax, "MetricAtKDisplay.from_runs")
         names = _check_metrics(metrics)
         cutoffs = _check_ks(ks)
+        _check_conventions(conventions)
         models = as_models(runs, "runs", _FUNC, is_run_dict)
         q = as_qrels(qrels)
         means: dict[tuple[str | None, str], list[float]] = {}

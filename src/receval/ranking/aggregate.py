@@ -106,19 +106,21 @@ def make_setup(
     repeats: bool = False,
     exclude: SeenItems | None = None,
     repeat_consumption: bool = False,
+    func: str = "evaluate",
 ) -> Setup:
     """Parse the metric strings, resolve their conventions and the propensities.
 
     ``conventions``: the convention keywords of :func:`receval.evaluate` (``profile``
     included); ``lists``: as :attr:`Setup.lists`, the popularity as a table;
     ``weighting``: (propensities, propensity_gamma, propensity_clip); ``exclude``,
-    ``repeat_consumption``: as :attr:`Setup.exclude` and :attr:`Setup.repeat_consumption`.
+    ``repeat_consumption``: as :attr:`Setup.exclude` and :attr:`Setup.repeat_consumption`;
+    errors name ``func``.
     """
     from ..metrics._propensity import as_propensities, prepare_weighting
 
     features, _, similarity, table, item_categories = lists
     names, specs, convs, listwise = prepare_metrics(
-        metrics, features, similarity, conventions, table, item_categories
+        metrics, features, similarity, conventions, table, item_categories, func
     )
     props = as_propensities(weighting[0], table, weighting[1], weighting[2])
     specs = prepare_weighting(specs, convs, listwise, props)
@@ -182,7 +184,7 @@ def evaluation_setup(
         weighting=(options["propensities"], options["propensity_gamma"],
                    options["propensity_clip"]),
         candidates=c, sampling=sampling, rows=rows, exclude=exclude,
-        repeat_consumption=bool(options["repeats"]),
+        repeat_consumption=bool(options["repeats"]), func=func,
     )  # fmt: skip
 
 

@@ -96,10 +96,11 @@ def prepare_metrics(
     conventions: dict[str, Any],
     popularity: Any = None,
     item_categories: Any = None,
+    func: str = "evaluate",
 ) -> tuple[list[str], dict[str, MetricSpec], dict[str, Conventions], set[str]]:
     """Parse the metric strings and resolve the conventions of each; ``listwise``: the
-    metrics computed from the run alone (item similarities or item popularity)."""
-    func = "evaluate"
+    metrics computed from the run alone (item similarities or item popularity); errors
+    name ``func`` (:func:`receval.evaluate`, or the function that evaluates for it)."""
     conventions = dict(conventions)
     profile = conventions.pop("profile")
     resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
@@ -108,14 +109,14 @@ def prepare_metrics(
         metrics = [metrics]
     if metrics is None or not isinstance(metrics, Iterable):
         raise InvalidParameterError(
-            f"The 'metrics' parameter of evaluate must be a metric string or a list of "
+            f"The 'metrics' parameter of {func} must be a metric string or a list of "
             f"metric strings. Got {metrics!r} instead."
         )
     metrics = list(metrics)
     bad = [m for m in metrics if not isinstance(m, str)]
     if bad:
         raise InvalidParameterError(
-            f"The 'metrics' parameter of evaluate must hold metric strings. Got "
+            f"The 'metrics' parameter of {func} must hold metric strings. Got "
             f"{bad[0]!r} ({type(bad[0]).__name__}) instead."
         )
     # trec_eval's form with several parameters (P.5,10) stands for one metric each,
@@ -123,7 +124,7 @@ def prepare_metrics(
     metrics = [name for text in metrics for name in parse_metrics(text)]
     if not metrics:
         raise InvalidParameterError(
-            "The 'metrics' parameter of evaluate must name at least one metric. Got [] instead."
+            f"The 'metrics' parameter of {func} must name at least one metric. Got [] instead."
         )
     specs: dict[str, MetricSpec] = {}
     convs: dict[str, Conventions] = {}

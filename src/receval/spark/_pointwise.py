@@ -60,14 +60,15 @@ def _engine(
     num_partitions: int | None,
     **options: Any,
 ) -> float:
-    """A metric whose rows split anyway, of two columns and an optional weight column."""
+    """A metric whose rows split anyway, of two columns and an optional weight column;
+    ``name``: the metric's and the function's (its errors name receval.spark.<name>)."""
     from ..registry import definition
 
     prob = definition(name).inputs[1]  # y_pred (log loss) or y_prob
     columns = {"y_true": y_true, prob: y_prob}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
-    result: float = compute(df, name, columns, num_partitions=num_partitions, **options)
+    result: float = _compute(df, name, columns, num_partitions, name, options)
     return result
 
 
@@ -185,7 +186,7 @@ def roc_auc_score(
         return range_state(ROC_AUC, params, batch)
 
     states = partition_states(data, run)  # only non-empty partitions give one
-    v.check_not_empty(len(states), "y_true", func)
+    v.check_not_empty(len(states), "y_true", f"receval.spark.{func}")
     result: float = ROC_AUC.finalize(params, reduce(lambda a, b: a.merge(b), states))
     return result
 
@@ -351,10 +352,22 @@ def compute(
     **options
         The metric's options.
     """
+    return _compute(df, name, columns, num_partitions, "compute", options)
+
+
+def _compute(
+    df: Any,
+    name: str,
+    columns: Mapping[str, str],
+    num_partitions: int | None,
+    func: str,
+    options: dict[str, Any],
+) -> Any:
+    """:func:`compute`, its errors naming ``receval.spark.<func>`` (the function called:
+    compute, or log_loss, pcoc, ... which compute for it)."""
     from ..engine.accumulator import metric
     from ..registry import definition
 
-    func = "receval.spark.compute"
     defn = definition(name, options)
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
         params = metric(name, whole_groups=True, **options).params  # partitions of whole users
@@ -363,8 +376,8 @@ def compute(
     unknown = sorted(set(columns) - set(defn.inputs))
     if unknown:
         raise InvalidParameterError(
-            f"The 'columns' parameter of {func} must map data arguments of {name} "
-            f"{list(defn.inputs)} to columns. Got {unknown[0]!r} instead."
+            f"The 'columns' parameter of receval.spark.{func} must map data arguments of "
+            f"{name} {list(defn.inputs)} to columns. Got {unknown[0]!r} instead."
         )
     # options are checked on the driver; partitions hold whole groups (repartitioned)
     params = metric(name, whole_groups=True, **options).params
@@ -391,8 +404,8 @@ def _run_state(
         or (("score" in roles) == ("rank" in roles))
     ):
         raise InvalidParameterError(
-            f"The 'columns' parameter of {func} must map 'user', 'item' and one of 'score' "
-            f"and 'rank' to columns for {defn.name}. Got {sorted(roles)} instead."
+            f"The 'columns' parameter of receval.spark.{func} must map 'user', 'item' and one "
+            f"of 'score' and 'rank' to columns for {defn.name}. Got {sorted(roles)} instead."
         )
     data, F = select(df, func, num_partitions, **columns)
     by_rank = "rank" in roles
@@ -428,11 +441,14 @@ def _partition_state(
     if defn.partitioning == "groups":
         if "groups" not in columns:
             raise InvalidParameterError(
-                f"{func}: {defn.name} needs whole groups per partition; map 'groups' to a column."
+                f"receval.spark.{func}: {defn.name} needs whole groups per partition; map "
+                f"'groups' to a column."
             )
         data = data.repartition(num_partitions or data.rdd.getNumPartitions(), columns["groups"])
     elif defn.partitioning != "any":
-        raise InvalidParameterError(f"{func}: {defn.name} cannot be computed by partitions.")
+        raise InvalidParameterError(
+            f"receval.spark.{func}: {defn.name} cannot be computed by partitions."
+        )
     elif num_partitions is not None:
         data = data.repartition(num_partitions)
 
@@ -451,7 +467,7 @@ def _merged(data: Any, run: Any, defn: Any, params: dict[str, Any], first: str, 
     from ..engine.run import Accumulator
 
     parts = partition_states(data, run)
-    v.check_not_empty(len(parts), first, func)
+    v.check_not_empty(len(parts), first, f"receval.spark.{func}")
     acc = Accumulator(defn.name, defn, params)
     for part in parts:
         acc.merge(part)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any
 
@@ -15,10 +16,11 @@ from ._open import (
     compression_of,
     open_input,
     place,
+    sentence,
 )
 from ._string_buffers import integer_strings, large_strings
 
-__all__ = ["csv_batches", "csv_header", "csv_options", "read_csv"]
+__all__ = ["csv_batches", "csv_error", "csv_header", "csv_options", "read_csv"]
 
 #: pyarrow's default CSV block (1 MiB): a row must fit in one block
 CSV_BLOCK = 1 << 20
@@ -199,6 +201,100 @@ def _read(
         for at, c in enumerate(chunks)
     ]
     return pa.table(arrays, names=[f.name for f in fields])
+
+
+def csv_error(path: str, fmt: str | None, exc: BaseException) -> Any:
+    """The :class:`~receval.exceptions.InputValidationError` of Arrow's error reading a
+    CSV or TSV file (``fmt``), at its line (Arrow names none; the error's ``row`` is
+    the row within the file), with the fix: a value that its column's type does not
+    read (the column by name, the line of the first such value), a line of other than
+    the header's count of fields, or one that is not UTF-8. Any other error (or one
+    whose line is not found) names the file."""
+    from ..exceptions import InputValidationError
+
+    if fmt in ("csv", "tsv"):
+        found = _bad_value(path, fmt, str(exc)) or _bad_line(path, sentence(exc))
+        if found is not None:
+            return InputValidationError(found[0], row=found[1])
+    return InputValidationError(f"{path}: {sentence(exc)}")
+
+
+#: Arrow's error for a value its column's type does not read (the file's column number)
+_CONVERSION = re.compile(
+    r"In CSV column #(\d+): CSV conversion error to (\S+): invalid value '(.*)'$", re.S
+)
+#: what each type Arrow reads a column as takes
+_READS = {"double": "a number", "float": "a number", "int64": "an integer", "bool": "true or false"}
+
+
+def _bad_value(path: str, fmt: str, text: str) -> tuple[str, int | None] | None:
+    """The message and row of a value its column's type does not read (None: another
+    error): the column named from the header, the row of the value's first appearance
+    (the file read again, that column as text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..exceptions import InputValidationError
+
+    match = _CONVERSION.search(text.strip())
+    if match is None:
+        return None
+    at, kind, value = int(match[1]), match[2], match[3]
+    try:
+        name = csv_header(path, fmt)[at]
+        _, batches = csv_batches(path, fmt, [name], {name: pa.string()})
+        row, rows = None, 0
+        for batch in batches:
+            found = pc.index(batch.column(0), value=value).as_py()
+            if found >= 0:
+                row = rows + found
+                break
+            rows += batch.num_rows
+    except (pa.ArrowException, OSError, EOFError, IndexError, UnicodeError, InputValidationError):
+        return None  # Arrow's words, at the file
+    what = _READS.get(kind, f"a value of type {kind}")
+    return (
+        f"{place(path, row, lines=True)}: the {name!r} column holds {value!r}, which is not "
+        f"{what} (the column is read as {kind}); correct the value or drop the row.",
+        row,
+    )
+
+
+def _bad_line(path: str, text: str) -> tuple[str, int] | None:
+    """The message and row of the first line of other than the header's count of
+    fields (Arrow's error ``text`` quotes it), or that is not UTF-8; None otherwise."""
+    ragged = "Expected " in text and " columns, got " in text
+    if not (ragged or "invalid UTF8" in text):
+        return None
+    for number, line in enumerate(_lines(path), 1):  # the header first
+        if not ragged:
+            try:
+                line.decode()
+            except UnicodeDecodeError:
+                fix = "save the file as UTF-8"
+                return f"{path}:{number}: the line is not UTF-8 text ({text}); {fix}.", number - 2
+        elif (
+            number > 1
+            and line.rstrip(b"\r\n")
+            and text.endswith(line.rstrip(b"\r\n").decode(errors="replace") + ".")
+        ):
+            fix = "give every line the header's fields, quoting a field that holds the delimiter"
+            return f"{path}:{number}: {text[:-1]}; {fix}.", number - 2
+    return None
+
+
+def _lines(path: str) -> Iterator[bytes]:
+    """The lines of a file (decompressed, whatever its compression), line ends kept."""
+    stream = open_input(path)
+    try:
+        rest = b""
+        while chunk := stream.read(1 << 20):
+            *lines, rest = (rest + chunk).split(b"\n")
+            yield from (line + b"\n" for line in lines)
+        if rest:
+            yield rest
+    finally:
+        stream.close()
 
 
 def _first_null(column: Any) -> int:

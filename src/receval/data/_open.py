@@ -264,19 +264,47 @@ class CountingFile(_io.RawIOBase):
 
 def check_has_columns(where: str, columns: Sequence[str], names: Sequence[str]) -> None:
     """Raise naming the file (``where``) and its columns when one of ``columns`` is not
-    among ``names``, or is there more than once (which of them is meant?)."""
+    among ``names``, or is there more than once (which of them is meant?); a header
+    read as one field that holds the column between other delimiters gets the fix."""
     for column in columns:
         if column not in names:
             from .._validation import format_values  # NumPy: not at start-up
 
             raise InputValidationError(
-                f"{where}: no column {column!r}. Got columns {format_values(names, limit=10)}."
+                f"{where}: no column {column!r}. Got columns {format_values(names, limit=10)}"
+                f"{_delimiter_fix(names)}."
             )
         if (times := list(names).count(column)) > 1:  # Arrow would read the first
             raise InputValidationError(
                 f"{where}: the column {column!r} appears {times} times among the columns; "
                 f"rename all but one so that the column read is the one meant."
             )
+
+
+#: The fix of a header read as one field, by the delimiter it holds: the formats read
+#: (CSV: commas, TSV: tabs), or another delimiter, which no reader of receval takes
+_DELIMITER_FIXES = {
+    "\t": "pass file_format='tsv' (or name the file .tsv)",
+    ",": "pass file_format='csv' (or name the file .csv)",
+    ";": "rewrite the file with commas (CSV) or tabs (TSV), which receval reads, e.g. "
+    "pandas.read_csv(path, sep=';').to_csv(new_path, index=False)",
+    "|": "rewrite the file with commas (CSV) or tabs (TSV), which receval reads, e.g. "
+    "pandas.read_csv(path, sep='|').to_csv(new_path, index=False)",
+}
+
+
+def _delimiter_fix(names: Sequence[str]) -> str:
+    """``"; the header ..., so <fix>"`` where the header was read as one field whose
+    names another delimiter separates, else ``""``."""
+    if len(names) != 1:
+        return ""
+    for delimiter, fix in _DELIMITER_FIXES.items():
+        if len(names[0].split(delimiter)) > 1:
+            return (
+                f"; the header was read as one field, its names separated by {delimiter!r}, "
+                f"so {fix}"
+            )
+    return ""
 
 
 def check_file(path: str) -> None:

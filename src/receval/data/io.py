@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import format_values
 from ..exceptions import InputValidationError
 from ._arrow import arrow_integers, numbers_view, to_numpy
-from ._csv import csv_header, read_csv
+from ._csv import csv_error, csv_header, read_csv
 from ._encode import column_array as column_array
 from ._encode import ids_as_given
 from ._open import (
@@ -380,7 +380,7 @@ def read_table(
             raise InputValidationError(
                 f"{path}: the file has no rows, only its header; pass a file with rows."
             ) from exc
-        raise InputValidationError(_csv_located(path, fmt, exc)) from exc
+        raise csv_error(path, fmt, exc) from exc
     except (OSError, EOFError) as exc:  # a truncated or corrupt compressed stream
         raise InputValidationError(f"{path}: cannot be read: {sentence(exc)}") from exc
     except UnicodeDecodeError as exc:
@@ -389,36 +389,6 @@ def read_table(
         f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
         f"or 'trec'."
     )
-
-
-def _csv_located(path: str, fmt: str | None, exc: BaseException) -> str:
-    """Arrow's error of a CSV or TSV file at its line (Arrow names none), with the fix:
-    the first line of other than the header's count of fields, or that is not UTF-8."""
-    text = sentence(exc)
-    ragged = "Expected " in text and " columns, got " in text
-    if fmt not in ("csv", "tsv") or not (ragged or "invalid UTF8" in text):
-        return f"{path}: {text}"
-    import gzip
-
-    opener = gzip.open if compression_of(path) == "gzip" else open
-    with opener(path, "rb") as f:
-        for number, line in enumerate(f, 1):  # the header first
-            if not ragged:
-                try:
-                    line.decode()
-                except UnicodeDecodeError:
-                    fix = "save the file as UTF-8"
-                    return f"{path}:{number}: the line is not UTF-8 text ({text}); {fix}."
-            elif (
-                number > 1
-                and line.rstrip(b"\r\n")
-                and text.endswith(line.rstrip(b"\r\n").decode(errors="replace") + ".")
-            ):
-                fix = (
-                    "give every line the header's fields, quoting a field that holds the delimiter"
-                )
-                return f"{path}:{number}: {text[:-1]}; {fix}."
-    return f"{path}: {text}"
 
 
 # read Parquet columns with polars when it is installed (faster); pyarrow otherwise

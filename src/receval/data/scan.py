@@ -20,7 +20,7 @@ from typing import Any
 from .._validation import check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
-from ._csv import CSV_BLOCK, csv_batches, csv_header
+from ._csv import CSV_BLOCK, csv_batches, csv_error, csv_header
 from ._hive import directory_keys, key_types, partition, repeated, typed
 from ._open import check_has_columns, header_not_utf8, sentence
 from ._origin import Batch, Origin
@@ -391,20 +391,30 @@ class Scan:
         rows: int,
         advance: Any,
     ) -> Iterator[Batch]:
-        """The batches of :meth:`batches`, read in turn (the reader thread runs this)."""
+        """The batches of :meth:`batches`, read in turn (the reader thread runs this); no
+        row at all raises, naming the file (a CSV file of a header only)."""
         lines = self.file_format != "parquet"
         if self.file_format == "parquet":
             source = self._parquet_batches(columns, rows)
         else:
             source = self._csv_batches(columns, ids, floats, advance)
+        read = 0
         for path, first, batch in source:
             n = batch.num_rows
+            read += n
             if self.file_format == "parquet":
                 advance(n)
             for start in range(0, n, rows):
                 part = batch.slice(start, rows)
                 origin = Origin(((path, first + start, part.num_rows),), lines)
                 yield Batch({c: _column(part.column(i)) for i, c in enumerate(columns)}, origin)
+        if not read:
+            if lines:
+                raise InputValidationError(
+                    f"{self.name}: the file has no rows, only its header; pass a file with rows."
+                )
+            files = "the file has" if len(self.paths) == 1 else "the files have"
+            raise InputValidationError(f"{self.name}: {files} no rows; pass rows to evaluate.")
 
     def rows_per_batch(self, columns: Sequence[str]) -> int:
         """Rows per batch: ``batch_rows``, fewer when a batch of the columns would
@@ -507,7 +517,7 @@ class Scan:
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, EOFError) as exc:
             if self._grow_block(exc):
                 raise _LongRow from exc
-            raise InputValidationError(f"{path}: {sentence(exc)}") from exc
+            raise csv_error(path, self.file_format, exc) from exc  # at its line
         except UnicodeDecodeError as exc:
             raise header_not_utf8(path, exc) from exc
 
@@ -664,8 +674,9 @@ def scan(
     Raises
     ------
     InputValidationError
-        A missing or unreadable file (the message names the file and, for CSV
-        parse errors, the row when pyarrow reports it); a file of several that
+        A missing or unreadable file, or one without rows (the message names
+        the file; for CSV, the line and column of a value the column's type does
+        not read, or the line of other than the header's fields); a file of several that
         lacks a column read or holds it with another kind of type (the message
         names the file and the column). A bad value a metric finds in a batch
         (NaN, a label other than 0/1, a negative weight) raises its in-memory

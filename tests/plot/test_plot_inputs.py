@@ -172,3 +172,18 @@ def test_metric_at_k_names_itself_for_its_conventions_and_metrics():
         "Got 'auc' (roc_auc), which takes none; e.g. 'ndcg' or 'recall'."
     )
     assert plt.get_fignums() == []
+
+
+def test_calibration_plots_the_bins_of_calibration_curve_by_default():
+    import inspect
+
+    import numpy as np
+
+    from receval import calibration_curve
+
+    default = inspect.signature(calibration_curve).parameters["n_bins"].default
+    for func in (rp.calibration, rp.CalibrationDisplay.from_predictions):
+        assert inspect.signature(func).parameters["n_bins"].default == default == 5
+    y, p = [0, 0, 1, 1, 1, 0, 1], [0.05, 0.15, 0.35, 0.55, 0.75, 0.85, 0.95]
+    np.testing.assert_array_equal(rp.calibration(y, p).lines[0].get_ydata(),
+                                  calibration_curve(y, p)[0])  # fmt: skip

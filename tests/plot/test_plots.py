@@ -189,7 +189,7 @@ def test_calibration_lines_and_pcoc(strategy):
 def test_calibration_single_array_default_bins():
     y, scores, _ = _clicks()
     ax = calibration(y, scores["good"])
-    prob_true, _ = calibration_curve(y, scores["good"], n_bins=10)
+    prob_true, _ = calibration_curve(y, scores["good"])  # the same default bins (5)
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), prob_true)
     assert _labels(ax)[0] == f"PCOC = {pcoc(y, scores['good']):.4f}"
     with pytest.raises(InvalidParameterError, match="strategy"):

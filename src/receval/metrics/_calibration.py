@@ -23,6 +23,10 @@ from ._recalibration import check_sampling_rate, recalibrate, recalibrating
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
+#: The bins of a reliability curve by default: scikit-learn's (its calibration_curve's
+#: and CalibrationDisplay's), for calibration_curve and receval.plot.calibration alike.
+CURVE_BINS = 5
+
 
 def _check_proba(
     y_true: Any, y_prob: Any, sample_weight: Any, func: str, pos_label: Any, relative: bool = True
@@ -197,7 +201,7 @@ def calibration_curve(
     y_prob: ArrayLike,
     *,
     pos_label: Any = None,
-    n_bins: int = 5,
+    n_bins: int = CURVE_BINS,
     strategy: str = "uniform",
     sample_weight: ArrayLike | None = None,
     negative_sampling_rate: float = 1.0,

@@ -6,6 +6,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
+from ..metrics._calibration import CURVE_BINS
 from ._base import check_ax
 from ._displays import calibration_display, precision_recall_display, roc_display
 
@@ -153,7 +154,7 @@ def calibration(
     y_true: ArrayLike,
     scores: ArrayLike | dict[str, ArrayLike],
     *,
-    n_bins: int = 10,
+    n_bins: int = CURVE_BINS,
     strategy: str = "uniform",
     ax: Any = None,
     sample_weight: ArrayLike | None = None,
@@ -177,8 +178,8 @@ def calibration(
     scores : array-like of shape (n_samples,) or dict of str to array-like
         One model's predicted probabilities in [0, 1], or
         ``{model name: probabilities}`` for several models.
-    n_bins : int, default=10
-        Number of bins.
+    n_bins : int, default=5
+        Number of bins (:func:`receval.calibration_curve`'s default).
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins, or bins with equal numbers of samples (per model).
     ax : matplotlib Axes, default=None

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..metrics._calibration import CURVE_BINS
 from ._base import Display, binary_models, check_ax, label
 
 __all__ = [
@@ -255,7 +256,7 @@ class CalibrationDisplay(Display):
         y_true: ArrayLike,
         scores: ArrayLike | dict[str, ArrayLike],
         *,
-        n_bins: int = 10,
+        n_bins: int = CURVE_BINS,
         strategy: str = "uniform",
         sample_weight: ArrayLike | None = None,
         pos_label: Any = None,

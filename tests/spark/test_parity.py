@@ -449,14 +449,35 @@ def test_evaluate_serendipity_and_miscalibration(spark):
     assert got.n_users_skipped == expected.n_users_skipped
 
 
+def test_integer_ids_match_strings_of_their_spelling_as_in_memory(spark):
+    qrels, run = _ranking_frames(False)
+    # qrels users as text ("7" matches the run's 7), run items as text, one spelled
+    # "007" (matches no judged item, as in memory)
+    q_text = qrels.assign(user=qrels.user.astype(str))
+    r_text = run.assign(item=run.item.astype(str))
+    r_text.loc[r_text.item == "7", "item"] = "007"
+    metrics = ["ndcg@10", "recall@5", "map"]
+    for options in ({}, {"ties": "id_ascending"}):
+        expected = receval.evaluate(q_text, r_text, metrics, **options)
+        got = rs.evaluate(spark.createDataFrame(q_text), spark.createDataFrame(r_text), metrics,
+                          **options)  # fmt: skip
+        assert got.mean == expected.mean
+        assert (got.n_users, got.n_users_missing) == (expected.n_users, expected.n_users_missing)
+    exclude = spark.createDataFrame(run.iloc[::5][["user", "item"]])  # integers beside text
+    expected = receval.evaluate(q_text, r_text, metrics, exclude=run.iloc[::5][["user", "item"]])
+    got = rs.evaluate(spark.createDataFrame(q_text), spark.createDataFrame(r_text), metrics,
+                      exclude=exclude)  # fmt: skip
+    assert got.mean == expected.mean
+
+
 def test_evaluate_errors(spark):
     qrels, run = _ranking_frames(False)
     q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)
     with pytest.raises(InvalidParameterError, match=r"ndgc"):
         rs.evaluate(q_df, r_df, ["ndgc@10"])
-    s_df = spark.createDataFrame(qrels.assign(user=qrels.user.astype(str)))
-    with pytest.raises(InputValidationError, match=r"string in the qrels but bigint in the run"):
-        rs.evaluate(s_df, r_df, ["p@5"])
+    f_df = spark.createDataFrame(qrels.assign(user=qrels.user.astype(float)))
+    with pytest.raises(InputValidationError, match=r"double in the qrels but bigint in the run"):
+        rs.evaluate(f_df, r_df, ["p@5"])
     with pytest.raises(InputValidationError, match="absent from the run"):
         rs.evaluate(q_df, r_df, ["p@5"], missing_users="error")
     dup = spark.createDataFrame(pd.concat([run, run.iloc[:1]]))

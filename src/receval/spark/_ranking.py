@@ -44,17 +44,30 @@ def _kind(data_type: Any) -> str:
     return name
 
 
-def _check_id_types(qrels: Any, run: Any, user: str, item: str, name: str = "qrels") -> None:
+def _id_columns(frames: dict[str, Any], user: str, item: str) -> dict[str, tuple[Any, Any]]:
+    """Per DataFrame (``run`` first, then ``qrels`` and ``exclude``), its user and item
+    columns as the partitions read them: as it holds them, or, where one holds integer
+    ids and another strings, the integers as their decimal text, so that 7 matches
+    ``"7"`` (not ``"07"``) as in memory (where ids are ordered by their text either way).
+    Ids of kinds that share no value (strings beside floating-point numbers) raise."""
+    from pyspark.sql import functions as F
+
+    columns: dict[str, list[Any]] = {name: [] for name in frames}
     for argument, col in (("user", user), ("item", item)):
-        q_type = qrels.schema[col].dataType
-        r_type = run.schema[col].dataType
-        if _kind(q_type) != _kind(r_type):
-            raise InputValidationError(
-                f"receval.spark.evaluate: the {argument} column {col!r} holds "
-                f"{q_type.simpleString()} in the {name} but {r_type.simpleString()} in the run, "
-                f"so no id would match; cast one of them, e.g. "
-                f"run.withColumn({col!r}, F.col({col!r}).cast({q_type.simpleString()!r}))."
-            )
+        kinds = {name: _kind(df.schema[col].dataType) for name, df in frames.items()}
+        text = set(kinds.values()) == {"integer", "string"}
+        for name, df in frames.items():
+            r_type, given = frames["run"].schema[col].dataType, df.schema[col].dataType
+            if not text and kinds[name] != kinds["run"]:
+                raise InputValidationError(
+                    f"receval.spark.evaluate: the {argument} column {col!r} holds "
+                    f"{given.simpleString()} in the {name} but {r_type.simpleString()} in the "
+                    f"run, so no id would match; cast one of them, e.g. run.withColumn("
+                    f"{col!r}, F.col({col!r}).cast({given.simpleString()!r}))."
+                )
+            cast = text and kinds[name] == "integer"
+            columns[name].append(F.col(col).cast("string") if cast else F.col(col))
+    return {name: (pair[0], pair[1]) for name, pair in columns.items()}
 
 
 def evaluate(
@@ -122,8 +135,9 @@ def evaluate(
     metrics : str or iterable of str
         Metric strings, e.g. ``["ndcg@10", "recall@100"]``.
     user, item : str, default="user", "item"
-        Column names in both DataFrames; their types must agree (both strings
-        or both integers).
+        Column names in both DataFrames. Integer ids match strings of their
+        decimal spelling (7 matches ``"7"``, not ``"07"``), as in memory; ids of
+        kinds that share no value (strings and floats) raise.
     grade : str or None, default="grade"
         Grade column of the qrels (None: every row has grade 1).
     score : str or None, default="score"
@@ -195,7 +209,7 @@ def evaluate(
     InvalidParameterError
         Unknown metric or convention, a bad column argument.
     InputValidationError
-        Missing columns, id columns of different types, or anything
+        Missing columns, id columns of kinds that share no value, or anything
         :func:`receval.evaluate` rejects in a partition (raised again on the driver).
     """
     options = dict(locals())  # every keyword, read by name in evaluation_setup
@@ -222,30 +236,36 @@ def evaluate(
     value = score if rank is None else rank
     value_arg = {"score" if rank is None else "rank": value}
     check_columns(run, func, "run", user=user, item=item, **value_arg)
+    frames = {"run": run}
     if qrels is not None:
         check_frame(qrels, "qrels", func)
         check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
-        _check_id_types(qrels, run, user, item)
+        frames["qrels"] = qrels
+    if joined:
+        check_frame(exclude, "exclude", func)
+        check_columns(exclude, func, "exclude", user=user, item=item)
+        frames["exclude"] = exclude
+    ids = _id_columns(frames, user, item)
     ordered = bool(setup.listwise) or any(cv.ties == "input" for cv in setup.convs.values())
 
-    run_cols = [F.col(user).alias(_USER), F.col(item).alias(_ITEM), F.col(value).alias(_VALUE)]
+    users, items = ids["run"]
+    run_cols = [users.alias(_USER), items.alias(_ITEM), F.col(value).alias(_VALUE)]
     if ordered:
         run_cols.append(F.monotonically_increasing_id().alias(_ROW))
     data = run.select(*run_cols, F.lit(1).cast("byte").alias(_SIDE))
     if qrels is not None:
         grade_col = F.col(grade) if grade is not None else F.lit(1)
+        users, items = ids["qrels"]
         q = qrels.select(
-            F.col(user).alias(_USER),
-            F.col(item).alias(_ITEM),
+            users.alias(_USER),
+            items.alias(_ITEM),
             grade_col.alias(_GRADE),
             F.lit(0).cast("byte").alias(_SIDE),
         )
         data = data.unionByName(q, allowMissingColumns=True)
     if joined:
-        check_frame(exclude, "exclude", func)
-        check_columns(exclude, func, "exclude", user=user, item=item)
-        _check_id_types(exclude, run, user, item, "exclude")
-        seen = exclude.select(F.col(user).alias(_USER), F.col(item).alias(_ITEM),
+        users, items = ids["exclude"]
+        seen = exclude.select(users.alias(_USER), items.alias(_ITEM),
                               F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(seen, allowMissingColumns=True)
     data = repartition(data, num_partitions, _USER)

@@ -171,6 +171,10 @@ def test_metric_at_k_names_itself_for_its_conventions_and_metrics():
         "The 'metrics' parameter of metric_at_k must hold metrics that take a cut-off @k. "
         "Got 'auc' (roc_auc), which takes none; e.g. 'ndcg' or 'recall'."
     )
+    with pytest.raises(InvalidParameterError, match=r"^metric_at_k: unknown option 'tie'\. "):
+        rp.metric_at_k(qrels, run, tie="average", ks=[1])
+    with pytest.raises(InvalidParameterError, match=r"'qrels' parameter of metric_at_k must"):
+        rp.metric_at_k(3, run, ks=[1])
     assert plt.get_fignums() == []
 
 

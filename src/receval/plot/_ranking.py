@@ -64,10 +64,20 @@ def _check_metrics(metrics: Any) -> list[str]:
 
 
 def _check_conventions(conventions: dict[str, Any]) -> None:
-    """The conventions of :func:`receval.evaluate` among ``conventions``, checked as
-    evaluate checks them, before any evaluation, naming metric_at_k."""
-    from ..conventions import FIELDS, resolve_conventions
+    """The keywords of :func:`receval.evaluate` among ``conventions``: each one of its
+    options, and its conventions checked as evaluate checks them, before any
+    evaluation, naming metric_at_k."""
+    import inspect
 
+    from ..conventions import FIELDS, resolve_conventions
+    from ..ranking.evaluation import evaluate
+
+    options = sorted(set(inspect.signature(evaluate).parameters) - {"qrels", "run", "metrics"})
+    unknown = sorted(set(conventions) - set(options))
+    if unknown:
+        raise InvalidParameterError(
+            f"{_FUNC}: unknown option {unknown[0]!r}. Expected one of evaluate's options {options}."
+        )
     given = {name: value for name, value in conventions.items() if name in FIELDS}
     resolve_conventions(conventions.get("profile"), _FUNC, **given)
 
@@ -230,7 +240,7 @@ class MetricAtKDisplay(Display):
         cutoffs = _check_ks(ks)
         _check_conventions(conventions)
         models = as_models(runs, "runs", _FUNC, is_run_dict)
-        q = as_qrels(qrels)
+        q = as_qrels(qrels, _FUNC)
         means: dict[tuple[str | None, str], list[float]] = {}
         for model, run in models:
             if model is None and isinstance(run, Run) and run.name:

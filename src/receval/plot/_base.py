@@ -83,7 +83,7 @@ def binary_models(
         if scan is not None:
             continue
         name = "scores" if model is None else f"scores[{model!r}]"
-        labels, values, _ = check_binary_scores(
+        labels, values, _, _ = check_binary_scores(
             y_true, y_score, sample_weight, func, pos_label=pos_label, score_name=name, rank=False
         )
         if probabilities:

@@ -116,6 +116,14 @@ def test_exact_sum_of_many_values_and_normalize(seed):
     assert ((low >= 0) & (low < 2**32)).all()
 
 
+def _units(weights, quantum):
+    """Each weight in units of ``2**quantum`` (an integer: asserted)."""
+    unit = Fraction(2) ** quantum
+    units = [Fraction(w) / unit for w in weights.tolist()]
+    assert all(u.denominator == 1 for u in units)
+    return np.array([int(u) for u in units] or [0], dtype=object)[: len(units)]
+
+
 # ------------------------------------------------------------------ AUC
 @pytest.mark.parametrize("seed", range(20))
 @pytest.mark.parametrize("n", [0, 1, 2, 17, 300])
@@ -141,17 +149,17 @@ def test_auc_kernels_equal_the_pair_oracle(seed, n):
         pw, qw = pw * (1 + np.random.default_rng(seed).random(len(pw))), qw * 3.7
     op, oq = np.argsort(p, kind="stable"), np.argsort(q, kind="stable")
     p, pw, q, qw = p[op], pw[op], q[oq], qw[oq]
-    quantum, n_pos, n_neg, two_u, low, high = core.weighted_range(p, pw, q, qw)
+    (pos_quantum, neg_quantum), n_pos, n_neg, two_u, low, high = core.weighted_range(p, pw, q, qw)
     # the ends of the range: the smallest and largest score of a row that counts
     ends = np.concatenate([p, q])
     if len(ends):
         assert (low, high) == (ends.min(), ends.max())
     else:
         assert np.isnan(low) and np.isnan(high)
-    # in units of 2**quantum every weight is an integer: the sums are exact integers
-    unit = Fraction(2) ** quantum
-    pu = np.array([int(Fraction(w) / unit) for w in pw.tolist()] or [0], dtype=object)[: len(pw)]
-    qu = np.array([int(Fraction(w) / unit) for w in qw.tolist()] or [0], dtype=object)[: len(qw)]
+    # in units of its label's 2**quantum every weight is an integer: the sums are exact
+    # integers, twice U in units of the product of the two units
+    pu = _units(pw, pos_quantum)
+    qu = _units(qw, neg_quantum)
     assert (n_pos, n_neg) == (int(pu.sum()), int(qu.sum()))
     # twice the weighted U: a pair weighs the product of its units, twice when ordered
     pairs = pu[:, None] * qu[None, :]

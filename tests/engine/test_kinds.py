@@ -303,3 +303,39 @@ def test_the_group_id_type_survives_a_state_dict(name: str) -> None:
     )
     with pytest.raises(InputValidationError, match="Got integers in this update, strings"):
         loaded.update([0, 1], [0.8, 0.3], groups=[3, 3])
+
+
+@pytest.mark.parametrize("name", sorted(GROUPED))
+@pytest.mark.parametrize(
+    "first",
+    [
+        np.array([np.int64(1)] * 2, dtype=object),  # NumPy ints in an object array
+        np.array([np.int32(1), 1], dtype=object),
+        np.array([1.0, 1.0]),  # whole floats
+        [True, True],
+    ],
+    ids=["object-int64", "object-mixed", "whole-floats", "bools"],
+)
+def test_integer_ids_of_any_container_are_one_type(name: str, first: Any) -> None:
+    # before: an object array of NumPy ints was taken as strings, so the next batch of
+    # an int array was refused, where one call on all the rows is fine
+    func, options, metric = GROUPED[name]
+    y, s = np.array([1, 0, 0, 1]), np.array([0.9, 0.1, 0.4, 0.2])
+    acc = receval.metric(metric, **options).update(y[:2], s[:2], groups=first)
+    for held in (acc, pickle.loads(pickle.dumps(acc))):
+        got = held.update(y[2:], s[2:], groups=np.array([2, 2])).compute()
+        ids = np.array([int(first[0]), int(first[1]), 2, 2])
+        assert _value(got) == _value(getattr(receval, func)(y, s, groups=ids))
+
+
+@pytest.mark.parametrize("name", ["gauc", "gauc(whole_groups)", "grouped_auprc"])
+def test_ids_held_as_text_keep_their_type_through_a_pickle(name: str) -> None:
+    # before: gauc took floats 1.5 as integers in an update but, reloaded, as the
+    # strings it holds them as, and refused the next batch of floats
+    func, options, metric = GROUPED[name]
+    y, s = np.array([1, 0, 0, 1]), np.array([0.9, 0.1, 0.4, 0.2])
+    acc = receval.metric(metric, **options).update(y[:2], s[:2], groups=np.array([1.5, 1.5]))
+    loaded = pickle.loads(pickle.dumps(acc))
+    got = loaded.update(y[2:], s[2:], groups=np.array([2.5, 2.5])).compute()
+    ids = np.array([1.5, 1.5, 2.5, 2.5])
+    assert _value(got) == _value(getattr(receval, func)(y, s, groups=ids))

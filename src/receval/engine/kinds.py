@@ -29,7 +29,17 @@ import numpy as np
 
 from ..exceptions import InputValidationError
 
-__all__ = ["MERGED", "NO_IDS", "NO_LABELS", "UPDATE", "IdKind", "Kind", "LabelKind", "with_kinds"]
+__all__ = [
+    "MERGED",
+    "NO_IDS",
+    "NO_LABELS",
+    "UPDATE",
+    "IdKind",
+    "Kind",
+    "LabelKind",
+    "is_integer",
+    "with_kinds",
+]
 
 #: where the kind joined comes from, as an error says it: the batch of an update (a
 #: state's ``absorb``), or another accumulator's state (its ``merge``; ``sync`` merges)
@@ -85,14 +95,17 @@ class IdKind(Kind):
 
     @classmethod
     def of(cls, ids: np.ndarray, func: str) -> IdKind:
-        """The kind of some ids (distinct or not): integers for ints, bools and floats
-        (the encoders hold whole floats as ints), strings for any other value; None for
-        no id."""
+        """The kind of some ids (distinct or not), as the states hold them: integers for
+        ints and bools (NumPy's too, in an object array) and whole floats, strings for
+        any other value (held by its text: ``1.5`` as ``"1.5"``); None for no id."""
         if not len(ids):
             return cls(None, func)
-        if ids.dtype.kind in "iubf":
+        if ids.dtype.kind in "iub":
             return cls("integers", func)
-        if ids.dtype.kind == "O" and all(type(x) is int for x in ids.tolist()):
+        if ids.dtype.kind == "f":
+            whole = bool(np.all(np.isfinite(ids) & (ids == np.trunc(ids))))
+            return cls("integers" if whole else "strings", func)
+        if ids.dtype.kind == "O" and all(is_integer(x) for x in ids.tolist()):
             return cls("integers", func)
         return cls("strings", func)
 
@@ -156,6 +169,11 @@ def with_kinds(empty: Any, state: Any) -> Any:
     held = {f.name: getattr(state, f.name, None) for f in fields(empty) if f.init}
     kinds = {name: x for name, x in held.items() if isinstance(x, Kind)}
     return replace(empty, **kinds) if kinds else empty
+
+
+def is_integer(x: Any) -> bool:
+    """Whether an id is an integer: a Python or NumPy int or bool."""
+    return isinstance(x, (int, np.integer, np.bool_))
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._kernels import compiled
 from ..data._ranked import Qrels, Run
+from ..engine.kinds import is_integer
 from ..exceptions import InputValidationError
 
 __all__ = ["OpenUsers", "given_ids", "held_ids"]
@@ -120,15 +121,15 @@ class OpenUsers:
 
 
 def given_ids(ids: np.ndarray) -> Any:
-    """Ids as the core takes them: an int64 array, or a list of str (strings, ints
-    beyond int64, anything else by its text)."""
+    """Ids as the core takes them: an int64 array (ints and bools, NumPy's too), or a
+    list of str (strings, ints beyond int64, anything else by its text)."""
     ids = np.asarray(ids)
     if ids.dtype.kind in "iub" and (ids.dtype != np.uint64 or not len(ids) or ids.max() < 2**63):
         return np.ascontiguousarray(ids, dtype=np.int64)
     values = ids.tolist()
-    if ids.dtype.kind == "O" and all(type(x) is int for x in values):
+    if ids.dtype.kind == "O" and all(is_integer(x) for x in values):
         try:
-            return np.array(values, dtype=np.int64)
+            return np.array([int(x) for x in values], dtype=np.int64)
         except OverflowError:
             pass
     return [x if type(x) is str else str(x) for x in values]

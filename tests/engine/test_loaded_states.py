@@ -161,3 +161,22 @@ def test_rmse_sums_by_scale_are_checked(change: Any, message: str) -> None:
 
     with pytest.raises(InputValidationError, match=message):
         _loaded(acc, tamper)
+
+
+@pytest.mark.parametrize("name", ["roc_auc", "average_precision"])
+@pytest.mark.parametrize("saved", ["pkl", "pt"])
+def test_weighted_states_of_one_unit_for_both_labels_load(name: str, saved: str) -> None:
+    # saved before each label's weights had a unit of their own (data/README.md): the
+    # one unit holds each label's sums, and the state goes on as the function's
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "data" / f"{name}_weighted_one_unit.{saved}"
+    if saved == "pkl":
+        acc = pickle.loads(path.read_bytes())
+    else:
+        import torch
+
+        acc = receval.metric(name).load_state_dict(torch.load(path, weights_only=True))
+    y, s, w = [0, 1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.1, 0.5, 0.5], [1.5, 2, 1, 1, 3, 2.0]
+    acc.update(y[3:], s[3:], sample_weight=w[3:])
+    assert acc.compute() == receval.metric(name).update(y, s, sample_weight=w).compute()

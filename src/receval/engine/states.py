@@ -151,6 +151,11 @@ class ScoreCounts:
     def __setstate__(self, state: dict[str, Any]) -> None:
         keys = {"weighted", "scores", "pos", "neg"}
         weighted = isinstance(state, dict) and state.get("weighted") is True
+        if weighted and set(state) == keys | {"quantum"}:
+            # saved before each label had a unit of its own (receval 0.1.0): one unit
+            # for both, which holds each label's sums as exactly
+            unit = state["quantum"]
+            state = {k: state[k] for k in keys} | {name: unit for name in _UNITS}
         units = set(_UNITS) if weighted else set()
         if not isinstance(state, dict) or set(state) != keys | units:
             raise InputValidationError(

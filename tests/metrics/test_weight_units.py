@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -169,3 +170,28 @@ def test_decayed_labels_of_any_scale_are_the_weighted_function(data):
     want = rv.roc_auc_score(y[rows], s[rows], sample_weight=lifted[rows] * scaled)
     assert acc.compute() == want
     assert acc.state.weighted.exact
+
+
+@pytest.mark.parametrize(
+    ("name", "func"),
+    [
+        ("average_precision", rv.average_precision_score),
+        ("pr_auc", rv.pr_auc_score),
+        ("break_even_point", rv.break_even_point),
+    ],
+)
+def test_precision_warns_where_one_labels_weights_are_rounded(name, func):
+    # one label's weights 2**126 apart: its smallest are rounded up to a coarser unit,
+    # which precision reads as far larger weights (AP 2.2e-11, exact 0.58333); before,
+    # nothing said so
+    y, s = [0, 1, 1, 0], [0.9, 0.8, 0.7, 0.1]
+    message = rf"{func.__name__}: the sample weights of one label span more than 2\*\*126"
+    with pytest.warns(rv.RecevalWarning, match=message):
+        func(y, s, sample_weight=[1, 1, 1, 2.0**126])
+    with pytest.warns(rv.RecevalWarning, match="span more than"):
+        rv.metric(name).update(y, s, sample_weight=[1, 1, 1, 2.0**126]).compute()
+    with warnings.catch_warnings():  # within the span, exact and silent
+        warnings.simplefilter("error")
+        assert func(y, s, sample_weight=[1, 1, 1, 2.0**80]) == func(
+            y, s, sample_weight=[1, 1, 1, 2.0**80]
+        )

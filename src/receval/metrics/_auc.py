@@ -27,7 +27,12 @@ from ..engine.states import (
     ScoreCounts,
     plain_pair,
 )
-from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ..exceptions import (
+    InputValidationError,
+    InvalidParameterError,
+    RecevalWarning,
+    UndefinedMetricWarning,
+)
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
 from ._pr_values import CurveValue, average_precision, break_even, curve_value, pr_auc
 
@@ -53,20 +58,36 @@ def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray 
     return score_table(labels, scores, weights).auc()
 
 
-def _counts_value(value: CurveValue, counts: ScoreCounts) -> float:
+def _counts_value(value: CurveValue, counts: ScoreCounts, func: str) -> float:
+    """``value`` of a state's counts; a warning where one label's weights spanned more
+    than its unit holds (their smallest rounded up to a unit each), as precision then
+    reads tiny weights as far larger ones."""
+    if not counts.exact:
+        warnings.warn(
+            f"{func}: the sample weights of one label span more than 2**126 (their "
+            f"sum over the smallest), so the smallest were rounded to a coarser unit (each "
+            f"to one unit at least) and the value may be far from exact; give the weights "
+            f"of each label within 2**90 of each other (drop or clip the tiniest).",
+            RecevalWarning,
+            stacklevel=4,
+        )
     _, pos, neg, shift = counts.table()
     tps = np.cumsum(pos[::-1], dtype=np.float64)
     return curve_value(value, tps, np.cumsum(neg[::-1], dtype=np.float64), shift)
 
 
 def _rows_value(
-    value: CurveValue, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None
+    value: CurveValue,
+    func: str,
+    labels: np.ndarray,
+    scores: np.ndarray,
+    weights: np.ndarray | None,
 ) -> float:
     """``value`` of validated rows: the counts of their table, which without weights are
     the compiled core's cumulative counts (integers, exact: the same floats)."""
     if weights is None:
         return curve_value(value, *threshold_counts(sort_classes(labels, scores, None))[1:])
-    return _counts_value(value, score_table(labels, scores, weights))
+    return _counts_value(value, score_table(labels, scores, weights), func)
 
 
 def _roc_auc_one_call(params: dict[str, Any], columns: Any) -> float | None:
@@ -432,7 +453,7 @@ def average_precision_score(
     return _score(
         AVERAGE_PRECISION, func, y_true, y_score, sample_weight, pos_label=pos_label,
         undefined=undefined_value(profile, "average_precision", func, if_undefined),
-        multiclass=(partial(_rows_value, average_precision), average, labels, "ovr"),
+        multiclass=(partial(_rows_value, average_precision, func), average, labels, "ovr"),
     )  # fmt: skip
 
 
@@ -477,7 +498,7 @@ def pr_auc_score(
     """
     return _score(
         PR_AUC, "pr_auc_score", y_true, y_score, sample_weight, pos_label=pos_label,
-        multiclass=(partial(_rows_value, pr_auc), average, labels, "ovr"),
+        multiclass=(partial(_rows_value, pr_auc, "pr_auc_score"), average, labels, "ovr"),
     )  # fmt: skip
 
 
@@ -733,7 +754,9 @@ def _curve_definition(name: str, func: str, value: CurveValue) -> MetricDefiniti
 
     def finalize(params: dict[str, Any], state: Any) -> float:
         """The value of a state, or of the rows of one partition (a float already)."""
-        result = state if isinstance(state, float) else _counts_value(value, state.counts(func))
+        result = (
+            state if isinstance(state, float) else _counts_value(value, state.counts(func), func)
+        )
         return warn_undefined(undefined) if np.isnan(result) else result
 
     def one_partition(params: dict[str, Any], columns: Any) -> float:
@@ -741,7 +764,7 @@ def _curve_definition(name: str, func: str, value: CurveValue) -> MetricDefiniti
         data = (columns["y_true"], columns["y_score"], columns.get("sample_weight"))
         labels, scores, weights, _ = prepare(params, *data, rank=True)
         v.check_not_empty(len(labels), "y_true", func)
-        return finalize(params, _rows_value(value, labels, scores, weights))
+        return finalize(params, _rows_value(value, func, labels, scores, weights))
 
     return register(
         MetricDefinition(

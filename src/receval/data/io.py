@@ -167,44 +167,35 @@ def read_whitespace_table(
     return columns, keep + 1
 
 
-def _line_holding(path: str, field: bytes) -> int | str:
-    """The first line (1-based) of a text file (gzip detected) with the
-    whitespace-separated field ``field``; ``"?"`` if none."""
+def _numbered_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """The lines of a text file (gzip detected), numbered from 1: a text of ``\r``
+    line ends, which comes as one "line", as its pieces."""
     import gzip
 
     opener = gzip.open if compression_of(path) == "gzip" else open
     number = 0
     with opener(path, "rb") as f:
         for raw in f:
-            # a text of \r line ends comes as one "line": its lines are the pieces
-            pieces = raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]
-            for piece in pieces:
+            for piece in raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]:
                 number += 1
-                if field in piece.split():
-                    return number
-    return "?"
+                yield number, piece
+
+
+def _line_holding(path: str, field: bytes) -> int | str:
+    """The first line (1-based) of a text file with the whitespace-separated field
+    ``field``; ``"?"`` if none."""
+    return next((n for n, line in _numbered_lines(path) if field in line.split()), "?")
 
 
 def _field_on_line(path: str, line: int, index: int) -> str | None:
     """Field ``index`` (0-based) of line ``line`` (1-based, counted as
-    :func:`_line_holding` counts them) of a text file (gzip detected); None if the
-    file has no such line or field, or is not UTF-8 there."""
-    import gzip
-
-    opener = gzip.open if compression_of(path) == "gzip" else open
-    number = 0
-    with opener(path, "rb") as f:
-        for raw in f:
-            pieces = raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]
-            for piece in pieces:
-                number += 1
-                if number == line:
-                    fields = piece.split()
-                    try:
-                        return fields[index].decode("utf-8") if index < len(fields) else None
-                    except UnicodeDecodeError:
-                        return None
-    return None
+    :func:`_line_holding` counts them) of a text file; None if the file has no such
+    line or field, or is not UTF-8 there."""
+    fields = next((text.split() for n, text in _numbered_lines(path) if n == line), [])
+    try:
+        return fields[index].decode("utf-8") if index < len(fields) else None
+    except UnicodeDecodeError:
+        return None
 
 
 #: The fields of a TREC file's lines: how many, and their names.

@@ -61,8 +61,9 @@ def pr_auc(tps: np.ndarray, fps: np.ndarray, shift: int) -> float:
 def break_even(tps: np.ndarray, fps: np.ndarray, shift: int) -> float:
     """Where precision equals recall: where the rows predicted positive weigh as much as
     all positives (``tps + fps 2**shift == P``), between the first threshold at or past
-    that weight and the one before it, linearly; in exact rationals of the counts (each
-    label's in its own unit), rounded once."""
+    that weight and the one before it, linearly; in exact rationals of the cumulative
+    counts as floats (each label's in its own unit: weighted counts beyond 2**53 units
+    are rounded as they are summed), rounded once from there."""
     total = Fraction(tps[-1])
     unit = Fraction(2) ** shift  # a negatives' unit in positives' units
 

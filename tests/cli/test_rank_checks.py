@@ -158,3 +158,21 @@ def test_a_csv_line_arrow_cannot_read_is_named(runner, files, tmp_path, body, li
     path.write_bytes(b"user,item,grade\n" + body)
     result = invoke(runner, "rank", "--qrels", str(path), "--run", files["run"], code=2)
     assert result.stderr == f"error: {path}:{line}: {message}\n"
+
+
+@pytest.mark.parametrize("command", ["rank", "report"])
+def test_a_file_read_in_another_format_names_its_own_format_option(runner, tmp_path, command):
+    # the fix named --input-format, which rank does not have and which is the
+    # impressions' format in report
+    qrels, run = tmp_path / "q.csv", tmp_path / "r.tsv"
+    qrels.write_text("user,item,grade\nu1,i1,1\nu1,i2,0\n")
+    run.write_text("user\titem\tscore\nu1\ti1\t0.5\nu1\ti2\t0.4\n")
+    extra = ["--out", str(tmp_path / "report.html")] if command == "report" else []
+    for option, fmt, fix in [
+        ("--qrels-format", "tsv", "pass --qrels-format csv (or name the file .csv)"),
+        ("--run-format", "csv", "pass --run-format tsv (or name the file .tsv)"),
+    ]:
+        result = invoke(
+            runner, command, "--qrels", str(qrels), "--run", str(run), option, fmt, *extra, code=2
+        )
+        assert fix in result.stderr and "--input-format" not in result.stderr

@@ -7,7 +7,9 @@ Free of Typer and rich, so that ``receval rank`` can run without loading them
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from collections.abc import Iterator
 from enum import Enum
 from typing import Any
@@ -103,9 +105,10 @@ def read_qrels_runs(
     def work() -> None:
         try:
             fmt = ranked_format(qrels_format, qrels)
-            read["qrels"] = Qrels.from_file(
-                qrels, user=user, item=item, grade=grade, file_format=fmt
-            )
+            with format_option("--qrels-format"):
+                read["qrels"] = Qrels.from_file(
+                    qrels, user=user, item=item, grade=grade, file_format=fmt
+                )
         except BaseException as exc:  # handed to the reading thread by result()
             read["error"] = exc
 
@@ -131,6 +134,20 @@ def read_qrels_runs(
         raise
 
 
+@contextlib.contextmanager
+def format_option(option: str) -> Iterator[None]:
+    """The library's fix of a file read in another format (``pass file_format='csv'``)
+    as the option of the file read (``pass --qrels-format csv``): the commands' other
+    files take ``--input-format``."""
+    try:
+        yield
+    except InputValidationError as exc:
+        text = re.sub(r"file_format='(\w+)'", rf"{option} \1", str(exc))
+        if text == str(exc):
+            raise
+        raise InputValidationError(text) from None
+
+
 def read_runs(
     paths: list[str],
     file_format: RankedFormat | None,
@@ -145,7 +162,7 @@ def read_runs(
     from ..data._ranked import Run
 
     for path, name in zip(paths, run_names(paths), strict=True):
-        with say.progress(f"Reading {say.sized(path)}…"):
+        with say.progress(f"Reading {say.sized(path)}…"), format_option("--run-format"):
             run = Run.from_file(
                 path,
                 user=user,

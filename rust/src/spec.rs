@@ -370,8 +370,9 @@ pub struct Spec {
     /// items scored <= 0 are never hits
     pub positive_scores: bool,
     /// depth (trec_eval's `-M`): only the first this many items of the list, in the
-    /// metric's order, count (<= 0: all)
-    pub depth: i64,
+    /// metric's order, count (None: all of them; `Some(0)`: none, as trec_eval's
+    /// `-M 0`)
+    pub depth: Option<usize>,
     /// items absent from the qrels or with a negative grade are removed from the
     /// list before any metric (trec_eval's `-J`, ir_measures' `judged_only`)
     pub judged_only: bool,

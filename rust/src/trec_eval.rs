@@ -27,8 +27,8 @@ pub struct Relstring {
     pub length: usize,
     /// `-m relstring` without a length
     pub bare: bool,
-    /// `-M`: only the first this many documents count (0: all)
-    pub depth: i64,
+    /// `-M`: only the first this many documents count (None: all; `Some(0)`: none)
+    pub depth: Option<usize>,
     /// `-J`: documents absent from the qrels or with a negative grade are removed first
     pub judged_only: bool,
 }
@@ -76,6 +76,8 @@ pub struct Table {
     /// the first ids of the qrels' queries, the run's queries, the qrels' documents
     /// and the run's documents, for messages
     pub examples: [Vec<Vec<u8>>; 4],
+    /// the run's queries absent from the qrels (trec_eval ignores them)
+    pub run_only: usize,
 }
 
 /// Ids shown in a message about ids that do not match.
@@ -400,6 +402,7 @@ pub fn evaluate(
         tag: r.tag.clone(),
         positive_grades: q.grades.iter().filter(|&&g| g > 0).count(),
         matching: p.matching(q, r),
+        run_only: r.user_ids.len() - user_map.iter().filter(|&&u| u >= 0).count(),
         examples: [&q.user_ids, &r.user_ids, &q.item_ids, &r.item_ids]
             .map(|ids| ids.iter().take(EXAMPLES).map(<[u8]>::to_vec).collect()),
     })
@@ -479,9 +482,10 @@ impl Relstrings<'_> {
     fn of(&self, u: usize, ru: i32) -> String {
         let (q, r, o) = (self.q, &self.r, &self.asked);
         if ru < 0 {
-            // -c: trec_eval ranks one document absent from the qrels for the query,
-            // and clears the string only under the bare name relstring
-            return if o.bare || o.judged_only || o.length == 0 {
+            // -c: trec_eval ranks one document absent from the qrels for the query
+            // (which -J removes and -M 0 cuts), and clears the string only under the
+            // bare name relstring
+            return if o.bare || o.judged_only || o.depth == Some(0) || o.length == 0 {
                 String::new()
             } else {
                 "-".to_string()
@@ -500,8 +504,8 @@ impl Relstrings<'_> {
         let rule = Ties::IdDescending;
         trec_order_into(scores, items, r.keys, rule, &mut perm, &mut block);
         let mut ranked: Vec<i32> = perm.iter().map(|&j| items[j]).collect();
-        if o.depth > 0 {
-            ranked.truncate(o.depth as usize);
+        if let Some(depth) = o.depth {
+            ranked.truncate(depth);
         }
         ranked
             .iter()
@@ -574,6 +578,34 @@ mod tests {
     }
 
     #[test]
+    fn depth_zero_keeps_no_document() {
+        // -M 0: every list empty, the absent query's (-c) too; the queries still count
+        // with their relevant documents. "x" is a run query absent from the qrels
+        let none = |kind| Spec {
+            depth: Some(0),
+            ..spec(kind, 0)
+        };
+        let specs = [
+            none(NUM_RET),
+            none(crate::spec::AP),
+            none(crate::spec::NUM_REL),
+        ];
+        let t = table(
+            "q1 0 a 1\nq2 0 a 1\n",
+            "q1 Q0 a 1 1 s\nx Q0 a 1 1 s\n",
+            &specs,
+        );
+        assert_eq!(t.in_run, vec![true, false]);
+        assert_eq!(
+            t.columns,
+            vec![vec![0.0, 0.0], vec![0.0, 0.0], vec![1.0, 1.0]]
+        );
+        assert_eq!(t.run_only, 1);
+        let all = table("q1 0 a 1\n", "q1 Q0 a 1 1 s\n", &[spec(NUM_RET, 0)]);
+        assert_eq!((all.columns[0][0], all.run_only), (1.0, 0));
+    }
+
+    #[test]
     fn relstrings_cut_the_list_first() {
         let q = parse(b"q1 0 a 1\nq1 0 c 0\n", Kind::Qrels).unwrap();
         let r = parse(b"q1 Q0 a 1 3 s\nq1 Q0 b 2 2 s\nq1 Q0 c 3 1 s\n", Kind::Run).unwrap();
@@ -586,10 +618,11 @@ mod tests {
             };
             evaluate(&q, &r, &[], Some(asked)).unwrap().relstrings
         };
-        assert_eq!(strings(0, false), vec!["1-0".to_string()]);
-        assert_eq!(strings(2, false), vec!["1-".to_string()]);
-        assert_eq!(strings(0, true), vec!["10".to_string()]);
-        assert_eq!(strings(2, true), vec!["1".to_string()]);
+        assert_eq!(strings(None, false), vec!["1-0".to_string()]);
+        assert_eq!(strings(Some(2), false), vec!["1-".to_string()]);
+        assert_eq!(strings(None, true), vec!["10".to_string()]);
+        assert_eq!(strings(Some(2), true), vec!["1".to_string()]);
+        assert_eq!(strings(Some(0), false), vec![String::new()]);
     }
 
     #[test]

@@ -374,7 +374,7 @@ class RankingSpec:
         threshold: float = 0.0,
         gain_threshold: float | None = None,
         params: Sequence[float] = ...,
-        **conventions: str | int | bool,
+        **conventions: str | int | bool | None,
     ) -> RankingSpec: ...
 
 def evaluate_users(
@@ -597,7 +597,7 @@ def trec_eval_table(
     qrels: str,
     run: str,
     specs: Sequence[RankingSpec],
-    relstring: tuple[int, bool, int, bool] | None,
+    relstring: tuple[int, bool, int | None, bool] | None,
 ) -> Any: ...
 def roc_auc_checked(y_true: Any, y_score: Any) -> float | _Refusal | None: ...
 def totals_checked(

@@ -93,7 +93,8 @@ fn longest(offsets: &[i64]) -> usize {
 /// A metric of the ranking kernel: `receval._core.RankingSpec(kind, k=0,
 /// threshold=0, gain_threshold=threshold, params=(), **conventions)`, with the
 /// conventions by the names `receval` gives them (`ties="average"`, `gain="custom"`
-/// for a gain table in `params`, `judged_only=True`, `depth=10`, ...); the others
+/// for a gain table in `params`, `judged_only=True`, `depth=10` (None, the default:
+/// the whole list; 0: no item), ...); the others
 /// at their first value. Checked once, when built.
 #[pyclass(name = "RankingSpec", module = "receval._core", frozen)]
 pub(crate) struct RankingSpec(pub(crate) Spec);

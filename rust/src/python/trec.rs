@@ -152,14 +152,15 @@ fn str_ranks<'py>(
 /// trec_eval's values of every query of the qrels file against the run file (see
 /// `crate::trec_eval`): `specs` are the ranking kernel's (`RankingSpec`, one per
 /// printed value, built by `receval.registry.trec_eval`), `relstring` (length, bare,
-/// -M, -J) or None.
+/// -M (None: all; 0: none), -J) or None.
 ///
 /// Returns `(queries, in_run, columns, relstrings, tag, positive_grades, matching,
-/// examples)`: the query ids in byte order, whether the run holds each, one list of
-/// values per spec, each query's relstring (empty without `relstring`), the run's
-/// first tag, the qrels' grades above 0, how the ids match (qrels queries, those in
-/// the run, run documents judged, run documents, qrels documents) and the first ids
-/// of each (qrels queries, run queries, qrels documents, run documents). For a file
+/// examples, run_only)`: the query ids in byte order, whether the run holds each, one
+/// list of values per spec, each query's relstring (empty without `relstring`), the
+/// run's first tag, the qrels' grades above 0, how the ids match (qrels queries, those
+/// in the run, run documents judged, run documents, qrels documents), the first ids
+/// of each (qrels queries, run queries, qrels documents, run documents) and the run's
+/// queries absent from the qrels (trec_eval ignores them). For a file
 /// the core does not evaluate as it is (it does not parse, repeats a pair, has no
 /// line or an id that is not UTF-8), returns `("qrels" or "run", compressed)`: the
 /// caller reads that file for the message, or decompresses it first (`compressed`:
@@ -170,7 +171,7 @@ fn trec_eval_table(
     qrels: std::path::PathBuf,
     run: std::path::PathBuf,
     specs: Vec<Bound<'_, RankingSpec>>,
-    relstring: Option<(usize, bool, i64, bool)>,
+    relstring: Option<(usize, bool, Option<usize>, bool)>,
 ) -> PyResult<Py<PyAny>> {
     use crate::trec_eval::{evaluate, Relstring};
     let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
@@ -201,6 +202,7 @@ fn trec_eval_table(
         t.positive_grades,
         t.matching,
         examples,
+        t.run_only,
     )
         .into_pyobject(py)?;
     Ok(out.into_any().unbind())

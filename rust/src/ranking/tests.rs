@@ -328,15 +328,15 @@ fn trec_kinds_depth_and_judged_only() {
         ..spec(kind, k, ties)
     };
     let rows = [
-        row(NUM_REL_RET, 2, Ties::Trec, 0, false),  // absent, 1: 1
-        row(NUM_REL_RET, 2, Ties::Input, 0, false), // absent, 0: 0
-        row(NUM_RET, 0, Ties::Trec, 3, false),      // depth 3
-        row(NUM_RET, 0, Ties::Trec, 0, true),       // judged only: 1, 0
-        row(UNJUDGED, 0, Ties::Trec, 0, false),     // absent and -1: 2 of 4
-        row(PRECISION, 1, Ties::Trec, 0, true),     // judged only: 1 first
-        row(PRECISION, 1, Ties::Trec, 1, false),    // depth 1: the absent item
-        row(BPREF, 0, Ties::Trec, 0, true),         // the relevant item above
-        row(NUM_REL, 0, Ties::Trec, 0, false),      // user 1: 2 relevant
+        row(NUM_REL_RET, 2, Ties::Trec, None, false), // absent, 1: 1
+        row(NUM_REL_RET, 2, Ties::Input, None, false), // absent, 0: 0
+        row(NUM_RET, 0, Ties::Trec, Some(3), false),  // depth 3
+        row(NUM_RET, 0, Ties::Trec, None, true),      // judged only: 1, 0
+        row(UNJUDGED, 0, Ties::Trec, None, false),    // absent and -1: 2 of 4
+        row(PRECISION, 1, Ties::Trec, None, true),    // judged only: 1 first
+        row(PRECISION, 1, Ties::Trec, Some(1), false), // depth 1: the absent item
+        row(BPREF, 0, Ties::Trec, None, true),        // the relevant item above
+        row(NUM_REL, 0, Ties::Trec, None, false),     // user 1: 2 relevant
     ];
     let d = disc(4);
     let inp = inputs(q, r, &[0, 1, 2], &[0, -1], 4, &d);

@@ -343,12 +343,7 @@ pub(crate) fn evaluate_range(
             let mut grades: &[f64] = &base[..n];
             let mut list_scores: &[f64] = scores;
             // depth (-M) first, then the judged items only (-J)
-            let depth = sp.depth;
-            let depth = if depth > 0 {
-                (depth as usize).min(n)
-            } else {
-                n
-            };
+            let depth = sp.depth.map_or(n, |d| d.min(n));
             let judged_only = sp.judged_only;
             if judged_only || depth < n {
                 let mut w = 0;

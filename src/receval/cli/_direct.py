@@ -91,7 +91,7 @@ def trec_eval_main(argv: Sequence[str]) -> None:
         what trec_eval prints before it stops); with status 2 on other errors (an
         unreadable file).
     """
-    from ..trec.trec_eval import TrecEvalAbort, parse_trec_eval_args, trec_eval
+    from ..trec.trec_eval import TrecEvalAbort, parse_trec_eval_args, trec_eval_output
 
     say = Messages(quiet=False, translate=False)
     args = list(argv)
@@ -100,7 +100,7 @@ def trec_eval_main(argv: Sequence[str]) -> None:
             if parse_trec_eval_args(args).help:
                 sys.stdout.write(HELP + _measures_help())
                 return
-            text = trec_eval(args)
+            text, run_only = trec_eval_output(args)
         except TrecEvalAbort as exc:
             # where trec_eval stops: what it printed before, and its exit status
             sys.stdout.write(exc.output)
@@ -108,3 +108,11 @@ def trec_eval_main(argv: Sequence[str]) -> None:
             say.error(one_line(exc))
             raise SystemExit(exc.status) from None
     sys.stdout.write(text)
+    if run_only:
+        # trec_eval ignores them silently; receval says what it left out
+        run = parse_trec_eval_args(args).run
+        name = "<stdin>" if run == "-" else run
+        say.note(
+            f"{name}: {run_only} run queries are not in the qrels (ignored, as trec_eval "
+            f"ignores them)."
+        )

@@ -241,7 +241,7 @@ def kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
         missing_users="zero" if conv.missing_users == "error" else conv.missing_users,
         empty_users="zero" if conv.empty_users == "error" else conv.empty_users,
         positive_scores=conv.hit_scores == "positive",
-        depth=conv.depth,
+        depth=conv.depth or None,  # evaluate's depth 0: the whole list
         judged_only=conv.judged_only,
         discount=conv.discount,
         precision_normalizer=conv.precision_normalizer,

@@ -147,14 +147,16 @@ def _real(x: float) -> str:
 class _Table:
     """What is printed, per query of the qrels (in byte order of the ids): whether
     the run holds the query, each value's column, the relstrings, and the run's tag
-    and the qrels' grades above 0 (``num_rel`` with ``-c``)."""
+    and the qrels' grades above 0 (``num_rel`` with ``-c``); and the run's queries
+    absent from the qrels, which trec_eval ignores (``run_only``)."""
 
     def __init__(
         self, queries: list[str], in_run: list[bool], columns: dict[str, list[float]],
-        relstrings: list[str], runid: str, positive_grades: int,
+        relstrings: list[str], runid: str, positive_grades: int, run_only: int,
     ) -> None:  # fmt: skip
         self.queries, self.in_run, self.columns = queries, in_run, columns
         self.relstrings, self.runid, self.positive_grades = relstrings, runid, positive_grades
+        self.run_only = run_only
         # -R prefs: the query where the judgments contradict themselves, and why
         self.stop: tuple[int, InputValidationError] | None = None
 
@@ -232,42 +234,17 @@ def _core_table(
 ) -> _Table:  # fmt: skip
     """The values of ``-R qrels``: the compiled core reads both files, ranks each
     query's documents and computes every value in one call, each as the ranking
-    kernel's spec of its measure (:func:`_kernel_spec`). With ``-M 0`` a first call
-    reads the files (which queries the run holds, its tag), and a second computes
-    the values on the run of :func:`_unjudged_run`."""
+    kernel's spec of its measure (:func:`_kernel_spec`)."""
     from .._kernels import compiled
 
     core = compiled()
     computed = [v for v in values if v.kind is not None]
-    depth, judged_only = _list_cut(o)
-    specs = [_kernel_spec(core, v, o, depth, judged_only) for v in computed]
+    specs = [_kernel_spec(core, v, o) for v in computed]
     relstring = None
     if o.per_query and any(v.measure.printed == "relstring" for v in values):
         given = next(g for m, g in selected if m.name == "relstring")
         length = max(atol(split_list(given)[0]), 0) if given else 10
-        relstring = (length, given is None, depth, judged_only)
-    if o.max_retrieved == 0:
-        out = _core_values(core, qrels, run, [], None)
-        queries, in_run, tag = out[0], out[1], out[4] or "-"
-        present = [q for q, there in zip(queries, in_run, strict=True) if there]
-        with _unjudged_run(qrels, present, queries, tag) as unjudged:
-            _, _, columns, relstrings, *_ = _core_values(core, qrels, unjudged, specs, relstring)
-        out = (*out[:2], columns, relstrings, *out[4:])
-    else:
-        out = _core_values(core, qrels, run, specs, relstring)
-    queries, in_run, columns, relstrings, tag, positive, matching, examples = out
-    if computed:
-        _warn_unmatched(matching, examples)
-    named = {v.name: col for v, col in zip(computed, columns, strict=True)}
-    return _Table(queries, in_run, named, relstrings, tag or "", positive)
-
-
-def _core_values(
-    core: Any, qrels: str, run: str, specs: list[Any], relstring: tuple[int, bool, int, bool] | None
-) -> tuple[Any, ...]:
-    """``receval._core.trec_eval_table`` of the files; those it does not take as they
-    are read by receval's readers, which name the file and line of an error (or
-    decompressed, for bzip2, xz or Zstandard)."""
+        relstring = (length, given is None, o.max_retrieved, o.judged_only)
     out = core.trec_eval_table(qrels, run, specs, relstring)
     if len(out) == 2:  # a file the core does not take as it is
         with _decompressed(qrels, run) as (qrels, run):
@@ -275,47 +252,14 @@ def _core_values(
         if len(out) == 2:
             raise InputValidationError(f"trec-eval: {qrels if out[0] == 'qrels' else run}: "
                                        f"cannot be evaluated.")  # fmt: skip
-    return tuple(out)
+    queries, in_run, columns, relstrings, tag, positive, matching, examples, run_only = out
+    if computed:
+        _warn_unmatched(matching, examples)
+    named = {v.name: col for v, col in zip(computed, columns, strict=True)}
+    return _Table(queries, in_run, named, relstrings, tag or "", positive, run_only)
 
 
-def _list_cut(o: TrecEvalOptions) -> tuple[int, bool]:
-    """``(depth, judged_only)`` of the ranking kernel under ``-M`` and ``-J``: the
-    first ``depth`` documents of each list count (0: all of them), then only the
-    judged ones with ``judged_only``. trec_eval's ``-M 0`` keeps no document (it
-    drops each result ranked below ``-M``): what ``-J`` leaves of a list of unjudged
-    documents, ``(0, True)`` on the run of :func:`_unjudged_run`."""
-    if o.max_retrieved == 0:
-        return 0, True
-    return o.max_retrieved or 0, o.judged_only
-
-
-def _unjudged_document(judged: Sequence[Any]) -> str:
-    """A document id that none of ``judged`` is: longer than every one of them."""
-    return "x" * (1 + max((len(str(d)) for d in judged), default=0))
-
-
-@contextlib.contextmanager
-def _unjudged_run(qrels: str, present: list[str], queries: list[str], tag: str) -> Iterator[str]:
-    """A run file ranking, for each query of ``present``, one document that no line
-    of ``qrels`` judges (for ``-M 0``: under ``-J`` each list is empty, and the
-    queries of the qrels absent from ``present`` stay absent). With no query present,
-    its line names a query that none of the qrels' ``queries`` is."""
-    import tempfile
-
-    from ..data._ranked import Qrels
-
-    absent = _unjudged_document(Qrels.from_file(qrels, file_format="trec").item_ids.tolist())
-    present = present or [_unjudged_document(queries)]
-    with tempfile.TemporaryDirectory() as directory:
-        path = os.path.join(directory, "run")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.writelines(f"{q} Q0 {absent} 1 0 {tag}\n" for q in present)
-        yield path
-
-
-def _kernel_spec(
-    core: Any, v: MeasureValue, o: TrecEvalOptions, depth: int, judged_only: bool
-) -> Any:
+def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
     """The ranking kernel's spec (``receval._core.RankingSpec``) of one value: its
     metric's kernel and parameters (:class:`~receval.registry.trec_eval.MeasureValue`),
     under trec_eval's conventions, those of :func:`receval.evaluate` with the
@@ -324,14 +268,15 @@ def _kernel_spec(
     document id descending, a recall level's relevant documents rounded (10.0's
     rule), a query absent from the run evaluated as ``-c``
     evaluates it (without ``-c`` the command stops there), the list cut at ``-M``
-    then to its judged documents with ``-J`` (:func:`_list_cut`), and utility's
-    collection of ``-N`` documents."""
+    (None: the whole list; 0: no document, as trec_eval drops each result ranked
+    below ``-M``) then to its judged documents with ``-J``, and utility's collection
+    of ``-N`` documents."""
     args = (*v.args, float(o.num_docs)) if v.measure.name == "utility" else v.args
     return core.RankingSpec(
         v.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
         gain="custom" if v.custom_gains else "linear", ties="id_descending",
-        missing_users="complete", empty_users="zero", depth=depth,
-        judged_only=judged_only, recall_rounding="nearest",
+        missing_users="complete", empty_users="zero", depth=o.max_retrieved,
+        judged_only=o.judged_only, recall_rounding="nearest",
     )  # fmt: skip
 
 
@@ -417,13 +362,16 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _
     order = sorted(range(len(users)), key=lambda i: users[i].encode("utf-8"))
     queries = [users[i] for i in order]
     ranked = {str(u) for u in r.user_ids.tolist()}
-    t = _Table(queries, [u in ranked for u in queries], {}, [], r.name or "", 0)
+    run_only = len(ranked - set(queries))
+    t = _Table(queries, [u in ranked for u in queries], {}, [], r.name or "", 0, run_only)
     if o.rel_format == "qrels_jg":
         from .jg import evaluate_groups
 
         metrics = list(dict.fromkeys(v.metric for v in values if v.metric))
         quiet: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-        if o.max_retrieved == 0:  # -M 0: see _list_cut
+        if o.max_retrieved == 0:
+            # -M 0 keeps no document, which evaluate's depth cannot say (depth=0 keeps
+            # all): what -J leaves of a run ranking one unjudged document per query
             absent = _unjudged_document(q.qrels.item_ids.tolist())
             users = r.user_ids.tolist()
             r = Run(users, [absent] * len(users), [0.0] * len(users), name=r.name)
@@ -461,6 +409,11 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _
         by_name, t.stop = columns(stop), (stop, exc)
     t.columns = {v.name: by_name[v.name].tolist() for v in values if v.name in PREFS_MEASURES}
     return t
+
+
+def _unjudged_document(judged: Sequence[Any]) -> str:
+    """A document id that none of ``judged`` is: longer than every one of them."""
+    return "x" * (1 + max((len(str(d)) for d in judged), default=0))
 
 
 @contextlib.contextmanager
@@ -529,6 +482,12 @@ def trec_eval(argv: Sequence[str]) -> str:
     P_1                   	all	0.0000
     P_2                   	all	0.5000
     """
+    return trec_eval_output(argv)[0]
+
+
+def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
+    """:func:`trec_eval`'s output, and the count of the run's queries absent from
+    the qrels, which trec_eval ignores silently (``receval trec-eval`` notes them)."""
     o = parse_trec_eval_args(argv)
     if o.help:
         raise ParameterAbort("trec-eval -h: see `receval trec-eval -h`.", status=USAGE)
@@ -583,7 +542,7 @@ def trec_eval(argv: Sequence[str]) -> str:
         output = _text(_lines(o, values, t, zscores, stop)[0])
         raise InputAbort(str(why), status=QUERY, output=output)
     blocks, summary = _lines(o, values, t, zscores, len(t.queries))
-    return _text([*blocks, *summary])
+    return _text([*blocks, *summary]), t.run_only
 
 
 def _text(lines: list[str]) -> str:
@@ -635,8 +594,9 @@ def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, An
 
     ``-M 0`` keeps no document of any query, which ``evaluate``'s ``depth`` cannot
     say (``depth=0`` keeps every item): it raises ``InvalidParameterError``. The
-    command evaluates such lists as what ``judged_only=True`` leaves of a run whose
-    documents are all unjudged: empty lists.
+    command's core takes ``-M 0`` itself (``RankingSpec(depth=0)``); judgment groups
+    evaluate such lists as what ``judged_only=True`` leaves of a run whose documents
+    are all unjudged: empty lists.
 
     Examples
     --------

@@ -147,12 +147,13 @@ pub fn custom_dcg(
 
 /// The value of a spec's trec kind for a user absent from the run (`judged`: the
 /// user's judged grades, descending), as trec_eval's `-c` computes it: on a list of
-/// one item absent from the qrels (none with judged-only), then 0 for the retrieved
+/// one item absent from the qrels (none with judged-only or depth 0), then 0 for the retrieved
 /// count, utility, unjudged and the RBP residual. `table` is scratch.
 pub fn missing_user_measure(spec: &Spec, judged: &[f64], table: &mut GainTable) -> f64 {
     let absent = [f64::NEG_INFINITY];
     let u = UserGrades {
-        ranked: if spec.judged_only {
+        // -J removes it, -M 0 cuts it
+        ranked: if spec.judged_only || spec.depth == Some(0) {
             &absent[..0]
         } else {
             &absent

@@ -62,7 +62,7 @@ def spec_row(
         ap_normalizer=ap_norm,
         missing_users=missing,
         empty_users=empty,
-        depth=depth,
+        depth=depth or None,  # the tests' 0 is the whole list, as -M's absence
         judged_only=judged_only,
         recall_rounding=recall_rounding,
     )

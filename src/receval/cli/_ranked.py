@@ -298,10 +298,11 @@ def check_segment_labels(labels: Any, option: str, path: str, fmt: str, where: s
     import pyarrow.compute as pc
 
     from ..data._open import place
+    from ..data._string_buffers import is_view
 
     if pa.types.is_dictionary(labels.type):  # a Parquet file's categories
         labels = labels.cast(labels.type.value_type)
-    if pa.types.is_string_view(labels.type):
+    if is_view(labels.type):
         labels = labels.cast(pa.large_string())
     elif not (pa.types.is_string(labels.type) or pa.types.is_large_string(labels.type)):
         return

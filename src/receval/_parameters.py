@@ -1,10 +1,12 @@
 """The checks of scalar parameters (:func:`check_option`, :func:`check_number`) and
 how messages show values (:func:`format_values`), re-exported by
-:mod:`receval._validation`.
+:mod:`receval._validation`; and the defaults that a metric and a plot share
+(:data:`CURVE_BINS`).
 
 Free of NumPy, so that metric strings and conventions are checked before it is
-loaded: a NumPy value (``np.int64``, an array) can only be given once NumPy is
-imported, and is recognized then.
+loaded, and receval.plot reads its defaults without loading the metrics: a NumPy
+value (``np.int64``, an array) can only be given once NumPy is imported, and is
+recognized then.
 """
 
 from __future__ import annotations
@@ -18,9 +20,13 @@ from typing import Any
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["MAX_SHOWN", "check_number", "check_option", "format_values"]
+__all__ = ["CURVE_BINS", "MAX_SHOWN", "check_number", "check_option", "format_values"]
 
 MAX_SHOWN = 5
+
+#: The bins of a reliability curve by default: scikit-learn's (its calibration_curve's
+#: and CalibrationDisplay's), for calibration_curve and receval.plot.calibration alike.
+CURVE_BINS = 5
 
 
 def _numpy() -> Any:

@@ -37,6 +37,7 @@ from receval.plot import (
     retention_heatmap,
     roc,
 )
+from tests._fresh import fresh
 
 
 @pytest.fixture(autouse=True)
@@ -62,6 +63,17 @@ def _labels(ax):
 def test_import_does_not_load_matplotlib():
     code = "import receval, receval.plot, sys; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_import_loads_no_metric_and_no_engine():
+    # the plots load the metrics when they draw; the default bins are read from
+    # receval._parameters, not from receval.metrics._calibration (which loads the
+    # engine, the data readers and the registry)
+    _, modules = fresh("import receval.plot")
+    heavy = ("receval.metrics", "receval.engine", "receval.data", "receval.registry",
+             "receval._validation", "receval._core")  # fmt: skip
+    assert {m for m in modules if m.startswith(heavy)} == set()
+    assert "receval.plot._curves" in modules
 
 
 def test_missing_matplotlib_raises_clear_import_error():

@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
+from .._parameters import CURVE_BINS
 from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
@@ -22,10 +23,6 @@ from ._binary import check_binary_scores, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrate, recalibrating
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
-
-#: The bins of a reliability curve by default: scikit-learn's (its calibration_curve's
-#: and CalibrationDisplay's), for calibration_curve and receval.plot.calibration alike.
-CURVE_BINS = 5
 
 
 def _check_proba(
@@ -232,7 +229,7 @@ def calibration_curve(
     negative_sampling_rate : float, default=1.0
         The share ``w`` in (0, 1] of the negatives kept in the model's training
         data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first,
-        and binned        as recalibrated (see :func:`receval.normalized_entropy`).
+        and binned as recalibrated (see :func:`receval.normalized_entropy`).
 
     Returns
     -------
@@ -313,7 +310,7 @@ def expected_calibration_error(
     negative_sampling_rate : float, default=1.0
         The share ``w`` in (0, 1] of the negatives kept in the model's training
         data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first,
-        and binned        as recalibrated (see :func:`receval.normalized_entropy`).
+        and binned as recalibrated (see :func:`receval.normalized_entropy`).
 
     Returns
     -------

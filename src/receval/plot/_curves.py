@@ -6,7 +6,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from ..metrics._calibration import CURVE_BINS
+from .._parameters import CURVE_BINS
 from ._base import check_ax
 from ._displays import calibration_display, precision_recall_display, roc_display
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..metrics._calibration import CURVE_BINS
+from .._parameters import CURVE_BINS
 from ._base import Display, binary_models, check_ax, label
 
 __all__ = [

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _validation as v
+from .. import _parameters as v
 from ..exceptions import InvalidParameterError
 from ._base import Display, as_models, check_ax
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import _validation as v
+from .. import _parameters as v
 from ..exceptions import InvalidParameterError
 from ._base import Display, as_models, check_ax
 

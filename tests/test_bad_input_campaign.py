@@ -172,7 +172,7 @@ FILES = {
     "qrels big grade": ("q.txt", b"q1 0 d1 1\nq1 0 d2 0\nq0 0 d3 99999999999999999999\n",
                         rv.Qrels.from_file, ":3: the grade"),
     "empty score csv": ("r.csv", b"user,item,score\nu1,a,0.5\nu1,b,\n", rv.Run.from_file,
-                        ":3: Run: scores contains missing values (null), the first at position 1"),
+                        ":3: Run: scores contains missing values (null), the first on this line;"),
     "nan grade csv": ("q.csv", b"user,item,grade\nu1,a,1\nu1,b,1\nu2,c,\n", rv.Qrels.from_file,
                       ":4: "),
     "duplicate csv": ("d.csv", b"user,item,score\nu1,a,0.5\nu1,a,0.4\n", rv.Run.from_file,
@@ -292,7 +292,9 @@ def test_a_repeated_pair_in_parquet_is_named_by_its_row(tmp_path, ids):
     assert str(info.value).startswith(f"{path}: row 3: Run: user {ids[0]!r} has item 'a' more")
 
 
-def test_parquet_rows_are_named_by_position(tmp_path):
+def test_parquet_rows_are_named_by_their_number(tmp_path):
+    # the file and the row as a reader counts it (1-based), stated once: it said
+    # "r.parquet: row 2: ..., the first at position 1" (the row twice, counted two ways)
     import pyarrow.parquet as pq
 
     table = pa.table({"user": [1, 1, 2], "item": [1, 2, 3], "score": [0.5, None, 0.1]})
@@ -301,16 +303,16 @@ def test_parquet_rows_are_named_by_position(tmp_path):
     with pytest.raises(rv.InputValidationError) as info:
         rv.Run.from_file(path)
     assert str(info.value) == (
-        f"{path}: row 2: Run: scores contains missing values (null), the first at position 1; "
+        f"{path}: row 2: Run: scores contains missing values (null), the first in this row; "
         "drop or fill them first."
     )
-    # a row group after the first: the position is the file's, not the group's
+    # a row group after the first: the row is the file's, not the group's
     table = pa.table({"user": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [0.5, 0.1, 0.1, None]})
     pq.write_table(table, path, row_group_size=2)
     with pytest.raises(rv.InputValidationError) as info:
         rv.Run.from_file(path)
     assert str(info.value).startswith(
-        f"{path}: row 4: Run: scores contains missing values (null), the first at position 3;"
+        f"{path}: row 4: Run: scores contains missing values (null), the first in this row;"
     )
 
 
@@ -443,16 +445,17 @@ def test_a_scan_calls_a_null_score_missing_not_nan(tmp_path, suffix):
         pq.write_table(table, path)
     scan = rv.scan(path, batch_rows=2)
     where = f"{path}:4" if suffix == "csv" else f"{path}: row 3"
+    this = "on this line" if suffix == "csv" else "in this row"
     for call, name in ((rv.roc_auc_score, "y_score"), (rv.log_loss, "y_pred")):
         with pytest.raises(rv.InputValidationError) as info:
             call(scan["y"], scan["s"])
         assert str(info.value) == (
-            f"{where}: {call.__name__}: {name} contains missing values (null), the first at "
-            "position 2; drop or fill them first."
+            f"{where}: {call.__name__}: {name} contains missing values (null), the first "
+            f"{this}; drop or fill them first."
         )
 
 
-def test_a_scan_states_the_files_position_not_the_batchs(tmp_path):
+def test_a_scan_states_the_files_row_not_the_batchs(tmp_path):
     import pickle
 
     import pyarrow.parquet as pq
@@ -466,8 +469,8 @@ def test_a_scan_states_the_files_position_not_the_batchs(tmp_path):
     with pytest.raises(rv.InputValidationError) as info:
         rv.roc_auc_score(scan["y"], scan["s"])
     assert str(info.value) == (
-        f"{path}: row 8: roc_auc_score: y_true contains missing values (null), the first at "
-        "position 7; drop or fill them first."
+        f"{path}: row 8: roc_auc_score: y_true contains missing values (null), the first in "
+        "this row; drop or fill them first."
     )
     assert info.value.row == 7
     # the error crosses processes (Spark's executors) with its row and what it states

@@ -113,10 +113,8 @@ def missing_values(
     flags = missing if isinstance(missing, np.ndarray) else to_numpy(missing)
     count, first = int(np.count_nonzero(flags)), int(np.argmax(flags))
     func, name, what, fix = (_literal(part) for part in (func, name, what, fix))
-    template = f"{func}: {name} contains {{count}} ({what}), the first at position {{row}}; {fix}."
-    error = InputValidationError(template.format(row=first, count=counted(count, "missing value")))
-    error.row, error.template = first, template
-    return error
+    template = f"{func}: {name} contains {{count}} ({what}), the first {{at}}; {fix}."
+    return InputValidationError.positioned(template, first, counted(count, "missing value"))
 
 
 def _literal(text: str) -> str:
@@ -366,11 +364,9 @@ def _not_finite(func: str, name: str, row: int | None, value: Any = None) -> Inp
     if row is None:
         return InputValidationError(f"{func}: {name} contains NaN or infinity; {fix}.")
     func, name = _literal(func), _literal(name)
-    template = f"{func}: {name} contains NaN or infinity, the first at position {{row}} "
+    template = f"{func}: {name} contains NaN or infinity, the first {{at}} "
     template += f"({float(value)!r}); {fix}."
-    error = InputValidationError(template.format(row=row))
-    error.row, error.template = row, template
-    return error
+    return InputValidationError.positioned(template, row)
 
 
 def check_scores(x: Any, name: str, func: str) -> np.ndarray:

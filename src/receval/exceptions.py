@@ -52,9 +52,11 @@ class InputValidationError(RecevalError, ValueError):
 
     row: int | None = None
     pair: tuple[object, object] | None = None
-    #: the message with ``{row}`` where it states ``row`` (and ``{count}`` where it
-    #: counts the values found), so that :meth:`moved` can restate it
+    #: the message with ``{at}`` where it states the place of the first offending value
+    #: (``at position 2`` of an array) and ``{count}`` where it counts the values found
+    #: (``count``, as stated), so that :meth:`moved` and :meth:`restated` can restate it
     template: str | None = None
+    count: str | None = None
     classes: list[object] | None = None
 
     def __init__(
@@ -83,11 +85,44 @@ class InputValidationError(RecevalError, ValueError):
         """
         row = None if self.row is None else self.row + offset
         if self.template is None or row is None:
-            error = type(self)(*self.args)
-        else:
-            error = type(self)(self.template.format(row=row, count="missing values"))
-        error.row, error.pair, error.template = row, self.pair, self.template
-        error.classes = self.classes
+            error = self._again(str(self))
+            error.row = row
+            return error
+        error = self.positioned(self.template, row, "missing values")
+        error.pair, error.classes = self.pair, self.classes
+        return error
+
+    @classmethod
+    def positioned(cls, template: str, row: int, count: str | None = None) -> InputValidationError:
+        """The error of the first offending value at position ``row`` of an array: the
+        message of ``template`` (see :attr:`template`), the values counted ``count``."""
+        error = cls(template.format(at=f"at position {row}", count=count), row=row)
+        error.template, error.count = template, count
+        return error
+
+    def restated(self, at: str) -> InputValidationError:
+        """This error, its message stating the place of the first offending value as
+        ``at`` (``"in this row"`` of a file, which the message names in front) rather
+        than as its position; itself where the message states no place.
+
+        Examples
+        --------
+        >>> from receval import roc_auc_score
+        >>> from receval.exceptions import InputValidationError
+        >>> try:
+        ...     roc_auc_score([0, 1, None], [0.1, 0.2, 0.3])
+        ... except InputValidationError as exc:
+        ...     print(exc.restated("in this row"))
+        roc_auc_score: y_true contains 1 missing value (None, NA or NaN), the first in this row; drop or fill them first.
+        """
+        if self.template is None or self.row is None:
+            return self
+        return self._again(self.template.format(at=at, count=self.count))
+
+    def _again(self, message: str) -> InputValidationError:
+        """An error of this type with ``message`` and this error's attributes."""
+        error = type(self)(message, row=self.row, classes=self.classes)
+        error.pair, error.template, error.count = self.pair, self.template, self.count
         return error
 
 

@@ -387,7 +387,7 @@ def test_ctr_names_the_line_of_a_missing_label_or_score(runner, tmp_path, rows, 
     assert result.stdout == ""
     assert result.stderr == (
         f"error: {path}:{line}: receval ctr: {option} contains 1 missing value (empty or null), "
-        f"the first at position {line - 2}; drop those rows or fill them first.\n"
+        f"the first on this line; drop those rows or fill them first.\n"
     )
 
 

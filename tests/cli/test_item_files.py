@@ -48,7 +48,7 @@ def test_a_missing_id_is_at_its_row(trec, tmp_path, option):
     result = invoke(make_runner(), *_args(trec, option, path), code=2)
     assert result.stderr == (
         f"error: {path}: row 2: {option}: --item item contains 1 missing value (empty or "
-        "null), the first at position 1; drop those rows or fill them first.\n"
+        "null), the first in this row; drop those rows or fill them first.\n"
     )
 
 

@@ -38,10 +38,10 @@ def test_a_repeated_metric_is_computed_once(log, output):
     [
         ("1,0.5,1.0\n,0.5,0.0\n", [],
          "ope.csv:3: receval off-policy: --reward reward contains 1 missing value (empty or "
-         "null), the first at position 1; drop those rows or fill them first."),
+         "null), the first on this line; drop those rows or fill them first."),
         ("1,0.5,1.0\ninf,0.5,0.0\n", [],
          "ope.csv:3: receval off-policy: --reward reward contains NaN or infinity, the first "
-         "at position 1 (inf); drop those rows or replace the values with finite numbers "
+         "on this line (inf); drop those rows or replace the values with finite numbers "
          "first."),
         ("1,0.5,1.0\n0,0.5,1.5\n", ["-m", "snips"],
          "ope.csv:3: receval off-policy: --target target must contain probabilities in [0, "

@@ -399,8 +399,8 @@ def test_a_non_finite_score_is_found_wherever_its_list_lies(bad, tmp_path):
         pq.write_table(pa.table({"user": users, "item": items, "score": scores}), path,
                        row_group_size=23)  # fmt: skip
         message = (
-            rf"^{path}: row {row + 1}: Run: scores contains NaN or infinity, the first at "
-            rf"position {row} \({bad!r}\); drop those rows or replace the values with finite "
+            rf"^{path}: row {row + 1}: Run: scores contains NaN or infinity, the first in "
+            rf"this row \({bad!r}\); drop those rows or replace the values with finite "
             r"numbers first\.$"
         )
         with pytest.raises(InputValidationError, match=message):

@@ -836,7 +836,7 @@ def test_missing_ids_of_a_parquet_file_name_its_row(tmp_path):
     with pytest.raises(
         InputValidationError,
         match=rf"^{re.escape(path)}: row 58: Run: users contains 1 missing value \(None, NaN "
-        r"or null\), the first at position 57; ",
+        r"or null\), the first in this row; ",
     ):
         Run.from_file(path)
 
@@ -1337,8 +1337,8 @@ def test_parquet_null_scores_and_ids_are_errors(with_polars, tmp_path, monkeypat
     where = re.escape(str(path))
     with pytest.raises(
         InputValidationError,
-        match=rf"^{where}: row 2: Run: scores contains missing values \(null\), the first at "
-        r"position 1; drop or fill them first\.$",
+        match=rf"^{where}: row 2: Run: scores contains missing values \(null\), the first in "
+        r"this row; drop or fill them first\.$",
     ):
         Run.from_file(path)
 
@@ -1432,7 +1432,9 @@ def test_parquet_string_users_stored_as_indices_read_as_dictionaries(
         Run.from_file(path)
     with pytest.raises(InputValidationError) as from_frame:
         Run.from_frame(frame)
-    assert str(err.value).endswith(str(from_frame.value)), (str(err.value), str(from_frame.value))
+    # the frame's message, its row named in front of it (the file's 1-based row 8)
+    in_file = from_frame.value.restated("in this row")
+    assert str(err.value) == f"{path}: row 8: {in_file}", (str(err.value), str(in_file))
 
 
 @pytest.mark.parametrize("kind", ["pandas Int64", "pandas Float64", "polars"])

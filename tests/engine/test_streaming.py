@@ -437,8 +437,8 @@ def test_bad_values_raise_the_in_memory_messages(tmp_path):
     with pytest.raises(InputValidationError) as got:
         roc_auc_score(s["y"], s["score"])
     assert str(got.value) == (
-        f"{path}: row 4: roc_auc_score: y_score contains NaN or infinity, the first at position "
-        "3 (nan); drop those rows or replace the values with finite numbers first."
+        f"{path}: row 4: roc_auc_score: y_score contains NaN or infinity, the first in this "
+        "row (nan); drop those rows or replace the values with finite numbers first."
     )
     y = np.array([0, 0.5])
     path = _write(str(tmp_path), {"y": y, "p": np.array([0.1, 0.2])}, "csv")

@@ -45,7 +45,7 @@ def test_a_scans_missing_value_is_named_by_its_line(tmp_path, method, kwargs, fi
         getattr(split, method)(log, **kwargs, **out)
     message = str(info.value)
     assert message.startswith(f"{path}:1502: {method}: the "), message
-    said = rf"column '{field}' contains missing values \((null|NaN)\), the first at position 1500;"
+    said = rf"column '{field}' contains missing values \((null|NaN)\), the first on this line;"
     assert re.search(said, message), message
 
 
@@ -63,9 +63,7 @@ def test_a_scans_missing_id_in_a_second_parquet_file_names_that_file(tmp_path, m
         getattr(split, method)(receval.scan(directory, batch_rows=100), **kwargs, **out)
     message = str(info.value)
     assert message.startswith(f"{directory / 'part-1.parquet'}: row 451: {method}: "), message
-    said = (
-        r"the user column 'user' contains missing values \((null|NaN)\), the first at position 450;"
-    )
+    said = r"the user column 'user' contains missing values \((null|NaN)\), the first in this row;"
     assert re.search(said, message), message
 
 
@@ -78,7 +76,7 @@ def test_a_split_in_memory_of_a_file_names_the_line(tmp_path, method):
         getattr(split, method)(path, 0.5, time="timestamp", **seed)
     assert str(info.value) == (
         f"{path}:22: {method}: the time column 'timestamp' contains 1 missing value (NaN), "
-        f"the first at position 20; drop those rows or fill their time first."
+        f"the first on this line; drop those rows or fill their time first."
     )
 
 

@@ -84,10 +84,11 @@ def no_missing(values: Any, option: str, path: str, fmt: str, command: str) -> N
     if not values.null_count:
         return
     from .._validation import missing_values
-    from ..data._open import place
+    from ..data._open import file_error
 
     fix = "drop those rows or fill them first"
     error = missing_values(command, option, values.is_null(), "empty or null", fix)
-    located = type(error)(f"{place(path, error.row, lines=fmt in ('csv', 'tsv'))}: {error}")
+    where, said = file_error(error, path, error.row, lines=fmt in ("csv", "tsv"))
+    located = type(error)(f"{where}: {said}")
     located.row = error.row
     raise located

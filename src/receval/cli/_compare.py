@@ -463,6 +463,7 @@ def compare(
                         weighting=weighting, sample_weight=data.sample_weight, **settings,
                     )  # fmt: skip
                 except InputValidationError as exc:  # a data error: the file's line
-                    raise say.fail(data.place(exc) + say.error_words(exc)) from None
+                    where, said = data.located(exc)
+                    raise say.fail(where + say.error_words(said)) from None
             comparison_notes(report, say)
         comparison_output(report, output_format, digits, detail)

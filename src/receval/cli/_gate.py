@@ -401,7 +401,8 @@ def gate(
                         **settings.settings(),
                     )
                 except InputValidationError as exc:  # a data error: the file's line
-                    raise say.fail(data.place(exc) + say.error_words(exc)) from None
+                    where, said = data.located(exc)
+                    raise say.fail(where + say.error_words(said)) from None
         # the report names the file its rules came from
         report = dataclasses.replace(
             report, config=dataclasses.replace(report.config, source=settings.source)

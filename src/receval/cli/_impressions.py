@@ -84,18 +84,22 @@ class Impressions(NamedTuple):
     path: str | None = None  # the file read, and its format (csv, tsv, parquet)
     file_format: str | None = None
 
-    def place(self, exc: BaseException) -> str:
-        """``"<file>:<line>: "`` (``"<file>: row N: "`` in Parquet, ``"<file>: "`` when
-        the row is not known) of a data error in the columns read from the file;
-        ``""`` for other errors, or columns not read from a file."""
-        from ..data._open import place
+    def located(self, exc: BaseException) -> tuple[str, BaseException]:
+        """Where a data error in the columns read from the file is, and the error to
+        say after it (:func:`receval.data._open.file_error`: the row named once):
+        ``"<file>:<line>: "`` (``"<file>: row N: "`` in Parquet, ``"<file>: "`` when
+        the row is not known); ``""`` and the error itself for other errors, or
+        columns not read from a file."""
+        from ..data._open import file_error
         from ..exceptions import InputValidationError
 
         if self.path is None or not isinstance(exc, InputValidationError):
-            return ""
+            return "", exc
         if self.path in str(exc):
-            return ""
-        return place(self.path, exc.row, lines=self.file_format in ("csv", "tsv")) + ": "
+            return "", exc
+        where, said = file_error(exc, self.path, exc.row,
+                                 lines=self.file_format in ("csv", "tsv"))  # fmt: skip
+        return f"{where}: ", said
 
 
 def read_impressions(
@@ -294,8 +298,8 @@ def _failed(
     source: Impressions | None, name: str, col: str, exc: BaseException, say: Messages
 ) -> str:
     """A metric's error naming the column (the library's message names ``y_score``)."""
-    where = "" if source is None else source.place(exc)
-    return f"{where}{name} of --score {col}: {say.error_words(exc)}"
+    where, said = ("", exc) if source is None else source.located(exc)
+    return f"{where}{name} of --score {col}: {say.error_words(said)}"
 
 
 def skipped_groups_note(
@@ -373,7 +377,8 @@ def ctr_segment_table(
                                 raise
                             skipped[m] = one_line(exc)
             except RecevalError as exc:  # name the column: the message names y_score
-                raise say.fail(f"{data.place(exc)}--score {col}: {say.error_words(exc)}") from None
+                where, said = data.located(exc)
+                raise say.fail(f"{where}--score {col}: {say.error_words(said)}") from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
         # the rows), the segments where a metric is undefined and the metrics not applicable
         overall: dict[str, Any] = {}

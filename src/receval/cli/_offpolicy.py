@@ -4,6 +4,7 @@
 
 from typing import Annotated
 
+from ..exceptions import InputValidationError
 from ._columns import read_columns
 from ._common import (
     DigitsOption,
@@ -69,7 +70,6 @@ def off_policy(
     policy's probability of the logged action; for dr the reward model's
     estimate of that action and its value of the target policy).
     """
-    from ..exceptions import InputValidationError
     from ..registry import resolve
 
     say = Messages(quiet)
@@ -100,13 +100,14 @@ def _option(role: str) -> str:
     return OPTIONS[role].split()[0]
 
 
-def _in_cli_words(exc: Exception, columns: dict[str, str], path: str, fmt: str) -> str:
+def _in_cli_words(exc: InputValidationError, columns: dict[str, str], path: str, fmt: str) -> str:
     """An estimator's error on the columns read: at the file and line of its row, the
     parameter it is about as the option and column that gave it, and its fix ``pass
     the ...`` (another argument) as the option to name another column with."""
-    from ..data._open import place
+    from ..data._open import file_error
 
-    text = one_line(exc)
+    where, said = file_error(exc, path, exc.row, lines=fmt in ("csv", "tsv"))
+    text = one_line(said)
     func, _, rest = text.partition(": ")
     role = rest.split(" ", 1)[0]
     if not func.endswith("_estimate") or role not in columns:
@@ -118,5 +119,4 @@ def _in_cli_words(exc: Exception, columns: dict[str, str], path: str, fmt: str) 
     if fix.startswith("pass the "):  # what the column holds, up to a remark in brackets
         what = fix.removeprefix("pass ").split(" (")[0].removesuffix(".")
         fix = f"fix the value, or name the column of {what} with {option}."
-    where = place(path, getattr(exc, "row", None), lines=fmt in ("csv", "tsv"))
     return f"{where}: receval off-policy: {option} {columns[role]}{body}{'; ' * bool(fix)}{fix}"

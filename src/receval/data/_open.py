@@ -18,6 +18,7 @@ __all__ = [
     "arrow_input",
     "check_file",
     "compression_of",
+    "file_error",
     "header_not_utf8",
     "open_input",
     "place",
@@ -341,6 +342,19 @@ def place(path: str, row: int | None, *, lines: bool) -> str:
     if row is None:
         return path
     return f"{path}:{row + 2}" if lines else f"{path}: row {row + 1}"
+
+
+def file_error(
+    exc: InputValidationError, path: str, row: int | None, *, lines: bool
+) -> tuple[str, InputValidationError]:
+    """Where a data error raised on the rows of a file is (:func:`place`: the row
+    ``row``, 0-based after any header, None when not known), and the error to say
+    after it, which names the row no second time: a message that states the
+    position of the first offending value in the column it was checked in says
+    ``the first on this line`` (CSV, TSV) or ``the first in this row`` instead."""
+    if row is None:
+        return place(path, row, lines=lines), exc
+    return place(path, row, lines=lines), exc.restated("on this line" if lines else "in this row")
 
 
 #: suffixes of compressed files, dropped to find the format's suffix

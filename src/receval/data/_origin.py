@@ -60,10 +60,16 @@ class Origin:
         ``path:line`` (CSV, TSV), ``path: row N`` (Parquet), or the file(s)."""
         from ._open import place
 
+        path, file_row = self.find(row)
+        return place(path, file_row, lines=self.lines), file_row
+
+    def find(self, row: int | None) -> tuple[str, int | None]:
+        """``(file, row in it)`` of row ``row`` of the batch (0-based), or the file(s)
+        and None where the row is not known."""
         at = 0
         for path, first, n in self.pieces:
             if row is not None and at <= row < at + n:
-                return place(path, first + row - at, lines=self.lines), first + row - at
+                return path, first + row - at
             at += n
         return " and ".join(self.paths()), None
 
@@ -93,19 +99,20 @@ def located(batch: Batch, pair: tuple[str, str] | None = None) -> Iterator[None]
     (0-based). ``pair``: the user and item columns, to find the row where a
     repeated (user, item) pair comes again.
     """
+    from ._open import file_error
+
     try:
         yield
     except InputValidationError as exc:
-        message = str(exc)
-        if any(path in message for path in batch.origin.paths()):
+        if any(path in str(exc) for path in batch.origin.paths()):
             raise
         row = exc.row
         if row is None and exc.pair is not None and pair is not None:
             row = _second_row(batch, pair, exc.pair)
-        where, file_row = batch.origin.locate(row)
-        if row is not None and file_row is not None:  # the position its text states too
-            message = str(exc.moved(file_row - row))
-        error = type(exc)(f"{where}: {message}")
+        path, file_row = batch.origin.find(row)
+        moved = exc if row is None or file_row is None else exc.moved(file_row - row)
+        where, said = file_error(moved, path, file_row, lines=batch.origin.lines)
+        error = type(exc)(f"{where}: {said}")
         error.row, error.pair = file_row, exc.pair
         raise error from exc
 

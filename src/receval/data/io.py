@@ -31,11 +31,11 @@ from ._open import (
     check_file,
     check_has_columns,
     compression_of,
+    file_error,
     header_not_utf8,
     sentence,
 )
 from ._open import infer_format as infer_format
-from ._open import place as row_place
 
 
 def module_of(obj: Any) -> str:
@@ -682,7 +682,8 @@ def located(
         elif row is not None:
             place = f"{where}: row {row}"
         else:
-            place = row_place(where, exc.row, lines=fmt in ("csv", "tsv"))
+            place, said = file_error(exc, where, exc.row, lines=fmt in ("csv", "tsv"))
+            message = str(said)
         error = InputValidationError(f"{place}: {message}")
         error.row = exc.row
         raise error from exc

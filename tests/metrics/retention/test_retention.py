@@ -510,8 +510,8 @@ def test_a_files_missing_or_bad_time_names_its_line_or_row(tmp_path):
     with pytest.raises(InputValidationError) as info:
         retention(csv)
     assert str(info.value) == (
-        f"{csv}:3: retention: time contains 1 missing value (None, NaN or NaT), the first at "
-        "position 1; drop those rows or fill them with a time."
+        f"{csv}:3: retention: time contains 1 missing value (None, NaN or NaT), the first on "
+        "this line; drop those rows or fill them with a time."
     )
     parquet = tmp_path / "e.parquet"
     for times, said in [

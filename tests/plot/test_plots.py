@@ -274,6 +274,26 @@ def test_metric_at_k_dataframe_run():
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), ax.lines[1].get_ydata())
 
 
+def test_metric_at_k_counts_and_names_the_users_it_leaves_out():
+    # u2 has no relevant item (skipped by empty_users="skip" at every k); u3 has
+    # its relevant item at rank 2 (left at 0 and skipped by zero_users="skip" at k=1)
+    from receval.plot import MetricAtKDisplay
+
+    qrels = {"u1": {"a": 1}, "u2": {"b": 0}, "u3": {"c": 1}}
+    run = {"u1": {"a": 0.9, "b": 0.1}, "u2": {"b": 0.5}, "u3": {"d": 0.8, "c": 0.4}}
+    display = MetricAtKDisplay.from_runs(qrels, {"m": run}, metrics=["recall"], ks=[1, 2])
+    assert display.n_users_skipped == {("m", "recall"): [1, 1]}
+    for k in (1, 2):
+        report = evaluate(qrels, run, [f"recall@{k}"])
+        assert report.n_users_skipped[f"recall@{k}"] == 1
+    assert _labels(display.ax_) == ["m: recall (1 user skipped)"]
+    ax = metric_at_k(qrels, run, metrics=["recall", "ndcg"], ks=[1, 2], zero_users="skip")
+    assert _labels(ax) == ["recall (1 to 2 users skipped)", "ndcg (1 to 2 users skipped)"]
+    # none left out: the label alone
+    del qrels["u2"]
+    assert _labels(metric_at_k(qrels, run, metrics="recall", ks=[1, 2])) == ["recall"]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _parameters as v
@@ -114,7 +114,10 @@ def metric_at_k(
     For each model, one :func:`receval.evaluate` call lists every
     ``"<metric>@<k>"`` string (all computed in one pass over the data); one
     line per (model, metric) then joins the means ``report.mean[f"{metric}@{k}"]``
-    for increasing k.
+    for increasing k. Users that the conventions leave out of a mean
+    (``empty_users="skip"``, the default: users without a relevant item;
+    ``missing_users="skip"``; ``zero_users="skip"``) are counted, as in
+    ``report.n_users_skipped``, and named in the line's label.
 
     Parameters
     ----------
@@ -141,7 +144,10 @@ def metric_at_k(
         The axes drawn on, one line per model and metric, in the order of
         ``runs`` then ``metrics``: x the cut-offs, y the means. A line is
         labelled ``"name: metric"``, or ``"metric"`` for a single run without
-        a name (a :class:`receval.Run` with a ``name`` uses it).
+        a name (a :class:`receval.Run` with a ``name`` uses it), followed by
+        the users left out of its means, if any: ``"name: metric (2 users
+        skipped)"``, or ``"(1 to 3 users skipped)"`` where the count depends
+        on k.
 
     Raises
     ------
@@ -169,6 +175,13 @@ def metric_at_k(
     array([[1.  , 0.75],
            [2.  , 0.75],
            [3.  , 1.  ]])
+
+    A user without a relevant item has no recall: left out, and counted.
+
+    >>> qrels["u3"], run["u3"] = {"a": 0}, {"a": 0.5}
+    >>> ax = metric_at_k(qrels, {"m": run}, metrics="recall", ks=[1, 2, 3])
+    >>> ax.lines[0].get_label()
+    'm: recall (1 user skipped)'
     """
     check_ax(ax, _FUNC)
     return MetricAtKDisplay.from_runs(qrels, runs, metrics=metrics, ks=ks, ax=ax,
@@ -186,6 +199,10 @@ class MetricAtKDisplay(Display):
         The cut-offs, increasing.
     means : dict of (str or None, str) to list of float
         Per (model name, metric name), the mean at each cut-off of ``ks``.
+    n_users_skipped : dict of (str or None, str) to list of int, default={}
+        Per (model name, metric name), the users left out of the mean at each
+        cut-off of ``ks`` (:attr:`receval.EvaluationReport.n_users_skipped`);
+        named in the line's label where not 0. A pair not in it left none out.
 
     Attributes
     ----------
@@ -202,14 +219,15 @@ class MetricAtKDisplay(Display):
     >>> qrels = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}}
     >>> run = {"u1": {"a": 0.9, "c": 0.5, "b": 0.1}, "u2": {"c": 0.7, "a": 0.2}}
     >>> d = MetricAtKDisplay.from_runs(qrels, {"m": run}, metrics="recall", ks=[1, 3])
-    >>> d.means
-    {('m', 'recall'): [0.75, 1.0]}
+    >>> d.means, d.n_users_skipped
+    ({('m', 'recall'): [0.75, 1.0]}, {('m', 'recall'): [0, 0]})
     >>> [line.get_linestyle() for line in d.lines_]
     ['-']
     """
 
     ks: list[int]
     means: dict[tuple[str | None, str], list[float]]
+    n_users_skipped: dict[tuple[str | None, str], list[int]] = field(default_factory=dict)
 
     @classmethod
     def from_runs(
@@ -229,7 +247,7 @@ class MetricAtKDisplay(Display):
         Returns
         -------
         display : MetricAtKDisplay
-            The means and the drawing.
+            The means, the users each mean left out, and the drawing.
         """
         from .. import evaluate
         from ..data._ranked import Run
@@ -242,6 +260,7 @@ class MetricAtKDisplay(Display):
         models = as_models(runs, "runs", _FUNC, is_run_dict)
         q = as_qrels(qrels, _FUNC)
         means: dict[tuple[str | None, str], list[float]] = {}
+        skipped: dict[tuple[str | None, str], list[int]] = {}
         for model, run in models:
             if model is None and isinstance(run, Run) and run.name:
                 model = str(run.name)
@@ -249,7 +268,8 @@ class MetricAtKDisplay(Display):
             report = evaluate(q, run, list(strings.values()), **conventions)
             for m in names:
                 means[model, m] = [float(report.mean[strings[m, k]]) for k in cutoffs]
-        return cls(ks=cutoffs, means=means).plot(ax=ax)
+                skipped[model, m] = [int(report.n_users_skipped[strings[m, k]]) for k in cutoffs]
+        return cls(ks=cutoffs, means=means, n_users_skipped=skipped).plot(ax=ax)
 
     def plot(self, ax: Any = None) -> MetricAtKDisplay:
         """Draw one line per (model, metric) on ``ax`` (a new figure when None): one
@@ -269,9 +289,21 @@ class MetricAtKDisplay(Display):
         for (model, m), values in self.means.items():
             colour = colours[models.index(model)] if len(models) > 1 else None
             style = styles[metrics.index(m) % len(styles)]
-            text = m if model is None else f"{model}: {m}"
+            text = (m if model is None else f"{model}: {m}") + _skipped_note(
+                self.n_users_skipped.get((model, m), [])
+            )
             self.lines_.extend(ax.plot(self.ks, values, marker=marker, color=colour,
                                        linestyle=style, label=text))  # fmt: skip
         ax.set(xlabel="k", ylabel=f"{metrics[0]}@k" if len(metrics) == 1 else "mean metric@k")
         ax.legend(loc="best")
         return self
+
+
+def _skipped_note(skipped: list[int]) -> str:
+    """The users a line's means left out, for its label: ``" (2 users skipped)"``,
+    ``" (1 to 3 users skipped)"`` where the count depends on k, ``""`` for none."""
+    low, high = min(skipped, default=0), max(skipped, default=0)
+    if high == 0:
+        return ""
+    many = v.counted(high, "user")
+    return f" ({many} skipped)" if low == high else f" ({low} to {many} skipped)"

@@ -100,9 +100,52 @@ def test_spark_bad_input(spark):
         rs.evaluate_embeddings(q_df, ragged, items[:, :2], ["mrr@3"], num_partitions=1)
     with pytest.raises(InputValidationError, match="same number of columns"):
         rs.evaluate_embeddings(q_df, u_df, items[:, :3], ["mrr@3"])
-    with pytest.raises(InputValidationError, match="item ids are numbers in item_ids but strings"):
-        rs.evaluate_embeddings(q_df, u_df, items, ["mrr@3"], item_ids=item_ids,
+    with pytest.raises(InputValidationError, match="item ids are float64 values in item_ids but"):
+        rs.evaluate_embeddings(q_df, u_df, items, ["mrr@3"], item_ids=item_ids.astype(float),
                                grade=None, item="user")  # fmt: skip
     other = pd.DataFrame({"user": ["zz"], "item": [1]})
     with pytest.raises(InputValidationError, match="no \\(user, item\\) pair of exclude"):
         rs.evaluate_embeddings(q_df, u_df, items, ["mrr@3"], item_ids=item_ids, exclude=other)
+
+
+def test_integer_ids_match_strings_of_their_spelling_as_in_memory(spark):
+    # integer users in users (bigint) beside the qrels' strings, integer item_ids
+    # beside the qrels' string items, one spelled "01003" (matches no item, as in
+    # memory), and a DataFrame exclude of integer items; it raised 'the user ids
+    # are numbers in users but strings in qrels'
+    from receval import spark as rs
+
+    users, items, _, item_ids, qrels, train = _data(3)
+    user_ids = np.arange(len(users)) + 7
+    qrels = {str(7 + int(u[1:])): {("01003" if i == 1003 else str(i)): g
+                                   for i, g in judged.items()}
+             for u, judged in qrels.items() if u != "nobody"}  # fmt: skip
+    u_df = spark.createDataFrame(
+        [(int(u), [float(x) for x in row]) for u, row in zip(user_ids, users, strict=True)],
+        "user long, vector array<float>",
+    )
+    q_df = spark.createDataFrame(
+        [(u, i, g) for u, judged in qrels.items() for i, g in judged.items()],
+        "user string, item string, grade int",
+    )
+    log = pd.DataFrame({"user": [str(7 + int(u[1:])) for u in train.user], "item": train.item})
+    for exclude in (None, log):
+        want = evaluate_embeddings(qrels, users, items, METRICS, user_ids=user_ids,
+                                   item_ids=item_ids, exclude=exclude)  # fmt: skip
+        assert want.n_users_missing == 0
+        got = rs.evaluate_embeddings(
+            q_df, u_df, items, METRICS, item_ids=item_ids, num_partitions=3,
+            exclude=None if exclude is None else spark.createDataFrame(exclude),
+        )  # fmt: skip
+        assert got.mean == pytest.approx(want.mean, abs=1e-12)
+        assert (got.n_users, got.n_users_missing, got.n_run_only_users) == (
+            want.n_users, want.n_users_missing, want.n_run_only_users
+        )  # fmt: skip
+    # floating-point ids share no value with strings
+    with pytest.raises(InputValidationError) as info:
+        rs.evaluate_embeddings(q_df, u_df, items, ["mrr@3"], item_ids=item_ids.astype(float))
+    assert str(info.value) == (
+        "receval.spark.evaluate_embeddings: the item ids are float64 values in item_ids but "
+        "strings in qrels, so no id would match; cast one of them (integers match strings "
+        "of their decimal text)."
+    )

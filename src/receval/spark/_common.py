@@ -10,7 +10,7 @@ on the driver, with their own class and message.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
@@ -38,6 +38,25 @@ def check_frame(df: Any, name: str, func: str) -> None:
             f"The '{name}' parameter of receval.spark.{func} must be a Spark DataFrame. "
             f"Got {type(df).__name__} instead; for data in memory use receval.{func}."
         )
+
+
+def id_kind(data_type: Any) -> str:
+    """The kind of the ids a Spark column type holds: ``"string"``, ``"integer"``
+    (byte, short, int, long), or the type's name (``"double"``, ...)."""
+    name: str = data_type.typeName()
+    if name in ("string", "varchar", "char"):
+        return "string"
+    if name in ("byte", "short", "integer", "long"):
+        return "integer"
+    return name
+
+
+def ids_as_text(kinds: Iterable[str]) -> bool:
+    """Whether ids of these kinds (:func:`id_kind`, one per place that holds them) are
+    matched by their text: integers beside strings, each integer read as its decimal
+    text, so that 7 matches ``"7"`` (not ``"07"``) as in memory (where ids are
+    ordered by their text either way)."""
+    return set(kinds) == {"integer", "string"}
 
 
 #: The data arguments whose columns hold numbers (booleans too), as their arrays must

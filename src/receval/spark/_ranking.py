@@ -25,7 +25,15 @@ from ..ranking.aggregate import (
     update,
 )
 from ..ranking.report import EvaluationReport
-from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
+from ._common import (
+    check_columns,
+    check_frame,
+    check_partitions,
+    id_kind,
+    ids_as_text,
+    partition_states,
+    repartition,
+)
 
 _USER = "__receval_user"
 _ITEM = "__receval_item"
@@ -35,27 +43,17 @@ _SIDE = "__receval_side"
 _ROW = "__receval_row"
 
 
-def _kind(data_type: Any) -> str:
-    name: str = data_type.typeName()
-    if name in ("string", "varchar", "char"):
-        return "string"
-    if name in ("byte", "short", "integer", "long"):
-        return "integer"
-    return name
-
-
 def _id_columns(frames: dict[str, Any], user: str, item: str) -> dict[str, tuple[Any, Any]]:
     """Per DataFrame (``run`` first, then ``qrels`` and ``exclude``), its user and item
     columns as the partitions read them: as it holds them, or, where one holds integer
-    ids and another strings, the integers as their decimal text, so that 7 matches
-    ``"7"`` (not ``"07"``) as in memory (where ids are ordered by their text either way).
+    ids and another strings, the integers as their decimal text (:func:`ids_as_text`).
     Ids of kinds that share no value (strings beside floating-point numbers) raise."""
     from pyspark.sql import functions as F
 
     columns: dict[str, list[Any]] = {name: [] for name in frames}
     for argument, col in (("user", user), ("item", item)):
-        kinds = {name: _kind(df.schema[col].dataType) for name, df in frames.items()}
-        text = set(kinds.values()) == {"integer", "string"}
+        kinds = {name: id_kind(df.schema[col].dataType) for name, df in frames.items()}
+        text = ids_as_text(kinds.values())
         for name, df in frames.items():
             r_type, given = frames["run"].schema[col].dataType, df.schema[col].dataType
             if not text and kinds[name] != kinds["run"]:

@@ -34,7 +34,15 @@ from ..ranking.report import EvaluationReport
 from ..retrieval.embeddings import metrics_depth
 from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS
 from ..retrieval.vectors import as_vectors
-from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
+from ._common import (
+    check_columns,
+    check_frame,
+    check_partitions,
+    id_kind,
+    ids_as_text,
+    partition_states,
+    repartition,
+)
 
 __all__ = ["evaluate_embeddings"]
 
@@ -99,12 +107,15 @@ def evaluate_embeddings(
     k : int, default=None
         Items retrieved per user; None: the largest cutoff of ``metrics``.
     item_ids : array-like, default=None
-        The id of each item row (None: 0, 1, ...); of the type of the qrels'
-        ``item`` column.
+        The id of each item row (None: 0, 1, ...); of the kind of the qrels'
+        ``item`` column, or integers beside its strings (see ``item``).
     user, vector, item, grade : str, default="user", "vector", "item", "grade"
         Column names: ``user`` in ``users``, ``qrels`` (and a DataFrame
         ``exclude``), ``vector`` in ``users``, ``item`` and ``grade`` in the
-        qrels (``grade=None``: every judged item has grade 1).
+        qrels (``grade=None``: every judged item has grade 1). Integer ids match
+        strings of their decimal spelling (7 matches ``"7"``, not ``"07"``), as
+        in memory and in :func:`receval.spark.evaluate`; strings beside
+        floating-point ids raise.
     metric : {"dot", "cosine"}, default="dot"
         The score of a user and an item, as for :func:`receval.retrieve`.
     exclude : DataFrame, mapping or pairs, default=None
@@ -136,10 +147,10 @@ def evaluate_embeddings(
         An unknown option, metric or convention; ``k`` missing for a metric of
         the whole list; a bad column argument.
     InputValidationError
-        Missing columns, null or ragged vectors, vectors of another length than
-        the items', users given twice, or anything
-        :func:`receval.evaluate_embeddings` rejects in a partition (raised again
-        on the driver).
+        Missing columns, ids of kinds that share no value, null or ragged
+        vectors, vectors of another length than the items', users given twice,
+        or anything :func:`receval.evaluate_embeddings` rejects in a partition
+        (raised again on the driver).
     """
     from pyspark.sql import functions as F
 
@@ -169,17 +180,22 @@ def evaluate_embeddings(
     check_columns(users, func, "users", user=user, vector=vector)
     check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
 
-    _check_id_kinds(users, qrels, user, item, ids)
-    data = users.select(F.col(user).alias(_USER), F.col(vector).alias(_VECTOR),
-                        F.lit(1).cast("byte").alias(_SIDE))  # fmt: skip
-    grade_col = F.col(grade) if grade is not None else F.lit(1)
-    judged = qrels.select(F.col(user).alias(_USER), F.col(item).alias(_ITEM),
-                          grade_col.alias(_GRADE), F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
-    data = data.unionByName(judged, allowMissingColumns=True)
+    frames = {"users": users, "qrels": qrels}
     if exclude is not None and not local_exclude:
         check_frame(exclude, "exclude", func)
         check_columns(exclude, func, "exclude", user=user, item=item)
-        log = exclude.select(F.col(user).alias(_USER), F.col(item).alias(_ITEM),
+        frames["exclude"] = exclude
+    columns, ids = _id_columns(frames, user, item, ids)
+    data = users.select(columns["users"]["user"].alias(_USER), F.col(vector).alias(_VECTOR),
+                        F.lit(1).cast("byte").alias(_SIDE))  # fmt: skip
+    grade_col = F.col(grade) if grade is not None else F.lit(1)
+    judged = qrels.select(columns["qrels"]["user"].alias(_USER),
+                          columns["qrels"]["item"].alias(_ITEM),
+                          grade_col.alias(_GRADE), F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
+    data = data.unionByName(judged, allowMissingColumns=True)
+    if "exclude" in frames:
+        log = exclude.select(columns["exclude"]["user"].alias(_USER),
+                             columns["exclude"]["item"].alias(_ITEM),
                              F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(log, allowMissingColumns=True)
     search = dict(k=depth, item_vectors=item_vectors, item_ids=ids, metric=metric,
@@ -272,20 +288,36 @@ def _vectors(col: Any) -> Any:
     return pa.FixedSizeListArray.from_arrays(col.flatten(), int(lengths[0]))
 
 
-def _check_id_kinds(users: Any, qrels: Any, user: str, item: str, item_ids: np.ndarray) -> None:
-    """Ids that could never match (strings against numbers) are an error, not missing users."""
+def _id_columns(
+    frames: dict[str, Any], user: str, item: str, item_ids: np.ndarray
+) -> tuple[dict[str, dict[str, Any]], np.ndarray]:
+    """Per DataFrame (``users``, ``qrels``, a DataFrame ``exclude``), its ``"user"`` and
+    ``"item"`` columns (``users`` has no item column), and the item ids, as the
+    partitions read them: as given, or, where integer ids meet strings, the integers
+    as their decimal text (:func:`ids_as_text`), as :func:`receval.spark.evaluate`
+    reads them. Ids that could never match (strings beside floating-point numbers)
+    are an error, not missing users."""
+    from pyspark.sql import functions as F
 
-    def is_text(df: Any, col: str) -> bool:
-        return str(df.schema[col].dataType.typeName()) in ("string", "varchar", "char")
-
-    pairs = (
-        ("user", "users", is_text(users, user), "qrels", is_text(qrels, user)),
-        ("item", "item_ids", item_ids.dtype.kind in "OUS", "qrels", is_text(qrels, item)),
-    )
-    for argument, first, a, second, b in pairs:
-        if a != b:
-            kinds = ["strings" if t else "numbers" for t in (a, b)]
+    array_kinds = {"O": "string", "U": "string", "S": "string", "i": "integer", "u": "integer"}
+    columns: dict[str, dict[str, Any]] = {name: {} for name in frames}
+    for argument, col in (("user", user), ("item", item)):
+        holders = [name for name in frames if argument == "user" or name != "users"]
+        kinds = {name: id_kind(frames[name].schema[col].dataType) for name in holders}
+        if argument == "item":
+            kinds["item_ids"] = array_kinds.get(item_ids.dtype.kind, str(item_ids.dtype))
+        strings = [name for name, kind in kinds.items() if kind == "string"]
+        others = [name for name, kind in kinds.items() if kind not in ("string", "integer")]
+        if strings and others:
             raise InputValidationError(
-                f"{_FUNC}: the {argument} ids are {kinds[0]} in {first} but {kinds[1]} in "
-                f"{second}, so no id would match; cast one of them."
+                f"{_FUNC}: the {argument} ids are {kinds[others[0]]} values in {others[0]} but "
+                f"strings in {strings[0]}, so no id would match; cast one of them (integers "
+                f"match strings of their decimal text)."
             )
+        text = ids_as_text(kinds.values())
+        for name in holders:
+            cast = text and kinds[name] == "integer"
+            columns[name][argument] = F.col(col).cast("string") if cast else F.col(col)
+        if text and kinds.get("item_ids") == "integer":
+            item_ids = item_ids.astype(str)
+    return columns, item_ids

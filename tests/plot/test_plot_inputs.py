@@ -101,6 +101,43 @@ def test_roc_and_precision_recall_draw_scan_columns_as_arrays(tmp_path):
         rp.calibration(sc["y"], sc["s"])
 
 
+def test_scan_column_errors_name_the_plot_called_and_the_scores(tmp_path):
+    # they named the curve the plot computes: 'roc_curve: y_true must be binary',
+    # 'precision_recall_curve: y_score contains NaN', 'y_score is a column of ...'
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from receval import scan
+
+    path = str(tmp_path / "rows.parquet")
+    pq.write_table(pa.table({"y": [0, 1, 2, 1], "ok": [0, 1, 0, 1],
+                             "s": [0.1, 0.9, float("nan"), 0.8]}), path)  # fmt: skip
+    sc = scan(path)
+    binary = "must be binary. Got values [0, 1, 2]; pass pos_label to say which value is positive."
+    for func, draw in (
+        ("roc", rp.roc),
+        ("precision_recall", rp.precision_recall),
+        ("RocCurveDisplay.from_predictions", rp.RocCurveDisplay.from_predictions),
+        ("PrecisionRecallDisplay.from_predictions",
+         rp.PrecisionRecallDisplay.from_predictions),
+    ):  # fmt: skip
+        with pytest.raises(InputValidationError) as info:
+            draw(sc["y"], {"m": sc["ok"]})
+        assert str(info.value) == f"{path}: row 3: {func}: y_true {binary}"
+        with pytest.raises(InputValidationError) as info:
+            draw(sc["ok"], {"m": sc["s"]})
+        assert str(info.value) == (
+            f"{path}: row 3: {func}: scores['m'] contains NaN or infinity, the first in this "
+            "row (nan); drop those rows or replace the values with finite numbers first."
+        )
+        with pytest.raises(InputValidationError) as info:
+            draw([0, 1, 0, 1], sc["ok"])
+        assert str(info.value).startswith(
+            f"{func}: scores is a column of a receval.scan(...) but y_true is not."
+        )
+    assert plt.get_fignums() == []
+
+
 def test_curves_take_the_pos_label_their_metrics_take():
     import numpy as np
 

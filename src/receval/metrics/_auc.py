@@ -597,8 +597,9 @@ def _auc_params(
     return {"bins": int(n), "low": low, "high": high, "pos_label": pos_label}
 
 
-def counts_prepare(func: str) -> Callable[..., LabelledRows]:
-    """The ``prepare`` of a metric of labels, scores and weights, naming ``func``."""
+def counts_prepare(func: str, score_name: str = "y_score") -> Callable[..., LabelledRows]:
+    """The ``prepare`` of a metric of labels, scores and weights, naming ``func`` (and
+    the scores ``score_name``)."""
 
     def prepare(
         params: dict[str, Any],
@@ -612,12 +613,12 @@ def counts_prepare(func: str) -> Callable[..., LabelledRows]:
         was given; ``rank``: the batch holds every row (one partition), so integer
         scores beyond 2**53 may be replaced by their ranks, which float64 keeps apart."""
         yt, ys, sw = data_columns(
-            func, ("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)
+            func, ("y_true", y_true), (score_name, y_score), ("sample_weight", sample_weight)
         )
         labels, negative = np.empty(0, dtype=np.int8), None
         if len(yt):  # 0/1 or -1/1 labels, or pos_label: as the function
             labels, negative = v.binarize_labels(yt, params["pos_label"], func)
-        scores = v.order_scores(ys, "y_score", func, rank=rank)
+        scores = v.order_scores(ys, score_name, func, rank=rank)
         weights = v.check_sample_weight(sw, len(labels), func)
         return LabelledRows(labels, scores, weights,
                             LabelKind.of(negative, params["pos_label"], func))  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,15 @@ __all__ = ["precision_recall_curve", "roc_curve"]
 
 
 def binary_curve_counts(
-    y_true: Any, y_score: Any, sample_weight: Any, func: str, pos_label: Any = None
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    func: str,
+    pos_label: Any = None,
+    score_name: str = "y_score",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validated input -> (thresholds descending, cumulative tps, cumulative fps).
+    """Validated input -> (thresholds descending, cumulative tps, cumulative fps), the
+    errors naming ``func`` and the scores ``score_name``.
 
     Columns of a :func:`receval.scan` are read batch by batch into the counts per
     distinct score that :func:`receval.average_precision_score` holds for them (the
@@ -34,25 +41,28 @@ def binary_curve_counts(
     those counts, one point per distinct score, as the curve of the rows in memory.
     """
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
-    if scan_of(func, **columns) is not None:
+    scan = scan_of(func, y_true=y_true, **{score_name: y_score}, sample_weight=sample_weight)
+    if scan is not None:
         counts: tuple[np.ndarray, np.ndarray, np.ndarray] = run_definition(
-            _COUNTS[func], {"bins": None, "pos_label": pos_label}, columns, func=func
-        )
+            _counts_definition(func, score_name), {"bins": None, "pos_label": pos_label},
+            columns, func=func,
+        )  # fmt: skip
         return counts
     labels, scores, weights, _ = check_binary_scores(
-        y_true, y_score, sample_weight, func, pos_label=pos_label, rank=False
-    )
+        y_true, y_score, sample_weight, func, pos_label=pos_label, score_name=score_name,
+        rank=False,
+    )  # fmt: skip
     return threshold_counts(sort_classes(labels, scores, weights))
 
 
-def _threshold_counts(params: dict[str, Any], state: Any) -> tuple[Any, Any, Any]:
+def _threshold_counts(func: str, params: dict[str, Any], state: Any) -> tuple[Any, Any, Any]:
     """The curve's counts of a state of counts per distinct score: the distinct scores
     descending, the rows (weights: times a power of two, which the curves' ratios do
     not see) of each label at or above each. Each label's weights are held in a unit
     of its own (a negatives' unit ``2**shift`` positives'): the label of the finer
     unit is scaled into the other's, exactly unless it falls below the normal floats,
     where it no longer moves a sum beside the other's counts."""
-    scores, pos, neg, shift = state.counts("roc_curve").table()
+    scores, pos, neg, shift = state.counts(func).table()
     if shift > 0:
         pos = np.ldexp(pos, -min(shift, 1 << 12))
     elif shift < 0:
@@ -60,25 +70,22 @@ def _threshold_counts(params: dict[str, Any], state: Any) -> tuple[Any, Any, Any
     return scores[::-1].copy(), np.cumsum(pos[::-1]), np.cumsum(neg[::-1])
 
 
-def _counts_definition(func: str) -> MetricDefinition:
-    """The counts of a curve's rows, as a scan's batches add them (not a metric: no
-    registry row, never listed)."""
+def _counts_definition(func: str, score_name: str) -> MetricDefinition:
+    """The counts of a curve's rows, as a scan's batches add them, the checks naming
+    ``func`` and ``score_name`` (not a metric: no registry row, never listed)."""
     return MetricDefinition(
         name=func,
         check_params=lambda **params: params,
-        prepare=counts_prepare(func),
+        prepare=counts_prepare(func, score_name),
         update=auc_update,
         empty=auc_empty,
-        finalize=_threshold_counts,
+        finalize=partial(_threshold_counts, func),
         update_into=auc_update_into,
         update_plain=counts_update_plain(func),
         family="pointwise",
         partitioning="any",
         inputs=("y_true", "y_score", "sample_weight"),
     )
-
-
-_COUNTS = {func: _counts_definition(func) for func in ("roc_curve", "precision_recall_curve")}
 
 
 def _check_drop_intermediate(value: Any, func: str) -> None:
@@ -151,9 +158,16 @@ def roc_curve(
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
     _check_drop_intermediate(drop_intermediate, "roc_curve")
-    thresholds, tps, fps = binary_curve_counts(
-        y_true, y_score, sample_weight, "roc_curve", pos_label
-    )
+    counts = binary_curve_counts(y_true, y_score, sample_weight, "roc_curve", pos_label)
+    return roc_points(counts, drop_intermediate, "roc_curve")
+
+
+def roc_points(
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray], drop_intermediate: bool, func: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`roc_curve` of the counts of :func:`binary_curve_counts`, its warnings
+    naming ``func``."""
+    thresholds, tps, fps = counts
     if drop_intermediate and fps.shape[0] > 2:
         keep = np.flatnonzero(
             np.concatenate(([True], (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0), [True]))
@@ -162,19 +176,20 @@ def roc_curve(
     tps = np.concatenate(([0.0], tps))
     fps = np.concatenate(([0.0], fps))
     thresholds = np.concatenate(([np.inf], thresholds))
-    return _rate(fps, "negative", "false"), _rate(tps, "positive", "true"), thresholds
+    return (_rate(fps, "negative", "false", func), _rate(tps, "positive", "true", func),
+            thresholds)  # fmt: skip
 
 
-def _rate(counts: np.ndarray, sample: str, rate: str) -> np.ndarray:
+def _rate(counts: np.ndarray, sample: str, rate: str, func: str) -> np.ndarray:
     """``counts`` over the last one; nan with a warning where there is no such sample."""
     if counts[-1] > 0:
         result: np.ndarray = counts / counts[-1]
         return result
     warnings.warn(
-        f"roc_curve: y_true has no {sample} sample, so the {rate} positive rate is undefined "
+        f"{func}: y_true has no {sample} sample, so the {rate} positive rate is undefined "
         f"(returned as nan).",
         UndefinedMetricWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
     return np.full(counts.shape, np.nan)
 
@@ -234,14 +249,22 @@ def precision_recall_curve(
     >>> thresholds
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
-    _check_drop_intermediate(drop_intermediate, "precision_recall_curve")
-    thresholds, tps, fps = binary_curve_counts(
-        y_true, y_score, sample_weight, "precision_recall_curve", pos_label
-    )
+    func = "precision_recall_curve"
+    _check_drop_intermediate(drop_intermediate, func)
+    counts = binary_curve_counts(y_true, y_score, sample_weight, func, pos_label)
+    return precision_recall_points(counts, drop_intermediate, func)
+
+
+def precision_recall_points(
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray], drop_intermediate: bool, func: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`precision_recall_curve` of the counts of :func:`binary_curve_counts`, its
+    errors and warnings naming ``func``."""
+    thresholds, tps, fps = counts
     if tps.shape[0] == 0:  # rows, but none with weight
         raise InputValidationError(
-            "precision_recall_curve: every sample weight is zero, so the curve has no "
-            "point; pass at least one positive weight."
+            f"{func}: every sample weight is zero, so the curve has no point; pass at least "
+            f"one positive weight."
         )
     if drop_intermediate and tps.shape[0] > 2:
         keep = np.flatnonzero(
@@ -252,10 +275,10 @@ def precision_recall_curve(
     precision = np.divide(tps, predicted, out=np.zeros_like(tps), where=predicted != 0)
     if tps[-1] == 0:
         warnings.warn(
-            "precision_recall_curve: y_true has no positive sample, so recall is undefined; "
-            "it is set to 1 at every threshold, as in scikit-learn.",
+            f"{func}: y_true has no positive sample, so recall is undefined; it is set to 1 "
+            f"at every threshold, as in scikit-learn.",
             UndefinedMetricWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
         recall = np.ones_like(tps)
     else:

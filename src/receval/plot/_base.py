@@ -63,8 +63,10 @@ def binary_models(
     ``scores`` or ``scores['name']``; ``probabilities``: in [0, 1]) and the labels
     binarised by ``pos_label`` (the metrics then get 0/1 labels and no
     ``pos_label``); columns of a :func:`receval.scan` go to the metrics as they
-    are, with ``pos_label`` (their checks name the file and line), or are refused
-    where the drawing has no out-of-core form (``scans=False``).
+    are, with ``pos_label``, the first pass over them checking them with ``func``'s
+    name (:func:`receval.metrics._curves.binary_curve_counts`; the checks also name
+    the file and line), or are refused where the drawing has no out-of-core form
+    (``scans=False``).
     """
     from .. import _validation as v
     from ..engine.sources import scan_of
@@ -73,7 +75,8 @@ def binary_models(
     models = as_models(scores, "scores", func)
     labels = None
     for model, y_score in models:
-        scan = scan_of(func, y_true=y_true, y_score=y_score, sample_weight=sample_weight)
+        name = score_name(model)
+        scan = scan_of(func, y_true=y_true, **{name: y_score}, sample_weight=sample_weight)
         if scan is not None and not scans:
             raise InputValidationError(
                 f"{func}: y_true and scores are columns of a receval.scan, which {func} does "
@@ -82,7 +85,6 @@ def binary_models(
             )
         if scan is not None:
             continue
-        name = "scores" if model is None else f"scores[{model!r}]"
         labels, values, _, _ = check_binary_scores(
             y_true, y_score, sample_weight, func, pos_label=pos_label, score_name=name, rank=False
         )
@@ -91,6 +93,11 @@ def binary_models(
     if labels is None:  # columns of one scan: read by the metrics
         return y_true, models, pos_label
     return labels, models, None
+
+
+def score_name(model: str | None) -> str:
+    """How errors name a model's scores: ``scores``, or ``scores['name']``."""
+    return "scores" if model is None else f"scores[{model!r}]"
 
 
 def check_ax(ax: Any, func: str) -> None:

@@ -108,3 +108,45 @@ def test_probability_targets_count_groups_not_rows():
 def test_min_rows_with_probability_targets_is_refused():
     with pytest.raises(InvalidParameterError, match="leave min_rows at 1"):
         receval.xauc_score(Y, S, groups=G, targets="probabilities", min_rows=3)
+
+
+def test_ctr_by_counts_the_groups_skipped_in_each_segment(tmp_path):
+    # each segment's row counts the groups gauc skips in its rows (a pandas group-by),
+    # in the JSON, the CSV and a note, as the overall row counts them over all the rows
+    from tests.oracles.pointwise import gauc_skips_by_segment
+
+    rng = np.random.default_rng(7)
+    n = 300
+    y = (rng.random(n) < 0.25).astype(int)
+    s = rng.random(n).round(3)
+    users = rng.integers(0, 40, n)
+    country = rng.choice(["de", "fr", "us"], n)
+    path = tmp_path / "log.csv"
+    lines = [f"{a},{b},u{c},{d}\n" for a, b, c, d in zip(y, s, users, country, strict=True)]
+    path.write_text("click,score,user,country\n" + "".join(lines))
+    expected = gauc_skips_by_segment(y, users, country)
+    args = ["ctr", path, "--label", "click", "--score", "score", "--group", "user", "--by",
+            "country", "-m", "gauc", "-m", "auc"]  # fmt: skip
+    result = invoke(make_runner(), *args, "-f", "json")
+    records = json.loads(result.stdout)
+    assert [r["segment"] for r in records] == ["de", "fr", "us", "(all)"]
+    for record in records[:-1]:
+        groups, skipped, rows = expected[record["segment"]]
+        assert record["counts"] == {
+            "gauc": {"n_groups": groups, "n_groups_skipped": skipped, "n_rows_skipped": rows}
+        }  # fmt: skip
+    assert records[-1]["counts"]["gauc"]["n_groups"] == 40
+    shown = ", ".join(
+        f"{k} of {g}{' groups' if i == 0 else ''} ({r} rows) in {label}"
+        for i, (label, (g, k, r)) in enumerate(expected.items())
+    )
+    assert (
+        f"note: score: gauc skips groups without both a click and a non-click in 3 of 3 "
+        f"segments: {shown}.\n" in result.stderr
+    )
+    csv = invoke(make_runner(), *args, "-f", "csv", "-q").stdout.splitlines()
+    header = csv[0].split(",")
+    de = dict(zip(header, csv[1].split(","), strict=True))
+    assert (de["gauc:n_groups"], de["gauc:n_groups_skipped"], de["gauc:n_rows_skipped"]) == (
+        tuple(str(x) for x in expected["de"])
+    )

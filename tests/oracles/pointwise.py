@@ -179,6 +179,20 @@ def gauc(y_true, y_score, groups, weighting="impressions", sample_weight=None):
     return num / den if den > 0 else math.nan
 
 
+def gauc_skips_by_segment(y_true, groups, segments):
+    """Per segment label: (groups with rows in it, those of one class there, their rows),
+    by a pandas group-by of the segment's rows."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"y": y_true, "group": groups, "segment": segments})
+    out = {}
+    for label, rows in frame.groupby("segment", sort=True):
+        per_group = rows.groupby("group")["y"].agg(["nunique", "size"])
+        one_class = per_group[per_group["nunique"] < 2]
+        out[label] = (len(per_group), len(one_class), int(one_class["size"].sum()))
+    return out
+
+
 EPS = float(np.finfo(float).eps)
 
 

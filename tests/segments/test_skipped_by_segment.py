@@ -1,12 +1,17 @@
-"""A ranking report by segment counts, per segment and metric, the users the metric's
-rules left out of its mean: in the API and in ``receval rank --by``'s JSON."""
+"""Metrics by segment count, per segment and metric, what the metric's rules left out: the
+users of a ranking report's mean (in the API and in ``receval rank --by``'s JSON), the
+groups gauc and the grouped metrics skip in each segment's rows (``receval.by_segment``)."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
+import pytest
+
 import receval
 from tests.cli._helpers import invoke, make_runner
+from tests.oracles.pointwise import gauc_skips_by_segment
 
 QRELS = {"q1": {"a": 1}, "q2": {"b": 0}, "q3": {"c": 1}, "q4": {"d": 0}}
 RUN = {"q1": {"a": 1.0}, "q2": {"b": 1.0}, "q3": {"x": 1.0}, "q4": {"d": 1.0}}
@@ -18,9 +23,10 @@ def test_report_by_segment_counts_the_skipped_users():
     seg = report.by_segment(SEGMENTS)
     assert seg.counts.tolist() == [3, 1]
     # q2, q4: no relevant item, skipped by ndcg (empty_users="skip"); counts skip none
-    assert seg.n_skipped["ndcg@5"].tolist() == [2, 0]
-    assert seg.n_skipped["num_ret"].tolist() == [0, 0]
-    assert int(seg.n_skipped["ndcg@5"].sum()) == report.n_users_skipped["ndcg@5"]
+    assert seg.n_skipped["ndcg@5"]["n_users_skipped"].tolist() == [2, 0]
+    assert seg.n_skipped["num_ret"]["n_users_skipped"].tolist() == [0, 0]
+    total = int(seg.n_skipped["ndcg@5"]["n_users_skipped"].sum())
+    assert total == report.n_users_skipped["ndcg@5"]
 
 
 def test_rank_by_json_counts_the_skipped_users_of_each_segment(tmp_path):
@@ -35,3 +41,40 @@ def test_rank_by_json_counts_the_skipped_users_of_each_segment(tmp_path):
     assert records[0]["counts"] == {"n_users_skipped": {"ndcg@5": 2}}
     assert records[1]["counts"] == {}
     assert records[2]["counts"]["n_users_skipped"] == {"ndcg@5": 2}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_by_segment_counts_the_groups_gauc_skips_in_each_segment(seed):
+    rng = np.random.default_rng(seed)
+    n = 400
+    y = (rng.random(n) < 0.2).astype(int)
+    p = rng.random(n)
+    users = rng.integers(0, 60, n)
+    country = rng.choice(["de", "fr", "us"], n)
+    seg = receval.by_segment(["roc_auc", "gauc"], y, p, by=country, groups=users)
+    expected = gauc_skips_by_segment(y, users, country)
+    assert sorted(expected) == seg.segments.tolist()
+    counts = seg.n_skipped["gauc"]
+    got = list(zip(*(counts[k].tolist() for k in ("n_groups", "n_groups_skipped",
+                                                   "n_rows_skipped")), strict=True))  # fmt: skip
+    assert got == [expected[s] for s in seg.segments.tolist()]
+    assert all(0 < skipped < groups for groups, skipped, _ in got)  # some, not all
+    assert "roc_auc" not in seg.n_skipped  # it leaves no group out
+    # each segment's counts are those of the metric on the segment's rows
+    for i, label in enumerate(seg.segments.tolist()):
+        rows = country == label
+        acc = receval.metric("gauc").update(y[rows], p[rows], groups=users[rows])
+        skipped = acc.skipped()
+        assert skipped["n_groups_skipped"] == counts["n_groups_skipped"][i]
+        assert skipped["n_rows_skipped"] == counts["n_rows_skipped"][i]
+
+
+def test_a_segment_of_one_class_groups_skips_them_all():
+    y = [1, 0, 1, 0, 1, 1]
+    p = [0.9, 0.2, 0.4, 0.6, 0.3, 0.8]
+    users = ["a", "a", "b", "b", "c", "c"]
+    seg = receval.by_segment("gauc", y, p, by=["x", "x", "x", "x", "y", "y"], groups=users)
+    assert seg.values["gauc"][1] != seg.values["gauc"][1]  # nan: c has clicks only
+    assert {k: v.tolist() for k, v in seg.n_skipped["gauc"].items()} == {
+        "n_groups": [2, 1], "n_groups_skipped": [0, 1], "n_rows_skipped": [0, 2],
+    }  # fmt: skip

@@ -23,6 +23,7 @@ __all__ = [
     "ctr_table",
     "not_probabilities",
     "read_impressions",
+    "segment_skips_note",
     "sigmoid",
     "skipped_groups_note",
     "table_format",
@@ -316,6 +317,39 @@ def skipped_groups_note(
         )
 
 
+def segment_skips_note(
+    col: str, name: str, segments: Any, counts: dict[str, Any], why: str, say: Messages
+) -> None:
+    """The note on stderr of the groups a grouped metric left out in each segment
+    (``counts``: its ``n_groups``, ``n_groups_skipped`` and ``n_rows_skipped`` arrays,
+    aligned with ``segments``), the first few segments that skip any."""
+    skipping = [i for i, k in enumerate(counts["n_groups_skipped"].tolist()) if k]
+    if not skipping:
+        return
+    rows = counts.get("n_rows_skipped")
+    shown = []
+    for j, i in enumerate(skipping[:_SHOWN]):
+        of_rows = "" if rows is None else f" ({int(rows[i]):,} rows)"
+        groups = " groups" if j == 0 else ""
+        shown.append(
+            f"{int(counts['n_groups_skipped'][i]):,} of {int(counts['n_groups'][i]):,}{groups}"
+            f"{of_rows} in {segments[i]}"
+        )
+    more = (
+        f", {_SHOWN} shown; every segment's counts: --format json or csv"
+        if len(skipping) > _SHOWN
+        else ""
+    )
+    say.note(
+        f"{col}: {name} skips groups {why} in {len(skipping)} of {len(segments)} segments: "
+        f"{', '.join(shown)}{more}."
+    )
+
+
+#: Segments a note names at most.
+_SHOWN = 5
+
+
 def ctr_table(
     counted: list[tuple[list[Any], dict[str, Any]]],
     metrics: dict[str, Any],
@@ -380,14 +414,18 @@ def ctr_segment_table(
                 where, said = data.located(exc)
                 raise say.fail(f"{where}--score {col}: {say.error_words(said)}") from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
-        # the rows), the segments where a metric is undefined and the metrics not applicable
+        # the rows), the segments where a metric is undefined and the metrics not applicable;
+        # on each segment's row, the groups it skips in the segment
         overall: dict[str, Any] = {}
+        by_row: dict[str, dict[str, Any]] = {m: n for r in reports for m, n in r.n_skipped.items()}
         for m, spec in metrics.items():
             if spec.counted is not None and m not in skipped:
                 _, counted, why = spec.counted(data.y_true, y_score, **kwargs)
                 if counted:
                     overall[m] = counted
                     skipped_groups_note(col, m, counted, why, say)
+                if m in by_row:
+                    segment_skips_note(col, m, reports[0].segments, by_row[m], why, say)
         undefined = {m: k for r in reports for m, k in r.n_undefined.items()}
         overall["n_segments_undefined"] = undefined
         for name, reason in skipped.items():
@@ -400,12 +438,15 @@ def ctr_segment_table(
             continue
         merged = [dict(pair for r in each for pair in r.items())
                   for each in zip(*(r.records() for r in reports), strict=True)]  # fmt: skip
-        for record in merged:
+        for i, record in enumerate(merged):
             n = record.pop("n_rows")
             segment = record.pop("segment")
             label = ALL_SEGMENTS if segment is None else segment
             rows.append([col, label, n, *(record.get(m) for m in metrics)])
-            counts.append(overall if segment is None else {})
+            if segment is None:
+                counts.append(overall)
+                continue
+            counts.append({m: {k: int(x[i]) for k, x in c.items()} for m, c in by_row.items()})
         n_segments = len(reports[0].segments)
         for m, k in undefined.items():
             if k:

@@ -398,7 +398,11 @@ def segment_table(
                 counts.append(overall)
                 continue
             # the users of the segment each metric's rules left out of its mean
-            left_out = {m: int(n[i]) for m, n in seg.n_skipped.items() if n[i]}
+            left_out = {
+                m: int(n["n_users_skipped"][i])
+                for m, n in seg.n_skipped.items()
+                if n["n_users_skipped"][i]
+            }
             counts.append({"n_users_skipped": left_out} if left_out else {})
     return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts, keys=2)
 

@@ -54,7 +54,9 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     -------
     report : SegmentReport
         ``values[metric][i]`` on the rows of ``segments[i]``, ``overall[metric]``
-        on all the rows, ``counts`` the rows per segment.
+        on all the rows, ``counts`` the rows per segment; ``n_skipped[metric]``,
+        for a metric that leaves groups out (gauc, the grouped metrics), its
+        ``n_groups``, ``n_groups_skipped`` and ``n_rows_skipped`` in each segment.
 
     Raises
     ------
@@ -69,7 +71,10 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     A metric undefined on a segment (an AUC of one class, a GAUC without a
     group of both classes) is nan there and counted in ``n_undefined``; the
     warning is raised only when the overall value is undefined. GAUC's groups
-    may span segments: each segment holds the part of a group in it.
+    may span segments: each segment holds the part of a group in it, and its
+    counts are of those parts (a group of both classes overall may have one
+    class in a segment), so they need not add up to the overall counts of
+    :meth:`receval.Accumulator.skipped`.
 
     Examples
     --------
@@ -81,6 +86,16 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     (['fr', 'us'], [1.0, 1.0])
     >>> float(report.overall["roc_auc"])
     0.8888888888888888
+
+    User ``b`` has a click and a non-click, one in each country: each segment
+    skips it (one class there), the overall GAUC does not.
+
+    >>> users = ["a", "a", "b", "b", "c", "c"]
+    >>> seg = receval.by_segment("gauc", y, p, by=["us", "us", "us", "fr", "fr", "fr"],
+    ...                          groups=users)
+    >>> counts = seg.n_skipped["gauc"]
+    >>> counts["n_groups_skipped"].tolist(), counts["n_groups"].tolist()
+    ([1, 1], [2, 2])
     """
     func = "by_segment"
     names = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -121,33 +136,41 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     values: dict[str, np.ndarray] = {}
     overall: dict[str, float] = {}
     undefined: dict[str, int] = {}
+    skipped: dict[str, dict[str, np.ndarray]] = {}
     for m, (inputs, takes, run) in runners.items():
         opts = {k: x for k, x in options.items() if takes(k)}
         own = {k: x for k, x in kwargs.items() if k in inputs}
         # all the rows first: the metric's own checks (a column shorter than y_true is
         # its same-length error, not an index out of a segment's rows)
-        overall[m] = run(tuple(given), own, opts)
+        overall[m], _ = run(tuple(given), own, opts)
         out = np.empty(len(labels), dtype=np.float64)
+        parts: list[dict[str, int]] = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             for i in range(len(labels)):
                 idx = order[bounds[i] : bounds[i + 1]]
                 part = tuple(rows(x, idx) for x in given)
                 try:
-                    out[i] = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
+                    out[i], left_out = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
                 except InputValidationError as exc:  # at a row of the segment: of all rows
                     if exc.row is None:
                         raise
                     raise exc.moved(int(idx[exc.row]) - exc.row) from None
+                parts.append(left_out)
         values[m] = out
         undefined[m] = int(np.isnan(out).sum())
-    return SegmentReport(labels, values, overall, counts, "rows", undefined)
+        # the counts every segment has (a metric that leaves nothing out has none)
+        names = [k for k in (parts[0] if parts else {}) if all(k in p for p in parts)]
+        if names:
+            skipped[m] = {k: np.array([p[k] for p in parts], dtype=np.int64) for k in names}
+    return SegmentReport(labels, values, overall, counts, "rows", undefined, n_skipped=skipped)
 
 
 def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, Any]:
-    """``(data arguments, takes(option) -> bool, run(data, kwargs, options) -> float)`` of a
-    metric, resolved by the registry: its engine definition (what receval.metric runs),
-    else its function."""
+    """``(data arguments, takes(option) -> bool, run(data, kwargs, options))`` of a metric,
+    resolved by the registry: its engine definition (what receval.metric runs), else its
+    function; ``run`` returns the value and the counts of what the metric left out
+    (:meth:`receval.Accumulator.skipped`'s, ``{}`` for a function)."""
     from ..engine.accumulator import metric
     from ..registry import load, resolve
 
@@ -166,15 +189,19 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
     own = {p.name for p in entry.params}
     func = None if entry.definition_path else load(entry.function_path)
 
-    def run(data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> float:
+    def run(
+        data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]
+    ) -> tuple[float, dict[str, int]]:
         if func is not None:
-            return float(func(*data, **kwargs, **dict(spec.args), **options))
+            return float(func(*data, **kwargs, **dict(spec.args), **options)), {}
         # an option that is also a data argument (gauc's named weighting) makes the metric
         named = {k: x for k, x in kwargs.items() if k in own and _is_option(x)}
         data_kwargs = {k: x for k, x in kwargs.items() if k not in named}
         acc = metric(name, **options, **named)
         value = acc.update(*data, **data_kwargs).compute()
-        return float(getattr(value, "value", value))  # a binned AUC without its error bound
+        # the groups a grouped metric left out (gauc: one class), as its overall counts
+        left_out = {k: int(n) for k, n in acc.skipped().items() if k != "why" and n is not None}
+        return float(getattr(value, "value", value)), left_out  # a binned AUC: no error bound
 
     return entry.inputs, own.__contains__, run
 

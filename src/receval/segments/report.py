@@ -47,9 +47,15 @@ class SegmentReport:
     n_unassigned : int
         Users of the report without a segment (ranking only; they count in
         the overall value, not in any segment).
-    n_skipped : dict of str to ndarray
-        Per metric, the users of each segment its rules left out of its mean
-        (ranking only: ``empty_users="skip"``, ...; ``counts`` holds them too).
+    n_skipped : dict of str to dict of str to ndarray
+        Per metric, the counts of what its rules left out in each segment, each
+        aligned with ``segments``. A ranking metric's ``n_users_skipped``: the
+        users of the segment left out of its mean (``empty_users="skip"``, ...;
+        ``counts`` holds them too). A metric of :func:`receval.by_segment` that
+        leaves groups out (gauc, the grouped metrics): ``n_groups``, the groups
+        with rows in the segment, ``n_groups_skipped`` of them without a value
+        (gauc: one class in the segment) and their rows, ``n_rows_skipped``.
+        A metric that leaves nothing out (roc_auc, log_loss) has no entry.
     """
 
     segments: np.ndarray
@@ -59,7 +65,7 @@ class SegmentReport:
     unit: str
     n_undefined: dict[str, int]
     n_unassigned: int = 0
-    n_skipped: dict[str, np.ndarray] = field(default_factory=dict)
+    n_skipped: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
     def to_frame(self, backend: str | None = None) -> Any:
         """One row per segment: ``segment``, ``n_<unit>``, then one column per metric."""
@@ -215,7 +221,7 @@ def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
     values: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}
-    skipped: dict[str, np.ndarray] = {}
+    skipped: dict[str, dict[str, np.ndarray]] = {}
     assigned = codes >= 0
     for text in report.mean:
         out = np.empty(len(labels), dtype=np.float64)
@@ -225,8 +231,8 @@ def report_by_segment(report: Any, segments: Any) -> SegmentReport:
         undefined[text] = int(np.isnan(out).sum())
         # a user the metric's rules left out has no value (nan), as in n_users_skipped
         left_out = np.isnan(report.values[text])[assigned]
-        skipped[text] = np.bincount(codes[assigned], weights=left_out, minlength=len(labels))
-        skipped[text] = skipped[text].astype(np.int64)
+        users = np.bincount(codes[assigned], weights=left_out, minlength=len(labels))
+        skipped[text] = {"n_users_skipped": users.astype(np.int64)}
     overall = {t: float(x) for t, x in report.mean.items()}
     n_unassigned = int((codes < 0).sum())
     return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned,

@@ -185,11 +185,9 @@ def test_compare_runs_by_segment_equals_compare_by_segment(files):
         r["segment"] = "(all)" if r["segment"] is None else r["segment"]
     # what the segmentation and the runs left out, on the overall row
     none = {"model": 0, "versus": 0}
-    assert [r.pop("counts", {}) for r in records] == [
-        {},
-        {},
-        {"n_users_unassigned": 50, "n_users_missing": none, "n_run_only_users": none},
-    ]
+    overall = {"n_users_unassigned": 50, "n_users_unknown": 0, "n_users_missing": none,
+               "n_run_only_users": none}  # fmt: skip
+    assert [r.pop("counts", {}) for r in records] == [{}, {}, overall]
     assert records == expected
     assert [r["segment"] for r in records] == ["even", "odd", "(all)"]
     assert "50 qrels users have no segment" in result.stderr
@@ -485,12 +483,14 @@ def test_by_segment_counts_the_users_absent_from_a_run_as_without_by(files):
     assert [(r["segment"], r["model"], r["versus"]) for r in records] == [
         (s, "model_a.parquet", "part_by.csv") for s in ("a", "b", "(all)")
     ]
-    assert [r["counts"] for r in records] == [{}, {}, {"n_users_unassigned": 50, **plain}]
+    overall = {"n_users_unassigned": 50, "n_users_unknown": 0, **plain}
+    assert [r["counts"] for r in records] == [{}, {}, overall]
     frame = pd.read_csv(io.StringIO(invoke(runner, *by, "-f", "csv").stdout))
-    columns = ["n_users_unassigned", "n_users_missing:model", "n_users_missing:versus",
-               "n_run_only_users:model", "n_run_only_users:versus"]  # fmt: skip
-    assert list(frame.columns[-5:]) == columns
-    assert frame[columns].iloc[2].tolist() == [50, 0, 50, 0, 1]
+    columns = ["n_users_unassigned", "n_users_unknown", "n_users_missing:model",
+               "n_users_missing:versus", "n_run_only_users:model",
+               "n_run_only_users:versus"]  # fmt: skip
+    assert list(frame.columns[-6:]) == columns
+    assert frame[columns].iloc[2].tolist() == [50, 0, 0, 50, 0, 1]
     assert frame[columns].iloc[:2].isna().all(axis=None)
 
 

@@ -121,6 +121,25 @@ def test_compare_by_a_segment_of_no_qrels_user(files) -> None:
     assert f"1 segments of {by} hold no qrels user: their statistics are nan." in result.stderr
 
 
+def test_by_users_not_in_the_qrels_are_counted_and_noted(files) -> None:
+    by = files / "typo.csv"
+    by.write_text("user,segment\nu0,a\nu1,a\nu2,b\nuu3,b\nzz,c\n")  # uu3, zz: no qrels user
+    compare = ["compare", "--qrels", files / "qrels.csv", "--run", files / "run.csv", "--run",
+               files / "b.csv", "-m", "mrr", "--by", by, "--permutations", "99"]  # fmt: skip
+    note = f"note: 2 users of {by} are not qrels users (ignored).\n"
+    rank = ["rank", "--qrels", files / "qrels.csv", "--run", files / "run.csv", "-m", "mrr",
+            "--by", by]  # fmt: skip
+    for args in (compare, rank):
+        result = invoke(make_runner(), *args, "-f", "json")
+        overall = json.loads(result.stdout)[-1]
+        assert overall["segment"] == "(all)"
+        assert overall["counts"]["n_users_unknown"] == 2
+        assert overall["counts"]["n_users_unassigned"] == 2  # u3, u4
+        assert result.stderr.count(note) == 1
+    csv = invoke(make_runner(), *compare, "-f", "csv", "-q").stdout.splitlines()
+    assert "n_users_unknown" in csv[0].split(",")
+
+
 def test_boolean_labels_read_as_given(files) -> None:
     # a Parquet column of booleans gave the segments 0 and 1 (rank --by, compare --by,
     # ctr --by); a CSV's true/false are text and stay so

@@ -40,6 +40,20 @@ def test_a_segment_of_no_user_is_nan():
     assert np.isnan(seg.reports[0].means["mrr"]["good"])
 
 
+def test_users_of_by_not_in_the_qrels_are_counted():
+    # u0..u7 in segments, u8, u9 in none; 'zz1' and 'zz2' are no qrels users: ignored
+    by = {f"u{i}": "x" if i % 2 else "y" for i in range(8)} | {"zz1": "x", "zz2": "z"}
+    seg = _compare(by)
+    assert (seg.n_unassigned, seg.n_unknown) == (2, 2)
+    assert seg.counts.tolist() == [4, 4, 0]
+    assert "2 unknown users ignored" in repr(seg)
+    report = rv.evaluate(QRELS, GOOD, ["mrr"]).by_segment(by)
+    assert (report.n_unassigned, report.n_unknown) == (2, 2)
+    assert "2 unknown users ignored" in repr(report)
+    # one label per user names no other user
+    assert _compare(["x"] * 10).n_unknown == 0
+
+
 def _parity(label):
     return rv.compare_by_segment(
         {f"u{i}": {"a": 1} for i in range(40)},

@@ -23,6 +23,7 @@ from ._ranked import (
     read_runs,
     read_segments,
     run_names,
+    unknown_users_note,
 )
 from ._root import app
 from ._streams import Messages, displayed, one_line
@@ -77,6 +78,7 @@ __all__ = [
     "read_segments",
     "retention_columns",
     "run_names",
+    "unknown_users_note",
 ]
 
 

@@ -46,6 +46,7 @@ from ._common import (
     evaluate_run,
     read_qrels_runs,
     read_segments,
+    unknown_users_note,
 )
 from ._impressions import (
     read_impressions,
@@ -192,6 +193,7 @@ def segment_output(
             f"{comparison.n_unassigned} qrels users have no segment in {path} (compared in "
             f"{ALL_SEGMENTS} only)."
         )
+    unknown_users_note(comparison.n_unknown, path, say)
     n_empty = int((comparison.counts == 0).sum())
     if n_empty:
         say.note(f"{n_empty} segments of {path} hold no qrels user: their statistics are nan.")
@@ -203,8 +205,9 @@ def segment_output(
         # what the segmentation and the runs left out, on the overall rows (as rank --by)
         paired = run_counts(records, counts)
         empty = {"n_segments_empty": n_empty} if n_empty else {}  # as the note: when some are
+        unknown = {"n_users_unknown": comparison.n_unknown}
         left_out = [
-            {"n_users_unassigned": comparison.n_unassigned, **empty, **pair}
+            {"n_users_unassigned": comparison.n_unassigned, **unknown, **empty, **pair}
             if r["segment"] == ALL_SEGMENTS else {}
             for r, pair in zip(records, paired, strict=True)
         ]  # fmt: skip

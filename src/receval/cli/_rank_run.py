@@ -27,6 +27,7 @@ from ._ranked import (
     read_segments,
     report_notes,
     run_names,
+    unknown_users_note,
 )
 from ._streams import Messages
 
@@ -378,8 +379,10 @@ def segment_table(
     counts: list[dict[str, Any]] = []
     # read once: every report holds the same qrels users
     segments = read_segments(path, user, segment, reports[0][1].users, say)
-    for name, rep in reports:
+    for j, (name, rep) in enumerate(reports):
         seg = rep.by_segment(segments)
+        if j == 0:  # the same qrels users in every report
+            unknown_users_note(seg.n_unknown, path, say)
         if seg.n_unassigned:
             say.note(
                 f"{name}: {seg.n_unassigned} of {rep.n_users} qrels users have no segment in "
@@ -388,6 +391,7 @@ def segment_table(
         # what the rules left out, on the run's overall row
         overall = {
             "n_users_unassigned": seg.n_unassigned,
+            "n_users_unknown": seg.n_unknown,
             "n_users_skipped": dict(rep.n_users_skipped),
             "n_segments_undefined": dict(seg.n_undefined),
         }

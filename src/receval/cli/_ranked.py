@@ -33,6 +33,7 @@ __all__ = [
     "report_notes",
     "run_names",
     "tie_notes",
+    "unknown_users_note",
 ]
 
 #: The segment of the overall rows of ``--by`` tables.
@@ -288,6 +289,13 @@ def read_segments(path: str, user: str, segment: str, users: Any, say: Messages)
         )
     check_segment_labels(frame.column(segment), f"--segment {segment}", path, fmt, "--by")
     return frame
+
+
+def unknown_users_note(n_unknown: int, path: str, say: Messages) -> None:
+    """The note of the users of the ``--by`` file that are not qrels users (ignored: a
+    user id mistyped there leaves its segment short), if any."""
+    if n_unknown:
+        say.note(f"{n_unknown} users of {path} are not qrels users (ignored).")
 
 
 def check_segment_labels(labels: Any, option: str, path: str, fmt: str, where: str) -> None:

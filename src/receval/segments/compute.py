@@ -228,6 +228,9 @@ class SegmentComparison:
         Users in each segment.
     n_unassigned : int
         Users without a segment (in ``overall`` only).
+    n_unknown : int
+        Users that ``by`` (a mapping or a frame) names and the qrels do not
+        hold: ignored.
     """
 
     segments: np.ndarray
@@ -235,11 +238,13 @@ class SegmentComparison:
     overall: Any
     counts: np.ndarray
     n_unassigned: int
+    n_unknown: int = 0
 
     def __repr__(self) -> str:
         return (
             f"SegmentComparison({len(self.segments)} segments of "
-            f"{int(self.counts.sum()):,} users, {self.n_unassigned:,} without one; each "
+            f"{int(self.counts.sum()):,} users, {self.n_unassigned:,} without one"
+            f"{f', {self.n_unknown:,} unknown users ignored' if self.n_unknown else ''}; each "
             f"segment's: .reports, every row: .to_frame()); over every user:\n{self.overall!r}"
         )
 
@@ -299,7 +304,9 @@ def compare_by_segment(
     -----
     A segment with none of the report's users (a user of ``by`` not in the
     qrels) has nan statistics and ``n_users`` 0, as
-    :meth:`receval.EvaluationReport.by_segment` gives it nan.
+    :meth:`receval.EvaluationReport.by_segment` gives it nan. The users of
+    ``by`` that the qrels do not hold are ignored and counted in
+    ``n_unknown``.
 
     Examples
     --------
@@ -335,7 +342,7 @@ def compare_by_segment(
     if first is None:
         raise InvalidParameterError(f"{func}: runs is empty; pass at least two runs.")
     settings = {k: x for k, x in options.items() if k not in FIELDS and k != "profile"}
-    codes, labels = user_segments(first, by, func)
+    codes, labels, n_unknown = user_segments(first, by, func)
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
     per_segment = []
     for i in range(len(labels)):
@@ -345,4 +352,5 @@ def compare_by_segment(
             subset = {n: rep.subset(codes == i) for n, rep in reports.items()}
             per_segment.append(compare(None, subset, metrics, **settings))
     overall = compare(None, reports, metrics, **settings)
-    return SegmentComparison(labels, per_segment, overall, counts, int((codes < 0).sum()))
+    n_unassigned = int((codes < 0).sum())
+    return SegmentComparison(labels, per_segment, overall, counts, n_unassigned, n_unknown)

@@ -47,6 +47,10 @@ class SegmentReport:
     n_unassigned : int
         Users of the report without a segment (ranking only; they count in
         the overall value, not in any segment).
+    n_unknown : int
+        Users that the segments (a mapping or a frame) name and the report
+        does not hold: ignored (ranking only; a user id mistyped in the
+        segments leaves its segment short by one user).
     n_skipped : dict of str to dict of str to ndarray
         Per metric, the counts of what its rules left out in each segment, each
         aligned with ``segments``. A ranking metric's ``n_users_skipped``: the
@@ -66,6 +70,7 @@ class SegmentReport:
     n_undefined: dict[str, int]
     n_unassigned: int = 0
     n_skipped: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    n_unknown: int = 0
 
     def to_frame(self, backend: str | None = None) -> Any:
         """One row per segment: ``segment``, ``n_<unit>``, then one column per metric."""
@@ -98,6 +103,8 @@ class SegmentReport:
         shown = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)] if cut else range(n)
         some = f", {2 * _REPR_EDGE} shown; all: .to_frame()" if cut else ""
         unassigned = f", {self.n_unassigned:,} {self.unit} in none" if self.n_unassigned else ""
+        if self.n_unknown:
+            unassigned += f", {self.n_unknown:,} unknown {self.unit} ignored"
         lines = [f"SegmentReport({n} segments{unassigned}{some})", head]
         for i in shown:
             if i is None:
@@ -168,8 +175,10 @@ def first_repeat(codes: Any) -> int | None:
     return int(repeated.min()) if len(repeated) else None
 
 
-def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Segment code of each user of ``report`` (-1: none) and the segment labels."""
+def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """Segment code of each user of ``report`` (-1: none), the segment labels, and the
+    number of users that ``segments`` (a mapping or a frame) names and the report does
+    not hold."""
     from .. import _validation as v
     from ..data._encode import factorize
     from ..data._lookup import lookup
@@ -195,7 +204,7 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
                 f"{func}: segments must be a mapping of users, a frame (user, segment) or one "
                 f"label per user of the report. Got {len(labels)} labels for {len(users)} users."
             )
-        return segment_codes(labels, len(users), "segments", func)
+        return (*segment_codes(labels, len(users), "segments", func), 0)
     codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)
     key_codes, key_ids = factorize(keys, "segments", func)
     row = first_repeat(key_codes)
@@ -211,13 +220,14 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
     found = position >= 0
     out = np.full(len(users), -1, dtype=np.int64)
     out[found] = np.asarray(codes)[position[found]]
-    return out, uniques
+    # the mapping's users are distinct, and so are the report's: each found once
+    return out, uniques, len(key_codes) - int(found.sum())
 
 
 def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     """:meth:`receval.EvaluationReport.by_segment`: the report's means within each segment."""
     func = "EvaluationReport.by_segment"
-    codes, labels = user_segments(report, segments, func)
+    codes, labels, n_unknown = user_segments(report, segments, func)
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
     values: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}
@@ -236,4 +246,4 @@ def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     overall = {t: float(x) for t, x in report.mean.items()}
     n_unassigned = int((codes < 0).sum())
     return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned,
-                         skipped)  # fmt: skip
+                         skipped, n_unknown)  # fmt: skip

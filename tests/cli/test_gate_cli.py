@@ -159,6 +159,27 @@ def test_ctr_models_from_an_impression_log(repo):
     assert "'xauc' is not a mean over users" in result.stderr
 
 
+def test_ctr_bounds_on_metrics_that_are_no_mean_over_users(repo):
+    # a pcoc ceiling: the candidate's pcoc against the threshold, no baseline needed
+    log = pd.read_csv("log.csv")
+    pcoc = float(log["model_a"].sum() / log["click"].sum())
+    args = ["--impressions", "log.csv", "--label", "click", "--candidate", "model_a"]
+    for threshold, code in ((pcoc * 1.01, 0), (pcoc * 0.99, 1)):
+        result = invoke(runner, "gate", *args, "--rule", f"pcoc=ceiling:{threshold}",
+                        "--format", "json", code=code)  # fmt: skip
+        (row,) = json.loads(result.stdout)["rows"]
+        assert row["candidate_value"] == pytest.approx(pcoc, rel=1e-12)
+        assert row["verdict"] == ("pass" if code == 0 else "fail")
+    invoke(runner, "gate", *args, "--rule", "ece=ceiling:1", "--rule", "copc=floor:0", code=0)
+    refused = invoke(runner, "gate", *args, "--baseline", "model_b", "--rule",
+                     "pcoc=non_inferiority:0.1", code=2)  # fmt: skip
+    assert refused.stderr.startswith(
+        "error: gate: 'pcoc' is not a mean over users, so the gate cannot pair it user by "
+        "user, which a non_inferiority rule does."
+    )
+    assert "bound it with a floor or ceiling rule" in refused.stderr
+
+
 def test_the_guides_workflow_runs(repo):
     """The GitHub Actions workflow of the guide parses, and each of its receval commands
     runs on sample data laid out as the workflow expects."""

@@ -132,6 +132,55 @@ def test_floor_ceiling_and_relative_margin():
     assert not report.passed
 
 
+def test_bounds_on_metrics_that_are_no_mean_over_users_use_their_function():
+    # pcoc, ece, copc: one number per model, no per-user values; a floor or a ceiling
+    # compares it with the threshold and pairs nothing, so no baseline is needed
+    users, clicks, good, _noise = _impressions()
+    pcoc = rv.pcoc(clicks, good)
+    ece = rv.expected_calibration_error(clicks, good)
+    for threshold, verdict in ((pcoc + 0.01, "pass"), (pcoc - 0.01, "fail")):
+        report = rv.gate(
+            {"new": good},
+            {},
+            [{"metric": "pcoc", "rule": "ceiling", "threshold": threshold}],
+            y_true=clicks,
+        )
+        (row,) = report.rows
+        assert (row.kind, row.candidate_value, row.verdict) == ("ceiling", pcoc, verdict)
+        assert report.passed is (verdict == "pass")
+    report = rv.gate({"new": good}, {"main": good}, [
+        {"metric": "ece", "rule": "ceiling", "threshold": 0.05},
+        {"metric": "copc", "rule": "floor", "threshold": 0.5},
+        {"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01},
+    ], y_true=clicks, groups=users, **FAST)  # fmt: skip
+    paired, ece_row, copc_row = report.rows  # the comparisons first, then the bounds
+    assert (ece_row.metric, ece_row.candidate_value) == ("ece", ece)
+    assert ece_row.verdict == ("pass" if ece <= 0.05 else "fail")
+    assert copc_row.candidate_value == rv.copc(clicks, good)
+    assert paired.kind == "non_inferiority"  # a paired rule beside them is tested as before
+    # weighted roc_auc: DeLong's test takes no weights, a floor bounds the weighted AUC
+    w = np.where(users % 2, 1.0, 2.0)
+    report = rv.gate({"new": good}, {}, [{"metric": "roc_auc", "rule": "floor", "threshold": 0.5}],
+                     y_true=clicks, sample_weight=w)  # fmt: skip
+    assert report.rows[0].candidate_value == rv.roc_auc_score(clicks, good, sample_weight=w)
+
+
+@pytest.mark.parametrize("kind", ["non_inferiority", "superiority"])
+def test_paired_rules_on_metrics_that_are_no_mean_over_users_are_refused(kind):
+    users, clicks, good, _noise = _impressions(n_users=20)
+    with pytest.raises(InvalidParameterError) as info:
+        rv.gate({"new": good}, {"main": good}, [
+            {"metric": "pcoc", "rule": "ceiling", "threshold": 1.1},
+            {"metric": "pcoc", "rule": kind}], y_true=clicks, groups=users)  # fmt: skip
+    assert str(info.value) == (
+        f"gate: 'pcoc' is not a mean over users, so the gate cannot pair it user by user, "
+        f"which a {kind} rule does. Got rule={kind!r} on 'pcoc'; bound it with a floor or "
+        f"ceiling rule (its value against a threshold), put the {kind} rule on 'gauc', "
+        f"'log_loss' or 'roc_auc' (DeLong), or use receval.compare_predictions for its "
+        f"recomputed test."
+    )
+
+
 def test_gauc_difference_is_compares_and_roc_auc_delongs_one_sided_test():
     """Margin 0: the gate's gauc difference is compare_predictions', its roc_auc p-value
     DeLong's one-sided one."""

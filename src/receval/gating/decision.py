@@ -94,13 +94,17 @@ def _pointwise(
     sample_weight: Any,
     weighting: str,
     roles: dict[str, str],
+    paired: dict[str, str],
 ) -> dict[str, _Metric]:
+    """Each metric of every model; ``paired``: the kind of the first comparative rule
+    of each metric that has one (a metric of bounds only is not paired)."""
     from .. import _validation as v
     from ..comparison import recomputed as rec
     from ..comparison.impressions import check_impressions, user_log_loss
     from ..metrics._delong import delong_covariance
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
+    from ..registry.pointwise import pointwise_adapter
 
     rows = check_impressions(y_true, models, groups, sample_weight, _FUNC, arguments=roles)
     yt, n, sw = rows.y_true, len(rows.y_true), rows.sample_weight
@@ -109,7 +113,20 @@ def _pointwise(
         spec = rec.pointwise_spec(m, _FUNC)
         key = rec.how_compared(spec)
         higher = spec.info.higher_is_better is True
-        if key == "gauc":
+        unpaired = key == "recomputed" or (key == "roc_auc" and sw is not None)
+        if unpaired and m not in paired:  # bounds only: each candidate's value, by its function
+            metric = pointwise_adapter(spec)
+            if metric.needs_group and groups is None:
+                raise InputValidationError(
+                    f"{_FUNC}: {m!r} needs groups; pass groups= (e.g. the user id of each row)."
+                )
+            values = {
+                name: float(metric.func(yt, s, groups=groups, sample_weight=sw))
+                for name, s in models.items()
+                if roles[name] == "candidates"
+            }
+            out[m] = _Metric(higher, values)
+        elif key == "gauc":
             if groups is None:
                 raise InputValidationError(
                     f"{_FUNC}: {m!r} needs groups; pass groups= (e.g. the user id of each row)."
@@ -138,7 +155,9 @@ def _pointwise(
             if sw is not None:
                 raise InvalidParameterError(
                     f"{_FUNC}: {m!r} is compared by DeLong's test, which takes no sample "
-                    f"weights. Got sample_weight; leave it None or gate on 'gauc'."
+                    f"weights. Got sample_weight with a {paired[m]} rule on {m!r}; leave it "
+                    f"None, gate on 'gauc', or bound {m!r} with a floor or ceiling rule, "
+                    f"which takes them."
                 )
             labels = v.as_float(yt, "y_true", _FUNC)
             found = distinct(labels)
@@ -161,9 +180,12 @@ def _pointwise(
                 True, {k: float(aucs[i]) for k, i in index.items()}, delong=(aucs, cov, index, n)
             )
         else:
+            kind = paired[m]
             raise InvalidParameterError(
                 f"{_FUNC}: {m!r} is not a mean over users, so the gate cannot pair it user by "
-                f"user. Got {m!r}; gate on 'gauc', 'log_loss' or 'roc_auc' (DeLong), or use "
+                f"user, which a {kind} rule does. Got rule={kind!r} on {m!r}; bound it with a "
+                f"floor or ceiling rule (its value against a threshold), put the {kind} rule "
+                f"on 'gauc', 'log_loss' or 'roc_auc' (DeLong), or use "
                 f"receval.compare_predictions for its recomputed test."
             )
     return out
@@ -251,7 +273,8 @@ def gate(
     Raises
     ------
     InvalidParameterError
-        A bad rule or setting; a metric that is not a mean over users.
+        A bad rule or setting; a non-inferiority or superiority rule on a CTR
+        metric that is not a mean over users (a floor or ceiling bounds it).
     InputValidationError
         Both or neither of ``qrels`` and ``y_true``; empty or overlapping names;
         bad data.
@@ -277,7 +300,9 @@ def gate(
       small to see the margin never passes silently;
     - ``superiority`` (margin :math:`m \\ge 0`) passes on a significant gain:
       the one-sided test of :math:`H_0: \\bar g \\le m` rejects;
-    - ``floor`` / ``ceiling`` compare the candidate's value with the threshold.
+    - ``floor`` / ``ceiling`` compare the candidate's value with the threshold:
+      its mean over users, or, for a CTR metric that is no mean over users
+      (``pcoc``, ``ece``, ``copc``, ...), the metric's function on its rows.
 
     The one-sided p-value is that of the test's own one-sided test
     (:func:`receval.paired_pvalues` with ``alternative="less"`` or
@@ -350,8 +375,12 @@ def gate(
                 f"{sorted(conventions)} with y_true; remove them."
             )
         roles = {name: "candidates" if name in cands else "baselines" for name in models}
+        paired: dict[str, str] = {}
+        for r in config.rules:
+            if r.comparative:
+                paired.setdefault(r.metric, r.kind)
         table = _pointwise(y_true, models, metrics, groups, sample_weight, config.weighting,
-                           roles)  # fmt: skip
+                           roles, paired)  # fmt: skip
     return _decide(config, cands, bases, table, missing)
 
 

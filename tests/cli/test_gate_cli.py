@@ -77,6 +77,30 @@ def test_exit_codes_pass_fail_bad_input(repo):
     )
 
 
+def test_a_bad_metric_or_margin_of_the_file_names_the_file_and_key(repo):
+    rules = (repo / "receval.toml").read_text()
+    (repo / "receval.toml").write_text(
+        rules + '[[gate.rules]]\nmetric = "ndgc@10"\nrule = "floor"\nthreshold = 0.1\n'
+    )
+    result = invoke(runner, "gate", *BETTER, *FAST, code=2)
+    assert result.stderr == (
+        "error: receval.toml: gate.rules[3].metric: Unknown metric 'ndgc'. Did you mean "
+        "'ndcg'? See receval metrics.\n"
+    )
+    (repo / "receval.toml").write_text(rules.replace("margin = 0.02", 'margin = "2%"'))
+    result = invoke(runner, "gate", *BETTER, *FAST, code=2)
+    assert result.stderr == (
+        "error: receval.toml: gate.rules[1].margin must be a finite number >= 0. Got '2%' "
+        "instead; write margin = 0.02 with relative = true (a share of the baseline's value).\n"
+    )
+    (repo / "receval.toml").unlink()
+    result = invoke(runner, "gate", *BETTER, "--rule", "ndgc@10=floor:0.1", code=2)
+    assert result.stderr == (
+        "error: --rule 'ndgc@10=floor:0.1': metric: Unknown metric 'ndgc'. Did you mean "
+        "'ndcg'? See receval metrics.\n"
+    )
+
+
 def test_inconclusive_fails_unless_told_otherwise(repo):
     rule = ["--rule", "mrr=non_inferiority:0.0001"]
     result = invoke(runner, "gate", *WORSE[:2], "--baseline", "runs/main.tsv", "--candidate",

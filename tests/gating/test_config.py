@@ -123,7 +123,27 @@ def test_toml_syntax_errors_give_file_and_line(tmp_path, text, line):
         ),
         (
             '[[gate.rules]]\nmetric = "mrr"\nrule = "superiority"\nmargin = "1%"\n',
-            "gate.rules[0].margin must be a finite number >= 0. Got '1%' instead.",
+            "gate.rules[0].margin must be a finite number >= 0. Got '1%' instead; write margin "
+            "= 0.01 with relative = true (a share of the baseline's value).",
+        ),
+        (
+            '[[gate.rules]]\nmetric = "mrr"\nrule = "superiority"\nmargin = "0.05"\n',
+            "gate.rules[0].margin must be a finite number >= 0. Got '0.05' instead; write the "
+            "number without quotes, margin = 0.05.",
+        ),
+        (
+            '[[gate.rules]]\nmetric = "mrr"\nrule = "superiority"\nmargin = "a lot"\n',
+            "gate.rules[0].margin must be a finite number >= 0. Got 'a lot' instead.",
+        ),
+        (
+            RULE + '[[gate.rules]]\nmetric = "ndgc@10"\nrule = "floor"\nthreshold = 0.1\n',
+            "gate.rules[1].metric: Unknown metric 'ndgc'. Did you mean 'ndcg'? See "
+            "receval.list_metrics().",
+        ),
+        (
+            '[[gate.rules]]\nmetric = "ndcg@0"\nrule = "floor"\nthreshold = 0.1\n',
+            "gate.rules[0].metric: Metric 'ndcg@0': the cut-off must be a positive integer. "
+            "Got '0' instead.",
         ),
         (
             '[[gate.rules]]\nmetric = "mrr"\nrule = "superiority"\nrelative = "yes"\n',

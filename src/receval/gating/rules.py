@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import InvalidParameterError
+from ..registry import resolve
 
 __all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule"]
 
@@ -81,6 +82,25 @@ def _fail(where: str, expected: str, got: Any, fix: str = "") -> InvalidParamete
     return InvalidParameterError(f"{where} must be {expected}. Got {got!r} instead{tail}.")
 
 
+def _margin_fix(margin: Any) -> str:
+    """The fix of a margin written as text: a percentage (``"5%"``) is ``margin = 0.05``
+    with ``relative = true``, a number in quotes the number."""
+    if not isinstance(margin, str):
+        return ""
+    text = margin.strip()
+    try:
+        value = float(text.removesuffix("%"))
+    except ValueError:
+        return ""
+    if not 0 <= value < float("inf"):
+        return ""
+    if text.endswith("%"):
+        return (
+            f"write margin = {value / 100:g} with relative = true (a share of the baseline's value)"
+        )
+    return f"write the number without quotes, margin = {value:g}"
+
+
 def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> GateRule:
     """A checked :class:`GateRule` from a rule or a mapping with keys ``metric``,
     ``rule`` (the kind), ``margin``, ``relative``, ``threshold``.
@@ -99,8 +119,9 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     Raises
     ------
     InvalidParameterError
-        An unknown key or kind, a margin that is not a non-negative number, a
-        threshold missing from a bound or given to a comparison.
+        An unknown key or kind, a metric string the registry does not read (an
+        unknown metric, a bad parameter), a margin that is not a non-negative
+        number, a threshold missing from a bound or given to a comparison.
 
     Examples
     --------
@@ -130,6 +151,10 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     metric = fields.get("metric")
     if not isinstance(metric, str) or not metric:
         raise _fail(f"{where}.metric", "a metric string, e.g. 'ndcg@10'", metric)
+    try:  # the registry's reading: an unknown name with the closest one, a bad k, ...
+        resolve(metric)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{where}.metric: {exc}") from None
     kind = fields.get("rule")
     if kind not in KINDS:
         raise _fail(f"{where}.rule", f"one of {list(KINDS)}", kind)
@@ -140,7 +165,7 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
         or not float(margin) >= 0
         or float(margin) == float("inf")
     ):
-        raise _fail(f"{where}.margin", "a finite number >= 0", margin)
+        raise _fail(f"{where}.margin", "a finite number >= 0", margin, _margin_fix(margin))
     relative = fields.get("relative", False)
     if not isinstance(relative, bool):
         raise _fail(f"{where}.relative", "true or false", relative)

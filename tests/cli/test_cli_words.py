@@ -263,7 +263,7 @@ def test_rank_refuses_an_option_it_would_ignore(trec, args, expected):
 def test_ctr_refuses_a_score_column_given_twice(log):
     # its row was printed twice
     stderr = _stderr("ctr", log, "--label", "click", "--score", "a", "--score", "a")
-    assert stderr == "error: --score 'a' is given twice; name each column once.\n"
+    assert stderr == "error: --score 'a' is given twice; pass each column once.\n"
 
 
 def test_report_names_standard_input(trec, tmp_path):

@@ -105,6 +105,31 @@ def test_compare_usage_errors(args, message):
     assert message in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        (["--score", "model_a", "--score", "model_a"],
+         "--score 'model_a' is given twice; pass each column once."),
+        # three --score, one of them twice: it compared two models without a word
+        (["--score", "model_a", "--score", "model_b", "--score", "model_a"],
+         "--score 'model_a' is given twice; pass each column once."),
+    ],
+)  # fmt: skip
+def test_compare_refuses_a_score_column_given_twice(files, models, message):
+    tmp, *_ = files
+    result = invoke(runner, "compare", "--impressions", tmp / "log.csv", "--label", "click",
+                    *models, "--group", "user", *SETTINGS, code=2)  # fmt: skip
+    assert result.stderr == f"error: {message}\n"
+
+
+def test_compare_refuses_a_run_given_twice(files):
+    tmp, *_ = files
+    run = tmp / "model_a.parquet"
+    result = invoke(runner, "compare", "--qrels", tmp / "qrels.csv", "--run", run, "--run", run,
+                    *SETTINGS, code=2)  # fmt: skip
+    assert result.stderr == f"error: --run {str(run)!r} is given twice; pass each run file once.\n"
+
+
 def test_compare_bad_test_names_the_option(files):
     tmp, *_ = files
     result = invoke(runner, "compare", "--qrels", tmp / "qrels.csv", "--run",

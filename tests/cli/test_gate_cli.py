@@ -105,7 +105,10 @@ def test_inconclusive_fails_unless_told_otherwise(repo):
     rule = ["--rule", "mrr=non_inferiority:0.0001"]
     result = invoke(runner, "gate", *WORSE[:2], "--baseline", "runs/main.tsv", "--candidate",
                     "runs/main.tsv", *rule, *FAST, code=2)  # fmt: skip
-    assert "a run file is given twice" in result.stderr
+    assert result.stderr == (
+        "error: --baseline 'runs/main.tsv' and --candidate 'runs/main.tsv' name the same run "
+        "file; pass each run file once.\n"
+    )
     (repo / "runs" / "copy.tsv").write_text((repo / "runs" / "main.tsv").read_text())
     same = [*RUNS, "--baseline", "runs/main.tsv", "--candidate", "runs/copy.tsv"]
     # identical runs: every difference 0, so nothing could go unseen: pass
@@ -181,6 +184,25 @@ def test_ctr_models_from_an_impression_log(repo):
     assert doc["rows"][2]["rule"] == "non-inferiority, margin 2% of the baseline"
     result = invoke(runner, "gate", *args, "--rule", "xauc=superiority", code=2)
     assert "'xauc' is not a mean over users" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        (["--candidate", "model_a", "--candidate", "model_a"],
+         "--candidate 'model_a' is given twice; pass each column once."),
+        (["--baseline", "model_b", "--baseline", "model_b", "--candidate", "model_a"],
+         "--baseline 'model_b' is given twice; pass each column once."),
+        (["--baseline", "model_a", "--candidate", "model_a"],
+         "--baseline 'model_a' and --candidate 'model_a' name the same column; pass each "
+         "column once."),
+    ],
+)  # fmt: skip
+def test_a_model_column_given_twice_is_refused(repo, models, message):
+    # a repeated --candidate column was gated once, without a word
+    result = invoke(runner, "gate", "--impressions", "log.csv", "--label", "click", *models,
+                    "--rule", "auc=floor:0.5", code=2)  # fmt: skip
+    assert result.stderr == f"error: {message}\n"
 
 
 def test_ctr_bounds_on_metrics_that_are_no_mean_over_users(repo):

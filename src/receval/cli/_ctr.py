@@ -95,9 +95,6 @@ def ctr(
     """
     say = Messages(quiet)
     with say.guard():
-        twice = [c for i, c in enumerate(score) if c in score[:i]]
-        if twice:  # its row would be printed twice
-            raise say.fail(f"--score {twice[0]!r} is given twice; name each column once.")
         metrics = ctr_metrics(metric, group, say, negative_sampling_rate)
         data = read_impressions(
             file, input_format, say, "receval ctr", label=label, score=score, group=group,

@@ -338,6 +338,7 @@ def gate(
                 "--baseline (a floor or ceiling rule needs none)."
             )
         cands, bases = list(candidate or []), list(baseline or [])
+        roles = ["--baseline"] * len(bases) + ["--candidate"] * len(cands)
         ranking, pointwise = qrels is not None, impressions is not None
         if ranking == pointwise:
             raise say.fail(
@@ -359,6 +360,7 @@ def gate(
                     item=item,
                     grade=grade,
                     score=run_score,
+                    options=roles,
                 )
             )
             named = [(name, r) for _, name, r in inputs]
@@ -384,9 +386,10 @@ def gate(
                 say,
                 "receval gate",
                 label=label,
-                score=list(dict.fromkeys([*bases, *cands])),
+                score=[*bases, *cands],
                 group=group,
                 weight=weight,
+                score_options=roles,
             )
             scores = dict(data.scores)
             with say.progress("Gating the models…"):

@@ -12,7 +12,7 @@ from ._columns import no_missing, read_columns
 from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, one_line
 from ._output import ResultTable
 from ._params import metric_names
-from ._ranked import check_segment_labels
+from ._ranked import check_segment_labels, given_once
 
 __all__ = [
     "Impressions",
@@ -114,14 +114,19 @@ def read_impressions(
     group: str | None = None,
     weight: str | None = None,
     by: str | None = None,
+    score_options: list[str] | None = None,
 ) -> Impressions:
-    """Read the label, score, group, weight and segment columns of an impression log."""
+    """Read the label, score, group, weight and segment columns of an impression log
+    (``score_options``: the option that named each score column, default ``--score``;
+    a column named twice is an error)."""
+    named = score_options or ["--score"] * len(score)
+    given_once(score, named, "column")
     fmt = table_format(file_format, path, say)
     columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight, by) if c)]))
     ids = tuple(c for c in (group, by) if c)
-    given = (("--by", [by]), ("--weight", [weight]), ("--group", [group]), ("--score", score),
-             ("--label", [label]))  # fmt: skip
-    options = {c: option for option, cs in given for c in cs if c}
+    given = [("--by", by), ("--weight", weight), ("--group", group),
+             *zip(named, score, strict=True), ("--label", label)]  # fmt: skip
+    options = {c: option for option, c in given if c}
     table = read_columns(path, {c: options[c] for c in columns}, command, say, fmt=fmt, ids=ids)
     if not table.num_rows:
         raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
@@ -130,7 +135,10 @@ def read_impressions(
     return Impressions(
         n_rows=table.num_rows,
         y_true=column(table, label, "--label", path, fmt, command),
-        scores=[(col, column(table, col, "--score", path, fmt, command)) for col in score],
+        scores=[
+            (col, column(table, col, option, path, fmt, command))
+            for option, col in zip(named, score, strict=True)
+        ],
         groups=table.column(group).combine_chunks() if group else None,
         sample_weight=column(table, weight, "--weight", path, fmt, command) if weight else None,
         segments=table.column(by).combine_chunks() if by else None,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from enum import Enum
 from typing import Any
 
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._output import ResultTable
 from ._streams import Messages
 
@@ -24,6 +24,7 @@ __all__ = [
     "RankedFormat",
     "check_segment_labels",
     "evaluate_run",
+    "given_once",
     "per_user_table",
     "rank_table",
     "ranked_format",
@@ -61,17 +62,35 @@ def ranked_format(fmt: RankedFormat | None, path: str) -> str:
     return infer_format(path) or "trec"
 
 
-def run_names(paths: list[str]) -> list[str]:
+def given_once(
+    values: Sequence[str],
+    options: Sequence[str],
+    what: str,
+    keys: Sequence[Any] | None = None,
+) -> None:
+    """Refuse a value that repeatable options give twice (``options[i]`` gave
+    ``values[i]``; ``keys``: what makes two values the same, default the values): it
+    would be compared with itself, or counted once without a word."""
+    seen: dict[Any, int] = {}
+    for i, key in enumerate(values if keys is None else keys):
+        j = seen.setdefault(key, i)
+        if j == i:
+            continue
+        first, again = f"{options[j]} {values[j]!r}", f"{options[i]} {values[i]!r}"
+        said = (
+            f"{first} is given twice"
+            if first == again
+            else f"{first} and {again} name the same {what}"
+        )
+        raise InvalidParameterError(f"{said}; pass each {what} once.")
+
+
+def run_names(paths: list[str], options: Sequence[str] | None = None) -> list[str]:
     """File names, or the paths as given when two runs share a file name; the same
-    file twice is an error (it would compare a run with itself under one name)."""
-    seen: dict[str, str] = {}
-    for p in paths:
-        key = os.path.realpath(p)
-        if key in seen:
-            raise InputValidationError(
-                f"a run file is given twice ({seen[key]!r} and {p!r}); give each run once."
-            )
-        seen[key] = p
+    file twice is an error naming its options (``options[i]`` gave ``paths[i]``,
+    default ``--run``): it would compare a run with itself under one name."""
+    keys = [os.path.realpath(p) for p in paths]
+    given_once(paths, options or ["--run"] * len(paths), "run file", keys)
     names = [os.path.basename(os.path.normpath(p)) for p in paths]
     if len(set(names)) < len(names):
         names = list(paths)
@@ -90,8 +109,10 @@ def read_qrels_runs(
     grade: str = "grade",
     score: str = "score",
     rank: str | None = None,
+    options: Sequence[str] | None = None,
 ) -> Iterator[tuple[Any, str, Any]]:
-    """``(qrels, name, run)`` for each run: ``Qrels.from_file`` and :func:`read_runs`.
+    """``(qrels, name, run)`` for each run: ``Qrels.from_file`` and :func:`read_runs`
+    (``options``: the option that gave each run, as for :func:`run_names`).
 
     The qrels are read on a thread of their own while the first run is read (the
     compiled reader lets go of the interpreter, so the two files share the cores);
@@ -127,7 +148,8 @@ def read_qrels_runs(
         return read["qrels"]
 
     try:
-        pairs = read_runs(runs, run_format, say, user=user, item=item, score=score, rank=rank)
+        pairs = read_runs(runs, run_format, say, user=user, item=item, score=score, rank=rank,
+                          options=options)  # fmt: skip
         for name, run in pairs:
             yield result(), name, run
     except Exception:
@@ -158,11 +180,13 @@ def read_runs(
     item: str = "item",
     score: str = "score",
     rank: str | None = None,
+    options: Sequence[str] | None = None,
 ) -> Iterator[tuple[str, Any]]:
-    """``(name, Run)`` of each path, read one at a time (named by :func:`run_names`)."""
+    """``(name, Run)`` of each path, read one at a time (named by :func:`run_names`, with
+    ``options``)."""
     from ..data._ranked import Run
 
-    for path, name in zip(paths, run_names(paths), strict=True):
+    for path, name in zip(paths, run_names(paths, options), strict=True):
         with say.progress(f"Reading {say.sized(path)}…"), format_option("--run-format"):
             run = Run.from_file(
                 path,

@@ -101,6 +101,20 @@ def test_a_bad_metric_or_margin_of_the_file_names_the_file_and_key(repo):
     )
 
 
+def test_the_verdict_is_printed_once(repo):
+    verdict = "receval gate PASSED: 3 passed, 0 failed, 0 inconclusive of 3 checks."
+    # on standard output, heading the table or the Markdown: not again on stderr
+    for fmt in ("table", "markdown"):
+        result = invoke(runner, "gate", *BETTER, *FAST, "--format", fmt, code=0)
+        assert result.stdout.count(verdict) == 1 and verdict not in result.stderr
+    # JSON and JUnit hold no verdict line, nor does stdout with --output: a note on stderr
+    for args in (["--format", "json"], ["--format", "junit"], ["--output", "gate.md"]):
+        result = invoke(runner, "gate", *BETTER, *FAST, *args, code=0)
+        assert verdict not in result.stdout
+        assert result.stderr.count(verdict) == 1
+        assert result.stderr.endswith(f"note: {verdict}\n")
+
+
 def test_inconclusive_fails_unless_told_otherwise(repo):
     rule = ["--rule", "mrr=non_inferiority:0.0001"]
     result = invoke(runner, "gate", *WORSE[:2], "--baseline", "runs/main.tsv", "--candidate",

@@ -303,6 +303,8 @@ def gate(
     is too small to detect its margin is inconclusive (a failure unless
     --inconclusive pass). Runs: --qrels with --candidate and --baseline run
     files; CTR models: --impressions, --label (and --group) with score columns.
+    The verdict line (receval gate PASSED: ...) heads the table and the
+    Markdown; with json or junit, or --output FILE, it is a note on stderr.
     """
     from ..gating.config import GateConfig, find_config, load_config
     from ..gating.decision import gate as run_gate
@@ -423,7 +425,10 @@ def gate(
                 )
         for note in report.notes()[1:]:
             say.note(note)
-        say.note(report.summary())
+        # the verdict once: the table and the Markdown on standard output head with it;
+        # JSON and JUnit hold none, nor does standard output with --output FILE
+        if output not in (None, "-") or output_format in (GateFormat.json, GateFormat.junit):
+            say.note(report.summary())
     raise SystemExit(0 if report.passed else 1)
 
 

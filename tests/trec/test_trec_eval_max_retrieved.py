@@ -12,12 +12,11 @@ document, which divides 0 by 0 (``-nan``; ``11pt_avg`` adds it).
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import pytest
 
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import InvalidParameterError, UnmatchedIdsWarning
 from receval.trec.trec_eval import TrecEvalAbort, evaluate_options, parse_trec_eval_args, trec_eval
 from tests.oracles.trec_prefs import prefs_oracle
 
@@ -107,18 +106,59 @@ def test_max_retrieved_0_with_complete(tmp_path):
     assert info.value.status == 4
 
 
-def test_max_retrieved_0_of_judgment_groups(tmp_path):
-    qrels = "q1 amy d1 1\nq1 bob d3 2\nq1 bob d1 0\nq2 amy d4 1\n"
-    files = _files(tmp_path, qrels)
-    argv = ["-R", "qrels_jg", "-q", "-m", "map_avgjg", "-m", "P_avgjg.1"]
-    one = _values(trec_eval([*argv, "-M1", *files]))
-    assert one["map_avgjg", "q1"] == "0.5000"
-    with warnings.catch_warnings():
-        # the placeholder documents of -M 0 are unjudged: no warning says so
-        warnings.simplefilter("error")
-        got = _values(trec_eval([*argv, "-M", "0", *files]))
-    assert set(got.values()) == {"0.0000"}
-    assert len(got) == 6
+# judgment groups: q1 judged by amy and bob, q2 by amy; q3 is absent from RUN
+JG_QRELS = "q1 amy d1 1\nq1 bob d3 2\nq1 bob d1 0\nq2 amy d4 1\nq3 amy d5 1\n"
+JG_MEASURES = ["-m", "map_avgjg", "-m", "P_avgjg.1,5", "-m", "Rprec_mult_avgjg.1.0",
+               "-m", "num_q", "-m", "runid"]  # fmt: skip
+JG_NAMES = ["map_avgjg", "P_avgjg_1", "P_avgjg_5", "Rprec_mult_avgjg_1.00"]
+
+
+def _jg_nothing(queries: list[str], per_query: bool, summary: bool = True) -> str:
+    """What trec_eval 10.0 prints for JG_MEASURES under -M 0. form_res_rels_jg.c cuts
+    each query's results to -M before it judges them, so every group's list is empty
+    (num_ret 0, with -J or not): map_avgjg adds no precision, P_avgjg adds 0 / cut-off,
+    Rprec_mult_avgjg 0 / its cut-off (none when the group has no relevant document):
+    0 for every group, query and the mean. A query absent from the run (-c) is
+    evaluated on an empty ranking: 0 as well."""
+    lines = [f"{n:<22}\t{q}\t0.0000" for q in queries for n in JG_NAMES] if per_query else []
+    if summary:
+        lines += [f"{'runid':<22}\tall\tr", f"{'num_q':<22}\tall\t{len(queries)}"]
+        lines += [f"{n:<22}\tall\t0.0000" for n in JG_NAMES]
+    return "".join(line + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+@pytest.mark.parametrize("per_query", [False, True])
+def test_max_retrieved_0_of_judgment_groups(tmp_path, judged_only, per_query):
+    flags = ["-R", "qrels_jg", "-M", "0", *(["-J"] if judged_only else []),
+             *(["-q"] if per_query else []), *JG_MEASURES]  # fmt: skip
+    # -c: q3, absent from the run, counts
+    got = trec_eval([*flags, "-c", *_files(tmp_path, JG_QRELS)])
+    assert got == _jg_nothing(["q1", "q2", "q3"], per_query)
+    # without -c: the qrels without q3; with q3, trec_eval stops there (status 4),
+    # having printed the queries before it
+    assert trec_eval([*flags, *_files(tmp_path, JG_QRELS[:-12])]) == _jg_nothing(
+        ["q1", "q2"], per_query
+    )
+    with pytest.raises(TrecEvalAbort) as info:
+        trec_eval([*flags, *_files(tmp_path, JG_QRELS)])
+    assert info.value.status == 4
+    assert info.value.output == _jg_nothing(["q1", "q2"], per_query, summary=False)
+
+
+def test_max_retrieved_0_of_judgment_groups_counts_the_real_run(tmp_path):
+    # -M 0 keeps no document, and the run read is still the one evaluated: its ids
+    # are checked as with any -M (and as -R qrels checks them), naming its queries
+    argv = ["-R", "qrels_jg", "-c", "-m", "map_avgjg"]
+    for run, message in [
+        ("q1 Q0 y1 1 0.9 r\nq2 Q0 y2 1 0.8 r\n", r"0 of the run's 2 items are judged"),
+        ("q7 Q0 d1 1 0.9 r\n", r"qrels users \['q1', 'q2', 'q3'\], run users \['q7'\]"),
+    ]:
+        files = _files(tmp_path, JG_QRELS, run)
+        for depth in ([], ["-M", "1"], ["-M", "0"]):
+            with pytest.warns(UnmatchedIdsWarning, match=message):
+                got = trec_eval([*argv, *depth, *files])
+            assert got == f"{'map_avgjg':<22}\tall\t0.0000\n"
 
 
 def test_max_retrieved_0_of_preferences(tmp_path):

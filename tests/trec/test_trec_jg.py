@@ -20,8 +20,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval.exceptions import InputValidationError, InvalidParameterError
+from receval.registry.trec_eval import measure_values, select_measures
 from receval.trec.jg import evaluate_groups, read_judgment_groups
-from receval.trec.trec_eval import NICKNAMES, trec_eval, trec_eval_metrics
+from receval.trec.trec_eval import (
+    NICKNAMES,
+    evaluate_options,
+    kernel_specs,
+    parse_trec_eval_args,
+    trec_eval,
+    trec_eval_metrics,
+)
 from tests.oracles import trec_measures as oracle
 
 
@@ -35,7 +43,9 @@ def ranking(scores: dict[str, float]) -> list[str]:
 def group_measures(ranked_docs, judgments, threshold, depth, judged_only, cuts, mults):
     """Every value of one group: {printed name: value}."""
     grades = [judgments.get(d) for d in ranked_docs]
-    ranked = oracle.prepare(grades, depth, judged_only)
+    # -M N keeps the first N documents (None: no -M, all of them; 0: none), then -J
+    # the judged ones (the oracle's depth 0 keeps all)
+    ranked = oracle.prepare(grades if depth is None else grades[:depth], 0, judged_only)
     judged = list(judgments.values())
     big_r = oracle.relevant_count(judged, threshold)
     hits, total = 0, 0.0
@@ -51,7 +61,7 @@ def group_measures(ranked_docs, judgments, threshold, depth, judged_only, cuts, 
     return out
 
 
-def reference(lines, run, threshold=1, depth=0, judged_only=False, complete=False,
+def reference(lines, run, threshold=1, depth=None, judged_only=False, complete=False,
               cuts=(5, 10), mults=(0.5, 1.0, 2.0)):  # fmt: skip
     """{query: {name: value}} and the means over queries, from the qrels_jg lines."""
     groups: dict[str, dict[str, dict[str, int]]] = {}
@@ -92,7 +102,7 @@ def printed(text: str) -> dict[tuple[str, str], str]:
 def options(threshold, depth, judged_only, complete):
     argv = ["-q", "-R", "qrels_jg", f"-l{threshold}", "-m", "map_avgjg", "-m", "P_avgjg.5,10"]
     argv += ["-m", "Rprec_mult_avgjg.0.5,1.0,2.0", "-m", "num_q"]
-    if depth:
+    if depth is not None:
         argv.append(f"-M{depth}")
     if judged_only:
         argv.append("-J")
@@ -118,7 +128,7 @@ def test_two_groups_of_one_query_by_hand(tmp_path: Path) -> None:
 @given(
     st.data(),
     st.integers(0, 2),
-    st.sampled_from([0, 0, 2, 4]),
+    st.sampled_from([None, None, 0, 2, 4]),
     st.booleans(),
     st.booleans(),
 )
@@ -158,36 +168,39 @@ def test_trec_eval_jg_equals_the_reference(data, threshold, depth, judged_only, 
         assert float(got[name, "all"]) == pytest.approx(value, abs=5.0001e-5), name
 
 
-@given(st.data())
-def test_evaluate_groups_is_the_mean_of_the_groups_metrics(data):
-    """Each group's value is evaluate's metric of that group's judgments alone."""
+@given(st.data(), st.sampled_from([[], ["-J"], ["-M2"], ["-J", "-M1", "-l2"], ["-l0"]]))
+def test_evaluate_groups_is_the_mean_of_the_groups_metrics(data, flags):
+    """Each group's value is evaluate's metric of that group's judgments alone, under
+    the conventions trec-eval's options give evaluate."""
     import receval
 
     docs = [f"d{i}" for i in range(6)]
     groups = data.draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, unique=True))
     lines = [
-        ("q", g, d, data.draw(st.integers(0, 2)))
+        ("q", g, d, data.draw(st.integers(-1, 2)))
         for g in groups
         for d in data.draw(st.lists(st.sampled_from(docs), min_size=1, unique=True))
     ]
     scores = {d: data.draw(st.sampled_from([0.0, 1.0])) for d in docs[:4]}
+    o = parse_trec_eval_args(
+        [*flags, "-m", "map_avgjg", "-m", "P_avgjg.3", "-m", "Rprec_mult_avgjg.1.5", "q", "r"]
+    )
+    values = [v for m, g in select_measures(o.measures) for v in measure_values(m, g)]
+    metrics = [v.metric for v in values]
     with tempfile.TemporaryDirectory() as directory:
         qrels_path, run_path = write(Path(directory), lines, {"q": scores})
         jg = read_judgment_groups(qrels_path)
         run = receval.Run.from_file(run_path, file_format="trec")
-        metrics = ["map", "precision@3", "rprec_mult(mult=1.5)"]
-        report = evaluate_groups(
-            jg, run, metrics, profile="trec_eval", ties="id_descending", allow_unmatched=True
-        )
+        report = evaluate_groups(jg, run, kernel_specs(o, values))
     for k, group in enumerate(jg.group_ids.tolist()):
         alone = {d: x for _, g, d, x in lines if g == group}
         one = receval.evaluate({"q": alone}, {"q": scores}, metrics, profile="trec_eval",
-                               ties="id_descending", allow_unmatched=True)  # fmt: skip
-        for m in metrics:
-            assert report.group_values[m][k] == one.values[m][0]
-    for m in metrics:
-        col = report.group_values[m]
-        assert report.values[m][0] == pytest.approx(col.mean(), abs=1e-15)
+                               allow_unmatched=True, **evaluate_options(o, metrics))  # fmt: skip
+        for v in values:
+            assert report.group_values[v.name][k] == one.values[v.metric][0], v.name
+    for v in values:
+        col = report.group_values[v.name]
+        assert report.values[v.name][0] == pytest.approx(col.mean(), abs=1e-15)
 
 
 def test_judged_only_and_depth_are_per_group(tmp_path: Path) -> None:
@@ -216,6 +229,15 @@ def test_a_query_absent_from_the_run_counts_0_with_c(tmp_path: Path) -> None:
     files = write(tmp_path, lines, {"3": {"d1": 1.0}})
     got = printed(trec_eval(["-c", "-R", "qrels_jg", "-m", "map_avgjg", *files]))
     assert got["map_avgjg", "all"] == "0.0000"
+
+
+def test_runid_alone(tmp_path: Path) -> None:
+    # trec_eval 10.0 prints the run's tag, whatever the judgment groups hold
+    files = write(tmp_path, [("1", "a", "d1", 1)], {"1": {"d1": 1.0}, "2": {"d2": 0.5}})
+    for depth in ([], ["-M", "0"]):
+        assert trec_eval(["-R", "qrels_jg", *depth, "-m", "runid", *files]) == (
+            "runid                 \tall\tsys\n"
+        )
 
 
 def test_the_nickname_and_the_metrics() -> None:

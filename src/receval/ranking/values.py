@@ -30,6 +30,7 @@ __all__ = [
     "as_popularity_table",
     "as_qrels",
     "as_run",
+    "kernel_columns",
     "kernel_values",
     "list_values",
     "ranked_values",
@@ -204,8 +205,6 @@ def kernel_values(
     item_map: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ranked_values` of the metrics the kernel computes."""
-    from .._kernels import compiled, num_threads
-
     exponential = [t for t in ranked if convs[t].gain == "exponential"]
     if exponential and q.n_rows and float(q.grades.max()) >= _MAX_EXPONENTIAL_GRADE:
         raise InputValidationError(
@@ -215,14 +214,30 @@ def kernel_values(
         )
     _check_integer_grades(q, [t for t in ranked if "gains" in dict(specs[t].args)])
     _check_stopping_grades(q, {t: specs[t] for t in ranked if specs[t].name in ("err", "nerr")})
+    kernel_specs = [kernel_spec(specs[t], convs[t]) for t in ranked]
+    ties = {c.ties for c in convs.values()}
+    return kernel_columns(q, r, kernel_specs, ties, user_map, item_map)
+
+
+def kernel_columns(
+    q: Qrels,
+    r: Run,
+    kernel_specs: list[Any],
+    ties: set[str],
+    user_map: np.ndarray,
+    item_map: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ranking kernel's ``(values, aux)`` of ready specs (``receval._core.RankingSpec``),
+    each of shape (n qrels users, n specs): the qrels user ``u`` ranks the run user
+    ``user_map[u]``'s list (-1: absent from the run); ``ties``: the tie rules of the
+    specs (which tie keys of the run the kernel reads)."""
+    from .._kernels import compiled, num_threads
+
     if item_map is None:
         item_map = q.positions_in(r, "items")
-    need_trec = any(c.ties == "trec" for c in convs.values()) and r.has_single_precision_ties
-    need_ascending = (
-        any(c.ties in ("id_ascending", "id_descending") for c in convs.values()) and r.has_ties
-    )
+    need_trec = "trec" in ties and r.has_single_precision_ties
+    need_ascending = bool(ties & {"id_ascending", "id_descending"}) and r.has_ties
     r_keys = r.tie_keys(single=need_trec) if need_trec or need_ascending else np.empty(0)
-    kernel_specs = [kernel_spec(specs[t], convs[t]) for t in ranked]
     max_len = max(int(np.diff(r.offsets).max()) if r.n_users else 0, 1)
     depth = max(max_len, int(np.diff(q.offsets).max()))
     disc = 1.0 / np.log2(np.arange(depth, dtype=np.float64) + 2.0)

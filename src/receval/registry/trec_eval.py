@@ -286,10 +286,10 @@ class MeasureValue(NamedTuple):
     @property
     def kind(self) -> int | None:
         """The ranking kernel's code of the value's metric (:func:`~.kinds.kind_of`),
-        which the compiled core computes for ``receval trec-eval -R qrels``; None for
-        a value that is not a receval metric (``runid``, ``relstring``, ``prefs_*``)
-        and for the judgment-group measures (:mod:`receval.trec.jg` evaluates them)."""
-        if not self.metric or self.measure.name in GROUP_MEASURES:
+        which the compiled core computes for ``receval trec-eval -R qrels`` (and
+        :mod:`receval.trec.jg` per judgment group for ``-R qrels_jg``); None for a
+        value that is not a receval metric (``runid``, ``relstring``, ``prefs_*``)."""
+        if not self.metric:
             return None
         return kind_of(self.metric.partition("(")[0].partition("@")[0])
 

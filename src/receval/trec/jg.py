@@ -6,17 +6,19 @@ names a judgment group, the judgments of one assessor (user) of the query. trec_
 measure (``map``, ``P``, ``Rprec_mult``) of the query's ranking against each group's
 judgments alone, averaged over the query's groups, then over the queries as usual.
 
-Here each (query, group) is one user of :func:`receval.evaluate` (the query's ranked
-documents against that group's judgments), so a group's value is the engine's
-``map``, ``precision@k`` or ``rprec_mult(mult=x)`` with the conventions given. A
-query's value adds its groups' values one by one in double precision, the groups in
-byte order of their names, and divides by their number, as trec_eval does.
+Here each (query, group) is one user of the ranking kernel that
+:func:`receval.evaluate` runs (the query's ranked documents against that group's
+judgments), so a group's value is the engine's ``map``, ``precision@k`` or
+``rprec_mult(mult=x)``, under the kernel specs ``receval trec-eval`` makes of its
+options for ``-R qrels`` too (``-M 0`` included, which keeps no document). A query's
+value adds its groups' values one by one in double precision, the groups in byte
+order of their names, and divides by their number, as trec_eval does.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +34,7 @@ __all__ = [
     "GroupReport",
     "JudgmentGroups",
     "evaluate_groups",
+    "id_matching",
     "read_judgment_groups",
 ]
 
@@ -68,10 +71,10 @@ class GroupReport:
     users : ndarray of str
         The queries (``JudgmentGroups.user_ids``).
     values : dict of str to ndarray of float64
-        Per metric, each query's mean over its groups (nan: a query left out, as
-        ``missing_users="skip"`` leaves out a query absent from the run).
+        Per value name, each query's mean over its groups (a query absent from the
+        run: its specs' ``missing_users``, 0 for ``receval trec-eval``'s).
     group_values : dict of str to ndarray of float64
-        Per metric, each group's own value (in ``JudgmentGroups.group_ids`` order).
+        Per value name, each group's own value (in ``JudgmentGroups.group_ids`` order).
     """
 
     users: np.ndarray
@@ -156,34 +159,40 @@ def read_judgment_groups(path: str | os.PathLike[str]) -> JudgmentGroups:
     )
 
 
-def _runs_of_groups(groups: JudgmentGroups, run: Any) -> Any:
-    """The run with each query's ranking repeated for every group of the query
-    (user ``k``: group ``k``)."""
-    from ..data._ranked import Run
-
+def _query_positions(groups: JudgmentGroups, run: Any) -> np.ndarray:
+    """Per query of ``groups`` (``user_ids``), the position of its ranking among the
+    run's users; -1 for a query absent from the run."""
     index = {str(u): i for i, u in enumerate(run.user_ids.tolist())}
-    at = np.array([index.get(str(u), -1) for u in groups.user_ids.tolist()], dtype=np.int64)
-    source = at[groups.group_query]
-    present = np.flatnonzero(source >= 0)
-    if present.size == 0:
-        # no group's query is in the run: a run of one user that no group is, so that
-        # evaluate applies missing_users to every group
-        return Run([-1], [""], [0.0], name=run.name)
-    offsets = np.asarray(run.offsets)
-    starts = offsets[source[present]]
-    lengths = offsets[source[present] + 1] - starts
-    users = np.repeat(present, lengths)
-    # the rows starts[j] .. starts[j] + lengths[j] - 1 of each present group j
-    rows = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(len(users))
-    items = run.item_ids[run.items[rows]]
-    return Run(users, items, np.asarray(run.scores)[rows], name=run.name)
+    return np.array([index.get(str(u), -1) for u in groups.user_ids.tolist()], dtype=np.int64)
 
 
-def evaluate_groups(
-    groups: JudgmentGroups, run: Any, metrics: Sequence[str], **conventions: Any
-) -> GroupReport:
-    """Evaluate a run against judgment groups: each (query, group) as one user, then
-    each query's mean over its groups.
+def id_matching(groups: JudgmentGroups, run: Any) -> tuple[tuple[int, ...], tuple[list[Any], ...]]:
+    """How the ids of the judgment groups and the run match, counted as the compiled
+    core counts those of a qrels file and a run (``receval._core.trec_eval_table``):
+    the queries, those in the run, the run's documents that some group judges, the
+    run's documents and the judged documents (all distinct); and the first ids of the
+    queries, the run's queries, the judged documents and the run's documents."""
+    found = groups.qrels.positions_in(run, "items") >= 0
+    shown = 6  # as the core: the messages show 5, then "..."
+    counts = (
+        len(groups.user_ids),
+        int(np.count_nonzero(_query_positions(groups, run) >= 0)),
+        int(np.count_nonzero(found)),
+        len(run.item_ids),
+        len(groups.qrels.item_ids),
+    )
+    examples = (groups.user_ids, run.user_ids, groups.qrels.item_ids, run.item_ids)
+    return counts, tuple([str(x) for x in ids[:shown].tolist()] for ids in examples)
+
+
+def evaluate_groups(groups: JudgmentGroups, run: Any, specs: Mapping[str, Any]) -> GroupReport:
+    """Evaluate a run against judgment groups with the ranking kernel: each (query,
+    group) as one user, then each query's mean over its groups.
+
+    The query's ranking is evaluated against each group's judgments alone (``-J``'s
+    judged documents are the group's), by the kernel's spec of each value: the
+    specs of ``receval trec-eval`` carry its options (``-M`` as the depth, ``0``
+    keeping no document; ``-J``; ``-l``), as for ``-R qrels``.
 
     Parameters
     ----------
@@ -191,11 +200,10 @@ def evaluate_groups(
         From :func:`read_judgment_groups`.
     run : Run
         The rankings of the queries.
-    metrics : sequence of str
-        Metric strings of :func:`receval.evaluate`.
-    **conventions
-        Keywords of :func:`receval.evaluate` (``profile``, ``ties``,
-        ``rel_threshold``, ``missing_users``, ``depth``, ``judged_only``, ...).
+    specs : mapping of str to receval._core.RankingSpec
+        Per value name, its kernel spec; tied scores are ordered by document id
+        (the specs' ``ties`` must be ``"id_descending"``, trec_eval 10.0's order, or
+        ``"id_ascending"``).
 
     Returns
     -------
@@ -206,25 +214,35 @@ def evaluate_groups(
     --------
     >>> import numpy as np
     >>> from receval import Qrels, Run
+    >>> from receval._kernels import codes
+    >>> from receval.registry.kinds import kind_of
     >>> from receval.trec.jg import JudgmentGroups, evaluate_groups
     >>> groups = JudgmentGroups(
     ...     user_ids=np.array(["q1"], dtype=object), group_query=np.array([0, 0]),
     ...     group_ids=np.array(["amy", "bob"], dtype=object),
     ...     qrels=Qrels([0, 0, 1], ["d1", "d2", "d2"], [1, 0, 1]))
     >>> run = Run(["q1", "q1"], ["d1", "d2"], [0.9, 0.8])
-    >>> report = evaluate_groups(groups, run, ["precision@1", "map"], profile="trec_eval")
+    >>> def spec(metric, depth=None):
+    ...     return codes().RankingSpec(kind_of(metric), threshold=1.0, ties="id_descending",
+    ...                                empty_users="zero", depth=depth)
+    >>> report = evaluate_groups(groups, run, {"map": spec("map"), "none": spec("map", 0)})
     >>> report.group_values["map"].tolist(), report.values["map"].tolist()
     ([1.0, 0.5], [0.75])
+    >>> report.values["none"].tolist()  # depth 0: no document counts
+    [0.0]
     """
-    from ..ranking.evaluation import evaluate
+    from ..ranking.values import kernel_columns
 
     n_groups, n_queries = len(groups.group_ids), len(groups.user_ids)
-    report = evaluate(groups.qrels, _runs_of_groups(groups, run), list(metrics), **conventions)
-    position = np.asarray(report.users.tolist(), dtype=np.int64)
+    q = groups.qrels
+    # qrels user k is group k, which ranks its query's list
+    user_map = _query_positions(groups, run)[groups.group_query][q.user_ids.astype(np.int64)]
+    names = list(specs)
+    columns, _ = kernel_columns(q, run, [specs[m] for m in names], {"id_descending"}, user_map)
     per_group: dict[str, np.ndarray] = {}
-    for m in metrics:
+    for j, m in enumerate(names):
         col = np.full(n_groups, np.nan)
-        col[position] = np.asarray(report.values[m], dtype=np.float64)
+        col[q.user_ids.astype(np.int64)] = columns[:, j]
         per_group[m] = col
     counts = np.bincount(groups.group_query, minlength=n_queries)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))

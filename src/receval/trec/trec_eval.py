@@ -30,7 +30,8 @@ query absent from the ``-Z`` file), receval prints the report: see the
 documented differences (docs/conventions.md). ``yaap`` is not computed:
 asking for it is an error that says so. Judgment groups (``-R qrels_jg``:
 ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``) are read and evaluated by
-:mod:`receval.trec.jg`, each (query, group) as one user of ``evaluate``.
+:mod:`receval.trec.jg`, each (query, group) as one user of the ranking kernel,
+with the kernel specs of ``-R qrels`` (:func:`kernel_specs`).
 Preference judgments (``-R prefs``, ``-R qrels_prefs``) give the ``prefs_*``
 measures, which are not receval metrics: :mod:`receval.trec.prefs` computes them
 per query, and this module prints them as the others.
@@ -39,7 +40,6 @@ per query, and this module prints them as the others.
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import math
 import operator
@@ -89,6 +89,7 @@ __all__ = [
     "TrecEvalOptions",
     "TrecMeasure",
     "evaluate_options",
+    "kernel_specs",
     "parse_trec_eval_args",
     "trec_eval",
     "trec_eval_metrics",
@@ -234,12 +235,12 @@ def _core_table(
 ) -> _Table:  # fmt: skip
     """The values of ``-R qrels``: the compiled core reads both files, ranks each
     query's documents and computes every value in one call, each as the ranking
-    kernel's spec of its measure (:func:`_kernel_spec`)."""
+    kernel's spec of its measure (:func:`kernel_specs`)."""
     from .._kernels import compiled
 
     core = compiled()
-    computed = [v for v in values if v.kind is not None]
-    specs = [_kernel_spec(core, v, o) for v in computed]
+    named = kernel_specs(o, values)
+    specs = list(named.values())
     relstring = None
     if o.per_query and any(v.measure.printed == "relstring" for v in values):
         given = next(g for m, g in selected if m.name == "relstring")
@@ -253,31 +254,57 @@ def _core_table(
             raise InputValidationError(f"trec-eval: {qrels if out[0] == 'qrels' else run}: "
                                        f"cannot be evaluated.")  # fmt: skip
     queries, in_run, columns, relstrings, tag, positive, matching, examples, run_only = out
-    if computed:
+    if specs:
         _warn_unmatched(matching, examples)
-    named = {v.name: col for v, col in zip(computed, columns, strict=True)}
-    return _Table(queries, in_run, named, relstrings, tag or "", positive, run_only)
+    computed = dict(zip(named, columns, strict=True))
+    return _Table(queries, in_run, computed, relstrings, tag or "", positive, run_only)
 
 
-def _kernel_spec(core: Any, v: MeasureValue, o: TrecEvalOptions) -> Any:
-    """The ranking kernel's spec (``receval._core.RankingSpec``) of one value: its
-    metric's kernel and parameters (:class:`~receval.registry.trec_eval.MeasureValue`),
-    under trec_eval's conventions, those of :func:`receval.evaluate` with the
-    ``trec_eval`` profile and :func:`evaluate_options`: a grade from ``-l`` on is
-    relevant, gains count from grade 1 on (the grades are integers), tied scores by
-    document id descending, a recall level's relevant documents rounded (10.0's
-    rule), a query absent from the run evaluated as ``-c``
-    evaluates it (without ``-c`` the command stops there), the list cut at ``-M``
-    (None: the whole list; 0: no document, as trec_eval drops each result ranked
-    below ``-M``) then to its judged documents with ``-J``, and utility's collection
-    of ``-N`` documents."""
-    args = (*v.args, float(o.num_docs)) if v.measure.name == "utility" else v.args
-    return core.RankingSpec(
-        v.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
-        gain="custom" if v.custom_gains else "linear", ties="id_descending",
-        missing_users="complete", empty_users="zero", depth=o.max_retrieved,
-        judged_only=o.judged_only, recall_rounding="nearest",
-    )  # fmt: skip
+def kernel_specs(o: TrecEvalOptions, values: Sequence[MeasureValue]) -> dict[str, Any]:
+    """The ranking kernel's spec (``receval._core.RankingSpec``) of each value that is a
+    receval metric, by its printed name, under trec_eval's options ``o``: for
+    ``-R qrels`` (the compiled core's files) and judgment groups (``-R qrels_jg``,
+    each group's judgments as a query's) alike.
+
+    Each is its metric's kernel and parameters
+    (:class:`~receval.registry.trec_eval.MeasureValue`) under trec_eval's
+    conventions, those of :func:`receval.evaluate` with the ``trec_eval`` profile
+    and :func:`evaluate_options`: a grade from ``-l`` on is relevant, gains count
+    from grade 1 on (the grades are integers), tied scores by document id
+    descending, a recall level's relevant documents rounded (10.0's rule), a query
+    absent from the run evaluated as ``-c`` evaluates it (without ``-c`` the command
+    stops there), the list cut at ``-M`` (None: the whole list; 0: no document, as
+    trec_eval drops each result ranked below ``-M``, which ``evaluate``'s ``depth``
+    cannot say) then to its judged documents with ``-J``, and utility's collection
+    of ``-N`` documents.
+
+    Examples
+    --------
+    >>> from receval.registry.trec_eval import measure_values, select_measures
+    >>> from receval.trec.trec_eval import kernel_specs, parse_trec_eval_args
+    >>> o = parse_trec_eval_args(["-M", "0", "-m", "P.5", "-m", "runid", "qrels", "run"])
+    >>> values = [v for m, g in select_measures(o.measures) for v in measure_values(m, g)]
+    >>> specs = kernel_specs(o, values)  # runid is not a metric
+    >>> list(specs)
+    ['P_5']
+    >>> specs["P_5"]
+    RankingSpec(..., k=5, threshold=1, gain_threshold=1, gain='linear', ties='id_descending')
+    """
+    from .._kernels import compiled
+
+    core = compiled()
+    specs = {}
+    for v in values:
+        if v.kind is None:
+            continue
+        args = (*v.args, float(o.num_docs)) if v.measure.name == "utility" else v.args
+        specs[v.name] = core.RankingSpec(
+            v.kind, k=v.k, threshold=float(o.level), gain_threshold=1.0, params=args,
+            gain="custom" if v.custom_gains else "linear", ties="id_descending",
+            missing_users="complete", empty_users="zero", depth=o.max_retrieved,
+            judged_only=o.judged_only, recall_rounding="nearest",
+        )  # fmt: skip
+    return specs
 
 
 def unmatched_due(matching: Sequence[int]) -> bool:
@@ -365,29 +392,15 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _
     run_only = len(ranked - set(queries))
     t = _Table(queries, [u in ranked for u in queries], {}, [], r.name or "", 0, run_only)
     if o.rel_format == "qrels_jg":
-        from .jg import evaluate_groups
+        from .jg import evaluate_groups, id_matching
 
-        metrics = list(dict.fromkeys(v.metric for v in values if v.metric))
-        quiet: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-        if o.max_retrieved == 0:
-            # -M 0 keeps no document, which evaluate's depth cannot say (depth=0 keeps
-            # all): what -J leaves of a run ranking one unjudged document per query
-            absent = _unjudged_document(q.qrels.item_ids.tolist())
-            users = r.user_ids.tolist()
-            r = Run(users, [absent] * len(users), [0.0] * len(users), name=r.name)
-            o = copy.copy(o)
-            o.max_retrieved, o.judged_only = None, True
-            # no document of the run counts: that none of this run's is judged is moot
-            quiet = _unmatched_ignored()
-        with quiet:
-            report = evaluate_groups(
-                q, r, metrics, profile="trec_eval", **evaluate_options(o, metrics),
-                allow_unmatched=True,
-            )  # fmt: skip
-        for v in values:
-            if v.metric:
-                col = report.values[v.metric].tolist()
-                t.columns[v.name] = [col[i] for i in order]
+        specs = kernel_specs(o, values)
+        if specs:
+            _warn_unmatched(*id_matching(q, r))
+        report = evaluate_groups(q, r, specs)
+        for name, col in report.values.items():
+            listed = col.tolist()
+            t.columns[name] = [listed[i] for i in order]
         return t
     from .prefs import prefs_columns
 
@@ -409,23 +422,6 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _
         by_name, t.stop = columns(stop), (stop, exc)
     t.columns = {v.name: by_name[v.name].tolist() for v in values if v.name in PREFS_MEASURES}
     return t
-
-
-def _unjudged_document(judged: Sequence[Any]) -> str:
-    """A document id that none of ``judged`` is: longer than every one of them."""
-    return "x" * (1 + max((len(str(d)) for d in judged), default=0))
-
-
-@contextlib.contextmanager
-def _unmatched_ignored() -> Iterator[None]:
-    """Without :class:`~receval.exceptions.UnmatchedIdsWarning`."""
-    import warnings
-
-    from ..exceptions import UnmatchedIdsWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnmatchedIdsWarning)
-        yield
 
 
 def _contradicts(columns: Any, upto: int) -> bool:
@@ -594,9 +590,8 @@ def evaluate_options(o: TrecEvalOptions, metrics: Sequence[str]) -> dict[str, An
 
     ``-M 0`` keeps no document of any query, which ``evaluate``'s ``depth`` cannot
     say (``depth=0`` keeps every item): it raises ``InvalidParameterError``. The
-    command's core takes ``-M 0`` itself (``RankingSpec(depth=0)``); judgment groups
-    evaluate such lists as what ``judged_only=True`` leaves of a run whose documents
-    are all unjudged: empty lists.
+    command gives ``-M 0`` to the ranking kernel itself (``RankingSpec(depth=0)``),
+    for qrels and judgment groups alike.
 
     Examples
     --------

@@ -67,6 +67,13 @@ def batches(draw, weighted: bool = True):
     return y, p, w
 
 
+def _beyond01(y: np.ndarray) -> bool:
+    """Labels (no NaN) not all within [0, 1]: log loss's checks read a pair of them (-1/1)
+    or refuse them in their words of classes, which the core's 0/1 check does not say."""
+    values = y.astype(np.float64)
+    return not np.isnan(values).any() and not ((values >= 0) & (values <= 1)).all()
+
+
 def _same(got: InputValidationError | None, want: InputValidationError | None) -> None:
     assert (got is None) == (want is None), (got, want)
     if want is not None:
@@ -78,16 +85,21 @@ def _same(got: InputValidationError | None, want: InputValidationError | None) -
 @given(batches(), st.booleans())
 def test_the_log_loss_familys_refusal_is_the_checks_error(batch, clicks):
     """``totals_checked`` refuses what the full checks refuse, in their words and row;
-    what they take it takes, or leaves to them (weights to scale)."""
+    what they take it takes, or leaves to them (weights to scale; log loss's labels
+    beyond [0, 1], which its checks read as a pair, -1/1, or refuse in their words of
+    classes)."""
     y, p, w = batch
     params = _loss.LOG_LOSS.check_params()
     want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, w))  # the Python checks alone
     eps = 1e-7
     answer = compiled().totals_checked(y, p, eps, True, clicks, w)
-    assert isinstance(answer, tuple) == (want is not None), (answer, want)
-    if want is not None:
-        columns = {"y_true": y, "y_pred": p, "sample_weight": w}
-        _same(v.refused("log_loss", answer, columns), want)
+    columns = {"y_true": y, "y_pred": p, "sample_weight": w}
+    if _beyond01(y):
+        assert isinstance(answer, tuple), (answer, want)
+    else:
+        assert isinstance(answer, tuple) == (want is not None), (answer, want)
+        if want is not None:
+            _same(v.refused("log_loss", answer, columns), want)
     _same(_error(lambda: rv.metric("log_loss").update(y, p, sample_weight=w)), want)
 
 
@@ -95,11 +107,16 @@ def test_the_log_loss_familys_refusal_is_the_checks_error(batch, clicks):
 @given(batches(weighted=False))
 def test_log_loss_in_one_call_refuses_in_the_checks_words(batch):
     """``log_loss_checked`` (the function's one call) refuses labels and probabilities
-    as the checks do."""
+    as the checks do; labels beyond [0, 1] it refuses as not 0/1, and the one-call
+    hook leaves them to the checks."""
     y, p, _ = batch
     params = _loss.LOG_LOSS.check_params()
     want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, None))
     answer = compiled().log_loss_checked(y, p, float(np.finfo(p.dtype).eps))
+    if _beyond01(y):
+        assert isinstance(answer, tuple) and answer[0] == "binary01", (answer, want)
+        assert _loss.LOG_LOSS.one_partition(params, {"y_true": y, "y_pred": p}) is None
+        return
     assert isinstance(answer, tuple) == (want is not None), (answer, want)
     if want is not None:
         _same(v.refused("log_loss", answer, {"y_true": y, "y_pred": p}), want)
@@ -151,6 +168,10 @@ def test_every_refusal_reads_the_same_on_the_accumulator_and_the_function(name, 
     assert isinstance(answer, tuple)
     streamed = _error(lambda: rv.metric(name).update(y, p, sample_weight=w))
     assert streamed is not None
+    if name == "log_loss" and _beyond01(y):  # labels as classes: the checks' words
+        definition = _loss.LOG_LOSS
+        _same(streamed, _error(lambda: definition.prepare(definition.check_params(), y, p, w)))
+        return
     _same(streamed, v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w}))
     # the function checks the weights first, and log_loss reads integer labels other
     # than 0/1 as scikit-learn's classes

@@ -33,6 +33,7 @@ BINARY = {
     "pr_auc": lambda y, s: receval.pr_auc_score(y, s),
     "break_even_point": lambda y, s: receval.break_even_point(y, s),
     "partial_auc(max_fpr=0.5)": lambda y, s: receval.partial_auc(y, s, max_fpr=0.5),
+    "log_loss": lambda y, s: receval.log_loss(y, s),
     "brier_score": lambda y, s: receval.brier_score_loss(y, s),
     "expected_calibration_error": lambda y, s: receval.expected_calibration_error(y, s),
     "roc_auc(bins=4)": None,  # binned: its own value
@@ -43,6 +44,7 @@ FUNCTIONS = {
     "pr_auc": "pr_auc_score",
     "break_even_point": "break_even_point",
     "partial_auc(max_fpr=0.5)": "partial_auc",
+    "log_loss": "log_loss",
     "brier_score": "brier_score_loss",
     "expected_calibration_error": "expected_calibration_error",
     "roc_auc(bins=4)": "roc_auc_score",
@@ -244,11 +246,77 @@ def test_scans_refuse_batches_of_two_labellings(tmp_path: Any) -> None:
     y = np.array([-1, 1, -1, 1, 0, 1, 0, 1])
     pq.write_table(pa.table({"y": y, "s": np.linspace(0.1, 0.8, 8)}), path, row_group_size=4)
     s = receval.scan(path, batch_rows=4)
-    for func in (receval.roc_auc_score, receval.brier_score_loss):  # score ranges; any split
+    # score ranges; any split (log loss: 0/1 labels only before)
+    for func in (receval.roc_auc_score, receval.brier_score_loss, receval.log_loss):
         with pytest.raises(InputValidationError, match=r"Got 0 in this (batch|update)"):
             func(s["y"], s["s"])
         with pytest.raises(InputValidationError, match=r"\[-1, 0, 1\]"):
             func(y, np.linspace(0.1, 0.8, 8))  # in memory: the same rows refused
+
+
+# ------------------------------------------------------------------ log loss of any two labels
+PAIRS = [(0, 1, None), (-1, 1, None), (False, True, None), ("no", "yes", "yes"),
+         ("yes", "no", "no"), (2, 0, 0)]  # fmt: skip
+
+
+@given(
+    st.data(),
+    st.sampled_from(PAIRS),
+    st.lists(st.integers(1, 29), max_size=4),
+    st.booleans(),
+)
+def test_log_loss_of_any_two_labels_is_the_function_on_every_row(
+    data: Any, pair: tuple[Any, Any, Any], cuts: list[int], weighted: bool
+) -> None:
+    """Any two labels (0/1, -1/1, bools; strings or others with pos_label), split into
+    updates of two accumulators merged: the function's float on all the rows (before:
+    "y_true must contain only 0 and 1" for every pair but 0/1 and bools)."""
+    negative, positive, pos_label = pair
+    rows = data.draw(st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]),
+                                        st.sampled_from([0.5, 1.0, 3.0])),
+                              min_size=1, max_size=30))  # fmt: skip
+    y = np.array([positive if hit else negative for hit, _, _ in rows])
+    p = np.array([r[1] for r in rows])
+    w = np.array([r[2] for r in rows]) if weighted else None
+    edges = sorted({c for c in cuts if c < len(y)} | {0, len(y)})
+    options = {} if pos_label is None else {"pos_label": pos_label}
+    first, second = receval.metric("log_loss", **options), receval.metric("log_loss", **options)
+    for i, (a, b) in enumerate(itertools.pairwise(edges)):
+        part = {} if w is None else {"sample_weight": w[a:b]}
+        (first if i % 2 else second).update(y[a:b], p[a:b], **part)
+    expected = receval.log_loss(y, p, sample_weight=w, labels=[negative, positive])
+    assert first.merge(second).compute() == expected
+    if pos_label is not None:
+        assert receval.log_loss(y, p, sample_weight=w, pos_label=pos_label) == expected
+
+
+def test_log_loss_takes_one_pair_of_labels_in_every_update_and_merge() -> None:
+    acc = receval.metric("log_loss", pos_label="yes").update(["no", "yes"], [0.2, 0.7])
+    with pytest.raises(InputValidationError) as caught:
+        acc.update(["maybe", "yes"], [0.1, 0.8])
+    assert str(caught.value) == LABELS.format(
+        func="log_loss", positive="'yes'", given="'maybe'", where="in this update",
+        held="'no'",
+    )  # fmt: skip
+    other = receval.metric("log_loss", pos_label="yes").update(["maybe"], [0.4])
+    with pytest.raises(InputValidationError, match="Got 'maybe' in the accumulator merged"):
+        acc.merge(other)
+    torch = pytest.importorskip("torch")
+    buffer = io.BytesIO()
+    torch.save(acc.state_dict(), buffer)
+    buffer.seek(0)
+    resumed = receval.metric("log_loss", pos_label="yes")
+    resumed.load_state_dict(torch.load(buffer, weights_only=True))
+    assert resumed.state.labels == acc.state.labels
+    with pytest.raises(InputValidationError, match="Got 'maybe' in this update, 'no' before"):
+        resumed.update(["maybe"], [0.4])
+    y, p = ["no", "yes", "yes", "no"], [0.2, 0.7, 0.6, 0.1]
+    assert resumed.update(y[2:], p[2:]).compute() == receval.log_loss(y, p, pos_label="yes")
+    bools = receval.metric("log_loss").update(np.array([True, False]), np.array([0.9, 0.2]))
+    bools.update([0, 1], [0.3, 0.6])  # bools are the labels 0 and 1
+    with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
+        bools.update(np.array([-1, 1]), np.array([0.3, 0.6]))
+    assert bools.compute() == receval.log_loss([1, 0, 0, 1], [0.9, 0.2, 0.3, 0.6])
 
 
 # ------------------------------------------------------------------ group id types

@@ -180,3 +180,44 @@ def test_weighted_states_of_one_unit_for_both_labels_load(name: str, saved: str)
     y, s, w = [0, 1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.1, 0.5, 0.5], [1.5, 2, 1, 1, 3, 2.0]
     acc.update(y[3:], s[3:], sample_weight=w[3:])
     assert acc.compute() == receval.metric(name).update(y, s, sample_weight=w).compute()
+
+
+@pytest.mark.parametrize("saved", ["pkl", "pt"])
+def test_log_loss_states_of_0_1_labels_only_load_holding_them(saved: str) -> None:
+    # saved when the log loss took 0/1 labels only and held no labels, nor pos_label
+    # (data/README.md): it loads with pos_label=None and the labels (0, 1), which its
+    # rows were; 0/1 rows go on as the function's, -1/1 rows are refused
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "data" / f"log_loss_01_only.{saved}"
+    if saved == "pkl":
+        acc = pickle.loads(path.read_bytes())
+    else:
+        import torch
+
+        acc = receval.metric("log_loss").load_state_dict(torch.load(path, weights_only=True))
+    assert acc.params == receval.metric("log_loss").params
+    assert acc.state.labels.value == (0, 1)
+    with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
+        acc.update([-1, 1], [0.3, 0.6])
+    y, p, w = [0, 1, 0, 1, 1], [0.2, 0.8, 0.4, 0.3, 0.6], [1.5, 2, 1, 1, 1]
+    acc.update(y[3:], p[3:])
+    assert acc.compute() == receval.log_loss(y, p, sample_weight=w)
+    assert acc.state.labels.value == (0, 1)
+
+
+@pytest.mark.parametrize(("rows", "held"), [(([0, 1], [0.2, 0.7]), (0, 1)), (None, None)])
+def test_totals_saved_before_the_labels_hold_0_1_once_they_have_rows(rows, held) -> None:
+    # a state pickled before Totals held labels has no such attribute; its rows were
+    # 0/1 (every metric of Totals took only those), and a state of no row tells nothing
+    acc = receval.metric("log_loss")
+    if rows is not None:
+        acc.update(*rows)
+
+    def before(state: dict) -> None:
+        del state["_state"].__dict__["labels"]
+
+    loaded = _loaded(acc, before)
+    assert loaded.state.labels.value == held
+    if held is None:
+        assert loaded.update([-1, 1], [0.3, 0.6]).state.labels.value == (-1, 1)

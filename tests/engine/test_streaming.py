@@ -448,16 +448,17 @@ def test_bad_values_raise_the_in_memory_messages(tmp_path):
     with pytest.raises(InputValidationError) as expected:
         log_loss(y, np.array([0.1, 0.2]))
     assert str(got.value) == f"{path}:3: {expected.value}"  # the message, at its line
-    # two labels other than 0/1: in memory the greater one is positive; out of core,
-    # where one batch cannot see every label, they must be 0/1
+    # two labels other than 0/1 (or -1/1): in memory the greater one is positive; out of
+    # core, where one batch cannot see every label, pos_label says which
     path = _write(str(tmp_path), {"y": np.array([0, 2]), "p": np.array([0.1, 0.2])}, "csv")
     s = scan(path)
     with pytest.raises(InputValidationError) as got:
         log_loss(s["y"], s["p"])
     assert str(got.value) == (
-        f"{path}:3: log_loss: y_true must contain only 0 and 1. Got values [0, 2]; binarise "
-        f"labels first, e.g. y_true = (clicks > 0)."
+        f"{path}: log_loss: y_true takes values [0, 2] and pos_label is not specified; pass "
+        f"pos_label, e.g. pos_label=2."
     )
+    assert log_loss(s["y"], s["p"], pos_label=2) == log_loss([0, 2], [0.1, 0.2])
 
 
 def test_empty_file_raises(tmp_path):

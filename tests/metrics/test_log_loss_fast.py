@@ -72,12 +72,11 @@ def test_input_of_other_shapes_takes_the_full_path(y, p):
         ([0, 1], [0.1, 1.5]),
         ([0, 1], [0.1, np.nan]),
         ([0, 1], [-0.1, 0.2]),
-        ([0.0, 0.5], [0.1, 0.2]),
     ],
 )
 def test_refused_input_raises_in_the_full_paths_words(y, p):
-    """Probabilities outside [0, 1], NaN and labels other than 0/1: the core refuses them
-    and the hook raises the full path's message (that of a Series), with no second check."""
+    """Probabilities outside [0, 1] and NaN: the core refuses them and the hook raises
+    the full path's message (that of a Series), with no second check."""
     y, p = np.array(y), np.array(p, dtype=np.float64)
     with pytest.raises(InputValidationError) as info:
         _one_call(y, p)
@@ -85,13 +84,16 @@ def test_refused_input_raises_in_the_full_paths_words(y, p):
     assert _outcome(y, p) == _outcome(_full(y), _full(p))
 
 
-def test_two_integer_classes_are_mapped_before_the_hook():
-    """Labels {0, 2}: the function maps two classes to 0/1 before the hook (which refuses
-    them raw), as it does for a Series."""
-    y, p = np.array([0, 2]), np.array([0.1, 0.2])
-    with pytest.raises(InputValidationError, match="only 0 and 1"):
-        _one_call(y, p)
-    assert _outcome(y, p) == _outcome(_full(y), _full(p)) == rv.log_loss([0, 1], [0.1, 0.2])
+@pytest.mark.parametrize("y", [[0.0, 0.5], [-1, 1], [0, 2], [1, 2]])
+def test_labels_other_than_0_1_are_left_to_the_checks(y):
+    """Labels other than 0/1: the hook leaves them to the definition's checks, which read
+    a pair of them (-1/1) or refuse them in their words; the function maps two classes
+    to 0/1 before the hook, and refuses soft labels in its words, as for a Series."""
+    y, p = np.array(y), np.array([0.1, 0.2])
+    assert _one_call(y, p) is None
+    assert _outcome(y, p) == _outcome(_full(y), _full(p))
+    if y.dtype.kind == "i":
+        assert _outcome(y, p) == rv.log_loss([0, 1], [0.1, 0.2])
 
 
 @pytest.mark.parametrize(

@@ -293,6 +293,32 @@ def test_multiclass_log_loss_equals_sklearn(seed):
     assert log_loss(y2, p1) == pytest.approx(skm.log_loss(y2, p1), abs=1e-12)
 
 
+def test_log_loss_pos_label_names_the_positive_label():
+    y, p = ["no", "yes", "no", "no"], [0.2, 0.9, 0.4, 0.6]
+    assert log_loss(y, p, pos_label="yes") == log_loss(y, p, labels=["no", "yes"])
+    assert log_loss(y, p, pos_label="no") == log_loss(y, p, labels=["yes", "no"])
+    assert log_loss([0, 1, 1], [0.2, 0.9, 0.4], pos_label=0) == pytest.approx(
+        skm.log_loss([1, 0, 0], [0.2, 0.9, 0.4]), abs=1e-15
+    )
+    # pos_label tells the class of y_true of one label, which profile="sklearn" takes
+    assert log_loss(["no"], [0.2], pos_label="yes", profile="sklearn") == -math.log(0.8)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^log_loss: labels and pos_label both say which label is positive\. Got "
+        r"labels=\['no', 'yes'\] and pos_label='yes'; give one of them\.$",
+    ):
+        log_loss(y, p, labels=["no", "yes"], pos_label="yes")
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^log_loss: pos_label names the positive class of 1-dimensional y_pred\. Got "
+        r"y_pred of shape \(2, 2\) and pos_label='a'; name the columns' classes with labels, "
+        r"or leave pos_label unset\.$",
+    ):
+        log_loss(["a", "b"], [[0.2, 0.8], [0.3, 0.7]], pos_label="a")
+    with pytest.raises(InvalidParameterError, match=r"'pos_label' parameter of log_loss must be"):
+        log_loss(y, p, pos_label="maybe")
+
+
 def test_log_loss_errors():
     with pytest.raises(
         InputValidationError,

@@ -58,6 +58,7 @@ def _checked_state(state: Any) -> dict[str, Any]:
         raise invalid_state(f"the definition must be a metric, got {type(defn).__name__}")
     if not isinstance(state["name"], str) or not isinstance(state["_params"], dict):
         raise invalid_state("the name must be a str and the options a dict")
+    state["_params"] = {**state["_params"], **_later_options(defn, state["_params"])}
     n = state["n_updates"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise invalid_state(f"n_updates must be an integer >= 0, got {n!r}")
@@ -88,6 +89,18 @@ def _checked_state(state: Any) -> dict[str, Any]:
                 raise invalid_state(f"window batch {i} must be (rows, state, data)")
             check_loaded_state(batch[1], template, f"window batch {i}")
     return checked
+
+
+def _later_options(defn: MetricDefinition, saved: dict[str, Any]) -> dict[str, Any]:
+    """The options ``defn`` gained since an accumulator saved ``saved`` (a pickle's or a
+    ``state_dict``'s), at their defaults: an option comes with a default that keeps
+    what the metric computed before (``log_loss``'s ``pos_label=None``: 0/1 labels,
+    1 positive). None of a metric with an option that has no default (``max_fpr``)."""
+    try:
+        defaults = defn.check_params()
+    except (InvalidParameterError, TypeError):
+        return {}
+    return {k: x for k, x in defaults.items() if k not in saved}
 
 
 def check_arguments(
@@ -454,6 +467,9 @@ class Accumulator:
                 f"Got {got}; pass what Accumulator.state_dict returned."
             )
         d = from_tensors(state_dict)
+        if d["metric"] == self.definition.name and isinstance(d["options"], dict):
+            later = _later_options(self.definition, d["options"])
+            d["options"] = {**d["options"], **to_plain(later)}
         if d["metric"] != self.definition.name or not _same(d["options"], to_plain(self._params)):
             raise InputValidationError(
                 f"Accumulator.load_state_dict: the state is of {d['metric']!r} with options "

@@ -22,7 +22,7 @@ split of the groups.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any, TypedDict
@@ -32,8 +32,9 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import compiled
 from ..exceptions import InputValidationError
+from .kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from .metric import data_columns, second_and_weight
-from .states import plain_pair
+from .states import invalid_state, plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
 __all__ = [
@@ -76,6 +77,11 @@ class Totals:
         The loss of the rows weighted above ``2**WEIGHT_SHIFT`` (near 1e308), their
         weights times ``2**-WEIGHT_SHIFT`` (the product would overflow): the loss
         sum is ``loss + big_loss * 2**WEIGHT_SHIFT``.
+    labels : LabelKind
+        The labels of the log loss's rows (:class:`~receval.engine.kinds.LabelKind`),
+        which its later rows must share; the other metrics take 0/1 labels only and
+        hold none. A state saved before it held labels loads with ``(0, 1)`` once it
+        has a row: every metric of these totals took 0/1 labels only then.
     """
 
     n_rows: int
@@ -84,10 +90,34 @@ class Totals:
     predicted: ExactSum
     observed: ExactSum
     big_loss: ExactSum = field(default_factory=ExactSum.zero)
+    labels: LabelKind = NO_LABELS
 
     def merge(self, other: Totals) -> Totals:
-        """The totals of both sets of rows."""
-        return fieldwise_sum(self, other)
+        """The totals of both sets of rows (``other``: another accumulator's)."""
+        return self._joined(other, MERGED)
+
+    def absorb(self, other: Totals) -> Totals:
+        """:meth:`merge` of an update's totals (a new state: this one stays as it is)."""
+        return self._joined(other, UPDATE)
+
+    def _joined(self, other: Totals, where: str) -> Totals:
+        labels = self.labels.join(other.labels, where)  # before a sum is added
+        return replace(fieldwise_sum(self, other), labels=labels)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles and state_dicts. A state saved before a field existed takes its default,
+        # in the fields' order (a merge adds the fields in that order); its rows' labels
+        # were 0/1, the only labels any metric of these totals took before they held them
+        if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+            raise invalid_state(
+                f"the totals must be a dict of their fields, got a {type(state).__name__}"
+            )
+        later = {"big_loss": ExactSum.zero(),
+                 "labels": LabelKind((0, 1)) if state.get("n_rows") else NO_LABELS}  # fmt: skip
+        names = [f.name for f in fields(self)]
+        self.__dict__.update({k: state[k] if k in state else later[k] for k in names
+                              if k in state or k in later})  # fmt: skip
+        self.__dict__.update({k: x for k, x in state.items() if k not in names})
 
     def mean_loss(self) -> float:
         """The weighted mean log loss (the weight not zero), rounded as the function's."""
@@ -160,10 +190,16 @@ def _plain_weights(sample_weight: Any, y_true: np.ndarray) -> bool:
     )
 
 
-def totals_prepare(func: str, prob: str) -> Any:
-    """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of 0/1 labels,
-    probabilities (the argument ``prob``) and weights, validated as the functions
-    validate them; None for an empty batch."""
+def totals_prepare(func: str, prob: str, *, labelled: bool = False) -> Any:
+    """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of
+    labels as 0/1, probabilities (the argument ``prob``), weights and the labels it
+    was given (a :class:`~receval.engine.kinds.LabelKind`), validated as the
+    functions validate them; None for an empty batch.
+
+    The labels must be 0/1 (or bools), or ``labelled``: any two labels by the rule
+    of the binary metrics (``params["pos_label"]`` names the positive one; without
+    it {0, 1} or {-1, 1}, 1 positive, and numbers within [0, 1] must be 0 and 1, as
+    the log loss in memory reads them), whose pair the batch gives."""
 
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
         y_prob, sample_weight = second_and_weight(func, prob, args, kwargs)
@@ -172,14 +208,31 @@ def totals_prepare(func: str, prob: str) -> Any:
         )
         if len(yt) == 0:
             return None
-        labels = v.check_binary01(yt, func)
+        kind = NO_LABELS
+        if labelled and (params["pos_label"] is not None or not _within01(yt)):
+            labels, negative = v.binarize_labels(yt, params["pos_label"], func)
+            kind = LabelKind.of(negative, params["pos_label"], func)
+        else:
+            labels = v.check_binary01(yt, func)
+            if labelled and not labels.all():
+                kind = LabelKind.of(0, None, func)
         eps = clip_eps(params.get("eps", "auto"), yp.dtype)
         proba = v.check_probabilities(
             v.check_finite(v.as_float(yp, prob, func), prob, func), prob, func
         )
-        return labels, proba, v.check_sample_weight(sw, len(yt), func), eps
+        return labels, proba, v.check_sample_weight(sw, len(yt), func), eps, kind
 
     return prepare
+
+
+def _within01(y: np.ndarray) -> bool:
+    """Whether labels are bools, or numbers within [0, 1] (NaN aside)."""
+    if y.dtype.kind == "b":
+        return True
+    if y.dtype.kind not in "iuf":
+        return False
+    kept = y[~np.isnan(y)] if y.dtype.kind == "f" else y
+    return bool(kept.size == 0 or (kept.min() >= 0 and kept.max() <= 1))
 
 
 class TotalsUpdates(TypedDict):
@@ -190,12 +243,15 @@ class TotalsUpdates(TypedDict):
     update_plain: Callable[[dict[str, Any], Any, tuple[Any, ...]], Any]
 
 
-def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
+def totals_updates(*, loss: bool, clicks: bool, labelled: str = "") -> TotalsUpdates:
     """``update``, ``update_into`` and ``update_plain`` of a metric of :class:`Totals` that
     reads the log-loss sum (``loss``; ``params["eps"]`` clips it) or the click sums
     (``clicks``): the sums it does not read stay zero, so that a batch costs only what
     the metric needs. A batch of plain arrays is checked, summed and added to the
-    state in one call of the core (``update`` adds it to the empty state)."""
+    state in one call of the core (``update`` adds it to the empty state). A metric
+    of any two labels (:func:`totals_prepare`'s ``labelled``; ``labelled`` names its
+    function) records them: the core takes its 0/1 labels without ``pos_label``
+    beside a state of 0/1 labels (or of none known yet)."""
     core = compiled()
 
     def add(params: dict[str, Any], state: Totals, y_true: Any, y_prob: Any, weights: Any) -> Any:
@@ -211,14 +267,18 @@ def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
         loss_sum = ExactSum(sums[1]) if loss else state.loss
         predicted, observed = (ExactSum(sums[2]), ExactSum(sums[3])) if clicks else (
             state.predicted, state.observed)  # fmt: skip
+        held = state.labels
+        if labelled and held.value is None and y_true.min() == 0:  # 0/1, a 0 among them
+            held = LabelKind.of(0, None, labelled)
         return Totals(state.n_rows + len(y_true), ExactSum(sums[0]), loss_sum, predicted,
-                      observed, state.big_loss)  # fmt: skip
+                      observed, state.big_loss, held)  # fmt: skip
 
     def update_into(params: dict[str, Any], state: Totals, batch: Any) -> Any:
         if batch is None:
             return state
-        labels, proba, weights, eps = batch
-        return state.merge(totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks))
+        labels, proba, weights, eps, kind = batch
+        added = totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks)
+        return state.absorb(replace(added, labels=kind))
 
     def update(params: dict[str, Any], batch: Any) -> Any:
         return update_into(params, EMPTY_TOTALS, batch)
@@ -232,7 +292,9 @@ def totals_updates(*, loss: bool, clicks: bool) -> TotalsUpdates:
             params.get("negative_sampling_rate", 1.0) != 1.0
             or not plain_pair(y_true, y_prob, None)
             or not _plain_weights(weights, y_true)
-        ):
+            or (labelled and (params["pos_label"] is not None
+                              or state.labels.value not in (None, (0, 1))))
+        ):  # fmt: skip
             return None
         added = add(params, state, y_true, y_prob, weights)
         return None if isinstance(added, tuple) else added

@@ -38,6 +38,7 @@ def log_loss(
     normalize: bool = True,
     sample_weight: ArrayLike | None = None,
     labels: ArrayLike | None = None,
+    pos_label: Any = None,
     eps: float | str = "auto",
     profile: str | None = None,
     negative_sampling_rate: float = 1.0,
@@ -49,7 +50,8 @@ def log_loss(
     are clipped to ``[eps, 1 - eps]`` first, as in scikit-learn.
 
     Columns of a :func:`receval.scan` (files larger than memory) are read
-    batch by batch in bounded memory (binary 0/1 labels).
+    batch by batch in bounded memory (binary labels: 0/1, bools or -1/1, or
+    any two with ``pos_label``; every batch holds the same two).
 
     Parameters
     ----------
@@ -67,6 +69,10 @@ def log_loss(
         Classes of the columns of a 2-D ``y_pred`` (default: sorted distinct
         values of ``y_true``). For 1-D ``y_pred`` with two labels other than
         0/1, the second of ``labels`` (or the greater label) is the positive one.
+    pos_label : int, str or bool, default=None
+        The positive class of 1-D ``y_pred``, instead of ``labels`` (as
+        :func:`brier_score_loss`'s; out of core too): the other label of
+        ``y_true`` is the negative one.
     eps : float or "auto", default="auto"
         Clipping bound: p is clipped to ``[eps, 1 - eps]`` before ``1 - p`` is
         taken. "auto" is the machine epsilon of ``y_pred``'s dtype (float16's or
@@ -74,8 +80,9 @@ def log_loss(
         backend (:func:`receval.metric`, scan columns, Spark) clips each batch
         by the same rule.
     profile : str, default=None
-        ``"sklearn"`` refuses ``y_true`` of a single class without ``labels``, as
-        scikit-learn's ``log_loss`` does; other profiles change nothing.
+        ``"sklearn"`` refuses ``y_true`` of a single class without ``labels`` (or
+        ``pos_label``), as scikit-learn's ``log_loss`` does; other profiles change
+        nothing.
     negative_sampling_rate : float, default=1.0
         The share ``w`` in (0, 1] of the negatives kept in the model's training
         data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` before
@@ -95,6 +102,9 @@ def log_loss(
         Probabilities outside [0, 1], NaN, lengths that differ, empty input;
         with ``profile="sklearn"``, ``y_true`` of a single class without
         ``labels``.
+    InvalidParameterError
+        ``pos_label`` with ``labels`` or with 2-D ``y_pred``, or not a label of
+        ``y_true``.
 
     See Also
     --------
@@ -107,16 +117,27 @@ def log_loss(
     0.2797
     >>> log_loss(["a", "b", "a"], [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
     0.3635
+    >>> log_loss(["no", "yes", "no"], [0.2, 0.9, 0.4], pos_label="yes")
+    0.2798
     >>> log_loss([1, 1], [0.7, 0.7])  # one class: -ln 0.7
     0.3567
     >>> log_loss([1, 0, 1], [0.9, 0.2, 0.6], negative_sampling_rate=0.5)
     0.3886
     """
     func = "log_loss"
-    one_class = undefined_value(profile, func, func) == "raise" and labels is None
+    # profile="sklearn" refuses y_true of one label unless labels (or pos_label) say its class
+    one_class = (
+        undefined_value(profile, func, func) == "raise" and labels is None and pos_label is None
+    )
     if data_ndim(y_pred) >= 2:  # scikit-learn's forms: a column per class, or one column
         yp = v.as_array(y_pred, "y_pred", func)
         if yp.ndim == 2 and yp.shape[1] > 1:
+            if pos_label is not None:
+                raise InvalidParameterError(
+                    f"{func}: pos_label names the positive class of 1-dimensional y_pred. Got "
+                    f"y_pred of shape {yp.shape} and pos_label={pos_label!r}; name the columns' "
+                    f"classes with labels, or leave pos_label unset."
+                )
             if negative_sampling_rate != 1.0:
                 raise InvalidParameterError(
                     f"{func}: negative_sampling_rate recalibrates the probability of the "
@@ -132,16 +153,23 @@ def log_loss(
                 f"2-dimensional (one column per class). Got an array of shape {yp.shape}."
             )
         y_pred = yp[:, 0]
+    if pos_label is not None and labels is not None:
+        raise InvalidParameterError(
+            f"{func}: labels and pos_label both say which label is positive. Got "
+            f"labels={labels!r} and pos_label={pos_label!r}; give one of them."
+        )
     params = LOG_LOSS.check_params(
-        eps=eps, normalize=normalize, negative_sampling_rate=negative_sampling_rate
-    )
+        eps=eps, normalize=normalize, negative_sampling_rate=negative_sampling_rate,
+        pos_label=pos_label,
+    )  # fmt: skip
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
     return run_definition(  # type: ignore[no-any-return]
         LOG_LOSS, params, columns, func=func,
         memory_only={"labels": (labels, None), "profile": ("sklearn" if one_class else None, None)},
-        why="out of core y_true must hold 0/1 labels, and the one-class check of "
-        "profile='sklearn' needs every label at once; leave them unset",
-        arrays=lambda data: _binary_labels(data, labels, one_class),
+        why="out of core y_true must hold 0/1 or -1/1 labels, or pos_label name the positive "
+        "one, and the one-class check of profile='sklearn' needs every label at once; leave "
+        "them unset",
+        arrays=lambda data: _binary_labels(data, labels, one_class, pos_label),
     )  # fmt: skip
 
 
@@ -165,9 +193,14 @@ def _refuse_one_class(yt: np.ndarray) -> None:
         )
 
 
-def _binary_labels(data: dict[str, Any], labels: Any, one_class: bool) -> dict[str, Any]:
-    """The definition's columns with ``y_true`` as :func:`binary_labels` reads it."""
+def _binary_labels(
+    data: dict[str, Any], labels: Any, one_class: bool, pos_label: Any
+) -> dict[str, Any]:
+    """The definition's columns with ``y_true`` as :func:`binary_labels` reads it (with
+    ``pos_label``, as they are: the definition reads it)."""
     func = "log_loss"
+    if pos_label is not None:
+        return data
     if not one_class and labels is None and _plain01(data["y_true"]):
         return data
     sw = data["sample_weight"]
@@ -181,7 +214,8 @@ def binary_labels(y_true: Any, labels: Any = None, *, one_class: bool = False) -
     """The labels of 1-D probabilities as :func:`log_loss` reads them: any two labels as
     0/1, the second of ``labels`` (or the greater label) the positive one.
 
-    Labels already in [0, 1] (0/1, bools, or soft labels) are kept as they are.
+    Labels already 0/1 (or bools) are kept as 0/1; other values within [0, 1]
+    (soft labels) are refused, as 0/1 labels are expected there.
 
     Parameters
     ----------
@@ -195,12 +229,13 @@ def binary_labels(y_true: Any, labels: Any = None, *, one_class: bool = False) -
     Returns
     -------
     y_true : ndarray of shape (n_samples,)
-        0/1 labels (int8), or ``y_true`` itself where it already lies in [0, 1].
+        0/1 labels (int8), or ``y_true`` itself where it is 0/1 labels already.
 
     Raises
     ------
     InputValidationError
-        Labels of more than two classes, or labels not in ``labels``.
+        Labels of more than two classes, labels not in ``labels``, or values in
+        [0, 1] other than 0 and 1.
 
     Examples
     --------
@@ -219,7 +254,7 @@ def binary_labels(y_true: Any, labels: Any = None, *, one_class: bool = False) -
     if yt.size == 0 or (
         labels is None and yt.dtype.kind in "biuf" and yt.min() >= 0 and yt.max() <= 1
     ):
-        return yt  # the definition's 0/1 labels (or no row: it says so)
+        return v.check_binary01(yt, func)  # the definition's 0/1 labels (or no row)
     classes = distinct(yt) if labels is None else v.as_1d(labels, "labels", func)
     if len(classes) != 2:
         raise InputValidationError(
@@ -304,9 +339,11 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
     """The binary log loss of plain NumPy input in one call of the compiled core, or
     None for other input; a value the core refuses raises, in the checks' words.
 
-    0/1 labels of any dtype, float64 or float32 probabilities and the checked float64
-    weights (or none): the same clip, the same exact sums, rounded once, and the same
-    division as the definition, so the same float."""
+    0/1 labels of any dtype (without ``pos_label``), float64 or float32 probabilities
+    and the checked float64 weights (or none): the same clip, the same exact sums,
+    rounded once, and the same division as the definition, so the same float. Labels
+    other than 0 and 1 are left to the definition's checks, which read a pair of them
+    ({-1, 1}) or refuse them in their words."""
     y_true, y_pred = columns["y_true"], columns["y_pred"]
     weights = columns.get("sample_weight")
     if not (
@@ -315,11 +352,14 @@ def _log_loss_one_call(params: dict[str, Any], columns: Any) -> float | None:
         and (weights is None or type(weights) is np.ndarray)
         and params["normalize"] is True
         and params["negative_sampling_rate"] == 1.0
+        and params["pos_label"] is None
     ):
         return None
     eps = clip_eps(params["eps"], y_pred.dtype)
     result: float | v.Refusal | None = compiled().log_loss_checked(y_true, y_pred, eps, weights)
     if isinstance(result, tuple):
+        if result[0] == "binary01":
+            return None
         raise v.refused("log_loss", result, {"y_true": y_true, "y_pred": y_pred})
     return result
 
@@ -535,12 +575,15 @@ def mean_absolute_error(
 # What receval.metric, receval.scan columns and Spark run for these metrics: the
 # exact sums above, added batch by batch.
 def _check_log_loss(
-    eps: float | str = "auto", normalize: bool = True, negative_sampling_rate: float = 1.0
+    eps: float | str = "auto",
+    normalize: bool = True,
+    negative_sampling_rate: float = 1.0,
+    pos_label: Any = None,
 ) -> dict[str, Any]:
     v.check_option(normalize, "normalize", "log_loss", [False, True])
     rate = check_sampling_rate(negative_sampling_rate, "log_loss")
     return {"eps": check_eps(eps, "log_loss"), "normalize": bool(normalize),
-            "negative_sampling_rate": rate}  # fmt: skip
+            "negative_sampling_rate": rate, "pos_label": pos_label}  # fmt: skip
 
 
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
@@ -579,8 +622,8 @@ LOG_LOSS = register(
     MetricDefinition(
         name="log_loss",
         check_params=_check_log_loss,
-        prepare=recalibrating(totals_prepare("log_loss", "y_pred")),
-        **totals_updates(loss=True, clicks=False),
+        prepare=recalibrating(totals_prepare("log_loss", "y_pred", labelled=True)),
+        **totals_updates(loss=True, clicks=False, labelled="log_loss"),
         empty=totals_empty,
         finalize=_finalize_log_loss,
         scale_free=lambda params: bool(params["normalize"]),

@@ -183,7 +183,7 @@ def _update_positive(params: dict[str, Any], batch: Any) -> Totals:
     """The clicks' sums over every row; the log-loss sum over the positive rows only."""
     if batch is None:
         return EMPTY_TOTALS
-    labels, proba, weights, eps = batch
+    labels, proba, weights, eps, _ = batch  # 0/1 labels: no kind
     every = totals_of(labels, proba, weights, eps, loss=False, clicks=True)
     clicked = labels == 1
     w = None if weights is None else weights[clicked]

@@ -74,7 +74,7 @@ ROWS: tuple[MetricEntry, ...] = (
          f"{_LOSS}:log_loss", _LOSS, higher_is_better=False, inputs=_REAL,
          source="scikit-learn",
          params=(_EPS, Param("normalize", "bool", "the mean (false: the sum) over rows", True),
-                 _RATE)),
+                 _RATE, _POS_LABEL)),
     _row("normalized_entropy", "pointwise",
          "log loss over the entropy of the base rate (TorchRec's NE); below 1 beats the base rate",
          f"{_LOSS}:normalized_entropy", _LOSS, higher_is_better=False, inputs=_PROBA,

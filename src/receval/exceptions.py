@@ -165,7 +165,9 @@ class UnmatchedIdsWarning(RecevalWarning):
     A prefix, a type or a column mix-up in the ids makes every metric 0 without
     anything being wrong with the model; :func:`receval.evaluate` refuses a run
     that matches nothing at all (``allow_unmatched=True`` scores it anyway) and
-    warns when only a small share matches.
+    warns when only a small share matches. :func:`receval.retrieve` and
+    :func:`receval.evaluate_embeddings` warn when some pairs of ``exclude`` name
+    a user or an item without a vector (they mask nothing), with their number.
 
     Examples
     --------

@@ -181,3 +181,26 @@ def test_rank_from_vectors_masks_the_exclude_items_in_the_retrieval(files):
     want = evaluate_embeddings(qrels, users, items, ["ndcg@5"], **options).mean["ndcg@5"]
     assert want == evaluate(qrels, retrieve(users, items, 20, **options), ["ndcg@5"]).mean["ndcg@5"]
     assert row["ndcg@5"] == pytest.approx(want)
+
+
+def test_exclude_pairs_without_a_vector_are_noted_and_counted(files):
+    path, _, _ = files
+    # u9 has no user vector, item 999 no item vector: 2 of the 4 pairs mask nothing
+    (path / "excl.csv").write_text("user,item\nu0,105\nu0,110\nu9,103\nu1,999\n")
+    common = ["--user-ids", path / "users.txt", "--item-ids", path / "items_ids.npy",
+              "--exclude", path / "excl.csv"]  # fmt: skip
+    note = (
+        f"note: 2 of the 4 distinct (user, item) pairs of --exclude {path / 'excl.csv'} mask "
+        "nothing, since their user or item has no vector (users without one: 1 pair, e.g. "
+        "['u9']; items without one: 1 pair, e.g. [999]); check their ids against --user-ids "
+        "and --item-ids (type, prefix) if they should match."
+    )
+    result = invoke(make_runner(), "retrieve", "--users", path / "u.npy", "--items",
+                    path / "i.npy", "--k", 4, *common, "-o", path / "run.csv")  # fmt: skip
+    assert note in result.stderr
+    result = invoke(make_runner(), "rank", "--qrels", path / "qrels.tsv", "--user-vectors",
+                    path / "u.npy", "--item-vectors", path / "i.npy", *common, "-m", "ndcg@5",
+                    "-f", "json")  # fmt: skip
+    assert note in result.stderr
+    (row,) = json.loads(result.stdout)
+    assert row["counts"]["n_exclude_unmatched"] == 2

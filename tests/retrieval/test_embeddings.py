@@ -14,6 +14,8 @@ from receval import (
     evaluate_embeddings,
     retrieve,
 )
+from receval.exceptions import UnmatchedIdsWarning
+from receval.report import ranking_records
 
 
 def _data(seed=0, n_users=23, n_items=40, dim=4):
@@ -110,6 +112,23 @@ def test_a_tie_longer_than_twice_k_is_kept_whole():
     # "trec" orders the tie by id descending, compared as strings (trec_eval): "9" first
     got = evaluate_embeddings(qrels, users, items, ["success@1"], **options)
     assert got.mean == {"success@1": 0.5}
+
+
+def test_exclude_pairs_without_a_vector_are_counted_in_the_report():
+    users = np.eye(2, dtype=np.float32)
+    items = np.array([[1, 0], [0.9, 0], [0, 1]], dtype=np.float32)
+    qrels = {0: {1: 1}, 1: {2: 1}}
+    exclude = {0: [0, 7, 8, 9], 5: [1]}  # items 7, 8, 9 and user 5 have no vector
+    with pytest.warns(UnmatchedIdsWarning, match=r"evaluate_embeddings: 4 of the 5 distinct"):
+        got = evaluate_embeddings(qrels, users, items, ["recall@1"], exclude=exclude)
+    assert got.mean == {"recall@1": 1.0}
+    assert got.n_exclude_unmatched == 4
+    assert ranking_records({"r": got})[0]["counts"]["n_exclude_unmatched"] == 4
+    matched = evaluate_embeddings(qrels, users, items, ["recall@1"], exclude={0: [0]})
+    assert matched.n_exclude_unmatched == 0
+    plain = evaluate_embeddings(qrels, users, items, ["recall@1"])
+    assert plain.n_exclude_unmatched is None
+    assert "n_exclude_unmatched" not in ranking_records({"r": plain})[0]["counts"]
 
 
 def test_k_from_the_metrics_and_an_explicit_k():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -10,6 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from receval import InputValidationError, InvalidParameterError, retrieve
+from receval.exceptions import UnmatchedIdsWarning
 from tests._dlpack import NUMPY_ASKS_A_COPY, DLPackArray
 from tests._fresh import fresh
 from tests.oracles.retrieval import scores, top_k
@@ -267,9 +270,32 @@ def test_exclude_or_candidates_matching_nothing_is_an_error():
         retrieve(users, items, 3, exclude={"user0": ["item1"]})
     with pytest.raises(InputValidationError, match="pair of candidates names"):
         retrieve(users, items, 3, candidates={0: [999]})
-    # a partial match is the usual case (training users without vectors): no error
-    run = retrieve(users, items, 3, exclude={0: [1], 999: [2]})
+    # a partial match (training users without vectors) is no error, but it is counted
+    with pytest.warns(UnmatchedIdsWarning, match=r"retrieve: 1 of the 2 distinct .* \(users "):
+        run = retrieve(users, items, 3, exclude={0: [1], 999: [2]})
     assert run.n_users == len(users)
+
+
+def test_exclude_pairs_without_a_vector_are_counted():
+    users = np.eye(2, dtype=np.float32)
+    items = np.array([[1, 0], [0.9, 0], [0, 1]], dtype=np.float32)
+    exclude = {0: [0, 7, 8, 9], 5: [1]}  # items 7, 8, 9 and user 5 have no vector
+    with pytest.warns(UnmatchedIdsWarning) as caught:
+        run = retrieve(users, items, 1, exclude=exclude)
+    assert run.to_dict() == {0: {1: pytest.approx(0.9)}, 1: {2: 1.0}}
+    (warning,) = caught
+    assert str(warning.message) == (
+        "retrieve: 4 of the 5 distinct (user, item) pairs of exclude mask nothing, since "
+        "their user or item has no vector (users without one: 1 pair, e.g. [5]; items "
+        "without one: 3 pairs, e.g. [7, 8, 9]); check their ids against user_ids and "
+        "item_ids (type, prefix) if they should match."
+    )
+    # a pair whose user and item both lack a vector is counted once, by its user
+    with pytest.warns(UnmatchedIdsWarning, match=r"2 of the 3 .*users without one: 2 pairs"):
+        retrieve(users, items, 1, exclude=([0, 5, 5], [0, 9, 1]))
+    with warnings.catch_warnings():  # every pair masks something: nothing to say
+        warnings.simplefilter("error")
+        retrieve(users, items, 1, exclude={0: [0], 1: [2]})
 
 
 def test_arrow_item_vectors_taken_for_candidates_without_pandas(tmp_path):

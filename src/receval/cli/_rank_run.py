@@ -12,6 +12,7 @@ options only, on TREC files, the compiled core computes the report
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from ..exceptions import DEFAULT_MIN_MATCH
@@ -293,16 +294,21 @@ def run_rank(
                 qrels, qrels_format, run, run_format, say,
                 user=user, item=item, grade=grade, score=score, rank=rank_column,
             )  # fmt: skip
+            # the retrieved run's --exclude pairs without a vector, by id of the run
+            unmatched: dict[int, int] = {}
             if user_vectors is not None and item_vectors is not None:
                 from ._retrieve import read_exclude, read_ids, read_qrels, vector_run
 
                 ids = read_ids(item_ids, "--item-ids", say)
-                inputs = [*inputs, vector_run(
+                retrieved, n_unmatched = vector_run(
                     lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
                     item_vectors, ranked, k, say, metric=similarity,
                     user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
-                    exclude=read_exclude(exclude, ids, user, item, say),
-                )]  # fmt: skip
+                    exclude=read_exclude(exclude, ids, user, item, say), exclude_file=exclude,
+                )  # fmt: skip
+                inputs = [*inputs, retrieved]
+                if n_unmatched is not None:
+                    unmatched[id(retrieved[2])] = n_unmatched
             for q, name, r in inputs:
                 if data is None:  # read once, its ids as the runs hold theirs
                     data = {}
@@ -312,9 +318,12 @@ def run_rank(
                         data = items.load(r.item_ids.dtype.kind in "iu", say)
                         weighting |= {k: v for k, v in data.items() if k in EVALUATE_INPUTS}
                 if ranked:
-                    reports.append((name, evaluate_run(
+                    report = evaluate_run(
                         q, r, name, ranked, say, profile, conventions, weighting, matching
-                    )))  # fmt: skip
+                    )  # fmt: skip
+                    if id(r) in unmatched:  # as evaluate_embeddings reports them
+                        report = replace(report, n_exclude_unmatched=unmatched[id(r)])
+                    reports.append((name, report))
                 given = {"run": r, "qrels": q, **data}
                 values[name] = {m: _list_value(s, given) for m, s in listed.items()}
     if by is not None:

@@ -108,11 +108,13 @@ def read_exclude(path: str | None, item_ids: Any, user: str, item: str, say: Mes
 
 
 def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: Any = None,
-                  whole_ties: bool = False, **options: Any) -> Any:  # fmt: skip
+                  exclude_file: str | None = None, whole_ties: bool = False,
+                  **options: Any) -> tuple[Any, int | None]:  # fmt: skip
     """The run of exact retrieval from the vector files (``options``: those of
     :func:`receval.retrieve`), with a progress line; ``whole_ties``: each list also
     holds every item tied with its k-th, as :func:`receval.evaluate_embeddings`
-    retrieves them for an evaluation."""
+    retrieves them for an evaluation. With ``exclude``, also the pairs of
+    ``exclude_file`` that name no vector (a note says how many), None without."""
     import os
 
     from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS, Search, catalogue
@@ -121,7 +123,12 @@ def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: An
     with say.progress(f"Retrieving the top {k} of {say.sized(items)} for {say.sized(users)}…"):
         search = Search(users, catalogue(items, item_ids, "retrieve"), k, candidates=None,
                         func="retrieve", whole_ties=whole_ties, **options)  # fmt: skip
-        return search.run(os.path.basename(items))
+        run = search.run(os.path.basename(items))
+    if search.unmatched is None:
+        return run, None
+    if search.unmatched.n_unmatched:
+        say.note(say.in_cli_words(search.unmatched.text(f"--exclude {exclude_file}")))
+    return run, search.unmatched.n_unmatched
 
 
 def write_run(run: Any, path: str) -> None:
@@ -158,15 +165,16 @@ def write_run(run: Any, path: str) -> None:
 def vector_run(
     qrels: Any, users: str, items: str, metrics: list[str], k: int | None, say: Messages,
     **options: Any,
-) -> tuple[Any, str, Any]:  # fmt: skip
+) -> tuple[tuple[Any, str, Any], int | None]:  # fmt: skip
     """``(qrels, name, run)`` of ``rank --user-vectors --item-vectors``: the run retrieved
     to the metrics' largest cutoff unless ``--k`` says, each tie at the k-th item whole
-    (as :func:`receval.evaluate_embeddings`)."""
+    (as :func:`receval.evaluate_embeddings`); and the ``--exclude`` pairs that name no
+    vector (None without ``--exclude``)."""
     from ..retrieval.embeddings import metrics_depth
 
     depth = k if k is not None else metrics_depth(metrics)
-    run = retrieved_run(users, items, depth, say, whole_ties=True, **options)
-    return qrels(), run.name, run
+    run, unmatched = retrieved_run(users, items, depth, say, whole_ties=True, **options)
+    return (qrels(), run.name, run), unmatched
 
 
 @app.command(cls=Command)
@@ -220,10 +228,10 @@ def retrieve(
         ids = read_ids(item_ids, "--item-ids", say)
         options = dict(
             user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
-            exclude=read_exclude(exclude, ids, user, item, say), metric=similarity,
-            block_users=block_users, block_items=block_items,
+            exclude=read_exclude(exclude, ids, user, item, say), exclude_file=exclude,
+            metric=similarity, block_users=block_users, block_items=block_items,
         )  # fmt: skip
-        run = retrieved_run(users, items, k, say, **options)
+        run, _ = retrieved_run(users, items, k, say, **options)
         write_run(run, output)
     where = "standard output" if output == "-" else output
     say.note(f"wrote {run.n_rows} rows for {run.n_users} users to {where}.")

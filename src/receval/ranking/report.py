@@ -83,6 +83,10 @@ class EvaluationReport:
     n_seen_removed : ndarray of shape (n_users,) or None
         With ``exclude=``: per user (aligned with ``users``), the rows removed
         from its list; a column of ``to_frame()``. None otherwise, and on Spark.
+    n_exclude_unmatched : int or None
+        With :func:`evaluate_embeddings` and ``exclude=``: the distinct (user,
+        item) pairs of ``exclude`` whose user or item has no vector, which mask
+        nothing. None otherwise.
 
     Notes
     -----
@@ -113,6 +117,7 @@ class EvaluationReport:
     sampling: Any = None
     masking: Any = None
     n_seen_removed: np.ndarray | None = None
+    n_exclude_unmatched: int | None = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
     # ranked metrics' per-user values before the mean's rules (pooled: numerators)

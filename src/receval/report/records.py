@@ -39,9 +39,10 @@ def ranking_records(
         ``n_users_tie_dependent`` and ``mean_ties_average`` (the mean with
         ``ties="average"``; None for a metric whose tie dependence is not
         checked), ``masking`` (the counts of ``exclude=``, or ``repeats``
-        True) and ``sampling`` (the counts of ``candidates=`` and the
-        correction) when the report has them, as the JSON output of
-        ``receval rank``.
+        True), ``sampling`` (the counts of ``candidates=`` and the
+        correction) and ``n_exclude_unmatched`` (the ``exclude`` pairs
+        without a vector, of :func:`receval.evaluate_embeddings`) when the
+        report has them, as the JSON output of ``receval rank``.
 
     Examples
     --------
@@ -72,6 +73,9 @@ def ranking_records(
         for key, summary in (("masking", report.masking), ("sampling", report.sampling)):
             if summary is not None:  # exclude= or repeats=True; candidates=
                 record["counts"][key] = asdict(summary)
+        unmatched = getattr(report, "n_exclude_unmatched", None)
+        if unmatched is not None:  # retrieval from embeddings with exclude=
+            record["counts"]["n_exclude_unmatched"] = int(unmatched)
         records.append(record)
     return records
 

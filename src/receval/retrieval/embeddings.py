@@ -4,6 +4,7 @@ without the whole run in memory."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..data._ranked import Run
@@ -70,13 +71,21 @@ def evaluate_embeddings(
     -------
     report : EvaluationReport
         The report of ``evaluate(qrels, lists, metrics, **options)``, the lists
-        of ``retrieve(...)`` with each tie at the k-th item kept whole.
+        of ``retrieve(...)`` with each tie at the k-th item kept whole; with
+        ``exclude``, ``report.n_exclude_unmatched`` counts its pairs whose user
+        or item has no vector (they mask nothing).
 
     Raises
     ------
     InvalidParameterError
         ``k`` missing for a metric of the whole list, or any error of
         :func:`receval.retrieve` and :func:`receval.evaluate`.
+
+    Warns
+    -----
+    UnmatchedIdsWarning
+        Some pairs of ``exclude`` name a user or an item without a vector, as
+        for :func:`receval.retrieve`.
 
     See Also
     --------
@@ -113,13 +122,18 @@ def evaluate_embeddings(
         block_users=block_users, block_items=block_items, func="evaluate_embeddings",
         whole_ties=True,
     )  # fmt: skip
+    if search.unmatched is not None:
+        search.unmatched.warn("evaluate_embeddings")
 
     def batches() -> Iterator[Run]:
         for lists in search.lists():
             users = search.user_ids[lists.start : lists.start + len(lists.offsets) - 1]
             yield lists_run([lists], users, search.item_ids, name)
 
-    return evaluate(qrels, RunBatches(batches, name), metrics, **options)
+    report = evaluate(qrels, RunBatches(batches, name), metrics, **options)
+    if search.unmatched is None:
+        return report
+    return replace(report, n_exclude_unmatched=search.unmatched.n_unmatched)
 
 
 def metrics_depth(metrics: str | Iterable[str], func: str = "evaluate_embeddings") -> int:

@@ -51,7 +51,8 @@ def retrieve(
     exclude : Qrels, Run, DataFrame, pair (users, items) or mapping, default=None
         The interactions to mask, e.g. the training set: each user's items there
         are never retrieved for it (the same inputs as ``evaluate(train=...)``).
-        Pairs whose user or item has no vector are ignored.
+        Pairs whose user or item has no vector are ignored, with an
+        ``UnmatchedIdsWarning`` that counts them.
     candidates : Candidates, DataFrame or mapping, default=None
         Score only each user's candidate items (a sampled protocol, or a
         pre-filter); users without candidates get an empty list. Pairs whose user
@@ -78,6 +79,12 @@ def retrieve(
         float32.
     InvalidParameterError
         ``k``, ``metric`` or a block size out of range.
+
+    Warns
+    -----
+    UnmatchedIdsWarning
+        Some pairs of ``exclude`` name a user or an item without a vector: how
+        many, and a few of their ids.
 
     See Also
     --------
@@ -120,4 +127,6 @@ def retrieve(
         metric=metric, exclude=exclude, candidates=candidates, block_users=block_users,
         block_items=block_items, func="retrieve",
     )  # fmt: skip
+    if search.unmatched is not None:
+        search.unmatched.warn("retrieve")
     return search.run(name)

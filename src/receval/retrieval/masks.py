@@ -3,7 +3,7 @@ shown (``exclude=``) and the items each user may be shown (``candidates=``).
 
 Both are CSR tables over the user rows: ``offsets`` (n_users + 1) into ``items``,
 the item rows of each user sorted ascending and distinct. Pairs whose user or item
-has no vector are ignored.
+has no vector are ignored; those of ``exclude=`` are counted (:class:`Unmatched`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .. import _validation as v
 from ..data._lookup import distinct, lookup
 from ..exceptions import InputValidationError
 
-__all__ = ["ItemLists", "candidate_lists", "excluded_lists", "item_lists"]
+__all__ = ["ItemLists", "Unmatched", "candidate_lists", "excluded_lists", "item_lists"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,68 @@ def item_lists(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int)
     return ItemLists(offsets, (keys % n_items).astype(np.int32))
 
 
+@dataclass(frozen=True)
+class Unmatched:
+    """The distinct (user, item) pairs of ``exclude=`` that mask nothing, since their
+    user or their item has no vector.
+
+    Attributes
+    ----------
+    n_pairs : int
+        Distinct pairs of ``exclude``.
+    n_users_absent : int
+        Pairs whose user has no vector.
+    n_items_absent : int
+        Pairs whose user has a vector and whose item has none.
+    users, items : ndarray
+        A few of those users and items, for the message.
+    """
+
+    n_pairs: int
+    n_users_absent: int
+    n_items_absent: int
+    users: np.ndarray
+    items: np.ndarray
+
+    @property
+    def n_unmatched(self) -> int:
+        """Pairs that mask nothing."""
+        return self.n_users_absent + self.n_items_absent
+
+    def text(self, name: str) -> str:
+        """What was left out of ``name`` (the argument or the option), and the fix.
+
+        Examples
+        --------
+        >>> print(Unmatched(5, 1, 3, np.array([5]), np.array([7, 8, 9])).text("exclude"))
+        4 of the 5 distinct (user, item) pairs of exclude mask nothing, since their user
+        or item has no vector (users without one: 1 pair, e.g. [5]; items without one:
+        3 pairs, e.g. [7, 8, 9]); check their ids against user_ids and item_ids (type,
+        prefix) if they should match.
+        """
+        parts = [
+            f"{what} without one: {n} pair{'s' if n != 1 else ''}, e.g. {v.format_values(ids)}"
+            for n, what, ids in ((self.n_users_absent, "users", self.users),
+                                 (self.n_items_absent, "items", self.items))
+            if n
+        ]  # fmt: skip
+        return (
+            f"{self.n_unmatched} of the {self.n_pairs} distinct (user, item) pairs of {name} "
+            f"mask nothing, since their user or item has no vector ({'; '.join(parts)}); check "
+            f"their ids against user_ids and item_ids (type, prefix) if they should match."
+        )
+
+    def warn(self, func: str) -> None:
+        """An :class:`~receval.exceptions.UnmatchedIdsWarning` with :meth:`text`, if some
+        pair masks nothing."""
+        if self.n_unmatched:
+            import warnings
+
+            from ..exceptions import UnmatchedIdsWarning
+
+            warnings.warn(f"{func}: {self.text('exclude')}", UnmatchedIdsWarning, stacklevel=3)
+
+
 def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     """The row in ``dictionary`` of each ``ids[codes]`` (-1 where absent)."""
     rows: np.ndarray = lookup(ids, dictionary)[codes]
@@ -51,15 +113,25 @@ def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.n
 
 def excluded_lists(
     exclude: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
-) -> ItemLists:
+) -> tuple[ItemLists, Unmatched]:
     """The training items of each user row, from anything ``train=`` takes (the
-    seen-items table of ``evaluate(exclude=...)``)."""
+    seen-items table of ``evaluate(exclude=...)``), and its pairs that mask nothing."""
     from ..data.seen import SeenItems
 
     seen = SeenItems.from_log(exclude, name="exclude", func=func)
     offsets, items = seen.item_indices(user_ids, item_ids)
     _check_matched(len(items), seen.user_ids, seen.item_ids, "exclude", func)
-    return ItemLists(offsets, items.astype(np.int32))
+    lengths = np.diff(seen.offsets)
+    user_absent = lookup(seen.user_ids, user_ids) < 0
+    n_users_absent = int(lengths[user_absent].sum())
+    # of the pairs whose user has a vector, those left out name an item without one
+    pairs = seen.items[np.repeat(~user_absent, lengths)]
+    items_absent = distinct(pairs[lookup(seen.item_ids, item_ids)[pairs] < 0])
+    unmatched = Unmatched(
+        seen.n_pairs, n_users_absent, seen.n_pairs - len(items) - n_users_absent,
+        seen.user_ids[user_absent & (lengths > 0)][:6], seen.item_ids[items_absent[:6]],
+    )  # fmt: skip
+    return ItemLists(offsets, items.astype(np.int32)), unmatched
 
 
 def _check_matched(n_matched: int, users: np.ndarray, items: np.ndarray, name: str,

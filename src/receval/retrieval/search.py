@@ -28,7 +28,7 @@ from .._kernels import compiled
 from ..data._encode import factorize
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
-from .masks import ItemLists, candidate_lists, excluded_lists
+from .masks import ItemLists, Unmatched, candidate_lists, excluded_lists
 from .vectors import Vectors, as_vectors
 
 __all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Catalogue", "Lists", "Search", "catalogue", "lists_run"]
@@ -112,8 +112,12 @@ class Search:
             )
         self.user_ids = _ids(user_ids, self.users.n_rows, "user_ids", func)
         self.excluded: ItemLists | None = exclude if isinstance(exclude, ItemLists) else None
+        # the pairs of exclude= that mask nothing (None: no exclude=, or one as ItemLists)
+        self.unmatched: Unmatched | None = None
         if exclude is not None and self.excluded is None:
-            self.excluded = excluded_lists(exclude, self.user_ids, self.item_ids, func)
+            self.excluded, self.unmatched = excluded_lists(
+                exclude, self.user_ids, self.item_ids, func
+            )
         self.candidates: ItemLists | None = None
         if candidates is not None:
             self.candidates = candidate_lists(candidates, self.user_ids, self.item_ids, func)

@@ -32,6 +32,18 @@ def test_same_seed_same_rows_other_seed_other_rows(make):
     assert any(not np.array_equal(np.asarray(a[k]), np.asarray(c[k])) for k in a)
 
 
+@pytest.mark.parametrize(
+    "make", [datasets.make_impressions, datasets.make_recommendations, datasets.make_events]
+)
+def test_seed_none_draws_fresh_rows_as_documented(make):
+    assert "None draws fresh randomness" in make.__doc__
+    a, b = (_flat(make(50, seed=None)) for _ in range(2))
+    assert any(not np.array_equal(np.asarray(a[k]), np.asarray(b[k])) for k in a)
+    # an integer seed of NumPy's is taken as the same int
+    one, same = _flat(make(50, seed=np.int64(7))), _flat(make(50, seed=7))
+    assert all(np.array_equal(np.asarray(one[k]), np.asarray(same[k])) for k in one)
+
+
 def test_impressions_are_a_click_log_with_two_models():
     log = datasets.make_impressions(200, seed=0)
     n = len(log["click"])
@@ -71,11 +83,23 @@ def test_recommendations_are_lists_of_k_by_descending_score():
         (lambda: datasets.make_events(10, start=None), "The 'start' parameter of make_events "
          "must be a date: a str such as '2024-01-01', a datetime.date or a numpy.datetime64. "
          "Got None instead."),
+        (lambda: datasets.make_impressions(10, seed=-1), "The 'seed' parameter of "
+         "make_impressions must be an integer in [0, 2**63 - 1]. Got -1 instead."),
+        (lambda: datasets.make_impressions(10, seed=2**63), "The 'seed' parameter of "
+         "make_impressions must be an integer in [0, 2**63 - 1]. Got 9223372036854775808 "
+         "instead."),
+        (lambda: datasets.make_events(10, seed=1.5), "The 'seed' parameter of make_events must "
+         "be an integer. Got 1.5 instead."),
+        (lambda: datasets.make_recommendations(10, seed="x"), "The 'seed' parameter of "
+         "make_recommendations must be an integer. Got 'x' instead."),
+        (lambda: datasets.make_recommendations(10, seed=True), "The 'seed' parameter of "
+         "make_recommendations must be an integer. Got True instead."),
     ],
 )  # fmt: skip
 def test_bad_arguments_are_refused(call, message):
     # make_impressions took 0 users (empty arrays) and 0 impressions (1 per user, a warning
-    # of log(0)); the others were NumPy's errors, start=None NaT times
+    # of log(0)); the others were NumPy's errors (bad seeds too; seed=True was taken as 1),
+    # start=None NaT times
     from receval.exceptions import InvalidParameterError
 
     with pytest.raises(InvalidParameterError) as error:

@@ -1,16 +1,26 @@
 """Deterministic synthetic data for examples, tests and benchmarks.
 
 Nothing is downloaded: every dataset is generated from a seed, so the same
-call gives the same rows on every machine.
+call gives the same rows on every machine (``seed=None`` draws fresh randomness
+instead, as scikit-learn's ``random_state=None``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+from typing import Any
 
 import numpy as np
 
 __all__ = ["make_events", "make_impressions", "make_recommendations"]
+
+
+def _generator(seed: Any, func: str) -> np.random.Generator:
+    """The random generator of ``seed``: an integer in [0, 2**63 - 1], or None for
+    fresh randomness from the operating system."""
+    from .._parameters import check_seed
+
+    return np.random.default_rng(None if seed is None else check_seed(seed, func))
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -19,7 +29,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def make_impressions(
-    n_users: int = 2_000, *, impressions_per_user: float = 40.0, seed: int = 0
+    n_users: int = 2_000, *, impressions_per_user: float = 40.0, seed: int | None = 0
 ) -> dict[str, np.ndarray]:
     """Generate an impression log with clicks and the predicted CTR of two models.
 
@@ -35,8 +45,9 @@ def make_impressions(
         Number of users.
     impressions_per_user : float, default=40.0
         Mean number of impressions per user.
-    seed : int, default=0
-        Seed of the generator; the output is a pure function of the arguments.
+    seed : int in [0, 2**63 - 1] or None, default=0
+        Seed of the generator: the output is a pure function of the arguments.
+        None draws fresh randomness, different rows on each call.
 
     Returns
     -------
@@ -58,7 +69,7 @@ def make_impressions(
     func = "make_impressions"
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(impressions_per_user, "impressions_per_user", func, low=0, low_inclusive=False)
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed, func)
     sigma = 0.8
     mu = np.log(impressions_per_user) - sigma**2 / 2
     sizes = np.maximum(1, np.round(rng.lognormal(mu, sigma, n_users))).astype(np.int64)
@@ -96,7 +107,7 @@ def _top_rows(values: np.ndarray, k: int) -> np.ndarray:
 
 
 def make_recommendations(
-    n_users: int = 2_000, *, n_items: int = 1_000, k: int = 100, seed: int = 0
+    n_users: int = 2_000, *, n_items: int = 1_000, k: int = 100, seed: int | None = 0
 ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]]]:
     """Generate held-out interactions and the top-K recommendations of two models.
 
@@ -117,8 +128,9 @@ def make_recommendations(
         Catalogue size, at least ``k``.
     k : int, default=100
         Length of each recommendation list.
-    seed : int, default=0
-        Seed of the generator; the output is a pure function of the arguments.
+    seed : int in [0, 2**63 - 1] or None, default=0
+        Seed of the generator: the output is a pure function of the arguments.
+        None draws fresh randomness, different rows on each call.
 
     Returns
     -------
@@ -156,7 +168,7 @@ def make_recommendations(
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(n_items, "n_items", func, integer=True, low=1)
     check_number(k, "k", func, integer=True, low=1, high=n_items)
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed, func)
     dim = 16
     user_factors = rng.normal(0.0, 1.0, (n_users, dim))
     item_factors = rng.normal(0.0, 1.0, (n_items, dim))
@@ -203,7 +215,7 @@ def make_events(
     n_users: int = 2_000,
     *,
     days: int = 60,
-    seed: int = 0,
+    seed: int | None = 0,
     start: str | _dt.date | np.datetime64 = "2024-01-01",
 ) -> dict[str, np.ndarray]:
     """Generate login events of users arriving every day and returning less and less.
@@ -220,8 +232,9 @@ def make_events(
         Number of users.
     days : int, default=60
         Length of the observation window in days; no event is after it.
-    seed : int, default=0
-        Seed of the generator; the output is a pure function of the arguments.
+    seed : int in [0, 2**63 - 1] or None, default=0
+        Seed of the generator: the output is a pure function of the arguments.
+        None draws fresh randomness, different rows on each call.
     start : str, datetime.date or numpy.datetime64, default="2024-01-01"
         The first day of the window (UTC).
 
@@ -263,7 +276,7 @@ def make_events(
             f"The 'start' parameter of {func} must be a date: a str such as '2024-01-01', a "
             f"datetime.date or a numpy.datetime64. Got {start!r} instead."
         )
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed, func)
     arrival = np.sort(rng.integers(0, days, n_users))
     arrival[0] = 0  # the window starts on `start`
     engagement = np.where(rng.random(n_users) < 1 / 3, 0.0, rng.beta(2.0, 3.0, n_users))

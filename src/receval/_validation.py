@@ -430,6 +430,8 @@ def order_scores(x: np.ndarray, name: str, func: str, *, rank: bool = True) -> n
 
 #: The fix of predicted probabilities outside [0, 1] (a model's raw scores)
 _PREDICTED = "pass predicted probabilities, e.g. apply a sigmoid to raw scores"
+#: What the error of scores that are not probabilities says of them
+NOT_PROBABILITIES = "must contain probabilities in [0, 1]"
 
 
 def check_probabilities(x: np.ndarray, name: str, func: str, fix: str = _PREDICTED) -> np.ndarray:
@@ -443,12 +445,9 @@ def check_probabilities(x: np.ndarray, name: str, func: str, fix: str = _PREDICT
 def _not_probabilities(
     func: str, name: str, values: list[Any], row: int | None, fix: str = _PREDICTED
 ) -> InputValidationError:
-    error = InputValidationError(
-        f"{func}: {name} must contain probabilities in [0, 1]. Got values "
-        f"{format_values(values)}; {fix}."
+    return InputValidationError(
+        f"{func}: {name} {NOT_PROBABILITIES}. Got values {format_values(values)}; {fix}.", row=row
     )
-    error.row = row
-    return error
 
 
 def _third_class_row(y: np.ndarray) -> int | None:
@@ -582,11 +581,11 @@ def check_sample_weight(
 
 
 def _negative(func: str, name: str, values: list[Any], row: int | None) -> InputValidationError:
-    error = InputValidationError(
-        f"{func}: {name} must be non-negative. Got values {format_values(values)}."
+    return InputValidationError(
+        f"{func}: {name} must be non-negative. Got values {format_values(values)}; drop "
+        f"those rows or give them a weight of 0 or more.",
+        row=row,
     )
-    error.row = row
-    return error
 
 
 #: a refusal of the compiled core: (kind, argument, row, count, values)

@@ -102,6 +102,71 @@ def test_compare_gate_report_labels_of_three_classes_name_label(tmp_path):
     assert f"{path}:4: " in stderr  # ctr --by: the file's line, not the segment's row
 
 
+def test_ctr_labels_of_three_classes_name_their_line(tmp_path):
+    # roc_auc_score and log_loss take three classes, so their error knew no row: the
+    # command named the file alone
+    path = tmp_path / "log.csv"
+    path.write_text(MULTI)
+    for metric in ("auc", "logloss", "gauc"):
+        args = ["ctr", path, "--label", "click", "--score", "a", "--group", "user", "-m", metric]
+        assert (
+            _stderr(*args)
+            == f"error: {path}:4: {metric} of --score a: {NOT_01}first (e.g. clicks > 0).\n"
+        )
+        assert _stderr(*args, "--by", "user").startswith(f"error: {path}:4: --score a: {NOT_01}")
+
+
+BAD_WEIGHTS = "click,a,b,user,w\n1,0.9,0.8,u1,1\n0,0.3,0.4,u1,-2\n1,0.4,0.5,u2,{}\n0,0.6,0.2,u2,1\n"
+
+
+@pytest.mark.parametrize("metric", ["auc", "logloss", "gauc", "pcoc", "ne"])
+def test_ctr_weight_errors_name_the_weight_column(tmp_path, metric):
+    # they named the library's parameter: "roc_auc_score: sample_weight must be ..."
+    path = tmp_path / "log.csv"
+    path.write_text(BAD_WEIGHTS.format(1))
+    args = ["ctr", path, "--label", "click", "--score", "a", "--group", "user", "--weight", "w"]
+    negative = (
+        "--weight w must be non-negative. Got values [-2.0]; drop those rows or give them a "
+        "weight of 0 or more.\n"
+    )
+    assert _stderr(*args, "-m", metric) == f"error: {path}:3: {metric} of --score a: {negative}"
+    assert _stderr(*args, "-m", metric, "--by", "user") == f"error: {path}:3: --score a: {negative}"
+    path.write_text(BAD_WEIGHTS.format("inf").replace("-2", "1"))
+    stderr = _stderr(*args, "-m", metric)
+    assert stderr.startswith(f"error: {path}:4: {metric} of --score a: --weight w contains NaN "
+                             "or infinity")  # fmt: skip
+    assert "sample_weight" not in stderr
+
+
+def test_compare_and_gate_weight_errors_name_the_weight_column(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text(BAD_WEIGHTS.format(1))
+    base = ["--impressions", path, "--label", "click", "--group", "user", "--weight", "w"]
+    for args in (["compare", *base, "--score", "a", "--score", "b"],
+                 ["gate", *base, "--candidate", "a", "--baseline", "b", "--rule",
+                  "gauc=floor:0.1"]):  # fmt: skip
+        stderr = _stderr(*args)
+        assert stderr.startswith(f"error: {path}:3: --weight w must be non-negative. "), args
+        assert "sample_weight" not in stderr, args
+
+
+def test_ctr_not_applicable_note_gives_the_scores_range(tmp_path):
+    # it quoted the first value outside [0, 1] as where the scores "reach", had no final
+    # period, and the log-loss note advised a sigmoid instead of --logits
+    path = tmp_path / "log.csv"
+    path.write_text("click,s\n1,0.5\n0,-1.25\n1,3.5\n0,-4.0\n")
+    args = ["ctr", path, "--label", "click", "--score", "s", "-m", "auc"]
+    result = invoke(make_runner(), *args, "-m", "logloss", "-m", "pcoc")
+    reason = (
+        "it needs probabilities in [0, 1] and the scores range over [-4, 3.5]; pass --logits "
+        "if they are logits."
+    )
+    for metric in ("logloss", "pcoc"):
+        assert f"note: s: {metric} is not applicable (left empty): {reason}\n" in result.stderr
+    by = invoke(make_runner(), *args, "-m", "logloss", "--by", "click")
+    assert f"note: s: logloss is not applicable (left empty): {reason}\n" in by.stderr
+
+
 def test_by_segment_names_the_row_of_all_rows():
     # a segment's error named its row within the segment (ctr --by printed the wrong line);
     # the metric checks all the rows first, so the error is the one without by

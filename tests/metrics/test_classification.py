@@ -327,7 +327,9 @@ def test_ratio_metric_errors(name):
     ):
         func(["pos", "neg"], ["pos", "pos"], **kw)
     with _raises(
-        InputValidationError, f"{fname}: sample_weight must be non-negative. Got values [-1.0]."
+        InputValidationError,
+        f"{fname}: sample_weight must be non-negative. Got values [-1.0]; drop those rows or "
+        "give them a weight of 0 or more.",
     ):
         func([0, 1], [0, 1], sample_weight=[1, -1], **kw)  # fmt: skip
     with _raises(

@@ -467,6 +467,6 @@ def compare(
                     )  # fmt: skip
                 except InputValidationError as exc:  # a data error: the file's line
                     where, said = data.located(exc)
-                    raise say.fail(where + say.error_words(said)) from None
+                    raise say.fail(where + say.error_words(said, data.weight)) from None
             comparison_notes(report, say)
         comparison_output(report, output_format, digits, detail)

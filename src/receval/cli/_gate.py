@@ -407,7 +407,7 @@ def gate(
                     )
                 except InputValidationError as exc:  # a data error: the file's line
                     where, said = data.located(exc)
-                    raise say.fail(where + say.error_words(said)) from None
+                    raise say.fail(where + say.error_words(said, data.weight)) from None
         # the report names the file its rules came from
         report = dataclasses.replace(
             report, config=dataclasses.replace(report.config, source=settings.source)

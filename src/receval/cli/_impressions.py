@@ -84,13 +84,18 @@ class Impressions(NamedTuple):
     segments: Any = None  # an Arrow array of segment labels (--by), or None
     path: str | None = None  # the file read, and its format (csv, tsv, parquet)
     file_format: str | None = None
+    weight: str | None = None  # the --weight column's name
 
     def located(self, exc: BaseException) -> tuple[str, BaseException]:
         """Where a data error in the columns read from the file is, and the error to
         say after it (:func:`receval.data._open.file_error`: the row named once):
         ``"<file>:<line>: "`` (``"<file>: row N: "`` in Parquet, ``"<file>: "`` when
         the row is not known); ``""`` and the error itself for other errors, or
-        columns not read from a file."""
+        columns not read from a file. Labels that are not 0/1 are placed at the
+        first such label (the error of a function that takes other classes, such
+        as roc_auc_score, knows no row)."""
+        import numpy as np
+
         from ..data._open import file_error
         from ..exceptions import InputValidationError
 
@@ -98,8 +103,12 @@ class Impressions(NamedTuple):
             return "", exc
         if self.path in str(exc):
             return "", exc
-        where, said = file_error(exc, self.path, exc.row,
-                                 lines=self.file_format in ("csv", "tsv"))  # fmt: skip
+        row = exc.row
+        if row is None and exc.classes is not None:
+            labels = np.asarray(self.y_true)
+            other = (labels != 0) & (labels != 1)
+            row = int(np.argmax(other)) if other.any() else None
+        where, said = file_error(exc, self.path, row, lines=self.file_format in ("csv", "tsv"))
         return f"{where}: ", said
 
 
@@ -144,6 +153,7 @@ def read_impressions(
         segments=table.column(by).combine_chunks() if by else None,
         path=path,
         file_format=fmt,
+        weight=weight,
     )
 
 
@@ -225,17 +235,34 @@ def sigmoid(x: Any) -> Any:
 
 
 def not_probabilities(y_score: Any) -> str | None:
-    """Why ``y_score`` are not probabilities (values outside [0, 1]), or None."""
+    """Why ``y_score`` are not probabilities (values outside [0, 1]: their range), or None.
+
+    Examples
+    --------
+    >>> print(not_probabilities([0.2, -1.5, 0.4, 3.0]))
+    it needs probabilities in [0, 1] and the scores range over [-1.5, 3]; pass --logits
+    if they are logits.
+    """
     import numpy as np
 
     values = np.asarray(y_score, dtype=np.float64)
-    outside = values[(values < 0) | (values > 1)]
-    if not outside.size:
+    if not values.size:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    if lo >= 0 and hi <= 1:
         return None
     return (
-        f"it needs probabilities in [0, 1] and the scores reach {float(outside[0])!r}; pass "
-        f"--logits if they are logits"
+        f"it needs probabilities in [0, 1] and the scores range over [{lo:.6g}, {hi:.6g}]; "
+        f"pass --logits if they are logits."
     )
+
+
+def _refuses_scores(exc: BaseException) -> bool:
+    """Whether a metric's error refuses the scores as not probabilities (its reason is
+    then :func:`not_probabilities`')."""
+    from .._validation import NOT_PROBABILITIES
+
+    return NOT_PROBABILITIES in str(exc)
 
 
 def ctr_rows(
@@ -289,7 +316,7 @@ def ctr_rows(
                 except InputValidationError as exc:
                     if why_not is None or "y_pred" not in _inputs(name):
                         raise say.fail(_failed(source, name, col, exc, say)) from None
-                    skipped[name] = one_line(exc)
+                    skipped[name] = why_not if _refuses_scores(exc) else one_line(exc)
                 except RecevalError as exc:
                     raise say.fail(_failed(source, name, col, exc, say)) from None
             row.append(value)
@@ -308,7 +335,8 @@ def _failed(
 ) -> str:
     """A metric's error naming the column (the library's message names ``y_score``)."""
     where, said = ("", exc) if source is None else source.located(exc)
-    return f"{where}{name} of --score {col}: {say.error_words(said)}"
+    weight = None if source is None else source.weight
+    return f"{where}{name} of --score {col}: {say.error_words(said, weight)}"
 
 
 def skipped_groups_note(
@@ -417,10 +445,11 @@ def ctr_segment_table(
                         except InputValidationError as exc:
                             if "y_pred" not in _inputs(m):
                                 raise
-                            skipped[m] = one_line(exc)
+                            skipped[m] = why_not if _refuses_scores(exc) else one_line(exc)
             except RecevalError as exc:  # name the column: the message names y_score
                 where, said = data.located(exc)
-                raise say.fail(f"{where}--score {col}: {say.error_words(said)}") from None
+                words = say.error_words(said, data.weight)
+                raise say.fail(f"{where}--score {col}: {words}") from None
         # what the rules left out, on the overall row: the groups gauc skips (over all
         # the rows), the segments where a metric is undefined and the metrics not applicable;
         # on each segment's row, the groups it skips in the segment

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator
@@ -233,13 +234,17 @@ class Messages:
         ctx = CLICK.globals.get_current_context(silent=True)
         return cli_text(text, ctx.info_name if ctx is not None else None)
 
-    def error_words(self, exc: BaseException) -> str:
+    def error_words(self, exc: BaseException, weight: str | None = None) -> str:
         """A library error in the command's words (:meth:`in_cli_words`, on one line);
         labels that are not two classes are the ``--label`` column's, whatever the
-        function would take instead (``multi_class=``, ``pos_label=``)."""
+        function would take instead (``multi_class=``, ``pos_label=``), and the
+        sample weights are the ``--weight`` column's (``weight``: its name)."""
         classes = getattr(exc, "classes", None)
         if classes is None or not self.translate:
-            return self.in_cli_words(one_line(exc))
+            text = one_line(exc)
+            if weight is not None and self.translate:  # "func: sample_weight must ..."
+                text = re.sub(r"^[\w.]+: sample_weight\b", f"--weight {weight}", text)
+            return self.in_cli_words(text)
         from .._parameters import format_values
 
         return (

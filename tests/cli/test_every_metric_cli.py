@@ -335,7 +335,7 @@ def test_compare_takes_the_item_data_of_its_metrics(runner, files):
         (["-m", "auc"], "receval rank: 'auc' is roc_auc, a pointwise metric (area under the "
          "ROC curve, exact (ties count one half)), not a ranking metric; compute it with "
          "receval ctr -m auc."),
-        (["-m", "ips"], "receval rank: 'ips' is ips, a off_policy metric (inverse propensity "
+        (["-m", "ips"], "receval rank: 'ips' is ips, an off-policy metric (inverse propensity "
          "scoring: mean importance-weighted reward of a target policy), not a ranking metric; "
          "compute it with receval off-policy -m ips."),
         (["-m", "retention"], "receval rank: 'retention' is retention, a retention metric "

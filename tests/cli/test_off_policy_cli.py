@@ -57,6 +57,10 @@ def test_a_repeated_metric_is_computed_once(log, output):
         ("1,0.5,1.0\n", ["-m", "dr", "--estimated-reward", "target"],
          "receval off-policy -m 'dr': dr needs --estimated-value COL; pass it (see receval "
          "off-policy --help)."),
+        # it read "not a off_policy metric"
+        ("1,0.5,1.0\n", ["-m", "ndcg@10"],
+         "receval off-policy -m: 'ndcg@10' is ndcg, a ranking metric (DCG / IDCG (0 when IDCG "
+         "is 0)), not an off-policy metric; compute it with receval rank -m ndcg@10."),
     ],
 )  # fmt: skip
 def test_errors_name_the_option_and_line(tmp_path, rows, options, message):

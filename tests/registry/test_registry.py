@@ -641,3 +641,26 @@ def test_every_option_a_metric_declares_is_taken_by_its_string():
             else:
                 with pytest.raises(InvalidParameterError, match="does not use the convention"):
                     parse_metric(text)
+
+
+@pytest.mark.parametrize("family", sorted({e.family for e in ENTRIES.values()}))
+def test_a_metric_of_another_family_is_named_in_words(family):
+    # the message named the family as its identifier after "a": "not a off_policy metric"
+    from receval.registry.schema import FAMILIES
+
+    entry = next(e for e in ENTRIES.values() if e.family == family)
+    other = next(f for f in FAMILIES if f != family)
+    with pytest.raises(InvalidParameterError) as caught:
+        resolve(entry.name, family=other, where="here")
+    text = str(caught.value)
+    words = {"off_policy": "an off-policy"}
+    assert f", {words.get(family, 'a ' + family)} metric (" in text
+    assert f"), not {words.get(other, 'a ' + other)} metric;" in text
+    assert "off_policy" not in text and not re.search(r"\ba [aeiou]", text)
+
+
+def test_off_policy_is_named_with_its_article():
+    with pytest.raises(InvalidParameterError, match=r", not an off-policy metric; compute it "):
+        resolve("ndcg@10", family="off_policy")
+    with pytest.raises(InvalidParameterError, match=r"'ips' is ips, an off-policy metric \("):
+        resolve("ips", family=("pointwise", "grouped"))

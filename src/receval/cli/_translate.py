@@ -114,7 +114,7 @@ _GIVEN = re.compile(
 )
 _PARAMETER = re.compile(r"[Tt]he '(?P<name>\w+)' parameter of (?:receval\.)?(?P<func>\w+)")
 _REFUSED = re.compile(
-    r"'(?P<text>[^']+)' is (?P<name>\w+), an? (?P<family>\w+) metric (?P<rest>.*?)"
+    r"'(?P<text>[^']+)' is (?P<name>\w+), (?P<family>an? [\w-]+) metric (?P<rest>.*?)"
     r"compute it with receval\.[\w]+(?:\([^)]*\))?"
 )
 
@@ -150,9 +150,10 @@ def _parameter(match: re.Match[str]) -> str:
 
 
 def _refused(match: re.Match[str]) -> str:
-    command = COMMANDS[match["family"]]
+    family = match["family"].split()[1].replace("-", "_")  # "an off-policy": off_policy
+    command = COMMANDS[family]
     return (
-        f"{match['text']!r} is {match['name']}, a {match['family']} metric {match['rest']}"
+        f"{match['text']!r} is {match['name']}, {match['family']} metric {match['rest']}"
         f"compute it with {command.format(name=match['text'])}"
     )
 

@@ -194,7 +194,7 @@ def resolve(
     spec = parse_with(name, None if supplied is None else frozenset(supplied))
     families = (family,) if isinstance(family, str) else tuple(family or ())
     if families and spec.info.family not in families:
-        raise _refused(name, spec.info, " or ".join(families), where)
+        raise _refused(name, spec.info, families, where)
     return spec
 
 
@@ -217,22 +217,26 @@ def ranking_spec(text: str, where: str = "evaluate") -> MetricSpec:
 
     spec = parse_metric(text)
     if spec.info.kind is None:
-        raise _refused(text, spec.info, "ranking metric of evaluate;", where)
+        raise _refused(text, spec.info, ("ranking",), where, " of evaluate")
     return spec
 
 
-def _refused(name: str, entry: MetricEntry, wanted: str, where: str) -> InvalidParameterError:
+def _refused(name: str, entry: MetricEntry, wanted: tuple[str, ...], where: str,
+             of: str = "") -> InvalidParameterError:  # fmt: skip
+    """The error of a metric of another family than the ``wanted`` ones (``of``: what
+    follows their name, e.g. " of evaluate")."""
+    from .schema import family_words
+
     if entry.function == "evaluate":
         hint = f"compute it with receval.evaluate(qrels, run, {entry.name!r})"
     else:
         hint = f"compute it with receval.{entry.function}"
     if entry.name == "map":
         hint = "the average precision of scores is 'average_precision'"
-    wanted = wanted if wanted.endswith(";") else f"{wanted} metric;"
     prefix = f"{where}: " if where else ""
     return InvalidParameterError(
-        f"{prefix}{name!r} is {entry.name}, a {entry.family} metric ({entry.description}), "
-        f"not a {wanted} {hint}."
+        f"{prefix}{name!r} is {entry.name}, {family_words(entry.family)} metric "
+        f"({entry.description}), not {family_words(*wanted)} metric{of}; {hint}."
     )
 
 

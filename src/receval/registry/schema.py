@@ -23,11 +23,26 @@ __all__ = [
     "TREC_LEVELS",
     "MetricEntry",
     "Param",
+    "family_words",
     "format_number",
     "format_value",
 ]
 
 FAMILIES = ("pointwise", "grouped", "ranking", "list", "retention", "off_policy")
+
+
+def family_words(*families: str) -> str:
+    """Families in words, after their article, as a message names them (``off_policy``
+    is off-policy).
+
+    Examples
+    --------
+    >>> family_words("off_policy"), family_words("pointwise", "grouped")
+    ('an off-policy', 'a pointwise or grouped')
+    """
+    words = " or ".join(f.replace("_", "-") for f in families)
+    return ("an " if words[:1] in ("a", "e", "i", "o", "u") else "a ") + words
+
 
 #: trec_eval's recall levels of ``iprec_at_recall`` and ``11pt_avg``
 TREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

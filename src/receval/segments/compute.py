@@ -173,6 +173,7 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
     (:meth:`receval.Accumulator.skipped`'s, ``{}`` for a function)."""
     from ..engine.accumulator import metric
     from ..registry import load, resolve
+    from ..registry.schema import family_words
 
     spec = resolve(name, supplied=supplied)
     entry = spec.info
@@ -183,7 +184,7 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
             else ""
         )
         raise InvalidParameterError(
-            f"by_segment: {name!r} is a {entry.family} metric; segment its users with "
+            f"by_segment: {name!r} is {family_words(entry.family)} metric; segment its users with "
             f"receval.evaluate(...).by_segment(segments){hint}."
         )
     own = {p.name for p in entry.params}

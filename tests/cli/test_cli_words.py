@@ -167,6 +167,32 @@ def test_ctr_not_applicable_note_gives_the_scores_range(tmp_path):
     assert f"note: s: logloss is not applicable (left empty): {reason}\n" in by.stderr
 
 
+def test_a_parquet_file_read_as_csv_is_named_parquet(tmp_path):
+    # it was "the header is not valid UTF-8 (...); save the file as UTF-8"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"click": [1, 0], "a": [0.5, 0.2]}), path)
+    stderr = _stderr("ctr", path, "--label", "click", "--score", "a", "--input-format", "csv")
+    assert stderr == (
+        f"error: {path}: the file is Parquet (it starts with 'PAR1'), not CSV text; drop "
+        "--input-format csv or pass --input-format parquet.\n"
+    )
+    misnamed = tmp_path / "log.csv"
+    misnamed.write_bytes(path.read_bytes())
+    stderr = _stderr("compare", "--impressions", misnamed, "--label", "click", "--score", "a",
+                     "--score", "a2")  # fmt: skip
+    assert stderr == (
+        f"error: {misnamed}: the file is Parquet (it starts with 'PAR1'), not CSV text; pass "
+        "--input-format parquet (or name the file .parquet).\n"
+    )
+    qrels = tmp_path / "q.tsv"
+    qrels.write_text("user\titem\tgrade\nu1\ta\t1\n")
+    stderr = _stderr("rank", "--qrels", qrels, "--run", path, "--run-format", "csv")
+    assert stderr.endswith("not CSV text; drop --run-format csv or pass --run-format parquet.\n")
+
+
 def test_by_segment_names_the_row_of_all_rows():
     # a segment's error named its row within the segment (ctr --by printed the wrong line);
     # the metric checks all the rows first, so the error is the one without by

@@ -311,6 +311,28 @@ def test_a_csv_header_that_is_not_utf8_is_named_when_scanned(tmp_path):
     assert str(info.value).startswith(f"{path}:1: the header is not valid UTF-8 (byte 0xff")
 
 
+def test_a_parquet_file_read_as_text_is_named_parquet(tmp_path):
+    # it was "the header is not valid UTF-8 ...; save the file as UTF-8"
+    named = tmp_path / "log.parquet"
+    pq.write_table(IMPRESSIONS, named)
+    misnamed = tmp_path / "log.csv"
+    misnamed.write_bytes(named.read_bytes())
+    given = "; drop file_format='{}' or pass file_format='parquet'."
+    for read, path, fmt, fix in (
+        (lambda p, f: rv.scan(str(p), file_format=f).columns, named, "csv", given.format("csv")),
+        (lambda p, f: rv.Run.from_file(str(p), file_format=f), named, "tsv", given.format("tsv")),
+        (lambda p, f: rv.scan(str(p)).columns, misnamed, "csv",
+         "; pass file_format='parquet' (or name the file .parquet)."),
+        (lambda p, f: io.read_table(str(p), ["user"], "f", f), named, "csv",
+         given.format("csv")),
+    ):  # fmt: skip
+        with pytest.raises(rv.InputValidationError) as info:
+            read(path, fmt)
+        assert str(info.value) == (
+            f"{path}: the file is Parquet (it starts with 'PAR1'), not {fmt.upper()} text{fix}"
+        )
+
+
 def test_uint64_ids_near_2_64_in_parquet(tmp_path):
     big = [2**64 - 1, 2**64 - 1, 2**64 - 2, 2**64 - 2, 5, 5]
     table = pa.table(

@@ -1,4 +1,4 @@
-"""receval audit: the findings table, --json, exit codes."""
+"""receval audit: the findings table, -f json and the other formats, exit codes."""
 
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def test_findings_table_and_strict_exit(files):
 
 
 def test_json_schema(files):
-    result = invoke(runner, "audit", "--train", files["train"], "--test", files["leaky"], "--json")
+    result = invoke(runner, "audit", "--train", files["train"], "--test", files["leaky"], "-f",
+                    "json")  # fmt: skip
     data = json.loads(result.stdout)
     assert list(data) == ["ok", "k", "inputs", "checks", "findings"]
     assert data["ok"] is False and data["k"] is None
@@ -89,6 +90,25 @@ def test_json_schema(files):
         "examples": [{"user": 2, "item": 11, "time": 3, "last_train_time": 4}],
         "details": {"n_users": 1},
     }
+
+
+def test_format_option_as_every_command_has_it(files):
+    # audit took --json where every other command takes -f/--format
+    args = ["audit", "--train", files["train"], "--test", files["leaky"]]
+    assert "No such option: --json" in invoke(runner, *args, "--json", code=2).stderr
+    rows = invoke(runner, *args, "-f", "csv").stdout.splitlines()
+    assert rows[0] == "severity,check,input,count,share,message,fix"
+    assert any(r.startswith("error,temporal_leak,train/test,1,0.333") for r in rows[1:])
+    markdown = invoke(runner, *args, "--format", "markdown", "--digits", "2").stdout
+    assert markdown.startswith("| severity | check |") and "| 0.33 |" in markdown
+    # a clean protocol: the table prints nothing, a file format its header
+    clean = ["audit", "--test", files["test"]]
+    assert invoke(runner, *clean).stdout == ""
+    assert invoke(runner, *clean, "-f", "tsv").stdout == (
+        "severity\tcheck\tinput\tcount\tshare\tmessage\tfix\n"
+    )
+    help_text = " ".join(invoke(runner, "audit", "--help").stdout.split())
+    assert "-f, --format" in help_text and "--json" not in help_text
 
 
 def test_bad_input_exits_with_2(files, tmp_path):
@@ -185,7 +205,7 @@ def test_ties_rank_as_receval_rank_ranks_them(files, tmp_path):
     path = tmp_path / "tied.csv"
     run.to_csv(path, index=False)
     args = ["audit", "--train", files["train"], "--test", files["leaky"], "--run", path,
-            "--k", "2", "-m", "mrr@2", "--json"]  # fmt: skip
+            "--k", "2", "-m", "mrr@2", "--format", "json"]  # fmt: skip
     for options, ties, mean in (
         ([], "trec", 2.5 / 3), (["--ties", "input"], "input", 1.0),
         (["--profile", "ranx"], "input", 1.0),
@@ -194,7 +214,7 @@ def test_ties_rank_as_receval_rank_ranks_them(files, tmp_path):
         tied = next(f for f in found if f["check"] == "tied_scores")
         assert tied["details"]["ties"] == ties
         assert tied["details"]["metrics"]["mrr@2"]["mean"] == pytest.approx(mean)
-    table = invoke(runner, *args[:-1]).stdout.replace("\n", " ")
+    table = invoke(runner, *args[:-2]).stdout.replace("\n", " ")
     assert "mrr@2 0.8333 with --ties trec" in " ".join(table.replace("│", " ").split())
     pytest.importorskip("matplotlib").use("Agg")
     out = tmp_path / "r.html"

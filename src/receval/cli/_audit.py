@@ -119,15 +119,19 @@ def audit_command(
             rich_help_panel="Output",
         ),
     ] = False,
-    as_json: Annotated[
-        bool,
+    output_format: Annotated[
+        OutputFormat,
         typer.Option(
-            "--json",
-            help="Print the whole audit as one JSON object (ok, k, inputs, checks, findings "
-            "with their examples and details) instead of the table.",
+            "--format",
+            "-f",
+            case_sensitive=False,
             rich_help_panel="Output",
+            help="Output format. table: the findings, readable (shares rounded to --digits). "
+            "json: the whole audit as one object (ok, k, inputs, checks, findings with their "
+            "examples and details). csv/tsv/markdown/latex: the findings table (csv and tsv "
+            "at full precision).",
         ),
-    ] = False,
+    ] = OutputFormat.table,
     digits: DigitsOption = 4,
     quiet: QuietOption = False,
 ) -> None:
@@ -167,7 +171,7 @@ def audit_command(
             grade=grade,
         )
     _notes(report, train, test, run, k, say)
-    if as_json:
+    if output_format is OutputFormat.json:
         typer.echo(report.to_json())
     else:
         from ._translate import cli_text
@@ -179,8 +183,8 @@ def audit_command(
             for r in report.records()
         ]
         table = ResultTable(columns, rows, keys=2, wrap=("message", "fix"))
-        if rows:
-            render(table, OutputFormat.table, digits=digits)
+        if rows or output_format is not OutputFormat.table:  # a file format: its header
+            render(table, output_format, digits=digits)
     if strict and not report.ok:
         raise typer.Exit(1)
 

@@ -438,17 +438,20 @@ def test_report_beyond_accuracy_section(runner, matplotlib, tmp_path) -> None:
     assert "pass --qrels and --run too" in usage.stderr
 
 
-def test_report_into_a_missing_folder_is_refused_before_the_work(runner, tmp_path) -> None:
-    """It was found after every section had been computed, naming a temporary file."""
-    out = tmp_path / "no" / "r.html"
+def test_report_and_demo_make_a_missing_folder(runner, tmp_path) -> None:
+    """report refused a missing folder ('make the folder first'), where demo, as its help
+    says, made it: both make it now, as mkdir -p would."""
     events = tmp_path / "events.csv"
     events.write_text("user,time\n1,2024-01-01\n")
-    result = invoke(runner, "report", "--out", out, "--events", events, code=2)
-    assert result.stderr == (
-        f"error: receval report --out: the output path's folder {str(out.parent)!r} does not "
-        f"exist. Got {str(out)!r}; make the folder first (mkdir -p {out.parent}) or write "
-        "into an existing one.\n"
-    )
+    out = tmp_path / "no" / "deeper" / "r.html"
+    result = invoke(runner, "report", "--out", out, "--events", events)
+    assert out.is_file() and out.with_suffix(".json").is_file()
+    assert f"report written to {out}" in result.stderr
+    demo = tmp_path / "other" / "d.html"
+    invoke(runner, "demo", "--users", 10, "--out", demo, "-q")
+    assert demo.is_file()
+    for command in ("report", "demo"):
+        assert "its folder is made if missing" in invoke(runner, command, "--help").stdout
 
 
 def test_an_out_under_a_file_is_refused_before_the_work(runner, tmp_path) -> None:

@@ -145,7 +145,8 @@ def _cohort_summary(report: Any, title: str) -> ResultTable:
 
 def _check_out(out: str, inputs: list[str], command: str, say: Messages) -> None:
     """Refuse, before any work, an ``--out`` the report and its JSON cannot be written to:
-    ``-`` (no standard stream: two files), a folder, a device, an input, a missing folder."""
+    ``-`` (no standard stream: two files), a folder, a device, an input, a folder that
+    cannot be made; make its folder if missing (as ``mkdir -p``)."""
     from ..report.html import check_target
     from ..report.sections import json_path
 
@@ -155,6 +156,13 @@ def _check_out(out: str, inputs: list[str], command: str, say: Messages) -> None
             f"beside it, so it cannot go to a standard stream. Got '-'; name a file, e.g. "
             f"--out report.html."
         )
+    if os.path.isdir(out):
+        raise say.fail(
+            f"{command} --out names the folder {out!r}; name an HTML file, e.g. "
+            f"{os.path.join(out, 'report.html')!r}."
+        )
+    with suppress(OSError):  # its folder (what is in the way is named below)
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with say.guard():
         for where in (out, json_path(out)):
             check_target(where, inputs, f"{command} --out")
@@ -184,7 +192,12 @@ def report_command(
     out: Annotated[
         str,
         typer.Option(
-            "--out", "-o", metavar="FILE", help="The HTML file to write.", show_default=False
+            "--out",
+            "-o",
+            metavar="FILE",
+            show_default=False,
+            help="The HTML file to write (its numbers go beside it, as .json); its folder is "
+            "made if missing.",
         ),
     ],
     title: Annotated[
@@ -465,14 +478,7 @@ def demo(
     )
 
     say = Messages(quiet)
-    if os.path.isdir(out):  # found before any table is computed
-        raise say.fail(
-            f"--out names the folder {out!r}; name an HTML file, e.g. "
-            f"{os.path.join(out, 'report.html')!r}."
-        )
-    with suppress(OSError):  # its folder (what is in the way is named below)
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    _check_out(out, [], "receval demo", say)
+    _check_out(out, [], "receval demo", say)  # found before any table is computed
     doc = HTMLReport(
         "receval demo",
         description="Two CTR models, two recommenders and user retention, evaluated on "

@@ -266,7 +266,7 @@ _TEST_TIMES = "user,item,timestamp\nu1,i1,2024-01-01T00:02:20\nu2,i2,2024-01-01T
         (["split", "log.csv", "-o", "tr.csv", "-O", "te.csv"],
          {"log.csv": "user,item,timestamp\nu1,i1,2024-02-01\nu1,i2,2024-02-02\n"}, ""),
         (["audit", "--train", "train.csv", "--test", "test.csv", "--cutoff",
-          "2024-01-01T00:01:50", "--json"],
+          "2024-01-01T00:01:50", "-f", "json"],
          {"train.csv": _TRAIN_TIMES, "test.csv": _TEST_TIMES}, '"cutoff_leak"'),
         # categories read as NumPy through to_numpy
         (["rank", "--qrels", "q.csv", "--run", "r.csv", "-m", "miscalibration@10",

@@ -263,7 +263,7 @@ pub fn weighted_range<T: Copy + Into<f64>>(
     neg: &[T],
     neg_w: &[f64],
 ) -> WeightedRange {
-    use crate::runs::{exact_pair_sum, key_counts, sorted_rows, span, PerLabel, WeightRuns};
+    use crate::runs::{key_counts, pair_sum_of, sorted_rows, span, PerLabel, WeightRuns};
     let spans = PerLabel {
         pos: span(pos_w.iter().copied()),
         neg: span(neg_w.iter().copied()),
@@ -278,7 +278,7 @@ pub fn weighted_range<T: Copy + Into<f64>>(
         n as usize,
         quantum,
     );
-    let (two_u, positives, negatives) = exact_pair_sum(key_counts(&items));
+    let (two_u, positives, negatives) = pair_sum_of(key_counts(&items));
     // the rows sorted by score: the ends of the range are the first and the last
     let end = |row: Option<&(u64, u64)>| row.map_or(f64::NAN, |r| score_of_key(r.0));
     WeightedRange {
@@ -394,7 +394,7 @@ mod tests {
             let (two_u, p, n) = state.runs.compact().pair_sum();
             assert_eq!((r.quantum, r.exact), (state.quantum, exact));
             assert_eq!(state.exact, exact);
-            assert_eq!((r.two_u.to_f64(), r.positives, r.negatives), (two_u, p, n));
+            assert_eq!((r.two_u, r.positives, r.negatives), (two_u, p, n));
         }
         // each label's weights within 126 bits, the labels 2^1900 apart: exact
         let (big, tiny) = (2f64.powi(997), 2f64.powi(-903));

@@ -103,7 +103,7 @@ def test_auc_of_score_ranges_equals_one_pass(seed, weighted):
 
 def _exact_weighted_auc(y, s, w):
     """Twice the weighted U in units of the lowest bit of any weight (an integer), and
-    the AUC as that integer rounded once over ``2 P N``."""
+    the AUC: that integer over ``2 P N``, the exact quotient rounded once."""
     unit = max(Fraction(x).denominator for x in w.tolist() if x)  # 2**-quantum
     pos, neg = {}, {}
     units = [int(Fraction(x) * unit) for x in w.tolist()]
@@ -115,7 +115,7 @@ def _exact_weighted_auc(y, s, w):
         p, n = pos.get(score, 0), neg.get(score, 0)
         two_u += p * (2 * below + n)
         below += n
-    return two_u, float(two_u) / (2.0 * float(sum(pos.values())) * float(below))
+    return two_u, float(Fraction(two_u, 2 * sum(pos.values()) * below))
 
 
 @pytest.mark.parametrize("seed", [5, 15])

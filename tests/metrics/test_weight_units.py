@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import pickle
 import warnings
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -34,11 +35,11 @@ def test_tiny_negatives_beside_huge_positives():
     y, s, w = [0, 1, 0, 1], [0.9, 0.8, 0.7, 0.1], [1e-10, 1e50, 1.0, 1.0]
     want = skm.roc_auc_score(y, s, sample_weight=w)
     assert want == oracle.pair_auc_exact(y, s, w) == 0.9999999999
-    # 2U / (2 P N) rounds more than once: within an ulp, not 0.5
-    assert rv.roc_auc_score(y, s, sample_weight=w) == pytest.approx(want, rel=_ULP, abs=0)
+    # 2U / (2 P N) of the exact integers rounded once (each step rounded: an ulp below)
+    assert rv.roc_auc_score(y, s, sample_weight=w) == want
     acc = rv.metric("roc_auc").update(y[:2], s[:2], sample_weight=w[:2])
     acc = acc.merge(rv.metric("roc_auc").update(y[2:], s[2:], sample_weight=w[2:]))
-    assert acc.compute() == rv.roc_auc_score(y, s, sample_weight=w)
+    assert acc.compute() == want
     assert acc.state.weighted.exact is False  # the positives span 2**166: 1 is rounded
 
 
@@ -120,7 +121,7 @@ def _accumulated(name, y, s, w, cut):
 def test_labels_of_any_scale_give_the_exact_values(data):
     y, s, w, cut = data
     auc = rv.roc_auc_score(y, s, sample_weight=w)
-    assert auc == pytest.approx(oracle.pair_auc_exact(y, s, w), rel=4 * _ULP, abs=0)
+    assert auc == oracle.pair_auc_exact(y, s, w)  # the exact quotient rounded once
     for name, func, exact in [
         ("average_precision", rv.average_precision_score, oracle.average_precision_exact),
         ("pr_auc", rv.pr_auc_score, oracle.pr_auc_exact),
@@ -137,6 +138,71 @@ def test_labels_of_any_scale_give_the_exact_values(data):
     low = s < s[cut]
     parts = [_score_range(y[k], s[k], w[k]) for k in (low, ~low)]
     assert auc_from_ranges([r for r in parts if r is not None]) == auc
+
+
+@st.composite
+def _full_weights(draw):
+    """Rows whose weights have every bit of a float64 (any mantissa, subnormals
+    rounded as ``ldexp`` rounds them), each label's within ``2**(53 + 40)`` of a scale
+    of its own: the exactness domain (each label's units within 126 bits)."""
+    n = draw(st.integers(2, 30))
+    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    assume(0 < sum(y) < n)
+    s = draw(st.lists(st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]), min_size=n, max_size=n))
+    scale = {1: draw(_SCALES), 0: draw(_SCALES)}
+    mantissa = st.integers(1 << 52, (1 << 53) - 1)
+    w = [math.ldexp(draw(mantissa), scale[label] + draw(st.integers(-20, 20)) - 52) for label in y]
+    assume(all(math.isfinite(x) and x > 0 for x in w))
+    return np.array(y), np.array(s), np.array(w), draw(st.integers(1, n - 1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=_full_weights())
+def test_weighted_auc_is_the_exact_quotient_rounded_once(data):
+    """The function, the accumulator (batches merged, pickled, loaded) and score ranges
+    give ``2U / (2 P N)`` of the exact weights rounded once: ``float(Fraction)``."""
+    y, s, w, cut = data
+    want = oracle.sweep_auc_exact(y, s, w)
+    assert want == oracle.pair_auc_exact(y, s, w)
+    assert rv.roc_auc_score(y, s, sample_weight=w) == want
+    acc = _accumulated("roc_auc", y, s, w, cut)
+    assert acc.state.weighted.exact
+    assert acc.compute() == want
+    low = s < s[cut]
+    parts = [_score_range(y[k], s[k], w[k]) for k in (low, ~low)]
+    assert auc_from_ranges([r for r in parts if r is not None]) == want
+
+
+# seeds where 2U / (2 P N) rounded at each step was an ulp off, for each kind
+@pytest.mark.parametrize("seed", [2, 3])
+@pytest.mark.parametrize("kind", ["integers", "mantissas", "far apart", "subnormals"])
+def test_weighted_auc_of_thousands_of_rows_is_the_exact_quotient(kind, seed):
+    """Thousands of rows in uneven batches (several runs walked at once): integer
+    weights (2U below 2**128, the pairs past 2**52), weights of 53-bit mantissas (2U
+    past 2**128), labels 2**1900 apart, subnormals beside normal weights."""
+    rng = np.random.default_rng(seed)
+    n = 6000
+    y = rng.integers(0, 2, n)
+    s = np.where(rng.random(n) < 0.5, rng.choice(np.linspace(0, 1, 41), n), rng.random(n))
+    if kind == "integers":
+        w = rng.integers(1, 1 << 20, n).astype(np.float64)
+    else:
+        w = rng.random(n) + 0.5
+    if kind == "far apart":
+        w = np.where(y == 1, np.ldexp(w, -1000), np.ldexp(w, 900))
+    if kind == "subnormals":
+        tiny = rng.random(n) < 0.1
+        w = np.where(tiny, rng.integers(1, 1 << 30, n) * 5e-324, np.ldexp(w, -1010))
+    want = oracle.sweep_auc_exact(y, s, w)
+    assert rv.roc_auc_score(y, s, sample_weight=w) == want
+    acc = rv.metric("roc_auc")
+    cuts = [0, *sorted(rng.choice(np.arange(1, n), 22, replace=False).tolist()), n]
+    for a, b in pairwise(cuts):
+        acc.update(y[a:b], s[a:b], sample_weight=w[a:b])
+    assert acc.state.weighted.exact
+    assert acc.compute() == want
+    bounds = [s < 0.3, (s >= 0.3) & (s < 0.7), s >= 0.7]
+    assert auc_from_ranges([_score_range(y[k], s[k], w[k]) for k in bounds]) == want
 
 
 def _score_range(y, s, w):

@@ -96,6 +96,44 @@ def pair_auc_exact(y_true, y_score, sample_weight):
     return float(num / den) if den else math.nan
 
 
+def sweep_auc_exact(y_true, y_score, sample_weight):
+    """:func:`pair_auc_exact` by one sweep over the distinct scores, ascending (thousands
+    of rows): each positive weighs the negatives' weight below its score plus half
+    that at it; ``2U / (2 P N)`` in exact rationals, rounded once."""
+    return auc_of_rationals(*_exact(y_true, y_score, sample_weight))
+
+
+def rounded_product(a, b):
+    """``a * b`` of two floats in exact rationals, rounded once to 53 significant bits
+    (half to even) at any exponent: float64's product where that is a normal float,
+    and without underflow below it (a Fraction)."""
+    x = Fraction(a) * Fraction(b)
+    if x == 0:
+        return x
+    e = x.numerator.bit_length() - x.denominator.bit_length()  # 2**(e - 1) < x < 2**(e + 1)
+    if Fraction(2) ** e > x:
+        e -= 1  # now 2**e <= x < 2**(e + 1)
+    scale = Fraction(2) ** (52 - e)  # x * scale in [2**52, 2**53)
+    return round(x * scale) / scale  # Fraction's round: half to even
+
+
+def auc_of_rationals(y, s, w):
+    """The AUC of labels, scores and exact weights (Fractions, ints): the sweep of
+    :func:`sweep_auc_exact`, rounded once."""
+    at = {}  # score: (positives' weight, negatives' weight) there
+    for yi, si, wi in zip(y, s, w, strict=True):
+        pos, neg = at.get(si, (0, 0))
+        at[si] = (pos + wi, neg) if yi == 1 else (pos, neg + wi)
+    two_u = below = positives = Fraction(0)
+    for score in sorted(at):
+        pos, neg = at[score]
+        two_u += pos * (2 * below + neg)
+        below += neg
+        positives += pos
+    pairs = positives * below
+    return float(two_u / (2 * pairs)) if pairs else math.nan
+
+
 def average_precision_exact(y_true, y_score, sample_weight):
     """:func:`average_precision` in exact rationals, rounded once."""
     tps, fps = exact_sweep(y_true, y_score, sample_weight)

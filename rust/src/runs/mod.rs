@@ -19,8 +19,10 @@ use crate::sort::order_key;
 mod rows;
 mod walk;
 mod weights;
+mod wide;
 pub use rows::{RowRuns, BUFFER_ROWS};
 pub use weights::{key_counts, sorted_rows, span, PerLabel, WeightRuns};
+pub use wide::{ratio, wide_mul, U256};
 
 /// A count of one label at one score: rows or weight units.
 pub trait Count: Copy + Default + PartialEq + Send + Sync + 'static {
@@ -156,21 +158,15 @@ impl<C: Count> Run<C> {
 
     /// Twice the Mann-Whitney U (pairs ordered right count 2, tied pairs 1) and the
     /// totals of each label: see [`pair_sum_of`].
-    pub fn pair_sum(&self) -> (f64, u128, u128) {
+    pub fn pair_sum(&self) -> (U256, u128, u128) {
         pair_sum_of(self.entries.iter().map(|e| (e.pos.wide(), e.neg.wide())))
     }
 }
 
 /// Twice the Mann-Whitney U and the totals of each label `(2U, P, N)` of the counts
 /// `(pos, neg)` of increasing distinct scores: 2U summed exactly (an integer below
-/// 2**256) and rounded once to a float.
-pub fn pair_sum_of(counts: impl Iterator<Item = (u128, u128)>) -> (f64, u128, u128) {
-    let (two_u, total_pos, total_neg) = exact_pair_sum(counts);
-    (two_u.to_f64(), total_pos, total_neg)
-}
-
-/// [`pair_sum_of`] with 2U as the exact integer (below 2**256).
-pub fn exact_pair_sum(counts: impl Iterator<Item = (u128, u128)>) -> (U256, u128, u128) {
+/// 2**256), left to [`auc_of`] to divide and round once.
+pub fn pair_sum_of(counts: impl Iterator<Item = (u128, u128)>) -> (U256, u128, u128) {
     let (mut below, mut total_pos, mut two_u) = (0u128, 0u128, U256::default());
     for (p, n) in counts {
         two_u.add_product(p, 2 * below + n);
@@ -178,58 +174,6 @@ pub fn exact_pair_sum(counts: impl Iterator<Item = (u128, u128)>) -> (U256, u128
         total_pos += p;
     }
     (two_u, total_pos, below)
-}
-
-/// An unsigned integer below 2**256, as its low and high 128 bits: an exact sum of
-/// products of two `u128`s (twice a weighted U in weight units).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct U256 {
-    pub lo: u128,
-    pub hi: u128,
-}
-
-impl U256 {
-    /// Add `a * b` (the sum must stay below 2**256).
-    #[inline(always)]
-    pub fn add_product(&mut self, a: u128, b: u128) {
-        let (plo, phi) = if (a | b) >> 64 == 0 {
-            (a * b, 0) // both below 2**64: one multiply
-        } else {
-            wide_mul(a, b)
-        };
-        let (sum, carry) = self.lo.overflowing_add(plo);
-        self.lo = sum;
-        self.hi += phi + u128::from(carry);
-    }
-
-    /// The value rounded to the nearest float (ties to even), as Python's
-    /// `float(int)` rounds it.
-    pub fn to_f64(self) -> f64 {
-        if self.hi == 0 {
-            return self.lo as f64;
-        }
-        let lz = self.hi.leading_zeros();
-        // the top 128 bits, and whether any bit below them is set (a sticky bit far
-        // below the rounding position: the same rounding as the whole integer's)
-        let (top, rest) = if lz == 0 {
-            (self.hi, self.lo)
-        } else {
-            ((self.hi << lz) | (self.lo >> (128 - lz)), self.lo << lz)
-        };
-        let scale = f64::from_bits(u64::from(1023 + 128 - lz) << 52); // 2**(128 - lz)
-        (top | u128::from(rest != 0)) as f64 * scale
-    }
-}
-
-/// `a * b` as the low and high 128 bits.
-pub fn wide_mul(a: u128, b: u128) -> (u128, u128) {
-    const LOW: u128 = (1 << 64) - 1;
-    let (a0, a1, b0, b1) = (a & LOW, a >> 64, b & LOW, b >> 64);
-    let (low, mid1, mid2, high) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    let mid = (low >> 64) + (mid1 & LOW) + (mid2 & LOW);
-    let lo = (low & LOW) | (mid << 64);
-    let hi = high + (mid1 >> 64) + (mid2 >> 64) + (mid >> 64);
-    (lo, hi)
 }
 
 /// A run of increasing keys, each with its counts: what [`Runs`] holds and merges
@@ -534,10 +478,10 @@ impl<C: Count + std::fmt::Debug> Runs<Run<C>> {
     /// `(2U, P, N)` of every count held ([`pair_sum_of`]; the merge in progress
     /// finished first), the runs walked as they are ([`walk::pair_sum_runs`]): no
     /// memory beyond the runs' and the entries of the rarer label.
-    pub fn pair_sum(&mut self) -> (f64, u128, u128) {
+    pub fn pair_sum(&mut self) -> (U256, u128, u128) {
         self.finish();
         match self.stack.len() {
-            0 => (0.0, 0, 0),
+            0 => (U256::default(), 0, 0),
             1 => self.stack[0].pair_sum(),
             _ => walk::pair_sum_runs(&self.stack),
         }
@@ -588,12 +532,19 @@ fn sort_keys(keys: &mut [u64]) {
     }
 }
 
-/// The AUC of `(2U, P, N)`: `2U / (2 P N)`, NaN without both labels.
-pub fn auc_of(two_u: f64, total_pos: u128, total_neg: u128) -> f64 {
+/// The AUC of `(2U, P, N)`: `2U / (2 P N)`, the exact rational rounded once to the
+/// nearest float ([`ratio`]); NaN without both labels.
+pub fn auc_of(two_u: U256, total_pos: u128, total_neg: u128) -> f64 {
     if total_pos == 0 || total_neg == 0 {
         return f64::NAN;
     }
-    two_u / (2.0 * total_pos as f64 * total_neg as f64)
+    let pairs = U256::product(total_pos, total_neg);
+    if pairs.hi == 0 && pairs.lo < 1 << 52 && two_u.hi == 0 && two_u.lo < 1 << 53 {
+        // 2U and 2PN are floats exactly (rows up to about 2**27): one division
+        return two_u.lo as f64 / (2.0 * pairs.lo as f64);
+    }
+    // the quotient is at most 2: halving it is exact
+    ratio(two_u, pairs) * 0.5
 }
 
 #[cfg(test)]
@@ -636,38 +587,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn wide_products_carry() {
-        let max = u128::MAX;
-        assert_eq!(wide_mul(max, max), (1, max - 1));
-        assert_eq!(wide_mul(1 << 100, 1 << 100), (0, 1 << 72));
-        assert_eq!(wide_mul(3, 5), (15, 0));
-        let mut sum = U256::default();
-        sum.add_product(max, 1);
-        sum.add_product(1, 1); // carries into the high half
-        assert_eq!((sum.lo, sum.hi), (0, 1));
-    }
-
-    #[test]
-    fn wide_sums_round_once_to_nearest_even() {
-        let f = |lo: u128, hi: u128| U256 { lo, hi }.to_f64();
-        assert_eq!(f(5, 0), 5.0);
-        assert_eq!(f(0, 1), 2f64.powi(128));
-        assert_eq!(f(0, 1 << 100), 2f64.powi(228));
-        assert_eq!(f(u128::MAX, u128::MAX), 2f64.powi(256));
-        // 2**128 + 2**75 is halfway between two floats: to even (down); a bit far
-        // below breaks the tie (up), which rounding the high half alone would miss
-        let ulp = 2f64.powi(128 - 52);
-        assert_eq!(f(1 << 75, 1), 2f64.powi(128));
-        assert_eq!(f((1 << 75) | 1, 1), 2f64.powi(128) + ulp);
-        assert_eq!(f(3 << 75, 1), 2f64.powi(128) + 2.0 * ulp);
-        // a high half shifted by any amount
-        for k in 0..128 {
-            let hi = 1u128 << k;
-            assert_eq!(f(1 << 127, hi), 2f64.powi(128 + k) + 2f64.powi(127), "{k}");
-        }
-    }
-
-    #[test]
     fn pair_sums_past_2_to_128_are_exact() {
         // 2U = 2**100 (2**100 + 2**47) + 1 (2 (2**100 + 2**47)): the first product is
         // halfway between two floats and the second breaks the tie upwards; rounding
@@ -675,8 +594,35 @@ pub(crate) mod tests {
         let (big, half) = (1u128 << 100, 1u128 << 47);
         let counts = [(big, big + half), (1, 0)];
         let (two_u, p, n) = pair_sum_of(counts.into_iter());
-        assert_eq!(two_u, 2f64.powi(200) + 2f64.powi(148));
+        assert_eq!(two_u.to_f64(), 2f64.powi(200) + 2f64.powi(148));
         assert_eq!((p, n), (big + 1, big + half));
+    }
+
+    #[test]
+    fn the_auc_is_the_exact_quotient_rounded_once() {
+        // tiny negatives beside huge positives: 2U / (2 P N) rounded at each step was
+        // an ulp below the exact value, 1e50 / ((1e50 + 1) (1 + 1e-10)) rounded once
+        let mut w = WeightRuns::default();
+        w.add(
+            &[0, 1, 0, 1],
+            &[0.9, 0.8, 0.7, 0.1],
+            &[1e-10, 1e50, 1.0, 1.0],
+        );
+        let (two_u, p, n) = w.runs.pair_sum();
+        assert_eq!(auc_of(two_u, p, n), 0.9999999999);
+        // rows: the pairs are a float below 2**52, and the division is the one before
+        for (two_u, p, n) in [(7u128, 2u128, 2u128), (1, 3, 1), (5, 1 << 25, 1 << 26)] {
+            let want = two_u as f64 / (2.0 * p as f64 * n as f64);
+            assert_eq!(auc_of(two_u.into(), p, n), want);
+        }
+        // and past it, rounded once: 2U = 2 P N - 1 with P N = 2**60 is 1 - 2**-61,
+        // which rounds to 1 (2U as a float is 2**61 already)
+        let (p, n) = (1u128 << 30, 1u128 << 30);
+        assert_eq!(auc_of(((2 * p * n) - 1).into(), p, n), 1.0);
+        let (p, n) = (3u128 << 40, 5u128 << 40);
+        let two_u = 2 * p * n / 3 + 1;
+        assert_eq!(auc_of(two_u.into(), p, n), 1.0 / 3.0);
+        assert!(auc_of(U256::default(), 0, 5).is_nan());
     }
 
     #[test]

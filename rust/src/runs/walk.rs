@@ -10,10 +10,10 @@
 //! one the merged walk gives; where it would pass 2**128 (weights), the runs are
 //! walked merged, as [`pair_sum_of`] sums the merged entries in 256 bits.
 
-use super::{pair_sum_of, Count, Entry, Run};
+use super::{pair_sum_of, Count, Entry, Run, U256};
 
 /// `(2U, P, N)` of the runs (any number), as [`pair_sum_of`] of their merge.
-pub fn pair_sum_runs<C: Count>(runs: &[Run<C>]) -> (f64, u128, u128) {
+pub fn pair_sum_runs<C: Count>(runs: &[Run<C>]) -> (U256, u128, u128) {
     let heads: Vec<&[Entry<C>]> = runs.iter().map(|r| &r.entries[..]).collect();
     // the rarer label, told from every 64th entry (either choice gives the same sum)
     let (mut with_pos, mut with_neg) = (0, 0);
@@ -27,7 +27,7 @@ pub fn pair_sum_runs<C: Count>(runs: &[Run<C>]) -> (f64, u128, u128) {
         rare_walk(&heads, |e| e.neg, |e| e.pos, true).map(|(two_u, neg, pos)| (two_u, pos, neg))
     };
     match walked {
-        Some((two_u, total_pos, total_neg)) => (two_u as f64, total_pos, total_neg),
+        Some((two_u, total_pos, total_neg)) => (U256::from(two_u), total_pos, total_neg),
         None => pair_sum_of(Joined::new(heads)),
     }
 }

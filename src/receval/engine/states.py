@@ -138,8 +138,9 @@ class ScoreCounts:
         return scores, pos, neg, int(shift)
 
     def auc(self) -> float:
-        """ROC AUC of the rows (ties count one half); nan without both labels. Without
-        weights, twice the Mann-Whitney U is an exact integer, divided once."""
+        """ROC AUC of the rows (ties count one half); nan without both labels. Twice the
+        Mann-Whitney U and the pairs are exact integers (with weights, in each label's
+        unit), and their quotient is rounded once to the nearest float."""
         return float(self.runs.auc())
 
     def __getstate__(self) -> dict[str, Any]:

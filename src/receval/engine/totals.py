@@ -390,8 +390,8 @@ def auc_from_ranges(ranges: Iterable[ScoreRange]) -> float:
 
 def _weighted_auc(parts: list[ScoreRange]) -> float:
     """The AUC of weighted ranges as the in-memory state computes it from exact weights,
-    each label's in units of the lowest bit of any of its weights: ``2U / (2 P N)``, 2U
-    the exact integer rounded once (rows without weights count a unit of ``2**0``)."""
+    each label's in units of the lowest bit of any of its weights: ``2U / (2 P N)`` of
+    the exact integers, rounded once (rows without weights count a unit of ``2**0``)."""
     units = [r.quantum or (0, 0) for r in parts]
     pos_unit = min((u[0] for u, r in zip(units, parts, strict=True) if r.positives), default=0)
     neg_unit = min((u[1] for u, r in zip(units, parts, strict=True) if r.negatives), default=0)
@@ -406,7 +406,7 @@ def _weighted_auc(parts: list[ScoreRange]) -> float:
         positives += p
     if positives == 0 or below == 0:
         return float("nan")
-    return float(two_u) / (2.0 * float(positives) * float(below))
+    return float(Fraction(two_u, 2 * positives * below))  # correctly rounded
 
 
 def score_ranges(rows_per_bucket: np.ndarray, max_rows: int) -> list[tuple[int, int]]:

@@ -19,10 +19,18 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 
-__all__ = ["DECAYED", "UNITS", "DecayClock", "Window", "check_decay", "check_window"]
+__all__ = [
+    "DECAYED",
+    "UNITS",
+    "DecayClock",
+    "Window",
+    "add_decayed",
+    "check_decay",
+    "check_window",
+]
 
 #: What a window counts.
 UNITS = ("batches", "rows")
@@ -211,3 +219,38 @@ class DecayClock:
                 f"updates; merge workers that update in step."
             )
         return DecayClock(self.updates, self.growth, self.exponent)
+
+
+# the power of two by which the products of weights and a decay factor below 2**-1022
+# (down to 2**-1074 * 2**-53) are computed higher: normal floats, far from overflow
+_LIFT = 256
+_NORMAL = float(np.finfo(np.float64).tiny)  # 2**-1022, the smallest normal float
+
+
+def add_decayed(
+    counts: Any,
+    labels: np.ndarray,
+    scores: np.ndarray,
+    weights: np.ndarray,
+    factor: float,
+    func: str,
+) -> None:
+    """Add rows to a state of weights (``ScoreCounts``) weighed ``weights * factor``,
+    each product rounded once to 53 bits at any exponent: a product below 2**-1022 (a
+    subnormal weight, or a small one times a factor below 1) would lose bits in
+    float64, or be flushed to 0, so those rows' products are computed ``2**_LIFT``
+    higher and added to the state lifted by as much (exact: a power of two only moves
+    the units). ``InputValidationError`` (naming ``func``) where a product overflows."""
+    decayed = weights * factor
+    if not np.isfinite(decayed).all():
+        raise InputValidationError(f"{func}: sample_weight must be below 2**900 with decay.")
+    if len(decayed) and decayed.min() < _NORMAL:  # one pass where every product is normal
+        low = (decayed < _NORMAL) & (weights != 0)  # rows of weight 0 count nothing anyway
+        if low.any():
+            high = ~low
+            counts.add(labels[high], scores[high], decayed[high])
+            counts.runs.scale_down(-_LIFT)
+            counts.add(labels[low], scores[low], np.ldexp(weights[low], _LIFT) * factor)
+            counts.runs.scale_down(_LIFT)
+            return
+    counts.add(labels, scores, decayed)

@@ -27,6 +27,7 @@ from ..engine.states import (
     ScoreCounts,
     plain_pair,
 )
+from ..engine.window import add_decayed
 from ..exceptions import (
     InputValidationError,
     InvalidParameterError,
@@ -645,9 +646,11 @@ def auc_update(params: dict[str, Any], batch: LabelledRows, state: Any = None) -
     if params.get("decay") is not None:  # receval.metric(..., decay=): rows weighed by age
         factor, shift = state.clock.step(params["decay"])
         state.weighted.runs.scale_down(shift)
-        weights = np.full(len(labels), factor) if weights is None else weights * factor
-        if not np.isfinite(weights).all():
-            raise InputValidationError(f"{_AUC}: sample_weight must be below 2**900 with decay.")
+        if weights is None:
+            weights = np.full(len(labels), factor)
+        else:
+            add_decayed(state.weighted, labels, scores, weights, factor, _AUC)
+            return state
     (state.plain if weights is None else state.weighted).add(labels, scores, weights)
     return state
 

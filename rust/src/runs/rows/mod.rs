@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{Entry, Run, Runs, Sorted};
+use super::{Entry, Run, Runs, Sorted, U256};
 use crate::sort::order_key;
 
 mod sorting;
@@ -605,15 +605,15 @@ impl RowRuns {
 
     /// `(2U, P, N)` of the rows held (the buffer sorted first): the rarer label's
     /// runs merged into one, walked against every run of the other label in parts
-    /// on the kernels' pool. 2U is an exact integer, rounded once to a float.
-    pub fn pair_sum(&mut self) -> (f64, u128, u128) {
+    /// on the kernels' pool. 2U is an exact integer.
+    pub fn pair_sum(&mut self) -> (U256, u128, u128) {
         self.flush();
         self.pos.finish();
         self.neg.finish();
         let rows = |runs: &Runs<Keys>| runs.stack.iter().map(Keys::rows).sum::<u64>();
         let (total_pos, total_neg) = (u128::from(rows(&self.pos)), u128::from(rows(&self.neg)));
         if total_pos == 0 || total_neg == 0 {
-            return (0.0, total_pos, total_neg);
+            return (U256::default(), total_pos, total_neg);
         }
         let pos_rare = self.pos.entries() <= self.neg.entries();
         let (rare, other) = if pos_rare {
@@ -647,7 +647,7 @@ impl RowRuns {
             // a negative's pairs ordered right are the positives above it
             2 * total_neg * total_pos - 2 * below - tied
         };
-        (two_u as f64, total_pos, total_neg)
+        (U256::from(two_u), total_pos, total_neg)
     }
 
     /// Keys held over all runs of both labels (a score with rows of both labels

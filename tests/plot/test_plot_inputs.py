@@ -228,3 +228,48 @@ def test_calibration_plots_the_bins_of_calibration_curve_by_default():
     y, p = [0, 0, 1, 1, 1, 0, 1], [0.05, 0.15, 0.35, 0.55, 0.75, 0.85, 0.95]
     np.testing.assert_array_equal(rp.calibration(y, p).lines[0].get_ydata(),
                                   calibration_curve(y, p)[0])  # fmt: skip
+
+
+def test_roc_and_precision_recall_read_scan_columns_once(tmp_path, monkeypatch):
+    # the curve, the AUC, AP and the break-even point are one state: one pass each
+    # model (they read the file twice (roc) and three times (precision_recall))
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from receval import average_precision_score, break_even_point, roc_auc_score, scan
+    from receval.data.scan import Scan
+
+    rng = np.random.default_rng(3)
+    y, s, w = rng.integers(0, 2, 300), np.round(rng.random(300), 2), rng.random(300)
+    path = str(tmp_path / "rows.parquet")
+    pq.write_table(pa.table({"y": y, "s": s, "w": w}), path)
+    passes = []
+    batches = Scan.batches
+    monkeypatch.setattr(
+        Scan, "batches", lambda self, *a, **k: (passes.append(1), batches(self, *a, **k))[1]
+    )
+    sc = scan(path, batch_rows=50)
+    display = rp.RocCurveDisplay.from_predictions(sc["y"], {"m": sc["s"]}, sample_weight=sc["w"])
+    assert len(passes) == 1
+    assert display.roc_auc == {"m": roc_auc_score(y, s, sample_weight=w)}
+    passes.clear()
+    display = rp.PrecisionRecallDisplay.from_predictions(sc["y"], sc["s"])
+    assert len(passes) == 1
+    assert display.average_precision == {None: average_precision_score(y, s)}
+    assert display.break_even == {None: break_even_point(y, s)}
+
+
+def test_a_one_class_curve_warns_once_naming_the_plot():
+    # it warned again from roc_auc_score / average_precision_score / break_even_point
+    import warnings
+
+    from receval.exceptions import UndefinedMetricWarning
+
+    for draw, func in ((rp.roc, "roc"), (rp.precision_recall, "precision_recall")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            draw([0, 0, 0], [0.1, 0.5, 0.9])
+        messages = [str(w.message) for w in caught if w.category is UndefinedMetricWarning]
+        assert len(messages) == 1, messages
+        assert messages[0].startswith(f"{func}: y_true has no positive sample")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -40,19 +39,47 @@ def binary_curve_counts(
     state of the exact AUC of any split of the rows): the curve is a function of
     those counts, one point per distinct score, as the curve of the rows in memory.
     """
+    counts, _ = curve_and_values(y_true, y_score, sample_weight, func, pos_label, score_name, ())
+    return counts
+
+
+def curve_and_values(
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    func: str,
+    pos_label: Any,
+    score_name: str,
+    metrics: tuple[MetricDefinition, ...],
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], list[float]]:
+    """:func:`binary_curve_counts` and the values of ``metrics``, definitions of the
+    same state (roc_auc, average_precision, break_even_point): columns of a scan
+    are read once, into the one state that the curve and every value are made of.
+
+    The values' warnings that the metric is undefined are left out: a metric is
+    undefined where the curve is (one class), and the curve's points warn of it,
+    naming ``func``.
+    """
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
+    params = {"bins": None, "pos_label": pos_label}
     scan = scan_of(func, y_true=y_true, **{score_name: y_score}, sample_weight=sample_weight)
     if scan is not None:
-        counts: tuple[np.ndarray, np.ndarray, np.ndarray] = run_definition(
-            _counts_definition(func, score_name), {"bins": None, "pos_label": pos_label},
-            columns, func=func,
+        state = run_definition(_state_definition(func, score_name), params, columns, func=func)
+        counts = _threshold_counts(func, params, state)
+    else:
+        labels, scores, weights, _ = check_binary_scores(
+            y_true, y_score, sample_weight, func, pos_label=pos_label, score_name=score_name,
+            rank=False,
         )  # fmt: skip
-        return counts
-    labels, scores, weights, _ = check_binary_scores(
-        y_true, y_score, sample_weight, func, pos_label=pos_label, score_name=score_name,
-        rank=False,
-    )  # fmt: skip
-    return threshold_counts(sort_classes(labels, scores, weights))
+        counts = threshold_counts(sort_classes(labels, scores, weights))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        values = [
+            float(m.finalize(params, state) if scan is not None
+                  else run_definition(m, params, columns, func=func))
+            for m in metrics
+        ]  # fmt: skip
+    return counts, values
 
 
 def _threshold_counts(func: str, params: dict[str, Any], state: Any) -> tuple[Any, Any, Any]:
@@ -70,16 +97,17 @@ def _threshold_counts(func: str, params: dict[str, Any], state: Any) -> tuple[An
     return scores[::-1].copy(), np.cumsum(pos[::-1]), np.cumsum(neg[::-1])
 
 
-def _counts_definition(func: str, score_name: str) -> MetricDefinition:
-    """The counts of a curve's rows, as a scan's batches add them, the checks naming
-    ``func`` and ``score_name`` (not a metric: no registry row, never listed)."""
+def _state_definition(func: str, score_name: str) -> MetricDefinition:
+    """The counts per distinct score of a curve's rows, as a scan's batches add them,
+    the checks naming ``func`` and ``score_name`` (not a metric: no registry row,
+    never listed); its value is the state itself."""
     return MetricDefinition(
         name=func,
         check_params=lambda **params: params,
         prepare=counts_prepare(func, score_name),
         update=auc_update,
         empty=auc_empty,
-        finalize=partial(_threshold_counts, func),
+        finalize=lambda params, state: state,
         update_into=auc_update_into,
         update_plain=counts_update_plain(func),
         family="pointwise",

@@ -309,18 +309,18 @@ def roc_display(
     y_true: Any, scores: Any, sample_weight: Any, pos_label: Any, func: str
 ) -> RocCurveDisplay:
     """Each model's ROC curve and AUC, not drawn yet."""
-    from .. import roc_auc_score
-    from ..metrics._curves import binary_curve_counts, roc_points
+    from ..metrics._auc import ROC_AUC
+    from ..metrics._curves import curve_and_values, roc_points
 
     y, models, pos = binary_models(y_true, scores, sample_weight, pos_label, func)
     fpr, tpr, aucs = {}, {}, {}
     for name, y_score in models:
-        # the curve first: on scan columns, the pass that checks them, naming func
-        counts = binary_curve_counts(y, y_score, sample_weight, func, pos, score_name(name))
+        # the curve and the AUC of one state: one pass over scan columns
+        counts, (aucs[name],) = curve_and_values(
+            y, y_score, sample_weight, func, pos, score_name(name), (ROC_AUC,)
+        )
         # the corners alone, as roc_curve draws by default (drop_intermediate)
         fpr[name], tpr[name], _ = roc_points(counts, True, func)
-        auc = roc_auc_score(y, y_score, sample_weight=sample_weight, pos_label=pos)
-        aucs[name] = float(auc)
     return RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=aucs)
 
 
@@ -329,19 +329,19 @@ def precision_recall_display(
 ) -> PrecisionRecallDisplay:
     """Each model's precision-recall curve, AP and break-even point, and the
     prevalence, not drawn yet."""
-    from .. import average_precision_score, break_even_point
-    from ..metrics._curves import binary_curve_counts, precision_recall_points
+    from ..metrics._auc import AVERAGE_PRECISION, BREAK_EVEN_POINT
+    from ..metrics._curves import curve_and_values, precision_recall_points
 
     y, models, pos = binary_models(y_true, scores, sample_weight, pos_label, func)
     precision, recall, ap, bep = {}, {}, {}, {}
     for name, y_score in models:
-        w = sample_weight
-        # the curve first: on scan columns, the pass that checks them, naming func
-        counts = binary_curve_counts(y, y_score, w, func, pos, score_name(name))
+        # the curve, AP and the break-even point of one state: one pass over scan columns
+        counts, (ap[name], bep[name]) = curve_and_values(
+            y, y_score, sample_weight, func, pos, score_name(name),
+            (AVERAGE_PRECISION, BREAK_EVEN_POINT),
+        )  # fmt: skip
         # every threshold, as precision_recall_curve draws by default (drop_intermediate)
         precision[name], recall[name], _ = precision_recall_points(counts, False, func)
-        ap[name] = float(average_precision_score(y, y_score, sample_weight=w, pos_label=pos))
-        bep[name] = float(break_even_point(y, y_score, sample_weight=w, pos_label=pos))
     # the precision of the lowest threshold, every row predicted positive: the share
     # of positives (of the labels as the curves read them, columns of a scan too)
     prevalence = float(next(iter(precision.values()))[0])

@@ -255,7 +255,8 @@ ImpressionsOption = Annotated[
 InputFormatOption = Annotated[
     TableFormat | None,
     typer.Option(
-        help="Format of the impression or event file. Default: from its suffix.",
+        help="Format of the file of impressions, events or logged feedback. Default: from "
+        "its suffix.",
         case_sensitive=False,
         show_default=False,
         rich_help_panel="Input",

@@ -62,7 +62,8 @@ def test_findings_table_and_strict_exit(files):
     args = ["audit", "--train", files["train"], "--test", files["leaky"], "--run", files["run"]]
     result = invoke(runner, *args, "--k", "2")
     assert "temporal_leak" in result.stdout and "error" in result.stdout
-    assert "1 errors" in result.stderr
+    # counted in words: it read "1 errors"
+    assert "note: 2 findings: 1 error, 0 warnings, 1 note.\n" in result.stderr
     invoke(runner, *args, "--k", "2", "--strict", code=1)
     # a warning alone does not fail --strict
     args = ["audit", "--run", files["run"], "--test", files["test"], "--k", "3", "--strict"]

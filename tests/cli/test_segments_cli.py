@@ -118,7 +118,8 @@ def test_compare_by_a_segment_of_no_qrels_user(files) -> None:
     assert records[1]["significant"] is False
     # the segments that hold no qrels user: counted on the overall record, and noted
     assert records[2]["counts"]["n_segments_empty"] == 1
-    assert f"1 segments of {by} hold no qrels user: their statistics are nan." in result.stderr
+    # in words: it read "1 segments of ... hold"
+    assert f"1 segment of {by} holds no qrels user: its statistics are nan." in result.stderr
 
 
 def test_by_users_not_in_the_qrels_are_counted_and_noted(files) -> None:
@@ -138,6 +139,10 @@ def test_by_users_not_in_the_qrels_are_counted_and_noted(files) -> None:
         assert result.stderr.count(note) == 1
     csv = invoke(make_runner(), *compare, "-f", "csv", "-q").stdout.splitlines()
     assert "n_users_unknown" in csv[0].split(",")
+    # one such user is one: it read "1 users of ... are not qrels users"
+    by.write_text("user,segment\nu0,a\nu1,a\nu2,b\nzz,b\n")
+    result = invoke(make_runner(), *rank, "-f", "json")
+    assert f"note: 1 user of {by} is not a qrels user (ignored).\n" in result.stderr
 
 
 def test_boolean_labels_read_as_given(files) -> None:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._parameters import counted
 from ._common import (
     DigitsOption,
     GradeOption,
@@ -214,7 +215,8 @@ def _notes(report: Any, train: Any, test: Any, run: Any, k: Any, say: Messages) 
     if not report.findings:
         say.note(f"no finding: the protocol passes the {len(report.checks)} checks that ran.")
     else:
+        notes = len(report.findings) - sum(counts.values())
         say.note(
-            f"{len(report.findings)} findings: {counts['error']} errors, {counts['warning']} "
-            f"warnings, {len(report.findings) - sum(counts.values())} notes."
+            f"{counted(len(report.findings), 'finding')}: {counted(counts['error'], 'error')}, "
+            f"{counted(counts['warning'], 'warning')}, {counted(notes, 'note')}."
         )

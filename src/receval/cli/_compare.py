@@ -196,7 +196,12 @@ def segment_output(
     unknown_users_note(comparison.n_unknown, path, say)
     n_empty = int((comparison.counts == 0).sum())
     if n_empty:
-        say.note(f"{n_empty} segments of {path} hold no qrels user: their statistics are nan.")
+        hold = (
+            "segment of {} holds no qrels user: its"
+            if n_empty == 1
+            else "segments of {} hold no qrels user: their"
+        )
+        say.note(f"{n_empty:,} {hold.format(path)} statistics are nan.")
     if fmt in (OutputFormat.json, OutputFormat.csv, OutputFormat.tsv):
         records = comparison.records()
         for r in records:

@@ -319,7 +319,12 @@ def unknown_users_note(n_unknown: int, path: str, say: Messages) -> None:
     """The note of the users of the ``--by`` file that are not qrels users (ignored: a
     user id mistyped there leaves its segment short), if any."""
     if n_unknown:
-        say.note(f"{n_unknown} users of {path} are not qrels users (ignored).")
+        are = (
+            "user of {} is not a qrels user"
+            if n_unknown == 1
+            else "users of {} are not qrels users"
+        )
+        say.note(f"{n_unknown:,} {are.format(path)} (ignored).")
 
 
 def check_segment_labels(labels: Any, option: str, path: str, fmt: str, where: str) -> None:

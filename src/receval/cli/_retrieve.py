@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._parameters import counted
 from ._common import ItemOption, QuietOption, UserOption, app
 from ._params import Command
 from ._streams import Messages
@@ -234,4 +235,4 @@ def retrieve(
         run, _ = retrieved_run(users, items, k, say, **options)
         write_run(run, output)
     where = "standard output" if output == "-" else output
-    say.note(f"wrote {run.n_rows} rows for {run.n_users} users to {where}.")
+    say.note(f"wrote {counted(run.n_rows, 'row')} for {counted(run.n_users, 'user')} to {where}.")

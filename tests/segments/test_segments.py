@@ -89,7 +89,8 @@ def test_options_go_to_the_metrics_that_take_them():
         got = report.values["gauc"][i]
         assert got == rv.gauc_score(y[mask], p[mask], groups=g[mask], weighting="uniform")
     frame = report.to_frame()
-    assert list(frame.columns) == ["segment", "n_rows", "gauc", "log_loss"]
+    skips = ["gauc:n_groups", "gauc:n_groups_skipped", "gauc:n_rows_skipped"]
+    assert list(frame.columns) == ["segment", "n_rows", "gauc", "log_loss", *skips]
     records = report.records()
     assert records[-1]["segment"] is None and records[-1]["n_rows"] == 100
     assert "(all)" in repr(report)

@@ -78,3 +78,93 @@ def test_a_segment_of_one_class_groups_skips_them_all():
     assert {k: v.tolist() for k, v in seg.n_skipped["gauc"].items()} == {
         "n_groups": [2, 1], "n_groups_skipped": [0, 1], "n_rows_skipped": [0, 2],
     }  # fmt: skip
+
+
+def _one_class_groups():
+    """Rows of 60 users in three countries, many users of one class (overall and in a
+    country)."""
+    rng = np.random.default_rng(11)
+    n = 300
+    y = (rng.random(n) < 0.2).astype(int)
+    return y, rng.random(n), rng.integers(0, 60, n), rng.choice(["de", "fr", "us"], n)
+
+
+def test_by_segment_keeps_the_overall_counts_of_its_pass_over_every_row():
+    y, p, users, country = _one_class_groups()
+    seg = receval.by_segment(["roc_auc", "gauc", "grouped_auprc"], y, p, by=country,
+                             groups=users)  # fmt: skip
+    for name in ("gauc", "grouped_auprc"):
+        whole = receval.metric(name).update(y, p, groups=users).skipped()
+        why = whole.pop("why")
+        assert seg.n_skipped_overall[name] == whole and whole["n_groups_skipped"] > 0
+        assert seg.why_skipped[name] == why
+    assert seg.n_skipped_overall["gauc"] == {
+        "n_groups": 60, "n_groups_skipped": receval.group_auc(y, p, groups=users).n_groups_skipped,
+        "n_rows_skipped": receval.group_auc(y, p, groups=users).n_rows_skipped,
+    }  # fmt: skip
+    assert "roc_auc" not in seg.n_skipped_overall and "roc_auc" not in seg.why_skipped
+
+
+def test_records_and_frame_carry_the_groups_skipped():
+    # they held the values only: a segment's gauc left out groups that no export showed
+    y, p, users, country = _one_class_groups()
+    seg = receval.by_segment(["roc_auc", "gauc"], y, p, by=country, groups=users)
+    expected = gauc_skips_by_segment(y, users, country)
+    keys = ("n_groups", "n_groups_skipped", "n_rows_skipped")
+    records = seg.records()
+    for record, label in zip(records, seg.segments.tolist(), strict=False):
+        assert record["counts"] == {"gauc": dict(zip(keys, expected[label], strict=True))}
+    assert records[-1]["segment"] is None
+    assert records[-1]["counts"] == {"gauc": seg.n_skipped_overall["gauc"]}
+    frame = seg.to_frame()
+    assert list(frame.columns) == ["segment", "n_rows", "roc_auc", "gauc",
+                                   *(f"gauc:{k}" for k in keys)]  # fmt: skip
+    for k in keys:
+        assert frame[f"gauc:{k}"].tolist() == seg.n_skipped["gauc"][k].tolist()
+    assert str(frame["gauc:n_groups_skipped"].dtype) == "int64"
+
+
+def test_report_records_and_frame_carry_the_users_skipped():
+    report = receval.evaluate(QRELS, RUN, ["ndcg@5", "num_ret"])
+    seg = report.by_segment(SEGMENTS)
+    records = seg.records()
+    assert [r["counts"] for r in records] == [
+        {"n_users_skipped": {"ndcg@5": 2, "num_ret": 0}},
+        {"n_users_skipped": {"ndcg@5": 0, "num_ret": 0}},
+        {"n_users_skipped": {"ndcg@5": 2, "num_ret": 0}},  # overall: the report's
+    ]
+    assert seg.n_skipped_overall == {"ndcg@5": {"n_users_skipped": 2},
+                                     "num_ret": {"n_users_skipped": 0}}  # fmt: skip
+    frame = seg.to_frame()
+    assert list(frame.columns) == ["segment", "n_users", "ndcg@5", "num_ret",
+                                   "n_users_skipped:ndcg@5", "n_users_skipped:num_ret"]  # fmt: skip
+    assert frame["n_users_skipped:ndcg@5"].tolist() == [2, 0]
+
+
+def test_records_name_the_counts_as_the_cli_json_does(tmp_path):
+    # one naming: the counts of each row of ``ctr --by -f json`` and ``rank --by -f json``
+    # are those of SegmentReport.records()
+    y, p, users, country = _one_class_groups()
+    path = tmp_path / "log.csv"
+    lines = [
+        f"{a},{b!r},u{c},{d}\n" for a, b, c, d in zip(y, p.tolist(), users, country, strict=True)
+    ]
+    path.write_text("click,score,user,country\n" + "".join(lines))
+    result = invoke(make_runner(), "ctr", path, "--label", "click", "--score", "score",
+                    "--group", "user", "--by", "country", "-m", "gauc", "-f", "json")  # fmt: skip
+    printed = json.loads(result.stdout)
+    seg = receval.by_segment(["gauc"], y, p, by=country, groups=[f"u{u}" for u in users])
+    library = seg.records()
+    for row, record in zip(printed[:-1], library[:-1], strict=True):
+        assert row["counts"] == record["counts"]
+    assert printed[-1]["counts"]["gauc"] == library[-1]["counts"]["gauc"]
+
+    qrels, run, segments = tmp_path / "q.qrels", tmp_path / "r.run", tmp_path / "s.csv"
+    qrels.write_text("".join(f"{u} 0 {i} {g}\n" for u, d in QRELS.items() for i, g in d.items()))
+    run.write_text("".join(f"{u} Q0 {i} 1 {s} r\n" for u, d in RUN.items() for i, s in d.items()))
+    segments.write_text("user,segment\n" + "".join(f"{u},{s}\n" for u, s in SEGMENTS.items()))
+    ranked = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "ndcg@5",
+                    "--by", segments, "-f", "json", "-q")  # fmt: skip
+    overall = json.loads(ranked.stdout)[-1]["counts"]
+    seg = receval.evaluate(QRELS, RUN, ["ndcg@5"]).by_segment(SEGMENTS)
+    assert overall["n_users_skipped"] == seg.records()[-1]["counts"]["n_users_skipped"]

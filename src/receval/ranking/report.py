@@ -202,7 +202,9 @@ class EvaluationReport:
         report : SegmentReport
             The means over the users of each segment, by the same rules as
             ``mean`` (pooled metrics pool within the segment), ``counts`` the
-            users of each segment, ``overall`` the report's ``mean``.
+            users of each segment, ``overall`` the report's ``mean``;
+            ``n_skipped`` the users of each segment a metric's rules left out of
+            its mean, ``n_skipped_overall`` the report's ``n_users_skipped``.
 
         Examples
         --------

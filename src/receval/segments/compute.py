@@ -56,7 +56,10 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         ``values[metric][i]`` on the rows of ``segments[i]``, ``overall[metric]``
         on all the rows, ``counts`` the rows per segment; ``n_skipped[metric]``,
         for a metric that leaves groups out (gauc, the grouped metrics), its
-        ``n_groups``, ``n_groups_skipped`` and ``n_rows_skipped`` in each segment.
+        ``n_groups``, ``n_groups_skipped`` and ``n_rows_skipped`` in each segment,
+        ``n_skipped_overall[metric]`` the same on all the rows (from the pass
+        that gives ``overall``) and ``why_skipped[metric]`` the rule. ``records()``
+        and ``to_frame()`` carry the counts too.
 
     Raises
     ------
@@ -73,8 +76,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     warning is raised only when the overall value is undefined. GAUC's groups
     may span segments: each segment holds the part of a group in it, and its
     counts are of those parts (a group of both classes overall may have one
-    class in a segment), so they need not add up to the overall counts of
-    :meth:`receval.Accumulator.skipped`.
+    class in a segment), so they need not add up to ``n_skipped_overall``.
 
     Examples
     --------
@@ -96,6 +98,10 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     >>> counts = seg.n_skipped["gauc"]
     >>> counts["n_groups_skipped"].tolist(), counts["n_groups"].tolist()
     ([1, 1], [2, 2])
+    >>> seg.n_skipped_overall["gauc"]
+    {'n_groups': 3, 'n_groups_skipped': 0, 'n_rows_skipped': 0}
+    >>> seg.records()[0]["counts"]
+    {'gauc': {'n_groups': 2, 'n_groups_skipped': 1, 'n_rows_skipped': 1}}
     """
     func = "by_segment"
     names = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -137,12 +143,16 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     overall: dict[str, float] = {}
     undefined: dict[str, int] = {}
     skipped: dict[str, dict[str, np.ndarray]] = {}
+    skipped_overall: dict[str, dict[str, int]] = {}
+    why: dict[str, str] = {}
     for m, (inputs, takes, run) in runners.items():
         opts = {k: x for k, x in options.items() if takes(k)}
         own = {k: x for k, x in kwargs.items() if k in inputs}
         # all the rows first: the metric's own checks (a column shorter than y_true is
         # its same-length error, not an index out of a segment's rows)
-        overall[m], _ = run(tuple(given), own, opts)
+        overall[m], left_out, rule = run(tuple(given), own, opts)
+        if left_out:
+            skipped_overall[m], why[m] = left_out, rule
         out = np.empty(len(labels), dtype=np.float64)
         parts: list[dict[str, int]] = []
         with warnings.catch_warnings():
@@ -151,7 +161,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
                 idx = order[bounds[i] : bounds[i + 1]]
                 part = tuple(rows(x, idx) for x in given)
                 try:
-                    out[i], left_out = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
+                    out[i], left_out, _ = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
                 except InputValidationError as exc:  # at a row of the segment: of all rows
                     if exc.row is None:
                         raise
@@ -163,14 +173,15 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         names = [k for k in (parts[0] if parts else {}) if all(k in p for p in parts)]
         if names:
             skipped[m] = {k: np.array([p[k] for p in parts], dtype=np.int64) for k in names}
-    return SegmentReport(labels, values, overall, counts, "rows", undefined, n_skipped=skipped)
+    return SegmentReport(labels, values, overall, counts, "rows", undefined, n_skipped=skipped,
+                         n_skipped_overall=skipped_overall, why_skipped=why)  # fmt: skip
 
 
 def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, Any]:
     """``(data arguments, takes(option) -> bool, run(data, kwargs, options))`` of a metric,
     resolved by the registry: its engine definition (what receval.metric runs), else its
-    function; ``run`` returns the value and the counts of what the metric left out
-    (:meth:`receval.Accumulator.skipped`'s, ``{}`` for a function)."""
+    function; ``run`` returns the value, the counts of what the metric left out and why
+    (:meth:`receval.Accumulator.skipped`'s, ``{}`` and ``""`` for a function)."""
     from ..engine.accumulator import metric
     from ..registry import load, resolve
     from ..registry.schema import family_words
@@ -192,17 +203,20 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
 
     def run(
         data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]
-    ) -> tuple[float, dict[str, int]]:
+    ) -> tuple[float, dict[str, int], str]:
         if func is not None:
-            return float(func(*data, **kwargs, **dict(spec.args), **options)), {}
+            return float(func(*data, **kwargs, **dict(spec.args), **options)), {}, ""
         # an option that is also a data argument (gauc's named weighting) makes the metric
         named = {k: x for k, x in kwargs.items() if k in own and _is_option(x)}
         data_kwargs = {k: x for k, x in kwargs.items() if k not in named}
-        acc = metric(name, **options, **named)
-        value = acc.update(*data, **data_kwargs).compute()
-        # the groups a grouped metric left out (gauc: one class), as its overall counts
-        left_out = {k: int(n) for k, n in acc.skipped().items() if k != "why" and n is not None}
-        return float(getattr(value, "value", value)), left_out  # a binned AUC: no error bound
+        acc = metric(name, **options, **named).update(*data, **data_kwargs)
+        defn = acc.definition
+        if defn.grouped is None:
+            value = acc.compute()
+            return float(getattr(value, "value", value)), {}, ""  # a binned AUC: no error bound
+        # the value with the groups it left out (gauc: one class), from one finalize
+        value, counts, why = defn.grouped(acc.params, acc.state)
+        return float(value), {k: int(n) for k, n in counts.items() if n is not None}, why
 
     return entry.inputs, own.__contains__, run
 

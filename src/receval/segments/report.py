@@ -60,6 +60,13 @@ class SegmentReport:
         with rows in the segment, ``n_groups_skipped`` of them without a value
         (gauc: one class in the segment) and their rows, ``n_rows_skipped``.
         A metric that leaves nothing out (roc_auc, log_loss) has no entry.
+    n_skipped_overall : dict of str to dict of str to int
+        The same counts over all the rows (users): those of the pass that gives
+        ``overall`` (:meth:`receval.Accumulator.skipped`'s; a ranking metric's
+        ``n_users_skipped`` of the report), under the same keys as ``n_skipped``.
+    why_skipped : dict of str to str
+        Per metric of :func:`receval.by_segment` that leaves groups out, the rule
+        it leaves them out by (gauc: ``"without both a click and a non-click"``).
     """
 
     segments: np.ndarray
@@ -71,27 +78,60 @@ class SegmentReport:
     n_unassigned: int = 0
     n_skipped: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     n_unknown: int = 0
+    n_skipped_overall: dict[str, dict[str, int]] = field(default_factory=dict)
+    why_skipped: dict[str, str] = field(default_factory=dict)
 
     def to_frame(self, backend: str | None = None) -> Any:
-        """One row per segment: ``segment``, ``n_<unit>``, then one column per metric."""
+        """One row per segment: ``segment``, ``n_<unit>``, one column per metric, then
+        the counts of :meth:`records`, each a column named as ``receval ctr --by`` and
+        ``receval rank --by`` name it in CSV (``gauc:n_groups_skipped``,
+        ``n_users_skipped:ndcg@10``): a pandas (default) or polars DataFrame."""
         from ..data.frames import make_frame
+        from ..report.tables import flatten_counts
 
         columns = {"segment": self.segments, f"n_{self.unit}": self.counts, **self.values}
+        flat = [flatten_counts(self._counts(i)) for i in range(len(self.segments))]
+        for key in flat[0] if flat else ():
+            columns[key] = np.array([row[key] for row in flat], dtype=np.int64)
         return make_frame(columns, backend=backend)
 
     def records(self) -> list[dict[str, Any]]:
-        """The rows as dicts, the overall row last (``segment`` None)."""
+        """The rows as dicts, the overall row last (``segment`` None).
+
+        Each holds ``segment``, ``n_<unit>``, each metric's value and ``counts``:
+        what the metrics' rules left out of the row (``n_skipped``, on the overall
+        row ``n_skipped_overall``), as ``receval ctr --by`` and ``receval rank --by``
+        print them in JSON: ``{metric: {"n_groups": ..., "n_groups_skipped": ...,
+        "n_rows_skipped": ...}}`` for rows, ``{"n_users_skipped": {metric: ...}}``
+        for users.
+        """
         out = [
             {
                 "segment": _scalar(s),
                 f"n_{self.unit}": int(n),
                 **{m: float(v[i]) for m, v in self.values.items()},
+                "counts": self._counts(i),
             }
             for i, (s, n) in enumerate(zip(self.segments, self.counts, strict=True))
         ]
         total = int(self.counts.sum()) + self.n_unassigned
-        out.append({"segment": None, f"n_{self.unit}": total, **self.overall})
+        out.append({"segment": None, f"n_{self.unit}": total, **self.overall,
+                    "counts": self._counts(None)})  # fmt: skip
         return out
+
+    def _counts(self, i: int | None) -> dict[str, Any]:
+        """The counts of segment ``i`` (None: of all the rows), nested as :meth:`records`
+        gives them."""
+        if i is None:
+            per_metric = self.n_skipped_overall
+        else:
+            per_metric = {
+                m: {k: int(x[i]) for k, x in c.items()} for m, c in self.n_skipped.items()
+            }
+        if self.unit == "rows":
+            return {m: dict(c) for m, c in per_metric.items()}
+        keys = dict.fromkeys(k for c in per_metric.values() for k in c)
+        return {k: {m: c[k] for m, c in per_metric.items() if k in c} for k in keys}
 
     def __repr__(self) -> str:
         width = max([len(str(s)) for s in self.segments] + [7])
@@ -244,6 +284,7 @@ def report_by_segment(report: Any, segments: Any) -> SegmentReport:
         users = np.bincount(codes[assigned], weights=left_out, minlength=len(labels))
         skipped[text] = {"n_users_skipped": users.astype(np.int64)}
     overall = {t: float(x) for t, x in report.mean.items()}
+    skipped_overall = {t: {"n_users_skipped": int(report.n_users_skipped[t])} for t in report.mean}
     n_unassigned = int((codes < 0).sum())
     return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned,
-                         skipped, n_unknown)  # fmt: skip
+                         skipped, n_unknown, skipped_overall)  # fmt: skip

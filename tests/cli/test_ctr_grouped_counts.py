@@ -150,3 +150,53 @@ def test_ctr_by_counts_the_groups_skipped_in_each_segment(tmp_path):
     assert (de["gauc:n_groups"], de["gauc:n_groups_skipped"], de["gauc:n_rows_skipped"]) == (
         tuple(str(x) for x in expected["de"])
     )
+
+
+def test_ctr_by_counts_the_overall_groups_in_its_one_pass(tmp_path, monkeypatch):
+    # the overall row's counts were those of a second gauc over every row: they are the
+    # counts of receval.by_segment's own pass, and the output is as it was
+    import receval.metrics._gauc as gauc_module
+
+    path = tmp_path / "log.csv"
+    countries = ["x", "x", "y", "x", "y", "y", "x", "y", "y", "x", "y"]
+    rows = [*LOG.splitlines()[1:], "0,0.1,e,1", "1,0.6,e,1"]
+    lines = [f"{r},{c}\n" for r, c in zip(rows, countries, strict=True)]
+    path.write_text("click,score,user,w,country\n" + "".join(lines))
+    sizes: list[int] = []
+    kernel = gauc_module.grouped_auc_kernel
+
+    def counted_kernel(codes, *args):
+        sizes.append(len(codes))
+        return kernel(codes, *args)
+
+    monkeypatch.setattr(gauc_module, "grouped_auc_kernel", counted_kernel)
+    args = ["ctr", path, "--label", "click", "--score", "score", "--group", "user", "--by",
+            "country", "-m", "gauc", "-m", "auc", "-f", "csv"]  # fmt: skip
+    result = invoke(make_runner(), *args)
+    assert sizes.count(len(rows)) == 1, str(sizes)  # gauc over every row: once
+    assert sorted(sizes) == [5, 6, 11]  # and once on each segment's rows
+    assert result.stdout.splitlines() == [
+        "score,segment,n_rows,gauc,auc,gauc:n_groups,gauc:n_groups_skipped,gauc:n_rows_skipped,"
+        "n_segments_undefined:gauc,n_segments_undefined:auc",
+        "score,x,5,1.0,1.0,4,3,3,nan,nan",
+        "score,y,6,nan,0.8,5,5,6,nan,nan",
+        "score,(all),11,0.7,0.875,5,3,6,1,0",
+    ]
+    assert result.stderr == (
+        "note: score: gauc skips 3 of 5 groups (6 rows) without both a click and a non-click.\n"
+        "note: score: gauc skips groups without both a click and a non-click in 2 of 2 "
+        "segments: 3 of 4 groups (3 rows) in x, 5 of 5 (6 rows) in y.\n"
+        "note: score: gauc is undefined (nan) in 1 of 2 segments.\n"
+    )
+
+
+def test_ctr_by_a_grouped_metric_without_weights(log):
+    # --by passed sample_weight=None to by_segment, which no metric of
+    # grouped_regression_auc's takes: an error though no --weight was given
+    args = ["ctr", log, "--label", "click", "--score", "score", "--group", "user",
+            "-m", "grouped_regression_auc", "-f", "json", "-q"]  # fmt: skip
+    (plain,) = json.loads(invoke(make_runner(), *args).stdout)
+    by = json.loads(invoke(make_runner(), *args, "--by", "w").stdout)
+    assert by[-1]["segment"] == "(all)"
+    assert by[-1]["grouped_regression_auc"] == plain["grouped_regression_auc"]
+    assert by[-1]["counts"]["grouped_regression_auc"] == plain["counts"]["grouped_regression_auc"]

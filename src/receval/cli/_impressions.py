@@ -412,16 +412,18 @@ def ctr_segment_table(
     skip_inapplicable: bool = False,
 ) -> ResultTable:
     """Per score column, one row per segment of ``data.segments`` and the overall row
-    (segment ``(all)``): ``score, segment, n_rows`` and the metrics (receval.by_segment);
-    ``skip_inapplicable`` as for :func:`ctr_rows`, on the overall row's counts."""
+    (segment ``(all)``): ``score, segment, n_rows`` and the metrics, with the counts of
+    :meth:`receval.SegmentReport.records` (receval.by_segment); ``skip_inapplicable`` as
+    for :func:`ctr_rows`, on the overall row's counts."""
     from ..exceptions import InputValidationError, RecevalError
     from ..segments.compute import by_segment
 
     rows: list[list[Any]] = []
     counts: list[dict[str, Any]] = []
     for col, y_score in data.scores:
-        w = data.sample_weight
-        kwargs: dict[str, Any] = {"sample_weight": w}
+        kwargs: dict[str, Any] = {}
+        if data.sample_weight is not None:
+            kwargs["sample_weight"] = data.sample_weight
         if data.groups is not None and any(spec.needs_group for spec in metrics.values()):
             kwargs["groups"] = data.groups
         why_not = not_probabilities(y_score) if skip_inapplicable else None
@@ -437,8 +439,9 @@ def ctr_segment_table(
                         if _PROBABILITY_INPUTS & _inputs(m):
                             skipped[m] = why_not
                             continue
+                        own = {k: x for k, x in kwargs.items()
+                               if k != "groups" or metrics[m].needs_group}  # fmt: skip
                         try:
-                            own = kwargs if metrics[m].needs_group else {"sample_weight": w}
                             reports.append(
                                 by_segment([m], data.y_true, y_score, by=data.segments, **own)
                             )
@@ -450,40 +453,36 @@ def ctr_segment_table(
                 where, said = data.located(exc)
                 words = say.error_words(said, data.weight)
                 raise say.fail(f"{where}--score {col}: {words}") from None
-        # what the rules left out, on the overall row: the groups gauc skips (over all
-        # the rows), the segments where a metric is undefined and the metrics not applicable;
-        # on each segment's row, the groups it skips in the segment
-        overall: dict[str, Any] = {}
-        by_row: dict[str, dict[str, Any]] = {m: n for r in reports for m, n in r.n_skipped.items()}
-        for m, spec in metrics.items():
-            if spec.counted is not None and m not in skipped:
-                _, counted, why = spec.counted(data.y_true, y_score, **kwargs)
-                if counted:
-                    overall[m] = counted
-                    skipped_groups_note(col, m, counted, why, say)
+        # what the rules left out: on the overall row, the groups each grouped metric
+        # skips over all the rows, the segments where a metric is undefined and the metrics
+        # not applicable; on each segment's row, the groups it skips in the segment
+        by_row = {m: n for r in reports for m, n in r.n_skipped.items()}
+        whole = {m: n for r in reports for m, n in r.n_skipped_overall.items()}
+        why = {m: w for r in reports for m, w in r.why_skipped.items()}
+        for m in metrics:
+            if m in whole:
+                skipped_groups_note(col, m, whole[m], why[m], say)
                 if m in by_row:
-                    segment_skips_note(col, m, reports[0].segments, by_row[m], why, say)
+                    segment_skips_note(col, m, reports[0].segments, by_row[m], why[m], say)
         undefined = {m: k for r in reports for m, k in r.n_undefined.items()}
-        overall["n_segments_undefined"] = undefined
         for name, reason in skipped.items():
             say.note(f"{col}: {name} is not applicable (left empty): {reason}")
+        rules: dict[str, Any] = {"n_segments_undefined": undefined}
         if skipped:
-            overall["not_applicable"] = skipped
+            rules["not_applicable"] = skipped
         if not reports:  # no metric applies: the segments of none
             rows.append([col, ALL_SEGMENTS, data.n_rows, *(None for _ in metrics)])
-            counts.append(overall)
+            counts.append(rules)
             continue
-        merged = [dict(pair for r in each for pair in r.items())
-                  for each in zip(*(r.records() for r in reports), strict=True)]  # fmt: skip
-        for i, record in enumerate(merged):
-            n = record.pop("n_rows")
-            segment = record.pop("segment")
+        for each in zip(*(r.records() for r in reports), strict=True):
+            record: dict[str, Any] = {"counts": {}}
+            for part in each:  # the reports of one metric each: their records side by side
+                record["counts"].update(part["counts"])
+                record.update({k: x for k, x in part.items() if k != "counts"})
+            segment = record["segment"]
             label = ALL_SEGMENTS if segment is None else segment
-            rows.append([col, label, n, *(record.get(m) for m in metrics)])
-            if segment is None:
-                counts.append(overall)
-                continue
-            counts.append({m: {k: int(x[i]) for k, x in c.items()} for m, c in by_row.items()})
+            rows.append([col, label, record["n_rows"], *(record.get(m) for m in metrics)])
+            counts.append(record["counts"] if segment is not None else record["counts"] | rules)
         n_segments = len(reports[0].segments)
         for m, k in undefined.items():
             if k:

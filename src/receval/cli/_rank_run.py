@@ -397,25 +397,16 @@ def segment_table(
                 f"{name}: {seg.n_unassigned} of {rep.n_users} qrels users have no segment in "
                 f"{path} (counted in {ALL_SEGMENTS} only)."
             )
-        # what the rules left out, on the run's overall row
-        overall = {
-            "n_users_unassigned": seg.n_unassigned,
-            "n_users_unknown": seg.n_unknown,
-            "n_users_skipped": dict(rep.n_users_skipped),
-            "n_segments_undefined": dict(seg.n_undefined),
-        }
-        for i, record in enumerate(seg.records()):
+        for record in seg.records():
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
             rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
-            if record["segment"] is None:
-                counts.append(overall)
+            if record["segment"] is None:  # what the rules left out, on the overall row
+                counts.append({"n_users_unassigned": seg.n_unassigned,
+                               "n_users_unknown": seg.n_unknown, **record["counts"],
+                               "n_segments_undefined": dict(seg.n_undefined)})  # fmt: skip
                 continue
-            # the users of the segment each metric's rules left out of its mean
-            left_out = {
-                m: int(n["n_users_skipped"][i])
-                for m, n in seg.n_skipped.items()
-                if n["n_users_skipped"][i]
-            }
+            # the users of the segment each metric's rules left out of its mean (if any)
+            left_out = {m: n for m, n in record["counts"]["n_users_skipped"].items() if n}
             counts.append({"n_users_skipped": left_out} if left_out else {})
     return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts, keys=2)
 

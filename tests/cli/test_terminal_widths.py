@@ -254,6 +254,38 @@ def test_ctr_on_logits_still_reports_bad_data(files, tmp_path):
     assert "--label must hold 0/1 labels (1 = click). Got values [" in by.stderr
 
 
+@pytest.mark.parametrize("by", [[], ["--by", "user"]])
+def test_ctr_on_logits_is_not_applicable_only_where_the_scores_are_refused(files, tmp_path, by):
+    """A metric of predictions (logloss, mae) on logits is left empty only where it
+    refuses them as not probabilities: its other errors (labels, weights) exit 2 as on
+    probabilities, though no metric of scores is asked for. They were notes saying the
+    metric is "not applicable", and with another metric computed the exit status was 0."""
+    _, _, log, _ = files
+    bad = log.copy()
+    bad.loc[3, "click"] = 2
+    bad.to_csv(tmp_path / "labels.csv", index=False)
+    args = ["ctr", tmp_path / "labels.csv", "--label", "click", "--score", "logit", *by]
+    labels = invoke(runner, *args, "-m", "logloss", "-m", "mae", code=2)
+    assert labels.stdout == "" and "not applicable" not in labels.stderr
+    assert labels.stderr.startswith(f"error: {tmp_path / 'labels.csv'}:5: ")
+    assert "--label must hold 0/1 labels (1 = click). Got values [0, 1, 2]" in labels.stderr
+    weighted = log.assign(w=1.0)
+    weighted.loc[3, "w"] = -1.0
+    weighted.to_csv(tmp_path / "weights.csv", index=False)
+    args = ["ctr", tmp_path / "weights.csv", "--label", "click", "--score", "logit",
+            "--weight", "w", *by]  # fmt: skip
+    for metrics in (["-m", "mae"], ["-m", "logloss", "-m", "rmse"]):
+        weights = invoke(runner, *args, *metrics, code=2)
+        assert weights.stderr.startswith(f"error: {tmp_path / 'weights.csv'}:5: "), metrics
+        assert "--weight w must be non-negative. Got values [-1.0]" in weights.stderr
+        assert "not applicable" not in weights.stderr and "no metric applies" not in weights.stderr
+    refused = invoke(runner, "ctr", tmp_path / "weights.csv", "--label", "click", "--score",
+                     "logit", "-m", "logloss", "-m", "mae", "-f", "json", *by)  # fmt: skip
+    overall = json.loads(refused.stdout)[-1]
+    assert overall["logloss"] is None and overall["mae"] is not None
+    assert set(overall["counts"]["not_applicable"]) == {"logloss"}
+
+
 def test_sigmoid_is_stable_at_the_extremes():
     x = np.array([-1000.0, -40.0, 0.0, 40.0, 1000.0, np.nan])
     with np.errstate(over="raise", invalid="raise", divide="raise"):

@@ -9,7 +9,7 @@ import os
 from typing import Any, NamedTuple
 
 from ._columns import no_missing, read_columns
-from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, one_line
+from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat
 from ._output import ResultTable
 from ._params import metric_names
 from ._ranked import check_segment_labels, given_once
@@ -281,9 +281,10 @@ def ctr_rows(
     ``source``: the impressions read from a file, whose line a data error names.
 
     ``skip_inapplicable``: on a column with values outside [0, 1], a metric of
-    probabilities (registry inputs ``y_prob``), or one of predictions (``y_pred``) that
-    refuses the values, is left undefined (None), the reason noted and in the counts as
-    ``not_applicable``.
+    probabilities (registry inputs ``y_prob``), or one of predictions (``y_pred``) whose
+    error refuses the values as not probabilities, is left undefined (None), the reason
+    noted and in the counts as ``not_applicable``; any other error of the metric (labels,
+    weights) stops the command, as on probabilities.
     """
     from ..exceptions import InputValidationError, RecevalError
 
@@ -314,9 +315,9 @@ def ctr_rows(
                     else:
                         value = spec.func(*args, **kwargs)
                 except InputValidationError as exc:
-                    if why_not is None or "y_pred" not in _inputs(name):
+                    if why_not is None or not _refuses_scores(exc):  # a data error
                         raise say.fail(_failed(source, name, col, exc, say)) from None
-                    skipped[name] = why_not if _refuses_scores(exc) else one_line(exc)
+                    skipped[name] = why_not
                 except RecevalError as exc:
                     raise say.fail(_failed(source, name, col, exc, say)) from None
             row.append(value)
@@ -446,9 +447,9 @@ def ctr_segment_table(
                                 by_segment([m], data.y_true, y_score, by=data.segments, **own)
                             )
                         except InputValidationError as exc:
-                            if "y_pred" not in _inputs(m):
+                            if not _refuses_scores(exc):  # a data error of its own
                                 raise
-                            skipped[m] = why_not if _refuses_scores(exc) else one_line(exc)
+                            skipped[m] = why_not
             except RecevalError as exc:  # name the column: the message names y_score
                 where, said = data.located(exc)
                 words = say.error_words(said, data.weight)

@@ -200,3 +200,25 @@ def test_ctr_by_a_grouped_metric_without_weights(log):
     assert by[-1]["segment"] == "(all)"
     assert by[-1]["grouped_regression_auc"] == plain["grouped_regression_auc"]
     assert by[-1]["counts"]["grouped_regression_auc"] == plain["counts"]["grouped_regression_auc"]
+
+
+def test_by_segment_refuses_weights_a_metric_does_not_take(log, tmp_path):
+    # with --by, grouped_regression_auc was computed unweighted beside a weighted gauc
+    # (exit 0); without --by the same command exits 2
+    path = tmp_path / "seg.csv"
+    path.write_text(
+        "\n".join(
+            [line + (",seg" if i == 0 else f",{'xy'[i % 2]}") for i, line in
+             enumerate(LOG.splitlines())]
+        ) + "\n"
+    )  # fmt: skip
+    args = ["ctr", path, "--label", "click", "--score", "score", "--group", "user",
+            "--weight", "w", "-m", "gauc", "-m", "grouped_regression_auc"]  # fmt: skip
+    invoke(make_runner(), *args, code=2)
+    result = invoke(make_runner(), *args, "--by", "seg", code=2)
+    assert result.stderr == (
+        "error: --score score: --weight w is not taken by 'grouped_regression_auc' (its value "
+        "would not weigh the rows as the other metrics' values do). Got weights for the "
+        "metrics ['gauc', 'grouped_regression_auc']; compute 'grouped_regression_auc' in a "
+        "call of its own, without weights.\n"
+    )

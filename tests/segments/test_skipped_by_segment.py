@@ -168,3 +168,23 @@ def test_records_name_the_counts_as_the_cli_json_does(tmp_path):
     overall = json.loads(ranked.stdout)[-1]["counts"]
     seg = receval.evaluate(QRELS, RUN, ["ndcg@5"]).by_segment(SEGMENTS)
     assert overall["n_users_skipped"] == seg.records()[-1]["counts"]["n_users_skipped"]
+
+
+def test_weights_for_a_metric_that_takes_none_are_refused():
+    # grouped_regression_auc was computed unweighted beside a weighted gauc, silently
+    from receval.exceptions import InvalidParameterError
+
+    data = ([1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4])
+    options = {"by": [1, 1, 2, 2], "groups": [1, 1, 2, 2]}
+    with pytest.raises(InvalidParameterError) as info:
+        receval.by_segment(["gauc", "grouped_regression_auc"], *data, **options,
+                           sample_weight=[1.0, 2.0, 1.0, 1.0])  # fmt: skip
+    assert str(info.value) == (
+        "by_segment: sample_weight is not taken by 'grouped_regression_auc' (its value would "
+        "not weigh the rows as the other metrics' values do). Got weights for the metrics "
+        "['gauc', 'grouped_regression_auc']; compute 'grouped_regression_auc' in a call of "
+        "its own, without weights."
+    )
+    # without weights, both; with weights, the metrics that take them
+    receval.by_segment(["gauc", "grouped_regression_auc"], *data, **options)
+    receval.by_segment(["gauc", "roc_auc"], *data, **options, sample_weight=[1, 2, 1, 1])

@@ -118,6 +118,15 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         raise InvalidParameterError(
             f"by_segment: no metric of {names} takes the option {unknown[0]!r}."
         )
+    if kwargs.get("sample_weight") is not None:  # not one metric weighted, another not
+        unweighted = [m for m in names if "sample_weight" not in runners[m][0]]
+        if unweighted:
+            raise InvalidParameterError(
+                f"{func}: sample_weight is not taken by {unweighted[0]!r} (its value would "
+                f"not weigh the rows as the other metrics' values do). Got weights for the "
+                f"metrics {names}; compute {unweighted[0]!r} in a call of its own, without "
+                f"weights."
+            )
     given = [np.asarray(x) if isinstance(x, list) else x for x in data]
     kwargs = {k: np.asarray(x) if isinstance(x, list) else x for k, x in kwargs.items()}
     if not given and not kwargs:

@@ -64,7 +64,8 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     Raises
     ------
     InvalidParameterError
-        An unknown metric, a ranking metric, an option no metric takes, or no data.
+        An unknown metric, a ranking metric, an option no metric takes,
+        ``sample_weight`` with a metric that takes none, or no data.
     InputValidationError
         Missing segment labels, ``by`` of another length than the rows, or a data
         column of another length (the metric's own error).

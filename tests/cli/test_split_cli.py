@@ -1,4 +1,4 @@
-"""``receval split``: the files written, the counts on stderr and as JSON, the errors."""
+"""``receval split``: the files written, the counts on stderr or in a -f format, the errors."""
 
 from __future__ import annotations
 
@@ -33,25 +33,52 @@ def log_path(tmp_path):
 def test_leave_last_out_writes_parquet_and_csv(tmp_path, log_path):
     path, log = log_path
     train, test = tmp_path / "train.parquet", tmp_path / "test.csv"
-    result = invoke(make_runner(), "split", path, "-o", train, "-O", test, "--json")
+    result = invoke(make_runner(), "split", path, "-o", train, "-O", test, "-f", "json")
     expected = split.leave_last_out(log, n=1)
     assert pq.read_table(train).to_pandas().equals(expected.train.reset_index(drop=True))
     assert pcsv.read_csv(test)["item"].to_pylist() == [12, 13]
     summary = json.loads(result.stdout)
     assert summary["n_test_rows"] == 2 and summary["n_users_without_test"] == 1
-    assert "1 users without test" in result.stderr
+    assert result.stderr == ""  # the counts once: on stdout
+    result = invoke(make_runner(), "split", path, "-o", train, "-O", test)
+    assert result.stdout == "" and "1 users without test" in result.stderr
 
 
 def test_temporal_quantile_and_counts(tmp_path, log_path):
     path, log = log_path
-    args = ["split", path, "--method", "temporal", "--cutoff", "5", "--json"]
-    result = invoke(
-        make_runner(), *args, "-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"
-    )
-    assert json.loads(result.stdout) | {"train": None, "test": None} == {
-        "train": None, "test": None, **split.temporal(log, cutoff=5).summary()
+    args = ["split", path, "--method", "temporal", "--cutoff", "5"]
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    result = invoke(make_runner(), *args, *out, "--format", "json")
+    summary = split.temporal(log, cutoff=5).summary()
+    assert summary.pop("fold") is None
+    assert json.loads(result.stdout) == {
+        "train": str(tmp_path / "a.parquet"), "test": str(tmp_path / "b.parquet"), **summary
     }  # fmt: skip
-    assert "cold in test: 1 users" in result.stderr
+    assert "cold in test: 1 users" in invoke(make_runner(), *args, *out).stderr
+
+
+def test_format_option_as_every_command_has_it(tmp_path, log_path):
+    # split took --json where every other command takes -f/--format
+    path, log = log_path
+    a, b = tmp_path / "a.parquet", tmp_path / "b.csv"
+    args = ["split", path, "-o", a, "-O", b]
+    assert "No such option: --json" in invoke(make_runner(), *args, "--json", code=2).stderr
+    counts = split.leave_last_out(log, n=1).summary()
+    del counts["fold"]  # no method of the command folds
+    record = {"train": str(a), "test": str(b), **counts}
+    for fmt, delimiter in (("csv", ","), ("tsv", "\t")):
+        result = invoke(make_runner(), *args, "-f", fmt)
+        assert result.stdout.splitlines() == [
+            delimiter.join(record), delimiter.join(map(str, record.values()))
+        ]  # fmt: skip
+        assert result.stderr == ""  # the counts once: not again in a note
+    markdown = invoke(make_runner(), *args, "--format", "markdown").stdout.splitlines()
+    assert markdown[0] == "| " + " | ".join(record) + " |" and len(markdown) == 3
+    assert markdown[2].startswith(f"| {a} | {b} | leave_last_out | 6 | 3 |")
+    latex = invoke(make_runner(), *args, "-f", "latex").stdout
+    assert latex.startswith("\\begin{tabular}{lllrrr") and "leave\\_last\\_out" in latex
+    help_text = " ".join(invoke(make_runner(), "split", "--help").stdout.split())
+    assert "-f, --format" in help_text and "--json" not in help_text
 
 
 def test_random_and_ratio_in_memory(tmp_path, log_path):

@@ -2,7 +2,6 @@
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
 
-import json
 import os
 from enum import Enum
 from typing import Annotated, Any
@@ -10,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ._common import ItemOption, QuietOption, UserOption, app
+from ._output import OutputFormat, ResultTable, render
 from ._params import CLICK, Command, table_argument
 from ._streams import Messages
 
@@ -63,7 +63,7 @@ def _write(table: Any, path: str) -> None:
 
 
 def _counts_line(result: Any) -> str:
-    """The note on stderr: sizes, and what was dropped or left cold."""
+    """The note on stderr (``-f table``): sizes, and what was dropped or left cold."""
     return (
         f"{result.method}: {result.n_rows} rows, {result.n_users} users, {result.n_items} "
         f"items -> train {result.n_train_rows} rows ({result.n_train_users} users), test "
@@ -162,16 +162,27 @@ def split_command(
             show_default=False,
         ),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the counts as JSON on stdout.")
-    ] = False,
+    output_format: Annotated[
+        OutputFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            case_sensitive=False,
+            rich_help_panel="Output",
+            help="Output format of the counts. table: a note on stderr (nothing on stdout). "
+            "json: one object on stdout (train, test, method and the counts of "
+            "receval.split's summary()). csv/tsv/markdown/latex: those fields as a one-row "
+            "table on stdout.",
+        ),
+    ] = OutputFormat.table,
     quiet: QuietOption = False,
 ) -> None:
     """temporal and leave-last-out read the log in batches (bounded memory: a
     log larger than memory is split in two passes); ratio and random read it
     whole. Ties in time: the log's row order (the later row is later). The
     counts (users and rows dropped, users without test, cold users and items)
-    go to stderr, or as JSON to stdout with --json.
+    go to stderr as a note, or to stdout with -f json, csv, tsv, markdown or
+    latex.
     """
     from .. import split
     from ..data.scan import scan
@@ -222,6 +233,19 @@ def split_command(
                 )  # fmt: skip
             _write(result.train, train)
             _write(result.test, test)
-    say.note(_counts_line(result))
-    if as_json:
-        typer.echo(json.dumps({"train": train, "test": test, **result.summary()}))
+    if output_format is OutputFormat.table:
+        say.note(_counts_line(result))
+    else:  # the counts once: on stdout, not again in a note
+        _print_counts(result, train, test, output_format)
+
+
+def _print_counts(result: Any, train: str, test: str, fmt: OutputFormat) -> None:
+    """The files written and the counts on stdout: one JSON object, or a one-row table."""
+    record = {"train": train, "test": test, **result.summary()}
+    del record["fold"]  # None: no method of the command folds
+    if fmt is OutputFormat.json:
+        import json
+
+        typer.echo(json.dumps(record))
+    else:
+        render(ResultTable(list(record), [list(record.values())], keys=2), fmt)

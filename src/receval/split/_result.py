@@ -91,7 +91,8 @@ class SplitResult:
     columns: dict[str, str | None] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
-        """The counts as a dict (the CLI's ``--json``), with the method and fold."""
+        """The counts as a dict, with the method and fold (``receval split -f json``
+        prints the counts)."""
         out: dict[str, Any] = {"method": self.method, "fold": self.fold}
         out.update({name: getattr(self, name) for name in COUNTS})
         return out

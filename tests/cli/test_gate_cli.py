@@ -115,6 +115,28 @@ def test_the_verdict_is_printed_once(repo):
         assert result.stderr.endswith(f"note: {verdict}\n")
 
 
+def test_a_note_is_printed_once(repo, monkeypatch):
+    # -f markdown printed its notes in the Markdown on stdout and again on stderr; as
+    # rank and compare, the notes go on stderr, the Markdown on stdout holds the test's
+    lines = (repo / "runs" / "main.tsv").read_text().splitlines()
+    (repo / "runs" / "short.tsv").write_text("\n".join(lines[:2001]) + "\n")  # 100 users
+    note = "Qrels users without a list in a run (handled by missing_users): short.tsv 200."
+    test = "- One-sided randomization test (DeLong's for roc_auc) of each rule"
+    args = ["gate", *RUNS, "--baseline", "runs/candidate.tsv", "--candidate",
+            "runs/short.tsv", *FAST]  # fmt: skip
+    for fmt in ("table", "markdown"):
+        result = invoke(runner, *args, "-f", fmt, code=1)
+        assert note not in result.stdout and result.stderr == f"note: {note}\n"
+    assert test in invoke(runner, *args, "-f", "markdown", code=1).stdout
+    # a file holds every note (the job summary too), and stderr says each once
+    summary = repo / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = invoke(runner, *args, "-f", "markdown", "-o", "gate.md", code=1)
+    assert result.stdout == "" and result.stderr.count(note) == 1
+    for written in (repo / "gate.md", summary):
+        assert f"- {note}\n" in written.read_text() and test in written.read_text()
+
+
 def test_inconclusive_fails_unless_told_otherwise(repo):
     rule = ["--rule", "mrr=non_inferiority:0.0001"]
     result = invoke(runner, "gate", *WORSE[:2], "--baseline", "runs/main.tsv", "--candidate",

@@ -305,6 +305,8 @@ def gate(
     files; CTR models: --impressions, --label (and --group) with score columns.
     The verdict line (receval gate PASSED: ...) heads the table and the
     Markdown; with json or junit, or --output FILE, it is a note on stderr.
+    The notes (inconclusive rows, users left out) go on stderr, as every
+    command's; a Markdown file (--output, $GITHUB_STEP_SUMMARY) lists them too.
     """
     from ..gating.config import GateConfig, find_config, load_config
     from ..gating.decision import gate as run_gate
@@ -433,8 +435,11 @@ def gate(
 
 
 def _write(report: Any, fmt: GateFormat, output: str | None, digits: int) -> None:
-    """The report in ``fmt`` on standard output, or in the file ``output``."""
-    if fmt is GateFormat.table and output in (None, "-"):
+    """The report in ``fmt`` on standard output, or in the file ``output`` (a table as
+    Markdown). On standard output the Markdown lists the first note only (the test): the
+    others go on stderr, as every command's notes; a file holds them all."""
+    to_stdout = output in (None, "-")
+    if fmt is GateFormat.table and to_stdout:
         header, rows = report.table_rows(digits)
         render(
             ResultTable(header, rows, title=report.summary(), keys=4),
@@ -443,15 +448,16 @@ def _write(report: Any, fmt: GateFormat, output: str | None, digits: int) -> Non
         )
         sys.stdout.flush()
         return
-    text = {
-        GateFormat.markdown: report.to_markdown,
-        GateFormat.json: report.to_json,
-        GateFormat.junit: report.to_junit,
-    }.get(fmt, report.to_markdown)
-    body = text(digits) if fmt in (GateFormat.markdown, GateFormat.table) else text()
-    if output is None or output == "-":
+    if fmt is GateFormat.json:
+        body = report.to_json()
+    elif fmt is GateFormat.junit:
+        body = report.to_junit()
+    else:
+        body = report.to_markdown(digits, notes=not to_stdout)
+    if to_stdout:
         sys.stdout.write(body)
         sys.stdout.flush()
     else:
+        assert output is not None
         with open(output, "w", encoding="utf-8") as f:
             f.write(body)

@@ -205,9 +205,26 @@ class GateReport:
             )
         return header, rows
 
-    def to_markdown(self, digits: int = 4) -> str:
+    def to_markdown(self, digits: int = 4, *, notes: bool = True) -> str:
         """A GitHub Markdown section: the decision, the table, the notes (for a pull-request
-        comment or ``$GITHUB_STEP_SUMMARY``)."""
+        comment or ``$GITHUB_STEP_SUMMARY``).
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimals of the values.
+        notes : bool, default=True
+            Whether to list the notes after the first (inconclusive rows, users left
+            out; the first, the test and its correction, is always listed):
+            ``receval gate -f markdown`` prints those on standard error instead, as
+            every command prints its notes.
+
+        Returns
+        -------
+        markdown : str
+            The decision as a heading, the table, then a list of the notes and of
+            why each row that does not pass failed.
+        """
         header, rows = self.table_rows(digits)
         mark = "✅" if self.passed else "❌"
         lines = [f"### {mark} {self.summary()}", ""]
@@ -217,7 +234,7 @@ class GateReport:
             row = [*row[:-1], _MARKS[row[-1]]]
             lines.append("| " + " | ".join(markdown_escape(c) for c in row) + " |")
         lines.append("")
-        lines += [f"- {n}" for n in self.notes()]
+        lines += [f"- {n}" for n in (self.notes() if notes else self.notes()[:1])]
         why = [r for r in self.rows if r.verdict != "pass"]
         lines += [
             f"- {r.metric} ({r.candidate}"

@@ -77,6 +77,32 @@ def test_exit_codes_pass_fail_bad_input(repo):
     )
 
 
+def test_rules_of_the_command_line_read_no_rules_file(repo):
+    # with --rule, the receval.toml of the working directory was read all the same: a
+    # broken one failed the gate, and its settings changed how the rules were tested
+    rule = [*BETTER, *FAST, "--rule", "ndcg@10=floor:0.1", "-f", "json"]
+    (repo / "receval.toml").write_text("[gate]\nalpha = \n")
+    doc = json.loads(invoke(runner, "gate", *rule).stdout)
+    assert doc["passed"] is True and doc["settings"]["source"] is None
+    (repo / "receval.toml").write_text(
+        "[gate]\nalpha = 0.01\ncorrection = 'bonferroni'\n[[gate.rules]]\nmetric = 'mrr'\n"
+        "rule = 'superiority'\n"
+    )
+    doc = json.loads(invoke(runner, "gate", *rule).stdout)
+    assert (doc["settings"]["alpha"], doc["settings"]["correction"]) == (0.05, "holm")
+    assert [r["metric"] for r in doc["rows"]] == ["ndcg@10"]
+    # a file named by --config gives its settings; its rules are neither read nor checked
+    (repo / "ci.toml").write_text("[gate]\nalpha = 0.01\n[[gate.rules]]\nmetric = 'mrr'\n"
+                                  "rule = 'best'\n")  # fmt: skip
+    doc = json.loads(invoke(runner, "gate", *rule, "--config", "ci.toml").stdout)
+    assert (doc["settings"]["alpha"], doc["settings"]["source"]) == (0.01, "ci.toml")
+    assert [r["metric"] for r in doc["rows"]] == ["ndcg@10"]
+    refused = invoke(runner, "gate", *BETTER, "--config", "ci.toml", code=2)  # its rules
+    assert "ci.toml: gate.rules[0].rule must be one of" in refused.stderr
+    help_text = " ".join(invoke(runner, "gate", "--help").stdout.split())
+    assert "With --rule no file's rules are read" in help_text
+
+
 def test_a_bad_metric_or_margin_of_the_file_names_the_file_and_key(repo):
     rules = (repo / "receval.toml").read_text()
     (repo / "receval.toml").write_text(

@@ -45,6 +45,18 @@ def test_pyproject_table_is_read_and_found(tmp_path):
     assert find_config(tmp_path) == tmp_path / "receval.toml"
 
 
+def test_the_settings_alone_are_read_for_rules_given_elsewhere(tmp_path):
+    # receval gate --rule: a file's settings, its rules neither read nor checked
+    path = _write(tmp_path, '[gate]\nalpha = 0.01\n[[gate.rules]]\nmetric = "mrr"\nrule = "best"\n')
+    config = load_config(path, rules=False)
+    assert config.alpha == 0.01 and config.rules == () and config.source == str(path)
+    with pytest.raises(InvalidParameterError, match=r"gate.rules\[0\].rule must be one of"):
+        load_config(path)
+    assert parse_config({"correction": "bh"}, rules=False).correction == "bh"
+    with pytest.raises(InvalidParameterError, match=r"Unknown key 'gate\.alpah'"):
+        parse_config({"alpah": 0.1}, rules=False)
+
+
 def test_no_config_is_found(tmp_path):
     assert find_config(tmp_path) is None
     _write(tmp_path, '[project]\nname = "x"\n', "pyproject.toml")

@@ -2,9 +2,10 @@
 
 Registered on the ``receval`` app when :mod:`receval.cli` is imported. The rules
 and settings come from ``receval.toml`` or ``[tool.receval.gate]`` in
-``pyproject.toml`` (:mod:`receval.gating.config`), each overridable by an
-option; the decision from :func:`receval.gate`. Exit status: 0 pass, 1 fail,
-2 bad input.
+``pyproject.toml`` (:mod:`receval.gating.config`), each setting overridable by an
+option; ``--rule`` gives the rules instead, and then no file is looked for (only
+``--config FILE`` is read, for its settings). The decision comes from
+:func:`receval.gate`. Exit status: 0 pass, 1 fail, 2 bad input.
 """
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
@@ -158,9 +159,10 @@ def gate(
         typer.Option(
             "--config",
             metavar="FILE",
-            help="The rules: a TOML file with a [gate] table ([tool.receval.gate] in "
-            "pyproject.toml). Default: receval.toml, else pyproject.toml, in the current "
-            "directory.",
+            help="The rules and settings: a TOML file with a [gate] table "
+            "([tool.receval.gate] in pyproject.toml). Default: receval.toml, else "
+            "pyproject.toml, in the current directory; none with --rule. With --rule, "
+            "the file's settings alone are read.",
             show_default=False,
             rich_help_panel="Rules",
         ),
@@ -170,9 +172,11 @@ def gate(
         typer.Option(
             "--rule",
             metavar="METRIC=KIND[:MARGIN]",
-            help="A rule, replacing the file's rules: KIND is non_inferiority or superiority "
-            "with a MARGIN (absolute, or relative with %), or floor or ceiling with a value; "
-            "repeat. E.g. ndcg@10=non_inferiority:0.01, gauc=floor:0.7.",
+            help="A rule; repeat. KIND is non_inferiority or superiority with a MARGIN "
+            "(absolute, or relative with %), or floor or ceiling with a value, e.g. "
+            "ndcg@10=non_inferiority:0.01, gauc=floor:0.7. With --rule no file's rules are "
+            "read: receval.toml and pyproject.toml are not looked for, and the settings are "
+            "the options' (and --config FILE's, when given), else the defaults.",
             show_default=False,
             rich_help_panel="Rules",
         ),
@@ -313,10 +317,14 @@ def gate(
 
     say = Messages(quiet)
     with say.guard():
-        path = config if config is not None else find_config(".")
-        settings = load_config(path) if path is not None else GateConfig()
-        if rule:
-            settings = GateConfig(**{**settings.__dict__, "rules": tuple(map(_rule, rule))})
+        if rule:  # the rules of the command line: no file is looked for, and the file
+            # of --config gives its settings alone (its rules are neither read nor checked)
+            rules = tuple(map(_rule, rule))
+            given = load_config(config, rules=False) if config is not None else GateConfig()
+            settings = dataclasses.replace(given, rules=rules)
+        else:
+            path = config if config is not None else find_config(".")
+            settings = load_config(path) if path is not None else GateConfig()
         if not settings.rules:
             raise say.fail(
                 "no rules: write them in receval.toml ([[gate.rules]]) or pyproject.toml "

@@ -175,7 +175,11 @@ def check_settings(raw: Mapping[str, Any], prefix: str | None) -> dict[str, Any]
 
 
 def parse_config(
-    table: Mapping[str, Any], where: str = "gate", source: str | None = None
+    table: Mapping[str, Any],
+    where: str = "gate",
+    source: str | None = None,
+    *,
+    rules: bool = True,
 ) -> GateConfig:
     """A checked :class:`GateConfig` from the gate's table.
 
@@ -188,6 +192,10 @@ def parse_config(
         The table's key path, for the messages.
     source : str, default=None
         The file read, for the messages and the report.
+    rules : bool, default=True
+        Whether to read the rules. False reads the settings alone, for rules
+        given elsewhere (``receval gate --rule``): the table's ``rules`` are
+        neither read nor checked, and the config has none.
 
     Returns
     -------
@@ -196,7 +204,8 @@ def parse_config(
     Raises
     ------
     InvalidParameterError
-        An unknown key, a bad value, or no rule; the message names the key path.
+        An unknown key, a bad value, or no rule (when ``rules``); the message
+        names the key path.
 
     Examples
     --------
@@ -208,13 +217,13 @@ def parse_config(
     file = f"{source}: " if source else ""
     try:
         settings = check_settings(table, f"{where}.")
-        rules = table.get("rules")
-        if not isinstance(rules, list) or not rules:
+        given: Any = table.get("rules") if rules else []
+        if rules and (not isinstance(given, list) or not given):
             raise InvalidParameterError(
                 f"{where}.rules must be a non-empty array of tables ([[{where}.rules]] with "
-                f"metric and rule). Got {rules!r} instead."
+                f"metric and rule). Got {given!r} instead."
             )
-        checked = tuple(as_rule(r, f"{where}.rules[{i}]") for i, r in enumerate(rules))
+        checked = tuple(as_rule(r, f"{where}.rules[{i}]") for i, r in enumerate(given))
     except InvalidParameterError as exc:
         raise InvalidParameterError(file + str(exc)) from None
     return GateConfig(rules=checked, source=source, **settings)
@@ -234,7 +243,7 @@ def find_config(directory: str | Path = ".") -> Path | None:
     return None
 
 
-def load_config(path: str | Path) -> GateConfig:
+def load_config(path: str | Path, *, rules: bool = True) -> GateConfig:
     """Read the gate's configuration from a TOML file.
 
     ``pyproject.toml`` holds it in ``[tool.receval.gate]``, any other file
@@ -244,6 +253,9 @@ def load_config(path: str | Path) -> GateConfig:
     ----------
     path : str or path
         The file.
+    rules : bool, default=True
+        Whether to read the rules; False reads the settings alone (see
+        :func:`parse_config`).
 
     Returns
     -------
@@ -296,4 +308,4 @@ def load_config(path: str | Path) -> GateConfig:
         raise InvalidParameterError(
             f"{p}: {'.'.join(keys)} must be a table. Got {table!r} instead."
         )
-    return parse_config(table, ".".join(keys), str(p))
+    return parse_config(table, ".".join(keys), str(p), rules=rules)

@@ -267,6 +267,19 @@ def test_a_model_column_given_twice_is_refused(repo, models, message):
     assert result.stderr == f"error: {message}\n"
 
 
+@pytest.mark.parametrize("option", ["--candidate", "--baseline"])
+def test_a_score_column_not_in_the_log_names_its_option_and_the_fix(repo, option):
+    # it named the option and the columns, but no fix
+    models = {"--baseline": "model_b", "--candidate": "model_a"} | {option: "model_x"}
+    args = [a for pair in models.items() for a in pair]
+    result = invoke(runner, "gate", "--impressions", "log.csv", "--label", "click", *args,
+                    "--rule", "auc=floor:0.5", code=2)  # fmt: skip
+    assert result.stderr == (
+        f"error: log.csv: no column 'model_x' ({option} model_x). Got columns ['user', 'item', "
+        f"'click', 'model_a', 'model_b']; name one of them with {option}.\n"
+    )
+
+
 def test_ctr_bounds_on_metrics_that_are_no_mean_over_users(repo):
     # a pcoc ceiling: the candidate's pcoc against the threshold, no baseline needed
     log = pd.read_csv("log.csv")

@@ -7,9 +7,12 @@ the file, the option that names a missing column, and the file:line of a missing
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._streams import Messages
+
+if TYPE_CHECKING:
+    from ..exceptions import InputValidationError
 
 __all__ = ["no_missing", "read_columns"]
 
@@ -47,11 +50,7 @@ def read_columns(
         with say.progress(f"Reading {say.sized(path)}…"):
             table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
     except InputValidationError as exc:  # a column not in the file: the option's
-        text = str(exc)
-        for c, option in columns.items():
-            if option is not None:
-                text = text.replace(f"no column {c!r}.", f"no column {c!r} ({option} {c}).")
-        raise InputValidationError(text) from None
+        raise _named_by_option(exc, columns) from None
     for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null here
         no_missing(table.column(name), _named(name, columns[name]), path, fmt, where)
     for name in integers:
@@ -60,6 +59,24 @@ def read_columns(
         )
     table = table.select(wanted)
     return table if names is None else table.rename_columns(list(names))
+
+
+def _named_by_option(
+    exc: InputValidationError, columns: Mapping[str, str | None]
+) -> InputValidationError:
+    """The error of a column not in the file with the option that names it, and the fix
+    (``data.csv: no column 'nope' (--score nope). Got columns ['click', 'a']; name one of
+    them with --score.``); any other error as it is."""
+    text = str(exc)
+    for column, option in columns.items():
+        said = f"no column {column!r}."
+        if option is None or said not in text:
+            continue
+        text = text.replace(said, f"no column {column!r} ({option} {column}).")
+        if text.endswith("]."):  # the file's columns, and no fix yet (a header of one field)
+            text = text[:-1] + f"; name one of them with {option}."
+        return type(exc)(text)
+    return exc
 
 
 def _named(column: str, option: str | None) -> str:

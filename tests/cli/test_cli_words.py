@@ -193,6 +193,27 @@ def test_a_parquet_file_read_as_csv_is_named_parquet(tmp_path):
     assert stderr.endswith("not CSV text; drop --run-format csv or pass --run-format parquet.\n")
 
 
+def test_a_parquet_file_read_as_trec_is_named_parquet(tmp_path):
+    # it was "<file>:1: expected 4 whitespace-separated fields (user iteration item grade),
+    # got 1: 'PAR1\\x15...'"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    qrels, run = tmp_path / "q.parquet", tmp_path / "r.parquet"
+    pq.write_table(pa.table({"user": ["u1"], "item": ["a"], "grade": [1]}), qrels)
+    pq.write_table(pa.table({"user": ["u1"], "item": ["a"], "score": [0.5]}), run)
+    parquet = "the file is Parquet (it starts with 'PAR1'), not TREC text;"
+    stderr = _stderr("rank", "--qrels", qrels, "--run", run, "--qrels-format", "trec")
+    assert stderr == (
+        f"error: {qrels}: {parquet} drop --qrels-format trec or pass --qrels-format parquet.\n"
+    )
+    misnamed = tmp_path / "r.run"
+    misnamed.write_bytes(run.read_bytes())
+    assert _stderr("rank", "--qrels", qrels, "--run", misnamed) == (
+        f"error: {misnamed}: {parquet} pass --run-format parquet (or name the file .parquet).\n"
+    )
+
+
 def test_by_segment_names_the_row_of_all_rows():
     # a segment's error named its row within the segment (ctr --by printed the wrong line);
     # the metric checks all the rows first, so the error is the one without by

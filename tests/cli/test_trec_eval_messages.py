@@ -161,3 +161,29 @@ def test_the_qrels_cannot_come_from_standard_input(tmp_path):
         "error: trec-eval: expected the qrels file's path first, got '-'; only the run (the "
         "second file) can be read from standard input.\n"
     )
+
+
+@pytest.mark.parametrize("parquet", ["qrels", "run", "stdin"])
+def test_a_parquet_file_is_named_parquet(tmp_path, parquet):
+    # it was "<file>:1: expected 4 whitespace-separated fields (user iteration item grade),
+    # got 1: 'PAR1\\x15...'"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    paths = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
+    paths["qrels"].write_text(QRELS)
+    paths["run"].write_text(RUN)
+    table = pa.table({"user": ["q1"], "item": ["d1"], "score": [0.5]})
+    pq.write_table(table, tmp_path / "x.parquet")
+    given = tmp_path / "x.parquet" if parquet != "stdin" else "-"
+    files = {**{k: str(v) for k, v in paths.items()}, parquet: str(given)}
+    stdin = (tmp_path / "x.parquet").read_bytes() if parquet == "stdin" else None
+    argv = ["trec-eval", files["qrels"], files.get("stdin", files["run"])]
+    result = make_runner().invoke(app, argv, input=stdin)
+    assert result.exit_code == 2 and result.stdout == ""
+    named = "<stdin>" if parquet == "stdin" else given
+    assert result.stderr == (
+        f"error: {named}: the file is Parquet (it starts with 'PAR1'), not TREC text; evaluate "
+        "Parquet files with receval rank --qrels FILE --run FILE, or write the file as TREC "
+        "text (trec-eval reads text files only).\n"
+    )

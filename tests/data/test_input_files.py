@@ -333,6 +333,29 @@ def test_a_parquet_file_read_as_text_is_named_parquet(tmp_path):
         )
 
 
+def test_a_parquet_file_read_as_trec_is_named_parquet(tmp_path):
+    # it was "<file>:1: expected 4 whitespace-separated fields (...), got 1: 'PAR1\\x15...'"
+    named = tmp_path / "run.parquet"
+    pq.write_table(IMPRESSIONS.select(["user", "item", "score"]), named)
+    misnamed = tmp_path / "run.txt"
+    misnamed.write_bytes(named.read_bytes())
+    given = "; drop file_format='trec' or pass file_format='parquet'."
+    for read, path, fix in (
+        (lambda p: rv.Run.from_file(str(p), file_format="trec"), named, given),
+        (lambda p: rv.Qrels.from_file(str(p), file_format="trec"), named, given),
+        (lambda p: rv.Run.from_file(str(p)), misnamed, "; pass file_format='parquet' (or name "
+         "the file .parquet)."),
+        (lambda p: rv.Qrels.from_trec(str(p)), misnamed, "; pass file_format='parquet' (or "
+         "name the file .parquet)."),
+        (lambda p: io.read_trec_native(str(p), "qrels"), named, given),
+    ):  # fmt: skip
+        with pytest.raises(rv.InputValidationError) as info:
+            read(path)
+        assert str(info.value) == (
+            f"{path}: the file is Parquet (it starts with 'PAR1'), not TREC text{fix}"
+        )
+
+
 def test_uint64_ids_near_2_64_in_parquet(tmp_path):
     big = [2**64 - 1, 2**64 - 1, 2**64 - 2, 2**64 - 2, 5, 5]
     table = pa.table(

@@ -64,6 +64,8 @@ def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
     import shutil
     import tempfile
 
+    from ..data._open import is_parquet
+
     root = ctx.find_root()
     option = (param.opts or [param.human_readable_name])[0]
     first = root.meta.get("receval.stdin")
@@ -84,7 +86,7 @@ def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
         shutil.copyfileobj(sys.stdin.buffer, out)
     with open(path, "rb") as f:
         head = f.readline(1 << 16)
-    if head.startswith(b"PAR1"):
+    if is_parquet(head):
         suffix = ".parquet"
     elif option in ("--qrels", "--run"):
         suffix = ""

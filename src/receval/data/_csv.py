@@ -13,8 +13,8 @@ from ._open import (
     CountingFile,
     arrow_input,
     check_has_columns,
+    check_not_parquet,
     compression_of,
-    infer_format,
     open_input,
     place,
     sentence,
@@ -116,8 +116,7 @@ def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
                 more = source.read(limit - len(head))
                 head += more
                 ended = not more
-            if head.startswith(_PARQUET_MAGIC):
-                raise _parquet(path, fmt)
+            check_not_parquet(path, fmt, head)
             skip = len(_BOM) if head.startswith(_BOM) else 0
             text = np.frombuffer(head, np.uint8, offset=skip)
             blank = len(text) - len(bytes(text).lstrip(b"\r\n"))  # lines Arrow skips
@@ -154,24 +153,6 @@ def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
     )
     table = pcsv.read_csv(pa.BufferReader(copy), read_options=whole, parse_options=parse)
     return list(table.schema.names)
-
-
-#: The first bytes of a Parquet file.
-_PARQUET_MAGIC = b"PAR1"
-
-
-def _parquet(path: str, fmt: str) -> Exception:
-    """The error of a Parquet file read as CSV or TSV text (``fmt``)."""
-    from ..exceptions import InputValidationError
-
-    fix = (
-        f"drop file_format='{fmt}' or pass file_format='parquet'"
-        if infer_format(path) == "parquet"
-        else "pass file_format='parquet' (or name the file .parquet)"
-    )
-    return InputValidationError(
-        f"{path}: the file is Parquet (it starts with 'PAR1'), not {fmt.upper()} text; {fix}."
-    )
 
 
 def _read(

@@ -17,9 +17,11 @@ __all__ = [
     "CountingFile",
     "arrow_input",
     "check_file",
+    "check_not_parquet",
     "compression_of",
     "file_error",
     "header_not_utf8",
+    "is_parquet",
     "open_input",
     "place",
     "sentence",
@@ -317,6 +319,44 @@ def check_file(path: str) -> None:
             f"{path}: is a directory, not a file; name one file (a directory of Parquet "
             f"files can be read with receval.scan)."
         )
+
+
+#: The first bytes of a Parquet file.
+_PARQUET_MAGIC = b"PAR1"
+
+
+def is_parquet(head: bytes | bytearray) -> bool:
+    """Whether a file's first bytes, ``head``, are those of a Parquet file."""
+    return head.startswith(_PARQUET_MAGIC)
+
+
+def check_not_parquet(
+    path: str, fmt: str, head: bytes | bytearray | None = None, fix: str | None = None
+) -> None:
+    """Raise when a file read as ``fmt`` text (``"csv"``, ``"tsv"``, ``"trec"``) is a
+    Parquet file, with the fix: the format to pass (``fix``: another, such as a
+    command's). ``head``: the file's first bytes (decompressed), when read already;
+    else they are read here, from a regular file only (a pipe is not read ahead of its
+    reader; a file that cannot be read is left to its reader)."""
+    if head is None:
+        if not os.path.isfile(path):
+            return
+        try:
+            with open(path, "rb") as f:
+                head = f.read(len(_PARQUET_MAGIC))
+        except OSError:
+            return
+    if not is_parquet(head):
+        return
+    if fix is None:
+        fix = (
+            f"drop file_format='{fmt}' or pass file_format='parquet'"
+            if infer_format(path) == "parquet"
+            else "pass file_format='parquet' (or name the file .parquet)"
+        )
+    raise InputValidationError(
+        f"{path}: the file is Parquet (it starts with 'PAR1'), not {fmt.upper()} text; {fix}."
+    )
 
 
 def header_not_utf8(path: str, exc: UnicodeDecodeError) -> InputValidationError:

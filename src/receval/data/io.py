@@ -30,6 +30,7 @@ from ._open import (
     arrow_input,
     check_file,
     check_has_columns,
+    check_not_parquet,
     compression_of,
     file_error,
     header_not_utf8,
@@ -243,14 +244,16 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     when the file's rows are grouped by user), int64 grades or float64 scores
     (finite), and the first run tag.
     Errors are those of :func:`read_whitespace_table` and :func:`parse_numbers`,
-    naming file and line. The core reads plain and gzip text; a file compressed
-    otherwise (bzip2, xz, Zstandard) returns None: Arrow's reader decompresses it.
+    naming file and line; a Parquet file is named so, with the format to pass. The
+    core reads plain and gzip text; a file compressed otherwise (bzip2, xz,
+    Zstandard) returns None: Arrow's reader decompresses it.
     """
     from .._kernels import compiled
 
     core = compiled()
     name = os.fspath(path)
     check_file(name)
+    check_not_parquet(name, "trec")  # its binary bytes are no line of fields
     if compression_of(name) not in (None, "gzip"):
         return None
     try:

@@ -162,6 +162,13 @@ class _Table:
         self.stop: tuple[int, InputValidationError] | None = None
 
 
+#: The fix of a Parquet file given to trec-eval, which reads text files only.
+_PARQUET_FIX = (
+    "evaluate Parquet files with receval rank --qrels FILE --run FILE, or write the file as "
+    "TREC text (trec-eval reads text files only)"
+)
+
+
 def _check_files(o: TrecEvalOptions) -> None:
     if o.rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         raise InvalidParameterError(
@@ -505,9 +512,13 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
         # trec_eval: "Can't calculate measure" at the first query, nothing printed
         raise as_abort(exc, QUERY) from None
     _check_params(o, selected, values)
+    from ..data._open import check_not_parquet
+
     try:
         _check_files(o)
         with _run_file(o) as run:
+            for path in (o.qrels, run):
+                check_not_parquet(path, "trec", fix=_PARQUET_FIX)
             if o.rel_format == "qrels":
                 t = _core_table(o, selected, values, o.qrels, run)
             else:

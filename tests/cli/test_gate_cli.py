@@ -82,8 +82,10 @@ def test_rules_of_the_command_line_read_no_rules_file(repo):
     # broken one failed the gate, and its settings changed how the rules were tested
     rule = [*BETTER, *FAST, "--rule", "ndcg@10=floor:0.1", "-f", "json"]
     (repo / "receval.toml").write_text("[gate]\nalpha = \n")
-    doc = json.loads(invoke(runner, "gate", *rule).stdout)
+    result = invoke(runner, "gate", *rule)
+    doc = json.loads(result.stdout)
     assert doc["passed"] is True and doc["settings"]["source"] is None
+    assert result.stderr.endswith("0 inconclusive of 1 check.\n")  # counted in words
     (repo / "receval.toml").write_text(
         "[gate]\nalpha = 0.01\ncorrection = 'bonferroni'\n[[gate.rules]]\nmetric = 'mrr'\n"
         "rule = 'superiority'\n"

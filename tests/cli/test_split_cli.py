@@ -41,7 +41,11 @@ def test_leave_last_out_writes_parquet_and_csv(tmp_path, log_path):
     assert summary["n_test_rows"] == 2 and summary["n_users_without_test"] == 1
     assert result.stderr == ""  # the counts once: on stdout
     result = invoke(make_runner(), "split", path, "-o", train, "-O", test)
-    assert result.stdout == "" and "1 users without test" in result.stderr
+    assert result.stdout == "" and result.stderr == (  # counted in words: 1 user, 2 rows
+        "note: leave_last_out: 6 rows, 3 users, 5 items -> train 4 rows (3 users), test 2 "
+        "rows (2 users); dropped 0 users (0 rows); 1 user without test; cold in test: 0 users, "
+        "2 items (2 rows).\n"
+    )
 
 
 def test_temporal_quantile_and_counts(tmp_path, log_path):
@@ -54,7 +58,7 @@ def test_temporal_quantile_and_counts(tmp_path, log_path):
     assert json.loads(result.stdout) == {
         "train": str(tmp_path / "a.parquet"), "test": str(tmp_path / "b.parquet"), **summary
     }  # fmt: skip
-    assert "cold in test: 1 users" in invoke(make_runner(), *args, *out).stderr
+    assert "cold in test: 1 user, " in invoke(make_runner(), *args, *out).stderr
 
 
 def test_format_option_as_every_command_has_it(tmp_path, log_path):

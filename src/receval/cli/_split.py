@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._parameters import counted
 from ._common import ItemOption, QuietOption, UserOption, app
 from ._output import OutputFormat, ResultTable, render
 from ._params import CLICK, Command, table_argument
@@ -64,14 +65,15 @@ def _write(table: Any, path: str) -> None:
 
 def _counts_line(result: Any) -> str:
     """The note on stderr (``-f table``): sizes, and what was dropped or left cold."""
+    r = result
     return (
-        f"{result.method}: {result.n_rows} rows, {result.n_users} users, {result.n_items} "
-        f"items -> train {result.n_train_rows} rows ({result.n_train_users} users), test "
-        f"{result.n_test_rows} rows ({result.n_test_users} users); dropped "
-        f"{result.n_users_dropped} users ({result.n_rows_dropped} rows); "
-        f"{result.n_users_without_test} users without test; cold in test: "
-        f"{result.n_cold_users} users, {result.n_cold_items} items "
-        f"({result.n_test_rows_cold_items} rows)."
+        f"{r.method}: {counted(r.n_rows, 'row')}, {counted(r.n_users, 'user')}, "
+        f"{counted(r.n_items, 'item')} -> train {counted(r.n_train_rows, 'row')} "
+        f"({counted(r.n_train_users, 'user')}), test {counted(r.n_test_rows, 'row')} "
+        f"({counted(r.n_test_users, 'user')}); dropped {counted(r.n_users_dropped, 'user')} "
+        f"({counted(r.n_rows_dropped, 'row')}); {counted(r.n_users_without_test, 'user')} "
+        f"without test; cold in test: {counted(r.n_cold_users, 'user')}, "
+        f"{counted(r.n_cold_items, 'item')} ({counted(r.n_test_rows_cold_items, 'row')})."
     )
 
 

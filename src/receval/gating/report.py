@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
+from .._parameters import counted
 from ..report.tables import format_p_value, markdown_escape
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class GateReport:
         head = "PASSED" if self.passed else "FAILED"
         return (
             f"receval gate {head}: {c['pass']} passed, {c['fail']} failed, "
-            f"{c['inconclusive']} inconclusive of {len(self.rows)} checks."
+            f"{c['inconclusive']} inconclusive of {counted(len(self.rows), 'check')}."
         )
 
     def notes(self) -> list[str]:

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from receval import Run, evaluate, evaluate_embeddings, retrieve
+from receval.exceptions import UnmatchedIdsWarning
 from tests.cli._helpers import invoke, make_runner
 
 
@@ -204,3 +205,37 @@ def test_exclude_pairs_without_a_vector_are_noted_and_counted(files):
     assert note in result.stderr
     (row,) = json.loads(result.stdout)
     assert row["counts"]["n_exclude_unmatched"] == 2
+
+
+def test_rank_from_vectors_retrieves_from_the_candidates_and_counts_those_without_a_vector(
+    files,
+):
+    # the run was retrieved from every item and then cut to the candidates by evaluate,
+    # and the candidates without a vector were neither noted nor counted
+    path, users, items = files
+    candidates = {f"u{u}": [100 + (3 * u + d) % 20 for d in (0, 5, 9, 13)] for u in range(6)}
+    candidates["u0"].append(999)  # item 999 and user u9 have no vector
+    candidates["u9"] = [103]
+    (path / "cands.csv").write_text(
+        "user,item\n" + "".join(f"{u},{i}\n" for u, its in candidates.items() for i in its)
+    )
+    result = invoke(make_runner(), "rank", "--qrels", path / "qrels.tsv", "--user-vectors",
+                    path / "u.npy", "--item-vectors", path / "i.npy", "--user-ids",
+                    path / "users.txt", "--item-ids", path / "items_ids.npy", "--candidates",
+                    path / "cands.csv", "-m", "ndcg@2", "-f", "json")  # fmt: skip
+    note = (
+        f"note: 2 of the 26 distinct (user, item) pairs of --candidates {path / 'cands.csv'} are "
+        "never scored, since their user or item has no vector (users without one: 1 pair, "
+        "e.g. ['u9']; items without one: 1 pair, e.g. [999]); check their ids against "
+        "--user-ids and --item-ids (type, prefix) if they should match."
+    )
+    assert note in result.stderr
+    (row,) = json.loads(result.stdout)
+    assert row["counts"]["n_candidates_unmatched"] == 2
+    qrels = {f"u{u}": {100 + (3 * u) % 20: 1} for u in range(6)}
+    with pytest.warns(UnmatchedIdsWarning, match="2 of the 26 distinct"):
+        want = evaluate_embeddings(qrels, users, items, ["ndcg@2"], candidates=candidates,
+                                   user_ids=[f"u{i}" for i in range(6)],
+                                   item_ids=np.arange(100, 120))  # fmt: skip
+    assert want.n_candidates_unmatched == 2
+    assert row["ndcg@2"] == pytest.approx(want.mean["ndcg@2"])

@@ -35,3 +35,15 @@ def top_k(
         rows.sort(key=lambda i: (-row[i], item_ids[i]))
         out.append([item_ids[i] for i in rows[:k]])
     return out
+
+
+def unmatched_pairs(
+    pairs: Sequence[tuple], user_ids: Sequence, item_ids: Sequence
+) -> tuple[int, int, int]:
+    """(distinct pairs, those whose user has no vector, those whose user has one and
+    whose item has none), by sets."""
+    distinct = set(pairs)
+    users, items = set(user_ids), set(item_ids)
+    n_users_absent = sum(1 for u, _ in distinct if u not in users)
+    n_items_absent = sum(1 for u, i in distinct if u in users and i not in items)
+    return len(distinct), n_users_absent, n_items_absent

@@ -131,6 +131,31 @@ def test_exclude_pairs_without_a_vector_are_counted_in_the_report():
     assert "n_exclude_unmatched" not in ranking_records({"r": plain})[0]["counts"]
 
 
+def test_candidates_pairs_without_a_vector_are_counted_in_the_report():
+    # they were dropped silently: no warning, no count
+    users = np.eye(2, dtype=np.float32)
+    items = np.array([[1, 0], [0.9, 0], [0, 1]], dtype=np.float32)
+    qrels = {0: {1: 1}, 1: {2: 1}}
+    candidates = {0: [1, 7], 1: [2, 8, 9], 5: [0]}  # items 7, 8, 9 and user 5 have no vector
+    message = (
+        r"4 of the 6 distinct \(user, item\) pairs of candidates are never scored, since their "
+        r"user or item has no vector \(users without one: 1 pair, e.g. \[5\]; items without "
+        r"one: 3 pairs, e.g. \[7, 8, 9\]\)"
+    )
+    with pytest.warns(UnmatchedIdsWarning, match="evaluate_embeddings: " + message):
+        got = evaluate_embeddings(qrels, users, items, ["recall@1"], candidates=candidates)
+    assert got.mean == {"recall@1": 1.0}
+    assert got.n_candidates_unmatched == 4 and got.n_exclude_unmatched is None
+    assert ranking_records({"r": got})[0]["counts"]["n_candidates_unmatched"] == 4
+    with pytest.warns(UnmatchedIdsWarning, match="retrieve: " + message):
+        retrieve(users, items, 1, candidates=candidates)
+    both = evaluate_embeddings(qrels, users, items, ["recall@1"], candidates={0: [1], 1: [2]},
+                               exclude={0: [0]})  # fmt: skip
+    assert (both.n_candidates_unmatched, both.n_exclude_unmatched) == (0, 0)
+    plain = ranking_records({"r": evaluate_embeddings(qrels, users, items, ["recall@1"])})
+    assert "n_candidates_unmatched" not in plain[0]["counts"]
+
+
 def test_k_from_the_metrics_and_an_explicit_k():
     users, items, user_ids, item_ids, qrels, _ = _data(1)
     common = dict(user_ids=user_ids, item_ids=item_ids)

@@ -294,21 +294,25 @@ def run_rank(
                 qrels, qrels_format, run, run_format, say,
                 user=user, item=item, grade=grade, score=score, rank=rank_column,
             )  # fmt: skip
-            # the retrieved run's --exclude pairs without a vector, by id of the run
-            unmatched: dict[int, int] = {}
+            # the retrieved run's --exclude and --candidates pairs without a vector (by
+            # the report's count), by id of the run
+            unmatched: dict[int, dict[str, int]] = {}
             if user_vectors is not None and item_vectors is not None:
-                from ._retrieve import read_exclude, read_ids, read_qrels, vector_run
+                from ._retrieve import read_ids, read_item_pairs, read_qrels, vector_run
 
                 ids = read_ids(item_ids, "--item-ids", say)
-                retrieved, n_unmatched = vector_run(
+                pairs = {
+                    name: read_item_pairs(name, path, ids, user, item, say)
+                    for name, path in (("exclude", exclude), ("candidates", candidates))
+                }
+                retrieved, counts = vector_run(
                     lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
                     item_vectors, ranked, k, say, metric=similarity,
-                    user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
-                    exclude=read_exclude(exclude, ids, user, item, say), exclude_file=exclude,
+                    user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids, **pairs,
+                    files={"exclude": exclude, "candidates": candidates},
                 )  # fmt: skip
                 inputs = [*inputs, retrieved]
-                if n_unmatched is not None:
-                    unmatched[id(retrieved[2])] = n_unmatched
+                unmatched[id(retrieved[2])] = counts
             for q, name, r in inputs:
                 if data is None:  # read once, its ids as the runs hold theirs
                     data = {}
@@ -322,7 +326,7 @@ def run_rank(
                         q, r, name, ranked, say, profile, conventions, weighting, matching
                     )  # fmt: skip
                     if id(r) in unmatched:  # as evaluate_embeddings reports them
-                        report = replace(report, n_exclude_unmatched=unmatched[id(r)])
+                        report = replace(report, **unmatched[id(r)])
                     reports.append((name, report))
                 given = {"run": r, "qrels": q, **data}
                 values[name] = {m: _list_value(s, given) for m, s in listed.items()}

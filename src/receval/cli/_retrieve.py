@@ -42,7 +42,8 @@ VectorsOption = Annotated[
     typer.Option(
         metavar="FILE",
         help="User (--user-vectors) or item (--item-vectors) embeddings, .npy or Parquet: "
-        "adds the run of their exact top-k retrieval (receval retrieve).",
+        "adds the run of their exact top-k retrieval (receval retrieve), from each user's "
+        "--candidates when given.",
         show_default=False, rich_help_panel=PANEL,
     ),
 ]  # fmt: skip
@@ -97,39 +98,45 @@ def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:
                            file_format=ranked_format(fmt, path))  # fmt: skip
 
 
-def read_exclude(path: str | None, item_ids: Any, user: str, item: str, say: Messages) -> Any:
-    """``--exclude``: a training log (TREC qrels or a CSV, TSV or Parquet file), its ids
-    read as integers when the items' are."""
+def read_item_pairs(option: str, path: str | None, item_ids: Any, user: str, item: str,
+                    say: Messages) -> Any:  # fmt: skip
+    """``--exclude`` (a training log: TREC qrels or a CSV, TSV or Parquet file) or
+    ``--candidates`` (a CSV, TSV or Parquet file), its ids read as integers when the
+    items' are; ``option``: ``"exclude"`` or ``"candidates"``."""
     if path is None:
         return None
     from ._items import ItemData
 
     integers = item_ids is None or item_ids.dtype.kind in "iu"
-    return ItemData(exclude=path, user=user, item=item).load(integers, say)["exclude"]
+    given: dict[str, Any] = {option: path}
+    return ItemData(user=user, item=item, **given).load(integers, say)[option]
 
 
 def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: Any = None,
-                  exclude_file: str | None = None, whole_ties: bool = False,
-                  **options: Any) -> tuple[Any, int | None]:  # fmt: skip
+                  files: dict[str, str | None] | None = None, whole_ties: bool = False,
+                  **options: Any) -> tuple[Any, dict[str, int]]:  # fmt: skip
     """The run of exact retrieval from the vector files (``options``: those of
     :func:`receval.retrieve`), with a progress line; ``whole_ties``: each list also
     holds every item tied with its k-th, as :func:`receval.evaluate_embeddings`
-    retrieves them for an evaluation. With ``exclude``, also the pairs of
-    ``exclude_file`` that name no vector (a note says how many), None without."""
+    retrieves them for an evaluation. Also the pairs of ``exclude`` and ``candidates``
+    whose user or item has no vector, by the name of the report's count
+    (``n_exclude_unmatched``, ``n_candidates_unmatched``; a note says how many, naming
+    the option and its file in ``files``)."""
     import os
 
     from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS, Search, catalogue
 
-    options = {"block_users": BLOCK_USERS, "block_items": BLOCK_ITEMS, **options}
+    options = {"block_users": BLOCK_USERS, "block_items": BLOCK_ITEMS, "candidates": None,
+               **options}  # fmt: skip
     with say.progress(f"Retrieving the top {k} of {say.sized(items)} for {say.sized(users)}…"):
-        search = Search(users, catalogue(items, item_ids, "retrieve"), k, candidates=None,
-                        func="retrieve", whole_ties=whole_ties, **options)  # fmt: skip
+        search = Search(users, catalogue(items, item_ids, "retrieve"), k, func="retrieve",
+                        whole_ties=whole_ties, **options)  # fmt: skip
         run = search.run(os.path.basename(items))
-    if search.unmatched is None:
-        return run, None
-    if search.unmatched.n_unmatched:
-        say.note(say.in_cli_words(search.unmatched.text(f"--exclude {exclude_file}")))
-    return run, search.unmatched.n_unmatched
+    for unmatched in search.unmatched.values():
+        if unmatched.counts.n_unmatched:
+            option = f"--{unmatched.argument} {(files or {}).get(unmatched.argument)}"
+            say.note(say.in_cli_words(unmatched.text(option)))
+    return run, {u.report_field: u.counts.n_unmatched for u in search.unmatched.values()}
 
 
 def write_run(run: Any, path: str) -> None:
@@ -166,11 +173,11 @@ def write_run(run: Any, path: str) -> None:
 def vector_run(
     qrels: Any, users: str, items: str, metrics: list[str], k: int | None, say: Messages,
     **options: Any,
-) -> tuple[tuple[Any, str, Any], int | None]:  # fmt: skip
+) -> tuple[tuple[Any, str, Any], dict[str, int]]:  # fmt: skip
     """``(qrels, name, run)`` of ``rank --user-vectors --item-vectors``: the run retrieved
     to the metrics' largest cutoff unless ``--k`` says, each tie at the k-th item whole
-    (as :func:`receval.evaluate_embeddings`); and the ``--exclude`` pairs that name no
-    vector (None without ``--exclude``)."""
+    (as :func:`receval.evaluate_embeddings`); and the counts of the ``--exclude`` and
+    ``--candidates`` pairs that name no vector (:func:`retrieved_run`)."""
     from ..retrieval.embeddings import metrics_depth
 
     depth = k if k is not None else metrics_depth(metrics)
@@ -229,8 +236,9 @@ def retrieve(
         ids = read_ids(item_ids, "--item-ids", say)
         options = dict(
             user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
-            exclude=read_exclude(exclude, ids, user, item, say), exclude_file=exclude,
-            metric=similarity, block_users=block_users, block_items=block_items,
+            exclude=read_item_pairs("exclude", exclude, ids, user, item, say),
+            files={"exclude": exclude}, metric=similarity, block_users=block_users,
+            block_items=block_items,
         )  # fmt: skip
         run, _ = retrieved_run(users, items, k, say, **options)
         write_run(run, output)

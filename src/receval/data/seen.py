@@ -22,6 +22,8 @@ The protocol is declared by two keywords, the same wherever lists are cut
   consume an item again, so nothing is masked, and the report says so.
 
 Passing both is an error (:func:`as_seen`); passing neither declares nothing.
+In a retrieval from embeddings, the log's pairs whose user or item has no vector
+mask nothing, and are counted (:class:`PairCounts`, also of ``candidates=``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from ..exceptions import InvalidParameterError
 from ._lookup import lookup
 from ._ranked import Qrels, Run
 
-__all__ = ["Masked", "MaskingSummary", "SeenItems", "as_seen", "check_declaration"]
+__all__ = ["Masked", "MaskingSummary", "PairCounts", "SeenItems", "as_seen", "check_declaration"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -342,6 +344,47 @@ class MaskingSummary:
         if self.n_qrels_seen:
             text += f", {self.n_qrels_seen} judged items seen in training (kept in the qrels)"
         return text
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """The distinct (user, item) pairs of a log given beside embeddings (``exclude=``,
+    ``candidates=``), and those whose user or item has no vector, which mask (or
+    allow) nothing: what :func:`receval.retrieval.masks.unmatched_pairs` counts.
+
+    Counts of disjoint sets of users add up (:meth:`merge`): the updates of an
+    accumulator, the partitions of Spark.
+
+    Attributes
+    ----------
+    n_pairs : int
+        Distinct pairs.
+    n_users_absent : int
+        Pairs whose user has no vector.
+    n_items_absent : int
+        Pairs whose user has a vector and whose item has none.
+    """
+
+    n_pairs: int = 0
+    n_users_absent: int = 0
+    n_items_absent: int = 0
+
+    @property
+    def n_unmatched(self) -> int:
+        """Pairs whose user or item has no vector."""
+        return self.n_users_absent + self.n_items_absent
+
+    def merge(self, other: PairCounts) -> PairCounts:
+        """The counts of two disjoint sets of users together."""
+        return PairCounts(self.n_pairs + other.n_pairs, self.n_users_absent + other.n_users_absent,
+                          self.n_items_absent + other.n_items_absent)  # fmt: skip
+
+    def of_all(self, n_pairs: int) -> PairCounts:
+        """These counts of the pairs of the users given a vector (``some_users`` of
+        :func:`~receval.retrieval.masks.unmatched_pairs`), as the counts of all
+        ``n_pairs`` pairs: the user of every other pair has no vector."""
+        return PairCounts(n_pairs, self.n_users_absent + n_pairs - self.n_pairs,
+                          self.n_items_absent)  # fmt: skip
 
 
 def check_declaration(excluding: bool, repeats: Any, func: str) -> None:

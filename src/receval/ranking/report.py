@@ -84,9 +84,13 @@ class EvaluationReport:
         With ``exclude=``: per user (aligned with ``users``), the rows removed
         from its list; a column of ``to_frame()``. None otherwise, and on Spark.
     n_exclude_unmatched : int or None
-        With :func:`evaluate_embeddings` and ``exclude=``: the distinct (user,
-        item) pairs of ``exclude`` whose user or item has no vector, which mask
-        nothing. None otherwise.
+        With :func:`evaluate_embeddings` (in memory or on Spark) and
+        ``exclude=``: the distinct (user, item) pairs of ``exclude`` whose user
+        or item has no vector, which mask nothing. None otherwise.
+    n_candidates_unmatched : int or None
+        With :func:`evaluate_embeddings` and ``candidates=``: the distinct
+        (user, item) pairs of ``candidates`` whose user or item has no vector,
+        which are never scored. None otherwise.
 
     Notes
     -----
@@ -118,6 +122,7 @@ class EvaluationReport:
     masking: Any = None
     n_seen_removed: np.ndarray | None = None
     n_exclude_unmatched: int | None = None
+    n_candidates_unmatched: int | None = None
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
     # ranked metrics' per-user values before the mean's rules (pooled: numerators)

@@ -40,9 +40,10 @@ def ranking_records(
         ``ties="average"``; None for a metric whose tie dependence is not
         checked), ``masking`` (the counts of ``exclude=``, or ``repeats``
         True), ``sampling`` (the counts of ``candidates=`` and the
-        correction) and ``n_exclude_unmatched`` (the ``exclude`` pairs
-        without a vector, of :func:`receval.evaluate_embeddings`) when the
-        report has them, as the JSON output of ``receval rank``.
+        correction), ``n_exclude_unmatched`` and ``n_candidates_unmatched``
+        (the ``exclude`` and ``candidates`` pairs without a vector, of
+        :func:`receval.evaluate_embeddings`) when the report has them, as the
+        JSON output of ``receval rank``.
 
     Examples
     --------
@@ -73,9 +74,10 @@ def ranking_records(
         for key, summary in (("masking", report.masking), ("sampling", report.sampling)):
             if summary is not None:  # exclude= or repeats=True; candidates=
                 record["counts"][key] = asdict(summary)
-        unmatched = getattr(report, "n_exclude_unmatched", None)
-        if unmatched is not None:  # retrieval from embeddings with exclude=
-            record["counts"]["n_exclude_unmatched"] = int(unmatched)
+        for key in ("n_exclude_unmatched", "n_candidates_unmatched"):
+            unmatched = getattr(report, key, None)
+            if unmatched is not None:  # retrieval from embeddings with exclude=, candidates=
+                record["counts"][key] = int(unmatched)
         records.append(record)
     return records
 

@@ -72,8 +72,10 @@ def evaluate_embeddings(
     report : EvaluationReport
         The report of ``evaluate(qrels, lists, metrics, **options)``, the lists
         of ``retrieve(...)`` with each tie at the k-th item kept whole; with
-        ``exclude``, ``report.n_exclude_unmatched`` counts its pairs whose user
-        or item has no vector (they mask nothing).
+        ``exclude``, ``report.n_exclude_unmatched`` counts its distinct pairs
+        whose user or item has no vector (they mask nothing), and with
+        ``candidates``, ``report.n_candidates_unmatched`` its pairs whose user
+        or item has none (they are never scored).
 
     Raises
     ------
@@ -84,8 +86,8 @@ def evaluate_embeddings(
     Warns
     -----
     UnmatchedIdsWarning
-        Some pairs of ``exclude`` name a user or an item without a vector, as
-        for :func:`receval.retrieve`.
+        Some pairs of ``exclude`` or ``candidates`` name a user or an item
+        without a vector, as for :func:`receval.retrieve`.
 
     See Also
     --------
@@ -122,8 +124,8 @@ def evaluate_embeddings(
         block_users=block_users, block_items=block_items, func="evaluate_embeddings",
         whole_ties=True,
     )  # fmt: skip
-    if search.unmatched is not None:
-        search.unmatched.warn("evaluate_embeddings")
+    for unmatched in search.unmatched.values():
+        unmatched.warn("evaluate_embeddings")
 
     def batches() -> Iterator[Run]:
         for lists in search.lists():
@@ -131,9 +133,9 @@ def evaluate_embeddings(
             yield lists_run([lists], users, search.item_ids, name)
 
     report = evaluate(qrels, RunBatches(batches, name), metrics, **options)
-    if search.unmatched is None:
-        return report
-    return replace(report, n_exclude_unmatched=search.unmatched.n_unmatched)
+    counts: dict[str, Any] = {u.report_field: u.counts.n_unmatched
+                              for u in search.unmatched.values()}  # fmt: skip
+    return replace(report, **counts)
 
 
 def metrics_depth(metrics: str | Iterable[str], func: str = "evaluate_embeddings") -> int:

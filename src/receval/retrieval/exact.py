@@ -56,7 +56,8 @@ def retrieve(
     candidates : Candidates, DataFrame or mapping, default=None
         Score only each user's candidate items (a sampled protocol, or a
         pre-filter); users without candidates get an empty list. Pairs whose user
-        or item has no vector are ignored.
+        or item has no vector are ignored, with an ``UnmatchedIdsWarning`` that
+        counts them.
     block_users, block_items : int, default=2048 and 8192
         The users whose top k are kept together, and the items read together.
     name : str, default=None
@@ -83,8 +84,9 @@ def retrieve(
     Warns
     -----
     UnmatchedIdsWarning
-        Some pairs of ``exclude`` name a user or an item without a vector: how
-        many, and a few of their ids.
+        Some pairs of ``exclude`` or ``candidates`` name a user or an item
+        without a vector: how many, and a few of their ids (one warning per
+        argument).
 
     See Also
     --------
@@ -127,6 +129,6 @@ def retrieve(
         metric=metric, exclude=exclude, candidates=candidates, block_users=block_users,
         block_items=block_items, func="retrieve",
     )  # fmt: skip
-    if search.unmatched is not None:
-        search.unmatched.warn("retrieve")
+    for unmatched in search.unmatched.values():
+        unmatched.warn("retrieve")
     return search.run(name)

@@ -3,21 +3,29 @@ shown (``exclude=``) and the items each user may be shown (``candidates=``).
 
 Both are CSR tables over the user rows: ``offsets`` (n_users + 1) into ``items``,
 the item rows of each user sorted ascending and distinct. Pairs whose user or item
-has no vector are ignored; those of ``exclude=`` are counted (:class:`Unmatched`).
+has no vector are ignored, and counted (:func:`unmatched_pairs`) by every backend.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .. import _validation as v
 from ..data._lookup import distinct, lookup
+from ..data.seen import PairCounts
 from ..exceptions import InputValidationError
 
-__all__ = ["ItemLists", "Unmatched", "candidate_lists", "excluded_lists", "item_lists"]
+__all__ = [
+    "ItemLists",
+    "Unmatched",
+    "candidate_lists",
+    "excluded_lists",
+    "item_lists",
+    "unmatched_pairs",
+]
 
 
 @dataclass(frozen=True)
@@ -43,66 +51,112 @@ def item_lists(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int)
     return ItemLists(offsets, (keys % n_items).astype(np.int32))
 
 
+#: What the pairs of each argument that name no vector do, for the messages.
+_EFFECTS = {"exclude": "mask nothing", "candidates": "are never scored"}
+
+
 @dataclass(frozen=True)
 class Unmatched:
-    """The distinct (user, item) pairs of ``exclude=`` that mask nothing, since their
-    user or their item has no vector.
+    """The pairs of ``exclude=`` or ``candidates=`` whose user or item has no vector,
+    and a few of those users and items (empty where they are not known), for the
+    report and its message.
 
     Attributes
     ----------
-    n_pairs : int
-        Distinct pairs of ``exclude``.
-    n_users_absent : int
-        Pairs whose user has no vector.
-    n_items_absent : int
-        Pairs whose user has a vector and whose item has none.
+    argument : {"exclude", "candidates"}
+        The argument the pairs come from.
+    counts : PairCounts
     users, items : ndarray
-        A few of those users and items, for the message.
+        A few of the users and items without a vector.
     """
 
-    n_pairs: int
-    n_users_absent: int
-    n_items_absent: int
-    users: np.ndarray
-    items: np.ndarray
+    argument: str
+    counts: PairCounts
+    users: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    items: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
     @property
-    def n_unmatched(self) -> int:
-        """Pairs that mask nothing."""
-        return self.n_users_absent + self.n_items_absent
+    def report_field(self) -> str:
+        """The count's name in :class:`~receval.EvaluationReport` and the JSON counts:
+        ``n_exclude_unmatched``, ``n_candidates_unmatched``."""
+        return f"n_{self.argument}_unmatched"
 
-    def text(self, name: str) -> str:
-        """What was left out of ``name`` (the argument or the option), and the fix.
+    def text(self, name: str | None = None) -> str:
+        """What was left out of ``name`` (the argument, or the command's option), and
+        the fix.
 
         Examples
         --------
-        >>> print(Unmatched(5, 1, 3, np.array([5]), np.array([7, 8, 9])).text("exclude"))
+        >>> counts = PairCounts(5, 1, 3)
+        >>> print(Unmatched("exclude", counts, np.array([5]), np.array([7, 8, 9])).text())
         4 of the 5 distinct (user, item) pairs of exclude mask nothing, since their user
         or item has no vector (users without one: 1 pair, e.g. [5]; items without one:
         3 pairs, e.g. [7, 8, 9]); check their ids against user_ids and item_ids (type,
         prefix) if they should match.
+        >>> print(Unmatched("candidates", PairCounts(4, 0, 2)).text())
+        2 of the 4 distinct (user, item) pairs of candidates are never scored, since their
+        user or item has no vector (items without one: 2 pairs); check their ids against
+        user_ids and item_ids (type, prefix) if they should match.
         """
+        c = self.counts
         parts = [
-            f"{what} without one: {n} pair{'s' if n != 1 else ''}, e.g. {v.format_values(ids)}"
-            for n, what, ids in ((self.n_users_absent, "users", self.users),
-                                 (self.n_items_absent, "items", self.items))
+            f"{what} without one: {n} pair{'s' if n != 1 else ''}"
+            + (f", e.g. {v.format_values(ids)}" if len(ids) else "")
+            for n, what, ids in ((c.n_users_absent, "users", self.users),
+                                 (c.n_items_absent, "items", self.items))
             if n
         ]  # fmt: skip
         return (
-            f"{self.n_unmatched} of the {self.n_pairs} distinct (user, item) pairs of {name} "
-            f"mask nothing, since their user or item has no vector ({'; '.join(parts)}); check "
-            f"their ids against user_ids and item_ids (type, prefix) if they should match."
+            f"{c.n_unmatched} of the {c.n_pairs} distinct (user, item) pairs of "
+            f"{name or self.argument} {_EFFECTS[self.argument]}, since their user or item has "
+            f"no vector ({'; '.join(parts)}); check their ids against user_ids and item_ids "
+            f"(type, prefix) if they should match."
         )
 
-    def warn(self, func: str) -> None:
+    def warn(self, func: str, stacklevel: int = 3) -> None:
         """An :class:`~receval.exceptions.UnmatchedIdsWarning` with :meth:`text`, if some
-        pair masks nothing."""
-        if self.n_unmatched:
+        pair names no vector; ``stacklevel``: the user's frame, counted from here (3:
+        the caller of the caller)."""
+        if self.counts.n_unmatched:
             import warnings
 
             from ..exceptions import UnmatchedIdsWarning
 
-            warnings.warn(f"{func}: {self.text('exclude')}", UnmatchedIdsWarning, stacklevel=3)
+            warnings.warn(f"{func}: {self.text()}", UnmatchedIdsWarning, stacklevel=stacklevel)
+
+
+def unmatched_pairs(
+    argument: str, table: Any, user_ids: np.ndarray, item_ids: np.ndarray, *,
+    some_users: bool = False,
+) -> Unmatched:  # fmt: skip
+    """The pairs of ``argument`` whose user is none of ``user_ids`` or whose item is
+    none of ``item_ids``: what every backend counts (in memory, by blocks of users,
+    on Spark).
+
+    Parameters
+    ----------
+    argument : {"exclude", "candidates"}
+    table : SeenItems or Candidates
+        The argument's distinct pairs as codes: ``user_ids``, ``item_ids``,
+        ``offsets`` (per user) and ``items``.
+    user_ids, item_ids : ndarray
+        The ids of the rows of the user and item vectors.
+    some_users : bool, default=False
+        ``user_ids`` are some of the users (an update of an accumulator, a
+        partition): only their pairs are counted, and :meth:`PairCounts.of_all`
+        completes the merged counts once every user is in.
+    """
+    lengths = np.diff(table.offsets)
+    codes = lookup(np.asarray(user_ids), table.user_ids)
+    given = np.zeros(len(table.user_ids), dtype=bool)
+    given[codes[codes >= 0]] = True
+    pairs = table.items[np.repeat(given, lengths)]  # the pairs of users with a vector
+    absent = pairs[lookup(table.item_ids, np.asarray(item_ids))[pairs] < 0]
+    items = table.item_ids[distinct(absent)[:6]]
+    if some_users:
+        return Unmatched(argument, PairCounts(len(pairs), 0, len(absent)), items=items)
+    counts = PairCounts(len(table.items), len(table.items) - len(pairs), len(absent))
+    return Unmatched(argument, counts, table.user_ids[~given & (lengths > 0)][:6], items)
 
 
 def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
@@ -112,25 +166,20 @@ def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.n
 
 
 def excluded_lists(
-    exclude: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
-) -> tuple[ItemLists, Unmatched]:
+    exclude: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str, *,
+    some_users: bool = False,
+) -> tuple[ItemLists, Unmatched]:  # fmt: skip
     """The training items of each user row, from anything ``train=`` takes (the
-    seen-items table of ``evaluate(exclude=...)``), and its pairs that mask nothing."""
+    seen-items table of ``evaluate(exclude=...)``), and its pairs that mask nothing;
+    ``some_users``: ``user_ids`` are some of the users (see :func:`unmatched_pairs`),
+    which may mask nothing."""
     from ..data.seen import SeenItems
 
     seen = SeenItems.from_log(exclude, name="exclude", func=func)
     offsets, items = seen.item_indices(user_ids, item_ids)
-    _check_matched(len(items), seen.user_ids, seen.item_ids, "exclude", func)
-    lengths = np.diff(seen.offsets)
-    user_absent = lookup(seen.user_ids, user_ids) < 0
-    n_users_absent = int(lengths[user_absent].sum())
-    # of the pairs whose user has a vector, those left out name an item without one
-    pairs = seen.items[np.repeat(~user_absent, lengths)]
-    items_absent = distinct(pairs[lookup(seen.item_ids, item_ids)[pairs] < 0])
-    unmatched = Unmatched(
-        seen.n_pairs, n_users_absent, seen.n_pairs - len(items) - n_users_absent,
-        seen.user_ids[user_absent & (lengths > 0)][:6], seen.item_ids[items_absent[:6]],
-    )  # fmt: skip
+    if not some_users:
+        _check_matched(len(items), seen.user_ids, seen.item_ids, "exclude", func)
+    unmatched = unmatched_pairs("exclude", seen, user_ids, item_ids, some_users=some_users)
     return ItemLists(offsets, items.astype(np.int32)), unmatched
 
 
@@ -148,8 +197,9 @@ def _check_matched(n_matched: int, users: np.ndarray, items: np.ndarray, name: s
 
 def candidate_lists(
     candidates: Any, user_ids: np.ndarray, item_ids: np.ndarray, func: str
-) -> ItemLists:
-    """The candidate items of each user row, from what ``evaluate(candidates=...)`` takes."""
+) -> tuple[ItemLists, Unmatched]:
+    """The candidate items of each user row, from what ``evaluate(candidates=...)``
+    takes, and its pairs that are never scored."""
     from ..sampled.negatives import as_candidates
 
     c = as_candidates(candidates, func)
@@ -160,4 +210,4 @@ def candidate_lists(
         len(user_ids), len(item_ids),
     )  # fmt: skip
     _check_matched(len(lists.items), c.user_ids, c.item_ids, "candidates", func)
-    return lists
+    return lists, unmatched_pairs("candidates", c, user_ids, item_ids)

@@ -112,15 +112,18 @@ class Search:
             )
         self.user_ids = _ids(user_ids, self.users.n_rows, "user_ids", func)
         self.excluded: ItemLists | None = exclude if isinstance(exclude, ItemLists) else None
-        # the pairs of exclude= that mask nothing (None: no exclude=, or one as ItemLists)
-        self.unmatched: Unmatched | None = None
+        # the pairs of exclude= and candidates= whose user or item has no vector, by
+        # argument (an exclude= given as ItemLists was counted by its caller)
+        self.unmatched: dict[str, Unmatched] = {}
         if exclude is not None and self.excluded is None:
-            self.excluded, self.unmatched = excluded_lists(
+            self.excluded, self.unmatched["exclude"] = excluded_lists(
                 exclude, self.user_ids, self.item_ids, func
             )
         self.candidates: ItemLists | None = None
         if candidates is not None:
-            self.candidates = candidate_lists(candidates, self.user_ids, self.item_ids, func)
+            self.candidates, self.unmatched["candidates"] = candidate_lists(
+                candidates, self.user_ids, self.item_ids, func
+            )
 
     def lists(self) -> Iterator[Lists]:
         """The ranked lists of every block of users, in user order."""

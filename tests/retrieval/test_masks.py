@@ -1,0 +1,52 @@
+"""The pairs of exclude= and candidates= without a vector: one count for every backend,
+equal to the oracle's, whatever the split of the users."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from receval import Candidates, SeenItems
+from receval.data.seen import PairCounts
+from receval.retrieval.masks import unmatched_pairs
+from tests.oracles import retrieval as oracle
+
+
+@st.composite
+def _tables(draw):
+    """(pairs, user ids with a vector, item ids with a vector, the users cut in batches)."""
+    pairs = draw(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 8)), max_size=25))
+    users = draw(st.lists(st.integers(0, 8), unique=True, max_size=7))
+    items = draw(st.lists(st.integers(0, 10), unique=True, max_size=9))
+    cuts = sorted(draw(st.lists(st.integers(0, len(users)), max_size=3)))
+    return pairs, users, items, cuts
+
+
+@given(_tables())
+def test_counts_equal_the_oracle_in_one_pass_and_merged_over_batches(data):
+    pairs, users, items, cuts = data
+    assume(pairs)
+    want = PairCounts(*oracle.unmatched_pairs(pairs, users, items))
+    seen = SeenItems.from_log(tuple(np.array(x) for x in zip(*pairs, strict=True)))
+    user_ids, item_ids = np.array(users, dtype=np.int64), np.array(items, dtype=np.int64)
+    assert unmatched_pairs("exclude", seen, user_ids, item_ids).counts == want
+    distinct = sorted(set(pairs))
+    candidates = Candidates([u for u, _ in distinct], [i for _, i in distinct])
+    assert unmatched_pairs("candidates", candidates, user_ids, item_ids).counts == want
+    # batches of the users (an accumulator's updates, Spark's partitions), merged
+    merged = PairCounts()
+    for batch in np.split(user_ids, cuts):
+        merged = merged.merge(unmatched_pairs("exclude", seen, batch, item_ids,
+                                              some_users=True).counts)  # fmt: skip
+    assert merged.of_all(seen.n_pairs) == want
+
+
+def test_examples_name_a_few_users_and_items_without_a_vector():
+    seen = SeenItems.from_log({"a": [1, 2, 3], "b": [1], "ghost": [2]})
+    unmatched = unmatched_pairs("exclude", seen, np.array(["a", "b"]), np.array([1, 2]))
+    assert unmatched.counts == PairCounts(5, 1, 1)
+    assert unmatched.users.tolist() == ["ghost"] and unmatched.items.tolist() == [3]
+    assert unmatched.report_field == "n_exclude_unmatched"
+    batch = unmatched_pairs("exclude", seen, np.array(["a"]), np.array([1, 2]), some_users=True)
+    assert batch.counts == PairCounts(3, 0, 1) and batch.users.tolist() == []

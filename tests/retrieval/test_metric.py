@@ -12,6 +12,7 @@ import pytest
 
 import receval as rv
 from receval import InputValidationError, InvalidParameterError
+from receval.exceptions import UnmatchedIdsWarning
 
 from .test_embeddings import _data
 
@@ -42,6 +43,51 @@ def test_merged_batches_equal_evaluate_embeddings(whole_groups, score):
         # "nobody" has judgments and no vector: a missing user
         second.update({"nobody": qrels["nobody"]}, None)
         assert first.merge(second).compute() == want.mean[text]
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_exclude_pairs_without_a_vector_are_counted_as_evaluate_embeddings_counts_them(
+    whole_groups,
+):
+    # they masked nothing and were neither counted nor warned of
+    users, items, user_ids, item_ids, qrels, train = _data()
+    u3 = str(user_ids[3])
+    train = {**train, "ghost": [int(item_ids[0]), 5], u3: [*train[u3], 1, 2]}  # 4 pairs
+    opts = dict(item_ids=item_ids, exclude=train)
+    message = (
+        r"4 of the 96 distinct \(user, item\) pairs of exclude mask nothing, since their user "
+        r"or item has no vector \(users without one: 2 pairs(, e.g. \['ghost'\])?; items "
+        r"without one: 2 pairs(, e.g. \[1, 2\])?\)"
+    )
+    with pytest.warns(UnmatchedIdsWarning, match="evaluate_embeddings: " + message):
+        want = rv.evaluate_embeddings(qrels, users, items, ["ndcg@10"], user_ids=user_ids,
+                                      **opts)  # fmt: skip
+    assert want.n_exclude_unmatched == 4
+    parts = list(_batches(users, user_ids, qrels, [5, 6, 15]))
+    first = rv.metric("ndcg@10", item_vectors=items, whole_groups=whole_groups, **opts)
+    second = rv.metric("ndcg@10", item_vectors=items, whole_groups=whole_groups, **opts)
+    for q, vectors, ids in parts[:2]:
+        first.update(q, vectors, user_ids=ids)
+    for q, vectors, ids in parts[2:]:
+        second.update(q, vectors, user_ids=ids)
+    second.update({"nobody": qrels["nobody"]}, None)  # judged, without a vector
+    # so far the 17 users of the other accumulator have no vector here: 68 more pairs
+    assert first.skipped() == {"n_exclude_unmatched": 4 + 4 * 17}
+    merged = first.merge(second)
+    with pytest.warns(UnmatchedIdsWarning, match=r"receval.metric\('ndcg@10'\): " + message):
+        assert merged.compute() == want.mean["ndcg@10"]
+    assert merged.skipped() == {"n_exclude_unmatched": want.n_exclude_unmatched}
+    resumed = rv.metric("ndcg@10", item_vectors=items, whole_groups=whole_groups, **opts)
+    state = merged.state_dict()
+    assert resumed.load_state_dict(state).skipped() == merged.skipped()
+    if not whole_groups:  # the rows held, and the counts as plain integers
+        state["state"]["state"]["exclude_unmatched"]["n_items_absent"] = -1
+        with pytest.raises(InputValidationError, match="exclude_unmatched: expected the counts"):
+            resumed.load_state_dict(state)
+    assert rv.metric("ndcg@10", item_vectors=items, **opts).skipped() == {
+        "n_exclude_unmatched": 96  # no user given yet
+    }
+    assert rv.metric("ndcg@10", item_vectors=items).skipped() == {}  # no exclude
 
 
 @pytest.mark.parametrize(("ties", "want"), [(None, 1.0), ("average", 0.75), ("input", 0.5)])

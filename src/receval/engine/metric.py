@@ -118,6 +118,12 @@ class MetricDefinition:
         groups out of its mean, ``finalize``'s value with the counts of the groups
         (``n_groups``, ``n_groups_skipped``, ``n_rows_skipped``) and why a group is
         left out (``"without a positive"``), which the command line reports.
+    left_out : callable, optional
+        ``left_out(params, state) -> counts``: for a metric whose rules leave out
+        rows that are not groups, what they left out by name (a ranking metric
+        retrieving from ``item_vectors`` with ``exclude``: the pairs of
+        ``exclude`` without a vector, ``n_exclude_unmatched``), which
+        ``Accumulator.skipped()`` returns.
     splits_groups : bool, default=False
         A metric over groups whose ``check_params`` takes ``whole_groups``: False
         (what :func:`receval.metric` gives by default) makes states that take a
@@ -142,6 +148,7 @@ class MetricDefinition:
     scale_free: Callable[[dict[str, Any]], bool] | None = None
     update_plain: Callable[[dict[str, Any], Any, tuple[Any, ...]], Any] | None = None
     grouped: Callable[[dict[str, Any], Any], tuple[float, dict[str, int], str]] | None = None
+    left_out: Callable[[dict[str, Any], Any], dict[str, int]] | None = None
     splits_groups: bool = False
 
     def add(

@@ -350,14 +350,18 @@ class Accumulator:
 
     def skipped(self) -> dict[str, Any]:
         """What the metric left out of :meth:`compute`'s value, for a metric that leaves
-        groups out of its mean (gauc, the grouped metrics); ``{}`` for any other.
+        groups out of its mean (gauc, the grouped metrics) or a ranking metric that
+        retrieves from ``item_vectors`` with ``exclude``; ``{}`` for any other.
 
         Returns
         -------
         dict
             ``n_groups`` (the groups seen), ``n_groups_skipped``, ``n_rows_skipped``
             (None where a group's rows are not known) and ``why``, the rule that left
-            them out.
+            them out; for a ranking metric retrieving from ``item_vectors`` with
+            ``exclude``, ``n_exclude_unmatched``: the distinct pairs of ``exclude``
+            whose item has no vector, or whose user no update gave a vector, which
+            masked nothing (the count of :func:`receval.evaluate_embeddings`' report).
 
         Examples
         --------
@@ -367,10 +371,12 @@ class Accumulator:
         >>> acc.compute(), acc.skipped()["n_groups_skipped"], acc.skipped()["why"]
         (1.0, 1, 'without a positive')
         """
-        if self.definition.grouped is None:
-            return {}
-        _, counts, why = self.definition.grouped(self._params, self.state)
-        return {**counts, "why": why}
+        if self.definition.grouped is not None:
+            _, counts, why = self.definition.grouped(self._params, self.state)
+            return {**counts, "why": why}
+        if self.definition.left_out is not None:
+            return self.definition.left_out(self._params, self.state)
+        return {}
 
     def compute_window(self) -> Any:
         """The metric's value on the rows of the window: the last batches or rows seen.

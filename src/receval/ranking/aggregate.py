@@ -26,7 +26,7 @@ from ..conventions import FIELDS, Conventions
 from ..data._lookup import distinct, lookup, lookup_ids
 from ..data._ranked import Qrels, Run
 from ..data._strings import ids_to_numpy
-from ..data.seen import MaskingSummary, SeenItems, as_seen
+from ..data.seen import MaskingSummary, PairCounts, SeenItems, as_seen
 from ..engine.states import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -303,7 +303,9 @@ class RankingState:
     ``n_tied``: users with ties the profile's peer orders by no rule;
     ``n_users_not_averaged``: per metric, tie-dependent users whose ``ties="average"``
     value was not computed (over the cost budget: the mean with theirs is nan);
-    ``masking``: the counts of ``exclude=`` (zero without it).
+    ``masking``: the counts of ``exclude=`` (zero without it); ``exclude_unmatched``:
+    in a retrieval from embeddings, the pairs of its users' ``exclude`` without a
+    vector (:func:`receval.retrieval.masks.unmatched_pairs`).
     """
 
     n_users: int = 0
@@ -325,6 +327,7 @@ class RankingState:
     rows: list[UserRows] = field(default_factory=list)
     seen: Seen = field(default_factory=Seen)
     masking: MaskingSummary = field(default_factory=MaskingSummary)
+    exclude_unmatched: PairCounts = field(default_factory=PairCounts)
 
     def merge(self, other: RankingState) -> RankingState:
         """The state of both partitions' users (no user in both): exact, in any order."""
@@ -358,6 +361,7 @@ class RankingState:
             rows=[*self.rows, *other.rows],
             seen=self.seen.merge(other.seen),
             masking=self.masking.merge(other.masking),
+            exclude_unmatched=self.exclude_unmatched.merge(other.exclude_unmatched),
         )
 
     def _has_items(self) -> bool:

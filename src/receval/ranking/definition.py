@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..data.seen import as_seen
+from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA, as_propensities
+from ..retrieval.masks import Unmatched
 from ..retrieval.streaming import item_matrix
 from .aggregate import (
     Mean,
@@ -100,30 +101,35 @@ def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
 
 
 def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any, user_ids: Any = None) -> Any:
+    """(qrels, run, the counts of the batch's ``exclude`` pairs without a vector)."""
     items = params.get("items")
     if items is not None:  # run: a batch of user vectors (None: judgments only), retrieved
-        seen = params["conventions"].get("exclude")
-        return qrels, {} if run is None else items.run(run, user_ids, seen)
+        if run is None:
+            return qrels, {}, PairCounts()
+        return (qrels, *items.run(run, user_ids, params["conventions"].get("exclude")))
     if user_ids is not None:
         raise InvalidParameterError(
             f"receval.metric({params['metric']!r}): update takes user_ids only with user "
             f"vectors; make the accumulator with item_vectors= (the item matrix) to retrieve."
         )
-    return qrels, run
+    return qrels, run, PairCounts()
 
 
 def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUsers:
     if not params["whole_groups"]:
         return _open_update(params, OpenUsers(), batch)
-    qrels, run = batch
+    qrels, run, unmatched = batch
     if qrels is None:
-        return update(_setup(params, with_qrels=False), None, as_run(run, _UPDATE))
-    # a batch in which the model recommended nothing: every qrels user of the batch is
-    # absent from the run (missing_users decides), as in evaluate
-    r = None if _is_empty_run(run) else as_run(run, _UPDATE)
-    setup, q = _setup(params), as_qrels(qrels, _UPDATE)
-    check_weights(setup, q)
-    return update(setup, q, r)
+        state = update(_setup(params, with_qrels=False), None, as_run(run, _UPDATE))
+    else:
+        # a batch in which the model recommended nothing: every qrels user of the batch
+        # is absent from the run (missing_users decides), as in evaluate
+        r = None if _is_empty_run(run) else as_run(run, _UPDATE)
+        setup, q = _setup(params), as_qrels(qrels, _UPDATE)
+        check_weights(setup, q)
+        state = update(setup, q, r)
+    state.exclude_unmatched = unmatched
+    return state
 
 
 def _ranking_update_into(
@@ -136,16 +142,19 @@ def _ranking_update_into(
 
 def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any) -> OpenUsers:
     """Add a batch's rows to the rows held (read and checked first, then added)."""
-    qrels, run = batch
+    qrels, run, unmatched = batch
     if qrels is None:  # a list-wise metric of the run's users
-        return state.add(None, as_run(run, _UPDATE), listwise=True)
-    r = None if _is_empty_run(run) else as_run(run, _UPDATE)
-    if _is_empty_run(qrels):  # run rows whose judgments come in other updates
-        return state.add(None, r)
-    q = as_qrels(qrels, _UPDATE)
-    if "propensities" in params["conventions"]:  # a relevant item without one: now
-        check_weights(_setup(params), q)
-    return state.add(q, r)
+        state.add(None, as_run(run, _UPDATE), listwise=True)
+    else:
+        r = None if _is_empty_run(run) else as_run(run, _UPDATE)
+        q = None
+        if not _is_empty_run(qrels):  # (empty: run rows judged in other updates)
+            q = as_qrels(qrels, _UPDATE)
+            if "propensities" in params["conventions"]:  # a relevant item without one: now
+                check_weights(_setup(params), q)
+        state.add(q, r)
+    state.exclude_unmatched = state.exclude_unmatched.merge(unmatched)
+    return state
 
 
 def _is_empty_run(run: Any) -> bool:
@@ -167,9 +176,28 @@ def _no_user(params: dict[str, Any]) -> RankingState:
 
 
 def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -> float:
+    unmatched = _unmatched(params, state)
+    if unmatched is not None:
+        unmatched.warn(f"receval.metric({params['metric']!r})", stacklevel=4)  # compute()'s
     if isinstance(state, OpenUsers):
         state = _evaluated(params, state)
     return finalize(_setup(params), state).mean[params["metric"]]
+
+
+def _unmatched(params: dict[str, Any], state: RankingState | OpenUsers) -> Unmatched | None:
+    """With ``item_vectors`` and ``exclude``: its pairs whose user (given in no update)
+    or item has no vector, which masked nothing; None otherwise."""
+    seen = params["conventions"].get("exclude")
+    if "items" not in params or seen is None:
+        return None
+    return Unmatched("exclude", state.exclude_unmatched.of_all(seen.n_pairs))
+
+
+def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[str, int]:
+    """``Accumulator.skipped()``: with ``item_vectors`` and ``exclude``, the pairs of
+    ``exclude`` that masked nothing, by the name of ``evaluate_embeddings``' count."""
+    unmatched = _unmatched(params, state)
+    return {} if unmatched is None else {unmatched.report_field: unmatched.counts.n_unmatched}
 
 
 def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:
@@ -203,6 +231,7 @@ RANKING = register(
         empty=_ranking_empty,
         finalize=_ranking_finalize,
         update_into=_ranking_update_into,
+        left_out=_ranking_left_out,
         splits_groups=True,
     )
 )

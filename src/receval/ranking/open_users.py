@@ -24,13 +24,14 @@ list of both.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
 from .._kernels import compiled
 from ..data._ranked import Qrels, Run
+from ..data.seen import PairCounts
 from ..engine.kinds import is_integer
 from ..exceptions import InputValidationError
 
@@ -47,13 +48,16 @@ def _rows() -> Any:
 class OpenUsers:
     """The rows of every update given (see the module): ``qrels`` and ``runs`` the
     core's rows of each; ``scores``, ``ranks``: whether a run came as scores, as
-    ranks; ``n_listwise``: updates of a run alone (a list-wise metric)."""
+    ranks; ``n_listwise``: updates of a run alone (a list-wise metric);
+    ``exclude_unmatched``: in a retrieval from embeddings, the pairs of the users'
+    ``exclude`` without a vector."""
 
     qrels: Any = field(default_factory=_rows)
     runs: Any = field(default_factory=_rows)
     n_listwise: int = 0
     scores: bool = False
     ranks: bool = False
+    exclude_unmatched: PairCounts = field(default_factory=PairCounts)
 
     def add(self, qrels: Qrels | None, run: Run | None, listwise: bool = False) -> OpenUsers:
         """Add an update's qrels and run (None: none); returns this state."""
@@ -76,12 +80,13 @@ class OpenUsers:
         self.n_listwise += other.n_listwise
         self.scores |= other.scores
         self.ranks |= other.ranks
+        self.exclude_unmatched = self.exclude_unmatched.merge(other.exclude_unmatched)
         return self
 
     def merge(self, other: OpenUsers) -> OpenUsers:
         """The rows of both (a new state; this one's first)."""
         out = OpenUsers(self.qrels.copy(), self.runs.copy(), self.n_listwise, self.scores,
-                        self.ranks)  # fmt: skip
+                        self.ranks, self.exclude_unmatched)  # fmt: skip
         return out.absorb(other)
 
     @property
@@ -100,12 +105,13 @@ class OpenUsers:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"qrels": _plain(self.qrels), "runs": _plain(self.runs), "scores": self.scores,
-                "ranks": self.ranks, "n_listwise": self.n_listwise}  # fmt: skip
+                "ranks": self.ranks, "n_listwise": self.n_listwise,
+                "exclude_unmatched": asdict(self.exclude_unmatched)}  # fmt: skip
 
     def __setstate__(self, state: Any) -> None:
         from ..engine.states import invalid_state
 
-        keys = {"qrels", "runs", "n_listwise", "scores", "ranks"}
+        keys = {"qrels", "runs", "n_listwise", "scores", "ranks", "exclude_unmatched"}
         if not isinstance(state, dict) or set(state) != keys:
             shown = sorted(state) if isinstance(state, dict) else type(state).__name__
             raise invalid_state(f"OpenUsers: expected the fields {sorted(keys)}, got {shown}")
@@ -118,6 +124,25 @@ class OpenUsers:
         self.qrels = _loaded(state["qrels"], "OpenUsers.qrels")
         self.runs = _loaded(state["runs"], "OpenUsers.runs")
         self.n_listwise, self.scores, self.ranks = n, state["scores"], state["ranks"]
+        self.exclude_unmatched = _counts(state["exclude_unmatched"])
+
+
+def _counts(plain: Any) -> PairCounts:
+    """The :class:`~receval.data.seen.PairCounts` of its plain form (a dict of counts),
+    checked."""
+    from ..engine.states import invalid_state
+
+    names = [f.name for f in fields(PairCounts)]
+    if (
+        not isinstance(plain, dict)
+        or sorted(plain) != sorted(names)
+        or not all(type(plain[k]) is int and plain[k] >= 0 for k in names)
+    ):
+        raise invalid_state(
+            f"OpenUsers.exclude_unmatched: expected the counts {names} (integers >= 0), "
+            f"got {plain!r}"
+        )
+    return PairCounts(**plain)
 
 
 def given_ids(ids: np.ndarray) -> Any:

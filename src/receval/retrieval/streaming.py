@@ -3,7 +3,10 @@ user vectors, each retrieved against the item matrix it holds.
 
 The item matrix is fixed when the accumulator is made; each update retrieves its
 users' exact top k (as :func:`receval.retrieve`, each user's ``exclude`` items
-masked before the cut) and adds the lists as the run of ``update(qrels, run)``.
+masked before the cut) and adds the lists as the run of ``update(qrels, run)``,
+and the counts of its users' ``exclude`` pairs whose item has no vector to the
+state (:func:`~receval.retrieval.masks.unmatched_pairs`, as in memory and on
+Spark), so that ``compute`` knows the pairs that masked nothing.
 Accumulators compare their options to merge and write them into every
 checkpoint, so the matrix is held by an :class:`ItemMatrix`: equal to another
 when their content digests are (the float32 values, the ids, the score and the
@@ -21,8 +24,9 @@ import numpy as np
 from .. import _validation as v
 from ..data._encode import plain_ids
 from ..data._ranked import Run
+from ..data.seen import PairCounts
 from ..exceptions import InvalidParameterError
-from .masks import ItemLists
+from .masks import excluded_lists
 from .search import BLOCK_ITEMS, BLOCK_USERS, Catalogue, Search, catalogue
 
 __all__ = ["ItemMatrix", "item_matrix"]
@@ -45,8 +49,9 @@ class ItemMatrix:
         (a loaded matrix has it already)."""
         return _digest(self.items) if self.items is not None else ""
 
-    def run(self, user_vectors: Any, user_ids: Any, seen: Any) -> Run:
-        """The exact top k of a batch of users, their ``seen`` items masked first."""
+    def run(self, user_vectors: Any, user_ids: Any, seen: Any) -> tuple[Run, PairCounts]:
+        """The exact top k of a batch of users, their ``seen`` items masked first, and
+        the counts of the pairs of ``seen`` of these users (zero without ``seen``)."""
         if self.items is None:
             raise InvalidParameterError(
                 f"{self.func}: this accumulator was loaded from a pickle, which keeps the "
@@ -59,16 +64,17 @@ class ItemMatrix:
                 f"id of each row of user_vectors (users are joined across updates by id)."
             )
         ids = v.as_1d(user_ids, "user_ids", self.func)
-        excluded = None
-        if seen is not None:
-            offsets, rows = seen.item_indices(ids, self.items.ids)
-            excluded = ItemLists(offsets, rows.astype(np.int32))
+        excluded, counts = None, PairCounts()
+        if seen is not None:  # a batch of the users: its pairs may mask nothing
+            excluded, unmatched = excluded_lists(seen, ids, self.items.ids, self.func,
+                                                 some_users=True)  # fmt: skip
+            counts = unmatched.counts
         search = Search(
             user_vectors, self.items, self.k, user_ids=ids, metric=self.metric,
             exclude=excluded, candidates=None, block_users=BLOCK_USERS,
             block_items=BLOCK_ITEMS, func=self.func, whole_ties=True,
         )  # fmt: skip
-        return search.run()
+        return search.run(), counts
 
     def _plain(self) -> dict[str, Any]:
         return {"digest": self.digest, "n_items": self.n_items, "dim": self.dim,

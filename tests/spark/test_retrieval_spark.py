@@ -3,11 +3,14 @@ executors) equals the in-memory evaluate_embeddings, counts included."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from receval import InputValidationError, InvalidParameterError, evaluate_embeddings
+from receval.exceptions import UnmatchedIdsWarning
 
 METRICS = ["ndcg@10", "recall@5", "mrr@10", "p@3"]
 
@@ -47,19 +50,29 @@ def test_spark_equals_in_memory(spark, joined):
     from receval import spark as rs
 
     users, items, user_ids, item_ids, qrels, train = _data()
+    # pairs whose user ("ghost") or item (1, 2) has no vector mask nothing: counted (they
+    # were not on Spark)
+    absent = pd.DataFrame({"user": ["ghost", "ghost", "u3", "u3"], "item": [1, 1000, 1, 2]})
+    train = pd.concat([train, absent], ignore_index=True)
     u_df, q_df = _frames(spark, users, user_ids, qrels)
     exclude = None if joined is None else spark.createDataFrame(train) if joined else train
-    want = evaluate_embeddings(qrels, users, items, METRICS, user_ids=user_ids,
-                               item_ids=item_ids, exclude=None if joined is None else train,
-                               ties="input")  # fmt: skip
-    got = rs.evaluate_embeddings(q_df, u_df, items, METRICS, item_ids=item_ids,
-                                 exclude=exclude, num_partitions=3, block_users=2,
-                                 block_items=7, ties="input")  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        want = evaluate_embeddings(qrels, users, items, METRICS, user_ids=user_ids,
+                                   item_ids=item_ids, exclude=None if joined is None else train,
+                                   ties="input")  # fmt: skip
+        got = rs.evaluate_embeddings(q_df, u_df, items, METRICS, item_ids=item_ids,
+                                     exclude=exclude, num_partitions=3, block_users=2,
+                                     block_items=7, ties="input")  # fmt: skip
     for m in METRICS:
         assert got.mean[m] == pytest.approx(want.mean[m], abs=1e-12)
     assert got.n_users == want.n_users and got.n_users_missing == want.n_users_missing == 1
     assert got.n_run_only_users == want.n_run_only_users == 3
     assert got.n_run_items == want.n_run_items
+    assert got.n_exclude_unmatched == want.n_exclude_unmatched == (None if joined is None else 4)
+    told = [str(w.message) for w in caught if w.category is UnmatchedIdsWarning]
+    assert len(told) == (0 if joined is None else 2)
+    assert all(" 4 of the " in text and "users without one: 2 pairs" in text for text in told)
     if joined is not None:  # the training items changed the lists
         plain = evaluate_embeddings(qrels, users, items, METRICS, user_ids=user_ids,
                                     item_ids=item_ids, ties="input")  # fmt: skip

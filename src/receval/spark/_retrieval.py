@@ -13,6 +13,7 @@ is read by every executor from that path.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import partial, reduce
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..data._lookup import distinct
-from ..data.seen import SeenItems
+from ..data.seen import PairCounts, SeenItems
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..ranking.aggregate import (
     RankingState,
@@ -32,6 +33,7 @@ from ..ranking.aggregate import (
 )
 from ..ranking.report import EvaluationReport
 from ..retrieval.embeddings import metrics_depth
+from ..retrieval.masks import Unmatched, excluded_lists
 from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS
 from ..retrieval.vectors import as_vectors
 from ._common import (
@@ -138,8 +140,10 @@ def evaluate_embeddings(
     -------
     report : EvaluationReport
         Means and counts, equal to :func:`receval.evaluate_embeddings`'s on the
-        collected users; per-user values stay on the executors (``users`` is
-        empty, as for :func:`receval.spark.evaluate`).
+        collected users (``n_exclude_unmatched`` too: each partition counts the
+        ``exclude`` pairs of its users whose user or item has no vector); per-user
+        values stay on the executors (``users`` is empty, as for
+        :func:`receval.spark.evaluate`).
 
     Raises
     ------
@@ -151,6 +155,12 @@ def evaluate_embeddings(
         vectors, vectors of another length than the items', users given twice,
         or anything :func:`receval.evaluate_embeddings` rejects in a partition
         (raised again on the driver).
+
+    Warns
+    -----
+    UnmatchedIdsWarning
+        Some pairs of ``exclude`` name a user or an item without a vector: how
+        many (on the driver, from every partition's counts).
     """
     from pyspark.sql import functions as F
 
@@ -202,29 +212,35 @@ def evaluate_embeddings(
                   block_users=block_users, block_items=block_items, name=name)  # fmt: skip
     compute = partial(_partition_state, setup=setup, seen=seen, search=search)
     parts = partition_states(repartition(data, num_partitions, _USER), compute)
-    n_users = sum(n for _, n, _ in parts)
-    if n_users == 0:
+    if sum(n for _, n in parts) == 0:
         raise InputValidationError(f"{_FUNC}: users is empty (no rows); pass at least one vector.")
-    if exclude is not None and sum(m for _, _, m in parts) == 0:
+    state = reduce(lambda a, b: a.merge(b), (s for s, _ in parts))
+    if exclude is None:
+        return finalize(setup, state, run_name=name)
+    counts = state.exclude_unmatched
+    if seen is not None:  # a local exclude: each partition counted its own users' pairs
+        counts = counts.of_all(seen.n_pairs)
+    if counts.n_unmatched == counts.n_pairs:
         raise InputValidationError(
             f"{_FUNC}: no (user, item) pair of exclude names a user of users and an item of "
             f"item_ids; check that the ids are the same (type, prefix)."
         )
-    state = reduce(lambda a, b: a.merge(b), (s for s, _, _ in parts))
-    return finalize(setup, state, run_name=name)
+    Unmatched("exclude", counts).warn(_FUNC)
+    report = finalize(setup, state, run_name=name)
+    return replace(report, n_exclude_unmatched=counts.n_unmatched)
 
 
 def _partition_state(
     table: Any, setup: Setup, seen: SeenItems | None, search: dict[str, Any]
-) -> tuple[RankingState, int, int]:
-    """The aggregation's state of one partition's users, their number, and the training
-    pairs that masked an item: from its user rows (side 1), qrels rows (side 0) and,
-    with a DataFrame as ``exclude``, training rows (side 2)."""
+) -> tuple[RankingState, int]:
+    """The aggregation's state of one partition's users (with the counts of their
+    ``exclude`` pairs without a vector) and their number: from its user rows (side 1),
+    qrels rows (side 0) and, with a DataFrame as ``exclude``, training rows (side 2),
+    the pairs of its users, all of which it counts."""
     import pyarrow.compute as pc
 
     from ..data._ranked import Qrels
     from ..ranking.evaluation import state_of_batches
-    from ..retrieval.masks import ItemLists
     from ..retrieval.search import Search, catalogue, lists_run
     from ._common import column
 
@@ -235,16 +251,21 @@ def _partition_state(
         q = Qrels(column(qrels_t, _USER), column(qrels_t, _ITEM), column(qrels_t, _GRADE))
         check_weights(setup, q)
     users_t = table.filter(pc.equal(side, 1))
-    if not users_t.num_rows:  # judged users without a vector: missing users
-        return update(setup, q, None), 0, 0
     user_ids = v.as_1d(column(users_t, _USER), "users", _FUNC)
     log_t = table.filter(pc.equal(side, 2))
+    n_pairs = None  # a DataFrame exclude: the pairs of the partition's users
     if log_t.num_rows:
         seen = SeenItems.from_log((column(log_t, _USER), column(log_t, _ITEM)), func=_FUNC)
-    excluded = None
+        n_pairs = seen.n_pairs
+    excluded, counts = None, PairCounts()
     if seen is not None:
-        offsets, rows = seen.item_indices(user_ids, search["item_ids"])
-        excluded = ItemLists(offsets, rows.astype(np.int32))
+        excluded, unmatched = excluded_lists(seen, user_ids, search["item_ids"], _FUNC,
+                                             some_users=True)  # fmt: skip
+        counts = unmatched.counts if n_pairs is None else unmatched.counts.of_all(n_pairs)
+    if not users_t.num_rows:  # judged users without a vector: missing users
+        state = update(setup, q, None)
+        state.exclude_unmatched = counts
+        return state, 0
     found = Search(
         _vectors(users_t.column(_VECTOR)),
         catalogue(search["item_vectors"], search["item_ids"], _FUNC), search["k"],
@@ -257,8 +278,9 @@ def _partition_state(
                   found.item_ids, search["name"])
         for part in found.lists()
     )  # fmt: skip
-    n_masked = 0 if excluded is None else len(excluded.items)
-    return state_of_batches(setup, q, batches), len(user_ids), n_masked
+    state = state_of_batches(setup, q, batches)
+    state.exclude_unmatched = counts
+    return state, len(user_ids)
 
 
 def _vectors(col: Any) -> Any:

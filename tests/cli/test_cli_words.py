@@ -193,6 +193,32 @@ def test_a_parquet_file_read_as_csv_is_named_parquet(tmp_path):
     assert stderr.endswith("not CSV text; drop --run-format csv or pass --run-format parquet.\n")
 
 
+def test_commands_without_input_format_name_the_suffix(tmp_path):
+    # audit and split said "pass --input-format parquet", an option they do not have, and
+    # split "scan: ...; pass --input-format parquet, 'csv' or 'tsv'"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    misnamed = tmp_path / "log.csv"
+    pq.write_table(pa.table({"user": [1, 2], "item": [3, 4], "time": [1, 2]}), misnamed)
+    parquet = (f"error: {misnamed}: the file is Parquet (it starts with 'PAR1'), not CSV "
+               "text; name the file .parquet.\n")  # fmt: skip
+    assert _stderr("split", misnamed) == parquet
+    assert _stderr("audit", "--train", misnamed, "--test", misnamed) == parquet
+    unknown = tmp_path / "log.txt"
+    unknown.write_text("user,item,time\n1,2,3\n")
+    assert _stderr("split", unknown) == (
+        f"error: cannot tell the format of {str(unknown)!r}; name the file .parquet, .csv or "
+        ".tsv.\n"
+    )
+    from receval.cli._translate import cli_text
+
+    assert cli_text("scan: cannot tell the format of 'x'; pass file_format='parquet', "
+                    "'csv' or 'tsv'.", "ctr") == (
+        "cannot tell the format of 'x'; pass --input-format parquet, csv or tsv."
+    )  # fmt: skip
+
+
 def test_a_parquet_file_read_as_trec_is_named_parquet(tmp_path):
     # it was "<file>:1: expected 4 whitespace-separated fields (user iteration item grade),
     # got 1: 'PAR1\\x15...'"

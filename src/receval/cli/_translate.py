@@ -93,6 +93,10 @@ _WORDS: dict[str | None, dict[str, str]] = {
            "user_ids": "--user-ids", "item_ids": "--item-ids"},
 }  # fmt: skip
 
+#: The commands that read a table file's format from its suffix alone (no
+#: ``--input-format``): a fix passing ``file_format=`` is the file's name there.
+_SUFFIX_ONLY = frozenset({"audit", "split"})
+
 #: The command that computes each family of metrics (``compute it with ...``).
 COMMANDS = {
     "ranking": "receval rank -m {name}",
@@ -175,6 +179,13 @@ def cli_text(text: str, command: str | None = None) -> str:
     'use catalog_coverage(run, catalog=..., k=...)'
 
     """
+    if command in _SUFFIX_ONLY:  # "pass file_format='x' (or name the file .x)"
+        text = re.sub(r"pass file_format='\w+' \(or (name the file \.\w+)\)", r"\1", text)
+        text = re.sub(r"pass file_format='(\w+)', '(\w+)' or '(\w+)'",
+                      r"name the file .\1, .\2 or .\3", text)  # fmt: skip
+    text = re.sub(r"file_format='(\w+)', '(\w+)' or '(\w+)'", r"file_format=\1, \2 or \3", text)
+    if command is not None:  # the command reads its file with a scan of its own
+        text = re.sub(r"^scan: ", "", text)
     text = _REFUSED.sub(_refused, text)
     text = _PARAMETER.sub(_parameter, text)
     text = _GIVEN.sub(_given, text)

@@ -319,6 +319,44 @@ def test_log_loss_pos_label_names_the_positive_label():
         log_loss(y, p, pos_label="maybe")
 
 
+def test_log_loss_of_one_label_is_its_accumulators():
+    # before: log_loss([-1], [0.0]) refused ("y_pred is 1-dimensional, so y_true must have
+    # two classes. Got [-1]") where receval.metric("log_loss") gave the loss of a
+    # negative, 2.2e-16: -1 is the negative label of {-1, 1}, as the accumulator, every
+    # binary metric and scikit-learn's log_loss given labels=[-1, 1] read it
+    for y, p in (([-1], [0.0]), ([-1, -1], [0.2, 0.3]), ([-1.0], [0.3]), (np.array([-1]), [0.6])):
+        value = log_loss(y, p)
+        assert value == rv.metric("log_loss").update(y, p).compute()
+        assert value == pytest.approx(skm.log_loss(y, p, labels=[-1, 1]), abs=1e-15)
+    assert log_loss([-1], [0.3], pos_label=1) == log_loss([-1], [0.3], labels=[-1, 1])
+    # any other single label is refused by both, with the ways to say its class
+    for label, other in ((2, 0), ("a", "b")):
+        with pytest.raises(InputValidationError) as caught:
+            log_loss([label, label], [0.3, 0.6])
+        assert str(caught.value) == (
+            f"log_loss: y_true holds a single label, and neither labels nor pos_label says "
+            f"whether it is the positive one (only 0, -1 and 1 say it themselves). Got "
+            f"[{label!r}]; pass labels=[negative, positive] or pos_label, e.g. "
+            f"pos_label={label!r} if it is positive."
+        )
+        with pytest.raises(InputValidationError, match="pass pos_label"):
+            rv.metric("log_loss").update([label], [0.3])
+        # the label as the positive, then the negative, one (scikit-learn sorts labels)
+        sorted_labels = sorted([label, other])
+        as_sklearn = skm.log_loss([label, label], [0.3, 0.6], labels=sorted_labels)
+        as_positive = -(math.log(0.3) + math.log(0.6)) / 2
+        as_negative = -(math.log(0.7) + math.log(0.4)) / 2
+        assert as_sklearn == pytest.approx(
+            as_positive if sorted_labels[1] == label else as_negative
+        )
+        y = [label, label]
+        assert log_loss(y, [0.3, 0.6], pos_label=label) == pytest.approx(as_positive)
+        assert log_loss(y, [0.3, 0.6], labels=[label, other]) == pytest.approx(as_negative)
+        assert log_loss(y, [0.3, 0.6], labels=sorted_labels) == pytest.approx(as_sklearn)
+        accumulator = rv.metric("log_loss", pos_label=label).update(y, [0.3, 0.6])
+        assert accumulator.compute() == log_loss(y, [0.3, 0.6], pos_label=label)
+
+
 def test_log_loss_errors():
     with pytest.raises(
         InputValidationError,

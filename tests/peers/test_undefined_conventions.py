@@ -118,16 +118,30 @@ def test_sklearn_profile_matches_sklearn_live(seed):
         assert log_loss(y_true, proba, profile="sklearn") == pytest.approx(ll_sk, abs=1e-12)
 
 
-def test_log_loss_one_class_messages():
-    with pytest.raises(
-        InputValidationError,
-        match=r"^log_loss: y_true contains only one label, which profile='sklearn' refuses as "
-        r"scikit-learn does. Got \[1\]; pass labels \(e.g. labels=\[0, 1\]\) to "
-        r"compute its loss, or leave profile unset.$",
-    ):
-        log_loss([1, 1], [0.7, 0.7], profile="sklearn")
-    assert log_loss([1, 1], [0.7, 0.7]) == pytest.approx(-math.log(0.7))
-    assert log_loss([1, 1], [0.7, 0.7], profile="torchmetrics") == pytest.approx(-math.log(0.7))
+@pytest.mark.parametrize(
+    ("y", "shown", "pair"),
+    [([1, 1], "[1]", "[0, 1]"), ([-1, -1], "[-1]", "[-1, 1]"), (["a", "a"], "['a']",
+     "[negative, positive]")],
+)  # fmt: skip
+def test_log_loss_one_class_messages(y, shown, pair):
+    # the fix names pos_label too, which profile="sklearn" takes as it takes labels, and
+    # an example of labels that holds the label given (before: labels=[0, 1] for any)
+    with pytest.raises(InputValidationError) as caught:
+        log_loss(y, [0.7, 0.7], profile="sklearn")
+    assert str(caught.value) == (
+        f"log_loss: y_true contains only one label, which profile='sklearn' refuses as "
+        f"scikit-learn does. Got {shown}; pass labels (e.g. labels={pair}) or pos_label to "
+        f"compute its loss, or leave profile unset."
+    )
+    if y[0] != "a":
+        expected = -math.log(0.7) if y[0] == 1 else -math.log(0.3)
+        labels = [-1, 1] if y[0] == -1 else [0, 1]
+        assert log_loss(y, [0.7, 0.7]) == pytest.approx(expected)
+        assert log_loss(y, [0.7, 0.7], profile="torchmetrics") == pytest.approx(expected)
+        assert log_loss(y, [0.7, 0.7], profile="sklearn", labels=labels) == pytest.approx(
+            skm.log_loss(y, [0.7, 0.7], labels=labels)
+        )
+        assert log_loss(y, [0.7, 0.7], profile="sklearn", pos_label=1) == pytest.approx(expected)
 
 
 def test_bad_options_are_refused():

@@ -93,15 +93,18 @@ def log_loss(
     loss : float
         Non-negative; lower is better. ``nan`` with an ``UndefinedMetricWarning``
         when every sample weight is zero (``normalize=True``). ``y_true`` of a
-        single class has a loss (``-mean(ln p)`` of that class): it is returned,
-        where scikit-learn raises unless given ``labels``.
+        single class has a loss (``-mean(ln p)`` of that class; 0, False and -1
+        are negative, 1 and True positive, another label is what ``labels`` or
+        ``pos_label`` says): it is returned, where scikit-learn raises unless
+        given ``labels``.
 
     Raises
     ------
     InputValidationError
         Probabilities outside [0, 1], NaN, lengths that differ, empty input;
-        with ``profile="sklearn"``, ``y_true`` of a single class without
-        ``labels``.
+        ``y_true`` of a single label other than 0, 1 and -1 (and bools) without
+        ``labels`` or ``pos_label``; with ``profile="sklearn"``, ``y_true`` of a
+        single class without them.
     InvalidParameterError
         ``pos_label`` with ``labels`` or with 2-D ``y_pred``, or not a label of
         ``y_true``.
@@ -120,6 +123,8 @@ def log_loss(
     >>> log_loss(["no", "yes", "no"], [0.2, 0.9, 0.4], pos_label="yes")
     0.2798
     >>> log_loss([1, 1], [0.7, 0.7])  # one class: -ln 0.7
+    0.3567
+    >>> log_loss([-1, -1], [0.3, 0.3])  # -1 is the negative label of {-1, 1}: -ln 0.7
     0.3567
     >>> log_loss([1, 0, 1], [0.9, 0.2, 0.6], negative_sampling_rate=0.5)
     0.3886
@@ -185,12 +190,19 @@ def _refuse_one_class(yt: np.ndarray) -> None:
     """scikit-learn's log_loss refuses y_true of one class unless labels= names both."""
     classes = distinct(yt)
     if len(classes) == 1:
+        own = classes[0].item()
+        pair = "[-1, 1]" if _minus_one(classes) else "[0, 1]" if own in (0, 1) else (
+            "[negative, positive]")  # fmt: skip
         raise InputValidationError(
             f"log_loss: y_true contains only one label, which profile='sklearn' refuses as "
-            f"scikit-learn does. Got "
-            f"{v.format_values(classes)}; pass labels (e.g. labels=[0, 1]) to compute its "
-            f"loss, or leave profile unset."
+            f"scikit-learn does. Got {v.format_values(classes)}; pass labels (e.g. "
+            f"labels={pair}) or pos_label to compute its loss, or leave profile unset."
         )
+
+
+def _minus_one(classes: np.ndarray) -> bool:
+    """Whether the distinct labels are the number -1 alone: the negative label of {-1, 1}."""
+    return classes.dtype.kind in "iuf" and classes.tolist() == [-1]
 
 
 def _binary_labels(
@@ -215,7 +227,9 @@ def binary_labels(y_true: Any, labels: Any = None, *, one_class: bool = False) -
     0/1, the second of ``labels`` (or the greater label) the positive one.
 
     Labels already 0/1 (or bools) are kept as 0/1; other values within [0, 1]
-    (soft labels) are refused, as 0/1 labels are expected there.
+    (soft labels) are refused, as 0/1 labels are expected there. A single label
+    says its class where it is 0, 1 or -1 (the negative of {-1, 1}); any other is
+    refused without ``labels``.
 
     Parameters
     ----------
@@ -234,8 +248,9 @@ def binary_labels(y_true: Any, labels: Any = None, *, one_class: bool = False) -
     Raises
     ------
     InputValidationError
-        Labels of more than two classes, labels not in ``labels``, or values in
-        [0, 1] other than 0 and 1.
+        Labels of more than two classes, labels not in ``labels``, values in
+        [0, 1] other than 0 and 1, or a single label other than 0, 1 and -1
+        without ``labels``.
 
     Examples
     --------
@@ -256,6 +271,16 @@ def binary_labels(y_true: Any, labels: Any = None, *, one_class: bool = False) -
     ):
         return v.check_binary01(yt, func)  # the definition's 0/1 labels (or no row)
     classes = distinct(yt) if labels is None else v.as_1d(labels, "labels", func)
+    if labels is None and len(classes) == 1:  # which class is it?
+        if _minus_one(classes):  # the negative of {-1, 1}, as every binary metric reads it
+            return np.zeros(len(yt), dtype=np.int8)
+        raise InputValidationError(
+            f"{func}: y_true holds a single label, and neither labels nor pos_label says "
+            f"whether it is the positive one (only 0, -1 and 1 say it themselves). Got "
+            f"{v.format_values(classes)}; pass labels=[negative, positive] or pos_label, "
+            f"e.g. pos_label={classes[0].item()!r} if it is positive.",
+            classes=classes.tolist(),
+        )
     if len(classes) != 2:
         raise InputValidationError(
             f"{func}: y_pred is 1-dimensional, so y_true must have two classes. Got "

@@ -168,11 +168,13 @@ def test_every_refusal_reads_the_same_on_the_accumulator_and_the_function(name, 
     assert isinstance(answer, tuple)
     streamed = _error(lambda: rv.metric(name).update(y, p, sample_weight=w))
     assert streamed is not None
-    if name == "log_loss" and _beyond01(y):  # labels as classes: the checks' words
-        definition = _loss.LOG_LOSS
+    if _beyond01(y):  # labels as classes (-1/1, or pos_label's): the checks' words
+        definition = {"log_loss": _loss.LOG_LOSS, "normalized_entropy": _loss.NORMALIZED_ENTROPY}[
+            name
+        ]
         _same(streamed, _error(lambda: definition.prepare(definition.check_params(), y, p, w)))
-        return
-    _same(streamed, v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w}))
+    else:
+        _same(streamed, v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w}))
     # the function checks the weights first, and log_loss reads integer labels other
     # than 0/1 as scikit-learn's classes
     if "before" not in case and not (name == "log_loss" and y.dtype.kind in "iu"):

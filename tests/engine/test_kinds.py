@@ -34,6 +34,11 @@ BINARY = {
     "break_even_point": lambda y, s: receval.break_even_point(y, s),
     "partial_auc(max_fpr=0.5)": lambda y, s: receval.partial_auc(y, s, max_fpr=0.5),
     "log_loss": lambda y, s: receval.log_loss(y, s),
+    "normalized_entropy": receval.normalized_entropy,
+    "calibration_free_normalized_entropy": receval.calibration_free_normalized_entropy,
+    "normalized_entropy_positive": receval.normalized_entropy_positive,
+    "pcoc": receval.pcoc,
+    "copc": receval.copc,
     "brier_score": lambda y, s: receval.brier_score_loss(y, s),
     "expected_calibration_error": lambda y, s: receval.expected_calibration_error(y, s),
     "roc_auc(bins=4)": None,  # binned: its own value
@@ -45,6 +50,11 @@ FUNCTIONS = {
     "break_even_point": "break_even_point",
     "partial_auc(max_fpr=0.5)": "partial_auc",
     "log_loss": "log_loss",
+    "normalized_entropy": "normalized_entropy",
+    "calibration_free_normalized_entropy": "calibration_free_normalized_entropy",
+    "normalized_entropy_positive": "normalized_entropy_positive",
+    "pcoc": "pcoc",
+    "copc": "copc",
     "brier_score": "brier_score_loss",
     "expected_calibration_error": "expected_calibration_error",
     "roc_auc(bins=4)": "roc_auc_score",
@@ -243,48 +253,97 @@ def test_scans_refuse_batches_of_two_labellings(tmp_path: Any) -> None:
     y = np.array([-1, 1, -1, 1, 0, 1, 0, 1])
     pq.write_table(pa.table({"y": y, "s": np.linspace(0.1, 0.8, 8)}), path, row_group_size=4)
     s = receval.scan(path, batch_rows=4)
-    # score ranges; any split (log loss: 0/1 labels only before)
-    for func in (receval.roc_auc_score, receval.brier_score_loss, receval.log_loss):
+    # score ranges; any split (log loss, NE, PCOC: 0/1 labels only before)
+    for func in (receval.roc_auc_score, receval.brier_score_loss, receval.log_loss,
+                 receval.normalized_entropy, receval.pcoc):  # fmt: skip
         with pytest.raises(InputValidationError, match=r"Got 0 in this (batch|update)"):
             func(s["y"], s["s"])
         with pytest.raises(InputValidationError, match=r"\[-1, 0, 1\]"):
             func(y, np.linspace(0.1, 0.8, 8))  # in memory: the same rows refused
+    minus = np.where(y == 0, -1, y)
+    pq.write_table(pa.table({"y": minus, "s": np.linspace(0.1, 0.8, 8)}), path, row_group_size=4)
+    s = receval.scan(path, batch_rows=4)
+    for func in (receval.normalized_entropy, receval.pcoc, receval.copc):
+        assert func(s["y"], s["s"]) == func(minus, np.linspace(0.1, 0.8, 8))
 
 
-# ------------------------------------------------------------------ log loss of any two labels
+# ------------------------------------------------------------------ the sums of any two labels
 PAIRS = [(0, 1, None), (-1, 1, None), (False, True, None), ("no", "yes", "yes"),
          ("yes", "no", "no"), (2, 0, 0)]  # fmt: skip
+#: the accumulators of Totals (log loss, NE and its variants, PCOC, COPC) and their functions
+TOTALS = {
+    "log_loss": receval.log_loss,
+    "normalized_entropy": receval.normalized_entropy,
+    "calibration_free_normalized_entropy": receval.calibration_free_normalized_entropy,
+    "normalized_entropy_positive": receval.normalized_entropy_positive,
+    "pcoc": receval.pcoc,
+    "copc": receval.copc,
+}
 
 
 @given(
     st.data(),
+    st.sampled_from(sorted(TOTALS)),
     st.sampled_from(PAIRS),
     st.lists(st.integers(1, 29), max_size=4),
     st.booleans(),
 )
-def test_log_loss_of_any_two_labels_is_the_function_on_every_row(
-    data: Any, pair: tuple[Any, Any, Any], cuts: list[int], weighted: bool
+def test_any_two_labels_are_the_function_on_every_row(
+    data: Any, name: str, pair: tuple[Any, Any, Any], cuts: list[int], weighted: bool
 ) -> None:
     """Any two labels (0/1, -1/1, bools; strings or others with pos_label), split into
-    updates of two accumulators merged: the function's float on all the rows (before:
-    "y_true must contain only 0 and 1" for every pair but 0/1 and bools)."""
+    updates of two accumulators merged (each seeing the labels in its own order): the
+    function's float on all the rows, which is its float on the rows as 0/1 (before:
+    "y_true must contain only 0 and 1" for every pair but 0/1 and bools, from the
+    accumulators of NE, its variants, PCOC and COPC and from their functions)."""
     negative, positive, pos_label = pair
     rows = data.draw(st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]),
                                         st.sampled_from([0.5, 1.0, 3.0])),
                               min_size=1, max_size=30))  # fmt: skip
     y = np.array([positive if hit else negative for hit, _, _ in rows])
+    y01 = np.array([int(hit) for hit, _, _ in rows])
     p = np.array([r[1] for r in rows])
     w = np.array([r[2] for r in rows]) if weighted else None
     edges = sorted({c for c in cuts if c < len(y)} | {0, len(y)})
     options = {} if pos_label is None else {"pos_label": pos_label}
-    first, second = receval.metric("log_loss", **options), receval.metric("log_loss", **options)
+    first, second = receval.metric(name, **options), receval.metric(name, **options)
     for i, (a, b) in enumerate(itertools.pairwise(edges)):
         part = {} if w is None else {"sample_weight": w[a:b]}
         (first if i % 2 else second).update(y[a:b], p[a:b], **part)
-    expected = receval.log_loss(y, p, sample_weight=w, labels=[negative, positive])
-    assert first.merge(second).compute() == expected
-    if pos_label is not None:
-        assert receval.log_loss(y, p, sample_weight=w, pos_label=pos_label) == expected
+    function = TOTALS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        expected = _value(function(y01, p, sample_weight=w))
+        other_way = pickle.loads(pickle.dumps(second)).merge(first)  # (adds into the copy)
+        assert _value(other_way.compute()) == expected
+        assert _value(first.merge(second).compute()) == expected
+        assert _value(function(y, p, sample_weight=w, **options)) == expected
+    if name == "log_loss":
+        assert receval.log_loss(y, p, sample_weight=w, labels=[negative, positive]) == expected
+
+
+@pytest.mark.parametrize("name", sorted(TOTALS))
+@pytest.mark.parametrize(
+    ("y", "options"),
+    [
+        ([1, -1, -1, 1, 1, -1], {}),
+        ([True, False, False, True, True, False], {}),
+        (["y", "n", "n", "y", "y", "n"], {"pos_label": "y"}),
+        ([0, 3, 3, 0, 0, 3], {"pos_label": 0}),
+    ],
+)
+def test_accumulators_that_saw_the_labels_in_other_orders_merge(
+    name: str, y: list[Any], options: dict[str, Any]
+) -> None:
+    # one accumulator sees a positive first (it tells no negative), then a negative;
+    # the other a negative, then positives; merged either way, the function's float
+    p = [0.7, 0.2, 0.4, 0.9, 0.6, 0.1]
+    first = receval.metric(name, **options).update(y[:1], p[:1]).update(y[1:3], p[1:3])
+    second = receval.metric(name, **options).update(y[5:], p[5:]).update(y[3:5], p[3:5])
+    expected = TOTALS[name](y[:3] + y[5:] + y[3:5], p[:3] + p[5:] + p[3:5], **options)
+    assert receval.metric(name, **options).merge(first).merge(second).compute() == expected
+    assert second.merge(first).compute() == expected  # (merge adds into second)
+    assert expected == TOTALS[name]([int(x == (options.get("pos_label", 1))) for x in y], p)
 
 
 def test_log_loss_takes_one_pair_of_labels_in_every_update_and_merge() -> None:

@@ -401,6 +401,60 @@ def test_pcoc_copc_hand():
         assert math.isnan(pcoc([0, 0], [0.1, 0.2]))
 
 
+@pytest.mark.parametrize(
+    "func",
+    [
+        rv.pcoc,
+        rv.copc,
+        rv.normalized_entropy,
+        rv.calibration_free_normalized_entropy,
+        rv.normalized_entropy_positive,
+    ],
+)
+def test_pcoc_copc_and_ne_take_any_two_labels(func):
+    # before: "y_true must contain only 0 and 1" for -1/1 labels, and no pos_label
+    y01, p, w = [1, 0, 0, 1, 0], [0.6, 0.2, 0.3, 0.5, 0.9], [1.0, 2.0, 0.5, 1.0, 3.0]
+    name = func.__name__
+    value = func(y01, p, sample_weight=w)
+    assert func([1, -1, -1, 1, -1], p, sample_weight=w) == value
+    assert func([True, False, False, True, False], p, sample_weight=w) == value
+    assert func(["y", "n", "n", "y", "n"], p, sample_weight=w, pos_label="y") == value
+    assert func([0, 1, 1, 0, 1], p, sample_weight=w, pos_label=0) == value
+    assert (
+        rv.metric(name, pos_label="y")
+        .update(["y", "n"], p[:2], sample_weight=w[:2])
+        .update(["n", "y", "n"], p[2:], sample_weight=w[2:])
+        .compute()
+        == value
+    )
+    with pytest.raises(InputValidationError) as caught:
+        func(["y", "n"], [0.6, 0.2])
+    assert str(caught.value) == (
+        f"{name}: y_true takes values ['n', 'y'] and pos_label is not specified; pass "
+        f"pos_label, e.g. pos_label='y'."
+    )
+    with pytest.raises(InvalidParameterError) as caught:
+        func([0, 1], [0.6, 0.2], pos_label=2)
+    assert str(caught.value) == (
+        f"The 'pos_label' parameter of {name} must be one of [0, 1], the labels of y_true. "
+        f"Got 2 instead."
+    )
+    with pytest.raises(InputValidationError, match=r"Got values \[-1, 0, 1\]"):
+        func([-1, 0, 1], [0.6, 0.2, 0.3])
+
+
+def test_pcoc_and_ne_of_other_labels_equal_the_oracle():
+    y, p, w = ["n", "y", "n", "y", "y"], [0.1, 0.8, 0.4, 0.3, 0.9], [2.0, 1.0, 1.0, 0.5, 3.0]
+    y01 = np.array([x == "y" for x in y], dtype=int)
+    assert pcoc(y, p, sample_weight=w, pos_label="y") == pytest.approx(
+        oracle.pcoc(y01, np.array(p), np.array(w)), rel=1e-15
+    )
+    rate = np.average(y01, weights=w)
+    entropy = -rate * math.log(rate) - (1 - rate) * math.log(1 - rate)
+    ne = oracle.log_loss(y01, np.array(p), np.array(w)) / entropy
+    assert rv.normalized_entropy(y, p, sample_weight=w, pos_label="y") == pytest.approx(ne)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_calibration_equals_sklearn_and_oracle(seed):
     y, _, w = _data(seed, weighted=True)

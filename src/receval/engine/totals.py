@@ -78,10 +78,10 @@ class Totals:
         weights times ``2**-WEIGHT_SHIFT`` (the product would overflow): the loss
         sum is ``loss + big_loss * 2**WEIGHT_SHIFT``.
     labels : LabelKind
-        The labels of the log loss's rows (:class:`~receval.engine.kinds.LabelKind`),
-        which its later rows must share; the other metrics take 0/1 labels only and
-        hold none. A state saved before it held labels loads with ``(0, 1)`` once it
-        has a row: every metric of these totals took 0/1 labels only then.
+        The labels of the rows (:class:`~receval.engine.kinds.LabelKind`), which the
+        later rows must share. A state saved before it held labels loads with
+        ``(0, 1)`` once it has a row: every metric of these totals took 0/1 labels
+        only then.
     """
 
     n_rows: int
@@ -190,16 +190,16 @@ def _plain_weights(sample_weight: Any, y_true: np.ndarray) -> bool:
     )
 
 
-def totals_prepare(func: str, prob: str, *, labelled: bool = False) -> Any:
+def totals_prepare(func: str, prob: str) -> Any:
     """``prepare`` of the metrics of :class:`receval.engine.totals.Totals`: one batch of
     labels as 0/1, probabilities (the argument ``prob``), weights and the labels it
     was given (a :class:`~receval.engine.kinds.LabelKind`), validated as the
     functions validate them; None for an empty batch.
 
-    The labels must be 0/1 (or bools), or ``labelled``: any two labels by the rule
-    of the binary metrics (``params["pos_label"]`` names the positive one; without
-    it {0, 1} or {-1, 1}, 1 positive, and numbers within [0, 1] must be 0 and 1, as
-    the log loss in memory reads them), whose pair the batch gives."""
+    The labels are any two by the rule of the binary metrics:
+    ``params["pos_label"]`` names the positive one; without it {0, 1}, bools or
+    {-1, 1}, 1 positive, and numbers within [0, 1] must be 0 and 1 (a soft label
+    is refused)."""
 
     def prepare(params: dict[str, Any], y_true: Any, *args: Any, **kwargs: Any) -> Any:
         y_prob, sample_weight = second_and_weight(func, prob, args, kwargs)
@@ -208,19 +208,17 @@ def totals_prepare(func: str, prob: str, *, labelled: bool = False) -> Any:
         )
         if len(yt) == 0:
             return None
-        kind = NO_LABELS
-        if labelled and (params["pos_label"] is not None or not _within01(yt)):
+        if params["pos_label"] is not None or not _within01(yt):
             labels, negative = v.binarize_labels(yt, params["pos_label"], func)
-            kind = LabelKind.of(negative, params["pos_label"], func)
         else:
             labels = v.check_binary01(yt, func)
-            if labelled and not labels.all():
-                kind = LabelKind.of(0, None, func)
+            negative = None if labels.all() else 0
         eps = clip_eps(params.get("eps", "auto"), yp.dtype)
         proba = v.check_probabilities(
             v.check_finite(v.as_float(yp, prob, func), prob, func), prob, func
         )
-        return labels, proba, v.check_sample_weight(sw, len(yt), func), eps, kind
+        weights = v.check_sample_weight(sw, len(yt), func)
+        return labels, proba, weights, eps, LabelKind.of(negative, params["pos_label"], func)
 
     return prepare
 
@@ -243,15 +241,15 @@ class TotalsUpdates(TypedDict):
     update_plain: Callable[[dict[str, Any], Any, tuple[Any, ...]], Any]
 
 
-def totals_updates(*, loss: bool, clicks: bool, labelled: str = "") -> TotalsUpdates:
-    """``update``, ``update_into`` and ``update_plain`` of a metric of :class:`Totals` that
-    reads the log-loss sum (``loss``; ``params["eps"]`` clips it) or the click sums
-    (``clicks``): the sums it does not read stay zero, so that a batch costs only what
-    the metric needs. A batch of plain arrays is checked, summed and added to the
-    state in one call of the core (``update`` adds it to the empty state). A metric
-    of any two labels (:func:`totals_prepare`'s ``labelled``; ``labelled`` names its
-    function) records them: the core takes its 0/1 labels without ``pos_label``
-    beside a state of 0/1 labels (or of none known yet)."""
+def totals_updates(func: str, *, loss: bool, clicks: bool) -> TotalsUpdates:
+    """``update``, ``update_into`` and ``update_plain`` of the metric ``func`` of
+    :class:`Totals`, which reads the log-loss sum (``loss``; ``params["eps"]`` clips
+    it) or the click sums (``clicks``): the sums it does not read stay zero, so that
+    a batch costs only what the metric needs. A batch of plain arrays is checked,
+    summed and added to the state in one call of the core (``update`` adds it to the
+    empty state), which takes 0/1 labels without ``pos_label`` beside a state of 0/1
+    labels (or of none known yet) and records them; other labels go through
+    :func:`totals_prepare`."""
     core = compiled()
 
     def add(params: dict[str, Any], state: Totals, y_true: Any, y_prob: Any, weights: Any) -> Any:
@@ -268,8 +266,8 @@ def totals_updates(*, loss: bool, clicks: bool, labelled: str = "") -> TotalsUpd
         predicted, observed = (ExactSum(sums[2]), ExactSum(sums[3])) if clicks else (
             state.predicted, state.observed)  # fmt: skip
         held = state.labels
-        if labelled and held.value is None and y_true.min() == 0:  # 0/1, a 0 among them
-            held = LabelKind.of(0, None, labelled)
+        if held.value is None and y_true.min() == 0:  # 0/1, a 0 among them
+            held = LabelKind.of(0, None, func)
         return Totals(state.n_rows + len(y_true), ExactSum(sums[0]), loss_sum, predicted,
                       observed, state.big_loss, held)  # fmt: skip
 
@@ -292,9 +290,9 @@ def totals_updates(*, loss: bool, clicks: bool, labelled: str = "") -> TotalsUpd
             params.get("negative_sampling_rate", 1.0) != 1.0
             or not plain_pair(y_true, y_prob, None)
             or not _plain_weights(weights, y_true)
-            or (labelled and (params["pos_label"] is not None
-                              or state.labels.value not in (None, (0, 1))))
-        ):  # fmt: skip
+            or params["pos_label"] is not None
+            or state.labels.value not in (None, (0, 1))
+        ):
             return None
         added = add(params, state, y_true, y_prob, weights)
         return None if isinstance(added, tuple) else added

@@ -41,6 +41,7 @@ def pcoc(
     *,
     sample_weight: ArrayLike | None = None,
     negative_sampling_rate: float = 1.0,
+    pos_label: Any = None,
 ) -> float:
     """Compute PCOC: predicted clicks over observed clicks.
 
@@ -54,7 +55,8 @@ def pcoc(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = click).
+        Binary labels (the positive class = click): 0/1, bools, {-1, 1}, or any
+        two labels with ``pos_label``.
     y_prob : array-like of shape (n_samples,)
         Predicted click probabilities in [0, 1].
     sample_weight : array-like of shape (n_samples,), default=None
@@ -64,6 +66,8 @@ def pcoc(
         data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first
         (TorchRec's ``RecalibratedCalibrationMetric``; see
         :func:`receval.normalized_entropy`).
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}).
 
     Returns
     -------
@@ -82,9 +86,11 @@ def pcoc(
     0.8
     >>> pcoc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5], negative_sampling_rate=0.5)
     0.5247
+    >>> pcoc([1, -1, -1, 1], [0.6, 0.2, 0.3, 0.5])  # -1/1 labels: 1 is the click
+    0.8
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    params = PCOC.check_params(negative_sampling_rate=negative_sampling_rate)
+    params = PCOC.check_params(negative_sampling_rate=negative_sampling_rate, pos_label=pos_label)
     result: float = run_definition(PCOC, params, columns, func="pcoc")
     return result
 
@@ -95,13 +101,15 @@ def copc(
     *,
     sample_weight: ArrayLike | None = None,
     negative_sampling_rate: float = 1.0,
+    pos_label: Any = None,
 ) -> float:
     """Compute COPC: observed clicks over predicted clicks, ``1 / PCOC``.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = click).
+        Binary labels (the positive class = click): 0/1, bools, {-1, 1}, or any
+        two labels with ``pos_label``.
     y_prob : array-like of shape (n_samples,)
         Predicted click probabilities in [0, 1].
     sample_weight : array-like of shape (n_samples,), default=None
@@ -111,6 +119,8 @@ def copc(
         data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first
         (TorchRec's ``RecalibratedCalibrationMetric``; see
         :func:`receval.normalized_entropy`).
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}).
 
     Returns
     -------
@@ -126,9 +136,11 @@ def copc(
     >>> from receval import copc
     >>> copc([1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     1.25
+    >>> copc(["y", "n", "n", "y"], [0.6, 0.2, 0.3, 0.5], pos_label="y")
+    1.25
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    params = COPC.check_params(negative_sampling_rate=negative_sampling_rate)
+    params = COPC.check_params(negative_sampling_rate=negative_sampling_rate, pos_label=pos_label)
     result: float = run_definition(COPC, params, columns, func="copc")
     return result
 
@@ -373,15 +385,16 @@ def _finalize_copc(params: dict[str, Any], state: Any) -> float:
 
 
 def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
-    def check(negative_sampling_rate: float = 1.0) -> dict[str, Any]:
-        return {"negative_sampling_rate": check_sampling_rate(negative_sampling_rate, name)}
+    def check(negative_sampling_rate: float = 1.0, pos_label: Any = None) -> dict[str, Any]:
+        rate = check_sampling_rate(negative_sampling_rate, name)
+        return {"negative_sampling_rate": rate, "pos_label": pos_label}
 
     return register(
         MetricDefinition(
             name=name,
             check_params=check,
             prepare=recalibrating(totals_prepare(name, "y_prob")),
-            **totals_updates(loss=False, clicks=True),
+            **totals_updates(name, loss=False, clicks=True),
             empty=totals_empty,
             finalize=finalize,
             scale_free=always,

@@ -410,6 +410,7 @@ def normalized_entropy(
     sample_weight: ArrayLike | None = None,
     eps: float | str = "auto",
     negative_sampling_rate: float = 1.0,
+    pos_label: Any = None,
 ) -> float:
     """Compute the normalized entropy (NE): log loss over the entropy of the base rate.
 
@@ -422,7 +423,8 @@ def normalized_entropy(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = click).
+        Binary labels (the positive class = click): 0/1, bools, {-1, 1}, or any
+        two labels with ``pos_label``.
     y_prob : array-like of shape (n_samples,)
         Predicted click probabilities in [0, 1].
     sample_weight : array-like of shape (n_samples,), default=None
@@ -439,6 +441,9 @@ def normalized_entropy(
         evaluation rows as given. Where the evaluation rows are down-sampled too,
         weigh each negative ``1 / w`` (``sample_weight``) to get the NE of the
         full population instead.
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}),
+        as :func:`log_loss`'s.
 
     Returns
     -------
@@ -457,8 +462,12 @@ def normalized_entropy(
     0.4314
     >>> normalized_entropy([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6], negative_sampling_rate=0.5)
     0.5414
+    >>> normalized_entropy(["y", "n", "n", "y"], [0.8, 0.3, 0.1, 0.6], pos_label="y")
+    0.4314
     """
-    params = NORMALIZED_ENTROPY.check_params(eps=eps, negative_sampling_rate=negative_sampling_rate)
+    params = NORMALIZED_ENTROPY.check_params(
+        eps=eps, negative_sampling_rate=negative_sampling_rate, pos_label=pos_label
+    )
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     result: float = run_definition(NORMALIZED_ENTROPY, params, columns, func="normalized_entropy")
     return result
@@ -621,10 +630,12 @@ def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     return result
 
 
-def _check_ne(eps: float | str = "auto", negative_sampling_rate: float = 1.0) -> dict[str, Any]:
+def _check_ne(
+    eps: float | str = "auto", negative_sampling_rate: float = 1.0, pos_label: Any = None
+) -> dict[str, Any]:
     func = "normalized_entropy"
     rate = check_sampling_rate(negative_sampling_rate, func)
-    return {"eps": check_eps(eps, func), "negative_sampling_rate": rate}
+    return {"eps": check_eps(eps, func), "negative_sampling_rate": rate, "pos_label": pos_label}
 
 
 def _finalize_ne(params: dict[str, Any], state: Any) -> float:
@@ -647,8 +658,8 @@ LOG_LOSS = register(
     MetricDefinition(
         name="log_loss",
         check_params=_check_log_loss,
-        prepare=recalibrating(totals_prepare("log_loss", "y_pred", labelled=True)),
-        **totals_updates(loss=True, clicks=False, labelled="log_loss"),
+        prepare=recalibrating(totals_prepare("log_loss", "y_pred")),
+        **totals_updates("log_loss", loss=True, clicks=False),
         empty=totals_empty,
         finalize=_finalize_log_loss,
         scale_free=lambda params: bool(params["normalize"]),
@@ -660,7 +671,7 @@ NORMALIZED_ENTROPY = register(
         name="normalized_entropy",
         check_params=_check_ne,
         prepare=recalibrating(totals_prepare("normalized_entropy", "y_prob")),
-        **totals_updates(loss=True, clicks=True),
+        **totals_updates("normalized_entropy", loss=True, clicks=True),
         empty=totals_empty,
         finalize=_finalize_ne,
         scale_free=always,

@@ -36,6 +36,7 @@ def calibration_free_normalized_entropy(
     sample_weight: ArrayLike | None = None,
     eps: float | str = "auto",
     negative_sampling_rate: float = 1.0,
+    pos_label: Any = None,
 ) -> float:
     """Compute TorchRec's calibration-free NE: NE over the loss of the mean prediction.
 
@@ -49,7 +50,8 @@ def calibration_free_normalized_entropy(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = click).
+        Binary labels (the positive class = click): 0/1, bools, {-1, 1}, or any
+        two labels with ``pos_label``.
     y_prob : array-like of shape (n_samples,)
         Predicted click probabilities in [0, 1].
     sample_weight : array-like of shape (n_samples,), default=None
@@ -60,6 +62,9 @@ def calibration_free_normalized_entropy(
     negative_sampling_rate : float, default=1.0
         Recalibration for negative down-sampling, as in
         :func:`receval.normalized_entropy`.
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}),
+        as in :func:`receval.normalized_entropy`.
 
     Returns
     -------
@@ -79,7 +84,7 @@ def calibration_free_normalized_entropy(
     0.1071
     """
     params = CALIBRATION_FREE_NE.check_params(
-        eps=eps, negative_sampling_rate=negative_sampling_rate
+        eps=eps, negative_sampling_rate=negative_sampling_rate, pos_label=pos_label
     )
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     result: float = run_definition(CALIBRATION_FREE_NE, params, columns, func=_CALI_FREE)
@@ -93,6 +98,7 @@ def normalized_entropy_positive(
     sample_weight: ArrayLike | None = None,
     eps: float | str = "auto",
     negative_sampling_rate: float = 1.0,
+    pos_label: Any = None,
 ) -> float:
     """Compute TorchRec's NE on positives: the clicks' log loss over the base rate's.
 
@@ -105,7 +111,8 @@ def normalized_entropy_positive(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = click).
+        Binary labels (the positive class = click): 0/1, bools, {-1, 1}, or any
+        two labels with ``pos_label``.
     y_prob : array-like of shape (n_samples,)
         Predicted click probabilities in [0, 1].
     sample_weight : array-like of shape (n_samples,), default=None
@@ -116,6 +123,9 @@ def normalized_entropy_positive(
     negative_sampling_rate : float, default=1.0
         Recalibration for negative down-sampling, as in
         :func:`receval.normalized_entropy`.
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}),
+        as in :func:`receval.normalized_entropy`.
 
     Returns
     -------
@@ -133,7 +143,9 @@ def normalized_entropy_positive(
     >>> normalized_entropy_positive([1, 0, 0, 1], [0.8, 0.3, 0.1, 0.6])
     0.2647
     """
-    params = NE_POSITIVE.check_params(eps=eps, negative_sampling_rate=negative_sampling_rate)
+    params = NE_POSITIVE.check_params(
+        eps=eps, negative_sampling_rate=negative_sampling_rate, pos_label=pos_label
+    )
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
     result: float = run_definition(NE_POSITIVE, params, columns, func=_POSITIVE)
     return result
@@ -141,9 +153,12 @@ def normalized_entropy_positive(
 
 # ------------------------------------------------------------------ definitions
 def _check(func: str) -> Any:
-    def check(eps: float | str = "auto", negative_sampling_rate: float = 1.0) -> dict[str, Any]:
+    def check(
+        eps: float | str = "auto", negative_sampling_rate: float = 1.0, pos_label: Any = None
+    ) -> dict[str, Any]:
         rate = check_sampling_rate(negative_sampling_rate, func)
-        return {"eps": check_eps(eps, func), "negative_sampling_rate": rate}
+        return {"eps": check_eps(eps, func), "negative_sampling_rate": rate,
+                "pos_label": pos_label}  # fmt: skip
 
     return check
 
@@ -183,12 +198,12 @@ def _update_positive(params: dict[str, Any], batch: Any) -> Totals:
     """The clicks' sums over every row; the log-loss sum over the positive rows only."""
     if batch is None:
         return EMPTY_TOTALS
-    labels, proba, weights, eps, _ = batch  # 0/1 labels: no kind
+    labels, proba, weights, eps, kind = batch
     every = totals_of(labels, proba, weights, eps, loss=False, clicks=True)
     clicked = labels == 1
     w = None if weights is None else weights[clicked]
     positive = totals_of(labels[clicked], proba[clicked], w, eps, loss=True, clicks=False)
-    return replace(every, loss=positive.loss, big_loss=positive.big_loss)
+    return replace(every, loss=positive.loss, big_loss=positive.big_loss, labels=kind)
 
 
 CALIBRATION_FREE_NE = register(
@@ -196,7 +211,7 @@ CALIBRATION_FREE_NE = register(
         name=_CALI_FREE,
         check_params=_check(_CALI_FREE),
         prepare=recalibrating(totals_prepare(_CALI_FREE, "y_prob")),
-        **totals_updates(loss=True, clicks=True),
+        **totals_updates(_CALI_FREE, loss=True, clicks=True),
         empty=totals_empty,
         finalize=_finalize_cali_free,
         scale_free=lambda params: False,

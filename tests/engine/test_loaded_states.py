@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import receval
+from receval.engine.kinds import NO_LABELS
 from receval.engine.run import Accumulator
 from receval.engine.states import ScoreCounts
 from receval.exceptions import InputValidationError
@@ -182,42 +183,120 @@ def test_weighted_states_of_one_unit_for_both_labels_load(name: str, saved: str)
     assert acc.compute() == receval.metric(name).update(y, s, sample_weight=w).compute()
 
 
+@pytest.mark.parametrize("name", ["log_loss", "normalized_entropy", "pcoc"])
 @pytest.mark.parametrize("saved", ["pkl", "pt"])
-def test_log_loss_states_of_0_1_labels_only_load_holding_them(saved: str) -> None:
-    # saved when the log loss took 0/1 labels only and held no labels, nor pos_label
-    # (data/README.md): it loads with pos_label=None and the labels (0, 1), which its
-    # rows were; 0/1 rows go on as the function's, -1/1 rows are refused
+def test_states_saved_when_their_metric_took_0_1_labels_only_load_holding_them(
+    name: str, saved: str
+) -> None:
+    # saved when the metric took 0/1 labels only and had no pos_label (data/README.md;
+    # the log loss's state held no labels, NE's and PCOC's held none known): it loads
+    # with pos_label=None and the labels (0, 1), which its rows were; 0/1 rows and bools
+    # go on as the function's, -1/1 rows are refused (before, for NE and PCOC: taken,
+    # PCOC 1.0667 where pcoc of every row refuses the labels [-1, 0, 1])
     import pathlib
 
-    path = pathlib.Path(__file__).parent / "data" / f"log_loss_01_only.{saved}"
+    path = pathlib.Path(__file__).parent / "data" / f"{name}_01_only.{saved}"
     if saved == "pkl":
         acc = pickle.loads(path.read_bytes())
     else:
         import torch
 
-        acc = receval.metric("log_loss").load_state_dict(torch.load(path, weights_only=True))
-    assert acc.params == receval.metric("log_loss").params
+        acc = receval.metric(name).load_state_dict(torch.load(path, weights_only=True))
+    assert acc.params == receval.metric(name).params
     assert acc.state.labels.value == (0, 1)
     with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
         acc.update([-1, 1], [0.3, 0.6])
-    y, p, w = [0, 1, 0, 1, 1], [0.2, 0.8, 0.4, 0.3, 0.6], [1.5, 2, 1, 1, 1]
-    acc.update(y[3:], p[3:])
-    assert acc.compute() == receval.log_loss(y, p, sample_weight=w)
+    y, p, w = [0, 1, 0, 1, 1, 0], [0.2, 0.8, 0.4, 0.3, 0.6, 0.5], [1.5, 2, 1, 1, 1, 1]
+    acc.update(y[3:5], p[3:5]).update(np.array([False]), np.array(p[5:]))
+    function = getattr(receval, name)
+    assert acc.compute() == function(y, p, sample_weight=w)
     assert acc.state.labels.value == (0, 1)
 
 
-@pytest.mark.parametrize(("rows", "held"), [(([0, 1], [0.2, 0.7]), (0, 1)), (None, None)])
-def test_totals_saved_before_the_labels_hold_0_1_once_they_have_rows(rows, held) -> None:
-    # a state pickled before Totals held labels has no such attribute; its rows were
-    # 0/1 (every metric of Totals took only those), and a state of no row tells nothing
-    acc = receval.metric("log_loss")
-    if rows is not None:
-        acc.update(*rows)
+TOTALS = ["log_loss", "normalized_entropy", "calibration_free_normalized_entropy",
+          "normalized_entropy_positive", "pcoc", "copc"]  # fmt: skip
 
-    def before(state: dict) -> None:
-        del state["_state"].__dict__["labels"]
 
-    loaded = _loaded(acc, before)
-    assert loaded.state.labels.value == held
-    if held is None:
-        assert loaded.update([-1, 1], [0.3, 0.6]).state.labels.value == (-1, 1)
+def _saved_before_pos_label(acc: Accumulator, labels_field: bool) -> Accumulator:
+    """``acc`` as the code before its metric took ``pos_label`` pickled it: options
+    without ``pos_label``, and states that held no labels (``labels_field``: the field
+    held None, as PCOC's and NE's did; else it did not exist, as the log loss's)."""
+
+    def before(state: dict[str, Any]) -> None:
+        del state["_params"]["pos_label"]
+        held = [state["_state"]] + [b[1] for b in getattr(state["_window"], "batches", ())]
+        for totals in held:
+            if labels_field:
+                object.__setattr__(totals, "labels", NO_LABELS)
+            else:
+                del totals.__dict__["labels"]
+
+    return _loaded(acc, before)
+
+
+@pytest.mark.parametrize("name", TOTALS)
+@pytest.mark.parametrize("labels_field", [True, False])
+def test_accumulators_saved_before_their_metric_took_pos_label_hold_0_1_once_updated(
+    name: str, labels_field: bool
+) -> None:
+    # their rows were 0/1 (or bools), the only labels their metric took then; an
+    # accumulator of no update tells nothing (before, for NE, its variants, PCOC and
+    # COPC: -1/1 rows after 0/1 ones were taken, a value for labels the function refuses)
+    y, p = [0, 1, 1, 0], [0.2, 0.7, 0.6, 0.3]
+    acc = receval.metric(name, window=3).update(y[:2], p[:2])
+    loaded = _saved_before_pos_label(acc, labels_field)
+    assert loaded.params == receval.metric(name).params
+    assert loaded.state.labels.value == (0, 1)
+    assert all(b[1].labels.value == (0, 1) for b in loaded._window.batches)
+    with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
+        loaded.update([-1, 1], [0.3, 0.6])
+    loaded.update(np.array([True, False]), np.array(p[2:]))
+    function = getattr(receval, name)
+    assert loaded.compute() == loaded.compute_window() == function(y, p)
+    fresh = _saved_before_pos_label(receval.metric(name, window=3), labels_field)
+    assert fresh.state.labels.value is None
+    assert fresh.update([-1, 1], [0.3, 0.6]).state.labels.value == (-1, 1)
+
+
+@pytest.mark.parametrize("name", TOTALS)
+def test_state_dicts_saved_before_their_metric_took_pos_label_hold_0_1(name: str) -> None:
+    pytest.importorskip("torch")
+    acc = receval.metric(name).update([0, 1], [0.2, 0.7])
+    saved = acc.state_dict()  # as the code before pos_label wrote it:
+    del saved["options"]["pos_label"]
+    saved["state"]["state"]["labels"]["state"]["value"] = None
+    loaded = receval.metric(name).load_state_dict(saved)
+    assert loaded.state.labels.value == (0, 1)
+    with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
+        loaded.update([-1, 1], [0.3, 0.6])
+    assert loaded.update([1], [0.6]).compute() == getattr(receval, name)([0, 1, 1], [0.2, 0.7, 0.6])
+
+
+@pytest.mark.parametrize("saved", ["pkl", "pt"])
+@pytest.mark.parametrize("labels", [[-1, 1, 1], [True, False, True], [0, 1, 1]])
+def test_auc_states_saved_before_they_held_labels_are_told_them_by_the_next_batch(
+    saved: str, labels: list[Any]
+) -> None:
+    # saved by receval 0.1.0 (data/README.md), when roc_auc took {0, 1}, {-1, 1} and
+    # pos_label pairs alike, which its counts do not tell apart: it loads holding no
+    # labels, and the next batch's hold from then on
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "data" / f"roc_auc_weighted_one_unit.{saved}"
+    if saved == "pkl":
+        acc = pickle.loads(path.read_bytes())
+    else:
+        import torch
+
+        acc = receval.metric("roc_auc").load_state_dict(torch.load(path, weights_only=True))
+    assert acc.state.labels.value is None
+    s, w = [0.1, 0.5, 0.5], [1, 3, 2.0]
+    acc.update(labels, s, sample_weight=w)
+    held = (-1, 1) if -1 in labels else (0, 1)
+    assert acc.state.labels.value == held
+    other = [-1, 1] if held == (0, 1) else [0, 1]
+    with pytest.raises(InputValidationError, match=f"Got {other[0]} in this update"):
+        acc.update(other, [0.2, 0.3], sample_weight=[1.0, 1.0])
+    y01 = [0, 1, 0] + [int(x == 1) for x in labels]
+    expected = receval.roc_auc_score(y01, [0.9, 0.8, 0.7, *s], sample_weight=[1.5, 2, 1, *w])
+    assert acc.compute() == expected

@@ -37,6 +37,7 @@ __all__ = [
     "IdKind",
     "Kind",
     "LabelKind",
+    "held_01",
     "is_integer",
     "with_kinds",
 ]
@@ -169,6 +170,20 @@ def with_kinds(empty: Any, state: Any) -> Any:
     held = {f.name: getattr(state, f.name, None) for f in fields(empty) if f.init}
     kinds = {name: x for name, x in held.items() if isinstance(x, Kind)}
     return replace(empty, **kinds) if kinds else empty
+
+
+def held_01(state: Any) -> Any:
+    """``state`` holding the labels ``(0, 1)`` in its fields of a :class:`LabelKind` that
+    hold none: what an accumulator saved before its metric took ``pos_label`` loads
+    holding once it has had an update, for its metric then took 0/1 labels (and bools)
+    only, which its state did not record (a batch of positives only is taken as 0/1
+    too: the state does not tell it apart)."""
+    if not is_dataclass(state) or isinstance(state, type):
+        return state
+    unknown = [f.name for f in fields(state) if f.init
+               and isinstance(getattr(state, f.name, None), LabelKind)
+               and getattr(state, f.name).value is None]  # fmt: skip
+    return replace(state, **{name: LabelKind((0, 1)) for name in unknown}) if unknown else state
 
 
 def is_integer(x: Any) -> bool:

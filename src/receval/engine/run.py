@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import importlib
+from collections import deque
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
 
 from .. import exceptions
 from ..exceptions import InvalidParameterError
-from .kinds import with_kinds
+from .kinds import held_01, with_kinds
 from .loop.background import Worker, prefixed
 from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
@@ -35,8 +37,10 @@ _KEYS = {
 }
 
 
-def _checked_state(state: Any) -> dict[str, Any]:
-    """An accumulator's pickled ``__dict__``, checked, with its definition looked up."""
+def _checked_state(state: Any, gained: Collection[str] = ()) -> dict[str, Any]:
+    """An accumulator's pickled ``__dict__``, checked, with its definition looked up;
+    ``gained``: the options its metric gained since it was saved, beside those its
+    options lack (a ``state_dict``'s were filled in before)."""
     if isinstance(state, dict) and "_synced" not in state and "background" not in state:
         state = dict(state, _synced=None, background=False)  # pickled before sync existed
     if not isinstance(state, dict) or set(state) != _KEYS:
@@ -58,7 +62,9 @@ def _checked_state(state: Any) -> dict[str, Any]:
         raise invalid_state(f"the definition must be a metric, got {type(defn).__name__}")
     if not isinstance(state["name"], str) or not isinstance(state["_params"], dict):
         raise invalid_state("the name must be a str and the options a dict")
-    state["_params"] = {**state["_params"], **_later_options(defn, state["_params"])}
+    later = _later_options(defn, state["_params"])
+    state["_params"] = {**state["_params"], **later}
+    gained = {*gained, *later}
     n = state["n_updates"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise invalid_state(f"n_updates must be an integer >= 0, got {n!r}")
@@ -88,14 +94,22 @@ def _checked_state(state: Any) -> dict[str, Any]:
             if not (isinstance(batch, tuple) and len(batch) == 3 and isinstance(batch[0], int)):
                 raise invalid_state(f"window batch {i} must be (rows, state, data)")
             check_loaded_state(batch[1], template, f"window batch {i}")
+    if "pos_label" in gained and n:  # saved when the metric took 0/1 labels only
+        state["_state"] = held_01(state["_state"])
+        if synced is not None:
+            state["_synced"] = (held_01(synced[0]), synced[1])
+        if held is not None:
+            held.batches = deque((rows, held_01(s), data) for rows, s, data in held.batches)
     return checked
 
 
 def _later_options(defn: MetricDefinition, saved: dict[str, Any]) -> dict[str, Any]:
     """The options ``defn`` gained since an accumulator saved ``saved`` (a pickle's or a
     ``state_dict``'s), at their defaults: an option comes with a default that keeps
-    what the metric computed before (``log_loss``'s ``pos_label=None``: 0/1 labels,
-    1 positive). None of a metric with an option that has no default (``max_fpr``)."""
+    what the metric computed before (``pos_label=None`` of ``log_loss``, NE, PCOC and
+    COPC: 0/1 labels, 1 positive; their states then hold the labels 0/1, see
+    :func:`~receval.engine.kinds.held_01`). None of a metric with an option that has
+    no default (``max_fpr``)."""
     try:
         defaults = defn.check_params()
     except (InvalidParameterError, TypeError):
@@ -473,6 +487,7 @@ class Accumulator:
                 f"Got {got}; pass what Accumulator.state_dict returned."
             )
         d = from_tensors(state_dict)
+        later: dict[str, Any] = {}
         if d["metric"] == self.definition.name and isinstance(d["options"], dict):
             later = _later_options(self.definition, d["options"])
             d["options"] = {**d["options"], **to_plain(later)}
@@ -508,7 +523,7 @@ class Accumulator:
             "_state": from_plain(d["state"], modules), "n_updates": d["n_updates"],
             "window": self.window, "_window": held, "background": self.background,
             "_synced": None if synced is None else (synced, d["synced_updates"]),
-        })  # fmt: skip
+        }, gained=later)  # fmt: skip
         self.__dict__.update(checked)
         return self
 

@@ -79,9 +79,7 @@ class Totals:
         sum is ``loss + big_loss * 2**WEIGHT_SHIFT``.
     labels : LabelKind
         The labels of the rows (:class:`~receval.engine.kinds.LabelKind`), which the
-        later rows must share. A state saved before it held labels loads with
-        ``(0, 1)`` once it has a row: every metric of these totals took 0/1 labels
-        only then.
+        later rows must share.
     """
 
     n_rows: int
@@ -106,14 +104,13 @@ class Totals:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles and state_dicts. A state saved before a field existed takes its default,
-        # in the fields' order (a merge adds the fields in that order); its rows' labels
-        # were 0/1, the only labels any metric of these totals took before they held them
+        # in the fields' order (a merge adds the fields in that order); the labels of one
+        # saved before its metric took pos_label: see receval.engine.kinds.held_01
         if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
             raise invalid_state(
                 f"the totals must be a dict of their fields, got a {type(state).__name__}"
             )
-        later = {"big_loss": ExactSum.zero(),
-                 "labels": LabelKind((0, 1)) if state.get("n_rows") else NO_LABELS}  # fmt: skip
+        later = {"big_loss": ExactSum.zero(), "labels": NO_LABELS}
         names = [f.name for f in fields(self)]
         self.__dict__.update({k: state[k] if k in state else later[k] for k in names
                               if k in state or k in later})  # fmt: skip

@@ -41,9 +41,8 @@ VectorsOption = Annotated[
     str | None,
     typer.Option(
         metavar="FILE",
-        help="User (--user-vectors) or item (--item-vectors) embeddings, .npy or Parquet: "
-        "adds the run of their exact top-k retrieval (receval retrieve), from each user's "
-        "--candidates when given.",
+        help="The users' or the items' embeddings, .npy or Parquet: adds the run of their "
+        "exact top k (receval retrieve; of --candidates if given).",
         show_default=False, rich_help_panel=PANEL,
     ),
 ]  # fmt: skip

@@ -201,49 +201,11 @@ pub fn roc_auc(labels: &[i8], scores: &[f64]) -> f64 {
     two_u as f64 / (2.0 * pos.len() as f64 * neg.len() as f64)
 }
 
-/// Weighted U: the sum over pairs of `w_p w_n` (1 if `p > n`, 1/2 if tied), in the
-/// order of the merge walk.
-pub fn pair_weight_sorted(pos: &[f64], pos_w: &[f64], neg: &[f64], neg_w: &[f64]) -> f64 {
-    let (n_pos, n_neg) = (pos.len(), neg.len());
-    let (mut area, mut below) = (0.0f64, 0.0f64);
-    let (mut i, mut j) = (0usize, 0usize);
-    while i < n_pos {
-        let v = pos[i];
-        let mut block = 0.0;
-        let mut k = i;
-        while k < n_pos && pos[k] == v {
-            block += pos_w[k];
-            k += 1;
-        }
-        while j < n_neg && neg[j] < v {
-            below += neg_w[j];
-            j += 1;
-        }
-        let mut tie = 0.0;
-        let mut t = j;
-        while t < n_neg && neg[t] == v {
-            tie += neg_w[t];
-            t += 1;
-        }
-        area += block * (below + 0.5 * tie);
-        i = k;
-    }
-    area
-}
-
 /// Exact sums of the weighted rows of one score range (see [`weighted_range`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightedRange {
-    /// The exponent of each label's unit: its weights are integers in units of
-    /// `2^quantum` (0 for a label without weight).
-    pub quantum: crate::runs::PerLabel<i32>,
-    /// Weight units of the positives and of the negatives.
-    pub positives: u128,
-    pub negatives: u128,
-    /// Twice the weighted Mann-Whitney U in units of `2^(quantum.pos + quantum.neg)`.
-    pub two_u: crate::runs::U256,
-    /// No weight's bits were rounded off (each label's units span at most 126 bits).
-    pub exact: bool,
+    /// Each label's unit, weight units and twice the weighted U.
+    pub sums: crate::runs::WeightedSums,
     /// The smallest and largest score of the rows that count (NaN for none).
     pub low: f64,
     pub high: f64,
@@ -252,41 +214,25 @@ pub struct WeightedRange {
 /// The exact sums of the weighted rows of one score range, positives and negatives
 /// apart, in any order (scores of any float width; rows of weight 0 count nothing):
 /// the weight units of each label and twice the weighted U, the exact integer that
-/// the in-memory state rounds once ([`crate::runs::pair_sum_of`]). The rows are
-/// sorted and summed as a batch of the in-memory state is
-/// ([`crate::runs::sorted_rows`]), each label in its unit for its rows alone: the
-/// lowest bit of any of its weights, coarser only where its sums would pass 126
-/// bits (`exact` false; the units then rounded as the state rounds them).
+/// the in-memory state rounds once ([`crate::runs::weighted_sums`], as a batch of
+/// the state is summed), each label in its unit for its rows alone.
 pub fn weighted_range<T: Copy + Into<f64>>(
     pos: &[T],
     pos_w: &[f64],
     neg: &[T],
     neg_w: &[f64],
 ) -> WeightedRange {
-    use crate::runs::{key_counts, pair_sum_of, sorted_rows, span, PerLabel, WeightRuns};
-    let spans = PerLabel {
-        pos: span(pos_w.iter().copied()),
-        neg: span(neg_w.iter().copied()),
-    };
-    let quantum = spans.map(|_, s| s.map_or(0, WeightRuns::batch_unit));
-    let n = spans.pos.map_or(0, |s| s.2) + spans.neg.map_or(0, |s| s.2);
-    let exact = spans.map(|positive, s| s.is_none_or(|s| quantum.of(positive) <= s.0));
     let label = |positive: bool| move |(&s, &w): (&T, &f64)| (s.into(), positive, w);
     let rows = pos.iter().zip(pos_w).map(label(true));
-    let items = sorted_rows(
+    let mut items = Vec::new();
+    let sums = crate::runs::weighted_sums(
         rows.chain(neg.iter().zip(neg_w).map(label(false))),
-        n as usize,
-        quantum,
+        &mut items,
     );
-    let (two_u, positives, negatives) = pair_sum_of(key_counts(&items));
     // the rows sorted by score: the ends of the range are the first and the last
     let end = |row: Option<&(u64, u64)>| row.map_or(f64::NAN, |r| score_of_key(r.0));
     WeightedRange {
-        quantum,
-        positives,
-        negatives,
-        two_u,
-        exact: exact.pos && exact.neg,
+        sums,
         low: end(items.first()),
         high: end(items.last()),
     }
@@ -338,8 +284,6 @@ mod tests {
     fn ties_count_one_half() {
         // positives 0.5, 0.9; negatives 0.1, 0.5: pairs (0.5>0.1)=2, (0.5=0.5)=1, 0.9>both=4
         assert_eq!(pair_count_sorted(&[0.5, 0.9], &[0.1, 0.5]), 7);
-        let w = [1.0, 1.0];
-        assert_eq!(pair_weight_sorted(&[0.5, 0.9], &w, &[0.1, 0.5], &w), 3.5);
     }
 
     #[test]
@@ -349,9 +293,10 @@ mod tests {
         // = 101 units of 2^-3
         let r = weighted_range(&[0.5, 0.9], &[0.25, 3.0], &[0.1, 0.5], &[0.5, 1.5]);
         let quantum = crate::runs::PerLabel { pos: -2, neg: -1 };
-        assert_eq!((r.quantum, r.positives, r.negatives), (quantum, 13, 4));
-        assert_eq!((r.two_u.lo, r.two_u.hi), (101, 0));
-        assert!(r.exact);
+        let s = &r.sums;
+        assert_eq!((s.quantum, s.total.pos, s.total.neg), (quantum, 13, 4));
+        assert_eq!((s.two_u.lo, s.two_u.hi), (101, 0));
+        assert!(s.exact);
         assert_eq!((r.low, r.high), (0.1, 0.9));
         // the same rows as float32 scores
         let f = weighted_range(&[0.5f32, 0.9], &[0.25, 3.0], &[0.1f32, 0.5], &[0.5, 1.5]);
@@ -366,7 +311,7 @@ mod tests {
         );
         // no weight: nothing
         let e = weighted_range(&[0.5], &[0.0], &[], &[]);
-        assert_eq!((e.positives, e.two_u.lo), (0, 0));
+        assert_eq!((e.sums.total.pos, e.sums.two_u.lo), (0, 0));
         assert!(e.low.is_nan() && e.high.is_nan());
         // a row of weight 0 is not an end of the range
         let z = weighted_range(&[0.5, 2.0], &[1.0, 0.0], &[-3.0, 0.1], &[0.0, 1.0]);
@@ -385,7 +330,7 @@ mod tests {
         let (pw, nw) = ([1e300, 3e-310, 5.0, 0.75], [2e-300, 1e10, 7.0, 1e300]);
         let plain = ([0.25, 3.0, 1.0, 2.0], [0.5, 1.5, 4.0, 0.125]);
         for ((pw, nw), exact) in [((pw, nw), false), (plain, true)] {
-            let r = weighted_range(&pos, &pw, &neg, &nw);
+            let r = weighted_range(&pos, &pw, &neg, &nw).sums;
             let mut state = crate::runs::WeightRuns::default();
             let labels = [1, 1, 1, 1, 0, 0, 0, 0];
             let scores: Vec<f64> = pos.iter().chain(&neg).copied().collect();
@@ -394,13 +339,13 @@ mod tests {
             let (two_u, p, n) = state.runs.compact().pair_sum();
             assert_eq!((r.quantum, r.exact), (state.quantum, exact));
             assert_eq!(state.exact, exact);
-            assert_eq!((r.two_u, r.positives, r.negatives), (two_u, p, n));
+            assert_eq!((r.two_u, r.total.pos, r.total.neg), (two_u, p, n));
         }
         // each label's weights within 126 bits, the labels 2^1900 apart: exact
         let (big, tiny) = (2f64.powi(997), 2f64.powi(-903));
-        let r = weighted_range(&[0.5, 0.25], &[big, 3.0 * big], &[0.3], &[tiny]);
+        let r = weighted_range(&[0.5, 0.25], &[big, 3.0 * big], &[0.3], &[tiny]).sums;
         assert!(r.exact);
-        assert_eq!((r.positives, r.negatives, r.two_u.lo), (4, 1, 2));
+        assert_eq!((r.total.pos, r.total.neg, r.two_u.lo), (4, 1, 2));
     }
 
     #[test]

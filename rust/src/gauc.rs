@@ -5,14 +5,16 @@
 //! order and binary-searched in its group's sorted segment: exact integer counts
 //! (ties count one half), O(n log m_g).
 //!
-//! With sample weights each group's rows are put in an order that depends on the
-//! rows alone (by score, then weight) and summed in it, so a group's weighted AUC is
-//! the same float in any split of the groups and any row order.
+//! A group's AUC is `2U / (2 P N)` of its exact integers, rounded once: with sample
+//! weights, each label's weights in units of its lowest bit, summed as the weighted
+//! ROC AUC sums a score range ([`crate::runs::weighted_sums`]), so that a group's AUC
+//! is the float the weighted ROC AUC of its rows alone gives, in any split of the
+//! groups and any row order.
 
 use rayon::prelude::*;
 use std::cmp::Ordering;
 
-use crate::auc::pair_weight_sorted;
+use crate::runs::{auc_of, weighted_sums, U256};
 use crate::{csr, encode, sums, threads};
 use rustc_hash::FxHashMap;
 
@@ -248,43 +250,43 @@ pub fn pair_counts<S: Score>(
     (rows, positives, two_u)
 }
 
-/// The canonical order of `(value, weight)` pairs: by value, then by weight within
-/// equal values (pairs it calls equal are equal), so an order of the pairs only.
-fn canonical_order(a: &(f64, f64), b: &(f64, f64)) -> Ordering {
-    float_order(&a.0, &b.0).then_with(|| float_order(&a.1, &b.1))
+/// The AUC of a group of `rows` rows, `positives` of them positive, whose pairs count
+/// `two_u` (twice its Mann-Whitney U): `2U / (2 P N)` of the exact integers rounded
+/// once ([`auc_of`]: one float division while `2 P N` is below 2^53), NaN without
+/// both classes.
+pub fn pair_auc(two_u: i64, rows: i64, positives: i64) -> f64 {
+    let wide = |x: i64| x as u128; // counts are not negative
+    auc_of(
+        U256::from(wide(two_u)),
+        wide(positives),
+        wide(rows - positives),
+    )
 }
 
-/// `(values, weights)` in the canonical order.
-pub fn canonical(values: &[f64], weights: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let mut pairs: Vec<(f64, f64)> = values
-        .iter()
-        .copied()
-        .zip(weights.iter().copied())
+/// Per group: its rows, its positives and its AUC ([`pair_counts`], [`pair_auc`]).
+pub fn pair_aucs<S: Score>(
+    codes: &[i32],
+    n_groups: usize,
+    labels: &[i8],
+    scores: &[S],
+) -> (Vec<i64>, Vec<i64>, Vec<f64>) {
+    let (rows, positives, two_u) = pair_counts(codes, n_groups, labels, scores);
+    let aucs = (0..n_groups)
+        .map(|g| pair_auc(two_u[g], rows[g], positives[g]))
         .collect();
-    pairs.sort_unstable_by(canonical_order);
-    pairs.into_iter().unzip()
+    (rows, positives, aucs)
 }
 
 /// The buffers of one group's rows, reused from group to group.
 #[derive(Default)]
 struct GroupRows {
-    pos: Vec<(f64, f64)>,
-    neg: Vec<(f64, f64)>,
-    pos_values: (Vec<f64>, Vec<f64>),
-    neg_values: (Vec<f64>, Vec<f64>),
-}
-
-/// Values and weights of `pairs` into `out`.
-fn unzip_into(pairs: &[(f64, f64)], out: &mut (Vec<f64>, Vec<f64>)) {
-    out.0.clear();
-    out.1.clear();
-    out.0.extend(pairs.iter().map(|p| p.0));
-    out.1.extend(pairs.iter().map(|p| p.1));
+    rows: Vec<(f64, bool, f64)>,
+    items: Vec<(u64, u64)>,
 }
 
 impl GroupRows {
-    /// Weighted U, weighted positives and weighted negatives of the rows `rows`,
-    /// each class in its canonical order.
+    /// AUC, weighted positives and weighted negatives of the rows `rows`
+    /// ([`crate::runs::WeightedSums`]).
     fn weighted_auc(
         &mut self,
         rows: &[i64],
@@ -292,33 +294,23 @@ impl GroupRows {
         scores: &[f64],
         weights: &[f64],
     ) -> (f64, f64, f64) {
-        self.pos.clear();
-        self.neg.clear();
-        for &i in rows {
+        // gathered once: the sums read the rows twice
+        self.rows.clear();
+        self.rows.extend(rows.iter().map(|&i| {
             let i = i as usize;
-            let side = if labels[i] == 1 {
-                &mut self.pos
-            } else {
-                &mut self.neg
-            };
-            side.push((scores[i], weights[i]));
-        }
-        self.pos.sort_unstable_by(canonical_order);
-        self.neg.sort_unstable_by(canonical_order);
-        unzip_into(&self.pos, &mut self.pos_values);
-        unzip_into(&self.neg, &mut self.neg_values);
-        let (ps, pw) = &self.pos_values;
-        let (ns, nw) = &self.neg_values;
-        let area = pair_weight_sorted(ps, pw, ns, nw);
-        let w_pos = pw.iter().fold(0.0, |s, &w| s + w);
-        let w_neg = nw.iter().fold(0.0, |s, &w| s + w);
-        (area, w_pos, w_neg)
+            (scores[i], labels[i] == 1, weights[i])
+        }));
+        let sums = weighted_sums(self.rows.iter().copied(), &mut self.items);
+        let w = sums.weights();
+        (sums.auc(), w.pos, w.neg)
     }
 }
 
-/// Per group: weighted U, weighted positives and weighted negatives, each group in
-/// its canonical order (parallel over groups; a group's floats depend on its rows
-/// only). Rows are grouped with the counting sort of [`csr::group_rows`].
+/// Per group: its weighted AUC (NaN without a weight of each label), weighted
+/// positives and weighted negatives, each the float that the weighted ROC AUC of the
+/// group's rows alone sums ([`crate::runs::WeightedSums`]), whatever the order of
+/// the rows (parallel over groups). Rows are grouped with the counting sort of
+/// [`csr::group_rows`].
 pub fn weighted_group_aucs(
     codes: &[i32],
     n_groups: usize,
@@ -343,15 +335,15 @@ pub fn weighted_group_aucs(
         let mut buf = GroupRows::default();
         (0..n_groups).map(|g| one(&mut buf, g)).collect()
     };
-    let mut area = Vec::with_capacity(n_groups);
+    let mut aucs = Vec::with_capacity(n_groups);
     let mut w_pos = Vec::with_capacity(n_groups);
     let mut w_neg = Vec::with_capacity(n_groups);
     for (a, p, q) in per_group {
-        area.push(a);
+        aucs.push(a);
         w_pos.push(p);
         w_neg.push(q);
     }
-    (area, w_pos, w_neg)
+    (aucs, w_pos, w_neg)
 }
 
 /// The weight of each group in a GAUC.
@@ -423,23 +415,19 @@ pub fn group_aucs(
         Weighting::Clicks => pos,
         Weighting::Uniform => 1.0,
     };
+    let defined = |auc: f64| (!auc.is_nan()).then_some(auc);
     let Some(weights) = weights else {
-        let (rows, positives, two_u) = pair_counts(codes, n_groups, labels, scores);
+        let (rows, positives, aucs) = pair_aucs(codes, n_groups, labels, scores);
         return (0..n_groups)
             .map(|g| {
-                let pairs = positives[g] * (rows[g] - positives[g]);
-                let auc = (pairs != 0).then(|| two_u[g] as f64 / (2.0 * pairs as f64));
-                (auc, weight_of(rows[g] as f64, positives[g] as f64))
+                let weight = weight_of(rows[g] as f64, positives[g] as f64);
+                (defined(aucs[g]), weight)
             })
             .collect();
     };
-    let (area, w_pos, w_neg) = weighted_group_aucs(codes, n_groups, labels, scores, weights);
+    let (aucs, w_pos, w_neg) = weighted_group_aucs(codes, n_groups, labels, scores, weights);
     (0..n_groups)
-        .map(|g| {
-            let pairs = w_pos[g] * w_neg[g];
-            let auc = (pairs > 0.0).then(|| area[g] / pairs);
-            (auc, weight_of(w_pos[g] + w_neg[g], w_pos[g]))
-        })
+        .map(|g| (defined(aucs[g]), weight_of(w_pos[g] + w_neg[g], w_pos[g])))
         .collect()
 }
 
@@ -548,11 +536,77 @@ mod tests {
     }
 
     #[test]
-    fn canonical_order_ignores_the_input_order() {
-        let a = canonical(&[0.5, 0.1, 0.5], &[2.0, 1.0, 1.0]);
-        let b = canonical(&[0.5, 0.5, 0.1], &[1.0, 2.0, 1.0]);
-        assert_eq!(a, b);
-        assert_eq!(a.1, vec![1.0, 1.0, 2.0]);
+    fn a_group_auc_past_2_to_53_pairs_is_rounded_once() {
+        // P = N = 2^27 + 1: P N = 2^54 + 2^28 + 1 is not a float, and 2U = 2 P N / 3 an
+        // AUC of 1/3 exactly; the float division of the float counts is an ulp above
+        let p = (1i64 << 27) + 1;
+        let two_u = 2 * p * p / 3;
+        assert_eq!(pair_auc(two_u, 2 * p, p), 1.0 / 3.0);
+        assert_eq!(two_u as f64 / (2.0 * (p * p) as f64), 0.33333333333333337);
+        // P N = (2^27 + 1)(2^27 + 3), 2U = P N - 1: 1/2 - 1/(2 P N) rounds to 1/2
+        let n = p + 2;
+        assert_eq!(pair_auc(p * n - 1, p + n, p), 0.5);
+        assert_eq!(
+            (p * n - 1) as f64 / (2.0 * (p * n) as f64),
+            0.4999999999999999
+        );
+        // fewer pairs: the one float division; a class absent: NaN
+        assert_eq!(pair_auc(7, 5, 2), 7.0 / 12.0);
+        assert!(pair_auc(0, 3, 3).is_nan() && pair_auc(0, 3, 0).is_nan());
+    }
+
+    #[test]
+    fn a_groups_weighted_auc_is_that_of_its_rows_alone() {
+        // weights from subnormals to 1e300, tied scores: each group's AUC and weights are
+        // those of the weighted ROC AUC's sums of its rows (a score range of them)
+        let mut next = stream(0x0DDB_1A5E_5BAD_5EED);
+        let tiers = [5e-324, 3e-320, 1e-300, 1e-10, 0.1, 1.0, 3.0, 1e10, 1e300];
+        for round in 0..200 {
+            let n = 2 + (next() % 60) as usize;
+            let k = 1 + (next() % 5) as usize;
+            let codes: Vec<i32> = (0..n).map(|_| (next() % k as u64) as i32).collect();
+            let labels: Vec<i8> = (0..n).map(|_| (next() % 2) as i8).collect();
+            let scores: Vec<f64> = (0..n)
+                .map(|_| [0.0, 0.5, 1.0][(next() % 3) as usize])
+                .collect();
+            let spread = if round % 2 == 0 { 9 } else { 3 }; // wide, or within 2^90
+            let low = if spread == 3 { 3 } else { 0 };
+            let weights: Vec<f64> = (0..n)
+                .map(|_| {
+                    let tier = tiers[low + (next() % spread) as usize];
+                    tier * (1 + next() % 7) as f64
+                })
+                .collect();
+            let (aucs, w_pos, w_neg) = weighted_group_aucs(&codes, k, &labels, &scores, &weights);
+            for g in 0..k {
+                let side = |positive: bool| {
+                    let rows =
+                        (0..n).filter(|&i| codes[i] == g as i32 && (labels[i] == 1) == positive);
+                    let (s, w): (Vec<f64>, Vec<f64>) =
+                        rows.map(|i| (scores[i], weights[i])).unzip();
+                    (s, w)
+                };
+                let ((ps, pw), (ns, nw)) = (side(true), side(false));
+                let sums = crate::auc::weighted_range(&ps, &pw, &ns, &nw).sums;
+                let want = sums.auc();
+                assert_eq!(
+                    aucs[g].to_bits(),
+                    want.to_bits(),
+                    "group {g}: {ps:?} {pw:?} {ns:?} {nw:?}"
+                );
+                let w = sums.weights();
+                assert_eq!((w_pos[g], w_neg[g]), (w.pos, w.neg));
+                if sums.exact {
+                    // the exact sum of each label's weights rounded once
+                    let exact = |w: &[f64]| {
+                        let mut acc = [0i64; sums::SIZE];
+                        w.iter().for_each(|&x| sums::add(&mut acc, x));
+                        sums::rounded(&acc)
+                    };
+                    assert_eq!((w.pos, w.neg), (exact(&pw), exact(&nw)));
+                }
+            }
+        }
     }
 
     /// GAUC by the definition: each group's pairs counted one by one, its AUC and

@@ -132,8 +132,8 @@ __all__ = [
     "normalize",
     "num_threads",
     "offsets_of_sorted",
+    "pair_aucs",
     "pair_count_sorted",
-    "pair_counts",
     "pair_keys_csr",
     "pair_means_csr",
     "periods_by_user",
@@ -542,15 +542,15 @@ def multiclass_log_loss_exact(
 def normalize(acc: NDArray[np.int64]) -> None: ...
 def num_threads() -> int: ...
 def offsets_of_sorted(codes: NDArray[np.int32], n_groups: int) -> NDArray[np.int64]: ...
-def pair_count_sorted(
-    pos: NDArray[np.float64] | NDArray[np.float32], neg: NDArray[np.float64] | NDArray[np.float32]
-) -> int: ...
-def pair_counts(
+def pair_aucs(
     codes: NDArray[np.int32],
     n_groups: int,
     labels: NDArray[np.int8],
     scores: NDArray[np.float64] | NDArray[np.float32],
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]: ...
+def pair_count_sorted(
+    pos: NDArray[np.float64] | NDArray[np.float32], neg: NDArray[np.float64] | NDArray[np.float32]
+) -> int: ...
 def pair_keys_csr(
     items: NDArray[np.int32], offsets: NDArray[np.int64], k: int, n_items: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...

@@ -424,17 +424,17 @@ def test_empty_output_is_a_writable_array_of_the_size():
         assert (out == 7).all()
 
 
-def test_pair_counts_reads_float32_and_float64_scores_alike_and_refuses_others():
-    codes = np.array([0, 0, 1, 1, 1, 0], np.int32)
-    labels = np.array([1, 0, 0, 1, 1, 0], np.int8)
-    scores = np.array([0.5, 0.25, 0.75, 0.75, 0.125, 0.5])
-    wide = [a.tolist() for a in core.pair_counts(codes, 2, labels, scores)]
-    narrow = [a.tolist() for a in core.pair_counts(codes, 2, labels, scores.astype(np.float32))]
-    # twice U: group 0's positive beats one negative and ties the other (2 * 1.5);
-    # group 1's positives tie its negative and lose to it (2 * 0.5)
-    assert wide == narrow == [[3, 3], [1, 2], [3, 1]]
-    with pytest.raises(ValueError, match="pair_counts: scores must be a float32 or float64"):
-        core.pair_counts(codes, 2, labels, scores.astype(np.int64))
+def test_pair_aucs_read_float32_and_float64_scores_alike_and_refuse_others():
+    codes = np.array([0, 0, 1, 1, 1, 0, 2], np.int32)
+    labels = np.array([1, 0, 0, 1, 1, 0, 1], np.int8)
+    scores = np.array([0.5, 0.25, 0.75, 0.75, 0.125, 0.5, 0.5])
+    wide = [a.tolist() for a in core.pair_aucs(codes, 3, labels, scores)]
+    narrow = [a.tolist() for a in core.pair_aucs(codes, 3, labels, scores.astype(np.float32))]
+    # group 0's positive beats one negative and ties the other (1.5 of 2 pairs); group
+    # 1's positives tie its negative and lose to it (0.5 of 2); group 2 has no negative
+    assert str(wide) == str(narrow) == "[[3, 3, 1], [1, 2, 1], [0.75, 0.25, nan]]"
+    with pytest.raises(ValueError, match="pair_aucs: scores must be a float32 or float64"):
+        core.pair_aucs(codes, 3, labels, scores.astype(np.int64))
 
 
 def test_held_rows_take_float32_or_float64_values_only():

@@ -217,6 +217,19 @@ def gauc(y_true, y_score, groups, weighting="impressions", sample_weight=None):
     return num / den if den > 0 else math.nan
 
 
+def group_aucs_exact(y_true, y_score, groups, sample_weight):
+    """Each group's AUC (groups in order of first appearance) by :func:`sweep_auc_exact`
+    on its rows alone: exact rationals rounded once, nan without a weight of each label."""
+    g = np.asarray(groups).tolist()
+    out = []
+    for key in dict.fromkeys(g):
+        rows = [i for i, x in enumerate(g) if x == key]
+        out.append(
+            sweep_auc_exact(*([c[i] for i in rows] for c in (y_true, y_score, sample_weight)))
+        )
+    return np.array(out)
+
+
 def gauc_skips_by_segment(y_true, groups, segments):
     """Per segment label: (groups with rows in it, those of one class there, their rows),
     by a pandas group-by of the segment's rows."""

@@ -116,11 +116,15 @@ fn weighted_range<'py>(
         same_length("weighted_range", &[("neg", n.len()), ("neg_w", nw.len())])?;
         py.detach(|| auc::weighted_range(p, pw, n, nw))
     });
-    let shift = 128u32.into_pyobject(py)?;
-    let (lo, hi) = (r.two_u.lo, r.two_u.hi);
-    let two_u = hi.into_pyobject(py)?.lshift(shift)?.add(lo)?;
-    let quantum = (r.quantum.pos, r.quantum.neg);
-    Ok((quantum, r.positives, r.negatives, two_u, r.low, r.high))
+    let (s, shift) = (&r.sums, 128u32.into_pyobject(py)?);
+    let two_u = s
+        .two_u
+        .hi
+        .into_pyobject(py)?
+        .lshift(shift)?
+        .add(s.two_u.lo)?;
+    let quantum = (s.quantum.pos, s.quantum.neg);
+    Ok((quantum, s.total.pos, s.total.neg, two_u, r.low, r.high))
 }
 
 /// `(thresholds, tps, fps)` of ascending `pos` and `neg`, thresholds descending.

@@ -1,4 +1,4 @@
-//! The per-group AUC (GAUC): group counts, pair counts, weighted areas.
+//! The per-group AUC (GAUC): group counts, each group's AUC unweighted and weighted.
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -31,49 +31,50 @@ fn group_counts<'py>(
     Ok((rows.into_pyarray(py), pos.into_pyarray(py)))
 }
 
-/// Per group: its rows, its positives and twice its Mann-Whitney U (float32 or
-/// float64 scores).
+/// Per group: its rows, its positives and its AUC, NaN without both classes
+/// ([`gauc::pair_aucs`]; float32 or float64 scores).
 #[pyfunction]
-fn pair_counts<'py>(
+fn pair_aucs<'py>(
     py: Python<'py>,
     codes: PyReadonlyArray1<'py, i32>,
     n_groups: usize,
     labels: PyReadonlyArray1<'py, i8>,
     scores: &Bound<'py, PyAny>,
-) -> PyResult<(Ints<'py>, Ints<'py>, Ints<'py>)> {
+) -> PyResult<(Ints<'py>, Ints<'py>, Floats<'py>)> {
     let (c, l) = (slice(&codes, "codes")?, slice(&labels, "labels")?);
-    check_codes("pair_counts", c, n_groups)?;
-    let refusal = "pair_counts: scores must be a float32 or float64 array";
-    let (rows, pos, two_u) = with_slice!(scores, "scores", [f64, f32], refusal, |s| {
+    check_codes("pair_aucs", c, n_groups)?;
+    let refusal = "pair_aucs: scores must be a float32 or float64 array";
+    let (rows, pos, aucs) = with_slice!(scores, "scores", [f64, f32], refusal, |s| {
         counted(py, c, n_groups, l, s)?
     });
     Ok((
         rows.into_pyarray(py),
         pos.into_pyarray(py),
-        two_u.into_pyarray(py),
+        aucs.into_pyarray(py),
     ))
 }
 
-/// [`gauc::pair_counts`] of checked codes and rows of one length.
+/// [`gauc::pair_aucs`] of checked codes and rows of one length.
 fn counted<S: gauc::Score>(
     py: Python<'_>,
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
     scores: &[S],
-) -> PyResult<(Vec<i64>, Vec<i64>, Vec<i64>)> {
+) -> PyResult<(Vec<i64>, Vec<i64>, Vec<f64>)> {
     same_length(
-        "pair_counts",
+        "pair_aucs",
         &[
             ("codes", codes.len()),
             ("labels", labels.len()),
             ("scores", scores.len()),
         ],
     )?;
-    Ok(py.detach(|| gauc::pair_counts(codes, n_groups, labels, scores)))
+    Ok(py.detach(|| gauc::pair_aucs(codes, n_groups, labels, scores)))
 }
 
-/// Per group: weighted U, weighted positives and weighted negatives.
+/// Per group: its weighted AUC (NaN without a weight of each label), weighted
+/// positives and weighted negatives ([`gauc::weighted_group_aucs`]).
 #[pyfunction]
 fn weighted_group_aucs<'py>(
     py: Python<'py>,
@@ -105,7 +106,7 @@ fn weighted_group_aucs<'py>(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(group_counts, m)?)?;
-    m.add_function(wrap_pyfunction!(pair_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(pair_aucs, m)?)?;
     m.add_function(wrap_pyfunction!(weighted_group_aucs, m)?)?;
     Ok(())
 }

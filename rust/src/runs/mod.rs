@@ -21,7 +21,7 @@ mod walk;
 mod weights;
 mod wide;
 pub use rows::{RowRuns, BUFFER_ROWS};
-pub use weights::{key_counts, sorted_rows, span, PerLabel, WeightRuns};
+pub use weights::{weighted_sums, PerLabel, WeightRuns, WeightedSums};
 pub use wide::{ratio, wide_mul, U256};
 
 /// A count of one label at one score: rows or weight units.

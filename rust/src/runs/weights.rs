@@ -6,7 +6,7 @@
 //! weights of one label beside huge ones of the other keep every bit (in one unit,
 //! they were rounded to a unit each, and so made equal).
 
-use super::{Run, Runs};
+use super::{auc_of, pair_sum_of, Run, Runs, U256};
 use crate::sort::order_key;
 
 /// `(m, e)` with `x = m 2^e` and `m` odd (x > 0, finite); `(0, 0)` for zero.
@@ -110,17 +110,11 @@ impl Spanning {
         }
     }
 
+    /// The lowest bit of the weights that are not zero, the bound above their highest
+    /// bits and their number: None when every weight is zero.
     fn span(self) -> Option<(i32, i32, u128)> {
         (self.n > 0).then_some((self.low, self.high, self.n))
     }
-}
-
-/// The lowest bit of the weights that are not zero, the bound above their highest
-/// bits and their number: None when every weight is zero.
-pub fn span(weights: impl Iterator<Item = f64>) -> Option<(i32, i32, u128)> {
-    let mut s = Spanning::NONE;
-    weights.for_each(|w| s.include(w));
-    s.span()
 }
 
 /// One value of each label.
@@ -150,11 +144,11 @@ impl<T: Copy> PerLabel<T> {
     }
 }
 
-/// [`span`] of the weights of each label (`labels` 1 for a positive), in one pass.
-fn label_spans(labels: &[i8], weights: &[f64]) -> PerLabel<Option<(i32, i32, u128)>> {
+/// [`Spanning::span`] of the weights of each label (`(positive, weight)` rows), in one pass.
+fn label_spans(rows: impl Iterator<Item = (bool, f64)>) -> PerLabel<Option<(i32, i32, u128)>> {
     let (mut pos, mut neg) = (Spanning::NONE, Spanning::NONE);
-    for (&l, &w) in labels.iter().zip(weights) {
-        if l == 1 {
+    for (positive, w) in rows {
+        if positive {
             pos.include(w);
         } else {
             neg.include(w);
@@ -167,16 +161,18 @@ fn label_spans(labels: &[i8], weights: &[f64]) -> PerLabel<Option<(i32, i32, u12
 }
 
 /// The rows `(score, positive, weight)` of a weight that is not zero (`n` of them)
-/// sorted by score, each as its [`order_key`] and one word of its label (the top
-/// bit) and its units of its label's unit `2^q` ([`packed_units`], rounded as
-/// [`scaled_kept`]): 16 bytes a row, half the memory to fill and to sort of a key,
-/// a label and a `u128`.
+/// sorted by score into `items` (emptied first; its memory reused), each as its
+/// [`order_key`] and one word of its label (the top bit) and its units of its
+/// label's unit `2^q` ([`packed_units`], rounded as [`scaled_kept`]): 16 bytes a
+/// row, half the memory to fill and to sort of a key, a label and a `u128`.
 pub fn sorted_rows(
     rows: impl Iterator<Item = (f64, bool, f64)>,
     n: usize,
     q: PerLabel<i32>,
-) -> Vec<(u64, u64)> {
-    let mut items: Vec<(u64, u64)> = Vec::with_capacity(n);
+    items: &mut Vec<(u64, u64)>,
+) {
+    items.clear();
+    items.reserve(n);
     for (score, positive, w) in rows {
         let (m, e) = odd_parts(w);
         if m != 0 {
@@ -192,7 +188,6 @@ pub fn sorted_rows(
     } else {
         items.sort_unstable_by_key(|x| x.0);
     }
-    items
 }
 
 /// The units of each label `(positive, negative)` per distinct key of rows of
@@ -208,6 +203,78 @@ pub fn key_counts(items: &[(u64, u64)]) -> impl Iterator<Item = (u128, u128)> + 
             }
         })
     })
+}
+
+/// Exact sums of one batch of weighted rows, each label's weights in units of its own
+/// `2^quantum` (as [`WeightRuns`] takes a batch into a new state).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightedSums {
+    /// The exponent of each label's unit (0 for a label without weight).
+    pub quantum: PerLabel<i32>,
+    /// Weight units of each label.
+    pub total: PerLabel<u128>,
+    /// Twice the weighted Mann-Whitney U in units of `2^(quantum.pos + quantum.neg)`.
+    pub two_u: U256,
+    /// No weight's bits were rounded off (each label's units span at most 126 bits).
+    pub exact: bool,
+}
+
+/// The exact sums of the rows `(score, positive, weight)` (weights finite and not
+/// negative; rows of weight 0 count nothing), read twice: each label's unit is the
+/// lowest bit of any of its weights, coarser only where its sums would pass 126 bits
+/// (`exact` false: the units then rounded as the in-memory state rounds them). The
+/// rows are left in `items` ([`sorted_rows`]; its memory reused), sorted by score.
+///
+/// One implementation of the weighted AUC's sums: of a whole score range and of each
+/// group of a GAUC.
+pub fn weighted_sums<I>(rows: I, items: &mut Vec<(u64, u64)>) -> WeightedSums
+where
+    I: Iterator<Item = (f64, bool, f64)> + Clone,
+{
+    let spans = label_spans(rows.clone().map(|(_, positive, w)| (positive, w)));
+    let quantum = spans.map(|_, s| s.map_or(0, WeightRuns::batch_unit));
+    let exact = spans.map(|positive, s| s.is_none_or(|s| quantum.of(positive) <= s.0));
+    let n = spans.pos.map_or(0, |s| s.2) + spans.neg.map_or(0, |s| s.2);
+    sorted_rows(rows, n as usize, quantum, items);
+    let (two_u, pos, neg) = pair_sum_of(key_counts(items));
+    WeightedSums {
+        quantum,
+        total: PerLabel { pos, neg },
+        two_u,
+        exact: exact.pos && exact.neg,
+    }
+}
+
+impl WeightedSums {
+    /// The AUC: `2U / (2 P N)` of the exact integers rounded once ([`auc_of`]); NaN
+    /// without a weight of each label.
+    pub fn auc(&self) -> f64 {
+        auc_of(self.two_u, self.total.pos, self.total.neg)
+    }
+
+    /// The weight of each label rounded once: the exact sum of its weights where
+    /// `exact`, else of its weights rounded to its unit.
+    pub fn weights(&self) -> PerLabel<f64> {
+        self.total
+            .map(|positive, units| weight_of_units(units, self.quantum.of(positive)))
+    }
+}
+
+/// `units 2^q` rounded once to the nearest float (`q` from -1074 up, as the unit of a
+/// weight is): `units` rounded to 53 bits, then scaled exactly by a power of two. A
+/// value below 2^-1022 is below 2^52 units, and so a float already.
+fn weight_of_units(units: u128, q: i32) -> f64 {
+    let scale = match q {
+        ..=-1075 => unreachable!("a unit below 2^-1074"),
+        -1074..=-1023 => f64::from_bits(1 << (q + 1074)),
+        -1022..=1023 => f64::from_bits(((q + 1023) as u64) << 52),
+        _ => f64::INFINITY,
+    };
+    if units == 0 {
+        0.0
+    } else {
+        units as f64 * scale
+    }
 }
 
 /// Exact weights per distinct score and label, each label's in units of its own
@@ -299,7 +366,7 @@ impl WeightRuns {
         });
     }
 
-    /// The unit of one label's weights of a batch alone ([`span`] of them): the
+    /// The unit of one label's weights of a batch alone ([`Spanning::span`] of them): the
     /// finest whose sums fit [`WIDTH`] bits, as a new state takes it.
     pub fn batch_unit(span: (i32, i32, u128)) -> i32 {
         unit_for(0, 0, span)
@@ -307,7 +374,7 @@ impl WeightRuns {
 
     /// Add a batch of rows of positive finite weights (rows of weight 0 left out).
     pub fn add(&mut self, labels: &[i8], scores: &[f64], weights: &[f64]) {
-        let spans = label_spans(labels, weights);
+        let spans = label_spans(labels.iter().map(|&l| l == 1).zip(weights.iter().copied()));
         if spans.pos.is_none() && spans.neg.is_none() {
             return;
         }
@@ -324,7 +391,8 @@ impl WeightRuns {
         });
         self.rescale(q);
         let rows = (0..labels.len()).map(|i| (scores[i], labels[i] == 1, weights[i]));
-        let items = sorted_rows(rows, n as usize, q);
+        let mut items = Vec::new();
+        sorted_rows(rows, n as usize, q, &mut items);
         let rows = items
             .iter()
             .map(|&(key, word)| (key, word >> 63 == 1, unpacked_units(word)));
@@ -546,6 +614,28 @@ mod tests {
         added.add(&l, &pick(&scores), &pick(&weights));
         assert_eq!((added.quantum, added.exact), (whole.quantum, true));
         assert_eq!(auc(&mut added), auc(&mut whole));
+    }
+
+    #[test]
+    fn label_weights_are_their_exact_sums_rounded_once() {
+        let sums = |labels: &[i8], weights: &[f64]| {
+            let rows = labels.iter().zip(weights).map(|(&l, &w)| (0.5, l == 1, w));
+            weighted_sums(rows, &mut Vec::new()).weights()
+        };
+        // 1 + 2^-53 + 2^-53: each float sum rounds the half ulp away, the exact one keeps it
+        let half = 2f64.powi(-53);
+        let w = sums(&[1, 1, 1, 0], &[1.0, half, half, 3.0]);
+        assert_eq!((w.pos, w.neg), (1.0 + 2.0 * half, 3.0));
+        assert_eq!(1.0 + half + half, 1.0);
+        // subnormals: their sum is a float (a multiple of 2^-1074 below 2^-1022)
+        let tiny = f64::from_bits(1);
+        let w = sums(&[1, 1, 0], &[tiny, 3.0 * tiny, 2f64.powi(-1022)]);
+        assert_eq!((w.pos, w.neg), (4.0 * tiny, 2f64.powi(-1022)));
+        // past the largest float: inf; a label without weight: 0
+        let w = sums(&[1, 1, 0], &[f64::MAX, f64::MAX, 0.0]);
+        assert_eq!((w.pos, w.neg), (f64::INFINITY, 0.0));
+        assert_eq!(weight_of_units(3, 1023), f64::INFINITY);
+        assert_eq!(weight_of_units(3, -1074), 3.0 * tiny);
     }
 
     #[test]

@@ -14,9 +14,9 @@ pass's histogram); :class:`GroupTotals` (GAUC) whole groups; :class:`MeanState`
 Float sums are exact (:class:`receval.engine.sums.ExactSum`, rounded once when the
 value is read), as the in-memory functions compute them, and counts and unweighted
 AUCs are integers (weighted: each label's integers in units of its lowest bit):
-a merged state gives the in-memory float whatever the split; a group's weighted
-AUC is computed from its own rows in a canonical order, the same float in any
-split of the groups.
+a merged state gives the in-memory float whatever the split; a group's AUC
+(weighted or not) is the exact ``2U / (2 P N)`` of its own rows rounded once, the
+float :func:`receval.roc_auc_score` gives them, in any split of the groups.
 """
 
 from __future__ import annotations

@@ -284,7 +284,9 @@ def grouped_auc_kernel(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-group AUC (nan where undefined), rows, weight and weighted positives.
 
-    Validated arrays in; see ``rust/src/gauc.rs`` for the method.
+    Validated arrays in; see ``rust/src/gauc.rs`` for the method. Each group's AUC is
+    ``2U / (2 P N)`` of its exact integers rounded once (with weights, each label's
+    in units of its lowest bit): the float :func:`roc_auc_score` gives its rows alone.
     """
     k = compiled()
     # the kernels read contiguous arrays (a strided view of the caller's is copied);
@@ -293,20 +295,13 @@ def grouped_auc_kernel(
     wide = weights is not None or scores.dtype != np.float32
     scores = np.ascontiguousarray(scores, dtype=np.float64 if wide else np.float32)
     if weights is None:
-        rows, positives, two_u = k.pair_counts(codes, n_groups, labels, scores)
-        pairs = positives * (rows - positives)
-        auc = two_u / (2.0 * np.maximum(pairs, 1))  # no division by zero: no errstate (10 us)
-        auc[pairs == 0] = np.nan
+        rows, positives, auc = k.pair_aucs(codes, n_groups, labels, scores)
         return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
     rows = k.group_counts(codes, n_groups, labels)[0]
-    area, weighted_pos, weighted_neg = k.weighted_group_aucs(
+    auc, weighted_pos, weighted_neg = k.weighted_group_aucs(
         codes, n_groups, labels, scores, np.ascontiguousarray(weights)
     )
-    weight = weighted_pos + weighted_neg
-    pairs = weighted_pos * weighted_neg
-    with np.errstate(invalid="ignore", divide="ignore"):
-        auc = np.where(pairs > 0, area / np.where(pairs > 0, pairs, 1.0), np.nan)
-    return auc, rows, weight, weighted_pos
+    return auc, rows, weighted_pos + weighted_neg, weighted_pos
 
 
 def gauc_score(
@@ -357,7 +352,8 @@ def gauc_score(
     Notes
     -----
     ``GAUC = sum_u w_u AUC_u / sum_u w_u`` over the groups u with both classes.
-    Each ``AUC_u`` is exact, ties counting one half (see :func:`roc_auc_score`).
+    Each ``AUC_u`` is the float :func:`roc_auc_score` gives the rows of u alone
+    (with their ``sample_weight``): exact, ties counting one half, rounded once.
 
     Examples
     --------

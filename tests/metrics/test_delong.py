@@ -16,6 +16,7 @@ from receval import (
     partial_auc,
     roc_auc_ci,
 )
+from receval.metrics._delong import midranks_auc, ranks_auc
 from tests.oracles import delong as oracle
 
 SCORES = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]
@@ -177,3 +178,14 @@ def test_bootstrap_interval():
     assert roc_auc_ci(y, s, method="bootstrap", n_resamples=300, seed=4) == (auc, low, high)
     _, d_low, d_high = roc_auc_ci(y, s)
     assert abs(low - d_low) < 0.05 and abs(high - d_high) < 0.05  # both near the same width
+
+
+def test_delong_divides_the_exact_rank_sum_once():
+    # 3 positives ranked among 2**52 + 1 negatives: P N is past 2**53, so P N and the
+    # sum of the ranks in floats were rounded before the division (0.37251738306419185)
+    ranks = np.array([1440724599223218.0, 1661504206614156.0, 1930778636833414.0])
+    n_neg = 2**52 + 1
+    assert ranks_auc(ranks, n_neg) == 0.3725173830641919
+    assert (ranks.sum() - 6.0) / (3 * n_neg) == 0.37251738306419185  # the float division
+    # ties count one half: 2 positives at 0.5 beside a negative at 0.5 and one at 0.1
+    assert midranks_auc(np.array([0.5, 0.5]), np.array([0.5, 0.1])) == 0.75

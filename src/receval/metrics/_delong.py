@@ -12,6 +12,7 @@ the O(P N) pair loop.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
@@ -105,7 +106,7 @@ def delong_covariance(
         mx, my = midranks(x, order[order < m]), midranks(y, order[order >= m] - m)
         v10[r] = (tz[:m] - mx) / n  # negatives below each positive, ties 1/2
         v01[r] = 1.0 - (tz[m:] - my) / m  # positives above each negative
-        aucs[r] = (tz[:m].sum() - m * (m + 1) / 2.0) / (m * n)
+        aucs[r] = ranks_auc(tz[:m], n)
     if m < 2 or n < 2:
         return aucs, np.full((k, k), np.nan), m, n
     s10 = np.atleast_2d(np.cov(v10))
@@ -281,9 +282,20 @@ def _bootstrap(
 
 def midranks_auc(pos: np.ndarray, neg: np.ndarray) -> float:
     """The AUC (ties one half) of positives' and negatives' scores, from midranks."""
-    m, n = len(pos), len(neg)
-    tz = midranks(np.concatenate([pos, neg]))
-    return float((tz[:m].sum() - m * (m + 1) / 2.0) / (m * n))
+    return ranks_auc(midranks(np.concatenate([pos, neg]))[: len(pos)], len(neg))
+
+
+def ranks_auc(ranks: np.ndarray, n_neg: int) -> float:
+    """The AUC of the positives of midranks ``ranks`` (among every row) against
+    ``n_neg`` negatives: ``U / (P N)`` with ``U`` the sum of ``ranks`` less
+    ``P (P + 1) / 2``, of the exact integers (twice a midrank is one) rounded once, as
+    :func:`receval.roc_auc_score` divides them (in floats, ``P N`` past ``2**53`` was
+    rounded before the division, and so was the sum of the ranks)."""
+    m = len(ranks)
+    # twice the ranks are integers below 2 (P + N), their sum below 2**63 for fewer
+    # than 2**31 rows
+    two_u = int((2.0 * ranks).astype(np.int64).sum()) - m * (m + 1)
+    return float(Fraction(two_u, 2 * m * n_neg))
 
 
 def delong_test(

@@ -152,10 +152,17 @@ def test_a_note_is_printed_once(repo, monkeypatch):
     test = "- One-sided randomization test (DeLong's for roc_auc) of each rule"
     args = ["gate", *RUNS, "--baseline", "runs/candidate.tsv", "--candidate",
             "runs/short.tsv", *FAST]  # fmt: skip
-    for fmt in ("table", "markdown"):
-        result = invoke(runner, *args, "-f", fmt, code=1)
-        assert note not in result.stdout and result.stderr == f"note: {note}\n"
-    assert test in invoke(runner, *args, "-f", "markdown", code=1).stdout
+    result = invoke(runner, *args, "-f", "markdown", code=1)
+    assert note not in result.stdout and result.stderr == f"note: {note}\n"
+    assert test in result.stdout
+    # the table holds no note: the test's goes on stderr too (it was on neither stream)
+    result = invoke(runner, *args, "-f", "table", code=1)
+    assert note not in result.stdout and test[2:] not in result.stdout
+    first, second = result.stderr.splitlines()
+    assert first.startswith(f"note: {test[2:]}") and second == f"note: {note}"
+    assert "across 2 comparisons;" in first
+    one = invoke(runner, *args, "--rule", "mrr=superiority", "-f", "table", code=1).stderr
+    assert "across 1 comparison;" in one  # it read "1 comparisons"
     # a file holds every note (the job summary too), and stderr says each once
     summary = repo / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))

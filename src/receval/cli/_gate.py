@@ -433,7 +433,10 @@ def gate(
                     f"$GITHUB_STEP_SUMMARY names {summary!r}, which cannot be written "
                     f"({exc.strerror or exc}); no summary written (--no-step-summary skips it)."
                 )
-        for note in report.notes()[1:]:
+        # the first note (the test and its correction) is in the Markdown on standard
+        # output; the table, JSON and JUnit hold none of them
+        in_markdown = output_format is GateFormat.markdown and output in (None, "-")
+        for note in report.notes()[1 if in_markdown else 0 :]:
             say.note(note)
         # the verdict once: the table and the Markdown on standard output head with it;
         # JSON and JUnit hold none, nor does standard output with --output FILE

@@ -129,11 +129,11 @@ class GateReport:
         """What the reader must know: the test and correction, inconclusive rows, users left out."""
         cfg = self.config
         fix = cfg.correction or "no"
+        compared = counted(sum(r.baseline is not None for r in self.rows), "comparison")
         out = [
             f"One-sided {cfg.test} test (DeLong's for roc_auc) of each rule, alpha {cfg.alpha:g} "
-            f"after {fix} correction across {sum(r.baseline is not None for r in self.rows)} "
-            f"comparisons; interval: {cfg.interval} bootstrap at {1 - 2 * cfg.alpha:.0%}; "
-            f"minimum detectable effect at power {cfg.power:g}."
+            f"after {fix} correction across {compared}; interval: {cfg.interval} bootstrap at "
+            f"{1 - 2 * cfg.alpha:.0%}; minimum detectable effect at power {cfg.power:g}."
         ]
         if self.counts()["inconclusive"]:
             counts = "fail" if cfg.inconclusive == "fail" else "pass"

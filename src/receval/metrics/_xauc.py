@@ -360,11 +360,14 @@ class XAUCCounts:
         """Per group: its XAUC (nan without a pair of different targets) and its total
         sample weight (its rows without weights)."""
         starts = self.starts()
-        twice, pairs, _ = self.pair_sums()
+        twice, pairs, exact = self.pair_sums()
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(
                 pairs > 0, twice.astype(np.float64) / (2.0 * pairs.astype(np.float64)), np.nan
             )
+        if exact:  # counts past 2**53 were rounded before the division: divide them once
+            for g in np.flatnonzero((pairs > 0) & (2 * pairs > 2**53)):
+                values[g] = int(twice[g]) / (2 * int(pairs[g]))
         if not len(self.y):
             return values, self.w[:0]
         # times a power of two (the ratios are the same) so that no group's sum overflows

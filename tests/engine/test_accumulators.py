@@ -155,6 +155,10 @@ def test_pickle_reset_and_errors():
         assert np.isnan(acc.compute())
     with pytest.raises(InvalidParameterError, match=r"Unknown metric 'logg_loss'. Did you mean"):
         rv.metric("logg_loss")
+    with pytest.raises(InvalidParameterError, match=r"one accumulator a metric: \{n: receval"):
+        rv.metric(["auc", "ne"])
+    with pytest.raises(InvalidParameterError, match=r"Got 3 instead\.$"):
+        rv.metric(3)
     with pytest.raises(InvalidParameterError, match="cannot merge"):
         rv.metric("auc").merge(rv.metric("log_loss"))
     with pytest.raises(InvalidParameterError, match="takes no option 'eps'"):

@@ -346,8 +346,14 @@ def definition(name: str, options: Iterable[str] = ()) -> MetricDefinition:
     from .table import ENTRIES
 
     if not isinstance(name, str):
+        several = isinstance(name, (list, tuple)) and all(isinstance(n, str) for n in name)
+        fix = (
+            "; make one accumulator a metric: {n: receval.metric(n) for n in names}"
+            if several
+            else ""
+        )
         raise InvalidParameterError(
-            f"A metric name must be a string such as 'roc_auc'. Got {name!r} instead."
+            f"A metric name must be a string such as 'roc_auc'. Got {name!r} instead{fix}."
         )
     key = name.strip().lower()
     if key in DEFINITIONS and key not in ENTRIES and key != "ranking":

@@ -540,6 +540,20 @@ def test_temporal_quantile_of_an_empty_log_is_empty_as_with_a_cutoff():
     assert len(by_quantile.train) == len(by_quantile.test) == 0
 
 
+@pytest.mark.parametrize("unit", ["ns", "s"])
+def test_an_empty_log_of_datetimes_takes_a_datetime_cutoff(unit):
+    # no rows, but the column's type says datetimes: a date cut-off splits it (into
+    # two empty parts), as it splits the same log with rows, on every frame type
+    times = pd.Series([], dtype=f"datetime64[{unit}]")
+    log = pd.DataFrame({"user": pd.Series([], dtype=object), "item": [], "timestamp": times})
+    pl = pytest.importorskip("polars")
+    for frame in (log, pl.from_pandas(log), pa.Table.from_pandas(log, preserve_index=False)):
+        result = split.temporal(frame, cutoff="2024-01-01")
+        assert result.n_rows == len(result.test) == len(result.train) == 0
+    keys, kind = time_column(times.to_numpy(), "split", "t")
+    assert kind == np.dtype(f"datetime64[{unit}]") and keys.dtype == np.int64
+
+
 def test_temporal_cutoff_past_int64_is_an_error_for_integer_times():
     log = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 3], "timestamp": [1, 2, 3]})
     with pytest.raises(

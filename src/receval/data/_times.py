@@ -82,8 +82,8 @@ def _keys(arr: np.ndarray, func: str, column: str) -> tuple[np.ndarray, np.dtype
             f"{where} holds {arr.max()}, above the largest time an int64 holds "
             f"({_INT64.max}); give times in a coarser unit."
         )
-    if kind in "iu" or not len(arr):  # no rows: no times, of any type
-        return arr.astype(np.int64, copy=False), None
+    if kind in "iu" or (not len(arr) and kind != "M"):  # no rows: no times, of any type
+        return arr.astype(np.int64, copy=False), None  # (datetimes keep their unit)
     if kind == "M":  # in this machine's byte order, then as their ticks
         arr = arr.astype(arr.dtype.newbyteorder("="), copy=False)
         keys, unit, missing, label = arr.view(np.int64), arr.dtype, np.isnat(arr), "NaT"

@@ -154,6 +154,34 @@ def test_sample_negatives_properties():
     assert sample_negatives(qrels, size, n=n, seed=4, exclude=exclude).to_dict() != got
 
 
+@pytest.mark.parametrize("strategy", ["uniform", "popularity"])
+def test_sample_negatives_do_not_depend_on_the_order_of_rows_or_catalogue(strategy):
+    # the same qrels, exclusions and catalogue, given in another order (a dict in
+    # reverse, a frame's rows shuffled, the catalogue's ids shuffled): the same sets
+    size, n = 80, 6
+    qrels = _qrels(30, size)
+    catalog = np.array([f"i{k}" for k in range(size)])
+    named = {f"u{u}": {f"i{i}": g for i, g in items.items()} for u, items in qrels.items()}
+    exclude = {f"u{u}": [f"i{(u * 7 + j) % size}" for j in range(9)] for u in range(0, 30, 3)}
+    popularity = {f"i{k}": 1 + k % 5 for k in range(size)} if strategy == "popularity" else None
+    shuffled = np.random.default_rng(1).permutation(size)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        [(u, i, g) for u, items in named.items() for i, g in items.items()],
+        columns=["user", "item", "grade"],
+    ).sample(frac=1.0, random_state=2)
+
+    def sets(qrels, catalog):
+        c = sample_negatives(qrels, catalog, n=n, seed=5, exclude=exclude,
+                             strategy=strategy, popularity=popularity)  # fmt: skip
+        return {u: sorted(items) for u, items in c.to_dict().items()}
+
+    expected = sets(named, catalog)
+    assert sets(dict(reversed(named.items())), catalog) == expected
+    assert sets(frame, catalog) == expected
+    assert sets(named, catalog[shuffled]) == expected
+
+
 def test_sample_negatives_uniform_frequencies():
     size = 10
     qrels = {u: {0: 1} for u in range(20000)}

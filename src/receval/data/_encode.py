@@ -678,6 +678,26 @@ def group_users(users: Any, func: str) -> tuple[np.ndarray, np.ndarray, Any]:
     return offsets, rows, ids
 
 
+def id_ranks(ids: np.ndarray) -> np.ndarray:
+    """The rank of each id among the ids sorted (ints beside strings: as their strings).
+
+    Seeded draws over users or items go in this order, so that the order in which
+    the ids first appear (a log's rows, a catalogue's list) does not change them.
+
+    Examples
+    --------
+    >>> id_ranks(np.array(["b", "c", "a"])).tolist()
+    [1, 2, 0]
+    """
+    try:
+        order = np.argsort(ids, kind="stable")
+    except TypeError:  # ints beside strings
+        order = string_order(ids)
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return ranks
+
+
 def string_order(ids: np.ndarray) -> np.ndarray:
     """The order of ``ids`` as their strings sort (``np.argsort`` of ``str(id)``, stable).
 

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _validation as v
 from .._parameters import check_seed
 from ..data import io
-from ..data._encode import factorize
+from ..data._encode import factorize, id_ranks
 from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run, as_qrels
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -223,7 +223,9 @@ def sample_negatives(
         with ``replace=False`` and ``p=``); items of popularity 0, or absent from it,
         are never drawn.
     seed : int in [0, 2**63 - 1], default=None
-        Seed of the random generator; the same seed and inputs give the same sets.
+        Seed of the random generator; the same seed and inputs give the same sets,
+        whatever the order of the qrels' rows and of the catalogue's ids (users
+        draw in the order of their sorted ids, from the catalogue sorted).
     exclude : DataFrame, dict, Qrels, Run or pair (users, items), default=None
         (user, item) pairs never drawn for that user, e.g. the training log.
     popularity : mapping or pair (items, counts), default=None
@@ -291,9 +293,14 @@ def sample_negatives(
             f"{func}: popularity and train are only read with strategy='popularity'. "
             f"Got strategy={strategy!r}."
         )
+    # users draw in the order of their sorted ids (the catalogue is sorted already), so
+    # that the order of the qrels' rows and of the catalogue does not change the sets
+    rank = id_ranks(q.user_ids)
     forbidden = _forbidden_keys(q, catalog_ids, exclude, func)
+    forbidden = np.sort(rank[forbidden // size] * size + forbidden % size)
     rng = np.random.default_rng(seed)
     negatives, counts = _draw(q.n_users, size, n, forbidden, weights, rng)
+    negatives, counts = negatives[rank], counts[rank]
     n_short = int((counts < n).sum())
     if n_short and short == "error":
         first = int(np.flatnonzero(counts < n)[0])
@@ -319,7 +326,9 @@ def _catalog_ids(catalog: Any, func: str) -> np.ndarray:
         raise InputValidationError(
             f"{func}: catalog must list each item once. Got {v.format_values(dup)} more than once."
         )
-    return uniques
+    ordered = np.empty_like(uniques)  # the ids sorted: a set, whatever order it is given in
+    ordered[id_ranks(uniques)] = uniques
+    return ordered
 
 
 def _popularity_weights(catalog_ids: np.ndarray, popularity: Any, train: Any, func: str) -> Any:

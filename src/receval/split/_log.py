@@ -19,7 +19,7 @@ from .._validation import format_values
 from ..data import io
 from ..data._arrow import take_at
 from ..data._csv import csv_header
-from ..data._encode import factorize
+from ..data._encode import factorize, id_ranks
 from ..data._open import check_file
 from ..data._times import time_column
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -61,13 +61,7 @@ class Log:
     def sorted_user_codes(self) -> np.ndarray:
         """The rank of each user's id among the ids sorted (the seeded streams draw
         over users in this order, so the log's row order does not change them)."""
-        try:
-            order = np.argsort(self.user_ids, kind="stable")
-        except TypeError:  # ints beside strings: as strings
-            order = np.argsort(self.user_ids.astype(str), kind="stable")
-        ranks = np.empty(len(order), dtype=np.int64)
-        ranks[order] = np.arange(len(order))
-        return ranks
+        return id_ranks(self.user_ids)
 
 
 def pick_time(names: list[str], time: str | None, func: str) -> str:

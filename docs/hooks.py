@@ -9,7 +9,7 @@ no script and no network to show them.
 Examples are the fenced code blocks that contain a ``>>>`` prompt; the blocks
 of one page run in order in one namespace, as one doctest, with the option
 flags of the package's doctests (``NUMBER``, ``NORMALIZE_WHITESPACE``,
-``ELLIPSIS``).
+``ELLIPSIS``); a float shown with d digits must be the value rounded to them.
 """
 
 from __future__ import annotations
@@ -60,13 +60,40 @@ def example_text(markdown: str) -> str:
     return "\n".join(out) + "\n"
 
 
+# a float as a page shows it: digits after the point, not cut with an ellipsis
+_SHOWN_FLOAT = re.compile(r"(?<![\w.])[-+]?\d+\.\d+(?![\w.])")
+
+
+class _RoundedChecker(doctest.OutputChecker):
+    """pytest's checker (its ``NUMBER`` flag passes 0.8 for 0.857: within 0.1), and a
+    float shown with d digits is the value rounded to them: within half a unit of its
+    last digit."""
+
+    def __init__(self, base: doctest.OutputChecker) -> None:
+        self.base = base
+
+    def check_output(self, want: str, got: str, optionflags: int) -> bool:
+        if not self.base.check_output(want, got, optionflags):
+            return False
+        shown, values = _SHOWN_FLOAT.findall(want), _SHOWN_FLOAT.findall(got)
+        if len(shown) != len(values):  # an ellipsis stands for some: NUMBER's own check
+            return True
+        return all(
+            abs(float(x) - float(y)) <= 0.5 * 10.0 ** -len(x.split(".")[1]) * (1 + 1e-9)
+            for x, y in zip(shown, values, strict=True)
+        )
+
+    def output_difference(self, example: doctest.Example, got: str, optionflags: int) -> str:
+        return self.base.output_difference(example, got, optionflags)
+
+
 def _checker_and_flags() -> tuple[doctest.OutputChecker | None, int]:
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     try:  # pytest's checker understands its NUMBER flag, as the package's doctests use it
         from _pytest.doctest import _get_checker
     except ImportError:
         return None, flags
-    return _get_checker(), flags | doctest.register_optionflag("NUMBER")
+    return _RoundedChecker(_get_checker()), flags | doctest.register_optionflag("NUMBER")
 
 
 def run_page(path: Path) -> tuple[int, int, str]:

@@ -70,6 +70,23 @@ def test_examples_keep_state_and_number_option(tmp_path: Path) -> None:
     assert (failed, attempted) == (0, 2), report
 
 
+def test_a_shown_float_is_the_value_rounded_to_its_digits(tmp_path: Path) -> None:
+    # NUMBER alone passes 0.8 for 6/7 (within 0.1); a page shows the value rounded
+    # (0.9, 0.86, 0.8571) or cut with an ellipsis (0.857...)
+    examples = [("6 / 7", "0.8"), ("6 / 7", "0.86"), ("6 / 7", "0.8571"),
+                ("6 / 7", "0.857..."), ("[6 / 7, 0.8]", "[0.9, 0.8]"),
+                ("(0.85, 0.96)", "(0.9, 1.0)")]  # fmt: skip
+    page = tmp_path / "page.md"
+    page.write_text(
+        "".join(f"```python\n>>> {code}\n{shown}\n```\n\n" for code, shown in examples),
+        encoding="utf-8",
+    )
+    failed, attempted, report = HOOKS.run_page(page)
+    assert attempted == len(examples)
+    assert failed == 1, report  # 0.8 only
+    assert "Expected:\n    0.8\nGot:\n    0.8571428571428571" in report
+
+
 def test_api_reference_documents_every_public_name() -> None:
     text = "\n".join(p.read_text(encoding="utf-8") for p in (DOCS / "api").glob("*.md"))
     documented = set(re.findall(r"^::: receval\.(\w+)$", text, flags=re.MULTILINE))

@@ -70,3 +70,20 @@ def test_errors_name_the_option_and_line(tmp_path, rows, options, message):
     path.write_text("reward,pscore,target\n" + rows)
     result = invoke(make_runner(), "off-policy", path, *options, code=2)
     assert result.stderr == f"error: {message.replace('ope.csv', str(path))}\n"
+
+
+def test_clipping_is_counted_on_stderr(log):
+    # weights 2, 0, 2 and 2/3: two are above 1.5, and clipped to it (ips 0.75 = (1.5 +
+    # 1.5) / 4); the estimate alone did not say how many rounds the clip changed
+    runner = make_runner()
+    result = invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)", "-m", "ips(clip=4)",
+                    "-m", "snips", "-f", "csv")  # fmt: skip
+    assert result.stdout.splitlines()[1] == "4,0.75,1.0,0.8571428571428571"
+    assert result.stderr == (
+        "note: ips(clip=1.5): 2 of 4 rounds have an importance weight above 1.5, clipped to "
+        "it (the largest: 2).\n"
+        "note: ips(clip=4): 0 of 4 rounds have an importance weight above 4, clipped to it "
+        "(the largest: 2).\n"
+    )
+    quiet = invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)", "-q")
+    assert quiet.stderr == ""

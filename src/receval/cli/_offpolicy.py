@@ -2,7 +2,7 @@
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from ..exceptions import InputValidationError
 from ._columns import read_columns
@@ -53,8 +53,8 @@ def off_policy(
     metric: Annotated[
         list[str] | None,
         metric_option(
-            "ips, snips or dr, with options (ips(clip=10)); repeat for more (each computed "
-            "once). Default: "
+            "ips, snips or dr, with options (ips(clip=10): a note counts the weights "
+            "clipped); repeat for more (each computed once). Default: "
             f"{', '.join(DEFAULT_OFF_POLICY_METRICS)}.",
             "Metrics",
         ),
@@ -70,7 +70,7 @@ def off_policy(
     policy's probability of the logged action; for dr the reward model's
     estimate of that action and its value of the target policy).
     """
-    from ..registry import resolve
+    from ..registry import metric_options, resolve
 
     say = Messages(quiet)
     names = metric_names(metric, list(DEFAULT_OFF_POLICY_METRICS))
@@ -92,7 +92,26 @@ def off_policy(
                    for spec in specs.values()]  # fmt: skip
         except InputValidationError as exc:
             raise say.fail(_in_cli_words(exc, columns, file, fmt)) from None
+        for text, spec in specs.items():
+            clip = metric_options(spec, {}, f"{where} -m {text!r}").get("clip")
+            if clip is not None:
+                say.note(_clipped(text, float(clip), given))
     render(ResultTable(["rounds", *names], [[table.num_rows, *row]]), output_format, digits=digits)
+
+
+def _clipped(text: str, clip: float, given: dict[str, Any]) -> str:
+    """How many rounds' importance weights an estimate's ``clip`` lowers, and the largest
+    weight before it."""
+    import numpy as np
+
+    from ..metrics._offpolicy_inputs import round_terms
+
+    weight = round_terms("ips", None, given["reward"], given["pscore"], given["action_dist"]).weight
+    n = int(np.count_nonzero(weight > clip))
+    return (
+        f"{text}: {n} of {len(weight)} rounds {'has' if n == 1 else 'have'} an importance "
+        f"weight above {clip:g}, clipped to it (the largest: {float(weight.max()):.4g})."
+    )
 
 
 def _option(role: str) -> str:

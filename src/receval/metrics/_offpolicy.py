@@ -101,7 +101,9 @@ def ips_estimate(
         means slot 0 for every round.
     clip : float, default=None
         Clip the importance weights at this positive value (``min(w, clip)``:
-        Open Bandit Pipeline's ``lambda_``), trading bias for variance.
+        Open Bandit Pipeline's ``lambda_``), trading bias for variance. The rounds
+        it changes are those with ``w > clip``; ``receval off-policy`` counts them
+        in a note.
 
     Returns
     -------

@@ -111,3 +111,24 @@ def test_counts_equal_the_sets_of_the_parts(log, n, fraction, cutoff):
         assert result.n_cold_users == len(test_users - train_users)
         assert result.n_cold_items == len(set(result.test["item"]) - train_items)
         assert result.n_test_rows_cold_items == int(cold_rows.sum())
+
+
+@given(logs(), st.integers(1, 3), st.sampled_from(["train", "drop", "test"]),
+       st.sampled_from([0.2, 0.5, 0.75]), st.sampled_from([0, 1, 2, 5, 5.5]),
+       st.sampled_from(["pandas", "polars"]))  # fmt: skip
+def test_splits_equal_the_oracle_on_every_frame_type(log, n, short, fraction, cutoff, kind):
+    from tests.oracles import split as oracle
+
+    users, times = log["user"].tolist(), log["timestamp"].tolist()
+    frame = log.assign(row=np.arange(len(log)))
+    if kind == "polars":
+        frame = pytest.importorskip("polars").from_pandas(frame)
+
+    def rows(result):
+        return set(result.train["row"].to_list()), set(result.test["row"].to_list())
+
+    got = rows(split.leave_last_out(frame, n=n, short=short))
+    assert got == oracle.leave_last_out(users, times, n, short=short)
+    got = rows(split.ratio(frame, test_fraction=fraction))
+    assert got == oracle.ratio(users, times, fraction)
+    assert rows(split.temporal(frame, cutoff=cutoff)) == oracle.temporal(times, cutoff)

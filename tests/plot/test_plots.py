@@ -65,14 +65,15 @@ def test_import_does_not_load_matplotlib():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_import_loads_no_metric_and_no_engine():
-    # the plots load the metrics when they draw; the default bins are read from
-    # receval._parameters, not from receval.metrics._calibration (which loads the
-    # engine, the data readers and the registry)
+def test_import_loads_no_metric_no_engine_and_no_numpy():
+    # the plots load the metrics and NumPy when they draw; the default bins are read
+    # from receval._parameters, not from receval.metrics._calibration (which loads
+    # the engine, the data readers and the registry)
     _, modules = fresh("import receval.plot")
     heavy = ("receval.metrics", "receval.engine", "receval.data", "receval.registry",
              "receval._validation", "receval._core")  # fmt: skip
     assert {m for m in modules if m.startswith(heavy)} == set()
+    assert {m for m in modules if m.split(".")[0] == "numpy"} == set()
     assert "receval.plot._curves" in modules
 
 

@@ -3,7 +3,8 @@
 Every function draws on a matplotlib Axes (a new figure when ``ax=None``)
 and returns it. matplotlib is an optional dependency (``pip install
 'receval[plot]'``) imported only when a function draws, so ``import
-receval.plot`` does not load matplotlib.
+receval.plot`` loads neither matplotlib nor NumPy (NumPy too is imported by
+the first plot).
 
 Functions
 ---------

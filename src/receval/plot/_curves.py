@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from numpy.typing import ArrayLike
+from typing import TYPE_CHECKING, Any
 
 from .._parameters import CURVE_BINS
 from ._base import check_ax
 from ._displays import calibration_display, precision_recall_display, roc_display
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["calibration", "precision_recall", "roc"]
 

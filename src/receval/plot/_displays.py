@@ -7,13 +7,16 @@ side; ``ax_``, ``figure_`` and ``lines_`` are the last drawing's artists.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from typing import TYPE_CHECKING, Any
 
 from .._parameters import CURVE_BINS
 from ._base import Display, binary_models, check_ax, label, score_name
+
+if TYPE_CHECKING:  # NumPy is imported when a display is built, not by ``import receval.plot``
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+
+    Floats = NDArray[np.float64]
 
 __all__ = [
     "CalibrationDisplay",
@@ -23,8 +26,6 @@ __all__ = [
     "precision_recall_display",
     "roc_display",
 ]
-
-Floats = NDArray[np.float64]
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

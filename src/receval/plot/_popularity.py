@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ._base import Display, as_models, check_ax
 from ._ranking import is_run_dict
 
@@ -34,6 +32,8 @@ def long_tail_curves(
         head (the shortest prefix holding ``head_share`` of the popularity, as
         the popularity-bias metrics split it).
     """
+    import numpy as np
+
     from ..data._lookup import lookup
     from ..metrics.beyond.lists import as_run, check_k, item_exposure
     from ..metrics.beyond.popularity_table import as_popularity, check_head_share
@@ -182,6 +182,8 @@ class LongTailDisplay(Display):
         display : LongTailDisplay
             Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
         """
+        import numpy as np
+
         ax = self.start(ax)
         curves = self.curves
         x = np.concatenate([[0.0], curves["x"]])

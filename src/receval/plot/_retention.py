@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from .. import _parameters as v
 from ..exceptions import InvalidParameterError
 from ._base import Display, as_models, check_ax
+
+if TYPE_CHECKING:  # NumPy is imported when a plot is made, not by ``import receval.plot``
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = [
     "RetentionCurveDisplay",
@@ -124,6 +125,8 @@ def _reports(report: Any, func: str, several: bool) -> list[tuple[str | None, An
 
 def _heatmap(report: Any, values: str, func: str) -> RetentionHeatmapDisplay:
     """The heatmap's table of ``report``, not drawn yet; errors name ``func``."""
+    import numpy as np
+
     v.check_option(values, "values", func, ["count", "rate"])
     report = _reports(report, func, several=False)[0][1]
     n = report.n_periods
@@ -141,6 +144,8 @@ def mean_curve(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The offsets N, the mean retention at each and the number of cohorts it is the mean
     of (offsets without a cohort dropped)."""
+    import numpy as np
+
     if offsets == "days":
         x = np.asarray(report.days)
         rates = np.asarray(report.day_n_retention, dtype=np.float64)
@@ -319,6 +324,8 @@ class RetentionHeatmapDisplay(Display):
         display : RetentionHeatmapDisplay
             Itself, with ``ax_``, ``figure_`` and ``image_`` set.
         """
+        import numpy as np
+
         ax = self.start(ax)
         rate = self.values == "rate"
         vmax, bar_label = (1.0, "retention rate") if rate else (None, "users")

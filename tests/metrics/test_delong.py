@@ -16,7 +16,7 @@ from receval import (
     partial_auc,
     roc_auc_ci,
 )
-from receval.metrics._delong import midranks_auc, ranks_auc
+from receval.metrics._delong import midranks_auc, pairs_auc, ranks_auc
 from tests.oracles import delong as oracle
 
 SCORES = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]
@@ -178,6 +178,27 @@ def test_bootstrap_interval():
     assert roc_auc_ci(y, s, method="bootstrap", n_resamples=300, seed=4) == (auc, low, high)
     _, d_low, d_high = roc_auc_ci(y, s)
     assert abs(low - d_low) < 0.05 and abs(high - d_high) < 0.05  # both near the same width
+
+
+@pytest.mark.parametrize("seed", [0, 3, 8])
+def test_a_bootstrap_replicate_is_the_auc_of_its_resampled_rows_to_the_bit(seed):
+    # one resample: the interval's two ends are its AUC, drawn as the bootstrap draws
+    y, s, _, _ = _rows(seed, n=40)
+    _, low, high = roc_auc_ci(y, s, method="bootstrap", n_resamples=1, seed=seed)
+    pos, neg = s[y == 1], np.sort(s[y == 0])
+    rng = np.random.default_rng(seed)
+    draws_pos = rng.integers(0, len(pos), (1, len(pos)))[0]
+    draws_neg = rng.integers(0, len(neg), (1, len(neg)))[0]
+    assert low == high == midranks_auc(pos[draws_pos], neg[draws_neg])
+
+
+def test_the_auc_of_pair_counts_past_2_53_is_divided_once():
+    # P N past 2**53: 2 P N and 2 U as floats, divided, give 0.4999999999999998 (the
+    # replicates' old arithmetic); the exact rational number rounds to the next float
+    m, n = 2**27 + 1, 2**27 + 3
+    two_u = m * n - 7
+    assert two_u / (2.0 * m * n) == 0.4999999999999998
+    assert pairs_auc(two_u, m, n) == 0.49999999999999983
 
 
 def test_delong_divides_the_exact_rank_sum_once():

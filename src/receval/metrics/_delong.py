@@ -255,7 +255,9 @@ def _bootstrap(
     """Percentile interval of stratified resamples: a resample's AUC is
     ``sum_i c_i (below_i + tied_i / 2) / (P N)`` with ``c_i`` the draws of
     positive ``i`` and ``below_i``, ``tied_i`` the drawn negatives under and at its
-    score (prefix sums of the negatives' draws, in score order)."""
+    score (prefix sums of the negatives' draws, in score order), twice the sum an
+    exact integer divided once by :func:`pairs_auc`, as the point AUC is: each
+    replicate is the AUC of its resampled rows, to the bit."""
     pos, neg = scores[labels == 1], np.sort(scores[labels == 0])
     m, n = len(pos), len(neg)
     lo = np.searchsorted(neg, pos, "left")
@@ -268,13 +270,15 @@ def _bootstrap(
         draws_pos = rng.integers(0, m, (b, m))
         draws_neg = rng.integers(0, n, (b, n))
         rows = np.arange(b)[:, None]
-        c_pos = np.zeros((b, m))
-        np.add.at(c_pos, (rows, draws_pos), 1.0)
-        c_neg = np.zeros((b, n + 1))
-        np.add.at(c_neg, (rows, draws_neg + 1), 1.0)
+        c_pos = np.zeros((b, m), dtype=np.int64)
+        np.add.at(c_pos, (rows, draws_pos), 1)
+        c_neg = np.zeros((b, n + 1), dtype=np.int64)
+        np.add.at(c_neg, (rows, draws_neg + 1), 1)
         cum = np.cumsum(c_neg, axis=1)  # cum[:, j]: drawn negatives among the j lowest
         below, upto = cum[:, lo], cum[:, hi]
-        aucs[start : start + b] = (c_pos * (below + upto)).sum(axis=1) / (2.0 * m * n)
+        # twice U, in integers: at most 2 P N, below 2**63 for fewer than 2**31 rows
+        two_u = (c_pos * (below + upto)).sum(axis=1)
+        aucs[start : start + b] = [pairs_auc(int(t), m, n) for t in two_u.tolist()]
     auc = float(midranks_auc(pos, neg))
     low, high = np.quantile(aucs, [0.5 - confidence / 2.0, 0.5 + confidence / 2.0])
     return AUCInterval(auc, float(low), float(high))
@@ -288,14 +292,27 @@ def midranks_auc(pos: np.ndarray, neg: np.ndarray) -> float:
 def ranks_auc(ranks: np.ndarray, n_neg: int) -> float:
     """The AUC of the positives of midranks ``ranks`` (among every row) against
     ``n_neg`` negatives: ``U / (P N)`` with ``U`` the sum of ``ranks`` less
-    ``P (P + 1) / 2``, of the exact integers (twice a midrank is one) rounded once, as
-    :func:`receval.roc_auc_score` divides them (in floats, ``P N`` past ``2**53`` was
-    rounded before the division, and so was the sum of the ranks)."""
+    ``P (P + 1) / 2``, twice which is an exact integer (twice a midrank is one),
+    divided by :func:`pairs_auc` as :func:`receval.roc_auc_score` divides it."""
     m = len(ranks)
     # twice the ranks are integers below 2 (P + N), their sum below 2**63 for fewer
     # than 2**31 rows
     two_u = int((2.0 * ranks).astype(np.int64).sum()) - m * (m + 1)
-    return float(Fraction(two_u, 2 * m * n_neg))
+    return pairs_auc(two_u, m, n_neg)
+
+
+def pairs_auc(two_u: int, n_pos: int, n_neg: int) -> float:
+    """The AUC ``U / (P N)`` of twice the Mann-Whitney count ``two_u`` (pairs a positive
+    wins count 2, ties 1) over ``n_pos`` positives and ``n_neg`` negatives: the
+    exact rational number rounded once (floats would round ``P N`` and ``2 U`` past
+    ``2**53`` before the division). The point AUC and every bootstrap replicate.
+
+    Examples
+    --------
+    >>> pairs_auc(3, 2, 1)
+    0.75
+    """
+    return float(Fraction(two_u, 2 * n_pos * n_neg))
 
 
 def delong_test(

@@ -470,14 +470,54 @@ def test_integer_ids_match_strings_of_their_spelling_as_in_memory(spark):
     assert got.mean == expected.mean
 
 
+_USERS = [17, 17, 18, 19]
+_FLOATS = pd.Series([17, 17, 18, 19, None]).dropna().tolist()  # a column that held a NaN
+
+
+def _id_frames(q_users, r_users, q_items=("a", "b", "a", "c"), r_items=("a", "c", "a", "c")):
+    qrels = pd.DataFrame({"user": q_users, "item": list(q_items), "grade": [1, 2, 1, 1]})
+    run = pd.DataFrame({"user": r_users, "item": list(r_items), "score": [0.9, 0.8, 0.7, 0.6]})
+    return qrels, run
+
+
+@pytest.mark.parametrize(
+    "frames",
+    [
+        _id_frames(_FLOATS, [str(u) for u in _USERS]),  # 17.0 beside "17"
+        _id_frames([str(u) for u in _USERS], _FLOATS),
+        _id_frames(_USERS, _FLOATS),  # 17 beside 17.0
+        _id_frames(_USERS, _USERS, (1.0, 2.0, 1.0, 3.0), ("1", "3", "1", "3")),  # items
+        _id_frames([17.5, 17.5, 18.0, 19.0], ["17.5", "17.5", "18", "19"]),  # a float's text
+        _id_frames(_FLOATS, ["017", "017", "18", "19"]),  # "017" is not 17.0: one user missing
+        _id_frames([np.inf, 17.0, 18.0, 19.0], [str(u) for u in _USERS]),  # refused
+    ],
+    ids=["float-str", "str-float", "int-float", "items", "fraction", "padded", "infinity"],
+)
+def test_ids_of_different_types_give_the_in_memory_report_or_error(spark, frames):
+    # Spark refused floats beside strings or integers ("holds double in the qrels but
+    # string in the run, so no id would match") where memory matches them
+    qrels, run = frames
+    metrics = ["ndcg@10", "recall@5"]
+
+    def outcome(evaluate, q, r):
+        try:
+            report = evaluate(q, r, metrics)
+        except InputValidationError as exc:
+            return str(exc)
+        counts = ("n_users", "n_users_missing", "n_run_only_users", "n_run_items",
+                  "n_run_items_unmatched")  # fmt: skip
+        return report.mean, [getattr(report, count) for count in counts]
+
+    expected = outcome(receval.evaluate, qrels, run)
+    got = outcome(rs.evaluate, spark.createDataFrame(qrels), spark.createDataFrame(run))
+    assert got == expected
+
+
 def test_evaluate_errors(spark):
     qrels, run = _ranking_frames(False)
     q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)
     with pytest.raises(InvalidParameterError, match=r"ndgc"):
         rs.evaluate(q_df, r_df, ["ndgc@10"])
-    f_df = spark.createDataFrame(qrels.assign(user=qrels.user.astype(float)))
-    with pytest.raises(InputValidationError, match=r"double in the qrels but bigint in the run"):
-        rs.evaluate(f_df, r_df, ["p@5"])
     with pytest.raises(InputValidationError, match="absent from the run"):
         rs.evaluate(q_df, r_df, ["p@5"], missing_users="error")
     dup = spark.createDataFrame(pd.concat([run, run.iloc[:1]]))
@@ -601,10 +641,15 @@ def test_partition_restores_the_input_order_of_the_run():
     metrics = ["ndcg@5", "p@3", "mrr"]
     expected = receval.evaluate(qrels, run, metrics, ties="input")
     rows = np.random.default_rng(5).permutation(len(run))  # the order of arrival
+    users = np.concatenate([run["user"].to_numpy()[rows], qrels["user"].to_numpy()])
+    items = np.concatenate([run["item"].to_numpy()[rows], qrels["item"].to_numpy()])
     tagged = pa.table(
         {
-            sr._USER: np.concatenate([run["user"].to_numpy()[rows], qrels["user"].to_numpy()]),
-            sr._ITEM: np.concatenate([run["item"].to_numpy()[rows], qrels["item"].to_numpy()]),
+            # each side's ids under its own names (0 qrels, 1 run), read on its rows only
+            "__receval_user0": users,
+            "__receval_item0": items,
+            "__receval_user1": users,
+            "__receval_item1": items,
             sr._VALUE: np.concatenate([run["score"].to_numpy()[rows], np.zeros(len(qrels))]),
             sr._GRADE: np.concatenate([np.zeros(len(run)), qrels["grade"].to_numpy()]),
             sr._ROW: np.concatenate([rows, np.zeros(len(qrels), np.int64)]),

@@ -113,9 +113,6 @@ def test_spark_bad_input(spark):
         rs.evaluate_embeddings(q_df, ragged, items[:, :2], ["mrr@3"], num_partitions=1)
     with pytest.raises(InputValidationError, match="same number of columns"):
         rs.evaluate_embeddings(q_df, u_df, items[:, :3], ["mrr@3"])
-    with pytest.raises(InputValidationError, match="item ids are float64 values in item_ids but"):
-        rs.evaluate_embeddings(q_df, u_df, items, ["mrr@3"], item_ids=item_ids.astype(float),
-                               grade=None, item="user")  # fmt: skip
     other = pd.DataFrame({"user": ["zz"], "item": [1]})
     with pytest.raises(InputValidationError, match="no \\(user, item\\) pair of exclude"):
         rs.evaluate_embeddings(q_df, u_df, items, ["mrr@3"], item_ids=item_ids, exclude=other)
@@ -154,11 +151,11 @@ def test_integer_ids_match_strings_of_their_spelling_as_in_memory(spark):
         assert (got.n_users, got.n_users_missing, got.n_run_only_users) == (
             want.n_users, want.n_users_missing, want.n_run_only_users
         )  # fmt: skip
-    # floating-point ids share no value with strings
-    with pytest.raises(InputValidationError) as info:
-        rs.evaluate_embeddings(q_df, u_df, items, ["mrr@3"], item_ids=item_ids.astype(float))
-    assert str(info.value) == (
-        "receval.spark.evaluate_embeddings: the item ids are float64 values in item_ids but "
-        "strings in qrels, so no id would match; cast one of them (integers match strings "
-        "of their decimal text)."
-    )
+    # floats holding whole numbers match the strings of those integers, as in memory
+    # (they were refused: 'the item ids are float64 values in item_ids but strings in
+    # qrels, so no id would match')
+    floats = item_ids.astype(float)
+    want = evaluate_embeddings(qrels, users, items, METRICS, user_ids=user_ids, item_ids=floats)
+    got = rs.evaluate_embeddings(q_df, u_df, items, METRICS, item_ids=floats, num_partitions=3)
+    assert got.mean == pytest.approx(want.mean, abs=1e-12)
+    assert (got.n_users, got.n_users_missing) == (want.n_users, want.n_users_missing)

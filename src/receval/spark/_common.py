@@ -10,7 +10,7 @@ on the driver, with their own class and message.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
@@ -40,23 +40,62 @@ def check_frame(df: Any, name: str, func: str) -> None:
         )
 
 
-def id_kind(data_type: Any) -> str:
-    """The kind of the ids a Spark column type holds: ``"string"``, ``"integer"``
-    (byte, short, int, long), or the type's name (``"double"``, ...)."""
-    name: str = data_type.typeName()
-    if name in ("string", "varchar", "char"):
-        return "string"
-    if name in ("byte", "short", "integer", "long"):
-        return "integer"
-    return name
+def id_key(df: Any, column: str) -> Any:
+    """The key that brings a user's rows of every DataFrame to one partition, whatever
+    type its ids have in each: the ids, of numbers or of strings that Spark reads as
+    numbers, as the text of their value rounded down (``17``, ``17.0``, ``"17"`` and
+    ``17.5`` share the key ``"17"``; values from ``2**53`` on, where every double is
+    whole, their own text), other strings themselves, other types their text.
+
+    Ids that :func:`receval.evaluate` takes as one (an integer and the string of its
+    decimal digits, a whole float and that integer, a float and its text) share
+    their key; the partitions then match the ids, each column as its DataFrame
+    holds it, by the rule of :func:`receval.evaluate` itself (ids of one key that
+    it tells apart stay apart there).
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType, CharType, NumericType, StringType, VarcharType
+
+    ids, data_type = F.col(column), df.schema[column].dataType
+    text = isinstance(data_type, (StringType, VarcharType, CharType))
+    if text:
+        number = ids.try_cast("double")
+    elif isinstance(data_type, (NumericType, BooleanType)):
+        number = ids.cast("double")
+    else:
+        return ids.cast("string")
+    # floor() of a double past the longs overflows: such doubles are whole already
+    key = F.when(F.abs(number) < float(2**53), F.floor(number).cast("string"))
+    key = key.otherwise(number.cast("string"))
+    return F.coalesce(key, ids) if text else key
 
 
-def ids_as_text(kinds: Iterable[str]) -> bool:
-    """Whether ids of these kinds (:func:`id_kind`, one per place that holds them) are
-    matched by their text: integers beside strings, each integer read as its decimal
-    text, so that 7 matches ``"7"`` (not ``"07"``) as in memory (where ids are
-    ordered by their text either way)."""
-    return set(kinds) == {"integer", "string"}
+#: The column of :func:`id_key`, by which the rows of a user are partitioned.
+KEY = "__receval_key"
+
+
+def id_columns(df: Any, side: int, user: str, item: str | None = None) -> list[Any]:
+    """The user key of ``df`` (:func:`id_key`) and its user (and item) columns, as it
+    holds them, under the names of its ``side`` (a number per DataFrame): each
+    side's ids reach the partitions in their own type (:func:`side_ids`)."""
+    from pyspark.sql import functions as F
+
+    columns = [id_key(df, user).alias(KEY), F.col(user).alias(f"__receval_user{side}")]
+    if item is not None:
+        columns.append(F.col(item).alias(f"__receval_item{side}"))
+    return columns
+
+
+def side_users(table: Any, side: int) -> Any:
+    """A partition's user ids of one ``side`` of :func:`id_columns`, as :func:`column`
+    reads them (each side's in its own type: the memory rule of
+    :func:`receval.evaluate` matches them)."""
+    return column(table, f"__receval_user{side}")
+
+
+def side_ids(table: Any, side: int) -> tuple[Any, Any]:
+    """A partition's user and item ids of one ``side``, as :func:`side_users`."""
+    return side_users(table, side), column(table, f"__receval_item{side}")
 
 
 #: The data arguments whose columns hold numbers (booleans too), as their arrays must

@@ -26,46 +26,20 @@ from ..ranking.aggregate import (
 )
 from ..ranking.report import EvaluationReport
 from ._common import (
+    KEY,
     check_columns,
     check_frame,
     check_partitions,
-    id_kind,
-    ids_as_text,
+    id_columns,
     partition_states,
     repartition,
+    side_ids,
 )
 
-_USER = "__receval_user"
-_ITEM = "__receval_item"
 _GRADE = "__receval_grade"
 _VALUE = "__receval_value"
 _SIDE = "__receval_side"
 _ROW = "__receval_row"
-
-
-def _id_columns(frames: dict[str, Any], user: str, item: str) -> dict[str, tuple[Any, Any]]:
-    """Per DataFrame (``run`` first, then ``qrels`` and ``exclude``), its user and item
-    columns as the partitions read them: as it holds them, or, where one holds integer
-    ids and another strings, the integers as their decimal text (:func:`ids_as_text`).
-    Ids of kinds that share no value (strings beside floating-point numbers) raise."""
-    from pyspark.sql import functions as F
-
-    columns: dict[str, list[Any]] = {name: [] for name in frames}
-    for argument, col in (("user", user), ("item", item)):
-        kinds = {name: id_kind(df.schema[col].dataType) for name, df in frames.items()}
-        text = ids_as_text(kinds.values())
-        for name, df in frames.items():
-            r_type, given = frames["run"].schema[col].dataType, df.schema[col].dataType
-            if not text and kinds[name] != kinds["run"]:
-                raise InputValidationError(
-                    f"receval.spark.evaluate: the {argument} column {col!r} holds "
-                    f"{given.simpleString()} in the {name} but {r_type.simpleString()} in the "
-                    f"run, so no id would match; cast one of them, e.g. run.withColumn("
-                    f"{col!r}, F.col({col!r}).cast({given.simpleString()!r}))."
-                )
-            cast = text and kinds[name] == "integer"
-            columns[name].append(F.col(col).cast("string") if cast else F.col(col))
-    return {name: (pair[0], pair[1]) for name, pair in columns.items()}
 
 
 def evaluate(
@@ -133,9 +107,12 @@ def evaluate(
     metrics : str or iterable of str
         Metric strings, e.g. ``["ndcg@10", "recall@100"]``.
     user, item : str, default="user", "item"
-        Column names in both DataFrames. Integer ids match strings of their
-        decimal spelling (7 matches ``"7"``, not ``"07"``), as in memory; ids of
-        kinds that share no value (strings and floats) raise.
+        Column names in both DataFrames. Their ids may be of different types
+        in each and are matched as :func:`receval.evaluate` matches them: an
+        integer matches the string of its decimal digits (7 matches ``"7"``,
+        not ``"07"``), a float holding a whole number that integer (``17.0``
+        matches ``17`` and ``"17"``, as a pandas column of ids with a missing
+        value holds them).
     grade : str or None, default="grade"
         Grade column of the qrels (None: every row has grade 1).
     score : str or None, default="score"
@@ -207,8 +184,8 @@ def evaluate(
     InvalidParameterError
         Unknown metric or convention, a bad column argument.
     InputValidationError
-        Missing columns, id columns of kinds that share no value, or anything
-        :func:`receval.evaluate` rejects in a partition (raised again on the driver).
+        Missing columns, or anything :func:`receval.evaluate` rejects in a
+        partition (raised again on the driver).
     """
     options = dict(locals())  # every keyword, read by name in evaluation_setup
     from pyspark.sql import functions as F
@@ -234,39 +211,28 @@ def evaluate(
     value = score if rank is None else rank
     value_arg = {"score" if rank is None else "rank": value}
     check_columns(run, func, "run", user=user, item=item, **value_arg)
-    frames = {"run": run}
     if qrels is not None:
         check_frame(qrels, "qrels", func)
         check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
-        frames["qrels"] = qrels
     if joined:
         check_frame(exclude, "exclude", func)
         check_columns(exclude, func, "exclude", user=user, item=item)
-        frames["exclude"] = exclude
-    ids = _id_columns(frames, user, item)
     ordered = bool(setup.listwise) or any(cv.ties == "input" for cv in setup.convs.values())
 
-    users, items = ids["run"]
-    run_cols = [users.alias(_USER), items.alias(_ITEM), F.col(value).alias(_VALUE)]
+    run_cols = [*id_columns(run, 1, user, item), F.col(value).alias(_VALUE)]
     if ordered:
         run_cols.append(F.monotonically_increasing_id().alias(_ROW))
     data = run.select(*run_cols, F.lit(1).cast("byte").alias(_SIDE))
     if qrels is not None:
         grade_col = F.col(grade) if grade is not None else F.lit(1)
-        users, items = ids["qrels"]
-        q = qrels.select(
-            users.alias(_USER),
-            items.alias(_ITEM),
-            grade_col.alias(_GRADE),
-            F.lit(0).cast("byte").alias(_SIDE),
-        )
+        q = qrels.select(*id_columns(qrels, 0, user, item), grade_col.alias(_GRADE),
+                         F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(q, allowMissingColumns=True)
     if joined:
-        users, items = ids["exclude"]
-        seen = exclude.select(users.alias(_USER), items.alias(_ITEM),
+        seen = exclude.select(*id_columns(exclude, 2, user, item),
                               F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(seen, allowMissingColumns=True)
-    data = repartition(data, num_partitions, _USER)
+    data = repartition(data, num_partitions, KEY)
     by_rank = rank is not None
     parts = partition_states(data, partial(_partition_state, setup=setup, by_rank=by_rank,
                                            ordered=ordered, name=name, joined=joined))  # fmt: skip
@@ -312,11 +278,12 @@ def _partition_state(
     if setup.with_qrels:
         qrels_t = table.filter(pc.equal(side, 0))
         if qrels_t.num_rows:
-            q = Qrels(column(qrels_t, _USER), column(qrels_t, _ITEM), column(qrels_t, _GRADE))
+            q = Qrels(*side_ids(qrels_t, 0), column(qrels_t, _GRADE))
             check_weights(setup, q)
     r = None
     if run_t.num_rows:
-        users, items, values = (column(run_t, c) for c in (_USER, _ITEM, _VALUE))
+        users, items = side_ids(run_t, 1)
+        values = column(run_t, _VALUE)
         r = (
             Run(users, items, ranks=values, name=name)
             if by_rank
@@ -325,6 +292,6 @@ def _partition_state(
     if joined:  # the training rows of this partition's users
         seen_t = table.filter(pc.equal(side, 2))
         if seen_t.num_rows:
-            log = (column(seen_t, _USER), column(seen_t, _ITEM))
+            log = side_ids(seen_t, 2)
             setup = replace(setup, exclude=SeenItems.from_log(log, func="receval.spark.evaluate"))
     return update(setup, q, r)

@@ -37,11 +37,11 @@ from ..retrieval.masks import Unmatched, excluded_lists
 from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS
 from ..retrieval.vectors import as_vectors
 from ._common import (
+    KEY,
     check_columns,
     check_frame,
     check_partitions,
-    id_kind,
-    ids_as_text,
+    id_columns,
     partition_states,
     repartition,
 )
@@ -49,8 +49,6 @@ from ._common import (
 __all__ = ["evaluate_embeddings"]
 
 _FUNC = "receval.spark.evaluate_embeddings"
-_USER = "__receval_user"
-_ITEM = "__receval_item"
 _GRADE = "__receval_grade"
 _VECTOR = "__receval_vector"
 _SIDE = "__receval_side"
@@ -109,15 +107,16 @@ def evaluate_embeddings(
     k : int, default=None
         Items retrieved per user; None: the largest cutoff of ``metrics``.
     item_ids : array-like, default=None
-        The id of each item row (None: 0, 1, ...); of the kind of the qrels'
-        ``item`` column, or integers beside its strings (see ``item``).
+        The id of each item row (None: 0, 1, ...), matched with the qrels'
+        ``item`` column (see ``item``).
     user, vector, item, grade : str, default="user", "vector", "item", "grade"
         Column names: ``user`` in ``users``, ``qrels`` (and a DataFrame
         ``exclude``), ``vector`` in ``users``, ``item`` and ``grade`` in the
-        qrels (``grade=None``: every judged item has grade 1). Integer ids match
-        strings of their decimal spelling (7 matches ``"7"``, not ``"07"``), as
-        in memory and in :func:`receval.spark.evaluate`; strings beside
-        floating-point ids raise.
+        qrels (``grade=None``: every judged item has grade 1). Ids of
+        different types in each are matched as
+        :func:`receval.evaluate_embeddings` matches them (an integer matches
+        the string of its decimal digits, 7 matches ``"7"``, not ``"07"``; a
+        float holding a whole number matches that integer).
     metric : {"dot", "cosine"}, default="dot"
         The score of a user and an item, as for :func:`receval.retrieve`.
     exclude : DataFrame, mapping or pairs, default=None
@@ -151,10 +150,10 @@ def evaluate_embeddings(
         An unknown option, metric or convention; ``k`` missing for a metric of
         the whole list; a bad column argument.
     InputValidationError
-        Missing columns, ids of kinds that share no value, null or ragged
-        vectors, vectors of another length than the items', users given twice,
-        or anything :func:`receval.evaluate_embeddings` rejects in a partition
-        (raised again on the driver).
+        Missing columns, null or ragged vectors, vectors of another length
+        than the items', users given twice, or anything
+        :func:`receval.evaluate_embeddings` rejects in a partition (raised
+        again on the driver).
 
     Warns
     -----
@@ -190,28 +189,24 @@ def evaluate_embeddings(
     check_columns(users, func, "users", user=user, vector=vector)
     check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
 
-    frames = {"users": users, "qrels": qrels}
-    if exclude is not None and not local_exclude:
+    joined = exclude is not None and not local_exclude
+    if joined:
         check_frame(exclude, "exclude", func)
         check_columns(exclude, func, "exclude", user=user, item=item)
-        frames["exclude"] = exclude
-    columns, ids = _id_columns(frames, user, item, ids)
-    data = users.select(columns["users"]["user"].alias(_USER), F.col(vector).alias(_VECTOR),
+    data = users.select(*id_columns(users, 1, user), F.col(vector).alias(_VECTOR),
                         F.lit(1).cast("byte").alias(_SIDE))  # fmt: skip
     grade_col = F.col(grade) if grade is not None else F.lit(1)
-    judged = qrels.select(columns["qrels"]["user"].alias(_USER),
-                          columns["qrels"]["item"].alias(_ITEM),
-                          grade_col.alias(_GRADE), F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
+    judged = qrels.select(*id_columns(qrels, 0, user, item), grade_col.alias(_GRADE),
+                          F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
     data = data.unionByName(judged, allowMissingColumns=True)
-    if "exclude" in frames:
-        log = exclude.select(columns["exclude"]["user"].alias(_USER),
-                             columns["exclude"]["item"].alias(_ITEM),
+    if joined:
+        log = exclude.select(*id_columns(exclude, 2, user, item),
                              F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(log, allowMissingColumns=True)
     search = dict(k=depth, item_vectors=item_vectors, item_ids=ids, metric=metric,
                   block_users=block_users, block_items=block_items, name=name)  # fmt: skip
     compute = partial(_partition_state, setup=setup, seen=seen, search=search)
-    parts = partition_states(repartition(data, num_partitions, _USER), compute)
+    parts = partition_states(repartition(data, num_partitions, KEY), compute)
     if sum(n for _, n in parts) == 0:
         raise InputValidationError(f"{_FUNC}: users is empty (no rows); pass at least one vector.")
     state = reduce(lambda a, b: a.merge(b), (s for s, _ in parts))
@@ -242,20 +237,20 @@ def _partition_state(
     from ..data._ranked import Qrels
     from ..ranking.evaluation import state_of_batches
     from ..retrieval.search import Search, catalogue, lists_run
-    from ._common import column
+    from ._common import column, side_ids, side_users
 
     side = table.column(_SIDE)
     q = None
     qrels_t = table.filter(pc.equal(side, 0))
     if qrels_t.num_rows:
-        q = Qrels(column(qrels_t, _USER), column(qrels_t, _ITEM), column(qrels_t, _GRADE))
+        q = Qrels(*side_ids(qrels_t, 0), column(qrels_t, _GRADE))
         check_weights(setup, q)
     users_t = table.filter(pc.equal(side, 1))
-    user_ids = v.as_1d(column(users_t, _USER), "users", _FUNC)
+    user_ids = v.as_1d(side_users(users_t, 1), "users", _FUNC)
     log_t = table.filter(pc.equal(side, 2))
     n_pairs = None  # a DataFrame exclude: the pairs of the partition's users
     if log_t.num_rows:
-        seen = SeenItems.from_log((column(log_t, _USER), column(log_t, _ITEM)), func=_FUNC)
+        seen = SeenItems.from_log(side_ids(log_t, 2), func=_FUNC)
         n_pairs = seen.n_pairs
     excluded, counts = None, PairCounts()
     if seen is not None:
@@ -308,38 +303,3 @@ def _vectors(col: Any) -> Any:
             f"{v.format_values(lengths)}."
         )
     return pa.FixedSizeListArray.from_arrays(col.flatten(), int(lengths[0]))
-
-
-def _id_columns(
-    frames: dict[str, Any], user: str, item: str, item_ids: np.ndarray
-) -> tuple[dict[str, dict[str, Any]], np.ndarray]:
-    """Per DataFrame (``users``, ``qrels``, a DataFrame ``exclude``), its ``"user"`` and
-    ``"item"`` columns (``users`` has no item column), and the item ids, as the
-    partitions read them: as given, or, where integer ids meet strings, the integers
-    as their decimal text (:func:`ids_as_text`), as :func:`receval.spark.evaluate`
-    reads them. Ids that could never match (strings beside floating-point numbers)
-    are an error, not missing users."""
-    from pyspark.sql import functions as F
-
-    array_kinds = {"O": "string", "U": "string", "S": "string", "i": "integer", "u": "integer"}
-    columns: dict[str, dict[str, Any]] = {name: {} for name in frames}
-    for argument, col in (("user", user), ("item", item)):
-        holders = [name for name in frames if argument == "user" or name != "users"]
-        kinds = {name: id_kind(frames[name].schema[col].dataType) for name in holders}
-        if argument == "item":
-            kinds["item_ids"] = array_kinds.get(item_ids.dtype.kind, str(item_ids.dtype))
-        strings = [name for name, kind in kinds.items() if kind == "string"]
-        others = [name for name, kind in kinds.items() if kind not in ("string", "integer")]
-        if strings and others:
-            raise InputValidationError(
-                f"{_FUNC}: the {argument} ids are {kinds[others[0]]} values in {others[0]} but "
-                f"strings in {strings[0]}, so no id would match; cast one of them (integers "
-                f"match strings of their decimal text)."
-            )
-        text = ids_as_text(kinds.values())
-        for name in holders:
-            cast = text and kinds[name] == "integer"
-            columns[name][argument] = F.col(col).cast("string") if cast else F.col(col)
-        if text and kinds.get("item_ids") == "integer":
-            item_ids = item_ids.astype(str)
-    return columns, item_ids

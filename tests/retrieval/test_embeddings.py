@@ -156,6 +156,26 @@ def test_candidates_pairs_without_a_vector_are_counted_in_the_report():
     assert "n_candidates_unmatched" not in plain[0]["counts"]
 
 
+def test_the_repr_shows_the_pairs_without_a_vector_by_their_json_name():
+    # the repr showed the other counts and left these out
+    users = np.eye(2, dtype=np.float32)
+    items = np.array([[1, 0], [0.9, 0], [0, 1]], dtype=np.float32)
+    qrels = {0: {1: 1}, 1: {2: 1}}
+    with pytest.warns(UnmatchedIdsWarning):
+        got = evaluate_embeddings(qrels, users, items, ["recall@1"], exclude={0: [0, 7]},
+                                  candidates={0: [0, 1, 8, 9], 1: [2], 5: [1]})  # fmt: skip
+    counts = ranking_records({"r": got})[0]["counts"]
+    assert (counts["n_exclude_unmatched"], counts["n_candidates_unmatched"]) == (1, 3)
+    first = repr(got).splitlines()[0]
+    assert first.endswith("; n_exclude_unmatched=1, n_candidates_unmatched=3)")
+    assert str(got) == repr(got)
+    # a count of zero (or None, without the argument) is not shown
+    zero = evaluate_embeddings(qrels, users, items, ["recall@1"], exclude={0: [0]})
+    assert zero.n_exclude_unmatched == 0
+    assert "unmatched" not in repr(zero)
+    assert "unmatched" not in repr(evaluate_embeddings(qrels, users, items, ["recall@1"]))
+
+
 def test_k_from_the_metrics_and_an_explicit_k():
     users, items, user_ids, item_ids, qrels, _ = _data(1)
     common = dict(user_ids=user_ids, item_ids=item_ids)

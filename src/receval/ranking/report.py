@@ -292,16 +292,41 @@ class EvaluationReport:
         string: the states that merge the reports of disjoint sets of users."""
         return dict(self._states)
 
+    def unmatched_pairs(self) -> dict[str, int]:
+        """``n_exclude_unmatched`` and ``n_candidates_unmatched`` by name, those that
+        are not None (a retrieval from embeddings with ``exclude=``, ``candidates=``):
+        as the JSON counts and the repr show them."""
+        return {name: int(n) for name in ("n_exclude_unmatched", "n_candidates_unmatched")
+                if (n := getattr(self, name)) is not None}  # fmt: skip
+
     def __repr__(self) -> str:
         return describe_report(self, "EvaluationReport", "")
 
 
 def describe_report(report: Any, kind: str, extra: str) -> str:
-    """The repr of an evaluation result: its counts, then one line per metric."""
+    """The repr of an evaluation result: its counts (those of
+    :meth:`EvaluationReport.unmatched_pairs` where not zero, by their name in the
+    JSON counts), then one line per metric.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from receval import evaluate_embeddings
+    >>> with warnings.catch_warnings(action="ignore"):  # item 7 has no vector
+    ...     evaluate_embeddings({0: {0: 1}, 1: {1: 1}}, np.eye(2), np.eye(2), ["recall@1"],
+    ...                         exclude={0: [1, 7]})
+    EvaluationReport(run: 2 users, 0 missing from the run, 0 only in the run;
+    n_exclude_unmatched=1)
+      recall@1  1.000000
+    """
     width = max(len(m) for m in report.mean) if report.mean else 6
     for summary in (getattr(report, "masking", None), getattr(report, "sampling", None)):
         if summary is not None:
             extra += f"; {summary.describe()}"
+    unmatched = [f"{name}={n}" for name, n in report.unmatched_pairs().items() if n]
+    if unmatched:
+        extra += f"; {', '.join(unmatched)}"
     lines = [
         f"{kind}({report.run_name or 'run'}: {counted(report.n_users, 'user')}, "
         f"{report.n_users_missing} missing from the run, "

@@ -74,10 +74,9 @@ def ranking_records(
         for key, summary in (("masking", report.masking), ("sampling", report.sampling)):
             if summary is not None:  # exclude= or repeats=True; candidates=
                 record["counts"][key] = asdict(summary)
-        for key in ("n_exclude_unmatched", "n_candidates_unmatched"):
-            unmatched = getattr(report, key, None)
-            if unmatched is not None:  # retrieval from embeddings with exclude=, candidates=
-                record["counts"][key] = int(unmatched)
+        # retrieval from embeddings with exclude=, candidates= (a report of the core's
+        # has no such count)
+        record["counts"] |= getattr(report, "unmatched_pairs", dict)()
         records.append(record)
     return records
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pyarrow as pa
@@ -10,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from receval import Run, evaluate, evaluate_embeddings, retrieve
+from receval.cli import app
 from receval.exceptions import UnmatchedIdsWarning
 from tests.cli._helpers import invoke, make_runner
 
@@ -239,3 +241,54 @@ def test_rank_from_vectors_retrieves_from_the_candidates_and_counts_those_withou
                                    item_ids=np.arange(100, 120))  # fmt: skip
     assert want.n_candidates_unmatched == 2
     assert row["ndcg@2"] == pytest.approx(want.mean["ndcg@2"])
+
+
+_EXCLUDE = "user,item\nu0,105\nu0,110\nu9,103\nu1,999\n"
+_CANDIDATES = "user,item\n" + "".join(
+    f"u{u},{100 + i}\n" for u in range(6) for i in range(0, 20, 2)
+)
+
+
+def _rank_vectors(path, exclude, candidates, *more):
+    result = invoke(make_runner(), "rank", "--qrels", path / "qrels.tsv", "--user-vectors",
+                    path / "u.npy", "--item-vectors", path / "i.npy", "--user-ids",
+                    path / "users.txt", "--item-ids", path / "items_ids.npy", "--exclude",
+                    exclude, "--candidates", candidates, *more, "-m", "ndcg@5", "-f",
+                    "json")  # fmt: skip
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("with_run", [False, True])
+def test_rank_from_vectors_reads_each_input_once(files, monkeypatch, with_run):
+    # --exclude and --candidates were read for the retrieval and again for the
+    # evaluation, and the qrels twice
+    from receval.data import io
+
+    path, _, _ = files
+    (path / "excl.csv").write_text(_EXCLUDE)
+    (path / "cands.csv").write_text(_CANDIDATES)
+    (path / "run.tsv").write_text("user\titem\tscore\nu0\t100\t1.0\nu1\t104\t0.5\n")
+    more = ["--run", path / "run.tsv"] if with_run else []
+    read, original = [], io.read_table
+    monkeypatch.setattr(io, "read_table", lambda p, *a, **k: read.append(os.path.basename(p))
+                        or original(p, *a, **k))  # fmt: skip
+    rows = _rank_vectors(path, path / "excl.csv", path / "cands.csv", *more)
+    assert sorted(read) == sorted(["excl.csv", "cands.csv", "qrels.tsv", *(["run.tsv"] * with_run)])
+    counts = rows[-1]["counts"]
+    assert (counts["n_exclude_unmatched"], counts["n_candidates_unmatched"]) == (2, 0)
+
+
+def test_rank_from_vectors_takes_exclude_from_standard_input(files):
+    path, _, _ = files
+    (path / "excl.csv").write_text(_EXCLUDE)
+    (path / "cands.csv").write_text(_CANDIDATES)
+    want = _rank_vectors(path, path / "excl.csv", path / "cands.csv")
+    runner = make_runner()
+    args = ["rank", "--qrels", path / "qrels.tsv", "--user-vectors", path / "u.npy",
+            "--item-vectors", path / "i.npy", "--user-ids", path / "users.txt", "--item-ids",
+            path / "items_ids.npy", "--exclude", "-", "--candidates", path / "cands.csv",
+            "-m", "ndcg@5", "-f", "json"]  # fmt: skip
+    result = runner.invoke(app, [str(a) for a in args], input=_EXCLUDE)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == want
+    assert "pairs of --exclude <stdin> mask nothing" in result.stderr

@@ -294,33 +294,41 @@ def run_rank(
                 qrels, qrels_format, run, run_format, say,
                 user=user, item=item, grade=grade, score=score, rank=rank_column,
             )  # fmt: skip
+
+            def load(integers: bool) -> dict[str, Any]:
+                """The item data files, each read once, their ids integers where
+                ``integers`` (the runs' item ids are)."""
+                if items is None:
+                    return {}
+                from ._items import EVALUATE_INPUTS
+
+                loaded = items.load(integers, say)
+                weighting.update({k: v for k, v in loaded.items() if k in EVALUATE_INPUTS})
+                return loaded
+
             # the retrieved run's --exclude and --candidates pairs without a vector (by
             # the report's count), by id of the run
             unmatched: dict[int, dict[str, int]] = {}
             if user_vectors is not None and item_vectors is not None:
-                from ._retrieve import read_ids, read_item_pairs, read_qrels, vector_run
+                from ._retrieve import read_ids, read_qrels, vector_run
 
+                inputs = list(inputs) if run else []  # (no run: the qrels read below)
                 ids = read_ids(item_ids, "--item-ids", say)
-                pairs = {
-                    name: read_item_pairs(name, path, ids, user, item, say)
-                    for name, path in (("exclude", exclude), ("candidates", candidates))
-                }
+                # read once, for the retrieval and the evaluation of every run: the
+                # ids as the vectors' (a pair of ids of another type masks nothing)
+                data = load(ids is None or ids.dtype.kind in "iu")
                 retrieved, counts = vector_run(
-                    lambda: read_qrels(qrels, qrels_format, user, item, grade), user_vectors,
-                    item_vectors, ranked, k, say, metric=similarity,
-                    user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids, **pairs,
+                    inputs[0][0] if inputs else read_qrels(qrels, qrels_format, user, item, grade),
+                    user_vectors, item_vectors, ranked, k, say, metric=similarity,
+                    user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
+                    exclude=data.get("exclude"), candidates=data.get("candidates"),
                     files={"exclude": exclude, "candidates": candidates},
                 )  # fmt: skip
                 inputs = [*inputs, retrieved]
                 unmatched[id(retrieved[2])] = counts
             for q, name, r in inputs:
                 if data is None:  # read once, its ids as the runs hold theirs
-                    data = {}
-                    if items is not None:
-                        from ._items import EVALUATE_INPUTS
-
-                        data = items.load(r.item_ids.dtype.kind in "iu", say)
-                        weighting |= {k: v for k, v in data.items() if k in EVALUATE_INPUTS}
+                    data = load(r.item_ids.dtype.kind in "iu")
                 if ranked:
                     report = evaluate_run(
                         q, r, name, ranked, say, profile, conventions, weighting, matching

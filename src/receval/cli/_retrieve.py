@@ -89,26 +89,26 @@ def read_ids(path: str | None, option: str, say: Messages) -> Any:
 
 
 def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:
-    """The qrels file of ``rank``, read as ``--run`` files' qrels are."""
+    """The qrels file of ``rank`` without ``--run``, read as ``--run`` files' qrels are
+    (:func:`~receval.cli._ranked.read_qrels_runs`)."""
     from ..data._ranked import Qrels
     from ._common import ranked_format
+    from ._ranked import format_option
 
-    return Qrels.from_file(path, user=user, item=item, grade=grade,
-                           file_format=ranked_format(fmt, path))  # fmt: skip
+    with format_option("--qrels-format"):
+        return Qrels.from_file(path, user=user, item=item, grade=grade,
+                               file_format=ranked_format(fmt, path))  # fmt: skip
 
 
-def read_item_pairs(option: str, path: str | None, item_ids: Any, user: str, item: str,
-                    say: Messages) -> Any:  # fmt: skip
-    """``--exclude`` (a training log: TREC qrels or a CSV, TSV or Parquet file) or
-    ``--candidates`` (a CSV, TSV or Parquet file), its ids read as integers when the
-    items' are; ``option``: ``"exclude"`` or ``"candidates"``."""
+def read_exclude(path: str | None, item_ids: Any, user: str, item: str, say: Messages) -> Any:
+    """``retrieve --exclude``: a training log (TREC qrels or a CSV, TSV or Parquet file),
+    its ids read as integers when the items' are."""
     if path is None:
         return None
     from ._items import ItemData
 
     integers = item_ids is None or item_ids.dtype.kind in "iu"
-    given: dict[str, Any] = {option: path}
-    return ItemData(user=user, item=item, **given).load(integers, say)[option]
+    return ItemData(exclude=path, user=user, item=item).load(integers, say)["exclude"]
 
 
 def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: Any = None,
@@ -176,12 +176,14 @@ def vector_run(
     """``(qrels, name, run)`` of ``rank --user-vectors --item-vectors``: the run retrieved
     to the metrics' largest cutoff unless ``--k`` says, each tie at the k-th item whole
     (as :func:`receval.evaluate_embeddings`); and the counts of the ``--exclude`` and
-    ``--candidates`` pairs that name no vector (:func:`retrieved_run`)."""
+    ``--candidates`` pairs that name no vector (:func:`retrieved_run`). ``qrels``: read
+    already, as are ``exclude`` and ``candidates`` in ``options`` (the evaluation takes
+    the same)."""
     from ..retrieval.embeddings import metrics_depth
 
     depth = k if k is not None else metrics_depth(metrics)
     run, unmatched = retrieved_run(users, items, depth, say, whole_ties=True, **options)
-    return (qrels(), run.name, run), unmatched
+    return (qrels, run.name, run), unmatched
 
 
 @app.command(cls=Command)
@@ -235,7 +237,7 @@ def retrieve(
         ids = read_ids(item_ids, "--item-ids", say)
         options = dict(
             user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
-            exclude=read_item_pairs("exclude", exclude, ids, user, item, say),
+            exclude=read_exclude(exclude, ids, user, item, say),
             files={"exclude": exclude}, metric=similarity, block_users=block_users,
             block_items=block_items,
         )  # fmt: skip

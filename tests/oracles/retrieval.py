@@ -38,12 +38,16 @@ def top_k(
 
 
 def unmatched_pairs(
-    pairs: Sequence[tuple], user_ids: Sequence, item_ids: Sequence
-) -> tuple[int, int, int]:
+    pairs: Sequence[tuple], user_ids: Sequence, item_ids: Sequence, n_examples: int = 6
+) -> tuple[int, int, int, tuple, tuple]:
     """(distinct pairs, those whose user has no vector, those whose user has one and
-    whose item has none), by sets."""
+    whose item has none, the ``n_examples`` smallest of those users, of those items),
+    by sets."""
     distinct = set(pairs)
     users, items = set(user_ids), set(item_ids)
     n_users_absent = sum(1 for u, _ in distinct if u not in users)
     n_items_absent = sum(1 for u, i in distinct if u in users and i not in items)
-    return len(distinct), n_users_absent, n_items_absent
+    users_absent = sorted({u for u, _ in distinct if u not in users})
+    items_absent = sorted({i for u, i in distinct if u in users and i not in items})
+    return (len(distinct), n_users_absent, n_items_absent, tuple(users_absent[:n_examples]),
+            tuple(items_absent[:n_examples]))  # fmt: skip

@@ -3,6 +3,8 @@ equal to the oracle's, whatever the split of the users."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -34,19 +36,34 @@ def test_counts_equal_the_oracle_in_one_pass_and_merged_over_batches(data):
     distinct = sorted(set(pairs))
     candidates = Candidates([u for u, _ in distinct], [i for _, i in distinct])
     assert unmatched_pairs("candidates", candidates, user_ids, item_ids).counts == want
-    # batches of the users (an accumulator's updates, Spark's partitions), merged
-    merged = PairCounts()
-    for batch in np.split(user_ids, cuts):
-        merged = merged.merge(unmatched_pairs("exclude", seen, batch, item_ids,
-                                              some_users=True).counts)  # fmt: skip
-    assert merged.of_all(seen.n_pairs) == want
+    # batches of the users (an accumulator's updates, Spark's partitions), merged in
+    # either order: the same counts and item examples (the users without a vector are
+    # those of no batch, not known to any)
+    parts = [unmatched_pairs("exclude", seen, batch, item_ids, some_users=True).counts
+             for batch in np.split(user_ids, cuts)]  # fmt: skip
+    for ordered in (parts, parts[::-1]):
+        merged = PairCounts()
+        for part in ordered:
+            merged = merged.merge(part)
+        assert merged.of_all(seen.n_pairs) == replace(want, users_absent=())
 
 
 def test_examples_name_a_few_users_and_items_without_a_vector():
     seen = SeenItems.from_log({"a": [1, 2, 3], "b": [1], "ghost": [2]})
     unmatched = unmatched_pairs("exclude", seen, np.array(["a", "b"]), np.array([1, 2]))
-    assert unmatched.counts == PairCounts(5, 1, 1)
-    assert unmatched.users.tolist() == ["ghost"] and unmatched.items.tolist() == [3]
+    assert unmatched.counts == PairCounts(5, 1, 1, ("ghost",), (3,))
     assert unmatched.report_field == "n_exclude_unmatched"
     batch = unmatched_pairs("exclude", seen, np.array(["a"]), np.array([1, 2]), some_users=True)
-    assert batch.counts == PairCounts(3, 0, 1) and batch.users.tolist() == []
+    assert batch.counts == PairCounts(3, 0, 1, (), (3,))
+
+
+def test_examples_are_the_six_smallest_ids_whatever_the_order_of_the_log():
+    # the examples were the first ids of the log (a backend merging partitions could
+    # not keep those): now the smallest, as Python values
+    log = {u: [30 - i for i in range(12)] for u in ["z", "y", "x", "w", "v", "u", "t", "a"]}
+    seen = SeenItems.from_log(log)
+    unmatched = unmatched_pairs("exclude", seen, np.array(["a"]), np.array([30]))
+    assert unmatched.counts.users_absent == ("t", "u", "v", "w", "x", "y")
+    assert unmatched.counts.items_absent == (19, 20, 21, 22, 23, 24)
+    assert type(unmatched.counts.items_absent[0]) is int
+    assert "e.g. ['t', 'u', 'v', 'w', 'x', ...]" in unmatched.text()

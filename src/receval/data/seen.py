@@ -23,7 +23,8 @@ The protocol is declared by two keywords, the same wherever lists are cut
 
 Passing both is an error (:func:`as_seen`); passing neither declares nothing.
 In a retrieval from embeddings, the log's pairs whose user or item has no vector
-mask nothing, and are counted (:class:`PairCounts`, also of ``candidates=``).
+mask nothing, and are counted, with a few of their ids (:class:`PairCounts`, also
+of ``candidates=``).
 """
 
 from __future__ import annotations
@@ -35,10 +36,19 @@ import numpy as np
 
 from .._kernels import compiled
 from ..exceptions import InvalidParameterError
-from ._lookup import lookup
+from ._lookup import distinct, lookup
 from ._ranked import Qrels, Run
 
-__all__ = ["Masked", "MaskingSummary", "PairCounts", "SeenItems", "as_seen", "check_declaration"]
+__all__ = [
+    "N_EXAMPLES",
+    "Masked",
+    "MaskingSummary",
+    "PairCounts",
+    "SeenItems",
+    "as_seen",
+    "check_declaration",
+    "smallest_ids",
+]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -346,14 +356,22 @@ class MaskingSummary:
         return text
 
 
+#: The ids of users and of items without a vector that :class:`PairCounts` keeps: one
+#: more than a message shows, so that it shows ``...`` when there are more.
+N_EXAMPLES = 6
+
+
 @dataclass(frozen=True)
 class PairCounts:
     """The distinct (user, item) pairs of a log given beside embeddings (``exclude=``,
     ``candidates=``), and those whose user or item has no vector, which mask (or
-    allow) nothing: what :func:`receval.retrieval.masks.unmatched_pairs` counts.
+    allow) nothing, with a few of those users and items: what
+    :func:`receval.retrieval.masks.unmatched_pairs` counts.
 
     Counts of disjoint sets of users add up (:meth:`merge`): the updates of an
-    accumulator, the partitions of Spark.
+    accumulator, the partitions of Spark. The examples are the :data:`N_EXAMPLES`
+    smallest ids seen, so any split of the users, merged in any order, keeps the
+    same ones, in bounded memory.
 
     Attributes
     ----------
@@ -363,11 +381,29 @@ class PairCounts:
         Pairs whose user has no vector.
     n_items_absent : int
         Pairs whose user has a vector and whose item has none.
+    users_absent, items_absent : tuple
+        The smallest ids (at most :data:`N_EXAMPLES`, sorted, as Python values) of
+        the users and of the items without a vector among those pairs, where
+        known: a batch of users, or a partition of a log sent whole to each,
+        does not know the users never given (``users_absent`` is then empty).
+
+    Examples
+    --------
+    >>> a = PairCounts(4, 1, 2, users_absent=("u9",), items_absent=(12, 7))
+    >>> a.merge(PairCounts(3, 0, 1, items_absent=(5,)))
+    PairCounts(n_pairs=7, n_users_absent=1, n_items_absent=3, users_absent=('u9',), \
+items_absent=(5, 7, 12))
     """
 
     n_pairs: int = 0
     n_users_absent: int = 0
     n_items_absent: int = 0
+    users_absent: tuple[Any, ...] = ()
+    items_absent: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("users_absent", "items_absent"):
+            object.__setattr__(self, name, smallest_ids(getattr(self, name)))
 
     @property
     def n_unmatched(self) -> int:
@@ -376,15 +412,35 @@ class PairCounts:
 
     def merge(self, other: PairCounts) -> PairCounts:
         """The counts of two disjoint sets of users together."""
-        return PairCounts(self.n_pairs + other.n_pairs, self.n_users_absent + other.n_users_absent,
-                          self.n_items_absent + other.n_items_absent)  # fmt: skip
+        return PairCounts(
+            self.n_pairs + other.n_pairs, self.n_users_absent + other.n_users_absent,
+            self.n_items_absent + other.n_items_absent,
+            self.users_absent + other.users_absent, self.items_absent + other.items_absent,
+        )  # fmt: skip
 
     def of_all(self, n_pairs: int) -> PairCounts:
         """These counts of the pairs of the users given a vector (``some_users`` of
         :func:`~receval.retrieval.masks.unmatched_pairs`), as the counts of all
-        ``n_pairs`` pairs: the user of every other pair has no vector."""
+        ``n_pairs`` pairs: the user of every other pair has no vector (which users,
+        these counts do not know)."""
         return PairCounts(n_pairs, self.n_users_absent + n_pairs - self.n_pairs,
-                          self.n_items_absent)  # fmt: skip
+                          self.n_items_absent, self.users_absent, self.items_absent)  # fmt: skip
+
+
+def smallest_ids(ids: Any) -> tuple[Any, ...]:
+    """The :data:`N_EXAMPLES` smallest distinct ids of ``ids`` (an array or any
+    iterable; NumPy values as Python's), sorted (ids of different types apart, by
+    type name): the examples :class:`PairCounts` keeps.
+
+    Examples
+    --------
+    >>> smallest_ids(np.array([9, 3, 3, 12, 1, 7, 8, 2]))
+    (1, 2, 3, 7, 8, 9)
+    """
+    if isinstance(ids, np.ndarray) and ids.dtype.kind in "iufbUS":  # sorted by NumPy
+        ids = distinct(ids)[:N_EXAMPLES].tolist()
+    values = {x.item() if isinstance(x, np.generic) else x for x in ids}
+    return tuple(sorted(values, key=lambda x: (type(x).__name__, x))[:N_EXAMPLES])
 
 
 def check_declaration(excluding: bool, repeats: Any, func: str) -> None:

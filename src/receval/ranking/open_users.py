@@ -31,7 +31,7 @@ import numpy as np
 
 from .._kernels import compiled
 from ..data._ranked import Qrels, Run
-from ..data.seen import PairCounts
+from ..data.seen import N_EXAMPLES, PairCounts
 from ..engine.kinds import is_integer
 from ..exceptions import InputValidationError
 
@@ -128,19 +128,28 @@ class OpenUsers:
 
 
 def _counts(plain: Any) -> PairCounts:
-    """The :class:`~receval.data.seen.PairCounts` of its plain form (a dict of counts),
-    checked."""
+    """The :class:`~receval.data.seen.PairCounts` of its plain form (a dict of counts
+    and of a few ids), checked."""
     from ..engine.states import invalid_state
 
     names = [f.name for f in fields(PairCounts)]
+    counts = [n for n in names if n.startswith("n_")]
     if (
         not isinstance(plain, dict)
         or sorted(plain) != sorted(names)
-        or not all(type(plain[k]) is int and plain[k] >= 0 for k in names)
+        or not all(type(plain[k]) is int and plain[k] >= 0 for k in counts)
+        or not all(
+            isinstance(plain[k], (tuple, list))
+            and len(plain[k]) <= N_EXAMPLES
+            and all(type(x) in (int, str) for x in plain[k])
+            for k in names
+            if k not in counts
+        )
     ):
         raise invalid_state(
-            f"OpenUsers.exclude_unmatched: expected the counts {names} (integers >= 0), "
-            f"got {plain!r}"
+            f"OpenUsers.exclude_unmatched: expected the counts {counts} (integers >= 0) and "
+            f"the ids {[n for n in names if n not in counts]} (at most {N_EXAMPLES} ints or "
+            f"strings each), got {plain!r}"
         )
     return PairCounts(**plain)
 

@@ -8,14 +8,14 @@ has no vector are ignored, and counted (:func:`unmatched_pairs`) by every backen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .. import _validation as v
 from ..data._lookup import distinct, lookup
-from ..data.seen import PairCounts
+from ..data.seen import PairCounts, smallest_ids
 from ..exceptions import InputValidationError
 
 __all__ = [
@@ -57,23 +57,18 @@ _EFFECTS = {"exclude": "mask nothing", "candidates": "are never scored"}
 
 @dataclass(frozen=True)
 class Unmatched:
-    """The pairs of ``exclude=`` or ``candidates=`` whose user or item has no vector,
-    and a few of those users and items (empty where they are not known), for the
-    report and its message.
+    """The pairs of ``exclude=`` or ``candidates=`` whose user or item has no vector
+    (counted, with a few of those users and items), for the report and its message.
 
     Attributes
     ----------
     argument : {"exclude", "candidates"}
         The argument the pairs come from.
     counts : PairCounts
-    users, items : ndarray
-        A few of the users and items without a vector.
     """
 
     argument: str
     counts: PairCounts
-    users: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    items: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
     @property
     def report_field(self) -> str:
@@ -87,8 +82,8 @@ class Unmatched:
 
         Examples
         --------
-        >>> counts = PairCounts(5, 1, 3)
-        >>> print(Unmatched("exclude", counts, np.array([5]), np.array([7, 8, 9])).text())
+        >>> counts = PairCounts(5, 1, 3, users_absent=(5,), items_absent=(9, 7, 8))
+        >>> print(Unmatched("exclude", counts).text())
         4 of the 5 distinct (user, item) pairs of exclude mask nothing, since their user
         or item has no vector (users without one: 1 pair, e.g. [5]; items without one:
         3 pairs, e.g. [7, 8, 9]); check their ids against user_ids and item_ids (type,
@@ -102,8 +97,8 @@ class Unmatched:
         parts = [
             f"{what} without one: {n} pair{'s' if n != 1 else ''}"
             + (f", e.g. {v.format_values(ids)}" if len(ids) else "")
-            for n, what, ids in ((c.n_users_absent, "users", self.users),
-                                 (c.n_items_absent, "items", self.items))
+            for n, what, ids in ((c.n_users_absent, "users", c.users_absent),
+                                 (c.n_items_absent, "items", c.items_absent))
             if n
         ]  # fmt: skip
         return (
@@ -152,11 +147,12 @@ def unmatched_pairs(
     given[codes[codes >= 0]] = True
     pairs = table.items[np.repeat(given, lengths)]  # the pairs of users with a vector
     absent = pairs[lookup(table.item_ids, np.asarray(item_ids))[pairs] < 0]
-    items = table.item_ids[distinct(absent)[:6]]
-    if some_users:
-        return Unmatched(argument, PairCounts(len(pairs), 0, len(absent)), items=items)
-    counts = PairCounts(len(table.items), len(table.items) - len(pairs), len(absent))
-    return Unmatched(argument, counts, table.user_ids[~given & (lengths > 0)][:6], items)
+    items = smallest_ids(table.item_ids[distinct(absent)])
+    if some_users:  # the users without a vector are not known yet
+        return Unmatched(argument, PairCounts(len(pairs), 0, len(absent), items_absent=items))
+    counts = PairCounts(len(table.items), len(table.items) - len(pairs), len(absent),
+                        smallest_ids(table.user_ids[~given & (lengths > 0)]), items)  # fmt: skip
+    return Unmatched(argument, counts)
 
 
 def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from ..ranking.aggregate import (
 )
 from ..ranking.report import EvaluationReport
 from ..retrieval.embeddings import metrics_depth
-from ..retrieval.masks import Unmatched, excluded_lists
+from ..retrieval.masks import Unmatched, excluded_lists, unmatched_pairs
 from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS
 from ..retrieval.vectors import as_vectors
 from ._common import (
@@ -248,15 +248,16 @@ def _partition_state(
     users_t = table.filter(pc.equal(side, 1))
     user_ids = v.as_1d(side_users(users_t, 1), "users", _FUNC)
     log_t = table.filter(pc.equal(side, 2))
-    n_pairs = None  # a DataFrame exclude: the pairs of the partition's users
-    if log_t.num_rows:
+    own = bool(log_t.num_rows)  # a DataFrame exclude: the pairs of the partition's users
+    if own:
         seen = SeenItems.from_log(side_ids(log_t, 2), func=_FUNC)
-        n_pairs = seen.n_pairs
     excluded, counts = None, PairCounts()
     if seen is not None:
         excluded, unmatched = excluded_lists(seen, user_ids, search["item_ids"], _FUNC,
                                              some_users=True)  # fmt: skip
-        counts = unmatched.counts if n_pairs is None else unmatched.counts.of_all(n_pairs)
+        if own:  # every user of the log is here: those without a vector are known
+            unmatched = unmatched_pairs("exclude", seen, user_ids, search["item_ids"])
+        counts = unmatched.counts
     if not users_t.num_rows:  # judged users without a vector: missing users
         state = update(setup, q, None)
         state.exclude_unmatched = counts

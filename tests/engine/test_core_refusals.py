@@ -17,7 +17,7 @@ import receval as rv
 from receval import _validation as v
 from receval._kernels import compiled
 from receval.exceptions import InputValidationError, UndefinedMetricWarning
-from receval.metrics import _auc, _gauc_open, _loss
+from receval.metrics import _auc, _gauc, _gauc_open, _loss
 
 LABEL_DTYPES = [np.bool_, np.int8, np.int64, np.uint8, np.uint64, np.float32, np.float64]
 BAD_LABELS = {
@@ -122,20 +122,33 @@ def test_log_loss_in_one_call_refuses_in_the_checks_words(batch):
         _same(v.refused("log_loss", answer, {"y_true": y, "y_pred": p}), want)
 
 
+def _gauc_checks(y, s, g, w, *, whole: bool):
+    """The checks of GAUC's full path: its labels read by ``prepare`` (any two), its rows
+    by ``checked_rows``."""
+    params = _gauc.GAUC.check_params()
+    labels, s, g, w, _, _ = _gauc.GAUC.prepare(params, y, s, groups=g, sample_weight=w)
+    return _gauc_open.checked_rows(labels, s, g, w, "gauc_score", whole=whole)
+
+
 @settings(max_examples=300, deadline=None)
 @given(batches(weighted=False), st.booleans())
 def test_gaucs_open_rows_refusal_is_the_checks_error(batch, wide):
     """``gauc_rows_checked`` refuses labels and scores as the checks of the full path
-    (groups given as a list take it) do."""
+    (groups given as a list take it) do; labels other than 0/1 it refuses as not 0/1,
+    where the full path reads them first (a pair, -1/1, or a refusal in its words of
+    classes) and gives it the 0/1 labels read."""
     y, s, _ = batch
     g = np.arange(len(y)) // 3 * (1_000_003 if wide else 1)
     func = _gauc_open._FUNC
-    full = _error(lambda: _gauc_open.checked_rows(y, s, g.tolist(), None, func, whole=False))
+    full = _error(lambda: _gauc_checks(y, s, g.tolist(), None, whole=False))
     answer = compiled().gauc_rows_checked(y, s, g)
     refused = answer is not None and isinstance(answer[0], str)
-    assert refused == (full is not None), (answer, full)
-    if full is not None:
-        _same(v.refused(func, answer, {"y_true": y, "y_score": s}), full)
+    if _classes_left(y):
+        assert refused and answer[0] == "binary01", (answer, full)
+    else:
+        assert refused == (full is not None), (answer, full)
+        if full is not None:
+            _same(v.refused(func, answer, {"y_true": y, "y_score": s}), full)
     _same(_error(lambda: rv.metric("gauc").update(y, s, groups=g)), full)
 
 
@@ -253,14 +266,21 @@ def test_the_auc_accumulators_refusal_is_the_checks_error(batch):
 @given(batches(), st.sampled_from(["impressions", "clicks", "uniform"]))
 def test_gauc_in_one_call_refuses_in_the_checks_words(batch, weighting):
     """``gauc_checked`` (the function's one call) refuses labels, scores and weights in
-    the order and the words of the checks; weights they scale it leaves to them."""
+    the order and the words of the checks; weights they scale it leaves to them, and
+    labels other than 0/1, which it refuses as not 0/1, the one-call hook leaves to
+    them (they read any two)."""
     y, s, w = batch
     g = np.arange(len(y)) % 3
     func = "gauc_score"
-    want = _error(lambda: _gauc_open.checked_rows(y, s, g, w, func, whole=True))
+    want = _error(lambda: _gauc_checks(y, s, g, w, whole=True))
     answer = compiled().gauc_checked(y, s, g, w, weighting)
     columns = {"y_true": y, "y_score": s, "groups": g, "sample_weight": w}
-    _same_refusal(answer, want, func, columns, classes=False)
+    if _classes_left(y):
+        assert isinstance(answer, tuple) and answer[0] == "binary01", (answer, want)
+        params = _gauc.GAUC.check_params(weighting=weighting)
+        assert _gauc.GAUC.one_partition(params, {**columns, "weighting": None}) is None
+    else:
+        _same_refusal(answer, want, func, columns, classes=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         got = _error(lambda: rv.gauc_score(y, s, groups=g, sample_weight=w, weighting=weighting))

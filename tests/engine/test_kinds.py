@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import receval
-from receval import InputValidationError, UndefinedMetricWarning
+from receval import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from receval.engine.kinds import IdKind, LabelKind
 
 #: every accumulator of binary labels, and the function it equals on all the rows
@@ -463,3 +463,114 @@ def test_ids_held_as_text_keep_their_type_through_a_pickle(name: str) -> None:
     got = loaded.update(y[2:], s[2:], groups=np.array([2.5, 2.5])).compute()
     ids = np.array([1.5, 1.5, 2.5, 2.5])
     assert _value(got) == _value(getattr(receval, func)(y, s, groups=ids))
+
+
+# ------------------------------------------------------------------ labels of groups
+#: the accumulators of binary labels by group: their function and options
+GROUPED_BINARY = {
+    "gauc": (receval.gauc_score, {}),
+    "gauc(whole_groups)": (receval.gauc_score, {"whole_groups": True}),
+    "grouped_auprc": (receval.grouped_auprc_score, {}),
+}
+
+
+def _grouped(name: str, **options: Any) -> Any:
+    metric = name.partition("(")[0]
+    return receval.metric(metric, **GROUPED_BINARY[name][1], **options)
+
+
+@given(
+    st.data(),
+    st.sampled_from(sorted(GROUPED_BINARY)),
+    st.sampled_from(PAIRS),
+    st.lists(st.integers(1, 29), max_size=4),
+    st.booleans(),
+    st.booleans(),
+)
+def test_grouped_metrics_take_any_two_labels_as_their_0_1_equivalent(
+    data: Any, name: str, pair: tuple[Any, Any, Any], cuts: list[int], weighted: bool,
+    as_array: bool,
+) -> None:  # fmt: skip
+    """GAUC and grouped AUPRC of any two labels (0/1, -1/1, bools; strings or others with
+    pos_label), by the function and by two accumulators merged over any split (whole
+    groups for gauc(whole_groups=True)): bit for bit the function's float on the rows as
+    0/1 (before: "y_true must contain only 0 and 1" for every pair but 0/1 and bools,
+    and no pos_label)."""
+    negative, positive, pos_label = pair
+    row = st.tuples(st.booleans(), st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]),
+                    st.sampled_from([1, 2, 3]), st.sampled_from([0.5, 1.0, 3.0]))  # fmt: skip
+    rows = data.draw(st.lists(row, min_size=1, max_size=30))
+    if name == "gauc(whole_groups)":  # each group's rows in one update
+        rows.sort(key=lambda r: r[2])
+        cuts = [i for i in range(1, len(rows)) if rows[i][2] != rows[i - 1][2]]
+    y = np.array([positive if hit else negative for hit, *_ in rows])
+    y01 = np.array([int(hit) for hit, *_ in rows])
+    s, g = np.array([r[1] for r in rows]), np.array([r[2] for r in rows])
+    w = np.array([r[3] for r in rows]) if weighted else None
+    conv = (lambda a: a) if as_array else (lambda a: a.tolist())
+    edges = sorted({c for c in cuts if c < len(y)} | {0, len(y)})
+    options = {} if pos_label is None else {"pos_label": pos_label}
+    first, second = _grouped(name, **options), _grouped(name, **options)
+    for i, (a, b) in enumerate(itertools.pairwise(edges)):
+        part = {} if w is None else {"sample_weight": w[a:b]}
+        (first if i % 2 else second).update(conv(y[a:b]), s[a:b], groups=g[a:b], **part)
+    function = GROUPED_BINARY[name][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        expected = _value(function(y01, s, groups=g, sample_weight=w))
+        assert _value(function(conv(y), s, groups=g, sample_weight=w, **options)) == expected
+        other_way = pickle.loads(pickle.dumps(second)).merge(first)
+        assert _value(other_way.compute()) == expected
+        assert _value(first.merge(second).compute()) == expected
+
+
+@pytest.mark.parametrize("name", sorted(GROUPED_BINARY))
+def test_grouped_metrics_refuse_what_the_binary_metrics_refuse(name: str) -> None:
+    function = GROUPED_BINARY[name][0]
+    func = function.__name__
+    s, g = [0.1, 0.4, 0.35, 0.8], [1, 1, 2, 2]
+    three = f"{func}: y_true must be binary. Got values [0, 1, 2]; pass pos_label to say which "
+    words = (f"{func}: y_true takes values ['n', 'y'] and pos_label is not specified; pass "
+             f"pos_label, e.g. pos_label='y'.")  # fmt: skip
+    for y, message in (([0, 1, 2, 1], three), (["n", "y", "n", "y"], words)):
+        for run in (
+            lambda y: function(y, s, groups=g),
+            lambda y: _grouped(name).update(y, s, groups=g),
+        ):
+            with pytest.raises(InputValidationError) as caught:
+                run(y)
+            assert str(caught.value).startswith(message)
+    with pytest.raises(InvalidParameterError, match=r"'pos_label' parameter of .* \['n', 'y'\]"):
+        function(["n", "y", "n", "y"], s, groups=g, pos_label="yes")
+
+
+@pytest.mark.parametrize("name", sorted(GROUPED_BINARY))
+def test_grouped_metrics_hold_one_pair_of_labels_in_every_update_and_merge(name: str) -> None:
+    func = GROUPED_BINARY[name][0].__name__
+    minus = _grouped(name).update([-1, 1], [0.2, 0.6], groups=[1, 1])
+    zero = _grouped(name).update(np.array([0, 1]), np.array([0.1, 0.7]), groups=np.array([2, 2]))
+    for held in (minus, pickle.loads(pickle.dumps(minus))):
+        with pytest.raises(InputValidationError) as caught:
+            held.update(np.array([0, 1]), np.array([0.1, 0.7]), groups=np.array([2, 2]))
+        assert str(caught.value) == LABELS.format(
+            func=func, positive=1, given=0, where="in this update", held=-1
+        )
+        with pytest.raises(InputValidationError) as caught:
+            held.merge(zero)
+        assert str(caught.value) == LABELS.format(
+            func=func, positive=1, given=0, where="in the accumulator merged", held=-1
+        )
+    words = _grouped(name, pos_label="y").update(["n", "y"], [0.2, 0.6], groups=[1, 1])
+    with pytest.raises(InputValidationError, match="Got 'maybe' in this update, 'n' before"):
+        words.update(["maybe", "y"], [0.1, 0.7], groups=[2, 2])
+    torch = pytest.importorskip("torch")
+    buffer = io.BytesIO()
+    torch.save(words.state_dict(), buffer)
+    buffer.seek(0)
+    resumed = _grouped(name, pos_label="y").load_state_dict(torch.load(buffer, weights_only=True))
+    with pytest.raises(InputValidationError, match="Got 'maybe' in this update, 'n' before"):
+        resumed.update(["maybe", "y"], [0.1, 0.7], groups=[2, 2])
+    resumed.update(["y", "n"], [0.1, 0.7], groups=[2, 2])
+    assert resumed.compute() == GROUPED_BINARY[name][0](
+        [0, 1, 1, 0], [0.2, 0.6, 0.1, 0.7], groups=[1, 1, 2, 2]
+    )

@@ -300,3 +300,30 @@ def test_auc_states_saved_before_they_held_labels_are_told_them_by_the_next_batc
     y01 = [0, 1, 0] + [int(x == 1) for x in labels]
     expected = receval.roc_auc_score(y01, [0.9, 0.8, 0.7, *s], sample_weight=[1.5, 2, 1, *w])
     assert acc.compute() == expected
+
+
+@pytest.mark.parametrize(("name", "options"), [("gauc", {}), ("gauc", {"whole_groups": True}),
+                                                ("grouped_auprc", {})])  # fmt: skip
+def test_grouped_accumulators_saved_before_pos_label_hold_0_1_once_updated(
+    name: str, options: dict[str, Any]
+) -> None:
+    # their rows were 0/1 (or bools), the only labels gauc and grouped_auprc took then,
+    # and their states held no labels; one of no update tells nothing
+    y, s, g = [0, 1, 1, 0], [0.2, 0.7, 0.6, 0.3], [1, 1, 2, 2]
+
+    def before(state: dict[str, Any]) -> None:
+        del state["_params"]["pos_label"]
+        object.__setattr__(state["_state"], "labels", NO_LABELS)
+
+    acc = receval.metric(name, **options).update(y[:2], s[:2], groups=g[:2])
+    loaded = _loaded(acc, before)
+    assert loaded.params == receval.metric(name, **options).params
+    assert loaded.state.labels.value == (0, 1)
+    with pytest.raises(InputValidationError, match="Got -1 in this update, 0 before"):
+        loaded.update([-1, 1], [0.3, 0.6], groups=[2, 2])
+    loaded.update(np.array([True, False]), np.array(s[2:]), groups=np.array(g[2:]))
+    function = receval.gauc_score if name == "gauc" else receval.grouped_auprc_score
+    assert loaded.compute() == function(y, s, groups=g)
+    fresh = _loaded(receval.metric(name, **options), before)
+    assert fresh.state.labels.value is None
+    assert fresh.update([-1, 1], [0.3, 0.6], groups=[2, 2]).state.labels.value == (-1, 1)

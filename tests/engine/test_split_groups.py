@@ -459,7 +459,9 @@ def test_gauc_batches_of_every_input_kind_join_their_groups():
         acc.update(labels, scores, groups=groups)
         bad = np.array(labels, dtype=np.int64)
         bad[0] = 2
-        with pytest.raises(InputValidationError, match=r"y_true must contain only 0 and 1"):
+        with pytest.raises(
+            InputValidationError, match=r"y_true must be binary. Got values \[0, 1, 2\]"
+        ):
             acc.update(bad, scores, groups=groups)
         nan = np.array(scores, dtype=np.float64)
         nan[-1] = np.nan

@@ -156,9 +156,8 @@ def test_errors():
         gauc_score(Y, S, groups=U[:6])
     with pytest.raises(
         InputValidationError,
-        match=r"^gauc_score: y_true must contain only 0 and "
-        r"1. Got values \[0, 1, 2\]; binarise labels first, e.g. y_true = "
-        r"\(clicks > 0\).$",
+        match=r"^gauc_score: y_true must be binary. Got values \[0, 1, 2\]; pass pos_label "
+        r"to say which value is positive.$",
     ):
         gauc_score([0, 1, 2], [0.1, 0.2, 0.3], groups=[1, 1, 1])
     with pytest.raises(

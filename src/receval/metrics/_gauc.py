@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._lookup import distinct
-from ..engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
+from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
 from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.sources import run_definition
 from ..engine.states import Seen, plain_pair
@@ -200,6 +200,7 @@ def group_auc(
     groups: ArrayLike,
     weighting: str | ArrayLike | Mapping[Any, float] = "impressions",
     sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
 ) -> GroupAUCReport:
     """Compute per-group AUCs and their weighted mean, with what was skipped.
 
@@ -214,7 +215,7 @@ def group_auc(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = click).
+        Binary labels (the positive class = click), as in :func:`gauc_score`.
     y_score : array-like of shape (n_samples,)
         Predicted scores.
     groups : array-like of shape (n_samples,)
@@ -223,6 +224,8 @@ def group_auc(
         See :func:`gauc_score`.
     sample_weight : array-like of shape (n_samples,), default=None
         Per-row weights.
+    pos_label : int, str or bool, default=None
+        The positive class, as in :func:`gauc_score`.
 
     Returns
     -------
@@ -238,20 +241,21 @@ def group_auc(
     >>> report.auc
     array([1. , 0.5, nan])
     """
-    params, columns = _gauc_arguments(y_true, y_score, groups, weighting, sample_weight)
+    params, columns = _gauc_arguments(y_true, y_score, groups, weighting, sample_weight, pos_label)
     report: GroupAUCReport = run_definition(_GAUC_REPORT, params, columns, func="gauc_score")
     return report
 
 
 def _gauc_arguments(
-    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any
+    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, pos_label: Any
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The definition's options and data arguments: a named or mapped ``weighting`` is an
     option, per-row group weights are a data argument."""
     if groups is None:
         raise InputValidationError("gauc_score: groups is None; pass the group id of each row.")
     named = isinstance(weighting, (str, Mapping)) or hasattr(weighting, "items")
-    params = GAUC.check_params(weighting=weighting) if named else GAUC.check_params()
+    params = (GAUC.check_params(weighting=weighting, pos_label=pos_label) if named
+              else GAUC.check_params(pos_label=pos_label))  # fmt: skip
     columns = {
         "y_true": y_true,
         "y_score": y_score,
@@ -311,6 +315,7 @@ def gauc_score(
     groups: ArrayLike,
     weighting: str | ArrayLike | Mapping[Any, float] = "impressions",
     sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
 ) -> float:
     """Compute group AUC: the weighted mean of per-group ROC AUC.
 
@@ -326,7 +331,8 @@ def gauc_score(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        Binary labels (1 = click). Other values raise ``InputValidationError``.
+        Binary labels (the positive class = click): 0/1, bools, {-1, 1}, or any
+        two labels with ``pos_label``. Other values raise ``InputValidationError``.
     y_score : array-like of shape (n_samples,)
         Predicted scores; only their order within a group matters.
     groups : array-like of shape (n_samples,)
@@ -338,6 +344,9 @@ def gauc_score(
         giving each row its group's weight (constant within a group).
     sample_weight : array-like of shape (n_samples,), default=None
         Per-sample weights, used inside each group's AUC and by ``weighting``.
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}),
+        as :func:`roc_auc_score`'s.
 
     Returns
     -------
@@ -365,8 +374,11 @@ def gauc_score(
     0.75
     >>> gauc_score(y_true, y_score, groups=users, weighting="clicks")
     0.6667
+    >>> clicked = ["y" if y else "n" for y in y_true]
+    >>> gauc_score(clicked, y_score, groups=users, pos_label="y")
+    0.75
     """
-    params, columns = _gauc_arguments(y_true, y_score, groups, weighting, sample_weight)
+    params, columns = _gauc_arguments(y_true, y_score, groups, weighting, sample_weight, pos_label)
     result: float = run_definition(GAUC, params, columns, func="gauc_score")
     return result
 
@@ -374,12 +386,12 @@ def gauc_score(
 def _gauc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     """GAUC of plain NumPy input in one call of the compiled core, or None.
 
-    0/1 labels of any dtype, float scores, integer (or whole float) group ids,
-    float64 sample weights that the definition keeps as they are, and a named
-    weighting: checked, grouped and summed as the definition does, so the same
-    float; a value the checks refuse raises in their words. Anything else and a result
-    that needs a warning (no group with both classes) get None: the definition then
-    says why."""
+    0/1 labels of any dtype without ``pos_label``, float scores, integer (or whole
+    float) group ids, float64 sample weights that the definition keeps as they are,
+    and a named weighting: checked, grouped and summed as the definition does, so the
+    same float; a value the checks refuse raises in their words. Anything else (other
+    labels: the definition reads any two) and a result that needs a warning (no group
+    with both classes) get None: the definition then says why."""
     y_true, y_score, groups = columns["y_true"], columns["y_score"], columns["groups"]
     sample_weight, weighting = columns.get("sample_weight"), params["weighting"]
     if not (
@@ -389,11 +401,14 @@ def _gauc_one_call(params: dict[str, Any], columns: Any) -> float | None:
         and (sample_weight is None or type(sample_weight) is np.ndarray)
         and type(weighting) is str
         and columns.get("weighting") is None
+        and params["pos_label"] is None
     ):
         return None
     result: float | v.Refusal | None = compiled().gauc_checked(
         y_true, y_score, groups, sample_weight, weighting
     )
+    if isinstance(result, tuple) and result[0] == "binary01":
+        return None  # labels other than 0/1: the definition reads them
     if isinstance(result, tuple):
         names = ("y_true", "y_score", "groups", "sample_weight")  # the core's arguments
         raise v.refused("gauc_score", result, {name: columns.get(name) for name in names})
@@ -425,22 +440,26 @@ def gauc_or_warn(score: float, n_groups: int, n_skipped: int | None = None) -> f
 # updates and accumulators: see ._gauc_open.
 @dataclass
 class GroupState:
-    """Exact GAUC sums, the ids of the groups seen and their type."""
+    """Exact GAUC sums, the ids of the groups seen and their type, and the labels of
+    the rows (:class:`~receval.engine.kinds.LabelKind`)."""
 
     totals: Any
     seen: Seen
     ids_kind: IdKind = NO_IDS
+    labels: LabelKind = NO_LABELS
 
     def merge(self, other: GroupState) -> GroupState:
         kind = self.ids_kind.join(other.ids_kind, MERGED)
+        labels = self.labels.join(other.labels, MERGED)
         return GroupState(self.totals.merge(other.totals), _joined(self.seen.merge, other.seen),
-                          kind)  # fmt: skip
+                          kind, labels)  # fmt: skip
 
     def absorb(self, other: GroupState) -> GroupState:
         kind = self.ids_kind.join(other.ids_kind, UPDATE)
+        labels = self.labels.join(other.labels, UPDATE)
         _joined(self.seen.absorb, other.seen)
         self.totals = self.totals.merge(other.totals)
-        self.ids_kind = kind
+        self.ids_kind, self.labels = kind, labels
         return self
 
 
@@ -459,12 +478,15 @@ def _joined(join: Any, other: Seen) -> Seen:
 
 
 def _gauc_params(
-    weighting: str | Mapping[Any, float] = "impressions", whole_groups: bool = True
+    weighting: str | Mapping[Any, float] = "impressions",
+    whole_groups: bool = True,
+    pos_label: Any = None,
 ) -> dict[str, Any]:
     if isinstance(weighting, Mapping) or hasattr(weighting, "items"):
-        return {"weighting": dict(weighting.items()), "whole_groups": whole_groups}
-    v.check_option(weighting, "weighting", "gauc_score", _WEIGHTINGS)
-    return {"weighting": weighting, "whole_groups": whole_groups}
+        weighting = dict(weighting.items())
+    else:
+        v.check_option(weighting, "weighting", "gauc_score", _WEIGHTINGS)
+    return {"weighting": weighting, "whole_groups": whole_groups, "pos_label": pos_label}
 
 
 def _gauc_prepare(
@@ -480,8 +502,13 @@ def _gauc_prepare(
         data_columns("gauc_score", ("y_true", y_true), ("y_score", y_score),
                      ("groups", groups), ("sample_weight", sample_weight))  # fmt: skip
         return None
+    # any two labels, read once for every path as the binary metrics read them: 0/1
+    # (int8) and the pair the batch gave, which the state holds
+    yt = v.as_1d(y_true, "y_true", "gauc_score")
+    labels, negative = v.binarize_labels(yt, params["pos_label"], "gauc_score")
+    kind = LabelKind.of(negative, params["pos_label"], "gauc_score")
     w = params["weighting"] if weighting is None else weighting  # a batch's per-row weights
-    return y_true, y_score, groups, sample_weight, w
+    return labels, y_score, groups, sample_weight, w, kind
 
 
 def _rows(column: Any) -> int | None:
@@ -502,13 +529,14 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
         return _gauc_empty(params)
     if not params["whole_groups"]:
         return _open_update(params, OpenGroups(), batch)
-    y_true, y_score, groups, sample_weight, weighting = batch
+    y_true, y_score, groups, sample_weight, weighting, labels = batch
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
     seen = Seen()
     seen.add(report.groups, "gauc_score", "groups")
-    return GroupState(report_totals(report), seen, IdKind.of(report.groups, "gauc_score"))
+    return GroupState(report_totals(report), seen, IdKind.of(report.groups, "gauc_score"),
+                      labels)  # fmt: skip
 
 
 def _gauc_update_into(
@@ -524,7 +552,7 @@ def _gauc_update_into(
 def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenGroups:
     """A batch's rows added to those held (a per-row ``weighting``: as each group's
     weight, checked now)."""
-    y_true, y_score, groups, sample_weight, weighting = batch
+    y_true, y_score, groups, sample_weight, weighting, labels = batch
     named = _named(weighting)
     if named and _plain(weighting) != _plain(params["weighting"]):
         shown = weighting if isinstance(weighting, str) else "a mapping"
@@ -540,22 +568,23 @@ def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenG
             return None
         return group_weights(weighting, ids, codes, np.empty(0), np.empty(0), "gauc_score")[0]
 
-    return state.add(y_true, y_score, groups, sample_weight, per_group)
+    return state.add(y_true, y_score, groups, sample_weight, per_group, labels)
 
 
 def _gauc_update_plain(
     params: dict[str, Any], state: GroupState | OpenGroups, columns: tuple[Any, ...]
 ) -> OpenGroups | None:
-    """A batch of plain NumPy labels, scores and integer group ids (no sample weights,
-    the accumulator's named weighting) of an accumulator that holds rows, checked and
-    held by the core in one call (None: other input, or a value the core refuses,
-    which the full update words)."""
+    """A batch of plain NumPy 0/1 labels (no ``pos_label``), scores and integer group
+    ids (no sample weights, the accumulator's named weighting) of an accumulator that
+    holds rows, checked and held by the core in one call (None: other input, or a value
+    the core refuses, which the full update words)."""
     y_true, y_score, groups, sample_weight, weighting = columns
     if (
         sample_weight is not None
         or weighting is not None
         or not isinstance(state, OpenGroups)
         or not (_named(params["weighting"]) or params["weighting"] is None)
+        or params["pos_label"] is not None
         or not plain_pair(y_true, y_score, None)
         or type(groups) is not np.ndarray
         or groups.shape != y_true.shape
@@ -642,17 +671,20 @@ GAUC = register(
 # group_auc: the same batches of whole groups, their per-group values kept
 @dataclass
 class _Reports:
-    """The reports of batches of whole groups (O(groups) memory, as the report)."""
+    """The reports of batches of whole groups (O(groups) memory, as the report), and
+    the labels of their rows."""
 
     parts: list[GroupAUCReport]
+    labels: LabelKind = NO_LABELS
 
     def merge(self, other: _Reports) -> _Reports:
-        return _Reports(self.parts + other.parts)
+        return _Reports(self.parts + other.parts, self.labels.join(other.labels, UPDATE))
 
 
 def _report_update(params: dict[str, Any], batch: Any) -> _Reports:
-    y_true, y_score, groups, sample_weight, weighting = batch
-    return _Reports([group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")])
+    y_true, y_score, groups, sample_weight, weighting, labels = batch
+    report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
+    return _Reports([report], labels)
 
 
 def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:

@@ -22,7 +22,9 @@ Ids are held as int64 (ints, bools, whole floats) or as strings (strings, ints
 beyond int64, other values by their text); an update or a merge whose ids are of
 the other type than those held is refused (:class:`~receval.engine.kinds.IdKind`),
 as :func:`receval.gauc_score` refuses a column of both (the int 1 and the str "1"
-would be one group).
+would be one group). The labels are held as 0/1, with the pair of labels the updates
+gave (:class:`~receval.engine.kinds.LabelKind`), which every later update and merged
+state must share, as :func:`receval.gauc_score` refuses a column of three labels.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._encode import factorize
-from ..engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
+from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
 from ..exceptions import InputValidationError
 from ..ranking.open_users import given_ids, held_ids
 
@@ -53,8 +55,8 @@ def checked_rows(
     y_true: Any, y_score: Any, groups: Any, sample_weight: Any, func: str, *, whole: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """GAUC's rows checked once for every path: group codes, distinct ids, int8
-    labels, float64 scores (float32 ones as given, from the core's pass) and the
-    weights (or None).
+    labels (``y_true``: the 0/1 labels its definition's ``prepare`` read), float64
+    scores (float32 ones as given, from the core's pass) and the weights (or None).
 
     ``whole=True``: the rows are every row of the metric (:func:`gauc_score`), so
     integer scores beyond 2**53 are ranked and weights scaled by a power of two; a
@@ -76,7 +78,7 @@ def checked_rows(
     codes, ids = factorize(groups, "groups", func)
     n = v.check_same_length(func, y_true=yt, y_score=ys, groups=codes, sample_weight=sw)
     v.check_not_empty(n, "y_true", func)
-    labels = np.ascontiguousarray(v.check_binary01(yt, func), dtype=np.int8)
+    labels = np.ascontiguousarray(yt, dtype=np.int8)
     scores = np.ascontiguousarray(v.order_scores(ys, "y_score", func, rank=whole))
     weights = v.check_sample_weight(sw, n, func, relative=whole)
     return codes, ids, labels, scores, weights
@@ -93,13 +95,17 @@ class OpenGroups:
     rows: Any = field(default_factory=_rows)
     #: the type of the group ids held
     ids_kind: IdKind = field(default=NO_IDS, repr=False)
+    #: the labels the rows were given, which later rows must share
+    labels: LabelKind = field(default=NO_LABELS, repr=False)
 
     def add(
-        self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, per_group: Any
-    ) -> OpenGroups:
-        """Add a batch's rows, checked as :func:`gauc_score` checks them (``per_group(ids,
-        codes)``: the caller's weight of each of its groups, a per-row ``weighting``, or
-        None); returns this state."""
+        self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, per_group: Any,
+        given: LabelKind,
+    ) -> OpenGroups:  # fmt: skip
+        """Add a batch's rows, checked as :func:`gauc_score` checks them (``y_true``: 0/1,
+        of the labels ``given``; ``per_group(ids, codes)``: the caller's weight of each
+        of its groups, a per-row ``weighting``, or None); returns this state."""
+        labels_kind = self.labels.join(given, UPDATE)
         codes, ids, labels, scores, weights = checked_rows(
             y_true, y_score, groups, sample_weight, _FUNC, whole=False
         )
@@ -115,30 +121,34 @@ class OpenGroups:
             None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
             None if group_weight is None else np.ascontiguousarray(group_weight, np.float64),
         )
-        self.ids_kind = kind
+        self.ids_kind, self.labels = kind, labels_kind
         return self
 
     def add_checked(self, y_true: np.ndarray, y_score: np.ndarray, groups: np.ndarray) -> bool:
-        """Add plain NumPy rows with integer group ids, checked by the core in one call;
-        False: other input, or a value the core refuses (nothing added)."""
-        if groups.dtype.kind not in "iu":
+        """Add plain NumPy 0/1 rows with integer group ids, checked by the core in one
+        call; False: other input, rows beside other labels held (the full checks join
+        them), or a value the core refuses (nothing added)."""
+        if groups.dtype.kind not in "iu" or self.labels.value not in (None, (0, 1)):
             return False
         kind = self.ids_kind.join(IdKind.of(groups, _FUNC), UPDATE)
         if self.rows.add_checked(y_true, y_score, groups) is not True:
             return False
+        if self.labels.value is None and len(y_true) and y_true.min() == 0:  # a 0 among them
+            self.labels = LabelKind.of(0, None, _FUNC)
         self.ids_kind = kind
         return True
 
     def absorb(self, other: OpenGroups) -> OpenGroups:
         """Add another state's rows after these (in place); returns this state."""
         kind = self.ids_kind.join(other.ids_kind, MERGED)
+        labels = self.labels.join(other.labels, MERGED)
         self.rows.absorb(other.rows.copy() if other is self else other.rows)
-        self.ids_kind = kind
+        self.ids_kind, self.labels = kind, labels
         return self
 
     def merge(self, other: OpenGroups) -> OpenGroups:
         """The rows of both (a new state; this one's first)."""
-        return OpenGroups(self.rows.copy(), self.ids_kind).absorb(other)
+        return OpenGroups(self.rows.copy(), self.ids_kind, self.labels).absorb(other)
 
     @property
     def n_rows(self) -> int:
@@ -184,11 +194,19 @@ class OpenGroups:
         group_weight = self.group_weight()
         codes, labels, scores, weights = self.rows.rows()
         return {"ids": self.ids(), "codes": codes, "labels": labels, "scores": scores,
-                "weights": weights, "group_weight": group_weight}  # fmt: skip
+                "weights": weights, "group_weight": group_weight,
+                "label_pair": self.labels.value}  # fmt: skip
 
     def __setstate__(self, state: Any) -> None:
+        # saved before the state held its labels: none known (0/1 where the accumulator
+        # loading it says so: receval.engine.kinds.held_01)
+        pair = None
+        if isinstance(state, dict) and "label_pair" in state:
+            state = dict(state)
+            pair = state.pop("label_pair")
         self.rows = _loaded(state)
         self.ids_kind = IdKind.of(self.ids(), _FUNC) if self.n_rows else NO_IDS
+        self.labels = LabelKind(pair, _FUNC)
 
 
 _FIELDS = ("ids", "codes", "labels", "scores", "weights", "group_weight")

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from ..engine.kinds import LabelKind
 from ..engine.metric import always
 from ..engine.sources import run_definition
 from ._xauc import XAUCCounts, group_definition, grouped_prepare
@@ -25,6 +26,7 @@ def grouped_auprc_score(
     sample_weight: ArrayLike | None = None,
     interpolation: str = "step",
     skip_groups: str = "without_positive",
+    pos_label: Any = None,
 ) -> float:
     """Compute grouped AUPRC: the mean over groups of each group's AUPRC.
 
@@ -46,7 +48,8 @@ def grouped_auprc_score(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        0/1 labels (1 = click).
+        Binary labels (the positive class = click): 0/1, bools, {-1, 1}, or any
+        two labels with ``pos_label``.
     y_score : array-like of shape (n_samples,)
         Scores; only their order within a group matters.
     groups : array-like of shape (n_samples,)
@@ -59,6 +62,9 @@ def grouped_auprc_score(
     skip_groups : {"without_positive", "one_class"}, default="without_positive"
         The groups left out of the mean: those without a positive, or also those
         without a negative (XGBoost's).
+    pos_label : int, str or bool, default=None
+        The positive class (needed for labels other than {0, 1} and {-1, 1}),
+        as :func:`receval.average_precision_score`'s.
 
     Returns
     -------
@@ -81,10 +87,15 @@ def grouped_auprc_score(
     >>> grouped_auprc_score(y_true, y_score, groups=["a", "a", "a", "b", "b", "b"],
     ...                     interpolation="davis_goadrich", skip_groups="one_class")
     0.4932
+    >>> grouped_auprc_score([1, -1, 1, -1, 1, -1], y_score,  # -1/1 labels: 1 is the click
+    ...                     groups=["a", "a", "a", "b", "b", "b"])
+    0.5833
     """
     columns = {"y_true": y_true, "y_score": y_score, "groups": groups,
                "sample_weight": sample_weight}  # fmt: skip
-    params = GROUPED_AUPRC.check_params(interpolation=interpolation, skip_groups=skip_groups)
+    params = GROUPED_AUPRC.check_params(
+        interpolation=interpolation, skip_groups=skip_groups, pos_label=pos_label
+    )
     result: float = run_definition(GROUPED_AUPRC, params, columns, func=_FUNC)
     return result
 
@@ -163,20 +174,29 @@ _prepare_rows = grouped_prepare(_FUNC)
 
 
 def _prepare(params: dict[str, Any], y_true: Any, y_score: Any, **kwargs: Any) -> Any:
-    v.check_binary01(y_true, _FUNC)
-    return _prepare_rows(params, y_true, y_score, **kwargs)
+    """The batch of :func:`grouped_prepare` of the labels read as 0/1 (any two labels, as
+    the binary metrics read them), with the pair the batch gave."""
+    yt = v.as_1d(y_true, "y_true", _FUNC)
+    labels, negative = np.empty(0, dtype=np.int8), None
+    if len(yt):
+        labels, negative = v.binarize_labels(yt, params["pos_label"], _FUNC)
+    batch = _prepare_rows(params, labels, y_score, **kwargs)
+    return (*batch, LabelKind.of(negative, params["pos_label"], _FUNC))
 
 
 def _group_values(
     params: dict[str, Any], state: XAUCCounts
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-    values = group_auprc(state, **params)
+    values = group_auprc(state, params["interpolation"], params["skip_groups"])
     why = "a positive" if params["skip_groups"] == "without_positive" else "both classes"
     return values, np.ones(len(values)), state.rows(), why
 
 
-def _params(interpolation: str = "step", skip_groups: str = "without_positive") -> dict[str, Any]:
+def _params(
+    interpolation: str = "step", skip_groups: str = "without_positive", pos_label: Any = None
+) -> dict[str, Any]:
     return {
+        "pos_label": pos_label,
         "interpolation": v.check_option(
             interpolation, "interpolation", _FUNC, ["step", "davis_goadrich"]
         ),

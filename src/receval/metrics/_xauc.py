@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._lookup import distinct
-from ..engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
+from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -200,7 +200,10 @@ class XAUCCounts:
     rows; :meth:`in_order_twice` counts the pairs of equal targets of every group once,
     over the rows in the order of the updates and of ``merge(other)`` (this state's
     rows, then ``other``'s). ``ids_kind``: the type of the group ids, which every batch
-    and merged state must share (the int 1 and the str "1" are not one group).
+    and merged state must share (the int 1 and the str "1" are not one group);
+    ``labels``: the pair of binary labels the rows were read from (grouped AUPRC's;
+    :class:`~receval.engine.kinds.LabelKind`), which every batch and merged state must
+    share too (none for continuous targets).
     """
 
     y: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -213,6 +216,7 @@ class XAUCCounts:
     n_pending: int = 0
     in_order: list[tuple[np.ndarray, ...]] = field(default_factory=list)
     ids_kind: IdKind = NO_IDS
+    labels: LabelKind = NO_LABELS
 
     @property
     def ids(self) -> np.ndarray:
@@ -225,12 +229,14 @@ class XAUCCounts:
 
     def add(
         self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, groups: np.ndarray | None = None,
-        ids_kind: IdKind = NO_IDS, *, in_order: bool = False,
+        ids_kind: IdKind = NO_IDS, labels: LabelKind = NO_LABELS, *, in_order: bool = False,
     ) -> None:  # fmt: skip
         """Count validated rows per distinct key (``groups``: each row's group id, of the
-        type ``ids_kind``; ``in_order``: count the pairs of equal targets in the rows'
-        order too)."""
+        type ``ids_kind``; ``labels``: the binary labels ``y`` was read from, if any;
+        ``in_order``: count the pairs of equal targets in the rows' order too)."""
+        joined = self.labels.join(labels, UPDATE)
         self.ids_kind = self.ids_kind.join(ids_kind, UPDATE)  # before a row is added
+        self.labels = joined
         if w is not None:
             keep = w > 0
             if not keep.all():
@@ -285,14 +291,17 @@ class XAUCCounts:
     def merge(self, other: XAUCCounts) -> XAUCCounts:
         """The counts of both sets of rows (a new state; arrays are shared, never written)."""
         kind = self.ids_kind.join(other.ids_kind, MERGED)
+        labels = self.labels.join(other.labels, MERGED)
         out = XAUCCounts(self.y, self.s, self.w, self.count, self.codes,
                          list(self.group_ids), list(self.pending), self.n_pending,
-                         list(self.in_order), kind)  # fmt: skip
+                         list(self.in_order), kind, labels)  # fmt: skip
         return out.absorb(other)
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
         """Add another state's counts into this one (in place); returns this state."""
+        labels = self.labels.join(other.labels, UPDATE)
         self.ids_kind = self.ids_kind.join(other.ids_kind, UPDATE)
+        self.labels = labels
         self.in_order += other.in_order  # other's rows come after this state's
         for part in other._parts():
             self._push(part)
@@ -395,10 +404,14 @@ class XAUCCounts:
         ids = self.group_ids[0] if self.group_ids else None
         return {"y": self.y, "s": self.s, "w": self.w, "count": self.count,
                 "codes": self.codes, "ids": ids, "in_order": self.in_order,
-                "ids_kind": self.ids_kind}  # fmt: skip
+                "ids_kind": self.ids_kind, "labels": self.labels}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        fields = {"y", "s", "w", "count", "codes", "ids", "in_order", "ids_kind"}
+        fields = {"y", "s", "w", "count", "codes", "ids", "in_order", "ids_kind", "labels"}
+        if isinstance(state, dict) and set(state) <= fields and "labels" not in state:
+            # pickled before the state held its labels: none known (0/1 where the
+            # accumulator loading it says so: receval.engine.kinds.held_01)
+            state = {**state, "labels": NO_LABELS}
         if isinstance(state, dict) and set(state) == fields - {"ids_kind"}:  # pickled before
             ids = state["ids"]
             state = {**state, "ids_kind": NO_IDS if ids is None else IdKind.of(ids, "")}
@@ -409,7 +422,7 @@ class XAUCCounts:
             )
         self.__init__(state["y"], state["s"], state["w"], state["count"],  # type: ignore[misc]
                       state["codes"], in_order=list(state["in_order"]),
-                      ids_kind=state["ids_kind"])  # fmt: skip
+                      ids_kind=state["ids_kind"], labels=state["labels"])  # fmt: skip
         self.ids = _ONE_GROUP if state["ids"] is None else state["ids"]
 
     def invalid(self) -> tuple[str, str] | None:

@@ -182,7 +182,8 @@ ROWS: tuple[MetricEntry, ...] = (
          partitionings=("groups",), source="Zhou et al. 2018 (DIN)",
          params=(Param("weighting", "choice",
                        "weight of each group's AUC: its impressions, its clicks or 1",
-                       "impressions", choices=("clicks", "impressions", "uniform")),)),
+                       "impressions", choices=("clicks", "impressions", "uniform")),
+                 _POS_LABEL)),
     _row("grouped_auprc", "grouped",
          "mean over groups of each group's step-wise area under the precision-recall curve "
          "(groups without a positive skipped)",
@@ -195,7 +196,8 @@ ROWS: tuple[MetricEntry, ...] = (
                        "(XGBoost's aucpr)", "step", choices=("step", "davis_goadrich")),
                  Param("skip_groups", "choice",
                        "groups left out: without a positive, or of one class (XGBoost's)",
-                       "without_positive", choices=("without_positive", "one_class")))),
+                       "without_positive", choices=("without_positive", "one_class")),
+                 _POS_LABEL)),
     # ------------------------------------------------ list metrics with their own functions
     _row("catalog_coverage", "list", "share of the catalogue in the top-k lists",
          "receval.metrics.beyond.catalog:catalog_coverage", inputs=("run", "catalog"),

@@ -684,3 +684,43 @@ def test_evaluate_trec_measures_equal_in_memory(spark, num_partitions):
         for text in TREC_METRICS:
             want = expected.mean[text]
             assert got.mean[text] == want or (np.isnan(want) and np.isnan(got.mean[text])), text
+
+
+#: the binary metrics of probabilities or scores and their in-memory functions
+POS_LABEL_METRICS = {
+    "log_loss": (lambda df, **o: rs.log_loss(df, "label", "prob", **o),
+                 lambda t, **o: receval.log_loss(t["label"], t["prob"], **o)),
+    "pcoc": (lambda df, **o: rs.pcoc(df, "label", "prob", **o),
+             lambda t, **o: receval.pcoc(t["label"], t["prob"], **o)),
+    "copc": (lambda df, **o: rs.copc(df, "label", "prob", **o),
+             lambda t, **o: receval.copc(t["label"], t["prob"], **o)),
+    "normalized_entropy": (lambda df, **o: rs.normalized_entropy(df, "label", "prob", **o),
+                           lambda t, **o: receval.normalized_entropy(t["label"], t["prob"], **o)),
+    "gauc_score": (lambda df, **o: rs.gauc_score(df, "label", "score", groups="user", **o),
+                   lambda t, **o: receval.gauc_score(t["label"], t["score"], groups=t["user"],
+                                                     **o)),
+    "group_auc": (lambda df, **o: rs.group_auc(df, "label", "score", groups="user", **o).score,
+                  lambda t, **o: receval.group_auc(t["label"], t["score"], groups=t["user"],
+                                                   **o).score),
+    "grouped_auprc": (
+        lambda df, **o: rs.compute(df, "grouped_auprc",
+                                   {"y_true": "label", "y_score": "score", "groups": "user"}, **o),
+        lambda t, **o: receval.grouped_auprc_score(t["label"], t["score"], groups=t["user"], **o),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(POS_LABEL_METRICS))
+def test_binary_metrics_take_any_two_labels_with_pos_label_as_in_memory(spark, impressions, name):
+    # before: pos_label was no argument of these functions (log_loss, pcoc, copc, NE, gauc)
+    # and gauc and grouped_auprc refused labels other than 0/1
+    on_spark, in_memory = POS_LABEL_METRICS[name]
+    rows = impressions.iloc[:400]
+    expected = in_memory(rows)
+    minus = rows.assign(label=np.where(rows["label"] == 1, 1, -1))
+    words = rows.assign(label=np.where(rows["label"] == 1, "click", "skip"))
+    assert on_spark(spark.createDataFrame(minus)) == in_memory(minus) == expected
+    df = spark.createDataFrame(words)
+    assert on_spark(df, pos_label="click") == in_memory(words, pos_label="click") == expected
+    with pytest.raises(InputValidationError, match=r"\['click', 'skip'\] and pos_label is not"):
+        on_spark(df)

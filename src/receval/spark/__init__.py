@@ -10,7 +10,10 @@ its in-memory namesake gives on the collected rows.
 * :func:`roc_auc_score`: exact AUC; rows range-partitioned by score.
 * :func:`gauc_score`, :func:`group_auc`: GAUC; rows partitioned by group.
 * :func:`log_loss`, :func:`pcoc`, :func:`copc`, :func:`normalized_entropy`: sums over
-  any partitions (pcoc, copc and NE: one ``receval.metric`` accumulator per partition).
+  any partitions (one ``receval.metric`` accumulator per partition).
+
+The binary metrics take the labels as in memory: 0/1, booleans or -1/1, or any two
+values with ``pos_label``.
 * :func:`evaluate_embeddings`: ranking metrics of exact retrieval from embeddings;
   users' vectors partitioned by user, the item matrix sent to every executor.
 * :func:`retention`: the cohort table; events partitioned by user.

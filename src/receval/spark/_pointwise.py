@@ -23,6 +23,7 @@ def log_loss(
     y_pred: str,
     *,
     sample_weight: str | None = None,
+    pos_label: Any = None,
     num_partitions: int | None = None,
 ) -> float:
     """Binary log loss (cross-entropy) of the rows of a Spark DataFrame.
@@ -36,11 +37,15 @@ def log_loss(
     df : pyspark.sql.DataFrame
         One row per impression.
     y_true : str
-        Column of 0/1 labels (1 = click).
+        Column of binary labels (the positive class = click): 0/1, booleans or
+        -1/1, or any two values with ``pos_label``.
     y_pred : str
         Column of predicted click probabilities in [0, 1].
     sample_weight : str, default=None
         Column of non-negative row weights.
+    pos_label : int, str or bool, default=None
+        The positive class, read as :func:`receval.log_loss` reads it (two labels
+        other than 0/1 and -1/1 need it).
     num_partitions : int, default=None
         Repartition the rows first (by default the DataFrame's partitions are used).
 
@@ -48,7 +53,8 @@ def log_loss(
     -------
     loss : float
     """
-    return _engine(df, "log_loss", y_true, y_pred, sample_weight, num_partitions)
+    return _engine(df, "log_loss", y_true, y_pred, sample_weight, num_partitions,
+                   pos_label=pos_label)  # fmt: skip
 
 
 def _engine(
@@ -78,6 +84,7 @@ def pcoc(
     y_prob: str,
     *,
     sample_weight: str | None = None,
+    pos_label: Any = None,
     num_partitions: int | None = None,
 ) -> float:
     """Predicted over observed clicks of a Spark DataFrame (as :func:`receval.pcoc`).
@@ -85,7 +92,8 @@ def pcoc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when there is no click.
     """
-    return _engine(df, "pcoc", y_true, y_prob, sample_weight, num_partitions)
+    return _engine(df, "pcoc", y_true, y_prob, sample_weight, num_partitions,
+                   pos_label=pos_label)  # fmt: skip
 
 
 def copc(
@@ -94,6 +102,7 @@ def copc(
     y_prob: str,
     *,
     sample_weight: str | None = None,
+    pos_label: Any = None,
     num_partitions: int | None = None,
 ) -> float:
     """Observed over predicted clicks of a Spark DataFrame (as :func:`receval.copc`).
@@ -101,7 +110,8 @@ def copc(
     Parameters are as in :func:`log_loss`. Returns nan, with an
     ``UndefinedMetricWarning``, when the predictions sum to 0.
     """
-    return _engine(df, "copc", y_true, y_prob, sample_weight, num_partitions)
+    return _engine(df, "copc", y_true, y_prob, sample_weight, num_partitions,
+                   pos_label=pos_label)  # fmt: skip
 
 
 def normalized_entropy(
@@ -110,6 +120,7 @@ def normalized_entropy(
     y_prob: str,
     *,
     sample_weight: str | None = None,
+    pos_label: Any = None,
     num_partitions: int | None = None,
     eps: float | str = "auto",
 ) -> float:
@@ -118,7 +129,8 @@ def normalized_entropy(
     Parameters are as in :func:`log_loss`, and ``eps`` as in
     :func:`receval.normalized_entropy`.
     """
-    return _engine(df, "normalized_entropy", y_true, y_prob, sample_weight, num_partitions, eps=eps)
+    return _engine(df, "normalized_entropy", y_true, y_prob, sample_weight, num_partitions,
+                   eps=eps, pos_label=pos_label)  # fmt: skip
 
 
 def roc_auc_score(
@@ -223,6 +235,7 @@ def _group_state(
     groups: str,
     weighting: Any,
     sample_weight: str | None,
+    pos_label: Any,
     num_partitions: int | None,
 ) -> Any:
     """The merged GAUC state (exact sums, the ids seen) of the partitions of whole groups."""
@@ -235,7 +248,7 @@ def _group_state(
             f"{type(weighting).__name__} instead; for a weight column, join it as a mapping "
             f"or weight the rows with sample_weight."
         )
-    params = GAUC.check_params(weighting=weighting)
+    params = GAUC.check_params(weighting=weighting, pos_label=pos_label)
     columns = {"y_true": y_true, "y_score": y_score, "groups": groups}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
@@ -250,6 +263,7 @@ def gauc_score(
     groups: str,
     weighting: str | Mapping[Any, float] = "impressions",
     sample_weight: str | None = None,
+    pos_label: Any = None,
     num_partitions: int | None = None,
 ) -> float:
     """Group AUC of a Spark DataFrame: the weighted mean of per-group ROC AUC.
@@ -265,7 +279,8 @@ def gauc_score(
     df : pyspark.sql.DataFrame
         One row per impression.
     y_true, y_score : str
-        Columns of 0/1 labels and of scores.
+        Columns of binary labels (0/1, booleans or -1/1, or any two values with
+        ``pos_label``) and of scores.
     groups : str
         Column of group ids (user, query or session).
     weighting : {"impressions", "clicks", "uniform"} or mapping, default="impressions"
@@ -273,6 +288,8 @@ def gauc_score(
         mapping from group id to weight is sent to every executor.
     sample_weight : str, default=None
         Column of non-negative row weights.
+    pos_label : int, str or bool, default=None
+        The positive class, read as :func:`receval.gauc_score` reads it.
     num_partitions : int, default=None
         Number of partitions of the groups (default: ``spark.sql.shuffle.partitions``).
 
@@ -284,7 +301,7 @@ def gauc_score(
     from ..metrics._gauc import GAUC
 
     state = _group_state(df, "gauc_score", y_true, y_score, groups, weighting, sample_weight,
-                         num_partitions)  # fmt: skip
+                         pos_label, num_partitions)  # fmt: skip
     result: float = GAUC.finalize(GAUC.check_params(weighting=weighting), state)
     return result
 
@@ -297,6 +314,7 @@ def group_auc(
     groups: str,
     weighting: str | Mapping[Any, float] = "impressions",
     sample_weight: str | None = None,
+    pos_label: Any = None,
     num_partitions: int | None = None,
 ) -> GAUCSummary:
     """GAUC of a Spark DataFrame with the counts of skipped groups and rows.
@@ -309,8 +327,9 @@ def group_auc(
     summary : GAUCSummary
     """
     state = _group_state(
-        df, "group_auc", y_true, y_score, groups, weighting, sample_weight, num_partitions
-    ).totals
+        df, "group_auc", y_true, y_score, groups, weighting, sample_weight, pos_label,
+        num_partitions,
+    ).totals  # fmt: skip
     return GAUCSummary(
         score=state.score,
         n_groups=state.n_groups,

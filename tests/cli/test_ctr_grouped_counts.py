@@ -222,3 +222,20 @@ def test_by_segment_refuses_weights_a_metric_does_not_take(log, tmp_path):
         "metrics ['gauc', 'grouped_regression_auc']; compute 'grouped_regression_auc' in a "
         "call of its own, without weights.\n"
     )
+
+
+def test_ctr_reads_minus_one_labels_as_every_binary_metric_does(tmp_path, log):
+    # -1/1 labels (-1 the negative): every binary metric of ctr reads them as their 0/1
+    # equivalent (before: gauc and grouped_auprc said "--label must hold 0/1 labels",
+    # where auc, logloss, pcoc and ne took them)
+    minus = tmp_path / "minus.csv"
+    minus.write_text("\n".join(
+        line if i == 0 else ("-1" + line[1:] if line.startswith("0,") else line)
+        for i, line in enumerate(LOG.splitlines())
+    ) + "\n")  # fmt: skip
+    metrics = ["auc", "gauc", "grouped_auprc", "logloss", "pcoc", "ne"]
+    args = ["--label", "click", "--score", "score", "--group", "user", "--weight", "w",
+            *(x for m in metrics for x in ("-m", m)), "-f", "json"]  # fmt: skip
+    (want,) = json.loads(invoke(make_runner(), "ctr", log, *args).stdout)
+    (got,) = json.loads(invoke(make_runner(), "ctr", minus, *args).stdout)
+    assert got == want and "-1," in minus.read_text()

@@ -201,7 +201,8 @@ def test_usage_errors_are_short_on_stderr():
 def test_metrics_name_shows_the_whole_entry():
     record = json.loads(invoke(runner, "metrics", "gauc", "-f", "json").stdout)
     assert record["family"] == "grouped" and record["higher_is_better"] is True
-    (weighting,) = record["parameters"]
+    weighting, pos_label = record["parameters"]
+    assert pos_label["name"] == "pos_label" and pos_label["default"] is None
     assert weighting["choices"] == ["clicks", "impressions", "uniform"]
     assert weighting["default"] == "impressions"
     assert record["function"] == "receval.gauc_score"

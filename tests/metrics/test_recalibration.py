@@ -184,6 +184,15 @@ def test_regression_auc_hand_cases():
         rv.regression_auc_score([1.0, 2.0], [0.5, 0.6], sample_weight=[1, 2])
 
 
+@pytest.mark.parametrize(
+    ("weights", "given"), [(np.ones(3), "3 weights"), ([2], "1 weight"), (np.float64(2), "2.0")]
+)
+def test_regression_auc_refuses_weights_naming_what_was_given(weights, given):
+    # the weights in the user's terms (their number), not the type of their container
+    with pytest.raises(InvalidParameterError, match=f"Got {given}; leave it out"):
+        rv.regression_auc_score([1.0, 2.0, 3.0], [0.5, 0.6, 0.4], sample_weight=weights)
+
+
 @given(
     st.integers(2, 30).flatmap(
         lambda n: st.tuples(

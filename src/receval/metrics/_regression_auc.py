@@ -76,8 +76,8 @@ def regression_auc_score(
     if sample_weight is not None:
         raise InvalidParameterError(
             f"{_FUNC}: sample_weight is not taken: TorchRec's regression AUC counts every "
-            f"pair of rows once. Got {type(sample_weight).__name__}; leave it out (or "
-            f"repeat rows to weigh them)."
+            f"pair of rows once. Got {_weights(sample_weight)}; leave it out (or repeat "
+            f"rows to weigh them)."
         )
     columns = {"y_true": y_true, "y_score": y_score}
     if groups is None:
@@ -148,3 +148,11 @@ REGRESSION_AUC = group_definition("regression_auc", _FUNC, _prepare, _group_valu
                                   scale_free=always)  # fmt: skip
 GROUPED_REGRESSION_AUC = group_definition("grouped_regression_auc", _FUNC, _grouped,
                                           _group_values, scale_free=always)  # fmt: skip
+
+
+def _weights(sample_weight: Any) -> str:
+    """The weights given, in words: their number (``3 weights``), or the value itself
+    when it is one number (a scalar)."""
+    if np.ndim(sample_weight) == 0:
+        return repr(np.asarray(sample_weight).item())
+    return v.counted(len(sample_weight), "weight")

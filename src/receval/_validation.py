@@ -112,12 +112,12 @@ def missing_values(
     count and the first (the error's ``row``, which a file's readers name)."""
     flags = missing if isinstance(missing, np.ndarray) else to_numpy(missing)
     count, first = int(np.count_nonzero(flags)), int(np.argmax(flags))
-    func, name, what, fix = (_literal(part) for part in (func, name, what, fix))
+    func, name, what, fix = (literal(part) for part in (func, name, what, fix))
     template = f"{func}: {name} contains {{count}} ({what}), the first {{at}}; {fix}."
     return InputValidationError.positioned(template, first, counted(count, "missing value"))
 
 
-def _literal(text: str) -> str:
+def literal(text: str) -> str:
     """``text`` as it reads once formatted by ``str.format``."""
     return text.replace("{", "{{").replace("}", "}}")
 
@@ -363,7 +363,7 @@ def _not_finite(func: str, name: str, row: int | None, value: Any = None) -> Inp
     fix = "drop those rows or replace the values with finite numbers first"
     if row is None:
         return InputValidationError(f"{func}: {name} contains NaN or infinity; {fix}.")
-    func, name = _literal(func), _literal(name)
+    func, name = literal(func), literal(name)
     template = f"{func}: {name} contains NaN or infinity, the first {{at}} "
     template += f"({float(value)!r}); {fix}."
     return InputValidationError.positioned(template, row)

@@ -3,6 +3,9 @@ and say what was given."""
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
 import pytest
 
 from tests.cli._helpers import invoke, make_runner
@@ -436,7 +439,29 @@ def test_split_names_the_time_that_is_not_a_number(tmp_path):
     log = tmp_path / "log.csv"
     log.write_text("user,item,timestamp\nu1,a,1\nu1,b,2\nu1,c,abc\n")
     stderr = _stderr("split", log, "-o", tmp_path / "tr.csv", "-O", tmp_path / "te.csv")
-    assert "row 2 holds 'abc', not a number as the rows before it" in stderr
+    assert stderr == (
+        f"error: {log}:4: leave_last_out: the time column 'timestamp' holds 'abc' on this line, "
+        f"not a number as the rows before it; fix the value, or give datetimes or ISO 8601 text.\n"
+    )
+
+
+@pytest.mark.parametrize("method", [["--method", "temporal", "--quantile", "0.5"], []])
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_split_names_a_bad_time_by_its_line_alone(tmp_path, method, suffix):
+    # it said "log.csv:3: ...: row 1 holds 'soon'": a 0-based row beside the 1-based line
+    log = tmp_path / f"log.{suffix}"
+    table = pa.table({"user": ["u1", "u1", "u2"], "item": ["a", "b", "c"],
+                      "time": ["2024-01-01", "soon", "2024-01-03"]})  # fmt: skip
+    if suffix == "csv":
+        pcsv.write_csv(table, log)
+    else:
+        pq.write_table(table, log)
+    stderr = _stderr("split", log, *method, "-o", tmp_path / "tr.csv", "-O", tmp_path / "te.csv")
+    where = f"{log}:3" if suffix == "csv" else f"{log}: row 2"
+    here = "on this line" if suffix == "csv" else "in this row"
+    assert stderr.startswith(f"error: {where}: ")
+    assert f"the time column 'time' holds 'soon' {here}, which is not an ISO 8601" in stderr
+    assert "row 1" not in stderr
 
 
 def test_demo_refuses_a_folder_before_computing(tmp_path):

@@ -454,8 +454,8 @@ def test_bad_parameters():
     with pytest.raises(InputValidationError) as info:
         receval.audit(bad, test)
     assert str(info.value) == (
-        f"audit: the 'time' column of train: row {len(train) - 1} holds 'x', which is not an "
-        "ISO 8601 time between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give "
+        f"audit: the 'time' column of train holds 'x' at position {len(train) - 1}, which is "
+        "not an ISO 8601 time between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give "
         "datetimes, ISO 8601 text or numbers."
     )
     mixed = np.array([5, *["2024-01-01"] * (len(train) - 1)], dtype=object)

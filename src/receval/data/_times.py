@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import counted, format_values, missing_values
+from .._validation import counted, format_values, literal, missing_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._arrow import is_arrow, to_arrow, to_numpy
 from ._instants import first_unreadable, iso_instants, text_column
@@ -120,17 +120,17 @@ def _text_keys(text: Any, where: str) -> np.ndarray:
         )
         if numbers[0] and not numbers.all():  # numbers read as text for one that is not
             i = int(np.flatnonzero(~numbers)[0])
-            raise InputValidationError(
-                f"{where}: row {i} holds {text[i].as_py()!r}, not a number as the rows "
-                f"before it; fix the value, or give datetimes or ISO 8601 text.",
-                row=i,
+            raise InputValidationError.positioned(
+                f"{literal(where)} holds {literal(repr(text[i].as_py()))} {{at}}, not a number "
+                f"as the rows before it; fix the value, or give datetimes or ISO 8601 text.",
+                i,
             ) from None
         i = first_unreadable(text, read)
-        raise InputValidationError(
-            f"{where}: row {i} holds {text[i].as_py()!r}, which is not an ISO 8601 time "
-            f"between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give datetimes, "
-            f"ISO 8601 text or numbers.",
-            row=i,
+        raise InputValidationError.positioned(
+            f"{literal(where)} holds {literal(repr(text[i].as_py()))} {{at}}, which is not an "
+            f"ISO 8601 time between 1677 and 2262 (e.g. '2024-01-31T08:00:00+08:00'); give "
+            f"datetimes, ISO 8601 text or numbers.",
+            i,
         ) from None
     return keys
 

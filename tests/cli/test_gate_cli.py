@@ -105,6 +105,32 @@ def test_rules_of_the_command_line_read_no_rules_file(repo):
     assert "With --rule no file's rules are read" in help_text
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[gate]\nalpha = 0.01\n", "[gate] holds no rules; add a [[gate.rules]] table per rule"),
+        ("[tool.other]\nx = 1\n", "no [gate] table (no 'gate'); add a [[gate.rules]] table"),
+    ],
+)
+def test_a_file_without_rules_says_what_to_add(repo, text, said):
+    # it said "gate.rules must be a non-empty array of tables (...). Got None instead."
+    (repo / "ci.toml").write_text(text)
+    stderr = invoke(runner, "gate", *BETTER, "--config", "ci.toml", code=2).stderr
+    assert stderr.startswith(f"error: ci.toml: {said}") and "Got None" not in stderr
+    assert 'metric = "ndcg@10", rule = "non_inferiority"' in stderr
+
+
+def test_with_rules_given_a_file_without_the_gate_table_is_read_for_settings(repo):
+    # with --rule it told the user to add [[gate.rules]] entries, which --rule gave
+    (repo / "ci.toml").write_text("[tool.other]\nx = 1\n")
+    rule = [*BETTER, *FAST, "--rule", "ndcg@10=floor:0.1", "--config", "ci.toml"]
+    stderr = invoke(runner, "gate", *rule, code=2).stderr
+    assert stderr == (
+        "error: ci.toml: no [gate] table (no 'gate'), so no settings to read (--rule gives "
+        "the rules); add [gate] with the settings (e.g. alpha = 0.05), or leave out --config.\n"
+    )
+
+
 def test_a_bad_metric_or_margin_of_the_file_names_the_file_and_key(repo):
     rules = (repo / "receval.toml").read_text()
     (repo / "receval.toml").write_text(

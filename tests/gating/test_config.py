@@ -118,7 +118,11 @@ def test_toml_syntax_errors_give_file_and_line(tmp_path, text, line):
             "[gate]\nalpah = 0.05\n" + RULE,
             "Unknown key 'gate.alpah' in the gate's configuration; did you mean 'alpha'?",
         ),
-        ("[gate]\nalpha = 0.05\n", "gate.rules must be a non-empty array of tables"),
+        (
+            "[gate]\nalpha = 0.05\n",
+            "[gate] holds no rules; add a [[gate.rules]] table per rule, with its metric and "
+            'rule (e.g. metric = "ndcg@10", rule = "non_inferiority", margin = 0.01).',
+        ),
         ("[gate]\nrules = []\n", "gate.rules must be a non-empty array of tables"),
         (
             '[[gate.rules]]\nrule = "floor"\nthreshold = 1\n',

@@ -184,6 +184,11 @@ def cli_text(text: str, command: str | None = None) -> str:
         text = re.sub(r"pass file_format='(\w+)', '(\w+)' or '(\w+)'",
                       r"name the file .\1, .\2 or .\3", text)  # fmt: skip
     text = re.sub(r"file_format='(\w+)', '(\w+)' or '(\w+)'", r"file_format=\1, \2 or \3", text)
+    if command == "gate":  # a --config FILE read for its settings alone, beside --rule
+        from ..gating.config import SETTINGS_ONLY
+
+        text = text.replace(SETTINGS_ONLY, "--rule gives the rules")
+        text = text.replace("or read no file.", "or leave out --config.")
     if command is not None:  # the command reads its file with a scan of its own
         text = re.sub(r"^scan: ", "", text)
     text = _REFUSED.sub(_refused, text)

@@ -38,7 +38,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["CONFIG_FILES", "GateConfig", "find_config", "load_config", "parse_config"]
+__all__ = [
+    "CONFIG_FILES",
+    "SETTINGS_ONLY",
+    "GateConfig",
+    "find_config",
+    "load_config",
+    "parse_config",
+]
 
 #: The files searched, in this order, and the table each holds the gate in.
 CONFIG_FILES = {"receval.toml": ("gate",), "pyproject.toml": ("tool", "receval", "gate")}
@@ -218,15 +225,29 @@ def parse_config(
     try:
         settings = check_settings(table, f"{where}.")
         given: Any = table.get("rules") if rules else []
+        if rules and "rules" not in table:
+            raise InvalidParameterError(f"[{where}] holds no rules; {_add_rules(where)}.")
         if rules and (not isinstance(given, list) or not given):
             raise InvalidParameterError(
                 f"{where}.rules must be a non-empty array of tables ([[{where}.rules]] with "
-                f"metric and rule). Got {given!r} instead."
+                f"metric and rule). Got {given!r} instead; {_add_rules(where)}."
             )
         checked = tuple(as_rule(r, f"{where}.rules[{i}]") for i, r in enumerate(given))
     except InvalidParameterError as exc:
         raise InvalidParameterError(file + str(exc)) from None
     return GateConfig(rules=checked, source=source, **settings)
+
+
+#: Why a file read with ``rules=False`` is read for its settings alone.
+SETTINGS_ONLY = "the rules are given elsewhere"
+
+
+def _add_rules(name: str) -> str:
+    """What to add to a file without rules, in the table ``name`` (``gate``)."""
+    return (
+        f"add a [[{name}.rules]] table per rule, with its metric and rule (e.g. metric = "
+        f'"ndcg@10", rule = "non_inferiority", margin = 0.01)'
+    )
 
 
 def find_config(directory: str | Path = ".") -> Path | None:
@@ -296,12 +317,15 @@ def load_config(path: str | Path, *, rules: bool = True) -> GateConfig:
         ) from None
     keys = CONFIG_FILES.get(p.name, CONFIG_FILES["receval.toml"])
     table: Any = data
+    name = ".".join(keys)
     for depth, key in enumerate(keys):
         if not isinstance(table, dict) or key not in table:
-            where = ".".join(keys[: depth + 1])
-            raise InputValidationError(
-                f"{p}: no [{'.'.join(keys)}] table (no {where!r}); add one with "
-                f"[[{'.'.join(keys)}.rules]] entries."
+            missing = f"{p}: no [{name}] table (no {'.'.join(keys[: depth + 1])!r})"
+            if rules:
+                raise InputValidationError(f"{missing}; {_add_rules(name)}.")
+            raise InputValidationError(  # the rules are given elsewhere: settings only
+                f"{missing}, so no settings to read ({SETTINGS_ONLY}); add [{name}] with the "
+                f"settings (e.g. alpha = 0.05), or read no file."
             )
         table = table[key]
     if not isinstance(table, dict):

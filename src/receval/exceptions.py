@@ -47,7 +47,10 @@ class InputValidationError(RecevalError, ValueError):
     knows it (None otherwise), and ``pair`` the (user, item) ids of a repeated
     pair: the file readers turn them into ``path:line``. ``classes`` holds the
     labels found where a metric needs two classes (0/1 clicks) and they are not
-    (None otherwise).
+    (None otherwise). ``scored`` holds the metric (as the caller named it) and the
+    model whose scores it was computing when the error was raised, where models
+    are compared (:func:`receval.compare_predictions`, :func:`receval.gate`; None
+    otherwise): the command line names the model's score column by its option.
     """
 
     row: int | None = None
@@ -58,6 +61,7 @@ class InputValidationError(RecevalError, ValueError):
     template: str | None = None
     count: str | None = None
     classes: list[object] | None = None
+    scored: tuple[str, str] | None = None
 
     def __init__(
         self, *args: object, row: int | None = None, classes: list[object] | None = None
@@ -89,7 +93,7 @@ class InputValidationError(RecevalError, ValueError):
             error.row = row
             return error
         error = self.positioned(self.template, row, "missing values")
-        error.pair, error.classes = self.pair, self.classes
+        error.pair, error.classes, error.scored = self.pair, self.classes, self.scored
         return error
 
     @classmethod
@@ -123,6 +127,7 @@ class InputValidationError(RecevalError, ValueError):
         """An error of this type with ``message`` and this error's attributes."""
         error = type(self)(message, row=self.row, classes=self.classes)
         error.pair, error.template, error.count = self.pair, self.template, self.count
+        error.scored = self.scored
         return error
 
 

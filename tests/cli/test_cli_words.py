@@ -468,3 +468,58 @@ def test_demo_refuses_a_folder_before_computing(tmp_path):
     # it printed every table, then exited 2 at the write
     result = invoke(make_runner(), "demo", "-o", tmp_path, code=2)
     assert result.stdout == "" and "--out names the folder" in result.stderr
+
+
+SCORES = "click,a,b\n1,0.9,2.5\n0,0.2,-1\n1,0.7,0.3\n0,0.1,0.2\n"
+PROBABILITIES = (
+    "the scores must contain probabilities in [0, 1]. Got values [-1.0, 2.5]; pass predicted "
+    "probabilities, e.g. apply a sigmoid to raw scores.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["compare", "--score", "a", "--score", "b", "--ctr-metric", "logloss"],
+         "logloss of --score b: "),
+        (["compare", "--score", "a", "--score", "b", "--ctr-metric", "brier"],
+         "brier of --score b: "),
+        (["gate", "--baseline", "a", "--candidate", "b", "--rule",
+          "log_loss=non_inferiority:0.01"], "log_loss of --candidate b: "),
+        (["gate", "--baseline", "b", "--candidate", "a", "--rule",
+          "log_loss=non_inferiority:0.01"], "log_loss of --baseline b: "),
+        (["gate", "--baseline", "a", "--candidate", "b", "--rule", "pcoc=ceiling:1.1"],
+         "pcoc of --candidate b: "),
+    ],
+)  # fmt: skip
+def test_a_metric_refusing_a_score_column_names_the_column_and_its_option(tmp_path, args, said):
+    # it said "g.csv:2: log_loss: y_pred must contain probabilities ...": the library's
+    # argument, not the column; ctr names the metric and the column by its option
+    path = tmp_path / "g.csv"
+    path.write_text(SCORES)
+    stderr = _stderr(*args, "--impressions", path, "--label", "click")
+    assert stderr == f"error: {path}:2: {said}{PROBABILITIES}"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["compare", "--score", "a", "--score", "b", "--ctr-metric", "log_loss"],
+         "log_loss of --score a"),
+        (["gate", "--baseline", "a", "--candidate", "b", "--rule",
+          "log_loss=non_inferiority:0.01"], "log_loss of --candidate b"),
+        (["ctr", "--score", "a", "--score", "b", "-m", "log_loss"], "log_loss of --score a"),
+    ],
+)  # fmt: skip
+def test_labels_refused_by_a_metric_are_said_as_ctr_says_them(tmp_path, args, said):
+    path = tmp_path / "lab.csv"
+    path.write_text("click,a,b\n1,0.9,0.5\n2,0.2,0.1\n1,0.7,0.3\n0,0.1,0.2\n")
+    if args[0] == "ctr":
+        args = ["ctr", path, *args[1:]]
+    else:
+        args = [*args, "--impressions", path]
+    stderr = _stderr(*args, "--label", "click")
+    assert stderr == (
+        f"error: {path}:3: {said}: --label must hold 0/1 labels (1 = click). Got values "
+        f"[0, 1, 2]; make the column 0/1 first (e.g. clicks > 0).\n"
+    )

@@ -50,6 +50,7 @@ from ._common import (
 )
 from ._impressions import (
     read_impressions,
+    scored_error,
 )
 from ._items import (
     FeaturesOption,
@@ -470,8 +471,7 @@ def compare(
                         data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,
                         weighting=weighting, sample_weight=data.sample_weight, **settings,
                     )  # fmt: skip
-                except InputValidationError as exc:  # a data error: the file's line
-                    where, said = data.located(exc)
-                    raise say.fail(where + say.error_words(said, data.weight)) from None
+                except InputValidationError as exc:  # a data error: the file's line, the column
+                    raise say.fail(scored_error(exc, say, data)) from None
             comparison_notes(report, say)
         comparison_output(report, output_format, digits, detail)

@@ -42,7 +42,7 @@ from ._common import (
     app,
     read_qrels_runs,
 )
-from ._impressions import read_impressions
+from ._impressions import read_impressions, scored_error
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, words
 
@@ -415,9 +415,8 @@ def gate(
                         sample_weight=data.sample_weight,
                         **settings.settings(),
                     )
-                except InputValidationError as exc:  # a data error: the file's line
-                    where, said = data.located(exc)
-                    raise say.fail(where + say.error_words(said, data.weight)) from None
+                except InputValidationError as exc:  # a data error: the file's line, the column
+                    raise say.fail(scored_error(exc, say, data)) from None
         # the report names the file its rules came from
         report = dataclasses.replace(
             report, config=dataclasses.replace(report.config, source=settings.source)

@@ -6,6 +6,7 @@ No metric is computed here: the rows call the library's functions.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, NamedTuple
 
 from ._columns import no_missing, read_columns
@@ -23,6 +24,7 @@ __all__ = [
     "ctr_table",
     "not_probabilities",
     "read_impressions",
+    "scored_error",
     "segment_skips_note",
     "sigmoid",
     "skipped_groups_note",
@@ -85,6 +87,7 @@ class Impressions(NamedTuple):
     path: str | None = None  # the file read, and its format (csv, tsv, parquet)
     file_format: str | None = None
     weight: str | None = None  # the --weight column's name
+    options: dict[str, str] | None = None  # the option that named each score column
 
     def located(self, exc: BaseException) -> tuple[str, BaseException]:
         """Where a data error in the columns read from the file is, and the error to
@@ -154,6 +157,7 @@ def read_impressions(
         path=path,
         file_format=fmt,
         weight=weight,
+        options=dict(zip(score, named, strict=True)),
     )
 
 
@@ -316,10 +320,10 @@ def ctr_rows(
                         value = spec.func(*args, **kwargs)
                 except InputValidationError as exc:
                     if why_not is None or not _refuses_scores(exc):  # a data error
-                        raise say.fail(_failed(source, name, col, exc, say)) from None
+                        raise say.fail(scored_error(exc, say, source, name, col)) from None
                     skipped[name] = why_not
                 except RecevalError as exc:
-                    raise say.fail(_failed(source, name, col, exc, say)) from None
+                    raise say.fail(scored_error(exc, say, source, name, col)) from None
             row.append(value)
         for name, counts in row_counts.items():
             skipped_groups_note(col, name, counts, whys[name], say)
@@ -331,13 +335,29 @@ def ctr_rows(
     return rows
 
 
-def _failed(
-    source: Impressions | None, name: str, col: str, exc: BaseException, say: Messages
+def scored_error(
+    exc: BaseException,
+    say: Messages,
+    source: Impressions | None = None,
+    metric: str | None = None,
+    column: str | None = None,
 ) -> str:
-    """A metric's error naming the column (the library's message names ``y_score``)."""
+    """A metric's error on a score column in the command's words, naming the metric and
+    the column by its option: ``<file>:<line>: <metric> of --score <column>: ...`` (the
+    library's message names its arguments, ``y_pred must contain probabilities``: the
+    column's scores here). ``metric`` and ``column``: those computed, else the ones the
+    library marked the error with (:attr:`InputValidationError.scored`, where models are
+    compared); without a column, the error alone. ``source``: the impressions read from
+    a file, whose line the error names, and the option of each column."""
     where, said = ("", exc) if source is None else source.located(exc)
-    weight = None if source is None else source.weight
-    return f"{where}{name} of --score {col}: {say.error_words(said, weight)}"
+    words = say.error_words(said, None if source is None else source.weight)
+    if column is None and getattr(exc, "scored", None) is not None:
+        metric, column = exc.scored  # type: ignore[attr-defined]
+    if column is None:
+        return where + words
+    option = ((source.options if source is not None else None) or {}).get(column, "--score")
+    words = re.sub(r"^[\w.]+: (?:y_score|y_pred|y_prob|y_proba)\b", "the scores", words)
+    return f"{where}{'' if metric is None else metric + ' of '}{option} {column}: {words}"
 
 
 def skipped_groups_note(
@@ -451,9 +471,7 @@ def ctr_segment_table(
                                 raise
                             skipped[m] = why_not
             except RecevalError as exc:  # name the column: the message names y_score
-                where, said = data.located(exc)
-                words = say.error_words(said, data.weight)
-                raise say.fail(f"{where}--score {col}: {words}") from None
+                raise say.fail(scored_error(exc, say, data, column=col)) from None
         # what the rules left out: on the overall row, the groups each grouped metric
         # skips over all the rows, the segments where a metric is undefined and the metrics
         # not applicable; on each segment's row, the groups it skips in the segment

@@ -5,7 +5,8 @@ loss, whose weighted mean over units is :func:`receval.log_loss`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ import numpy as np
 from .. import _validation as v
 from ..exceptions import InputValidationError
 
-__all__ = ["Impressions", "check_impressions", "user_log_loss"]
+__all__ = ["Impressions", "check_impressions", "scoring", "user_log_loss"]
 
 
 @dataclass(frozen=True)
@@ -137,3 +138,30 @@ def user_log_loss(rows: Impressions, score: Any) -> tuple[np.ndarray, np.ndarray
         total = np.bincount(rows.codes, weights=rows.row_weight * loss, minlength=len(unit_w))
         per = total / unit_w
     return np.where(unit_w > 0, per, np.nan), unit_w
+
+
+@contextmanager
+def scoring(metric: str, model: str) -> Iterator[None]:
+    """Mark the data errors raised meanwhile as those of ``metric`` on the scores of
+    ``model`` (:attr:`receval.exceptions.InputValidationError.scored`), which the
+    command line names by the model's column and option; an error marked already
+    keeps its mark.
+
+    Examples
+    --------
+    >>> from receval import log_loss
+    >>> from receval.comparison.impressions import scoring
+    >>> from receval.exceptions import InputValidationError
+    >>> try:
+    ...     with scoring("logloss", "b"):
+    ...         log_loss([1, 0], [2.5, 0.1])
+    ... except InputValidationError as exc:
+    ...     print(exc.scored)
+    ('logloss', 'b')
+    """
+    try:
+        yield
+    except InputValidationError as exc:
+        if exc.scored is None:
+            exc.scored = (metric, model)
+        raise

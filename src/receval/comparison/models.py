@@ -701,7 +701,7 @@ def compare_predictions(
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
     from . import recomputed as rec
-    from .impressions import check_impressions, user_log_loss
+    from .impressions import check_impressions, scoring, user_log_loss
 
     func = "compare_predictions"
     settings = _check_settings(func, test=test, interval=interval, correction=correction,
@@ -727,16 +727,17 @@ def compare_predictions(
     weights: dict[str, np.ndarray | None] = {}
     for name, score in named.items():
         for m, key, spec in zip(metrics, keys, specs, strict=True):
-            if key == "gauc":
-                assert groups is not None  # 'gauc' without groups was refused above
-                rep = group_auc(yt, score, groups=groups, sample_weight=sample_weight,
-                                **({"weighting": weighting} | dict(spec.args)))  # fmt: skip
-                values[m][name] = rep.auc
-                weights[m] = np.asarray(rep.weight, dtype=np.float64)
-                means[m][name] = rep.score
-            elif key == "log_loss":
-                means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
-                values[m][name], weights[m] = user_log_loss(rows, score)
+            with scoring(m, name):  # its errors name the model
+                if key == "gauc":
+                    assert groups is not None  # 'gauc' without groups was refused above
+                    rep = group_auc(yt, score, groups=groups, sample_weight=sample_weight,
+                                    **({"weighting": weighting} | dict(spec.args)))  # fmt: skip
+                    values[m][name] = rep.auc
+                    weights[m] = np.asarray(rep.weight, dtype=np.float64)
+                    means[m][name] = rep.score
+                elif key == "log_loss":
+                    means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
+                    values[m][name], weights[m] = user_log_loss(rows, score)
     higher = {m: spec.info.higher_is_better is True for m, spec in zip(metrics, specs, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k in ("gauc", "log_loss")]
     settings |= {"baseline": baseline, "n_users": n_groups}

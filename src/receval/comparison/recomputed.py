@@ -98,8 +98,13 @@ def recomputed_pairs(
             f"per-user values) does not apply to it; use test='randomization', which "
             f"recomputes the metric on swapped scores."
         )
+    from .impressions import scoring
+
     rows = np.arange(len(y_true))
-    means = {name: value(rows, score, sample_weight) for name, score in y_scores.items()}
+    means = {}
+    for name, score in y_scores.items():
+        with scoring(metric, name):  # its errors name the model
+            means[name] = value(rows, score, sample_weight)
     rng = np.random.default_rng(seed)
     units = _unit_rows(codes, n_units)
     quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]

@@ -100,7 +100,7 @@ def _pointwise(
     of each metric that has one (a metric of bounds only is not paired)."""
     from .. import _validation as v
     from ..comparison import recomputed as rec
-    from ..comparison.impressions import check_impressions, user_log_loss
+    from ..comparison.impressions import check_impressions, scoring, user_log_loss
     from ..metrics._delong import delong_covariance
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
@@ -120,27 +120,24 @@ def _pointwise(
                 raise InputValidationError(
                     f"{_FUNC}: {m!r} needs groups; pass groups= (e.g. the user id of each row)."
                 )
-            values = {
-                name: float(metric.func(yt, s, groups=groups, sample_weight=sw))
-                for name, s in models.items()
-                if roles[name] == "candidates"
-            }
+            values = {}
+            for name, s in models.items():
+                if roles[name] == "candidates":
+                    with scoring(m, name):  # its errors name the model
+                        values[name] = float(metric.func(yt, s, groups=groups, sample_weight=sw))
             out[m] = _Metric(higher, values)
         elif key == "gauc":
             if groups is None:
                 raise InputValidationError(
                     f"{_FUNC}: {m!r} needs groups; pass groups= (e.g. the user id of each row)."
                 )
-            reps = {
-                name: group_auc(
-                    yt,
-                    s,
-                    groups=groups,
-                    sample_weight=sample_weight,
-                    **({"weighting": weighting} | dict(spec.args)),
-                )
-                for name, s in models.items()
-            }
+            reps = {}
+            options = {"weighting": weighting} | dict(spec.args)
+            for name, s in models.items():
+                with scoring(m, name):
+                    reps[name] = group_auc(
+                        yt, s, groups=groups, sample_weight=sample_weight, **options
+                    )
             out[m] = _Metric(
                 higher,
                 {k: float(r.score) for k, r in reps.items()},
@@ -148,8 +145,11 @@ def _pointwise(
                 np.asarray(next(iter(reps.values())).weight, dtype=np.float64),
             )
         elif key == "log_loss":
-            loss = {k: float(log_loss(yt, s, sample_weight=sw)) for k, s in models.items()}
-            per = {k: user_log_loss(rows, s)[0] for k, s in models.items()}
+            loss, per = {}, {}
+            for k, s in models.items():
+                with scoring(m, k):
+                    loss[k] = float(log_loss(yt, s, sample_weight=sw))
+                    per[k] = user_log_loss(rows, s)[0]
             out[m] = _Metric(higher, loss, per, rows.unit_weight)
         elif key == "roc_auc":
             if sw is not None:

@@ -1,0 +1,37 @@
+"""The errors of a metric on one model's scores name the metric and the model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import receval as rv
+from receval.exceptions import InputValidationError
+
+Y = np.array([1, 0, 1, 0])
+GOOD, LOGITS = np.array([0.9, 0.2, 0.7, 0.1]), np.array([2.5, -1.0, 0.3, 0.2])
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "logloss", "brier", "pcoc"])
+def test_compare_predictions_marks_the_model_a_metric_refuses(metric):
+    with pytest.raises(InputValidationError, match="probabilities") as info:
+        rv.compare_predictions(Y, {"good": GOOD, "logits": LOGITS}, metrics=[metric],
+                               n_permutations=10, n_resamples=10)  # fmt: skip
+    assert info.value.scored == (metric, "logits") and info.value.row == 0
+
+
+@pytest.mark.parametrize(
+    ("rule", "models"),
+    [
+        ({"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}, ("logits", "good")),
+        ({"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01}, ("good", "logits")),
+        ({"metric": "pcoc", "rule": "ceiling", "threshold": 1.1}, ("logits", "good")),
+    ],
+)
+def test_gate_marks_the_model_a_metric_refuses(rule, models):
+    candidate, baseline = models
+    scores = {"good": GOOD, "logits": LOGITS}
+    with pytest.raises(InputValidationError, match="probabilities") as info:
+        rv.gate({candidate: scores[candidate]}, {baseline: scores[baseline]}, [rule], y_true=Y,
+                n_permutations=10, n_resamples=10)  # fmt: skip
+    assert info.value.scored == (rule["metric"], "logits")

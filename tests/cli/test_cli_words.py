@@ -3,12 +3,14 @@ and say what was given."""
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
-from tests.cli._helpers import invoke, make_runner
+from tests.cli._helpers import invoke, make_runner, pipe_of
 
 LOG = "click,a,b,user\n1,0.9,0.8,u1\n0,0.3,0.4,u1\n1,0.4,0.5,u2\n0,0.6,0.2,u2\n"
 
@@ -523,3 +525,25 @@ def test_labels_refused_by_a_metric_are_said_as_ctr_says_them(tmp_path, args, sa
         f"error: {path}:3: {said}: --label must hold 0/1 labels (1 = click). Got values "
         f"[0, 1, 2]; make the column 0/1 first (e.g. clicks > 0).\n"
     )
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+def test_files_through_pipes_are_read_as_standard_input_is(tmp_path):
+    # a pipe (bash's <(...)) was read where a file is: "/dev/fd/63: cannot be read:
+    # lseek failed" (CSV, Parquet), or Parquet qrels as TREC text
+    qrels = pa.table({"user": ["u1", "u2"], "item": ["a", "b"], "grade": [1, 1]})
+    sink = pa.BufferOutputStream()
+    pq.write_table(qrels, sink)
+    run = tmp_path / "run.txt"
+    run.write_text("u1 Q0 a 1 0.9 r\nu2 Q0 b 1 0.8 r\n")
+    with pipe_of(sink.getvalue().to_pybytes()) as pipe:
+        ranked = invoke(make_runner(), "rank", "--qrels", pipe, "--run", run, "-m", "mrr",
+                        "-f", "csv")  # fmt: skip
+    assert ranked.stdout.splitlines()[1].startswith("run.txt,1.0,")
+    with pipe_of(LOG.encode()) as pipe:
+        ctr = invoke(make_runner(), "ctr", pipe, "--label", "click", "--score", "a", "-m",
+                     "auc", "-f", "csv")  # fmt: skip
+    assert ctr.stdout.splitlines()[1].startswith("a,0.75,")
+    with pipe_of(LOG.encode()) as pipe:
+        stderr = _stderr("ctr", pipe, "--label", "click", "--score", "c")
+    assert stderr.startswith(f"error: {pipe}: no column 'c' (--score c). Got columns [")

@@ -4,12 +4,13 @@ trec_eval's exit status (2 for a file it cannot read)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from receval.cli import app
-from tests.cli._helpers import make_runner
+from tests.cli._helpers import make_runner, pipe_of
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n"
 RUN = "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.4 r\nq2 Q0 d1 1 0.3 r\n"
@@ -187,3 +188,39 @@ def test_a_parquet_file_is_named_parquet(tmp_path, parquet):
         "Parquet files with receval rank --qrels FILE --run FILE, or write the file as TREC "
         "text (trec-eval reads text files only).\n"
     )
+
+
+def _parquet(text: str) -> bytes:
+    """The lines of a TREC file as a Parquet file's bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    rows = [line.split() for line in text.splitlines()]
+    pq.write_table(pa.table({str(i): [r[i] for r in rows] for i in range(len(rows[0]))}), sink)
+    return sink.getvalue().to_pybytes()
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_parquet_through_a_pipe_is_named_parquet(tmp_path, which):
+    # a pipe (bash's <(cat qrels.parquet)) was read as text: "the qrels file has none"
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    with pipe_of(_parquet(QRELS if which == "qrels" else RUN)) as pipe:
+        files = {"qrels": str(tmp_path / "qrels"), "run": str(tmp_path / "run"), which: pipe}
+        result = make_runner().invoke(app, ["trec-eval", files["qrels"], files["run"]])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith(
+        f"error: {pipe}: the file is Parquet (it starts with 'PAR1'), not TREC text; "
+    )
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+def test_a_bad_line_of_a_pipe_is_named(tmp_path):
+    # the pipe was read twice, the second time empty: "the qrels file has none"
+    (tmp_path / "run").write_text(RUN)
+    with pipe_of(b"q1 0 d1 1\nq2 0 d1 x\n") as pipe:
+        result = make_runner().invoke(app, ["trec-eval", pipe, str(tmp_path / "run")])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"error: {pipe}:2: the grade 'x' is not an integer.\n"

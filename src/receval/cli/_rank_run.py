@@ -51,6 +51,7 @@ _VALUED = {
 }  # fmt: skip
 _FLAGS = {"-q": "quiet", "--quiet": "quiet", "--per-user": "per_user"}
 _REPEATED = ("run", "metric")
+_FILES = ("qrels", "run", "by")
 # the parameters of run_rank that common_options gives
 _COMMON = frozenset({*_VALUED.values(), *_FLAGS.values()})
 # those with which the core may compute the report of TREC files (and the conventions)
@@ -75,7 +76,8 @@ def common_options(args: list[str]) -> dict[str, Any] | None:
     (``--user``, ``--item``, ``--grade``, ``--score``, ``--rank``), ``--by FILE``
     and ``--segment COL``, ``-q`` /
     ``--quiet`` and ``--per-user``, each as its own argument with its value in
-    the next one; no value may start with ``-`` (standard input, an option).
+    the next one; no value may start with ``-`` (standard input, an option), nor
+    a file be a pipe (Typer copies both, :func:`receval.cli._stdin.stdin_input`).
     These give the values Typer gives (``tests/cli/test_startup.py`` runs both on
     every combination).
 
@@ -101,6 +103,11 @@ def common_options(args: list[str]) -> dict[str, Any] | None:
         if name is None or i + 1 == len(args) or args[i + 1].startswith("-"):
             return None
         value: Any = args[i + 1]
+        if name in _FILES:
+            from ..data._open import is_stream
+
+            if is_stream(value):
+                return None
         if name in _REPEATED:
             value = [*options.get(name, []), value]
         elif name in options:

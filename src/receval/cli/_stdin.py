@@ -1,10 +1,12 @@
-"""Standard input as an input file of the commands: ``-`` for one ``FILE`` parameter.
+"""Standard input as an input file of the commands: ``-`` for one ``FILE`` parameter;
+a pipe (bash's ``<(...)``) for any.
 
 A command's input file parameters (metavar ``FILE``, other than ``--out`` and
-``--output``) get a
-callback (:func:`accept_stdin`, from the command class in ``_params.py``) that
-turns ``-`` into a temporary copy of standard input; messages and titles name
-that copy ``<stdin>`` (:func:`displayed`).
+``--output``) get a callback (:func:`accept_stdin`, from the command class in
+``_params.py``) that turns ``-`` into a temporary copy of standard input, and a
+pipe into a copy of its bytes (the readers map files, read some twice, and tell
+Parquet by its first bytes); messages and titles name the copy ``<stdin>``, or
+the pipe as given (:func:`displayed`).
 """
 
 from __future__ import annotations
@@ -17,15 +19,16 @@ __all__ = ["STDIN_NAME", "accept_stdin", "displayed", "stdin_input"]
 
 #: How messages name standard input.
 STDIN_NAME = "<stdin>"
-#: The temporary copies of standard input made for this process's commands.
-_STDIN_COPIES: set[str] = set()
+#: The temporary copies of standard input and pipes made for this process's commands,
+#: and the name messages give each (``<stdin>``, or the pipe's path as given).
+_STDIN_COPIES: dict[str, str] = {}
 
 
 def displayed(text: str) -> str:
-    """``text`` with the temporary copy of standard input (see :func:`stdin_input`)
-    named ``<stdin>``, for messages and titles."""
-    for copy in _STDIN_COPIES:
-        text = text.replace(copy, STDIN_NAME)
+    """``text`` with the temporary copies of standard input and pipes (see
+    :func:`stdin_input`) named ``<stdin>`` or as given, for messages and titles."""
+    for copy, name in _STDIN_COPIES.items():
+        text = text.replace(copy, name)
     return text
 
 
@@ -52,23 +55,23 @@ def accept_stdin(params: list[Any]) -> list[Any]:
 def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
     """``-`` as the value of an input file parameter: standard input, copied to a
     temporary file (the readers map files and read some twice) removed when the
-    command ends. The copy's suffix tells its format where no format option does:
-    ``.parquet`` for Parquet bytes (``PAR1``); none for a qrels or run text (read
-    as TREC); ``.tsv`` for another text whose first line holds a tab, else
-    ``.csv``. One input at most comes from standard input; messages name it
-    ``<stdin>``."""
+    command ends; a pipe (:func:`receval.data._open.is_stream`) likewise. The copy's
+    suffix tells its format where no format option does: ``.parquet`` for Parquet
+    bytes (``PAR1``); none for a qrels or run text (read as TREC); ``.tsv`` for
+    another text whose first line holds a tab, else ``.csv``. One input at most
+    comes from standard input; messages name it ``<stdin>``, and a pipe as given."""
     if isinstance(value, (list, tuple)):
         return type(value)(stdin_input(ctx, param, v) for v in value)
-    if value != "-":
+    from ..data._open import is_parquet, is_stream
+
+    if value != "-" and not (isinstance(value, str) and is_stream(value)):
         return value
     import shutil
     import tempfile
 
-    from ..data._open import is_parquet
-
     root = ctx.find_root()
     option = (param.opts or [param.human_readable_name])[0]
-    first = root.meta.get("receval.stdin")
+    first = root.meta.get("receval.stdin") if value == "-" else None
     if first is not None:
         import typer
 
@@ -78,12 +81,17 @@ def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
             ctx=ctx,
             param=param,
         )
-    root.meta["receval.stdin"] = option
+    if value == "-":
+        root.meta["receval.stdin"] = option
     directory = tempfile.mkdtemp(prefix="receval-stdin-")
     root.call_on_close(lambda: shutil.rmtree(directory, ignore_errors=True))
-    path = os.path.join(directory, "stdin")
+    path = os.path.join(directory, "stdin" if value == "-" else os.path.basename(value))
     with open(path, "wb") as out:
-        shutil.copyfileobj(sys.stdin.buffer, out)
+        if value == "-":
+            shutil.copyfileobj(sys.stdin.buffer, out)
+        else:
+            with open(value, "rb") as source:
+                shutil.copyfileobj(source, out)
     with open(path, "rb") as f:
         head = f.readline(1 << 16)
     if is_parquet(head):
@@ -95,5 +103,5 @@ def stdin_input(ctx: Any, param: Any, value: Any) -> Any:
     if suffix:
         os.rename(path, path + suffix)
         path += suffix
-    _STDIN_COPIES.add(path)
+    _STDIN_COPIES[path] = STDIN_NAME if value == "-" else value
     return path

@@ -22,6 +22,7 @@ __all__ = [
     "file_error",
     "header_not_utf8",
     "is_parquet",
+    "is_stream",
     "open_input",
     "place",
     "sentence",
@@ -323,6 +324,19 @@ def check_file(path: str) -> None:
 
 #: The first bytes of a Parquet file.
 _PARQUET_MAGIC = b"PAR1"
+
+
+def is_stream(path: str) -> bool:
+    """Whether ``path`` names a file that is read once, in order: a pipe (bash's
+    ``<(...)``, ``/dev/fd/N``, ``/dev/stdin``), not a regular file nor a folder; its
+    bytes cannot be looked at ahead of its reader, nor read twice."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def is_parquet(head: bytes | bytearray) -> bool:

@@ -192,26 +192,43 @@ def _check_files(o: TrecEvalOptions) -> None:
 
 
 @contextlib.contextmanager
-def _run_file(o: TrecEvalOptions) -> Iterator[str]:
-    """The run's path: a temporary copy of standard input for ``-``, which the
-    messages raised meanwhile name ``<stdin>``, as the other commands do."""
-    if o.run != "-":
-        yield o.run
-        return
+def _local_files(o: TrecEvalOptions) -> Iterator[tuple[str, str]]:
+    """The qrels' and the run's paths: a temporary copy of standard input for ``-``
+    (the run), and of a pipe (bash's ``<(...)``: its first bytes tell Parquet, which
+    a pipe cannot show ahead of its reader, and a file that does not parse is read
+    again for the message); the messages raised meanwhile name the copies
+    ``<stdin>`` and the pipe as given, as the other commands do."""
     import shutil
     import sys
     import tempfile
 
+    from ..data._open import is_stream
+
+    given = {"qrels": o.qrels, "run": o.run}
+    copied = [k for k, path in given.items() if path == "-" or is_stream(path)]
+    if not copied:
+        yield o.qrels, o.run
+        return
     with tempfile.TemporaryDirectory() as directory:
-        path = os.path.join(directory, "run")
-        with open(path, "wb") as fh:
-            shutil.copyfileobj(sys.stdin.buffer, fh)
+        names, paths = {}, dict(given)
+        for kind in copied:
+            paths[kind] = os.path.join(directory, kind)
+            names[paths[kind]] = "<stdin>" if given[kind] == "-" else given[kind]
+            with open(paths[kind], "wb") as fh:
+                if given[kind] == "-":
+                    shutil.copyfileobj(sys.stdin.buffer, fh)
+                else:
+                    with open(given[kind], "rb") as source:
+                        shutil.copyfileobj(source, fh)
         try:
-            yield path
+            yield paths["qrels"], paths["run"]
         except RecevalError as exc:
             kind = InputAbort if isinstance(exc, InputValidationError) else ParameterAbort
             status, output = getattr(exc, "status", FILE), getattr(exc, "output", "")
-            raise kind(str(exc).replace(path, "<stdin>"), status=status, output=output) from None
+            text = str(exc)
+            for path, name in names.items():
+                text = text.replace(path, name)
+            raise kind(text, status=status, output=output) from None
 
 
 def _check_params(
@@ -377,7 +394,7 @@ def _decompressed(qrels: str, run: str) -> Iterator[tuple[str, str]]:
         yield paths[0], paths[1]
 
 
-def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _Table:
+def _python_table(o: TrecEvalOptions, values: list[MeasureValue], qrels: str, run: str) -> _Table:
     """The values of judgment groups (``-R qrels_jg``: :mod:`receval.trec.jg`) and
     preferences (``-R prefs``, ``-R qrels_prefs``: :mod:`receval.trec.prefs`)."""
     from ..data._ranked import Run
@@ -386,11 +403,11 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _
     if o.rel_format == "qrels_jg":
         from .jg import read_judgment_groups
 
-        q = read_judgment_groups(o.qrels)
+        q = read_judgment_groups(qrels)
     else:
         from .prefs import read_prefs
 
-        q = read_prefs(o.qrels, qrels=o.rel_format == "qrels_prefs")
+        q = read_prefs(qrels, qrels=o.rel_format == "qrels_prefs")
     r = Run.from_file(run, file_format="trec")
     users = [str(u) for u in q.user_ids.tolist()]
     order = sorted(range(len(users)), key=lambda i: users[i].encode("utf-8"))
@@ -412,7 +429,7 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], run: str) -> _
     from .prefs import prefs_columns
 
     def columns(upto: int) -> dict[str, Any]:
-        return prefs_columns(q, r, queries[:upto], depth=o.max_retrieved, source=o.qrels)
+        return prefs_columns(q, r, queries[:upto], depth=o.max_retrieved, source=qrels)
 
     try:
         by_name = columns(len(queries))
@@ -516,13 +533,13 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
 
     try:
         _check_files(o)
-        with _run_file(o) as run:
-            for path in (o.qrels, run):
+        with _local_files(o) as (qrels, run):
+            for path in (qrels, run):
                 check_not_parquet(path, "trec", fix=_PARQUET_FIX)
             if o.rel_format == "qrels":
-                t = _core_table(o, selected, values, o.qrels, run)
+                t = _core_table(o, selected, values, qrels, run)
             else:
-                t = _python_table(o, values, run)
+                t = _python_table(o, values, qrels, run)
     except RecevalError as exc:
         raise as_abort(exc, FILE) from None
     try:

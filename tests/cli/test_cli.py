@@ -370,7 +370,8 @@ def test_rank_errors(runner, files, tmp_path) -> None:
         ),
         (
             [*base, "--run", files["run_a"], "--qrels-format", "csv"],
-            f"{files['qrels']}: no column 'user'. Got columns ['u1 0 a 2'].",
+            f"{files['qrels']}: no column 'user' (--user user). Got columns ['u1 0 a 2']; name "
+            f"one of them with --user.",
         ),
     ]
     for args, message in cases:

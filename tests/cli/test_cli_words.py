@@ -29,7 +29,7 @@ def _stderr(*args):
 def test_compare_names_its_options(log):
     base = ["compare", "--impressions", log, "--label", "click", "--score", "a", "--score", "b"]
     stderr = _stderr(*base, "--ctr-metric", "gauc")
-    assert "'gauc' needs groups; pass --group COL." in stderr and "groups=" not in stderr
+    assert "'gauc' needs groups; pass --group COL (e.g." in stderr and "groups=" not in stderr
     stderr = _stderr(*base, "--group", "user", "--resamples", "0")
     assert stderr == "error: --resamples must be an integer in [1, 10000000]. Got 0 instead.\n"
     stderr = _stderr(*base, "--group", "user", "--permutations", "0")
@@ -547,3 +547,75 @@ def test_files_through_pipes_are_read_as_standard_input_is(tmp_path):
     with pipe_of(LOG.encode()) as pipe:
         stderr = _stderr("ctr", pipe, "--label", "click", "--score", "c")
     assert stderr.startswith(f"error: {pipe}: no column 'c' (--score c). Got columns [")
+
+
+def test_a_ctr_metric_needing_groups_is_refused_as_ctr_refuses_it(log):
+    # compare said "log.csv: compare_predictions: 'gauc' needs groups; pass --group COL.",
+    # gate "log.csv: gate: 'gauc' needs groups ...": the library's function, and the file
+    said = "error: metric 'gauc' needs groups; pass --group COL (e.g. the user id column).\n"
+    assert _stderr("compare", "--impressions", log, "--label", "click", "--score", "a",
+                   "--score", "b", "--ctr-metric", "gauc") == said  # fmt: skip
+    assert _stderr("gate", "--impressions", log, "--label", "click", "--baseline", "a",
+                   "--candidate", "b", "--rule", "gauc=floor:0.5") == said  # fmt: skip
+
+
+def test_labels_of_one_class_are_the_label_columns(tmp_path):
+    # "gate: 'auc' needs y_true of 0 and 1 with both classes": the library's argument
+    path = tmp_path / "one.csv"
+    path.write_text("click,a,b\n1,0.9,0.8\n1,0.2,0.3\n")
+    stderr = _stderr("gate", "--impressions", path, "--label", "click", "--baseline", "a",
+                     "--candidate", "b", "--rule", "auc=non_inferiority:0.1")  # fmt: skip
+    assert "needs --label of 0 and 1 with both classes" in stderr and "y_true" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["retention", "{events}", "--user", "usr"],
+         "{events}: no column 'usr' (--user usr). Got columns ['user', 'time']; name one of "
+         "them with --user.\n"),
+        (["rank", "--qrels", "{runs}", "--run", "{runs}", "--item", "doc"],
+         "{runs}: no column 'doc' (--item doc). Got columns ['user', 'item', 'sc']; name one "
+         "of them with --item.\n"),
+        (["rank", "--qrels", "{qrels}", "--run", "{runs}"],
+         "{runs}: no column 'score' (--score score). Got columns ['user', 'item', 'sc']; name "
+         "one of them with --score.\n"),
+        (["compare", "--qrels", "{qrels}", "--run", "{runs}", "--run", "{runs}.2.csv"],
+         "{runs}: no column 'score' (--run-score score). Got columns ['user', 'item', 'sc']; "
+         "name one of them with --run-score.\n"),
+    ],
+)  # fmt: skip
+def test_a_column_not_in_a_file_names_its_option(tmp_path, args, said):
+    # retention, rank and compare said "ev.csv: no column 'usr'. Got columns [...]."
+    files = {"events": tmp_path / "ev.csv", "runs": tmp_path / "run.csv",
+             "qrels": tmp_path / "q.txt"}  # fmt: skip
+    files["events"].write_text("user,time\nu1,2024-01-01\n")
+    files["runs"].write_text("user,item,sc\nu1,a,1\n")
+    (tmp_path / "run.csv.2.csv").write_text("user,item,score\nu1,a,1\n")
+    files["qrels"].write_text("u1 0 a 1\n")
+    stderr = _stderr(*(a.format(**files) for a in args))
+    assert stderr == "error: " + said.format(**files)
+
+
+def test_a_rules_file_that_cannot_be_read_says_why_once(tmp_path, log):
+    # "[Errno 2] No such file or directory: 'x.toml'", "'utf-8' codec can't decode ..."
+    base = ["gate", "--impressions", log, "--label", "click", "--baseline", "a",
+            "--candidate", "b"]  # fmt: skip
+    missing = tmp_path / "x.toml"
+    assert _stderr(*base, "--config", missing) == (
+        f"error: {missing}: cannot read the gate's configuration: No such file or directory.\n"
+    )
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b"# caf\xe9\n")
+    assert _stderr(*base, "--config", latin) == (
+        f"error: {latin}: cannot read the gate's configuration: byte 0xe9 at byte 5 is not "
+        f"UTF-8; save the file as UTF-8.\n"
+    )
+
+
+def test_a_bad_choice_says_no_validator_words(log):
+    # "Invalid value for '--format' / '-f': Value error, 'jsn' is not one of ..."
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "a", "-f", "jsn",
+                    code=2)  # fmt: skip
+    assert "'jsn' is not one of 'table'" in result.stderr and "Value error" not in result.stderr
+    assert result.stdout == ""

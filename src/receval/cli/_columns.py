@@ -6,15 +6,13 @@ the file, the option that names a missing column, and the file:line of a missing
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from ._streams import Messages
 
-if TYPE_CHECKING:
-    from ..exceptions import InputValidationError
-
-__all__ = ["no_missing", "read_columns"]
+__all__ = ["columns_named", "no_missing", "read_columns"]
 
 
 def read_columns(
@@ -42,15 +40,11 @@ def read_columns(
     runs' integer ids). ``names``: the columns renamed.
     """
     from ..data.io import infer_format, read_table
-    from ..exceptions import InputValidationError
 
     fmt = fmt or infer_format(path) or "csv"
     wanted = list(columns)
-    try:
-        with say.progress(f"Reading {say.sized(path)}…"):
-            table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
-    except InputValidationError as exc:  # a column not in the file: the option's
-        raise _named_by_option(exc, columns) from None
+    with columns_named(columns), say.progress(f"Reading {say.sized(path)}…"):
+        table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
     for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null here
         no_missing(table.column(name), _named(name, columns[name]), path, fmt, where)
     for name in integers:
@@ -61,22 +55,27 @@ def read_columns(
     return table if names is None else table.rename_columns(list(names))
 
 
-def _named_by_option(
-    exc: InputValidationError, columns: Mapping[str, str | None]
-) -> InputValidationError:
-    """The error of a column not in the file with the option that names it, and the fix
-    (``data.csv: no column 'nope' (--score nope). Got columns ['click', 'a']; name one of
-    them with --score.``); any other error as it is."""
-    text = str(exc)
-    for column, option in columns.items():
-        said = f"no column {column!r}."
-        if option is None or said not in text:
-            continue
-        text = text.replace(said, f"no column {column!r} ({option} {column}).")
-        if text.endswith("]."):  # the file's columns, and no fix yet (a header of one field)
-            text = text[:-1] + f"; name one of them with {option}."
-        return type(exc)(text)
-    return exc
+@contextlib.contextmanager
+def columns_named(columns: Mapping[Any, str | None]) -> Iterator[None]:
+    """The error of a column not in a file read meanwhile with the option that names it
+    (``columns``: the option of each column, None for one no option names), and the
+    fix (``data.csv: no column 'nope' (--score nope). Got columns ['click', 'a']; name
+    one of them with --score.``); any other error as it is."""
+    from ..exceptions import InputValidationError
+
+    try:
+        yield
+    except InputValidationError as exc:
+        text = str(exc)
+        for column, option in columns.items():
+            said = f"no column {column!r}."
+            if option is None or said not in text:
+                continue
+            text = text.replace(said, f"no column {column!r} ({option} {column}).")
+            if text.endswith("]."):  # the file's columns, and no fix yet (a header of one field)
+                text = text[:-1] + f"; name one of them with {option}."
+            raise type(exc)(text) from None
+        raise
 
 
 def _named(column: str, option: str | None) -> str:

@@ -49,6 +49,7 @@ from ._common import (
     unknown_users_note,
 )
 from ._impressions import (
+    ctr_metrics,
     read_impressions,
     scored_error,
 )
@@ -412,7 +413,7 @@ def compare(
             metrics = [name for text in texts for name in parse_metrics(text)]  # P.5,10: two
             inputs = list(read_qrels_runs(
                 qrels, qrels_format, run, run_format, say,
-                user=user, item=item, grade=grade, score=run_score,
+                user=user, item=item, grade=grade, score=run_score, score_option="--run-score",
             ))  # fmt: skip
             q = inputs[0][0]
             runs = {name: r for _, name, r in inputs}
@@ -458,12 +459,13 @@ def compare(
                 raise say.fail(
                     "comparing CTR models needs --impressions, --label and at least two --score."
                 )
+            metrics = list(ctr_metric) if ctr_metric else (
+                ["gauc", "log_loss"] if group else ["log_loss"]
+            )  # fmt: skip
+            ctr_metrics(metrics, group, say, where="receval compare --ctr-metric")  # as ctr
             data = read_impressions(
                 impressions, input_format, say, "receval compare", label=label, score=score,
                 group=group, weight=weight,
-            )  # fmt: skip
-            metrics = list(ctr_metric) if ctr_metric else (
-                ["gauc", "log_loss"] if group else ["log_loss"]
             )  # fmt: skip
             with say.progress(f"Comparing {len(score)} models: {doing}…"):
                 try:

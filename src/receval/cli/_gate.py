@@ -42,7 +42,7 @@ from ._common import (
     app,
     read_qrels_runs,
 )
-from ._impressions import read_impressions, scored_error
+from ._impressions import ctr_metrics, read_impressions, scored_error
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, words
 
@@ -372,6 +372,7 @@ def gate(
                     item=item,
                     grade=grade,
                     score=run_score,
+                    score_option="--run-score",
                     options=roles,
                 )
             )
@@ -392,6 +393,7 @@ def gate(
             assert impressions is not None
             if label is None:
                 raise say.fail("gating CTR models needs --label (the 0/1 click column).")
+            ctr_metrics([r.metric for r in settings.rules], group, say, where="--rule")  # as ctr
             data = read_impressions(
                 impressions,
                 input_format,

@@ -139,6 +139,8 @@ if RuntimeParam is not None:
             try:
                 return full._coerce_value(value, param=param, ctx=ctx)
             except CLICK.exceptions.BadParameter as exc:  # say what was given, if it does not
+                # (without the prefix of the validator's kind of error: "Value error, ")
+                exc.message = exc.message.removeprefix("Value error, ")
                 if isinstance(value, str) and repr(value) not in exc.message:
                     exc.message = f"{exc.message.rstrip('.')}. Got {value!r}."
                 raise

@@ -110,9 +110,11 @@ def read_qrels_runs(
     score: str = "score",
     rank: str | None = None,
     options: Sequence[str] | None = None,
+    score_option: str = "--score",
 ) -> Iterator[tuple[Any, str, Any]]:
     """``(qrels, name, run)`` for each run: ``Qrels.from_file`` and :func:`read_runs`
-    (``options``: the option that gave each run, as for :func:`run_names`).
+    (``options``: the option that gave each run, as for :func:`run_names`;
+    ``score_option``: the option of the runs' score column, which names it in errors).
 
     The qrels are read on a thread of their own while the first run is read (the
     compiled reader lets go of the interpreter, so the two files share the cores);
@@ -125,9 +127,12 @@ def read_qrels_runs(
     read: dict[str, Any] = {}
 
     def work() -> None:
+        from ._columns import columns_named  # only here: rank's start-up loads none
+
         try:
             fmt = ranked_format(qrels_format, qrels)
-            with format_option("--qrels-format"):
+            named = {user: "--user", item: "--item", grade: "--grade"}
+            with format_option("--qrels-format"), columns_named(named):
                 read["qrels"] = Qrels.from_file(
                     qrels, user=user, item=item, grade=grade, file_format=fmt
                 )
@@ -149,7 +154,7 @@ def read_qrels_runs(
 
     try:
         pairs = read_runs(runs, run_format, say, user=user, item=item, score=score, rank=rank,
-                          options=options)  # fmt: skip
+                          options=options, score_option=score_option)  # fmt: skip
         for name, run in pairs:
             yield result(), name, run
     except Exception:
@@ -181,13 +186,21 @@ def read_runs(
     score: str = "score",
     rank: str | None = None,
     options: Sequence[str] | None = None,
+    score_option: str = "--score",
 ) -> Iterator[tuple[str, Any]]:
     """``(name, Run)`` of each path, read one at a time (named by :func:`run_names`, with
-    ``options``)."""
+    ``options``; a column not in a file named by its option, ``score_option`` for the
+    score's)."""
     from ..data._ranked import Run
+    from ._columns import columns_named
 
+    named = {user: "--user", item: "--item", score: score_option, rank: "--rank"}
     for path, name in zip(paths, run_names(paths, options), strict=True):
-        with say.progress(f"Reading {say.sized(path)}…"), format_option("--run-format"):
+        with (
+            say.progress(f"Reading {say.sized(path)}…"),
+            format_option("--run-format"),
+            columns_named(named),
+        ):
             run = Run.from_file(
                 path,
                 user=user,

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ._columns import columns_named
 from ._common import (
     DaysOption,
     DigitsOption,
@@ -100,7 +101,7 @@ def retention_command(
     """
     say = Messages(quiet)
     offsets = parse_days(days, say)
-    with say.guard():
+    with say.guard(), columns_named({user: "--user", time: "--time", signup: "--signup"}):
         report = count_retention(
             file, table_format(input_format, file, say), say, user=user, time=time,
             signup=signup, period=period, days=offsets, tz=tz, time_unit=time_unit,

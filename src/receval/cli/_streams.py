@@ -237,13 +237,16 @@ class Messages:
     def error_words(self, exc: BaseException, weight: str | None = None) -> str:
         """A library error in the command's words (:meth:`in_cli_words`, on one line);
         labels that are not two classes are the ``--label`` column's, whatever the
-        function would take instead (``multi_class=``, ``pos_label=``), and the
-        sample weights are the ``--weight`` column's (``weight``: its name)."""
+        function would take instead (``multi_class=``, ``pos_label=``), as are the
+        labels the message names ``y_true``, and the sample weights are the
+        ``--weight`` column's (``weight``: its name)."""
         classes = getattr(exc, "classes", None)
         if classes is None or not self.translate:
             text = one_line(exc)
             if weight is not None and self.translate:  # "func: sample_weight must ..."
                 text = re.sub(r"^[\w.]+: sample_weight\b", f"--weight {weight}", text)
+            if self.translate:
+                text = re.sub(r"\by_true\b", "--label", text)
             return self.in_cli_words(text)
         from .._parameters import format_values
 

@@ -303,8 +303,15 @@ def load_config(path: str | Path, *, rules: bool = True) -> GateConfig:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputValidationError(f"{p}: cannot read the gate's configuration: {exc}.") from None
+    except OSError as exc:
+        raise InputValidationError(
+            f"{p}: cannot read the gate's configuration: {exc.strerror or exc}."
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputValidationError(
+            f"{p}: cannot read the gate's configuration: byte {exc.object[exc.start]:#04x} at "
+            f"byte {exc.start} is not UTF-8; save the file as UTF-8."
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

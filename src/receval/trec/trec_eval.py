@@ -211,14 +211,14 @@ def _local_files(o: TrecEvalOptions) -> Iterator[tuple[str, str]]:
         return
     with tempfile.TemporaryDirectory() as directory:
         names, paths = {}, dict(given)
-        for kind in copied:
-            paths[kind] = os.path.join(directory, kind)
-            names[paths[kind]] = "<stdin>" if given[kind] == "-" else given[kind]
-            with open(paths[kind], "wb") as fh:
-                if given[kind] == "-":
+        for which in copied:
+            paths[which] = os.path.join(directory, which)
+            names[paths[which]] = "<stdin>" if given[which] == "-" else given[which]
+            with open(paths[which], "wb") as fh:
+                if given[which] == "-":
                     shutil.copyfileobj(sys.stdin.buffer, fh)
                 else:
-                    with open(given[kind], "rb") as source:
+                    with open(given[which], "rb") as source:
                         shutil.copyfileobj(source, fh)
         try:
             yield paths["qrels"], paths["run"]

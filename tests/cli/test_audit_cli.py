@@ -226,3 +226,15 @@ def test_ties_rank_as_receval_rank_ranks_them(files, tmp_path):
     protocol = next(s for s in sections if s["heading"] == "Protocol")["tables"][0]["rows"]
     tied = next(r for r in protocol if r["check"] == "tied_scores")
     assert ranking["mrr@2"] == tied["details"]["metrics"]["mrr@2"]["mean"] == 2.5 / 3
+
+
+def test_a_column_not_in_a_file_names_its_option(tmp_path):
+    # it said "test.csv: no column 'item'. Got columns [...]": no option, no fix
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.write_text("user,item\nu1,a\n")
+    test.write_text("user,doc\nu1,a\n")
+    result = invoke(make_runner(), "audit", "--train", train, "--test", test, code=2)
+    assert result.stderr == (
+        f"error: {test}: no column 'item' (--item item). Got columns ['user', 'doc']; name one "
+        f"of them with --item.\n"
+    )

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from .._parameters import counted
+from ._columns import columns_named
 from ._common import (
     DigitsOption,
     GradeOption,
@@ -154,7 +155,8 @@ def audit_command(
     say = Messages(quiet)
     if train is None and test is None and run is None:
         raise say.fail("nothing to audit; pass --train, --test or --run (or several).")
-    with say.guard():
+    named = {user: "--user", item: "--item", time: "--time", score: "--score", grade: "--grade"}
+    with say.guard(), columns_named(named):
         report = audit(
             train,
             test,

@@ -238,3 +238,12 @@ def test_a_column_not_in_a_file_names_its_option(tmp_path):
         f"error: {test}: no column 'item' (--item item). Got columns ['user', 'doc']; name one "
         f"of them with --item.\n"
     )
+
+
+def test_a_time_column_not_in_a_file_names_the_option_to_fix_it(files):
+    result = invoke(runner, "audit", "--train", files["train"], "--test", files["test"],
+                    "--time", "tt", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert "has no column 'tt' for the times" in result.stderr
+    assert "pass --time <column name> naming one of them." in result.stderr
+    assert "None" not in result.stderr

@@ -155,7 +155,7 @@ def _time_column(names: Sequence[str], columns: Columns, name: str) -> str | Non
         if columns.time not in names:
             raise InputValidationError(
                 f"{FUNC}: {name} has no column {columns.time!r} for the times. Got columns "
-                f"{v.format_values(names, limit=10)}; pass time='<column name>' or time=None."
+                f"{v.format_values(names, limit=10)}; pass time='<column name>' naming one of them."
             )
         return columns.time
     return next((t for t in TIME_NAMES if t in names), None)

@@ -86,6 +86,10 @@ def test_rules_of_the_command_line_read_no_rules_file(repo):
     doc = json.loads(result.stdout)
     assert doc["passed"] is True and doc["settings"]["source"] is None
     assert result.stderr.endswith("0 inconclusive of 1 check.\n")  # counted in words
+    # a floor alone runs no test: no note of a test "across 0 comparisons"
+    assert "comparison" not in result.stderr and "One-sided" not in result.stderr
+    markdown = invoke(runner, "gate", *rule[:-2], "-f", "markdown")
+    assert "comparison" not in markdown.stdout + markdown.stderr
     (repo / "receval.toml").write_text(
         "[gate]\nalpha = 0.01\ncorrection = 'bonferroni'\n[[gate.rules]]\nmetric = 'mrr'\n"
         "rule = 'superiority'\n"

@@ -437,8 +437,10 @@ def gate(
         # the first note (the test and its correction) is in the Markdown on standard
         # output; the table, JSON and JUnit hold none of them
         in_markdown = output_format is GateFormat.markdown and output in (None, "-")
-        for note in report.notes()[1 if in_markdown else 0 :]:
-            say.note(note)
+        shown = report.test_note() if in_markdown else None
+        for note in report.notes():
+            if note != shown:
+                say.note(note)
         # the verdict once: the table and the Markdown on standard output head with it;
         # JSON and JUnit hold none, nor does standard output with --output FILE
         if output not in (None, "-") or output_format in (GateFormat.json, GateFormat.junit):

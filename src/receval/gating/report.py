@@ -125,16 +125,26 @@ class GateReport:
             f"{c['inconclusive']} inconclusive of {counted(len(self.rows), 'check')}."
         )
 
-    def notes(self) -> list[str]:
-        """What the reader must know: the test and correction, inconclusive rows, users left out."""
+    def test_note(self) -> str | None:
+        """The test and its correction; None where no check compares with a baseline
+        (floors and ceilings alone run no test)."""
         cfg = self.config
-        fix = cfg.correction or "no"
-        compared = counted(sum(r.baseline is not None for r in self.rows), "comparison")
-        out = [
-            f"One-sided {cfg.test} test (DeLong's for roc_auc) of each rule, alpha {cfg.alpha:g} "
-            f"after {fix} correction across {compared}; interval: {cfg.interval} bootstrap at "
+        n_compared = sum(r.baseline is not None for r in self.rows)
+        if not n_compared:
+            return None
+        return (
+            f"One-sided {cfg.test} test (DeLong's for roc_auc) of each rule, alpha "
+            f"{cfg.alpha:g} after {cfg.correction or 'no'} correction across "
+            f"{counted(n_compared, 'comparison')}; interval: {cfg.interval} bootstrap at "
             f"{1 - 2 * cfg.alpha:.0%}; minimum detectable effect at power {cfg.power:g}."
-        ]
+        )
+
+    def notes(self) -> list[str]:
+        """What the reader must know: the test and correction (:meth:`test_note`),
+        inconclusive rows, users left out."""
+        cfg = self.config
+        test = self.test_note()
+        out = [] if test is None else [test]
         if self.counts()["inconclusive"]:
             counts = "fail" if cfg.inconclusive == "fail" else "pass"
             out.append(
@@ -235,7 +245,7 @@ class GateReport:
             row = [*row[:-1], _MARKS[row[-1]]]
             lines.append("| " + " | ".join(markdown_escape(c) for c in row) + " |")
         lines.append("")
-        lines += [f"- {n}" for n in (self.notes() if notes else self.notes()[:1])]
+        lines += [f"- {n}" for n in (self.notes() if notes else [self.test_note()]) if n]
         why = [r for r in self.rows if r.verdict != "pass"]
         lines += [
             f"- {r.metric} ({r.candidate}"

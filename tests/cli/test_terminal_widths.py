@@ -249,10 +249,10 @@ def test_ctr_on_logits_still_reports_bad_data(files, tmp_path):
     result = invoke(runner, *args, "-m", "rmse", "-m", "auc", code=2)
     assert (
         result.stdout == ""
-        and "--label must hold 0/1 labels (1 = click). Got values [0, 1, 2]" in result.stderr
+        and "--label must hold binary labels (0/1, -1/1 or true/false). Got values [0, 1, 2]" in result.stderr
     )
     by = invoke(runner, *args, "-m", "rmse", "-m", "auc", "--by", "user", code=2)
-    assert "--label must hold 0/1 labels (1 = click). Got values [" in by.stderr
+    assert "--label must hold binary labels (0/1, -1/1 or true/false). Got values [" in by.stderr
 
 
 @pytest.mark.parametrize("by", [[], ["--by", "user"]])
@@ -269,7 +269,7 @@ def test_ctr_on_logits_is_not_applicable_only_where_the_scores_are_refused(files
     labels = invoke(runner, *args, "-m", "logloss", "-m", "mae", code=2)
     assert labels.stdout == "" and "not applicable" not in labels.stderr
     assert labels.stderr.startswith(f"error: {tmp_path / 'labels.csv'}:5: ")
-    assert "--label must hold 0/1 labels (1 = click). Got values [0, 1, 2]" in labels.stderr
+    assert "--label must hold binary labels (0/1, -1/1 or true/false). Got values [0, 1, 2]" in labels.stderr
     weighted = log.assign(w=1.0)
     weighted.loc[3, "w"] = -1.0
     weighted.to_csv(tmp_path / "weights.csv", index=False)

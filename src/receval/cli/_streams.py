@@ -251,7 +251,7 @@ class Messages:
         from .._parameters import format_values
 
         return (
-            f"--label must hold 0/1 labels (1 = click). Got values {format_values(classes)}; "
+            f"--label must hold binary labels (0/1, -1/1 or true/false). Got values {format_values(classes)}; "
             f"make the column 0/1 first (e.g. clicks > 0)."
         )
 

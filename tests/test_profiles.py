@@ -23,7 +23,7 @@ def test_ranx_warns_only_for_ties_in_lists_over_15_items():
     short = {"u": {f"d{i}": 0.5 for i in range(15)}}
     _no_tie_warning(qrels, short, ["mrr"], profile="ranx")
     long = {"u": {f"d{i}": 0.5 for i in range(16)}, "v": {"d0": 0.3}}
-    with pytest.warns(TieOrderWarning, match=r"profile='ranx'\): 1 users have tied scores"):
+    with pytest.warns(TieOrderWarning, match=r"profile='ranx'\): 1 user has tied scores"):
         rv.evaluate({**qrels, "v": {"d0": 1}}, long, ["mrr"], profile="ranx")
     _no_tie_warning(qrels, long, ["mrr"])  # no profile, no claim about a peer
 
@@ -32,7 +32,7 @@ def test_ranx_warns_only_for_ties_in_lists_over_15_items():
 def test_torch_profiles_warn_on_any_tie(profile):
     qrels = {"u": {"a": 1}, "v": {"a": 1}}
     run = {"u": {"a": 0.9, "b": 0.8}, "v": {"a": 0.5, "b": 0.5}}
-    with pytest.warns(TieOrderWarning, match=r"1 users have tied scores, e.g. \['v'\]"):
+    with pytest.warns(TieOrderWarning, match=r"1 user has tied scores, e.g. \['v'\]"):
         rv.evaluate(qrels, run, ["map@10"], profile=profile)
     _no_tie_warning(qrels, {"u": run["u"]}, ["map@10"], profile=profile)
 
@@ -96,7 +96,7 @@ def test_empty_users_one_and_error():
     qrels = {"u": {"a": 1}, "v": {"b": 0}}
     run = {"u": {"a": 1.0}, "v": {"b": 1.0}}
     assert rv.evaluate(qrels, run, ["ndcg"], empty_users="one").mean["ndcg"] == 1.0
-    with pytest.raises(InputValidationError, match=r"1 users have no relevant item, e.g. \['v'\]"):
+    with pytest.raises(InputValidationError, match=r"1 user has no relevant item, e.g. \['v'\]"):
         rv.evaluate(qrels, run, ["ndcg"], empty_users="error")
 
 

@@ -166,3 +166,23 @@ def check_keywords(given: Any, accepted: Any, func: str) -> None:
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``"1 test user"``, ``"2,000 test users"``."""
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+#: The plural of the verbs that do not take the plural by dropping their final "s".
+_PLURAL_VERBS = {"is": "are", "has": "have", "was": "were", "does": "do"}
+
+
+def verb(n: int, singular: str) -> str:
+    """The form of a verb that agrees with a count: ``"is"`` for 1, ``"are"`` otherwise.
+
+    ``singular`` is the third-person singular ("is", "has", "leaves", "matches"); the
+    plural is "are", "have", "were", "do", or the singular without its final "es" after
+    a sibilant ("match"), else without its final "s" ("leave").
+    """
+    if n == 1:
+        return singular
+    if singular in _PLURAL_VERBS:
+        return _PLURAL_VERBS[singular]
+    if singular.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return singular.removesuffix("es")
+    return singular.removesuffix("s")

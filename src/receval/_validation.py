@@ -18,6 +18,7 @@ from ._parameters import check_number as check_number
 from ._parameters import check_option as check_option
 from ._parameters import counted as counted
 from ._parameters import format_values as format_values
+from ._parameters import verb as verb
 from .data._arrow import is_arrow, to_numpy
 from .data._lookup import distinct
 from .engine.loop.tensors import on_host
@@ -574,7 +575,7 @@ def check_sample_weight(
     if len(w) != n:
         raise InputValidationError(
             f"{func}: sample_weight must have one weight per sample. "
-            f"Got {len(w)} weights for {n} samples."
+            f"Got {counted(len(w), 'weight')} for {counted(n, 'sample')}."
         )
     shift = weight_shift(w) if relative else 0
     return np.ldexp(w, -shift) if shift else w

@@ -212,8 +212,8 @@ def test_rank_table_has_metric_names_and_values(runner, files) -> None:
         assert metric in result.stdout
         assert f"{report.mean[metric]:.4f}" in result.stdout
     assert "a.run" in result.stdout
-    assert "note: a.run: 1 of 4 qrels users are absent from the run." in result.stderr
-    assert "note: a.run: 1 run users are not in the qrels (ignored)." in result.stderr
+    assert "note: a.run: 1 of 4 qrels users is absent from the run." in result.stderr
+    assert "note: a.run: 1 run user is not in the qrels (ignored)." in result.stderr
 
 
 def test_rank_json_equals_evaluate_for_each_run(runner, files) -> None:
@@ -606,8 +606,8 @@ def test_subprocess_end_to_end(files, command) -> None:
     expected = evaluate(Qrels.from_file(files["qrels"]), Run.from_file(files["run_a"]), "ndcg@3")
     assert close(record["ndcg@3"], expected.mean["ndcg@3"])
     assert ok.stderr.splitlines() == [
-        "note: a.run: 1 of 4 qrels users are absent from the run.",
-        "note: a.run: 1 run users are not in the qrels (ignored).",
+        "note: a.run: 1 of 4 qrels users is absent from the run.",
+        "note: a.run: 1 run user is not in the qrels (ignored).",
         "note: a.run: ndcg@3 leaves 1 of 4 users out of its mean (1 without a relevant item; "
         "see --missing-users and --empty-users).",
         "note: a.run: ndcg@3 depends on the order of tied scores for 1 of 4 users, whose ties "

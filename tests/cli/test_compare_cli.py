@@ -476,7 +476,7 @@ def test_users_absent_from_a_run_are_noted_and_counted_as_rank_counts_them(files
                     "-f", "json")  # fmt: skip
     notes = [
         "note: part.csv: 50 of 200 qrels users are absent from the run.",
-        "note: part.csv: 1 run users are not in the qrels (ignored).",
+        "note: part.csv: 1 run user is not in the qrels (ignored).",
     ]
     assert [line for line in rank.splitlines() if "absent" in line or "ignored" in line] == notes
     assert [line for line in result.stderr.splitlines() if line in notes] == notes

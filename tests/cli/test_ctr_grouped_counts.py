@@ -71,7 +71,7 @@ def test_a_metric_that_leaves_no_group_out_says_so(log):
     assert record["counts"]["grouped_regression_auc"] == {
         "n_groups": 4, "n_groups_skipped": 1, "n_rows_skipped": 1,
     }  # fmt: skip
-    assert "grouped_regression_auc skips 1 of 4 groups (1 rows) without two rows or more" in (
+    assert "grouped_regression_auc skips 1 of 4 groups (1 row) without two rows or more" in (
         result.stderr
     )
 

@@ -45,7 +45,7 @@ def test_rank_reports_what_the_candidates_left_out(files, correction):
     }
     tail = "" if correction is None else "; correction rank, catalog size 100"
     assert (
-        "r.csv: candidates: 14 run rows outside them dropped, 1 run users without a "
+        "r.csv: candidates: 14 run rows outside them dropped, 1 run user without a "
         f"candidate set, 0 candidates the run does not score (ranked last){tail}."
     ) in " ".join(result.stderr.split())
     plain = json.loads(invoke(make_runner(), *files[:-2], "--format", "json").stdout)[0]

@@ -36,7 +36,7 @@ def events(tmp_path: Path) -> Path:
 def test_events_before_signup_are_counted_and_noted(events: Path, rule, done, dropped) -> None:
     args = ["retention", events, "--signup", "signup", "--before-signup", rule, "-f", "json"]
     result = invoke(make_runner(), *args)
-    note = f"1 events of 1 users are earlier than their user's signup: {done}"
+    note = f"1 event of 1 user is earlier than their user's signup: {done}"
     assert note in result.stderr
     records = json.loads(result.stdout)
     assert records and all(
@@ -76,8 +76,8 @@ OUTSIDE = (
     "e,2024-01-02T08:00,2024-02-01T00:00\n"
 )
 OUTSIDE_NOTE = (
-    "1 users signed up before the window's first day and 1 after its last: in no cohort, "
-    "their events counted as logins; 1 users have events but no signup time: their cohort "
+    "1 user signed up before the window's first day and 1 after its last: in no cohort, "
+    "their events counted as logins; 1 user has events but no signup time: their cohort "
     "is the day of their first event."
 )
 
@@ -116,7 +116,7 @@ def test_a_signup_after_the_window_alone(tmp_path: Path) -> None:
     path.write_text("user,time,signup\na,2024-01-01,2024-01-01\ne,2024-01-01,2024-03-01\n")
     report = retention(str(path), signup="signup", days=[1])
     assert report.signup_note == (
-        "1 users signed up after the window's last day: in no cohort, their events counted "
+        "1 user signed up after the window's last day: in no cohort, their events counted "
         "as logins."
     )
     assert retention(str(path), days=[1]).signup_note is None  # no --signup: no such users

@@ -762,7 +762,7 @@ def test_adjust_pvalues_property(values, method):
 
 def test_adjust_pvalues_none_and_empty():
     p = [0.2, math.nan, 0.01]
-    with _undefined(r"^adjust_pvalues: 1 of 3 p-values are NaN \(undefined tests\): they stay NaN"):
+    with _undefined(r"^adjust_pvalues: 1 of 3 p-values is NaN \(undefined tests\): they stay NaN"):
         out = adjust_pvalues(p, method=None)
     assert isinstance(out, np.ndarray)
     _nan_close(out, p)

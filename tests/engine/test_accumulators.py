@@ -121,7 +121,7 @@ def test_gauc_over_whole_groups():
     for a, b, g in zip(*(np.split(x, cuts) for x in (y, s, groups)), strict=True):
         acc.update(a, b, groups=g)
     assert acc.compute() == expected
-    with pytest.raises(InputValidationError, match=r"1 groups were given twice .* e.g. \[0\]"):
+    with pytest.raises(InputValidationError, match=r"1 group was given twice .* e.g. \[0\]"):
         acc.update(y[:3], s[:3], groups=groups[:3])
 
 
@@ -248,7 +248,7 @@ def test_seen_groups_raise_when_given_again(first, again):
         seen.add(again, "gauc_score", "groups")
     other = Seen()
     other.add(again, "gauc_score", "groups")
-    with pytest.raises(InputValidationError, match="1 groups were given twice"):
+    with pytest.raises(InputValidationError, match="1 group was given twice"):
         seen.merge(other)
     fresh = Seen()
     fresh.add(np.array([100, 101]), "gauc_score", "groups")

@@ -292,7 +292,7 @@ def test_snips_resamples_without_a_positive_weight_are_counted():
         "rounds, or estimator='ips'."
     ]
     assert not issubclass(caught[0].category, UndefinedMetricWarning)  # the bounds are numbers
-    with pytest.warns(UndefinedMetricWarning, match="none of the 1 resamples") as caught:
+    with pytest.warns(UndefinedMetricWarning, match="none of the 1 resample has") as caught:
         got = policy_value_interval(r, p, action_dist=t, n_resamples=1, seed=2, estimator="snips")
     assert got[0] == 1.0 and math.isnan(got[1]) and math.isnan(got[2])
     assert len(caught) == 1

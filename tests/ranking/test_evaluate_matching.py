@@ -100,7 +100,7 @@ def test_few_items_warn_only_when_both_sides_mostly_mismatch():
     mixed = {u: {"a": 0.9, **{f"i{i}": 0.1 for i in range(49)}} for u in range(20)}
     with pytest.warns(
         UnmatchedIdsWarning,
-        match=r"1 of the run's 50 items are judged in the "
+        match=r"1 of the run's 50 items is judged in the "
         r"qrels \(2.0%; 2.4% of the qrels' 41 items\)",
     ):
         evaluate(qrels, mixed, ["ndcg@10"])
@@ -144,7 +144,7 @@ def test_only_list_metrics_check_users_not_items():
     run = {"u1": {"x": 0.5, "y": 0.4}}
     report = evaluate(qrels, run, ["arp@2"], popularity={"x": 2, "y": 4})
     assert report.mean["arp@2"] == 3.0
-    with pytest.raises(InputValidationError, match="qrels users are in the run"):
+    with pytest.raises(InputValidationError, match="0 of the 1 qrels user are in the run"):
         evaluate(qrels, {"v1": {"x": 0.5}}, ["arp@2"], popularity={"x": 2})
 
 

@@ -124,7 +124,7 @@ def test_a_relevant_seen_item_is_kept_in_the_qrels_and_counted():
     report = rv.evaluate(qrels, run, ["recall@10"], exclude={"u1": ["a"]})
     assert report.mean["recall@10"] == 0.5  # a still counts in R, and cannot be retrieved
     assert report.masking.n_qrels_seen == 1
-    assert "1 judged items seen in training" in repr(report)
+    assert "1 judged item seen in training" in repr(report)
 
 
 def test_repeats_declared_masks_nothing_and_says_so():

@@ -315,9 +315,9 @@ RUN = {"u1": {"a": 0.9, "b": 0.4}, "u2": {"a": 0.3}}
 @pytest.mark.parametrize(
     "props, message",
     [
-        ({"a": 0.0, "b": 0.5}, r"propensities must lie in \(0, 1\]. Got 1 values outside it"),
+        ({"a": 0.0, "b": 0.5}, r"propensities must lie in \(0, 1\]. Got 1 value outside it"),
         ({"a": 1.5, "b": -1.0}, r"Got 2 values outside it, e\.g\. \[1\.5, -1\.0\]"),
-        ({"a": float("nan"), "b": 0.5}, r"Got 1 values outside it"),
+        ({"a": float("nan"), "b": 0.5}, r"Got 1 value outside it"),
         ({"a": 0.5}, r"propensities has no propensity for 1 relevant \(user, item\) pairs"),
         ({"u1": {"a": 0.5}}, r"no propensity for 2 relevant .*\('u1', 'b'\)"),
     ],

@@ -70,7 +70,7 @@ def test_html_report_repr_counts_its_parts() -> None:
     doc.add_results([{"model": "a", "auc": 0.5, "counts": {"n_users": 3}}])
     doc.add_table([{"x": 1}])
     assert repr(doc) == (
-        "HTMLReport('Weekly <CTR>': 1 sections, 2 tables, 0 figures; "
+        "HTMLReport('Weekly <CTR>': 1 section, 2 tables, 0 figures; "
         "the page: .to_html(), the numbers: .to_dict())"
     )
 

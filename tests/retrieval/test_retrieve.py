@@ -429,7 +429,7 @@ def test_nulls_of_arrow_vectors_name_their_row(tmp_path):
     vectors = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], None, [0.5, 0.5]]
     column = pa.array(vectors, pa.list_(pa.float32(), 2))
     want = (
-        r"retrieve: item_vectors must have a vector in every row\. Got 1 null vectors, the "
+        r"retrieve: item_vectors must have a vector in every row\. Got 1 null vector, the "
         r"first in row 3; drop those rows or give them vectors\."
     )
     with pytest.raises(InputValidationError, match=want):

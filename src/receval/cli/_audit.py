@@ -215,7 +215,9 @@ def _notes(report: Any, train: Any, test: Any, run: Any, k: Any, say: Messages) 
         )
     counts = {s: sum(f.severity == s for f in report.findings) for s in ("error", "warning")}
     if not report.findings:
-        say.note(f"no finding: the protocol passes the {len(report.checks)} checks that ran.")
+        say.note(
+            f"no finding: the protocol passes the {counted(len(report.checks), 'check')} that ran."
+        )
     else:
         notes = len(report.findings) - sum(counts.values())
         say.note(

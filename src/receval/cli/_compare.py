@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._parameters import counted, verb
 from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError
 from ._common import (
@@ -125,9 +126,9 @@ def list_table(lists: Any) -> ResultTable:
 def work_line(test: str, permutations: int, resamples: int | None) -> str:
     """What a comparison computes, for its progress line."""
     what = f"the {test} test" + (
-        f" ({permutations:,} sign flips)" if test == "randomization" else ""
+        f" ({counted(permutations, 'sign flip')})" if test == "randomization" else ""
     )
-    return what + (f" and {resamples:,} bootstrap resamples" if resamples else "")
+    return what + (f" and {counted(resamples, 'bootstrap resample')}" if resamples else "")
 
 
 def _list_ties(profile: str | None, say: Messages) -> str:
@@ -162,7 +163,8 @@ def comparison_notes(report: Any, say: Messages, where: str = "") -> None:
     for (n, bound), names in seen.items():
         smallest = "no p-value" if bound < 0 else f"no p-value below {bound:.4g}"
         say.note(
-            f"{where}{', '.join(names)}: with {n} paired users the {report.test} test gives "
+            f"{where}{', '.join(names)}: with {counted(n, 'paired user')} the {report.test} "
+            f"test gives "
             f"{smallest}, so no difference can be significant at alpha {report.alpha:g}; "
             f"compare on more users."
         )
@@ -172,7 +174,8 @@ def comparison_notes(report: Any, say: Messages, where: str = "") -> None:
         if left_out:
             say.note(
                 f"{where}{metric}: {model} vs {versus} leaves {left_out:,} of "
-                f"{n + left_out:,} users out of the test (no value for one model or both)."
+                f"{counted(n + left_out, 'user')} out of the test (no value for one model or "
+                f"both)."
             )
 
 
@@ -192,7 +195,8 @@ def segment_output(
     them on every record."""
     if comparison.n_unassigned:
         say.note(
-            f"{comparison.n_unassigned} qrels users have no segment in {path} (compared in "
+            f"{counted(comparison.n_unassigned, 'qrels user')} "
+            f"{verb(comparison.n_unassigned, 'has')} no segment in {path} (compared in "
             f"{ALL_SEGMENTS} only)."
         )
     unknown_users_note(comparison.n_unknown, path, say)
@@ -228,7 +232,7 @@ def segment_output(
     ]  # fmt: skip
     for label, report, n in parts:
         comparison_notes(report, say, f"segment {label}: ")
-        heading = f"segment {label} ({n} users)"
+        heading = f"segment {label} ({counted(n, 'user')})"
         sys.stdout.write(f"\n## {heading}\n\n" if fmt is OutputFormat.markdown else f"{heading}\n")
         comparison_output(report, fmt, digits, detail)
 
@@ -434,11 +438,11 @@ def compare(
                 if pairs is not None or lists:
                     raise say.fail("--by compares within segments; drop --pairs and --lists.")
                 segments = read_segments(by, user, segment, q.user_ids, say)
-                with say.progress(f"Comparing {len(runs)} runs by segment: {doing}…"):
+                with say.progress(f"Comparing {counted(len(runs), 'run')} by segment: {doing}…"):
                     by_segment = compare_by_segment(q, evaluated, metrics, by=segments, **settings)
                 segment_output(by_segment, by, output_format, digits, detail, say, counts)
                 return
-            with say.progress(f"Comparing {len(runs)} runs: {doing}…"):
+            with say.progress(f"Comparing {counted(len(runs), 'run')}: {doing}…"):
                 report = compare_runs(q, evaluated, metrics, pairs=pairs, **settings)
                 differences = None
                 if lists:
@@ -467,7 +471,7 @@ def compare(
                 impressions, input_format, say, "receval compare", label=label, score=score,
                 group=group, weight=weight,
             )  # fmt: skip
-            with say.progress(f"Comparing {len(score)} models: {doing}…"):
+            with say.progress(f"Comparing {counted(len(score), 'model')}: {doing}…"):
                 try:
                     report = compare_predictions(
                         data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,

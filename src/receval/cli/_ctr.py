@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from .._parameters import counted
 from ._common import (
     DEFAULT_CTR_METRICS,
     ByOption,
@@ -102,18 +103,18 @@ def ctr(
         )  # fmt: skip
         if logits:
             data = data._replace(scores=[(col, sigmoid(v)) for col, v in data.scores])
-        title = f"{displayed(file)}: {data.n_rows} impressions"
+        title = f"{displayed(file)}: {counted(data.n_rows, 'impression')}"
         if negative_sampling_rate is not None:
             rate = f"{negative_sampling_rate:g}"
             title += f", probabilities recalibrated for negative sampling rate {rate}"
         if by is not None:
             table = ctr_segment_table(data, metrics, say, title, skip_inapplicable=True)
         else:
-            counted = ctr_rows(
+            rows = ctr_rows(
                 data.y_true, data.scores, metrics, data.groups, data.sample_weight, say, data,
                 skip_inapplicable=True,
             )  # fmt: skip
-            table = ctr_table(counted, metrics, title, n_rows=data.n_rows)
+            table = ctr_table(rows, metrics, title, n_rows=data.n_rows)
         not_applicable = [c.get("not_applicable", {}) for c in table.counts or ()]
         skipped = set().union(*not_applicable)
         if strict and skipped:

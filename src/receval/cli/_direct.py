@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from .._parameters import counted, verb
 from ._streams import Messages, one_line
 
 __all__ = ["trec_eval_main"]
@@ -113,6 +114,7 @@ def trec_eval_main(argv: Sequence[str]) -> None:
         run = parse_trec_eval_args(args).run
         name = "<stdin>" if run == "-" else run
         say.note(
-            f"{name}: {run_only} run queries are not in the qrels (ignored, as trec_eval "
+            f"{name}: {counted(run_only, 'run query', 'run queries')} {verb(run_only, 'is')} "
+            f"not in the qrels (ignored, as trec_eval "
             f"ignores them)."
         )

@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any, NamedTuple
 
+from .._parameters import counted
 from ._columns import no_missing, read_columns
 from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat
 from ._output import ResultTable
@@ -367,10 +368,10 @@ def skipped_groups_note(
     it leaves out), if any."""
     if counts.get("n_groups_skipped"):
         rows = counts.get("n_rows_skipped")
-        of_rows = "" if rows is None else f" ({rows:,} rows)"
+        of_rows = "" if rows is None else f" ({counted(rows, 'row')})"
         say.note(
-            f"{col}: {name} skips {counts['n_groups_skipped']:,} of {counts['n_groups']:,} "
-            f"groups{of_rows} {why}."
+            f"{col}: {name} skips {counts['n_groups_skipped']:,} of "
+            f"{counted(counts['n_groups'], 'group')}{of_rows} {why}."
         )
 
 
@@ -386,11 +387,11 @@ def segment_skips_note(
     rows = counts.get("n_rows_skipped")
     shown = []
     for j, i in enumerate(skipping[:_SHOWN]):
-        of_rows = "" if rows is None else f" ({int(rows[i]):,} rows)"
-        groups = " groups" if j == 0 else ""
+        of_rows = "" if rows is None else f" ({counted(int(rows[i]), 'row')})"
+        n_groups = int(counts["n_groups"][i])
+        groups = counted(n_groups, "group") if j == 0 else f"{n_groups:,}"
         shown.append(
-            f"{int(counts['n_groups_skipped'][i]):,} of {int(counts['n_groups'][i]):,}{groups}"
-            f"{of_rows} in {segments[i]}"
+            f"{int(counts['n_groups_skipped'][i]):,} of {groups}{of_rows} in {segments[i]}"
         )
     more = (
         f", {_SHOWN} shown; every segment's counts: --format json or csv"
@@ -398,7 +399,8 @@ def segment_skips_note(
         else ""
     )
     say.note(
-        f"{col}: {name} skips groups {why} in {len(skipping)} of {len(segments)} segments: "
+        f"{col}: {name} skips groups {why} in {len(skipping):,} of "
+        f"{counted(len(segments), 'segment')}: "
         f"{', '.join(shown)}{more}."
     )
 
@@ -505,7 +507,9 @@ def ctr_segment_table(
         n_segments = len(reports[0].segments)
         for m, k in undefined.items():
             if k:
-                say.note(f"{col}: {m} is undefined (nan) in {k} of {n_segments} segments.")
+                say.note(
+                    f"{col}: {m} is undefined (nan) in {k:,} of {counted(n_segments, 'segment')}."
+                )
     return ResultTable(
         ["score", "segment", "n_rows", *metrics], rows, title=title, counts=counts, keys=2
     )

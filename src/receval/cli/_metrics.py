@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._parameters import counted
 from ..registry import FAMILIES, list_metrics, resolve
 from ..registry.schema import MetricEntry, format_value
 from ._common import FormatOption, Messages, app
@@ -53,7 +54,7 @@ def metrics_table(family: str | None, fmt: OutputFormat = OutputFormat.json) -> 
     column of :data:`COLUMNS`, or only :data:`SHORT_COLUMNS` in the ``table`` format."""
     columns = SHORT_COLUMNS if fmt is OutputFormat.table else COLUMNS
     rows = [[_fields(entry)[c] for c in columns] for entry in list_metrics(family)]
-    title = f"{len(rows)} metrics" + (f" ({family})" if family else "")
+    title = counted(len(rows), "metric") + (f" ({family})" if family else "")
     if fmt is OutputFormat.table:
         title += "; receval metrics NAME shows one in full"
     return ResultTable(list(columns), rows, title, wrap=("aliases", "description"))

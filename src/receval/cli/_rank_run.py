@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from .._parameters import counted, verb
 from ..exceptions import DEFAULT_MIN_MATCH
 from ._output import OutputFormat, ResultTable, render
 from ._ranked import (
@@ -354,7 +355,7 @@ def run_rank(
         from ..comparison.models import compare
         from ._compare import comparison_notes, comparison_output, work_line
 
-        doing = f"Testing {len(reports)} runs on {len(metrics)} metrics: "
+        doing = f"Testing {counted(len(reports), 'run')} on {counted(len(metrics), 'metric')}: "
         with say.guard(), say.progress(doing + work_line(test, permutations, None) + "…"):
             comparison = compare(
                 None, dict(reports), metrics, baseline=baseline, test=test,
@@ -413,8 +414,9 @@ def segment_table(
             unknown_users_note(seg.n_unknown, path, say)
         if seg.n_unassigned:
             say.note(
-                f"{name}: {seg.n_unassigned} of {rep.n_users} qrels users have no segment in "
-                f"{path} (counted in {ALL_SEGMENTS} only)."
+                f"{name}: {seg.n_unassigned:,} of {counted(rep.n_users, 'qrels user')} "
+                f"{verb(seg.n_unassigned, 'has')} no segment in {path} (counted in {ALL_SEGMENTS} "
+                f"only)."
             )
         for record in seg.records():
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]

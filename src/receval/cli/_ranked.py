@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from enum import Enum
 from typing import Any
 
+from .._parameters import counted, verb
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._output import ResultTable
 from ._streams import Messages
@@ -231,8 +232,8 @@ def evaluate_run(
     from ..ranking.evaluation import evaluate
 
     with say.progress(
-        f"Computing {', '.join(metrics)} of {name} ({run.n_rows:,} rows, {qrels.n_users:,} "
-        f"qrels users)…"
+        f"Computing {', '.join(metrics)} of {name} ({counted(run.n_rows, 'row')}, "
+        f"{counted(qrels.n_users, 'qrels user')})…"
     ):
         report = evaluate(
             qrels,
@@ -252,16 +253,24 @@ def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> N
     and run, seen items removed, run rows outside the candidates, users left out of
     a mean, tie-dependent values."""
     if report.n_users_missing:
+        missing = report.n_users_missing
         say.note(
-            f"{name}: {report.n_users_missing} of {report.n_users} qrels users are "
-            f"absent from the run."
+            f"{name}: {missing:,} of {counted(report.n_users, 'qrels user')} "
+            f"{verb(missing, 'is')} absent from the run."
         )
     if report.n_run_only_users:
-        say.note(f"{name}: {report.n_run_only_users} run users are not in the qrels (ignored).")
+        only = report.n_run_only_users
+        say.note(
+            f"{name}: {counted(only, 'run user')} {verb(only, 'is')} not in the qrels (ignored)."
+        )
     if report.masking is not None:  # --exclude or --repeats
         masking = report.masking
         absent = masking.n_users_without_history
-        note = "" if masking.repeats or not absent else f"; {absent} run users have no history"
+        note = (
+            ""
+            if masking.repeats or not absent
+            else f"; {counted(absent, 'run user')} {verb(absent, 'has')} no history"
+        )
         say.note(f"{name}: {masking.describe()}{note}.")
     if report.sampling is not None:  # --candidates
         say.note(f"{name}: {report.sampling.describe()}.")
@@ -270,8 +279,9 @@ def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> N
         if skipped:
             empty = report.n_users_empty[metric]
             say.note(
-                f"{name}: {metric} leaves {skipped:,} of {report.n_users:,} users out of its mean "
-                f"({empty} without a relevant item; see --missing-users and --empty-users)."
+                f"{name}: {metric} leaves {skipped:,} of {counted(report.n_users, 'user')} out of "
+                f"its mean ({empty:,} without a relevant item; see --missing-users and "
+                f"--empty-users)."
             )
     tie_notes(report, name, metrics, say)
 
@@ -293,7 +303,8 @@ def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None
             )
             say.note(
                 f"{name}: {metric} depends on the order of tied scores for {n_tied:,} of "
-                f"{report.n_users:,} users, whose ties are ordered {TIE_ORDERS[ties]}; with "
+                f"{counted(report.n_users, 'user')}, whose ties are ordered {TIE_ORDERS[ties]}; "
+                f"with "
                 f"--ties average (the expected value over every order) {averaged}."
             )
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._parameters import counted
 from ._common import (
     DEFAULT_CTR_METRICS,
     DEFAULT_RANK_METRICS,
@@ -345,12 +346,12 @@ def report_command(
                 group=group, weight=weight,
             )  # fmt: skip
             doc.add_input(displayed(impressions), data.n_rows, what="impressions")
-            counted = ctr_rows(
+            rows = ctr_rows(
                 data.y_true, data.scores, metrics_ctr, data.groups, data.sample_weight, say, data
             )
             ctr_section(
-                doc, ctr_table(counted, metrics_ctr).records(), data.y_true, dict(data.scores),
-                caption=f"{displayed(impressions)}: {data.n_rows:,} impressions",
+                doc, ctr_table(rows, metrics_ctr).records(), data.y_true, dict(data.scores),
+                caption=f"{displayed(impressions)}: {counted(data.n_rows, 'impression')}",
                 groups=data.groups, sample_weight=data.sample_weight, figures=figures,
                 progress=say.progress,
             )  # fmt: skip
@@ -388,8 +389,9 @@ def report_command(
                 doc.add_input(displayed(path), r.n_rows, what="run")
                 runs[name] = r
                 reports[name] = evaluate_run(q, r, name, metrics, say, profile, weighting=extra)
+            caption = f"{displayed(qrels)}: {counted(q.n_users, 'user')}"
             ranking_section(
-                doc, reports, metrics=metrics, caption=f"{displayed(qrels)}: {q.n_users:,} users",
+                doc, reports, metrics=metrics, caption=caption,
                 qrels=q, runs=runs, profile=profile, figures=figures, progress=say.progress,
             )  # fmt: skip
             if train is not None:  # the qrels are the test set of the training log
@@ -421,7 +423,8 @@ def report_command(
             )  # fmt: skip
             doc.add_input(displayed(events), rep.n_events, what="events")
             caption = (
-                f"{displayed(events)}: {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
+                f"{displayed(events)}: {counted(rep.n_events, 'event')}, "
+                f"{counted(rep.n_users, 'user')} ({rep.tz})"
             )
             retention_section(doc, rep, caption=caption, figures=figures, progress=say.progress)
     _write_report(doc, out, say)
@@ -482,7 +485,8 @@ def demo(
     doc = HTMLReport(
         "receval demo",
         description="Two CTR models, two recommenders and user retention, evaluated on "
-        f"receval's deterministic synthetic sample data ({users:,} users per dataset, seed 0).",
+        f"receval's deterministic synthetic sample data ({counted(users, 'user')} per dataset, "
+        "seed 0).",
         digits=digits,
         command=_command_line(ctx),
         timestamp=not no_timestamp,
@@ -494,9 +498,12 @@ def demo(
         doc.add_input(f"make_impressions({users}, seed=0)", len(y_true), what="impressions")
         scores = [(name, log[name]) for name in ("model_a", "model_b")]
         metrics_ctr = ctr_metrics(None, "user", say)
-        counted = ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
-        title = f"make_impressions({users}): {len(y_true):,} impressions, {users:,} users"
-        ctr_results = ctr_table(counted, metrics_ctr, title)
+        rows = ctr_rows(y_true, scores, metrics_ctr, log["user"], None, say)
+        title = (
+            f"make_impressions({users}): {counted(len(y_true), 'impression')}, "
+            f"{counted(users, 'user')}"
+        )
+        ctr_results = ctr_table(rows, metrics_ctr, title)
 
         with say.progress("Generating recommendations"):
             qrels_data, run_data = make_recommendations(users, seed=0)
@@ -511,8 +518,8 @@ def demo(
         metrics = list(DEFAULT_RANK_METRICS)
         reports = [(name, evaluate_run(q, r, name, metrics, say)) for name, r in runs.items()]
         title = (
-            f"make_recommendations({users}): {q.n_rows:,} held-out interactions, "
-            f"top-100 lists of {users:,} users"
+            f"make_recommendations({users}): {counted(q.n_rows, 'held-out interaction')}, "
+            f"top-100 lists of {counted(users, 'user')}"
         )
         ranking_table = rank_table(reports, metrics, title=title)
 
@@ -520,7 +527,10 @@ def demo(
             events = make_events(users, seed=0)
             rep = retention(events)
         doc.add_input(f"make_events({users}, seed=0)", rep.n_events, what="events")
-        title = f"make_events({users}): {rep.n_events:,} events, {rep.n_users:,} users ({rep.tz})"
+        title = (
+            f"make_events({users}): {counted(rep.n_events, 'event')}, "
+            f"{counted(rep.n_users, 'user')} ({rep.tz})"
+        )
         retention_table = _cohort_table(rep, title)
         if output_format in _HUMAN_FORMATS and rep.n_periods > 4:
             retention_table = _cohort_summary(

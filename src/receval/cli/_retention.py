@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from .._parameters import counted
 from ._columns import columns_named
 from ._common import (
     DaysOption,
@@ -109,7 +110,10 @@ def retention_command(
         )  # fmt: skip
     columns = retention_columns(report, table, values)
     names, rows = rows_of(columns)
-    title = f"{displayed(file)}: {report.n_events} events, {report.n_users} users ({report.tz})"
+    title = (
+        f"{displayed(file)}: {counted(report.n_events, 'event')}, "
+        f"{counted(report.n_users, 'user')} ({report.tz})"
+    )
     # JSON carries the counts of each note with every row (CSV and TSV as columns)
     noted: dict[str, object] = {}
     if report.n_events_before_signup:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import Any
 
+from .._parameters import counted
 from ._stdin import displayed
 
 __all__ = ["Messages", "checked_stdout", "displayed", "one_line"]
@@ -165,7 +166,7 @@ class Messages:
         except OSError:
             return path
         if size < 1000:
-            return f"{path} ({size:.0f} bytes)"
+            return f"{path} ({counted(int(size), 'byte')})"
         for unit in ("kB", "MB", "GB"):
             size /= 1000
             if size < 1000 or unit == "GB":

@@ -100,8 +100,9 @@ def check_impressions(
         if hasattr(x, "__len__") and len(x) != n:
             argument = (arguments or {}).get(name, "y_scores")
             raise InputValidationError(
-                f"{func}: {argument}[{name!r}] must hold one score per row of y_true ({n} rows). "
-                f"Got {len(x)} scores for model {name!r}; score every row with every model."
+                f"{func}: {argument}[{name!r}] must hold one score per row of y_true "
+                f"({v.counted(n, 'row')}). Got {v.counted(len(x), 'score')} for model {name!r}; "
+                f"score every row with every model."
             )
     if groups is None:
         codes, n_units = np.arange(n), n

@@ -85,7 +85,7 @@ class ListDifferenceReport:
         means = ", ".join(f"{m} {x:.4f}" for m, x in self.mean.items())
         depth = "" if self.k is None else f" at depth {self.k}"
         return (
-            f"{self.n_users} users of both runs{depth}: {means} (rbo: p={self.p:g}); "
+            f"{v.counted(self.n_users, 'user')} of both runs{depth}: {means} (rbo: p={self.p:g}); "
             f"users of only one run, left out: {self.n_only_a} and {self.n_only_b}."
         )
 
@@ -240,8 +240,9 @@ def _differences(
     ub = in_b[ua]
     if len(ua) == 0:
         raise InputValidationError(
-            f"{func}: run_a and run_b have no user in common. Got {a.n_users} and {b.n_users} "
-            f"users, e.g. {v.format_values(a.user_ids[:3])} and "
+            f"{func}: run_a and run_b have no user in common. Got "
+            f"{v.counted(a.n_users, 'user')} and {v.counted(b.n_users, 'user')}, e.g. "
+            f"{v.format_values(a.user_ids[:3])} and "
             f"{v.format_values(b.user_ids[:3])}; compare runs of the same users."
         )
     item_codes, items = factorize(_ids(a.item_ids, b.item_ids), "items", func)

@@ -206,7 +206,8 @@ class ComparisonReport:
         """One sentence saying what the letters mean and how they were tested
         (``detail=True``: what the columns of :meth:`detail_rows` mean)."""
         what = {
-            "randomization": f"Fisher's randomization test ({self.n_permutations} permutations, "
+            "randomization": "Fisher's randomization test "
+            f"({v.counted(self.n_permutations, 'permutation')}, "
             f"seed {self.seed})",
             "student": "paired Student t-test",
             "wilcoxon": "Wilcoxon signed-rank test",
@@ -226,7 +227,7 @@ class ComparisonReport:
                 f"A letter marks a model that this one beats significantly: {what}{also} "
                 f"{pairs}, p < {self.alpha:g} after {fix} correction {within}."
             )
-        ci = (f"{self.interval} bootstrap interval ({self.n_resamples} resamples)"
+        ci = (f"{self.interval} bootstrap interval ({v.counted(self.n_resamples, 'resample')})"
               if self.interval else "not computed") + (", DeLong's" if delong else "")  # fmt: skip
         return (
             f"difference: model's mean minus versus's, paired over the users both define; "
@@ -303,8 +304,9 @@ class ComparisonReport:
 
     def __repr__(self) -> str:
         return (
-            f"ComparisonReport({len(self.models)} models, {len(self.metrics)} metrics, "
-            f"{len(self.comparisons['metric'])} comparisons, test={self.test!r})\n"
+            f"ComparisonReport({v.counted(len(self.models), 'model')}, "
+            f"{v.counted(len(self.metrics), 'metric')}, "
+            f"{v.counted(len(self.comparisons['metric']), 'comparison')}, test={self.test!r})\n"
             + self.to_markdown()
         )
 
@@ -405,7 +407,8 @@ def _run_tests(
     ]
     if untested:
         warnings.warn(
-            f"{func}: {len(untested)} of {len(cols)} comparisons have nan statistics: too few "
+            f"{func}: {len(untested):,} of {v.counted(len(cols), 'comparison')} "
+            f"{v.verb(len(untested), 'has')} nan statistics: too few "
             f"users with a value for both models (see n_users), e.g. "
             f"{v.format_values(untested)}.",
             UndefinedMetricWarning,
@@ -603,7 +606,8 @@ def compare(
         if not np.array_equal(rep.users, first.users):
             raise InputValidationError(
                 f"{func}: the reports were evaluated on different qrels users ({name!r} has "
-                f"{len(rep.users)} users, {next(iter(reports))!r} {len(first.users)}); "
+                f"{v.counted(len(rep.users), 'user')}, {next(iter(reports))!r} "
+                f"{len(first.users):,}); "
                 f"evaluate every run against the same qrels."
             )
     models = list(named)

@@ -96,7 +96,7 @@ def warn_undefined(undefined: np.ndarray, one_d: bool, what: str, why: str, func
         text = f"{func}: the {what} is nan: {why}."
     else:
         text = (
-            f"{func}: the {what} of {cols.size} of {undefined.size} columns is nan "
+            f"{func}: the {what} of {cols.size:,} of {v.counted(undefined.size, 'column')} is nan "
             f"(columns {v.format_values(cols)}): {why}."
         )
     warnings.warn(text, UndefinedMetricWarning, stacklevel=3)

@@ -653,7 +653,8 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     valid = ~np.isnan(p)
     if not valid.all():
         warnings.warn(
-            f"{func}: {p.size - valid.sum()} of {p.size} p-values are NaN (undefined tests): "
+            f"{func}: {p.size - valid.sum():,} of {v.counted(p.size, 'p-value')} "
+            f"{v.verb(int(p.size - valid.sum()), 'is')} NaN (undefined tests): "
             f"they stay NaN and are not counted among the tests.",
             UndefinedMetricWarning,
             stacklevel=2,

@@ -15,6 +15,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .._parameters import counted
 from ._origin import Batch
 
 __all__ = ["ScanTimings", "read_ahead"]
@@ -53,7 +54,7 @@ class ScanTimings:
     def __str__(self) -> str:
         return (
             f"read {self.read:.3f} s, compute {self.compute:.3f} s, wall {self.wall:.3f} s "
-            f"({self.passes} pass{'es' if self.passes != 1 else ''}, {self.rows:,} rows)"
+            f"({counted(self.passes, 'pass', 'passes')}, {counted(self.rows, 'row')})"
         )
 
 

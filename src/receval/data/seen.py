@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import compiled
+from .._parameters import counted
 from ..exceptions import InvalidParameterError
 from ._lookup import distinct, lookup
 from ._ranked import Qrels, Run
@@ -350,9 +351,13 @@ class MaskingSummary:
         """One line for a report: what was masked, or that repeats were declared."""
         if self.repeats:
             return "repeat consumption declared: seen items kept in the lists"
-        text = f"{self.n_rows_removed} seen items removed from {self.n_users_masked} users' lists"
+        lists = counted(self.n_users_masked, "user's list", "users' lists")
+        text = f"{counted(self.n_rows_removed, 'seen item')} removed from {lists}"
         if self.n_qrels_seen:
-            text += f", {self.n_qrels_seen} judged items seen in training (kept in the qrels)"
+            text += (
+                f", {counted(self.n_qrels_seen, 'judged item')} seen in training "
+                f"(kept in the qrels)"
+            )
         return text
 
 

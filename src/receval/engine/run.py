@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import exceptions
+from .._parameters import counted
 from ..exceptions import InvalidParameterError
 from .kinds import held_01, with_kinds
 from .loop.background import Worker, prefixed
@@ -19,7 +20,7 @@ from .loop.tensors import host_array, on_host, owned
 from .memory import state_bytes
 from .metric import DEFINITIONS, MetricDefinition
 from .states import check_loaded_state, invalid_state
-from .window import Window, batch_rows
+from .window import UNITS, Window, batch_rows
 
 __all__ = ["Accumulator"]
 
@@ -567,8 +568,11 @@ class Accumulator:
         return dict(self._params)
 
     def __repr__(self) -> str:
-        window = "" if self.window is None else f", window of {self.window[0]} {self.window[1]}"
-        return f"Accumulator({self.name!r}, {self.n_updates} updates{window})"
+        window = ""
+        if self.window is not None:
+            size, unit = self.window
+            window = f", window of {counted(size, UNITS[unit], unit)}"
+        return f"Accumulator({self.name!r}, {counted(self.n_updates, 'update')}{window})"
 
 
 #: Batches that wait for the background thread before ``update`` blocks.

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._kernels import compiled
-from .._validation import format_values
+from .._validation import counted, format_values, verb
 from ..exceptions import InputValidationError, InvalidParameterError
 from .kinds import MERGED, NO_LABELS, UPDATE, Kind, LabelKind
 from .sums import ExactSum, fieldwise_sum
@@ -313,7 +313,8 @@ class BinnedCounts:
     def _check_same_bins(self, other: BinnedCounts) -> None:
         if (self.n_bins, self.low, self.high) != (other.n_bins, other.low, other.high):
             raise InputValidationError(
-                f"merge: binned AUC states must have the same bins. Got {self.n_bins} bins on "
+                f"merge: binned AUC states must have the same bins. Got "
+                f"{counted(self.n_bins, 'bin')} on "
                 f"[{self.low}, {self.high}] and {other.n_bins} on [{other.low}, {other.high}]."
             )
 
@@ -530,8 +531,9 @@ class Seen:
         """Add a batch's ids; raise if one was given in an earlier update."""
         repeated = sorted(set(self.add_new(ids)), key=str)
         if repeated:
+            given = f"{what if len(repeated) > 1 else what[:-1]} {format_values(repeated)}"
             raise InputValidationError(
-                f"{func}: {what} {format_values(repeated)} were already given in an earlier "
+                f"{func}: {given} {verb(len(repeated), 'was')} already given in an earlier "
                 f"update; each update must hold whole {what} (all the rows of a {what[:-1]}), "
                 f"e.g. group the rows by {what[:-1]} before cutting batches."
             )
@@ -587,7 +589,8 @@ class Seen:
                 both |= set(b._held(_int64s(a.ids)).tolist())
         if both:
             raise InputValidationError(
-                f"{len(both)} groups were given twice (in two updates, or in two merged "
+                f"{counted(len(both), 'group')} {verb(len(both), 'was')} given twice (in two "
+                f"updates, or in two merged "
                 f"accumulators), e.g. {format_values(sorted(both, key=str))}; each update and "
                 f"each worker must hold whole groups (all the rows of a group or user): group "
                 f"the rows before cutting batches or splitting them across workers."
@@ -648,7 +651,7 @@ def invalid_state(what: str) -> InputValidationError:
 
 def _bad(where: str, expected: str, value: Any) -> InputValidationError:
     shown = (
-        f"a {type(value).__name__} of {len(value)} entries"
+        f"a {type(value).__name__} of {counted(len(value), 'entry', 'entries')}"
         if isinstance(value, (list, tuple))
         else f"{type(value).__name__} {value!r}"
         if np.ndim(value) == 0

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..exceptions import InputValidationError, InvalidParameterError
 from .metric import MetricDefinition
 
@@ -33,7 +34,8 @@ __all__ = [
 ]
 
 #: What a window counts.
-UNITS = ("batches", "rows")
+#: The units of a window, each with its singular.
+UNITS = {"batches": "batch", "rows": "row"}
 
 #: Metrics that take ``decay=``: their state holds weighted rows whose weights may grow.
 DECAYED = ("roc_auc",)
@@ -215,8 +217,8 @@ class DecayClock:
         if other != self:
             raise InvalidParameterError(
                 f"Accumulator.merge: decayed accumulators merge only at the same update "
-                f"(the weights depend on it). Got {self.updates} and {other.updates} "
-                f"updates; merge workers that update in step."
+                f"(the weights depend on it). Got {counted(self.updates, 'update')} and "
+                f"{counted(other.updates, 'update')}; merge workers that update in step."
             )
         return DecayClock(self.updates, self.growth, self.exponent)
 

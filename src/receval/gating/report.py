@@ -155,7 +155,7 @@ class GateReport:
             r = skipped[0]
             out.append(
                 f"Users without a value in both models are left out of the paired test, "
-                f"e.g. {r.n_users_skipped} of {r.n_users + r.n_users_skipped} for {r.metric}: "
+                f"e.g. {r.n_users_skipped:,} of {r.n_users + r.n_users_skipped:,} for {r.metric}: "
                 f"{r.candidate} vs {r.baseline}."
             )
         missing = {k: n for k, n in self.runs_missing_users.items() if n}
@@ -341,4 +341,4 @@ class GateReport:
         return self.to_markdown()
 
     def __repr__(self) -> str:
-        return f"GateReport(passed={self.passed}, {len(self.rows)} checks)"
+        return f"GateReport(passed={self.passed}, {counted(len(self.rows), 'check')})"

@@ -190,7 +190,8 @@ def _multiclass(
         classes = v.check_labels_parameter(v.as_1d(labels, "labels", func), func)
     if len(classes) != scores.shape[1]:
         raise InputValidationError(
-            f"{func}: y_score has {scores.shape[1]} columns but there are {len(classes)} classes "
+            f"{func}: y_score has {v.counted(scores.shape[1], 'column')} but there "
+            f"{v.verb(len(classes), 'is')} {v.counted(len(classes), 'class', 'classes')} "
             f"{v.format_values(classes)}; pass labels= to name the class of each column."
         )
     order = np.argsort(classes, kind="stable")

@@ -83,8 +83,8 @@ class GroupAUCReport:
     def __repr__(self) -> str:
         return (
             f"GroupAUCReport(gauc={self.score:.6g}, weighting={self.weighting!r}, "
-            f"{self.n_groups:,} groups, {self.n_groups_skipped:,} skipped with "
-            f"{self.n_rows_skipped:,} rows; each group's AUC: .to_frame())"
+            f"{v.counted(self.n_groups, 'group')}, {self.n_groups_skipped:,} skipped with "
+            f"{v.counted(self.n_rows_skipped, 'row')}; each group's AUC: .to_frame())"
         )
 
     def to_frame(self, backend: str | None = None) -> Any:
@@ -174,7 +174,7 @@ def group_weights(
         if len(per_row) != len(codes):
             raise InputValidationError(
                 f"{func}: weighting must give one weight per row (its group's weight). "
-                f"Got {len(per_row)} weights for {len(codes)} rows."
+                f"Got {v.counted(len(per_row), 'weight')} for {v.counted(len(codes), 'row')}."
             )
         out = np.zeros(len(uniques))
         out[codes] = per_row
@@ -421,13 +421,15 @@ def gauc_or_warn(score: float, n_groups: int, n_skipped: int | None = None) -> f
     if np.isnan(score) and n_skipped is not None and n_skipped < n_groups:
         return warn_undefined(
             f"gauc_score: every group that has both a positive and a negative sample "
-            f"({n_groups - n_skipped} of {n_groups} groups) has weight zero, so GAUC is "
+            f"({n_groups - n_skipped:,} of {v.counted(n_groups, 'group')}) has weight zero, so "
+            f"GAUC is "
             f"undefined (returned as nan); give some of them a positive weight."
         )
     if np.isnan(score):
         return warn_undefined(
             f"gauc_score: no group has both a positive and a negative sample "
-            f"({n_groups} groups, all skipped), so GAUC is undefined (returned as nan)."
+            f"({v.counted(n_groups, 'group')}, all skipped), so GAUC is undefined (returned as "
+            f"nan)."
         )
     return score
 

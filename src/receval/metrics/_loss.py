@@ -332,8 +332,9 @@ def _multiclass_log_loss(
     classes = distinct(yt) if labels is None else v.as_1d(labels, "labels", func)
     if len(classes) != proba.shape[1]:
         raise InputValidationError(
-            f"{func}: y_pred has {proba.shape[1]} columns but there are {len(classes)} "
-            f"classes {v.format_values(classes)}; pass labels= to name the class of each "
+            f"{func}: y_pred has {v.counted(proba.shape[1], 'column')} but there "
+            f"{v.verb(len(classes), 'is')} {v.counted(len(classes), 'class', 'classes')} "
+            f"{v.format_values(classes)}; pass labels= to name the class of each "
             f"column."
         )
     order = np.argsort(classes, kind="stable")

@@ -597,17 +597,19 @@ def policy_value_interval(
         if left_out and kept.size and not np.isnan(value):
             positive = int(np.count_nonzero(terms.weight))
             warnings.warn(
-                f"{func}: {left_out} of {n_resamples} resamples have no round with a positive "
+                f"{func}: {left_out:,} of {v.counted(n_resamples, 'resample')} "
+                f"{v.verb(left_out, 'has')} no round with a positive "
                 f"importance weight, where SNIPS is undefined (0 / 0); the bounds are the "
-                f"percentiles of the other {kept.size} ({positive} of {n} rounds "
-                f"{'has' if positive == 1 else 'have'} a positive weight: the interval is "
+                f"percentiles of the other {kept.size:,} ({positive:,} of {v.counted(n, 'round')} "
+                f"{v.verb(positive, 'has')} a positive weight: the interval is "
                 f"unreliable); use more rounds, or estimator='ips'.",
                 RecevalWarning,
                 stacklevel=2,
             )
         elif left_out and not np.isnan(value):
             warn_undefined(
-                f"{func}: none of the {n_resamples} resamples has a round with a positive "
+                f"{func}: none of the {v.counted(n_resamples, 'resample')} has a round with a "
+                f"positive "
                 f"importance weight, where SNIPS is undefined (0 / 0), so the bounds are nan; "
                 f"use more rounds or resamples, or estimator='ips'."
             )

@@ -126,7 +126,8 @@ def _checked_values(values: Any) -> np.ndarray:
     bad = ~(np.isfinite(p) & (p > 0) & (p <= 1))
     if bad.any():
         raise InputValidationError(
-            f"{_FUNC}: propensities must lie in (0, 1]. Got {int(bad.sum())} values outside "
+            f"{_FUNC}: propensities must lie in (0, 1]. Got {v.counted(int(bad.sum()), 'value')} "
+            f"outside "
             f"it, e.g. {v.format_values(p[bad])}; a propensity is the probability that a "
             f"relevant item was observed."
         )

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import format_values
+from .._validation import counted, format_values
 from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -66,7 +66,8 @@ def _per_user(recommended: Any, relevant: Any, func: str) -> tuple[list[Any], li
         return [items], [relevant]
     if not _is_list(relevant) or isinstance(relevant, (Mapping, set, frozenset)):
         raise InputValidationError(
-            f"{func}: recommended holds {len(items)} lists, so relevant must be a list of as "
+            f"{func}: recommended holds {counted(len(items), 'list')}, so relevant must be a list "
+            f"of as "
             f"many collections (one per user). Got {type(relevant).__name__}."
         )
     judged = list(relevant)

@@ -177,7 +177,8 @@ def run_findings(
                     f"lists shorter than k = {k}: {len(short):,} of {run.n_users:,} (the "
                     f"shortest: {counted(int(lengths.min()), 'item')}); precision@{k} still "
                     f"divides by {k}.",
-                    f"rank at least {k} items per user, or choose k no larger than the lists "
+                    f"rank at least {counted(k, 'item')} per user, or choose k no larger than the "
+                    f"lists "
                     f"(precision_normalizer='retrieved' divides by the list's length).",
                     [
                         {"user": example_value(run.user_ids[u]), "length": int(lengths[u])}

@@ -674,9 +674,11 @@ def finalize(
                                  stacklevel=stacklevel + 2)  # fmt: skip
     items = state.n_items() if setup.with_qrels and ranked else (0, 0, 0)
     if setup.with_qrels:
-        if state.n_users_missing and any(c.missing_users == "error" for c in convs.values()):
+        missing = state.n_users_missing
+        if missing and any(c.missing_users == "error" for c in convs.values()):
             raise InputValidationError(
-                f"evaluate: {state.n_users_missing} qrels users are absent from the run, e.g. "
+                f"evaluate: {v.counted(missing, 'qrels user')} {v.verb(missing, 'is')} absent "
+                f"from the run, e.g. "
                 f"{v.format_values(ex.get('missing', none))}; pass missing_users='zero' or "
                 f"'skip' to score them 0 or leave them out."
             )
@@ -692,7 +694,8 @@ def finalize(
             if n_empty and convs[text].empty_users == "error":
                 raise InputValidationError(
                     f"evaluate: metric {text!r} has empty_users='error', and "
-                    f"{n_empty} users have no relevant item, e.g. "
+                    f"{v.counted(n_empty, 'user')} {v.verb(n_empty, 'has')} no relevant item, "
+                    f"e.g. "
                     f"{v.format_values(ex.get(f'empty:{text}', none))}; pass "
                     f"empty_users='skip', 'zero' or 'one' to leave them out or score them."
                 )

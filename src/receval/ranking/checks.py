@@ -115,7 +115,8 @@ def check_matching(
         share = n_users_matched / n_users
         if n_users_matched == 0 or share < min_match:  # the message only then
             text = (
-                f"{func}: {n_users_matched} of the {n_users} qrels users are in the run "
+                f"{func}: {n_users_matched:,} of the {v.counted(n_users, 'qrels user')} "
+                f"{v.verb(n_users_matched, 'is')} in the run "
                 f"({share:.1%}), e.g. qrels users {v.format_values(q_users)}, run users "
                 f"{v.format_values(r_users)}{_types(q_users, r_users)}"
             )
@@ -130,8 +131,9 @@ def check_matching(
         refused = matched == 0 and n_items > 0 and n_judged > 0  # no judgment: no mix-up
         if refused or max(share, share_judged) < min_match:
             text = (
-                f"{func}: {matched} of the run's {n_items} items are judged in the qrels "
-                f"({share:.1%}; {share_judged:.1%} of the qrels' {n_judged} items), e.g. run "
+                f"{func}: {matched:,} of the run's {v.counted(n_items, 'item')} "
+                f"{v.verb(matched, 'is')} judged in the qrels ({share:.1%}; {share_judged:.1%} "
+                f"of the qrels' {v.counted(n_judged, 'item')}), e.g. run "
                 f"items {v.format_values(r_items)}, qrels items "
                 f"{v.format_values(q_items)}{_types(q_items, r_items)}"
             )
@@ -212,7 +214,8 @@ def warn_unreproducible_ties(
     why, _, exempt = UNSTABLE_TIES[profile]
     concerned = [c for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
     warnings.warn(
-        f"evaluate(profile={profile!r}): {n_users} users have tied scores, e.g. "
+        f"evaluate(profile={profile!r}): {v.counted(n_users, 'user')} "
+        f"{v.verb(n_users, 'has')} tied scores, e.g. "
         f"{v.format_values(examples)}, and {why}. receval scores them "
         f"{describe_tie_orders(concerned)}, so its values for these users may "
         f"differ from the peer's. Break the ties "

@@ -249,8 +249,8 @@ class EvaluationReport:
         kept = np.asarray(users, dtype=bool)
         if kept.shape != self.users.shape:
             raise InputValidationError(
-                f"EvaluationReport.subset: users must be a boolean mask of {len(self.users)} "
-                f"users. Got shape {kept.shape}."
+                f"EvaluationReport.subset: users must be a boolean mask of "
+                f"{counted(len(self.users), 'user')}. Got shape {kept.shape}."
             )
         states = {t: self.mean_state_of(t, kept) for t in self.mean}
         values = {t: col[kept] for t, col in self.values.items()}

@@ -189,7 +189,7 @@ def _check_keywords(
             raise InvalidParameterError(
                 f"evaluate: the convention {key}={value!r} changes none of the metrics "
                 f"{v.format_values(metrics)}; it is used by {v.format_values(users)} "
-                f"({len(users)} metrics). Drop it."
+                f"({v.counted(len(users), 'metric')}). Drop it."
             )
         for text in readers:
             if key not in dict(specs[text].params):

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from .._parameters import counted
 from ..exceptions import InvalidParameterError
 from .kinds import kind_of
 
@@ -118,7 +119,7 @@ def _reals(name: str, keys: tuple[str, ...]) -> Callable[[Any], str]:
     def build(values: list[float]) -> str:
         if len(values) != len(keys):
             raise InvalidParameterError(
-                f"-m {name}: expected {len(keys)} comma-separated numbers "
+                f"-m {name}: expected {counted(len(keys), 'comma-separated number')} "
                 f"({', '.join(keys)}). Got {len(values)}."
             )
         return (

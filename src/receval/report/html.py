@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_number
+from .._validation import check_number, counted
 from ..exceptions import InvalidParameterError
 from .interactive import PLOTLY_CONFIG, has_plotly, plotly_js
 from .tables import counts_sentence
@@ -311,8 +311,9 @@ class HTMLReport:
     def __repr__(self) -> str:
         n_tables = sum(kind == "table" for kind, _ in self._parts)
         return (
-            f"HTMLReport({self.title!r}: {len(self._toc)} sections, {n_tables} tables, "
-            f"{self.n_figures} figures; the page: .to_html(), the numbers: .to_dict())"
+            f"HTMLReport({self.title!r}: {counted(len(self._toc), 'section')}, "
+            f"{counted(n_tables, 'table')}, {counted(self.n_figures, 'figure')}; the page: "
+            f".to_html(), the numbers: .to_dict())"
         )
 
     def add_input(self, name: str, n_rows: int | None = None, *, what: str | None = None) -> None:
@@ -593,7 +594,7 @@ class HTMLReport:
             for i in self._inputs:
                 text = f"<code>{html.escape(i['name'])}</code>"
                 if i["rows"] is not None:
-                    text += f": {i['rows']:,} rows"
+                    text += f": {counted(i['rows'], 'row')}"
                 if i["what"]:
                     text = f"{html.escape(str(i['what']))} " + text
                 items.append(f"<li>{text}</li>")

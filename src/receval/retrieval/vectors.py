@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..data._arrow import take_at, to_numpy
 from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError
@@ -110,8 +111,8 @@ class Vectors:
             row = start + int(np.flatnonzero(np.asarray(pc.is_null(a)))[0])
             raise InputValidationError(
                 f"{self.func}: {self.name} must have a vector in every row. Got "
-                f"{a.null_count} null vectors, the first in row {row}; drop those rows or "
-                f"give them vectors."
+                f"{counted(a.null_count, 'null vector')}, the first in row {row}; drop those rows "
+                f"or give them vectors."
             )
 
     def _values(self, a: Any, start: int, rows: Any = None) -> np.ndarray:

@@ -86,7 +86,7 @@ class Candidates:
         if repeated:
             raise InputValidationError(
                 f"{func}: each (user, item) pair must appear once. Got "
-                f"{repeated} repeated pairs; drop duplicates first."
+                f"{v.counted(repeated, 'repeated pair')}; drop duplicates first."
             )
 
     def _set(
@@ -305,7 +305,8 @@ def sample_negatives(
     if n_short and short == "error":
         first = int(np.flatnonzero(counts < n)[0])
         raise InputValidationError(
-            f"{func}: {n_short} users have fewer than n={n} items left to draw once their "
+            f"{func}: {v.counted(n_short, 'user')} {v.verb(n_short, 'has')} fewer than "
+            f"n={v.counted(n, 'item')} left to draw once their "
             f"judged and excluded items are removed, e.g. user {_py(q.user_ids[first])!r} "
             f"with {int(counts[first])}; pass short='take_all' to take them all, or a smaller n."
         )
@@ -347,7 +348,8 @@ def _popularity_weights(catalog_ids: np.ndarray, popularity: Any, train: Any, fu
         )
         raise InputValidationError(
             f"{func}: no catalogue item has a popularity above 0. Got popularity for "
-            f"{table.n_items} items, e.g. {v.format_values(table.item_ids)}, {given}; pass "
+            f"{v.counted(table.n_items, 'item')}, e.g. {v.format_values(table.item_ids)}, {given}; "
+            f"pass "
             f"counts above 0 for some catalogue items, or strategy='uniform'."
         )
     return weights
@@ -616,14 +618,15 @@ class SamplingSummary:
         --------
         >>> from receval import SamplingSummary
         >>> print(SamplingSummary(14, 0, 1, correction="rank", catalog_size=100).describe())
-        candidates: 14 run rows outside them dropped, 1 run users without a candidate
+        candidates: 14 run rows outside them dropped, 1 run user without a candidate
         set, 0 candidates the run does not score (ranked last); correction rank,
         catalog size 100
         """
         text = (
-            f"candidates: {self.n_rows_dropped} run rows outside them dropped, "
-            f"{self.n_users_without_candidates} run users without a candidate set, "
-            f"{self.n_candidates_absent} candidates the run does not score (ranked last)"
+            f"candidates: {v.counted(self.n_rows_dropped, 'run row')} outside them dropped, "
+            f"{v.counted(self.n_users_without_candidates, 'run user')} without a candidate "
+            f"set, {v.counted(self.n_candidates_absent, 'candidate')} the run does not score "
+            f"(ranked last)"
         )
         if self.correction is not None:
             text += f"; correction {self.correction}, catalog size {self.catalog_size}"

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..engine.sources import is_scan_run
 from ..ranking.evaluation import evaluate
 from ..ranking.report import EvaluationReport
@@ -52,7 +53,7 @@ class SampledReport:
     def __repr__(self) -> str:
         names, values = zip(*self._columns().items(), strict=True)
         width = max([len(m) for m in self.metrics] + [6])
-        lines = [f"SampledReport({len(self.metrics)} metrics, run covers the catalog: "
+        lines = [f"SampledReport({counted(len(self.metrics), 'metric')}, run covers the catalog: "
                  f"{self.run_covers_catalog}; as a table: .to_frame())",
                  f"  {'metric':<{width}}  " + "  ".join(f"{n:>13}" for n in names)]  # fmt: skip
         for m in self.metrics:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..data._arrow import is_arrow, take_at
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .report import SegmentReport, segment_codes
@@ -266,10 +267,11 @@ class SegmentComparison:
     n_unknown: int = 0
 
     def __repr__(self) -> str:
+        unknown = f", {counted(self.n_unknown, 'unknown user')} ignored" if self.n_unknown else ""
         return (
-            f"SegmentComparison({len(self.segments)} segments of "
-            f"{int(self.counts.sum()):,} users, {self.n_unassigned:,} without one"
-            f"{f', {self.n_unknown:,} unknown users ignored' if self.n_unknown else ''}; each "
+            f"SegmentComparison({counted(len(self.segments), 'segment')} of "
+            f"{counted(int(self.counts.sum()), 'user')}, {self.n_unassigned:,} without one"
+            f"{unknown}; each "
             f"segment's: .reports, every row: .to_frame()); over every user:\n{self.overall!r}"
         )
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import counted
 from ..exceptions import InputValidationError
 
 __all__ = [
@@ -142,10 +143,11 @@ class SegmentReport:
         cut = n > 2 * _REPR_EDGE  # then only the first and last few, as pandas does
         shown = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)] if cut else range(n)
         some = f", {2 * _REPR_EDGE} shown; all: .to_frame()" if cut else ""
-        unassigned = f", {self.n_unassigned:,} {self.unit} in none" if self.n_unassigned else ""
+        unit = self.unit.removesuffix("s")
+        unassigned = f", {counted(self.n_unassigned, unit)} in none" if self.n_unassigned else ""
         if self.n_unknown:
-            unassigned += f", {self.n_unknown:,} unknown {self.unit} ignored"
-        lines = [f"SegmentReport({n} segments{unassigned}{some})", head]
+            unassigned += f", {counted(self.n_unknown, 'unknown ' + unit)} ignored"
+        lines = [f"SegmentReport({counted(n, 'segment')}{unassigned}{some})", head]
         for i in shown:
             if i is None:
                 lines.append("  ...")
@@ -172,7 +174,8 @@ def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np
     codes = np.asarray(codes)
     if len(codes) != n:
         raise InputValidationError(
-            f"{func}: {name} must have one label per row. Got {len(codes)} labels for {n} rows."
+            f"{func}: {name} must have one label per row. Got {counted(len(codes), 'label')} "
+            f"for {counted(n, 'row')}."
         )
     uniques = np.asarray(uniques)
     if uniques.dtype.kind in "iu" and _booleans(by):  # the codes read True as 1
@@ -242,7 +245,8 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
         if len(labels) != len(users):
             raise InputValidationError(
                 f"{func}: segments must be a mapping of users, a frame (user, segment) or one "
-                f"label per user of the report. Got {len(labels)} labels for {len(users)} users."
+                f"label per user of the report. Got {counted(len(labels), 'label')} for "
+                f"{counted(len(users), 'user')}."
             )
         return (*segment_codes(labels, len(users), "segments", func), 0)
     codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)

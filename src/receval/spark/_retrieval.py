@@ -289,7 +289,8 @@ def _vectors(col: Any) -> Any:
         col = col.combine_chunks()
     if col.null_count:
         raise InputValidationError(
-            f"{_FUNC}: users has {col.null_count} null vectors; drop or fill them first."
+            f"{_FUNC}: users has {v.counted(col.null_count, 'null vector')}; drop or fill them "
+            f"first."
         )
     if pa.types.is_fixed_size_list(col.type):
         return col

@@ -47,6 +47,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .._parameters import counted
 from ..exceptions import (
     DEFAULT_MIN_MATCH,
     InputValidationError,
@@ -556,7 +557,8 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
         first = missing[0]
         raise ParameterAbort(
             f"trec-eval: query {t.queries[first]!r} of the qrels has no documents in the "
-            f"run ({len(missing)} such queries); pass -c to count them as 0, or remove them "
+            f"run ({counted(len(missing), 'such query', 'such queries')}); pass -c to count them "
+            f"as 0, or remove them "
             f"from the qrels.",
             status=QUERY,
             output=_text(_lines(o, values, t, zscores, first)[0]),

@@ -52,7 +52,9 @@ def _catalog_exposure(
         if size < len(recommended):
             raise InputValidationError(
                 f"{func}: catalog must be at least the number of distinct recommended items. "
-                f"Got catalog={size} for {len(recommended)} recommended items; pass the size "
+                f"Got catalog={size} for {v.counted(len(recommended), 'recommended item')}; pass "
+                f"the "
+                f"size "
                 f"of the whole catalogue, or its item ids."
             )
         return recommended, int(size) - len(recommended)

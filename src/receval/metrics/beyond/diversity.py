@@ -146,8 +146,8 @@ def _row_ids(ids: Any, n_rows: int, name: str, func: str) -> np.ndarray:
     uniques = _ids_of(ids, "feature_items", func)
     if len(uniques) != n_rows:
         raise InputValidationError(
-            f"{func}: feature_items must hold one item id per row of {name}. Got {len(uniques)} "
-            f"ids for {n_rows} rows."
+            f"{func}: feature_items must hold one item id per row of {name}. Got "
+            f"{v.counted(len(uniques), 'id')} for {v.counted(n_rows, 'row')}."
         )
     return uniques
 

@@ -212,8 +212,8 @@ class Memberships:
         if len(ungrouped):
             n, ids = len(ungrouped), pooled_ids[ungrouped[: v.MAX_SHOWN + 1]]
             raise InputValidationError(
-                f"{func}: item_groups must give a group to every {what}. Got {n} "
-                f"{'item' if n == 1 else 'items'} {v.format_values(ids)} without one; add them "
+                f"{func}: item_groups must give a group to every {what}. Got "
+                f"{v.counted(n, 'item')} {v.format_values(ids)} without one; add them "
                 f"to item_groups."
             )
         offsets = np.zeros(len(pooled_ids) + 1, dtype=np.int64)

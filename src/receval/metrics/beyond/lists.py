@@ -197,4 +197,4 @@ def mean_over_users(
 def missing_items(run: Run, mask: np.ndarray) -> str:
     ids = run.item_ids[np.flatnonzero(mask)[: v.MAX_SHOWN + 1]]
     n = int(mask.sum())
-    return f"{n} {'item' if n == 1 else 'items'} {v.format_values(ids)}"
+    return f"{v.counted(n, 'item')} {v.format_values(ids)}"

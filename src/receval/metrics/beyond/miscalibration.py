@@ -316,8 +316,9 @@ def _expected_at_cut(
         if terms > _MAX_TERMS:
             raise InvalidParameterError(
                 f"{func}: ties='average' for miscalibration@{depth} would sum {terms:,} "
-                f"terms for user {run.user_ids[user]!r}: its tied block of {s} items at the "
-                f"cut has {len(levels)} distinct weights of one category (at most "
+                f"terms for user {run.user_ids[user]!r}: its tied block of {v.counted(s, 'item')} "
+                f"at the cut has {v.counted(len(levels), 'distinct weight')} of one category "
+                f"(at most "
                 f"{_MAX_TERMS:,} terms). Use ties='input' (the run's order), or break the "
                 f"ties in the scores."
             )
@@ -349,5 +350,5 @@ def _check_known(codes: np.ndarray, ids: np.ndarray, where: str, func: str) -> N
         )
         raise InputValidationError(
             f"{func}: item_categories must give the categories of every item of a {where}. "
-            f"Got none for {len(unique)} items {v.format_values(unique)}; add them."
+            f"Got none for {v.counted(len(unique), 'item')} {v.format_values(unique)}; add them."
         )

@@ -203,7 +203,7 @@ def _feature_rows(
         shown = v.format_values(ids[np.flatnonzero(missing)])
         raise InputValidationError(
             f"{func}: features must have a row for every {what}. Got none for "
-            f"{int(missing.sum())} items {shown}; add them to features."
+            f"{v.counted(int(missing.sum()), 'item')} {shown}; add them to features."
         )
     return rows
 

@@ -288,7 +288,8 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
             u = int(codes[first])
             shown = iso_second(int(times.values[first]) // times.divisor)
             error = InputValidationError(
-                f"{FUNC}: {n_before} events of {counts['users']} users are earlier than the "
+                f"{FUNC}: {v.counted(n_before, 'event')} of {v.counted(counts['users'], 'user')} "
+                f"{v.verb(n_before, 'is')} earlier than the "
                 f"user's signup, e.g. user {py_scalar(user_ids[u])!r} at {shown} signed up at "
                 f"{iso_second(int(seconds[u]))}; pass before_signup='keep' to count them as logins "
                 f"or before_signup='drop' to ignore them."

@@ -127,8 +127,8 @@ class RetentionReport:
             f"{self.period}_{n} {m:.4f}" for n, m in zip(self.days, means, strict=True)
         )
         return (
-            f"RetentionReport({self.n_periods} {self.period}s, {span} ({self.tz}), "
-            f"{self.n_events:,} events, {self.n_users:,} users)\n"
+            f"RetentionReport({v.counted(self.n_periods, self.period)}, {span} ({self.tz}), "
+            f"{v.counted(self.n_events, 'event')}, {v.counted(self.n_users, 'user')})\n"
             f"  mean over observed cohorts: {mean or 'no day N'}\n"
             "  per cohort: .cohort_frame(); per period: .to_frame(); cohort x N: .table_frame()"
         )
@@ -145,7 +145,7 @@ class RetentionReport:
         ...           "time": ["2024-01-01", "2024-01-03", "2024-01-02"],
         ...           "signup": ["2024-01-02", "2024-01-02", "2024-01-02"]}
         >>> print(retention(events, signup="signup", days=[1]).before_signup_note)
-        1 events of 1 users are earlier than their user's signup: kept, counted as logins
+        1 event of 1 user is earlier than their user's signup: kept, counted as logins
         of their periods (before_signup 'keep'; 'drop' ignores them, 'error' refuses them).
         """
         n, users = self.n_events_before_signup, self.n_users_events_before_signup
@@ -156,7 +156,8 @@ class RetentionReport:
             "drop": ("dropped, counted nowhere", "'keep' counts them as logins"),
         }.get(self.before_signup, (self.before_signup, ""))
         return (
-            f"{n} events of {users} users are earlier than their user's signup: {done} "
+            f"{v.counted(n, 'event')} of {v.counted(users, 'user')} {v.verb(n, 'is')} earlier "
+            f"than their user's signup: {done} "
             f"(before_signup {self.before_signup!r}; {others}, 'error' refuses them)."
         )
 
@@ -173,23 +174,26 @@ class RetentionReport:
         ...           "time": ["2024-01-01", "2024-01-02", "2024-01-02", "2024-01-02"],
         ...           "signup": ["2024-01-01", "2024-01-01", "2023-12-25", None]}
         >>> print(retention(events, signup="signup", days=[1]).signup_note)
-        1 users signed up before the window's first day: in no cohort, their events
-        counted as logins; 1 users have events but no signup time: their cohort is the
+        1 user signed up before the window's first day: in no cohort, their events
+        counted as logins; 1 user has events but no signup time: their cohort is the
         day of their first event.
         """
         before, after = self.n_users_signup_before_window, self.n_users_signup_after_window
         outside = []
         if before:
-            outside.append(f"{before} users signed up before the window's first {self.period}")
+            outside.append(
+                f"{v.counted(before, 'user')} signed up before the window's first {self.period}"
+            )
         if after:
-            last = f"users signed up after the window's last {self.period}"
-            outside.append(f"{after} {'after its last' if before else last}")
+            last = f"{v.counted(after, 'user')} signed up after the window's last {self.period}"
+            outside.append(f"{after:,} after its last" if before else last)
         parts = []
         if outside:
             parts.append(f"{' and '.join(outside)}: in no cohort, their events counted as logins")
         if self.n_users_without_signup:
             parts.append(
-                f"{self.n_users_without_signup} users have events but no signup time: their "
+                f"{v.counted(self.n_users_without_signup, 'user')} "
+                f"{v.verb(self.n_users_without_signup, 'has')} events but no signup time: their "
                 f"cohort is the {self.period} of their first event"
             )
         return "; ".join(parts) + "." if parts else None

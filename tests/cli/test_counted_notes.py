@@ -1,0 +1,62 @@
+"""The notes and errors of the commands count in words that agree with the count: a
+count of 1 reads "1 run user is", never "1 run users are"."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli._helpers import invoke, make_runner
+
+QRELS = "u1 0 a 1\nu1 0 b 1\nu2 0 c 1\n"
+# u1's a is in its training history; u2 is absent from the run; u9 is not in the qrels
+RUN = "u1 Q0 a 1 0.9 s\nu1 Q0 b 2 0.5 s\nu9 Q0 a 1 0.9 s\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {"qrels": tmp_path / "qrels", "run": tmp_path / "r.run", "train": tmp_path / "train"}
+    paths["qrels"].write_text(QRELS)
+    paths["run"].write_text(RUN)
+    paths["train"].write_text("u1 0 a 1\n")
+    return {k: str(v) for k, v in paths.items()}
+
+
+def test_rank_notes_count_one_user(files):
+    args = ["rank", "--qrels", files["qrels"], "--run", files["run"], "-m", "p@1"]
+    stderr = invoke(make_runner(), *args).stderr
+    assert "note: r.run: 1 of 2 qrels users is absent from the run." in stderr
+    assert "note: r.run: 1 run user is not in the qrels (ignored)." in stderr
+    stderr = invoke(make_runner(), *args, "--exclude", files["train"]).stderr
+    assert (
+        "note: r.run: 1 seen item removed from 1 user's list, 1 judged item seen in training "
+        "(kept in the qrels); 1 run user has no history.\n"
+    ) in stderr
+
+
+def test_rank_missing_users_error_counts_one(files):
+    args = ["rank", "--qrels", files["qrels"], "--run", files["run"], "-m", "p@1"]
+    stderr = invoke(make_runner(), *args, "--missing-users", "error", code=2).stderr
+    assert stderr.startswith("error: receval rank: 1 qrels user is absent from the run, e.g.")
+
+
+def test_trec_eval_note_counts_one_run_query(tmp_path):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 0.9 s\nq2 Q0 d1 1 0.9 s\n")
+    args = ["trec-eval", "-m", "map", tmp_path / "qrels", tmp_path / "run"]
+    stderr = invoke(make_runner(), *args).stderr
+    assert stderr == (
+        f"note: {tmp_path / 'run'}: 1 run query is not in the qrels (ignored, as trec_eval "
+        f"ignores them).\n"
+    )
+
+
+def test_retention_notes_count_one_event_of_one_user(tmp_path):
+    events = tmp_path / "events.csv"
+    events.write_text(
+        "user,time,signup\na,2024-01-01,2024-01-02\na,2024-01-03,2024-01-02\n"
+        "b,2024-01-02,2024-01-02\nc,2024-01-02,\n"
+    )
+    args = ["retention", events, "--signup", "signup", "--days", "1"]
+    stderr = invoke(make_runner(), *args).stderr
+    assert "1 event of 1 user is earlier than their user's signup" in stderr
+    assert "1 user has events but no signup time" in stderr

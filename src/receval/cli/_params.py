@@ -46,6 +46,7 @@ __all__ = [
     "Command",
     "Group",
     "close_options",
+    "files_as_arguments",
     "metric_option",
     "quick_value",
     "table_argument",
@@ -207,13 +208,72 @@ def close_options(name: str, known: list[str]) -> list[str]:
 
 
 def _checked(command: Any, ctx: Any, args: list[str], parse: Any) -> Any:
-    """``parse(ctx, args)``, an unknown option's suggestions made by :func:`close_options`."""
+    """``parse(ctx, args)``, an unknown option's suggestions made by :func:`close_options`,
+    and files given as arguments to a command that takes them as options said so
+    (:func:`files_as_arguments`)."""
+    given = list(args)  # click's parser consumes the list
     try:
         return parse(ctx, args)
     except CLICK.exceptions.NoSuchOption as exc:
         known = [o for p in command.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
         exc.possibilities = close_options(exc.option_name, known)
         raise
+    except CLICK.exceptions.UsageError as exc:
+        # a required option missing, or arguments the command does not take
+        usage = CLICK.exceptions
+        if type(exc) is usage.UsageError or isinstance(exc, usage.MissingParameter):
+            text = files_as_arguments(command, ctx, given)
+            if text is not None:
+                raise usage.UsageError(text, ctx) from None
+        raise
+
+
+def files_as_arguments(command: Any, ctx: Any, args: list[str]) -> str | None:
+    """What to type instead, when ``args`` give a command that takes its files as options
+    (:attr:`CommandEntry.files`) some as arguments; None otherwise.
+
+    The arguments go to the file options not given, in order (the last one takes the
+    rest where it may be repeated), when their number says which goes where; else the
+    message names the options.
+    """
+    import shlex
+
+    entry = COMMANDS.get(ctx.info_name or "")
+    params = command.get_params(ctx)
+    if entry is None or not entry.files or any(p.param_type_name == "argument" for p in params):
+        return None
+    options = {o: p for p in params if p.param_type_name == "option" for o in p.opts}
+    takes_value = {o for o, p in options.items() if not p.is_flag and not p.count}
+    positional: list[int] = []
+    named: set[str] = set()
+    after_option = False
+    for i, arg in enumerate(args):
+        if after_option:
+            after_option = False
+        elif arg == "--":
+            positional.extend(range(i + 1, len(args)))
+            break
+        elif arg.startswith("-") and arg != "-":
+            name = arg.partition("=")[0]
+            named.update(options[name].opts if name in options else [name])
+            after_option = arg in takes_value
+        else:
+            positional.append(i)
+    if not positional:
+        return None
+    files = [args[i] for i in positional]
+    what, them = ("an argument", "it") if len(files) == 1 else ("arguments", "them")
+    head = f"{ctx.command_path}: takes its files as options; got {shlex.join(files)} as {what}"
+    missing = [o for o in entry.files if not named & set(options[o].opts)]
+    last = options[entry.files[-1]]
+    fits = len(files) == len(missing) or (len(files) > len(missing) and last.multiple)
+    if not entry.ordered or not fits:
+        names = " and ".join(filter(None, (", ".join(entry.files[:-1]), entry.files[-1])))
+        return f"{head}; pass {them} with {names} (see {ctx.command_path} -h)."
+    targets = missing + [entry.files[-1]] * (len(files) - len(missing))
+    pairs = [x for target, file in zip(targets, files, strict=True) for x in (target, file)]
+    rest = [arg for i, arg in enumerate(args) if i not in positional and arg != "--"]
+    return f"{head}: {shlex.join([*ctx.command_path.split(), *pairs, *rest])}"
 
 
 def _panels(command: Any, ctx: Any, formatter: Any) -> None:

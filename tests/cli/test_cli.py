@@ -761,7 +761,7 @@ def test_rank_by_segment_equals_report_by_segment(runner, files, tmp_path) -> No
         for m in ("ndcg@3", "pooled_hit_ratio@2"):
             assert close(record[m], expected.values[m][i])
     assert close(records[2]["ndcg@3"], report.mean["ndcg@3"])
-    assert "1 of 4 qrels users have no segment" in result.stderr
+    assert "1 of 4 qrels users has no segment" in result.stderr
     # what the rules left out, in the JSON too: on the overall row
     assert records[2]["counts"]["n_users_unassigned"] == 1
     assert records[2]["counts"]["n_users_skipped"] == report.n_users_skipped

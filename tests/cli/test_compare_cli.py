@@ -145,7 +145,7 @@ def test_rank_with_two_runs_marks_significance(files):
     args = ["rank", "--qrels", tmp / "qrels.csv", "--run", tmp / "model_a.parquet",
             "--run", tmp / "model_b.parquet", "-m", "ndcg@10", "-m", "mrr"]  # fmt: skip
     table = invoke(runner, *args).stdout
-    assert "ᵇ" in table and "1000 permutations" in table
+    assert "ᵇ" in table and "1,000 permutations" in table
     plain = json.loads(invoke(runner, *args, "--format", "json").stdout)
     assert [r["run"] for r in plain] == ["model_a.parquet", "model_b.parquet"]
     assert set(plain[0]) == {"run", "ndcg@10", "mrr", "counts"}  # numbers only, no letters

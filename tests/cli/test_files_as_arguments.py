@@ -73,3 +73,19 @@ def test_trec_eval_takes_its_files_as_arguments(files):
     q, r = files
     result = invoke(make_runner(), "trec-eval", "-m", "map", q, r)
     assert result.stdout.startswith("map")
+
+
+def test_every_file_option_of_the_commands_table_is_an_option_of_its_command():
+    import click
+    import typer
+
+    from receval.cli import app
+    from receval.cli._commands import COMMANDS
+
+    group = typer.main.get_command(app)
+    for name, entry in COMMANDS.items():
+        command = group.commands[name]
+        params = command.get_params(click.Context(command, info_name=name))
+        options = {o for p in params if p.param_type_name == "option" for o in p.opts}
+        assert set(entry.files) <= options, name
+        assert not entry.files or all(p.param_type_name == "option" for p in params), name

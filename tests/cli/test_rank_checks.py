@@ -55,7 +55,7 @@ def test_rank_warns_below_min_match(runner, files, tmp_path):
     partly.write_text(RUN.replace("u2 Q0 ", "x2 Q0 ").replace("u3 Q0 ", "x3 Q0 "))
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(partly), "-m",
                     "ndcg@10", "--min-match", "0.5")  # fmt: skip
-    assert "warning: receval rank: 1 of the 3 qrels users are in the run (33.3%)" in result.stderr
+    assert "warning: receval rank: 1 of the 3 qrels users is in the run (33.3%)" in result.stderr
     quiet = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(partly), "-m",
                    "ndcg@10", "--min-match", "0")  # fmt: skip
     assert "warning" not in quiet.stderr

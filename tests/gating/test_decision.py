@@ -439,7 +439,7 @@ def test_paired_log_loss_reads_labels_as_log_loss_does(labels):
         (
             {"baselines": {"main": [0.3]}},
             "gate: baselines['main'] must hold one score per row of y_true (4 rows). Got 1 "
-            "scores for model 'main'; score every row with every model.",
+            "score for model 'main'; score every row with every model.",
         ),
         (
             {"sample_weight": [1.0, 1.0, 1.0]},

@@ -286,7 +286,7 @@ def test_snips_resamples_without_a_positive_weight_are_counted():
         got = policy_value_interval(r, p, action_dist=t, n_resamples=1000, estimator="snips")
     assert got == (1.0, 1.0, 1.0)
     assert [str(w.message) for w in caught] == [
-        "policy_value_interval: 356 of 1000 resamples have no round with a positive importance "
+        "policy_value_interval: 356 of 1,000 resamples have no round with a positive importance "
         "weight, where SNIPS is undefined (0 / 0); the bounds are the percentiles of the other "
         "644 (1 of 10 rounds has a positive weight: the interval is unreliable); use more "
         "rounds, or estimator='ips'."

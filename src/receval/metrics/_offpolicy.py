@@ -546,7 +546,7 @@ def policy_value_interval(
     >>> interval
     PolicyValueInterval(value=1.0, low=1.0, high=1.0)
     >>> print(caught[0].message)
-    policy_value_interval: 356 of 1000 resamples have no round with a positive importance
+    policy_value_interval: 356 of 1,000 resamples have no round with a positive importance
     weight, where SNIPS is undefined (0 / 0); the bounds are the percentiles of the other
     644 (1 of 10 rounds has a positive weight: the interval is unreliable); use more
     rounds, or estimator='ips'.

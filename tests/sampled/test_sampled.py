@@ -227,6 +227,9 @@ def test_short_users_take_all_or_error():
     assert len(c.to_dict()["b"]) == 5
     with pytest.raises(InputValidationError, match=r"fewer than n=4 items left.*'a'"):
         sample_negatives(qrels, 6, n=4, seed=0, exclude={"a": [2, 3]}, short="error")
+    # the parameter is echoed as written (no thousands separator in n=)
+    with pytest.raises(InputValidationError, match=r"1 user has fewer than n=1199 items left"):
+        sample_negatives({"a": {0: 1}}, 1200, n=1199, seed=0, exclude={"a": [2]}, short="error")
 
 
 def test_catalog_ids_and_frame_round_trip():

@@ -263,7 +263,12 @@ InputFormatOption = Annotated[
     ),
 ]
 
-LabelOption = Annotated[T, column(help="Column of binary labels: 0/1 (1 = click), -1/1 or true/false.", show_default=False)]
+LabelOption = Annotated[
+    T,
+    column(
+        help="Column of binary labels: 0/1 (1 = click), -1/1 or true/false.", show_default=False
+    ),
+]
 
 ScoresOption = Annotated[
     T,

@@ -252,8 +252,8 @@ class Messages:
         from .._parameters import format_values
 
         return (
-            f"--label must hold binary labels (0/1, -1/1 or true/false). Got values {format_values(classes)}; "
-            f"make the column 0/1 first (e.g. clicks > 0)."
+            f"--label must hold binary labels (0/1, -1/1 or true/false). Got values "
+            f"{format_values(classes)}; make the column 0/1 first (e.g. clicks > 0)."
         )
 
 

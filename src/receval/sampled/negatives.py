@@ -306,7 +306,7 @@ def sample_negatives(
         first = int(np.flatnonzero(counts < n)[0])
         raise InputValidationError(
             f"{func}: {v.counted(n_short, 'user')} {v.verb(n_short, 'has')} fewer than "
-            f"n={v.counted(n, 'item')} left to draw once their "
+            f"n={n} {'item' if n == 1 else 'items'} left to draw once their "
             f"judged and excluded items are removed, e.g. user {_py(q.user_ids[first])!r} "
             f"with {int(counts[first])}; pass short='take_all' to take them all, or a smaller n."
         )

@@ -433,19 +433,66 @@ items_absent=(5, 7, 12))
 
 
 def smallest_ids(ids: Any) -> tuple[Any, ...]:
-    """The :data:`N_EXAMPLES` smallest distinct ids of ``ids`` (an array or any
-    iterable; NumPy values as Python's), sorted (ids of different types apart, by
-    type name): the examples :class:`PairCounts` keeps.
+    """The :data:`N_EXAMPLES` smallest distinct ids of ``ids`` (a NumPy or Arrow array,
+    or any iterable; NumPy and Arrow values as Python's), sorted (ids of different
+    types apart, by type name): the examples of every message that shows a few ids,
+    the same for any split of the ids, merged in any order.
 
     Examples
     --------
     >>> smallest_ids(np.array([9, 3, 3, 12, 1, 7, 8, 2]))
     (1, 2, 3, 7, 8, 9)
+    >>> import pyarrow as pa
+    >>> smallest_ids(pa.array(["u7", "u10", "u2"]))
+    ('u10', 'u2', 'u7')
     """
     if isinstance(ids, np.ndarray) and ids.dtype.kind in "iufbUS":  # sorted by NumPy
-        ids = distinct(ids)[:N_EXAMPLES].tolist()
+        ids = _fewest_numpy(ids)
+    elif hasattr(ids, "to_pylist"):  # an Arrow array
+        ids = _fewest_arrow(ids)
     values = {x.item() if isinstance(x, np.generic) else x for x in ids}
     return tuple(sorted(values, key=lambda x: (type(x).__name__, x))[:N_EXAMPLES])
+
+
+def _fewest_numpy(ids: np.ndarray) -> list[Any]:
+    """The :data:`N_EXAMPLES` smallest distinct values of a NumPy array: the
+    ``N_EXAMPLES`` smallest values when they are distinct (one pass over the array,
+    for ids that are distinct already: ``np.partition`` of numbers, a heap of
+    strings, which NumPy partitions slowly), else the first of its sorted distinct
+    values."""
+    import heapq
+
+    ids = ids.ravel()
+    if len(ids) > N_EXAMPLES:
+        if ids.dtype.kind in "US":
+            fewest: Any = heapq.nsmallest(N_EXAMPLES, ids.tolist())
+        else:
+            fewest = np.partition(ids, N_EXAMPLES - 1)[:N_EXAMPLES]
+        if len(set(np.asarray(fewest).tolist())) == N_EXAMPLES:
+            return fewest if isinstance(fewest, list) else fewest.tolist()
+    return distinct(ids)[:N_EXAMPLES].tolist()
+
+
+def _fewest_arrow(ids: Any) -> list[Any]:
+    """The :data:`N_EXAMPLES` smallest distinct values of an Arrow array (as
+    :func:`_fewest_numpy`: Arrow's bottom k, of the distinct values where the k
+    smallest repeat one), as Python values; every value of a type Arrow does not
+    order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_string_view(ids.type):
+        ids = ids.cast(pa.large_string())
+    if len(ids) <= N_EXAMPLES:
+        return list(ids.to_pylist())
+    try:
+        fewest = ids.take(pc.bottom_k_unstable(ids, N_EXAMPLES))
+        if pc.count_distinct(fewest).as_py() < N_EXAMPLES:
+            unique = pc.unique(ids)
+            fewest = unique.take(pc.bottom_k_unstable(unique, N_EXAMPLES))
+    except pa.ArrowNotImplementedError:  # pragma: no cover - ids of a type without order
+        return list(ids.to_pylist())
+    return list(fewest.to_pylist())
 
 
 def check_declaration(excluding: bool, repeats: Any, func: str) -> None:

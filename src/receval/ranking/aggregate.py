@@ -23,10 +23,11 @@ import numpy as np
 
 from .. import _validation as v
 from ..conventions import FIELDS, Conventions
+from ..data._arrow import take_at
 from ..data._lookup import distinct, lookup, lookup_ids
 from ..data._ranked import Qrels, Run
 from ..data._strings import ids_to_numpy
-from ..data.seen import MaskingSummary, PairCounts, SeenItems, as_seen
+from ..data.seen import MaskingSummary, PairCounts, SeenItems, as_seen, smallest_ids
 from ..engine.states import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -50,9 +51,6 @@ __all__ = [
     "make_setup",
     "update",
 ]
-
-# ids kept for messages (format_values shows 5, then "...")
-_EXAMPLES = v.MAX_SHOWN + 1
 
 
 @dataclass(frozen=True)
@@ -281,16 +279,25 @@ def _add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _first(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """A few ids of each kind, for messages: ``a``'s, then ``b``'s."""
+def _smallest(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A few ids of each kind, for messages: the smallest of ``a``'s and ``b``'s (the
+    same for any split of the users, merged in any order)."""
     out = dict(a)
     for key, ids in b.items():
         held = out.get(key)
-        if held is None:
-            out[key] = ids
-        elif len(held) < _EXAMPLES:
-            out[key] = np.concatenate([held, ids[: _EXAMPLES - len(held)]])
+        same = held is None or held.dtype == ids.dtype
+        both = [ids] if held is None else [held, ids] if same else [held.astype(object), ids]
+        out[key] = _examples(np.concatenate(both))
     return out
+
+
+def _examples(ids: Any, at: Any = slice(None)) -> np.ndarray:
+    """The smallest of ``ids`` (NumPy or Arrow) at positions ``at`` (a slice or indices),
+    by :func:`~receval.data.seen.smallest_ids`: the ids a message shows, as NumPy (of
+    their type where numbers, else objects)."""
+    ids = take_at(ids, at)
+    numbers = isinstance(ids, np.ndarray) and ids.dtype.kind in "iufb"
+    return np.array(smallest_ids(ids), dtype=ids.dtype if numbers else object)
 
 
 @dataclass
@@ -356,7 +363,7 @@ class RankingState:
             matched=matched,
             matched_known=known,
             n_tied=self.n_tied + other.n_tied,
-            examples=_first(self.examples, other.examples),
+            examples=_smallest(self.examples, other.examples),
             sampling=sampling,
             rows=[*self.rows, *other.rows],
             seen=self.seen.merge(other.seen),
@@ -476,15 +483,15 @@ def _store_list(state: RankingState, text: str, col: np.ndarray) -> None:
 def _run_facts(setup: Setup, state: RankingState, r: Run) -> None:
     """What a partition's run shows beside the values: its items, a few ids, and the
     users whose ties the profile's peer orders by no rule."""
-    state.examples["run_users"] = r.ids_at("users", slice(_EXAMPLES))
+    state.examples["run_users"] = _examples(r.encoded_ids("users"))
     ranked = setup.ranked
     if ranked:
         state.run_items = Ids([r.encoded_ids("items")])
-        state.examples["run_items"] = r.ids_at("items", slice(_EXAMPLES))
+        state.examples["run_items"] = _examples(r.encoded_ids("items"))
     tied = unstable_tie_users(setup.profile, r, [setup.specs[t] for t in ranked])
     state.n_tied = len(tied)
     if len(tied):
-        state.examples["tied"] = r.ids_at("users", tied[:_EXAMPLES])
+        state.examples["tied"] = _examples(r.encoded_ids("users"), tied)
 
 
 def _run_only(setup: Setup, r: Run) -> RankingState:
@@ -529,9 +536,9 @@ def _users_update(
     found = user_map >= 0
     n_found = int(np.count_nonzero(found))
     state = RankingState(n_users=q.n_users, n_users_missing=q.n_users - n_found)
-    state.examples["qrels_users"] = q.ids_at("users", slice(_EXAMPLES))
+    state.examples["qrels_users"] = _examples(q.encoded_ids("users"))
     if n_found < q.n_users:
-        state.examples["missing"] = q.ids_at("users", np.flatnonzero(~found)[:_EXAMPLES])
+        state.examples["missing"] = _examples(q.encoded_ids("users"), np.flatnonzero(~found))
     item_map = None
     if run is not None:
         state.n_run_only_users = r.n_users - n_found
@@ -541,7 +548,7 @@ def _users_update(
             state.matched = int(np.count_nonzero(item_map >= 0))
     if ranked:
         state.qrels_items = Ids([q.encoded_ids("items")])
-        state.examples["qrels_items"] = q.ids_at("items", slice(_EXAMPLES))
+        state.examples["qrels_items"] = _examples(q.encoded_ids("items"))
     values = aux = np.empty((q.n_users, 0))
     ties = None
     if ranked:
@@ -596,7 +603,9 @@ def _ranked_means(
         empty = den == 0
         n_empty = int(np.count_nonzero(empty))
         if n_empty and setup.convs[text].empty_users == "error":
-            state.examples[f"empty:{text}"] = q.ids_at("users", np.flatnonzero(empty)[:_EXAMPLES])
+            state.examples[f"empty:{text}"] = _examples(
+                q.encoded_ids("users"), np.flatnonzero(empty)
+            )
         rows.raw[text] = col
         mean, rows.values[text], valued = partition_mean(
             col, den, setup.kind(text), setup.convs[text]

@@ -186,3 +186,27 @@ def test_seen_rows_of_rows_in_any_order(train, rows):
     items = np.asarray([i for _, i in rows], dtype=np.int64)
     got = seen.seen_rows(users, user_ids, items, item_ids)
     assert got.tolist() == [(u, i) in set(train) for u, i in rows]
+
+
+@given(
+    st.lists(st.integers(-50, 50), min_size=1, max_size=40),
+    st.sampled_from(["int64", "float64", "str", "arrow", "arrow_view", "object"]),
+)
+def test_smallest_ids_of_every_array_kind_are_the_six_smallest_distinct(values, kind):
+    # the one rule of the examples in messages: any array, Arrow ones too (the ids of
+    # a run or qrels as they are encoded), in one pass where the smallest are distinct
+    import pyarrow as pa
+
+    from receval.data.seen import smallest_ids
+
+    text = [f"i{x:+03d}" for x in values]
+    ids = {
+        "int64": np.array(values),
+        "float64": np.array(values, dtype=float),
+        "str": np.array(text),
+        "arrow": pa.chunked_array([text[: len(text) // 2], text[len(text) // 2 :]], pa.string()),
+        "arrow_view": pa.array(text, pa.string_view()),
+        "object": np.array(text, dtype=object),
+    }[kind]
+    expected = sorted(set(values if kind in ("int64", "float64") else text))[:6]
+    assert list(smallest_ids(ids)) == expected

@@ -182,3 +182,22 @@ def test_trec_eval_keeps_scoring_but_warns(tmp_path):
     with pytest.warns(UnmatchedIdsWarning, match="0 of the run's 3 items"):
         out = trec_eval(["-m", "map", str(qrels_path), str(run_path)])
     assert out == "map                   \tall\t0.0000\n"
+
+
+def test_the_examples_are_the_smallest_ids_whatever_the_order_or_the_batches(tmp_path):
+    # the first ids met were shown: another order of the rows, or a scanned run read
+    # in batches, named other ids for the same data
+    qrels, run = _frames()
+    bad = run.assign(user="u" + run.user).sort_values("user", key=lambda u: -u.str.len())
+    shuffled = bad.sample(frac=1.0, random_state=3)
+    path = tmp_path / "bad.parquet"
+    bad.sort_values("user", ascending=False).to_parquet(path)
+    messages = set()
+    for q, r in ((qrels, bad), (qrels.iloc[::-1], shuffled),
+                 (qrels, receval.scan(str(path), batch_rows=40))):  # fmt: skip
+        with pytest.raises(InputValidationError) as info:
+            evaluate(q, r, ["ndcg@10"])
+        messages.add(str(info.value))
+    assert len(messages) == 1
+    assert "e.g. qrels users ['0', '1', '10', '11', '12', ...], run users ['u0', 'u1', " \
+           "'u10', 'u11', 'u12', ...]" in messages.pop()  # fmt: skip

@@ -465,12 +465,13 @@ def _fewest_numpy(ids: np.ndarray) -> list[Any]:
     ids = ids.ravel()
     if len(ids) > N_EXAMPLES:
         if ids.dtype.kind in "US":
-            fewest: Any = heapq.nsmallest(N_EXAMPLES, ids.tolist())
+            fewest: list[Any] = heapq.nsmallest(N_EXAMPLES, ids.tolist())
         else:
-            fewest = np.partition(ids, N_EXAMPLES - 1)[:N_EXAMPLES]
-        if len(set(np.asarray(fewest).tolist())) == N_EXAMPLES:
-            return fewest if isinstance(fewest, list) else fewest.tolist()
-    return distinct(ids)[:N_EXAMPLES].tolist()
+            fewest = np.partition(ids, N_EXAMPLES - 1)[:N_EXAMPLES].tolist()
+        if len(set(fewest)) == N_EXAMPLES:
+            return fewest
+    out: list[Any] = distinct(ids)[:N_EXAMPLES].tolist()
+    return out
 
 
 def _fewest_arrow(ids: Any) -> list[Any]:

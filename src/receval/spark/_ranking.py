@@ -14,7 +14,7 @@ from functools import partial, reduce
 from typing import Any
 
 from ..data.seen import SeenItems, check_declaration
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
 from ..ranking.aggregate import (
     RankingState,
@@ -24,6 +24,7 @@ from ..ranking.aggregate import (
     finalize,
     update,
 )
+from ..ranking.checks import check_match_options
 from ..ranking.report import EvaluationReport
 from ._common import (
     KEY,
@@ -88,6 +89,8 @@ def evaluate(
     correction: str | None = None,
     catalog_size: int | None = None,
     gamma: float | None = None,
+    min_match: float = DEFAULT_MIN_MATCH,
+    allow_unmatched: bool = False,
 ) -> EvaluationReport:
     """Evaluate a run against qrels, both Spark DataFrames, with top-K ranking metrics.
 
@@ -169,6 +172,14 @@ def evaluate(
         every executor; each partition ranks only its users' candidates. The
         counts of what the restriction left out are summed over the
         partitions into ``EvaluationReport.sampling``.
+    min_match, allow_unmatched : default=0.1, False
+        Ids that match nothing, as in :func:`receval.evaluate`: a run none of
+        whose users is a qrels user, or (when a metric reads judgments) none of
+        whose items any qrels user judged, is an ``InputValidationError`` (a
+        warning with ``allow_unmatched=True``), and a share of them below
+        ``min_match`` an ``UnmatchedIdsWarning``. Checked on the driver, over the
+        counts and the distinct item ids of every partition: the same message as
+        in memory, showing the smallest ids of each side.
 
     Returns
     -------
@@ -176,21 +187,32 @@ def evaluate(
         Means and counts, equal to :func:`receval.evaluate`'s on the collected
         rows; per-user values stay on the executors (``users`` is empty,
         ``values`` holds no metric, and ``to_frame``, ``per_user``,
-        ``by_segment`` and ``subset`` raise). The ``UnmatchedIdsWarning``
-        check of ``min_match`` is not made.
+        ``by_segment`` and ``subset`` raise).
 
     Raises
     ------
     InvalidParameterError
         Unknown metric or convention, a bad column argument.
     InputValidationError
-        Missing columns, or anything :func:`receval.evaluate` rejects in a
-        partition (raised again on the driver).
+        Missing columns; a run whose users or items match none of the qrels'
+        (unless ``allow_unmatched=True``); or anything :func:`receval.evaluate`
+        rejects in a partition (raised again on the driver).
+
+    Warns
+    -----
+    UnmatchedIdsWarning
+        Below ``min_match`` of the qrels users are in the run, or of the run's
+        items are judged (and of the judged items in the run), as in
+        :func:`receval.evaluate`.
     """
     options = dict(locals())  # every keyword, read by name in evaluation_setup
     from pyspark.sql import functions as F
 
     func = "evaluate"
+    matching = (
+        check_match_options(min_match, allow_unmatched, "receval.spark.evaluate"),
+        allow_unmatched,
+    )
     table = _popularity(popularity, train, user, item)
     joined = exclude is not None and type(exclude).__module__.startswith("pyspark")
     if joined:  # each partition's users' rows: see _partition_state
@@ -241,7 +263,7 @@ def evaluate(
             "receval.spark.evaluate: run is empty (no rows); pass at least one recommendation."
         )
     state = reduce(lambda a, b: a.merge(b), parts)
-    return finalize(setup, state, run_name=name)
+    return finalize(setup, state, run_name=name, matching=matching)
 
 
 def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _validation as v
 from ..data._lookup import distinct
 from ..data.seen import PairCounts, SeenItems
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..ranking.aggregate import (
     RankingState,
     Setup,
@@ -31,6 +31,7 @@ from ..ranking.aggregate import (
     finalize,
     update,
 )
+from ..ranking.checks import check_match_options
 from ..ranking.report import EvaluationReport
 from ..retrieval.embeddings import metrics_depth
 from ..retrieval.masks import Unmatched, excluded_lists, unmatched_pairs
@@ -79,6 +80,8 @@ def evaluate_embeddings(
     block_items: int = BLOCK_ITEMS,
     name: str | None = None,
     num_partitions: int | None = None,
+    min_match: float = DEFAULT_MIN_MATCH,
+    allow_unmatched: bool = False,
     **options: Any,
 ) -> EvaluationReport:
     """Evaluate the exact top-k retrieval of embeddings, the users a Spark DataFrame.
@@ -131,6 +134,14 @@ def evaluate_embeddings(
         The run's name in the report.
     num_partitions : int, default=None
         Partitions of the users (default: ``spark.sql.shuffle.partitions``).
+    min_match, allow_unmatched : default=0.1, False
+        Ids that match nothing, as in :func:`receval.evaluate_embeddings`: users
+        none of whom is a qrels user, or (when a metric reads judgments) lists
+        none of whose items any qrels user judged, are an
+        ``InputValidationError`` (a warning with ``allow_unmatched=True``), and
+        a share of them below ``min_match`` an ``UnmatchedIdsWarning``: checked
+        on the driver, over every partition's counts, as
+        :func:`receval.spark.evaluate` checks them.
     **options
         The conventions of :func:`receval.evaluate` (``ties``, ``profile``,
         ``missing_users``, ``gain``, ...).
@@ -151,7 +162,8 @@ def evaluate_embeddings(
         the whole list; a bad column argument.
     InputValidationError
         Missing columns, null or ragged vectors, vectors of another length
-        than the items', users given twice, or anything
+        than the items', users given twice, users or lists whose ids match none
+        of the qrels' (unless ``allow_unmatched=True``), or anything
         :func:`receval.evaluate_embeddings` rejects in a partition (raised
         again on the driver).
 
@@ -159,7 +171,9 @@ def evaluate_embeddings(
     -----
     UnmatchedIdsWarning
         Some pairs of ``exclude`` name a user or an item without a vector: how
-        many (on the driver, from every partition's counts).
+        many (on the driver, from every partition's counts); below
+        ``min_match`` of the qrels users have a vector, or of the listed items
+        are judged.
     """
     from pyspark.sql import functions as F
 
@@ -169,6 +183,7 @@ def evaluate_embeddings(
         raise InvalidParameterError(
             f"{_FUNC}: unknown option {unknown[0]!r}. Expected one of {sorted(_CONVENTIONS)}."
         )
+    matching = (check_match_options(min_match, allow_unmatched, _FUNC), allow_unmatched)
     depth = k if k is not None else metrics_depth(metrics)
     v.check_number(depth, "k", _FUNC, integer=True, low=1)
     local_exclude = exclude is not None and not type(exclude).__module__.startswith("pyspark")
@@ -211,7 +226,7 @@ def evaluate_embeddings(
         raise InputValidationError(f"{_FUNC}: users is empty (no rows); pass at least one vector.")
     state = reduce(lambda a, b: a.merge(b), (s for s, _ in parts))
     if exclude is None:
-        return finalize(setup, state, run_name=name)
+        return finalize(setup, state, run_name=name, matching=matching)
     counts = state.exclude_unmatched
     if seen is not None:  # a local exclude: each partition counted its own users' pairs
         counts = counts.of_all(seen.n_pairs)
@@ -221,7 +236,7 @@ def evaluate_embeddings(
             f"item_ids; check that the ids are the same (type, prefix)."
         )
     Unmatched("exclude", counts).warn(_FUNC)
-    report = finalize(setup, state, run_name=name)
+    report = finalize(setup, state, run_name=name, matching=matching)
     return replace(report, n_exclude_unmatched=counts.n_unmatched)
 
 

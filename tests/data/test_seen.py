@@ -191,15 +191,21 @@ def test_seen_rows_of_rows_in_any_order(train, rows):
 @given(
     st.lists(st.integers(-50, 50), min_size=1, max_size=40),
     st.sampled_from(["int64", "float64", "str", "arrow", "arrow_view", "object"]),
+    st.sampled_from([None, -3000, 100]),
+    st.integers(0, 2**32 - 1),
 )
-def test_smallest_ids_of_every_array_kind_are_the_six_smallest_distinct(values, kind):
+def test_smallest_ids_of_every_array_kind_are_the_six_smallest_distinct(values, kind, more, seed):
     # the one rule of the examples in messages: any array, Arrow ones too (the ids of
-    # a run or qrels as they are encoded), in one pass where the smallest are distinct
+    # a run or qrels as they are encoded), without a sort of a large one (``more``:
+    # 1500 other ids from there, in a shuffled array: the smallest anywhere in it)
     import pyarrow as pa
 
     from receval.data.seen import smallest_ids
 
-    text = [f"i{x:+03d}" for x in values]
+    if more is not None:
+        values = np.random.default_rng(seed).permutation(values + list(range(more, more + 1500)))
+        values = values.tolist()
+    text = [f"i{x:+05d}" for x in values]
     ids = {
         "int64": np.array(values),
         "float64": np.array(values, dtype=float),

@@ -533,9 +533,12 @@ def binarize_labels(
                 row=_third_class_row(y),
                 classes=_distinct(y),
             )
+        # a number that no binary label without pos_label is (the first 2 beside 0/1 clicks)
+        odd = _first((y != 0) & (y != 1) & (y != -1)) if numeric else None
         raise InputValidationError(
             f"{func}: {name} takes values {format_values(classes)} and pos_label is not "
             f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}.",
+            row=odd,
             classes=classes,
         )
     check_no_missing(y, name, func)

@@ -52,13 +52,14 @@ def mean_defined(values: Iterable[float]) -> float:
 
 
 def personalization(lists: Lists, k: int | None) -> float:
-    """1 - mean cosine similarity of the binary item vectors of distinct users."""
+    """1 - mean cosine similarity of the binary item vectors of distinct users (an empty
+    list is the zero vector: cosine 0 with every list, scikit-learn's rule)."""
     sets = [set(top(items, k)) for items in lists]
     n = len(sets)
     total = 0.0
     for u in range(n):
         for w in range(n):
-            if u != w:
+            if u != w and sets[u] and sets[w]:
                 total += len(sets[u] & sets[w]) / math.sqrt(len(sets[u]) * len(sets[w]))
     return 1.0 - total / (n * (n - 1))
 

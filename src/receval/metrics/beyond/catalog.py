@@ -224,7 +224,9 @@ def personalization(run: RunLike, *, k: int | None = None) -> float:
     Returns
     -------
     personalization : float
-        In [0, 1]; nan with an ``UndefinedMetricWarning`` for a single user.
+        In [0, 1]; nan with an ``UndefinedMetricWarning`` for a single user. A
+        user given an empty list counts, with similarity 0 to every other user
+        (the cosine of a zero vector, as scikit-learn's).
 
     Raises
     ------

@@ -29,7 +29,6 @@ from .lists import (
     item_exposure,
     mean_over_users,
     missing_items,
-    n_empty_lists,
     user_chunks,
 )
 
@@ -264,7 +263,6 @@ def _mean_ils(
         func,
         "every list has fewer than 2 items",
         complement=func == "diversity",
-        n_empty=n_empty_lists(run),
     )
 
 
@@ -496,7 +494,6 @@ def novelty(
     """
     kern = compiled()
     func = "novelty"
-    n_empty = n_empty_lists(run)
     run = as_run(run, func)
     depth = check_k(k, func)
     v.check_option(unseen, "unseen", func, _UNSEEN)
@@ -515,9 +512,7 @@ def novelty(
     info = np.full(len(run.item_ids), np.nan)
     info[~absent] = -np.log2(popularity[pos[~absent]] / log.n_users)
     per_user = kern.list_means_csr(info, run.items, run.offsets, depth, user_chunks(run.n_rows))
-    return mean_over_users(
-        per_user, func, "no recommended item occurs in interactions", n_empty=n_empty
-    )
+    return mean_over_users(per_user, func, "no recommended item occurs in interactions")
 
 
 def expected_ils_per_user(

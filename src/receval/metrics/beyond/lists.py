@@ -88,7 +88,12 @@ def as_run(run: RunLike, func: str) -> Run:
             users = np.repeat(np.arange(len(lists)), lengths)
             flat = [item for x in lists for item in x]
             ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
-            return Run(users, flat, ranks=ranks)
+            result = Run(users, flat, ranks=ranks)
+            # an empty list is a user without items, as {user: {}} of a mapping
+            empty = np.flatnonzero(lengths == 0)
+            if empty.size:
+                result.append_users_without_rows(empty.tolist())
+            return result
         got = (
             f"a {type(run).__name__} holding a {type(bad).__name__}; wrap a single list as [items]."
         )
@@ -96,15 +101,6 @@ def as_run(run: RunLike, func: str) -> Run:
         f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
         f"sequence of ranked item lists. Got {got}"
     )
-
-
-def n_empty_lists(run: RunLike) -> int:
-    """Users given as an empty list: the lists' ``Run`` cannot hold them, so they are
-    counted here, as skipped users, by the metrics averaged over users (a ``{}`` of a
-    mapping is a user of the ``Run``, without items)."""
-    if isinstance(run, (list, tuple)) or (isinstance(run, np.ndarray) and run.ndim == 1):
-        return sum(1 for x in run if _is_list(x) and len(x) == 0)
-    return 0
 
 
 def _is_list(x: Any) -> bool:
@@ -176,13 +172,12 @@ class MeanOverUsers(float):
 
 
 def mean_over_users(
-    per_user: np.ndarray, func: str, reason: str, complement: bool = False, n_empty: int = 0
+    per_user: np.ndarray, func: str, reason: str, complement: bool = False
 ) -> MeanOverUsers:
     """Mean over users with a defined value (``1 - mean`` with ``complement``), with the
-    counts (``n_empty`` users given without items count as skipped); nan and a warning
-    when there are none."""
+    counts; nan and a warning when there are none."""
     kept = per_user[~np.isnan(per_user)]
-    n, skipped = len(per_user) + n_empty, len(per_user) - kept.size + n_empty
+    n, skipped = len(per_user), len(per_user) - kept.size
     if kept.size == 0:
         warnings.warn(
             f"{func}: {reason}, so it is undefined (returned as nan).",

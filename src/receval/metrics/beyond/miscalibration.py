@@ -21,7 +21,7 @@ from ...data._lookup import distinct
 from ...data._ranked import Run
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import codes_in, read_log, run_user_codes, top_k_mask
-from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users
 
 __all__ = ["miscalibration"]
 
@@ -192,9 +192,8 @@ def miscalibration(
     1.9585
     """
     func = "miscalibration"
-    n_empty = n_empty_lists(run)
     per_user = miscalibration_per_user(as_run(run, func), train, item_categories, k, alpha, func)
-    return mean_over_users(per_user, func, _NO_HISTORY, n_empty=n_empty)
+    return mean_over_users(per_user, func, _NO_HISTORY)
 
 
 def miscalibration_per_user(

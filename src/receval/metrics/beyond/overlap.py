@@ -10,7 +10,7 @@ from ... import _validation as v
 from ...data._lookup import isin_ints
 from ...data._ranked import as_qrels
 from .history import codes_in, pair_grades, run_user_codes, top_rows
-from .lists import MeanOverUsers, RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
+from .lists import MeanOverUsers, RunLike, as_run, check_k, document, mean_over_users
 
 __all__ = ["intersection", "user_coverage"]
 
@@ -71,7 +71,6 @@ def intersection(
     0.5
     """
     func = "intersection"
-    n_empty = n_empty_lists(run)
     run_, ref = as_run(run, func), as_run(reference, func)
     depth = check_k(k, func)
     ref_depth = depth if reference_k is None else check_k(reference_k, func)
@@ -86,7 +85,7 @@ def intersection(
     hits = np.bincount(users, weights=found, minlength=run_.n_users)
     lengths = np.bincount(users, minlength=run_.n_users)
     per_user = np.where(lengths > 0, hits / np.maximum(lengths, 1), np.nan)
-    return mean_over_users(per_user, func, "the run has no recommendation", n_empty=n_empty)
+    return mean_over_users(per_user, func, "the run has no recommendation")
 
 
 @document()

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...data._ranked import Run
-from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users
 from .popularity_table import (
     DEFAULT_HEAD_SHARE,
     DEFAULT_TAIL_RATIO,
@@ -74,7 +74,8 @@ def popularity_per_user(
         return sums
     if name in ("average_popularity", "tail_percentage") and k is not None:
         return sums / k  # RecBole divides by k (its lists always hold k items)
-    result: np.ndarray = sums / n
+    result = np.full(len(sums), np.nan)  # an empty list has no mean
+    np.divide(sums, n, out=result, where=n > 0)
     return result
 
 
@@ -91,7 +92,6 @@ def _raises(bad: str) -> str:
 def _mean(
     run: RunLike, popularity: Any, train: Any, name: str, k: Any, arg: Any, func: str
 ) -> float:
-    n_empty = n_empty_lists(run)
     if POPULARITY_METRICS[name] == "head_share":
         arg = check_head_share(arg, func)
     elif POPULARITY_METRICS[name] == "tail_ratio":
@@ -99,7 +99,7 @@ def _mean(
     r = as_run(run, func)
     check_k(k, func)
     per_user = popularity_per_user(r, as_popularity(popularity, train, func), name, k, arg)
-    return mean_over_users(per_user, func, "the run has no user", n_empty=n_empty)
+    return mean_over_users(per_user, func, "the run has no user")
 
 
 @document(raises=_raises("``k``"))

@@ -31,7 +31,7 @@ from .history import (
     run_user_codes,
     top_k_mask,
 )
-from .lists import RunLike, as_run, check_k, document, mean_over_users, n_empty_lists
+from .lists import RunLike, as_run, check_k, document, mean_over_users
 
 __all__ = [
     "popularity_serendipity",
@@ -532,15 +532,12 @@ def serendipity(
     0.6464
     """
     func = "serendipity"
-    n_empty = n_empty_lists(run)
     run = as_run(run, func)
     users, _, values, has_history = _serendipity_rows(
         run, train, k, features, feature_items, qrels, rel_threshold, func
     )
     per_user = _per_user(run, users, values, has_history)
-    return mean_over_users(
-        per_user, func, "no user of the run has a history in train", n_empty=n_empty
-    )
+    return mean_over_users(per_user, func, "no user of the run has a history in train")
 
 
 # ---------------------------------------------------------------- RecTools
@@ -630,7 +627,6 @@ def popularity_serendipity(
     0.3125
     """
     func = "popularity_serendipity"
-    n_empty = n_empty_lists(run)
     run = as_run(run, func)
     depth = check_k(k, func)
     v.check_number(rel_threshold, "rel_threshold", func)
@@ -649,4 +645,4 @@ def popularity_serendipity(
     relevant = pair_grades(judged, run.user_ids, run.item_ids, users, items) >= rel_threshold
     values = np.maximum(p_user - p_any, 0.0) * relevant
     per_user = _per_user(run, users, values, np.ones(run.n_users, dtype=bool))
-    return mean_over_users(per_user, func, "the run has no recommendation", n_empty=n_empty)
+    return mean_over_users(per_user, func, "the run has no recommendation")

@@ -160,6 +160,24 @@ def test_pop_rsp_reo_undefined_warns():
     assert math.isnan(got)
 
 
+@pytest.mark.parametrize("func", [shannon_entropy, distributional_coverage])
+def test_entropy_of_one_item_is_positive_zero_and_of_no_item_nan(func):
+    # one item takes every recommendation: -1 ln 1 = 0, not -0.0
+    got = func([["a"], ["a"]])
+    assert got == 0.0 and math.copysign(1.0, got) == 1.0
+    accumulator = receval.metric(func.__name__)
+    accumulator.update([["a"]])
+    assert math.copysign(1.0, accumulator.compute()) == 1.0
+    # no recommendation: no distribution, nan and a warning (not -0.0, not numpy's warning)
+    for compute in (lambda: func({"u": {}}), receval.metric(func.__name__).compute):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            with pytest.warns(
+                UndefinedMetricWarning, match=f"{func.__name__}.*: the run recommends no item"
+            ):
+                assert math.isnan(compute())
+
+
 def test_entropies_and_item_coverage_hand_computed():
     lists = [["a", "b"], ["a", "c"]]  # shares 1/2, 1/4, 1/4
     h = -(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25))

@@ -299,12 +299,20 @@ def exposure_shares(counts: np.ndarray) -> np.ndarray:
     return result
 
 
-def entropy_of(shares: np.ndarray, base: str) -> float:
+def entropy_of(shares: np.ndarray, base: str, func: str) -> float:
     """RecBole's Shannon entropy (``"recbole"``: nats over the number of items) or the
-    entropy in bits (``"bits"``) of the shares."""
+    entropy in bits (``"bits"``) of the shares; nan and a warning without a share."""
+    if len(shares) == 0:
+        warnings.warn(
+            f"{func}: the run recommends no item, so it is undefined (returned as nan).",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return float("nan")
+    # 0.0 - sum: one item holding every recommendation gives 0.0, not -0.0
     if base == "recbole":
-        return float(-(shares * np.log(shares)).sum() / len(shares))
-    return float(-(shares * np.log2(shares)).sum())
+        return float(0.0 - (shares * np.log(shares)).sum() / len(shares))
+    return float(0.0 - (shares * np.log2(shares)).sum())
 
 
 @document()
@@ -320,6 +328,7 @@ def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
     -------
     entropy : float
         :math:`-\\sum_i p_i \\ln p_i / n`, in nats per distinct item.
+        nan with an ``UndefinedMetricWarning`` when the run recommends no item.
 
     Raises
     ------
@@ -352,7 +361,8 @@ def shannon_entropy(run: RunLike, *, k: int | None = None) -> float:
     >>> shannon_entropy([["a", "b"], ["a", "c"]])  # p = 1/2, 1/4, 1/4
     0.3466
     """
-    return entropy_of(_exposure_probabilities(run, k, "shannon_entropy"), "recbole")
+    func = "shannon_entropy"
+    return entropy_of(_exposure_probabilities(run, k, func), "recbole", func)
 
 
 @document()
@@ -368,6 +378,7 @@ def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
     -------
     coverage : float
         :math:`-\\sum_i p_i \\log_2 p_i`, in [0, log2(n)] for n distinct items.
+        nan with an ``UndefinedMetricWarning`` when the run recommends no item.
 
     Raises
     ------
@@ -400,7 +411,8 @@ def distributional_coverage(run: RunLike, *, k: int | None = None) -> float:
     >>> distributional_coverage([["a", "b"], ["a", "c"]])  # p = 1/2, 1/4, 1/4
     1.5
     """
-    return entropy_of(_exposure_probabilities(run, k, "distributional_coverage"), "bits")
+    func = "distributional_coverage"
+    return entropy_of(_exposure_probabilities(run, k, func), "bits", func)
 
 
 @document()

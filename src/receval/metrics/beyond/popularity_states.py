@@ -151,6 +151,10 @@ def _shares(state: ExposureState) -> np.ndarray:
     )
 
 
+def _entropy(state: ExposureState, base: str, name: str) -> float:
+    return entropy_of(_shares(state), base, f"receval.metric({name!r})")
+
+
 def _coverage(params: dict[str, Any], state: ExposureState) -> float:
     table = params["table"]
     items = np.asarray(list(state.items), dtype=object)
@@ -161,8 +165,13 @@ def _coverage(params: dict[str, Any], state: ExposureState) -> float:
 for _definition in (
     _parity("pop_rsp"),
     _parity("pop_reo"),
-    _exposure("shannon_entropy", lambda params, state: entropy_of(_shares(state), "recbole")),
-    _exposure("distributional_coverage", lambda params, state: entropy_of(_shares(state), "bits")),
+    _exposure(
+        "shannon_entropy", lambda params, state: _entropy(state, "recbole", "shannon_entropy")
+    ),
+    _exposure(
+        "distributional_coverage",
+        lambda params, state: _entropy(state, "bits", "distributional_coverage"),
+    ),
     _exposure("item_coverage", _coverage),
 ):
     register(_definition)

@@ -273,6 +273,39 @@ def test_miscalibration_equals_oracle(case, alpha):
         assert 0.0 <= value <= math.log(1 / alpha) + 1e-12
 
 
+def test_miscalibration_category_of_weight_zero_is_no_category():
+    # a: {x: 0, y: 1} is a in y only: p = (y 1), q = (x 1/2, y 1/2); Steck sums over p > 0
+    expected = math.log(1 / (0.99 * 0.5 + 0.01))
+    run, train = {"u": {"a": 2, "b": 1}}, {"u": ["a"]}
+    for cats in ({"a": {"x": 0, "y": 1}, "b": {"x": 1}}, {"a": {"y": 1}, "b": {"x": 1}}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # neither numpy's 0 * log(0) nor an undefined mean
+            assert rv.miscalibration(run, train, item_categories=cats) == pytest.approx(expected)
+
+
+@given(cases(), st.sampled_from([0.01, 0.5]), st.sampled_from(["input", "average"]))
+def test_miscalibration_ignores_categories_of_weight_zero(case, alpha, ties):
+    lists, history, _, k = case
+    cats = {"a": ["x"], "b": ["x", "y"], "c": ["y"], "d": ["z", "x", "y"], "e": ["z"]}
+    weighted = {i: {**dict.fromkeys(held, 1.0), "none": 0.0} for i, held in cats.items()}
+    expected = oracle.miscalibration(lists, history, cats, k=k, alpha=alpha)
+    scored = {u: {i: float(-(r // 2)) for r, i in enumerate(x)} for u, x in lists.items()}
+    metric = f"miscalibration(alpha={alpha})@{k or 4}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        value = rv.miscalibration(
+            _run(lists), _pairs(history), item_categories=weighted, k=k, alpha=alpha
+        )
+        evaluated = [
+            rv.evaluate(
+                None, scored, [metric], train=_pairs(history), item_categories=c, ties=ties
+            ).mean[metric]
+            for c in (weighted, cats)
+        ]
+    assert value == pytest.approx(_mean(expected), abs=1e-12, nan_ok=True)
+    assert evaluated[0] == pytest.approx(evaluated[1], abs=1e-12, nan_ok=True)
+
+
 @given(cases(), st.sampled_from([1, 2]))
 def test_user_coverage_equals_oracle_and_success(case, threshold):
     lists, _, relevant, k = case

@@ -64,8 +64,8 @@ def _category_rows(item_categories: Any, func: str) -> tuple[Any, Any, Any]:
 
 
 def _category_table(item_categories: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Item ids, and for each row of the table its item code, category code and
-    weight p(g|i) (each item's weights sum to 1)."""
+    """Item ids, and for each row of the table of positive weight its item code,
+    category code and weight p(g|i) (each item's weights sum to 1)."""
     items, cats, weights = _category_rows(item_categories, func)
     w = np.asarray(weights, dtype=np.float64)
     v.check_not_empty(len(w), "item_categories", func)
@@ -84,7 +84,9 @@ def _category_table(item_categories: Any, func: str) -> tuple[np.ndarray, np.nda
             f"{func}: item_categories must give every item a positive total weight. Got 0 "
             f"for items {v.format_values(bad)}."
         )
-    return item_ids, np.stack([item_codes, cat_codes]).astype(np.int64), w / totals[item_codes]
+    keep = w > 0  # a category of weight 0 is not one of the item's (p(g|i) = 0)
+    codes = np.stack([item_codes[keep], cat_codes[keep]]).astype(np.int64)
+    return item_ids, codes, w[keep] / totals[item_codes[keep]]
 
 
 def _distribution(

@@ -273,6 +273,19 @@ def test_miscalibration_equals_oracle(case, alpha):
         assert 0.0 <= value <= math.log(1 / alpha) + 1e-12
 
 
+def test_unjudged_items_are_never_relevant_also_at_threshold_zero():
+    # b is not in the qrels: not relevant at rel_threshold=0, a (grade 0) is
+    run, qrels = {"u": {"b": 1.0, "a": 0.5}}, {"u": {"a": 0}}
+    assert rv.user_coverage(run, qrels, k=1, rel_threshold=0) == 0.0
+    assert rv.user_coverage(run, qrels, k=2, rel_threshold=0) == 1.0
+    # a, b unlike the history c: serendipity 1 each, times relevance (b 0, a 1)
+    got = rv.user_serendipity(run, {"u": ["c"]}, qrels=qrels, rel_threshold=0)
+    assert got == {"u": 0.5}
+    # N = 4, a at position 2 with popularity rank 2 of c's: (3/4 - 0) * 1 / 2 items
+    value = rv.popularity_serendipity(run, qrels, {"v": ["c"]}, catalog=4, rel_threshold=0)
+    assert value == pytest.approx(3 / 8)
+
+
 def test_miscalibration_category_of_weight_zero_is_no_category():
     # a: {x: 0, y: 1} is a in y only: p = (y 1), q = (x 1/2, y 1/2); Steck sums over p > 0
     expected = math.log(1 / (0.99 * 0.5 + 0.01))
@@ -306,13 +319,15 @@ def test_miscalibration_ignores_categories_of_weight_zero(case, alpha, ties):
     assert evaluated[0] == pytest.approx(evaluated[1], abs=1e-12, nan_ok=True)
 
 
-@given(cases(), st.sampled_from([1, 2]))
+@given(cases(), st.sampled_from([0, 1, 2]))
 def test_user_coverage_equals_oracle_and_success(case, threshold):
     lists, _, relevant, k = case
-    graded = {u: {i: 1 + (j % 2) for j, i in enumerate(sorted(r))} for u, r in relevant.items()}
+    graded = {u: {i: j % 3 for j, i in enumerate(sorted(r))} for u, r in relevant.items()}
     graded = {u: g for u, g in graded.items() if g} or {0: {"zz": 1}}
-    covered = {
-        u: any(g.get(i, 0) >= threshold for i in (lists.get(u, [])[:k] if k else lists.get(u, [])))
+    covered = {  # only judged items can be relevant, also at threshold 0
+        u: any(
+            i in g and g[i] >= threshold for i in (lists.get(u, [])[:k] if k else lists.get(u, []))
+        )
         for u, g in graded.items()
         if any(x >= threshold for x in g.values())
     }

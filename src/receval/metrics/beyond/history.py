@@ -151,7 +151,8 @@ def pair_grades(
     qrels: Qrels, user_ids: np.ndarray, item_ids: np.ndarray, users: np.ndarray, items: np.ndarray
 ) -> np.ndarray:
     """Grade of each (``user_ids[users[r]]``, ``item_ids[items[r]]``) pair in ``qrels``,
-    0 where it is not judged."""
+    nan where it is not judged: ``grade >= rel_threshold`` is then False whatever the
+    threshold (only judged items can be relevant, also at ``rel_threshold=0``)."""
     q_users = codes_in(user_ids, qrels.user_ids)[users].astype(np.int64)
     q_items = codes_in(item_ids, qrels.item_ids)[items].astype(np.int64)
     n_items = max(len(qrels.item_ids), 1)
@@ -163,7 +164,7 @@ def pair_grades(
     pos = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
     found = (q_users >= 0) & (q_items >= 0) & (len(keys) > 0)
     found &= keys[pos] == wanted if len(keys) else False
-    return np.where(found, grades[pos] if len(keys) else 0.0, 0.0)
+    return np.where(found, grades[pos] if len(keys) else np.nan, np.nan)
 
 
 def log_of_popularity(table: Any) -> InteractionLog | None:

@@ -615,6 +615,13 @@ def test_coverage_and_gini_errors():
         catalog_coverage([["a"]])  # required
 
 
+@pytest.mark.parametrize("catalog", [None, 3, ["a", "b"]])
+def test_gini_of_a_run_without_recommendations_warns_nan(catalog):
+    # no exposure at all: G = 0 / 0, undefined
+    with pytest.warns(UndefinedMetricWarning, match="gini_index: the run recommends no item"):
+        assert math.isnan(gini_index({"u": {}}, catalog=catalog))
+
+
 def test_gini_hand_computed():
     lists = [["a", "b"], ["a", "c"], ["a", "b"]]
     assert gini_index(lists) == pytest.approx(2 / 9)  # exposures 1, 2, 3

@@ -8,6 +8,7 @@ are in :mod:`receval.metrics.beyond.diversity`.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..._kernels import compiled
 from ...data._encode import factorize
 from ...data._lookup import lookup
 from ...data._ranked import Run
-from ...exceptions import InputValidationError
+from ...exceptions import InputValidationError, UndefinedMetricWarning
 from .lists import (
     RunLike,
     as_run,
@@ -154,7 +155,8 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     Returns
     -------
     gini : float
-        Gini index in [0, 1 - 1/n] for a catalogue of n items.
+        Gini index in [0, 1 - 1/n] for a catalogue of n items; nan with an
+        ``UndefinedMetricWarning`` when the run recommends no item.
 
     Raises
     ------
@@ -196,6 +198,13 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     run = as_run(run, func)
     counts = item_exposure(run, check_k(k, func))
     exposure, unseen = _catalog_exposure(run, counts, catalog, func)
+    if not exposure.any():
+        warnings.warn(
+            f"{func}: the run recommends no item, so it is undefined (returned as nan).",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        return float("nan")
     gini = float(compiled().gini_sorted(np.sort(exposure)))
     if unseen == 0:
         return gini

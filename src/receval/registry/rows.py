@@ -218,7 +218,7 @@ ROWS: tuple[MetricEntry, ...] = (
          f"{_POPULARITY}:popularity_equal_opportunity", _ENGINE, higher_is_better=False,
          inputs=("qrels", "run"), partitionings=("groups",), accepts_k=True, source="Elliot",
          params=(_TRAIN, _HEAD_SHARE,
-                 Param("rel_threshold", "int", "the lowest grade that is relevant", 1))),
+                 Param("rel_threshold", "float", "the lowest grade that is relevant", 1))),
     _row("pop_rsp", "list",
          "PopRSP: std / mean of the rates at which head and tail items reach the top k "
          "(Zhu et al. 2020)",

@@ -178,6 +178,20 @@ def test_entropy_of_one_item_is_positive_zero_and_of_no_item_nan(func):
                 assert math.isnan(compute())
 
 
+def test_pop_reo_takes_a_real_rel_threshold():
+    # grades are reals (probabilities): at 0.5, a is relevant and b is not
+    train = (["x", "y", "y"], ["a", "a", "b"])  # head_share 0.5: head {a}, tail {b}
+    options = {"train": train, "head_share": 0.5}
+    qrels, run = {"u": {"a": 0.7, "b": 0.6, "c": 0.3}}, {"u": {"a": 1.0, "c": 0.5}}
+    # head: a recommended, 1 of 1; tail: b not, 0 of 1: |1 - 0| / (1 + 0)
+    assert popularity_equal_opportunity(qrels, run, **options, rel_threshold=0.5) == 1.0
+    accumulator = receval.metric("pop_reo(rel_threshold=0.5)", **options)
+    accumulator.update(qrels, run)
+    assert accumulator.compute() == 1.0
+    with pytest.warns(UndefinedMetricWarning):  # at 0.65 the tail has no relevant item
+        assert math.isnan(popularity_equal_opportunity(qrels, run, train=train, rel_threshold=0.65))
+
+
 def test_entropies_and_item_coverage_hand_computed():
     lists = [["a", "b"], ["a", "c"]]  # shares 1/2, 1/4, 1/4
     h = -(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25))

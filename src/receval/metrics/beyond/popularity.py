@@ -142,7 +142,7 @@ def popularity_equal_opportunity(
     train: Any,
     k: int | None = None,
     head_share: float = DEFAULT_HEAD_SHARE,
-    rel_threshold: int = 1,
+    rel_threshold: float = 1,
 ) -> float:
     """Compute PopREO: how unequally relevant head and tail items are recommended.
 
@@ -157,8 +157,9 @@ def popularity_equal_opportunity(
     {depth}
     head_share : float, default=0.8
         The head/tail split, as in :func:`average_percentage_long_tail`.
-    rel_threshold : int, default=1
-        Grade at or above which an item is relevant.
+    rel_threshold : float, default=1
+        Grade at or above which an item is relevant (grades are reals, e.g.
+        0.5 for probabilities).
 
     Returns
     -------
@@ -218,8 +219,7 @@ def parity_params(
     keyword arguments of :func:`rsp_counts` and :func:`reo_counts`."""
     params: dict[str, Any] = {"share": check_head_share(head_share, func)}
     if rel_threshold is not None:
-        check = v.check_number(rel_threshold, "rel_threshold", func, integer=True)
-        params["threshold"] = int(check)
+        params["threshold"] = float(v.check_number(rel_threshold, "rel_threshold", func))
     params["depth"] = check_k(k, func)
     params["table"] = as_popularity(None, train, func)
     return params
@@ -247,7 +247,7 @@ def rsp_counts(r: Run, table: Any, share: float, depth: int) -> np.ndarray:
 
 
 def reo_counts(
-    q: Qrels, r: Run, table: Any, share: float, depth: int, threshold: int
+    q: Qrels, r: Run, table: Any, share: float, depth: int, threshold: float
 ) -> np.ndarray:
     """PopREO's pooled counts of the users of ``r``: relevant head and tail items
     recommended, relevant head and tail items the user did not train on (int64)."""

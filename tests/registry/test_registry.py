@@ -214,6 +214,11 @@ def test_list_metrics_entries():
     assert entries["iprec"].parameters == ("recall: recall level, in [0, 1], required",)
     assert entries["err"].source == "ir_measures"
     assert entries["hits"].source == "ranx"
+    # the peer each list metric follows (docs/conventions.md, "Beyond accuracy"):
+    # Microsoft Recommenders' novelty is another definition
+    assert entries["novelty"].source == "Zhou et al. 2010 (recmetrics)"
+    assert entries["personalization"].source == "recmetrics"
+    assert entries["gini_index"].source == "RecBole"
     assert entries["gauc"].family == "grouped"
     # every alias of a ranking metric reads as that metric
     for entry in entries.values():

@@ -144,7 +144,7 @@ def test_only_list_metrics_check_users_not_items():
     run = {"u1": {"x": 0.5, "y": 0.4}}
     report = evaluate(qrels, run, ["arp@2"], popularity={"x": 2, "y": 4})
     assert report.mean["arp@2"] == 3.0
-    with pytest.raises(InputValidationError, match="0 of the 1 qrels user are in the run"):
+    with pytest.raises(InputValidationError, match="0 of the 1 qrels user is in the run"):
         evaluate(qrels, {"v1": {"x": 0.5}}, ["arp@2"], popularity={"x": 2})
 
 
@@ -201,3 +201,8 @@ def test_the_examples_are_the_smallest_ids_whatever_the_order_or_the_batches(tmp
     assert len(messages) == 1
     assert "e.g. qrels users ['0', '1', '10', '11', '12', ...], run users ['u0', 'u1', " \
            "'u10', 'u11', 'u12', ...]" in messages.pop()  # fmt: skip
+
+
+def test_none_of_one_item_is_judged_reads_in_the_singular():
+    with pytest.raises(InputValidationError, match="0 of the run's 1 item is judged in the qrels"):
+        evaluate({"u1": {"a": 1}}, {"u1": {"x": 0.5}}, ["ndcg@10"])

@@ -116,7 +116,7 @@ def check_matching(
         if n_users_matched == 0 or share < min_match:  # the message only then
             text = (
                 f"{func}: {n_users_matched:,} of the {v.counted(n_users, 'qrels user')} "
-                f"{v.verb(n_users_matched, 'is')} in the run "
+                f"{v.verb(n_users_matched or n_users, 'is')} in the run "
                 f"({share:.1%}), e.g. qrels users {v.format_values(q_users)}, run users "
                 f"{v.format_values(r_users)}{_types(q_users, r_users)}"
             )
@@ -132,8 +132,8 @@ def check_matching(
         if refused or max(share, share_judged) < min_match:
             text = (
                 f"{func}: {matched:,} of the run's {v.counted(n_items, 'item')} "
-                f"{v.verb(matched, 'is')} judged in the qrels ({share:.1%}; {share_judged:.1%} "
-                f"of the qrels' {v.counted(n_judged, 'item')}), e.g. run "
+                f"{v.verb(matched or n_items, 'is')} judged in the qrels ({share:.1%}; "
+                f"{share_judged:.1%} of the qrels' {v.counted(n_judged, 'item')}), e.g. run "
                 f"items {v.format_values(r_items)}, qrels items "
                 f"{v.format_values(q_items)}{_types(q_items, r_items)}"
             )

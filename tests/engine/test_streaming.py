@@ -455,7 +455,7 @@ def test_bad_values_raise_the_in_memory_messages(tmp_path):
     with pytest.raises(InputValidationError) as got:
         log_loss(s["y"], s["p"])
     assert str(got.value) == (
-        f"{path}: log_loss: y_true takes values [0, 2] and pos_label is not specified; pass "
+        f"{path}:3: log_loss: y_true takes values [0, 2] and pos_label is not specified; pass "
         f"pos_label, e.g. pos_label=2."
     )
     assert log_loss(s["y"], s["p"], pos_label=2) == log_loss([0, 2], [0.1, 0.2])

@@ -74,11 +74,17 @@ def _groups(draw):
     return y, s, g, w
 
 
-def _within(w, bits=90):
-    """Whether the weights that are not zero lie within ``2**bits`` of each other (each
-    label's units then fit 126 bits: the AUC is the exact one)."""
+def _fits(w, n):
+    """Whether one label's weights ``w`` are held exactly: from the lowest set bit of any
+    of them to the top of a sum of ``n`` (``unit_for`` of the core: the largest weight's
+    bits, those of the count and one of carry), within 126 bits."""
     w = w[w > 0]
-    return len(w) == 0 or math.frexp(w.max())[1] - math.frexp(w.min())[1] < bits
+    if len(w) == 0:
+        return True
+    low = min(e - 53 + ((m := int(f * 2**53)) & -m).bit_length() - 1
+              for f, e in map(math.frexp, w.tolist()))  # fmt: skip
+    top = math.frexp(w.max())[1] + n.bit_length() + 1
+    return top - low <= 126
 
 
 @settings(max_examples=300, deadline=None)
@@ -86,8 +92,8 @@ def _within(w, bits=90):
 def test_each_groups_auc_is_roc_auc_score_of_its_rows(data, weighted):
     """Weights from subnormals to 1e300 and tied scores: every group's AUC is
     roc_auc_score of its rows alone, bit for bit (nan where it has no weight of a
-    label), and the exact AUC rounded once where each label's weights span less than
-    2**90; its weighted positives are their exact sum rounded once."""
+    label), and the exact AUC rounded once where each label's weights are held exactly
+    (``_fits``); its weighted positives are their exact sum rounded once."""
     y, s, g, w = data
     w = w if weighted else None
     report = _quiet(group_auc, y, s, groups=g, sample_weight=w, weighting="clicks")
@@ -101,7 +107,7 @@ def test_each_groups_auc_is_roc_auc_score_of_its_rows(data, weighted):
     shift = weight_shift(ones)  # the GAUC divides the weights by a power of two
     for k, key in enumerate(report.groups.tolist()):
         m = g == key
-        if _within(ones[m & (y == 1)]) and _within(ones[m & (y == 0)]):
+        if _fits(ones[y == 1], len(y)) and _fits(ones[y == 0], len(y)):
             np.testing.assert_array_equal(report.auc[k], exact[k])
             assert report.weight[k] == math.fsum(np.ldexp(ones[m & (y == 1)], -shift))
     one_call = _quiet(gauc_score, y, s, groups=g, sample_weight=w, weighting="clicks")

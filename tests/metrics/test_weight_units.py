@@ -251,9 +251,14 @@ def test_precision_warns_where_one_labels_weights_are_rounded(name, func):
     # which precision reads as far larger weights (AP 2.2e-11, exact 0.58333); before,
     # nothing said so
     y, s = [0, 1, 1, 0], [0.9, 0.8, 0.7, 0.1]
-    message = rf"{func.__name__}: the sample weights of one label span more than 2\*\*126"
+    message = rf"{func.__name__}: the sample weights of one label span more than 126 bits"
     with pytest.warns(rv.RecevalWarning, match=message):
         func(y, s, sample_weight=[1, 1, 1, 2.0**126])
+    # the fix it names holds: weights of full mantissas within 2**40 of each other
+    full = [float.fromhex("0x1.fffffffffffffp+0"), float.fromhex("0x1.0000000000001p+40")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rv.RecevalWarning)
+        func(y, s, sample_weight=[full[0], full[1], full[0], full[1]])
     with pytest.warns(rv.RecevalWarning, match="span more than"):
         rv.metric(name).update(y, s, sample_weight=[1, 1, 1, 2.0**126]).compute()
     with warnings.catch_warnings():  # within the span, exact and silent

@@ -65,10 +65,11 @@ def _counts_value(value: CurveValue, counts: ScoreCounts, func: str) -> float:
     reads tiny weights as far larger ones."""
     if not counts.exact:
         warnings.warn(
-            f"{func}: the sample weights of one label span more than 2**126 (their "
-            f"sum over the smallest), so the smallest were rounded to a coarser unit (each "
-            f"to one unit at least) and the value may be far from exact; give the weights "
-            f"of each label within 2**90 of each other (drop or clip the tiniest).",
+            f"{func}: the sample weights of one label span more than 126 bits (from the "
+            f"lowest bit of the smallest to the top of their sum), so the smallest were "
+            f"rounded to a coarser unit (each to one unit at least) and the value may be far "
+            f"from exact; drop or clip the tiniest weights (weights within 2**40 of each "
+            f"other fit for up to 2**30 rows).",
             RecevalWarning,
             stacklevel=4,
         )

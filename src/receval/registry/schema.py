@@ -101,8 +101,10 @@ class Param:
         --------
         >>> from receval.registry import ENTRIES
         >>> [p.range_text() for name in ("rbp", "rprec_mult", "set_f", "gauc")
-        ...  for p in ENTRIES[name].params]
+        ...  for p in ENTRIES[name].params][:4]
         ['in (0, 1)', '> 0', '>= 0', "one of ['clicks', 'impressions', 'uniform']"]
+        >>> ENTRIES["gauc"].params[-1].range_text()  # pos_label: any label, by keyword
+        'given as a keyword argument'
         """
         if self.kind == "choice":
             return f"one of {sorted(self.choices)!r}"
@@ -259,7 +261,7 @@ class MetricEntry:
         >>> ENTRIES["rbp"].options[:5]
         ['p', 'depth', 'empty_users', 'estimator', 'gain']
         >>> ENTRIES["gauc"].options
-        ['weighting']
+        ['weighting', 'pos_label']
         """
         return [p.name for p in self.params] + sorted(self.conventions)
 

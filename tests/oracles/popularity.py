@@ -2,8 +2,9 @@
 
 Plain Python on dicts and lists of item ids, one step of each definition per
 line: popularity as a dict item -> count (distinct users of a log), the head
-grown item by item while the interactions it holds stay below the share, sets
-for every intersection, and per-user loops. Ties in popularity keep the order
+grown item by item while the interactions it holds stay below the share (in exact
+fractions: each count as the float it is, the share as the decimal it is written
+as), sets for every intersection, and per-user loops. Ties in popularity keep the order
 the items were first given (Python's sort is stable), as receval documents.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from fractions import Fraction
 
 Lists = dict[Hashable, list[Hashable]]  # user -> ranked items
 
@@ -25,14 +27,18 @@ def popularity_of_log(log: Sequence[tuple[Hashable, Hashable]]) -> dict[Hashable
 
 
 def head_items(popularity: dict[Hashable, float], head_share: float) -> set[Hashable]:
-    """Most popular items first; add items until they hold head_share of all interactions."""
+    """Most popular items first; add items until they hold head_share of all interactions.
+
+    Exact: every count as the fraction it is, head_share as the decimal it is written as.
+    """
     ranked = sorted(popularity, key=lambda i: -popularity[i])
-    remaining = sum(popularity.values()) * head_share
+    limit = Fraction(repr(float(head_share))) * sum(Fraction(c) for c in popularity.values())
+    held = Fraction(0)
     head: set[Hashable] = set()
     for item in ranked:
         head.add(item)
-        remaining -= popularity[item]
-        if remaining <= 0:
+        held += Fraction(popularity[item])
+        if held >= limit:
             break
     return head
 

@@ -31,6 +31,7 @@ from receval import (
     tail_percentage,
 )
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from receval.metrics.beyond.popularity_table import as_popularity
 from tests.oracles import popularity as oracle
 
 # item_coverage is deprecated but still computed; its cases here check its values, and
@@ -80,6 +81,22 @@ def test_head_split_ties_follow_first_appearance():
     assert average_percentage_long_tail([["b"]], popularity=pop, head_share=0.5) == 0.0
     swapped = {"a": 4, "c": 3, "b": 3}
     assert average_percentage_long_tail([["b"]], popularity=swapped, head_share=0.5) == 1.0
+
+
+def test_head_split_is_exact_for_float_counts():
+    # exactly, 0.7 + 0.2 falls 3e-17 short of 0.9 of the total (the floats as they are):
+    # the head is all three items (float sums made 0.7 + 0.2 reach it: head {c, b})
+    pop = {"a": 0.1, "b": 0.2, "c": 0.7}
+    assert average_percentage_long_tail([["a", "b", "c"]], popularity=pop, head_share=0.9) == 0.0
+    assert as_popularity(pop, None, "f").head(0.9).tolist() == [True, True, True]
+
+
+def test_head_split_reads_the_share_as_written():
+    # 25 items of count 1, head_share 0.28: 7 items hold 7/25 = 0.28 exactly (the
+    # float product 25 * 0.28 is 7.000000000000001 and asked for an 8th)
+    pop = {f"i{j}": 1 for j in range(25)}
+    assert average_percentage_long_tail([list(pop)], popularity=pop, head_share=0.28) == 18 / 25
+    assert as_popularity(pop, None, "f").head(0.28).sum() == 7
 
 
 def test_recbole_average_popularity_and_tail_percentage_divide_by_k():
@@ -367,6 +384,29 @@ def test_per_user_metrics_equal_their_oracles(case, share, ratio):
     report = evaluate(None, run, [f"aplt(head_share={share}){at}", f"arp{at}"], popularity=pop)
     per_user = oracle.arp(lists, pop, k)
     assert report.values[f"arp{at}"] == pytest.approx([per_user[u] for u in report.users])
+
+
+# float counts whose sums round (0.1 + 0.2, 0.7 + 0.2, thirds), ties among them, and
+# shares at which a float product of the total rounds past an exact prefix sum
+HARD_COUNTS = [0.0, 0.1, 0.2, 0.3, 0.7, 1 / 3, 2 / 3, 1.0, 2.5, 1e-17, 1e17]
+HARD_SHARES = [0.1, 0.2, 0.28, 0.3, 1 / 3, 0.5, 0.56, 0.7, 0.8, 0.9, 1.0]
+
+
+@given(
+    st.lists(st.sampled_from(HARD_COUNTS), min_size=1, max_size=30),
+    st.sampled_from(HARD_SHARES),
+    st.booleans(),
+)
+def test_head_split_equals_the_exact_oracle(counts, share, integers):
+    if integers:  # the fast path of integer counts
+        counts = [float(round(c * 10)) for c in counts]
+    pop = {f"i{j}": c for j, c in enumerate(counts)}
+    head = as_popularity(pop, None, "f").head(share)
+    assert {i for i, h in zip(pop, head.tolist(), strict=True) if h} == oracle.head_items(
+        pop, share
+    )
+    expected = oracle.aplt({"u": list(pop)}, pop, None, share)["u"]
+    assert average_percentage_long_tail([list(pop)], popularity=pop, head_share=share) == expected
 
 
 @settings(deadline=None)

@@ -11,8 +11,11 @@ every batch or Spark partition as it is.
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -21,6 +24,7 @@ from ... import _validation as v
 from ...data._encode import factorize
 from ...data._lookup import lookup
 from ...data._ranked import Qrels, Run
+from ...engine.sums import ExactSum
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import block_means, read_log, run_user_codes, top_k_mask
 
@@ -68,14 +72,14 @@ class PopularityTable:
         Items sorted by popularity, descending (ties: order of first appearance),
         the head is the shortest prefix, of at least one item, whose popularity
         sums to ``head_share`` of the total or more; every other item is the long tail.
+        The comparison is exact: the sums of the given float64 popularities without
+        rounding, against ``head_share`` as the decimal it is written as (its ``repr``:
+        0.8 is 4/5) times the exact total.
         """
         if head_share not in self._heads:
             order = np.argsort(-self.counts, kind="stable")
-            cumulative = np.cumsum(self.counts[order])
-            limit = float(cumulative[-1]) * head_share if len(order) else 0.0
-            n_head = int(np.argmax(cumulative >= limit)) + 1 if len(order) else 0
             mask = np.zeros(self.n_items, dtype=bool)
-            mask[order[:n_head]] = True
+            mask[order[: _head_size(self.counts[order], Fraction(repr(head_share)))]] = True
             self._heads[head_share] = mask
         return self._heads[head_share]
 
@@ -121,6 +125,30 @@ class PopularityTable:
 
     def __reduce__(self) -> tuple[Any, ...]:  # the caches stay behind
         return (PopularityTable, self._arrays())
+
+
+def _head_size(descending: np.ndarray, share: Fraction) -> int:
+    """The number of leading values of ``descending`` (>= 0, finite) whose exact sum is
+    the first to reach ``share`` of the exact total (at least 1; 0 for no value)."""
+    if len(descending) == 0:
+        return 0
+    cumulative = np.cumsum(descending)
+    if cumulative[-1] <= 2.0**53 and np.array_equal(descending, np.floor(descending)):
+        # integer counts: every running total is exact, and reaches share * total
+        # exactly when it reaches the least integer not below it
+        limit = math.ceil(share * int(cumulative[-1]))
+        return int(np.searchsorted(cumulative, limit, side="left")) + 1
+    # any floats: the first prefix whose exact sum reaches the exact limit (a binary
+    # search over prefixes, each summed exactly: O(n log n))
+    exact_limit = share * ExactSum.of(descending).as_fraction()
+    return (
+        bisect.bisect_left(
+            range(1, len(descending) + 1),
+            True,
+            key=lambda n: ExactSum.of(descending[:n]).as_fraction() >= exact_limit,
+        )
+        + 1
+    )
 
 
 def check_head_share(head_share: Any, func: str) -> float:

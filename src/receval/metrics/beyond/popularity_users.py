@@ -196,7 +196,9 @@ def average_percentage_long_tail(
     were first given (the order of ``popularity`` or of the log), the head
     :math:`H` is the shortest prefix, of at least one item, whose popularity
     sums to ``head_share`` of the total or more (Elliot's ``pop_ratio``, 0.8:
-    about the top 20% of items in a Pareto-like catalogue). The long tail
+    about the top 20% of items in a Pareto-like catalogue), compared exactly:
+    the sums of the popularities as given, unrounded, against ``head_share``
+    as the decimal it is written as (0.8 is 4/5). The long tail
     :math:`T` is every other item of the popularity; an item absent from it
     is in neither group (it counts in :math:`|L_u|` only), as in Elliot, whose
     groups hold the training items. Then

@@ -53,7 +53,7 @@ def user_item_serendipity(
             else:
                 sims = [cosine(features[i], features[j]) for j in held]
             rel = 1.0 if relevant is None else float(i in relevant.get(user, set()))
-            out[user][i] = (1.0 - sum(sims) / len(sims)) * rel
+            out[user][i] = (1.0 - math.fsum(sims) / len(sims)) * rel
     return out
 
 

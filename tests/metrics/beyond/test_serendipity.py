@@ -46,6 +46,19 @@ def test_serendipity_cooccurrence_by_hand():
     assert rv.serendipity(run, train, k=1) == pytest.approx(1 - R2 / 2)
 
 
+@pytest.mark.parametrize("method", ["pairs", "users"])
+def test_serendipity_of_an_item_like_the_whole_history_is_exactly_zero(method, monkeypatch):
+    # a has the users {u, v}, as itself: S(a, a) = 2 / sqrt(2 * 2) = 1 exactly, and
+    # 1 - 1/1 is 0 (a factored 2 * (1/sqrt(2)) * (1/sqrt(2)) made it 2.2e-16)
+    monkeypatch.setattr(ser_module, "COOCCURRENCE_METHOD", method)
+    got = rv.user_item_serendipity({"u": {"a": 1, "b": 0.5}}, {"u": ["a"], "v": ["a", "b"]})
+    assert got["u"]["a"] == 0.0
+    assert got["u"]["b"] == 1 - 1 / math.sqrt(2 * 1)
+    # two history items with the same users as the recommended one: 1 - 2/2
+    train = {"u": ["a", "b"], "v": ["a", "b"], "w": ["c"]}
+    assert rv.user_item_serendipity({"u": {"b": 1}}, train) == {"u": {"b": 0.0}}
+
+
 def test_serendipity_relevance_and_threshold():
     train = {"u1": ["a", "b"], "u2": ["a", "c"]}
     run = {"u1": {"c": 0.9, "d": 0.5}}
@@ -221,11 +234,18 @@ def test_serendipity_equals_oracle(case, with_features):
     assert value == pytest.approx(_mean(per_user), abs=1e-12, nan_ok=True)
     if not with_features:
         assert all(0.0 <= x <= 1.0 + 1e-12 for x in per_user.values())
+        # within (|H_u| + 3) 2**-53 of the definition, and exactly 0 where it is 0
+        for (u, i), x in _flat(got).items():
+            assert abs(x - expected[u][i]) <= (len(hist[u]) + 7) * 2.0**-53
+            assert expected[u][i] != 0.0 or x == 0.0
         # both ways to the co-occurrence sums, and the pair counts taken in small chunks
         chunk = ser_module._PAIR_CHUNK
+        per_item = rv.user_item_serendipity(_run(lists), _pairs(history), qrels=qrels, k=k)
         try:
             for method, size in (("pairs", 3), ("pairs", chunk), ("users", chunk)):
                 ser_module.COOCCURRENCE_METHOD, ser_module._PAIR_CHUNK = method, size
+                items = rv.user_item_serendipity(_run(lists), _pairs(history), qrels=qrels, k=k)
+                assert items == per_item  # the same floats either way
                 got = rv.user_serendipity(_run(lists), _pairs(history), qrels=qrels, k=k)
                 assert got == pytest.approx(per_user, abs=1e-12)
         finally:

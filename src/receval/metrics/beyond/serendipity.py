@@ -44,10 +44,23 @@ __all__ = [
 # ---------------------------------------------------------------- similarity to the history
 def _gather(offsets: np.ndarray, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of the CSR ``segments`` concatenated, and the segment of each."""
-    starts, lengths = offsets[segments], offsets[segments + 1] - offsets[segments]
-    seg = np.repeat(np.arange(len(segments)), lengths)
+    return _ranges(offsets[segments], offsets[segments + 1])
+
+
+def _ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions ``starts[r] .. stops[r] - 1`` of every range ``r`` concatenated, and
+    the range of each."""
+    lengths = stops - starts
+    seg = np.repeat(np.arange(len(starts)), lengths)
     first = np.cumsum(lengths) - lengths
     return np.repeat(starts - first, lengths) + np.arange(int(lengths.sum())), seg
+
+
+def _similarities(counts: np.ndarray, n_i: np.ndarray, n_j: np.ndarray) -> np.ndarray:
+    """The co-occurrence cosine ``c_ij / sqrt(n_i n_j)`` of item pairs, each from its
+    own counts (exact integers: 1 where both items have the same users)."""
+    result: np.ndarray = counts / np.sqrt(n_i * n_j)
+    return result
 
 
 #: "auto" (the cheaper of the two for the input), "pairs" or "users": how the
@@ -67,7 +80,7 @@ class _History:
         by_item = np.argsort(self.items, kind="stable")
         self.item_users = self.users[by_item]
         self.item_off = np.searchsorted(self.items[by_item], np.arange(log.n_items + 1))
-        self.inv_sqrt = 1.0 / np.sqrt(np.maximum(np.diff(self.item_off), 1))
+        self.n_users_of = np.diff(self.item_off).astype(np.float64)
 
     def user_lengths(self, users: np.ndarray) -> np.ndarray:
         result: np.ndarray = self.user_off[users + 1] - self.user_off[users]
@@ -93,7 +106,10 @@ def _cooccurrence_means(
     Two ways to the same sums: through the pairs of items of each history of the
     log that holds a recommended item (cost: their number), or through the users
     who share an item with each run user (cost: the users of each history item);
-    the cheaper is taken."""
+    the cheaper is taken. Both sum the same similarities, one per pair (i, j) with
+    c_ij > 0, in the order of j's code, and divide once by the history length: the
+    same floats either way, and exactly 1 (a serendipity of exactly 0) where every
+    similarity is 1."""
     h = _History(log)
     known = np.flatnonzero(log_items >= 0)
     out = np.zeros(len(row_user))
@@ -117,8 +133,8 @@ def _cooccurrence_means(
 
 
 def _by_pairs(h: _History, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """For rows (history user, item): sum_j c_ij / sqrt(n_j) over the user's items,
-    over sqrt(n_i) and the history length; c_ij counted over the log's histories."""
+    """For rows (history user, item): sum_j c_ij / sqrt(n_i n_j) over the user's items,
+    over the history length; c_ij counted over the log's histories."""
     recommended = np.zeros(h.n_items, dtype=bool)
     recommended[items] = True
     left = np.flatnonzero(recommended[h.items])  # log rows (v, i) with i recommended
@@ -146,8 +162,9 @@ def _by_pairs(h: _History, users: np.ndarray, items: np.ndarray) -> np.ndarray:
         at[order] = np.searchsorted(keys, wanted[order])
         at = np.minimum(at, len(keys) - 1)
         c = np.where(keys[at] == wanted, counts[at], 0.0)
-        sums = np.bincount(seg, weights=c * h.inv_sqrt[j], minlength=b - a)
-        out[a:b] = sums * h.inv_sqrt[items[a:b]] / h.user_lengths(users[a:b])
+        sims = _similarities(c, h.n_users_of[items[a:b]][seg], h.n_users_of[j])
+        sums = np.bincount(seg, weights=sims, minlength=b - a)
+        out[a:b] = sums / h.user_lengths(users[a:b])
     return out
 
 
@@ -159,22 +176,27 @@ def _by_users(
     out: np.ndarray,
 ) -> None:
     """The same sums, one run user at a time, through the users who share an item:
-    w_v = sum of 1/sqrt(n_j) over the history items j that user v also has."""
-    buffer = np.zeros(len(h.user_off) - 1)
+    c_ij counts the (user, j) pairs of the history items' users that a user of i is in."""
     order = np.argsort(row_user, kind="stable")
     bounds = np.searchsorted(row_user[order], np.arange(len(hist_users) + 1))
     for u in np.flatnonzero(np.diff(bounds)):
         rows = order[bounds[u] : bounds[u + 1]]
         history = h.items[h.user_off[hist_users[u]] : h.user_off[hist_users[u] + 1]]
-        pos, seg = _gather(h.item_off, history)
-        touched, inverse = np.unique(h.item_users[pos], return_inverse=True)
-        buffer[touched] = np.bincount(inverse, weights=h.inv_sqrt[history][seg])
+        pos, held = _gather(h.item_off, history)
+        by_holder = np.argsort(h.item_users[pos], kind="stable")
+        holders, held = h.item_users[pos][by_holder], held[by_holder]
         known = rows[log_items[rows] >= 0]
         items = log_items[known]
-        pos, seg = _gather(h.item_off, items)
-        sums = np.bincount(seg, weights=buffer[h.item_users[pos]], minlength=len(items))
-        out[known] = sums * h.inv_sqrt[items] / len(history)
-        buffer[touched] = 0.0
+        pos, row = _gather(h.item_off, items)
+        users_of_i = h.item_users[pos]
+        at, pair = _ranges(
+            np.searchsorted(holders, users_of_i, "left"),
+            np.searchsorted(holders, users_of_i, "right"),
+        )
+        keys, c = np.unique(row[pair] * len(history) + held[at], return_counts=True)
+        i_row, j = keys // len(history), history[keys % len(history)]
+        sims = _similarities(c.astype(np.float64), h.n_users_of[items[i_row]], h.n_users_of[j])
+        out[known] = np.bincount(i_row, weights=sims, minlength=len(items)) / len(history)
 
 
 def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
@@ -347,7 +369,11 @@ def user_item_serendipity(
     (Zhang et al. 2012; Microsoft Recommenders' ``user_item_serendipity``).
     The default :math:`S(i, j) = c_{ij} / \\sqrt{n_i n_j}` counts the users of
     ``train`` who have both items (:math:`c_{ij}`) or each (:math:`n_i`); an
-    item absent from ``train`` has similarity 0 to everything. Recommenders
+    item absent from ``train`` has similarity 0 to everything. Each
+    :math:`S(i, j)` is rounded once from its integer counts (exactly 1 where
+    both items have the same users) and the sum is taken in float64: a value
+    within :math:`(|H_u| + 3) \\cdot 2^{-53}` of the exact one, and exactly 0
+    for an item whose similarity to every history item is 1. Recommenders
     refuses a recommended item that is already in the user's history; receval
     computes it (its similarity to itself is 1).
 

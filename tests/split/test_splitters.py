@@ -149,6 +149,16 @@ def test_user_kfold_partitions_users_and_is_seeded():
     assert again == tested  # the row order does not change the folds
 
 
+def test_user_kfold_of_an_empty_log_says_the_log_is_empty():
+    log = pd.DataFrame({"user": pd.Series([], dtype=int), "item": pd.Series([], dtype=int)})
+    with pytest.raises(InputValidationError) as caught:
+        list(split.user_kfold(log, k=2, seed=0))
+    assert str(caught.value) == (
+        "user_kfold: the log is empty (no rows), so it has no users to cut into 2 folds; "
+        "pass a log with at least 2 users."
+    )
+
+
 def test_rolling_folds_and_train_window():
     folds = split.rolling(_log(), cutoffs=[2, 4], end=9)
     assert [f.test.index.tolist() for f in folds] == [[1, 2, 3], [5]]

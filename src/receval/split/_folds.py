@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import check_number
 from ..data._times import cutoff_key
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 from ._counts import result_of
 from ._log import read_log
 from ._methods import no_scan, times_of
@@ -71,6 +71,11 @@ def user_kfold(
     k = int(check_number(k, "k", func, integer=True, low=2))
     rng = seed_generator(seed, func)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func, need_time=False)
+    if not data.n_users:
+        raise InputValidationError(
+            f"{func}: the log is empty (no rows), so it has no users to cut into {k} folds; "
+            f"pass a log with at least {k} users."
+        )
     if k > data.n_users:
         raise InvalidParameterError(
             f"The 'k' parameter of {func} must be at most the number of users "

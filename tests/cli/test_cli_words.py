@@ -69,7 +69,7 @@ def test_a_log_of_only_a_header_says_so(tmp_path):
                   "--score", "b", "--ctr-metric", "logloss"]):  # fmt: skip
         assert (
             _stderr(*args)
-            == f"error: {path}: the log has no rows, only its header; pass a log with rows.\n"
+            == f"error: {path}: the file has no rows, only its header; pass a file with rows.\n"
         )
 
 
@@ -346,12 +346,14 @@ def test_header_only_logs_and_bad_counts_say_so(tmp_path, trec):
     rounds.write_text("reward,pscore,target\n")
     # it said "ips_estimate: reward must be numeric. Got dtype object."
     assert _stderr("off-policy", rounds) == (
-        f"error: {rounds}: the log has no rows, only its header; pass a log with rows.\n"
+        f"error: {rounds}: the file has no rows, only its header; pass a file with rows.\n"
     )
     events = tmp_path / "events.csv"
     events.write_text("user,time\n")
-    # it said "time must hold datetimes ... Got Arrow type null."
-    assert "retention: events is empty; pass at least one event." in _stderr("retention", events)
+    # it said "time must hold datetimes ... Got Arrow type null.", then "events is empty"
+    assert _stderr("retention", events) == (
+        f"error: {events}: the file has no rows, only its header; pass a file with rows.\n"
+    )
     q, a, _ = trec
     for n in ("-5", "0"):  # "-5: no such file."
         assert _stderr("rank", "--qrels", q, "--run", a, "--catalog", n, "-m",

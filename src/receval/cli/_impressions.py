@@ -142,7 +142,9 @@ def read_impressions(
     options = {c: option for option, c in given if c}
     table = read_columns(path, {c: options[c] for c in columns}, command, say, fmt=fmt, ids=ids)
     if not table.num_rows:
-        raise say.fail(f"{path}: the log has no rows, only its header; pass a log with rows.")
+        from ..data.io import header_only
+
+        raise say.fail(str(header_only(path)))
     if by:
         check_segment_labels(table.column(by), f"--by {by}", path, fmt, command)
     return Impressions(

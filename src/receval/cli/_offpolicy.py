@@ -84,7 +84,9 @@ def off_policy(
         named = {col: _option(role) for role, col in columns.items()}  # no column: its option
         table = read_columns(file, named, where, say, fmt=fmt)
         if not table.num_rows:
-            raise say.fail(f"{file}: the log has no rows, only its header; pass a log with rows.")
+            from ..data.io import header_only
+
+            raise say.fail(str(header_only(file)))
         given = {role: read_column(table, col, _option(role), file, fmt, where)
                  for role, col in columns.items()}  # fmt: skip
         try:

@@ -335,6 +335,13 @@ def _real_grade_fix(value: str) -> str:
     )
 
 
+def header_only(path: str | os.PathLike[str]) -> InputValidationError:
+    """The error of a table file without rows (a CSV file of only its header line)."""
+    return InputValidationError(
+        f"{os.fspath(path)}: the file has no rows, only its header; pass a file with rows."
+    )
+
+
 def read_table(
     path: str | os.PathLike[str],
     columns: Sequence[str],
@@ -371,9 +378,7 @@ def read_table(
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             csv_header(path, str(fmt))  # raises for an empty file
-            raise InputValidationError(
-                f"{path}: the file has no rows, only its header; pass a file with rows."
-            ) from exc
+            raise header_only(path) from exc
         raise csv_error(path, fmt, exc) from exc
     except (OSError, EOFError) as exc:  # a truncated or corrupt compressed stream
         raise InputValidationError(f"{path}: cannot be read: {sentence(exc)}") from exc

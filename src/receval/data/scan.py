@@ -24,7 +24,7 @@ from ._csv import CSV_BLOCK, csv_batches, csv_error, csv_header
 from ._hive import directory_keys, key_types, partition, repeated, typed
 from ._open import check_has_columns, header_not_utf8, sentence
 from ._origin import Batch, Origin
-from .io import column_array, infer_format
+from .io import column_array, header_only, infer_format
 
 __all__ = ["Scan", "ScanColumn", "ScanRun", "ScanTimings", "scan"]
 
@@ -410,9 +410,7 @@ class Scan:
                 yield Batch({c: _column(part.column(i)) for i, c in enumerate(columns)}, origin)
         if not read:
             if lines:
-                raise InputValidationError(
-                    f"{self.name}: the file has no rows, only its header; pass a file with rows."
-                )
+                raise header_only(self.name)
             files = "the file has" if len(self.paths) == 1 else "the files have"
             raise InputValidationError(f"{self.name}: {files} no rows; pass rows to evaluate.")
 

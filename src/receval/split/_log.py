@@ -22,7 +22,7 @@ from ..data._csv import csv_header
 from ..data._encode import factorize, id_ranks
 from ..data._open import check_file
 from ..data._times import time_column
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import InvalidParameterError
 
 #: the time column's names tried, in order, when none is given
 TIME_NAMES = ("timestamp", "time")
@@ -119,9 +119,7 @@ def read_log(
     if isinstance(data, (str, os.PathLike)):
         path, data = data, read_file(data, tuple(c for c in (user, item) if c is not None), func)
         if not data.num_rows:
-            raise InputValidationError(
-                f"{os.fspath(path)}: the file has no rows, only its header; pass a file with rows."
-            )
+            raise io.header_only(path)
         where = io.located(path, io.infer_format(os.fspath(path)), (user, item or user))
     elif not io.is_frame(data):
         raise InvalidParameterError(

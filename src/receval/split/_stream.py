@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import missing_values
+from ..data import io
 from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import sentence
@@ -213,9 +214,7 @@ class _Parts:
 def _no_rows(scan: Any) -> InputValidationError:
     if scan.file_format == "parquet":
         return InputValidationError(f"{scan.name}: the files have no rows; pass a log with rows.")
-    return InputValidationError(
-        f"{scan.name}: the file has no rows, only its header; pass a file with rows."
-    )
+    return io.header_only(scan.name)
 
 
 def _batches(

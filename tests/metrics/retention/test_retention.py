@@ -524,7 +524,7 @@ def test_a_files_missing_or_bad_time_names_its_line_or_row(tmp_path):
         assert str(info.value).startswith(f"{parquet}: row 2: {said}")  # 1-based, as elsewhere
 
 
-def test_missing_values_and_columns():
+def test_missing_values_and_columns(tmp_path):
     with pytest.raises(InputValidationError) as info:
         retention({"user": [1, 2], "time": [JAN1, np.nan]})
     assert str(info.value) == (
@@ -546,6 +546,13 @@ def test_missing_values_and_columns():
         retention(pd.DataFrame({"user": [1], "time": [JAN1]}), user="uid")
     with pytest.raises(InputValidationError, match="events is empty"):
         retention({"user": [], "time": []})
+    header = tmp_path / "events.csv"
+    header.write_text("user,time\n")
+    with pytest.raises(InputValidationError) as info:  # it said "events is empty"
+        retention(header)
+    assert str(info.value) == (
+        f"{header}: the file has no rows, only its header; pass a file with rows."
+    )
     with pytest.raises(InputValidationError, match="user and time must have the same length"):
         retention({"user": [1, 2], "time": [JAN1]})
     with pytest.raises(InputValidationError, match="signup table has no column 'signup'"):

@@ -169,6 +169,8 @@ def retention(
         fmt = file_format or io.infer_format(path)
         columns = [user, time] + ([signup] if isinstance(signup, str) else [])
         data = io.read_table(path, list(dict.fromkeys(columns)), FUNC, fmt, id_columns=(user,))
+        if not data.num_rows:
+            raise io.header_only(path)
         where, located = _locator(path, fmt), io.located(path, fmt)
     with located:  # a file's errors name its line (or row)
         batch = RETENTION.prepare(params, data, signup, where=where)

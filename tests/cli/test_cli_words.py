@@ -341,6 +341,29 @@ def test_ctr_refuses_a_missing_group_or_segment(tmp_path):
     assert "'user' column has no id in this row" in stderr
 
 
+def test_a_ranking_metric_of_ctr_models_is_fixed_with_runs(log):
+    # gate and compare said "compute it with receval rank -m ndcg@10": neither
+    # command's fix; they compare runs on a ranking metric
+    refused = (
+        "'ndcg@10' is ndcg, a ranking metric (DCG / IDCG (0 when IDCG is 0)), not a "
+        "pointwise or grouped metric; "
+    )
+    gate = _stderr("gate", "--impressions", log, "--label", "click", "--candidate", "a",
+                   "--baseline", "b", "--rule", "ndcg@10=superiority")  # fmt: skip
+    assert gate == (
+        f"error: --rule: {refused}gate runs on it: pass --qrels with --candidate and "
+        f"--baseline run files.\n"
+    )
+    compare = _stderr("compare", "--impressions", log, "--label", "click", "--score", "a",
+                      "--score", "b", "--ctr-metric", "ndcg@10")  # fmt: skip
+    assert compare == (
+        f"error: receval compare --ctr-metric: {refused}compare runs on it: pass --qrels "
+        f"with --run files and -m ndcg@10.\n"
+    )
+    ctr = _stderr("ctr", log, "--label", "click", "--score", "a", "-m", "ndcg@10")
+    assert ctr.endswith(f"{refused}compute it with receval rank -m ndcg@10.\n")
+
+
 def test_header_only_logs_and_bad_counts_say_so(tmp_path, trec):
     rounds = tmp_path / "rounds.csv"
     rounds.write_text("reward,pscore,target\n")

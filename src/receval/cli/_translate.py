@@ -153,12 +153,20 @@ def _parameter(match: re.Match[str]) -> str:
     return option.split()[0] if option else match[0]
 
 
-def _refused(match: re.Match[str]) -> str:
+#: The fix where a command compares models of the other kind on a metric it refuses
+#: (``receval gate --impressions`` on a ranking rule: gate runs on it).
+_ELSEWHERE = {
+    ("gate", "ranking"): "gate runs on it: pass --qrels with --candidate and --baseline run files",
+    ("compare", "ranking"): "compare runs on it: pass --qrels with --run files and -m {name}",
+}
+
+
+def _refused(match: re.Match[str], command: str | None) -> str:
     family = match["family"].split()[1].replace("-", "_")  # "an off-policy": off_policy
-    command = COMMANDS[family]
+    fix = _ELSEWHERE.get((command or "", family), f"compute it with {COMMANDS[family]}")
     return (
         f"{match['text']!r} is {match['name']}, {match['family']} metric {match['rest']}"
-        f"compute it with {command.format(name=match['text'])}"
+        f"{fix.format(name=match['text'])}"
     )
 
 
@@ -191,7 +199,7 @@ def cli_text(text: str, command: str | None = None) -> str:
         text = text.replace("or read no file.", "or leave out --config.")
     if command is not None:  # the command reads its file with a scan of its own
         text = re.sub(r"^scan: ", "", text)
-    text = _REFUSED.sub(_refused, text)
+    text = _REFUSED.sub(lambda match: _refused(match, command), text)
     text = _PARAMETER.sub(_parameter, text)
     text = _GIVEN.sub(_given, text)
     text = text.replace("receval.list_metrics()", "receval metrics")

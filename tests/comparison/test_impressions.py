@@ -35,3 +35,21 @@ def test_gate_marks_the_model_a_metric_refuses(rule, models):
         rv.gate({candidate: scores[candidate]}, {baseline: scores[baseline]}, [rule], y_true=Y,
                 n_permutations=10, n_resamples=10)  # fmt: skip
     assert info.value.scored == (rule["metric"], "logits")
+
+
+def test_an_error_of_one_model_names_the_model_in_its_message():
+    # the model was only an attribute (exc.scored): the message said "log_loss: y_pred ..."
+    y_true = [1, 0, 1, 0]
+    good, bad = [0.9, 0.1, 0.8, 0.3], [2.5, 0.1, 0.3, 0.2]
+    expected = (
+        "log_loss of model 'b': y_pred must contain probabilities in [0, 1]. Got values "
+        "[2.5]; pass predicted probabilities, e.g. apply a sigmoid to raw scores."
+    )
+    with pytest.raises(InputValidationError) as compared:
+        rv.compare_predictions(y_true, {"a": good, "b": bad}, metrics=["log_loss"])
+    rule = {"metric": "log_loss", "rule": "non_inferiority"}
+    with pytest.raises(InputValidationError) as gated:
+        rv.gate({"b": bad}, {"a": good}, [rule], y_true=y_true)
+    for caught in (compared, gated):
+        assert str(caught.value) == expected
+        assert caught.value.scored == ("log_loss", "b")

@@ -350,12 +350,16 @@ def scored_error(
     library's message names its arguments, ``y_pred must contain probabilities``: the
     column's scores here). ``metric`` and ``column``: those computed, else the ones the
     library marked the error with (:attr:`InputValidationError.scored`, where models are
-    compared); without a column, the error alone. ``source``: the impressions read from
+    compared, whose message names the model: said once, as the column); without a column,
+    the error alone. ``source``: the impressions read from
     a file, whose line the error names, and the option of each column."""
     where, said = ("", exc) if source is None else source.located(exc)
     words = say.error_words(said, None if source is None else source.weight)
-    if column is None and getattr(exc, "scored", None) is not None:
-        metric, column = exc.scored  # type: ignore[attr-defined]
+    marked = getattr(exc, "scored", None)
+    if marked is not None:  # the model, named by the message, is named by its option here
+        words = words.replace(f" of model {marked[1]!r}: ", ": ", 1)
+        if column is None:
+            metric, column = marked
     if column is None:
         return where + words
     option = ((source.options if source is not None else None) or {}).get(column, "--score")

@@ -5,6 +5,7 @@ loss, whose weighted mean over units is :func:`receval.log_loss`."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ import numpy as np
 from .. import _validation as v
 from ..exceptions import InputValidationError
 
-__all__ = ["Impressions", "check_impressions", "scoring", "user_log_loss"]
+__all__ = ["Impressions", "check_impressions", "of_model", "scoring", "user_log_loss"]
 
 
 @dataclass(frozen=True)
@@ -144,9 +145,11 @@ def user_log_loss(rows: Impressions, score: Any) -> tuple[np.ndarray, np.ndarray
 @contextmanager
 def scoring(metric: str, model: str) -> Iterator[None]:
     """Mark the data errors raised meanwhile as those of ``metric`` on the scores of
-    ``model`` (:attr:`receval.exceptions.InputValidationError.scored`), which the
-    command line names by the model's column and option; an error marked already
-    keeps its mark.
+    ``model``: their message names the model after the function it starts with
+    (``log_loss of model 'b': ...``), and
+    :attr:`receval.exceptions.InputValidationError.scored` holds both, which the
+    command line names by the model's column and option instead; an error marked
+    already keeps its mark.
 
     Examples
     --------
@@ -157,7 +160,9 @@ def scoring(metric: str, model: str) -> Iterator[None]:
     ...     with scoring("logloss", "b"):
     ...         log_loss([1, 0], [2.5, 0.1])
     ... except InputValidationError as exc:
+    ...     print(exc)
     ...     print(exc.scored)
+    log_loss of model 'b': y_pred must contain probabilities in [0, 1]. Got values [2.5]; pass predicted probabilities, e.g. apply a sigmoid to raw scores.
     ('logloss', 'b')
     """
     try:
@@ -165,4 +170,17 @@ def scoring(metric: str, model: str) -> Iterator[None]:
     except InputValidationError as exc:
         if exc.scored is None:
             exc.scored = (metric, model)
+            exc.args = (of_model(str(exc), metric, model), *exc.args[1:])
+            if exc.template is not None:  # its {at} and {count} restated later
+                braced = model.replace("{", "{{").replace("}", "}}")
+                exc.template = of_model(exc.template, metric, braced)
         raise
+
+
+def of_model(message: str, metric: str, model: str) -> str:
+    """``message``, an error of ``metric`` on the scores of ``model``, naming the model
+    after the function it starts with (``log_loss of model 'b': ...``), or in front."""
+    head = re.match(r"[\w.]+: ", message)
+    if head is None:
+        return f"{metric} of model {model!r}: {message}"
+    return f"{head[0][:-2]} of model {model!r}: {message[head.end() :]}"

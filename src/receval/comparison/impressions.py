@@ -162,7 +162,8 @@ def scoring(metric: str, model: str) -> Iterator[None]:
     ... except InputValidationError as exc:
     ...     print(exc)
     ...     print(exc.scored)
-    log_loss of model 'b': y_pred must contain probabilities in [0, 1]. Got values [2.5]; pass predicted probabilities, e.g. apply a sigmoid to raw scores.
+    log_loss of model 'b': y_pred must contain probabilities in [0, 1]. Got values [2.5];
+    pass predicted probabilities, e.g. apply a sigmoid to raw scores.
     ('logloss', 'b')
     """
     try:

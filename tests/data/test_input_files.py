@@ -127,6 +127,40 @@ def test_a_csv_file_without_a_column_is_named_with_the_columns_it_has(tmp_path, 
     assert str(info.value) == (f"{path}: no column 'score'. Got columns ['user', 'item', 'grade'].")
 
 
+@pytest.mark.parametrize(
+    ("reader", "line", "kind", "fmt"),
+    [
+        (rv.Qrels.from_file, "u1 0 a 1", "qrels", "csv"),
+        (rv.Run.from_file, "u1 Q0 a 1 0.9 bm25", "run", "csv"),
+        (rv.Qrels.from_file, "u1\t0\ta\t1", "qrels", "tsv"),
+    ],
+)
+def test_a_trec_file_read_as_a_table_is_named_a_trec_file(tmp_path, reader, line, kind, fmt):
+    # it said "no column 'user'. Got columns ['u1 0 a 1']." (the CLI: name one of them
+    # with --user), where the file is a TREC file
+    path = tmp_path / "x.trec"
+    path.write_text(f"{line}\n{line}\n")
+    with pytest.raises(rv.InputValidationError) as info:
+        reader(path, file_format=fmt)
+    n = len(line.split())
+    assert str(info.value).endswith(
+        f"; its first line, {line!r}, looks like a line of a TREC {kind} file ({n} fields "
+        f"separated by whitespace), so pass file_format='trec'."
+    )
+    from receval.cli import app
+
+    qrels, run = tmp_path / "q.trec", tmp_path / "r.trec"
+    qrels.write_text("u1 0 a 1\n")
+    run.write_text("u1 Q0 a 1 0.9 bm25\n")
+    if kind == "qrels":
+        args = ["--qrels", path, "--qrels-format", fmt, "--run", run]
+    else:
+        args = ["--qrels", qrels, "--run", path, "--run-format", fmt]
+    stderr = make_runner().invoke(app, ["rank", *map(str, args), "-m", "mrr"]).stderr
+    assert stderr.startswith(f"error: {path}: no column 'user' (--user user). Got columns ")
+    assert stderr.endswith(f"so pass --{kind}-format trec.\n")
+
+
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
 def test_the_format_is_told_past_a_compression_suffix(suffix):
     from receval.data.io import infer_format

@@ -296,9 +296,7 @@ class Qrels(_RankedBase):
                 source = io.ParquetColumns(os.fspath(path), names)
                 return cls._from_columns(source, user, item, grade)
             columns = [c for c in (user, item, grade) if c is not None]
-            table = io.read_table(
-                path, columns, cls._func, fmt, id_columns=(user, item), encode_ids=True
-            )
+            table = _read_table(path, columns, cls._func, fmt, (user, item), "qrels")
             return cls.from_frame(table, user=user, item=item, grade=grade)
 
     # ------------------------------------------------------------ views
@@ -621,9 +619,7 @@ class Run(_RankedBase):
                     name or os.path.basename(os.fspath(path)),
                 )  # fmt: skip
             columns = [c for c in (user, item, score, rank) if c is not None]
-            table = io.read_table(
-                path, columns, cls._func, fmt, id_columns=(user, item), encode_ids=True
-            )
+            table = _read_table(path, columns, cls._func, fmt, (user, item), "run")
             return cls.from_frame(
                 table, user=user, item=item, score=score, rank=rank,
                 name=name or os.path.basename(os.fspath(path)),
@@ -742,3 +738,35 @@ def as_qrels(qrels: Any, func: str) -> Qrels:
         f"with columns 'user', 'item' and optionally 'grade', or a file path. Got "
         f"{type(qrels).__name__}."
     )
+
+
+#: The fields of a line of a TREC file of each kind
+_TREC_FIELDS = {"qrels": 4, "run": 6}
+
+
+def _read_table(
+    path: str | os.PathLike[str], columns: list[str], func: str, fmt: str | None,
+    ids: tuple[str, str], kind: str,
+) -> Any:  # fmt: skip
+    """The columns of a table file (CSV, TSV, Parquet); a CSV or TSV file without them
+    whose first line looks like a line of a TREC ``kind`` file (its fields separated by
+    whitespace, no comma) is named so, with the fix: ``file_format='trec'``."""
+    try:
+        return io.read_table(path, columns, func, fmt, id_columns=ids, encode_ids=True)
+    except InputValidationError as exc:
+        name = os.fspath(path)
+        if fmt not in ("csv", "tsv") or "no column" not in str(exc) or not os.path.isfile(name):
+            raise
+        from ._csv import csv_header
+
+        names = csv_header(name, fmt)
+        line = ("\t" if fmt == "tsv" else ",").join(names)
+        missing = [c for c in columns if c not in names]
+        if "," in line or len(line.split()) != _TREC_FIELDS[kind] or not missing:
+            raise
+        raise InputValidationError(
+            f"{name}: no column {missing[0]!r}. Got columns {v.format_values(names, limit=10)}; "
+            f"its first line, {line!r}, looks like a line of a TREC {kind} file "
+            f"({_TREC_FIELDS[kind]} fields separated by whitespace), so pass "
+            f"file_format='trec'."
+        ) from None

@@ -12,7 +12,9 @@ use crate::threads;
 use super::ids::{Direct, NewIds, LOCAL};
 use super::parsed::{keep_first, Kind, Parsed, TrecError, Users};
 use super::pieces::{parse_piece, pieces, Piece, Rows, AHEAD};
-use super::text::{carriage_returns_only, lines_of_carriage_returns, other_compression, BOM};
+use super::text::{
+    carriage_returns_only, lines_of_carriage_returns, other_compression, parquet, BOM,
+};
 use crate::encode::TextIds;
 
 // ------------------------------------------------------------------ windows
@@ -506,11 +508,15 @@ pub fn parse(data: &[u8], kind: Kind) -> Result<Parsed, TrecError> {
 /// dropped from the mapping as it goes, so that it never holds the whole file;
 /// gzip is decompressed into windows by a thread of its own. bzip2, xz and
 /// Zstandard (by their magic numbers) are an error of kind `InvalidData` (the
-/// caller decompresses those files): never parsed as text.
+/// caller decompresses those files): never parsed as text. So is a Parquet file
+/// (its message says so), a pipe's too, whose bytes no caller can look at first.
 pub fn read_file(path: &std::path::Path, kind: Kind) -> io::Result<Result<Parsed, TrecError>> {
     let mut file = std::fs::File::open(path)?;
     let mut magic = Vec::with_capacity(10);
     (&mut file).take(10).read_to_end(&mut magic)?;
+    if let Some(message) = parquet(&magic) {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, message));
+    }
     if let Some((name, command)) = other_compression(&magic) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,

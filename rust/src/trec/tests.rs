@@ -6,7 +6,7 @@ use super::pieces::*;
 use super::read::*;
 use std::io;
 
-use super::text::{fields, fields_scalar, line_fields, other_compression, parse_score};
+use super::text::{fields, fields_scalar, line_fields, other_compression, parquet, parse_score};
 use super::*;
 use crate::encode::TextIds;
 
@@ -521,5 +521,19 @@ fn other_compressions_are_told_by_their_magic_numbers() {
     let err = read_file(&path, Kind::Run).unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::InvalidData);
     assert!(err.to_string().contains("compressed with xz"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_parquet_file_is_told_by_its_first_bytes() {
+    assert!(parquet(b"PAR1\x15\x04").is_some());
+    assert_eq!(parquet(b"PAR 0 d1 1\n"), None);
+    let dir = std::env::temp_dir().join(format!("receval-parquet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("qrels.txt");
+    std::fs::write(&path, b"PAR1\x15\x04\x15\x00").unwrap();
+    let err = read_file(&path, Kind::Qrels).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    assert!(err.to_string().starts_with("the file is Parquet"));
     std::fs::remove_dir_all(&dir).ok();
 }

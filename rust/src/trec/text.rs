@@ -192,6 +192,13 @@ pub(super) fn lines_of_carriage_returns(text: &mut [u8]) {
     }
 }
 
+/// The message of a file whose first bytes, `head`, are those of a Parquet file
+/// (`PAR1`): binary, never parsed as text; None for any other file.
+pub(super) fn parquet(head: &[u8]) -> Option<&'static str> {
+    head.starts_with(b"PAR1")
+        .then_some("the file is Parquet (it starts with 'PAR1'), not TREC text")
+}
+
 /// The compression other than gzip that `head` (a file's first bytes) shows:
 /// bzip2, xz or Zstandard, which this reader does not decompress.
 pub(super) fn other_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {

@@ -24,6 +24,7 @@ __all__ = [
     "is_parquet",
     "is_stream",
     "open_input",
+    "parquet_not_text",
     "place",
     "sentence",
     "whole_line_ends",
@@ -360,15 +361,26 @@ def check_not_parquet(
                 head = f.read(len(_PARQUET_MAGIC))
         except OSError:
             return
-    if not is_parquet(head):
-        return
-    if fix is None:
+    if is_parquet(head):
+        raise parquet_not_text(path, fmt, fix)
+
+
+def parquet_not_text(path: str, fmt: str, fix: str | None = None) -> InputValidationError:
+    """The error of a Parquet file read as ``fmt`` text, with the fix: the format to pass
+    (``fix``: another, such as a command's); a pipe's Parquet is to be saved to a file
+    first, as Parquet is read by seeking."""
+    if fix is None and is_stream(path):
+        fix = (
+            "a pipe cannot be read as Parquet (its reader seeks in the file): save the "
+            "stream to a file and read that with file_format='parquet'"
+        )
+    elif fix is None:
         fix = (
             f"drop file_format='{fmt}' or pass file_format='parquet'"
             if infer_format(path) == "parquet"
             else "pass file_format='parquet' (or name the file .parquet)"
         )
-    raise InputValidationError(
+    return InputValidationError(
         f"{path}: the file is Parquet (it starts with 'PAR1'), not {fmt.upper()} text; {fix}."
     )
 

@@ -34,6 +34,8 @@ from ._open import (
     compression_of,
     file_error,
     header_not_utf8,
+    is_stream,
+    parquet_not_text,
     sentence,
 )
 from ._open import infer_format as infer_format
@@ -253,13 +255,15 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     core = compiled()
     name = os.fspath(path)
     check_file(name)
-    check_not_parquet(name, "trec")  # its binary bytes are no line of fields
+    check_not_parquet(name, "trec")  # its binary bytes are no line of fields (a pipe's: the core)
     if compression_of(name) not in (None, "gzip"):
         return None
     try:
         out = core.read_trec(name, kind)
     except OSError as exc:  # the core's message starts with the path
         why = sentence(exc).removeprefix(f"{name}: ")
+        if why.startswith("the file is Parquet"):  # a pipe's first bytes, which it read
+            raise parquet_not_text(name, "trec") from None
         raise InputValidationError(f"{name}: cannot be read as text: {why}") from exc
     if not out[0]:
         _, what, line, count, text = out
@@ -491,6 +495,11 @@ class ParquetColumns:
         try:
             meta = pq.ParquetFile(path, pre_buffer=False)
         except (pa.ArrowInvalid, OSError) as exc:
+            if is_stream(path):  # "lseek failed"
+                raise InputValidationError(
+                    f"{path}: a pipe cannot be read as Parquet (its reader seeks in the "
+                    f"file); save the stream to a file and read that."
+                ) from exc
             raise InputValidationError(f"{path}: {exc}") from exc
         self.schema = meta.schema_arrow
         self.num_rows = meta.metadata.num_rows

@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     # off-policy estimates from logged bandit feedback
     "policy_value_interval": "receval.metrics._offpolicy",
     "PolicyValueInterval": "receval.metrics._offpolicy",
+    "policy_value_report": "receval.metrics._offpolicy",
+    "PolicyValueReport": "receval.metrics._offpolicy",
     "group_auc": "receval.metrics._gauc",
     "GroupAUCReport": "receval.metrics._gauc",
     # sampled evaluation
@@ -385,9 +387,11 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
     )
     from .metrics._offpolicy import (
         PolicyValueInterval as PolicyValueInterval,
+        PolicyValueReport as PolicyValueReport,
         dr_estimate as dr_estimate,
         ips_estimate as ips_estimate,
         policy_value_interval as policy_value_interval,
+        policy_value_report as policy_value_report,
         snips_estimate as snips_estimate,
     )
     from .metrics.beyond.overlap import (

@@ -74,16 +74,26 @@ def test_errors_name_the_option_and_line(tmp_path, rows, options, message):
 
 def test_clipping_is_counted_on_stderr(log):
     # weights 2, 0, 2 and 2/3: two are above 1.5, and clipped to it (ips 0.75 = (1.5 +
-    # 1.5) / 4); the estimate alone did not say how many rounds the clip changed
+    # 1.5) / 4); the estimate alone did not say how many rounds the clip changed. The
+    # count is the estimator's own (policy_value_report), in the note and in the
+    # rows' counts (csv, json), where it was in the note alone, recomputed by the CLI
     runner = make_runner()
     result = invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)", "-m", "ips(clip=4)",
                     "-m", "snips", "-f", "csv")  # fmt: skip
-    assert result.stdout.splitlines()[1] == "4,0.75,1.0,0.8571428571428571"
+    header, row = result.stdout.splitlines()
+    assert header.split(",")[4:] == [
+        f"ips(clip={c}):{n}" for c in ("1.5", "4") for n in ("clip", "n_rounds", "n_rounds_clipped")
+    ]
+    assert row == "4,0.75,1.0,0.8571428571428571,1.5,4,2,4.0,4,0"
     assert result.stderr == (
         "note: ips(clip=1.5): 2 of 4 rounds have an importance weight above 1.5, clipped to "
-        "it (the largest: 2).\n"
-        "note: ips(clip=4): 0 of 4 rounds have an importance weight above 4, clipped to it "
-        "(the largest: 2).\n"
+        "it.\n"
+        "note: ips(clip=4): 0 of 4 rounds have an importance weight above 4, clipped to it.\n"
     )
+    (counted,) = json.loads(invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)",
+                                   "-f", "json").stdout)  # fmt: skip
+    assert counted["counts"] == {
+        "ips(clip=1.5)": {"clip": 1.5, "n_rounds": 4, "n_rounds_clipped": 2}
+    }
     quiet = invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)", "-q")
     assert quiet.stderr == ""

@@ -169,6 +169,13 @@ def test_streaming_and_merges_equal_one_call(data, draw):
                 merged.merge(part)
             assert _same(merged.compute(), expected)
             assert _same(pickle.loads(pickle.dumps(acc)).compute(), expected)
+            # the rounds the clip lowered: counted by the state, merged exactly
+            clipped = oracle.n_clipped(pscore, dist, action, None, clip)
+            counts = {} if clip is None else {"clip": clip, "n_rounds": n,
+                                              "n_rounds_clipped": clipped}  # fmt: skip
+            assert acc.skipped() == merged.skipped() == counts
+            report = rv.policy_value_report(**every, estimator=name, clip=clip)
+            assert _same(report.value, expected) and report.counts() == counts
 
 
 def _same(a, b):
@@ -522,3 +529,22 @@ def test_interval_bounds_beyond_float64_terms(estimator, case):
         assert math.isfinite(low) and math.isfinite(high)
     else:  # resamples of one of the two rounds and not the other: beyond float64
         assert (low, high) == (-math.inf, math.inf)
+
+
+def test_the_rounds_a_clip_lowers_are_counted_by_the_estimate():
+    # receval off-policy counted them in a note, recomputing the weights; the library
+    # said nothing: the estimate's own pass counts them (weights 2, 0, 2 and 2/3)
+    r, p, t = [1, 0, 1, 0], [0.5, 0.5, 0.25, 0.75], [1.0, 0.0, 0.5, 0.5]
+    report = rv.policy_value_report(r, p, action_dist=t, clip=1.5)
+    assert report == rv.PolicyValueReport(0.75, "ips", 4, 1.5, 2)
+    assert report.value == ips_estimate(r, p, action_dist=t, clip=1.5)
+    assert report.counts() == {"clip": 1.5, "n_rounds": 4, "n_rounds_clipped": 2}
+    assert rv.policy_value_report(r, p, action_dist=t).counts() == {}
+    snips = rv.policy_value_report(r, p, action_dist=t, estimator="snips", clip=2)
+    assert (snips.n_rounds_clipped, snips.value) == (0, snips_estimate(r, p, action_dist=t))
+    acc = rv.metric("ips(clip=1.5)").update(r[:2], p[:2], action_dist=t[:2])
+    acc.merge(rv.metric("ips", clip=1.5).update(r[2:], p[2:], action_dist=t[2:]))
+    assert acc.skipped() == report.counts()
+    assert rv.metric("ips").update(r, p, action_dist=t).skipped() == {}
+    with pytest.raises(rv.InvalidParameterError, match="policy_value_report: estimated_value"):
+        rv.policy_value_report(r, p, action_dist=t, estimated_value=[0.5] * 4)

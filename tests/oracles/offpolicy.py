@@ -33,6 +33,12 @@ def _weights(pscore, action_dist, action, position, clip):
     return out
 
 
+def n_clipped(pscore, action_dist, action=None, position=None, clip=None):
+    """The rounds whose importance weight is above ``clip`` (0 without one)."""
+    unclipped = _weights(pscore, action_dist, action, position, None)
+    return 0 if clip is None else sum(w > clip for w in unclipped)
+
+
 def ips(reward, pscore, action_dist, action=None, position=None, clip=None):
     w = _weights(pscore, action_dist, action, position, clip)
     return math.fsum(float(r) * wi for r, wi in zip(reward, w, strict=True)) / len(w)

@@ -249,20 +249,23 @@ EVALUATE_INPUTS = (
 _SAME_AS = {"interactions": "train"}
 
 
-def row_value(spec: Any, given: dict[str, Any], where: str, needed: tuple[str, ...] = ()) -> float:
+def row_value(
+    spec: Any, given: dict[str, Any], where: str, needed: tuple[str, ...] = (), func: Any = None
+) -> Any:
     """The value of a metric computed by the function its registry row names (a list
-    metric such as ``catalog_coverage@10``, an off-policy estimate): ``given`` holds the
-    inputs by parameter name, the function takes those its signature asks for; a missing
-    one is an error naming the option that gives it, as is one of ``needed`` (inputs
-    with a default that the command's others require: dr's ``estimated_value`` with
-    off-policy's one target probability per round)."""
+    metric such as ``catalog_coverage@10``), or by ``func`` (what it returns: an
+    off-policy estimate's report): ``given`` holds the inputs by parameter name, the
+    function takes those its signature asks for; a missing one is an error naming the
+    option that gives it, as is one of ``needed`` (inputs with a default that the
+    command's others require: dr's ``estimated_value`` with off-policy's one target
+    probability per round)."""
     from ..exceptions import InputValidationError
     from ..registry import load, metric_options
     from ._translate import OPTIONS
 
-    func = load(spec.info.function_path)
+    call = load(spec.info.function_path) if func is None else func
     kwargs = metric_options(spec, {}, f"{where} {str(spec)!r}")
-    for name, parameter in inspect.signature(func).parameters.items():
+    for name, parameter in inspect.signature(call).parameters.items():
         value = given.get(_SAME_AS.get(name, name))
         if name not in kwargs and value is not None:
             kwargs[name] = value
@@ -272,4 +275,4 @@ def row_value(spec: Any, given: dict[str, Any], where: str, needed: tuple[str, .
                 f"{where} {str(spec)!r}: {spec.info.name} needs {OPTIONS[name]}; pass it "
                 f"(see {where.split(' -m')[0]} --help)."
             )
-    return float(func(**kwargs))
+    return call(**kwargs) if func is not None else float(call(**kwargs))

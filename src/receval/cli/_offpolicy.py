@@ -70,7 +70,8 @@ def off_policy(
     policy's probability of the logged action; for dr the reward model's
     estimate of that action and its value of the target policy).
     """
-    from ..registry import metric_options, resolve
+    from ..metrics._offpolicy import policy_value_report
+    from ..registry import resolve
 
     say = Messages(quiet)
     names = metric_names(metric, list(DEFAULT_OFF_POLICY_METRICS))
@@ -90,29 +91,31 @@ def off_policy(
         given = {role: read_column(table, col, _option(role), file, fmt, where)
                  for role, col in columns.items()}  # fmt: skip
         try:
-            row = [row_value(spec, given, f"{where} -m", needed=("estimated_value",))
-                   for spec in specs.values()]  # fmt: skip
+            reports = {text: row_value(spec, {**given, "estimator": spec.info.name},
+                                       f"{where} -m", needed=_NEEDED.get(spec.info.name, ()),
+                                       func=policy_value_report)
+                       for text, spec in specs.items()}  # fmt: skip
         except InputValidationError as exc:
             raise say.fail(_in_cli_words(exc, columns, file, fmt)) from None
-        for text, spec in specs.items():
-            clip = metric_options(spec, {}, f"{where} -m {text!r}").get("clip")
-            if clip is not None:
-                say.note(_clipped(text, float(clip), given))
-    render(ResultTable(["rounds", *names], [[table.num_rows, *row]]), output_format, digits=digits)
+    counts = {text: report.counts() for text, report in reports.items() if report.counts()}
+    for text, count in counts.items():
+        say.note(_clipped(text, count))
+    row = [table.num_rows, *(report.value for report in reports.values())]
+    result = ResultTable(["rounds", *names], [row], counts=[counts] if counts else None)
+    render(result, output_format, digits=digits)
 
 
-def _clipped(text: str, clip: float, given: dict[str, Any]) -> str:
-    """How many rounds' importance weights an estimate's ``clip`` lowers, and the largest
-    weight before it."""
-    import numpy as np
+#: The inputs an estimate needs beyond the rounds' (with one target probability per
+#: round): dr's reward model
+_NEEDED = {"dr": ("estimated_rewards", "estimated_value")}
 
-    from ..metrics._offpolicy_inputs import round_terms
 
-    weight = round_terms("ips", None, given["reward"], given["pscore"], given["action_dist"]).weight
-    n = int(np.count_nonzero(weight > clip))
+def _clipped(text: str, counts: dict[str, Any]) -> str:
+    """The note of the rounds whose importance weight an estimate's clip lowered."""
+    n, clip = counts["n_rounds_clipped"], counts["clip"]
     return (
-        f"{text}: {n} of {len(weight)} rounds {'has' if n == 1 else 'have'} an importance "
-        f"weight above {clip:g}, clipped to it (the largest: {float(weight.max()):.4g})."
+        f"{text}: {n} of {counts['n_rounds']} rounds {'has' if n == 1 else 'have'} an "
+        f"importance weight above {clip:g}, clipped to it."
     )
 
 

@@ -383,7 +383,8 @@ def _list_value(spec: Any, given: dict[str, Any]) -> float:
     """A list metric's value (its function's), from the inputs ``given``."""
     from ._items import row_value
 
-    return row_value(spec, given, "receval rank -m")
+    value: float = row_value(spec, given, "receval rank -m")
+    return value
 
 
 def _with_list_values(

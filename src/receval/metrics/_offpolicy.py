@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -30,9 +30,11 @@ from ._offpolicy_inputs import ESTIMATORS, TERM_SHIFT, RoundTerms, check_clip, r
 
 __all__ = [
     "PolicyValueInterval",
+    "PolicyValueReport",
     "dr_estimate",
     "ips_estimate",
     "policy_value_interval",
+    "policy_value_report",
     "snips_estimate",
 ]
 
@@ -47,17 +49,55 @@ class PolicyValueInterval(NamedTuple):
 
 
 @dataclass(frozen=True)
+class PolicyValueReport:
+    """An estimate of a policy's value, with the rounds whose importance weight its clip
+    lowered.
+
+    Attributes
+    ----------
+    value : float
+        The estimate: what :func:`ips_estimate`, :func:`snips_estimate` or
+        :func:`dr_estimate` returns.
+    estimator : {"ips", "snips", "dr"}
+        Which estimate.
+    n_rounds : int
+        The logged rounds.
+    clip : float or None
+        The largest importance weight kept (None: no clipping).
+    n_rounds_clipped : int
+        The rounds whose importance weight was above ``clip``, lowered to it (0
+        without a clip).
+    """
+
+    value: float
+    estimator: str
+    n_rounds: int
+    clip: float | None
+    n_rounds_clipped: int
+
+    def counts(self) -> dict[str, Any]:
+        """What the clip changed: ``{"clip", "n_rounds", "n_rounds_clipped"}``, or ``{}``
+        without a clip (as ``receval.metric(...).skipped()`` gives it)."""
+        if self.clip is None:
+            return {}
+        return {"clip": self.clip, "n_rounds": self.n_rounds,
+                "n_rounds_clipped": self.n_rounds_clipped}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class OffPolicySums:
     """Exact sums of the estimator's terms (``r w`` or the DR terms) over the rounds, of
     those that overflow float64 held times ``2**(-2 * TERM_SHIFT)`` (``scaled``), of the
     weights ``w``, of those that overflow float64 held times ``2**-TERM_SHIFT``
-    (``scaled_weight``), and the rounds' count."""
+    (``scaled_weight``), the rounds' count and that of the rounds whose weight the clip
+    lowered (``n_clipped``)."""
 
     value: ExactSum
     scaled: ExactSum
     weight: ExactSum
     n_rounds: int
     scaled_weight: ExactSum
+    n_clipped: int
 
     def merge(self, other: OffPolicySums) -> OffPolicySums:
         return fieldwise_sum(self, other)
@@ -102,8 +142,9 @@ def ips_estimate(
     clip : float, default=None
         Clip the importance weights at this positive value (``min(w, clip)``:
         Open Bandit Pipeline's ``lambda_``), trading bias for variance. The rounds
-        it changes are those with ``w > clip``; ``receval off-policy`` counts them
-        in a note.
+        it changes are those with ``w > clip``: :func:`policy_value_report` counts
+        them (and ``receval.metric("ips", clip=...).skipped()``, ``receval
+        off-policy``).
 
     Returns
     -------
@@ -124,6 +165,7 @@ def ips_estimate(
     snips_estimate : Self-normalized: divides by the sum of the weights.
     dr_estimate : Adds a reward model to cut the variance.
     policy_value_interval : A bootstrap confidence interval of the estimate.
+    policy_value_report : The estimate with the rounds its clip lowered.
 
     Notes
     -----
@@ -151,7 +193,9 @@ def ips_estimate(
     >>> ips_estimate(reward, pscore, action_dist=dist, action=[0, 1, 1, 0])
     1.25
     """
-    return _estimate("ips", clip, reward, pscore, action_dist, action=action, position=position)
+    value: float = _estimate("ips", clip, reward, pscore, action_dist, action=action,
+                             position=position)  # fmt: skip
+    return value
 
 
 def snips_estimate(
@@ -221,7 +265,9 @@ def snips_estimate(
     >>> snips_estimate([1, 0, 1, 0], [0.5, 0.5, 0.25, 0.75], action_dist=[1.0, 0.0, 0.5, 0.5])
     0.8571
     """
-    return _estimate("snips", clip, reward, pscore, action_dist, action=action, position=position)
+    value: float = _estimate("snips", clip, reward, pscore, action_dist, action=action,
+                             position=position)  # fmt: skip
+    return value
 
 
 def dr_estimate(
@@ -312,23 +358,101 @@ def dr_estimate(
     ...             estimated_rewards=q, action=[0, 1, 1, 0])
     0.995
     """
-    return _estimate(
+    value: float = _estimate(
         "dr", clip, reward, pscore, action_dist, action=action, position=position,
         estimated_rewards=estimated_rewards, estimated_value=estimated_value,
     )  # fmt: skip
+    return value
+
+
+def policy_value_report(
+    reward: ArrayLike,
+    pscore: ArrayLike,
+    *,
+    action_dist: ArrayLike,
+    action: ArrayLike | None = None,
+    position: ArrayLike | None = None,
+    estimated_rewards: ArrayLike | None = None,
+    estimated_value: ArrayLike | None = None,
+    estimator: str = "ips",
+    clip: float | None = None,
+) -> PolicyValueReport:
+    """Estimate a target policy's expected reward, with the rounds whose weight the clip lowered.
+
+    The value is what :func:`ips_estimate`, :func:`snips_estimate` or
+    :func:`dr_estimate` returns (``estimator``), from the same pass over the
+    rounds, which also counts the rounds whose importance weight is above
+    ``clip`` (the estimate uses ``clip`` in their place).
+
+    Parameters
+    ----------
+    reward, pscore, action_dist, action, position, estimated_rewards, estimated_value
+        The logged feedback, as in :func:`ips_estimate` and :func:`dr_estimate`
+        (``estimated_rewards`` and ``estimated_value`` for ``estimator="dr"`` only).
+    estimator : {"ips", "snips", "dr"}, default="ips"
+        Which estimate.
+    clip : float, default=None
+        Clip the importance weights at this positive value.
+
+    Returns
+    -------
+    report : PolicyValueReport
+        ``value``, ``n_rounds``, ``clip`` and ``n_rounds_clipped``.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown ``estimator``; bad ``clip``; ``estimated_rewards`` or
+        ``estimated_value`` with another estimator than ``"dr"``.
+    InputValidationError
+        As the estimators.
+
+    Examples
+    --------
+    >>> from receval import policy_value_report
+    >>> report = policy_value_report([1, 0, 1, 0], [0.5, 0.5, 0.25, 0.75],
+    ...                              action_dist=[1.0, 0.0, 0.5, 0.5], clip=1.5)
+    >>> report.value, report.n_rounds_clipped, report.n_rounds  # weights 2, 0, 2, 2/3
+    (0.75, 2, 4)
+    """
+    func = "policy_value_report"
+    v.check_option(estimator, "estimator", func, sorted(ESTIMATORS))
+    _dr_only(estimator, func, estimated_rewards=estimated_rewards, estimated_value=estimated_value)
+    columns = {"estimated_rewards": estimated_rewards, "estimated_value": estimated_value}
+    report: PolicyValueReport = _estimate(
+        estimator, clip, reward, pscore, action_dist, action=action, position=position,
+        report=True, **({} if estimator != "dr" else columns),
+    )  # fmt: skip
+    return report
+
+
+def _dr_only(estimator: str, func: str, **given: Any) -> None:
+    """Refuse the reward model's arguments given to another estimator than DR."""
+    for name, value in given.items():
+        if estimator != "dr" and value is not None:
+            raise InvalidParameterError(
+                f"{func}: {name} is given, but estimator is {estimator!r}; pass "
+                f"estimator='dr' to use the reward model."
+            )
 
 
 def _estimate(
-    estimator: str, clip: Any, reward: Any, pscore: Any, action_dist: Any, **columns: Any
-) -> float:
-    defn = DEFINITIONS_BY_ESTIMATOR[estimator]
+    estimator: str,
+    clip: Any,
+    reward: Any,
+    pscore: Any,
+    action_dist: Any,
+    report: bool = False,
+    **columns: Any,
+) -> Any:
+    """The estimate (``report``: its :class:`PolicyValueReport`) of one estimator."""
+    defn = (REPORTS_BY_ESTIMATOR if report else DEFINITIONS_BY_ESTIMATOR)[estimator]
     columns = {"reward": reward, "pscore": pscore, "action_dist": action_dist, **columns}
     why = "pass a 1-D action_dist column (the target policy's probability of the logged action)"
     memory_only = {name: (columns[name], None) for name in ("action", "position")}
-    result: float = run_definition(defn, defn.check_params(clip=clip), columns,
-                                   func=ESTIMATORS[estimator], memory_only=memory_only,
-                                   why=why)  # fmt: skip
-    return result
+    return run_definition(defn, defn.check_params(clip=clip), columns,
+                          func=ESTIMATORS[estimator], memory_only=memory_only,
+                          why=why)  # fmt: skip
 
 
 # ------------------------------------------------------------------ definitions
@@ -364,12 +488,23 @@ def _sums(batch: RoundTerms) -> OffPolicySums:
     terms: list[Term] = [(value, None, "value"), (scaled, None, "value"),
                          (weight, None, "value"), (scaled_weight, None, "value")]  # fmt: skip
     value_sum, scaled_sum, weight_sum, scaled_weight_sum = exact_sums(terms)
-    return OffPolicySums(value_sum, scaled_sum, weight_sum, len(batch.reward), scaled_weight_sum)
+    return OffPolicySums(value_sum, scaled_sum, weight_sum, len(batch.reward), scaled_weight_sum,
+                         batch.n_clipped)  # fmt: skip
 
 
 def _empty(params: dict[str, Any]) -> OffPolicySums:
     z = ExactSum.zero()
-    return OffPolicySums(z, z, z, 0, z)
+    return OffPolicySums(z, z, z, 0, z, 0)
+
+
+def _left_out(params: dict[str, Any], state: OffPolicySums) -> dict[str, Any]:
+    """What the clip changed (``Accumulator.skipped()``): its rounds, ``{}`` without one."""
+    return _report(params, state).counts()
+
+
+def _report(params: dict[str, Any], state: OffPolicySums) -> PolicyValueReport:
+    return PolicyValueReport(_finalize(params, state), params["estimator"], state.n_rounds,
+                             params["clip"], state.n_clipped)  # fmt: skip
 
 
 def _finalize(params: dict[str, Any], state: OffPolicySums) -> float:
@@ -427,9 +562,15 @@ DEFINITIONS_BY_ESTIMATOR = {
             update=_update,
             empty=_empty,
             finalize=_finalize,
+            left_out=_left_out,
         ),
     )
     for name in ESTIMATORS
+}
+#: The definitions whose value is the :class:`PolicyValueReport` (policy_value_report)
+REPORTS_BY_ESTIMATOR = {
+    name: replace(defn, name=f"{name}_report", finalize=_report)
+    for name, defn in DEFINITIONS_BY_ESTIMATOR.items()
 }
 
 
@@ -561,13 +702,7 @@ def policy_value_interval(
     )  # fmt: skip
     n_resamples = int(v.check_number(n_resamples, "n_resamples", func, integer=True, low=1))
     seed = int(v.check_number(seed, "seed", func, integer=True, low=0, high=2**32 - 1))
-    for name, given in (("estimated_rewards", estimated_rewards),
-                        ("estimated_value", estimated_value)):  # fmt: skip
-        if estimator != "dr" and given is not None:
-            raise InvalidParameterError(
-                f"{func}: {name} is given, but estimator is {estimator!r}; pass "
-                f"estimator='dr' to use the reward model."
-            )
+    _dr_only(estimator, func, estimated_rewards=estimated_rewards, estimated_value=estimated_value)
     defn = DEFINITIONS_BY_ESTIMATOR[estimator]
     params = defn.check_params(clip=check_clip(clip, func))
     terms = round_terms(estimator, params["clip"], reward, pscore, action_dist, action, position,

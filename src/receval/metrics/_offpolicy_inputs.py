@@ -40,10 +40,12 @@ TERM_SHIFT = 538
 class Weights(NamedTuple):
     """Importance weights: ``value`` in float64 (inf where a weight is beyond its range)
     and, where one is, ``scaled``: each such weight times ``2**-TERM_SHIFT``, computed
-    from the pscore times ``2**TERM_SHIFT`` (0 in the other rounds; None when none is)."""
+    from the pscore times ``2**TERM_SHIFT`` (0 in the other rounds; None when none is);
+    ``n_clipped``: the rounds whose weight the clip lowered."""
 
     value: np.ndarray
     scaled: np.ndarray | None
+    n_clipped: int = 0
 
     def times(self, x: np.ndarray, k: int) -> np.ndarray:
         """``x`` times the weights times ``2**-k`` (``k`` 0 or ``TERM_SHIFT``), rounded
@@ -61,13 +63,15 @@ class RoundTerms(NamedTuple):
     or the DR term) and, where a round's term overflows, that term held times
     ``2**(-2 * TERM_SHIFT)`` (0 in the other rounds; None when none overflows), and
     where a weight does, that weight held times ``2**-TERM_SHIFT`` (``scaled_weight``,
-    as :attr:`Weights.scaled`). ``weight`` and ``value`` are inf or nan in those rounds."""
+    as :attr:`Weights.scaled`). ``weight`` and ``value`` are inf or nan in those rounds.
+    ``n_clipped``: the rounds whose weight the clip lowered (:attr:`Weights.n_clipped`)."""
 
     reward: np.ndarray
     weight: np.ndarray
     value: np.ndarray
     scaled: np.ndarray | None
     scaled_weight: np.ndarray | None = None
+    n_clipped: int = 0
 
 
 def _terms(r: np.ndarray, weights: Weights, term: Any) -> RoundTerms:
@@ -77,7 +81,7 @@ def _terms(r: np.ndarray, weights: Weights, term: Any) -> RoundTerms:
         value = term(0)
         over = ~np.isfinite(value)
         scaled = np.where(over, term(TERM_SHIFT), 0.0) if over.any() else None
-        return RoundTerms(r, weights.value, value, scaled, weights.scaled)
+        return RoundTerms(r, weights.value, value, scaled, weights.scaled, weights.n_clipped)
 
 
 def check_clip(clip: Any, func: str) -> float | None:
@@ -177,19 +181,22 @@ def _row_sums(values: np.ndarray) -> np.ndarray:
 
 
 def _weights(target: np.ndarray, pscore: np.ndarray, clip: float | None) -> Weights:
-    """``target / pscore``, clipped at ``clip``; where a quotient is beyond float64 (and
-    not clipped), also at the scale ``2**-TERM_SHIFT``: ``target / (pscore 2**TERM_SHIFT)``,
-    the same one rounding of the exact quotient."""
+    """``target / pscore``, clipped at ``clip`` (the rounds it lowers counted); where a
+    quotient is beyond float64 (and not clipped), also at the scale ``2**-TERM_SHIFT``:
+    ``target / (pscore 2**TERM_SHIFT)``, the same one rounding of the exact quotient."""
     with np.errstate(over="ignore"):
         weight = target / pscore
+    n_clipped = 0
     if clip is not None:
-        weight = np.minimum(weight, clip)
+        lowered = weight > clip
+        n_clipped = int(np.count_nonzero(lowered))
+        weight = np.where(lowered, clip, weight)
     over = np.isinf(weight)
     if not over.any():
-        return Weights(weight, None)
+        return Weights(weight, None, n_clipped)
     scaled = np.zeros(len(weight))
     scaled[over] = target[over] / np.ldexp(pscore[over], TERM_SHIFT)
-    return Weights(weight, scaled)
+    return Weights(weight, scaled, n_clipped)
 
 
 def round_terms(

@@ -44,6 +44,13 @@ def test_rank_weighs_as_evaluate(files, options, which):
     want = rv.evaluate(QRELS, RUN, metrics, propensities=props, **kw).mean
     for m in metrics:
         assert out[m] == pytest.approx(want[m], rel=1e-12)
+    # the relevant pairs --propensity-clip raised (b: 0.25 < 0.3), counted in the
+    # JSON and noted on stderr (neither said anything of them)
+    result = invoke(make_runner(), *args, "--format", "json")
+    clipped = json.loads(result.stdout)[0]["counts"].get("n_pairs_propensity_clipped")
+    assert clipped == ({m: 1 for m in metrics} if options else None)
+    note = "1 relevant (user, item) pair has a propensity below --propensity-clip, raised"
+    assert (note in result.stderr) == bool(options)
 
 
 def test_a_metric_without_a_weighted_form_is_refused(files):

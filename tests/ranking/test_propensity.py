@@ -188,6 +188,17 @@ def test_clipping_bounds_the_weights():
     # a clip above every propensity: every weight 1 / clip, SNIPS then equals the naive value
     same = evaluate(qrels, run, "ndcg@2", propensities=props, propensity_clip=1.0)
     assert same.mean["ndcg@2"] == pytest.approx(evaluate(qrels, run, "ndcg@2").mean["ndcg@2"])
+    # the pairs the clip changed are counted (the report said nothing of them): a's
+    # propensity 0.01 is below 0.1; with a clip of 1, both pairs'
+    assert clipped.n_pairs_propensity_clipped == {"dcg@2": 1}
+    assert same.n_pairs_propensity_clipped == {"ndcg@2": 2}
+    unclipped = evaluate(qrels, run, ["dcg@2", "mrr(estimator=naive)"], propensities=props)
+    assert unclipped.n_pairs_propensity_clipped == {}
+    both = evaluate(qrels, run, ["dcg@2", "mrr(estimator=naive)"], propensities=props,
+                    propensity_clip=0.1)  # fmt: skip
+    assert both.n_pairs_propensity_clipped == {"dcg@2": 1}  # the unweighted one: none
+    acc = receval.metric("dcg@2", propensities=props, propensity_clip=0.1)
+    assert acc.update(qrels, run).compute() == clipped.mean["dcg@2"]
 
 
 def test_worked_example():

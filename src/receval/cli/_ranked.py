@@ -283,6 +283,13 @@ def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> N
                 f"its mean ({empty:,} without a relevant item; see --missing-users and "
                 f"--empty-users)."
             )
+    for metric, n in report.n_pairs_propensity_clipped.items():
+        if metric in metrics:
+            pairs = "pair has" if n == 1 else "pairs have"
+            say.note(
+                f"{name}: {metric}: {n:,} relevant (user, item) {pairs} a propensity below "
+                f"--propensity-clip, raised to it (their weight lowered to 1 / the clip)."
+            )
     tie_notes(report, name, metrics, say)
 
 

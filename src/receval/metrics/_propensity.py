@@ -291,6 +291,17 @@ def prepare_weighting(
     return out
 
 
+def clipped_pairs(q: Qrels, convs: Mapping[str, Any], props: Propensities | None) -> dict[str, int]:
+    """Per weighted metric, the relevant (user, item) pairs of ``q`` (at its threshold)
+    whose propensity is below ``propensity_clip``, raised to it (their weight lowered to
+    ``1 / clip``); ``{}`` without a clip."""
+    if props is None or props.clip <= 0:
+        return {}
+    below = props.of_qrels(q) < props.clip  # nan (no propensity): refused by the checks
+    return {text: int(np.count_nonzero(below & (q.grades >= float(conv.rel_threshold))))
+            for text, conv in convs.items() if conv.estimator != "naive"}  # fmt: skip
+
+
 def check_propensities(q: Qrels, convs: Mapping[str, Any], props: Propensities | None) -> None:
     """Raise before any user is evaluated when a relevant item of ``q`` at the threshold
     of a weighted metric lacks a usable propensity (counted over all the qrels)."""

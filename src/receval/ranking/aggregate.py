@@ -312,7 +312,8 @@ class RankingState:
     value was not computed (over the cost budget: the mean with theirs is nan);
     ``masking``: the counts of ``exclude=`` (zero without it); ``exclude_unmatched``:
     in a retrieval from embeddings, the pairs of its users' ``exclude`` without a
-    vector (:func:`receval.retrieval.masks.unmatched_pairs`).
+    vector (:func:`receval.retrieval.masks.unmatched_pairs`); ``n_pairs_clipped``: per
+    weighted metric, the relevant pairs whose propensity ``propensity_clip`` raised.
     """
 
     n_users: int = 0
@@ -335,6 +336,7 @@ class RankingState:
     seen: Seen = field(default_factory=Seen)
     masking: MaskingSummary = field(default_factory=MaskingSummary)
     exclude_unmatched: PairCounts = field(default_factory=PairCounts)
+    n_pairs_clipped: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: RankingState) -> RankingState:
         """The state of both partitions' users (no user in both): exact, in any order."""
@@ -369,6 +371,7 @@ class RankingState:
             seen=self.seen.merge(other.seen),
             masking=self.masking.merge(other.masking),
             exclude_unmatched=self.exclude_unmatched.merge(other.exclude_unmatched),
+            n_pairs_clipped=_add(self.n_pairs_clipped, other.n_pairs_clipped),
         )
 
     def _has_items(self) -> bool:
@@ -524,6 +527,7 @@ def _users_update(
     """A partition of qrels users (``run``: their recommendations, and those of run
     users absent from the qrels; None: every qrels user is absent from the run;
     ``removed``: the seen rows ``exclude=`` removed from each run user's list)."""
+    from ..metrics._propensity import clipped_pairs
     from ..sampled.corrections import correct_columns
 
     specs, convs, ranked = setup.specs, setup.convs, setup.ranked
@@ -554,6 +558,7 @@ def _users_update(
     if ranked:
         values, aux = ranked_values(q, r, specs, convs, ranked, user_map, setup.propensities,
                                     item_map)  # fmt: skip
+        state.n_pairs_clipped = clipped_pairs(q, {t: convs[t] for t in ranked}, setup.propensities)
         c, sampled = setup.candidates, setup.sampling
         if c is not None and sampled is not None and sampled.correction is not None \
                 and sampled.catalog_size is not None:  # fmt: skip
@@ -734,6 +739,7 @@ def finalize(
         n_run_items_unmatched=items[1] - items[0],
         n_users_tie_dependent={t: dependent[t] for t in metrics if t in dependent},
         mean_ties_average=mean_average,
+        n_pairs_propensity_clipped=dict(state.n_pairs_clipped),
         sampling=state.sampling,
         masking=_masking(setup, state),
         n_seen_removed=rows.removed if rows is not None else None,

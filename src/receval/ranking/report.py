@@ -91,6 +91,11 @@ class EvaluationReport:
         With :func:`evaluate_embeddings` and ``candidates=``: the distinct
         (user, item) pairs of ``candidates`` whose user or item has no vector,
         which are never scored. None otherwise.
+    n_pairs_propensity_clipped : dict of str to int
+        With ``propensity_clip`` (above 0), per propensity-weighted metric: the
+        relevant (user, item) pairs of the qrels (at its ``rel_threshold``)
+        whose propensity was below the clip, raised to it (their weight
+        lowered to ``1 / propensity_clip``). Empty otherwise.
 
     Notes
     -----
@@ -123,6 +128,7 @@ class EvaluationReport:
     n_seen_removed: np.ndarray | None = None
     n_exclude_unmatched: int | None = None
     n_candidates_unmatched: int | None = None
+    n_pairs_propensity_clipped: dict[str, int] = field(default_factory=dict)
     _aux: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _states: dict[str, MeanState] = field(default_factory=dict, repr=False)
     # ranked metrics' per-user values before the mean's rules (pooled: numerators)

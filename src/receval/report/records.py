@@ -40,7 +40,9 @@ def ranking_records(
         ``ties="average"``; None for a metric whose tie dependence is not
         checked), ``masking`` (the counts of ``exclude=``, or ``repeats``
         True), ``sampling`` (the counts of ``candidates=`` and the
-        correction), ``n_exclude_unmatched`` and ``n_candidates_unmatched``
+        correction), ``n_pairs_propensity_clipped`` (per weighted metric, the
+        relevant pairs whose propensity ``propensity_clip`` raised),
+        ``n_exclude_unmatched`` and ``n_candidates_unmatched``
         (the ``exclude`` and ``candidates`` pairs without a vector, of
         :func:`receval.evaluate_embeddings`) when the report has them, as the
         JSON output of ``receval rank``.
@@ -71,6 +73,10 @@ def ranking_records(
             "n_users_tie_dependent": {m: _tie_count(report, m) for m in names},
             "mean_ties_average": {m: _tie_mean(report, m) for m in names},
         }
+        if report.n_pairs_propensity_clipped:  # propensity_clip= with weighted metrics
+            clipped = report.n_pairs_propensity_clipped
+            record["counts"]["n_pairs_propensity_clipped"] = {m: clipped[m] for m in names
+                                                              if m in clipped}  # fmt: skip
         for key, summary in (("masking", report.masking), ("sampling", report.sampling)):
             if summary is not None:  # exclude= or repeats=True; candidates=
                 record["counts"][key] = asdict(summary)

@@ -370,8 +370,9 @@ def test_rank_errors(runner, files, tmp_path) -> None:
         ),
         (
             [*base, "--run", files["run_a"], "--qrels-format", "csv"],
-            f"{files['qrels']}: no column 'user' (--user user). Got columns ['u1 0 a 2']; name "
-            f"one of them with --user.",
+            f"{files['qrels']}: no column 'user' (--user user). Got columns ['u1 0 a 2']; its "
+            f"first line, 'u1 0 a 2', looks like a line of a TREC qrels file (4 fields "
+            f"separated by whitespace), so pass --qrels-format trec.",
         ),
     ]
     for args, message in cases:

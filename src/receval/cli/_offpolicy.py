@@ -91,8 +91,8 @@ def off_policy(
         given = {role: read_column(table, col, _option(role), file, fmt, where)
                  for role, col in columns.items()}  # fmt: skip
         try:
-            reports = {text: row_value(spec, {**given, "estimator": spec.info.name},
-                                       f"{where} -m", needed=_NEEDED.get(spec.info.name, ()),
+            reports = {text: row_value(spec, _inputs(spec.info.name, given), f"{where} -m",
+                                       needed=_NEEDED.get(spec.info.name, ()),
                                        func=policy_value_report)
                        for text, spec in specs.items()}  # fmt: skip
         except InputValidationError as exc:
@@ -108,6 +108,12 @@ def off_policy(
 #: The inputs an estimate needs beyond the rounds' (with one target probability per
 #: round): dr's reward model
 _NEEDED = {"dr": ("estimated_rewards", "estimated_value")}
+
+
+def _inputs(estimator: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The inputs of one estimate: the reward model's columns for dr only."""
+    model = () if estimator == "dr" else _NEEDED["dr"]
+    return {"estimator": estimator, **{k: x for k, x in given.items() if k not in model}}
 
 
 def _clipped(text: str, counts: dict[str, Any]) -> str:

@@ -46,6 +46,7 @@ class _Report:
     mean_ties_average: dict[str, float] = field(default_factory=dict)
     masking: None = None
     sampling: None = None
+    n_pairs_propensity_clipped: dict[str, int] = field(default_factory=dict)  # no weighting
 
 
 def core_report(

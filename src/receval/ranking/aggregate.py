@@ -24,7 +24,7 @@ import numpy as np
 from .. import _validation as v
 from ..conventions import FIELDS, Conventions
 from ..data._arrow import take_at
-from ..data._lookup import distinct, lookup, lookup_ids
+from ..data._lookup import distinct, lookup_ids
 from ..data._ranked import Qrels, Run
 from ..data._strings import ids_to_numpy
 from ..data.seen import MaskingSummary, PairCounts, SeenItems, as_seen, smallest_ids
@@ -34,6 +34,7 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec
 from ..sampled.negatives import SamplingSummary, restrict_run
 from .checks import check_matching, tie_averages, unstable_tie_users, warn_unreproducible_ties
+from .masking import masked_partition
 from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean
 from .specs import prepare_metrics
 from .values import list_values, ranked_values
@@ -407,7 +408,7 @@ def update(
     none of its qrels users is in the run); ``order``: the positions of its qrels
     users in all the qrels, when a backend cut them (the report's rows follow it).
     """
-    masking, removed = _masked(setup, qrels, run)
+    masking, removed = masked_partition(setup.exclude, qrels if setup.with_qrels else None, run)
     if masking is not None and run is not None:
         run = masking.run
     sampling = None
@@ -433,37 +434,6 @@ def update(
     if setup.repeats and users is not None:
         state.seen.add(users.user_ids, "evaluate", "users")
     return state
-
-
-@dataclass(frozen=True)
-class _Masking:
-    """One partition's masked run (None: no run) and its counts."""
-
-    run: Run | None
-    summary: MaskingSummary
-
-
-def _masked(
-    setup: Setup, qrels: Qrels | None, run: Run | None
-) -> tuple[_Masking | None, np.ndarray | None]:
-    """``exclude=``: the partition's run without its users' seen items, the counts,
-    and the rows removed per run user (None, None: nothing to mask)."""
-    seen = setup.exclude
-    if seen is None:
-        return None, None
-    n_qrels_seen = 0
-    if qrels is not None and setup.with_qrels:
-        n_qrels_seen = int(seen.seen_lists(qrels)[1].sum())
-    if run is None:
-        return _Masking(None, MaskingSummary(n_qrels_seen=n_qrels_seen)), None
-    masked = seen.mask(run)
-    summary = MaskingSummary(
-        n_rows_removed=masked.n_removed,
-        n_users_masked=int(np.count_nonzero(masked.removed)),
-        n_users_without_history=int(np.count_nonzero(lookup(run.user_ids, seen.user_ids) < 0)),
-        n_qrels_seen=n_qrels_seen,
-    )
-    return _Masking(masked.run, summary), masked.removed
 
 
 def _lists_update(setup: Setup, r: Run) -> RankingState:

@@ -17,8 +17,10 @@ mod strings;
 pub(crate) mod table;
 mod text_ids;
 mod words;
+#[cfg(feature = "python")] // the object columns' reader
 pub(crate) use rows::{fetch_blocks_ahead, width_of};
 pub use rows::{Chunk, InlineViews, Offset, OffsetRows, Rows, SliceRows, ViewRows, INLINE};
+#[cfg(feature = "python")]
 pub(crate) use strings::BLOCK;
 pub use strings::{
     factorize_bytes, factorize_inline, factorize_inline_runs, factorize_read, factorize_runs,

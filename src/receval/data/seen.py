@@ -39,6 +39,7 @@ from .._parameters import counted
 from ..exceptions import InvalidParameterError
 from ._lookup import distinct, lookup
 from ._ranked import Qrels, Run
+from ._string_buffers import is_view
 
 __all__ = [
     "N_EXAMPLES",
@@ -475,7 +476,7 @@ def _fewest_arrow(ids: Any) -> list[Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if pa.types.is_string_view(ids.type):
+    if is_view(ids.type):  # pyarrow 16 and later
         ids = ids.cast(pa.large_string())
     if len(ids) <= N_EXAMPLES:
         return list(ids.to_pylist())

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
-
 from typer.testing import CliRunner
 
 from receval.cli import app
@@ -25,21 +21,3 @@ def invoke(runner: CliRunner, *args: object, code: int = 0):
         raise result.exception
     assert result.exit_code == code, (result.stdout, result.stderr)
     return result
-
-
-@contextlib.contextmanager
-def pipe_of(data: bytes):
-    """A pipe fed ``data`` by a thread, as bash's ``<(...)`` gives it: ``/dev/fd/N``."""
-    read, write = os.pipe()
-
-    def feed() -> None:
-        with contextlib.suppress(BrokenPipeError), open(write, "wb") as fh:
-            fh.write(data)
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    try:
-        yield f"/dev/fd/{read}"
-    finally:
-        os.close(read)
-        writer.join()

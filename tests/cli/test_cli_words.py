@@ -10,7 +10,8 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
-from tests.cli._helpers import invoke, make_runner, pipe_of
+from tests._pipes import pipe_of
+from tests.cli._helpers import invoke, make_runner
 
 LOG = "click,a,b,user\n1,0.9,0.8,u1\n0,0.3,0.4,u1\n1,0.4,0.5,u2\n0,0.6,0.2,u2\n"
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from receval.cli import app
-from tests.cli._helpers import make_runner, pipe_of
+from tests._pipes import pipe_of
+from tests.cli._helpers import make_runner
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n"
 RUN = "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.4 r\nq2 Q0 d1 1 0.3 r\n"

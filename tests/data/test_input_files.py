@@ -5,7 +5,6 @@ standard input on the command line."""
 from __future__ import annotations
 
 import bz2
-import contextlib
 import gzip
 import lzma
 import os
@@ -20,6 +19,7 @@ import pytest
 import receval as rv
 from receval.data import io
 from tests._fresh import fresh
+from tests._pipes import pipe_of
 from tests.cli._helpers import make_runner
 
 RUN = (
@@ -517,39 +517,19 @@ def test_a_pipe_of_parquet_is_named_parquet(tmp_path, reader):
     pipe said "lseek failed"."""
     path = tmp_path / "x.parquet"
     pq.write_table(pa.table({"user": ["u"], "item": ["a"], "score": [1.0]}), path)
-    with _piped(path.read_bytes()) as pipe, pytest.raises(rv.InputValidationError) as info:
+    with pipe_of(path.read_bytes()) as pipe, pytest.raises(rv.InputValidationError) as info:
         reader(pipe, file_format="trec")
     assert str(info.value) == (
         f"{pipe}: the file is Parquet (it starts with 'PAR1'), not TREC text; a pipe "
         f"cannot be read as Parquet (its reader seeks in the file): save the stream to a file "
         f"and read that with file_format='parquet'."
     )
-    with _piped(path.read_bytes()) as pipe, pytest.raises(rv.InputValidationError) as info:
+    with pipe_of(path.read_bytes()) as pipe, pytest.raises(rv.InputValidationError) as info:
         reader(pipe, file_format="parquet")
     assert str(info.value) == (
         f"{pipe}: a pipe cannot be read as Parquet (its reader seeks in the file); save the "
         f"stream to a file and read that."
     )
-
-
-@contextlib.contextmanager
-def _piped(data: bytes):
-    """``/dev/fd/N``: the read end of a pipe that a thread writes ``data`` into."""
-    import threading
-
-    read, write = os.pipe()
-
-    def feed() -> None:
-        with contextlib.suppress(BrokenPipeError), open(write, "wb", buffering=0) as fh:
-            fh.write(data)  # a reader that stops early closes the pipe
-
-    writer = threading.Thread(target=feed)
-    writer.start()
-    try:
-        yield f"/dev/fd/{read}"
-    finally:
-        os.close(read)
-        writer.join()
 
 
 @pytest.mark.parametrize("form", ["gzip", "bz2", "xz", "zstd"])

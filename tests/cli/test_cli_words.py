@@ -643,3 +643,21 @@ def test_a_bad_choice_says_no_validator_words(log):
                     code=2)  # fmt: skip
     assert "'jsn' is not one of 'table'" in result.stderr and "Value error" not in result.stderr
     assert result.stdout == ""
+
+
+def test_retrieval_fixes_name_the_similarity_and_k_options(tmp_path):
+    import numpy as np
+
+    users, items = tmp_path / "u.npy", tmp_path / "i.npy"
+    np.save(users, np.array([[1, 0], [0, 0]], dtype=np.float32))
+    np.save(items, np.array([[1, 0], [0, 1]], dtype=np.float32))
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("0 0 0 1\n1 0 1 1\n")
+    said = _stderr("retrieve", "--users", users, "--items", items, "-o", tmp_path / "r.txt",
+                   "--similarity", "cosine")  # fmt: skip
+    assert said.endswith("zero vector, whose cosine is undefined; use --similarity dot or "
+                         "drop it.\n")  # fmt: skip
+    vectors = ["--user-vectors", users, "--item-vectors", items]
+    said = _stderr("rank", "--qrels", qrels, *vectors, "-m", "mrr")
+    assert "pass --k 100 (the items to retrieve per user) or give them a cutoff" in said
+    assert "k=" not in said

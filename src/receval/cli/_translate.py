@@ -78,6 +78,8 @@ OWN_OPTIONS: dict[str, str] = {
     "list_differences.k": "--list-depth",
     "leave_last_out.n": "--n",
     "random_holdout.n": "--n",
+    **{f"{func}.metric": "--similarity" for func in ("retrieve", "evaluate_embeddings")},
+    **{f"{func}.k": "--k" for func in ("retrieve", "evaluate_embeddings")},
     **{
         f"{func}.{name}": f"--{name}"
         for func in ("compare", "compare_predictions", "gate")

@@ -146,7 +146,7 @@ def metrics_depth(metrics: str | Iterable[str], func: str = "evaluate_embeddings
     if not cutoffs or any(c is None for c in cutoffs):
         whole = [t for t in texts if any(s.k is None for s in parse_metrics(t).values())]
         raise InvalidParameterError(
-            f"{func}: the metrics {whole} read the whole list; pass k, the items "
-            f"to retrieve per user (e.g. k=100), or give them a cutoff (e.g. 'mrr@100')."
+            f"{func}: the metrics {whole} read the whole list; pass k=100 (the items "
+            f"to retrieve per user) or give them a cutoff (e.g. 'mrr@100')."
         )
     return max(c for c in cutoffs if c is not None)

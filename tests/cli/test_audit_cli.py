@@ -196,6 +196,21 @@ def test_fixes_in_the_command_line_words(files, tmp_path):
     pd.read_csv(files["test"]).assign(item=[10, 10, 11]).to_csv(path, index=False)
     result = invoke(runner, "audit", "--train", files["train"], "--test", path)
     assert "declare repeat consumption with --repeats" in result.stdout.replace("\n", " ")
+    # every format, and the report's protocol section, in the same words
+    args = ["--train", files["train"], "--test", files["leaky"], "--run", files["run"]]
+    result = invoke(runner, "audit", *args, "--k", "2", "-f", "json")
+    fixes = {f["check"]: f["fix"] for f in json.loads(result.stdout)["findings"]}
+    assert "(receval split --method leave-last-out or temporal)" in fixes["temporal_leak"]
+    result = invoke(runner, "audit", "--train", files["train"], "--test", path, "-f", "csv")
+    assert "--repeats" in result.stdout and "repeats=True" not in result.stdout
+    unmasked = tmp_path / "unmasked.csv"
+    pd.read_csv(files["run"]).assign(item=[10, 13, 10, 13, 11, 13]).to_csv(unmasked, index=False)
+    out = tmp_path / "r.html"
+    invoke(runner, "report", "-o", out, "--qrels", files["leaky"], "--run", unmasked, "--train",
+           files["train"], "-m", "ndcg@2", "-q")  # fmt: skip
+    text = (tmp_path / "r.json").read_text(encoding="utf-8")
+    assert "(receval rank --exclude FILE), or declare --repeats" in text
+    assert "exclude=train" not in text and "repeats=True" not in text
 
 
 def test_ties_rank_as_receval_rank_ranks_them(files, tmp_path):

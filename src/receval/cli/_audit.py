@@ -23,6 +23,7 @@ from ._common import (
 )
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, metric_option
+from ._translate import audit_in_cli_words
 
 
 def _file(name: str, text: str) -> Any:
@@ -174,17 +175,12 @@ def audit_command(
             grade=grade,
         )
     _notes(report, train, test, run, k, say)
+    report = audit_in_cli_words(report, "audit")
     if output_format is OutputFormat.json:
         typer.echo(report.to_json())
     else:
-        from ._translate import cli_text
-
         columns = ["severity", "check", "input", "count", "share", "message", "fix"]
-        words = ("message", "fix")  # in the command line's words (--repeats, --ties average)
-        rows = [
-            [cli_text(r[c], "audit") if c in words else r[c] for c in columns]
-            for r in report.records()
-        ]
+        rows = [[r[c] for c in columns] for r in report.records()]
         table = ResultTable(columns, rows, keys=2, wrap=("message", "fix"))
         if rows or output_format is not OutputFormat.table:  # a file format: its header
             render(table, output_format, digits=digits)

@@ -396,12 +396,14 @@ def report_command(
             )  # fmt: skip
             if train is not None:  # the qrels are the test set of the training log
                 from ..protocol import audit
+                from ._translate import audit_in_cli_words
 
                 test = _as_read(qrels, qrels_format, q)
                 with say.progress("Auditing the protocol"):
-                    audits = {name: audit(train, test, _as_read(path, run_format, runs[name]),
-                                          k=depth, profile=profile, user=user, item=item,
-                                          score=run_score, grade=grade)
+                    audits = {name: audit_in_cli_words(audit(
+                                  train, test, _as_read(path, run_format, runs[name]), k=depth,
+                                  profile=profile, user=user, item=item, score=run_score,
+                                  grade=grade), "report")
                               for name, path in zip(runs, run, strict=True)}  # fmt: skip
                 protocol_section(
                     doc, audits, caption=f"{displayed(train)} (train), {displayed(qrels)} (test)"

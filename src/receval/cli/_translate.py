@@ -10,10 +10,11 @@ the commands print errors (``Messages.guard``); the library's messages stay as t
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..conventions import CHOICES
 
-__all__ = ["OPTIONS", "cli_text"]
+__all__ = ["OPTIONS", "audit_in_cli_words", "cli_text"]
 
 _FILE_OPTIONS = (
     "train", "popularity", "features", "item_categories", "reference", "candidates",
@@ -98,6 +99,14 @@ _WORDS: dict[str | None, dict[str, str]] = {
 #: The commands that read a table file's format from its suffix alone (no
 #: ``--input-format``): a fix passing ``file_format=`` is the file's name there.
 _SUFFIX_ONLY = frozenset({"audit", "split"})
+
+#: The command of a library function a fix names (the audit's findings).
+_FUNCTIONS = {
+    "receval.split.leave_last_out or temporal": "receval split --method leave-last-out or temporal",
+    "receval.split.temporal": "receval split --method temporal",
+    "receval.by_segment": "receval rank --by FILE",
+    "evaluate(..., exclude=train)": "receval rank --exclude FILE",
+}
 
 #: The command that computes each family of metrics (``compute it with ...``).
 COMMANDS = {
@@ -202,6 +211,8 @@ def cli_text(text: str, command: str | None = None) -> str:
     if command is not None:  # the command reads its file with a scan of its own
         text = re.sub(r"^scan: ", "", text)
     text = _REFUSED.sub(lambda match: _refused(match, command), text)
+    for function, words in _FUNCTIONS.items():
+        text = text.replace(function, words)
     text = _PARAMETER.sub(_parameter, text)
     text = _GIVEN.sub(_given, text)
     text = text.replace("receval.list_metrics()", "receval metrics")
@@ -216,3 +227,16 @@ def cli_text(text: str, command: str | None = None) -> str:
         text = re.sub(r"^evaluate: ", f"receval {command}: ", text)
         text = text.replace(" metric of evaluate;", " metric;")
     return text
+
+
+def audit_in_cli_words(report: Any, command: str) -> Any:
+    """``report`` (a :class:`~receval.protocol.AuditReport`) with each finding's message
+    and fix in the words of ``command`` (``--repeats``, ``receval split --method
+    temporal``), for every output format of the commands that show it."""
+    from dataclasses import replace
+
+    findings = [
+        replace(f, message=cli_text(f.message, command), fix=cli_text(f.fix, command))
+        for f in report.findings
+    ]
+    return replace(report, findings=findings)

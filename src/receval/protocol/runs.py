@@ -156,7 +156,7 @@ def run_findings(
                     f"training items of the user {where}: {counted(len(rows), 'run row')} of "
                     f"{counted(n_users, 'user')}; they take the places of the items to find.",
                     "remove each user's training items before the list is cut at k "
-                    "(evaluate(..., exclude=train); receval rank --exclude FILE), or declare "
+                    "(evaluate(..., exclude=train)), or declare "
                     "repeats=True when items may recur.",
                     [_run_example(run, int(r), rank=int(place[r]) + 1) for r in rows[:limit]],
                     {"n_users": n_users},

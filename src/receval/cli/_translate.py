@@ -211,8 +211,8 @@ def cli_text(text: str, command: str | None = None) -> str:
     if command is not None:  # the command reads its file with a scan of its own
         text = re.sub(r"^scan: ", "", text)
     text = _REFUSED.sub(lambda match: _refused(match, command), text)
-    for function, words in _FUNCTIONS.items():
-        text = text.replace(function, words)
+    for function, command_words in _FUNCTIONS.items():
+        text = text.replace(function, command_words)
     text = _PARAMETER.sub(_parameter, text)
     text = _GIVEN.sub(_given, text)
     text = text.replace("receval.list_metrics()", "receval metrics")

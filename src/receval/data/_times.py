@@ -24,6 +24,9 @@ from ._lookup import distinct
 
 _INT64 = np.iinfo(np.int64)
 
+#: The time columns a log is read by when none is named, the first present.
+TIME_NAMES = ("timestamp", "time")
+
 
 def time_column(values: Any, func: str, column: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
     """The times of a column as sort keys, and their ``datetime64`` type (None for

@@ -22,7 +22,7 @@ from .. import _validation as v
 from ..data._encode import factorize
 from ..data._lookup import lookup
 from ..data._ranked import Qrels, Run
-from ..data.io import frame_columns, is_frame
+from ..data.io import column_names, frame_columns, is_frame
 from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
@@ -134,12 +134,6 @@ def _checked_values(values: Any) -> np.ndarray:
     return p
 
 
-def _column_names(frame: Any) -> list[str]:
-    if hasattr(frame, "schema") and hasattr(frame.schema, "names"):  # Arrow
-        return list(frame.schema.names)
-    return [str(c) for c in frame.columns]
-
-
 def _per_pair(users: Any, items: Any, values: Any) -> Propensities:
     user_codes, user_ids = factorize(users, "propensities", _FUNC)
     item_codes, item_ids = factorize(items, "propensities", _FUNC)
@@ -210,7 +204,7 @@ def as_propensities(
             )
         props = _from_popularity(popularity, gamma)
     elif is_frame(propensities):
-        roles = {"user": "user" if "user" in _column_names(propensities) else None, "item": "item"}
+        roles = {"user": "user" if "user" in column_names(propensities) else None, "item": "item"}
         cols = frame_columns(propensities, {**roles, "propensity": "propensity"}, _FUNC)
         if "user" in cols:
             props = _per_pair(cols["user"], cols["item"], cols["propensity"])

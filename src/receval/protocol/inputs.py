@@ -24,7 +24,7 @@ from ..data._encode import factorize, join_ids
 from ..data._lookup import distinct, lookup
 from ..data._open import check_file
 from ..data._ranked import Qrels, Run
-from ..data._times import time_column
+from ..data._times import TIME_NAMES, time_column
 from ..exceptions import InputValidationError
 from ..metrics.beyond.history import read_log
 from .report import example_value
@@ -41,7 +41,6 @@ __all__ = [
 FUNC = "audit"
 
 #: The time columns looked for when ``time=None``, in this order.
-TIME_NAMES = ("timestamp", "time")
 
 
 @dataclass(frozen=True)
@@ -142,12 +141,6 @@ def id_kind(ids: np.ndarray) -> str:
 
 
 # ------------------------------------------------------------------ reading
-def _names(frame: Any) -> list[str]:
-    if io.module_of(frame) == "pyarrow":
-        return list(frame.schema.names)
-    return [str(c) for c in frame.columns]
-
-
 def _time_column(names: Sequence[str], columns: Columns, name: str) -> str | None:
     """The time column of an input: the given one (required), else the first of
     :data:`TIME_NAMES` it has, else None."""
@@ -162,7 +155,7 @@ def _time_column(names: Sequence[str], columns: Columns, name: str) -> str | Non
 
 
 def _from_frame(frame: Any, name: str, columns: Columns, value: str | None) -> Rows:
-    names = _names(frame)
+    names = io.column_names(frame)
     wanted: dict[str, str | None] = {"user": columns.user, "item": columns.item}
     time = None if name == "run" else _time_column(names, columns, name)
     wanted["time"] = time

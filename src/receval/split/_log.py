@@ -21,11 +21,10 @@ from ..data._arrow import take_at
 from ..data._csv import csv_header
 from ..data._encode import factorize, id_ranks
 from ..data._open import check_file
-from ..data._times import time_column
+from ..data._times import TIME_NAMES, time_column
 from ..exceptions import InvalidParameterError
 
 #: the time column's names tried, in order, when none is given
-TIME_NAMES = ("timestamp", "time")
 
 
 @dataclass(eq=False)
@@ -77,12 +76,6 @@ def pick_time(names: list[str], time: str | None, func: str) -> str:
     return found
 
 
-def column_names(frame: Any) -> list[str]:
-    if io.module_of(frame) == "pyarrow":
-        return list(frame.schema.names)
-    return [str(c) for c in frame.columns]
-
-
 def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: str) -> Any:
     """A whole CSV/TSV/Parquet file as an Arrow table (ids in CSV kept as strings)."""
     path = os.fspath(path)
@@ -131,7 +124,7 @@ def read_log(
 
         data = pa.Table.from_batches([data])
     kind = {"pandas": "pandas", "polars": "polars"}.get(io.module_of(data), "arrow")
-    names = column_names(data)
+    names = io.column_names(data)
     time_name = pick_time(names, time, func) if need_time or time is not None else None
     roles = {"user": user, "item": item, "time": time_name, "rating": rating}
     cols = io.frame_columns(data, roles, func)

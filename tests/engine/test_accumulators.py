@@ -853,3 +853,17 @@ def test_a_ranking_update_names_itself_for_a_bad_qrels_or_run():
     )
     with pytest.raises(InvalidParameterError, match=r"'qrels' parameter of Accumulator.update"):
         acc.update(3.5, {"u": {"a": 1.0}})
+
+
+@pytest.mark.parametrize("name", ["auc", "logloss", "pcoc", "ne", "gauc"])
+def test_scores_given_before_labels_are_said_to_be_swapped(name):
+    groups = {"groups": [1, 1, 2, 2]} if name == "gauc" else {}
+    acc = rv.metric(name)
+    with pytest.raises(InputValidationError, match="the arguments look swapped") as raised:
+        acc.update(np.array([0.1, 0.9, 0.4, 0.7]), np.array([0, 1, 1, 0]), **groups)
+    assert "pos_label" not in str(raised.value) and "binarise" not in str(raised.value)
+    # labels that are not binary and not probabilities: the labels' own message
+    with pytest.raises(InputValidationError) as raised:
+        acc.update(np.array([0, 2, 1, 1]), np.array([0.1, 0.9, 0.4, 0.7]), **groups)
+    assert "swapped" not in str(raised.value)
+    assert acc.n_updates == 0

@@ -151,6 +151,28 @@ def check_arguments(
         raise InvalidParameterError(f"{caller} takes ({', '.join(defn.inputs)}): {e}.") from None
 
 
+def swapped(defn: MetricDefinition, data: tuple[Any, ...]) -> bool:
+    """Whether a batch that a binary metric refused has its labels and scores the
+    other way round: the first argument is not binary but lies in [0, 1], the second
+    is of integers or booleans with two values at most (0/1, -1/1, true/false).
+    Scores of a float type are never taken for labels (a batch of a few scores may
+    hold two values)."""
+    if defn.inputs[:1] != ("y_true",) or len(data) < 2:
+        return False
+    try:
+        first = np.asarray(data[0], dtype=np.float64)
+        second = np.asarray(data[1])
+    except (TypeError, ValueError):
+        return False
+    return (
+        first.ndim == 1
+        and second.dtype.kind in "biu"
+        and len(np.unique(first)) > 2
+        and bool(((first >= 0) & (first <= 1)).all())
+        and len(np.unique(second)) <= 2
+    )
+
+
 class Accumulator:
     """A metric accumulated batch by batch: ``update``, ``merge``, ``compute``, ``reset``.
 
@@ -240,6 +262,15 @@ class Accumulator:
         except TypeError as e:
             if not isinstance(e, InvalidParameterError):  # already in the user's words
                 check_arguments(self.name, defn, self._params, data, kwargs)
+            raise
+        except exceptions.InputValidationError as e:
+            if swapped(defn, data):
+                said = str(e).split("; ", 1)[0]  # what was given, without the fix for labels
+                raise exceptions.InputValidationError(
+                    f"{said}; the arguments look swapped: update takes the labels first "
+                    f"(y_true, then the scores), as scikit-learn's functions do "
+                    f"(torchmetrics' update takes the predictions first)."
+                ) from None
             raise
         if self._window is not None:
             batch = new

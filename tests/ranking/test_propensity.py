@@ -201,6 +201,23 @@ def test_clipping_bounds_the_weights():
     assert acc.update(qrels, run).compute() == clipped.mean["dcg@2"]
 
 
+def test_accumulators_made_apart_with_the_same_propensities_merge():
+    import pandas as pd
+
+    qrels = {"u": {"a": 1, "b": 1}, "v": {"c": 1}}
+    run = {"u": {"a": 0.9, "b": 0.1}, "v": {"c": 0.3, "a": 0.9}}
+    per_pair = pd.DataFrame({"user": ["u", "u", "v"], "item": ["a", "b", "c"],
+                             "propensity": [0.5, 0.25, 0.8]})  # fmt: skip
+    for props in ({"a": 0.5, "b": 0.25, "c": 0.8}, per_pair):
+        accs = [receval.metric("recall@1", propensities=props, propensity_clip=0.3)
+                .update({u: qrels[u]}, {u: run[u]}) for u in qrels]  # fmt: skip
+        want = evaluate(qrels, run, "recall@1", propensities=props, propensity_clip=0.3)
+        assert accs[0].merge(accs[1]).compute() == want.mean["recall@1"]
+    other = receval.metric("recall@1", propensities={"a": 0.5, "b": 0.25, "c": 0.9})
+    with pytest.raises(InvalidParameterError, match="cannot merge"):
+        receval.metric("recall@1", propensities={"a": 0.5, "b": 0.25, "c": 0.8}).merge(other)
+
+
 def test_worked_example():
     # u: a (p 0.5) at rank 1, b (p 0.25) at rank 3; c relevant but unranked (p 1)
     qrels = {"u": {"a": 1, "b": 1, "c": 1}}

@@ -72,6 +72,19 @@ class Propensities:
     clip: float = 0.0
     source: str = "propensities"
 
+    def __eq__(self, other: object) -> bool:
+        """The same propensities, clip and source (accumulators with equal options merge)."""
+        if not isinstance(other, Propensities):
+            return NotImplemented
+        mine = (self.values, self.item_ids, self.user_ids, self.keys)
+        theirs = (other.values, other.item_ids, other.user_ids, other.keys)
+        return (self.clip, self.source) == (other.clip, other.source) and all(
+            a is b or (a is not None and b is not None and np.array_equal(a, b))
+            for a, b in zip(mine, theirs, strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
     def of_qrels(self, q: Qrels) -> np.ndarray:
         """The propensity of each qrels row (CSR order); nan where none was given."""
         items = lookup(q.item_ids, self.item_ids).astype(np.int64)[q.items]

@@ -218,6 +218,61 @@ def test_accumulators_made_apart_with_the_same_propensities_merge():
         receval.metric("recall@1", propensities={"a": 0.5, "b": 0.25, "c": 0.8}).merge(other)
 
 
+def test_the_accumulator_counts_the_clipped_pairs_as_evaluate():
+    # u's a (0.01) and v's a and c (0.01, 0.05) are below the clip of 0.1
+    qrels = {"u": {"a": 1, "b": 1}, "v": {"a": 1, "c": 2}}
+    run = {"u": {"a": 0.9, "b": 0.8, "c": 0.1}, "v": {"c": 0.5, "a": 0.4}}
+    props = {"a": 0.01, "b": 0.5, "c": 0.05}
+    for clip, n in [(0.1, 3), (0.01, 0)]:
+        want = evaluate(qrels, run, "ndcg@2", propensities=props, propensity_clip=clip)
+        assert want.n_pairs_propensity_clipped == {"ndcg@2": n}
+        for whole_groups in (True, False):
+            options = {"propensities": props, "propensity_clip": clip,
+                       "whole_groups": whole_groups}  # fmt: skip
+            accs = [receval.metric("ndcg@2", **options).update({u: qrels[u]}, {u: run[u]})
+                    for u in qrels]  # fmt: skip
+            counts = [a.skipped().get("n_pairs_propensity_clipped") for a in accs]
+            assert counts == ([1, 2] if n else [0, 0])
+            merged = accs[0].merge(accs[1])
+            assert merged.skipped() == {"n_pairs_propensity_clipped": n}
+            assert merged.compute() == want.mean["ndcg@2"]
+    # no clip, or a metric not weighted: nothing to count, as in evaluate's report
+    assert receval.metric("ndcg@2", propensities=props).update(qrels, run).skipped() == {}
+    naive = receval.metric("mrr(estimator=naive)", propensities=props, propensity_clip=0.1)
+    assert naive.update(qrels, run).skipped() == {}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    ranking_data(),
+    st.sampled_from([0.05, 0.3, 0.7]),
+    st.integers(0, 2),
+    st.booleans(),
+)
+def test_accumulators_split_merged_and_reloaded_count_as_evaluate(data, clip, threshold, whole):
+    import pickle
+
+    qrels, run = data
+    metric = "dcg(estimator=snips)@3"
+    options = {"propensities": _pairs(qrels), "propensity_clip": clip,
+               "rel_threshold": threshold}  # fmt: skip
+    want = evaluate(qrels, run, metric, allow_unmatched=True, **options)
+    accs = [receval.metric(metric, whole_groups=whole, **options) for _ in range(2)]
+    for j, user in enumerate(qrels):
+        if whole:  # a user's rows in one update
+            accs[j % 2].update({user: qrels[user]}, {user: run.get(user, {})})
+            continue
+        for n, (item, grade) in enumerate(qrels[user].items()):  # its rows in several
+            accs[(j + n) % 2].update({user: {item: grade}}, {})
+        if user in run:
+            accs[j % 2].update({}, {user: run[user]})
+    resumed = pickle.loads(pickle.dumps(accs[0]))
+    merged = resumed.merge(pickle.loads(pickle.dumps(accs[1])))
+    clipped = want.n_pairs_propensity_clipped[metric]
+    assert merged.skipped() == {"n_pairs_propensity_clipped": clipped}
+    assert accs[1].merge(accs[0]).skipped() == merged.skipped()
+
+
 def test_worked_example():
     # u: a (p 0.5) at rank 1, b (p 0.25) at rank 3; c relevant but unranked (p 1)
     qrels = {"u": {"a": 1, "b": 1, "c": 1}}
@@ -328,6 +383,14 @@ def test_scan_equals_in_memory(tmp_path):
         np.testing.assert_allclose(scan.values[m], memory.values[m], atol=1e-12)
     assert scan.metrics == memory.metrics
     assert scan.n_users_missing == memory.n_users_missing == 3
+    # the pairs a clip raises, counted batch by batch as in memory: none, then some
+    for clip in (0.05, 0.3):
+        memory = evaluate(qrels, pd.read_parquet(path), metrics, propensities=props,
+                          propensity_clip=clip)  # fmt: skip
+        scan = evaluate(qrels, receval.scan(path, batch_rows=50), metrics, propensities=props,
+                        propensity_clip=clip)  # fmt: skip
+        assert scan.n_pairs_propensity_clipped == memory.n_pairs_propensity_clipped
+        assert (max(memory.n_pairs_propensity_clipped.values()) > 0) == (clip > 0.1)
     # a missing propensity is counted over all the qrels before the first batch
     partial = {i: p for i, p in props.items() if i != "i7"}
     n_missing = int(((qrels.item == "i7") & (qrels.grade >= 1)).sum())

@@ -413,7 +413,11 @@ def test_evaluate_expected_exposure(spark, conventions):
 
 @pytest.mark.parametrize(
     "options",
-    [{"estimator": "ips"}, {"estimator": "snips", "ties": "average", "propensity_clip": 0.2}],
+    [
+        {"estimator": "ips"},
+        {"estimator": "ips", "propensity_clip": 0.01},  # below every propensity: none clipped
+        {"estimator": "snips", "ties": "average", "propensity_clip": 0.2},
+    ],
 )
 def test_evaluate_propensity_weighted(spark, options):
     qrels, run = _ranking_frames(False)
@@ -429,6 +433,10 @@ def test_evaluate_propensity_weighted(spark, options):
     assert got.mean == pytest.approx(expected.mean, rel=1e-12)
     assert got.metrics == expected.metrics
     assert got.n_users_skipped == expected.n_users_skipped
+    # the pairs the clip raised, each partition counting its users' as evaluate counts
+    assert got.n_pairs_propensity_clipped == expected.n_pairs_propensity_clipped
+    clip = options.get("propensity_clip", 0.0)
+    assert (clip > 0.05) == any(expected.n_pairs_propensity_clipped.values())
     pop = {int(i): int(c) for i, c in enumerate(rng.integers(1, 50, 60))}
     expected = receval.evaluate(qrels, run, metrics[:2], propensities="popularity", popularity=pop)
     got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), metrics[:2],

@@ -93,9 +93,10 @@ def metric(
         metrics (read once; ``update(None, run)`` then takes batches of whole users),
         and ``propensities``, ``propensity_gamma``, ``propensity_clip`` for the
         propensity-weighted metrics (resolved once, as :func:`receval.evaluate`
-        takes them), and ``item_vectors`` (with ``item_ids``, ``metric``, ``k``,
-        ``exclude`` as :func:`receval.evaluate_embeddings` takes them) to retrieve
-        from embeddings: ``update(qrels, user_vectors, user_ids=...)`` then takes
+        takes them; ``skipped()`` counts the pairs the clip raised), and
+        ``item_vectors`` (with ``item_ids``, ``metric``, ``k``, ``exclude`` as
+        :func:`receval.evaluate_embeddings` takes them) to retrieve from
+        embeddings: ``update(qrels, user_vectors, user_ids=...)`` then takes
         batches of users and ranks the item matrix for them (see the guide to
         retrieval).
 

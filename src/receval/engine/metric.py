@@ -122,8 +122,9 @@ class MetricDefinition:
         ``left_out(params, state) -> counts``: for a metric whose rules leave out
         rows that are not groups, what they left out by name (a ranking metric
         retrieving from ``item_vectors`` with ``exclude``: the pairs of
-        ``exclude`` without a vector, ``n_exclude_unmatched``), which
-        ``Accumulator.skipped()`` returns.
+        ``exclude`` without a vector, ``n_exclude_unmatched``; with
+        ``propensity_clip``: the relevant pairs whose propensity it raised,
+        ``n_pairs_propensity_clipped``), which ``Accumulator.skipped()`` returns.
     splits_groups : bool, default=False
         A metric over groups whose ``check_params`` takes ``whole_groups``: False
         (what :func:`receval.metric` gives by default) makes states that take a

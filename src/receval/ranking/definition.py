@@ -17,7 +17,7 @@ from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
 from ..exceptions import InputValidationError, InvalidParameterError
-from ..metrics._propensity import DEFAULT_GAMMA, as_propensities
+from ..metrics._propensity import DEFAULT_GAMMA, as_propensities, clipped_pairs
 from ..retrieval.masks import Unmatched
 from ..retrieval.streaming import item_matrix
 from .aggregate import (
@@ -194,10 +194,35 @@ def _unmatched(params: dict[str, Any], state: RankingState | OpenUsers) -> Unmat
 
 
 def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[str, int]:
-    """``Accumulator.skipped()``: with ``item_vectors`` and ``exclude``, the pairs of
-    ``exclude`` that masked nothing, by the name of ``evaluate_embeddings``' count."""
+    """``Accumulator.skipped()``: the counts of the reports of :func:`receval.evaluate`
+    and ``evaluate_embeddings`` that concern this metric, by their names: with
+    ``propensity_clip``, for a weighted metric once qrels were given, the relevant
+    pairs whose propensity the clip raised (``n_pairs_propensity_clipped``); with
+    ``item_vectors`` and ``exclude``, the pairs of ``exclude`` that masked nothing."""
+    out = {}
+    clipped = _clipped(params, state).get(params["metric"])
+    if clipped is not None:
+        out["n_pairs_propensity_clipped"] = clipped
     unmatched = _unmatched(params, state)
-    return {} if unmatched is None else {unmatched.report_field: unmatched.counts.n_unmatched}
+    if unmatched is not None:
+        out[unmatched.report_field] = unmatched.counts.n_unmatched
+    return out
+
+
+def _clipped(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[str, int]:
+    """Per weighted metric, the relevant pairs whose propensity ``propensity_clip``
+    raised, by evaluate's count (:func:`~receval.metrics._propensity.clipped_pairs`):
+    a state of whole users holds it (each update's users counted, merges adding
+    them); the rows held are counted over the qrels of every update, joined."""
+    if isinstance(state, RankingState):
+        return state.n_pairs_clipped
+    if "propensities" not in params["conventions"]:
+        return {}
+    q = state.joined_qrels(f"receval.metric({params['metric']!r})")
+    if q is None:  # no judgment given
+        return {}
+    setup = _setup(params)
+    return clipped_pairs(q, {t: setup.convs[t] for t in setup.ranked}, setup.propensities)
 
 
 def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:

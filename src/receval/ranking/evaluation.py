@@ -247,7 +247,9 @@ def evaluate(
         The smallest propensity a weight uses, ``1 / max(p, propensity_clip)``:
         bounds the weights, and so the variance, at the cost of some bias
         (default: no clipping). The relevant pairs whose propensity it raises
-        are counted in the report's ``n_pairs_propensity_clipped``.
+        are counted in the report's ``n_pairs_propensity_clipped`` (batch by batch of
+        a scanned run; an accumulator's ``skipped()`` and
+        :func:`receval.spark.evaluate` count them alike).
     candidates : Candidates, DataFrame or dict, default=None
         Sampled evaluation: rank only each user's candidate items (from
         :func:`receval.sample_negatives`, or a saved (user, item) table). Run rows

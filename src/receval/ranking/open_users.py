@@ -101,7 +101,12 @@ class OpenUsers:
                 f"{func}: some updates give the run as ranks and others as scores; give "
                 f"one kind in every update."
             )
-        return _grouped(Qrels, self.qrels, func, False), _grouped(Run, self.runs, func, self.ranks)
+        return self.joined_qrels(func), _grouped(Run, self.runs, func, self.ranks)
+
+    def joined_qrels(self, func: str) -> Qrels | None:
+        """One qrels of every update's judgments (None: none given)."""
+        result: Qrels | None = _grouped(Qrels, self.qrels, func, False)
+        return result
 
     def __getstate__(self) -> dict[str, Any]:
         return {"qrels": _plain(self.qrels), "runs": _plain(self.runs), "scores": self.scores,

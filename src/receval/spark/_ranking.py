@@ -154,7 +154,9 @@ def evaluate(
         ``propensities`` is local (a mapping or a pandas / polars / Arrow
         frame, or ``"popularity"``), resolved on the driver and sent to every
         executor. A relevant item without a propensity raises from its
-        partition, counted over that partition's users.
+        partition, counted over that partition's users; the pairs the clip
+        raised are counted per partition and summed
+        (``n_pairs_propensity_clipped``).
     exclude, repeats : default=None, False
         Seen-item masking, as in :func:`receval.evaluate`: each user's items
         in ``exclude`` are removed from its list before the cut at k, counted

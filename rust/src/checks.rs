@@ -200,10 +200,14 @@ impl Refusal {
     }
 }
 
-/// The [`SHOWN`] smallest distinct values, in order, as NumPy's `unique` gives them
-/// (for values without a zero: NumPy's sort decides the sign of a zero it shows).
-fn smallest_distinct(values: impl Iterator<Item = f64>) -> Vec<f64> {
-    let mut out: Vec<f64> = Vec::with_capacity(SHOWN + 1);
+/// The [`SHOWN`] smallest distinct values, in order, in one pass that keeps at most
+/// [`SHOWN`] of them (no sort of them all): the examples a message shows, the same
+/// whatever the order of `values`. For floats (without a zero: NumPy's sort decides
+/// the sign of a zero it shows) as NumPy's `unique` gives them; for byte strings in
+/// byte order, which for UTF-8 text is Python's order of `str`
+/// (`receval.data.seen.smallest_ids`).
+pub fn smallest_distinct<T: PartialOrd + Copy>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(SHOWN + 1);
     for v in values {
         if out.len() == SHOWN && v >= out[SHOWN - 1] {
             continue;
@@ -330,6 +334,17 @@ float_id!(f32, f64);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn smallest_distinct_keeps_the_smallest_whatever_the_order() {
+        let ids: [&[u8]; 9] = [
+            b"u9", b"u8", b"u10", b"u7", b"u8", b"U1", b"u2", b"u10", b"u3",
+        ];
+        let expected: Vec<&[u8]> = vec![b"U1", b"u10", b"u2", b"u3", b"u7", b"u8"];
+        assert_eq!(smallest_distinct(ids), expected);
+        assert_eq!(smallest_distinct(ids.iter().rev().copied()), expected);
+        assert_eq!(smallest_distinct([3.0, 1.0, 3.0]), vec![1.0, 3.0]);
+    }
 
     #[test]
     fn labels_of_every_dtype() {

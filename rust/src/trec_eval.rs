@@ -12,6 +12,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::checks::smallest_distinct;
 use crate::encode::{Key, TextIds};
 use crate::pages::{try_collect, try_zeros, OutOfMemory};
 use crate::ranking::{evaluate_users_columns_into, trec_order_into, Inputs, Judged, Ranked};
@@ -73,15 +74,12 @@ pub struct Table {
     /// how the ids match: the qrels' queries, those in the run, the run's documents
     /// judged in the qrels, the run's documents, the qrels' documents (all distinct)
     pub matching: [usize; 5],
-    /// the first ids of the qrels' queries, the run's queries, the qrels' documents
-    /// and the run's documents, for messages
+    /// the smallest ids (at most [`crate::checks::SHOWN`], in byte order) of the qrels' queries, the
+    /// run's queries, the qrels' documents and the run's documents, for messages
     pub examples: [Vec<Vec<u8>>; 4],
     /// the run's queries absent from the qrels (trec_eval ignores them)
     pub run_only: usize,
 }
-
-/// Ids shown in a message about ids that do not match.
-const EXAMPLES: usize = 6;
 
 /// The qrels as the kernel reads them: each query's judged documents by code, their
 /// grades, and the grades descending; None when a query judges a document twice.
@@ -403,8 +401,12 @@ pub fn evaluate(
         positive_grades: q.grades.iter().filter(|&&g| g > 0).count(),
         matching: p.matching(q, r),
         run_only: r.user_ids.len() - user_map.iter().filter(|&&u| u >= 0).count(),
-        examples: [&q.user_ids, &r.user_ids, &q.item_ids, &r.item_ids]
-            .map(|ids| ids.iter().take(EXAMPLES).map(<[u8]>::to_vec).collect()),
+        examples: [&q.user_ids, &r.user_ids, &q.item_ids, &r.item_ids].map(|ids| {
+            smallest_distinct(ids.iter())
+                .into_iter()
+                .map(<[u8]>::to_vec)
+                .collect()
+        }),
     })
 }
 
@@ -560,7 +562,35 @@ mod tests {
         assert_eq!(t.tag.as_deref(), Some(&b"sys"[..]));
         assert_eq!(t.positive_grades, 2);
         assert_eq!(t.matching, [2, 2, 3, 3, 3]);
-        assert_eq!(t.examples[0], vec![b"q2".to_vec(), b"q10".to_vec()]);
+        assert_eq!(t.examples[0], vec![b"q10".to_vec(), b"q2".to_vec()]);
+    }
+
+    #[test]
+    fn examples_are_the_smallest_ids_in_byte_order() {
+        // met first: q9..q4, d9..d4 (qrels), r9..r4, e9..e6b (run); the smallest come
+        // later ("Q1": upper case before lower case, as Python orders str)
+        let qrels: String = ["q9", "q8", "q7", "q6", "q5", "q4", "q3", "q10", "q2", "Q1"]
+            .iter()
+            .enumerate()
+            .map(|(i, q)| format!("{q} 0 d{} 1\n", 9 - i as i64))
+            .collect();
+        let run: String = (3..10)
+            .rev()
+            .chain([10, 2])
+            .map(|i| format!("r{i} Q0 e{i} 1 1.0 s\nr{i} Q0 e{i}b 2 0.5 s\n"))
+            .collect();
+        let t = table(&qrels, &run, &[spec(NUM_RET, 0)]);
+        let ids = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+        assert_eq!(t.examples[0], ids(&["Q1", "q10", "q2", "q3", "q4", "q5"]));
+        assert_eq!(t.examples[1], ids(&["r10", "r2", "r3", "r4", "r5", "r6"]));
+        assert_eq!(t.examples[2], ids(&["d0", "d1", "d2", "d3", "d4", "d5"]));
+        assert_eq!(
+            t.examples[3],
+            ids(&["e10", "e10b", "e2", "e2b", "e3", "e3b"])
+        );
+        // the whole ids, in order, when there are fewer than shown
+        let t = table("b 0 x 1\na 0 x 1\n", "b Q0 x 1 1 s\n", &[]);
+        assert_eq!(t.examples[0], ids(&["a", "b"]));
     }
 
     #[test]

@@ -225,3 +225,47 @@ def test_a_bad_line_of_a_pipe_is_named(tmp_path):
         result = make_runner().invoke(app, ["trec-eval", pipe, str(tmp_path / "run")])
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == f"error: {pipe}:2: the grade 'x' is not an integer.\n"
+
+
+def _examples(stderr: str) -> str:
+    """The ids a message about unmatched ids names: from its "e.g." to the ']' before ';'."""
+    start = stderr.index("e.g.")
+    return stderr[start : stderr.index("];", start) + 1]
+
+
+# the ids met first (q9, ..., d9, ..., r9, ..., e9, ...) are not the smallest: "Q1"
+# (upper case first, as Python orders str), then "q10" (as text, not as a number)
+_QUERIES = ["q9", "q8", "q7", "q6", "q5", "q4", "q3", "q10", "q2", "Q1"]
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "named"),
+    [
+        (
+            "".join(f"{q} 0 d{i} 1\n" for i, q in enumerate(_QUERIES)),
+            "".join(f"r{q[1:]} Q0 d{i} 1 1.0 s\n" for i, q in enumerate(_QUERIES[:-1])),
+            "e.g. qrels users ['Q1', 'q10', 'q2', 'q3', 'q4', ...], run users "
+            "['r10', 'r2', 'r3', 'r4', 'r5', ...]",
+        ),
+        (
+            "".join(f"{q} 0 d{9 - i} 1\n" for i, q in enumerate(_QUERIES)),
+            "".join(f"{q} Q0 e{9 - i} 1 1.0 s\n" for i, q in enumerate(_QUERIES)),
+            "e.g. run items ['e0', 'e1', 'e2', 'e3', 'e4', ...], qrels items "
+            "['d0', 'd1', 'd2', 'd3', 'd4', ...]",
+        ),
+    ],
+    ids=["queries", "documents"],
+)
+@pytest.mark.parametrize(
+    "options", [("-m", "map"), ("-R", "qrels_jg", "-m", "map_avgjg")], ids=["qrels", "qrels_jg"]
+)
+def test_unmatched_ids_are_named_as_rank_names_them(tmp_path, qrels, run, named, options):
+    # the smallest ids of each file, the same as receval rank and receval.evaluate name
+    # (the qrels read as judgment groups too: group "0" of each query)
+    result = _invoke(tmp_path, "-c", *options, qrels=qrels, run=run)
+    assert result.exit_code == 0
+    assert _examples(result.stderr) == named
+    rank = make_runner().invoke(app, ["rank", "--qrels", str(tmp_path / "qrels"), "--run",
+                                      str(tmp_path / "run"), "-m", "map"])  # fmt: skip
+    assert rank.exit_code == 2
+    assert _examples(rank.stderr) == named

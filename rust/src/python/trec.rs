@@ -158,8 +158,9 @@ fn str_ranks<'py>(
 /// examples, run_only)`: the query ids in byte order, whether the run holds each, one
 /// list of values per spec, each query's relstring (empty without `relstring`), the
 /// run's first tag, the qrels' grades above 0, how the ids match (qrels queries, those
-/// in the run, run documents judged, run documents, qrels documents), the first ids
-/// of each (qrels queries, run queries, qrels documents, run documents) and the run's
+/// in the run, run documents judged, run documents, qrels documents), the smallest ids
+/// of each in byte order (qrels queries, run queries, qrels documents, run documents;
+/// as `receval.data.seen.smallest_ids` orders them) and the run's
 /// queries absent from the qrels (trec_eval ignores them). For a file
 /// the core does not evaluate as it is (it does not parse, repeats a pair, has no
 /// line or an id that is not UTF-8), returns `("qrels" or "run", compressed)`: the

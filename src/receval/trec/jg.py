@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.seen import smallest_ids
 from ..exceptions import InputValidationError
 from ..registry.trec_eval import GROUP_FIELDS as GROUP_FIELDS
 from ..registry.trec_eval import GROUP_MEASURES as GROUP_MEASURES
@@ -170,10 +171,10 @@ def id_matching(groups: JudgmentGroups, run: Any) -> tuple[tuple[int, ...], tupl
     """How the ids of the judgment groups and the run match, counted as the compiled
     core counts those of a qrels file and a run (``receval._core.trec_eval_table``):
     the queries, those in the run, the run's documents that some group judges, the
-    run's documents and the judged documents (all distinct); and the first ids of the
-    queries, the run's queries, the judged documents and the run's documents."""
+    run's documents and the judged documents (all distinct); and the smallest ids
+    (:func:`~receval.data.seen.smallest_ids`, as the core's) of the queries, the run's
+    queries, the judged documents and the run's documents."""
     found = groups.qrels.positions_in(run, "items") >= 0
-    shown = 6  # as the core: the messages show 5, then "..."
     counts = (
         len(groups.user_ids),
         int(np.count_nonzero(_query_positions(groups, run) >= 0)),
@@ -182,7 +183,7 @@ def id_matching(groups: JudgmentGroups, run: Any) -> tuple[tuple[int, ...], tupl
         len(groups.qrels.item_ids),
     )
     examples = (groups.user_ids, run.user_ids, groups.qrels.item_ids, run.item_ids)
-    return counts, tuple([str(x) for x in ids[:shown].tolist()] for ids in examples)
+    return counts, tuple([str(x) for x in smallest_ids(ids)] for ids in examples)
 
 
 def evaluate_groups(groups: JudgmentGroups, run: Any, specs: Mapping[str, Any]) -> GroupReport:

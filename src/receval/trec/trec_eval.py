@@ -356,8 +356,8 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
     """The warnings of :func:`receval.evaluate` about ids of the qrels and run that do
     not match (``UnmatchedIdsWarning``), where they are due; ``matching``: the qrels'
     queries, those in the run, the run's documents judged, the run's documents and
-    the qrels' documents; ``examples``: the first ids of each file's queries and
-    documents."""
+    the qrels' documents; ``examples``: the smallest ids of each file's queries and
+    documents (those :func:`receval.evaluate` names: :func:`~receval.data.seen.smallest_ids`)."""
     if not unmatched_due(matching):
         return
     n_users, users, items, n_items, n_judged = matching

@@ -186,3 +186,19 @@ def verb(n: int, singular: str) -> str:
     if singular.endswith(("ches", "shes", "sses", "xes", "zes")):
         return singular.removesuffix("es")
     return singular.removesuffix("s")
+
+
+def of_the(n: int, total: int, noun: str, plural: str | None = None, *, then: str = "") -> str:
+    """``n`` of ``total`` counted things, which reads naturally when ``n`` is 0, with the
+    verb ``then`` after them (its third-person singular, as :func:`verb` takes it)
+    agreeing with them.
+
+    Examples
+    --------
+    >>> of_the(0, 5, "qrels user", then="is")
+    'none of the 5 qrels users is'
+    >>> of_the(1, 5, "qrels user", then="is"), of_the(2, 1_000, "round", then="has")
+    ('1 of the 5 qrels users is', '2 of the 1,000 rounds have')
+    """
+    text = f"{'none' if n == 0 else f'{n:,}'} of the {counted(total, noun, plural)}"
+    return f"{text} {verb(n or 1, then)}" if then else text

@@ -18,6 +18,7 @@ from ._parameters import check_number as check_number
 from ._parameters import check_option as check_option
 from ._parameters import counted as counted
 from ._parameters import format_values as format_values
+from ._parameters import of_the as of_the
 from ._parameters import verb as verb
 from .data._arrow import is_arrow, to_numpy
 from .data._lookup import distinct

@@ -76,7 +76,8 @@ def test_clipping_is_counted_on_stderr(log):
     # weights 2, 0, 2 and 2/3: two are above 1.5, and clipped to it (ips 0.75 = (1.5 +
     # 1.5) / 4); the estimate alone did not say how many rounds the clip changed. The
     # count is the estimator's own (policy_value_report), in the note and in the
-    # rows' counts (csv, json), where it was in the note alone, recomputed by the CLI
+    # rows' counts (csv, json), where it was in the note alone, recomputed by the CLI.
+    # A clip that lowers no weight says so ("none of the 4 rounds"), not "0 of 4 rounds"
     runner = make_runner()
     result = invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)", "-m", "ips(clip=4)",
                     "-m", "snips", "-f", "csv")  # fmt: skip
@@ -86,9 +87,10 @@ def test_clipping_is_counted_on_stderr(log):
     ]
     assert row == "4,0.75,1.0,0.8571428571428571,1.5,4,2,4.0,4,0"
     assert result.stderr == (
-        "note: ips(clip=1.5): 2 of 4 rounds have an importance weight above 1.5, clipped to "
-        "it.\n"
-        "note: ips(clip=4): 0 of 4 rounds have an importance weight above 4, clipped to it.\n"
+        "note: ips(clip=1.5): 2 of the 4 rounds have an importance weight above 1.5, clipped "
+        "to it.\n"
+        "note: ips(clip=4): none of the 4 rounds has an importance weight above 4, so nothing "
+        "is clipped.\n"
     )
     (counted,) = json.loads(invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)",
                                    "-f", "json").stdout)  # fmt: skip

@@ -340,6 +340,22 @@ def test_ids_of_two_types_that_do_not_match():
     assert report["missing_users"].severity == "error"
 
 
+def test_ids_of_two_types_that_do_not_match_are_counted_in_words():
+    # none of them: "none of the 3 run user ids matches", not "only 0 of the 3 ... match"
+    train, _, run = clean()
+    run["user"] = "u" + run["user"].astype(str)
+    f = receval.audit(train, run=run)["id_types"]
+    assert f.message == (
+        "user ids are integers in train and strings in run, and none of the 3 run user ids "
+        "matches a train id (an integer 7 matches '7', not '07', '7.0' or 'u7')."
+    )
+    # some of them (fewer than 10%): "only 1 of the 11 run user ids matches"
+    run = pd.DataFrame({"user": ["1", *(f"u{i}" for i in range(10))], "item": 10, "score": 0.5})
+    f = receval.audit(train, run=run)["id_types"]
+    assert (f.count, f.total) == (10, 11)
+    assert "and only 1 of the 11 run user ids matches a train id" in f.message
+
+
 def test_ids_of_two_types_that_match_as_text_are_no_finding():
     train, test, run = clean()
     run["user"] = run["user"].astype(str)  # '1' is 1, as evaluate matches them

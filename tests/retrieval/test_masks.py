@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from receval import Candidates, SeenItems
 from receval.data.seen import PairCounts
-from receval.retrieval.masks import unmatched_pairs
+from receval.retrieval.masks import Unmatched, unmatched_pairs
 from tests.oracles import retrieval as oracle
 
 
@@ -67,3 +67,22 @@ def test_examples_are_the_six_smallest_ids_whatever_the_order_of_the_log():
     assert unmatched.counts.items_absent == (19, 20, 21, 22, 23, 24)
     assert type(unmatched.counts.items_absent[0]) is int
     assert "e.g. ['t', 'u', 'v', 'w', 'x', ...]" in unmatched.text()
+
+
+def test_the_message_agrees_with_the_count_of_pairs():
+    # one pair "masks nothing, since its user or item has no vector" (it said "mask",
+    # "their"); several "are never scored, since their ..."
+    one = Unmatched("exclude", PairCounts(3, 0, 1, items_absent=(9,)))
+    assert one.text().startswith(
+        "1 of the 3 distinct (user, item) pairs of exclude masks nothing, since its user or "
+        "item has no vector (items without one: 1 pair, e.g. [9]); "
+    )
+    two = Unmatched("candidates", PairCounts(1, 1, 0, users_absent=("u",)))
+    assert two.text().startswith(
+        "1 of the 1 distinct (user, item) pair of candidates is never scored, since its user "
+    )
+    many = Unmatched("candidates", PairCounts(4, 2, 1))
+    assert many.text().startswith(
+        "3 of the 4 distinct (user, item) pairs of candidates are never scored, since their "
+        "user or item has no vector (users without one: 2 pairs; items without one: 1 pair); "
+    )

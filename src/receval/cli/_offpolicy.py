@@ -4,6 +4,7 @@
 
 from typing import Annotated, Any
 
+from .._parameters import of_the
 from ..exceptions import InputValidationError
 from ._columns import read_columns
 from ._common import (
@@ -119,10 +120,9 @@ def _inputs(estimator: str, given: dict[str, Any]) -> dict[str, Any]:
 def _clipped(text: str, counts: dict[str, Any]) -> str:
     """The note of the rounds whose importance weight an estimate's clip lowered."""
     n, clip = counts["n_rounds_clipped"], counts["clip"]
-    return (
-        f"{text}: {n} of {counts['n_rounds']} rounds {'has' if n == 1 else 'have'} an "
-        f"importance weight above {clip:g}, clipped to it."
-    )
+    rounds = of_the(n, counts["n_rounds"], "round", then="has")
+    lowered = "clipped to it" if n else "so nothing is clipped"
+    return f"{text}: {rounds} an importance weight above {clip:g}, {lowered}."
 
 
 def _option(role: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._parameters import counted, verb
+from .._parameters import counted, of_the
 from ..data._lookup import distinct, isin_ints, lookup
 from .inputs import Rows, id_kind
 from .report import Finding, example_value
@@ -47,8 +47,8 @@ def id_type_findings(inputs: list[Rows], limit: int) -> list[Finding]:
                 ] + [{"input": second.name, "id": x, "type": kinds[1]} for x in b[:limit].tolist()]
                 message = (
                     f"{role} ids are {kinds[0]}s in {first.name} and {kinds[1]}s in "
-                    f"{second.name}, and only {matched:,} of the "
-                    f"{counted(len(b), f'{second.name} {role} id')} {verb(matched, 'matches')} "
+                    f"{second.name}, and {'' if matched == 0 else 'only '}"
+                    f"{of_the(matched, len(b), f'{second.name} {role} id', then='matches')} "
                     f"a {first.name} id (an integer 7 matches '7', not '07', '7.0' "
                     f"or 'u7')."
                 )

@@ -52,7 +52,7 @@ def item_lists(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int)
 
 
 #: What the pairs of each argument that name no vector do, for the messages.
-_EFFECTS = {"exclude": "mask nothing", "candidates": "are never scored"}
+_EFFECTS = {"exclude": ("masks", "nothing"), "candidates": ("is", "never scored")}
 
 
 @dataclass(frozen=True)
@@ -88,24 +88,26 @@ class Unmatched:
         or item has no vector (users without one: 1 pair, e.g. [5]; items without one:
         3 pairs, e.g. [7, 8, 9]); check their ids against user_ids and item_ids (type,
         prefix) if they should match.
-        >>> print(Unmatched("candidates", PairCounts(4, 0, 2)).text())
-        2 of the 4 distinct (user, item) pairs of candidates are never scored, since their
-        user or item has no vector (items without one: 2 pairs); check their ids against
+        >>> print(Unmatched("candidates", PairCounts(4, 0, 1)).text())
+        1 of the 4 distinct (user, item) pairs of candidates is never scored, since its
+        user or item has no vector (items without one: 1 pair); check their ids against
         user_ids and item_ids (type, prefix) if they should match.
         """
         c = self.counts
         parts = [
-            f"{what} without one: {n} pair{'s' if n != 1 else ''}"
+            f"{what} without one: {v.counted(n, 'pair')}"
             + (f", e.g. {v.format_values(ids)}" if len(ids) else "")
             for n, what, ids in ((c.n_users_absent, "users", c.users_absent),
                                  (c.n_items_absent, "items", c.items_absent))
             if n
         ]  # fmt: skip
+        effect, what = _EFFECTS[self.argument]
         return (
-            f"{c.n_unmatched} of the {c.n_pairs} distinct (user, item) pairs of "
-            f"{name or self.argument} {_EFFECTS[self.argument]}, since their user or item has "
-            f"no vector ({'; '.join(parts)}); check their ids against user_ids and item_ids "
-            f"(type, prefix) if they should match."
+            f"{v.of_the(c.n_unmatched, c.n_pairs, 'distinct (user, item) pair')} of "
+            f"{name or self.argument} {v.verb(c.n_unmatched, effect)} {what}, since "
+            f"{'its' if c.n_unmatched == 1 else 'their'} user or item has no vector "
+            f"({'; '.join(parts)}); check their ids against user_ids and item_ids (type, "
+            f"prefix) if they should match."
         )
 
     def warn(self, func: str, stacklevel: int = 3) -> None:

@@ -37,7 +37,7 @@ def test_rank_refuses_a_run_whose_items_match_nothing(runner, files):
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", files["bad"], "-m",
                     "ndcg@10", code=2)  # fmt: skip
     assert result.stdout == ""
-    assert result.stderr.startswith("error: receval rank: 0 of the run's 5 items are judged")
+    assert result.stderr.startswith("error: receval rank: none of the run's 5 items is judged")
     assert "pass --allow-unmatched to score the run anyway" in result.stderr
 
 
@@ -47,7 +47,7 @@ def test_rank_allow_unmatched_scores_with_a_warning(runner, files):
     record = json.loads(result.stdout)[0]
     assert record["ndcg@10"] == 0.0
     assert record["counts"]["n_run_items"] == record["counts"]["n_run_items_unmatched"] == 5
-    assert "warning: receval rank: 0 of the run's 5 items are judged" in result.stderr
+    assert "warning: receval rank: none of the run's 5 items is judged" in result.stderr
 
 
 def test_rank_warns_below_min_match(runner, files, tmp_path):
@@ -82,7 +82,7 @@ def test_rank_notes_tie_dependence_and_json_counts_it(runner, files):
 def test_trec_eval_keeps_its_output_and_notes_unmatched_items(runner, files):
     result = invoke(runner, "trec-eval", "-m", "map", files["qrels"], files["bad"])
     assert result.stdout == "map                   \tall\t0.0000\n"
-    assert "warning: evaluate: 0 of the run's 5 items are judged in the qrels" in result.stderr
+    assert "warning: evaluate: none of the run's 5 items is judged in the qrels" in result.stderr
 
 
 def test_rank_refuses_a_run_whose_users_match_nothing(runner, files, tmp_path):
@@ -91,7 +91,7 @@ def test_rank_refuses_a_run_whose_users_match_nothing(runner, files, tmp_path):
     result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", str(prefixed), "-m",
                     "ndcg@10", code=2)  # fmt: skip
     assert result.stdout == ""
-    assert result.stderr.startswith("error: receval rank: 0 of the 3 qrels users are in the run")
+    assert result.stderr.startswith("error: receval rank: none of the 3 qrels users is in the run")
 
 
 @pytest.mark.parametrize("through", ["typer", "console script"])

@@ -147,7 +147,7 @@ def test_zero_padded_ids_keep_their_spelling_and_are_refused_beside_ints(tmp_pat
     pq.write_table(pa.table({"user": [7, 8], "item": [10, 11], "score": [0.5, 0.5]}), run)
     with pytest.raises(
         InputValidationError,
-        match=r"0 of the 2 qrels users are in the run .*the qrels' are str, the run's "
+        match=r"none of the 2 qrels users is in the run .*the qrels' are str, the run's "
         r"int64: an integer id matches the string of its decimal digits, 7 matches '7' "
         r"but not '07'",
     ):

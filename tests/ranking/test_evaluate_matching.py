@@ -39,8 +39,8 @@ def test_prefixed_items_are_refused():
     with pytest.raises(InputValidationError) as info:
         evaluate(qrels, bad, ["ndcg@10", "recall@5"])
     msg = str(info.value)
-    assert msg.startswith("evaluate: 0 of the run's ")
-    assert "items are judged in the qrels (0.0%; 0.0% of the qrels' " in msg
+    assert msg.startswith("evaluate: none of the run's ")
+    assert "items is judged in the qrels (0.0%; 0.0% of the qrels' " in msg
     assert "'i" in msg  # the run's ids are shown
     assert msg.endswith("or pass allow_unmatched=True to score the run anyway.")
 
@@ -48,14 +48,14 @@ def test_prefixed_items_are_refused():
 def test_prefixed_users_are_refused():
     qrels, run = _frames()
     bad = run.assign(user="u" + run.user)
-    with pytest.raises(InputValidationError, match=r"evaluate: 0 of the 20 qrels users are in"):
+    with pytest.raises(InputValidationError, match=r"evaluate: none of the 20 qrels users is in"):
         evaluate(qrels, bad, ["ndcg@10"])
 
 
 def test_allow_unmatched_scores_with_a_warning_and_counts():
     qrels, run = _frames()
     bad = run.assign(item="i" + run.item)
-    with pytest.warns(UnmatchedIdsWarning, match="0 of the run's"):
+    with pytest.warns(UnmatchedIdsWarning, match="none of the run's"):
         report = evaluate(qrels, bad, ["ndcg@10"], allow_unmatched=True)
     assert report.mean["ndcg@10"] == 0.0
     assert report.n_run_items == bad.item.nunique()
@@ -144,7 +144,7 @@ def test_only_list_metrics_check_users_not_items():
     run = {"u1": {"x": 0.5, "y": 0.4}}
     report = evaluate(qrels, run, ["arp@2"], popularity={"x": 2, "y": 4})
     assert report.mean["arp@2"] == 3.0
-    with pytest.raises(InputValidationError, match="0 of the 1 qrels user is in the run"):
+    with pytest.raises(InputValidationError, match="none of the 1 qrels user is in the run"):
         evaluate(qrels, {"v1": {"x": 0.5}}, ["arp@2"], popularity={"x": 2})
 
 
@@ -158,7 +158,7 @@ def test_scan_path_refuses_and_counts_the_same(tmp_path):
     assert scanned.n_run_items_unmatched == memory.n_run_items_unmatched
     bad = tmp_path / "bad.parquet"
     run.assign(item="i" + run.item).to_parquet(bad)
-    with pytest.raises(InputValidationError, match="0 of the run's 30 items are judged"):
+    with pytest.raises(InputValidationError, match="none of the run's 30 items is judged"):
         evaluate(qrels, receval.scan(str(bad)), ["ndcg@10"])
     with pytest.warns(UnmatchedIdsWarning):
         report = evaluate(qrels, receval.scan(str(bad)), ["ndcg@10"], allow_unmatched=True)
@@ -179,7 +179,7 @@ def test_trec_eval_keeps_scoring_but_warns(tmp_path):
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
     qrels_path.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n")
     run_path.write_text("q1 Q0 id1 1 0.9 s\nq1 Q0 id2 2 0.8 s\nq2 Q0 id3 1 0.7 s\n")
-    with pytest.warns(UnmatchedIdsWarning, match="0 of the run's 3 items"):
+    with pytest.warns(UnmatchedIdsWarning, match="none of the run's 3 items"):
         out = trec_eval(["-m", "map", str(qrels_path), str(run_path)])
     assert out == "map                   \tall\t0.0000\n"
 
@@ -204,5 +204,5 @@ def test_the_examples_are_the_smallest_ids_whatever_the_order_or_the_batches(tmp
 
 
 def test_none_of_one_item_is_judged_reads_in_the_singular():
-    with pytest.raises(InputValidationError, match="0 of the run's 1 item is judged in the qrels"):
+    with pytest.raises(InputValidationError, match="none of the run's 1 item is judged in"):
         evaluate({"u1": {"a": 1}}, {"u1": {"x": 0.5}}, ["ndcg@10"])

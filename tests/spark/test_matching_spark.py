@@ -87,7 +87,7 @@ def test_evaluate_checks_ids_that_match_nothing_as_in_memory(spark, case):
 def test_the_message_names_the_smallest_ids_of_each_side_on_every_backend(spark):
     (qrels, run), _ = CASES["users-disjoint"]
     message = (
-        "evaluate: 0 of the 10 qrels users are in the run (0.0%), e.g. qrels users "
+        "evaluate: none of the 10 qrels users is in the run (0.0%), e.g. qrels users "
         "[3, 4, 7, 9, 12, ...], run users ['012', '015', '018', '021', '026', ...] (the qrels' "
         "are int64, the run's str: an integer id matches the string of its decimal digits"
     )

@@ -151,7 +151,7 @@ def test_max_retrieved_0_of_judgment_groups_counts_the_real_run(tmp_path):
     # are checked as with any -M (and as -R qrels checks them), naming its queries
     argv = ["-R", "qrels_jg", "-c", "-m", "map_avgjg"]
     for run, message in [
-        ("q1 Q0 y1 1 0.9 r\nq2 Q0 y2 1 0.8 r\n", r"0 of the run's 2 items are judged"),
+        ("q1 Q0 y1 1 0.9 r\nq2 Q0 y2 1 0.8 r\n", r"none of the run's 2 items is judged"),
         ("q7 Q0 d1 1 0.9 r\n", r"qrels users \['q1', 'q2', 'q3'\], run users \['q7'\]"),
     ]:
         files = _files(tmp_path, JG_QRELS, run)

@@ -115,8 +115,7 @@ def check_matching(
         share = n_users_matched / n_users
         if n_users_matched == 0 or share < min_match:  # the message only then
             text = (
-                f"{func}: {n_users_matched:,} of the {v.counted(n_users, 'qrels user')} "
-                f"{v.verb(n_users_matched or n_users, 'is')} in the run "
+                f"{func}: {v.of_the(n_users_matched, n_users, 'qrels user', then='is')} in the run "
                 f"({share:.1%}), e.g. qrels users {v.format_values(q_users)}, run users "
                 f"{v.format_values(r_users)}{_types(q_users, r_users)}"
             )
@@ -131,8 +130,9 @@ def check_matching(
         refused = matched == 0 and n_items > 0 and n_judged > 0  # no judgment: no mix-up
         if refused or max(share, share_judged) < min_match:
             text = (
-                f"{func}: {matched:,} of the run's {v.counted(n_items, 'item')} "
-                f"{v.verb(matched or n_items, 'is')} judged in the qrels ({share:.1%}; "
+                f"{func}: {'none' if matched == 0 else f'{matched:,}'} of the run's "
+                f"{v.counted(n_items, 'item')} {v.verb(matched or 1, 'is')} judged in the qrels "
+                f"({share:.1%}; "
                 f"{share_judged:.1%} of the qrels' {v.counted(n_judged, 'item')}), e.g. run "
                 f"items {v.format_values(r_items)}, qrels items "
                 f"{v.format_values(q_items)}{_types(q_items, r_items)}"

@@ -566,6 +566,60 @@ def test_an_empty_log_of_datetimes_takes_a_datetime_cutoff(unit):
     assert kind == np.dtype(f"datetime64[{unit}]") and keys.dtype == np.int64
 
 
+def _untyped_empty_logs() -> dict[str, object]:
+    """Empty logs whose time column has no kind: objects or nulls, on every frame type."""
+    pl = pytest.importorskip("polars")
+    objects = pd.Series([], dtype=object)
+    return {
+        "pandas object": pd.DataFrame({"user": objects, "item": objects, "time": objects}),
+        "polars Null": pl.DataFrame({c: pl.Series([], dtype=pl.Null) for c in _COLUMNS}),
+        "polars Object": pl.DataFrame(
+            {"user": [], "item": [], "time": pl.Series([], dtype=pl.Object)}
+        ),
+        "Arrow null": pa.table({c: pa.array([], pa.null()) for c in _COLUMNS}),
+    }
+
+
+_COLUMNS = ("user", "item", "time")
+
+
+@pytest.mark.parametrize(
+    "cutoff", ["2024-01-01", pd.Timestamp("2024-01-01"), np.datetime64("2024-01-01"), 5, 5.5]
+)
+def test_an_empty_log_of_no_time_kind_takes_a_cutoff_of_either_kind(cutoff):
+    # no rows and no type: nothing says whether the times are numbers or dates, so a
+    # cut-off of either kind splits it into two empty parts, every count 0
+    for name, log in _untyped_empty_logs().items():
+        result = split.temporal(log, cutoff=cutoff)
+        counts = (result.n_rows, result.n_train_rows, result.n_test_rows, result.n_users)
+        assert counts == (0, 0, 0, 0), name
+        assert len(result.train) == len(result.test) == 0, name
+        assert type(result.test) is type(log), name
+        folds = split.rolling(log, [cutoff])
+        assert [(f.n_train_rows, f.n_test_rows) for f in folds] == [(0, 0)], name
+
+
+def test_an_empty_log_of_no_time_kind_takes_rolling_cutoffs_of_one_kind():
+    log = _untyped_empty_logs()["pandas object"]
+    folds = split.rolling(log, ["2024-01-01", "2024-02-01"], end=pd.Timestamp("2024-03-01"))
+    assert [(f.n_train_rows, f.n_test_rows) for f in folds] == [(0, 0), (0, 0)]
+    with pytest.raises(InvalidParameterError) as info:
+        split.rolling(log, [1, 2], end="2024-01-01")
+    assert str(info.value) == (
+        "The 'cutoffs' and 'end' parameters of rolling must be all numbers or all datetimes "
+        "(the time column has no rows to tell which). Got [1, 2, '2024-01-01'] instead."
+    )
+    with pytest.raises(InvalidParameterError, match="'cutoffs' parameter of rolling must be incr"):
+        split.rolling(log, ["2024-02-01", "2024-01-01"])
+
+
+def test_an_empty_typed_time_column_keeps_its_kind():
+    # an empty float column holds numbers: a date cut-off is still refused
+    log = pd.DataFrame({"user": [], "item": [], "time": pd.Series([], dtype=float)})
+    with pytest.raises(InvalidParameterError, match="as the time column holds numbers"):
+        split.temporal(log, cutoff="2024-01-01")
+
+
 def test_temporal_cutoff_past_int64_is_an_error_for_integer_times():
     log = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 3], "timestamp": [1, 2, 3]})
     with pytest.raises(

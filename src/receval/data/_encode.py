@@ -253,6 +253,8 @@ def id_column(col: Any) -> IdColumn:
             return _polars_dictionary(col, dtype)
         if dtype == pl.String:
             return id_column(_polars_arrow(col))
+        if dtype == pl.Null:  # no values of any kind: Nones, as pandas and Arrow give them
+            return IdColumn(np.full(len(col), None, dtype=object))
         return IdColumn(col.to_numpy())
     if mod == "pyarrow":
         if isinstance(col, pa.ChunkedArray):

@@ -4,7 +4,9 @@ every reader that compares them (the split's logs, the audit's train and test).
 Keys are int64 (integers; datetimes as their own ticks; ISO 8601 text, through
 :mod:`._instants`, as nanoseconds since 1970 UTC) or float64; a column of
 datetimes comes with its ``datetime64`` type, which cut-offs convert to and which
-two columns of different units are brought to (the finer, checked).
+two columns of different units are brought to (the finer, checked). An empty
+column of no kind (objects, nulls) has the type :data:`NO_KIND`: a cut-off of
+either kind fits it.
 """
 
 from __future__ import annotations
@@ -27,11 +29,16 @@ _INT64 = np.iinfo(np.int64)
 #: The time columns a log is read by when none is named, the first present.
 TIME_NAMES = ("timestamp", "time")
 
+#: The type of an empty column of no kind of time (objects, Arrow or polars nulls):
+#: its cut-offs decide whether it is read as numbers or datetimes (:func:`cutoff_unit`).
+NO_KIND: np.dtype[Any] = np.dtype(object)
+
 
 def time_column(values: Any, func: str, column: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
     """The times of a column as sort keys, and their ``datetime64`` type (None for
-    numbers). ``func`` and ``column`` name the column in errors (``"split"``, ``"the
-    time column 'ts'"``). Missing times (NaN, NaT, null), infinite ones, objects of
+    numbers; :data:`NO_KIND` for an empty column of objects or nulls). ``func`` and
+    ``column`` name the column in errors (``"split"``, ``"the time column 'ts'"``).
+    Missing times (NaN, NaT, null), infinite ones, objects of
     several types and text that is not ISO 8601 raise.
 
     Examples
@@ -85,6 +92,8 @@ def _keys(arr: np.ndarray, func: str, column: str) -> tuple[np.ndarray, np.dtype
             f"{where} holds {arr.max()}, above the largest time an int64 holds "
             f"({_INT64.max}); give times in a coarser unit."
         )
+    if not len(arr) and kind == "O":  # no rows and no type: times of either kind
+        return np.zeros(0, dtype=np.int64), NO_KIND
     if kind in "iu" or (not len(arr) and kind != "M"):  # no rows: no times, of any type
         return arr.astype(np.int64, copy=False), None  # (datetimes keep their unit)
     if kind == "M":  # in this machine's byte order, then as their ticks
@@ -178,6 +187,40 @@ def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str
     return keys * factor
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def cutoff_unit(
+    values: list[Any], unit: np.dtype[Any] | None, subject: str, func: str
+) -> np.dtype[Any] | None:
+    """The type that the cut-offs ``values`` of one split are read in: the time
+    column's, or for an empty column of no kind (:data:`NO_KIND`) the cut-offs' own
+    kind, which must be one: None for numbers, ``datetime64[ns]`` for datetimes.
+    ``subject`` names them in the error (``"The 'cutoffs' parameter"``).
+
+    Examples
+    --------
+    >>> cutoff_unit(["2024-01-01"], NO_KIND, "The 'cutoff' parameter", "f")
+    dtype('<M8[ns]')
+    >>> cutoff_unit([5, 7.5], NO_KIND, "The 'cutoffs' parameter", "f") is None
+    True
+    """
+    if unit is not NO_KIND:
+        return unit
+    numbers = [_is_number(v) for v in values]
+    if all(numbers):
+        return None
+    if not any(numbers):
+        return np.dtype("datetime64[ns]")
+    raise InvalidParameterError(
+        f"{subject} of {func} must be all numbers or all datetimes (the time column has no "
+        f"rows to tell which). Got {format_values(values)} instead."
+    )
+
+
 def cutoff_key(
     value: Any, unit: np.dtype[Any] | None, name: str, func: str, keys: np.ndarray
 ) -> float:
@@ -186,13 +229,15 @@ def cutoff_key(
     ones, which it could not be compared with); a datetime, ``numpy.datetime64``,
     ``pandas.Timestamp`` or ISO string for datetime columns, as the first tick of the
     column's unit at or after it (so that ``time < key`` and ``time >= key`` hold as
-    against the cut-off itself).
+    against the cut-off itself). Against an empty column of no kind
+    (:data:`NO_KIND`), a cut-off of either kind (:func:`cutoff_unit`).
 
     Examples
     --------
     >>> cutoff_key("2024-01-02T12:00", np.dtype("M8[D]"), "cutoff", "f", np.zeros(0, int))
     19725
     """
+    unit = cutoff_unit([value], unit, f"The '{name}' parameter", func)
     wide = isinstance(value, int) and not isinstance(value, bool)
     if wide and unit is None and not -(2**63) <= value < 2**63:
         if keys.dtype.kind != "f":
@@ -203,9 +248,7 @@ def cutoff_key(
             )
         value = float(value)
     if unit is None:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)
-        ):
+        if not _is_number(value):
             raise InvalidParameterError(
                 f"The '{name}' parameter of {func} must be a number, as the time column "
                 f"holds numbers. Got {value!r} instead."

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_number
-from ..data._times import cutoff_key
+from ..data._times import cutoff_key, cutoff_unit
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._counts import result_of
 from ._log import read_log
@@ -150,12 +150,15 @@ def rolling(
         check_number(train_window, "train_window", func, low=0, low_inclusive=False)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     keys = times_of(data)
-    cuts = [cutoff_key(c, data.unit, "cutoffs", func, keys) for c in cutoffs]
+    given = [*cutoffs] if end is None else [*cutoffs, end]
+    subject = "The 'cutoffs' parameter" if end is None else "The 'cutoffs' and 'end' parameters"
+    unit = cutoff_unit(given, data.unit, subject, func)
+    cuts = [cutoff_key(c, unit, "cutoffs", func, keys) for c in cutoffs]
     if any(b <= a for a, b in itertools.pairwise(cuts)):
         raise InvalidParameterError(
             f"The 'cutoffs' parameter of {func} must be increasing. Got {list(cutoffs)!r} instead."
         )
-    last = None if end is None else cutoff_key(end, data.unit, "end", func, keys)
+    last = None if end is None else cutoff_key(end, unit, "end", func, keys)
     if last is not None and last <= cuts[-1]:
         raise InvalidParameterError(
             f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} instead."

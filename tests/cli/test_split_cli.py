@@ -133,7 +133,7 @@ def test_ratio_rounding_floor(tmp_path, log_path):
         ),
         (
             ["--method", "temporal", "--quantile", "0.5", "--seed", "1"],
-            "--seed applies to --method random, not temporal",
+            "--seed applies to --method random and user-kfold, not temporal",
         ),
         (["--cutoff", "3"], "--cutoff applies to --method temporal, not leave-last-out"),
     ],
@@ -193,3 +193,144 @@ def test_errors_name_the_options(tmp_path, log_path, args, said):
     result = invoke(make_runner(), "split", path, *out, *args, code=2)
     assert result.stderr.startswith(said), result.stderr
     assert "=" not in result.stderr.replace("[", "").split("Got")[0]
+
+
+def _parts(path):
+    return pq.read_table(path).to_pandas()
+
+
+def test_user_kfold_writes_a_train_and_a_test_file_per_fold(tmp_path, log_path):
+    path, log = log_path
+    out = ["-o", tmp_path / "train.parquet", "-O", tmp_path / "test.csv"]
+    args = ["split", path, "--method", "user-kfold", "--k", "3", "--seed", "4", *out]
+    result = invoke(make_runner(), *args, "-f", "json")
+    folds = list(split.user_kfold(log, k=3, seed=4))
+    records = json.loads(result.stdout)
+    assert records == [
+        {"train": str(tmp_path / f"train-{i}.parquet"), "test": str(tmp_path / f"test-{i}.csv"),
+         **fold.summary()}
+        for i, fold in enumerate(folds)
+    ]  # fmt: skip
+    for i, fold in enumerate(folds):
+        assert _parts(tmp_path / f"train-{i}.parquet").equals(fold.train.reset_index(drop=True))
+        assert (
+            pcsv.read_csv(tmp_path / f"test-{i}.csv")
+            .to_pandas()
+            .equals(fold.test.reset_index(drop=True))
+        )
+    assert not (tmp_path / "train.parquet").exists()
+    notes = invoke(make_runner(), *args).stderr.splitlines()
+    assert len(notes) == 3  # a note a fold; 3 users in 3 folds: each fold tests one, cold
+    for i, note in enumerate(notes):
+        assert note.startswith(f"note: user_kfold fold {i}: 6 rows, 3 users, 5 items -> train ")
+        assert "dropped 0 users (0 rows); " in note and "cold in test: 1 user, " in note
+
+
+def test_rolling_folds_equal_the_library_and_count_rows_left_out(tmp_path, log_path):
+    path, log = log_path
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    args = ["split", path, "--method", "rolling", "--cutoffs", "2,5", "--end", "9", *out]
+    result = invoke(make_runner(), *args, "--train-window", "1.5", "-f", "csv")
+    folds = split.rolling(log, [2, 5], end=9, train_window=1.5)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("train,test,method,fold,n_rows,")
+    header = lines[0].split(",")
+    for fold, line in zip(folds, lines[1:], strict=True):
+        row = dict(zip(header, line.split(","), strict=True))
+        assert {k: row[k] for k in fold.summary()} == {k: str(v) for k, v in fold.summary().items()}
+        assert row["train"] == str(tmp_path / f"a-{fold.fold}.parquet")
+        i = fold.fold
+        assert _parts(tmp_path / f"a-{i}.parquet").equals(fold.train.reset_index(drop=True))
+        assert _parts(tmp_path / f"b-{i}.parquet").equals(fold.test.reset_index(drop=True))
+    # without a train window: rows at and after 5 are left out of fold 0, the row at 9
+    # (--end is excluded) out of fold 1, and user 3 (one row, at 9) out of both
+    assert invoke(make_runner(), *args).stderr.splitlines() == [
+        "note: rolling fold 0: 6 rows, 3 users, 5 items -> train 2 rows (2 users), test 2 rows "
+        "(1 user); dropped 1 user (2 rows); 1 user without test; cold in test: 0 users, 2 items "
+        "(2 rows).",
+        "note: rolling fold 1: 6 rows, 3 users, 5 items -> train 4 rows (2 users), test 1 row "
+        "(1 user); dropped 1 user (1 row); 1 user without test; cold in test: 0 users, 1 item "
+        "(1 row).",
+    ]
+
+
+def test_rolling_reads_iso_cutoffs_of_a_datetime_log(tmp_path):
+    log = pd.DataFrame(
+        {
+            "user": [1, 1, 2, 2],
+            "item": [1, 2, 1, 3],
+            "timestamp": pd.to_datetime(["2024-01-01", "2024-02-10", "2024-01-20", "2024-03-05"]),
+        }
+    )
+    path = tmp_path / "log.parquet"
+    log.to_parquet(path, index=False)
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    result = invoke(make_runner(), "split", path, "--method", "rolling",
+                    "--cutoffs", "2024-02-01,2024-03-01", *out, "-f", "json")  # fmt: skip
+    expected = [f.summary() for f in split.rolling(log, ["2024-02-01", "2024-03-01"])]
+    records = json.loads(result.stdout)
+    assert [r["n_test_rows"] for r in records] == [1, 1]
+    assert [{k: r[k] for k in expected[0]} for r in records] == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--method", "user-kfold"], "error: --method user-kfold needs --seed (e.g. --seed 0).\n"),
+        (
+            ["--method", "user-kfold", "--seed", "0", "--k", "1"],
+            "error: --k must be an integer in [2, inf). Got 1 instead.\n",
+        ),
+        (
+            ["--method", "user-kfold", "--seed", "0", "--k", "4"],
+            "error: --k must be at most the number of users (3). Got 4 instead.\n",
+        ),
+        (
+            ["--method", "rolling"],
+            "error: --method rolling needs --cutoffs (e.g. --cutoffs 100,200).\n",
+        ),
+        (
+            ["--method", "rolling", "--cutoffs", "5,2"],
+            "error: --cutoffs must be increasing. Got [5, 2] instead.\n",
+        ),
+        (
+            ["--method", "rolling", "--cutoffs", "2,,5"],
+            "error: --cutoffs must be comma-separated times such as 100,200 or "
+            "2024-01-01,2024-02-01. Got '2,,5' instead.\n",
+        ),
+        (
+            ["--method", "rolling", "--cutoffs", "2024-01-01"],
+            "error: --cutoffs must be a number, as the time column holds numbers. Got "
+            "'2024-01-01' instead.\n",
+        ),
+        (
+            ["--method", "rolling", "--cutoffs", "2,5", "--end", "3"],
+            "error: --end must come after the last cut-off. Got 3 instead.\n",
+        ),
+        (
+            ["--method", "rolling", "--cutoffs", "2", "--train-window", "0"],
+            "error: --train-window must be a real number in (0, inf). Got 0.0 instead.\n",
+        ),
+        (
+            ["--method", "rolling", "--cutoffs", "2", "--seed", "1"],
+            "error: --seed applies to --method random and user-kfold, not rolling; drop it or "
+            "pick one of those methods.\n",
+        ),
+        (
+            ["--method", "user-kfold", "--seed", "1", "--end", "3"],
+            "error: --end applies to --method rolling, not user-kfold; drop it or pick one of "
+            "those methods.\n",
+        ),
+        (
+            ["--method", "temporal", "--cutoff", "2", "--k", "3"],
+            "error: --k applies to --method user-kfold, not temporal; drop it or pick one of "
+            "those methods.\n",
+        ),
+    ],
+)
+def test_fold_methods_name_bad_options_and_exit_2(tmp_path, log_path, args, said):
+    path, _ = log_path
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    result = invoke(make_runner(), "split", path, *out, *args, code=2)
+    assert result.stderr == said
+    assert not list(tmp_path.glob("a*.parquet"))

@@ -20,6 +20,12 @@ class SplitMethod(str, Enum):
     leave_last_out = "leave-last-out"
     ratio = "ratio"
     random = "random"
+    user_kfold = "user-kfold"
+    rolling = "rolling"
+
+
+#: the methods that make several folds: one train and one test file each
+_FOLDED = (SplitMethod.user_kfold, SplitMethod.rolling)
 
 
 #: the suffixes the parts may be written with
@@ -33,7 +39,11 @@ _METHODS_OF: dict[str, tuple[str, ...]] = {
     "quantile": ("temporal",),
     "test_fraction": ("ratio", "random"),
     "train_fraction": ("ratio", "random"),
-    "seed": ("random",),
+    "seed": ("random", "user-kfold"),
+    "k": ("user-kfold",),
+    "cutoffs": ("rolling",),
+    "end": ("rolling",),
+    "train_window": ("rolling",),
     "min_train": ("leave-last-out",),
     "short": ("leave-last-out",),
     "rounding": ("ratio", "random"),
@@ -51,6 +61,30 @@ def _number_or_text(value: str) -> Any:
     return value
 
 
+def _cutoffs(text: str, say: Messages) -> list[Any]:
+    """``"100,200"`` or ``"2024-01-01,2024-02-01"`` to the cut-offs (the library checks
+    their order and kind)."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(parts):
+        raise say.fail(
+            f"--cutoffs must be comma-separated times such as 100,200 or "
+            f"2024-01-01,2024-02-01. Got {text!r} instead."
+        )
+    return [_number_or_text(part) for part in parts]
+
+
+def fold_path(path: str, fold: int) -> str:
+    """The file of one fold: ``path`` with ``-fold`` before its suffix.
+
+    Examples
+    --------
+    >>> fold_path("out/train.parquet", 2)
+    'out/train-2.parquet'
+    """
+    stem, suffix = os.path.splitext(path)
+    return f"{stem}-{fold}{suffix}"
+
+
 def _write(table: Any, path: str) -> None:
     """An Arrow table to a Parquet or CSV file (by the suffix)."""
     if path.lower().endswith(".csv"):
@@ -66,8 +100,9 @@ def _write(table: Any, path: str) -> None:
 def _counts_line(result: Any) -> str:
     """The note on stderr (``-f table``): sizes, and what was dropped or left cold."""
     r = result
+    name = r.method if r.fold is None else f"{r.method} fold {r.fold}"
     return (
-        f"{r.method}: {counted(r.n_rows, 'row')}, {counted(r.n_users, 'user')}, "
+        f"{name}: {counted(r.n_rows, 'row')}, {counted(r.n_users, 'user')}, "
         f"{counted(r.n_items, 'item')} -> train {counted(r.n_train_rows, 'row')} "
         f"({counted(r.n_train_users, 'user')}), test {counted(r.n_test_rows, 'row')} "
         f"({counted(r.n_test_users, 'user')}); dropped {counted(r.n_users_dropped, 'user')} "
@@ -125,7 +160,42 @@ def split_command(
         typer.Option(help="ratio, random: share of each user kept.", rich_help_panel=_PANEL),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(help="random: the seed.", rich_help_panel=_PANEL)
+        int | None,
+        typer.Option(help="random, user-kfold: the seed (required).", rich_help_panel=_PANEL),
+    ] = None,
+    k: Annotated[
+        int,
+        typer.Option(
+            "--k",
+            help="user-kfold: folds; each holds out all rows of its share of the users.",
+            rich_help_panel=_PANEL,
+        ),
+    ] = 5,
+    cutoffs: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TIME,TIME,...",
+            help="rolling: increasing cut-offs, one per fold (numbers, or ISO dates for "
+            "datetime columns); fold i trains before the i-th and tests up to the next.",
+            rich_help_panel=_PANEL,
+        ),
+    ] = None,
+    end: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TIME",
+            help="rolling: the end of the last fold's test (excluded); default: the end of "
+            "the log.",
+            rich_help_panel=_PANEL,
+        ),
+    ] = None,
+    train_window: Annotated[
+        float | None,
+        typer.Option(
+            help="rolling: train on this many time units before each cut-off only (seconds "
+            "of Unix times; ticks of a datetime column's unit); default: all earlier rows.",
+            rich_help_panel=_PANEL,
+        ),
     ] = None,
     min_train: Annotated[
         int,
@@ -174,17 +244,21 @@ def split_command(
             help="Output format of the counts. table: a note on stderr (nothing on stdout). "
             "json: one object on stdout (train, test, method and the counts of "
             "receval.split's summary()). csv/tsv/markdown/latex: those fields as a one-row "
-            "table on stdout.",
+            "table on stdout. user-kfold and rolling: a note, an object of a JSON list, or "
+            "a table row per fold, with its fold.",
         ),
     ] = OutputFormat.table,
     quiet: QuietOption = False,
 ) -> None:
     """temporal and leave-last-out read the log in batches (bounded memory: a
-    log larger than memory is split in two passes); ratio and random read it
-    whole. Ties in time: the log's row order (the later row is later). The
-    counts (users and rows dropped, users without test, cold users and items)
-    go to stderr as a note, or to stdout with -f json, csv, tsv, markdown or
-    latex.
+    log larger than memory is split in two passes); ratio, random, user-kfold
+    and rolling read it whole. user-kfold and rolling make several folds and
+    write each fold's parts to the -o and -O paths with the fold's number
+    before the suffix (train-0.parquet, test-0.parquet, train-1.parquet, ...).
+    Ties in time: the log's row order (the later row is later). The counts
+    (users and rows dropped, users without test, cold users and items) go to
+    stderr as a note (one per fold), or to stdout with -f json, csv, tsv,
+    markdown or latex.
     """
     from .. import split
     from ..data.scan import scan
@@ -206,48 +280,75 @@ def split_command(
                 f"--{name.replace('_', '-')} applies to --method {' and '.join(methods)}, "
                 f"not {method.value}; drop it or pick one of those methods."
             )
+    if seed is None and method in (SplitMethod.random, SplitMethod.user_kfold):
+        raise say.fail(f"--method {method.value} needs --seed (e.g. --seed 0).")
+    if cutoffs is None and method is SplitMethod.rolling:
+        raise say.fail("--method rolling needs --cutoffs (e.g. --cutoffs 100,200).")
+    times = None if cutoffs is None else _cutoffs(cutoffs, say)
+    n_folds = {SplitMethod.user_kfold: k, SplitMethod.rolling: len(times or ())}.get(method)
+    paths = (
+        [(train, test)]
+        if n_folds is None
+        else [(fold_path(train, i), fold_path(test, i)) for i in range(n_folds)]
+    )
     columns: dict[str, Any] = {"user": user, "item": item, "time": time}
     with say.guard():
-        for option, path in (("--train", train), ("--test", test)):  # not over the log
-            check_target(path, [file], f"receval split {option}")
+        for option, i in (("--train", 0), ("--test", 1)):  # not over the log
+            for pair in paths:
+                check_target(pair[i], [file], f"receval split {option}")
         if method is SplitMethod.temporal:
-            result = split.temporal(
+            results = [split.temporal(
                 scan(file), None if cutoff is None else _number_or_text(cutoff),
                 quantile=quantile, train_path=train, test_path=test, **columns,
-            )  # fmt: skip
+            )]  # fmt: skip
         elif method is SplitMethod.leave_last_out:
-            result = split.leave_last_out(
+            results = [split.leave_last_out(
                 scan(file), 1 if n is None else n, min_train=min_train, short=short,
                 train_path=train, test_path=test, **columns,
-            )  # fmt: skip
+            )]  # fmt: skip
         else:
             if method is SplitMethod.ratio:
-                result = split.ratio(
+                results = [split.ratio(
                     file, test_fraction, train_fraction=train_fraction, rounding=rounding,
                     min_interactions=min_interactions, **columns,
-                )  # fmt: skip
-            else:
-                if seed is None:
-                    raise say.fail("--method random needs --seed (e.g. --seed 0).")
-                result = split.random_holdout(
+                )]  # fmt: skip
+            elif method is SplitMethod.random:
+                results = [split.random_holdout(
                     file, test_fraction, n=n, train_fraction=train_fraction, seed=seed,
                     rounding=rounding, min_interactions=min_interactions, **columns,
+                )]  # fmt: skip
+            elif method is SplitMethod.user_kfold:
+                results = list(split.user_kfold(file, k, seed=seed, **columns))
+            else:
+                results = split.rolling(
+                    file, times or [], end=None if end is None else _number_or_text(end),
+                    train_window=train_window, **columns,
                 )  # fmt: skip
-            _write(result.train, train)
-            _write(result.test, test)
+            for result, (train_file, test_file) in zip(results, paths, strict=True):
+                _write(result.train, train_file)
+                _write(result.test, test_file)
     if output_format is OutputFormat.table:
-        say.note(_counts_line(result))
+        for result in results:
+            say.note(_counts_line(result))
     else:  # the counts once: on stdout, not again in a note
-        _print_counts(result, train, test, output_format)
+        _print_counts(results, paths, output_format, folded=method in _FOLDED)
 
 
-def _print_counts(result: Any, train: str, test: str, fmt: OutputFormat) -> None:
-    """The files written and the counts on stdout: one JSON object, or a one-row table."""
-    record = {"train": train, "test": test, **result.summary()}
-    del record["fold"]  # None: no method of the command folds
+def _print_counts(
+    results: list[Any], paths: list[tuple[str, str]], fmt: OutputFormat, folded: bool
+) -> None:
+    """The files written and the counts on stdout: one JSON object (a list of them, one
+    a fold, for the methods that fold), or a table of one row a fold."""
+    records = []
+    for result, (train, test) in zip(results, paths, strict=True):
+        record = {"train": train, "test": test, **result.summary()}
+        if not folded:
+            del record["fold"]  # None: the method makes one split
+        records.append(record)
     if fmt is OutputFormat.json:
         import json
 
-        typer.echo(json.dumps(record))
+        typer.echo(json.dumps(records if folded else records[0]))
     else:
-        render(ResultTable(list(record), [list(record.values())], keys=2), fmt)
+        rows = [list(record.values()) for record in records]
+        render(ResultTable(list(records[0]), rows, keys=2), fmt)

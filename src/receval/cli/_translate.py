@@ -81,6 +81,10 @@ OWN_OPTIONS: dict[str, str] = {
     "random_holdout.n": "--n",
     **{f"{func}.metric": "--similarity" for func in ("retrieve", "evaluate_embeddings")},
     **{f"{func}.k": "--k" for func in ("retrieve", "evaluate_embeddings")},
+    "user_kfold.k": "--k",
+    "rolling.cutoffs": "--cutoffs",
+    "rolling.end": "--end",
+    "rolling.train_window": "--train-window",
     **{
         f"{func}.{name}": f"--{name}"
         for func in ("compare", "compare_predictions", "gate")

@@ -159,6 +159,25 @@ def test_user_kfold_of_an_empty_log_says_the_log_is_empty():
     )
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "said"),
+    [
+        ({"k": 4, "seed": 0}, "The 'k' parameter of user_kfold must be at most the number of"),
+        ({"k": 1, "seed": 0}, "The 'k' parameter of user_kfold must be an integer in [2, inf)"),
+        ({"k": 2, "seed": -1}, "The 'seed' parameter of user_kfold must be a non-negative"),
+        ({"k": 2, "seed": 0, "user": "who"}, "user_kfold: the data has no column 'who'"),
+    ],
+)
+def test_user_kfold_checks_its_arguments_at_the_call(kwargs, said):
+    # not when the first fold is drawn: folds = user_kfold(...) raises there and then
+    log = pd.DataFrame({"user": [1, 1, 2, 3], "item": [1, 2, 1, 3]})
+    with pytest.raises((InvalidParameterError, InputValidationError)) as caught:
+        split.user_kfold(log, **kwargs)
+    assert str(caught.value).startswith(said)
+    folds = split.user_kfold(log, k=3, seed=0)
+    assert [f.fold for f in folds] == [0, 1, 2] and list(folds) == []  # drawn once
+
+
 def test_rolling_folds_and_train_window():
     folds = split.rolling(_log(), cutoffs=[2, 4], end=9)
     assert [f.test.index.tolist() for f in folds] == [[1, 2, 3], [5]]
@@ -412,6 +431,26 @@ def test_iso_text_times_split_as_their_instants():
     mixed = np.array([5, *_text_times(log)[1:]], dtype=object)
     with pytest.raises(InputValidationError, match=r"of several types \(int, str\); give one"):
         split.temporal(text.assign(timestamp=mixed), cutoff="1970-01-04")
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_dates_among_datetimes_are_refused_not_cut_to_their_day(order):
+    # Arrow reads datetimes after a date as dates: 06:00 became midnight, before a
+    # 03:00 cut-off, and the split put the row in train
+    import datetime as dt
+
+    times = [dt.date(2024, 1, 1), dt.datetime(2024, 1, 1, 6)][::order]
+    log = pd.DataFrame(
+        {"user": [1, 1], "item": [1, 2], "timestamp": pd.Series(times, dtype=object)}
+    )
+    with pytest.raises(InputValidationError) as caught:
+        split.temporal(log, cutoff="2024-01-01T03:00")
+    assert str(caught.value) == (
+        "temporal: the time column 'timestamp' holds Python objects of several types (date, "
+        "datetime); give one kind of time: datetimes, ISO 8601 text or numbers."
+    )
+    ok = log.assign(timestamp=pd.Series([dt.date(2024, 1, 1), dt.date(2024, 1, 2)], dtype=object))
+    assert split.temporal(ok, cutoff="2024-01-01T03:00").test.index.tolist() == [1]
 
 
 def test_cutoffs_convert_exactly_to_the_column_unit():

@@ -61,16 +61,26 @@ def time_column(values: Any, func: str, column: str) -> tuple[np.ndarray, np.dty
         values = np.asarray(values)
         if values.dtype.kind != "O":
             return _keys(values, func, column)
+        objects = values
         try:  # Python datetimes or numbers
-            values = to_arrow(values)
+            values = to_arrow(objects)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
-            kinds = sorted({type(x).__name__ for x in values.tolist()})
-            raise InputValidationError(
-                f"{where} holds Python objects of several types ({', '.join(kinds)}); give "
-                f"one kind of time: datetimes, ISO 8601 text or numbers."
-            ) from None
+            raise _several_types(objects, where) from None
+        # Arrow reads datetimes after a date as dates, cutting off their time of day
+        if pa.types.is_date(values.type) and any(isinstance(x, dt.datetime) for x in objects):
+            raise _several_types(objects, where)
     _no_nulls(values, func, column)
     return _keys(to_numpy(values), func, column)
+
+
+def _several_types(objects: np.ndarray, where: str) -> InputValidationError:
+    """The error of a column of Python objects of several types (dates and datetimes,
+    numbers and datetimes, ...), which compare as no one kind of time."""
+    kinds = sorted({type(x).__name__ for x in objects.tolist()})
+    return InputValidationError(
+        f"{where} holds Python objects of several types ({', '.join(kinds)}); give "
+        f"one kind of time: datetimes, ISO 8601 text or numbers."
+    )
 
 
 def _no_nulls(values: Any, func: str, column: str) -> None:

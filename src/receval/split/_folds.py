@@ -50,10 +50,11 @@ def user_kfold(
     user, item, time, rating : str
         Column names.
 
-    Yields
-    ------
-    result : SplitResult
-        One per fold, ``fold`` 0 to ``k - 1``; its test users are all cold.
+    Returns
+    -------
+    folds : iterator of SplitResult
+        One per fold, ``fold`` 0 to ``k - 1``, each made as it is drawn; its test
+        users are all cold. The parameters and the log are checked at the call.
 
     Examples
     --------
@@ -87,9 +88,7 @@ def user_kfold(
     for i, part in enumerate(np.array_split(order, k)):
         fold_of[part] = i
     fold_of_rows = fold_of[data.sorted_user_codes()][data.user_codes]
-    for i in range(k):
-        test = fold_of_rows == i
-        yield result_of(data, ~test, test, "user_kfold", fold=i)
+    return (result_of(data, fold_of_rows != i, fold_of_rows == i, func, fold=i) for i in range(k))
 
 
 def rolling(

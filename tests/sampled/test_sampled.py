@@ -243,6 +243,22 @@ def test_catalog_ids_and_frame_round_trip():
 
 
 @pytest.mark.parametrize(
+    ("catalog", "shown"),
+    [(5.0, "5.0"), (True, "True"), ("abc", "'abc'"), ({3, 1, 2}, "{1, 2, 3}")],
+)
+def test_a_catalog_neither_a_size_nor_ids_names_both_forms(catalog, shown):
+    # a float or a set read as a 0-d array: "catalog must be 1-dimensional. Got an
+    # array of shape ()", which names neither form the parameter takes
+    with pytest.raises(InvalidParameterError) as caught:
+        sample_negatives({"u1": {1: 1}}, catalog, n=1, seed=0)
+    assert str(caught.value) == (
+        "The 'catalog' parameter of sample_negatives must be an integer N (the items 0 to "
+        f"N - 1) or an array of item ids. Got {shown} instead; pass e.g. catalog=1000 or "
+        "catalog=list(items)."
+    )
+
+
+@pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
         ({"n": 0}, InvalidParameterError, "'n' parameter"),

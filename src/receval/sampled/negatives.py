@@ -9,6 +9,7 @@ not interact with (100 uniform negatives in the NCF protocol; RecBole's
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -319,6 +320,12 @@ def _catalog_ids(catalog: Any, func: str) -> np.ndarray:
     if isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
         v.check_number(int(catalog), "catalog", func, integer=True, low=1)
         return np.arange(int(catalog), dtype=np.int64)
+    if np.ndim(catalog) == 0:  # a float, a bool, a str, a set: neither a size nor ids
+        raise InvalidParameterError(
+            f"The 'catalog' parameter of {func} must be an integer N (the items 0 to N - 1) "
+            f"or an array of item ids. Got {reprlib.repr(catalog)} instead; pass e.g. "
+            f"catalog=1000 or catalog=list(items)."
+        )
     ids = v.as_1d(catalog, "catalog", func)
     v.check_not_empty(len(ids), "catalog", func)
     codes, uniques = factorize(ids, "catalog", func)

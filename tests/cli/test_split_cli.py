@@ -273,6 +273,32 @@ def test_rolling_reads_iso_cutoffs_of_a_datetime_log(tmp_path):
     assert [{k: r[k] for k in expected[0]} for r in records] == expected
 
 
+def test_rolling_train_window_of_a_datetime_log_is_a_span(tmp_path):
+    import datetime as dt
+
+    days = pd.to_datetime(["2024-01-01", "2024-01-05", "2024-01-10", "2024-01-09"])
+    log = pd.DataFrame({"user": [1, 1, 1, 2], "item": [1, 2, 3, 4], "timestamp": days})
+    path = tmp_path / "log.parquet"
+    log.to_parquet(path, index=False)
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    args = ["split", path, "--method", "rolling", "--cutoffs", "2024-01-06", *out]
+    for span in ("3d", "72h", "4320min"):
+        result = invoke(make_runner(), *args, "--train-window", span, "-f", "json")
+        (expected,) = split.rolling(log, ["2024-01-06"], train_window=dt.timedelta(days=3))
+        assert json.loads(result.stdout)[0]["n_train_rows"] == expected.n_train_rows == 1
+        assert _parts(tmp_path / "a-0.parquet")["item"].tolist() == [2]
+    said = invoke(make_runner(), *args, "--train-window", "3", code=2).stderr
+    assert said.startswith("error: --train-window must be a span of time (")
+    assert said.endswith("Got 3.0 instead; give e.g. 30d.\n")
+    for bad in ("3x", "0d", "-1d", "d"):
+        said = invoke(make_runner(), *args, "--train-window", bad, code=2).stderr
+        assert said == (
+            "error: --train-window must be a number, or a positive span of time such as 30d, "
+            "12h, 90min or 45s (units: w, d, h, min, s, ms, us). Got "
+            f"{bad!r} instead.\n"
+        )
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [

@@ -187,6 +187,47 @@ def test_rolling_folds_and_train_window():
     assert windowed[0].train.index.tolist() == [1, 2, 3]  # times 2 and 3
 
 
+@pytest.mark.parametrize("unit", ["ns", "us", "ms", "s"])
+def test_rolling_train_window_of_datetimes_is_a_span_of_time(unit):
+    # a number counted ticks of the column's unit: 3 days of nanoseconds were 3,000
+    # days of microseconds, the unit pandas 3 reads ISO text in, so the same call
+    # trained on every row; a span of time means the same in every unit
+    import datetime as dt
+
+    days = pd.to_datetime(["2024-01-01", "2024-01-05", "2024-01-10", "2024-01-09"])
+    log = pd.DataFrame(
+        {"user": [1, 1, 1, 2], "item": [1, 2, 3, 4], "timestamp": days.astype(f"M8[{unit}]")}
+    )
+    for window in (dt.timedelta(days=3), np.timedelta64(72, "h"), pd.Timedelta("3D")):
+        (fold,) = split.rolling(log, ["2024-01-06"], train_window=window)
+        assert fold.train.index.tolist() == [1] and fold.test.index.tolist() == [2, 3]
+    with pytest.raises(InvalidParameterError) as caught:
+        split.rolling(log, ["2024-01-06"], train_window=3 * 86_400 * 10**9)
+    assert str(caught.value) == (
+        "The 'train_window' parameter of rolling must be a span of time (a "
+        "datetime.timedelta, numpy.timedelta64 or pandas.Timedelta), as the time column "
+        "holds datetimes. Got 259200000000000 instead; give e.g. datetime.timedelta(days=30)."
+    )
+    for bad in (
+        pd.Timedelta(0),
+        -dt.timedelta(days=1),
+        np.timedelta64("NaT"),
+        np.timedelta64(1, "M"),
+    ):
+        with pytest.raises(InvalidParameterError, match="must be a positive span of time of a fix"):
+            split.rolling(log, ["2024-01-06"], train_window=bad)
+
+
+def test_rolling_train_window_of_numbers_is_a_number():
+    with pytest.raises(InvalidParameterError) as caught:
+        split.rolling(_log(), cutoffs=[4], train_window=pd.Timedelta("2s"))
+    assert str(caught.value) == (
+        "The 'train_window' parameter of rolling must be a number, as the time column holds "
+        "numbers. Got Timedelta('0 days 00:00:02') instead; give the window in the times' "
+        "units, e.g. 86400 for a day of Unix seconds."
+    )
+
+
 @pytest.mark.parametrize("kind", ["polars", "arrow"])
 def test_frame_types_are_kept(kind):
     log = _log()

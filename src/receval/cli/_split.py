@@ -2,7 +2,10 @@
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
 
+import contextlib
+import datetime as dt
 import os
+import re
 from enum import Enum
 from typing import Annotated, Any
 
@@ -71,6 +74,25 @@ def _cutoffs(text: str, say: Messages) -> list[Any]:
             f"2024-01-01,2024-02-01. Got {text!r} instead."
         )
     return [_number_or_text(part) for part in parts]
+
+
+#: the units of a span of time (``--train-window 30d``): ``datetime.timedelta``'s
+_SPAN_UNITS = {"w": "weeks", "d": "days", "h": "hours", "min": "minutes", "s": "seconds",
+               "ms": "milliseconds", "us": "microseconds"}  # fmt: skip
+
+
+def _window(text: str, say: Messages) -> Any:
+    """``--train-window``: a number (numeric times), or a span such as ``30d`` as a
+    ``datetime.timedelta`` (datetimes); the library checks it against the column."""
+    with contextlib.suppress(ValueError):
+        return float(text)
+    match = re.fullmatch(r"\s*(\d+)\s*([a-z]+)\s*", text)
+    if match is None or match[2] not in _SPAN_UNITS or not int(match[1]):
+        raise say.fail(
+            f"--train-window must be a number, or a positive span of time such as 30d, 12h, "
+            f"90min or 45s (units: {', '.join(_SPAN_UNITS)}). Got {text!r} instead."
+        )
+    return dt.timedelta(**{_SPAN_UNITS[match[2]]: int(match[1])})
 
 
 def fold_path(path: str, fold: int) -> str:
@@ -190,10 +212,12 @@ def split_command(
         ),
     ] = None,
     train_window: Annotated[
-        float | None,
+        str | None,
         typer.Option(
-            help="rolling: train on this many time units before each cut-off only (seconds "
-            "of Unix times; ticks of a datetime column's unit); default: all earlier rows.",
+            metavar="N|SPAN",
+            help="rolling: train on this span before each cut-off only: a number for "
+            "numeric times (seconds of Unix times), a span such as 30d, 12h, 90min or 45s "
+            "for datetimes; default: all earlier rows.",
             rich_help_panel=_PANEL,
         ),
     ] = None,
@@ -285,6 +309,7 @@ def split_command(
     if cutoffs is None and method is SplitMethod.rolling:
         raise say.fail("--method rolling needs --cutoffs (e.g. --cutoffs 100,200).")
     times = None if cutoffs is None else _cutoffs(cutoffs, say)
+    window = None if train_window is None else _window(train_window, say)
     n_folds = {SplitMethod.user_kfold: k, SplitMethod.rolling: len(times or ())}.get(method)
     paths = (
         [(train, test)]
@@ -322,7 +347,7 @@ def split_command(
             else:
                 results = split.rolling(
                     file, times or [], end=None if end is None else _number_or_text(end),
-                    train_window=train_window, **columns,
+                    train_window=window, **columns,
                 )  # fmt: skip
             for result, (train_file, test_file) in zip(results, paths, strict=True):
                 _write(result.train, train_file)

@@ -212,6 +212,10 @@ def cli_text(text: str, command: str | None = None) -> str:
 
         text = text.replace(SETTINGS_ONLY, "--rule gives the rules")
         text = text.replace("or read no file.", "or leave out --config.")
+    if command == "split":  # a span of time as --train-window takes it
+        from ..split._folds import WINDOW_EXAMPLE
+
+        text = text.replace(WINDOW_EXAMPLE, "30d")
     if command is not None:  # the command reads its file with a scan of its own
         text = re.sub(r"^scan: ", "", text)
     text = _REFUSED.sub(lambda match: _refused(match, command), text)

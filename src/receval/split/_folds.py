@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -96,7 +97,7 @@ def rolling(
     cutoffs: Sequence[Any],
     *,
     end: Any = None,
-    train_window: float | None = None,
+    train_window: float | dt.timedelta | np.timedelta64 | None = None,
     user: str = "user",
     item: str | None = "item",
     time: str | None = None,
@@ -117,9 +118,10 @@ def rolling(
         Increasing cut-off times, one per fold.
     end : number or datetime, default=None
         The end of the last fold's test (excluded).
-    train_window : number, default=None
-        Train on the last ``train_window`` time units before each cut-off only
-        (ticks of the time column: seconds for Unix times, the datetime's unit);
+    train_window : number or timedelta, default=None
+        Train on the last ``train_window`` before each cut-off only: for numeric
+        times a number in their units (seconds for Unix times), for datetimes a
+        ``datetime.timedelta``, ``numpy.timedelta64`` or ``pandas.Timedelta``;
         None: all earlier rows.
     user, item, time, rating : str
         Column names (see :func:`temporal`).
@@ -145,7 +147,7 @@ def rolling(
             f"The 'cutoffs' parameter of {func} must be a non-empty sequence of times. Got "
             f"{cutoffs!r} instead."
         )
-    if train_window is not None:
+    if train_window is not None and not isinstance(train_window, _TIMEDELTAS):
         check_number(train_window, "train_window", func, low=0, low_inclusive=False)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     keys = times_of(data)
@@ -162,14 +164,57 @@ def rolling(
         raise InvalidParameterError(
             f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} instead."
         )
+    window = _window_ticks(train_window, unit, func)
     folds = []
     for i, cut in enumerate(cuts):
         upper = cuts[i + 1] if i + 1 < len(cuts) else last
         train = keys < cut
-        if train_window is not None:
-            train &= keys >= cut - train_window
+        if window is not None:
+            train &= keys >= cut - window
         test = keys >= cut
         if upper is not None:
             test &= keys < upper
         folds.append(result_of(data, train, test, "rolling", fold=i))
     return folds
+
+
+#: the spans of time a datetime column's train window is given as
+_TIMEDELTAS = (dt.timedelta, np.timedelta64)  # pandas.Timedelta is a datetime.timedelta
+
+#: the example of a span of time in the errors of ``train_window``
+WINDOW_EXAMPLE = "datetime.timedelta(days=30)"
+
+
+def _window_ticks(window: Any, unit: np.dtype[Any] | None, func: str) -> Any:
+    """``train_window`` in ticks of the time column: a number of numeric times as it is,
+    a timedelta in ticks of a datetime column's unit. A number against datetimes is
+    refused: it would count ticks of a unit the reader chose (pandas reads text as
+    microseconds or nanoseconds, by version)."""
+    if window is None:
+        return None
+    span = isinstance(window, _TIMEDELTAS)
+    if unit is None and span:
+        raise InvalidParameterError(
+            f"The 'train_window' parameter of {func} must be a number, as the time column "
+            f"holds numbers. Got {window!r} instead; give the window in the times' units, "
+            f"e.g. 86400 for a day of Unix seconds."
+        )
+    if unit is None:
+        return window
+    if not span:
+        raise InvalidParameterError(
+            f"The 'train_window' parameter of {func} must be a span of time (a "
+            f"datetime.timedelta, numpy.timedelta64 or pandas.Timedelta), as the time "
+            f"column holds datetimes. Got {window!r} instead; give e.g. {WINDOW_EXAMPLE}."
+        )
+    name, count = np.datetime_data(unit)
+    try:
+        ticks = float(np.timedelta64(window) / np.array(count, dtype=f"m8[{name}]"))
+    except TypeError:  # months or years against days: no fixed length
+        ticks = np.nan
+    if not ticks > 0:  # NaT, no fixed length, zero or negative
+        raise InvalidParameterError(
+            f"The 'train_window' parameter of {func} must be a positive span of time of a "
+            f"fixed length. Got {window!r} instead; give e.g. {WINDOW_EXAMPLE}."
+        )
+    return ticks

@@ -288,8 +288,19 @@ def test_rolling_train_window_of_a_datetime_log_is_a_span(tmp_path):
         assert json.loads(result.stdout)[0]["n_train_rows"] == expected.n_train_rows == 1
         assert _parts(tmp_path / "a-0.parquet")["item"].tolist() == [2]
     said = invoke(make_runner(), *args, "--train-window", "3", code=2).stderr
-    assert said.startswith("error: --train-window must be a span of time (")
-    assert said.endswith("Got 3.0 instead; give e.g. 30d.\n")
+    assert said == (
+        "error: --train-window must be a span of time, as the time column holds datetimes. "
+        "Got '3'; give e.g. --train-window 30d (units: w, d, h, min, s, ms, us).\n"
+    )
+    numeric = tmp_path / "numeric.csv"
+    numeric.write_text("user,item,timestamp\n1,1,1\n1,2,6\n2,1,7\n")
+    numbers = ["split", numeric, "--method", "rolling", "--cutoffs", "5", *out]
+    said = invoke(make_runner(), *numbers, "--train-window", "2d", code=2).stderr
+    assert said == (
+        "error: --train-window must be a number, as the time column holds numbers. Got '2d'; "
+        "give the window in the times' units, e.g. --train-window 86400 for a day of Unix "
+        "seconds.\n"
+    )
     for bad in ("3x", "0d", "-1d", "d"):
         said = invoke(make_runner(), *args, "--train-window", bad, code=2).stderr
         assert said == (

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from .._parameters import counted
+from ..exceptions import InvalidParameterError
 from ._common import ItemOption, QuietOption, UserOption, app
 from ._output import OutputFormat, ResultTable, render
 from ._params import CLICK, Command, table_argument
@@ -93,6 +94,21 @@ def _window(text: str, say: Messages) -> Any:
             f"90min or 45s (units: {', '.join(_SPAN_UNITS)}). Got {text!r} instead."
         )
     return dt.timedelta(**{_SPAN_UNITS[match[2]]: int(match[1])})
+
+
+def _window_refused(text: Any, window: Any) -> str:
+    """The error of a ``--train-window`` of the other kind than the log's times, in the
+    words it was given in (the library names the value it was handed)."""
+    if isinstance(window, dt.timedelta):
+        return (
+            f"--train-window must be a number, as the time column holds numbers. Got "
+            f"{text!r}; give the window in the times' units, e.g. --train-window 86400 for a "
+            f"day of Unix seconds."
+        )
+    return (
+        f"--train-window must be a span of time, as the time column holds datetimes. Got "
+        f"{text!r}; give e.g. --train-window 30d (units: {', '.join(_SPAN_UNITS)})."
+    )
 
 
 def fold_path(path: str, fold: int) -> str:
@@ -345,10 +361,15 @@ def split_command(
             elif method is SplitMethod.user_kfold:
                 results = list(split.user_kfold(file, k, seed=seed, **columns))
             else:
-                results = split.rolling(
-                    file, times or [], end=None if end is None else _number_or_text(end),
-                    train_window=window, **columns,
-                )  # fmt: skip
+                try:
+                    results = split.rolling(
+                        file, times or [], end=None if end is None else _number_or_text(end),
+                        train_window=window, **columns,
+                    )  # fmt: skip
+                except InvalidParameterError as e:
+                    if not re.match(r"The 'train_window' .* as the time column holds", str(e)):
+                        raise
+                    raise say.fail(_window_refused(train_window, window)) from None
             for result, (train_file, test_file) in zip(results, paths, strict=True):
                 _write(result.train, train_file)
                 _write(result.test, test_file)

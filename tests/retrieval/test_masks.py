@@ -3,8 +3,6 @@ equal to the oracle's, whatever the split of the users."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -37,15 +35,15 @@ def test_counts_equal_the_oracle_in_one_pass_and_merged_over_batches(data):
     candidates = Candidates([u for u, _ in distinct], [i for _, i in distinct])
     assert unmatched_pairs("candidates", candidates, user_ids, item_ids).counts == want
     # batches of the users (an accumulator's updates, Spark's partitions), merged in
-    # either order: the same counts and item examples (the users without a vector are
-    # those of no batch, not known to any)
+    # either order: the same counts and examples (the users without a vector, those of
+    # no batch, named once all are in: each batch keeps which users it gave)
     parts = [unmatched_pairs("exclude", seen, batch, item_ids, some_users=True).counts
              for batch in np.split(user_ids, cuts)]  # fmt: skip
     for ordered in (parts, parts[::-1]):
         merged = PairCounts()
         for part in ordered:
             merged = merged.merge(part)
-        assert merged.of_all(seen.n_pairs) == replace(want, users_absent=())
+        assert merged.of_all(seen) == want
 
 
 def test_examples_name_a_few_users_and_items_without_a_vector():

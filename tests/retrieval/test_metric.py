@@ -61,9 +61,9 @@ def test_exclude_pairs_without_a_vector_are_counted_as_evaluate_embeddings_count
         "e.g. [1, 2]); check their ids against user_ids and item_ids (type, prefix) if they "
         "should match."
     )
-    # the memory path names the users too; the updates know which items have no vector
-    # (the accumulator warned with the counts alone), not which users were never given
-    memory, streaming = message.format(", e.g. ['ghost']"), message.format("")
+    # the accumulator names the users never given as the memory path does (it named
+    # none: no update knew which users the others gave)
+    memory = streaming = message.format(", e.g. ['ghost']")
     with pytest.warns(UnmatchedIdsWarning, match="evaluate_embeddings: " + re.escape(memory)):
         want = rv.evaluate_embeddings(qrels, users, items, ["ndcg@10"], user_ids=user_ids,
                                       **opts)  # fmt: skip
@@ -102,6 +102,33 @@ def test_exclude_pairs_without_a_vector_are_counted_as_evaluate_embeddings_count
         "n_exclude_unmatched": 96  # no user given yet
     }
     assert rv.metric("ndcg@10", item_vectors=items).skipped() == {}  # no exclude
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_users_never_given_are_named_as_evaluate_embeddings_names_them(whole_groups):
+    # users of exclude given in no update: the six smallest named, whatever the split,
+    # the order of the merges, a checkpoint or a pickle; the accumulator named none
+    users, items, user_ids, item_ids, qrels, train = _data()
+    given = [0, 2, 4, 6, 8, 10, 12, 14, 16, 18]  # u1, u11, u13, ..., u20 never given
+    opts = dict(item_ids=item_ids, exclude=train)
+    with pytest.warns(UnmatchedIdsWarning) as caught:
+        rv.evaluate_embeddings(qrels, users[given], items, ["ndcg@10"],
+                               user_ids=user_ids[given], **opts)  # fmt: skip
+    (memory,) = [str(w.message).split(": ", 1)[1] for w in caught]
+    assert "(users without one: 52 pairs, e.g. ['u1', 'u11', 'u13', 'u15', 'u17', ...])" \
+        in memory  # fmt: skip
+    accs = [rv.metric("ndcg@10", item_vectors=items, whole_groups=whole_groups, **opts)
+            for _ in range(3)]  # fmt: skip
+    for n, row in enumerate(given):  # one user an update, dealt to three accumulators
+        u = str(user_ids[row])
+        accs[n % 3].update({u: qrels[u]}, users[row : row + 1], user_ids=[u])
+    merged = accs[2].merge(accs[0]).merge(accs[1])
+    resumed = rv.metric("ndcg@10", item_vectors=items, whole_groups=whole_groups, **opts)
+    resumed.load_state_dict(merged.state_dict())
+    for acc in (merged, resumed, pickle.loads(pickle.dumps(merged))):
+        with pytest.warns(UnmatchedIdsWarning) as caught:
+            acc.compute()
+        assert [str(w.message) for w in caught] == ["receval.metric('ndcg@10'): " + memory]
 
 
 @pytest.mark.parametrize(("ties", "want"), [(None, 1.0), ("average", 0.75), ("input", 0.5)])

@@ -29,7 +29,7 @@ of ``candidates=``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -377,7 +377,10 @@ class PairCounts:
     Counts of disjoint sets of users add up (:meth:`merge`): the updates of an
     accumulator, the partitions of Spark. The examples are the :data:`N_EXAMPLES`
     smallest ids seen, so any split of the users, merged in any order, keeps the
-    same ones, in bounded memory.
+    same ones, in bounded memory. Counts of some of the users of a log that each
+    update (or partition) holds whole do not know the users never given: they keep
+    which of the log's users were given (``users_given``, one bit a user), and
+    :meth:`of_all` counts and names the others once every user is in.
 
     Attributes
     ----------
@@ -389,9 +392,10 @@ class PairCounts:
         Pairs whose user has a vector and whose item has none.
     users_absent, items_absent : tuple
         The smallest ids (at most :data:`N_EXAMPLES`, sorted, as Python values) of
-        the users and of the items without a vector among those pairs, where
-        known: a batch of users, or a partition of a log sent whole to each,
-        does not know the users never given (``users_absent`` is then empty).
+        the users and of the items without a vector among those pairs.
+    users_given : ndarray of uint8
+        Counts of some users: the log's users given a vector so far, as the bits
+        of ``np.packbits`` over the log's users (empty: none; not compared).
 
     Examples
     --------
@@ -406,6 +410,8 @@ items_absent=(5, 7, 12))
     n_items_absent: int = 0
     users_absent: tuple[Any, ...] = ()
     items_absent: tuple[Any, ...] = ()
+    users_given: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint8),
+                                    repr=False, compare=False)  # fmt: skip
 
     def __post_init__(self) -> None:
         for name in ("users_absent", "items_absent"):
@@ -418,19 +424,28 @@ items_absent=(5, 7, 12))
 
     def merge(self, other: PairCounts) -> PairCounts:
         """The counts of two disjoint sets of users together."""
+        a, b = sorted((self.users_given, other.users_given), key=len)
+        given = b.copy()
+        given[: len(a)] |= a
         return PairCounts(
             self.n_pairs + other.n_pairs, self.n_users_absent + other.n_users_absent,
             self.n_items_absent + other.n_items_absent,
             self.users_absent + other.users_absent, self.items_absent + other.items_absent,
+            given,
         )  # fmt: skip
 
-    def of_all(self, n_pairs: int) -> PairCounts:
+    def of_all(self, log: Any) -> PairCounts:
         """These counts of the pairs of the users given a vector (``some_users`` of
-        :func:`~receval.retrieval.masks.unmatched_pairs`), as the counts of all
-        ``n_pairs`` pairs: the user of every other pair has no vector (which users,
-        these counts do not know)."""
-        return PairCounts(n_pairs, self.n_users_absent + n_pairs - self.n_pairs,
-                          self.n_items_absent, self.users_absent, self.items_absent)  # fmt: skip
+        :func:`~receval.retrieval.masks.unmatched_pairs`), as the counts of every pair
+        of ``log`` (a :class:`SeenItems`, or a table of the same fields): the user of
+        every other pair has no vector, and the smallest of those users are named."""
+        lengths = np.diff(log.offsets)
+        given = np.zeros(len(lengths), dtype=bool)  # (unpackbits pads an empty array
+        bits = np.unpackbits(self.users_given)[: len(lengths)]  # with garbage)
+        given[: len(bits)] = bits
+        absent = ~given & (lengths > 0)
+        return PairCounts(len(log.items), int(lengths[absent].sum()), self.n_items_absent,
+                          smallest_ids(log.user_ids[absent]), self.items_absent)  # fmt: skip
 
 
 def smallest_ids(ids: Any) -> tuple[Any, ...]:

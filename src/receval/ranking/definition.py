@@ -190,7 +190,7 @@ def _unmatched(params: dict[str, Any], state: RankingState | OpenUsers) -> Unmat
     seen = params["conventions"].get("exclude")
     if "items" not in params or seen is None:
         return None
-    return Unmatched("exclude", state.exclude_unmatched.of_all(seen.n_pairs))
+    return Unmatched("exclude", state.exclude_unmatched.of_all(seen))
 
 
 def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[str, int]:

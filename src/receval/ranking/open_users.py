@@ -133,12 +133,14 @@ class OpenUsers:
 
 
 def _counts(plain: Any) -> PairCounts:
-    """The :class:`~receval.data.seen.PairCounts` of its plain form (a dict of counts
-    and of a few ids), checked."""
+    """The :class:`~receval.data.seen.PairCounts` of its plain form (a dict of counts,
+    of a few ids and of the bits of the users given), checked."""
     from ..engine.states import invalid_state
 
     names = [f.name for f in fields(PairCounts)]
     counts = [n for n in names if n.startswith("n_")]
+    ids = [n for n in names if n.endswith("_absent") and n not in counts]
+    bits = plain.get("users_given") if isinstance(plain, dict) else None
     if (
         not isinstance(plain, dict)
         or sorted(plain) != sorted(names)
@@ -147,14 +149,14 @@ def _counts(plain: Any) -> PairCounts:
             isinstance(plain[k], (tuple, list))
             and len(plain[k]) <= N_EXAMPLES
             and all(type(x) in (int, str) for x in plain[k])
-            for k in names
-            if k not in counts
+            for k in ids
         )
+        or not (isinstance(bits, np.ndarray) and bits.ndim == 1 and bits.dtype == np.uint8)
     ):
         raise invalid_state(
-            f"OpenUsers.exclude_unmatched: expected the counts {counts} (integers >= 0) and "
-            f"the ids {[n for n in names if n not in counts]} (at most {N_EXAMPLES} ints or "
-            f"strings each), got {plain!r}"
+            f"OpenUsers.exclude_unmatched: expected the counts {counts} (integers >= 0), "
+            f"the ids {ids} (at most {N_EXAMPLES} ints or strings each) and users_given "
+            f"(a 1-d uint8 array), got {plain!r}"
         )
     return PairCounts(**plain)
 

@@ -140,8 +140,9 @@ def unmatched_pairs(
         The ids of the rows of the user and item vectors.
     some_users : bool, default=False
         ``user_ids`` are some of the users (an update of an accumulator, a
-        partition): only their pairs are counted, and :meth:`PairCounts.of_all`
-        completes the merged counts once every user is in.
+        partition): only their pairs are counted, with which users of ``table``
+        they are, and :meth:`PairCounts.of_all` completes the merged counts (those
+        without a vector named) once every user is in.
     """
     lengths = np.diff(table.offsets)
     codes = lookup(np.asarray(user_ids), table.user_ids)
@@ -150,11 +151,9 @@ def unmatched_pairs(
     pairs = table.items[np.repeat(given, lengths)]  # the pairs of users with a vector
     absent = pairs[lookup(table.item_ids, np.asarray(item_ids))[pairs] < 0]
     items = smallest_ids(table.item_ids[distinct(absent)])
-    if some_users:  # the users without a vector are not known yet
-        return Unmatched(argument, PairCounts(len(pairs), 0, len(absent), items_absent=items))
-    counts = PairCounts(len(table.items), len(table.items) - len(pairs), len(absent),
-                        smallest_ids(table.user_ids[~given & (lengths > 0)]), items)  # fmt: skip
-    return Unmatched(argument, counts)
+    counts = PairCounts(len(pairs), 0, len(absent), (), items, np.packbits(given))
+    # some users: the users without a vector are known once every user is in
+    return Unmatched(argument, counts if some_users else counts.of_all(table))
 
 
 def _rows_of(ids: np.ndarray, codes: np.ndarray, dictionary: np.ndarray) -> np.ndarray:

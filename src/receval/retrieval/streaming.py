@@ -4,9 +4,10 @@ user vectors, each retrieved against the item matrix it holds.
 The item matrix is fixed when the accumulator is made; each update retrieves its
 users' exact top k (as :func:`receval.retrieve`, each user's ``exclude`` items
 masked before the cut) and adds the lists as the run of ``update(qrels, run)``,
-and the counts of its users' ``exclude`` pairs whose item has no vector to the
-state (:func:`~receval.retrieval.masks.unmatched_pairs`, as in memory and on
-Spark), so that ``compute`` knows the pairs that masked nothing.
+and the counts of its users' ``exclude`` pairs whose item has no vector, with
+which of the log's users it gave, to the state
+(:func:`~receval.retrieval.masks.unmatched_pairs`, as in memory and on Spark), so
+that ``compute`` knows and names the pairs that masked nothing.
 Accumulators compare their options to merge and write them into every
 checkpoint, so the matrix is held by an :class:`ItemMatrix`: equal to another
 when their content digests are (the float32 values, the ids, the score and the

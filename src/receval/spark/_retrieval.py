@@ -127,7 +127,9 @@ def evaluate_embeddings(
         DataFrame with the ``user`` and ``item`` columns joins the same
         ``repartition`` (each partition holds its own users' rows); a local log
         (what :func:`receval.retrieve` takes) is built once on the driver and
-        sent to every executor.
+        sent to every executor, each of which sends back which of its users it
+        holds (a bit a user of the log), so that its pairs whose user has no
+        vector are counted and named as in memory.
     block_users, block_items : int
         As for :func:`receval.retrieve`, within each partition.
     name : str, default=None
@@ -229,7 +231,8 @@ def evaluate_embeddings(
         return finalize(setup, state, run_name=name, matching=matching)
     counts = state.exclude_unmatched
     if seen is not None:  # a local exclude: each partition counted its own users' pairs
-        counts = counts.of_all(seen.n_pairs)
+        # and kept which of the log's users it holds; the others are named here
+        counts = counts.of_all(seen)
     if counts.n_unmatched == counts.n_pairs:
         raise InputValidationError(
             f"{_FUNC}: no (user, item) pair of exclude names a user of users and an item of "

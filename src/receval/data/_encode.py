@@ -133,12 +133,7 @@ def encode_ids(
         arr = arr.astype(np.int64)
         kind = "i"
     if kind == "f":
-        if np.isnan(arr).any():
-            raise _missing(np.isnan(arr), name, func)
-        if np.isinf(arr).any():
-            raise InputValidationError(
-                f"{func}: {name} contains infinity; ids must be integers or strings."
-            )
+        _check_floats(arr, name, func)
         if np.array_equal(arr, np.floor(arr)) and np.abs(arr).max() < 2**53:
             arr = arr.astype(np.int64)
             kind = "i"
@@ -155,6 +150,27 @@ def encode_ids(
         codes, uniques = _factorize_arrow(arr.astype(object), name, func)
         return codes, ids_to_numpy(uniques).astype(arr.dtype)
     return _factorize_arrow(arr, name, func, any_order)
+
+
+def float_ids(values: Any, name: str, func: str) -> EncodedIds:
+    """Float ids encoded as floats, whole or not: a part of a column that holds a
+    fraction or a float from ``2**53`` on, which :func:`encode_ids` keeps as floats
+    (whole floats become integers only where the whole column is whole and below
+    ``2**53``), encoded as the whole column is (a Spark partition of it), with the
+    same errors (missing ids, infinity)."""
+    arr = as_1d(values, name, func)
+    _check_floats(arr, name, func)
+    return EncodedIds(*_factorize_arrow(arr, name, func))
+
+
+def _check_floats(arr: np.ndarray, name: str, func: str) -> None:
+    """Refuse float ids that are NaN (missing) or infinite."""
+    if np.isnan(arr).any():
+        raise _missing(np.isnan(arr), name, func)
+    if np.isinf(arr).any():
+        raise InputValidationError(
+            f"{func}: {name} contains infinity; ids must be integers or strings."
+        )
 
 
 # the most NumPy str ids encoded by a dict (an Arrow array and its buffers cost

@@ -86,16 +86,55 @@ def id_columns(df: Any, side: int, user: str, item: str | None = None) -> list[A
     return columns
 
 
-def side_users(table: Any, side: int) -> Any:
+def float_sides(df: Any, side: int, user: str, item: str | None = None) -> frozenset[str]:
+    """The names (of :func:`id_columns`) of ``df``'s id columns of floats that
+    :func:`receval.evaluate` keeps as floats: those that hold a fraction or a float
+    from ``2**53`` on (NaN and infinity, refused anyway, too). Memory decides so per
+    column (whole floats below ``2**53`` are integers only where every id of the
+    column is one), so Spark decides once, on the driver, over the whole column (one
+    job, only where an id column holds floats), never by the ids that share a
+    partition; :func:`side_ids` then keeps them floats."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DoubleType, FloatType
+
+    names = {f"__receval_user{side}": user}
+    if item is not None:
+        names[f"__receval_item{side}"] = item
+    floats = {alias: c for alias, c in names.items()
+              if isinstance(df.schema[c].dataType, (DoubleType, FloatType))}  # fmt: skip
+    if not floats:
+        return frozenset()
+
+    def kept(ids: Any) -> Any:  # (floor() of a double past the longs overflows)
+        return F.when(F.abs(ids) >= float(2**53), True).otherwise(ids != F.floor(ids))
+
+    held = df.agg(*(F.max(kept(F.col(c)).cast("int")).alias(a) for a, c in floats.items()))
+    held = held.first()
+    return frozenset(a for a in floats if held is not None and held[a])
+
+
+def side_users(table: Any, side: int, floats: frozenset[str] = frozenset(),
+               func: str = "Qrels") -> Any:  # fmt: skip
     """A partition's user ids of one ``side`` of :func:`id_columns`, as :func:`column`
     reads them (each side's in its own type: the memory rule of
-    :func:`receval.evaluate` matches them)."""
-    return column(table, f"__receval_user{side}")
+    :func:`receval.evaluate` matches them); those of a column of :func:`float_sides`
+    encoded as floats (:func:`~receval.data._encode.float_ids`; ``func`` names the
+    container in its errors)."""
+    return _ids(table, f"__receval_user{side}", "users", floats, func)
 
 
-def side_ids(table: Any, side: int) -> tuple[Any, Any]:
+def side_ids(table: Any, side: int, floats: frozenset[str] = frozenset(),
+             func: str = "Qrels") -> tuple[Any, Any]:  # fmt: skip
     """A partition's user and item ids of one ``side``, as :func:`side_users`."""
-    return side_users(table, side), column(table, f"__receval_item{side}")
+    return (side_users(table, side, floats, func),
+            _ids(table, f"__receval_item{side}", "items", floats, func))  # fmt: skip
+
+
+def _ids(table: Any, name: str, kind: str, floats: frozenset[str], func: str) -> Any:
+    from ..data._encode import float_ids
+
+    ids = column(table, name)
+    return float_ids(ids, kind, func) if name in floats else ids
 
 
 #: The data arguments whose columns hold numbers (booleans too), as their arrays must

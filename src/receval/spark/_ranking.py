@@ -31,6 +31,7 @@ from ._common import (
     check_columns,
     check_frame,
     check_partitions,
+    float_sides,
     id_columns,
     partition_states,
     repartition,
@@ -243,6 +244,7 @@ def evaluate(
         check_columns(exclude, func, "exclude", user=user, item=item)
     ordered = bool(setup.listwise) or any(cv.ties == "input" for cv in setup.convs.values())
 
+    floats = float_sides(run, 1, user, item)
     run_cols = [*id_columns(run, 1, user, item), F.col(value).alias(_VALUE)]
     if ordered:
         run_cols.append(F.monotonically_increasing_id().alias(_ROW))
@@ -252,14 +254,17 @@ def evaluate(
         q = qrels.select(*id_columns(qrels, 0, user, item), grade_col.alias(_GRADE),
                          F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(q, allowMissingColumns=True)
+        floats |= float_sides(qrels, 0, user, item)
     if joined:
+        floats |= float_sides(exclude, 2, user, item)
         seen = exclude.select(*id_columns(exclude, 2, user, item),
                               F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(seen, allowMissingColumns=True)
     data = repartition(data, num_partitions, KEY)
     by_rank = rank is not None
     parts = partition_states(data, partial(_partition_state, setup=setup, by_rank=by_rank,
-                                           ordered=ordered, name=name, joined=joined))  # fmt: skip
+                                           ordered=ordered, name=name, joined=joined,
+                                           floats=floats))  # fmt: skip
     if not parts:
         raise InputValidationError(
             "receval.spark.evaluate: run is empty (no rows); pass at least one recommendation."
@@ -284,11 +289,18 @@ def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
 
 
 def _partition_state(
-    table: Any, setup: Setup, by_rank: bool, ordered: bool, name: str | None, joined: bool
+    table: Any,
+    setup: Setup,
+    by_rank: bool,
+    ordered: bool,
+    name: str | None,
+    joined: bool,
+    floats: frozenset[str],
 ) -> RankingState:
     """The aggregation's state of one partition's users: its qrels rows (side 0), run
     rows (side 1; in their input order when ``ordered``) and, with a Spark DataFrame
-    as ``exclude``, training rows (side 2)."""
+    as ``exclude``, training rows (side 2); ``floats``: the id columns of floats kept
+    floats (:func:`~receval.spark._common.float_sides`)."""
     import pyarrow.compute as pc
 
     from ..data._ranked import Qrels, Run
@@ -302,11 +314,11 @@ def _partition_state(
     if setup.with_qrels:
         qrels_t = table.filter(pc.equal(side, 0))
         if qrels_t.num_rows:
-            q = Qrels(*side_ids(qrels_t, 0), column(qrels_t, _GRADE))
+            q = Qrels(*side_ids(qrels_t, 0, floats, "Qrels"), column(qrels_t, _GRADE))
             check_weights(setup, q)
     r = None
     if run_t.num_rows:
-        users, items = side_ids(run_t, 1)
+        users, items = side_ids(run_t, 1, floats, "Run")
         values = column(run_t, _VALUE)
         r = (
             Run(users, items, ranks=values, name=name)
@@ -316,6 +328,6 @@ def _partition_state(
     if joined:  # the training rows of this partition's users
         seen_t = table.filter(pc.equal(side, 2))
         if seen_t.num_rows:
-            log = side_ids(seen_t, 2)
+            log = side_ids(seen_t, 2, floats, "receval.spark.evaluate")
             setup = replace(setup, exclude=SeenItems.from_log(log, func="receval.spark.evaluate"))
     return update(setup, q, r)

@@ -42,6 +42,7 @@ from ._common import (
     check_columns,
     check_frame,
     check_partitions,
+    float_sides,
     id_columns,
     partition_states,
     repartition,
@@ -216,13 +217,15 @@ def evaluate_embeddings(
     judged = qrels.select(*id_columns(qrels, 0, user, item), grade_col.alias(_GRADE),
                           F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
     data = data.unionByName(judged, allowMissingColumns=True)
+    floats = float_sides(qrels, 0, user, item)
     if joined:
+        floats |= float_sides(exclude, 2, user, item)
         log = exclude.select(*id_columns(exclude, 2, user, item),
                              F.lit(2).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(log, allowMissingColumns=True)
     search = dict(k=depth, item_vectors=item_vectors, item_ids=ids, metric=metric,
                   block_users=block_users, block_items=block_items, name=name)  # fmt: skip
-    compute = partial(_partition_state, setup=setup, seen=seen, search=search)
+    compute = partial(_partition_state, setup=setup, seen=seen, search=search, floats=floats)
     parts = partition_states(repartition(data, num_partitions, KEY), compute)
     if sum(n for _, n in parts) == 0:
         raise InputValidationError(f"{_FUNC}: users is empty (no rows); pass at least one vector.")
@@ -244,12 +247,17 @@ def evaluate_embeddings(
 
 
 def _partition_state(
-    table: Any, setup: Setup, seen: SeenItems | None, search: dict[str, Any]
+    table: Any,
+    setup: Setup,
+    seen: SeenItems | None,
+    search: dict[str, Any],
+    floats: frozenset[str],
 ) -> tuple[RankingState, int]:
     """The aggregation's state of one partition's users (with the counts of their
     ``exclude`` pairs without a vector) and their number: from its user rows (side 1),
     qrels rows (side 0) and, with a DataFrame as ``exclude``, training rows (side 2),
-    the pairs of its users, all of which it counts."""
+    the pairs of its users, all of which it counts; ``floats``: the id columns of
+    floats kept floats (:func:`~receval.spark._common.float_sides`)."""
     import pyarrow.compute as pc
 
     from ..data._ranked import Qrels
@@ -261,14 +269,14 @@ def _partition_state(
     q = None
     qrels_t = table.filter(pc.equal(side, 0))
     if qrels_t.num_rows:
-        q = Qrels(*side_ids(qrels_t, 0), column(qrels_t, _GRADE))
+        q = Qrels(*side_ids(qrels_t, 0, floats, "Qrels"), column(qrels_t, _GRADE))
         check_weights(setup, q)
     users_t = table.filter(pc.equal(side, 1))
     user_ids = v.as_1d(side_users(users_t, 1), "users", _FUNC)
     log_t = table.filter(pc.equal(side, 2))
     own = bool(log_t.num_rows)  # a DataFrame exclude: the pairs of the partition's users
     if own:
-        seen = SeenItems.from_log(side_ids(log_t, 2), func=_FUNC)
+        seen = SeenItems.from_log(side_ids(log_t, 2, floats, _FUNC), func=_FUNC)
     excluded, counts = None, PairCounts()
     if seen is not None:
         excluded, unmatched = excluded_lists(seen, user_ids, search["item_ids"], _FUNC,

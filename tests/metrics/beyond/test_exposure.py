@@ -16,6 +16,7 @@ from receval import (
     InvalidParameterError,
     Qrels,
     Run,
+    UndefinedMetricWarning,
     expected_exposure,
     group_exposure,
 )
@@ -319,6 +320,18 @@ def test_group_exposure_parity_and_unexposed_groups() -> None:
     assert even.max_min_ratio == 1.0 and even.gini == 0.0
     unexposed = group_exposure([["a"]], item_groups={"a": 1, "c": 2}, k=1)
     assert unexposed.max_min_ratio == math.inf and unexposed.exposure.tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("run", [{"u": {}}, {"u": {}, "v": {}}, Run.from_dict({"u": {}})])
+def test_group_exposure_of_a_run_without_items_is_undefined(run) -> None:
+    # no user ranks an item: no exposure to average, no disparity (the Gini index of
+    # all-zero exposures was reported as 0, parity)
+    with pytest.warns(UndefinedMetricWarning, match="group_exposure: the run ranks no item"):
+        report = group_exposure(run, item_groups={"a": 1, "c": 2})
+    assert report.n_users == 0 and report.n_items.tolist() == [1, 1]
+    for field in ("exposure", "share", "exposure_per_item"):
+        assert np.isnan(getattr(report, field)).all(), field
+    assert math.isnan(report.max_min_ratio) and math.isnan(report.gini)
 
 
 def test_items_without_a_group() -> None:

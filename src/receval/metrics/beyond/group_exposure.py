@@ -9,11 +9,13 @@ exposure.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ...exceptions import UndefinedMetricWarning
 from .exposure import (
     Memberships,
     PooledExposure,
@@ -38,19 +40,22 @@ class GroupExposureReport:
         Expected exposure of each group: the sum over its items of their
         expected exposure, averaged over the run's users.
     share : ndarray of shape (n_groups,)
-        ``exposure / exposure.sum()`` (nan when no group is exposed).
+        ``exposure / exposure.sum()``.
     n_items : ndarray of shape (n_groups,)
         Items of each group in ``item_groups`` (the candidates).
     exposure_per_item : ndarray of shape (n_groups,)
         ``exposure / n_items``: Singh and Joachims' exposure of a group.
     max_min_ratio : float
         Largest over smallest ``exposure_per_item``: 1 under demographic parity
-        of exposure, inf when a group gets none, nan when none gets any.
+        of exposure, inf when a group gets none.
     gini : float
         Gini index of ``exposure_per_item`` over the groups, in
         [0, 1 - 1/n_groups]: 0 under parity.
     n_users : int
-        Users of the run (ranked by at least one sample).
+        Users of the run (ranked by at least one sample). When it is 0 (every
+        list is empty), no group has any exposure and ``exposure``, ``share``,
+        ``exposure_per_item``, ``max_min_ratio`` and ``gini`` are nan, with an
+        ``UndefinedMetricWarning``.
     patience : float
         The RBP patience.
     k : int or None
@@ -99,13 +104,11 @@ class GroupExposureReport:
 
 
 def _gini(x: np.ndarray) -> float:
+    """Gini index of non-negative values, not all 0."""
     c = np.sort(x)
     n = len(c)
-    total = c.sum()
-    if total == 0:
-        return 0.0
     j = np.arange(1, n + 1)
-    return float(((2 * j - n - 1) * c).sum() / (n * total))
+    return float(((2 * j - n - 1) * c).sum() / (n * c.sum()))
 
 
 def group_exposure(
@@ -150,7 +153,9 @@ def group_exposure(
     -------
     report : GroupExposureReport
         ``exposure``, ``share`` and ``exposure_per_item`` of each group, with
-        ``max_min_ratio`` and ``gini`` between groups.
+        ``max_min_ratio`` and ``gini`` between groups; all nan, with an
+        ``UndefinedMetricWarning``, when the run ranks no item (every list is
+        empty: no user's exposure to average).
 
     Raises
     ------
@@ -207,14 +212,22 @@ def group_exposure(
     offsets, groups = members.of_pooled(pooled.item_ids, pooled.item, "item of the run", func)
     row, group = expand_to_groups(offsets, groups, pooled.item)
     n_users = int((pooled.n_samples > 0).sum())
-    total = np.bincount(group, weights=pooled.exposure[row], minlength=members.n_groups)
-    exposure = total / max(n_users, 1)
     n_items = np.bincount(members.group, minlength=members.n_groups)
-    per_item = exposure / n_items
-    mass = exposure.sum()
-    share = exposure / mass if mass > 0 else np.full(len(exposure), np.nan)
-    low, high = float(per_item.min()), float(per_item.max())
-    ratio = float("nan") if high == 0 else (float("inf") if low == 0 else high / low)
+    if n_users == 0:  # every list is empty: no user, no exposure to average
+        warnings.warn(
+            f"{func}: the run ranks no item, so the exposure of every group and the "
+            f"disparity between groups are undefined (returned as nan).",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        exposure = np.full(members.n_groups, np.nan)
+        share, per_item, ratio, gini = exposure, exposure, float("nan"), float("nan")
+    else:  # every ranked list exposes its first item: the groups' exposure adds up to > 0
+        total = np.bincount(group, weights=pooled.exposure[row], minlength=members.n_groups)
+        exposure = total / n_users
+        share, per_item = exposure / exposure.sum(), exposure / n_items
+        low, high = float(per_item.min()), float(per_item.max())
+        ratio, gini = (float("inf") if low == 0 else high / low), _gini(per_item)
     return GroupExposureReport(
         groups=members.group_ids,
         exposure=exposure,
@@ -222,7 +235,7 @@ def group_exposure(
         n_items=n_items,
         exposure_per_item=per_item,
         max_min_ratio=ratio,
-        gini=_gini(per_item),
+        gini=gini,
         n_users=n_users,
         patience=gamma,
         k=k,

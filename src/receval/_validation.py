@@ -30,13 +30,13 @@ from .exceptions import InputValidationError, InvalidParameterError
 def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
     try:
         return [u.item() if isinstance(u, np.generic) else u for u in distinct(x)[: limit + 1]]
-    except TypeError:  # mixed, unorderable objects
-        seen: dict[Any, None] = {}
+    except TypeError:  # mixed, unorderable or unhashable objects: told apart by spelling
+        seen: dict[str, Any] = {}
         for v in x.tolist():
-            seen.setdefault(v, None)
+            seen.setdefault(repr(v), v)
             if len(seen) > limit:
                 break
-        return list(seen)
+        return list(seen.values())
 
 
 # ---------------------------------------------------------------- arrays
@@ -324,7 +324,7 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
     if x.dtype.kind not in "biuf":
         error = InputValidationError(
             f"{func}: {name} must be numeric. Got dtype {x.dtype}"
-            + (f" with values {format_values(_distinct(x))}." if x.size else ".")
+            + (f" with values {format_values(_distinct(x.ravel()))}." if x.size else ".")
         )
         if x.ndim == 1:  # where the first value that is not a number is (a file's line)
             error.row = next((i for i, e in enumerate(x.tolist()) if not is_number(e)), None)

@@ -389,6 +389,27 @@ def test_missing_features_name_up_to_five_items():
             "the values with finite numbers first.",
         ),
         (
+            {"features": [[1.0, 0.0], [1.0, None], [None, None]], "feature_items": IDS},
+            InputValidationError,
+            "intra_list_similarity: features contains 3 missing values (None, NA or NaN), the "
+            "first in row 1; drop or fill them first.",
+        ),
+        (
+            {"features": [[1.0, 0.0], [1.0, "x"], [0.0, 1.0]], "feature_items": IDS},
+            InputValidationError,
+            "intra_list_similarity: features must be numeric. Got dtype <U32 with values "
+            "['0.0', '1.0', 'x'].",
+        ),
+        (
+            {
+                "features": np.array([[1.0, 0.0], [1.0, {}], [0.0, 1.0]], dtype=object),
+                "feature_items": IDS,
+            },
+            InputValidationError,
+            "intra_list_similarity: features must be numeric. Got dtype object with values "
+            "[1.0, 0.0, {}].",
+        ),
+        (
             {"similarity": np.ones((3, 2)), "feature_items": IDS},
             InputValidationError,
             "intra_list_similarity: similarity must be square (n_items, n_items). "

@@ -65,7 +65,11 @@ def _numeric_2d(values: Any, name: str, func: str, *, square: bool = False) -> n
             f"{func}: {name} must be {shape}. Got an array of shape {arr.shape}."
         )
     if arr.dtype not in (np.float32, np.float64):
-        arr = v.as_float(arr, name, func)
+        try:
+            arr = v.as_float(arr.ravel(), name, func).reshape(arr.shape)
+        except InputValidationError as error:  # a missing value: the first row holding one
+            at = None if error.row is None else f"in row {error.row // arr.shape[1]}"
+            raise (error if at is None else error.restated(at)) from None
     return v.check_finite(arr, name, func)
 
 

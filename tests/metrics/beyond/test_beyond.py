@@ -395,6 +395,12 @@ def test_missing_features_name_up_to_five_items():
             "first in row 1; drop or fill them first.",
         ),
         (
+            {"features": [[1.0, 0.0], [1.0], [0.0, 1.0]], "feature_items": IDS},
+            InputValidationError,
+            "intra_list_similarity: features must be 2-dimensional (n_items, n_features), with "
+            "rows of one length. Got rows of lengths [2, 1, 2].",
+        ),
+        (
             {"features": [[1.0, 0.0], [1.0, "x"], [0.0, 1.0]], "feature_items": IDS},
             InputValidationError,
             "intra_list_similarity: features must be numeric. Got dtype <U32 with values "

@@ -58,9 +58,18 @@ def _ids_of(values: Any, name: str, func: str) -> np.ndarray:
 
 # ---------------------------------------------------------------- similarity
 def _numeric_2d(values: Any, name: str, func: str, *, square: bool = False) -> np.ndarray:
-    arr = np.asarray(values)
+    shape = "square (n_items, n_items)" if square else "2-dimensional (n_items, n_features)"
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # a list of rows of different lengths
+        if not isinstance(values, (list, tuple)):
+            raise
+        lengths = [len(row) if hasattr(row, "__len__") else 1 for row in values]
+        raise InputValidationError(
+            f"{func}: {name} must be {shape}, with rows of one length. Got rows of lengths "
+            f"{v.format_values(lengths)}."
+        ) from None
     if arr.ndim != 2 or (square and arr.shape[0] != arr.shape[1]):
-        shape = "square (n_items, n_items)" if square else "2-dimensional (n_items, n_features)"
         raise InputValidationError(
             f"{func}: {name} must be {shape}. Got an array of shape {arr.shape}."
         )

@@ -116,6 +116,7 @@ __all__ = [
     "gini_sorted",
     "group_counts",
     "group_rows",
+    "history_cosine_means",
     "integer_texts",
     "intra_list_similarity_csr",
     "intra_list_similarity_matrix_csr",
@@ -482,6 +483,14 @@ def group_counts(
 def group_rows(
     codes: NDArray[np.int32], n_groups: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def history_cosine_means(
+    features: NDArray[np.float64],
+    left: NDArray[np.int32],
+    groups: NDArray[np.int32],
+    offsets: NDArray[np.int64],
+    rows: NDArray[np.int32],
+    n_chunks: int,
+) -> NDArray[np.float64]: ...
 def intra_list_similarity_csr(
     items: NDArray[np.int32],
     offsets: NDArray[np.int64],

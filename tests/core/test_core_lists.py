@@ -101,6 +101,36 @@ def test_ils_kernels_take_many_users_in_parallel():
     _same(core.intra_list_similarity_csr(items, offsets, 5, rows, feats, inv, 32), serial)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("d", [0, 1, 3, 5, 16, 37])
+def test_history_cosines_do_not_depend_on_the_chunks(seed, d):
+    rng = np.random.default_rng(seed)
+    groups_of, offsets, n_rows = _lists(seed, max_len=40)  # histories, some empty
+    feats = _features(seed, n_rows, d, np.float64)
+    # rows scaled by the power of two at or above their largest value, as the caller does
+    feats = np.ldexp(feats, -np.frexp(np.abs(feats).max(axis=1, initial=0.0))[1][:, None])
+    feats[rng.random(n_rows) < 0.3] = feats[-1]  # equal vectors: cosine exactly 1
+    n_groups = len(offsets) - 1
+    left = rng.integers(0, n_rows, 300).astype(np.int32)
+    groups = rng.integers(0, n_groups, 300).astype(np.int32)
+    serial = core.history_cosine_means(feats, left, groups, offsets, groups_of, 1)
+    _same(core.history_cosine_means(feats, left, groups, offsets, groups_of, 7), serial)
+    empty = np.diff(offsets)[groups] == 0
+    assert np.isnan(serial[empty]).all() and not np.isnan(serial[~empty]).any()
+
+
+def test_history_cosines_of_equal_vectors_are_exactly_one():
+    feats = np.array([[0.1, 0.7, 0.3], [0.1, 0.7, 0.3], [0.0, 0.0, 0.0], [0.3, 0.7, 0.1]])
+    offsets = np.array([0, 2, 3, 4], np.int64)
+    held = np.array([0, 1, 2, 3], np.int32)
+    got = core.history_cosine_means(
+        feats, np.array([0, 1, 2, 3, 0], np.int32), np.array([0, 0, 1, 2, 2], np.int32),
+        offsets, held, 1,
+    )  # fmt: skip
+    assert got[:3].tolist() == [1.0, 1.0, 0.0]  # a zero vector: cosine 0
+    assert got[3] == 1.0 and got[4] < 1.0
+
+
 # ------------------------------------------------------------------ bad inputs
 def test_bad_inputs_raise_value_errors():
     items = np.array([0, 1, 2], np.int32)
@@ -130,6 +160,19 @@ def test_bad_inputs_raise_value_errors():
         core.inverse_norms(np.ones((3, 2), np.int64), rows, np.ones(3, bool), 1)
     with pytest.raises(ValueError, match="rows must lie below 3"):
         core.inverse_norms(feats, np.array([0, 1, 3], np.int32), np.ones(3, bool), 1)
+    history = (np.array([0, 1], np.int64), np.array([0], np.int32))
+    with pytest.raises(ValueError, match=r"left and rows must lie in \[0, 3\)"):
+        core.history_cosine_means(feats, np.array([3], np.int32), rows[:1], *history, 1)
+    with pytest.raises(ValueError, match=r"groups must lie in \[0, 1\)"):
+        core.history_cosine_means(feats, rows[:1], np.array([1], np.int32), *history, 1)
+    with pytest.raises(ValueError, match="offsets must be non-decreasing"):
+        core.history_cosine_means(
+            feats, rows[:1], rows[:1], np.array([0, 2], np.int64), history[1], 1
+        )
+    with pytest.raises(ValueError, match="groups has 1 elements but left has 2"):
+        core.history_cosine_means(feats, rows[:2], rows[:1], *history, 1)
+    with pytest.raises(TypeError):  # float64 only
+        core.history_cosine_means(feats.astype(np.float32), rows[:1], rows[:1], *history, 1)
     with pytest.raises(ValueError, match="matrix must be square"):
         core.intra_list_similarity_matrix_csr(
             items, offsets, WHOLE, np.arange(3, dtype=np.int32), np.ones((3, 4)), 1

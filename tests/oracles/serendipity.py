@@ -27,10 +27,12 @@ def cooccurrence(history: History, i: Hashable, j: Hashable) -> float:
 
 
 def cosine(x: Sequence[float], y: Sequence[float]) -> float:
-    nx, ny = math.sqrt(sum(a * a for a in x)), math.sqrt(sum(b * b for b in y))
-    if nx == 0.0 or ny == 0.0:
+    """x . y / sqrt(|x|^2 |y|^2), each sum exact and rounded once: exactly 1 for
+    equal vectors (sqrt(s * s) is s); 0 for a zero vector."""
+    norms = math.sqrt(math.fsum(a * a for a in x) * math.fsum(b * b for b in y))
+    if norms == 0.0:
         return 0.0
-    return sum(a * b for a, b in zip(x, y, strict=True)) / (nx * ny)
+    return math.fsum(a * b for a, b in zip(x, y, strict=True)) / norms
 
 
 def user_item_serendipity(

@@ -11,7 +11,8 @@
 //! order, so the results do not depend on the chunks or the threads.
 //!
 //! Here: the lists' counts, pairs and means; `similarity`: intra-list similarity
-//! of feature vectors or of a similarity matrix.
+//! of feature vectors or of a similarity matrix, and the mean cosine of items with
+//! a user's history.
 
 use rayon::prelude::*;
 
@@ -20,7 +21,8 @@ use crate::threads;
 mod similarity;
 
 pub use similarity::{
-    intra_list_similarity_csr, intra_list_similarity_matrix_csr, inverse_norms, Features,
+    history_cosine_means, intra_list_similarity_csr, intra_list_similarity_matrix_csr,
+    inverse_norms, Features, Histories,
 };
 
 /// A feature or similarity value: read as `f64`.

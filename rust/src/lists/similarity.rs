@@ -372,6 +372,107 @@ pub fn intra_list_similarity_matrix_csr<T: Real>(
     out
 }
 
+// ------------------------------------------------------------------ similarity to a history
+#[inline(always)]
+fn squares_range<const AVX: bool>(features: &[f64], d: usize, lo: usize, out: &mut [f64]) {
+    for (r, o) in (lo..).zip(out.iter_mut()) {
+        let row = &features[r * d..(r + 1) * d];
+        *o = dot::<AVX>(0.0, row, row);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma")]
+fn squares_range_fma(features: &[f64], d: usize, lo: usize, out: &mut [f64]) {
+    squares_range::<true>(features, d, lo, out)
+}
+
+/// Where each row looks: its feature row `left[r]` and the feature rows `rows[offsets[g]
+/// .. offsets[g + 1]]` of its group `g = groups[r]` (a user's history).
+pub struct Histories<'a> {
+    pub left: &'a [i32],
+    pub groups: &'a [i32],
+    pub offsets: &'a [i64],
+    pub rows: &'a [i32],
+}
+
+#[inline(always)]
+fn history_means_range<const AVX: bool>(
+    features: &[f64],
+    d: usize,
+    squares: &[f64],
+    h: &Histories<'_>,
+    lo: usize,
+    out: &mut [f64],
+) {
+    for (r, o) in (lo..).zip(out.iter_mut()) {
+        let i = h.left[r] as usize;
+        let x = &features[i * d..(i + 1) * d];
+        let g = h.groups[r] as usize;
+        let held = &h.rows[h.offsets[g] as usize..h.offsets[g + 1] as usize];
+        let mut total = 0.0;
+        for &j in held {
+            let j = j as usize;
+            let norms = (squares[i] * squares[j]).sqrt();
+            if norms > 0.0 {
+                total += dot::<AVX>(0.0, x, &features[j * d..(j + 1) * d]) / norms;
+            }
+        }
+        *o = total / held.len() as f64;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma")]
+fn history_means_range_fma(
+    features: &[f64],
+    d: usize,
+    squares: &[f64],
+    h: &Histories<'_>,
+    lo: usize,
+    out: &mut [f64],
+) {
+    history_means_range::<true>(features, d, squares, h, lo, out)
+}
+
+/// The mean cosine of each row's feature vector with those of its group (NaN for an
+/// empty group), in `n_chunks` chunks of rows; `features` is row-major (`n_rows` x
+/// `d`, finite values, each row scaled so that its squared norm neither overflows
+/// nor underflows, e.g. by the power of two at or above its largest value).
+///
+/// Each cosine is `x . y / sqrt(||x||^2 ||y||^2)` from its own [`fused_dot`]s (0
+/// for a zero vector): exactly 1 for two equal vectors (`sqrt(s * s)` is `s`) and
+/// the same float for `(x, y)` and `(y, x)`. The cosines are added in the group's
+/// order and divided once by its length.
+pub fn history_cosine_means(
+    (features, n_rows, d): (&[f64], usize, usize),
+    h: &Histories<'_>,
+    n_chunks: usize,
+) -> Vec<f64> {
+    let mut squares = vec![0.0f64; n_rows];
+    by_ranges(&mut squares, n_chunks, |lo, part| {
+        #[cfg(target_arch = "x86_64")]
+        if has_fma() {
+            // SAFETY: the CPU has the features the function is compiled for.
+            unsafe { squares_range_fma(features, d, lo, part) };
+            return;
+        }
+        squares_range::<false>(features, d, lo, part)
+    });
+    let squares = &squares;
+    let mut out = vec![0.0f64; h.left.len()];
+    by_ranges(&mut out, n_chunks, |lo, part| {
+        #[cfg(target_arch = "x86_64")]
+        if has_fma() {
+            // SAFETY: the CPU has the features the function is compiled for.
+            unsafe { history_means_range_fma(features, d, squares, h, lo, part) };
+            return;
+        }
+        history_means_range::<false>(features, d, squares, h, lo, part)
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,6 +581,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn history_cosines_are_exact_for_equal_vectors() {
+        crate::simd::for_each_path(|_| {
+            // rows 0 and 1 equal, 2 zero, 3 the mirror of 0: cos(0, 3) = 0.55 / 0.59
+            let feats = [0.1, 0.7, 0.3, 0.1, 0.7, 0.3, 0.0, 0.0, 0.0, 0.3, 0.7, 0.1];
+            let h = Histories {
+                left: &[0, 1, 2, 0, 3, 0],
+                groups: &[0, 0, 0, 1, 2, 3],
+                offsets: &[0, 2, 4, 5, 5],
+                rows: &[0, 1, 3, 2, 0],
+            };
+            for chunks in [1, 3] {
+                let got = history_cosine_means((&feats, 4, 3), &h, chunks);
+                assert_eq!(got[..3], [1.0, 1.0, 0.0]);
+                // the same float either way round; (1 + 0) / 2 with a zero vector
+                let by_3 = history_cosine_means((&feats, 4, 3), &h, 1)[4];
+                assert_eq!(got[3], (by_3 + 0.0) / 2.0);
+                assert!((by_3 - 0.55 / 0.59).abs() < 1e-15);
+                assert!(got[5].is_nan()); // an empty history
+            }
+        });
     }
 
     #[test]

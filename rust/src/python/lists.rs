@@ -206,6 +206,49 @@ fn intra_list_similarity_csr<'py>(
     Ok(out.into_pyarray(py))
 }
 
+/// The mean cosine of the feature row `left[r]` of each row with the feature rows
+/// `rows[offsets[g] .. offsets[g + 1]]` of its group `g = groups[r]` (a user's
+/// history); `features` is a C-contiguous float64 matrix whose rows are scaled so
+/// that no squared norm overflows or underflows.
+#[pyfunction]
+fn history_cosine_means<'py>(
+    py: Python<'py>,
+    features: PyReadonlyArray2<'py, f64>,
+    left: PyReadonlyArray1<'py, i32>,
+    groups: PyReadonlyArray1<'py, i32>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    rows: PyReadonlyArray1<'py, i32>,
+    n_chunks: usize,
+) -> PyResult<Floats<'py>> {
+    const FUNC: &str = "history_cosine_means";
+    let (l, g) = (slice(&left, "left")?, slice(&groups, "groups")?);
+    let (o, r) = (slice(&offsets, "offsets")?, slice(&rows, "rows")?);
+    same_length(FUNC, &[("left", l.len()), ("groups", g.len())])?;
+    check_lists(FUNC, r, o, 0)?;
+    let (f, n_rows, d) = rows_of(&features, FUNC, "features")?;
+    let inside = |x: &[i32], n: usize| x.iter().all(|&c| c >= 0 && (c as usize) < n);
+    if !inside(l, n_rows) || !inside(&r[o[0] as usize..o[o.len() - 1] as usize], n_rows) {
+        return Err(error(
+            FUNC,
+            &format!("left and rows must lie in [0, {n_rows})"),
+        ));
+    }
+    if !inside(g, o.len() - 1) {
+        return Err(error(
+            FUNC,
+            &format!("groups must lie in [0, {})", o.len() - 1),
+        ));
+    }
+    let h = lists::Histories {
+        left: l,
+        groups: g,
+        offsets: o,
+        rows: r,
+    };
+    let out = py.detach(|| lists::history_cosine_means((f, n_rows, d), &h, n_chunks));
+    Ok(out.into_pyarray(py))
+}
+
 /// Per-user intra-list similarity from a square similarity matrix (nan below 2
 /// items). The matrix is read in place when C- or Fortran-contiguous (the value is
 /// the same for the transpose), copied otherwise.
@@ -356,6 +399,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inverse_norms, m)?)?;
     m.add_function(wrap_pyfunction!(intra_list_similarity_csr, m)?)?;
     m.add_function(wrap_pyfunction!(intra_list_similarity_matrix_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(history_cosine_means, m)?)?;
     m.add_function(wrap_pyfunction!(pair_keys_csr, m)?)?;
     m.add_function(wrap_pyfunction!(pair_means_csr, m)?)?;
     m.add_function(wrap_pyfunction!(personalization_csr, m)?)?;

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import receval as rv
@@ -76,6 +76,44 @@ def test_serendipity_features_by_hand_and_zero_vector():
     assert _flat(got) == pytest.approx({("u1", "c"): 1 - R2 / 2, ("u1", "d"): 1.0})
     frame = pd.DataFrame(feats).T
     assert rv.serendipity({"u1": {"c": 1.0}}, train, features=frame) == pytest.approx(1 - R2 / 2)
+
+
+def test_serendipity_of_an_item_with_the_features_of_the_whole_history_is_exactly_zero():
+    # the cosine of (1, 1) with itself is exactly 1: (1, 1) / sqrt(2) as a unit vector
+    # dotted with itself gave 0.9999999999999998, a serendipity of 2.2e-16
+    feats = {"a": [1.0, 1.0], "b": [0.3, 0.7], "c": [0.3, 0.7], "d": [0.7, 0.3]}
+    got = rv.user_item_serendipity({"u": {"a": 1}}, {"u": ["a"]}, features=feats)
+    assert got == {"u": {"a": 0.0}}
+    # equal vectors under two ids: S(b, c) = S(b, b) = 1
+    train = {"u": ["b", "c"], "v": ["d"]}
+    assert rv.user_item_serendipity({"u": {"b": 1, "c": 0.5}}, train, features=feats) == {
+        "u": {"b": 0.0, "c": 0.0}
+    }
+    assert rv.serendipity({"u": {"b": 1}}, train, features=feats) == 0.0
+    # the same float for S(b, d) and S(d, b), whichever is the history
+    forth = rv.user_item_serendipity({"v": {"b": 1}}, train, features=feats)["v"]["b"]
+    back = rv.user_item_serendipity({"u": {"d": 1}}, {"u": ["b"]}, features=feats)["u"]["d"]
+    assert forth == back == pytest.approx(1 - 0.42 / 0.58)
+
+
+@pytest.mark.parametrize("scale", [2.0**-1074 * 8, 2.0**-1000, 0.125, 2.0**600, 2.0**1000])
+def test_serendipity_features_give_the_same_floats_at_any_magnitude_and_precision(scale):
+    # rows are scaled by powers of two (exact) before the dot products, so float32 and
+    # float64 features, and features times a power of two, give the same floats; no
+    # square overflows (2**1000) or underflows (subnormals)
+    rng = np.random.default_rng(0)
+    feats = rng.integers(-8, 9, (6, 5)).astype(np.float32)
+    feats[2] = 0.0  # a zero vector: cosine 0
+    feats[4] = feats[1]
+    ids = list("abcdef")
+    run = {"u": {"a": 3, "b": 2, "c": 1}, "v": {"e": 2, "f": 1}}
+    train = {"u": ["b", "d", "e"], "v": ["b", "e"]}
+    kw = {"feature_items": ids}
+    want = rv.user_item_serendipity(run, train, features=feats, **kw)
+    assert want["v"]["e"] == 0.0 and want["u"]["c"] == 1.0
+    assert rv.user_item_serendipity(run, train, features=feats.astype(np.float64), **kw) == want
+    scaled = feats.astype(np.float64) * scale
+    assert rv.user_item_serendipity(run, train, features=scaled, **kw) == want
 
 
 def test_serendipity_reads_features_as_intra_list_similarity_does():
@@ -210,6 +248,8 @@ def _mean(per_user):
 
 
 @given(cases(), st.booleans())
+@example(({0: ["d", "b"]}, {0: ["d"], 1: ["d", "b"]}, {0: {"d"}}, None), True)  # d = (1, 1, 0)
+@example(({0: ["d", "b"]}, {0: ["d"], 1: ["d", "b"]}, {0: {"d"}}, None), False)
 def test_serendipity_equals_oracle(case, with_features):
     lists, history, relevant, k = case
     feats = {
@@ -232,12 +272,13 @@ def test_serendipity_equals_oracle(case, with_features):
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         value = rv.serendipity(_run(lists), _pairs(history), qrels=qrels, **kw)
     assert value == pytest.approx(_mean(per_user), abs=1e-12, nan_ok=True)
+    # within (|H_u| + 7) 2**-53 of the definition, and exactly 0 where it is 0 (an item
+    # with the co-occurrences or the features of every item of the history)
+    for (u, i), x in _flat(got).items():
+        assert abs(x - expected[u][i]) <= (len(hist[u]) + 7) * 2.0**-53
+        assert expected[u][i] != 0.0 or x == 0.0
     if not with_features:
         assert all(0.0 <= x <= 1.0 + 1e-12 for x in per_user.values())
-        # within (|H_u| + 3) 2**-53 of the definition, and exactly 0 where it is 0
-        for (u, i), x in _flat(got).items():
-            assert abs(x - expected[u][i]) <= (len(hist[u]) + 7) * 2.0**-53
-            assert expected[u][i] != 0.0 or x == 0.0
         # both ways to the co-occurrence sums, and the pair counts taken in small chunks
         chunk = ser_module._PAIR_CHUNK
         per_item = rv.user_item_serendipity(_run(lists), _pairs(history), qrels=qrels, k=k)

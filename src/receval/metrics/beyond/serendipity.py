@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
+from ..._kernels import compiled
 from ...data._encode import factorize
 from ...data._lookup import distinct
 from ...data._ranked import Run, as_qrels
@@ -31,7 +32,7 @@ from .history import (
     run_user_codes,
     top_k_mask,
 )
-from .lists import RunLike, as_run, check_k, document, mean_over_users
+from .lists import RunLike, as_run, check_k, document, mean_over_users, user_chunks
 
 __all__ = [
     "popularity_serendipity",
@@ -200,8 +201,10 @@ def _by_users(
 
 
 def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Item ids and unit-norm rows (zero rows stay zero) of the item features, read as
-    :func:`intra_list_similarity` reads them, or from a mapping ``{item: vector}``."""
+    """Item ids and float64 rows of the item features, read as
+    :func:`intra_list_similarity` reads them, or from a mapping ``{item: vector}``;
+    each row divided by the power of two at or above its largest absolute value:
+    exactly (no cosine changes) and so that no squared norm overflows or underflows."""
     if isinstance(features, Mapping):
         if feature_items is not None:
             raise InputValidationError(
@@ -211,9 +214,8 @@ def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.nda
         feature_items, features = list(features.keys()), list(features.values())
     ids, matrix = feature_matrix(features, feature_items, func)
     matrix = np.asarray(matrix, dtype=np.float64)
-    norms = np.linalg.norm(matrix, axis=1)
-    unit = np.divide(matrix, norms[:, None], out=np.zeros_like(matrix), where=norms[:, None] > 0)
-    return ids, unit
+    exponents = np.frexp(np.abs(matrix).max(axis=1, initial=0.0))[1]
+    return ids, np.ascontiguousarray(np.ldexp(matrix, -exponents[:, None]))
 
 
 def _feature_rows(
@@ -240,24 +242,31 @@ def _feature_means(
     feature_items: Any,
     func: str,
 ) -> np.ndarray:
-    """Mean feature cosine of each row's item with the items of its user's history."""
-    ids, unit = _feature_table(features, feature_items, func)
-    pu, pi = log.distinct_pairs()
-    wanted = np.zeros(log.n_users, dtype=bool)
-    wanted[hist_users] = True
-    hist_rows = wanted[pu]
+    """Mean feature cosine of each row's item with the items of its user's history
+    (``hist_users[row_user]``), one cosine per pair from its own dot products
+    (:func:`receval._core.history_cosine_means`): exactly 1 for two equal vectors,
+    the same float for ``(i, j)`` and ``(j, i)``, added in the order of the history
+    items' codes and divided once by the history length."""
+    ids, matrix = _feature_table(features, feature_items, func)
+    h = _History(log)
+    pos, _ = _gather(h.user_off, hist_users)
+    held = h.items[pos]  # the histories of hist_users, one after another
     used_log = np.zeros(log.n_items, dtype=bool)
-    used_log[pi[hist_rows]] = True
+    used_log[held] = True
     log_rows = _feature_rows(log.item_ids, ids, used_log, "item of a history", func)
     used_run = np.zeros(len(run_item_ids), dtype=bool)
     used_run[row_items] = True
     run_rows = _feature_rows(run_item_ids, ids, used_run, "recommended item", func)
-    sums = np.zeros((log.n_users, unit.shape[1]))
-    np.add.at(sums, pu[hist_rows], unit[log_rows[pi[hist_rows]]])
-    counts = np.bincount(pu, minlength=log.n_users)
-    users = hist_users[row_user]
-    dots = np.einsum("ij,ij->i", unit[run_rows[row_items]], sums[users])
-    result: np.ndarray = dots / counts[users]
+    lengths = h.user_lengths(hist_users)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    result: np.ndarray = compiled().history_cosine_means(
+        matrix,
+        run_rows[row_items].astype(np.int32),
+        row_user.astype(np.int32),
+        offsets,
+        log_rows[held].astype(np.int32),
+        user_chunks(len(row_user)),
+    )
     return result
 
 
@@ -373,9 +382,15 @@ def user_item_serendipity(
     :math:`S(i, j)` is rounded once from its integer counts (exactly 1 where
     both items have the same users) and the sum is taken in float64: a value
     within :math:`(|H_u| + 3) \\cdot 2^{-53}` of the exact one, and exactly 0
-    for an item whose similarity to every history item is 1. Recommenders
-    refuses a recommended item that is already in the user's history; receval
-    computes it (its similarity to itself is 1).
+    for an item whose similarity to every history item is 1. With
+    ``features``, :math:`S(i, j) = x_i \\cdot x_j / \\sqrt{\\|x_i\\|^2
+    \\|x_j\\|^2}`, each pair's from its own dot products taken in one fixed
+    order (on each vector scaled by a power of two, which changes no cosine
+    and keeps the squares finite): exactly 1 for equal vectors, the same float
+    for :math:`(i, j)` and :math:`(j, i)`, and for float32 or float64
+    features. Recommenders refuses a recommended item that is already in the
+    user's history; receval computes it (its similarity to itself is 1, so an
+    item that is the user's whole history has serendipity exactly 0).
 
     References
     ----------

@@ -270,6 +270,7 @@ impl<T: Real> Features<'_, T> {
 fn ils_features_range<T: Real, const AVX: bool>(x: &Features<'_, T>, lo: usize, out: &mut [f64]) {
     let d = x.d;
     let mut buf = vec![0.0f64; PAIRWISE_MAX * d];
+    let mut squares = [0.0f64; PAIRWISE_MAX];
     let mut acc = vec![0.0f64; d];
     let mut row = vec![0.0f64; d];
     for (u, o) in (lo..).zip(out.iter_mut()) {
@@ -282,13 +283,20 @@ fn ils_features_range<T: Real, const AVX: bool>(x: &Features<'_, T>, lo: usize, 
         let mf = m as f64;
         if m <= PAIRWISE_MAX {
             for (i, &c) in list.iter().enumerate() {
-                x.scaled(c, &mut buf[i * d..(i + 1) * d]);
+                let bi = &mut buf[i * d..(i + 1) * d];
+                x.scaled(c, bi);
+                squares[i] = dot::<AVX>(0.0, bi, bi);
             }
+            // each cosine over the norms of the unit vectors as rounded: exactly 1 for
+            // equal vectors (sqrt(s * s) is s), 0 for a zero vector
             let mut total = 0.0;
             for i in 0..m - 1 {
                 let bi = &buf[i * d..(i + 1) * d];
                 for j in i + 1..m {
-                    total += dot::<AVX>(0.0, bi, &buf[j * d..(j + 1) * d]);
+                    let norms = (squares[i] * squares[j]).sqrt();
+                    if norms > 0.0 {
+                        total += dot::<AVX>(0.0, bi, &buf[j * d..(j + 1) * d]) / norms;
+                    }
                 }
             }
             *o = 2.0 * total / (mf * (mf - 1.0));
@@ -318,7 +326,9 @@ fn ils_features_range_fma<T: Real>(x: &Features<'_, T>, lo: usize, out: &mut [f6
 /// pairs of distinct positions (NaN below 2 items), in `n_chunks` chunks of users.
 ///
 /// Short lists (at most [`PAIRWISE_MAX`] items) are scaled once into a small
-/// buffer and every pair's dot product is taken there; longer ones use
+/// buffer and every pair's cosine is taken there, as `x . y / sqrt(||x||^2
+/// ||y||^2)` of the unit vectors as rounded (exactly 1 for equal vectors, the same
+/// float for `(x, y)` and `(y, x)`); longer ones use
 /// `sum_{i != j} <x_i, x_j> = ||sum_i x_i||^2 - sum_i ||x_i||^2`.
 pub fn intra_list_similarity_csr<T: Real>(x: &Features<'_, T>, n_chunks: usize) -> Vec<f64> {
     let n_users = x.offsets.len().saturating_sub(1);
@@ -603,6 +613,21 @@ mod tests {
                 assert!((by_3 - 0.55 / 0.59).abs() < 1e-15);
                 assert!(got[5].is_nan()); // an empty history
             }
+        });
+    }
+
+    #[test]
+    fn ils_of_equal_vectors_is_exactly_one() {
+        crate::simd::for_each_path(|_| {
+            // (1, 1) and (0.1, 0.7) as unit vectors have squared norms 1 -/+ 2^-52:
+            // their dot products alone gave 0.9999999999999998
+            let feats = [1.0, 1.0, 1.0, 1.0, 0.1, 0.7, 0.1, 0.7, 0.0, 0.0];
+            let rows = [0, 1, 2, 3, 4];
+            let inv = inverse_norms(&feats, 2, &rows, &[true; 5], 1);
+            let items = [0, 1, 2, 3, 3, 2, 4];
+            let got = ils((&items, &[0, 2, 4, 7], 10), &rows, &feats, &inv, 1);
+            assert_eq!(got[..2], [1.0, 1.0]);
+            assert_eq!(got[2], 1.0 / 3.0); // with a zero vector: (1 + 0 + 0) / 3
         });
     }
 

@@ -329,6 +329,18 @@ def test_int_and_string_ids_of_the_same_spelling_match():
     assert got == pytest.approx(R2)
 
 
+def test_ils_of_equal_vectors_is_exactly_one():
+    # (1, 1) / sqrt(2) dotted with itself is 0.9999999999999998: each cosine is now over
+    # the norms of the unit vectors as rounded, exactly 1 for equal vectors
+    feats = np.array([[1.0, 1.0], [1.0, 1.0], [0.1, 0.7], [0.1, 0.7], [0.1, 0.7]])
+    ids = list("abcde")
+    assert intra_list_similarity([["a", "b"]], features=feats, feature_items=ids) == 1.0
+    assert intra_list_similarity([["c", "d", "e"]], features=feats, feature_items=ids) == 1.0
+    assert diversity([["a", "b"], ["c", "e"]], features=feats, feature_items=ids) == 0.0
+    as_float32 = feats.astype(np.float32)
+    assert diversity([["c", "d", "e"]], features=as_float32, feature_items=ids) == 0.0
+
+
 # ---------------------------------------------------------------- ILS: errors
 def test_missing_features_name_up_to_five_items():
     lists = [["a", "m1", "m2", "m3"], ["m4", "m5", "m6", "b"]]

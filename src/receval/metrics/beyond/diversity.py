@@ -341,8 +341,10 @@ def intra_list_similarity(
     absolute value, so that no square overflows (features of 1e200) or
     underflows (1e-300, subnormals) and the cosine is exact at any magnitude;
     each list's vectors are divided by their norms into a small float64
-    buffer for its dot products. Lists longer
-    than 32 items use
+    buffer, where each pair's cosine is its dot product over the norms of
+    the two unit vectors as rounded (exactly 1 for equal vectors, so a list
+    of equal vectors has ILS 1 and diversity 0). Lists longer than 32 items
+    use
     :math:`\\sum_{i \\ne j} x_i \\cdot x_j = \\|\\sum_i x_i\\|^2 - \\sum_i
     \\|x_i\\|^2` (O(m d) instead of O(m² d)). The formula sums ordered pairs,
     so an asymmetric matrix counts :math:`(S_{ij} + S_{ji}) / 2` per pair. A

@@ -195,13 +195,15 @@ def test_miscalibration_weights_frame_and_skipped_users():
         assert (value.n_users, value.n_users_skipped) == (2, 1)
 
 
-def test_undefined_results_warn_nan():
-    with pytest.warns(UndefinedMetricWarning, match="no user of the run has a history"):
-        assert math.isnan(rv.serendipity({"x": {"a": 1}}, {"u": ["a"]}))
-    with pytest.warns(UndefinedMetricWarning, match="no user of the run has a history"):
-        assert math.isnan(
-            rv.miscalibration({"x": {"a": 1}}, {"u": ["a"]}, item_categories={"a": ["g"]})
-        )
+@pytest.mark.parametrize("run", [{"x": {"a": 1}}, {"u": {}}, {"u": {}, "x": {"a": 1}}])
+def test_undefined_results_warn_nan(run):
+    # no user with a history, or only users with an empty list (miscalibration of those
+    # ended in a raw IndexError)
+    what = "no user of the run has both a history in train and a recommended item"
+    with pytest.warns(UndefinedMetricWarning, match=what):
+        assert math.isnan(rv.serendipity(run, {"u": ["a"]}))
+    with pytest.warns(UndefinedMetricWarning, match=what):
+        assert math.isnan(rv.miscalibration(run, {"u": ["a"]}, item_categories={"a": ["g"]}))
 
 
 # ---------------------------------------------------------------- errors

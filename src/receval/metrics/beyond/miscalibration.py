@@ -150,8 +150,9 @@ def miscalibration(
     Returns
     -------
     miscalibration : MeanOverUsers
-        Mean over users with a history, in [0, log(1/alpha)] (natural log);
-        nan with an ``UndefinedMetricWarning`` if no user of the run has one.
+        Mean over users with a history and a recommended item, in
+        [0, log(1/alpha)] (natural log); nan with an ``UndefinedMetricWarning``
+        if no user of the run has both.
         A float, with ``n_users`` and ``n_users_skipped``.
 
     Raises
@@ -236,8 +237,10 @@ def miscalibration_per_user(
         return per_user
     p_keys, p = _distribution(hist_users, hist_items, n_kept, (codes, weights))
     q_keys, q = _distribution(list_users, list_items, n_kept, (codes, weights))
-    pos = np.minimum(np.searchsorted(q_keys, p_keys), max(len(q_keys) - 1, 0))
-    q_at_p = np.where((len(q_keys) > 0) & (q_keys[pos] == p_keys), q[pos], 0.0)
+    q_at_p = np.zeros(len(p_keys))  # stays 0 where no list has the category (or no list)
+    if len(q_keys):
+        pos = np.minimum(np.searchsorted(q_keys, p_keys), len(q_keys) - 1)
+        q_at_p = np.where(q_keys[pos] == p_keys, q[pos], 0.0)
     with np.errstate(divide="ignore"):  # alpha = 0 and q = 0: an infinite divergence
         terms = p * np.log(p / ((1.0 - alpha) * q_at_p + alpha * p))
     n_cat = int(codes[1].max()) + 1
@@ -340,7 +343,7 @@ def _expected_at_cut(
     return max(value, 0.0)
 
 
-_NO_HISTORY = "no user of the run has a history in train"
+_NO_HISTORY = "no user of the run has both a history in train and a recommended item"
 
 
 def _check_known(codes: np.ndarray, ids: np.ndarray, where: str, func: str) -> None:

@@ -536,9 +536,9 @@ def serendipity(
     -------
     serendipity : MeanOverUsers
         In [0, 1] for non-negative similarities (the co-occurrence cosine);
-        nan with an ``UndefinedMetricWarning`` when no user of the run has a
-        history. A float, with the number of users and of users skipped as
-        ``n_users`` and ``n_users_skipped``.
+        nan with an ``UndefinedMetricWarning`` when no user of the run has
+        both a history and a recommended item. A float, with the number of
+        users and of users skipped as ``n_users`` and ``n_users_skipped``.
 
     Raises
     ------
@@ -578,7 +578,9 @@ def serendipity(
         run, train, k, features, feature_items, qrels, rel_threshold, func
     )
     per_user = _per_user(run, users, values, has_history)
-    return mean_over_users(per_user, func, "no user of the run has a history in train")
+    return mean_over_users(
+        per_user, func, "no user of the run has both a history in train and a recommended item"
+    )
 
 
 # ---------------------------------------------------------------- RecTools

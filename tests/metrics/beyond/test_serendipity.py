@@ -220,6 +220,23 @@ def test_errors_name_the_argument():
         rv.intersection([["a"]], [["a"]], k=0)
     with pytest.raises(InvalidParameterError, match="catalog"):
         rv.popularity_serendipity([["a"]], {0: {"a": 1}}, {0: ["a"]}, catalog=0)
+    # a catalogue without the recommended or train items gave a silent number (a
+    # probability (N + 1 - r) / N below 0): 0.0 for catalog=1, 0.25 for ['a', 'b']
+    run, qrels, train = {"u": {"a": 1, "z": 0.5}}, {"u": {"z": 1}}, {"v": ["a", "b", "c"]}
+    with pytest.raises(InputValidationError) as info:
+        rv.popularity_serendipity(run, qrels, train, catalog=1)
+    assert str(info.value) == (
+        "popularity_serendipity: catalog must hold every recommended item and every item of "
+        "train. Got catalog=1 for 4 such items; pass the size of the whole catalogue, or its "
+        "item ids."
+    )
+    with pytest.raises(InputValidationError) as info:
+        rv.popularity_serendipity(run, qrels, train, catalog=["a", "b"])
+    assert str(info.value) == (
+        "popularity_serendipity: catalog must contain every recommended item and every item "
+        "of train. Got 2 items ['c', 'z'] that are not in it; add them to the catalog."
+    )
+    assert rv.popularity_serendipity(run, qrels, train, catalog=["a", "b", "c", "z"]) == 0.375
 
 
 # ---------------------------------------------------------------- oracles

@@ -584,12 +584,31 @@ def serendipity(
 
 
 # ---------------------------------------------------------------- RecTools
-def _catalog_size(catalog: Any, func: str) -> int:
+def _catalog_size(catalog: Any, held: np.ndarray, func: str) -> int:
+    """The catalogue's size, which must hold the items ``held`` (the recommended
+    items and those of ``train``: a smaller catalogue gives negative probabilities)."""
+    what = "every recommended item and every item of train"
     if isinstance(catalog, (int, np.integer)) and not isinstance(catalog, (bool, np.bool_)):
-        return int(v.check_number(catalog, "catalog", func, integer=True, low=1))
+        size = int(v.check_number(catalog, "catalog", func, integer=True, low=1))
+        n_held = len(factorize(held, "items", func)[1])
+        if size < n_held:
+            raise InputValidationError(
+                f"{func}: catalog must hold {what}. Got catalog={size} for "
+                f"{v.counted(n_held, 'such item')}; pass the size of the whole catalogue, or "
+                f"its item ids."
+            )
+        return size
     ids = v.as_1d(catalog, "catalog", func)
     v.check_not_empty(len(ids), "catalog", func)
-    return len(factorize(ids, "catalog", func)[1])
+    uniques = factorize(ids, "catalog", func)[1]
+    missing = distinct(held[codes_in(held, uniques) < 0])
+    if len(missing):
+        raise InputValidationError(
+            f"{func}: catalog must contain {what}. Got "
+            f"{v.counted(len(missing), 'item')} {v.format_values(missing)} that are not in "
+            f"it; add them to the catalog."
+        )
+    return len(uniques)
 
 
 @document()
@@ -621,7 +640,8 @@ def popularity_serendipity(
         The earlier interactions that define popularity, as in
         :func:`serendipity`. Every row counts (a repeated pair counts again).
     catalog : int or array-like of item ids
-        The catalogue: its size ``N``, or the ids of its items.
+        The catalogue: its size ``N``, or the ids of its items. It holds
+        every recommended item and every item of ``train``.
     {depth}
     rel_threshold : float, default=1
         Lowest grade of a relevant item.
@@ -638,7 +658,9 @@ def popularity_serendipity(
     InvalidParameterError
         A bad ``k``, ``catalog`` size or ``rel_threshold``.
     InputValidationError
-        A malformed ``qrels`` or ``train``, an empty catalogue.
+        A malformed ``qrels`` or ``train``, an empty catalogue, a catalogue
+        without a recommended item or an item of ``train`` (or smaller than
+        their number).
 
     See Also
     --------
@@ -673,7 +695,6 @@ def popularity_serendipity(
     run = as_run(run, func)
     depth = check_k(k, func)
     v.check_number(rel_threshold, "rel_threshold", func)
-    size = _catalog_size(catalog, func)
     log = read_log(train, "train", func)
     judged = as_qrels(qrels, func)
     counts = np.bincount(log.items, minlength=log.n_items)
@@ -681,6 +702,8 @@ def popularity_serendipity(
     pop_rank = np.searchsorted(-levels, -counts) + 1.0
     mask = top_k_mask(run, depth)
     users, items = run_user_codes(run)[mask], np.asarray(run.items)[mask]
+    held = np.concatenate([run.item_ids[distinct(items)], log.item_ids]).astype(object)
+    size = _catalog_size(catalog, held, func)
     position = list_positions(run.offsets)[mask]
     log_items = codes_in(run.item_ids, log.item_ids)[items]
     p_user = (size - position) / size  # position is 0-based: (N + 1 - r) / N

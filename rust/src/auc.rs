@@ -296,7 +296,7 @@ mod tests {
         let s = &r.sums;
         assert_eq!((s.quantum, s.total.pos, s.total.neg), (quantum, 13, 4));
         assert_eq!((s.two_u.lo, s.two_u.hi), (101, 0));
-        assert!(s.exact);
+        assert!(s.exact());
         assert_eq!((r.low, r.high), (0.1, 0.9));
         // the same rows as float32 scores
         let f = weighted_range(&[0.5f32, 0.9], &[0.25, 3.0], &[0.1f32, 0.5], &[0.5, 1.5]);
@@ -337,14 +337,14 @@ mod tests {
             let weights: Vec<f64> = pw.iter().chain(&nw).copied().collect();
             state.add(&labels, &scores, &weights);
             let (two_u, p, n) = state.runs.compact().pair_sum();
-            assert_eq!((r.quantum, r.exact), (state.quantum, exact));
-            assert_eq!(state.exact, exact);
+            assert_eq!((r.quantum, r.exact()), (state.quantum, exact));
+            assert_eq!(state.exact(), exact);
             assert_eq!((r.two_u, r.total.pos, r.total.neg), (two_u, p, n));
         }
         // each label's weights within 126 bits, the labels 2^1900 apart: exact
         let (big, tiny) = (2f64.powi(997), 2f64.powi(-903));
         let r = weighted_range(&[0.5, 0.25], &[big, 3.0 * big], &[0.3], &[tiny]).sums;
-        assert!(r.exact);
+        assert!(r.exact());
         assert_eq!((r.total.pos, r.total.neg, r.two_u.lo), (4, 1, 2));
     }
 

@@ -14,7 +14,7 @@
 use rayon::prelude::*;
 use std::cmp::Ordering;
 
-use crate::runs::{auc_of, weighted_sums, U256};
+use crate::runs::{auc_of, weighted_sums, PerLabel, Rounded, U256};
 use crate::{csr, encode, sums, threads};
 use rustc_hash::FxHashMap;
 
@@ -284,16 +284,20 @@ struct GroupRows {
     items: Vec<(u64, u64)>,
 }
 
+/// Per label, where a group's weights were rounded ([`crate::runs::Rounded`]).
+pub type GroupRounded = PerLabel<Option<Rounded>>;
+
 impl GroupRows {
     /// AUC, weighted positives and weighted negatives of the rows `rows`
-    /// ([`crate::runs::WeightedSums`]).
+    /// ([`crate::runs::WeightedSums`]), and each label's rounding where its weights
+    /// were rounded (None: every bit kept).
     fn weighted_auc(
         &mut self,
         rows: &[i64],
         labels: &[i8],
         scores: &[f64],
         weights: &[f64],
-    ) -> (f64, f64, f64) {
+    ) -> (f64, f64, f64, Option<GroupRounded>) {
         // gathered once: the sums read the rows twice
         self.rows.clear();
         self.rows.extend(rows.iter().map(|&i| {
@@ -302,48 +306,57 @@ impl GroupRows {
         }));
         let sums = weighted_sums(self.rows.iter().copied(), &mut self.items);
         let w = sums.weights();
-        (sums.auc(), w.pos, w.neg)
+        let rounded = (!sums.exact()).then(|| sums.rounded());
+        (sums.auc(), w.pos, w.neg, rounded)
     }
 }
+
+/// [`weighted_group_aucs`]: per group its AUC, weighted positives and weighted
+/// negatives, and the groups whose weights were rounded (code and rounding, in order).
+pub type WeightedGroups = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<(usize, GroupRounded)>);
 
 /// Per group: its weighted AUC (NaN without a weight of each label), weighted
 /// positives and weighted negatives, each the float that the weighted ROC AUC of the
 /// group's rows alone sums ([`crate::runs::WeightedSums`]), whatever the order of
-/// the rows (parallel over groups). Rows are grouped with the counting sort of
-/// [`csr::group_rows`].
+/// the rows (parallel over groups), and the groups one of whose labels' weights span
+/// more than the sums hold exactly ([`crate::runs::Rounded`]). Rows are grouped with
+/// the counting sort of [`csr::group_rows`].
 pub fn weighted_group_aucs(
     codes: &[i32],
     n_groups: usize,
     labels: &[i8],
     scores: &[f64],
     weights: &[f64],
-) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+) -> WeightedGroups {
     let n = codes.len();
     let (offsets, by_group) = csr::group_rows(codes, n_groups);
     let one = |buf: &mut GroupRows, g: usize| {
         let (a, b) = (offsets[g] as usize, offsets[g + 1] as usize);
         buf.weighted_auc(&by_group[a..b], labels, scores, weights)
     };
-    let per_group: Vec<(f64, f64, f64)> = if n >= threads::PARALLEL_ROWS && n_groups > 1 {
-        threads::install(|| {
-            (0..n_groups)
-                .into_par_iter()
-                .map_init(GroupRows::default, one)
-                .collect()
-        })
-    } else {
-        let mut buf = GroupRows::default();
-        (0..n_groups).map(|g| one(&mut buf, g)).collect()
-    };
+    let per_group: Vec<(f64, f64, f64, Option<GroupRounded>)> =
+        if n >= threads::PARALLEL_ROWS && n_groups > 1 {
+            threads::install(|| {
+                (0..n_groups)
+                    .into_par_iter()
+                    .map_init(GroupRows::default, one)
+                    .collect()
+            })
+        } else {
+            let mut buf = GroupRows::default();
+            (0..n_groups).map(|g| one(&mut buf, g)).collect()
+        };
     let mut aucs = Vec::with_capacity(n_groups);
     let mut w_pos = Vec::with_capacity(n_groups);
     let mut w_neg = Vec::with_capacity(n_groups);
-    for (a, p, q) in per_group {
+    let mut rounded = Vec::new();
+    for (g, (a, p, q, r)) in per_group.into_iter().enumerate() {
         aucs.push(a);
         w_pos.push(p);
         w_neg.push(q);
+        rounded.extend(r.map(|r| (g, r)));
     }
-    (aucs, w_pos, w_neg)
+    (aucs, w_pos, w_neg, rounded)
 }
 
 /// The weight of each group in a GAUC.
@@ -401,7 +414,8 @@ pub fn codes_of_ids(ids: &[i64]) -> Option<(Vec<i32>, Vec<i64>)> {
 }
 
 /// Per group, its AUC (None where undefined) and its weight in the mean, as the
-/// Python layer's `grouped_auc_kernel` and `_group_weights` compute them.
+/// Python layer's `grouped_auc_kernel` and `_group_weights` compute them; None where
+/// a group's weights were rounded (the Python layer says so with the value).
 pub fn group_aucs(
     codes: &[i32],
     n_groups: usize,
@@ -409,7 +423,7 @@ pub fn group_aucs(
     scores: &[f64],
     weights: Option<&[f64]>,
     weighting: Weighting,
-) -> Vec<(Option<f64>, f64)> {
+) -> Option<Vec<(Option<f64>, f64)>> {
     let weight_of = |rows: f64, pos: f64| match weighting {
         Weighting::Impressions => rows,
         Weighting::Clicks => pos,
@@ -418,22 +432,28 @@ pub fn group_aucs(
     let defined = |auc: f64| (!auc.is_nan()).then_some(auc);
     let Some(weights) = weights else {
         let (rows, positives, aucs) = pair_aucs(codes, n_groups, labels, scores);
-        return (0..n_groups)
-            .map(|g| {
-                let weight = weight_of(rows[g] as f64, positives[g] as f64);
-                (defined(aucs[g]), weight)
-            })
-            .collect();
+        return Some(
+            (0..n_groups)
+                .map(|g| {
+                    let weight = weight_of(rows[g] as f64, positives[g] as f64);
+                    (defined(aucs[g]), weight)
+                })
+                .collect(),
+        );
     };
-    let (aucs, w_pos, w_neg) = weighted_group_aucs(codes, n_groups, labels, scores, weights);
-    (0..n_groups)
-        .map(|g| (defined(aucs[g]), weight_of(w_pos[g] + w_neg[g], w_pos[g])))
-        .collect()
+    let (aucs, w_pos, w_neg, rounded) =
+        weighted_group_aucs(codes, n_groups, labels, scores, weights);
+    rounded.is_empty().then(|| {
+        (0..n_groups)
+            .map(|g| (defined(aucs[g]), weight_of(w_pos[g] + w_neg[g], w_pos[g])))
+            .collect()
+    })
 }
 
 /// GAUC of validated rows: the exact sum of `weight x AUC` over the groups with a
 /// defined AUC over the exact sum of their weights, each sum rounded once (as the
-/// Python layer's `gauc_sums` and `gauc_value`); NaN when those weights sum to 0.
+/// Python layer's `gauc_sums` and `gauc_value`); NaN when those weights sum to 0;
+/// None where a group's weights were rounded ([`group_aucs`]).
 pub fn gauc(
     codes: &[i32],
     n_groups: usize,
@@ -441,10 +461,10 @@ pub fn gauc(
     scores: &[f64],
     weights: Option<&[f64]>,
     weighting: Weighting,
-) -> f64 {
+) -> Option<f64> {
     let mut weighted = [0i64; sums::SIZE];
     let mut total = [0i64; sums::SIZE];
-    for (auc, w) in group_aucs(codes, n_groups, labels, scores, weights, weighting) {
+    for (auc, w) in group_aucs(codes, n_groups, labels, scores, weights, weighting)? {
         if let Some(auc) = auc {
             sums::add(&mut weighted, w * auc);
             sums::add(&mut total, w);
@@ -452,11 +472,11 @@ pub fn gauc(
     }
     // fewer than 2^31 groups: no digit needs a carry before the rounding
     let total = sums::rounded(&total);
-    if total > 0.0 {
+    Some(if total > 0.0 {
         sums::rounded(&weighted) / total
     } else {
         f64::NAN
-    }
+    })
 }
 
 #[cfg(test)]
@@ -577,7 +597,8 @@ mod tests {
                     tier * (1 + next() % 7) as f64
                 })
                 .collect();
-            let (aucs, w_pos, w_neg) = weighted_group_aucs(&codes, k, &labels, &scores, &weights);
+            let (aucs, w_pos, w_neg, rounded) =
+                weighted_group_aucs(&codes, k, &labels, &scores, &weights);
             for g in 0..k {
                 let side = |positive: bool| {
                     let rows =
@@ -596,7 +617,10 @@ mod tests {
                 );
                 let w = sums.weights();
                 assert_eq!((w_pos[g], w_neg[g]), (w.pos, w.neg));
-                if sums.exact {
+                // a group whose weights were rounded is listed, with its sums' rounding
+                let listed = rounded.iter().find(|r| r.0 == g).map(|r| r.1);
+                assert_eq!(listed, (!sums.exact()).then(|| sums.rounded()));
+                if sums.exact() {
                     // the exact sum of each label's weights rounded once
                     let exact = |w: &[f64]| {
                         let mut acc = [0i64; sums::SIZE];
@@ -685,13 +709,13 @@ mod tests {
                 Weighting::Uniform,
             ] {
                 let want = gauc_by_pairs(&ids, &labels, &scores, weighting);
-                let got = gauc(&codes, k, &labels, &scores, None, weighting);
+                let got = gauc(&codes, k, &labels, &scores, None, weighting).unwrap();
                 assert!(
                     got == want || (got.is_nan() && want.is_nan()),
                     "{got} {want}"
                 );
                 // weights of 1: the same float (integer pair weights are exact)
-                let got = gauc(&codes, k, &labels, &scores, Some(&ones), weighting);
+                let got = gauc(&codes, k, &labels, &scores, Some(&ones), weighting).unwrap();
                 assert!(
                     got == want || (got.is_nan() && want.is_nan()),
                     "{got} {want}"
@@ -715,7 +739,7 @@ mod tests {
             Some(&weights),
             Weighting::Impressions,
         );
-        assert_eq!(value, 1.0);
+        assert_eq!(value, Some(1.0));
         let none = gauc(
             &codes[..2],
             1,
@@ -724,6 +748,15 @@ mod tests {
             Some(&weights[..2]),
             Weighting::Uniform,
         );
-        assert!(none.is_nan());
+        assert!(none.is_some_and(f64::is_nan));
+        // a group's positives spanning more than 126 bits: no value (the Python layer
+        // computes it and says the weights were rounded)
+        let wide = [1e300, 1.0, 1e-300, 1.0];
+        let codes = [0, 0, 0, 0];
+        let labels = [1, 0, 1, 0];
+        let value = gauc(&codes, 1, &labels, &scores, Some(&wide), Weighting::Uniform);
+        assert_eq!(value, None);
+        let (_, _, _, rounded) = weighted_group_aucs(&codes, 1, &labels, &scores, &wide);
+        assert!(rounded.len() == 1 && rounded[0].1.pos.is_some() && rounded[0].1.neg.is_none());
     }
 }

@@ -255,7 +255,7 @@ class AucRuns:
     @property
     def weighted(self) -> bool: ...
     @property
-    def exact(self) -> bool: ...
+    def rounded(self) -> tuple[tuple[int, float] | None, tuple[int, float] | None]: ...
     @property
     def entries(self) -> int: ...
     @property
@@ -684,13 +684,26 @@ def weighted_group_aucs(
     labels: NDArray[np.int8],
     scores: NDArray[np.float64],
     weights: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
+) -> tuple[
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    list[tuple[int, tuple[int, float] | None, tuple[int, float] | None]],
+]: ...
 def weighted_range(
     pos: NDArray[np.float64] | NDArray[np.float32],
     pos_w: NDArray[np.float64],
     neg: NDArray[np.float64] | NDArray[np.float32],
     neg_w: NDArray[np.float64],
-) -> tuple[tuple[int, int], int, int, int, float, float]: ...
+) -> tuple[
+    tuple[int, int],
+    int,
+    int,
+    int,
+    float,
+    float,
+    tuple[tuple[int, float] | None, tuple[int, float] | None],
+]: ...
 def xauc_distinct(
     codes: NDArray[np.int64],
     y: NDArray[np.float64],

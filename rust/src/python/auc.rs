@@ -5,6 +5,7 @@ use numpy::{IntoPyArray, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use super::runs::{labels_rounded, LabelsRounded};
 use super::{same_length, slice, Floats};
 use crate::{auc, scan};
 
@@ -92,16 +93,25 @@ fn pair_count_sorted(py: Python<'_>, pos: Scores<'_>, neg: Scores<'_>) -> PyResu
     ))
 }
 
-/// `((pos_quantum, neg_quantum), positives, negatives, two_u, low, high)` of
+/// `((pos_quantum, neg_quantum), positives, negatives, two_u, low, high, rounded)` of
 /// [`weighted_range`].
-type RangeSums<'py> = ((i32, i32), u128, u128, Bound<'py, PyAny>, f64, f64);
+type RangeSums<'py> = (
+    (i32, i32),
+    u128,
+    u128,
+    Bound<'py, PyAny>,
+    f64,
+    f64,
+    LabelsRounded,
+);
 
 /// The exact sums of one weighted score range (`pos` and `neg` in any order, float64
 /// or float32 alike): `((pos_quantum, neg_quantum), positives, negatives, two_u, low,
-/// high)`: the units of the positives' weights `2**pos_quantum` and of the
+/// high, rounded)`: the units of the positives' weights `2**pos_quantum` and of the
 /// negatives' `2**neg_quantum`, `two_u` an integer below `2**256` in units of their
 /// product, `low` and `high` the smallest and largest score of a row of weight other
-/// than 0 (NaN for none).
+/// than 0 (NaN for none), and each label's `(span, share)` where its weights were
+/// rounded ([`LabelsRounded`]).
 #[pyfunction]
 fn weighted_range<'py>(
     py: Python<'py>,
@@ -124,7 +134,16 @@ fn weighted_range<'py>(
         .lshift(shift)?
         .add(s.two_u.lo)?;
     let quantum = (s.quantum.pos, s.quantum.neg);
-    Ok((quantum, s.total.pos, s.total.neg, two_u, r.low, r.high))
+    let rounded = labels_rounded(s.rounded());
+    Ok((
+        quantum,
+        s.total.pos,
+        s.total.neg,
+        two_u,
+        r.low,
+        r.high,
+        rounded,
+    ))
 }
 
 /// `(thresholds, tps, fps)` of ascending `pos` and `neg`, thresholds descending.

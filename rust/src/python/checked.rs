@@ -375,7 +375,8 @@ fn gauc_answer(
             return refusal.map(Answer::Refused);
         };
         let (codes, distinct) = gauc::codes_of_ids(&ids)?;
-        let value = gauc::gauc(&codes, distinct.len(), &l, &s, weights, weighting);
+        // None where weights were rounded: the Python layer computes and warns
+        let value = gauc::gauc(&codes, distinct.len(), &l, &s, weights, weighting)?;
         (!value.is_nan()).then_some(Answer::Value(value))
     })
 }

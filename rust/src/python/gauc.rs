@@ -4,6 +4,7 @@ use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use super::runs::labels_rounded;
 use super::{same_length, slice, Floats, Ints};
 use crate::gauc;
 
@@ -74,7 +75,8 @@ fn counted<S: gauc::Score>(
 }
 
 /// Per group: its weighted AUC (NaN without a weight of each label), weighted
-/// positives and weighted negatives ([`gauc::weighted_group_aucs`]).
+/// positives and weighted negatives, and `(code, positives, negatives)` of each group
+/// whose weights were rounded ([`gauc::weighted_group_aucs`], [`LabelsRounded`]).
 #[pyfunction]
 fn weighted_group_aucs<'py>(
     py: Python<'py>,
@@ -83,7 +85,7 @@ fn weighted_group_aucs<'py>(
     labels: PyReadonlyArray1<'py, i8>,
     scores: PyReadonlyArray1<'py, f64>,
     weights: PyReadonlyArray1<'py, f64>,
-) -> PyResult<(Floats<'py>, Floats<'py>, Floats<'py>)> {
+) -> PyResult<GroupAucs<'py>> {
     let (c, l, s, w) = (
         slice(&codes, "codes")?,
         slice(&labels, "labels")?,
@@ -100,9 +102,30 @@ fn weighted_group_aucs<'py>(
         ],
     )?;
     check_codes("weighted_group_aucs", c, n_groups)?;
-    let (a, wp, wn) = py.detach(|| gauc::weighted_group_aucs(c, n_groups, l, s, w));
-    Ok((a.into_pyarray(py), wp.into_pyarray(py), wn.into_pyarray(py)))
+    let (a, wp, wn, rounded) = py.detach(|| gauc::weighted_group_aucs(c, n_groups, l, s, w));
+    let rounded = rounded
+        .into_iter()
+        .map(|(g, r)| {
+            let (pos, neg) = labels_rounded(r);
+            (g, pos, neg)
+        })
+        .collect();
+    Ok((
+        a.into_pyarray(py),
+        wp.into_pyarray(py),
+        wn.into_pyarray(py),
+        rounded,
+    ))
 }
+
+/// The groups' AUCs, weighted positives and negatives, and `(code, positives,
+/// negatives)` of the groups whose weights were rounded.
+type GroupAucs<'py> = (
+    Floats<'py>,
+    Floats<'py>,
+    Floats<'py>,
+    Vec<(usize, Option<(i32, f64)>, Option<(i32, f64)>)>,
+);
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(group_counts, m)?)?;

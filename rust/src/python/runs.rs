@@ -9,13 +9,13 @@ use pyo3::types::PyBool;
 
 use super::checked::{auc_refusal, refused, Column};
 use super::{same_length, slice, Floats};
-use crate::runs::{auc_of, Count, Entry, PerLabel, RowRuns, Run, WeightRuns, BUFFER_ROWS};
+use crate::runs::{auc_of, Count, Entry, PerLabel, Rounded, RowRuns, Run, WeightRuns, BUFFER_ROWS};
 use crate::sort::{key_score, order_key};
 
 #[derive(Clone)]
 enum Held {
     Rows(Box<RowRuns>),
-    Weights(WeightRuns),
+    Weights(Box<WeightRuns>),
 }
 
 /// The rows buffered before a sort: `RECEVAL_AUC_BUFFER_ROWS` sets them (tests use
@@ -87,7 +87,7 @@ impl AucRuns {
     #[new]
     fn new(weighted: bool) -> Self {
         let held = if weighted {
-            Held::Weights(WeightRuns::default())
+            Held::Weights(Box::default())
         } else {
             Held::Rows(Box::new(RowRuns::with_buffer(buffer_rows())))
         };
@@ -100,13 +100,14 @@ impl AucRuns {
         matches!(self.held, Held::Weights(_))
     }
 
-    /// False once a weight's lowest bits were rounded off (one label's weights spanning
-    /// more than 2**126 in one state).
+    /// `(positives, negatives)`: for a label whose weights' lowest bits were rounded
+    /// off (its weights spanning more than 2**126 in one state), `(span, share)`
+    /// ([`crate::runs::Rounded`]), else None.
     #[getter]
-    fn exact(&self) -> bool {
+    fn rounded(&self) -> LabelsRounded {
         match &self.held {
-            Held::Rows(_) => true,
-            Held::Weights(w) => w.exact,
+            Held::Rows(_) => (None, None),
+            Held::Weights(w) => labels_rounded(w.rounded()),
         }
     }
 
@@ -388,9 +389,19 @@ impl AucRuns {
             entries: entries(keys_of(s)?, p.into_iter(), n.into_iter()),
         });
         Ok(AucRuns {
-            held: Held::Weights(state),
+            held: Held::Weights(Box::new(state)),
         })
     }
+}
+
+/// `(span, share)` of each label whose weights were rounded, None for the others:
+/// how the core tells the Python layer, for a state, a score range and a group alike.
+pub(crate) type LabelsRounded = (Option<(i32, f64)>, Option<(i32, f64)>);
+
+/// [`LabelsRounded`] of the core's per-label rounding.
+pub(crate) fn labels_rounded(r: PerLabel<Option<Rounded>>) -> LabelsRounded {
+    let pair = |r: Option<Rounded>| r.map(|r| (r.span, r.share));
+    (pair(r.pos), pair(r.neg))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

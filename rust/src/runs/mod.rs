@@ -11,15 +11,17 @@
 //! that label held, so that every sum is exact and the same for any split of the
 //! rows into batches and any order of merges, while one label's sums span at most
 //! 126 bits (e.g. weights from `2^-40` to `2^40` over `2^40` rows). A label's
-//! weights spanning more have their lowest bits rounded off (`exact` turns false);
+//! weights spanning more have their lowest bits rounded off (told by `rounding`);
 //! the two labels' weights may lie at any distance from each other.
 
 use crate::sort::order_key;
 
+mod rounding;
 mod rows;
 mod walk;
 mod weights;
 mod wide;
+pub use rounding::{Rounded, Rounding};
 pub use rows::{RowRuns, BUFFER_ROWS};
 pub use weights::{weighted_sums, PerLabel, WeightRuns, WeightedSums};
 pub use wide::{ratio, wide_mul, U256};
@@ -489,7 +491,7 @@ impl<C: Count + std::fmt::Debug> Runs<Run<C>> {
 
     /// Apply `pos` to every count of the positives held and `neg` to every one of the
     /// negatives.
-    pub fn map_counts(&mut self, pos: impl Fn(C) -> C, neg: impl Fn(C) -> C) {
+    pub fn map_counts(&mut self, mut pos: impl FnMut(C) -> C, mut neg: impl FnMut(C) -> C) {
         self.finish();
         for run in &mut self.stack {
             for e in &mut run.entries {
@@ -738,6 +740,6 @@ pub(crate) mod tests {
         let (two_u, p, n) = w.runs.compact().pair_sum();
         let got = auc_of(two_u, p, n);
         assert!((got - brute_auc(&labels, &scores, &weights)).abs() < 1e-12);
-        assert!(w.exact);
+        assert!(w.exact());
     }
 }

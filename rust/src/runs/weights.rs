@@ -6,6 +6,7 @@
 //! weights of one label beside huge ones of the other keep every bit (in one unit,
 //! they were rounded to a unit each, and so made equal).
 
+use super::rounding::{loses_bits, lost_in, rounded_labels, Rounded, Rounding};
 use super::{auc_of, pair_sum_of, Run, Runs, U256};
 use crate::sort::order_key;
 
@@ -135,6 +136,16 @@ impl<T: Copy> PerLabel<T> {
         }
     }
 
+    /// The positives' value or the negatives', to change.
+    #[inline(always)]
+    pub fn of_mut(&mut self, positive: bool) -> &mut T {
+        if positive {
+            &mut self.pos
+        } else {
+            &mut self.neg
+        }
+    }
+
     /// `f` of each label's value (the label passed first: true for the positives).
     pub fn map<U>(self, mut f: impl FnMut(bool, T) -> U) -> PerLabel<U> {
         PerLabel {
@@ -165,20 +176,28 @@ fn label_spans(rows: impl Iterator<Item = (bool, f64)>) -> PerLabel<Option<(i32,
 /// [`order_key`] and one word of its label (the top bit) and its units of its
 /// label's unit `2^q` ([`packed_units`], rounded as [`scaled_kept`]): 16 bytes a
 /// row, half the memory to fill and to sort of a key, a label and a `u128`.
+/// Returns the rows of each label whose weight was rounded (a bit below its unit),
+/// each moved by less than one unit.
 pub fn sorted_rows(
     rows: impl Iterator<Item = (f64, bool, f64)>,
     n: usize,
     q: PerLabel<i32>,
     items: &mut Vec<(u64, u64)>,
-) {
+) -> PerLabel<u128> {
     items.clear();
     items.reserve(n);
+    let mut rounded = PerLabel::<u128>::default();
     for (score, positive, w) in rows {
         let (m, e) = odd_parts(w);
         if m != 0 {
+            let shift = e - q.of(positive);
+            if shift < 0 {
+                // m is odd: its lowest bit is below the unit
+                *rounded.of_mut(positive) += 1;
+            }
             items.push((
                 order_key(score),
-                packed_units(m, e - q.of(positive)) | u64::from(positive) << 63,
+                packed_units(m, shift) | u64::from(positive) << 63,
             ));
         }
     }
@@ -188,6 +207,7 @@ pub fn sorted_rows(
     } else {
         items.sort_unstable_by_key(|x| x.0);
     }
+    rounded
 }
 
 /// The units of each label `(positive, negative)` per distinct key of rows of
@@ -215,14 +235,14 @@ pub struct WeightedSums {
     pub total: PerLabel<u128>,
     /// Twice the weighted Mann-Whitney U in units of `2^(quantum.pos + quantum.neg)`.
     pub two_u: U256,
-    /// No weight's bits were rounded off (each label's units span at most 126 bits).
-    pub exact: bool,
+    /// How far each label's units are from its weights ([`Rounding`]).
+    pub rounding: PerLabel<Rounding>,
 }
 
 /// The exact sums of the rows `(score, positive, weight)` (weights finite and not
 /// negative; rows of weight 0 count nothing), read twice: each label's unit is the
 /// lowest bit of any of its weights, coarser only where its sums would pass 126 bits
-/// (`exact` false: the units then rounded as the in-memory state rounds them). The
+/// (told by `rounding`: the units then rounded as the in-memory state rounds them). The
 /// rows are left in `items` ([`sorted_rows`]; its memory reused), sorted by score.
 ///
 /// One implementation of the weighted AUC's sums: of a whole score range and of each
@@ -233,19 +253,30 @@ where
 {
     let spans = label_spans(rows.clone().map(|(_, positive, w)| (positive, w)));
     let quantum = spans.map(|_, s| s.map_or(0, WeightRuns::batch_unit));
-    let exact = spans.map(|positive, s| s.is_none_or(|s| quantum.of(positive) <= s.0));
     let n = spans.pos.map_or(0, |s| s.2) + spans.neg.map_or(0, |s| s.2);
-    sorted_rows(rows, n as usize, quantum, items);
+    let lost = sorted_rows(rows, n as usize, quantum, items);
     let (two_u, pos, neg) = pair_sum_of(key_counts(items));
     WeightedSums {
         quantum,
         total: PerLabel { pos, neg },
         two_u,
-        exact: exact.pos && exact.neg,
+        rounding: spans.map(|positive, s| {
+            Rounding::default().and(s.map_or(i32::MAX, |s| s.0), lost.of(positive))
+        }),
     }
 }
 
 impl WeightedSums {
+    /// Whether every weight's bits were kept (each label's units span at most 126 bits).
+    pub fn exact(&self) -> bool {
+        self.rounding.pos.lost == 0 && self.rounding.neg.lost == 0
+    }
+
+    /// [`rounded_labels`] of these sums.
+    pub fn rounded(&self) -> PerLabel<Option<Rounded>> {
+        rounded_labels(self.quantum, self.total, self.rounding)
+    }
+
     /// The AUC: `2U / (2 P N)` of the exact integers rounded once ([`auc_of`]); NaN
     /// without a weight of each label.
     pub fn auc(&self) -> f64 {
@@ -279,15 +310,15 @@ fn weight_of_units(units: u128, q: i32) -> f64 {
 
 /// Exact weights per distinct score and label, each label's in units of its own
 /// `2^quantum`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct WeightRuns {
     pub runs: Runs<Run<u128>>,
     /// The exponent of each label's unit (meaningful once a weight of it is held).
     pub quantum: PerLabel<i32>,
     /// Units held of each label (the sum of its counts).
     pub total: PerLabel<u128>,
-    /// No weight's bits were rounded off.
-    pub exact: bool,
+    /// How far each label's counts are from its weights ([`Rounding`]).
+    pub rounding: PerLabel<Rounding>,
 }
 
 /// The bits a sum of one label's counts may use (one more is left for the carries
@@ -295,17 +326,6 @@ pub struct WeightRuns {
 const WIDTH: i32 = 126;
 /// Bits given up at once when the counts must be held in a coarser unit.
 const SLACK: i32 = 32;
-
-impl Default for WeightRuns {
-    fn default() -> Self {
-        WeightRuns {
-            runs: Runs::default(),
-            quantum: PerLabel::default(),
-            total: PerLabel::default(),
-            exact: true,
-        }
-    }
-}
 
 impl Run<u128> {
     /// The sum of each label's counts.
@@ -352,11 +372,22 @@ impl WeightRuns {
         if by == PerLabel::default() {
             return;
         }
-        if by.pos < 0 || by.neg < 0 {
-            self.exact = false;
-        }
-        self.runs
-            .map_counts(|c| scaled_kept(c, by.pos), |c| scaled_kept(c, by.neg));
+        // each count that loses bits moves by less than one unit
+        let mut moved = PerLabel::<u128>::default();
+        self.runs.map_counts(
+            |c| {
+                moved.pos += u128::from(loses_bits(c, by.pos));
+                scaled_kept(c, by.pos)
+            },
+            |c| {
+                moved.neg += u128::from(loses_bits(c, by.neg));
+                scaled_kept(c, by.neg)
+            },
+        );
+        self.rounding = self.rounding.map(|positive, r| Rounding {
+            low: r.low,
+            lost: lost_in(r.lost, by.of(positive)) + moved.of(positive),
+        });
         self.total = self.runs.stack.iter().fold(PerLabel::default(), |t, run| {
             let r = run.totals();
             PerLabel {
@@ -384,15 +415,17 @@ impl WeightRuns {
             let Some(s) = s else {
                 return held;
             };
-            let q = unit_for(held, self.total.of(positive), s);
-            self.exact &= q <= s.0;
             n += s.2;
-            q
+            unit_for(held, self.total.of(positive), s)
         });
         self.rescale(q);
         let rows = (0..labels.len()).map(|i| (scores[i], labels[i] == 1, weights[i]));
         let mut items = Vec::new();
-        sorted_rows(rows, n as usize, q, &mut items);
+        let lost = sorted_rows(rows, n as usize, q, &mut items);
+        self.rounding = self.rounding.map(|positive, r| {
+            let low = spans.of(positive).map_or(i32::MAX, |s| s.0);
+            r.and(low, lost.of(positive))
+        });
         let rows = items
             .iter()
             .map(|&(key, word)| (key, word >> 63 == 1, unpacked_units(word)));
@@ -410,6 +443,22 @@ impl WeightRuns {
     pub fn scale_down(&mut self, by: i32) {
         self.quantum.pos -= by;
         self.quantum.neg -= by;
+        for positive in [true, false] {
+            let low = &mut self.rounding.of_mut(positive).low;
+            if *low != i32::MAX {
+                *low -= by;
+            }
+        }
+    }
+
+    /// Whether every weight's bits were kept (each label's units span at most 126 bits).
+    pub fn exact(&self) -> bool {
+        self.rounding.pos.lost == 0 && self.rounding.neg.lost == 0
+    }
+
+    /// [`rounded_labels`] of this state.
+    pub fn rounded(&self) -> PerLabel<Option<Rounded>> {
+        rounded_labels(self.quantum, self.total, self.rounding)
     }
 
     /// Add another state's counts (each label's unit aligned with this one's).
@@ -422,16 +471,13 @@ impl WeightRuns {
             if total == 0 {
                 return mine;
             }
-            let q = unit_for(
+            unit_for(
                 mine,
                 self.total.of(positive),
                 (theirs, bit_length(total) + theirs, 1),
-            );
-            self.exact &= q <= theirs;
-            q
+            )
         });
         self.rescale(q);
-        self.exact &= other.exact;
         // by how many bits the other's counts grow (a label it holds none of: 0)
         let by = other.quantum.map(|positive, theirs| {
             if other.total.of(positive) == 0 {
@@ -440,9 +486,15 @@ impl WeightRuns {
                 theirs - q.of(positive)
             }
         });
+        // the other's rounding in this state's units, and its counts that lose bits
+        let mut lost = other
+            .rounding
+            .map(|positive, r| lost_in(r.lost, by.of(positive)));
         for mut run in other.runs.clone().into_runs() {
             if by != PerLabel::default() {
                 for e in &mut run.entries {
+                    lost.pos += u128::from(loses_bits(e.pos, by.pos));
+                    lost.neg += u128::from(loses_bits(e.neg, by.neg));
                     e.pos = scaled_kept(e.pos, by.pos);
                     e.neg = scaled_kept(e.neg, by.neg);
                 }
@@ -450,6 +502,9 @@ impl WeightRuns {
             self.add_totals(run.totals());
             self.runs.push(run);
         }
+        self.rounding = self
+            .rounding
+            .map(|positive, r| r.and(other.rounding.of(positive).low, lost.of(positive)));
     }
 
     /// How many bits a unit of the negatives is above one of the positives: a
@@ -499,7 +554,7 @@ mod tests {
         let b = merged.runs.compact().clone();
         assert_eq!(whole.quantum, merged.quantum);
         assert_eq!(a, b);
-        assert!(whole.exact && merged.exact);
+        assert!(whole.exact() && merged.exact());
     }
 
     #[test]
@@ -508,18 +563,18 @@ mod tests {
         // a unit each, not to zero
         let mut w = WeightRuns::default();
         w.add(&[1, 1, 0], &[0.5, 0.25, 0.4], &[1e300, 3e-310, 1.0]);
-        assert!(!w.exact);
+        assert!(!w.exact());
         let (two_u, p, n) = w.runs.compact().pair_sum();
         assert_eq!(auc_of(two_u, p, n), 1.0);
         assert_eq!(w.total.neg, 1);
         let mut tiny = WeightRuns::default();
         tiny.add(&[1, 0, 0], &[0.5, 0.25, 0.75], &[1e-300, 1e-300, 2e-300]);
-        assert!(tiny.exact);
+        assert!(tiny.exact());
         let (two_u, p, n) = tiny.runs.compact().pair_sum();
         assert!((auc_of(two_u, p, n) - 1.0 / 3.0).abs() < 1e-15);
         let mut huge = WeightRuns::default();
         huge.add(&[1, 0, 0], &[0.5, 0.25, 0.75], &[1e300, 1e300, 2e300]);
-        assert!(huge.exact);
+        assert!(huge.exact());
         let (two_u, p, n) = huge.runs.compact().pair_sum();
         assert!((auc_of(two_u, p, n) - 1.0 / 3.0).abs() < 1e-15);
     }
@@ -551,7 +606,7 @@ mod tests {
             &[0.9, 0.8, 0.7, 0.1],
             &[3.0 * tiny, big, 3.0 * big, tiny],
         );
-        assert!(w.exact);
+        assert!(w.exact());
         assert_eq!(
             w.quantum,
             PerLabel {
@@ -586,7 +641,7 @@ mod tests {
         }
         let mut whole = WeightRuns::default();
         whole.add(&labels, &scores, &weights);
-        assert!(whole.exact);
+        assert!(whole.exact());
         let pos: Vec<usize> = (0..1200).filter(|&i| labels[i] == 1).collect();
         let neg: Vec<usize> = (0..1200).filter(|&i| labels[i] != 1).collect();
         let batch = |rows: &[usize]| {
@@ -602,7 +657,7 @@ mod tests {
             for k in order {
                 merged.absorb(&parts[k]);
             }
-            assert!(merged.exact);
+            assert!(merged.exact());
             assert_eq!(merged.quantum, whole.quantum);
             assert_eq!(merged.total, whole.total);
             assert_eq!(merged.runs.compact(), whole.runs.compact());
@@ -612,7 +667,7 @@ mod tests {
         let l: Vec<i8> = pos.iter().map(|&i| labels[i]).collect();
         let pick = |v: &[f64]| pos.iter().map(|&i| v[i]).collect::<Vec<f64>>();
         added.add(&l, &pick(&scores), &pick(&weights));
-        assert_eq!((added.quantum, added.exact), (whole.quantum, true));
+        assert_eq!((added.quantum, added.exact()), (whole.quantum, true));
         assert_eq!(auc(&mut added), auc(&mut whole));
     }
 

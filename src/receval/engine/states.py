@@ -24,6 +24,7 @@ from .._kernels import compiled
 from .._validation import counted, format_values, verb
 from ..exceptions import InputValidationError, InvalidParameterError
 from .kinds import MERGED, NO_LABELS, UPDATE, Kind, LabelKind
+from .rounding import RoundedWeights
 from .sums import ExactSum, fieldwise_sum
 from .window import DecayClock
 
@@ -70,11 +71,11 @@ class ScoreCounts:
     same float for any split of the rows into batches and any order of merges,
     while one label's weights in one state span at most 2**126 (e.g.
     weights from 2**-40 to 2**40 over 2**40 rows); beyond that, that label's smallest
-    weights' lowest bits are rounded off (``exact`` turns false) and a weight is
-    never rounded to zero. The two labels' weights may lie at any distance from
-    each other (positives of 1e-300 beside negatives of 1e300): the AUC does not
-    depend on the scale of either, and precision is computed from the two counts
-    each in its own unit.
+    weights' lowest bits are rounded off (``rounded`` says which label's, how far its
+    weights span and how much of their sum moved) and a weight is never rounded to
+    zero. The two labels' weights may lie at any distance from each other (positives
+    of 1e-300 beside negatives of 1e300): the AUC does not depend on the scale of
+    either, and precision is computed from the two counts each in its own unit.
     """
 
     __slots__ = ("runs",)
@@ -88,9 +89,10 @@ class ScoreCounts:
         return bool(self.runs.weighted)
 
     @property
-    def exact(self) -> bool:
-        """False once one label's weights held spanned more than 2**126 (see the class)."""
-        return bool(self.runs.exact)
+    def rounded(self) -> RoundedWeights | None:
+        """The labels whose weights held spanned more than 2**126 and were rounded (see
+        the class); None while every bit is kept."""
+        return RoundedWeights.of(self.runs.rounded)
 
     @property
     def entries(self) -> int:

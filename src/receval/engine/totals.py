@@ -34,6 +34,7 @@ from .._kernels import compiled
 from ..exceptions import InputValidationError
 from .kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from .metric import data_columns, second_and_weight
+from .rounding import RoundedWeights
 from .states import invalid_state, plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
@@ -341,6 +342,9 @@ class ScoreRange:
         Weighted rows: the exponents of the units of the positives' and of the
         negatives' weights (each label's lowest bit of any weight, as the in-memory
         state's); None for rows without weights.
+    rounded : RoundedWeights or None, default=None
+        Weighted rows: the labels whose weights spanned more than the sums hold
+        exactly and were rounded; None where every bit was kept.
     """
 
     low: float
@@ -349,6 +353,7 @@ class ScoreRange:
     negatives: int
     two_u: int
     quantum: tuple[int, int] | None = None
+    rounded: RoundedWeights | None = None
 
     @property
     def empty(self) -> bool:

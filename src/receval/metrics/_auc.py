@@ -18,6 +18,7 @@ from ..conventions import undefined_value
 from ..data._lookup import distinct
 from ..engine.kinds import UPDATE, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register
+from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import range_state, run_definition
 from ..engine.states import (
     AUCCounts,
@@ -31,7 +32,6 @@ from ..engine.window import add_decayed
 from ..exceptions import (
     InputValidationError,
     InvalidParameterError,
-    RecevalWarning,
     UndefinedMetricWarning,
 )
 from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
@@ -62,17 +62,8 @@ def _roc_auc_binary(labels: np.ndarray, scores: np.ndarray, weights: np.ndarray 
 def _counts_value(value: CurveValue, counts: ScoreCounts, func: str) -> float:
     """``value`` of a state's counts; a warning where one label's weights spanned more
     than its unit holds (their smallest rounded up to a unit each), as precision then
-    reads tiny weights as far larger ones."""
-    if not counts.exact:
-        warnings.warn(
-            f"{func}: the sample weights of one label span more than 126 bits (from the "
-            f"lowest bit of the smallest to the top of their sum), so the smallest were "
-            f"rounded to a coarser unit (each to one unit at least) and the value may be far "
-            f"from exact; drop or clip the tiniest weights (weights within 2**40 of each "
-            f"other fit for up to 2**30 rows).",
-            RecevalWarning,
-            stacklevel=4,
-        )
+    reads tiny weights as far larger ones (no bound)."""
+    warn_rounded(func, counts.rounded, None, stacklevel=4)
     _, pos, neg, shift = counts.table()
     tps = np.cumsum(pos[::-1], dtype=np.float64)
     return curve_value(value, tps, np.cumsum(neg[::-1], dtype=np.float64), shift)
@@ -289,7 +280,8 @@ def roc_auc_score(
     y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
         Scores; only their order matters.
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights: a pair counts ``w_pos * w_neg``.
+        Non-negative weights: a pair counts ``w_pos * w_neg``. Exact while one label's
+        span at most 126 bits; beyond, a ``RecevalWarning`` bounds the error.
     pos_label : int, str or bool, default=None
         The positive class for binary input.
     average : {"macro", "weighted", "micro", None}, default="macro"
@@ -704,8 +696,9 @@ def _auc_range(
     if len(pos) + len(neg) == 0:
         return RangeStates(())
     if pos_w is not None and neg_w is not None:
-        quantum, n_pos, n_neg, two_u, low, high = k.weighted_range(pos, pos_w, neg, neg_w)
-        return RangeStates((ScoreRange(low, high, n_pos, n_neg, two_u, quantum),))
+        quantum, n_pos, n_neg, two_u, low, high, rounded = k.weighted_range(pos, pos_w, neg, neg_w)
+        state = ScoreRange(low, high, n_pos, n_neg, two_u, quantum, RoundedWeights.of(rounded))
+        return RangeStates((state,))
     # exact integer pair counts
     sort_numbers(pos)
     parts = [pos, *sort_chunks(neg)]
@@ -725,9 +718,15 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
         from ..engine.totals import auc_from_ranges
 
         value = auc_from_ranges(state.ranges)
+        rounded = merged(r.rounded for r in state.ranges)
     else:
-        value = state.counts(_AUC).auc()
-    return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
+        counts = state.counts(_AUC)
+        value, rounded = counts.auc(), counts.rounded
+    if np.isnan(value):
+        return warn_undefined(_UNDEFINED)
+    # each label's weights enter the AUC as a weighted mean: it moves by at most their shares
+    warn_rounded(_AUC, rounded, None if rounded is None else rounded.bound, stacklevel=3)
+    return float(value)
 
 
 ROC_AUC = register(

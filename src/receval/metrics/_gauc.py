@@ -14,6 +14,7 @@ from .._kernels import compiled
 from ..data._lookup import distinct
 from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
 from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import run_definition
 from ..engine.states import Seen, plain_pair
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -273,7 +274,7 @@ def group_auc_of(
         y_true, y_score, groups, sample_weight, func, whole=True
     )
     auc, rows, weight, weighted_pos = grouped_auc_kernel(
-        codes, len(uniques), labels, scores, weights
+        codes, len(uniques), labels, scores, weights, func
     )
     group_w, used = group_weights(weighting, uniques, codes, weight, weighted_pos, func)
     return GroupAUCReport.of_groups(uniques, auc, group_w, rows, used)
@@ -285,12 +286,17 @@ def grouped_auc_kernel(
     labels: np.ndarray,
     scores: np.ndarray,
     weights: np.ndarray | None,
+    func: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-group AUC (nan where undefined), rows, weight and weighted positives.
 
     Validated arrays in; see ``rust/src/gauc.rs`` for the method. Each group's AUC is
     ``2U / (2 P N)`` of its exact integers rounded once (with weights, each label's
     in units of its lowest bit): the float :func:`roc_auc_score` gives its rows alone.
+    Warns (naming ``func``) where a group's weights of one label spanned more than
+    those sums hold exactly and were rounded: each group's AUC moves by at most the
+    two labels' shares and its weight by at most as much relatively, so the mean by
+    at most twice their largest sum.
     """
     k = compiled()
     # the kernels read contiguous arrays (a strided view of the caller's is copied);
@@ -302,9 +308,11 @@ def grouped_auc_kernel(
         rows, positives, auc = k.pair_aucs(codes, n_groups, labels, scores)
         return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
     rows = k.group_counts(codes, n_groups, labels)[0]
-    auc, weighted_pos, weighted_neg = k.weighted_group_aucs(
+    auc, weighted_pos, weighted_neg, rounded_groups = k.weighted_group_aucs(
         codes, n_groups, labels, scores, np.ascontiguousarray(weights)
     )
+    rounded = merged(RoundedWeights.of(r[1:], groups=1) for r in rounded_groups)
+    warn_rounded(func, rounded, None if rounded is None else 2 * rounded.bound, stacklevel=4)
     return auc, rows, weighted_pos + weighted_neg, weighted_pos
 
 
@@ -343,7 +351,9 @@ def gauc_score(
         caller's own weights: a mapping from group id to weight, or an array
         giving each row its group's weight (constant within a group).
     sample_weight : array-like of shape (n_samples,), default=None
-        Per-sample weights, used inside each group's AUC and by ``weighting``.
+        Per-sample weights, used inside each group's AUC and by ``weighting``; a
+        ``RecevalWarning`` where one label's in a group span more than 126 bits, as
+        :func:`roc_auc_score`'s.
     pos_label : int, str or bool, default=None
         The positive class (needed for labels other than {0, 1} and {-1, 1}),
         as :func:`roc_auc_score`'s.
@@ -612,7 +622,9 @@ def open_report(state: OpenGroups, weighting: Any) -> GroupAUCReport:
         raise InputValidationError("gauc_score: no rows were given; call update first.")
     ids, codes, labels, scores, weights, group_weight = state.grouped()
     weights = v.check_sample_weight(weights, len(codes), "gauc_score", relative=True)
-    auc, rows, weight, weighted_pos = grouped_auc_kernel(codes, len(ids), labels, scores, weights)
+    auc, rows, weight, weighted_pos = grouped_auc_kernel(
+        codes, len(ids), labels, scores, weights, "gauc_score"
+    )
     if group_weight is not None:
         group_w, used = group_weight, "custom"
     else:

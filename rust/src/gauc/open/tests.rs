@@ -87,7 +87,7 @@ fn rows_split_across_updates_and_states_group_as_all_the_rows() {
         if weighted {
             let w = g.weights.as_ref().unwrap();
             // the same floats (NaN for a group of one class)
-            let bits = |(a, p, q): (Vec<f64>, Vec<f64>, Vec<f64>)| {
+            let bits = |(a, p, q, _): crate::gauc::WeightedGroups| {
                 [a, p, q].map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>())
             };
             let got = weighted_group_aucs(&g.codes, k, &g.labels, &grouped_scores, w);

@@ -262,6 +262,8 @@ def test_the_auc_accumulators_refusal_is_the_checks_error(batch):
     _same(_error(lambda: rv.metric("roc_auc").update(y, s)), want)
 
 
+# weights wider than the exact sums on purpose (the warning: test_rounded_weights)
+@pytest.mark.filterwarnings("ignore:.*the sample weights of the:receval.RecevalWarning")
 @settings(max_examples=300, deadline=None)
 @given(batches(), st.sampled_from(["impressions", "clicks", "uniform"]))
 def test_gauc_in_one_call_refuses_in_the_checks_words(batch, weighting):

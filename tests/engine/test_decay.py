@@ -60,6 +60,8 @@ def test_decayed_auc_is_the_weighted_function(decay, weighted):
     )
 
 
+# weights wider than the exact sums on purpose (the warning: test_rounded_weights)
+@pytest.mark.filterwarnings("ignore:.*the sample weights of the:receval.RecevalWarning")
 def test_decay_renormalises_without_touching_the_rows_held():
     """Thousands of updates: the newest rows' factor passes 2**64 many times and is
     divided (with the weights held) by a power of two; the value stays that of the

@@ -12,6 +12,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -87,6 +88,8 @@ def _fits(w, n):
     return top - low <= 126
 
 
+# weights wider than the exact sums on purpose (the warning: test_rounded_weights)
+@pytest.mark.filterwarnings("ignore:.*the sample weights of the:receval.RecevalWarning")
 @settings(max_examples=300, deadline=None)
 @given(data=_groups(), weighted=st.booleans())
 def test_each_groups_auc_is_roc_auc_score_of_its_rows(data, weighted):

@@ -261,6 +261,8 @@ def test_retention_counts_of_user_partitions_merge_to_one_pass(seed):
     assert got.n_events_before_signup > 0
 
 
+# weights wider than the exact sums on purpose (the warning: test_rounded_weights)
+@pytest.mark.filterwarnings("ignore:.*the sample weights of the:receval.RecevalWarning")
 @pytest.mark.parametrize("seed", range(5))
 def test_weighted_gauc_of_group_partitions_is_the_same_float(seed):
     """Non-integer weights spanning many magnitudes: each group's weighted AUC

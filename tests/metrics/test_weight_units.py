@@ -31,6 +31,8 @@ from tests.oracles import pointwise as oracle
 _ULP = 2.0**-52
 
 
+# weights wider than the exact sums on purpose (the warning: test_rounded_weights)
+@pytest.mark.filterwarnings("ignore:.*the sample weights of the:receval.RecevalWarning")
 def test_tiny_negatives_beside_huge_positives():
     y, s, w = [0, 1, 0, 1], [0.9, 0.8, 0.7, 0.1], [1e-10, 1e50, 1.0, 1.0]
     want = skm.roc_auc_score(y, s, sample_weight=w)
@@ -47,6 +49,8 @@ def test_tiny_negatives_beside_huge_positives():
     ("scores", "want"),
     [([0.9, 0.8, 0.7], 1e-200), ([0.8, 0.7, 0.9], 1.0), ([0.7, 0.8, 0.9], 1.0)],
 )
+# weights wider than the exact sums on purpose (the warning: test_rounded_weights)
+@pytest.mark.filterwarnings("ignore:.*the sample weights of the:receval.RecevalWarning")
 def test_precision_of_a_huge_negative_beside_unit_positives(scores, want):
     # one class 1e200, the other 1e-200 and 1: in one unit, 1e-200 and 1 were one unit
     # each (9.3e-28 for 1e-200 above; 0.5 for 1.0 in the middle)

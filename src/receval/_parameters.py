@@ -142,6 +142,26 @@ def check_seed(seed: Any, func: str, *, subject: str | None = None) -> int:
                             subject=subject))  # fmt: skip
 
 
+def metric_strings(metrics: Any, func: str) -> list[str]:
+    """The ``metrics`` argument of ``func`` as a list of metric strings: one string is a
+    list of one; anything but a string or an iterable of strings is refused."""
+    if isinstance(metrics, str):
+        return [metrics]
+    if metrics is None or not isinstance(metrics, Iterable):
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of {func} must be a metric string or a list of "
+            f"metric strings. Got {metrics!r} instead."
+        )
+    names = list(metrics)
+    bad = [m for m in names if not isinstance(m, str)]
+    if bad:
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of {func} must hold metric strings. Got "
+            f"{bad[0]!r} ({type(bad[0]).__name__}) instead."
+        )
+    return names
+
+
 def keyword_names(function: Any) -> list[str]:
     """The keyword-only parameters of ``function``: the names ``**`` may pass to it."""
     params = inspect.signature(function).parameters.values()

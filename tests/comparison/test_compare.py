@@ -526,3 +526,27 @@ def test_string_labels_of_paired_log_loss_are_read_as_log_loss_reads_them():
                               groups=[0, 0, 1, 1], metrics=["log_loss"], baseline="b",
                               n_permutations=100, n_resamples=100).records()[0]  # fmt: skip
     assert row["difference"] == pytest.approx(-np.log(1.92) / 4, rel=1e-12)
+
+
+def test_one_metric_string_is_one_metric_and_other_types_are_refused(ranking, impressions):
+    # a string is one metric, as evaluate() reads it, never its characters ('m', 'r', ...)
+    q, runs = ranking
+    two = {k: runs[k] for k in ("model_a", "model_b")}
+    one = compare(q, two, "mrr", n_permutations=200, interval=None)
+    listed = compare(q, two, ["mrr"], n_permutations=200, interval=None)
+    assert one.metrics == ["mrr"]
+    assert one.comparisons["p_value"].tolist() == listed.comparisons["p_value"].tolist()
+    log = impressions
+    scores = {"a": log["model_a"], "b": log["model_b"]}
+    ctr = compare_predictions(log["click"], scores, metrics="logloss", n_permutations=200,
+                              interval=None)  # fmt: skip
+    assert ctr.metrics == ["logloss"]
+    for bad in (5, None):
+        expected = r"^The 'metrics' parameter of compare must be a metric string or a list"
+        with pytest.raises(
+            InvalidParameterError, match=rf"{expected} of metric strings. Got {bad}"
+        ):
+            compare(q, two, bad)
+    expected = r"^The 'metrics' parameter of compare_predictions must hold metric strings"
+    with pytest.raises(InvalidParameterError, match=rf"{expected}. Got 3 \(int\) instead."):
+        compare_predictions(log["click"], scores, metrics=["gauc", 3])

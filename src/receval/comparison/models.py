@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from .._parameters import check_keywords, check_seed, keyword_names
+from .._parameters import check_keywords, check_seed, keyword_names, metric_strings
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
 from .choices import check_count
@@ -491,8 +491,9 @@ def compare(
         The runs, by name (a sequence uses each run's ``name``). A value may
         also be the :class:`receval.EvaluationReport` of a run already
         evaluated on these qrels with every metric (``qrels`` may then be None).
-    metrics : sequence of str
-        Metric strings, as for :func:`receval.evaluate` (``"P.5,10"``: ``P_5`` and ``P_10``).
+    metrics : str or sequence of str
+        Metric strings, as for :func:`receval.evaluate` (``"P.5,10"``: ``P_5`` and ``P_10``);
+        one string is one metric.
     baseline : str, default=None
         Name of the run the others are compared with; None compares every pair.
     pairs : {"all"}, default=None
@@ -574,7 +575,7 @@ def compare(
             f"baseline={baseline!r}; drop baseline, or drop pairs to compare with {baseline!r}."
         )
     model_pairs(list(named), baseline, func)  # fail early on names
-    metrics = [n for m in metrics for n in (parse_metrics(m) if isinstance(m, str) else [m])]
+    metrics = [n for m in metric_strings(metrics, func) for n in parse_metrics(m)]
     if not metrics:
         raise InputValidationError(
             f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
@@ -650,8 +651,8 @@ def compare_predictions(
     groups : array-like of shape (n_samples,), default=None
         User (or query, session) of each impression: the unit of pairing.
         Required for ``gauc``; without it every impression is its own unit.
-    metrics : sequence of str, default=("gauc", "log_loss")
-        Any pointwise or grouped metric string of the registry
+    metrics : str or sequence of str, default=("gauc", "log_loss")
+        One metric string, or several: any pointwise or grouped metric string of the registry
         (:func:`receval.list_metrics`; a ranking metric is compared by
         :func:`compare`). ``gauc``: per-user AUC weighted by ``weighting``
         (users with one class are left out, as :func:`receval.gauc_score`
@@ -713,7 +714,7 @@ def compare_predictions(
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = _named_models(y_scores, func, "model")
     pairs = model_pairs(list(named), baseline, func)
-    metrics = list(metrics)
+    metrics = metric_strings(metrics, func)
     if not metrics:
         raise InputValidationError(f"{func}: metrics is empty; pass e.g. ['gauc', 'log_loss'].")
     specs = [rec.pointwise_spec(m, func) for m in metrics]

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._kernels import codes as _core_codes
+from .._parameters import metric_strings
 from ..conventions import FIELDS, Conventions, relevant_above, resolve_conventions
 from ..exceptions import InvalidParameterError
 from ..registry import MetricSpec, parse_metrics, ranking_spec
@@ -105,20 +106,7 @@ def prepare_metrics(
     profile = conventions.pop("profile")
     resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
     unset = resolve_conventions(profile, func)  # the profile's, no keyword applied
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if metrics is None or not isinstance(metrics, Iterable):
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of {func} must be a metric string or a list of "
-            f"metric strings. Got {metrics!r} instead."
-        )
-    metrics = list(metrics)
-    bad = [m for m in metrics if not isinstance(m, str)]
-    if bad:
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of {func} must hold metric strings. Got "
-            f"{bad[0]!r} ({type(bad[0]).__name__}) instead."
-        )
+    metrics = metric_strings(metrics, func)
     # trec_eval's form with several parameters (P.5,10) stands for one metric each,
     # reported under trec_eval's names (P_5, P_10)
     metrics = [name for text in metrics for name in parse_metrics(text)]

@@ -167,7 +167,7 @@ def test_toml_syntax_errors_give_file_and_line(tmp_path, text, line):
         ),
         (
             '[[gate.rules]]\nmetric = "mrr"\nrule = "floor"\n',
-            "gate.rules[0].threshold must be a number (the floor of mrr). Got None instead.",
+            "gate.rules[0].threshold must be a finite number (the floor of mrr). Got None instead.",
         ),
         (
             '[[gate.rules]]\nmetric = "mrr"\nrule = "floor"\nthreshold = 0.2\nmargin = 0.1\n',

@@ -324,6 +324,27 @@ def test_users_without_a_value_in_both_models_are_counted():
             "both a candidate and a baseline",
         ),
         ({"y_true": [0, 1], "rules": []}, InvalidParameterError, "at least one rule"),
+        (  # one rule, not in a list: its keys are not rules
+            {"y_true": [0, 1], "rules": {"metric": "log_loss", "rule": "ceiling", "threshold": 1}},
+            InvalidParameterError,
+            "The 'rules' parameter of gate must be a list of rules (GateRule objects or "
+            "mappings). Got dict {'metric': 'log_loss', 'rule': 'ceiling', 'threshold': 1} "
+            "instead; pass one rule as a list of one, rules=[rule].",
+        ),
+        (
+            {"y_true": [0, 1], "rules": "log_loss"},
+            InvalidParameterError,
+            "The 'rules' parameter of gate must be a list of rules",
+        ),
+        (  # a bound at infinity passes or fails whatever the values
+            {
+                "y_true": [0, 1],
+                "rules": [{"metric": "log_loss", "rule": "ceiling", "threshold": math.inf}],
+            },
+            InvalidParameterError,
+            "rules[0].threshold must be a finite number (the ceiling of log_loss). Got inf "
+            "instead.",
+        ),
         (
             {"y_true": [0, 1], "rules": [{"metric": "xauc", "rule": "superiority"}]},
             InvalidParameterError,
@@ -374,7 +395,9 @@ def test_rules_as_objects_and_a_configuration_file(tmp_path):
     ]
     report = rv.gate({"new": good}, {"main": good}, rules, y_true=clicks, groups=users, **FAST)
     assert report.passed and [r.kind for r in report.rows] == ["non_inferiority", "floor"]
-    with pytest.raises(InvalidParameterError, match=r"rules\[0\].threshold must be a number"):
+    with pytest.raises(
+        InvalidParameterError, match=r"rules\[0\].threshold must be a finite number"
+    ):
         rv.gate({"new": good}, {"main": good}, [GateRule("gauc", "floor")], y_true=clicks,
                 groups=users)  # fmt: skip
     path = tmp_path / "receval.toml"

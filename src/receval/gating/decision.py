@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -336,6 +336,12 @@ def gate(
     >>> report.passed, report.rows[0].verdict
     (True, 'pass')
     """
+    if isinstance(rules, (Mapping, GateRule, str)) or not isinstance(rules, Iterable):
+        raise InvalidParameterError(
+            f"The 'rules' parameter of {_FUNC} must be a list of rules (GateRule objects or "
+            f"mappings). Got {type(rules).__name__} {rules!r} instead; pass one rule as a list "
+            f"of one, rules=[rule]."
+        )
     checked = tuple(as_rule(r, f"rules[{i}]") for i, r in enumerate(rules))
     if not checked:
         raise InvalidParameterError(

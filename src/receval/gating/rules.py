@@ -6,6 +6,7 @@ configuration file or a caller writes it, and names the bad key of a bad one.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -121,7 +122,7 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     InvalidParameterError
         An unknown key or kind, a metric string the registry does not read (an
         unknown metric, a bad parameter), a margin that is not a non-negative
-        number, a threshold missing from a bound or given to a comparison.
+        number, a threshold missing from a bound (or not finite) or given to a comparison.
 
     Examples
     --------
@@ -175,9 +176,11 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
         if (
             isinstance(threshold, bool)
             or not isinstance(threshold, numbers.Real)
-            or threshold != threshold
+            or not math.isfinite(threshold)
         ):
-            raise _fail(f"{where}.threshold", f"a number (the {kind} of {metric})", threshold)
+            raise _fail(
+                f"{where}.threshold", f"a finite number (the {kind} of {metric})", threshold
+            )
         if "margin" in fields or "relative" in fields:
             key = "margin" if "margin" in fields else "relative"
             raise _fail(

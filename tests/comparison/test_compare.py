@@ -550,3 +550,31 @@ def test_one_metric_string_is_one_metric_and_other_types_are_refused(ranking, im
     expected = r"^The 'metrics' parameter of compare_predictions must hold metric strings"
     with pytest.raises(InvalidParameterError, match=rf"{expected}. Got 3 \(int\) instead."):
         compare_predictions(log["click"], scores, metrics=["gauc", 3])
+
+
+def test_the_order_of_users_and_rows_changes_no_statistic(impressions):
+    # a user's random signs and bootstrap draws follow its id, not where the data lists it
+    rng = np.random.default_rng(5)
+    users = [f"u{i}" for i in range(40)]
+    qrels = {u: {f"i{j}": 1 for j in rng.choice(10, 3, replace=False)} for u in users}
+    runs = {name: {u: {f"i{j}": float(rng.random()) for j in range(10)} for u in users}
+            for name in ("a", "b")}  # fmt: skip
+    backwards = (dict(reversed(list(qrels.items()))),
+                 {k: dict(reversed(list(r.items()))) for k, r in runs.items()})  # fmt: skip
+    settings = {"n_permutations": 500, "n_resamples": 500}
+    statistics = ("p_value", "ci_low", "ci_high", "difference", "effect_size")
+    first = compare(qrels, runs, ["ndcg@5", "pooled_hit_ratio@3"], **settings).comparisons
+    again = compare(*backwards, ["ndcg@5", "pooled_hit_ratio@3"], **settings).comparisons
+    for k in statistics:
+        np.testing.assert_array_equal(again[k], first[k])
+    log = impressions
+    y, groups = log["click"], log["user"]
+    scores = {"a": log["model_a"], "b": log["model_b"]}
+    shuffle = np.random.default_rng(6).permutation(len(y))
+    for metrics in (["gauc", "logloss"], ["xauc"]):
+        one = compare_predictions(y, scores, groups=groups, metrics=metrics, **settings)
+        shuffled = {k: s[shuffle] for k, s in scores.items()}
+        other = compare_predictions(y[shuffle], shuffled, groups=groups[shuffle],
+                                    metrics=metrics, **settings)  # fmt: skip
+        for k in statistics:
+            np.testing.assert_allclose(other.comparisons[k], one.comparisons[k], rtol=1e-12)

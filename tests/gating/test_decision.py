@@ -203,12 +203,13 @@ def test_gauc_difference_is_compares_and_roc_auc_delongs_one_sided_test():
 
 def _mrr_gains():
     """qrels, candidate and baseline runs of 47 users whose per-user mrr gains are -1/6
-    (u0 to u39) and 1 (u40 to u46), in the users' order: the mean gains, the signed ranks
-    lose."""
+    (u0 to u39) and 1 (u40 to u46), in ascending order of the ids (u0, u1, u10, ...), the
+    order of the paired tests' rows: the mean gains, the signed ranks lose."""
     qrels = {f"u{i}": {"r": 1} for i in range(47)}
     cand = {f"u{i}": ({"x": 3, "y": 2, "r": 1} if i < 40 else {"r": 3}) for i in range(47)}
     base = {f"u{i}": ({"x": 3, "r": 2} if i < 40 else {"x": 3}) for i in range(47)}
-    return qrels, cand, base, np.array([-1.0 / 6.0] * 40 + [1.0] * 7)
+    gains = [-1.0 / 6.0 if int(u[1:]) < 40 else 1.0 for u in sorted(qrels)]
+    return qrels, cand, base, np.array(gains)
 
 
 @pytest.mark.parametrize("test", ["randomization", "student", "wilcoxon"])
@@ -518,3 +519,24 @@ def test_settings_are_checked_as_compare_checks_them():
                        r"'n_permutation'; .* Did you mean 'n_permutations'\?$"):  # fmt: skip
         rv.gate(**args, n_permutation=100)
     assert rv.gate(**args, correction=None).config.correction is None
+
+
+def test_the_order_of_users_and_rows_changes_no_statistic():
+    # the paired rows follow the users' ids: the same data in another order, the same gate
+    users, clicks, good, noise = _impressions(60)
+    other = np.clip(good + 0.2 * noise[1], 0.01, 0.99)
+    rules = [{"metric": "gauc", "rule": "non_inferiority", "margin": 0.01},
+             {"metric": "log_loss", "rule": "superiority"}]  # fmt: skip
+    shuffle = np.random.default_rng(1).permutation(users.size)
+    first = rv.gate({"new": other}, {"main": good}, rules, y_true=clicks, groups=users, **FAST)
+    again = rv.gate({"new": other[shuffle]}, {"main": good[shuffle]}, rules,
+                    y_true=clicks[shuffle], groups=users[shuffle], **FAST)  # fmt: skip
+    qrels, cand, base, _ = _mrr_gains()
+    backwards = [dict(reversed(list(x.items()))) for x in (qrels, cand, base)]
+    rules = [{"metric": "mrr", "rule": "non_inferiority", "margin": 0.01}]
+    ranked = rv.gate({"new": cand}, {"main": base}, rules, qrels=qrels, **FAST)
+    reversed_ = rv.gate({"new": backwards[1]}, {"main": backwards[2]}, rules,
+                        qrels=backwards[0], **FAST)  # fmt: skip
+    for a, b in [*zip(first.rows, again.rows, strict=True), (ranked.rows[0], reversed_.rows[0])]:
+        assert (b.p_value, b.ci_low, b.ci_high) == pytest.approx((a.p_value, a.ci_low, a.ci_high),
+                                                                 rel=1e-12)  # fmt: skip

@@ -15,8 +15,9 @@ import numpy as np
 
 from .. import _validation as v
 from ..exceptions import InputValidationError
+from .paired import unit_order
 
-__all__ = ["Impressions", "check_impressions", "of_model", "scoring", "user_log_loss"]
+__all__ = ["Impressions", "check_impressions", "of_model", "scoring", "unit_aucs", "user_log_loss"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,9 @@ class Impressions:
     y_true : ndarray of shape (n_samples,)
         The labels, as given (each metric reads them its own way).
     codes : ndarray of shape (n_samples,)
-        The unit of each row: its group's code, or the row itself without groups.
+        The unit of each row: its group's rank among the groups' ids in ascending
+        order (so the row order of the data changes no unit's code), or the row
+        itself without groups.
     n_units : int
         The number of units.
     sample_weight : ndarray of shape (n_samples,) or None
@@ -110,9 +113,12 @@ def check_impressions(
     else:
         from ..data._encode import factorize
 
-        codes, uniques = factorize(groups, "groups", func)
-        v.check_same_length(func, y_true=yt, groups=codes)
+        first_codes, uniques = factorize(groups, "groups", func)
+        v.check_same_length(func, y_true=yt, groups=first_codes)
         n_units = len(uniques)
+        rank = np.empty(n_units, dtype=np.int64)
+        rank[unit_order(uniques)] = np.arange(n_units)
+        codes = rank[first_codes]
     sw = (
         None
         if sample_weight is None
@@ -140,6 +146,15 @@ def user_log_loss(rows: Impressions, score: Any) -> tuple[np.ndarray, np.ndarray
         total = np.bincount(rows.codes, weights=rows.row_weight * loss, minlength=len(unit_w))
         per = total / unit_w
     return np.where(unit_w > 0, per, np.nan), unit_w
+
+
+def unit_aucs(report: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's AUC and weight of a :class:`receval.GroupAUCReport` (its
+    groups in order of first appearance) in the order of :attr:`Impressions.codes`:
+    ascending group ids."""
+    order = unit_order(report.groups)
+    auc = np.asarray(report.auc, dtype=np.float64)[order]
+    return auc, np.asarray(report.weight, dtype=np.float64)[order]
 
 
 @contextmanager

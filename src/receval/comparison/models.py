@@ -29,7 +29,7 @@ from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_e
 from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
-from .paired import signed_rank_direction, wins_ties_losses
+from .paired import signed_rank_direction, unit_order, wins_ties_losses
 from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
@@ -538,7 +538,9 @@ def compare(
     over those users, so it can differ from the difference of the two means.
     ``wins``, ``ties`` and ``losses`` count those users by the sign of their
     difference (in the metric's direction): how many users a change helps and
-    hurts, beside how much it moves the mean.
+    hurts, beside how much it moves the mean. The users are tested in ascending
+    order of their ids (a user's random signs and bootstrap draws follow its
+    row), so the order of the qrels and the runs changes no p-value or interval.
 
     Examples
     --------
@@ -612,10 +614,11 @@ def compare(
                 f"evaluate every run against the same qrels."
             )
     models = list(named)
-    values = {m: {name: rep.values[m] for name, rep in reports.items()} for m in metrics}
+    order = unit_order(first.users)  # the users by id: the qrels' order changes nothing
+    values = {m: {name: rep.values[m][order] for name, rep in reports.items()} for m in metrics}
     means = {m: {name: rep.mean[m] for name, rep in reports.items()} for m in metrics}
     # a pooled mean (sum of hits / sum of R) weighs each user by R
-    weights = {m: np.asarray(first._aux[m], dtype=np.float64)
+    weights = {m: np.asarray(first._aux[m], dtype=np.float64)[order]
                if specs[m].info.mean == "pooled" else None for m in metrics}  # fmt: skip
     higher = {m: bool(specs[m].info.higher_is_better) for m in metrics}
     settings |= {"baseline": baseline, "n_users": len(first.users), "pairs": pairs}
@@ -650,7 +653,9 @@ def compare_predictions(
         Each model's predicted scores (probabilities for ``log_loss``), by name.
     groups : array-like of shape (n_samples,), default=None
         User (or query, session) of each impression: the unit of pairing.
-        Required for ``gauc``; without it every impression is its own unit.
+        Required for ``gauc``; without it every impression is its own unit. The
+        units are tested in ascending order of their ids, so the order of the
+        rows changes no statistic (without groups, the rows' order is the units').
     metrics : str or sequence of str, default=("gauc", "log_loss")
         One metric string, or several: any pointwise or grouped metric string of the registry
         (:func:`receval.list_metrics`; a ranking metric is compared by
@@ -706,7 +711,7 @@ def compare_predictions(
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
     from . import recomputed as rec
-    from .impressions import check_impressions, scoring, user_log_loss
+    from .impressions import check_impressions, scoring, unit_aucs, user_log_loss
 
     func = "compare_predictions"
     settings = _check_settings(func, test=test, interval=interval, correction=correction,
@@ -737,8 +742,7 @@ def compare_predictions(
                     assert groups is not None  # 'gauc' without groups was refused above
                     rep = group_auc(yt, score, groups=groups, sample_weight=sample_weight,
                                     **({"weighting": weighting} | dict(spec.args)))  # fmt: skip
-                    values[m][name] = rep.auc
-                    weights[m] = np.asarray(rep.weight, dtype=np.float64)
+                    values[m][name], weights[m] = unit_aucs(rep)
                     means[m][name] = rep.score
                 elif key == "log_loss":
                     means[m][name] = log_loss(yt, score, sample_weight=sample_weight)

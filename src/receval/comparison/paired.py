@@ -112,6 +112,17 @@ def replicate_chunks(work: int, per_thread: int = 4) -> int:
     return per_thread * num_threads()
 
 
+def unit_order(ids: np.ndarray) -> np.ndarray:
+    """The permutation that puts users (or groups) in ascending order of their ids.
+
+    The rows of the paired differences follow it, so that a user's random signs and
+    bootstrap draws depend on its id, never on the order the data lists the users in:
+    the same data in another row order gives the same p-values and intervals.
+    """
+    result: np.ndarray = np.argsort(ids, kind="stable")
+    return result
+
+
 def as_result(values: np.ndarray, one_d: bool) -> float | np.ndarray:
     return float(values[0]) if one_d else values
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._parameters import check_keywords, keyword_names
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
-from ..comparison.paired import wins_ties_losses
+from ..comparison.paired import unit_order, wins_ties_losses
 from ..comparison.significance import adjust_pvalues, paired_pvalue_sides, smallest_pvalue
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
@@ -71,6 +71,7 @@ def _ranking(
         for name, run in models.items()
     }
     first = next(iter(reports.values()))
+    order = unit_order(first.users)  # the users by id: the qrels' order changes nothing
     out = {}
     for m in metrics:
         pooled = specs[m].info.mean == "pooled"  # weighs each user by its relevant items
@@ -78,9 +79,10 @@ def _ranking(
             higher=bool(specs[m].info.higher_is_better),
             means={name: float(rep.mean[m]) for name, rep in reports.items()},
             values={
-                name: np.asarray(rep.values[m], dtype=np.float64) for name, rep in reports.items()
+                name: np.asarray(rep.values[m], dtype=np.float64)[order]
+                for name, rep in reports.items()
             },
-            weights=np.asarray(first._aux[m], dtype=np.float64) if pooled else None,
+            weights=np.asarray(first._aux[m], dtype=np.float64)[order] if pooled else None,
         )
     missing = {name: int(rep.n_users_missing) for name, rep in reports.items()}
     return out, missing
@@ -100,7 +102,7 @@ def _pointwise(
     of each metric that has one (a metric of bounds only is not paired)."""
     from .. import _validation as v
     from ..comparison import recomputed as rec
-    from ..comparison.impressions import check_impressions, scoring, user_log_loss
+    from ..comparison.impressions import check_impressions, scoring, unit_aucs, user_log_loss
     from ..metrics._delong import delong_covariance
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
@@ -141,8 +143,8 @@ def _pointwise(
             out[m] = _Metric(
                 higher,
                 {k: float(r.score) for k, r in reps.items()},
-                {k: np.asarray(r.auc, dtype=np.float64) for k, r in reps.items()},
-                np.asarray(next(iter(reps.values())).weight, dtype=np.float64),
+                {k: unit_aucs(r)[0] for k, r in reps.items()},
+                unit_aucs(next(iter(reps.values())))[1],
             )
         elif key == "log_loss":
             loss, per = {}, {}

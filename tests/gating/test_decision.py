@@ -540,3 +540,21 @@ def test_the_order_of_users_and_rows_changes_no_statistic():
     for a, b in [*zip(first.rows, again.rows, strict=True), (ranked.rows[0], reversed_.rows[0])]:
         assert (b.p_value, b.ci_low, b.ci_high) == pytest.approx((a.p_value, a.ci_low, a.ci_high),
                                                                  rel=1e-12)  # fmt: skip
+
+
+def test_undefined_values_fail_bounds_and_leave_comparisons_inconclusive_saying_why():
+    # no click at all: every user's AUC is undefined, so is the GAUC
+    scores = np.random.default_rng(0).random(20)
+    clicks, users = np.zeros(20, dtype=np.int8), np.repeat(np.arange(4), 5)
+    rules = [{"metric": "gauc", "rule": "floor", "threshold": 0.5},
+             {"metric": "gauc", "rule": "non_inferiority", "margin": 0.01}]  # fmt: skip
+    report = rv.gate({"new": scores}, {"main": scores[::-1].copy()}, rules, y_true=clicks,
+                     groups=users, **FAST)  # fmt: skip
+    paired, bound = report.rows
+    assert (bound.verdict, bound.reason) == (
+        "fail",
+        "value undefined (nan) for these rows, so not within the floor 0.5",
+    )
+    assert (paired.verdict, paired.n_users, paired.n_users_skipped) == ("inconclusive", 0, 4)
+    assert paired.reason == ("no user has a value for both new and main (see n_users_skipped), "
+                             "so there is nothing to test")  # fmt: skip

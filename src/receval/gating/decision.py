@@ -531,6 +531,12 @@ def _decide(
             verdict, why = "fail", f"significant regression beyond the margin {i['margin']:.4g}"
         elif p_other[j] < level:
             verdict, why = "pass", f"significantly above the margin -{i['margin']:.4g}"
+        elif i["n"] == 0:
+            verdict = "inconclusive"
+            why = (
+                f"no user has a value for both {c} and {b} (see n_users_skipped), so there is "
+                f"nothing to test"
+            )
         elif not i["mde"] <= i["margin"]:
             verdict = "inconclusive"
             why = (
@@ -577,6 +583,12 @@ def _decide(
         for c in cands:
             value = table[r.metric].means[c]
             ok = value >= r.threshold if r.kind == "floor" else value <= r.threshold
+            reason = (
+                f"value {value:.4g} {'within' if ok else 'outside'} the {r.kind} {r.threshold:g}"
+                if value == value
+                else f"value undefined (nan) for these rows, so not within the {r.kind} "
+                f"{r.threshold:g}"
+            )
             out.append(
                 GateRow(
                     metric=r.metric,
@@ -586,8 +598,7 @@ def _decide(
                     baseline=None,
                     candidate_value=value,
                     verdict="pass" if ok else "fail",
-                    reason=f"value {value:.4g} {'within' if ok else 'outside'} the {r.kind} "
-                    f"{r.threshold:g}",
+                    reason=reason,
                 )
             )
     return GateReport(rows=out, config=config, runs_missing_users=missing)

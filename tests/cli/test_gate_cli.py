@@ -388,3 +388,23 @@ def test_runs_of_other_ids_are_gated_with_allow_unmatched(repo):
 def test_bad_options_are_named_as_options(repo, option, message):
     result = invoke(runner, "gate", *BETTER, *FAST, *option, code=2)
     assert result.stderr == f"error: {message}\n"
+
+
+def test_a_rule_given_twice_or_a_bound_at_infinity_is_bad_input(repo):
+    # a copy of a comparison would be one more in the correction; a bound at infinity fails
+    # or passes whatever the values: both exit 2, not 1 or 0
+    twice = invoke(runner, "gate", *BETTER, "--rule", "mrr=floor:0.1", "--rule",
+                   "mrr=floor:0.1", code=2)  # fmt: skip
+    assert twice.stderr == "error: --rule 'mrr=floor:0.1' is given twice; pass each rule once.\n"
+    infinite = invoke(runner, "gate", *BETTER, "--rule", "mrr=floor:inf", code=2)
+    assert infinite.stderr == (
+        "error: --rule 'mrr=floor:inf': threshold must be a finite number (the floor of mrr). "
+        "Got inf instead.\n"
+    )
+    rule = "[[gate.rules]]\nmetric = 'mrr'\nrule = 'non_inferiority'\nmargin = 0.01\n"
+    (repo / "receval.toml").write_text(rule + rule)
+    copied = invoke(runner, "gate", *BETTER, *FAST, code=2)
+    assert copied.stderr.startswith(
+        "error: receval.toml: gate.rules[1] must be another rule than gate.rules[0]. Got "
+        "'mrr: non-inferiority, margin 0.01' instead; remove one"
+    )

@@ -152,6 +152,15 @@ def test_toml_syntax_errors_give_file_and_line(tmp_path, text, line):
             "gate.rules[0].margin must be a finite number >= 0. Got 'a lot' instead.",
         ),
         (
+            RULE + RULE,
+            "gate.rules[1] must be another rule than gate.rules[0]. Got 'ndcg@10: "
+            "non-inferiority, margin 0.01' instead; remove one",
+        ),
+        (
+            '[[gate.rules]]\nmetric = "mrr"\nrule = "floor"\nthreshold = inf\n',
+            "gate.rules[0].threshold must be a finite number (the floor of mrr). Got inf instead.",
+        ),
+        (
             RULE + '[[gate.rules]]\nmetric = "ndgc@10"\nrule = "floor"\nthreshold = 0.1\n',
             "gate.rules[1].metric: Unknown metric 'ndgc'. Did you mean 'ndcg'? See "
             "receval.list_metrics().",

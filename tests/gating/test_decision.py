@@ -328,14 +328,28 @@ def test_users_without_a_value_in_both_models_are_counted():
         (  # one rule, not in a list: its keys are not rules
             {"y_true": [0, 1], "rules": {"metric": "log_loss", "rule": "ceiling", "threshold": 1}},
             InvalidParameterError,
-            "The 'rules' parameter of gate must be a list of rules (GateRule objects or "
-            "mappings). Got dict {'metric': 'log_loss', 'rule': 'ceiling', 'threshold': 1} "
-            "instead; pass one rule as a list of one, rules=[rule].",
+            "rules must be a list of rules (GateRule objects or mappings). Got dict "
+            "{'metric': 'log_loss', 'rule': 'ceiling', 'threshold': 1} instead; pass one rule "
+            "as a list of one, [rule].",
         ),
         (
             {"y_true": [0, 1], "rules": "log_loss"},
             InvalidParameterError,
-            "The 'rules' parameter of gate must be a list of rules",
+            "rules must be a list of rules",
+        ),
+        (  # a copy is one more comparison in the correction: every row loses power
+            {
+                "y_true": [0, 1],
+                "rules": [
+                    {"metric": "log_loss", "rule": "superiority"},
+                    {"metric": "logloss", "rule": "floor", "threshold": 1},
+                    {"metric": "log_loss", "rule": "superiority"},
+                ],
+            },
+            InvalidParameterError,
+            "rules[2] must be another rule than rules[0]. Got 'log_loss: superiority' instead; "
+            "remove one: each copy would be one more comparison in the correction, lowering "
+            "the power of every row.",
         ),
         (  # a bound at infinity passes or fails whatever the values
             {

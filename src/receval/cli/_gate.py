@@ -319,6 +319,9 @@ def gate(
     with say.guard():
         if rule:  # the rules of the command line: no file is looked for, and the file
             # of --config gives its settings alone (its rules are neither read nor checked)
+            twice = next((r for i, r in enumerate(rule) if r in rule[:i]), None)
+            if twice is not None:
+                raise say.fail(f"--rule {twice!r} is given twice; pass each rule once.")
             rules = tuple(map(_rule, rule))
             given = load_config(config, rules=False) if config is not None else GateConfig()
             settings = dataclasses.replace(given, rules=rules)

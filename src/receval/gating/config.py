@@ -31,7 +31,7 @@ from typing import Any
 from .._parameters import check_number, check_option, check_seed
 from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS, check_count
 from ..exceptions import InputValidationError, InvalidParameterError
-from .rules import INCONCLUSIVE, GateRule, as_rule
+from .rules import INCONCLUSIVE, GateRule, as_rules
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -232,7 +232,7 @@ def parse_config(
                 f"{where}.rules must be a non-empty array of tables ([[{where}.rules]] with "
                 f"metric and rule). Got {given!r} instead; {_add_rules(where)}."
             )
-        checked = tuple(as_rule(r, f"{where}.rules[{i}]") for i, r in enumerate(given))
+        checked = as_rules(given, f"{where}.rules")
     except InvalidParameterError as exc:
         raise InvalidParameterError(file + str(exc)) from None
     return GateConfig(rules=checked, source=source, **settings)

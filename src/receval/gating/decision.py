@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .config import GateConfig, check_settings
 from .report import GateReport, GateRow
-from .rules import GateRule, as_rule
+from .rules import GateRule, as_rules
 
 __all__ = ["gate"]
 
@@ -338,13 +338,7 @@ def gate(
     >>> report.passed, report.rows[0].verdict
     (True, 'pass')
     """
-    if isinstance(rules, (Mapping, GateRule, str)) or not isinstance(rules, Iterable):
-        raise InvalidParameterError(
-            f"The 'rules' parameter of {_FUNC} must be a list of rules (GateRule objects or "
-            f"mappings). Got {type(rules).__name__} {rules!r} instead; pass one rule as a list "
-            f"of one, rules=[rule]."
-        )
-    checked = tuple(as_rule(r, f"rules[{i}]") for i, r in enumerate(rules))
+    checked = as_rules(rules)
     if not checked:
         raise InvalidParameterError(
             f"{_FUNC}: rules must hold at least one rule. Got none; pass e.g. "

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import InvalidParameterError
 from ..registry import resolve
 
-__all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule"]
+__all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule", "as_rules"]
 
 #: The kinds of rule: two compare a candidate with a baseline, two bound its value.
 KINDS = ("non_inferiority", "superiority", "floor", "ceiling")
@@ -198,3 +198,54 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
             "use margin, or rule = 'floor' or 'ceiling'",
         )
     return GateRule(metric, str(kind), float(margin), relative, threshold)
+
+
+def as_rules(rules: Any, where: str = "rules") -> tuple[GateRule, ...]:
+    """Checked :class:`GateRule` objects from a list of rules (each as :func:`as_rule`
+    takes it), none repeated.
+
+    Parameters
+    ----------
+    rules : iterable of GateRule or mapping
+        The rules; one rule alone (a mapping, a GateRule) is refused, not read as its keys.
+    where : str, default="rules"
+        The list's place, for the messages (``gate.rules`` in a configuration file).
+
+    Returns
+    -------
+    rules : tuple of GateRule
+
+    Raises
+    ------
+    InvalidParameterError
+        ``rules`` is not a list of rules, a rule is bad (see :func:`as_rule`), or a rule
+        repeats another (a copy of a comparison would be one more comparison in the
+        correction, lowering the power of every row).
+
+    Examples
+    --------
+    >>> from receval.gating.rules import as_rules
+    >>> as_rules([{"metric": "mrr", "rule": "floor", "threshold": 0.2}])[0].describe()
+    'floor 0.2'
+    """
+    if isinstance(rules, (Mapping, GateRule, str)) or not isinstance(rules, Iterable):
+        raise InvalidParameterError(
+            f"{where} must be a list of rules (GateRule objects or mappings). Got "
+            f"{type(rules).__name__} {rules!r} instead; pass one rule as a list of one, "
+            f"[rule]."
+        )
+    checked = tuple(as_rule(r, f"{where}[{i}]") for i, r in enumerate(rules))
+    first: dict[GateRule, int] = {}
+    for i, rule in enumerate(checked):
+        if rule in first:
+            raise _fail(
+                f"{where}[{i}]",
+                f"another rule than {where}[{first[rule]}]",
+                f"{rule.metric}: {rule.describe()}",
+                "remove one: each copy would be one more comparison in the correction, "
+                "lowering the power of every row"
+                if rule.comparative
+                else "remove one: it would only repeat its row",
+            )
+        first[rule] = i
+    return checked

@@ -149,7 +149,9 @@ def test_auc_kernels_equal_the_pair_oracle(seed, n):
         pw, qw = pw * (1 + np.random.default_rng(seed).random(len(pw))), qw * 3.7
     op, oq = np.argsort(p, kind="stable"), np.argsort(q, kind="stable")
     p, pw, q, qw = p[op], pw[op], q[oq], qw[oq]
-    (pos_quantum, neg_quantum), n_pos, n_neg, two_u, low, high = core.weighted_range(p, pw, q, qw)
+    got = core.weighted_range(p, pw, q, qw)
+    (pos_quantum, neg_quantum), n_pos, n_neg, two_u, low, high, rounded = got
+    assert rounded == (None, None)  # weights of a few dozen bits: summed exactly
     # the ends of the range: the smallest and largest score of a row that counts
     ends = np.concatenate([p, q])
     if len(ends):

@@ -55,7 +55,7 @@ impl From<OutOfMemory> for Refused {
 
 /// What the files give: every query of the qrels in byte order of its id, whether the
 /// run ranks documents for it, the value of each spec for it (a column per spec), its
-/// relstring (when asked), the run's first tag and the qrels' grades above 0
+/// relstring (when asked), the run's tag (its last line's) and the qrels' grades above 0
 /// (trec_eval's `num_rel` with `-c`).
 #[derive(Debug, Default)]
 pub struct Table {
@@ -67,7 +67,7 @@ pub struct Table {
     pub columns: Vec<Vec<f64>>,
     /// per query, its relstring (empty when not asked)
     pub relstrings: Vec<String>,
-    /// the first tag of the run
+    /// the tag of the run's last line (trec_eval's `runid`)
     pub tag: Option<Vec<u8>>,
     /// grades above 0 in the qrels
     pub positive_grades: usize,

@@ -140,7 +140,8 @@ def _expected(qrels_lines: list[str], run: list[str], args: list[str], paths: li
         for name in printed_names:
             k = kind[name]
             if k == "runid":
-                tag = next((line.split()[5] for line in run), "")
+                # trec_eval keeps the tag of each line it reads: the last line's is printed
+                tag = run[-1].split()[5] if run else ""
                 lines.append(f"{'runid':<22}\tall\t{tag}")
                 continue
             if k == "relstring":

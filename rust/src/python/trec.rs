@@ -19,7 +19,7 @@ use crate::trec_eval::Refused;
 /// order of first appearance (`user_codes` is then None), else as int32 codes
 /// (`user_offsets` None); int32 item codes in order of first appearance, the
 /// distinct ids as object arrays of str, int64 grades or float64 scores (finite),
-/// and the first run tag (or None). For a file that does not parse: `(False, what,
+/// and the run tag of the last line (or None). For a file that does not parse: `(False, what,
 /// line, fields, text)`, where `what` is `"fields"` (`fields` found, the line's
 /// `text` as bytes), `"number"` (`text`: the value) or `"not_finite"` (`text`: the
 /// value's repr) or `"utf8"` (`text`: an id that is not UTF-8; `line` 0).
@@ -157,7 +157,7 @@ fn str_ranks<'py>(
 /// Returns `(queries, in_run, columns, relstrings, tag, positive_grades, matching,
 /// examples, run_only)`: the query ids in byte order, whether the run holds each, one
 /// list of values per spec, each query's relstring (empty without `relstring`), the
-/// run's first tag, the qrels' grades above 0, how the ids match (qrels queries, those
+/// run's tag (its last line's), the qrels' grades above 0, how the ids match (qrels queries, those
 /// in the run, run documents judged, run documents, qrels documents), the smallest ids
 /// of each in byte order (qrels queries, run queries, qrels documents, run documents;
 /// as `receval.data.seen.smallest_ids` orders them) and the run's

@@ -108,7 +108,7 @@ impl Users {
 }
 
 /// A parsed file: the user and item of each row, the distinct ids in order of first
-/// appearance, the grades (qrels) or scores (run), and the first run tag.
+/// appearance, the grades (qrels) or scores (run), and the run tag of the last line.
 #[derive(Debug)]
 pub struct Parsed {
     /// User of each row.
@@ -123,6 +123,7 @@ pub struct Parsed {
     pub grades: Vec<i64>,
     /// Scores of a run file.
     pub scores: Vec<f64>,
-    /// The tag of the first run line.
+    /// The tag of the last run line (trec_eval's `runid`: it keeps the tag of each
+    /// line it reads, so the last one's is printed).
     pub tag: Option<Vec<u8>>,
 }

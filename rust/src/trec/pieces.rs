@@ -19,7 +19,7 @@ pub(super) struct Rows {
     pub(super) items: Vec<u32>,
     pub(super) grades: Vec<i64>,
     pub(super) scores: Vec<f64>,
-    /// bounds of the first run tag
+    /// bounds of the run tag of the piece's last line
     pub(super) tag: Option<(usize, usize)>,
     pub(super) lines: usize,
     pub(super) error: Option<TrecError>,
@@ -146,9 +146,7 @@ pub(super) fn parse_piece(
                 }
             }
             Kind::Run => {
-                if p.tag.is_none() {
-                    p.tag = Some(f.at[5]);
-                }
+                p.tag = Some(f.at[5]);
                 let text = &data[f.at[4].0..f.at[4].1];
                 match parse_score(text) {
                     Ok(s) => {

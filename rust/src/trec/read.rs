@@ -168,8 +168,8 @@ impl State {
                 keep_first(&mut self.error, e.clone().shifted(self.lines));
             }
             self.lines += p.rows.lines;
-            if self.tag.is_none() {
-                self.tag = p.rows.tag.map(|(s, e)| d[s..e].to_vec());
+            if let Some((s, e)) = p.rows.tag {
+                self.tag = Some(d[s..e].to_vec()); // the last line's tag wins
             }
             let codes = |known: &mut TextIds, new: &NewIds| -> io::Result<Vec<u32>> {
                 let mut out = Vec::new();

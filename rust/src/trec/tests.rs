@@ -42,11 +42,11 @@ fn short_and_long_ids_get_one_code_each() {
 }
 
 #[test]
-fn runs_keep_the_first_tag_and_ignore_extra_fields() {
-    let text = b"q1 Q0 d1 1 0.5 tagA extra\r\nq1 Q0 d2 2 0.25 tagB\n";
+fn runs_keep_the_last_tag_and_ignore_extra_fields() {
+    let text = b"q1 Q0 d1 1 0.5 tagA extra\r\nq1 Q0 d2 2 0.25 tagB\n# c\n";
     let p = parse(text, Kind::Run).unwrap();
     assert_eq!(p.scores, vec![0.5, 0.25]);
-    assert_eq!(p.tag, Some(b"tagA".to_vec()));
+    assert_eq!(p.tag, Some(b"tagB".to_vec()));
 }
 
 #[test]
@@ -294,7 +294,7 @@ fn oracle(data: &[u8], kind: Kind) -> Result<Read, TrecError> {
                 None => {}
             }
         } else {
-            tag.get_or_insert_with(|| fields[5].to_vec());
+            tag = Some(fields[5].to_vec());
             match text.and_then(|t| t.parse::<f64>().ok()) {
                 Some(s) if !s.is_finite() && bad(&error, 2) => {
                     error = Some(TrecError::NotFinite(line, s))

@@ -564,7 +564,8 @@ class Run(_RankedBase):
         """From a TREC run file: ``user Q0 item rank score tag`` per line (compressed too).
 
         As in trec_eval, the order comes from the scores; the rank column is read
-        but not used, and fields after the tag are ignored. Errors name the file
+        but not used, and fields after the tag are ignored. ``name`` defaults to
+        the tag of the last line (trec_eval's ``runid``). Errors name the file
         and line.
         """
         with io.located(path, "trec"):
@@ -589,7 +590,7 @@ class Run(_RankedBase):
             i = int(np.flatnonzero(~np.isfinite(s))[0])
             raise io.not_finite_score(path, int(lines[i]), scores[i].as_py())
         if name is None and len(tags):
-            name = tags[0].as_py()
+            name = tags[-1].as_py()  # the last line's, as trec_eval's runid
         return cls(users, items, s, name=name)
 
     @classmethod

@@ -50,6 +50,8 @@ from receval.registry import resolve
 from receval.registry.pointwise import pointwise_adapter
 from tests.cli._helpers import invoke, make_runner
 
+GRADE_FIX = "; write grades as integers such as 0, 1 or 2 (is a column missing or out of order?)"
+
 #: the pointwise metrics of receval ctr -m, by the names the tests write
 CTR_NAMES = ["auc", "gauc", "logloss", "pcoc", "copc", "average_precision", "pr_auc", "bep",
              "ece", "rmse", "mae", "ne", "brier", "r2", "explained_variance"]  # fmt: skip
@@ -357,7 +359,7 @@ def test_rank_errors(runner, files, tmp_path) -> None:
             [*base, "--run", bad],
             f"{bad}:2: expected at least 6 whitespace-separated fields "
             f"(user Q0 item rank score tag), "
-            f"got 5: 'u1 Q0 b 2 0.8'.",
+            f"got 5: 'u1 Q0 b 2 0.8'; give every line these fields, separated by spaces or tabs.",
         ),
         (
             [*base, "--run", files["run_a"], "-m", "ndcg@10", "-m", "ndgc@5"],
@@ -388,7 +390,7 @@ def test_rank_reports_a_bad_qrels_file_before_a_bad_run(runner, files, tmp_path)
     bad_qrels, bad_run = tmp_path / "bad.qrels", tmp_path / "bad.run"
     bad_qrels.write_text("u1 0 a 1\nu1 0 b x\n")
     bad_run.write_text("u1 Q0 a 1 0.9 x\nu1 Q0 b 2 0.8\n")
-    qrels_error = f"error: {bad_qrels}:2: the grade 'x' is not an integer.\n"
+    qrels_error = f"error: {bad_qrels}:2: the grade 'x' is not an integer{GRADE_FIX}.\n"
     for runs in ([bad_run], [files["run_a"]], [files["run_a"], bad_run]):
         args = [arg for r in runs for arg in ("--run", r)]
         result = invoke(runner, "rank", "--qrels", bad_qrels, *args, code=2)

@@ -13,6 +13,9 @@ from receval.cli import app
 from tests._pipes import pipe_of
 from tests.cli._helpers import make_runner
 
+GRADE_FIX = "; write grades as integers such as 0, 1 or 2 (is a column missing or out of order?)"
+SCORE_FIX = "; write scores as decimal numbers such as 0.25 (is a column missing or out of order?)"
+
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n"
 RUN = "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.4 r\nq2 Q0 d1 1 0.3 r\n"
 
@@ -24,12 +27,14 @@ def _invoke(tmp_path: Path, *options: str, qrels: str = QRELS, run: str = RUN):
     return make_runner().invoke(app, argv)
 
 
-@pytest.mark.parametrize("score", ["1_000", "0.5_1", "1,5", "0x1p3"])
+@pytest.mark.parametrize("score", ["1_000", "0.5_1", "1,5"])
 def test_a_run_score_that_is_not_a_number(tmp_path, score):
     # Python's float() takes 1_000 and 0.5_1, which are not numbers of a run file
     result = _invoke(tmp_path, run=f"q1 Q0 d1 1 {score} r\n")
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr == f"error: {tmp_path / 'run'}:1: the score {score!r} is not a number.\n"
+    assert result.stderr == (
+        f"error: {tmp_path / 'run'}:1: the score {score!r} is not a number{SCORE_FIX}.\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -73,7 +78,7 @@ def test_a_pair_judged_twice_speaks_of_grades(tmp_path):
 @pytest.mark.parametrize(
     ("run", "message"),
     [
-        ("q1 Q0 d1 1 x r\n", "<stdin>:1: the score 'x' is not a number."),
+        ("q1 Q0 d1 1 x r\n", "<stdin>:1: the score 'x' is not a number; write scores as"),
         ("q1 Q0 d1\n", "<stdin>:1: expected at least 6 whitespace-separated fields"),
         ("", "<stdin>: expected lines of at least 6 whitespace-separated fields"),
     ],
@@ -224,7 +229,7 @@ def test_a_bad_line_of_a_pipe_is_named(tmp_path):
     with pipe_of(b"q1 0 d1 1\nq2 0 d1 x\n") as pipe:
         result = make_runner().invoke(app, ["trec-eval", pipe, str(tmp_path / "run")])
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr == f"error: {pipe}:2: the grade 'x' is not an integer.\n"
+    assert result.stderr == f"error: {pipe}:2: the grade 'x' is not an integer{GRADE_FIX}.\n"
 
 
 def _examples(stderr: str) -> str:

@@ -20,6 +20,9 @@ from receval.data._encode import factorize, int_runs
 from receval.data._lookup import lookup
 from receval.exceptions import InputValidationError
 
+GRADE_FIX = "; write grades as integers such as 0, 1 or 2 (is a column missing or out of order?)"
+SCORE_FIX = "; write scores as decimal numbers such as 0.25 (is a column missing or out of order?)"
+
 # ---------------------------------------------------------------- shared data
 # user 1: run order 11 (grade 0), 15 (unjudged), 10 (grade 2), 12 (grade 1)
 # user 2: run order 14 (unjudged), 10 (grade 1), 13 (grade 3)
@@ -656,7 +659,8 @@ def test_malformed_trec_line_names_file_and_line(tmp_path):
     with pytest.raises(
         InputValidationError,
         match=rf"^{re.escape(str(qrels))}:2: expected 4 whitespace-separated fields "
-        r"\(user iteration item grade\), got 3: '1 0 b'.$",
+        r"\(user iteration item grade\), got 3: '1 0 b'; give every line these fields, "
+        r"separated by spaces or tabs.$",
     ):
         Qrels.from_trec(qrels)
     # blank lines before the bad line still count in its number
@@ -664,7 +668,8 @@ def test_malformed_trec_line_names_file_and_line(tmp_path):
     with pytest.raises(
         InputValidationError,
         match=rf"^{re.escape(str(qrels))}:3: expected 4 whitespace-separated fields "
-        r"\(user iteration item grade\), got 5: '1 0 a 1 9'.$",
+        r"\(user iteration item grade\), got 5: '1 0 a 1 9'; give every line these fields, "
+        r"separated by spaces or tabs.$",
     ):
         Qrels.from_trec(qrels)
     run = tmp_path / "run.txt.gz"
@@ -673,7 +678,8 @@ def test_malformed_trec_line_names_file_and_line(tmp_path):
     with pytest.raises(
         InputValidationError,
         match=rf"^{re.escape(str(run))}:5: expected at least 6 whitespace-separated fields "
-        r"\(user Q0 item rank score tag\), got 5: '1 Q0 b 2 0.4'.$",
+        r"\(user Q0 item rank score tag\), got 5: '1 Q0 b 2 0.4'; give every line these "
+        r"fields, separated by spaces or tabs.$",
     ):
         Run.from_trec(run)
     # as in trec_eval (its test/results.trunc), fields after the run tag are ignored
@@ -695,7 +701,8 @@ def test_non_numeric_values_in_trec_file(tmp_path):
     qrels.write_text("1 0 a 1\n\n1 0 b x\n")
     with pytest.raises(
         InputValidationError,
-        match=rf"^{re.escape(str(qrels))}:3: the grade 'x' is not an integer.$",
+        match=rf"^{re.escape(str(qrels))}:3: the grade 'x' is not an integer; write grades as "
+        r"integers such as 0, 1 or 2 \(is a column missing or out of order\?\).$",
     ):
         Qrels.from_trec(qrels)
     qrels.write_text("1 0 a 1\n1 0 b 1.5\n")
@@ -711,13 +718,15 @@ def test_non_numeric_values_in_trec_file(tmp_path):
         qrels.write_text(f"1 0 a {grade}\n")
         with pytest.raises(InputValidationError) as info:
             Qrels.from_trec(qrels)
-        assert str(info.value) == f"{qrels}:1: the grade {grade!r} is not an integer."
+        assert str(info.value) == f"{qrels}:1: the grade {grade!r} is not an integer{GRADE_FIX}."
     qrels.write_text("1 0 a 1\n\n\n1 0 b -1\n")
     assert Qrels.from_trec(qrels).to_dict() == {"1": {"a": 1, "b": -1}}
     run = tmp_path / "run.txt"
     run.write_text("1 Q0 a 1 0.5 t\n\n1 Q0 b 2 abc t\n")
     with pytest.raises(
-        InputValidationError, match=rf"^{re.escape(str(run))}:3: the score 'abc' is not a number.$"
+        InputValidationError,
+        match=rf"^{re.escape(str(run))}:3: the score 'abc' is not a number; write scores as "
+        r"decimal numbers such as 0.25 \(is a column missing or out of order\?\).$",
     ):
         Run.from_trec(run)
     # a score is no grade: no word of qrels grades (Python's float() takes 1_000)
@@ -725,7 +734,7 @@ def test_non_numeric_values_in_trec_file(tmp_path):
         run.write_text(f"1 Q0 a 1 {score} t\n")
         with pytest.raises(InputValidationError) as info:
             Run.from_trec(run)
-        assert str(info.value) == f"{run}:1: the score {score!r} is not a number."
+        assert str(info.value) == f"{run}:1: the score {score!r} is not a number{SCORE_FIX}."
     # a score that is not finite, named as the file writes it
     finite = "scores must be finite numbers."
     overflows = "overflows float64 (its magnitude is above 1.8e308)"

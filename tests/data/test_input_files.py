@@ -22,6 +22,8 @@ from tests._fresh import fresh
 from tests._pipes import pipe_of
 from tests.cli._helpers import make_runner
 
+SCORE_FIX = "; write scores as decimal numbers such as 0.25 (is a column missing or out of order?)"
+
 RUN = (
     b"u1 Q0 a 1 0.9 r\nu1 Q0 b 2 0.5 r\nu1 Q0 d 3 0.4 r\n"
     b"u2 Q0 c 1 0.9 r\nu2 Q0 a 2 0.3 r\nu3 Q0 e 1 0.7 r\n"
@@ -102,7 +104,7 @@ def test_a_line_of_a_file_with_cr_line_ends_is_named(tmp_path, reader):
     path.write_bytes(b"u1 Q0 a 1 0.9 r\ru1 Q0 b 2 x r\r")
     with pytest.raises(rv.InputValidationError) as info:
         rv.Run.from_file(path)
-    assert str(info.value) == f"{path}:2: the score 'x' is not a number."
+    assert str(info.value) == f"{path}:2: the score 'x' is not a number{SCORE_FIX}."
 
 
 @pytest.mark.parametrize("form", ["bom", "crlf", "cr", "gzip", "bz2", "xz", "zstd"])
@@ -461,7 +463,7 @@ def _write(tmp_path, name, data):
 def test_a_bad_line_on_standard_input_is_named_stdin(tmp_path):
     q = _write(tmp_path, "q.txt", QRELS)
     result = _cli(["rank", "--qrels", q, "--run", "-", "-m", "mrr"], b"u1 Q0 a 1 x r\n", code=2)
-    assert result.stderr == "error: <stdin>:1: the score 'x' is not a number.\n"
+    assert result.stderr == f"error: <stdin>:1: the score 'x' is not a number{SCORE_FIX}.\n"
 
 
 def test_two_inputs_cannot_both_read_standard_input():

@@ -11,7 +11,6 @@ decompressed; a UTF-8 byte-order mark is skipped, and lines may end with
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections import deque
 from collections.abc import Generator, Iterator, Mapping, Sequence
@@ -22,7 +21,7 @@ import numpy as np
 
 from .._validation import format_values
 from ..exceptions import InputValidationError
-from ._arrow import arrow_integers, numbers_view, to_numpy
+from ._arrow import arrow_integers, numbers_view
 from ._csv import csv_error, csv_header, read_csv
 from ._encode import column_array as column_array
 from ._encode import ids_as_given
@@ -39,6 +38,18 @@ from ._open import (
     sentence,
 )
 from ._open import infer_format as infer_format
+from ._trec_errors import (
+    TREC_FIELDS,
+    bad_number,
+    field_on_line,
+    first_not_utf8,
+    line_holding,
+    not_utf8,
+    reads_as_number,
+    wrong_fields,
+)
+from ._trec_errors import check_trec_rows as check_trec_rows
+from ._trec_errors import not_finite_score as not_finite_score
 
 
 def module_of(obj: Any) -> str:
@@ -120,6 +131,8 @@ def _read_lines(path: str | os.PathLike[str]) -> Any:
     except (pa.ArrowInvalid, OSError, EOFError) as exc:
         if "Empty CSV file" in str(exc):  # an empty file has no lines
             return pa.array([], type=pa.string())
+        if "invalid UTF8" in str(exc):
+            raise first_not_utf8(path) from None
         raise InputValidationError(f"{path}: cannot be read as text: {sentence(exc)}") from exc
     return table.column("line").combine_chunks()
 
@@ -154,10 +167,8 @@ def read_whitespace_table(
     bad = np.flatnonzero(~blank & wrong)
     if bad.size:
         i = int(bad[0])
-        expected = f"at least {n_fields}" if extra_fields else f"{n_fields}"
-        raise InputValidationError(
-            f"{os.fspath(path)}:{i + 1}: expected {expected} whitespace-separated fields "
-            f"({kind}), got {int(lengths[i])}: {lines[i].as_py()!r}."
+        raise wrong_fields(
+            path, i + 1, n_fields, extra_fields, kind, int(lengths[i]), lines[i].as_py()
         )
     keep = np.flatnonzero(~blank)
     if keep.size != len(lines):
@@ -170,73 +181,6 @@ def read_whitespace_table(
     return columns, keep + 1
 
 
-def _numbered_lines(path: str) -> Iterator[tuple[int, bytes]]:
-    """The lines of a text file (gzip detected), numbered from 1: a text of ``\r``
-    line ends, which comes as one "line", as its pieces."""
-    import gzip
-
-    opener = gzip.open if compression_of(path) == "gzip" else open
-    number = 0
-    with opener(path, "rb") as f:
-        for raw in f:
-            for piece in raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]:
-                number += 1
-                yield number, piece
-
-
-def _line_holding(path: str, field: bytes) -> int | str:
-    """The first line (1-based) of a text file with the whitespace-separated field
-    ``field``; ``"?"`` if none."""
-    return next((n for n, line in _numbered_lines(path) if field in line.split()), "?")
-
-
-def _field_on_line(path: str, line: int, index: int) -> str | None:
-    """Field ``index`` (0-based) of line ``line`` (1-based, counted as
-    :func:`_line_holding` counts them) of a text file; None if the file has no such
-    line or field, or is not UTF-8 there."""
-    fields = next((text.split() for n, text in _numbered_lines(path) if n == line), [])
-    try:
-        return fields[index].decode("utf-8") if index < len(fields) else None
-    except UnicodeDecodeError:
-        return None
-
-
-#: The fields of a TREC file's lines: how many, and their names.
-_TREC_FIELDS = {
-    "qrels": ("4", "user iteration item grade"),
-    "run": ("at least 6", "user Q0 item rank score tag"),
-}
-
-#: A real number as a TREC file writes one: decimal digits, a point and an exponent
-#: (not Python's underscores, ``inf``, ``nan``, which ``float`` also takes).
-_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-
-def check_trec_rows(path: str | os.PathLike[str], n_rows: int, kind: str) -> None:
-    """Refuse a TREC ``kind`` file (``"qrels"`` or ``"run"``) that holds no line of
-    data: an empty file, or one of blank and ``#`` comment lines only."""
-    if n_rows == 0:
-        count, fields = _TREC_FIELDS[kind]
-        raise InputValidationError(
-            f"{os.fspath(path)}: expected lines of {count} whitespace-separated fields "
-            f"({fields}); the {kind} file has none (it is empty, or holds only blank and "
-            f"'#' comment lines)."
-        )
-
-
-def not_finite_score(path: str | os.PathLike[str], line: int, text: str) -> InputValidationError:
-    """The error of a run's score that is not finite, ``text`` as the file writes
-    it: a number too large for float64, or infinity or nan."""
-    why = (
-        "overflows float64 (its magnitude is above 1.8e308)"
-        if _DECIMAL.fullmatch(text)
-        else "is not finite"
-    )
-    return InputValidationError(
-        f"{os.fspath(path)}:{line}: the score {text!r} {why}; scores must be finite numbers."
-    )
-
-
 def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     """A TREC qrels or run file read by the compiled core, or None when Arrow reads it.
 
@@ -244,7 +188,7 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     (:class:`~receval.data._encode.EncodedIds`: codes in order of first appearance
     and the distinct ids, an Arrow ``large_string`` array; the users as CSR offsets
     when the file's rows are grouped by user), int64 grades or float64 scores
-    (finite), and the first run tag.
+    (finite), and the run tag of the last line (trec_eval's ``runid``).
     Errors are those of :func:`read_whitespace_table` and :func:`parse_numbers`,
     naming file and line; a Parquet file is named so, with the format to pass. The
     core reads plain and gzip text; a file compressed otherwise (bzip2, xz,
@@ -269,24 +213,17 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
         _, what, line, count, text = out
         value = text.decode("utf-8", errors="replace")
         if what == "utf8":
-            raise InputValidationError(
-                f"{name}:{_line_holding(name, text)}: the id {text!r} is not UTF-8 text; "
-                f"receval reads ids as text, so save the file as UTF-8 (or rewrite the id)."
-            )
+            raise not_utf8(name, line_holding(name, text), text)
         if what == "fields":
-            expected, fields = _TREC_FIELDS[kind]
-            raise InputValidationError(
-                f"{name}:{line}: expected {expected} whitespace-separated fields ({fields}), "
-                f"got {count}: {value!r}."
+            n_fields, fields = (
+                (4, TREC_FIELDS["qrels"][1]) if kind == "qrels" else (6, TREC_FIELDS["run"][1])
             )
+            raise wrong_fields(name, line, n_fields, kind == "run", fields, count, value)
         if what == "number":
-            if kind == "qrels":
-                raise InputValidationError(
-                    f"{name}:{line}: the grade {value!r} is not an integer{_real_grade_fix(value)}."
-                )
-            raise InputValidationError(f"{name}:{line}: the score {value!r} is not a number.")
+            integer = kind == "qrels"
+            raise bad_number(name, line, "grade" if integer else "score", value, integer)
         # the core gives the value it read (inf for 1e400): the file's text is wanted
-        given = _field_on_line(name, line, 4)
+        given = field_on_line(name, line, 4)
         raise not_finite_score(name, line, given if given is not None else value)
     _, user_offsets, user_codes, items, user_ids, item_ids, values, tag = out
     check_trec_rows(name, len(values), kind)
@@ -311,32 +248,15 @@ def parse_numbers(
     target = pa.int64() if integer else pa.float64()
     # '+3' is 3, as trec_eval's atoi reads it
     plain = pc.replace_substring_regex(column, r"^\+(\d)", r"\1") if integer else column
+    # Arrow's cast to an integer also reads hexadecimal ('0x1'), which a grade is not
+    digits = not integer or pc.all(pc.match_substring_regex(column, r"^[+-]?[0-9]+$")).as_py()
     try:
-        return numbers_view(pc.cast(plain, target))
+        if digits is not False:
+            return numbers_view(pc.cast(plain, target))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        pattern = (
-            r"^[+-]?\d+$"
-            if integer
-            else r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$"
-        )
-        ok = to_numpy(pc.match_substring_regex(column, pattern, ignore_case=True))
-        i = int(np.flatnonzero(~ok)[0]) if (~ok).any() else 0
-        kind = "an integer" if integer else "a number"
-        value = column[i].as_py()
-        fix = _real_grade_fix(value) if integer else ""
-        raise InputValidationError(
-            f"{os.fspath(path)}:{int(line_numbers[i])}: the {what} {value!r} is not {kind}{fix}."
-        ) from None
-
-
-def _real_grade_fix(value: str) -> str:
-    """The fix of a real number where a TREC qrels file holds an integer grade."""
-    if not _DECIMAL.fullmatch(value.strip()):
-        return ""
-    return (
-        "; TREC qrels hold integer grades, as trec_eval reads them: give real-valued "
-        "grades (probabilities) in a CSV, TSV or Parquet file"
-    )
+        pass
+    i = next(j for j, text in enumerate(column.to_pylist()) if not reads_as_number(text, integer))
+    raise bad_number(path, int(line_numbers[i]), what, column[i].as_py(), integer)
 
 
 def header_only(path: str | os.PathLike[str]) -> InputValidationError:

@@ -1,0 +1,186 @@
+"""The errors of TREC text (qrels, runs, judgment groups, preferences): a line with
+the wrong number of fields, a grade or score that is not a number, an id that is
+not UTF-8, a file without lines; each names the file and line, what was expected,
+what was given and the fix."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..exceptions import InputValidationError
+from ._open import compression_of, open_input
+
+
+def numbered_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """The lines of a text file (compression detected), numbered from 1: a text of
+    ``\r`` line ends, which comes as one "line", as its pieces."""
+    import gzip
+    from io import BytesIO
+
+    codec = compression_of(path)
+    if codec is None:
+        f: Any = open(path, "rb")
+    elif codec == "gzip":
+        f = gzip.open(path, "rb")
+    else:  # bzip2, xz, Zstandard (Arrow's codecs): on the path of an error only
+        f = BytesIO(open_input(path).read())
+    number = 0
+    with f:
+        for raw in f:
+            for piece in raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else [raw]:
+                number += 1
+                yield number, piece
+
+
+def not_utf8(path: str, line: int | str, text: bytes) -> InputValidationError:
+    """The error of an id ``text`` on line ``line`` of a text file that is not UTF-8."""
+    return InputValidationError(
+        f"{path}:{line}: the id {text!r} is not UTF-8 text; receval reads ids as text, so "
+        f"save the file as UTF-8 (or rewrite the id)."
+    )
+
+
+def first_not_utf8(path: str) -> InputValidationError:
+    """:func:`not_utf8` of the first field of a text file that is not UTF-8."""
+    for number, line in numbered_lines(path):
+        for field in line.split():
+            try:
+                field.decode("utf-8")
+            except UnicodeDecodeError:
+                return not_utf8(path, number, field)
+    return InputValidationError(f"{path}: cannot be read as text: it is not UTF-8.")
+
+
+def line_holding(path: str, field: bytes) -> int | str:
+    """The first line (1-based) of a text file with the whitespace-separated field
+    ``field``; ``"?"`` if none."""
+    return next((n for n, line in numbered_lines(path) if field in line.split()), "?")
+
+
+def field_on_line(path: str, line: int, index: int) -> str | None:
+    """Field ``index`` (0-based) of line ``line`` (1-based, counted as
+    :func:`line_holding` counts them) of a text file; None if the file has no such
+    line or field, or is not UTF-8 there."""
+    fields = next((text.split() for n, text in numbered_lines(path) if n == line), [])
+    try:
+        return fields[index].decode("utf-8") if index < len(fields) else None
+    except UnicodeDecodeError:
+        return None
+
+
+#: The fields of a TREC file's lines: how many, and their names.
+TREC_FIELDS = {
+    "qrels": ("4", "user iteration item grade"),
+    "run": ("at least 6", "user Q0 item rank score tag"),
+}
+
+
+def wrong_fields(
+    path: str | os.PathLike[str],
+    line: int,
+    n_fields: int,
+    extra_fields: bool,
+    fields: str,
+    count: int,
+    text: str,
+) -> InputValidationError:
+    """The error of line ``line`` (its ``text``) of a whitespace-separated file with
+    ``count`` fields where ``n_fields`` (or more, with ``extra_fields``) are wanted, the
+    fields named by ``fields``; the fix tells when the line is the other TREC kind's
+    (a qrels file given as the run, or a run as the qrels)."""
+    expected = f"at least {n_fields}" if extra_fields else f"{n_fields}"
+    if extra_fields and count == 4:
+        fix = (
+            "it has the 4 fields of a qrels line: check that the qrels file is not given as the run"
+        )
+    elif not extra_fields and n_fields == 4 and count >= 6:
+        fix = (
+            f"it has the {count} fields of a run line: check that the run is not given as the qrels"
+        )
+    else:
+        fix = "give every line these fields, separated by spaces or tabs"
+    return InputValidationError(
+        f"{os.fspath(path)}:{line}: expected {expected} whitespace-separated fields "
+        f"({fields}), got {count}: {text!r}; {fix}."
+    )
+
+
+#: A whole number as a TREC qrels file writes its grades.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def reads_as_number(text: str, integer: bool) -> bool:
+    """Whether a TREC field reads as a grade (an int64, ``integer``) or a score (a
+    decimal number, or infinity or nan, which are refused later as not finite)."""
+    if integer:
+        return bool(_INTEGER.fullmatch(text)) and -(2**63) <= int(text) < 2**63
+    word = text.lstrip("+-").lower()
+    return bool(_DECIMAL.fullmatch(text)) or word in ("inf", "infinity", "nan")
+
+
+def bad_number(
+    path: str | os.PathLike[str], line: int, what: str, text: str, integer: bool
+) -> InputValidationError:
+    """The error of the field ``text`` (the ``what``: grade, score, level) on line
+    ``line`` of a TREC file that is not an integer (``integer``) or a number, with
+    its fix: a real number or one out of int64 where an integer grade goes, a
+    hexadecimal one (which C's ``atof`` reads), or a field of another column."""
+    value = text.strip()
+    if integer and _INTEGER.fullmatch(value):
+        fix = "; grades are 64-bit integers, at most 9223372036854775807 in magnitude"
+    elif integer and _DECIMAL.fullmatch(value):
+        fix = (
+            "; TREC qrels hold integer grades, as trec_eval reads them: give real-valued "
+            "grades (probabilities) in a CSV, TSV or Parquet file"
+        )
+    elif re.match(r"[+-]?0[xX][0-9a-fA-F.]", value) and _hex_value(value) is not None:
+        fix = f"; write it in decimal ({_hex_value(value)}), receval does not read hexadecimal"
+    else:
+        example = "integers such as 0, 1 or 2" if integer else "decimal numbers such as 0.25"
+        fix = f"; write {what}s as {example} (is a column missing or out of order?)"
+    kind = "an integer" if integer else "a number"
+    return InputValidationError(
+        f"{os.fspath(path)}:{line}: the {what} {text!r} is not {kind}{fix}."
+    )
+
+
+def _hex_value(text: str) -> str | None:
+    """A hexadecimal number (C's ``0x1p-2``) in decimal; None if it is none."""
+    try:
+        value = float.fromhex(text)
+    except (ValueError, OverflowError):
+        return None
+    return str(int(value)) if value.is_integer() and abs(value) < 2**63 else repr(value)
+
+
+#: A real number as a TREC file writes one: decimal digits, a point and an exponent
+#: (not Python's underscores, ``inf``, ``nan``, which ``float`` also takes).
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def check_trec_rows(path: str | os.PathLike[str], n_rows: int, kind: str) -> None:
+    """Refuse a TREC ``kind`` file (``"qrels"`` or ``"run"``) that holds no line of
+    data: an empty file, or one of blank and ``#`` comment lines only."""
+    if n_rows == 0:
+        count, fields = TREC_FIELDS[kind]
+        raise InputValidationError(
+            f"{os.fspath(path)}: expected lines of {count} whitespace-separated fields "
+            f"({fields}); the {kind} file has none (it is empty, or holds only blank and "
+            f"'#' comment lines)."
+        )
+
+
+def not_finite_score(path: str | os.PathLike[str], line: int, text: str) -> InputValidationError:
+    """The error of a run's score that is not finite, ``text`` as the file writes
+    it: a number too large for float64, or infinity or nan."""
+    why = (
+        "overflows float64 (its magnitude is above 1.8e308)"
+        if _DECIMAL.fullmatch(text)
+        else "is not finite"
+    )
+    return InputValidationError(
+        f"{os.fspath(path)}:{line}: the score {text!r} {why}; scores must be finite numbers."
+    )

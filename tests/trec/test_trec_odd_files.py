@@ -1,0 +1,121 @@
+"""TREC qrels and run files as they come, read by ``Qrels``/``Run`` and
+``receval trec-eval``: the run's tag (trec_eval's ``runid``), grades and scores
+that are not numbers of the format, and ids that are not UTF-8, the same on the
+compiled reader's path (plain and gzip text) and Arrow's (bzip2, xz, Zstandard).
+
+Expectations from trec_eval 10.0 where it reads the file: its ``runid`` is the tag
+of the run's last line (it keeps each line's tag as it reads them).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+
+import pytest
+
+from receval import Qrels, Run
+from receval.exceptions import InputValidationError
+from receval.trec.trec_eval import trec_eval
+
+QRELS = b"1 0 d1 1\n1 0 d2 0\n2 0 d4 1\n"
+RUN = b"1 Q0 d1 1 0.9 first\n1 Q0 d2 2 0.8 first\n2 Q0 d4 1 0.5 last\n# a comment\n"
+COMPRESS = {"": lambda b: b, ".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
+
+
+def _write(tmp_path, name, data, suffix=""):
+    path = tmp_path / (name + suffix)
+    path.write_bytes(COMPRESS[suffix](data))
+    return path
+
+
+def test_trec_eval_prints_the_tag_of_the_last_run_line(tmp_path):
+    # trec_eval 10.0 prints "runid ... last" (it printed "first")
+    qrels, run = _write(tmp_path, "qrels", QRELS), _write(tmp_path, "run", RUN)
+    assert trec_eval(["-m", "runid", str(qrels), str(run)]) == f"{'runid':<22}\tall\tlast\n"
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_a_run_is_named_by_the_tag_of_its_last_line(tmp_path, suffix):
+    # both readers, as trec_eval's runid; a tag per query is not read per query
+    assert Run.from_trec(_write(tmp_path, "run", RUN, suffix)).name == "last"
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_a_hexadecimal_grade_is_refused_with_its_decimal(tmp_path, suffix):
+    # Arrow's cast read '0x2' as 2 (trec_eval's atol reads it as 0)
+    path = _write(tmp_path, "qrels", b"1 0 d1 1\n1 0 d2 0x2\n", suffix)
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_trec(path)
+    assert str(info.value) == (
+        f"{path}:2: the grade '0x2' is not an integer; write it in decimal (2), receval does "
+        f"not read hexadecimal."
+    )
+
+
+def test_a_hexadecimal_grade_of_judgment_groups_is_refused(tmp_path):
+    qrels = _write(tmp_path, "jg", b"1 g1 d1 1\n1 g1 d2 0x1\n")
+    run = _write(tmp_path, "run", RUN)
+    with pytest.raises(InputValidationError, match=r":2: the grade '0x1' is not an integer; "):
+        trec_eval(["-R", "qrels_jg", "-m", "qrels_jg", str(qrels), str(run)])
+
+
+@pytest.mark.parametrize("score", ["0x10", "0x1p4", "0X10"])
+def test_a_hexadecimal_score_is_refused_with_its_decimal(tmp_path, score):
+    path = _write(tmp_path, "run", f"1 Q0 d1 1 {score} r\n".encode())
+    with pytest.raises(InputValidationError) as info:
+        Run.from_trec(path)
+    assert str(info.value) == (
+        f"{path}:1: the score {score!r} is not a number; write it in decimal (16), receval "
+        f"does not read hexadecimal."
+    )
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_a_grade_out_of_int64_says_so(tmp_path, suffix):
+    # the Arrow path named line 1 and its grade '1', which is an integer
+    path = _write(tmp_path, "qrels", b"1 0 d1 1\n1 0 d2 99999999999999999999\n", suffix)
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_trec(path)
+    assert str(info.value) == (
+        f"{path}:2: the grade '99999999999999999999' is not an integer; grades are 64-bit "
+        f"integers, at most 9223372036854775807 in magnitude."
+    )
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_an_id_that_is_not_utf8_is_named_with_its_line(tmp_path, suffix):
+    # Arrow's reader said "cannot be read as text: In CSV column #0: CSV conversion
+    # error to string: invalid UTF8 data." (no line, no fix)
+    path = _write(tmp_path, "run", b"1 Q0 d1 1 0.5 r\n1 Q0 d\xff 2 0.4 r\n", suffix)
+    with pytest.raises(InputValidationError) as info:
+        Run.from_trec(path)
+    assert str(info.value) == (
+        f"{path}:2: the id b'd\\xff' is not UTF-8 text; receval reads ids as text, so save "
+        f"the file as UTF-8 (or rewrite the id)."
+    )
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_a_qrels_file_given_as_the_run_says_so(tmp_path, suffix):
+    path = _write(tmp_path, "qrels", QRELS, suffix)
+    with pytest.raises(InputValidationError) as info:
+        Run.from_trec(path)
+    assert str(info.value) == (
+        f"{path}:1: expected at least 6 whitespace-separated fields (user Q0 item rank score "
+        f"tag), got 4: '1 0 d1 1'; it has the 4 fields of a qrels line: check that the qrels "
+        f"file is not given as the run."
+    )
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_a_run_given_as_the_qrels_says_so(tmp_path, suffix):
+    path = _write(tmp_path, "run", RUN, suffix)
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_trec(path)
+    assert str(info.value) == (
+        f"{path}:1: expected 4 whitespace-separated fields (user iteration item grade), got "
+        f"6: '1 Q0 d1 1 0.9 first'; it has the 6 fields of a run line: check that the run is "
+        f"not given as the qrels."
+    )

@@ -7,11 +7,13 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sk_auc
 
+import receval as rv
 from receval import gauc_score, group_auc, roc_auc_score
 from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from tests.oracles import pointwise as oracle
@@ -235,3 +237,68 @@ def test_rows_in_any_order_give_each_group_the_same_auc(
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         one = gauc_score(y, s, groups=g, sample_weight=w)
     np.testing.assert_array_equal(one, shuffled.score)
+
+
+# ------------------------------------------------------------------ weights of any scale
+def _spread_weights(seed, low, high, n=40):
+    """Rows of ten groups of four, weights 10**uniform(low, high)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = rng.choice([0.2, 0.5, 0.8], n)
+    g = np.repeat(np.arange(n // 4), 4)
+    return y, s, g, 10.0 ** rng.uniform(low, high, n)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(0, 2**16),
+    st.sampled_from([(-25, 25), (-320, -300), (290, 300), (-300, 300), (-3, 3)]),
+    st.sampled_from(["impressions", "clicks"]),
+    st.integers(1, 9),
+)
+def test_whole_group_batches_of_any_weight_scale_give_the_function(
+    tmp_path_factory, seed, span, weighting, rows
+):
+    """A scan cuts whole groups into batches whose weights span other powers of two
+    than all the rows' (each batch's sums are kept at its own scale): the same GAUC,
+    and each group's reported weight is its weights' sum, unscaled (a batch whose
+    weights lay beyond 2**64 or below 2**-64 used to add its groups at another scale)."""
+    import pyarrow.parquet as pq
+
+    import receval as rv
+
+    y, s, g, w = _spread_weights(seed, *span)
+    assume(any(len(set(y[g == k].tolist())) == 2 for k in range(10)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # weights beyond 126 bits: the rounding warning
+        expected = gauc_score(y, s, groups=g, sample_weight=w, weighting=weighting)
+        path = tmp_path_factory.mktemp("spread") / "rows.parquet"
+        pq.write_table(pa.table({"y": y, "s": s, "g": g, "w": w}), path)
+        sc = rv.scan(str(path), batch_rows=rows)
+        got = gauc_score(sc["y"], sc["s"], groups=sc["g"], sample_weight=sc["w"],
+                         weighting=weighting)  # fmt: skip
+        acc = rv.metric("gauc", whole_groups=True, weighting=weighting)
+        for a in range(0, len(y), 8):
+            acc.update(y[a : a + 8], s[a : a + 8], groups=g[a : a + 8],
+                       sample_weight=w[a : a + 8])  # fmt: skip
+        report = group_auc(y, s, groups=g, sample_weight=w)
+        scanned = group_auc(sc["y"], sc["s"], groups=sc["g"], sample_weight=sc["w"])
+    assert got == expected
+    assert acc.compute() == expected
+    true = np.array([math.fsum(w[g == k].tolist()) for k in range(10)])
+    np.testing.assert_allclose(report.weight, true, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(scanned.weight, report.weight)
+    assert scanned.score == report.score
+
+
+def test_scan_of_weights_beyond_two_to_the_64_is_the_function(tmp_path):
+    """The example that found it: weights 10**uniform(-25, 25)."""
+    y, s, g, w = _spread_weights(0, -25, 25)
+    pq.write_table(pa.table({"y": y, "s": s, "g": g, "w": w}), tmp_path / "rows.parquet")
+    sc = rv.scan(str(tmp_path / "rows.parquet"), batch_rows=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = gauc_score(y, s, groups=g, sample_weight=w)
+        got = gauc_score(sc["y"], sc["s"], groups=sc["g"], sample_weight=sc["w"])
+    assert expected == 0.03359573215995758
+    assert got == expected  # was 0.9999999999993983

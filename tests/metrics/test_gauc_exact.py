@@ -96,7 +96,8 @@ def test_each_groups_auc_is_roc_auc_score_of_its_rows(data, weighted):
     """Weights from subnormals to 1e300 and tied scores: every group's AUC is
     roc_auc_score of its rows alone, bit for bit (nan where it has no weight of a
     label), and the exact AUC rounded once where each label's weights are held exactly
-    (``_fits``); its weighted positives are their exact sum rounded once."""
+    (``_fits``); its weighted positives are their exact sum rounded once, at the scale
+    of the weights given."""
     y, s, g, w = data
     w = w if weighted else None
     report = _quiet(group_auc, y, s, groups=g, sample_weight=w, weighting="clicks")
@@ -107,11 +108,13 @@ def test_each_groups_auc_is_roc_auc_score_of_its_rows(data, weighted):
     np.testing.assert_array_equal(report.auc, np.array(want))
     ones = np.ones(len(y)) if w is None else w
     exact = oracle.group_aucs_exact(y, s, g, ones)
-    shift = weight_shift(ones)  # the GAUC divides the weights by a power of two
+    shift = weight_shift(ones)  # the GAUC sums the weights divided by a power of two
     for k, key in enumerate(report.groups.tolist()):
         m = g == key
         if _fits(ones[y == 1], len(y)) and _fits(ones[y == 0], len(y)):
             np.testing.assert_array_equal(report.auc[k], exact[k])
-            assert report.weight[k] == math.fsum(np.ldexp(ones[m & (y == 1)], -shift))
+            # reported at the weights' own scale
+            scaled = math.fsum(np.ldexp(ones[m & (y == 1)], -shift))
+            assert report.weight[k] == np.ldexp(scaled, shift)
     one_call = _quiet(gauc_score, y, s, groups=g, sample_weight=w, weighting="clicks")
     np.testing.assert_array_equal(one_call, report.score)

@@ -35,7 +35,7 @@ from ..exceptions import InputValidationError
 from .kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from .metric import data_columns, second_and_weight
 from .rounding import RoundedWeights
-from .states import invalid_state, plain_pair
+from .states import EXPONENT, invalid_state, plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
 __all__ = [
@@ -439,11 +439,15 @@ class GroupTotals:
     Attributes
     ----------
     weighted_auc : ExactSum
-        Sum over groups with a defined AUC of weight x AUC.
+        Sum over groups with a defined AUC of weight x AUC, times ``2**-w_shift``.
     weight : ExactSum
-        Sum of those groups' weights.
+        Sum of those groups' weights, times ``2**-w_shift``.
     n_groups, n_groups_skipped, n_rows, n_rows_skipped : int
         Groups and rows, and those without a defined AUC (one class).
+    w_shift : int, default=0
+        The power of two the sample weights were divided by
+        (:func:`~receval.engine.sums.weight_shift` of a batch's weights, so that
+        their sums neither overflow nor underflow): two states merge at the larger.
     """
 
     weighted_auc: ExactSum
@@ -452,10 +456,27 @@ class GroupTotals:
     n_groups_skipped: int
     n_rows: int
     n_rows_skipped: int
+    w_shift: int = field(default=0, metadata=EXPONENT)
 
     def merge(self, other: GroupTotals) -> GroupTotals:
-        """The totals of both sets of groups (no group in both)."""
-        return fieldwise_sum(self, other)
+        """The totals of both sets of groups (no group in both), at the larger scale."""
+        a, b = self, other
+        if a.w_shift != b.w_shift:  # a state of weight 0 takes any
+            if a.weight.is_zero():
+                a = replace(a, w_shift=b.w_shift)
+            elif b.weight.is_zero():
+                b = replace(b, w_shift=a.w_shift)
+            elif a.w_shift > b.w_shift:
+                b = b._at_weight_shift(a.w_shift)
+            else:
+                a = a._at_weight_shift(b.w_shift)
+        return replace(fieldwise_sum(a, b), w_shift=a.w_shift)
+
+    def _at_weight_shift(self, w_shift: int) -> GroupTotals:
+        """These sums at a larger ``w_shift``."""
+        d = w_shift - self.w_shift
+        return replace(self, weighted_auc=self.weighted_auc.scaled_down(d),
+                       weight=self.weight.scaled_down(d), w_shift=w_shift)  # fmt: skip
 
     @property
     def score(self) -> float:
@@ -478,17 +499,15 @@ def gauc_value(weighted_auc: ExactSum, weight: ExactSum) -> float:
     return weighted_auc.value / total if total > 0 else float("nan")
 
 
-def report_totals(report: Any) -> GroupTotals:
-    """The :class:`GroupTotals` of a :class:`receval.GroupAUCReport`."""
-    weighted, weight = gauc_sums(report.auc, report.weight)
-    return GroupTotals(
-        weighted,
-        weight,
-        report.n_groups,
-        report.n_groups_skipped,
-        int(report.n_rows.sum()),
-        report.n_rows_skipped,
-    )
+def group_totals(
+    auc: np.ndarray, weight: np.ndarray, rows: np.ndarray, w_shift: int
+) -> GroupTotals:
+    """The :class:`GroupTotals` of whole groups: their AUCs (nan: undefined), weights in
+    the mean times ``2**-w_shift`` and rows."""
+    weighted, total = gauc_sums(auc, weight)
+    skipped = np.isnan(auc)
+    return GroupTotals(weighted, total, len(auc), int(skipped.sum()), int(rows.sum()),
+                       int(rows[skipped].sum()), w_shift)  # fmt: skip
 
 
 # ------------------------------------------------------------------ means over users

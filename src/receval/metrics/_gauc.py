@@ -17,6 +17,7 @@ from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import run_definition
 from ..engine.states import Seen, plain_pair
+from ..engine.sums import weight_shift
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
 from ._gauc_open import OpenGroups, checked_rows
@@ -39,7 +40,9 @@ class GroupAUCReport:
     auc : ndarray of shape (n_groups,)
         AUC of each group; ``nan`` for skipped groups.
     weight : ndarray of shape (n_groups,)
-        Weight of each group in the mean (also given for skipped groups).
+        Weight of each group in the mean (also given for skipped groups): with
+        ``"impressions"`` or ``"clicks"``, the sum of its rows' (or its positives')
+        sample weights.
     n_rows : ndarray of shape (n_groups,)
         Rows of each group.
     n_groups : int
@@ -64,14 +67,17 @@ class GroupAUCReport:
 
     @classmethod
     def of_groups(
-        cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str
+        cls, groups: Any, auc: Any, weight: Any, n_rows: Any, weighting: str, shift: int = 0
     ) -> GroupAUCReport:
-        """The report of these groups, the GAUC from exact sums (as out of core and on Spark)."""
+        """The report of these groups, the GAUC from exact sums (as out of core and on
+        Spark); ``weight`` the groups' weights times ``2**-shift`` (see
+        :func:`scaled_weights`), reported at their own scale."""
         from ..engine.totals import gauc_sums, gauc_value
 
         skipped = np.isnan(auc)
         return cls(score=gauc_value(*gauc_sums(auc, weight)), groups=groups, auc=auc,
-                   weight=weight, n_rows=n_rows, n_groups=len(auc),
+                   weight=np.ldexp(weight, shift) if shift else weight, n_rows=n_rows,
+                   n_groups=len(auc),
                    n_groups_skipped=int(skipped.sum()),
                    n_rows_skipped=int(n_rows[skipped].sum()), weighting=weighting)  # fmt: skip
 
@@ -267,17 +273,43 @@ def _gauc_arguments(
     return params, columns
 
 
-def group_auc_of(
+def scaled_weights(weights: np.ndarray | None) -> tuple[np.ndarray | None, int]:
+    """Sample weights divided by the power of two ``2**shift`` that keeps their sums
+    from overflowing or underflowing (:func:`~receval.engine.sums.weight_shift`;
+    exact), and ``shift`` (0 without weights)."""
+    if weights is None:
+        return None, 0
+    shift = weight_shift(weights)
+    return (np.ldexp(weights, -shift) if shift else weights), shift
+
+
+#: the groups of some rows: their ids, AUCs (nan: undefined), weights in the mean times
+#: ``2**-shift``, rows, the weighting used, and ``shift``
+GroupValues = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str, int]
+
+
+def group_values(
     y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, func: str
-) -> GroupAUCReport:
+) -> GroupValues:
+    """Each group's AUC and weight in the mean, of the rows of whole groups: the weights
+    scaled by a power of two (exact) that the caller keeps beside its sums."""
     codes, uniques, labels, scores, weights = checked_rows(
         y_true, y_score, groups, sample_weight, func, whole=True
     )
+    weights, shift = scaled_weights(weights)
     auc, rows, weight, weighted_pos = grouped_auc_kernel(
         codes, len(uniques), labels, scores, weights, func
     )
     group_w, used = group_weights(weighting, uniques, codes, weight, weighted_pos, func)
-    return GroupAUCReport.of_groups(uniques, auc, group_w, rows, used)
+    return uniques, auc, group_w, rows, used, shift if used in ("impressions", "clicks") else 0
+
+
+def group_auc_of(
+    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, func: str
+) -> GroupAUCReport:
+    return GroupAUCReport.of_groups(
+        *group_values(y_true, y_score, groups, weighting, sample_weight, func)
+    )
 
 
 def grouped_auc_kernel(
@@ -534,7 +566,7 @@ def _rows(column: Any) -> int | None:
 def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     import warnings
 
-    from ..engine.totals import report_totals
+    from ..engine.totals import group_totals
     from ..exceptions import UndefinedMetricWarning
 
     if batch is None:
@@ -544,11 +576,13 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     y_true, y_score, groups, sample_weight, weighting, labels = batch
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
+        ids, auc, group_w, rows, _, shift = group_values(
+            y_true, y_score, groups, weighting, sample_weight, "gauc_score"
+        )
     seen = Seen()
-    seen.add(report.groups, "gauc_score", "groups")
-    return GroupState(report_totals(report), seen, IdKind.of(report.groups, "gauc_score"),
-                      labels)  # fmt: skip
+    seen.add(ids, "gauc_score", "groups")
+    return GroupState(group_totals(auc, group_w, rows, shift), seen,
+                      IdKind.of(ids, "gauc_score"), labels)  # fmt: skip
 
 
 def _gauc_update_into(
@@ -621,7 +655,8 @@ def open_report(state: OpenGroups, weighting: Any) -> GroupAUCReport:
     if not state.n_rows:
         raise InputValidationError("gauc_score: no rows were given; call update first.")
     ids, codes, labels, scores, weights, group_weight = state.grouped()
-    weights = v.check_sample_weight(weights, len(codes), "gauc_score", relative=True)
+    weights = v.check_sample_weight(weights, len(codes), "gauc_score")
+    weights, shift = scaled_weights(weights)
     auc, rows, weight, weighted_pos = grouped_auc_kernel(
         codes, len(ids), labels, scores, weights, "gauc_score"
     )
@@ -629,7 +664,8 @@ def open_report(state: OpenGroups, weighting: Any) -> GroupAUCReport:
         group_w, used = group_weight, "custom"
     else:
         group_w, used = group_weights(weighting, ids, codes, weight, weighted_pos, "gauc_score")
-    return GroupAUCReport.of_groups(ids, auc, group_w, rows, used)
+    return GroupAUCReport.of_groups(ids, auc, group_w, rows, used,
+                                    shift if used in ("impressions", "clicks") else 0)  # fmt: skip
 
 
 def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
@@ -711,7 +747,10 @@ def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
         for k in ("groups", "auc", "weight", "n_rows")
     )
     weighting = used.pop() if len(used) == 1 else "custom"
-    return GroupAUCReport.of_groups(groups, auc, weight, rows, weighting)
+    # each part's weights at their own scale: the mean of all at one scale
+    shift = weight_shift(weight) if weighting in ("impressions", "clicks") else 0
+    scaled = np.ldexp(weight, -shift) if shift else weight
+    return GroupAUCReport.of_groups(groups, auc, scaled, rows, weighting, shift)
 
 
 _GAUC_REPORT = MetricDefinition(

@@ -59,9 +59,10 @@ def checked_rows(
     scores (float32 ones as given, from the core's pass) and the weights (or None).
 
     ``whole=True``: the rows are every row of the metric (:func:`gauc_score`), so
-    integer scores beyond 2**53 are ranked and weights scaled by a power of two; a
-    batch of an accumulator (``whole=False``) holds a part of the scores, so such
-    scores raise and weights stay as given (batches must compare).
+    integer scores beyond 2**53 are ranked; a batch of an accumulator
+    (``whole=False``) holds a part of the scores, so such scores raise (batches must
+    compare). The weights are as given: the caller scales them (see
+    :func:`~receval.engine.sums.weight_shift`) where it keeps the scale.
     """
     sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
     if not whole and type(y_true) is type(y_score) is type(groups) is np.ndarray:
@@ -80,7 +81,7 @@ def checked_rows(
     v.check_not_empty(n, "y_true", func)
     labels = np.ascontiguousarray(yt, dtype=np.int8)
     scores = np.ascontiguousarray(v.order_scores(ys, "y_score", func, rank=whole))
-    weights = v.check_sample_weight(sw, n, func, relative=whole)
+    weights = v.check_sample_weight(sw, n, func)
     return codes, ids, labels, scores, weights
 
 

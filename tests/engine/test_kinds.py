@@ -452,6 +452,28 @@ def test_integer_ids_of_any_container_are_one_type(name: str, first: Any) -> Non
         assert _value(got) == _value(getattr(receval, func)(y, s, groups=ids))
 
 
+@pytest.mark.parametrize("name", sorted(GROUPED))
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_an_infinite_float_id_is_refused_by_the_function_and_every_batch(
+    name: str, bad: float
+) -> None:
+    # before: grouped_auprc, grouped_xauc and grouped_regression_auc took it as the
+    # group "inf" in one call, while their accumulator
+    # refused the batch that held it for ids of another type than the batches before
+    func, options, metric = GROUPED[name]
+    y = np.array([1, 0, 0, 1, 1, 0, 1, 0])
+    s = np.array([0.9, 0.1, 0.4, 0.2, 0.7, 0.3, 0.6, 0.5])
+    g = np.array([1.0, 1.0, 2.0, 2.0, bad, bad, 3.0, 3.0])
+    said = f"{func}: groups contains infinity; ids must be integers or strings."
+    with pytest.raises(InputValidationError) as caught:
+        getattr(receval, func)(y, s, groups=g)
+    assert str(caught.value) == said
+    acc = receval.metric(metric, **options).update(y[:4], s[:4], groups=g[:4])
+    with pytest.raises(InputValidationError) as caught:
+        acc.update(y[4:], s[4:], groups=g[4:])
+    assert str(caught.value) == said
+
+
 @pytest.mark.parametrize("name", ["gauc", "gauc(whole_groups)", "grouped_auprc"])
 def test_ids_held_as_text_keep_their_type_through_a_pickle(name: str) -> None:
     # before: gauc took floats 1.5 as integers in an update but, reloaded, as the

@@ -133,7 +133,7 @@ def encode_ids(
         arr = arr.astype(np.int64)
         kind = "i"
     if kind == "f":
-        _check_floats(arr, name, func)
+        check_float_ids(arr, name, func)
         if np.array_equal(arr, np.floor(arr)) and np.abs(arr).max() < 2**53:
             arr = arr.astype(np.int64)
             kind = "i"
@@ -159,12 +159,14 @@ def float_ids(values: Any, name: str, func: str) -> EncodedIds:
     ``2**53``), encoded as the whole column is (a Spark partition of it), with the
     same errors (missing ids, infinity)."""
     arr = as_1d(values, name, func)
-    _check_floats(arr, name, func)
+    check_float_ids(arr, name, func)
     return EncodedIds(*_factorize_arrow(arr, name, func))
 
 
-def _check_floats(arr: np.ndarray, name: str, func: str) -> None:
-    """Refuse float ids that are NaN (missing) or infinite."""
+def check_float_ids(arr: np.ndarray, name: str, func: str) -> None:
+    """Refuse float ids that are NaN (missing) or infinite (every metric of groups: an
+    infinite id is no integer, so a batch that holds one would hold ids of another
+    type than the batches without)."""
     if np.isnan(arr).any():
         raise _missing(np.isnan(arr), name, func)
     if np.isinf(arr).any():

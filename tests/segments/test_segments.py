@@ -56,6 +56,22 @@ def test_each_segment_is_the_function_on_its_rows(name, seed):
     assert report.n_undefined[name] == int(np.isnan(report.values[name]).sum())
 
 
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_no_row_is_refused_as_the_function_refuses_it(name):
+    # before: the overall value of no row was nan with the warning of one class (or of
+    # weights summing to zero), where the function raises
+    y, p, w, g = _rows(0, n=20)
+    args, kwargs = ADAPTERS[name](y[:0], p[:0], w[:0], g[:0])
+    options = OPTIONS.get(name, {})
+    first = DEFINITIONS[name].inputs[0]
+    with pytest.raises(InputValidationError) as function_said:
+        _function(name)(*args, **kwargs, **options)
+    with pytest.raises(InputValidationError) as said:
+        rv.by_segment(name, *args, by=np.array([], dtype=str), **kwargs, **options)
+    assert str(said.value) == f"by_segment: {first} is empty; pass at least one sample."
+    assert str(function_said.value).endswith(f": {first} is empty; pass at least one sample.")
+
+
 @settings(max_examples=50, deadline=None)
 @given(
     rows=st.lists(

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._parameters import counted
+from .._validation import check_not_empty
 from ..data._arrow import is_arrow, take_at
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .report import SegmentReport, segment_codes
@@ -68,8 +69,9 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         An unknown metric, a ranking metric, an option no metric takes,
         ``sample_weight`` with a metric that takes none, or no data.
     InputValidationError
-        Missing segment labels, ``by`` of another length than the rows, or a data
-        column of another length (the metric's own error).
+        Missing segment labels, ``by`` of another length than the rows, a data
+        column of another length (the metric's own error), or no row (as the
+        metric's function).
 
     Notes
     -----
@@ -161,6 +163,11 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         own = {k: x for k, x in kwargs.items() if k in inputs}
         # all the rows first: the metric's own checks (a column shorter than y_true is
         # its same-length error, not an index out of a segment's rows)
+        if n == 0:  # the metric's checks of its columns, then its function's refusal
+            with warnings.catch_warnings():  # (an accumulator of no row is nan)
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                run(tuple(given), own, opts)
+            check_not_empty(n, inputs[0], func)
         overall[m], left_out, rule = run(tuple(given), own, opts)
         if left_out:
             skipped_overall[m], why[m] = left_out, rule

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import exceptions
 from .._parameters import counted
+from ..data._lookup import distinct
 from ..exceptions import InvalidParameterError
 from .kinds import held_01, with_kinds
 from .loop.background import Worker, prefixed
@@ -167,9 +168,9 @@ def swapped(defn: MetricDefinition, data: tuple[Any, ...]) -> bool:
     return (
         first.ndim == 1
         and second.dtype.kind in "biu"
-        and len(np.unique(first)) > 2
+        and len(distinct(first)) > 2
         and bool(((first >= 0) & (first <= 1)).all())
-        and len(np.unique(second)) <= 2
+        and len(distinct(second)) <= 2
     )
 
 

@@ -867,3 +867,18 @@ def test_scores_given_before_labels_are_said_to_be_swapped(name):
         acc.update(np.array([0, 2, 1, 1]), np.array([0.1, 0.9, 0.4, 0.7]), **groups)
     assert "swapped" not in str(raised.value)
     assert acc.n_updates == 0
+
+
+@pytest.mark.parametrize("name", ["auc", "logloss", "gauc", "ne", "rmse", "ndcg@10", "ips"])
+def test_compute_before_any_update_says_no_batch_was_added(name):
+    acc = rv.metric(name)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = acc.compute()
+    assert math.isnan(value)
+    # one warning, the accumulator's (not a single class, zero weights, or none at all)
+    assert [str(w.message) for w in caught] == [
+        f"Accumulator.compute of {name!r}: no batch has been added (update was never "
+        f"called), so the value is undefined (returned as nan)."
+    ]
+    assert all(w.category is UndefinedMetricWarning for w in caught)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections import deque
 from collections.abc import Collection
 from typing import Any
@@ -392,8 +393,26 @@ class Accumulator:
         return state
 
     def compute(self) -> Any:
-        """The metric's value on every row seen (what its function returns on them)."""
-        return self.definition.finalize(self._params, self.state)  # may compact in place
+        """The metric's value on every row seen (what its function returns on them).
+
+        Before any update the value is undefined: an ``UndefinedMetricWarning`` says
+        so (rather than the metric's own reason for an empty input, such as a single
+        class) beside the value of no row (nan), or the metric's error where it
+        refuses an empty input (``retention``).
+        """
+        state = self.state  # (the batches queued on the background thread added first)
+        if self.n_updates:
+            return self.definition.finalize(self._params, state)  # may compact in place
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", exceptions.UndefinedMetricWarning)
+            value = self.definition.finalize(self._params, state)
+        warnings.warn(
+            f"Accumulator.compute of {self.name!r}: no batch has been added (update was "
+            f"never called), so the value is undefined (returned as {value!r}).",
+            exceptions.UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        return value
 
     def skipped(self) -> dict[str, Any]:
         """What the metric left out of :meth:`compute`'s value, for a metric that leaves

@@ -275,3 +275,16 @@ def test_boolean_labels_stay_booleans():
                                 by={"a": True, "b": False, "c": True}, n_permutations=10,
                                 interval=None)  # fmt: skip
     assert seg.segments.tolist() == [False, True]
+
+
+def test_one_metric_string_is_one_metric_in_both_segment_functions():
+    q = {"u1": {"a": 1}, "u2": {"b": 1}}
+    runs = {"x": {"u1": {"a": 0.9, "b": 0.1}, "u2": {"b": 0.5, "a": 0.6}},
+            "y": {"u1": {"a": 0.1, "b": 0.9}, "u2": {"b": 0.5, "a": 0.4}}}  # fmt: skip
+    by = {"u1": "s1", "u2": "s2"}
+    one = rv.compare_by_segment(q, runs, "mrr", by=by)  # it read the letters 'm', 'r', 'r'
+    assert one.to_frame().equals(rv.compare_by_segment(q, runs, ["mrr"], by=by).to_frame())
+    with pytest.raises(InvalidParameterError, match="must be a metric string or a list"):
+        rv.compare_by_segment(q, runs, 5, by=by)
+    with pytest.raises(InvalidParameterError, match="must be a metric string or a list"):
+        rv.by_segment(5, [1, 0], [0.5, 0.4], by=["a", "a"])

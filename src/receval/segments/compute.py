@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._parameters import counted
+from .._parameters import counted, metric_strings
 from .._validation import check_not_empty
 from ..data._arrow import is_arrow, take_at
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
@@ -108,7 +108,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     {'gauc': {'n_groups': 2, 'n_groups_skipped': 1, 'n_rows_skipped': 1}}
     """
     func = "by_segment"
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_strings(metrics, func)
     if not names:
         raise InvalidParameterError(
             "The 'metrics' parameter of by_segment must name at least one metric. Got [] instead."
@@ -366,7 +366,7 @@ def compare_by_segment(
     profile = options.get("profile")
     conventions = {k: x for k, x in options.items() if k in FIELDS}
     named = dict(runs) if hasattr(runs, "items") else {f"run{i}": r for i, r in enumerate(runs)}
-    metrics = list(metrics)
+    metrics = metric_strings(metrics, func)
     reports = {
         name: r if isinstance(r, EvaluationReport)
         else evaluate(qrels, r, metrics, profile=profile, **conventions)

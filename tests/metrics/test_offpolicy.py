@@ -415,6 +415,10 @@ def test_registry_names():
         snips_estimate(REWARD, PSCORE, action_dist=DIST, action=ACTION)
     )
     with pytest.warns(UndefinedMetricWarning, match="no round was given"):
+        empty = rv.metric("ips").update(np.array([]), np.array([]), action_dist=np.empty((0, 2, 1)),
+                                        action=np.array([], dtype=int))  # fmt: skip
+        assert math.isnan(empty.compute())
+    with pytest.warns(UndefinedMetricWarning, match="'dr': no batch has been added"):
         assert math.isnan(rv.metric("dr").compute())
 
 

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -479,16 +479,7 @@ class Moments:
 
     def _joined(self, other: Moments, where: str) -> Moments:
         labels = self.labels.join(other.labels, where)
-        a, b = self, other
-        if a.w_shift != b.w_shift:  # a state of weight 0 takes any
-            if a.weight.is_zero():
-                a = replace(a, w_shift=b.w_shift)
-            elif b.weight.is_zero():
-                b = replace(b, w_shift=a.w_shift)
-            elif a.w_shift > b.w_shift:
-                b = b._at_weight_shift(a.w_shift)
-            else:
-                a = a._at_weight_shift(b.w_shift)
+        a, b = at_one_weight_shift(self, other, ("weight", "y", "p", "yy", "yp", "pp"))
         if a.shift != b.shift:  # a state of values 0 takes any shift
             if a._no_values():
                 a = replace(a, shift=b.shift)
@@ -510,12 +501,29 @@ class Moments:
                        yy=self.yy.scaled_down(2 * d), yp=self.yp.scaled_down(2 * d),
                        pp=self.pp.scaled_down(2 * d), shift=shift)  # fmt: skip
 
-    def _at_weight_shift(self, w_shift: int) -> Moments:
-        """This state's sums at a larger ``w_shift`` (every sum is of the weights)."""
-        d = w_shift - self.w_shift
-        sums = ("weight", "y", "p", "yy", "yp", "pp")
-        return replace(self, w_shift=w_shift,
-                       **{k: getattr(self, k).scaled_down(d) for k in sums})  # fmt: skip
+
+S = TypeVar("S")
+
+
+def at_one_weight_shift(a: S, b: S, sums: tuple[str, ...]) -> tuple[S, S]:
+    """Two states of exact sums of weights (the fields ``sums``, ``weight`` among them,
+    in units of ``2**-w_shift``) at one ``w_shift``, the larger: the other's sums
+    scaled down to it. A state of weight 0 takes the other's ``w_shift`` as it is."""
+    x: Any = a
+    y: Any = b
+    if x.w_shift == y.w_shift:
+        return a, b
+    if x.weight.is_zero():
+        return cast(S, replace(x, w_shift=y.w_shift)), b
+    if y.weight.is_zero():
+        return a, cast(S, replace(y, w_shift=x.w_shift))
+
+    def at(state: Any, w_shift: int) -> S:
+        d = w_shift - state.w_shift
+        scaled = {k: getattr(state, k).scaled_down(d) for k in sums}
+        return cast(S, replace(state, w_shift=w_shift, **scaled))
+
+    return (a, at(y, x.w_shift)) if x.w_shift > y.w_shift else (at(x, y.w_shift), b)
 
 
 @dataclass

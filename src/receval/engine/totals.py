@@ -35,7 +35,7 @@ from ..exceptions import InputValidationError
 from .kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from .metric import data_columns, second_and_weight
 from .rounding import RoundedWeights
-from .states import EXPONENT, invalid_state, plain_pair
+from .states import EXPONENT, at_one_weight_shift, invalid_state, plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
 __all__ = [
@@ -460,23 +460,8 @@ class GroupTotals:
 
     def merge(self, other: GroupTotals) -> GroupTotals:
         """The totals of both sets of groups (no group in both), at the larger scale."""
-        a, b = self, other
-        if a.w_shift != b.w_shift:  # a state of weight 0 takes any
-            if a.weight.is_zero():
-                a = replace(a, w_shift=b.w_shift)
-            elif b.weight.is_zero():
-                b = replace(b, w_shift=a.w_shift)
-            elif a.w_shift > b.w_shift:
-                b = b._at_weight_shift(a.w_shift)
-            else:
-                a = a._at_weight_shift(b.w_shift)
+        a, b = at_one_weight_shift(self, other, ("weighted_auc", "weight"))
         return replace(fieldwise_sum(a, b), w_shift=a.w_shift)
-
-    def _at_weight_shift(self, w_shift: int) -> GroupTotals:
-        """These sums at a larger ``w_shift``."""
-        d = w_shift - self.w_shift
-        return replace(self, weighted_auc=self.weighted_auc.scaled_down(d),
-                       weight=self.weight.scaled_down(d), w_shift=w_shift)  # fmt: skip
 
     @property
     def score(self) -> float:

@@ -408,3 +408,26 @@ def test_a_rule_given_twice_or_a_bound_at_infinity_is_bad_input(repo):
         "error: receval.toml: gate.rules[1] must be another rule than gate.rules[0]. Got "
         "'mrr: non-inferiority, margin 0.01' instead; remove one"
     )
+
+
+def test_a_relative_margin_of_a_baseline_of_0_fails_its_row_saying_why(repo):
+    # the baseline never ranks a relevant item: 5% of its mrr 0 is no margin (it was 0)
+    users = [f"u{i}" for i in range(30)]
+    pd.DataFrame({"user": users * 2, "item": ["a"] * 30 + ["b"] * 30,
+                  "grade": [1] * 30 + [0] * 30}).to_csv("q.tsv", sep="\t", index=False)  # fmt: skip
+    pd.DataFrame({"user": users, "item": "b", "score": 1.0}).to_csv("zero.tsv", sep="\t",
+                                                                      index=False)  # fmt: skip
+    (repo / "copy.tsv").write_text((repo / "zero.tsv").read_text())
+    args = ["--qrels", "q.tsv", "--baseline", "zero.tsv", "--candidate", "copy.tsv"]
+    result = invoke(runner, "gate", *args, "--rule", "mrr=non_inferiority:5%", *FAST,
+                    "--format", "json", code=1)  # fmt: skip
+    (row,) = json.loads(result.stdout)["rows"]
+    assert (row["verdict"], row["margin"]) == ("fail", None)
+    assert row["reason"].startswith("relative margin undefined: zero.tsv's value is 0, so 5%")
+    table = invoke(runner, "gate", *args, "--rule", "mrr=non_inferiority:5%", *FAST, code=1)
+    assert (
+        "note: A relative margin has no size where the baseline's value is 0 or nan: 1 row "
+        "fails for it, e.g. mrr: copy.tsv vs zero.tsv; give the margin in the metric's units "
+        "(relative = false).\n"
+    ) in table.stderr
+    invoke(runner, "gate", *args, "--rule", "mrr=non_inferiority:0.05", *FAST, code=0)

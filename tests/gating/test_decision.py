@@ -572,3 +572,26 @@ def test_undefined_values_fail_bounds_and_leave_comparisons_inconclusive_saying_
     assert (paired.verdict, paired.n_users, paired.n_users_skipped) == ("inconclusive", 0, 4)
     assert paired.reason == ("no user has a value for both new and main (see n_users_skipped), "
                              "so there is nothing to test")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rule", "candidate"),
+    [("superiority", "better"), ("non_inferiority", "same")],
+)
+def test_a_relative_margin_of_a_baseline_of_0_fails_the_row_saying_why(rule, candidate):
+    # the baseline never ranks the relevant item: mrr 0, and 10 % of 0 is no margin;
+    # the rule was tested against a margin of 0 (a significant gain over 0, identical runs)
+    qrels = {f"u{i}": {"a": 1, "b": 0} for i in range(30)}
+    zero = {f"u{i}": {"b": 1.0} for i in range(30)}
+    runs = {"better": {u: {"a": 2.0, "b": 1.0} for u in zero}, "same": zero}
+    rules = [{"metric": "mrr", "rule": rule, "margin": 0.1, "relative": True},
+             {"metric": "mrr", "rule": rule, "margin": 0.1}]  # fmt: skip
+    report = rv.gate({"new": runs[candidate]}, {"main": zero}, rules, qrels=qrels, **FAST)
+    relative, absolute = report.rows
+    assert (relative.verdict, relative.baseline_value) == ("fail", 0.0) and not report.passed
+    assert math.isnan(relative.margin) and math.isnan(relative.p_value)
+    assert relative.reason == (
+        "relative margin undefined: main's value is 0, so 10% of it is no margin to test "
+        "against; give the margin in the metric's units (relative = false)"
+    )
+    assert absolute.verdict == "pass" and absolute.margin == 0.1

@@ -306,6 +306,10 @@ def gate(
       its mean over users, or, for a CTR metric that is no mean over users
       (``pcoc``, ``ece``, ``copc``, ...), the metric's function on its rows.
 
+    A relative margin is the margin times the baseline's absolute value; where
+    that value is 0 or nan, a positive relative margin has no size, and its row
+    fails, saying so, untested (not tested against a margin of 0).
+
     The one-sided p-value is that of the test's own one-sided test
     (:func:`receval.paired_pvalues` with ``alternative="less"`` or
     ``"greater"``) on the shifted differences :math:`g_u + \\delta` (or
@@ -404,9 +408,13 @@ def _decide(
     for j, (r, b, c) in enumerate(comps):
         t = table[r.metric]
         sign = 1.0 if t.higher else -1.0
-        margin = r.margin * abs(t.means[b]) if r.relative else r.margin
-        shift = margin if r.kind == "non_inferiority" else -margin
-        info[j] = {"margin": margin, "shift": shift, "sign": sign}
+        # a share of a baseline's value of 0 (or nan) is no margin: the row is refused,
+        # not tested against a margin of 0
+        base = abs(t.means[b])
+        undefined = r.relative and r.margin > 0 and not base > 0
+        margin = math.nan if undefined else r.margin * base if r.relative and r.margin else r.margin
+        shift = 0.0 if undefined else margin if r.kind == "non_inferiority" else -margin
+        info[j] = {"margin": margin, "shift": shift, "sign": sign, "undefined": undefined}
         if t.delong is not None:
             aucs, cov, index, n = t.delong
             ia, ib = index[c], index[b]
@@ -507,6 +515,8 @@ def _decide(
                 "mde": mde,
                 "wtl": wins_ties_losses(g),
             }
+    refused = [j for j in range(k) if info[j]["undefined"]]
+    p_one[refused] = p_other[refused] = np.nan  # no margin, no test
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         p_adj = adjust_pvalues(p_one, method=config.correction) if k else p_one
@@ -514,7 +524,14 @@ def _decide(
     for j, (r, b, c) in enumerate(comps):
         t, i = table[r.metric], info[j]
         significant = bool(p_adj[j] < config.alpha)
-        if r.kind == "superiority":
+        if i["undefined"]:
+            verdict = "fail"
+            why = (
+                f"relative margin undefined: {b}'s value is {t.means[b]:.4g}, so "
+                f"{100 * r.margin:.4g}% of it is no margin to test against; give the margin "
+                f"in the metric's units (relative = false)"
+            )
+        elif r.kind == "superiority":
             verdict = "pass" if significant else "fail"
             why = (
                 "significant gain"

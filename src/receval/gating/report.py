@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
-from .._parameters import counted
+from .._parameters import counted, verb
 from ..report.tables import format_p_value, markdown_escape
 
 if TYPE_CHECKING:
@@ -50,7 +50,8 @@ class GateRow:
     p_value, p_adjusted : float
         One-sided p-value of the rule's hypothesis, and after the correction.
     margin : float
-        The margin in the metric's units (a relative margin times the baseline).
+        The margin in the metric's units (a relative margin times the baseline's
+        value; nan where that value is 0 or nan, which gives a relative margin no size).
     mde : float
         Minimum detectable effect at the gate's alpha and power (inf: no
         difference could be significant with these users).
@@ -141,7 +142,7 @@ class GateReport:
 
     def notes(self) -> list[str]:
         """What the reader must know: the test and correction (:meth:`test_note`),
-        inconclusive rows, users left out."""
+        inconclusive rows, rows whose relative margin has no size, users left out."""
         cfg = self.config
         test = self.test_note()
         out = [] if test is None else [test]
@@ -149,6 +150,14 @@ class GateReport:
             counts = "fail" if cfg.inconclusive == "fail" else "pass"
             out.append(
                 f"Inconclusive rows (sample too small to detect the margin) count as {counts}."
+            )
+        refused = [r for r in self.rows if r.baseline is not None and r.margin != r.margin]
+        if refused:
+            r, n = refused[0], len(refused)
+            out.append(
+                f"A relative margin has no size where the baseline's value is 0 or nan: "
+                f"{counted(n, 'row')} {verb(n, 'fails')} for it, e.g. {r.metric}: {r.candidate} "
+                f"vs {r.baseline}; give the margin in the metric's units (relative = false)."
             )
         skipped = [r for r in self.rows if r.n_users_skipped]
         if skipped:

@@ -396,6 +396,13 @@ def test_a_rule_given_twice_or_a_bound_at_infinity_is_bad_input(repo):
     twice = invoke(runner, "gate", *BETTER, "--rule", "mrr=floor:0.1", "--rule",
                    "mrr=floor:0.1", code=2)  # fmt: skip
     assert twice.stderr == "error: --rule 'mrr=floor:0.1' is given twice; pass each rule once.\n"
+    alias = invoke(runner, "gate", *BETTER, "--rule", "ndcg@10=non_inferiority:0.01", "--rule",
+                   "ndcg_cut_10=non_inferiority:0.01", code=2)  # fmt: skip
+    assert alias.stderr == (
+        "error: --rule 'ndcg_cut_10=non_inferiority:0.01' repeats --rule "
+        "'ndcg@10=non_inferiority:0.01' ('ndcg_cut_10' and 'ndcg@10' name the same metric, "
+        "ndcg@10); pass each rule once.\n"
+    )
     infinite = invoke(runner, "gate", *BETTER, "--rule", "mrr=floor:inf", code=2)
     assert infinite.stderr == (
         "error: --rule 'mrr=floor:inf': threshold must be a finite number (the floor of mrr). "
@@ -407,6 +414,13 @@ def test_a_rule_given_twice_or_a_bound_at_infinity_is_bad_input(repo):
     assert copied.stderr.startswith(
         "error: receval.toml: gate.rules[1] must be another rule than gate.rules[0]. Got "
         "'mrr: non-inferiority, margin 0.01' instead; remove one"
+    )
+    (repo / "receval.toml").write_text(rule + rule.replace("'mrr'", "'recip_rank'"))
+    copied = invoke(runner, "gate", *BETTER, *FAST, code=2)
+    assert copied.stderr.startswith(
+        "error: receval.toml: gate.rules[1] must be another rule than gate.rules[0]. Got "
+        "'recip_rank: non-inferiority, margin 0.01' instead; 'recip_rank' and 'mrr' name the "
+        "same metric, mrr; remove one"
     )
 
 

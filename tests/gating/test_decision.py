@@ -10,6 +10,7 @@ import pytest
 
 import receval as rv
 from receval.exceptions import InputValidationError, InvalidParameterError
+from receval.gating.rules import as_rules
 
 FAST = {"n_permutations": 1000, "n_resamples": 200, "interval": "percentile"}
 
@@ -595,3 +596,28 @@ def test_a_relative_margin_of_a_baseline_of_0_fails_the_row_saying_why(rule, can
         "against; give the margin in the metric's units (relative = false)"
     )
     assert absolute.verdict == "pass" and absolute.margin == 0.1
+
+
+@pytest.mark.parametrize(
+    ("first", "again", "canonical"),
+    [
+        ("log_loss", "logloss", "log_loss"),
+        ("ndcg@10", "ndcg_cut_10", "ndcg@10"),
+        ("auc", "roc_auc", "roc_auc"),
+    ],
+)
+def test_a_rule_repeated_under_another_spelling_of_its_metric_is_refused(first, again, canonical):
+    rules = [{"metric": first, "rule": "non_inferiority", "margin": 0.01},
+             {"metric": first, "rule": "floor", "threshold": 0.5},
+             {"metric": again, "rule": "non_inferiority", "margin": 0.01}]  # fmt: skip
+    with pytest.raises(InvalidParameterError) as info:
+        rv.gate({"new": [0.1, 0.2]}, {"main": [0.2, 0.1]}, rules, y_true=[0, 1])
+    assert str(info.value) == (
+        f"rules[2] must be another rule than rules[0]. Got '{again}: non-inferiority, margin "
+        f"0.01' instead; '{again}' and '{first}' name the same metric, {canonical}; remove "
+        f"one: each copy would be one more comparison in the correction, lowering the power "
+        f"of every row."
+    )
+    # other settings: another rule
+    other = [rules[0], {"metric": again, "rule": "non_inferiority", "margin": 0.02}]
+    assert len(as_rules(other)) == 2

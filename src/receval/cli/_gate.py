@@ -20,7 +20,8 @@ import typer
 
 from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError, InvalidParameterError
-from ..gating.rules import KINDS
+from ..gating.rules import KINDS, repeated
+from ..registry import resolve
 from ._common import (
     AllowUnmatchedOption,
     DigitsOption,
@@ -319,10 +320,17 @@ def gate(
     with say.guard():
         if rule:  # the rules of the command line: no file is looked for, and the file
             # of --config gives its settings alone (its rules are neither read nor checked)
-            twice = next((r for i, r in enumerate(rule) if r in rule[:i]), None)
-            if twice is not None:
-                raise say.fail(f"--rule {twice!r} is given twice; pass each rule once.")
             rules = tuple(map(_rule, rule))
+            twice = repeated(rules)
+            if twice is not None:
+                i, j = twice
+                first, again = rules[j].metric, rules[i].metric
+                raise say.fail(
+                    f"--rule {rule[i]!r} is given twice; pass each rule once."
+                    if rule[i] == rule[j]
+                    else f"--rule {rule[i]!r} repeats --rule {rule[j]!r} ({again!r} and "
+                    f"{first!r} name the same metric, {resolve(first)}); pass each rule once."
+                )
             given = load_config(config, rules=False) if config is not None else GateConfig()
             settings = dataclasses.replace(given, rules=rules)
         else:

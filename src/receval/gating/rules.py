@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import InvalidParameterError
 from ..registry import resolve
 
-__all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule", "as_rules"]
+__all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule", "as_rules", "repeated"]
 
 #: The kinds of rule: two compare a candidate with a baseline, two bound its value.
 KINDS = ("non_inferiority", "superiority", "floor", "ceiling")
@@ -219,8 +219,9 @@ def as_rules(rules: Any, where: str = "rules") -> tuple[GateRule, ...]:
     ------
     InvalidParameterError
         ``rules`` is not a list of rules, a rule is bad (see :func:`as_rule`), or a rule
-        repeats another (a copy of a comparison would be one more comparison in the
-        correction, lowering the power of every row).
+        repeats another, by any spelling of its metric (see :func:`repeated`; a copy of a
+        comparison would be one more comparison in the correction, lowering the power of
+        every row).
 
     Examples
     --------
@@ -235,17 +236,56 @@ def as_rules(rules: Any, where: str = "rules") -> tuple[GateRule, ...]:
             f"[rule]."
         )
     checked = tuple(as_rule(r, f"{where}[{i}]") for i, r in enumerate(rules))
-    first: dict[GateRule, int] = {}
-    for i, rule in enumerate(checked):
-        if rule in first:
-            raise _fail(
-                f"{where}[{i}]",
-                f"another rule than {where}[{first[rule]}]",
-                f"{rule.metric}: {rule.describe()}",
-                "remove one: each copy would be one more comparison in the correction, "
-                "lowering the power of every row"
-                if rule.comparative
-                else "remove one: it would only repeat its row",
-            )
-        first[rule] = i
+    twice = repeated(checked)
+    if twice is not None:
+        i, j = twice
+        rule, same = checked[i], checked[j].metric
+        aliases = (
+            f"{rule.metric!r} and {same!r} name the same metric, {resolve(same)}; "
+            if rule.metric != same
+            else ""
+        )
+        raise _fail(
+            f"{where}[{i}]",
+            f"another rule than {where}[{j}]",
+            f"{rule.metric}: {rule.describe()}",
+            f"{aliases}remove one: each copy would be one more comparison in the correction, "
+            "lowering the power of every row"
+            if rule.comparative
+            else f"{aliases}remove one: it would only repeat its row",
+        )
     return checked
+
+
+def repeated(rules: Sequence[GateRule]) -> tuple[int, int] | None:
+    """The first rule that repeats an earlier one, and the earlier one.
+
+    Two rules are the same when they name the same metric, by any of its
+    spellings (``logloss`` is ``log_loss``, ``ndcg_cut_10`` is ``ndcg@10``: the
+    registry's canonical string, options included), with the same kind, margin
+    and threshold (a margin of 0 is 0, relative or not).
+
+    Parameters
+    ----------
+    rules : sequence of GateRule
+        Checked rules (:func:`as_rule`).
+
+    Returns
+    -------
+    pair : tuple of (int, int) or None
+        The index of the repeat and of the rule it repeats; None when none repeats.
+
+    Examples
+    --------
+    >>> from receval.gating.rules import GateRule, repeated
+    >>> repeated([GateRule("auc", "floor", threshold=0.7),
+    ...           GateRule("roc_auc", "floor", threshold=0.7)])
+    (1, 0)
+    """
+    first: dict[tuple[Any, ...], int] = {}
+    for i, r in enumerate(rules):
+        key = (str(resolve(r.metric)), r.kind, r.margin, r.relative and r.margin > 0, r.threshold)
+        if key in first:
+            return i, first[key]
+        first[key] = i
+    return None

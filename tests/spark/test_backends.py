@@ -197,3 +197,24 @@ def test_negative_sampling_rate_recalibrates_on_spark(rows_df, rows, name):
     expected = func(rows["y"], rows["p"], sample_weight=rows["w"], negative_sampling_rate=0.1)
     columns = {"y_true": "y", "y_prob": "p", "sample_weight": "w"}
     assert rs.compute(rows_df, name, columns, negative_sampling_rate=0.1) == expected
+
+
+@pytest.mark.parametrize(
+    ("users", "items"),
+    [
+        # -0.0 beside 1.5 is the float -0.0 in memory; a partition without 1.5 read it
+        # as the integer 0, an item the training log does not hold
+        (["u1", "u2", "u3", "u4"], [18.0, 18.0, -0.0, 1.5]),
+        ([1e15, 1e15, 18.0, 2.0**53], [1e15, 3.0, 18.0, 2.0**53]),  # floats: 2**53 is one
+    ],
+    ids=["negative-zero", "past-2**53"],
+)
+def test_float_ids_of_a_run_are_read_per_column_as_in_memory(spark, users, items):
+    run = pd.DataFrame({"user": users, "item": items, "score": [0.9, 0.5, 0.7, 0.3]})
+    train = run[["user", "item"]]
+    expected = receval.item_coverage(run, k=1, train=train)
+    # (partitions of their own: adaptive execution would join those of a few rows)
+    got = rs.compute(spark.createDataFrame(run), "item_coverage",
+                     {"user": "user", "item": "item", "score": "score"}, num_partitions=4,
+                     k=1, train=train)  # fmt: skip
+    assert got == expected

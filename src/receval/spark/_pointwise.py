@@ -14,7 +14,16 @@ from typing import Any
 
 from .. import _validation as v
 from ..exceptions import InvalidParameterError
-from ._common import column, partition_states, repartition, select
+from ._common import (
+    KEY,
+    column,
+    float_sides,
+    id_columns,
+    partition_states,
+    repartition,
+    select,
+    side_ids,
+)
 
 
 def log_loss(
@@ -429,15 +438,20 @@ def _run_state(
     data, F = select(df, func, num_partitions, **columns)
     by_rank = "rank" in roles
     value = columns["rank"] if by_rank else columns["score"]
+    # whole float ids are integers only where the whole column is (decided here, once
+    # per column, as in memory), and the rows of ids memory reads as one user share
+    # a partition (id_key)
+    floats = float_sides(data, 1, columns["user"], columns["item"])
     data = data.select(
-        F.col(columns["user"]).alias("user"), F.col(columns["item"]).alias("item"),
+        *id_columns(data, 1, columns["user"], columns["item"]),
         F.col(value).alias("value"), F.monotonically_increasing_id().alias("row"),
     )  # fmt: skip
-    data = data.repartition(num_partitions or data.rdd.getNumPartitions(), "user")
+    data = data.repartition(num_partitions or data.rdd.getNumPartitions(), KEY)
 
     def run(table: Any) -> Any:
         table = table.sort_by("row")  # the DataFrame's order: ties keep it
-        users, items, values = (column(table, c) for c in ("user", "item", "value"))
+        users, items = side_ids(table, 1, floats, "Run")
+        values = column(table, "value")
         r = Run(users, items, ranks=values) if by_rank else Run(users, items, values)
         return Accumulator(defn.name, defn, params).update(r)
 

@@ -277,7 +277,13 @@ class AucRuns:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], int]: ...
     def exact_arrays(
         self,
-    ) -> tuple[NDArray[np.float64], NDArray[Any], NDArray[Any], tuple[int, int]]: ...
+    ) -> tuple[
+        NDArray[np.float64],
+        NDArray[Any],
+        NDArray[Any],
+        tuple[int, int],
+        tuple[tuple[int | None, int], tuple[int | None, int]],
+    ]: ...
     @staticmethod
     def from_rows(
         scores: NDArray[np.float64], pos: NDArray[np.int64], neg: NDArray[np.int64]
@@ -287,8 +293,8 @@ class AucRuns:
         scores: NDArray[np.float64],
         pos: NDArray[np.uint64],
         neg: NDArray[np.uint64],
-        pos_quantum: int,
-        neg_quantum: int,
+        quantum: tuple[int, int],
+        rounding: tuple[tuple[int | None, int], tuple[int | None, int]],
     ) -> AucRuns: ...
 
 def accumulate_bitsets(

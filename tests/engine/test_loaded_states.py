@@ -4,6 +4,7 @@ field, never a silent value or a raw traceback."""
 from __future__ import annotations
 
 import pickle
+import warnings
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 
 import receval
 from receval.engine.kinds import NO_LABELS
+from receval.engine.rounding import RoundedWeights
 from receval.engine.run import Accumulator
 from receval.engine.states import ScoreCounts
 from receval.exceptions import InputValidationError
@@ -327,3 +329,96 @@ def test_grouped_accumulators_saved_before_pos_label_hold_0_1_once_updated(
     fresh = _loaded(receval.metric(name, **options), before)
     assert fresh.state.labels.value is None
     assert fresh.update([-1, 1], [0.3, 0.6], groups=[2, 2]).state.labels.value == (-1, 1)
+
+
+# ------------------------------------------------------------------ rounded weights
+#: positives 1 and 2**-123: more than the 126 bits the exact sums hold (rounded)
+ROUNDED_Y, ROUNDED_S, ROUNDED_W = [1, 1, 0, 0], [0.9, 0.2, 0.5, 0.1], [1.0, 2.0**-123, 3.0, 1.0]
+
+
+def _rounded_counts() -> ScoreCounts:
+    counts = ScoreCounts(True)
+    rows = (np.array(ROUNDED_Y, np.int8), np.array(ROUNDED_S), np.array(ROUNDED_W))
+    counts.add(*rows)
+    return counts
+
+
+def test_weighted_counts_keep_their_rounding_and_older_pickles_load_exact() -> None:
+    counts = _rounded_counts()
+    state = counts.__getstate__()
+    assert state["rounding"][1] == (0, 0)  # the negatives: lowest bit 2**0, none moved
+    assert state["rounding"][0][1] > 0
+    loaded = pickle.loads(pickle.dumps(counts))
+    assert loaded.rounded == counts.rounded is not None
+    assert loaded.__getstate__()["rounding"] == state["rounding"]
+    # saved before the rounding was kept: as it then loaded, every bit kept
+    older = ScoreCounts.__new__(ScoreCounts)
+    older.__setstate__({k: x for k, x in state.items() if k != "rounding"})
+    assert older.rounded is None and older.auc() == counts.auc()
+
+
+@pytest.mark.parametrize(
+    "rounding",
+    [
+        None,
+        ((None, 1), (None, 0)),  # units moved without a lowest bit
+        ((-123, -1), (None, 0)),
+        ((2**31, 1), (None, 0)),
+        ((-123, 2**128), (None, 0)),
+        ((-123, 1.5), (None, 0)),
+        ((True, 1), (None, 0)),
+        ((-123, 1),),
+    ],
+)
+def test_tampered_rounding_of_weighted_counts_is_refused(rounding: Any) -> None:
+    state = _rounded_counts().__getstate__() | {"rounding": rounding}
+    loaded = ScoreCounts.__new__(ScoreCounts)
+    with pytest.raises(InputValidationError, match=r"ScoreCounts\.rounding must be a pair"):
+        loaded.__setstate__(state)
+
+
+def _gauc_rounded() -> Accumulator:
+    acc = receval.metric("gauc", whole_groups=True)
+    with pytest.warns(receval.RecevalWarning):  # the update says nothing; compute does
+        acc.update(ROUNDED_Y, ROUNDED_S, groups=[1] * 4, sample_weight=ROUNDED_W).compute()
+    return acc
+
+
+@pytest.mark.parametrize(
+    ("rounded", "message"),
+    [
+        ("1 group", "None or a RoundedWeights"),
+        (RoundedWeights((124, 2.0), None, 1), "share: a float in"),
+        (RoundedWeights((-1, 0.5), None, 1), "span: an int >= 0"),
+        (RoundedWeights((124, 1e-27), None, -1), "groups an int >= 0"),
+        (RoundedWeights([124, 1e-27], None, 1), "None or a RoundedWeights"),
+    ],
+)
+def test_tampered_rounding_of_group_totals_is_refused(rounded: Any, message: str) -> None:
+    def change(state: dict[str, Any]) -> None:
+        _set(state["_state"].totals, "rounded", rounded)
+
+    with pytest.raises(InputValidationError, match=r"state\.totals\.rounded must be") as info:
+        _loaded(_gauc_rounded(), change)
+    assert message in str(info.value)
+
+
+def test_group_totals_saved_before_they_kept_their_rounding_load_and_merge() -> None:
+    # a pickle of GroupTotals without the field: not rounded, and merged with a state
+    # that was, that state's rounding
+    old = _loaded(_gauc_rounded(), lambda s: s["_state"].totals.__dict__.pop("rounded"))
+    assert old.state.totals.rounded is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", receval.RecevalWarning)
+        value = old.compute()
+    with pytest.warns(receval.RecevalWarning):
+        assert value == receval.gauc_score(
+            ROUNDED_Y, ROUNDED_S, groups=[1] * 4, sample_weight=ROUNDED_W
+        )
+    other = receval.metric("gauc", whole_groups=True).update(
+        ROUNDED_Y, ROUNDED_S, groups=[2] * 4, sample_weight=ROUNDED_W
+    )
+    merged = old.merge(other)
+    assert merged.state.totals.rounded == RoundedWeights(
+        other.state.totals.rounded.positives, None, 1
+    )

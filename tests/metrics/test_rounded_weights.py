@@ -10,6 +10,7 @@ warned): ``roc_auc_score([1, 1, 0, 0], [0.9, 0.2, 0.5, 0.1], sample_weight=[1, 2
 from __future__ import annotations
 
 import math
+import pickle
 import re
 import warnings
 from functools import reduce
@@ -167,3 +168,127 @@ def test_weights_spanning_more_than_126_bits_warn_within_their_bound(rows, span,
         lambda: rv.roc_auc_score(y, s, sample_weight=w), rf"the {name} span [0-9,]+ bits"
     )
     assert abs(value - oracle.pair_auc_exact(y, s, w)) <= bounds[0] + 2.0**-52
+
+
+# ------------------------------------------------------------------ states that travel
+#: two groups of the rows above, each rounded (groups 1 and 2), or each fitting
+TWO_GROUPS = {
+    "y": np.array(Y * 2),
+    "s": np.array(S * 2),
+    "groups": np.repeat([1, 2], 4),
+    "over": np.array(OVER * 2),
+    "fits": np.array(FITS * 2),
+}
+
+
+def _rounding_warnings(call):
+    """``call()`` and the texts of the ``RecevalWarning`` s it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = call()
+    return value, [str(w.message) for w in caught if issubclass(w.category, rv.RecevalWarning)]
+
+
+def _gauc_paths(tmp_path, weights):
+    """GAUC of TWO_GROUPS with ``weights`` by every path whose batches of whole groups
+    reach one state: Spark's (each partition's state made apart, pickled to the driver,
+    merged there), a scan of one group a batch, and whole-group accumulators merged,
+    pickled or saved as a state_dict; each a call that gives the value (the states are
+    made first: what their updates say is not the driver's)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from receval.metrics._gauc import GAUC
+
+    d = TWO_GROUPS
+    parts = [slice(0, 4), slice(4, 8)]
+    params = GAUC.check_params()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rv.RecevalWarning)  # an executor says nothing
+        states = [
+            pickle.loads(pickle.dumps(GAUC.update(params, GAUC.prepare(
+                params, d["y"][p], d["s"][p], groups=d["groups"][p],
+                sample_weight=weights[p]))))
+            for p in parts
+        ]  # fmt: skip
+        accs = [
+            rv.metric("gauc", whole_groups=True).update(
+                d["y"][p], d["s"][p], groups=d["groups"][p], sample_weight=weights[p]
+            )
+            for p in parts
+        ]
+    merged_acc = accs[0].merge(accs[1])
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"y": d["y"], "s": d["s"], "g": d["groups"], "w": weights}), path)
+    sc = rv.scan(str(path), batch_rows=4)
+    columns = (sc["y"], sc["s"])
+    return {
+        "spark partitions": lambda: GAUC.finalize(params, states[0].merge(states[1])),
+        "scan": lambda: rv.gauc_score(*columns, groups=sc["g"], sample_weight=sc["w"]),
+        "scan report": lambda: rv.group_auc(*columns, groups=sc["g"], sample_weight=sc["w"]).score,
+        "accumulators merged": merged_acc.compute,
+        "pickled": lambda: pickle.loads(pickle.dumps(merged_acc)).compute(),
+        "state_dict": lambda: (
+            rv.metric("gauc", whole_groups=True).load_state_dict(merged_acc.state_dict()).compute()
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["spark partitions", "scan", "scan report", "accumulators merged", "pickled", "state_dict"],
+)
+def test_gauc_of_states_merged_warns_once_as_the_function(tmp_path, path):
+    # before: the states of whole groups (GroupTotals) kept no rounding: Spark's
+    # partitions warned on the executors and the driver's value said nothing, a scan
+    # warned once a batch ("in 1 group", twice), merged and loaded accumulators never
+    if path == "state_dict":
+        pytest.importorskip("torch")
+    d = TWO_GROUPS
+    want, memory = _rounding_warnings(
+        lambda: rv.gauc_score(d["y"], d["s"], groups=d["groups"], sample_weight=d["over"])
+    )
+    assert len(memory) == 1 and "span 124 bits in 2 groups" in memory[0]
+    value, said = _rounding_warnings(_gauc_paths(tmp_path, d["over"])[path])
+    assert (value, said) == (want, memory)
+    # weights that fit: the same value, and nothing said
+    fits = rv.gauc_score(d["y"], d["s"], groups=d["groups"], sample_weight=d["fits"])
+    assert _rounding_warnings(_gauc_paths(tmp_path, d["fits"])[path]) == (fits, [])
+
+
+CURVES = {
+    "roc_auc": rv.roc_auc_score,
+    "average_precision": rv.average_precision_score,
+    "pr_auc": rv.pr_auc_score,
+    "break_even_point": rv.break_even_point,
+}
+
+
+def _saved(name, weights):
+    """The accumulators of ``name`` over ``Y, S, weights`` that travelled: pickled,
+    saved as a state_dict, and each of two updates pickled, then merged."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        acc = rv.metric(name).update(Y, S, sample_weight=weights)
+        halves = [rv.metric(name).update(Y[p], S[p], sample_weight=weights[p])
+                  for p in (slice(0, 2), slice(2, 4))]  # fmt: skip
+    first, second = (pickle.loads(pickle.dumps(a)) for a in halves)
+    return {
+        "pickled": lambda: pickle.loads(pickle.dumps(acc)).compute(),
+        "state_dict": lambda: rv.metric(name).load_state_dict(acc.state_dict()).compute(),
+        "pickled halves merged": lambda: first.merge(second).compute(),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(CURVES))
+@pytest.mark.parametrize("path", ["pickled", "state_dict", "pickled halves merged"])
+def test_weighted_counts_that_travelled_warn_as_the_function(name, path):
+    # before: a ScoreCounts' pickle and state_dict kept its counts and units but not
+    # its rounding, and came back looking exact: the same value, nothing said
+    if path == "state_dict":
+        pytest.importorskip("torch")
+    func = CURVES[name]
+    want = _rounding_warnings(lambda: func(Y, S, sample_weight=OVER))
+    assert len(want[1]) == 1
+    assert _rounding_warnings(_saved(name, OVER)[path]) == want
+    assert _rounding_warnings(_saved(name, FITS)[path]) == (func(Y, S, sample_weight=FITS), [])

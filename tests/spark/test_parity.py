@@ -165,6 +165,31 @@ def test_gauc_weighted_and_mapping(impressions_df):
     assert got == expected
 
 
+def test_gauc_of_rounded_weights_warns_on_the_driver_as_in_memory(spark):
+    # two groups whose positives' weights (1 and 2**-123) span more than the exact sums
+    # hold: the driver warns once, as the function (before: only the executors did,
+    # where no one reads it, and the driver's value said nothing)
+    over, fits = [1.0, 2.0**-123, 3.0, 1.0] * 2, [1.0, 2.0**-122, 3.0, 1.0] * 2
+    pdf = pd.DataFrame({"label": [1, 1, 0, 0] * 2, "score": [0.9, 0.2, 0.5, 0.1] * 2,
+                        "user": [1] * 4 + [2] * 4, "over": over, "fits": fits})  # fmt: skip
+    df = spark.createDataFrame(pdf)
+
+    def said(call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = call()
+        return value, [str(w.message) for w in caught if w.category is receval.RecevalWarning]
+
+    for weights in ("over", "fits"):
+        expected = said(lambda w=weights: receval.gauc_score(
+            pdf["label"], pdf["score"], groups=pdf["user"], sample_weight=pdf[w]))  # fmt: skip
+        assert len(expected[1]) == (weights == "over")
+        for func in (rs.gauc_score, lambda *a, **k: rs.group_auc(*a, **k).score):
+            got = said(lambda w=weights, f=func: f(df, "label", "score", groups="user",
+                                                   sample_weight=w, num_partitions=2))  # fmt: skip
+            assert got == expected
+
+
 def test_errors_inside_partitions_come_back(spark):
     df = spark.createDataFrame(pd.DataFrame({"label": [1, 0, 1], "prob": [0.5, 1.5, 0.2]}))
     with pytest.raises(InputValidationError, match="y_prob"):

@@ -9,7 +9,9 @@ use pyo3::types::PyBool;
 
 use super::checked::{auc_refusal, refused, Column};
 use super::{same_length, slice, Floats};
-use crate::runs::{auc_of, Count, Entry, PerLabel, Rounded, RowRuns, Run, WeightRuns, BUFFER_ROWS};
+use crate::runs::{
+    auc_of, Count, Entry, PerLabel, Rounded, Rounding, RowRuns, Run, WeightRuns, BUFFER_ROWS,
+};
 use crate::sort::{key_score, order_key};
 
 #[derive(Clone)]
@@ -36,6 +38,23 @@ pub struct AucRuns {
 }
 
 type Table<'py> = (Floats<'py>, Floats<'py>, Floats<'py>, i64);
+
+/// One label's [`Rounding`] as Python holds it: the lowest set bit of any of its
+/// weights (None: no weight held) and the units by which its counts moved.
+type LabelRounding = (Option<i32>, u128);
+
+/// [`LabelRounding`] of a label's [`Rounding`].
+fn rounding_out(r: Rounding) -> LabelRounding {
+    ((r.low != i32::MAX).then_some(r.low), r.lost)
+}
+
+/// The [`Rounding`] of a [`LabelRounding`].
+fn rounding_in((low, lost): LabelRounding) -> Rounding {
+    Rounding {
+        low: low.unwrap_or(i32::MAX),
+        lost,
+    }
+}
 
 /// The table of a run whose negatives' unit is `2**shift` positive units.
 fn run_table<'py, C: Count>(py: Python<'py>, run: &Run<C>, shift: i64) -> Table<'py> {
@@ -269,9 +288,11 @@ impl AucRuns {
         }
     }
 
-    /// `(scores, pos, neg, (pos_quantum, neg_quantum))` with exact counts: int64 rows
-    /// (quantum 0), or weight units of `2**pos_quantum` and `2**neg_quantum` as
-    /// `(n, 2)` uint64 arrays of the low and high 64 bits.
+    /// `(scores, pos, neg, (pos_quantum, neg_quantum), (pos_rounding, neg_rounding))`
+    /// with exact counts: int64 rows (quantum 0), or weight units of `2**pos_quantum`
+    /// and `2**neg_quantum` as `(n, 2)` uint64 arrays of the low and high 64 bits; each
+    /// label's rounding `(low, lost)`: the lowest set bit of any of its weights (None
+    /// for none) and the units its counts moved where they were rounded (0: none).
     fn exact_arrays<'py>(
         &mut self,
         py: Python<'py>,
@@ -280,6 +301,7 @@ impl AucRuns {
         Bound<'py, PyAny>,
         Bound<'py, PyAny>,
         (i32, i32),
+        (LabelRounding, LabelRounding),
     ) {
         match &mut self.held {
             Held::Rows(r) => {
@@ -292,10 +314,11 @@ impl AucRuns {
                     pos.into_pyarray(py).into_any(),
                     neg.into_pyarray(py).into_any(),
                     (0, 0),
+                    ((None, 0), (None, 0)),
                 )
             }
             Held::Weights(w) => {
-                let quantum = w.quantum;
+                let (quantum, rounding) = (w.quantum, w.rounding);
                 let run = w.runs.compact();
                 let scores: Vec<f64> = run.entries.iter().map(|e| key_score(e.key)).collect();
                 (
@@ -307,6 +330,7 @@ impl AucRuns {
                         .into_pyarray(py)
                         .into_any(),
                     (quantum.pos, quantum.neg),
+                    (rounding_out(rounding.pos), rounding_out(rounding.neg)),
                 )
             }
         }
@@ -341,15 +365,24 @@ impl AucRuns {
         })
     }
 
-    /// The state of weights held as `exact_arrays` gives them.
+    /// The state of weights held as `exact_arrays` gives them (`rounding`: each
+    /// label's `(low, lost)`, a lost unit only beside a lowest bit).
     #[staticmethod]
     fn from_weights(
         scores: PyReadonlyArray1<'_, f64>,
         pos: PyReadonlyArray2<'_, u64>,
         neg: PyReadonlyArray2<'_, u64>,
-        pos_quantum: i32,
-        neg_quantum: i32,
+        quantum: (i32, i32),
+        rounding: (LabelRounding, LabelRounding),
     ) -> PyResult<AucRuns> {
+        if [rounding.0, rounding.1]
+            .iter()
+            .any(|&(low, lost)| low.is_none() && lost > 0)
+        {
+            return Err(PyValueError::new_err(
+                "rounding must give a lowest bit where counts moved",
+            ));
+        }
         let s = slice(&scores, "scores")?;
         let wide = |a: &PyReadonlyArray2<'_, u64>| -> PyResult<Vec<u128>> {
             let a = a.as_array();
@@ -376,12 +409,16 @@ impl AucRuns {
         };
         let mut state = WeightRuns {
             quantum: PerLabel {
-                pos: pos_quantum,
-                neg: neg_quantum,
+                pos: quantum.0,
+                neg: quantum.1,
             },
             total: PerLabel {
                 pos: total(&p)?,
                 neg: total(&n)?,
+            },
+            rounding: PerLabel {
+                pos: rounding_in(rounding.0),
+                neg: rounding_in(rounding.1),
             },
             ..WeightRuns::default()
         };

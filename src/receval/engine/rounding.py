@@ -10,21 +10,58 @@ AUC, a weighted mean over each label's weights, moves by at most the sum of the 
 labels' shares; precision, a ratio of the two labels' sums at a threshold, may be far
 from exact. Every metric of those sums (ROC AUC, GAUC, average precision, the P-R area,
 the break-even point; in memory, in accumulators, out of core and on Spark) warns with
-:func:`warn_rounded`.
+:func:`warn_rounded`, once, where its value is computed: the states keep what was
+rounded (the core's state its :data:`CoreRounding`, a GAUC's sums of whole groups a
+:class:`RoundedWeights` field of :data:`ROUNDING`) through merges, pickles and
+``state_dict``, so a state merged or loaded warns as the rows' function.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
+
+import numpy as np
 
 from ..exceptions import RecevalWarning
 
-__all__ = ["RoundedWeights", "merged", "warn_rounded"]
+__all__ = [
+    "CORE_ROUNDING",
+    "NOT_ROUNDED",
+    "ROUNDING",
+    "RoundedWeights",
+    "core_rounding",
+    "merged",
+    "rounding_problem",
+    "warn_rounded",
+]
 
 #: The bits the core's sums of one label's weights hold exactly.
 EXACT_BITS = 126
+
+#: The metadata of a state's field that holds a :class:`RoundedWeights` or None: two
+#: states' merge is :meth:`RoundedWeights.merge` of theirs, and a loaded one is checked.
+ROUNDING: Mapping[str, bool] = MappingProxyType({"rounding": True})
+
+#: A weighted state of the core's counts as it tells how far they are from its weights,
+#: per label (positives, negatives): the lowest set bit of any of its weights (None:
+#: none held) and the units by which its counts moved where they were rounded (0: every
+#: bit kept); :class:`RoundedWeights` is what the warning reads of it. Pickles and
+#: state_dicts keep it, so that a reloaded state rounds and warns as the original.
+CoreRounding = tuple[tuple[int | None, int], tuple[int | None, int]]
+
+#: The :data:`CoreRounding` of a state that kept every bit of no weight held (what a
+#: state saved before its rounding was kept loads as).
+NOT_ROUNDED: CoreRounding = ((None, 0), (None, 0))
+
+#: What :func:`core_rounding` takes.
+CORE_ROUNDING = (
+    "a pair (positives, negatives) of pairs (lowest bit: an int32 or None, units moved: an "
+    "int in [0, 2**128), 0 where the lowest bit is None)"
+)
 
 #: ``(span, share)`` of one label whose weights were rounded (None: every bit kept).
 LabelRounding = tuple[int, float] | None
@@ -82,6 +119,61 @@ def merged(rounded: Any) -> RoundedWeights | None:
         if r is not None:
             out = r if out is None else out.merge(r)
     return out
+
+
+def core_rounding(value: Any) -> CoreRounding | None:
+    """``value`` as a :data:`CoreRounding` (NumPy integers as ints), or None where it is
+    not one (see :data:`CORE_ROUNDING`)."""
+    if not (isinstance(value, tuple) and len(value) == 2):
+        return None
+    labels = []
+    for label in value:
+        if not (isinstance(label, tuple) and len(label) == 2):
+            return None
+        low, lost = label
+        if not ((low is None and _is_int(lost, 0, 1)) or _is_int(low, -(2**31), 2**31)):
+            return None
+        if not _is_int(lost, 0, 2**128):
+            return None
+        labels.append((None if low is None else int(low), int(lost)))
+    return labels[0], labels[1]
+
+
+def rounding_problem(value: Any) -> str | None:
+    """What a loaded field of :data:`ROUNDING` should be and is not (None: it is)."""
+    expected = (
+        "None or a RoundedWeights of positives and negatives each None or (span: an int "
+        ">= 0, share: a float in [0, 1]) and groups an int >= 0"
+    )
+    if value is None:
+        return None
+    if type(value) is not RoundedWeights:
+        return expected
+    labels = (value.positives, value.negatives)
+    if not _is_int(value.groups, 0, None) or not all(
+        label is None
+        or (
+            isinstance(label, tuple)
+            and len(label) == 2
+            and _is_int(label[0], 0, None)
+            and isinstance(label[1], float)
+            and 0.0 <= label[1] <= 1.0
+        )
+        for label in labels
+    ):
+        return expected
+    return None
+
+
+def _is_int(value: Any, low: int, high: int | None) -> bool:
+    """Whether ``value`` is an integer (not a bool) in ``[low, high)`` (``high`` None:
+    no bound)."""
+    return bool(
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and low <= value
+        and (high is None or value < high)
+    )
 
 
 def _label(label: Any) -> LabelRounding:

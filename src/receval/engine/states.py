@@ -24,7 +24,7 @@ from .._kernels import compiled
 from .._validation import counted, format_values, verb
 from ..exceptions import InputValidationError, InvalidParameterError
 from .kinds import MERGED, NO_LABELS, UPDATE, Kind, LabelKind
-from .rounding import RoundedWeights
+from .rounding import CORE_ROUNDING, NOT_ROUNDED, RoundedWeights, core_rounding, rounding_problem
 from .sums import ExactSum, fieldwise_sum
 from .window import DecayClock
 
@@ -146,9 +146,10 @@ class ScoreCounts:
         return float(self.runs.auc())
 
     def __getstate__(self) -> dict[str, Any]:
-        scores, pos, neg, (pos_quantum, neg_quantum) = self.runs.exact_arrays()
+        scores, pos, neg, (pos_quantum, neg_quantum), rounding = self.runs.exact_arrays()
         state = {"weighted": self.weighted, "scores": scores, "pos": pos, "neg": neg}
-        units = {"pos_quantum": int(pos_quantum), "neg_quantum": int(neg_quantum)}
+        units = {"pos_quantum": int(pos_quantum), "neg_quantum": int(neg_quantum),
+                 "rounding": rounding}  # fmt: skip
         return state | (units if self.weighted else {})
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -159,12 +160,14 @@ class ScoreCounts:
             # for both, which holds each label's sums as exactly
             unit = state["quantum"]
             state = {k: state[k] for k in keys} | {name: unit for name in _UNITS}
-        units = set(_UNITS) if weighted else set()
+        if weighted and set(state) == keys | set(_UNITS):
+            state = state | {"rounding": NOT_ROUNDED}  # saved before it was kept: exact
+        units = {*_UNITS, "rounding"} if weighted else set()
         if not isinstance(state, dict) or set(state) != keys | units:
             raise InputValidationError(
                 f"ScoreCounts: a pickled state must be a dict of weighted, scores, pos and neg "
-                f"(and pos_quantum and neg_quantum when weighted). Got {type(state).__name__} "
-                f"{sorted(state) if isinstance(state, dict) else ''}."
+                f"(and pos_quantum, neg_quantum and rounding when weighted). Got "
+                f"{type(state).__name__} {sorted(state) if isinstance(state, dict) else ''}."
             )
         self.runs = _loaded_runs(state, "ScoreCounts")
 
@@ -256,11 +259,15 @@ def _loaded_runs(state: dict[str, Any], where: str) -> Any:
     for name, quantum in zip(_UNITS, units, strict=False):
         if isinstance(quantum, bool) or not isinstance(quantum, (int, np.integer)):
             raise _bad(f"{where}.{name}", "an int", quantum)
+    rounding = core_rounding(state["rounding"]) if weighted else NOT_ROUNDED
+    if rounding is None:
+        raise _bad(f"{where}.rounding", CORE_ROUNDING, state["rounding"])
     k = compiled()
     try:
         if weighted:
             counts = np.ascontiguousarray(pos), np.ascontiguousarray(neg)
-            return k.AucRuns.from_weights(scores, *counts, *(int(q) for q in units))
+            quantum = int(units[0]), int(units[1])
+            return k.AucRuns.from_weights(scores, *counts, quantum, rounding)
         return k.AucRuns.from_rows(scores, pos, neg)
     except ValueError as e:  # the core's "<field> must be <what>"
         name, _, expected = str(e).partition(" must be ")
@@ -744,6 +751,10 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
             if f.metadata.get("exponent"):  # a power of two: any integer
                 if isinstance(held, (bool, np.bool_)) or not isinstance(held, (int, np.integer)):
                     raise _bad(f"{where}.{f.name}", "an integer", held)
+                continue
+            if f.metadata.get("rounding"):  # a RoundedWeights or None
+                if (wanted := rounding_problem(held)) is not None:
+                    raise _bad(f"{where}.{f.name}", wanted, held)
                 continue
             check_loaded_state(held, getattr(template, f.name), f"{where}.{f.name}")
         _invariants(value, where)

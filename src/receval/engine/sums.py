@@ -10,7 +10,7 @@ nearest float64 (``math.fsum``'s result).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import TypeVar
 
@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import compiled, num_threads
 from .kinds import Kind
+from .rounding import merged
 
 __all__ = [
     "ExactSum",
@@ -205,11 +206,16 @@ def exact_sums(terms: list[Term], log_loss: LossTerm | None = None) -> list[Exac
 def fieldwise_sum(a: _State, b: _State) -> _State:
     """The state (a dataclass of exact sums and counts) of both ``a``'s and ``b``'s rows:
     each field the sum of theirs, the exact sums added in one call of the core; a kind
-    (:mod:`receval.engine.kinds`) is ``a``'s, which the state's merge joins first."""
-    x, y = vars(a), vars(b)  # the fields, in their order
+    (:mod:`receval.engine.kinds`) is ``a``'s, which the state's merge joins first; a
+    field of :data:`~receval.engine.rounding.ROUNDING` the merge of theirs."""
+    # the fields, in their order (one a state loaded from an older pickle lacks: its default)
+    named = fields(a)  # type: ignore[arg-type]
+    x, y = ({f.name: getattr(s, f.name) for f in named} for s in (a, b))
     exact = [k for k, v in x.items() if type(v) is ExactSum]
     rows = iter(compiled().add_exact([x[k].digits for k in exact], [y[k].digits for k in exact]))
+    rounding = {f.name for f in named if f.metadata.get("rounding")}
     return type(a)(*(ExactSum(next(rows)) if type(v) is ExactSum else v if isinstance(v, Kind)
+                     else merged((v, y[k])) if k in rounding
                      else v + y[k] for k, v in x.items()))  # fmt: skip
 
 

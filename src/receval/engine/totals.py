@@ -34,7 +34,7 @@ from .._kernels import compiled
 from ..exceptions import InputValidationError
 from .kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from .metric import data_columns, second_and_weight
-from .rounding import RoundedWeights
+from .rounding import ROUNDING, RoundedWeights
 from .states import EXPONENT, at_one_weight_shift, invalid_state, plain_pair
 from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
 
@@ -448,6 +448,11 @@ class GroupTotals:
         The power of two the sample weights were divided by
         (:func:`~receval.engine.sums.weight_shift` of a batch's weights, so that
         their sums neither overflow nor underflow): two states merge at the larger.
+    rounded : RoundedWeights or None, default=None
+        The groups whose weights of one label spanned more than the sums of their AUCs
+        hold exactly and were rounded (merged: :meth:`RoundedWeights.merge`); None
+        where every bit was kept. The GAUC warns with it once, where it is computed
+        (:func:`~receval.engine.rounding.warn_rounded`).
     """
 
     weighted_auc: ExactSum
@@ -457,9 +462,11 @@ class GroupTotals:
     n_rows: int
     n_rows_skipped: int
     w_shift: int = field(default=0, metadata=EXPONENT)
+    rounded: RoundedWeights | None = field(default=None, metadata=ROUNDING)
 
     def merge(self, other: GroupTotals) -> GroupTotals:
-        """The totals of both sets of groups (no group in both), at the larger scale."""
+        """The totals of both sets of groups (no group in both), at the larger scale,
+        their rounded weights merged."""
         a, b = at_one_weight_shift(self, other, ("weighted_auc", "weight"))
         return replace(fieldwise_sum(a, b), w_shift=a.w_shift)
 
@@ -485,14 +492,18 @@ def gauc_value(weighted_auc: ExactSum, weight: ExactSum) -> float:
 
 
 def group_totals(
-    auc: np.ndarray, weight: np.ndarray, rows: np.ndarray, w_shift: int
+    auc: np.ndarray,
+    weight: np.ndarray,
+    rows: np.ndarray,
+    w_shift: int,
+    rounded: RoundedWeights | None,
 ) -> GroupTotals:
     """The :class:`GroupTotals` of whole groups: their AUCs (nan: undefined), weights in
-    the mean times ``2**-w_shift`` and rows."""
+    the mean times ``2**-w_shift``, rows, and the weights their AUCs rounded."""
     weighted, total = gauc_sums(auc, weight)
     skipped = np.isnan(auc)
     return GroupTotals(weighted, total, len(auc), int(skipped.sum()), int(rows.sum()),
-                       int(rows[skipped].sum()), w_shift)  # fmt: skip
+                       int(rows[skipped].sum()), w_shift, rounded)  # fmt: skip
 
 
 # ------------------------------------------------------------------ means over users

@@ -290,26 +290,20 @@ GroupValues = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str, int]
 
 def group_values(
     y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, func: str
-) -> GroupValues:
+) -> tuple[GroupValues, RoundedWeights | None]:
     """Each group's AUC and weight in the mean, of the rows of whole groups: the weights
-    scaled by a power of two (exact) that the caller keeps beside its sums."""
+    scaled by a power of two (exact) that the caller keeps beside its sums; and the
+    groups whose weights their AUCs rounded (for :func:`warn_rounded_groups`)."""
     codes, uniques, labels, scores, weights = checked_rows(
         y_true, y_score, groups, sample_weight, func, whole=True
     )
     weights, shift = scaled_weights(weights)
-    auc, rows, weight, weighted_pos = grouped_auc_kernel(
-        codes, len(uniques), labels, scores, weights, func
+    auc, rows, weight, weighted_pos, rounded = grouped_auc_kernel(
+        codes, len(uniques), labels, scores, weights
     )
     group_w, used = group_weights(weighting, uniques, codes, weight, weighted_pos, func)
-    return uniques, auc, group_w, rows, used, shift if used in ("impressions", "clicks") else 0
-
-
-def group_auc_of(
-    y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, func: str
-) -> GroupAUCReport:
-    return GroupAUCReport.of_groups(
-        *group_values(y_true, y_score, groups, weighting, sample_weight, func)
-    )
+    shift = shift if used in ("impressions", "clicks") else 0
+    return (uniques, auc, group_w, rows, used, shift), rounded
 
 
 def grouped_auc_kernel(
@@ -318,17 +312,14 @@ def grouped_auc_kernel(
     labels: np.ndarray,
     scores: np.ndarray,
     weights: np.ndarray | None,
-    func: str,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-group AUC (nan where undefined), rows, weight and weighted positives.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, RoundedWeights | None]:
+    """Per-group AUC (nan where undefined), rows, weight, weighted positives, and the
+    groups whose weights of one label spanned more than the sums hold exactly and were
+    rounded (None: none; :func:`warn_rounded_groups` says so).
 
     Validated arrays in; see ``rust/src/gauc.rs`` for the method. Each group's AUC is
     ``2U / (2 P N)`` of its exact integers rounded once (with weights, each label's
     in units of its lowest bit): the float :func:`roc_auc_score` gives its rows alone.
-    Warns (naming ``func``) where a group's weights of one label spanned more than
-    those sums hold exactly and were rounded: each group's AUC moves by at most the
-    two labels' shares and its weight by at most as much relatively, so the mean by
-    at most twice their largest sum.
     """
     k = compiled()
     # the kernels read contiguous arrays (a strided view of the caller's is copied);
@@ -338,14 +329,22 @@ def grouped_auc_kernel(
     scores = np.ascontiguousarray(scores, dtype=np.float64 if wide else np.float32)
     if weights is None:
         rows, positives, auc = k.pair_aucs(codes, n_groups, labels, scores)
-        return auc, rows, rows.astype(np.float64), positives.astype(np.float64)
+        return auc, rows, rows.astype(np.float64), positives.astype(np.float64), None
     rows = k.group_counts(codes, n_groups, labels)[0]
     auc, weighted_pos, weighted_neg, rounded_groups = k.weighted_group_aucs(
         codes, n_groups, labels, scores, np.ascontiguousarray(weights)
     )
     rounded = merged(RoundedWeights.of(r[1:], groups=1) for r in rounded_groups)
-    warn_rounded(func, rounded, None if rounded is None else 2 * rounded.bound, stacklevel=4)
-    return auc, rows, weighted_pos + weighted_neg, weighted_pos
+    return auc, rows, weighted_pos + weighted_neg, weighted_pos, rounded
+
+
+def warn_rounded_groups(rounded: RoundedWeights | None) -> None:
+    """Warn where the groups' AUCs rounded their weights (``rounded``, merged over every
+    batch and partition: once for the whole GAUC, on every backend): each group's AUC
+    moves by at most the two labels' shares and its weight by at most as much
+    relatively, so the mean by at most twice their largest sum."""
+    bound = None if rounded is None else 2 * rounded.bound
+    warn_rounded("gauc_score", rounded, bound, stacklevel=4)
 
 
 def gauc_score(
@@ -576,12 +575,12 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     y_true, y_score, groups, sample_weight, weighting, labels = batch
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        ids, auc, group_w, rows, _, shift = group_values(
+        (ids, auc, group_w, rows, _, shift), rounded = group_values(
             y_true, y_score, groups, weighting, sample_weight, "gauc_score"
         )
     seen = Seen()
     seen.add(ids, "gauc_score", "groups")
-    return GroupState(group_totals(auc, group_w, rows, shift), seen,
+    return GroupState(group_totals(auc, group_w, rows, shift, rounded), seen,
                       IdKind.of(ids, "gauc_score"), labels)  # fmt: skip
 
 
@@ -649,23 +648,24 @@ def _plain(weighting: Any) -> Any:
     return dict(weighting.items()) if hasattr(weighting, "items") else weighting
 
 
-def open_report(state: OpenGroups, weighting: Any) -> GroupAUCReport:
+def open_report(state: OpenGroups, weighting: Any) -> tuple[GroupAUCReport, RoundedWeights | None]:
     """The report of every row an :class:`OpenGroups` holds (``weighting``: the
-    metric's named or mapped weighting; a per-row one was held with the rows)."""
+    metric's named or mapped weighting; a per-row one was held with the rows), and the
+    groups whose weights their AUCs rounded."""
     if not state.n_rows:
         raise InputValidationError("gauc_score: no rows were given; call update first.")
     ids, codes, labels, scores, weights, group_weight = state.grouped()
     weights = v.check_sample_weight(weights, len(codes), "gauc_score")
     weights, shift = scaled_weights(weights)
-    auc, rows, weight, weighted_pos = grouped_auc_kernel(
-        codes, len(ids), labels, scores, weights, "gauc_score"
+    auc, rows, weight, weighted_pos, rounded = grouped_auc_kernel(
+        codes, len(ids), labels, scores, weights
     )
     if group_weight is not None:
         group_w, used = group_weight, "custom"
     else:
         group_w, used = group_weights(weighting, ids, codes, weight, weighted_pos, "gauc_score")
-    return GroupAUCReport.of_groups(ids, auc, group_w, rows, used,
-                                    shift if used in ("impressions", "clicks") else 0)  # fmt: skip
+    shift = shift if used in ("impressions", "clicks") else 0
+    return GroupAUCReport.of_groups(ids, auc, group_w, rows, used, shift), rounded
 
 
 def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
@@ -679,17 +679,19 @@ def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
 def _gauc_grouped(
     params: dict[str, Any], state: GroupState | OpenGroups
 ) -> tuple[float, dict[str, int], str]:
-    """The GAUC with the counts of the groups it leaves out (one class)."""
+    """The GAUC with the counts of the groups it leaves out (one class); warns once
+    where their AUCs rounded the weights of some groups."""
     if isinstance(state, OpenGroups):
         if not state.n_rows:
             return gauc_or_warn(float("nan"), 0), {}, _ONE_CLASS
-        report = open_report(state, params["weighting"])
+        report, rounded = open_report(state, params["weighting"])
         score, skipped = report.score, (report.n_groups_skipped, report.n_rows_skipped)
         n_groups = report.n_groups
     else:
         totals = state.totals
         score, skipped = totals.score, (totals.n_groups_skipped, totals.n_rows_skipped)
-        n_groups = totals.n_groups
+        n_groups, rounded = totals.n_groups, totals.rounded
+    warn_rounded_groups(rounded)
     counts = {"n_groups": n_groups, "n_groups_skipped": skipped[0], "n_rows_skipped": skipped[1]}
     return gauc_or_warn(score, n_groups, skipped[0]), counts, _ONE_CLASS
 
@@ -721,23 +723,27 @@ GAUC = register(
 # group_auc: the same batches of whole groups, their per-group values kept
 @dataclass
 class _Reports:
-    """The reports of batches of whole groups (O(groups) memory, as the report), and
-    the labels of their rows."""
+    """The reports of batches of whole groups (O(groups) memory, as the report), the
+    labels of their rows, and the groups whose weights their AUCs rounded."""
 
     parts: list[GroupAUCReport]
     labels: LabelKind = NO_LABELS
+    rounded: RoundedWeights | None = None
 
     def merge(self, other: _Reports) -> _Reports:
-        return _Reports(self.parts + other.parts, self.labels.join(other.labels, UPDATE))
+        return _Reports(self.parts + other.parts, self.labels.join(other.labels, UPDATE),
+                        merged((self.rounded, other.rounded)))  # fmt: skip
 
 
 def _report_update(params: dict[str, Any], batch: Any) -> _Reports:
     y_true, y_score, groups, sample_weight, weighting, labels = batch
-    report = group_auc_of(y_true, y_score, groups, weighting, sample_weight, "gauc_score")
-    return _Reports([report], labels)
+    values, rounded = group_values(y_true, y_score, groups, weighting, sample_weight,
+                                   "gauc_score")  # fmt: skip
+    return _Reports([GroupAUCReport.of_groups(*values)], labels, rounded)
 
 
 def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
+    warn_rounded_groups(state.rounded)
     parts = state.parts
     if len(parts) == 1:
         return parts[0]

@@ -280,8 +280,9 @@ def gauc_score(
     The rows are partitioned by group (``repartition(groups)``), each
     partition computes its groups' exact AUCs with the in-memory kernel, and
     only per-partition sums reach the driver. The value equals
-    :func:`receval.gauc_score` on the collected columns. Groups with a single
-    class are skipped; :func:`group_auc` reports how many.
+    :func:`receval.gauc_score` on the collected columns, and so does its warning
+    where a group's sample weights were rounded (said once, on the driver). Groups
+    with a single class are skipped; :func:`group_auc` reports how many.
 
     Parameters
     ----------
@@ -335,10 +336,13 @@ def group_auc(
     -------
     summary : GAUCSummary
     """
+    from ..metrics._gauc import warn_rounded_groups
+
     state = _group_state(
         df, "group_auc", y_true, y_score, groups, weighting, sample_weight, pos_label,
         num_partitions,
     ).totals  # fmt: skip
+    warn_rounded_groups(state.rounded)
     return GAUCSummary(
         score=state.score,
         n_groups=state.n_groups,

@@ -43,6 +43,16 @@ type Table<'py> = (Floats<'py>, Floats<'py>, Floats<'py>, i64);
 /// weights (None: no weight held) and the units by which its counts moved.
 type LabelRounding = (Option<i32>, u128);
 
+/// [`exact_arrays`](AucRuns::exact_arrays)' answer: scores, the two labels' counts,
+/// their quanta and their roundings.
+type ExactArrays<'py> = (
+    Floats<'py>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    (i32, i32),
+    (LabelRounding, LabelRounding),
+);
+
 /// [`LabelRounding`] of a label's [`Rounding`].
 fn rounding_out(r: Rounding) -> LabelRounding {
     ((r.low != i32::MAX).then_some(r.low), r.lost)
@@ -293,16 +303,7 @@ impl AucRuns {
     /// and `2**neg_quantum` as `(n, 2)` uint64 arrays of the low and high 64 bits; each
     /// label's rounding `(low, lost)`: the lowest set bit of any of its weights (None
     /// for none) and the units its counts moved where they were rounded (0: none).
-    fn exact_arrays<'py>(
-        &mut self,
-        py: Python<'py>,
-    ) -> (
-        Floats<'py>,
-        Bound<'py, PyAny>,
-        Bound<'py, PyAny>,
-        (i32, i32),
-        (LabelRounding, LabelRounding),
-    ) {
+    fn exact_arrays<'py>(&mut self, py: Python<'py>) -> ExactArrays<'py> {
         match &mut self.held {
             Held::Rows(r) => {
                 let run = r.run();

@@ -6,6 +6,7 @@ a few milliseconds and pulls in no DataFrame library.
 """
 
 from __future__ import annotations
+from .exceptions import warn
 
 import importlib
 import sys
@@ -221,11 +222,10 @@ class _MovedModules:
         import warnings
 
         new = _MOVED_MODULES[spec.name]
-        warnings.warn(
+        warn(
             f"The module {spec.name} is deprecated; import {new} instead (every public "
             f"name is also importable from receval).",
             DeprecationWarning,
-            stacklevel=2,
         )
         return importlib.import_module(new)
 

@@ -8,6 +8,10 @@ Python user would expect (``ValueError`` for bad data, ``ValueError`` and
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 __all__ = [
     "DEFAULT_MIN_MATCH",
     "InputValidationError",
@@ -192,3 +196,32 @@ class UnmatchedIdsWarning(RecevalWarning):
 #: qrels, below which :func:`receval.evaluate` (its ``min_match``) and ``receval
 #: trec-eval`` warn with :class:`UnmatchedIdsWarning`.
 DEFAULT_MIN_MATCH = 0.1
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning] = RecevalWarning) -> None:
+    """Warn, the warning attributed to the line that called into receval.
+
+    The frame a warning names is the first one outside the package, found by
+    walking the stack, so that it is the caller's line whatever path (a function,
+    an accumulator, a scan, a CLI command) led to it, and a filter on the caller's
+    module (``-W``, :func:`warnings.filterwarnings`) applies to it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from receval.exceptions import UndefinedMetricWarning, warn
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("undefined", UndefinedMetricWarning)
+    >>> caught[0].category.__name__, caught[0].filename.endswith("exceptions.py")
+    ('UndefinedMetricWarning', False)
+    """
+    frame = sys._getframe(1)  # the caller's, warnings.warn's stack level 2
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._parameters import check_keywords, check_seed, keyword_names, metric_strings
-from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning, warn
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
 from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
@@ -406,13 +406,12 @@ def _run_tests(
         if any(np.isnan(x[j]) for x in stats.values())
     ]
     if untested:
-        warnings.warn(
+        warn(
             f"{func}: {len(untested):,} of {v.counted(len(cols), 'comparison')} "
             f"{v.verb(len(untested), 'has')} nan statistics: too few "
             f"users with a value for both models (see n_users), e.g. "
             f"{v.format_values(untested)}.",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
     return ComparisonReport(models=models, metrics=metrics, means=means, higher_is_better=higher,
                             comparisons=comparisons, **settings)  # fmt: skip

@@ -10,14 +10,13 @@ and leaves that user out of that column only. A 1-D input gives a float, a
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import _validation as v
 from ..data._lookup import distinct
-from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning, warn
 
 # below this much work (about replicates x users x columns), the resampling kernels run
 # one chunk on the calling thread (no thread is woken)
@@ -99,7 +98,7 @@ def warn_undefined(undefined: np.ndarray, one_d: bool, what: str, why: str, func
             f"{func}: the {what} of {cols.size:,} of {v.counted(undefined.size, 'column')} is nan "
             f"(columns {v.format_values(cols)}): {why}."
         )
-    warnings.warn(text, UndefinedMetricWarning, stacklevel=3)
+    warn(text, UndefinedMetricWarning)
 
 
 def replicate_chunks(work: int, per_thread: int = 4) -> int:

@@ -35,6 +35,7 @@ from ..exceptions import (
     InvalidParameterError,
     MissingDependencyError,
     UndefinedMetricWarning,
+    warn,
 )
 from .choices import CORRECTIONS as CORRECTIONS
 from .choices import TESTS as TESTS
@@ -652,12 +653,11 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     p: np.ndarray = v.as_float(v.as_1d(pvalues, "pvalues", func), "pvalues", func).copy()
     valid = ~np.isnan(p)
     if not valid.all():
-        warnings.warn(
+        warn(
             f"{func}: {p.size - valid.sum():,} of {v.counted(p.size, 'p-value')} "
             f"{v.verb(int(p.size - valid.sum()), 'is')} NaN (undefined tests): "
             f"they stay NaN and are not counted among the tests.",
             UndefinedMetricWarning,
-            stacklevel=2,
         )
     q = p[valid]
     bad = (q < 0.0) | (q > 1.0)

@@ -18,7 +18,6 @@ rounded (the core's state its :data:`CoreRounding`, a GAUC's sums of whole group
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -26,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import RecevalWarning
+from ..exceptions import RecevalWarning, warn
 
 __all__ = [
     "CORE_ROUNDING",
@@ -186,9 +185,7 @@ def _larger(a: LabelRounding, b: LabelRounding) -> LabelRounding:
     return max(a[0], b[0]), max(a[1], b[1])
 
 
-def warn_rounded(
-    func: str, rounded: RoundedWeights | None, bound: float | None, stacklevel: int = 2
-) -> None:
+def warn_rounded(func: str, rounded: RoundedWeights | None, bound: float | None) -> None:
     """Warn (:class:`~receval.exceptions.RecevalWarning`) where the core rounded one
     label's weights: which label, how far its weights span, and ``bound``, how far the
     value may be from exact (None: unbounded, as precision may be far off); nothing
@@ -210,12 +207,11 @@ def warn_rounded(
         if bound is None
         else f"the value may be off by at most {bound:.2g}"
     )
-    warnings.warn(
+    warn(
         f"{func}: the sample weights of the {' and those of the '.join(spans)}{where} (from "
         f"the lowest set bit of the smallest to the top of their sum), which with room for "
         f"their count is more than the {EXACT_BITS} bits summed exactly, so the smallest were "
         f"rounded to a coarser unit (each to one unit at least) and {effect}; drop or clip "
         f"the tiniest weights (weights within 2**40 of each other fit for up to 2**30 rows).",
         RecevalWarning,
-        stacklevel=stacklevel + 1,
     )

@@ -13,7 +13,7 @@ import numpy as np
 from .. import exceptions
 from .._parameters import counted
 from ..data._lookup import distinct
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, warn
 from .kinds import held_01, with_kinds
 from .loop.background import Worker, prefixed
 from .loop.distributed import gather_plain
@@ -406,11 +406,10 @@ class Accumulator:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", exceptions.UndefinedMetricWarning)
             value = self.definition.finalize(self._params, state)
-        warnings.warn(
+        warn(
             f"Accumulator.compute of {self.name!r}: no batch has been added (update was "
             f"never called), so the value is undefined (returned as {value!r}).",
             exceptions.UndefinedMetricWarning,
-            stacklevel=2,
         )
         return value
 

@@ -63,7 +63,7 @@ def _counts_value(value: CurveValue, counts: ScoreCounts, func: str) -> float:
     """``value`` of a state's counts; a warning where one label's weights spanned more
     than its unit holds (their smallest rounded up to a unit each), as precision then
     reads tiny weights as far larger ones (no bound)."""
-    warn_rounded(func, counts.rounded, None, stacklevel=4)
+    warn_rounded(func, counts.rounded, None)
     _, pos, neg, shift = counts.table()
     tps = np.cumsum(pos[::-1], dtype=np.float64)
     return curve_value(value, tps, np.cumsum(neg[::-1], dtype=np.float64), shift)
@@ -725,7 +725,7 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
     if np.isnan(value):
         return warn_undefined(_UNDEFINED)
     # each label's weights enter the AUC as a weighted mean: it moves by at most their shares
-    warn_rounded(_AUC, rounded, None if rounded is None else rounded.bound, stacklevel=3)
+    warn_rounded(_AUC, rounded, None if rounded is None else rounded.bound)
     return float(value)
 
 

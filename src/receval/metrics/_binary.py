@@ -10,7 +10,6 @@ inputs, on several threads at once.
 
 from __future__ import annotations
 
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
@@ -20,7 +19,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import sort_numbers
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, warn
 
 # below this many rows a single-threaded sort is faster than handing out chunks
 _PARALLEL_SORT_MIN = 2_000_000
@@ -144,7 +143,7 @@ def check_binary_scores(
 
 
 def warn_undefined(message: str) -> float:
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+    warn(message, UndefinedMetricWarning)
     return float("nan")
 
 

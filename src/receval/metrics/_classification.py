@@ -10,14 +10,13 @@ F-scores are in :mod:`receval.metrics._precision_recall`.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _validation as _v
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, warn
 from ._label_counts import check_label_data, check_labels, label_positions, tally_labels
 
 __all__ = [
@@ -105,11 +104,10 @@ def confusion_matrix(
         selected = tally.classes
         idx = np.arange(k, dtype=np.intp)
         if k == 1:
-            warnings.warn(
+            warn(
                 f"{func}: a single label was found in y_true and y_pred; to give the matrix "
                 f"the shape of every class, pass labels= with all known labels.",
                 UserWarning,
-                stacklevel=2,
             )
     else:
         selected = check_labels(labels, data, func)
@@ -280,10 +278,9 @@ def _correct(
     if not normalize:
         return count
     if total == 0:
-        warnings.warn(
+        warn(
             f"{func} is undefined because every sample weight is zero; returning nan.",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
         return float("nan")
     return count / total

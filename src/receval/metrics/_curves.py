@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from ..engine.metric import MetricDefinition
 from ..engine.sources import run_definition, scan_of
-from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning, warn
 from ._auc import (
     auc_empty,
     auc_update,
@@ -213,11 +213,10 @@ def _rate(counts: np.ndarray, sample: str, rate: str, func: str) -> np.ndarray:
     if counts[-1] > 0:
         result: np.ndarray = counts / counts[-1]
         return result
-    warnings.warn(
+    warn(
         f"{func}: y_true has no {sample} sample, so the {rate} positive rate is undefined "
         f"(returned as nan).",
         UndefinedMetricWarning,
-        stacklevel=4,
     )
     return np.full(counts.shape, np.nan)
 
@@ -302,11 +301,10 @@ def precision_recall_points(
     predicted = tps + fps
     precision = np.divide(tps, predicted, out=np.zeros_like(tps), where=predicted != 0)
     if tps[-1] == 0:
-        warnings.warn(
+        warn(
             f"{func}: y_true has no positive sample, so recall is undefined; it is set to 1 "
             f"at every threshold, as in scikit-learn.",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
         recall = np.ones_like(tps)
     else:

@@ -344,7 +344,7 @@ def warn_rounded_groups(rounded: RoundedWeights | None) -> None:
     moves by at most the two labels' shares and its weight by at most as much
     relatively, so the mean by at most twice their largest sum."""
     bound = None if rounded is None else 2 * rounded.bound
-    warn_rounded("gauc_score", rounded, bound, stacklevel=4)
+    warn_rounded("gauc_score", rounded, bound)
 
 
 def gauc_score(

@@ -10,14 +10,13 @@ one-vs-rest counts TP, FP, FN, TN and the support of every class.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import _validation as _v
 from ..data._lookup import distinct
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, warn
 
 _AVERAGES = ("binary", "micro", "macro", "weighted", None)
 _MIN_CELLS = 1 << 16  # joint-count tables up to max(n_samples, this) cells are always fine
@@ -233,12 +232,11 @@ def class_counts(
     tally = tally_labels(data)
     classes = tally.classes
     if average != "binary" and pos_label not in (None, 1):
-        warnings.warn(
+        warn(
             f"{func}: pos_label={pos_label!r} is ignored when average={average!r} (it only "
             f"applies to average='binary'); pass labels=[{pos_label!r}] to score that label "
             f"alone.",
-            UserWarning,
-            stacklevel=4,  # the caller of the public score (which calls _score)
+            UserWarning,  # the caller of the public score (which calls _score)
         )
     if average == "binary":
         pos_label = _v.check_label_value(pos_label, "pos_label", func)

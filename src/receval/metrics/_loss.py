@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,7 +17,7 @@ from ..engine.sources import run_definition
 from ..engine.states import ERROR_SCALE_STEP, ErrorSums
 from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, ratio, scaled_value
 from ..engine.totals import check_eps, clip_eps, totals_empty, totals_prepare, totals_updates
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ._binary import data_ndim, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrating
 
@@ -347,10 +346,9 @@ def _multiclass_log_loss(
         )
     row_sums = proba.sum(axis=1)
     if not np.allclose(row_sums, 1.0, rtol=np.sqrt(_EPS), atol=0.0):
-        warnings.warn(
+        warn(
             "log_loss: the rows of y_pred do not sum to one; pass probabilities.",
             UserWarning,
-            stacklevel=3,
         )
     total = multiclass_loss_sum(order[idx], np.ascontiguousarray(proba), w_arg, clip)
     if not normalize:

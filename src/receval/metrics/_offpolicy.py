@@ -12,7 +12,6 @@ same float.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -24,7 +23,7 @@ from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
 from ..engine.sums import ExactSum, Term, exact_sums, fieldwise_sum
-from ..exceptions import InvalidParameterError, RecevalWarning
+from ..exceptions import InvalidParameterError, RecevalWarning, warn
 from ._binary import warn_undefined
 from ._offpolicy_inputs import ESTIMATORS, TERM_SHIFT, RoundTerms, check_clip, round_terms
 
@@ -731,7 +730,7 @@ def policy_value_interval(
         left_out = n_resamples - kept.size
         if left_out and kept.size and not np.isnan(value):
             positive = int(np.count_nonzero(terms.weight))
-            warnings.warn(
+            warn(
                 f"{func}: {left_out:,} of {v.counted(n_resamples, 'resample')} "
                 f"{v.verb(left_out, 'has')} no round with a positive "
                 f"importance weight, where SNIPS is undefined (0 / 0); the bounds are the "
@@ -739,7 +738,6 @@ def policy_value_interval(
                 f"{v.verb(positive, 'has')} a positive weight: the interval is "
                 f"unreliable); use more rounds, or estimator='ips'.",
                 RecevalWarning,
-                stacklevel=2,
             )
         elif left_out and not np.isnan(value):
             warn_undefined(

@@ -9,7 +9,6 @@ averaged as ``average`` asks.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -17,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _validation as _v
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, warn
 from ._label_counts import ClassCounts, class_counts
 
 __all__ = [
@@ -58,11 +57,10 @@ def _ratio(
                 noun = "label" if len(bad) == 1 else "labels"
                 shown = _v.format_values(bad)
                 where = f"{noun} {shown[1:-1] if len(bad) == 1 else shown}"
-            warnings.warn(
+            warn(
                 f"{func} is ill-defined and set to 0.0 for {where}: {reason}; pass "
                 f"zero_division=0.0, 1.0 or np.nan to choose the value and silence this warning.",
-                UndefinedMetricWarning,
-                stacklevel=4,  # the caller of the public score (which calls _score)
+                UndefinedMetricWarning,  # the caller of the public score (which calls _score)
             )
     return result
 

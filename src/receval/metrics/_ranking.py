@@ -10,7 +10,6 @@ the value is :func:`receval.evaluate`'s mean, so every convention keyword of
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any
@@ -19,7 +18,7 @@ import numpy as np
 
 from .._validation import counted, format_values
 from ..engine.loop.tensors import on_host
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError, warn
 
 __all__ = [
     "f1_at_k",
@@ -237,12 +236,11 @@ def hit_ratio_at_k(recommended: Any, relevant: Any, *, k: int | None, **conventi
     ...     hit_ratio_at_k([["a", "b"], ["c", "d"]], [{"a", "x", "y"}, {"d"}], k=2)
     0.5
     """
-    warnings.warn(
+    warn(
         "hit_ratio_at_k is deprecated and will be removed: it computes the pooled ratio of "
         "hits over relevant items, now pooled_hit_ratio_at_k; the HR@k of most papers (the "
         "share of users with a hit) is success_at_k.",
         FutureWarning,
-        stacklevel=2,
     )
     return pooled_hit_ratio_at_k(recommended, relevant, k=k, **conventions)  # type: ignore[no-any-return]
 

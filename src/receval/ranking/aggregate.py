@@ -15,7 +15,6 @@ on the counts of every partition.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,7 +29,7 @@ from ..data._strings import ids_to_numpy
 from ..data.seen import MaskingSummary, PairCounts, SeenItems, as_seen, smallest_ids
 from ..engine.states import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec
 from ..sampled.negatives import SamplingSummary, restrict_run
 from .checks import check_matching, tie_averages, unstable_tie_users, warn_unreproducible_ties
@@ -167,12 +166,11 @@ def evaluation_setup(
     sampling = None
     if c is not None:
         if correction is not None and c.strategy == "popularity":
-            warnings.warn(
+            warn(
                 f"{func}: the corrections assume uniformly sampled negatives; these candidates "
                 "were drawn by popularity, so the corrected values are not the paper's "
                 "estimates.",
                 UserWarning,
-                stacklevel=3,
             )
         sampling = SamplingSummary(correction=correction, catalog_size=size,
                                    gamma=gamma if correction == "bv" else None)  # fmt: skip
@@ -640,22 +638,24 @@ def finalize(
     *,
     run_name: str | None = None,
     matching: tuple[float, bool] | None = None,
-    stacklevel: int = 2,
 ) -> EvaluationReport:
     """The report of every user the state holds: the rules over all of them checked,
     the means of the merged sums.
 
     ``matching``: (min_match, allow_unmatched) to check the share of ids that match
-    (None: not checked); ``stacklevel``: the user's frame, counted from the caller
-    of ``finalize`` (1: that caller).
+    (None: not checked).
     """
     specs, convs, ranked, metrics = setup.specs, setup.convs, setup.ranked, setup.metrics
     ex = state.examples
     none = np.empty(0, dtype=np.int64)
     if state.n_tied and setup.profile is not None:
-        warn_unreproducible_ties(setup.profile, state.n_tied, ex.get("tied", none),
-                                 [specs[t] for t in ranked], [convs[t] for t in ranked],
-                                 stacklevel=stacklevel + 2)  # fmt: skip
+        warn_unreproducible_ties(
+            setup.profile,
+            state.n_tied,
+            ex.get("tied", none),
+            [specs[t] for t in ranked],
+            [convs[t] for t in ranked],
+        )
     items = state.n_items() if setup.with_qrels and ranked else (0, 0, 0)
     if setup.with_qrels:
         missing = state.n_users_missing
@@ -671,7 +671,7 @@ def finalize(
                                                     "run_items"))  # fmt: skip
             check_matching(
                 shown, state.n_users, state.n_users - state.n_users_missing,  # type: ignore[arg-type]
-                items if ranked else None, *matching, stacklevel=stacklevel + 2,
+                items if ranked else None, *matching,
             )  # fmt: skip
         for text in ranked:
             n_empty = state.n_users_empty.get(text, 0)

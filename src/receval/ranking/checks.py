@@ -15,7 +15,7 @@ from .. import _validation as v
 from .._kernels import codes as _core_codes
 from ..conventions import Conventions
 from ..data._ranked import Qrels, Run
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec
 from .specs import TIE_COSTLY_KINDS as _COSTLY_KINDS
 from .specs import TIE_ORDERS, tie_checked
@@ -87,7 +87,6 @@ def check_matching(
     min_match: float,
     allow_unmatched: bool,
     func: str = "evaluate",
-    stacklevel: int = 3,
 ) -> None:
     """Refuse a run whose users or items match none of the qrels', warn when few do.
 
@@ -98,10 +97,8 @@ def check_matching(
     share of the run's items judged and the share of the qrels' items in the run are
     below ``min_match`` (a popularity run holds few of the judged items, a run over a
     large catalogue has many items no test user judged: neither is an id mix-up).
-    A refusal becomes a warning with ``allow_unmatched``; the warning's
-    ``stacklevel`` is that of the caller of ``evaluate``.
+    A refusal becomes a warning with ``allow_unmatched``.
     """
-    import warnings
 
     from ..exceptions import UnmatchedIdsWarning
 
@@ -144,10 +141,9 @@ def check_matching(
     for refused, text in notes:
         if refused and not allow_unmatched:
             raise InputValidationError(text + "; " + fix + ".")
-        warnings.warn(
+        warn(
             text + "; check the ids for a prefix, a type or a column mix-up.",
             UnmatchedIdsWarning,
-            stacklevel=stacklevel,
         )
 
 
@@ -202,18 +198,16 @@ def warn_unreproducible_ties(
     examples: np.ndarray,
     specs: list[MetricSpec],
     convs: list[Conventions],
-    stacklevel: int = 3,
 ) -> None:
     """A ``TieOrderWarning`` naming how many users have ties the peer orders by no rule
     (``examples``: a few of them), and the order receval uses (``convs``: the
     conventions of ``specs``)."""
-    import warnings
 
     from ..exceptions import TieOrderWarning
 
     why, _, exempt = UNSTABLE_TIES[profile]
     concerned = [c for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
-    warnings.warn(
+    warn(
         f"evaluate(profile={profile!r}): {v.counted(n_users, 'user')} "
         f"{v.verb(n_users, 'has')} tied scores, e.g. "
         f"{v.format_values(examples)}, and {why}. receval scores them "
@@ -221,7 +215,6 @@ def warn_unreproducible_ties(
         f"differ from the peer's. Break the ties "
         f"(e.g. subtract a tiny rank-based offset) to compare numbers exactly.",
         TieOrderWarning,
-        stacklevel=stacklevel,
     )
 
 

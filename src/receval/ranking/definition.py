@@ -178,7 +178,7 @@ def _no_user(params: dict[str, Any]) -> RankingState:
 def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -> float:
     unmatched = _unmatched(params, state)
     if unmatched is not None:
-        unmatched.warn(f"receval.metric({params['metric']!r})", stacklevel=4)  # compute()'s
+        unmatched.warn(f"receval.metric({params['metric']!r})")
     if isinstance(state, OpenUsers):
         state = _evaluated(params, state)
     return finalize(_setup(params), state).mean[params["metric"]]

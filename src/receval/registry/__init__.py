@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, warn
 
 if TYPE_CHECKING:
     from ..engine.metric import MetricDefinition
@@ -274,11 +273,10 @@ def pointwise_metric(name: str) -> PointwiseMetric:
     Use :func:`resolve` (or :func:`metric_info`) and the metric's function; this
     returns ``pointwise_adapter(resolve(name, family=("pointwise", "grouped")))``.
     """
-    warnings.warn(
+    warn(
         "receval.registry.pointwise_metric is deprecated; use receval.registry.resolve(name) "
         "and the function its row names (receval.metric_info(name).function).",
         DeprecationWarning,
-        stacklevel=2,
     )
     from .pointwise import pointwise_adapter
 
@@ -296,11 +294,10 @@ def __getattr__(name: str) -> Any:
         from .pointwise import pointwise_adapter
         from .table import ENTRIES
 
-        warnings.warn(
+        warn(
             "receval.registry.POINTWISE_METRICS is deprecated; use "
             "receval.list_metrics('pointwise') and receval.registry.resolve(name).",
             DeprecationWarning,
-            stacklevel=2,
         )
         return {
             key: pointwise_adapter(resolve(entry.name))

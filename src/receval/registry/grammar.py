@@ -27,12 +27,11 @@ import math
 import os
 import re
 import sys
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..conventions import CHOICES, FIELDS
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, warn
 from .peers import SPELLINGS, Spelling, catboost_metric
 from .schema import MAX_GAINS, MAX_LEVELS, MetricEntry, Param, format_value
 from .table import ENTRIES
@@ -393,13 +392,12 @@ def _spelling(
 @functools.cache
 def _warn_changed(row: Spelling) -> None:
     """Once per process: ``row.spelling`` now means ``row.metric``, not ``row.meant``."""
-    warnings.warn(
+    warn(
         f"The metric name {row.spelling!r} means {row.metric} (the share of users with a "
         f"relevant item in the top k: the HR@k of NCF, RecBole and most papers); it meant "
         f"{row.meant} (hits over relevant items, pooled over users) before. Write "
         f"{row.metric!r} or {row.meant!r} to say which you mean and silence this warning.",
         FutureWarning,
-        stacklevel=_outside_receval(),
     )
 
 

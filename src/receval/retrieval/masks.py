@@ -16,7 +16,7 @@ import numpy as np
 from .. import _validation as v
 from ..data._lookup import distinct, lookup
 from ..data.seen import PairCounts, smallest_ids
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, warn
 
 __all__ = [
     "ItemLists",
@@ -110,16 +110,13 @@ class Unmatched:
             f"prefix) if they should match."
         )
 
-    def warn(self, func: str, stacklevel: int = 3) -> None:
+    def warn(self, func: str) -> None:
         """An :class:`~receval.exceptions.UnmatchedIdsWarning` with :meth:`text`, if some
-        pair names no vector; ``stacklevel``: the user's frame, counted from here (3:
-        the caller of the caller)."""
+        pair names no vector."""
         if self.counts.n_unmatched:
-            import warnings
-
             from ..exceptions import UnmatchedIdsWarning
 
-            warnings.warn(f"{func}: {self.text()}", UnmatchedIdsWarning, stacklevel=stacklevel)
+            warn(f"{func}: {self.text()}", UnmatchedIdsWarning)
 
 
 def unmatched_pairs(

@@ -26,6 +26,7 @@ function is called.
 
 from typing import Any
 
+from ..exceptions import warn
 from ._pointwise import (
     GAUCSummary,
     compute,
@@ -59,15 +60,12 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "EvaluationSummary":  # the report of evaluate before it was EvaluationReport
-        import warnings
-
         from ..ranking.report import EvaluationReport
 
-        warnings.warn(
+        warn(
             "receval.spark.EvaluationSummary is deprecated: receval.spark.evaluate returns a "
             "receval.EvaluationReport (without per-user rows); use EvaluationReport.",
             DeprecationWarning,
-            stacklevel=2,
         )
         return EvaluationReport
     raise AttributeError(f"module 'receval.spark' has no attribute {name!r}")

@@ -8,7 +8,6 @@ are in :mod:`receval.metrics.beyond.diversity`.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from ..._kernels import compiled
 from ...data._encode import factorize
 from ...data._lookup import lookup
 from ...data._ranked import Run
-from ...exceptions import InputValidationError, UndefinedMetricWarning
+from ...exceptions import InputValidationError, UndefinedMetricWarning, warn
 from .lists import (
     RunLike,
     as_run,
@@ -199,10 +198,9 @@ def gini_index(run: RunLike, *, k: int | None = None, catalog: Any = None) -> fl
     counts = item_exposure(run, check_k(k, func))
     exposure, unseen = _catalog_exposure(run, counts, catalog, func)
     if not exposure.any():
-        warnings.warn(
+        warn(
             f"{func}: the run recommends no item, so it is undefined (returned as nan).",
             UndefinedMetricWarning,
-            stacklevel=2,
         )
         return float("nan")
     gini = float(compiled().gini_sorted(np.sort(exposure)))

@@ -9,13 +9,12 @@ exposure.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...exceptions import UndefinedMetricWarning
+from ...exceptions import UndefinedMetricWarning, warn
 from .exposure import (
     Memberships,
     PooledExposure,
@@ -214,11 +213,10 @@ def group_exposure(
     n_users = int((pooled.n_samples > 0).sum())
     n_items = np.bincount(members.group, minlength=members.n_groups)
     if n_users == 0:  # every list is empty: no user, no exposure to average
-        warnings.warn(
+        warn(
             f"{func}: the run ranks no item, so the exposure of every group and the "
             f"disparity between groups are undefined (returned as nan).",
             UndefinedMetricWarning,
-            stacklevel=2,
         )
         exposure = np.full(members.n_groups, np.nan)
         share, per_item, ratio, gini = exposure, exposure, float("nan"), float("nan")

@@ -9,7 +9,6 @@ a :class:`MeanOverUsers`, which also counts the users left out.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias, TypeVar
 
@@ -19,7 +18,7 @@ from ... import _validation as v
 from ..._kernels import compiled, num_threads
 from ...data import io
 from ...data._ranked import Run
-from ...exceptions import InputValidationError, UndefinedMetricWarning
+from ...exceptions import InputValidationError, UndefinedMetricWarning, warn
 
 __all__ = ["MeanOverUsers"]
 
@@ -179,10 +178,9 @@ def mean_over_users(
     kept = per_user[~np.isnan(per_user)]
     n, skipped = len(per_user), len(per_user) - kept.size
     if kept.size == 0:
-        warnings.warn(
+        warn(
             f"{func}: {reason}, so it is undefined (returned as nan).",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
         return MeanOverUsers(float("nan"), n, skipped)
     value = float(kept.mean())

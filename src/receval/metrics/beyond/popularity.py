@@ -10,7 +10,6 @@ per-user metrics (ARP, APLT, ACLT, ...) are in
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ import numpy as np
 from ... import _validation as v
 from ...data._lookup import isin_ints, lookup
 from ...data._ranked import Qrels, Run, as_qrels
-from ...exceptions import UndefinedMetricWarning
+from ...exceptions import UndefinedMetricWarning, warn
 from .history import top_rows
 from .lists import RunLike, as_run, check_k, document, item_exposure
 from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity, check_head_share
@@ -41,11 +40,10 @@ def relative_spread(counts: np.ndarray, func: str) -> float:
         rates = num / den
         value = float(np.std(rates) / np.mean(rates))
     if np.isnan(value):
-        warnings.warn(
+        warn(
             f"{func}: a group's rate is undefined or both rates are 0 (head: {num[0]:g} of "
             f"{den[0]:g}, tail: {num[1]:g} of {den[1]:g}), so it is undefined (returned as nan).",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
     return value
 
@@ -303,10 +301,9 @@ def entropy_of(shares: np.ndarray, base: str, func: str) -> float:
     """RecBole's Shannon entropy (``"recbole"``: nats over the number of items) or the
     entropy in bits (``"bits"``) of the shares; nan and a warning without a share."""
     if len(shares) == 0:
-        warnings.warn(
+        warn(
             f"{func}: the run recommends no item, so it is undefined (returned as nan).",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
         return float("nan")
     # 0.0 - sum: one item holding every recommendation gives 0.0, not -0.0
@@ -478,7 +475,7 @@ def item_coverage(
     0.75
     """
     func = "item_coverage"
-    warnings.warn(DEPRECATED_ITEM_COVERAGE, FutureWarning, stacklevel=2)
+    warn(DEPRECATED_ITEM_COVERAGE, FutureWarning)
     return known_item_coverage(run, popularity, train, k, func)
 
 

@@ -10,7 +10,6 @@ every recommended item).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +19,7 @@ import numpy as np
 from ...data._ranked import as_qrels
 from ...engine.metric import MetricDefinition, register
 from ...engine.states import Seen
-from ...exceptions import InvalidParameterError
+from ...exceptions import InvalidParameterError, warn
 from .lists import as_run, check_k, item_exposure
 from .popularity import (
     DEPRECATED_ITEM_COVERAGE,
@@ -118,7 +117,7 @@ def _exposure(
     def check(**options: Any) -> dict[str, Any]:
         _options(name, options, {"k", "popularity", "train"} if with_pop else {"k"})
         if with_pop:
-            warnings.warn(DEPRECATED_ITEM_COVERAGE, FutureWarning, stacklevel=3)
+            warn(DEPRECATED_ITEM_COVERAGE, FutureWarning)
         params: dict[str, Any] = {"depth": check_k(options.get("k"), func)}
         if with_pop:
             params["table"] = as_popularity(options.get("popularity"), options.get("train"), func)

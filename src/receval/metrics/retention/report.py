@@ -3,13 +3,13 @@ that finalize computes from the counts of a window (:func:`retention_report`).""
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ... import _validation as v
+from ...exceptions import warn
 from .times import first_day_of_periods
 
 __all__ = ["RetentionReport", "retention_report"]
@@ -284,10 +284,9 @@ class RetentionReport:
 
 # ------------------------------------------------------------------ the rates
 def _renamed(old: str, new: str) -> None:
-    warnings.warn(
+    warn(
         f"RetentionReport.{old} is deprecated; use RetentionReport.{new} (the same values).",
         DeprecationWarning,
-        stacklevel=3,
     )
 
 

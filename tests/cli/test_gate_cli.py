@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from receval import gauc_score
 from receval.datasets import make_impressions, make_recommendations
 
 from ._helpers import invoke, make_runner
@@ -445,3 +446,18 @@ def test_a_relative_margin_of_a_baseline_of_0_fails_its_row_saying_why(repo):
         "(relative = false).\n"
     ) in table.stderr
     invoke(runner, "gate", *args, "--rule", "mrr=non_inferiority:0.05", *FAST, code=0)
+
+
+def test_a_rules_written_weighting_wins_over_the_weighting_option(repo):
+    # the option fills in for 'gauc'; the string's weighting=impressions (its default,
+    # left out of its canonical form) is kept
+    args = ["--impressions", "log.csv", "--label", "click", "--group", "user",
+            "--candidate", "model_a", "--weighting", "clicks", "--format", "json"]  # fmt: skip
+    rules = ["--rule", "gauc(weighting=impressions)=floor:0", "--rule", "gauc=floor:0"]
+    doc = json.loads(invoke(runner, "gate", *args, *rules, code=0).stdout)
+    log = pd.read_csv(repo / "log.csv")
+    by = {w: gauc_score(log["click"], log["model_a"], groups=log["user"], weighting=w)
+          for w in ("impressions", "clicks")}  # fmt: skip
+    values = [row["candidate_value"] for row in doc["rows"]]
+    assert values == pytest.approx([by["impressions"], by["clicks"]], rel=1e-12)
+    assert by["impressions"] != pytest.approx(by["clicks"], rel=1e-6)

@@ -126,8 +126,8 @@ def test_cli_ctr_recalibrates_probability_metrics(tmp_path):
     path.write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(Y, P, strict=True)))
     runner = make_runner()
     result = invoke(runner, "ctr", path, "--label", "y", "--score", "p", "-m", "ne", "-m", "auc",
-                    "-m", "ne(negative_sampling_rate=0.5)", "--negative-sampling-rate", "0.1",
-                    "--format", "json")  # fmt: skip
+                    "-m", "ne(negative_sampling_rate=0.5)", "-m", "ne(negative_sampling_rate=1)",
+                    "--negative-sampling-rate", "0.1", "--format", "json")  # fmt: skip
     import json
 
     row = json.loads(result.stdout)[0]
@@ -135,6 +135,7 @@ def test_cli_ctr_recalibrates_probability_metrics(tmp_path):
     assert row["ne(negative_sampling_rate=0.5)"] == rv.normalized_entropy(
         Y, P, negative_sampling_rate=0.5
     )  # the string's own rate wins
+    assert row["ne(negative_sampling_rate=1)"] == rv.normalized_entropy(Y, P)  # its default too
     assert row["auc"] == rv.roc_auc_score(Y, P)  # order only: unchanged
     bad = invoke(runner, "ctr", path, "--label", "y", "--score", "p", "-m", "brier",
                  "--negative-sampling-rate", "0.1", code=2)  # fmt: skip

@@ -20,8 +20,7 @@ import typer
 
 from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError, InvalidParameterError
-from ..gating.rules import KINDS, repeated
-from ..registry import resolve
+from ..gating.rules import KINDS, repeated, rule_metric
 from ._common import (
     AllowUnmatchedOption,
     DigitsOption,
@@ -263,7 +262,8 @@ def gate(
         typer.Option(
             metavar="[impressions|clicks|uniform]",
             show_default=False,
-            help="Weighting of gauc's groups (default impressions).",
+            help="Weighting of gauc's groups where a rule's metric sets none, as "
+            "gauc(weighting=clicks) does (default impressions).",
             rich_help_panel="Rules",
         ),
     ] = None,
@@ -321,16 +321,6 @@ def gate(
         if rule:  # the rules of the command line: no file is looked for, and the file
             # of --config gives its settings alone (its rules are neither read nor checked)
             rules = tuple(map(_rule, rule))
-            twice = repeated(rules)
-            if twice is not None:
-                i, j = twice
-                first, again = rules[j].metric, rules[i].metric
-                raise say.fail(
-                    f"--rule {rule[i]!r} is given twice; pass each rule once."
-                    if rule[i] == rule[j]
-                    else f"--rule {rule[i]!r} repeats --rule {rule[j]!r} ({again!r} and "
-                    f"{first!r} name the same metric, {resolve(first)}); pass each rule once."
-                )
             given = load_config(config, rules=False) if config is not None else GateConfig()
             settings = dataclasses.replace(given, rules=rules)
         else:
@@ -354,6 +344,17 @@ def gate(
             profile=profile,
             weighting=weighting,
         )
+        twice = repeated(settings.rules, settings.weighting) if rule else None
+        if rule and twice is not None:  # a file's rules are checked as it is read
+            i, j = twice
+            first, again = settings.rules[j].metric, settings.rules[i].metric
+            same = rule_metric(first, settings.weighting)
+            raise say.fail(
+                f"--rule {rule[i]!r} is given twice; pass each rule once."
+                if rule[i] == rule[j]
+                else f"--rule {rule[i]!r} repeats --rule {rule[j]!r} ({again!r} and "
+                f"{first!r} name the same metric, {same}); pass each rule once."
+            )
         _models(candidate or [], "candidate", say)
         if any(r.comparative for r in settings.rules) and not baseline:  # bounds need none
             raise say.fail(

@@ -199,8 +199,6 @@ def ctr_metrics(
 def _recalibrated(spec: Any, rate: float, say: Messages) -> Any:
     """``spec`` with ``negative_sampling_rate=rate`` (unless its string sets one); a metric
     of the scores' order (AUC, GAUC) as it is, which recalibration does not change."""
-    from dataclasses import replace
-
     if not 0.0 < rate <= 1.0:
         raise say.fail(
             f"--negative-sampling-rate must be in (0, 1]: the share of the negatives kept in "
@@ -215,8 +213,7 @@ def _recalibrated(spec: Any, rate: float, say: Messages) -> Any:
             f"value would be of the probabilities as given; leave it out or compute it in a "
             f"separate run."
         )
-    args = {"negative_sampling_rate": float(rate)} | dict(spec.args)  # the string's wins
-    return replace(spec, args=tuple((key, args[key]) for key in takes if key in args))
+    return spec.filled(negative_sampling_rate=float(rate))  # the string's rate wins
 
 
 #: The inputs of a registry row that take probabilities (not any score).

@@ -675,7 +675,8 @@ def compare_predictions(
         Each run computes the metric on all rows, so keep these counts modest
         on large logs.
     weighting : {"impressions", "clicks", "uniform"}, default="impressions"
-        Weighting of ``gauc``, as in :func:`receval.gauc_score`.
+        Weighting of ``gauc``, as in :func:`receval.gauc_score`, where its metric
+        string sets none (``gauc(weighting=impressions)`` keeps its own).
     sample_weight : array-like of shape (n_samples,), default=None
         Per-impression weights.
     baseline, test, correction, alpha, interval, confidence, n_permutations, n_resamples, seed
@@ -740,7 +741,7 @@ def compare_predictions(
                 if key == "gauc":
                     assert groups is not None  # 'gauc' without groups was refused above
                     rep = group_auc(yt, score, groups=groups, sample_weight=sample_weight,
-                                    **({"weighting": weighting} | dict(spec.args)))  # fmt: skip
+                                    **spec.filled(weighting=weighting).given)  # fmt: skip
                     values[m][name], weights[m] = unit_aucs(rep)
                     means[m][name] = rep.score
                 elif key == "log_loss":

@@ -80,7 +80,9 @@ class GateConfig:
     profile : str or None, default=None
         Conventions profile of the ranking metrics (as for :func:`receval.evaluate`).
     weighting : {"impressions", "clicks", "uniform"}, default="impressions"
-        Weighting of ``gauc``'s users.
+        Weighting of ``gauc``'s users in the rules whose metric string sets none: a
+        rule on ``gauc(weighting=impressions)`` keeps its own (a parameter written in
+        the string wins, at its default too).
     source : str or None
         The file (and table) read, for the reports.
     """
@@ -232,7 +234,8 @@ def parse_config(
                 f"{where}.rules must be a non-empty array of tables ([[{where}.rules]] with "
                 f"metric and rule). Got {given!r} instead; {_add_rules(where)}."
             )
-        checked = as_rules(given, f"{where}.rules")
+        weighting = settings.get("weighting", GateConfig.weighting)
+        checked = as_rules(given, f"{where}.rules", weighting)
     except InvalidParameterError as exc:
         raise InvalidParameterError(file + str(exc)) from None
     return GateConfig(rules=checked, source=source, **settings)

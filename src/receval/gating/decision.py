@@ -25,7 +25,7 @@ from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 from .config import GateConfig, check_settings
 from .report import GateReport, GateRow
-from .rules import GateRule, as_rules
+from .rules import GateRule, as_rules, rule_metric
 
 __all__ = ["gate"]
 
@@ -134,7 +134,7 @@ def _pointwise(
                     f"{_FUNC}: {m!r} needs groups; pass groups= (e.g. the user id of each row)."
                 )
             reps = {}
-            options = {"weighting": weighting} | dict(spec.args)
+            options = rule_metric(m, weighting).given  # the string's weighting wins
             for name, s in models.items():
                 with scoring(m, name):
                     reps[name] = group_auc(
@@ -263,7 +263,9 @@ def gate(
     profile : str, default=None
         Conventions profile of the ranking metrics.
     weighting : {"impressions", "clicks", "uniform"}, default="impressions"
-        Weighting of ``gauc``'s users.
+        Weighting of ``gauc``'s users in the rules whose metric string sets none: a
+        rule on ``gauc(weighting=impressions)`` keeps its own (a parameter written in
+        the string wins, at its default too).
     **conventions
         Convention keywords of :func:`receval.evaluate` (``missing_users``, ...).
 
@@ -342,7 +344,12 @@ def gate(
     >>> report.passed, report.rows[0].verdict
     (True, 'pass')
     """
-    checked = as_rules(rules)
+    settings = check_settings(
+        {"alpha": alpha, "correction": correction, "test": test, "power": power,
+         "inconclusive": inconclusive, "interval": interval,
+         "n_permutations": n_permutations, "n_resamples": n_resamples, "seed": seed,
+         "profile": profile, "weighting": weighting}, None)  # fmt: skip
+    checked = as_rules(rules, weighting=settings["weighting"])
     if not checked:
         raise InvalidParameterError(
             f"{_FUNC}: rules must hold at least one rule. Got none; pass e.g. "
@@ -351,11 +358,7 @@ def gate(
     from ..ranking.evaluation import evaluate
 
     check_keywords(conventions, keyword_names(gate) + keyword_names(evaluate), _FUNC)
-    settings = {"alpha": alpha, "correction": correction, "test": test, "power": power,
-                "inconclusive": inconclusive, "interval": interval,
-                "n_permutations": n_permutations, "n_resamples": n_resamples, "seed": seed,
-                "profile": profile, "weighting": weighting}  # fmt: skip
-    config = GateConfig(rules=checked, **check_settings(settings, None))
+    config = GateConfig(rules=checked, **settings)
     bounds_only = not any(r.comparative for r in config.rules)  # no baseline needed
     cands, bases = _named(candidates, "candidates"), _named(baselines, "baselines", bounds_only)
     both = sorted(set(cands) & set(bases))

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import InvalidParameterError
-from ..registry import resolve
+from ..registry import MetricSpec, resolve
 
-__all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule", "as_rules", "repeated"]
+__all__ = ["INCONCLUSIVE", "KINDS", "GateRule", "as_rule", "as_rules", "repeated", "rule_metric"]
 
 #: The kinds of rule: two compare a candidate with a baseline, two bound its value.
 KINDS = ("non_inferiority", "superiority", "floor", "ceiling")
@@ -200,7 +200,9 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     return GateRule(metric, str(kind), float(margin), relative, threshold)
 
 
-def as_rules(rules: Any, where: str = "rules") -> tuple[GateRule, ...]:
+def as_rules(
+    rules: Any, where: str = "rules", weighting: str = "impressions"
+) -> tuple[GateRule, ...]:
     """Checked :class:`GateRule` objects from a list of rules (each as :func:`as_rule`
     takes it), none repeated.
 
@@ -210,6 +212,9 @@ def as_rules(rules: Any, where: str = "rules") -> tuple[GateRule, ...]:
         The rules; one rule alone (a mapping, a GateRule) is refused, not read as its keys.
     where : str, default="rules"
         The list's place, for the messages (``gate.rules`` in a configuration file).
+    weighting : str, default="impressions"
+        The gate's weighting of ``gauc``'s users, which a rule's metric string that
+        sets none takes (see :func:`repeated`).
 
     Returns
     -------
@@ -236,12 +241,12 @@ def as_rules(rules: Any, where: str = "rules") -> tuple[GateRule, ...]:
             f"[rule]."
         )
     checked = tuple(as_rule(r, f"{where}[{i}]") for i, r in enumerate(rules))
-    twice = repeated(checked)
+    twice = repeated(checked, weighting)
     if twice is not None:
         i, j = twice
         rule, same = checked[i], checked[j].metric
         aliases = (
-            f"{rule.metric!r} and {same!r} name the same metric, {resolve(same)}; "
+            f"{rule.metric!r} and {same!r} name the same metric, {rule_metric(same, weighting)}; "
             if rule.metric != same
             else ""
         )
@@ -257,18 +262,37 @@ def as_rules(rules: Any, where: str = "rules") -> tuple[GateRule, ...]:
     return checked
 
 
-def repeated(rules: Sequence[GateRule]) -> tuple[int, int] | None:
+def rule_metric(metric: str, weighting: str = "impressions") -> MetricSpec:
+    """The metric a rule's string means in a gate of ``weighting``: the gate's
+    weighting of ``gauc``'s users where the string sets none; a weighting written in
+    the string, at its default or not, wins.
+
+    Examples
+    --------
+    >>> from receval.gating.rules import rule_metric
+    >>> str(rule_metric("gauc", "clicks"))
+    'gauc(weighting=clicks)'
+    >>> str(rule_metric("gauc(weighting=impressions)", "clicks"))
+    'gauc'
+    """
+    return resolve(metric).filled(weighting=weighting)
+
+
+def repeated(rules: Sequence[GateRule], weighting: str = "impressions") -> tuple[int, int] | None:
     """The first rule that repeats an earlier one, and the earlier one.
 
     Two rules are the same when they name the same metric, by any of its
     spellings (``logloss`` is ``log_loss``, ``ndcg_cut_10`` is ``ndcg@10``: the
-    registry's canonical string, options included), with the same kind, margin
+    registry's canonical string, options included, with the gate's ``weighting``
+    where the string sets none: :func:`rule_metric`), with the same kind, margin
     and threshold (a margin of 0 is 0, relative or not).
 
     Parameters
     ----------
     rules : sequence of GateRule
         Checked rules (:func:`as_rule`).
+    weighting : str, default="impressions"
+        The gate's weighting of ``gauc``'s users.
 
     Returns
     -------
@@ -284,7 +308,13 @@ def repeated(rules: Sequence[GateRule]) -> tuple[int, int] | None:
     """
     first: dict[tuple[Any, ...], int] = {}
     for i, r in enumerate(rules):
-        key = (str(resolve(r.metric)), r.kind, r.margin, r.relative and r.margin > 0, r.threshold)
+        key = (
+            str(rule_metric(r.metric, weighting)),
+            r.kind,
+            r.margin,
+            r.relative and r.margin > 0,
+            r.threshold,
+        )
         if key in first:
             return i, first[key]
         first[key] = i

@@ -257,7 +257,7 @@ def metric_options(spec: MetricSpec, options: Mapping[str, Any], where: str) -> 
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             listed = f"its options are {own}" if own else "it takes none"
             raise InvalidParameterError(f"{where} takes no option {key!r}{hint}; {listed}.")
-    given = dict(spec.args) | ({"k": spec.k} if spec.k is not None else {})
+    given = spec.given | ({"k": spec.k} if spec.k is not None else {})
     twice = sorted(set(given) & set(options))
     if twice:
         raise InvalidParameterError(

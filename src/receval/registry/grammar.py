@@ -87,17 +87,67 @@ class MetricSpec:
         Metric parameters that differ from their defaults (and the required
         ones), in the order the metric declares them: floats, tuples of floats
         (``levels``), tuples of (grade, gain) pairs (``gains``).
+    written : frozenset of str
+        The metric parameters the string sets, a default included
+        (``gauc(weighting=impressions)`` sets ``weighting``): the string's choice,
+        which a caller-wide setting does not override (see :attr:`given`). Not
+        compared: a parameter written at its default is the same metric.
     """
 
     name: str
     k: int | None = None
     params: tuple[tuple[str, object], ...] = field(default=())
     args: tuple[tuple[str, object], ...] = field(default=())
+    written: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def info(self) -> MetricEntry:
         """The registry's row of the metric."""
         return ENTRIES[self.name]
+
+    @property
+    def given(self) -> dict[str, Any]:
+        """The metric parameters the string sets, at their values (its defaults too).
+
+        What a caller-wide setting (the gate's ``weighting``) fills in only where
+        it is missing: :attr:`args` leaves out a parameter written at its default.
+
+        Examples
+        --------
+        >>> from receval import parse_metric
+        >>> spec = parse_metric("gauc(weighting=impressions)")
+        >>> spec.args, spec.given
+        ((), {'weighting': 'impressions'})
+        >>> spec == parse_metric("gauc")
+        True
+        """
+        return {name: self.arg(name) for name in self.written} | dict(self.args)
+
+    def filled(self, **settings: Any) -> MetricSpec:
+        """The metric with caller-wide ``settings`` for the parameters it takes and its
+        string does not set (the gate's ``weighting``): a parameter written in the
+        string, at its default or not, keeps its value.
+
+        Examples
+        --------
+        >>> from receval import parse_metric
+        >>> str(parse_metric("gauc").filled(weighting="clicks"))
+        'gauc(weighting=clicks)'
+        >>> str(parse_metric("gauc(weighting=impressions)").filled(weighting="clicks"))
+        'gauc'
+        >>> str(parse_metric("ndcg@10").filled(weighting="clicks"))
+        'ndcg@10'
+        """
+        own = [p for p in self.info.params if p.name in settings and p.name not in self.written]
+        if not own:
+            return self
+        given = {p.name: settings[p.name] for p in own} | self.given
+        args = tuple(
+            (p.name, given[p.name])
+            for p in self.info.params
+            if p.name in given and given[p.name] != p.default
+        )
+        return replace(self, args=args, written=self.written | {p.name for p in own})
 
     def arg(self, name: str) -> Any:
         """The value of a metric parameter: as written, else its default."""
@@ -421,6 +471,7 @@ def _complete(
     """``base`` with the parameters and conventions of ``params_text`` and the cut-off."""
     info = base.info
     args, conventions = _parse_params(params_text, whole, info)
+    written = base.written | frozenset(args)
     args = {**dict(base.args), **args}
     conventions = {**dict(base.params), **conventions}
     k = base.k
@@ -455,7 +506,7 @@ def _complete(
                 f"({param.meaning}, {param.range_text()}); e.g. "
                 f"'{info.name}({param.name}={_example(param)})'."
             )
-    return MetricSpec(info.name, k, tuple(sorted(conventions.items())), tuple(kept))
+    return MetricSpec(info.name, k, tuple(sorted(conventions.items())), tuple(kept), written)
 
 
 def _example(param: Param) -> str:

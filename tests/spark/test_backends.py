@@ -202,7 +202,7 @@ def test_negative_sampling_rate_recalibrates_on_spark(rows_df, rows, name):
 @pytest.mark.parametrize(
     ("users", "items"),
     [
-        # -0.0 beside 1.5 is the float -0.0 in memory; a partition without 1.5 read it
+        # -0.0 beside 1.5 is the float 0.0 in memory; a partition without 1.5 read it
         # as the integer 0, an item the training log does not hold
         (["u1", "u2", "u3", "u4"], [18.0, 18.0, -0.0, 1.5]),
         ([1e15, 1e15, 18.0, 2.0**53], [1e15, 3.0, 18.0, 2.0**53]),  # floats: 2**53 is one

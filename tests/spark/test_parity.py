@@ -525,7 +525,7 @@ def _id_frames(q_users, r_users, q_items=("a", "b", "a", "c"), r_items=("a", "c"
         _id_frames(_FLOATS, ["017", "017", "18", "19"]),  # "017" is not 17.0: one user missing
         _id_frames([np.inf, 17.0, 18.0, 19.0], [str(u) for u in _USERS]),  # refused
         # whole floats are ints only where the whole column is whole and below 2**53, in
-        # memory: -0.0 beside 1.5 is the float -0.0 (not "0"), and -0.0 and 0.0 two users
+        # memory: -0.0 beside 1.5 is the float 0.0 (as "0" reads), and -0.0 and 0.0 one user
         _id_frames([18.0, 18.0, -0.0, 1.5], ["18", "18", "0", "1.5"]),
         _id_frames([-0.0, 0.0, 1.5, 1.5], [0, 0, 2, 2], r_items=("a", "b", "a", "c")),
         # 1e15 beside 2**53 (or beside 1.5, its items) is the float 1e+15, not 10**15
@@ -569,6 +569,21 @@ def test_ids_of_different_types_give_the_in_memory_report_or_error(spark, frames
     got = outcome(partial(rs.evaluate, num_partitions=4), spark.createDataFrame(qrels),
                   spark.createDataFrame(run))  # fmt: skip
     assert got == expected
+
+
+def test_the_two_float_zeros_are_one_id_as_in_memory(spark):
+    # -0.0 and 0.0 are one user and one group: in memory, where Spark read them apart
+    qrels, run = _id_frames([-0.0, 0.0, 1.5, 1.5], [0.0, -0.0, 1.5, 1.5])
+    got = rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), ["recall@5"],
+                      num_partitions=4)  # fmt: skip
+    expected = receval.evaluate(*_id_frames([0.0, 0.0, 1.5, 1.5], [0.0, 0.0, 1.5, 1.5]),
+                                ["recall@5"])  # fmt: skip
+    assert (got.mean, got.n_users, got.n_users_missing) == (expected.mean, 2, 0)
+    rows = pd.DataFrame({"y": [1, 0, 1, 0, 1, 0, 1, 0],
+                         "p": [0.9, 0.1, 0.3, 0.2, 0.2, 0.8, 0.1, 0.2],
+                         "g": [0.5, 0.5, -0.0, -0.0, 0.0, 0.0, 1.5, 1.5]})  # fmt: skip
+    columns = {"y_true": "y", "y_score": "p", "groups": "g"}
+    assert rs.compute(spark.createDataFrame(rows), "gauc", columns) == pytest.approx(0.4375)
 
 
 def test_evaluate_errors(spark):

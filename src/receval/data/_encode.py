@@ -133,7 +133,7 @@ def encode_ids(
         arr = arr.astype(np.int64)
         kind = "i"
     if kind == "f":
-        check_float_ids(arr, name, func)
+        arr = float_id_values(arr, name, func)
         if np.array_equal(arr, np.floor(arr)) and np.abs(arr).max() < 2**53:
             arr = arr.astype(np.int64)
             kind = "i"
@@ -158,21 +158,30 @@ def float_ids(values: Any, name: str, func: str) -> EncodedIds:
     (whole floats become integers only where the whole column is whole and below
     ``2**53``), encoded as the whole column is (a Spark partition of it), with the
     same errors (missing ids, infinity)."""
-    arr = as_1d(values, name, func)
-    check_float_ids(arr, name, func)
+    arr = float_id_values(as_1d(values, name, func), name, func)
     return EncodedIds(*_factorize_arrow(arr, name, func))
 
 
-def check_float_ids(arr: np.ndarray, name: str, func: str) -> None:
-    """Refuse float ids that are NaN (missing) or infinite (every metric of groups: an
-    infinite id is no integer, so a batch that holds one would hold ids of another
-    type than the batches without)."""
+def float_id_values(arr: np.ndarray, name: str, func: str) -> np.ndarray:
+    """Float ids as they are coded: ``-0.0`` read as ``0.0`` (one id, as the two are
+    one number: pandas' groupby, NumPy's unique and Spark read them so), NaN
+    (missing) and infinity refused (every metric of groups: an infinite id is no
+    integer, so a batch that holds one would hold ids of another type than the
+    batches without). A new array; ``arr`` is not changed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float_id_values(np.array([-0.0, 0.0, 1.5]), "groups", "gauc_score")
+    array([0. , 0. , 1.5])
+    """
     if np.isnan(arr).any():
         raise _missing(np.isnan(arr), name, func)
     if np.isinf(arr).any():
         raise InputValidationError(
             f"{func}: {name} contains infinity; ids must be integers or strings."
         )
+    return arr + 0.0  # -0.0 + 0.0 is 0.0
 
 
 # the most NumPy str ids encoded by a dict (an Arrow array and its buffers cost
@@ -442,6 +451,8 @@ def _factorize_dictionary(
     if values.null_count:  # rows of a null category (one no row uses does not count)
         null = ~to_numpy(values.is_valid())
         raise _missing(null[codes], name, func)
+    if pa.types.is_floating(values.type):  # -0.0 is 0.0, as in a plain column
+        values = pc.add(values, pa.scalar(0.0, values.type))
     if column.distinct:
         return codes, kept_ids(values)
     # equal values under two indices (pandas and polars categories are distinct;

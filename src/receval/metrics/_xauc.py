@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..data._encode import check_float_ids
+from ..data._encode import float_id_values
 from ..data._lookup import distinct
 from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
 from ..engine.metric import MetricDefinition, data_columns, no_options, register
@@ -526,7 +526,7 @@ def grouped_prepare(func: str) -> Any:
         yt, ys, g, sw = data_columns(func, *named, ("sample_weight", sample_weight))
         v.check_no_missing(g, "groups", func)
         if g.dtype.kind == "f":
-            check_float_ids(g, "groups", func)
+            g = float_id_values(g, "groups", func)
         kind = IdKind.of(g, func)  # the type every batch's and merged state's ids must share
         targets = v.order_scores(yt, "y_true", func, rank=False)
         scores = v.order_scores(ys, "y_score", func, rank=False)

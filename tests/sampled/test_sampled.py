@@ -532,3 +532,63 @@ def test_sample_negatives_popularity_zero_in_the_catalog_says_so():
     with pytest.raises(InputValidationError, match="none in the catalog"):
         receval.sample_negatives({"u": {0: 1}}, [0, 1, 2, 3], n=2, strategy="popularity",
                                  popularity={7: 3})  # fmt: skip
+
+
+def test_sample_negatives_refuses_a_catalog_without_any_qrels_item():
+    # the catalog's ints beside the qrels' str items (or ids out of range 0..N-1) drew
+    # every negative from ids that share no item with the qrels: candidates ['a', 'b', 3]
+    qrels = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}}
+    for catalog in ([1, 2, 3], 10):
+        with pytest.raises(InputValidationError, match=(
+            r"sample_negatives: none of the 3 qrels items is in the catalog, e.g. qrels items "
+            r"\[.a., .b., .c.\], catalog \[\d, \d, \d.*: check the ids for a type or a column "
+            r"mix-up\."
+        )):  # fmt: skip
+            receval.sample_negatives(qrels, catalog, n=1, seed=0)
+    with pytest.raises(InputValidationError, match="none of the 1 qrels item is in the catalog"):
+        receval.sample_negatives({"u": {5000: 1}}, 1000, n=1, seed=0)
+    # a catalog holding some of the judged items is read as before
+    c = receval.sample_negatives(qrels, ["a", "d", "e"], n=1, seed=0)
+    assert c.n_users == 2
+
+
+def test_corrected_metric_refuses_a_metric_that_is_not_a_string():
+    # was AttributeError: 'int' object has no attribute 'name'
+    for metric in (3, None, ["recall@1"]):
+        with pytest.raises(InvalidParameterError, match=(
+            r"^The 'metric' parameter of corrected_metric must be a metric string such as "
+            r"'ndcg@10'. Got \w+ instead.$"
+        )):  # fmt: skip
+            corrected_metric(metric, 3, 10)
+
+
+@pytest.mark.parametrize(
+    ("corrections", "expected"),
+    [
+        ("xx", "must be one of ['bv', 'minimal_bias', 'rank']. Got 'xx' instead."),
+        (["bv", None], "must be one of ['bv', 'minimal_bias', 'rank']. Got None instead."),
+        (
+            3,
+            "must be a correction or a list of them from ['bv', 'minimal_bias', 'rank']. "
+            "Got 3 instead.",
+        ),
+    ],
+)
+def test_sampled_report_checks_its_corrections(corrections, expected):
+    # corrections=["bv", None] reported the uncorrected value as the correction None; a str
+    # was read letter by letter ("The 'correction' parameter of evaluate ... Got 'b'"), an
+    # int was a TypeError
+    qrels, run, items = _data(users=5)
+    c = sample_negatives(qrels, items, n=5, seed=0)
+    with pytest.raises(InvalidParameterError) as error:
+        sampled_report(qrels, run, ["recall@5"], candidates=c, corrections=corrections)
+    assert str(error.value) == f"The 'corrections' parameter of sampled_report {expected}"
+
+
+def test_sampled_report_takes_one_correction_as_a_string():
+    qrels, run, items = _data(users=5)
+    c = sample_negatives(qrels, items, n=5, seed=0)
+    one = sampled_report(qrels, run, ["recall@5"], candidates=c, corrections="bv")
+    listed = sampled_report(qrels, run, ["recall@5"], candidates=c, corrections=["bv"])
+    assert list(one.corrected) == ["bv"]
+    assert one.corrected == listed.corrected

@@ -19,7 +19,7 @@ from .. import _validation as v
 from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError
-from ..registry import ranking_spec
+from ..registry import MetricSpec, ranking_spec
 
 if TYPE_CHECKING:
     from ..conventions import Conventions
@@ -52,7 +52,15 @@ def rank_metric(metric: str, ranks: np.ndarray) -> np.ndarray:
 
 
 def _spec(metric: Any, func: str) -> Any:
-    spec = ranking_spec(metric, "corrected_metric") if isinstance(metric, str) else metric
+    if isinstance(metric, str):
+        spec = ranking_spec(metric, func)
+    elif isinstance(metric, MetricSpec):
+        spec = metric
+    else:
+        raise InvalidParameterError(
+            f"The 'metric' parameter of {func} must be a metric string such as 'ndcg@10'. "
+            f"Got {type(metric).__name__} instead."
+        )
     if spec.name not in CORRECTABLE or spec.params or spec.args:
         raise InvalidParameterError(
             f"{func}: the corrections apply to metrics that are a function of the rank of "

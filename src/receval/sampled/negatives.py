@@ -251,7 +251,8 @@ def sample_negatives(
         ``strategy="popularity"``.
     InputValidationError
         ``short="error"`` and a user with fewer than ``n`` allowed items; no
-        catalogue item with a popularity above 0.
+        catalogue item with a popularity above 0; no qrels item in ``catalog``
+        (ids of another type or column).
 
     See Also
     --------
@@ -384,7 +385,15 @@ def _forbidden_keys(q: Qrels, catalog_ids: np.ndarray, exclude: Any, func: str) 
     """Sorted distinct keys ``user * N + item code`` no user may draw."""
     size = np.int64(len(catalog_ids))
     users = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
-    codes = lookup(q.item_ids, catalog_ids).astype(np.int64)[q.items]
+    in_catalog = lookup(q.item_ids, catalog_ids).astype(np.int64)
+    if len(in_catalog) and (in_catalog < 0).all():
+        raise InputValidationError(
+            f"{func}: {v.of_the(0, len(in_catalog), 'qrels item', then='is')} in the "
+            f"catalog, e.g. qrels items {v.format_values(q.item_ids[:5])}, catalog "
+            f"{v.format_values(catalog_ids[:5])}; the catalog holds every item a full "
+            f"ranking ranks, the judged ones too: check the ids for a type or a column mix-up."
+        )
+    codes = in_catalog[q.items]
     keys = [users[codes >= 0] * size + codes[codes >= 0]]
     if exclude is not None:
         ex_users, ex_items = _pairs(exclude, func)

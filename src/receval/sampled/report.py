@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validation as v
 from .._parameters import counted
 from ..engine.sources import is_scan_run
+from ..exceptions import InvalidParameterError
 from ..ranking.evaluation import evaluate
 from ..ranking.report import EvaluationReport
 from ..ranking.values import as_qrels, as_run
@@ -77,7 +79,7 @@ def sampled_report(
     metrics: str | Iterable[str],
     *,
     candidates: Any,
-    corrections: Iterable[str] = CORRECTIONS,
+    corrections: str | Iterable[str] = CORRECTIONS,
     catalog_size: int | None = None,
     gamma: float = DEFAULT_GAMMA,
     **conventions: Any,
@@ -94,8 +96,9 @@ def sampled_report(
         As in :func:`receval.evaluate` (an in-memory run or a :func:`receval.scan`).
     candidates : Candidates, DataFrame or dict
         The candidate sets, e.g. from :func:`receval.sample_negatives`.
-    corrections : iterable of str, default=("rank", "minimal_bias", "bv")
-        The corrections to report (see :func:`receval.corrected_metric`).
+    corrections : str or iterable of str, default=("rank", "minimal_bias", "bv")
+        The corrections to report, each one of "rank", "minimal_bias" and "bv"
+        (see :func:`receval.corrected_metric`); a str is one correction.
     catalog_size : int, default=None
         N (default: the candidates' ``catalog_size``).
     gamma : float, default=0.1
@@ -117,8 +120,18 @@ def sampled_report(
     >>> rep.full["recall@1"], rep.run_covers_catalog
     (0.5, True)
     """
-    c = as_candidates(candidates, "sampled_report")
+    func = "sampled_report"
+    if isinstance(corrections, str):
+        corrections = [corrections]
+    elif not isinstance(corrections, Iterable):
+        raise InvalidParameterError(
+            f"The 'corrections' parameter of {func} must be a correction or a list of them "
+            f"from {sorted(CORRECTIONS)!r}. Got {corrections!r} instead."
+        )
     corrections = list(corrections)
+    for name in corrections:
+        v.check_option(name, "corrections", func, list(CORRECTIONS))
+    c = as_candidates(candidates, func)
     reports = {"sampled": evaluate(qrels, run, metrics, candidates=c, **conventions)}
     for name in corrections:
         reports[name] = evaluate(

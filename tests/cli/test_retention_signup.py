@@ -145,3 +145,40 @@ def test_full_table_counts_are_nan_where_not_observed(tmp_path: Path) -> None:
     assert [[r[f"day_{k}"] for k in range(3)] for r in records] == [
         [2, 1, 1], [2, 1, None], [1, None, None],
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (["--before-signup", "error"],
+         "error: retention: 1 event of 1 user is earlier than the user's signup, e.g. user "
+         "'a' at 2024-01-01T00:00:00Z signed up at 2024-01-02T00:00:00Z; pass --before-signup "
+         "keep to count them as logins or --before-signup drop to ignore them.\n"),
+        (["--before-signup", "ignore"],
+         "error: --before-signup must be one of ['drop', 'error', 'keep']. Got 'ignore' "
+         "instead.\n"),
+    ],
+)  # fmt: skip
+def test_before_signup_errors_name_the_option(events: Path, options, expected) -> None:
+    # they named the library's parameter: "pass before_signup='keep' ...", "The
+    # 'before_signup' parameter of retention must be one of ..."
+    result = invoke(make_runner(), "retention", events, "--signup", "signup", *options, code=2)
+    assert result.stdout == ""
+    assert result.stderr == expected
+
+
+@pytest.mark.parametrize("table", ["cohort", "period"])
+def test_counts_of_another_table_than_the_full_one_are_refused(events: Path, table) -> None:
+    # --values count printed the rates of --table cohort, and --table period, as if it
+    # had not been given
+    result = invoke(make_runner(), "retention", events, "--table", table, "--values", "count",
+                    code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: --values count is for --table full (the cohort x N table of user counts). "
+        f"Got --table {table}; pass --table full --values count, or leave out --values.\n"
+    )
+    invoke(make_runner(), "retention", events, "--table", table, "--values", "rate")
+    full = invoke(make_runner(), "retention", events, "--table", "full", "--values", "count",
+                  "-f", "csv")  # fmt: skip
+    assert full.stdout.splitlines()[1] == "2024-01-01,1,1,0,1"  # a: days 0 and 2

@@ -70,7 +70,10 @@ def retention_command(
     ] = RetentionTable.cohort,
     values: Annotated[
         RetentionValues,
-        typer.Option(help="Rates or user counts in --table full.", case_sensitive=False),
+        typer.Option(
+            help="Rates or user counts in --table full (the only table it applies to).",
+            case_sensitive=False,
+        ),
     ] = RetentionValues.rate,
     input_format: InputFormatOption = None,
     output_format: FormatOption = OutputFormat.table,
@@ -101,6 +104,11 @@ def retention_command(
       (table_frame(values="count") has 0 there, as in an observed cell)
     """
     say = Messages(quiet)
+    if values is RetentionValues.count and table is not RetentionTable.full:
+        raise say.fail(
+            f"--values count is for --table full (the cohort x N table of user counts). Got "
+            f"--table {table.value}; pass --table full --values count, or leave out --values."
+        )
     offsets = parse_days(days, say)
     with say.guard(), columns_named({user: "--user", time: "--time", signup: "--signup"}):
         report = count_retention(

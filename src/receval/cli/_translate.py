@@ -45,6 +45,7 @@ OPTIONS: dict[str, str] = {
     "period": "--period",
     "days": "--days",
     "tz": "--tz",
+    "before_signup": "--before-signup",
     "file_format": "--input-format",
     "labels": "--label",
     "groups": "--group COL",

@@ -83,6 +83,12 @@ def test_recommendations_are_lists_of_k_by_descending_score():
         (lambda: datasets.make_events(10, start=None), "The 'start' parameter of make_events "
          "must be a date: a str such as '2024-01-01', a datetime.date or a numpy.datetime64. "
          "Got None instead."),
+        (lambda: datasets.make_events(10, start=5), "The 'start' parameter of make_events "
+         "must be a date: a str such as '2024-01-01', a datetime.date or a numpy.datetime64. "
+         "Got 5 instead."),
+        (lambda: datasets.make_events(10, start=True), "The 'start' parameter of make_events "
+         "must be a date: a str such as '2024-01-01', a datetime.date or a numpy.datetime64. "
+         "Got True instead."),
         (lambda: datasets.make_impressions(10, seed=-1), "The 'seed' parameter of "
          "make_impressions must be an integer in [0, 2**63 - 1]. Got -1 instead."),
         (lambda: datasets.make_impressions(10, seed=2**63), "The 'seed' parameter of "
@@ -99,7 +105,7 @@ def test_recommendations_are_lists_of_k_by_descending_score():
 def test_bad_arguments_are_refused(call, message):
     # make_impressions took 0 users (empty arrays) and 0 impressions (1 per user, a warning
     # of log(0)); the others were NumPy's errors (bad seeds too; seed=True was taken as 1),
-    # start=None NaT times
+    # start=None NaT times, and an int or a bool start a day of 1970 (days since the epoch)
     from receval.exceptions import InvalidParameterError
 
     with pytest.raises(InvalidParameterError) as error:

@@ -267,10 +267,12 @@ def make_events(
     func = "make_events"
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(days, "days", func, integer=True, low=1)
-    try:
-        first_day = np.array(start, dtype="datetime64[D]")
-    except (ValueError, TypeError):
-        first_day = np.array("NaT", dtype="datetime64[D]")
+    first_day = np.array("NaT", dtype="datetime64[D]")
+    if isinstance(start, (str, _dt.date, np.datetime64)):  # not a number: days since 1970
+        try:
+            first_day = np.array(start, dtype="datetime64[D]")
+        except (ValueError, TypeError):
+            pass
     if np.isnat(first_day):
         raise InvalidParameterError(
             f"The 'start' parameter of {func} must be a date: a str such as '2024-01-01', a "

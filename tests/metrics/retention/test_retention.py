@@ -830,6 +830,23 @@ def test_metric_retention_is_an_accumulator_of_whole_users():
         receval.metric("retention", period="year")
 
 
+@pytest.mark.parametrize("numbers_first", [True, False])
+def test_epoch_numbers_beside_datetimes_in_other_batches_say_so(numbers_first):
+    # said "epoch numbers read as 'None' in some batches and as 's' in others"
+    import receval
+
+    numbers = {"user": ["a"], "time": [1.7e9]}
+    datetimes = {"user": ["b"], "time": np.array(["2023-11-15"], dtype="datetime64[s]")}
+    first, second = (numbers, datetimes) if numbers_first else (datetimes, numbers)
+    with pytest.raises(InputValidationError) as error:
+        receval.metric("retention", days=1).update(first).update(second).compute()
+    assert str(error.value) == (
+        "retention: time holds epoch numbers (read as 's') in some batches and datetimes or "
+        "ISO 8601 strings in others; write them all one way, e.g. the numbers as "
+        "numpy.asarray(time).astype('datetime64[s]')."
+    )
+
+
 def test_merged_windows_wider_than_the_limit_raise():
     import receval
 

@@ -173,6 +173,13 @@ class RetentionState:
                 f"{FUNC}: the times are bare dates ('2024-01-31') in some batches and "
                 f"date-times in others; write them all one way."
             )
+        if self.unit != other.unit and None in (UNITS[self.unit], UNITS[other.unit]):
+            epoch = UNITS[self.unit] or UNITS[other.unit]  # datetimes beside epoch numbers
+            raise InputValidationError(
+                f"{FUNC}: time holds epoch numbers (read as {epoch!r}) in some batches and "
+                f"datetimes or ISO 8601 strings in others; write them all one way, e.g. the "
+                f"numbers as numpy.asarray(time).astype('datetime64[{epoch}]')."
+            )
         if self.unit != other.unit:
             units = sorted(str(UNITS[u]) for u in (self.unit, other.unit))
             raise InputValidationError(

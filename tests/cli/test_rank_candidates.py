@@ -59,3 +59,21 @@ def test_rank_names_the_user_with_more_negatives_than_the_catalog(files):
         "negatives (its candidates that are not relevant). Got --catalog 4, and user 'u' "
         "has 5 (users with 4 or more: 1); pass the catalogue's size as --catalog N."
     )
+
+
+def test_candidates_of_other_users_exit_2_naming_the_options(tmp_path) -> None:
+    # the table of 0.0 came with a note on stderr only
+    (tmp_path / "q.txt").write_text("u1 0 a 1\nu2 0 c 1\n")
+    (tmp_path / "r.txt").write_text("u1 Q0 a 1 0.9 r\nu2 Q0 c 1 0.3 r\n")
+    (tmp_path / "c.csv").write_text("user,item\nU1,a\nU2,c\n")
+    args = ["rank", "--qrels", tmp_path / "q.txt", "--run", tmp_path / "r.txt", "--candidates",
+            tmp_path / "c.csv", "-m", "recall@1"]  # fmt: skip
+    result = invoke(make_runner(), *args, code=2)
+    assert result.stdout == ""
+    assert result.stderr.startswith(
+        "error: receval rank: none of the 2 run users has a candidate set (--candidates FILE), "
+        "so every run row would be dropped and every metric would be 0; check the candidates' "
+        "user ids for a prefix, a type or a column mix-up, or pass --allow-unmatched to score "
+        "the run anyway.\n"
+    )
+    invoke(make_runner(), *args, "--allow-unmatched")

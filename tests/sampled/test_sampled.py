@@ -592,3 +592,22 @@ def test_sampled_report_takes_one_correction_as_a_string():
     listed = sampled_report(qrels, run, ["recall@5"], candidates=c, corrections=["bv"])
     assert list(one.corrected) == ["bv"]
     assert one.corrected == listed.corrected
+
+
+@pytest.mark.parametrize("scanned", [False, True])
+def test_candidates_without_any_run_user_are_refused(tmp_path, scanned):
+    # every run row was dropped and every metric was a silent 0.0 (U1 beside u1)
+    qrels, run, items = _data(users=5)
+    c = Candidates.from_dict({u.upper(): items[:10] for u in run})
+    source = receval.scan(_write_run(str(tmp_path), run), batch_rows=50) if scanned else run
+    with pytest.raises(InputValidationError) as error:
+        evaluate(qrels, source, "recall@5", candidates=c)
+    assert str(error.value) == (
+        "evaluate: none of the 5 run users has a candidate set (candidates=), so every run "
+        "row would be dropped and every metric would be 0; check the candidates' user ids "
+        "for a prefix, a type or a column mix-up, or pass allow_unmatched=True to score the "
+        "run anyway."
+    )
+    report = evaluate(qrels, source, "recall@5", candidates=c, allow_unmatched=True)
+    assert report.mean["recall@5"] == 0.0
+    assert report.sampling.n_users_without_candidates == 5

@@ -32,7 +32,13 @@ from ..engine.totals import MeanState, empty_mean_state, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec
 from ..sampled.negatives import SamplingSummary, restrict_run
-from .checks import check_matching, tie_averages, unstable_tie_users, warn_unreproducible_ties
+from .checks import (
+    check_candidate_users,
+    check_matching,
+    tie_averages,
+    unstable_tie_users,
+    warn_unreproducible_ties,
+)
 from .masking import masked_partition
 from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean
 from .specs import prepare_metrics
@@ -673,6 +679,9 @@ def finalize(
                 shown, state.n_users, state.n_users - state.n_users_missing,  # type: ignore[arg-type]
                 items if ranked else None, *matching,
             )  # fmt: skip
+            if state.sampling is not None:
+                n_run_users = state.n_users - state.n_users_missing + state.n_run_only_users
+                check_candidate_users(state.sampling, n_run_users, matching[1])
         for text in ranked:
             n_empty = state.n_users_empty.get(text, 0)
             if n_empty and convs[text].empty_users == "error":

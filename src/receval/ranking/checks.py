@@ -380,3 +380,17 @@ def _straddling(r: Run, runs: np.ndarray, depth: int) -> np.ndarray:
     first = ends - sizes
     out[long] = ordered[first + depth - 1] == ordered[first + depth]
     return out
+
+
+def check_candidate_users(sampling: Any, n_run_users: int, allow_unmatched: bool) -> None:
+    """Refuse candidate sets that hold none of the run's users: every run row would be
+    dropped and every metric 0 (``sampling``: the :class:`SamplingSummary` of all the
+    users). ``allow_unmatched`` scores the run anyway."""
+    if allow_unmatched or not n_run_users or sampling.n_users_without_candidates < n_run_users:
+        return
+    raise InputValidationError(
+        f"evaluate: {v.of_the(0, n_run_users, 'run user', then='has')} a candidate set "
+        f"(candidates=), so every run row would be dropped and every metric would be 0; "
+        f"check the candidates' user ids for a prefix, a type or a column mix-up, or pass "
+        f"allow_unmatched=True to score the run anyway."
+    )

@@ -108,3 +108,19 @@ def test_by_segment_short_columns_get_the_metrics_error(metric, data, options, m
     with pytest.raises(rv.exceptions.RecevalError) as error:
         rv.by_segment(metric, *data, by=list("aaabbb"), **options)
     assert str(error.value) == message
+
+
+def test_a_sequence_of_runs_is_named_as_compare_names_it():
+    from receval.ranking.values import as_run
+
+    good, bad = as_run(GOOD), as_run(BAD)
+    good.name, bad.name = "good", "bad"
+    by = {f"u{i}": "x" for i in range(10)}
+    options = {"n_permutations": 99, "n_resamples": 99}
+    seg = rv.compare_by_segment(QRELS, [good, bad], ["mrr"], by=by, baseline="good", **options)
+    plain = rv.compare(QRELS, [good, bad], ["mrr"], baseline="good", **options)
+    # it named them run0, run1 and refused baseline="good"
+    assert [(r["model"], r["versus"]) for r in seg.records()] == [("bad", "good")] * 2
+    assert seg.overall.records() == plain.records()
+    unnamed = rv.compare_by_segment(QRELS, [GOOD, BAD], ["mrr"], by=by, **options)
+    assert unnamed.overall.models == rv.compare(QRELS, [GOOD, BAD], ["mrr"], **options).models

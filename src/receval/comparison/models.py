@@ -436,7 +436,9 @@ def _wins_ties_losses(
     return out
 
 
-def _named_models(models: Any, func: str, what: str) -> dict[str, Any]:
+def named_models(models: Any, func: str, what: str) -> dict[str, Any]:
+    """The models by name: a mapping's keys, or each of a sequence's ``name`` (else
+    ``f"{what}{i}"``, counted from 1), distinct."""
     if isinstance(models, Mapping):
         return {str(k): m for k, m in models.items()}
     if isinstance(models, Sequence) and not isinstance(models, (str, bytes)):
@@ -568,7 +570,7 @@ def compare(
     settings = _check_settings(func, test=test, interval=interval, correction=correction,
                                alpha=alpha, confidence=confidence, n_permutations=n_permutations,
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
-    named = _named_models(runs, func, "run")
+    named = named_models(runs, func, "run")
     v.check_option(pairs, "pairs", func, ["all", None])
     if pairs == "all" and baseline is not None:
         raise InvalidParameterError(
@@ -717,7 +719,7 @@ def compare_predictions(
     settings = _check_settings(func, test=test, interval=interval, correction=correction,
                                alpha=alpha, confidence=confidence, n_permutations=n_permutations,
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
-    named = _named_models(y_scores, func, "model")
+    named = named_models(y_scores, func, "model")
     pairs = model_pairs(list(named), baseline, func)
     metrics = metric_strings(metrics, func)
     if not metrics:

@@ -356,6 +356,7 @@ def compare_by_segment(
     """
     from .._parameters import check_keywords, keyword_names
     from ..comparison import compare
+    from ..comparison.models import named_models
     from ..conventions import FIELDS
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
@@ -365,7 +366,7 @@ def compare_by_segment(
     check_keywords(options, keyword_names(compare) + list(FIELDS), func)
     profile = options.get("profile")
     conventions = {k: x for k, x in options.items() if k in FIELDS}
-    named = dict(runs) if hasattr(runs, "items") else {f"run{i}": r for i, r in enumerate(runs)}
+    named = named_models(runs, func, "run")
     metrics = metric_strings(metrics, func)
     reports = {
         name: r if isinstance(r, EvaluationReport)

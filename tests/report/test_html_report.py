@@ -490,3 +490,22 @@ def test_user_strings_make_no_network_reference(tmp_path: Path) -> None:
     assert directives["default-src"] == "'none'"
     assert directives["img-src"] == "data: blob:"
     assert "http" not in policy.group(1) and "*" not in policy.group(1)
+
+
+@pytest.mark.parametrize(
+    ("option", "column"), [("--time", "time"), ("--user", "usr")], ids=["time", "user"]
+)
+def test_report_names_the_option_of_a_missing_events_column(
+    tmp_path: Path, option: str, column: str
+) -> None:
+    events = tmp_path / "events.csv"
+    events.write_text("user,timestamp\nu1,2024-01-01\nu2,2024-01-02\n")
+    args = ["report", "-o", tmp_path / "r.html", "--events", events, "--time", "timestamp"]
+    result = invoke(make_runner(), *args, option, column, code=2)
+    # it said "no column 'time'. Got columns [...]." without the option or the fix
+    assert result.stderr == (
+        f"error: {events}: no column {column!r} ({option} {column}). Got columns ['user', "
+        f"'timestamp']; name one of them with {option}.\n"
+    )
+    assert result.stdout == ""
+    assert not (tmp_path / "r.html").exists()

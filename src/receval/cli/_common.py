@@ -402,10 +402,13 @@ def retention_columns(
 
 def count_retention(path: str, file_format: str, say: Messages, **options: Any) -> Any:
     """``receval.retention`` of an event file (``options``: its keywords), with a progress
-    line while it reads and counts, then its notes."""
+    line while it reads and counts, then its notes; a column missing from the file is
+    named with its option (``--user``, ``--time``, ``--signup``)."""
     from ..metrics.retention import retention
+    from ._columns import columns_named
 
-    with say.progress(f"Reading and counting {say.sized(path)}…"):
+    named = {options[k]: f"--{k}" for k in ("user", "time", "signup") if options.get(k)}
+    with columns_named(named), say.progress(f"Reading and counting {say.sized(path)}…"):
         report = retention(path, file_format=file_format, **options)
     if report.time_unit_inferred:
         unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")

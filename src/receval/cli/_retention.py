@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from .._parameters import counted
-from ._columns import columns_named
 from ._common import (
     DaysOption,
     DigitsOption,
@@ -110,7 +109,7 @@ def retention_command(
             f"--table {table.value}; pass --table full --values count, or leave out --values."
         )
     offsets = parse_days(days, say)
-    with say.guard(), columns_named({user: "--user", time: "--time", signup: "--signup"}):
+    with say.guard():
         report = count_retention(
             file, table_format(input_format, file, say), say, user=user, time=time,
             signup=signup, period=period, days=offsets, tz=tz, time_unit=time_unit,

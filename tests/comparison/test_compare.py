@@ -30,7 +30,7 @@ from receval import (
     smallest_pvalue,
 )
 from receval.datasets import make_impressions, make_recommendations
-from receval.exceptions import InputValidationError, InvalidParameterError
+from receval.exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
 
 METRICS = ["ndcg@10", "map@100", "mrr", "recall@20", "precision@10"]
 
@@ -578,3 +578,11 @@ def test_the_order_of_users_and_rows_changes_no_statistic(impressions):
                                     metrics=metrics, **settings)  # fmt: skip
         for k in statistics:
             np.testing.assert_allclose(other.comparisons[k], one.comparisons[k], rtol=1e-12)
+
+
+def test_detail_rows_show_an_undefined_difference_without_a_sign():
+    with pytest.warns(UndefinedMetricWarning, match="nan statistics"):
+        report = compare_predictions([0, 0, 1], {"a": [0.1, 0.3, 0.5], "b": [0.2, 0.1, 0.5]},
+                                     groups=["u", "u", "v"], metrics=["gauc"])  # fmt: skip
+    _, rows = report.detail_rows()
+    assert rows[0][3:6] == ["nan", "nan", "[nan, nan]"]  # the difference was '+nan'

@@ -14,6 +14,7 @@ take a matrix of paired differences (users x comparisons).
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -294,7 +295,9 @@ class ComparisonReport:
             ci = f"[{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
             mark = "*" if r["significant"] else ""
             counts = "-" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"
-            rows.append([r["metric"], r["model"], r["versus"], f"{r['difference']:+.{digits}f}",
+            difference = r["difference"]  # nan without a sign (no user with both values)
+            sign = "" if math.isnan(difference) else "+"
+            rows.append([r["metric"], r["model"], r["versus"], f"{difference:{sign}.{digits}f}",
                          f"{r['effect_size']:.3f}", ci, format_p_value(r["p_value"]),
                          f"{format_p_value(r['p_adjusted'])}{mark}", counts])  # fmt: skip
         return header, rows

@@ -124,3 +124,17 @@ def test_a_sequence_of_runs_is_named_as_compare_names_it():
     assert seg.overall.records() == plain.records()
     unnamed = rv.compare_by_segment(QRELS, [GOOD, BAD], ["mrr"], by=by, **options)
     assert unnamed.overall.models == rv.compare(QRELS, [GOOD, BAD], ["mrr"], **options).models
+
+
+def test_a_segments_warning_names_the_segment():
+    by = {"u0": "one"} | {f"u{i}": "many" for i in range(1, 10)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _compare(by)
+    # it said "compare: 1 of 1 comparison has nan statistics ...": of which users?
+    said = [str(w.message) for w in caught if issubclass(w.category, rv.UndefinedMetricWarning)]
+    assert said == [
+        "compare_by_segment, segment 'one': 1 of 1 comparison has nan statistics: too few "
+        "users with a value for both models (see n_users), e.g. ['mrr: bad vs good "
+        "(effect_size)']."
+    ]

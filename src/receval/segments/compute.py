@@ -340,7 +340,8 @@ def compare_by_segment(
     qrels) has nan statistics and ``n_users`` 0, as
     :meth:`receval.EvaluationReport.by_segment` gives it nan. The users of
     ``by`` that the qrels do not hold are ignored and counted in
-    ``n_unknown``.
+    ``n_unknown``. A warning of a segment's comparison (too few users for a
+    statistic) names the segment: ``compare_by_segment, segment 'a': ...``.
 
     Examples
     --------
@@ -380,12 +381,15 @@ def compare_by_segment(
     codes, labels, n_unknown = user_segments(first, by, func)
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
     per_segment = []
-    for i in range(len(labels)):
-        with warnings.catch_warnings():  # a segment of no user: nan, n_users 0 (no warning)
-            if not counts[i]:
-                warnings.simplefilter("ignore", UndefinedMetricWarning)
+    for i, label in enumerate(labels.tolist()):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             subset = {n: rep.subset(codes == i) for n, rep in reports.items()}
             per_segment.append(compare(None, subset, metrics, **settings))
+        for w in caught:  # a segment of no user: nan, n_users 0 (no warning)
+            if counts[i] or not issubclass(w.category, UndefinedMetricWarning):
+                said = str(w.message).removeprefix("compare: ")
+                warnings.warn(f"{func}, segment {label!r}: {said}", w.category, stacklevel=2)
     overall = compare(None, reports, metrics, **settings)
     n_unassigned = int((codes < 0).sum())
     return SegmentComparison(labels, per_segment, overall, counts, n_unassigned, n_unknown)

@@ -99,3 +99,22 @@ def test_clipping_is_counted_on_stderr(log):
     }
     quiet = invoke(runner, "off-policy", log, "-m", "ips(clip=1.5)", "-q")
     assert quiet.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("options", "given"),
+    [
+        (["--estimated-reward", "target"], "--estimated-reward"),
+        (["-m", "ips", "--estimated-value", "target"], "--estimated-value"),
+    ],
+)
+def test_a_reward_model_without_dr_is_refused(log, options, given):
+    # it was read and left unused: ips and snips printed as if the model counted
+    # (policy_value_report refuses estimated_rewards without estimator='dr')
+    result = invoke(make_runner(), "off-policy", log, *options, code=2)
+    metrics = "-m ips" if "-m" in options else "-m ips, -m snips"
+    assert result.stderr == (
+        f"error: receval off-policy: {given} is given, but no estimate is dr ({metrics}), "
+        f"the one that reads the reward model; add -m dr, or drop {given}.\n"
+    )
+    assert result.stdout == ""

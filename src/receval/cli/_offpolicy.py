@@ -81,6 +81,13 @@ def off_policy(
     where = "receval off-policy"
     with say.guard():
         specs = {m: resolve(m, family="off_policy", where=f"{where} -m") for m in names}
+        model = [_option(role) for role in _NEEDED["dr"] if roles[role] is not None]
+        if model and all(spec.info.name != "dr" for spec in specs.values()):
+            raise say.fail(
+                f"{where}: {model[0]} is given, but no estimate is dr (-m "
+                f"{', -m '.join(names)}), the one that reads the reward model; add -m dr, "
+                f"or drop {' and '.join(model)}."
+            )
         columns = {role: col for role, col in roles.items() if col is not None}
         fmt = table_format(input_format, file, say)
         named = {col: _option(role) for role, col in columns.items()}  # no column: its option

@@ -59,6 +59,7 @@ OPTIONS: dict[str, str] = {
     "estimated_rewards": "--estimated-reward COL",
     "estimated_value": "--estimated-value COL",
     "baseline": "--baseline",
+    "pairs": "--pairs",
     "alpha": "--alpha",
     "confidence": "--confidence",
     "test_fraction": "--test-fraction",

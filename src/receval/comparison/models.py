@@ -578,7 +578,7 @@ def compare(
     if pairs == "all" and baseline is not None:
         raise InvalidParameterError(
             f"{func}: pairs='all' compares every pair of runs, so it takes no baseline. Got "
-            f"baseline={baseline!r}; drop baseline, or drop pairs to compare with {baseline!r}."
+            f"baseline={baseline!r}; drop baseline=, or drop pairs= to compare with {baseline!r}."
         )
     model_pairs(list(named), baseline, func)  # fail early on names
     metrics = [n for m in metric_strings(metrics, func) for n in parse_metrics(m)]

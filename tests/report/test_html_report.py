@@ -509,3 +509,18 @@ def test_report_names_the_option_of_a_missing_events_column(
     )
     assert result.stdout == ""
     assert not (tmp_path / "r.html").exists()
+
+
+def test_report_refuses_scores_that_are_not_probabilities_in_the_cli_words(tmp_path: Path) -> None:
+    log = tmp_path / "log.csv"
+    log.write_text("user,click,p,raw\na,1,0.2,2.5\na,0,0.1,-1\nb,1,0.5,0.5\n")
+    args = ["report", "-o", tmp_path / "r.html", "--impressions", log, "--label", "click",
+            "--score", "p", "--score", "raw", "--ctr-metric", "auc"]  # fmt: skip
+    result = invoke(make_runner(), *args, code=2)
+    # it said "calibration_curve: y_prob must contain ...": no file, line nor option
+    assert result.stderr == (
+        f"error: {log}:2: the calibration figure of --score raw: the scores must contain "
+        f"probabilities in [0, 1]. Got values [-1.0, 2.5]; pass predicted probabilities, e.g. "
+        f"apply a sigmoid to raw scores.\n"
+    )
+    assert not (tmp_path / "r.html").exists()

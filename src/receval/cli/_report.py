@@ -56,6 +56,7 @@ from ._impressions import (
     ctr_rows,
     ctr_table,
     read_impressions,
+    scored_error,
     table_format,
 )
 from ._items import (
@@ -76,6 +77,22 @@ class _ArgvCommand(Command):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         ctx.meta["receval.argv"] = [str(ctx.info_name), *args]
         return list(super().parse_args(ctx, args))
+
+
+def _check_calibrated(data: Any, say: Messages) -> None:
+    """Refuse, at its file's line and by its option, a score column that is not
+    probabilities: the CTR section's calibration figure reads each column as them
+    (whatever ``--ctr-metric``)."""
+    import numpy as np
+
+    from .._validation import check_probabilities
+    from ..exceptions import InputValidationError
+
+    for col, y_score in data.scores:
+        try:
+            check_probabilities(np.asarray(y_score, dtype=np.float64), "y_prob", "calibration")
+        except InputValidationError as exc:
+            raise say.fail(scored_error(exc, say, data, "the calibration figure", col)) from None
 
 
 def _command_line(ctx: typer.Context) -> str:
@@ -277,8 +294,8 @@ def report_command(
     quiet: QuietOption = False,
 ) -> None:
     """Each section is optional (at least one is required), in this order: CTR
-    (--impressions, --label and --score: the metrics of receval ctr, ROC,
-    precision-recall and calibration curves), ranking (--qrels and --run: the
+    (--impressions, --label and --score, probabilities: the metrics of receval
+    ctr, ROC, precision-recall and calibration curves), ranking (--qrels and --run: the
     metrics of receval rank, mean ndcg@k and recall@k for k = 1..100; with
     --train, the protocol section: the findings of receval audit; with
     --train or --item-groups, the beyond-accuracy section: popularity bias,
@@ -349,6 +366,7 @@ def report_command(
             rows = ctr_rows(
                 data.y_true, data.scores, metrics_ctr, data.groups, data.sample_weight, say, data
             )
+            _check_calibrated(data, say)
             ctr_section(
                 doc, ctr_table(rows, metrics_ctr).records(), data.y_true, dict(data.scores),
                 caption=f"{displayed(impressions)}: {counted(data.n_rows, 'impression')}",

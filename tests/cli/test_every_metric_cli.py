@@ -185,8 +185,8 @@ def test_every_registry_metric_through_the_cli(runner, files, name):
         want = load(entry.function_path)(files["y"], files["p"], **options)
         want = getattr(want, "value", want)
     elif entry.family == "off_policy":
-        result = invoke(runner, "off-policy", files["log"], "-m", text, "--estimated-reward",
-                        "q", "--estimated-value", "v", "-f", "json")  # fmt: skip
+        model = ["--estimated-reward", "q", "--estimated-value", "v"] if name == "dr" else []
+        result = invoke(runner, "off-policy", files["log"], "-m", text, *model, "-f", "json")
         got = json.loads(result.stdout)[0][text]
         log = dict(zip(LOG_COLUMNS, np.array(files["log_rows"]).T, strict=True))
         options = {"estimated_rewards": log["q"], "estimated_value": log["v"]}

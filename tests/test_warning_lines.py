@@ -91,3 +91,18 @@ def test_deprecated_names_point_at_their_use():
     assert [w.category for w in caught] == [DeprecationWarning]
     assert caught[0].filename == __file__
     assert np.isfinite(1.0)
+
+
+def test_every_warning_goes_through_warn():
+    # a hand-counted stack level names the caller's line on one path only
+    import pathlib
+
+    package = pathlib.Path(rv.__file__).parent
+    direct = [
+        f"{path.relative_to(package)}:{n}"
+        for path in package.rglob("*.py")
+        if path.name != "exceptions.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "warnings.warn(" in line or "stacklevel" in line
+    ]
+    assert direct == []

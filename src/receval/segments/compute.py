@@ -20,7 +20,12 @@ import numpy as np
 from .._parameters import counted, metric_strings
 from .._validation import check_not_empty
 from ..data._arrow import is_arrow, take_at
-from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
+from ..exceptions import (
+    InputValidationError,
+    InvalidParameterError,
+    UndefinedMetricWarning,
+    warn,
+)
 from .report import SegmentReport, segment_codes
 
 __all__ = ["SegmentComparison", "SegmentReport", "by_segment", "compare_by_segment"]
@@ -389,7 +394,7 @@ def compare_by_segment(
         for w in caught:  # a segment of no user: nan, n_users 0 (no warning)
             if counts[i] or not issubclass(w.category, UndefinedMetricWarning):
                 said = str(w.message).removeprefix("compare: ")
-                warnings.warn(f"{func}, segment {label!r}: {said}", w.category, stacklevel=2)
+                warn(f"{func}, segment {label!r}: {said}", w.category)
     overall = compare(None, reports, metrics, **settings)
     n_unassigned = int((codes < 0).sum())
     return SegmentComparison(labels, per_segment, overall, counts, n_unassigned, n_unknown)

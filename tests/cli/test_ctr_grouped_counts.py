@@ -217,10 +217,9 @@ def test_by_segment_refuses_weights_a_metric_does_not_take(log, tmp_path):
     invoke(make_runner(), *args, code=2)
     result = invoke(make_runner(), *args, "--by", "seg", code=2)
     assert result.stderr == (
-        "error: --score score: --weight w is not taken by 'grouped_regression_auc' (its value "
-        "would not weigh the rows as the other metrics' values do). Got weights for the "
-        "metrics ['gauc', 'grouped_regression_auc']; compute 'grouped_regression_auc' in a "
-        "call of its own, without weights.\n"
+        "error: --score score: --weight w is not taken by grouped_regression_auc: it counts "
+        "each row once. Got 9 weights; compute grouped_regression_auc without them (or "
+        "repeat rows to weigh them).\n"
     )
 
 

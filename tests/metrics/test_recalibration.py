@@ -190,7 +190,9 @@ def test_regression_auc_hand_cases():
 )
 def test_regression_auc_refuses_weights_naming_what_was_given(weights, given):
     # the weights in the user's terms (their number), not the type of their container
-    with pytest.raises(InvalidParameterError, match=f"Got {given}; leave it out"):
+    with pytest.raises(
+        InvalidParameterError, match=f"Got {given}; compute regression_auc without them"
+    ):
         rv.regression_auc_score([1.0, 2.0, 3.0], [0.5, 0.6, 0.4], sample_weight=weights)
 
 

@@ -180,10 +180,9 @@ def test_weights_for_a_metric_that_takes_none_are_refused():
         receval.by_segment(["gauc", "grouped_regression_auc"], *data, **options,
                            sample_weight=[1.0, 2.0, 1.0, 1.0])  # fmt: skip
     assert str(info.value) == (
-        "by_segment: sample_weight is not taken by 'grouped_regression_auc' (its value would "
-        "not weigh the rows as the other metrics' values do). Got weights for the metrics "
-        "['gauc', 'grouped_regression_auc']; compute 'grouped_regression_auc' in a call of "
-        "its own, without weights."
+        "by_segment: sample_weight is not taken by grouped_regression_auc: it counts each "
+        "row once. Got 4 weights; compute grouped_regression_auc without them (or repeat "
+        "rows to weigh them)."
     )
     # without weights, both; with weights, the metrics that take them
     receval.by_segment(["gauc", "grouped_regression_auc"], *data, **options)

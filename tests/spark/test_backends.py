@@ -218,3 +218,18 @@ def test_float_ids_of_a_run_are_read_per_column_as_in_memory(spark, users, items
                      {"user": "user", "item": "item", "score": "score"}, num_partitions=4,
                      k=1, train=train)  # fmt: skip
     assert got == expected
+
+
+@pytest.mark.parametrize("name", ["regression_auc", "grouped_regression_auc"])
+def test_weights_of_a_metric_that_takes_none_are_refused_as_in_memory(rows_df, name):
+    # before: "The 'columns' parameter ... must map data arguments of regression_auc
+    # ['y_true', 'y_score'] to columns. Got 'sample_weight' instead."
+    columns = {"y_true": "y", "y_score": "p", "sample_weight": "w"}
+    if name.startswith("grouped"):
+        columns["groups"] = "g"
+    with pytest.raises(InvalidParameterError) as info:
+        rs.compute(rows_df, name, columns)
+    assert str(info.value) == (
+        f"receval.spark.compute: sample_weight is not taken by {name}: it counts each row "
+        f"once. Got the column 'w'; compute {name} without them (or repeat rows to weigh them)."
+    )

@@ -248,7 +248,7 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     0.8
     """
     defn = definition(name, options)
-    data_names = set(defn.inputs)
+    data_names = {*defn.inputs, "sample_weight"}  # weights a metric takes none of: refused
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
     # a scan is cut into batches of whole groups: their states need no rows kept

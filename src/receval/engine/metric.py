@@ -40,6 +40,7 @@ __all__ = [
     "no_options",
     "register",
     "second_and_weight",
+    "weights_refused",
 ]
 
 
@@ -297,6 +298,49 @@ def second_and_weight(
     if kwargs:
         raise InvalidParameterError(f"{takes} Got {sorted(kwargs)[0]!r} too.")
     return value, weight
+
+
+def weights_refused(
+    func: str, name: str, sample_weight: Any, *, column: str = ""
+) -> InvalidParameterError:
+    """The error of sample weights given to a metric that takes none (``sample_weight``
+    is not among its registry row's ``inputs``), in the same words on every backend:
+    its function, its accumulator's ``update``, :func:`receval.compute` (in memory or
+    on a scan), Spark and the CLI (which names its ``--weight`` column instead).
+
+    Parameters
+    ----------
+    func : str
+        The caller the message names (``regression_auc_score``,
+        ``Accumulator.update of 'regression_auc'``, ``receval.spark.compute``).
+    name : str
+        The metric's canonical name.
+    sample_weight : object
+        The weights given: shown as their number, or as the value itself when it
+        is one (a scalar).
+    column : str, default=""
+        The column the weights were mapped to (Spark), shown instead.
+
+    Examples
+    --------
+    >>> print(weights_refused("f", "regression_auc", [1, 2, 1]))
+    f: sample_weight is not taken by regression_auc: it counts each row once. Got 3
+    weights; compute regression_auc without them (or repeat rows to weigh them).
+    """
+    import numpy as np
+
+    from .._parameters import counted
+
+    if column:
+        given = f"the column {column!r}"
+    elif np.ndim(sample_weight) == 0:  # one number (or an object: a scan's column)
+        given = repr(np.asarray(sample_weight).item())
+    else:
+        given = counted(len(sample_weight), "weight")
+    return InvalidParameterError(
+        f"{func}: sample_weight is not taken by {name}: it counts each row once. Got "
+        f"{given}; compute {name} without them (or repeat rows to weigh them)."
+    )
 
 
 def data_columns(func: str, *arrays: tuple[str, Any]) -> list[Any]:

@@ -20,7 +20,7 @@ from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
 from .loop.tensors import host_array, on_host, owned
 from .memory import state_bytes
-from .metric import DEFINITIONS, MetricDefinition
+from .metric import DEFINITIONS, MetricDefinition, weights_refused
 from .states import check_loaded_state, invalid_state
 from .window import UNITS, Window, batch_rows
 
@@ -134,8 +134,13 @@ def check_arguments(
     A ``prepare`` that takes ``*args`` and whose last input is ``sample_weight``
     (``update(y_true, second, sample_weight=None)``) is checked against those inputs:
     every one but ``sample_weight`` is required. ``func`` names the caller (default:
-    ``Accumulator.update of 'name'``)."""
+    ``Accumulator.update of 'name'``). Weights given to a metric that takes none are
+    refused as its function refuses them (:func:`~receval.engine.metric.weights_refused`)."""
     import inspect
+
+    caller = f"Accumulator.update of {name!r}" if func is None else func
+    if "sample_weight" in kwargs and "sample_weight" not in defn.inputs:
+        raise weights_refused(caller, defn.name, kwargs["sample_weight"])
 
     signature = inspect.signature(defn.prepare)
     kinds = {p.kind for p in signature.parameters.values()}
@@ -149,7 +154,6 @@ def check_arguments(
     try:
         signature.bind(params, *data, **kwargs)
     except TypeError as e:
-        caller = f"Accumulator.update of {name!r}" if func is None else func
         raise InvalidParameterError(f"{caller} takes ({', '.join(defn.inputs)}): {e}.") from None
 
 

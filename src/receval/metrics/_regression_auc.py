@@ -8,9 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
-from ..engine.metric import always, data_columns
+from ..engine.metric import always, data_columns, weights_refused
 from ..engine.sources import run_definition
-from ..exceptions import InvalidParameterError
 from ._xauc import XAUCCounts, group_definition, grouped_prepare
 
 __all__ = ["regression_auc_score"]
@@ -73,19 +72,14 @@ def regression_auc_score(
     ...                      groups=["a", "a", "a", "b", "b"])  # (2/3 + 0) / 2
     0.3333
     """
+    defn = REGRESSION_AUC if groups is None else GROUPED_REGRESSION_AUC
     if sample_weight is not None:
-        raise InvalidParameterError(
-            f"{_FUNC}: sample_weight is not taken: TorchRec's regression AUC counts every "
-            f"pair of rows once. Got {_weights(sample_weight)}; leave it out (or repeat "
-            f"rows to weigh them)."
-        )
+        raise weights_refused(_FUNC, defn.name, sample_weight)
     columns = {"y_true": y_true, "y_score": y_score}
-    if groups is None:
-        result: float = run_definition(REGRESSION_AUC, {}, columns, func=_FUNC)
-        return result
-    grouped: float = run_definition(GROUPED_REGRESSION_AUC, {}, columns | {"groups": groups},
-                                    func=_FUNC)  # fmt: skip
-    return grouped
+    if groups is not None:
+        columns["groups"] = groups
+    result: float = run_definition(defn, {}, columns, func=_FUNC)
+    return result
 
 
 def _inverted(state: XAUCCounts) -> tuple[np.ndarray, np.ndarray]:
@@ -148,11 +142,3 @@ REGRESSION_AUC = group_definition("regression_auc", _FUNC, _prepare, _group_valu
                                   scale_free=always)  # fmt: skip
 GROUPED_REGRESSION_AUC = group_definition("grouped_regression_auc", _FUNC, _grouped,
                                           _group_values, scale_free=always)  # fmt: skip
-
-
-def _weights(sample_weight: Any) -> str:
-    """The weights given, in words: their number (``3 weights``), or the value itself
-    when it is one number (a scalar)."""
-    if np.ndim(sample_weight) == 0:
-        return repr(np.asarray(sample_weight).item())
-    return v.counted(len(sample_weight), "weight")

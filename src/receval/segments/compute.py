@@ -119,7 +119,8 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
             "The 'metrics' parameter of by_segment must name at least one metric. Got [] instead."
         )
     runners = {m: _runner(m, frozenset(options)) for m in names}
-    data_names = {i for inputs, _, _ in runners.values() for i in inputs}
+    # weights are data even where no metric takes them (refused below, as each metric does)
+    data_names = {"sample_weight"} | {i for inputs, _, _ in runners.values() for i in inputs}
     kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
     taken = {k for _, takes, _ in runners.values() for k in options if takes(k)}
     unknown = sorted(set(options) - taken)
@@ -127,15 +128,14 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         raise InvalidParameterError(
             f"by_segment: no metric of {names} takes the option {unknown[0]!r}."
         )
-    if kwargs.get("sample_weight") is not None:  # not one metric weighted, another not
+    if kwargs.get("sample_weight") is not None:
         unweighted = [m for m in names if "sample_weight" not in runners[m][0]]
         if unweighted:
-            raise InvalidParameterError(
-                f"{func}: sample_weight is not taken by {unweighted[0]!r} (its value would "
-                f"not weigh the rows as the other metrics' values do). Got weights for the "
-                f"metrics {names}; compute {unweighted[0]!r} in a call of its own, without "
-                f"weights."
-            )
+            from ..engine.metric import weights_refused
+            from ..registry import resolve
+
+            row = resolve(unweighted[0], supplied=frozenset(options)).info
+            raise weights_refused(func, row.name, kwargs["sample_weight"])
     given = [np.asarray(x) if isinstance(x, list) else x for x in data]
     kwargs = {k: np.asarray(x) if isinstance(x, list) else x for k, x in kwargs.items()}
     if not given and not kwargs:

@@ -398,6 +398,7 @@ def _compute(
     """:func:`compute`, its errors naming ``receval.spark.<func>`` (the function called:
     compute, or log_loss, pcoc, ... which compute for it)."""
     from ..engine.accumulator import metric
+    from ..engine.metric import weights_refused
     from ..registry import definition
 
     defn = definition(name, options)
@@ -405,6 +406,9 @@ def _compute(
         params = metric(name, whole_groups=True, **options).params  # partitions of whole users
         return defn.finalize(params, _run_state(df, func, defn, params, dict(columns),
                                                 num_partitions))  # fmt: skip
+    if "sample_weight" in columns and "sample_weight" not in defn.inputs:
+        raise weights_refused(f"receval.spark.{func}", defn.name, None,
+                              column=columns["sample_weight"])  # fmt: skip
     unknown = sorted(set(columns) - set(defn.inputs))
     if unknown:
         raise InvalidParameterError(

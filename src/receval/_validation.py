@@ -87,8 +87,9 @@ def _is_missing(value: Any) -> bool:
 def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
     """Raise when labels hold a missing value (None, pandas' NA or NaN in an object
     array, NaN in a float array: a null of Arrow, polars or a pandas nullable
-    column), or, in an object array, numbers mixed with strings (which have no
-    order, so no class is "the greater")."""
+    column) or an infinite one (no class), or, in an object array, numbers mixed
+    with strings (which have no order, so no class is "the greater"). Every label
+    check of every backend runs it first, so they all say the same."""
     if not arr.size:
         return
     if arr.dtype == object:
@@ -98,12 +99,27 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
         if not missing.any():
             _check_one_label_type(values, name, func)
     elif arr.dtype.kind == "f":
-        missing = np.isnan(arr)
+        missing, infinite = np.isnan(arr), np.isinf(arr)
         what = "NaN"
+        if infinite.any() and not missing.any():  # no class: the same error on every backend
+            raise _infinite_labels(func, name, arr, infinite)
     else:
         return
     if missing.any():
         raise missing_values(func, name, missing, what)
+
+
+def _infinite_labels(
+    func: str, name: str, arr: np.ndarray, infinite: np.ndarray
+) -> InputValidationError:
+    """The error of labels of which some (``infinite``) are infinite: their count, the
+    first (the error's ``row``) and its value."""
+    row = int(np.argmax(infinite))
+    template = f"{literal(func)}: {literal(name)} must hold labels such as 0 and 1. Got "
+    template += f"{{count}} ({float(arr[row])!r}), the first {{at}}; drop those rows or fix "
+    template += "their labels first."
+    count = counted(int(np.count_nonzero(infinite)), "infinite value")
+    return InputValidationError.positioned(template, row, count, "infinite values")
 
 
 def missing_values(
@@ -767,34 +783,3 @@ def check_zero_division(value: Any, func: str) -> str | float:
         f"The 'zero_division' parameter of {func} must be one of ['warn', 0.0, 1.0, nan]. "
         f"Got {value!r} instead."
     )
-
-
-def check_binary_classes(classes: np.ndarray, pos_label: Any, found: bool, func: str) -> None:
-    """For ``average='binary'``: at most two classes, and ``pos_label`` among them.
-
-    ``classes`` are the sorted distinct labels of y_true and y_pred; ``found``
-    says whether ``pos_label`` is one of them. As in scikit-learn, a
-    ``pos_label`` absent from data with a single class is allowed.
-    """
-    if len(classes) > 2:
-        raise InputValidationError(
-            f"{func}: average='binary' needs at most 2 distinct labels in y_true and y_pred. "
-            f"Got {len(classes)} labels {format_values(classes)}; pass average='macro', "
-            f"'micro', 'weighted' or None, or score one class against the rest with "
-            f"labels=[{classes[-1].item()!r}], average='micro'."
-        )
-    if len(classes) == 2 and not found:
-        raise InputValidationError(
-            f"{func}: pos_label must be one of the labels found in y_true and y_pred "
-            f"{format_values(classes)}. Got pos_label={pos_label!r}; pass e.g. "
-            f"pos_label={classes[-1].item()!r}."
-        )
-
-
-def check_labels_in_y_true(labels: np.ndarray, found: bool, func: str) -> None:
-    """At least one of the requested ``labels`` occurs in y_true (as scikit-learn requires)."""
-    if not found:
-        raise InputValidationError(
-            f"{func}: none of labels {format_values(labels)} occurs in y_true; pass labels "
-            f"that include at least one true class, or labels=None."
-        )

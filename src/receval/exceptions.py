@@ -64,6 +64,9 @@ class InputValidationError(RecevalError, ValueError):
     #: (``count``, as stated), so that :meth:`moved` and :meth:`restated` can restate it
     template: str | None = None
     count: str | None = None
+    #: what ``count`` counts, in the plural and without a number: the count :meth:`moved`
+    #: states once the part's count is no longer the column's
+    counted: str = "missing values"
     classes: list[object] | None = None
     scored: tuple[str, str] | None = None
 
@@ -90,22 +93,30 @@ class InputValidationError(RecevalError, ValueError):
         ...     print(exc.moved(1000))
         roc_auc_score: y_true contains 1 missing value (None, NA or NaN), the first at position 2; drop or fill them first.
         roc_auc_score: y_true contains missing values (None, NA or NaN), the first at position 1002; drop or fill them first.
+        >>> try:
+        ...     roc_auc_score([0, 1, float("inf")], [0.1, 0.2, 0.3])
+        ... except InputValidationError as exc:
+        ...     print(exc.moved(1000))
+        roc_auc_score: y_true must hold labels such as 0 and 1. Got infinite values (inf), the first at position 1002; drop those rows or fix their labels first.
         """
         row = None if self.row is None else self.row + offset
         if self.template is None or row is None:
             error = self._again(str(self))
             error.row = row
             return error
-        error = self.positioned(self.template, row, "missing values")
+        error = self.positioned(self.template, row, self.counted, self.counted)
         error.pair, error.classes, error.scored = self.pair, self.classes, self.scored
         return error
 
     @classmethod
-    def positioned(cls, template: str, row: int, count: str | None = None) -> InputValidationError:
+    def positioned(
+        cls, template: str, row: int, count: str | None = None, counted: str = "missing values"
+    ) -> InputValidationError:
         """The error of the first offending value at position ``row`` of an array: the
-        message of ``template`` (see :attr:`template`), the values counted ``count``."""
+        message of ``template`` (see :attr:`template`), the values counted ``count``
+        (``"2 missing values"``; ``counted``: the same without their number)."""
         error = cls(template.format(at=f"at position {row}", count=count), row=row)
-        error.template, error.count = template, count
+        error.template, error.count, error.counted = template, count, counted
         return error
 
     def restated(self, at: str) -> InputValidationError:
@@ -131,7 +142,7 @@ class InputValidationError(RecevalError, ValueError):
         """An error of this type with ``message`` and this error's attributes."""
         error = type(self)(message, row=self.row, classes=self.classes)
         error.pair, error.template, error.count = self.pair, self.template, self.count
-        error.scored = self.scored
+        error.counted, error.scored = self.counted, self.scored
         return error
 
 

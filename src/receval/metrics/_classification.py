@@ -17,7 +17,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _validation as _v
 from ..exceptions import UndefinedMetricWarning, warn
-from ._label_counts import check_label_data, check_labels, label_positions, tally_labels
+from ._label_counts import (
+    check_label_data,
+    check_labels,
+    check_labels_in_y_true,
+    label_positions,
+    tally_labels,
+)
 
 __all__ = [
     "accuracy_score",
@@ -117,7 +123,7 @@ def confusion_matrix(
             in_true = bool(((tally.tp + tally.fn)[idx[known]] > 0).any())
         else:  # a true class may carry zero weight
             in_true = bool(np.isin(selected[known], data.y_true).any())
-        _v.check_labels_in_y_true(selected, in_true, func)
+        check_labels_in_y_true(selected, in_true, func)
     n_labels = len(selected)
     known = idx >= 0
     if tally.matrix is not None:

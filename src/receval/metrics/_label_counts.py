@@ -241,7 +241,7 @@ def class_counts(
     if average == "binary":
         pos_label = _v.check_label_value(pos_label, "pos_label", func)
         idx = label_positions(classes, np.asarray([pos_label]))
-        _v.check_binary_classes(classes, pos_label, bool(idx[0] >= 0), func)
+        check_binary_classes(classes, pos_label, bool(idx[0] >= 0), func)
         selected = np.asarray([pos_label])
     elif labels is None:
         selected = classes
@@ -266,3 +266,34 @@ def class_counts(
     if average == "micro":
         tp, fp, fn, tn, support = (a.sum(keepdims=True) for a in (tp, fp, fn, tn, support))
     return ClassCounts(selected, tp, fp, fn, tn, support, average)
+
+
+def check_binary_classes(classes: np.ndarray, pos_label: Any, found: bool, func: str) -> None:
+    """For ``average='binary'``: at most two classes, and ``pos_label`` among them.
+
+    ``classes`` are the sorted distinct labels of y_true and y_pred; ``found``
+    says whether ``pos_label`` is one of them. As in scikit-learn, a
+    ``pos_label`` absent from data with a single class is allowed.
+    """
+    if len(classes) > 2:
+        raise InputValidationError(
+            f"{func}: average='binary' needs at most 2 distinct labels in y_true and y_pred. "
+            f"Got {len(classes)} labels {_v.format_values(classes)}; pass average='macro', "
+            f"'micro', 'weighted' or None, or score one class against the rest with "
+            f"labels=[{classes[-1].item()!r}], average='micro'."
+        )
+    if len(classes) == 2 and not found:
+        raise InputValidationError(
+            f"{func}: pos_label must be one of the labels found in y_true and y_pred "
+            f"{_v.format_values(classes)}. Got pos_label={pos_label!r}; pass e.g. "
+            f"pos_label={classes[-1].item()!r}."
+        )
+
+
+def check_labels_in_y_true(labels: np.ndarray, found: bool, func: str) -> None:
+    """At least one of the requested ``labels`` occurs in y_true (as scikit-learn requires)."""
+    if not found:
+        raise InputValidationError(
+            f"{func}: none of labels {_v.format_values(labels)} occurs in y_true; pass labels "
+            f"that include at least one true class, or labels=None."
+        )

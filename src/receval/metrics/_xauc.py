@@ -524,9 +524,10 @@ def grouped_prepare(func: str) -> Any:
     ) -> tuple[Any, ...]:  # fmt: skip
         named = (("y_true", y_true), ("y_score", y_score), ("groups", groups))
         yt, ys, g, sw = data_columns(func, *named, ("sample_weight", sample_weight))
-        v.check_no_missing(g, "groups", func)
-        if g.dtype.kind == "f":
+        if g.dtype.kind == "f":  # NaN or infinite ids: refused as every metric of groups does
             g = float_id_values(g, "groups", func)
+        else:
+            v.check_no_missing(g, "groups", func)
         kind = IdKind.of(g, func)  # the type every batch's and merged state's ids must share
         targets = v.order_scores(yt, "y_true", func, rank=False)
         scores = v.order_scores(ys, "y_score", func, rank=False)

@@ -85,6 +85,48 @@ def test_a_grade_out_of_int64_says_so(tmp_path, suffix):
 
 
 @pytest.mark.parametrize("suffix", sorted(COMPRESS))
+@pytest.mark.parametrize(
+    ("grade", "fix"),
+    [
+        ("1e1", "it is 10 written in exponent notation: write it as the integer 10 "
+                "(trec_eval's atol reads '1e1' as 1)"),
+        ("2.0", "it is 2 written with a decimal point: write it as the integer 2 "
+                "(trec_eval's atol reads '2.0' as 2)"),
+        ("1.5E1", "it is 15 written in exponent notation: write it as the integer 15 "
+                  "(trec_eval's atol reads '1.5E1' as 1)"),
+        ("1e30", "grades are 64-bit integers, at most 9223372036854775807 in magnitude"),
+        ("2.5", "TREC qrels hold integer grades, as trec_eval reads them: give real-valued "
+                "grades (probabilities) in a CSV, TSV or Parquet file"),
+    ],
+)  # fmt: skip
+def test_an_integer_grade_written_otherwise_is_refused_with_the_integer(
+    tmp_path, suffix, grade, fix
+):
+    # '1e1' and '2.0' were told to go to a CSV file as real-valued grades; receval reads
+    # TREC grades as integers only (trec_eval's atol would read '1e1' as 1, not 10)
+    path = _write(tmp_path, "qrels", f"1 0 d1 1\n1 0 d2 {grade}\n".encode(), suffix)
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_trec(path)
+    assert str(info.value) == f"{path}:2: the grade {grade!r} is not an integer; {fix}."
+
+
+def test_trec_eval_and_rank_refuse_an_integer_grade_in_exponent_notation(tmp_path):
+    qrels = _write(tmp_path, "qrels", b"1 0 d1 1\n1 0 d2 1e1\n")
+    run = _write(tmp_path, "run", RUN)
+    said = (
+        f"{qrels}:2: the grade '1e1' is not an integer; it is 10 written in exponent "
+        f"notation: write it as the integer 10 (trec_eval's atol reads '1e1' as 1)."
+    )
+    with pytest.raises(InputValidationError) as info:
+        trec_eval(["-m", "ndcg", str(qrels), str(run)])
+    assert str(info.value) == said
+    from tests.cli._helpers import invoke, make_runner
+
+    for args in (["trec-eval", qrels, run], ["rank", "--run", run, "--qrels", qrels, "-m", "ndcg"]):
+        assert invoke(make_runner(), *args, code=2).stderr == f"error: {said}\n"
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
 def test_an_id_that_is_not_utf8_is_named_with_its_line(tmp_path, suffix):
     # Arrow's reader said "cannot be read as text: In CSV column #0: CSV conversion
     # error to string: invalid UTF8 data." (no line, no fix)

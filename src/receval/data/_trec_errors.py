@@ -8,10 +8,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import InputValidationError
 from ._open import compression_of, open_input
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 
 def numbered_lines(path: str) -> Iterator[tuple[int, bytes]]:
@@ -126,11 +129,30 @@ def bad_number(
 ) -> InputValidationError:
     """The error of the field ``text`` (the ``what``: grade, score, level) on line
     ``line`` of a TREC file that is not an integer (``integer``) or a number, with
-    its fix: a real number or one out of int64 where an integer grade goes, a
-    hexadecimal one (which C's ``atof`` reads), or a field of another column."""
+    its fix: an integer written otherwise (``2.0``, ``1e1``: written as one), a real
+    number or one out of int64 where an integer grade goes, a hexadecimal one (which
+    C's ``atof`` reads), or a field of another column.
+
+    Examples
+    --------
+    >>> print(bad_number("qrels.txt", 2, "grade", "1e1", True))
+    qrels.txt:2: the grade '1e1' is not an integer; it is 10 written in exponent
+    notation: write it as the integer 10 (trec_eval's atol reads '1e1' as 1).
+    >>> print(bad_number("qrels.txt", 2, "grade", "2.5", True))  # doctest: +ELLIPSIS
+    qrels.txt:2: the grade '2.5' is not an integer; TREC qrels hold integer grades, ...
+    """
     value = text.strip()
-    if integer and _INTEGER.fullmatch(value):
+    whole = _whole(value) if integer else None
+    if integer and (_INTEGER.fullmatch(value) or (whole is not None and not _in_int64(whole))):
         fix = "; grades are 64-bit integers, at most 9223372036854775807 in magnitude"
+    elif whole is not None:  # 2.0, 1e1: an integer in another notation, which atol misreads
+        from ..registry.trec_eval import atol
+
+        notation = "in exponent notation" if "e" in value.lower() else "with a decimal point"
+        fix = (
+            f"; it is {int(whole)} written {notation}: write it as the integer {int(whole)} "
+            f"(trec_eval's atol reads {value!r} as {atol(value)})"
+        )
     elif integer and _DECIMAL.fullmatch(value):
         fix = (
             "; TREC qrels hold integer grades, as trec_eval reads them: give real-valued "
@@ -145,6 +167,22 @@ def bad_number(
     return InputValidationError(
         f"{os.fspath(path)}:{line}: the {what} {text!r} is not {kind}{fix}."
     )
+
+
+def _whole(text: str) -> Decimal | None:
+    """The integer that a decimal number such as ``2.0`` or ``1e1`` writes exactly
+    (a ``Decimal``: ``1e999999999`` is not expanded); None for any other text."""
+    from decimal import Decimal
+
+    if not _DECIMAL.fullmatch(text):
+        return None
+    number = Decimal(text)
+    return number if number == number.to_integral_value() else None
+
+
+def _in_int64(number: Decimal) -> bool:
+    """Whether an integer is within int64, where grades are."""
+    return -(2**63) <= number < 2**63
 
 
 def _hex_value(text: str) -> str | None:

@@ -88,8 +88,8 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
     """Raise when labels hold a missing value (None, pandas' NA or NaN in an object
     array, NaN in a float array: a null of Arrow, polars or a pandas nullable
     column) or an infinite one (no class), or, in an object array, numbers mixed
-    with strings (which have no order, so no class is "the greater"). Every label
-    check of every backend runs it first, so they all say the same."""
+    with strings (which have no order, so no class is "the greater"). The checks of
+    binary labels run it first on every backend, so that they say the same."""
     if not arr.size:
         return
     if arr.dtype == object:

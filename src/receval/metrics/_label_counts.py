@@ -4,7 +4,9 @@ The labels are encoded once to integer codes (offsets from the minimum for
 integer labels with a small range, ``np.unique`` otherwise), and a single
 ``np.bincount`` of ``true_code * n_classes + pred_code`` gives the confusion
 matrix (:func:`tally_labels`), from which :func:`class_counts` derives the
-one-vs-rest counts TP, FP, FN, TN and the support of every class.
+one-vs-rest counts TP, FP, FN, TN and the support of every class. The checks of
+the classes found against ``average='binary'`` and ``labels=``
+(:func:`check_binary_classes`, :func:`check_labels_in_y_true`) are here too.
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ a few milliseconds and pulls in no DataFrame library.
 """
 
 from __future__ import annotations
-from .exceptions import warn
 
 import importlib
 import sys
@@ -219,7 +218,7 @@ class _MovedModules:
         return ModuleSpec(fullname, self)  # type: ignore[arg-type]
 
     def create_module(self, spec: Any) -> Any:
-        import warnings
+        from .exceptions import warn
 
         new = _MOVED_MODULES[spec.name]
         warn(

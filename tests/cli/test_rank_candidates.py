@@ -39,13 +39,14 @@ def test_rank_reports_what_the_candidates_left_out(files, correction):
         "n_rows_dropped": 14,
         "n_candidates_absent": 0,
         "n_users_without_candidates": 1,
+        "n_rows_kept": 6,
         "correction": correction,
         "catalog_size": None if correction is None else 100,
         "gamma": None,
     }
     tail = "" if correction is None else "; correction rank, catalog size 100"
     assert (
-        "r.csv: candidates: 14 run rows outside them dropped, 1 run user without a "
+        "r.csv: candidates: 6 run rows kept, 14 outside them dropped, 1 run user without a "
         f"candidate set, 0 candidates the run does not score (ranked last){tail}."
     ) in " ".join(result.stderr.split())
     plain = json.loads(invoke(make_runner(), *files[:-2], "--format", "json").stdout)[0]
@@ -75,5 +76,29 @@ def test_candidates_of_other_users_exit_2_naming_the_options(tmp_path) -> None:
         "so every run row would be dropped and every metric would be 0; check the candidates' "
         "user ids for a prefix, a type or a column mix-up, or pass --allow-unmatched to score "
         "the run anyway.\n"
+    )
+    invoke(make_runner(), *args, "--allow-unmatched")
+
+
+@pytest.mark.parametrize("candidate_items", [["1", "2"], ["A", "C"]])
+def test_candidates_of_other_items_exit_2_naming_the_options(tmp_path, candidate_items):
+    # the run's users, none of its items (ints or capitals): a table of 0.0 and a note
+    (tmp_path / "q.txt").write_text("u1 0 a 1\nu2 0 c 1\n")
+    (tmp_path / "r.txt").write_text("u1 Q0 a 1 0.9 r\nu2 Q0 c 1 0.3 r\n")
+    (tmp_path / "c.csv").write_text(
+        "user,item\n" + "".join(f"{u},{i}\n" for u in ("u1", "u2") for i in candidate_items)
+    )
+    args = ["rank", "--qrels", tmp_path / "q.txt", "--run", tmp_path / "r.txt", "--candidates",
+            tmp_path / "c.csv", "-m", "recall@1"]  # fmt: skip
+    result = invoke(make_runner(), *args, code=2)
+    assert result.stdout == ""
+    message = " ".join(result.stderr.split())
+    assert message.startswith(
+        "error: receval rank: none of the 2 run rows is in its user's candidate set "
+        "(--candidates FILE), e.g. run items ['a', 'c'], candidate items "
+    )
+    assert message.endswith(
+        "so every metric would be 0; check the candidates' item ids for a prefix, a type or "
+        "a column mix-up, or pass --allow-unmatched to score the run anyway."
     )
     invoke(make_runner(), *args, "--allow-unmatched")

@@ -611,3 +611,45 @@ def test_candidates_without_any_run_user_are_refused(tmp_path, scanned):
     report = evaluate(qrels, source, "recall@5", candidates=c, allow_unmatched=True)
     assert report.mean["recall@5"] == 0.0
     assert report.sampling.n_users_without_candidates == 5
+
+
+@pytest.mark.parametrize("scanned", [False, True])
+@pytest.mark.parametrize("spelled", ["upper", "int"])
+def test_candidates_without_any_run_item_are_refused(tmp_path, scanned, spelled):
+    # the run's users, none of its items (I00 or 0 beside i00): every metric a silent 0.0
+    qrels, run, items = _data(users=5)
+    other = [i.upper() if spelled == "upper" else int(i[1:]) for i in items[:10]]
+    c = Candidates.from_dict(dict.fromkeys(run, other))
+    source = receval.scan(_write_run(str(tmp_path), run), batch_rows=50) if scanned else run
+    n_rows = sum(len(r) for r in run.values())
+    with pytest.raises(InputValidationError) as error:
+        evaluate(qrels, source, "recall@5", candidates=c)
+    shown = {
+        "upper": "['I00', 'I01', 'I02', 'I03', 'I04', ...]",
+        "int": "[0, 1, 2, 3, 4, ...] (the candidates' are int64, the run's str: an integer id "
+        "matches the string of its decimal digits, 7 matches '7' but not '07' or '7.0'; cast "
+        "one side so that both hold the same ids (e.g. .astype(int) on numeric strings))",
+    }
+    assert str(error.value) == (
+        f"evaluate: none of the {n_rows} run rows is in its user's candidate set "
+        f"(candidates=), e.g. run items ['i00', 'i01', 'i02', 'i03', 'i04', ...], candidate "
+        f"items {shown[spelled]}, so every metric would be 0; check the candidates' item ids "
+        f"for a prefix, a type or a column mix-up, or pass allow_unmatched=True to score the "
+        f"run anyway."
+    )
+    report = evaluate(qrels, source, "recall@5", candidates=c, allow_unmatched=True)
+    assert report.mean["recall@5"] == 0.0
+    assert (report.sampling.n_rows_kept, report.sampling.n_rows_dropped) == (0, n_rows)
+
+
+def test_candidates_keeping_rows_of_one_batch_only_are_not_refused(tmp_path):
+    # a batch that keeps no row is no mix-up while another batch keeps some
+    qrels, run, items = _data(users=5)
+    first = next(iter(run))
+    c = Candidates.from_dict({first: items[:10]})
+    source = receval.scan(_write_run(str(tmp_path), run), batch_rows=50)
+    report = evaluate(qrels, source, "recall@5", candidates=c)
+    want = evaluate(qrels, run, "recall@5", candidates=c)
+    assert report.sampling == want.sampling
+    assert report.sampling.n_rows_kept == sum(i in run[first] for i in items[:10]) > 0
+    assert report.sampling.n_users_without_candidates == 4

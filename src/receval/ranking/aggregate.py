@@ -33,7 +33,7 @@ from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec
 from ..sampled.negatives import SamplingSummary, restrict_run
 from .checks import (
-    check_candidate_users,
+    check_candidates,
     check_matching,
     tie_averages,
     unstable_tie_users,
@@ -415,11 +415,13 @@ def update(
     masking, removed = masked_partition(setup.exclude, qrels if setup.with_qrels else None, run)
     if masking is not None and run is not None:
         run = masking.run
-    sampling = None
+    sampling, sampling_items = None, None
     if run is not None and setup.candidates is not None:
         sampling = replace(setup.sampling) if setup.sampling is not None else SamplingSummary()
         restriction = restrict_run(run, setup.candidates)
         sampling.add(restriction)
+        if not restriction.n_rows_kept:  # a few of its items, should no batch keep a row
+            sampling_items = _examples(run.encoded_ids("items"))
         run = restriction.run
     if qrels is not None and setup.with_qrels:
         state = _users_update(setup, qrels, run, order, removed)
@@ -433,6 +435,8 @@ def update(
         if removed is not None and state.rows:
             state.rows[0].removed = removed
     state.sampling = sampling
+    if sampling_items is not None:
+        state.examples["sampling_items"] = sampling_items
     if masking is not None:
         state.masking = masking.summary
     if setup.repeats and users is not None:
@@ -681,7 +685,8 @@ def finalize(
             )  # fmt: skip
             if state.sampling is not None:
                 n_run_users = state.n_users - state.n_users_missing + state.n_run_only_users
-                check_candidate_users(state.sampling, n_run_users, matching[1])
+                shown = (ex.get("sampling_items", none), _examples(setup.candidates.item_ids))
+                check_candidates(state.sampling, n_run_users, shown, matching[1])
         for text in ranked:
             n_empty = state.n_users_empty.get(text, 0)
             if n_empty and convs[text].empty_users == "error":

@@ -27,6 +27,7 @@ __all__ = [
     "TIE_AVERAGE_BUDGET",
     "TIE_ORDERS",
     "UNSTABLE_TIES",
+    "check_candidates",
     "check_match_options",
     "check_matching",
     "describe_tie_orders",
@@ -56,8 +57,9 @@ def check_match_options(min_match: Any, allow_unmatched: Any, func: str) -> floa
     return float(min_match)
 
 
-def _types(a: np.ndarray, b: np.ndarray) -> str:
-    """A note on the ids' types when they differ (int64 beside str, ...)."""
+def _types(a: np.ndarray, b: np.ndarray, sides: tuple[str, str] = ("qrels", "run")) -> str:
+    """A note on the ids' types when they differ (int64 beside str, ...): ``a``'s and
+    ``b``'s, the ids of the two ``sides``."""
 
     def name(x: np.ndarray) -> str:
         if x.dtype.kind in "OUS":
@@ -68,7 +70,7 @@ def _types(a: np.ndarray, b: np.ndarray) -> str:
     qa, ra = name(a), name(b)
     if qa == ra:
         return ""
-    note = f" (the qrels' are {qa}, the run's {ra}"
+    note = f" (the {sides[0]}' are {qa}, the {sides[1]}'s {ra}"
     if {a.dtype.kind, b.dtype.kind} & set("iu") and {a.dtype.kind, b.dtype.kind} & set("OUS"):
         # an int id equals the string of its decimal digits only
         note += (
@@ -382,15 +384,35 @@ def _straddling(r: Run, runs: np.ndarray, depth: int) -> np.ndarray:
     return out
 
 
-def check_candidate_users(sampling: Any, n_run_users: int, allow_unmatched: bool) -> None:
-    """Refuse candidate sets that hold none of the run's users: every run row would be
-    dropped and every metric 0 (``sampling``: the :class:`SamplingSummary` of all the
-    users). ``allow_unmatched`` scores the run anyway."""
-    if allow_unmatched or not n_run_users or sampling.n_users_without_candidates < n_run_users:
+def check_candidates(
+    sampling: Any,
+    n_run_users: int,
+    examples: tuple[np.ndarray, np.ndarray],
+    allow_unmatched: bool,
+) -> None:
+    """Refuse candidate sets that keep none of the run's rows: sets of none of the run's
+    users, or sets whose items are none of the run's (another type or spelling of the
+    ids), as every metric would be 0. ``sampling``: the :class:`SamplingSummary` of all
+    the users; ``examples``: a few of the run's items and of the candidates' items, for
+    the message. ``allow_unmatched`` scores the run anyway."""
+    fix = "or pass allow_unmatched=True to score the run anyway."
+    if allow_unmatched or not n_run_users:
         return
+    if sampling.n_users_without_candidates >= n_run_users:
+        raise InputValidationError(
+            f"evaluate: {v.of_the(0, n_run_users, 'run user', then='has')} a candidate set "
+            f"(candidates=), so every run row would be dropped and every metric would be 0; "
+            f"check the candidates' user ids for a prefix, a type or a column mix-up, {fix}"
+        )
+    n_rows = sampling.n_rows_kept + sampling.n_rows_dropped
+    if sampling.n_rows_kept or not n_rows:
+        return
+    run_items, candidate_items = examples
     raise InputValidationError(
-        f"evaluate: {v.of_the(0, n_run_users, 'run user', then='has')} a candidate set "
-        f"(candidates=), so every run row would be dropped and every metric would be 0; "
-        f"check the candidates' user ids for a prefix, a type or a column mix-up, or pass "
-        f"allow_unmatched=True to score the run anyway."
+        f"evaluate: {v.of_the(0, n_rows, 'run row', then='is')} in its user's candidate "
+        f"set (candidates=), e.g. run items {v.format_values(run_items)}, candidate items "
+        f"{v.format_values(candidate_items)}"
+        f"{_types(candidate_items, run_items, ('candidates', 'run'))}, so every metric "
+        f"would be 0; check the candidates' item ids for a prefix, a type or a column "
+        f"mix-up, {fix}"
     )

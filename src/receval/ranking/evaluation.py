@@ -278,8 +278,9 @@ def evaluate(
         ``report.n_run_items_unmatched`` count them.
     allow_unmatched : bool, default=False
         Score a run that matches no qrels user, or (for the metrics that read
-        judgments) no qrels item, with a warning, and candidate sets of none of
-        the run's users; by default such a run is an ``InputValidationError``.
+        judgments) no qrels item, with a warning, and candidate sets that keep
+        none of the run's rows (sets of none of its users, or of none of its
+        items); by default such a run is an ``InputValidationError``.
 
     Returns
     -------

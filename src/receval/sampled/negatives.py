@@ -600,6 +600,10 @@ class SamplingSummary:
         corrections give an absent relevant item the last sampled rank, n + 1).
     n_users_without_candidates : int
         Run users without a candidate set: all their rows dropped.
+    n_rows_kept : int
+        Run rows inside the candidates: the rows the metrics rank. ``evaluate``
+        refuses candidates that keep none (every metric would be 0) unless
+        ``allow_unmatched=True``.
     correction : str or None
         The correction applied to the metrics, if any.
     catalog_size : int or None
@@ -611,6 +615,7 @@ class SamplingSummary:
     n_rows_dropped: int = 0
     n_candidates_absent: int = 0
     n_users_without_candidates: int = 0
+    n_rows_kept: int = 0
     correction: str | None = None
     catalog_size: int | None = None
     gamma: float | None = None
@@ -620,6 +625,7 @@ class SamplingSummary:
         self.n_rows_dropped += other.n_rows_dropped
         self.n_candidates_absent += other.n_candidates_absent
         self.n_users_without_candidates += other.n_users_without_candidates
+        self.n_rows_kept += other.n_rows_kept
 
     def merge(self, other: SamplingSummary) -> SamplingSummary:
         """The counts of two disjoint sets of users (partitions) together."""
@@ -633,13 +639,16 @@ class SamplingSummary:
         Examples
         --------
         >>> from receval import SamplingSummary
-        >>> print(SamplingSummary(14, 0, 1, correction="rank", catalog_size=100).describe())
-        candidates: 14 run rows outside them dropped, 1 run user without a candidate
-        set, 0 candidates the run does not score (ranked last); correction rank,
-        catalog size 100
+        >>> summary = SamplingSummary(14, 0, 1, n_rows_kept=6, correction="rank",
+        ...                           catalog_size=100)
+        >>> print(summary.describe())
+        candidates: 6 run rows kept, 14 outside them dropped, 1 run user without a
+        candidate set, 0 candidates the run does not score (ranked last); correction
+        rank, catalog size 100
         """
         text = (
-            f"candidates: {v.counted(self.n_rows_dropped, 'run row')} outside them dropped, "
+            f"candidates: {v.counted(self.n_rows_kept, 'run row')} kept, "
+            f"{self.n_rows_dropped:,} outside them dropped, "
             f"{v.counted(self.n_users_without_candidates, 'run user')} without a candidate "
             f"set, {v.counted(self.n_candidates_absent, 'candidate')} the run does not score "
             f"(ranked last)"
@@ -659,6 +668,7 @@ class Restriction:
     n_rows_dropped: int  # run rows outside the candidates
     n_candidates_absent: int  # candidate pairs of the run's users that the run does not score
     n_users_without_candidates: int  # run users with no candidate set
+    n_rows_kept: int  # run rows inside the candidates
 
 
 def restrict_run(r: Run, c: Candidates) -> Restriction:
@@ -699,4 +709,5 @@ def restrict_run(r: Run, c: Candidates) -> Restriction:
         n_rows_dropped=int(len(keep) - n_kept),
         n_candidates_absent=int((row_user >= 0).sum() - n_kept),
         n_users_without_candidates=int(r.n_users - (c_user >= 0).sum()),
+        n_rows_kept=n_kept,
     )

@@ -187,7 +187,10 @@ class UnmatchedIdsWarning(RecevalWarning):
     that matches nothing at all (``allow_unmatched=True`` scores it anyway) and
     warns when only a small share matches. :func:`receval.retrieve` and
     :func:`receval.evaluate_embeddings` warn when some pairs of ``exclude`` name
-    a user or an item without a vector (they mask nothing), with their number.
+    a user or an item without a vector (they mask nothing), with their number;
+    :func:`receval.evaluate` and :func:`receval.sample_negatives` warn when
+    ``exclude`` names none of the users or none of the items it is matched
+    against (it excludes nothing).
 
     Examples
     --------

@@ -77,3 +77,16 @@ def test_rank_refuses_both_and_a_bad_file(files, tmp_path):
     result = invoke(make_runner(), *_args(qrels, run, "--exclude", tmp_path / "none.csv"),
                     code=2)  # fmt: skip
     assert "error:" in result.stderr and "none.csv" in result.stderr
+
+
+def test_rank_warns_of_an_exclude_file_of_no_run_user(files, tmp_path):
+    # U and V beside u and v: nothing was masked, and the note alone said so
+    qrels, run, _, _ = files
+    other = tmp_path / "other.csv"
+    other.write_text("user,item\nU,a\nV,d\n")
+    result = invoke(make_runner(), *_args(qrels, run, "--exclude", other))
+    assert (
+        "warning: receval rank: none of the 2 users of the exclusions (--exclude FILE) is a "
+        "run user, e.g. excluded users ['U', 'V'], run users ['u', 'v'], so they exclude "
+        "nothing; check the ids for a prefix, a type or a column mix-up."
+    ) in " ".join(result.stderr.split())

@@ -248,3 +248,63 @@ def test_accumulator_state_round_trips_with_exclude(whole_groups):
     want = rv.evaluate(qrels, run, ["recall@1"], exclude=train).mean["recall@1"]
     assert acc.compute() == back.compute() == want == 0.25
     assert rv.metric("recall@1", repeats=True).update(qrels, run).compute() == 0.5
+
+
+_TYPES = (
+    " (the exclusions' are int64, the run's str: an integer id matches the string of its "
+    "decimal digits, 7 matches '7' but not '07' or '7.0'; cast one side so that both hold "
+    "the same ids (e.g. .astype(int) on numeric strings))"
+)
+
+
+@pytest.mark.parametrize("scanned", [False, True])
+@pytest.mark.parametrize(
+    ("train", "message"),
+    [
+        ((np.array([1, 2]), np.array(["a", "b"], dtype=object)),
+         "none of the 2 users of the exclusions (exclude=) is a run user, e.g. excluded "
+         f"users [1, 2], run users ['u1', 'u2']{_TYPES}"),
+        ({"u1": [7], "u2": [7, 8]},
+         "none of the 2 items of the exclusions (exclude=) is an item of the run or of the "
+         "qrels, e.g. "
+         f"excluded items [7, 8], run items ['a', 'b', 'c']{_TYPES}"),
+    ],
+    ids=["users", "items"],
+)  # fmt: skip
+def test_exclusions_that_match_no_user_or_no_item_warn(tmp_path, scanned, train, message):
+    # int ids beside string ids masked nothing, silently: the values were unmasked
+    qrels = {"u1": {"b": 1}, "u2": {"c": 1}}
+    run = {"u1": {"a": 0.9, "b": 0.5}, "u2": {"a": 0.8, "c": 0.3}}
+    source = run
+    if scanned:
+        path = tmp_path / "run.parquet"
+        rows = [(u, i, s) for u, d in run.items() for i, s in d.items()]
+        pd.DataFrame(rows, columns=["user", "item", "score"]).to_parquet(path)
+        source = rv.scan(path, batch_rows=2).as_run()
+    with pytest.warns(rv.UnmatchedIdsWarning) as caught:
+        report = rv.evaluate(qrels, source, ["recall@1"], exclude=train)
+    assert [str(w.message) for w in caught] == [
+        f"evaluate: {message}, so they exclude nothing; check the ids for a prefix, a type or "
+        f"a column mix-up."
+    ]
+    assert report.mean == rv.evaluate(qrels, run, ["recall@1"]).mean
+    assert report.masking.n_rows_removed == 0
+
+
+def test_exclusions_that_match_some_users_and_items_do_not_warn():
+    # training users absent from the test, items the run never shows: a usual log
+    qrels = {"u1": {"b": 1}, "u2": {"c": 1}}
+    run = {"u1": {"a": 0.9, "b": 0.5}, "u2": {"a": 0.8, "c": 0.3}}
+    train = {"u1": ["z"], "u2": ["c"], "old": ["a", "y"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = rv.evaluate(qrels, run, ["recall@1"], exclude=train)
+        filtered = rv.evaluate(
+            {"u1": {"b": 1}, "u2": {"a": 1}},
+            {"u1": {"b": 0.5}},
+            ["recall@1"],
+            exclude={"u1": ["a"]},
+            missing_users="zero",
+        )
+    assert report.masking.n_rows_removed == 1
+    assert filtered.masking.n_rows_removed == 0  # a run that filtered its seen items

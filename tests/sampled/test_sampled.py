@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -653,3 +654,34 @@ def test_candidates_keeping_rows_of_one_batch_only_are_not_refused(tmp_path):
     assert report.sampling == want.sampling
     assert report.sampling.n_rows_kept == sum(i in run[first] for i in items[:10]) > 0
     assert report.sampling.n_users_without_candidates == 4
+
+
+@pytest.mark.parametrize(
+    ("exclude", "message"),
+    [
+        ((np.array([1]), np.array(["a"], dtype=object)),
+         "none of the 1 user of the exclusions (exclude=) is a qrels user, e.g. excluded "
+         "users [1], qrels users ['u1', 'u2'] (the exclusions' are int64, the qrels' str"),
+        ({"u1": ["A", "B"]},
+         "none of the 2 items of the exclusions (exclude=) is in the catalog, e.g. excluded "
+         "items ['A', 'B'], catalog items ['a', 'b', 'c', 'd', 'e', ...], so they exclude "
+         "nothing; check the ids for a prefix, a type or a column mix-up."),
+    ],
+    ids=["users", "items"],
+)  # fmt: skip
+def test_sample_negatives_warns_of_exclusions_that_match_nothing(exclude, message):
+    # int users beside str users, or capitals: the exclusions were drawn as negatives
+    qrels = {"u1": {"a": 1}, "u2": {"b": 1}}
+    catalog = list("abcdefgh")
+    with pytest.warns(receval.UnmatchedIdsWarning) as caught:
+        c = sample_negatives(qrels, catalog, n=3, seed=0, exclude=exclude)
+    assert len(caught) == 1 and str(caught[0].message).startswith(f"sample_negatives: {message}")
+    assert c.to_frame().equals(sample_negatives(qrels, catalog, n=3, seed=0).to_frame())
+
+
+def test_sample_negatives_takes_exclusions_of_other_users_silently():
+    qrels = {"u1": {"a": 1}, "u2": {"b": 1}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = sample_negatives(qrels, list("abcd"), n=2, seed=0, exclude={"u1": ["c"], "x": ["z"]})
+    assert sorted(c.to_frame().query("user == 'u1'")["item"]) == ["a", "b", "d"]  # a: judged

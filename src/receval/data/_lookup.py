@@ -219,3 +219,33 @@ def _lookup_mixed_sign(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray
     if fits.any():
         out[fits] = lookup(values[fits].astype(np.uint64), dictionary.astype(np.uint64))
     return out
+
+
+def types_note(a: np.ndarray, b: np.ndarray, sides: tuple[str, str] = ("qrels'", "run's")) -> str:
+    """A note on the ids' types when they differ (int64 beside str, ...) for a message:
+    ``a``'s and ``b``'s, the ids of two ``sides`` (their possessives).
+
+    Examples
+    --------
+    >>> types_note(np.array([1, 2]), np.array(["a"], dtype=object), ("exclusions'", "run's"))[:47]
+    " (the exclusions' are int64, the run's str: an "
+    """
+
+    def name(x: np.ndarray) -> str:
+        if x.dtype.kind in "OUS":
+            kinds = sorted({type(v).__name__ for v in x[:100].tolist()})
+            return "/".join(kinds) or "str"
+        return str(x.dtype)
+
+    qa, ra = name(a), name(b)
+    if qa == ra:
+        return ""
+    note = f" (the {sides[0]} are {qa}, the {sides[1]} {ra}"
+    if {a.dtype.kind, b.dtype.kind} & set("iu") and {a.dtype.kind, b.dtype.kind} & set("OUS"):
+        # an int id equals the string of its decimal digits only
+        note += (
+            ": an integer id matches the string of its decimal digits, 7 matches '7' but "
+            "not '07' or '7.0'; cast one side so that both hold the same ids (e.g. "
+            ".astype(int) on numeric strings)"
+        )
+    return note + ")"

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from .._kernels import compiled
-from .._parameters import counted
-from ..exceptions import InvalidParameterError
-from ._lookup import distinct, lookup
+from .._parameters import counted, format_values
+from ..exceptions import InvalidParameterError, UnmatchedIdsWarning, warn
+from ._lookup import distinct, lookup, types_note
 from ._ranked import Qrels, Run
 from ._string_buffers import is_view
 
@@ -50,6 +50,7 @@ __all__ = [
     "as_seen",
     "check_declaration",
     "smallest_ids",
+    "warn_unmatched_exclusions",
 ]
 
 
@@ -524,3 +525,56 @@ def as_seen(exclude: Any, repeats: bool, func: str) -> SeenItems | None:
     ``repeats=`` (:func:`check_declaration`)."""
     check_declaration(exclude is not None, repeats, func)
     return None if exclude is None else SeenItems.from_log(exclude, func=func)
+
+
+def warn_unmatched_exclusions(
+    func: str, kind: str, excluded: Any, others: Any, side: str, where: str
+) -> None:
+    """An :class:`~receval.exceptions.UnmatchedIdsWarning`: the exclusions
+    (``exclude=``) name none of the ``kind`` ids of ``side``, so they exclude nothing.
+
+    Parameters
+    ----------
+    func : str
+        The function the message names.
+    kind : {"user", "item"}
+        The ids that match none.
+    excluded : array-like
+        The distinct ``kind`` ids of the exclusions (NumPy or Arrow).
+    others : array-like
+        The ``kind`` ids of ``side`` (or a few of them), for the message.
+    side : str
+        What the exclusions are matched against ("run", "qrels", "catalog").
+    where : str
+        What none of the excluded ids is ("a run user", "in the catalog").
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_unmatched_exclusions("evaluate", "user", np.array([1, 2]),
+    ...                               np.array(["u1"], dtype=object), "run", "a run user")
+    >>> print(caught[0].message)
+    evaluate: none of the 2 users of the exclusions (exclude=) is a run user, e.g.
+    excluded users [1, 2], run users ['u1'] (the exclusions' are int64, the run's str:
+    an integer id matches the string of its decimal digits, 7 matches '7' but not '07'
+    or '7.0'; cast one side so that both hold the same ids (e.g. .astype(int) on numeric
+    strings)), so they exclude nothing; check the ids for a prefix, a type or a column
+    mix-up.
+    """
+    shown, others = _shown(excluded), _shown(others)
+    note = types_note(shown, others, ("exclusions'", "qrels'" if side == "qrels" else side + "'s"))
+    warn(
+        f"{func}: none of the {counted(len(excluded), kind)} of the exclusions (exclude=) is "
+        f"{where}, e.g. excluded {kind}s {format_values(shown)}, {side} {kind}s "
+        f"{format_values(others)}{note}, so they exclude nothing; check the ids for a prefix, "
+        f"a type or a column mix-up.",
+        UnmatchedIdsWarning,
+    )
+
+
+def _shown(ids: Any) -> np.ndarray:
+    """The smallest of ``ids`` for a message, as NumPy of their type where numbers."""
+    out = np.array(smallest_ids(ids))
+    return out if out.dtype.kind in "iufb" else out.astype(object)

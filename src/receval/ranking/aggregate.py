@@ -34,6 +34,7 @@ from ..registry import MetricSpec
 from ..sampled.negatives import SamplingSummary, restrict_run
 from .checks import (
     check_candidates,
+    check_exclusions,
     check_matching,
     tie_averages,
     unstable_tie_users,
@@ -667,6 +668,7 @@ def finalize(
             [convs[t] for t in ranked],
         )
     items = state.n_items() if setup.with_qrels and ranked else (0, 0, 0)
+    n_run_users = state.n_users - state.n_users_missing + state.n_run_only_users
     if setup.with_qrels:
         missing = state.n_users_missing
         if missing and any(c.missing_users == "error" for c in convs.values()):
@@ -684,7 +686,6 @@ def finalize(
                 items if ranked else None, *matching,
             )  # fmt: skip
             if state.sampling is not None:
-                n_run_users = state.n_users - state.n_users_missing + state.n_run_only_users
                 shown = (ex.get("sampling_items", none), _examples(setup.candidates.item_ids))
                 check_candidates(state.sampling, n_run_users, shown, matching[1])
         for text in ranked:
@@ -697,6 +698,11 @@ def finalize(
                     f"{v.format_values(ex.get(f'empty:{text}', none))}; pass "
                     f"empty_users='skip', 'zero' or 'one' to leave them out or score them."
                 )
+    if setup.exclude is not None:
+        both = state.run_items.merge(state.qrels_items)  # gathered with ranked metrics
+        check_exclusions(setup.exclude, state.masking, n_run_users,
+                         both.distinct() if both.parts else None,
+                         (ex.get("run_users", none), ex.get("run_items", none)))  # fmt: skip
     states = {t: _final_state(setup, t, state.means.get(t), state.n_users) for t in metrics}
     dependent = state.n_users_tie_dependent
     mean_average = {

@@ -14,7 +14,9 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import codes as _core_codes
 from ..conventions import Conventions
+from ..data._lookup import lookup_ids, types_note
 from ..data._ranked import Qrels, Run
+from ..data.seen import warn_unmatched_exclusions
 from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec
 from .specs import TIE_COSTLY_KINDS as _COSTLY_KINDS
@@ -28,6 +30,7 @@ __all__ = [
     "TIE_ORDERS",
     "UNSTABLE_TIES",
     "check_candidates",
+    "check_exclusions",
     "check_match_options",
     "check_matching",
     "describe_tie_orders",
@@ -55,30 +58,6 @@ def check_match_options(min_match: Any, allow_unmatched: Any, func: str) -> floa
             f"{min_match!r} instead."
         )
     return float(min_match)
-
-
-def _types(a: np.ndarray, b: np.ndarray, sides: tuple[str, str] = ("qrels", "run")) -> str:
-    """A note on the ids' types when they differ (int64 beside str, ...): ``a``'s and
-    ``b``'s, the ids of the two ``sides``."""
-
-    def name(x: np.ndarray) -> str:
-        if x.dtype.kind in "OUS":
-            kinds = sorted({type(v).__name__ for v in x[:100].tolist()})
-            return "/".join(kinds) or "str"
-        return str(x.dtype)
-
-    qa, ra = name(a), name(b)
-    if qa == ra:
-        return ""
-    note = f" (the {sides[0]}' are {qa}, the {sides[1]}'s {ra}"
-    if {a.dtype.kind, b.dtype.kind} & set("iu") and {a.dtype.kind, b.dtype.kind} & set("OUS"):
-        # an int id equals the string of its decimal digits only
-        note += (
-            ": an integer id matches the string of its decimal digits, 7 matches '7' but "
-            "not '07' or '7.0'; cast one side so that both hold the same ids (e.g. "
-            ".astype(int) on numeric strings)"
-        )
-    return note + ")"
 
 
 def check_matching(
@@ -116,7 +95,7 @@ def check_matching(
             text = (
                 f"{func}: {v.of_the(n_users_matched, n_users, 'qrels user', then='is')} in the run "
                 f"({share:.1%}), e.g. qrels users {v.format_values(q_users)}, run users "
-                f"{v.format_values(r_users)}{_types(q_users, r_users)}"
+                f"{v.format_values(r_users)}{types_note(q_users, r_users)}"
             )
             if n_users_matched == 0:
                 notes.append((True, text + "; every metric would be 0"))
@@ -134,7 +113,7 @@ def check_matching(
                 f"({share:.1%}; "
                 f"{share_judged:.1%} of the qrels' {v.counted(n_judged, 'item')}), e.g. run "
                 f"items {v.format_values(r_items)}, qrels items "
-                f"{v.format_values(q_items)}{_types(q_items, r_items)}"
+                f"{v.format_values(q_items)}{types_note(q_items, r_items)}"
             )
             if refused:
                 notes.append((True, text + "; every metric that reads the judgments would be 0"))
@@ -408,11 +387,34 @@ def check_candidates(
     if sampling.n_rows_kept or not n_rows:
         return
     run_items, candidate_items = examples
+    note = types_note(candidate_items, run_items, ("candidates'", "run's"))
     raise InputValidationError(
         f"evaluate: {v.of_the(0, n_rows, 'run row', then='is')} in its user's candidate "
         f"set (candidates=), e.g. run items {v.format_values(run_items)}, candidate items "
-        f"{v.format_values(candidate_items)}"
-        f"{_types(candidate_items, run_items, ('candidates', 'run'))}, so every metric "
-        f"would be 0; check the candidates' item ids for a prefix, a type or a column "
-        f"mix-up, {fix}"
+        f"{v.format_values(candidate_items)}{note}, so every metric would be 0; check the "
+        f"candidates' item ids for a prefix, a type or a column mix-up, {fix}"
     )
+
+
+def check_exclusions(
+    seen: Any, masking: Any, n_run_users: int, items: Any,
+    examples: tuple[np.ndarray, np.ndarray],
+) -> None:  # fmt: skip
+    """Warn when ``exclude=`` names none of the run's users, or none of the items of the
+    run and the qrels (``seen``: its :class:`~receval.data.seen.SeenItems`;
+    ``masking``: the :class:`~receval.data.seen.MaskingSummary` of all the users;
+    ``items``: the distinct items of the run and the qrels, None where not gathered;
+    ``examples``: a few of the run's users and items): ids of another type or
+    spelling would exclude nothing. Only a warning, as the values stay defined (those
+    without exclusions), and test users without any training history, or a run that
+    already left out each user's seen items, are protocols of their own."""
+    users, run_items = examples
+    if n_run_users and masking.n_users_without_history >= n_run_users:
+        warn_unmatched_exclusions("evaluate", "user", seen.user_ids, users, "run", "a run user")
+    elif (
+        items is not None and len(items) and len(seen.item_ids)
+        and not masking.n_rows_removed + masking.n_qrels_seen
+        and not (lookup_ids(seen.item_ids, items) >= 0).any()
+    ):  # fmt: skip
+        warn_unmatched_exclusions("evaluate", "item", seen.item_ids, run_items, "run",
+                                  "an item of the run or of the qrels")  # fmt: skip

@@ -136,7 +136,9 @@ def evaluate(
         stay in the qrels (they still count in R, so no masked list can reach
         them): ``report.masking.n_qrels_seen`` counts them, a sign that the
         test data repeats training interactions (pass ``repeats=True`` if
-        users do consume items again).
+        users do consume items again). A log that names none of the run's
+        users, or none of the items of the run and the qrels (ids of another
+        type or spelling), masks nothing: an ``UnmatchedIdsWarning`` says so.
     repeats : bool, default=False
         Declare repeat consumption instead of masking: users may consume an
         item again, so their training items stay in the lists, and

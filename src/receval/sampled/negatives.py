@@ -22,6 +22,7 @@ from ..data import io
 from ..data._encode import factorize, id_ranks
 from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run, as_qrels
+from ..data.seen import warn_unmatched_exclusions
 from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = ["Candidates", "SamplingSummary", "restrict_run", "sample_negatives"]
@@ -229,6 +230,9 @@ def sample_negatives(
         draw in the order of their sorted ids, from the catalogue sorted).
     exclude : DataFrame, dict, Qrels, Run or pair (users, items), default=None
         (user, item) pairs never drawn for that user, e.g. the training log.
+        Pairs of no qrels user or of no catalogue item exclude nothing; when
+        that is every pair (ids of another type or spelling), an
+        ``UnmatchedIdsWarning`` says so.
     popularity : mapping or pair (items, counts), default=None
         Item popularity for ``strategy="popularity"``, as in :func:`receval.evaluate`.
     train : DataFrame, Qrels, Run or pair (users, items), default=None
@@ -405,6 +409,7 @@ def _forbidden_keys(q: Qrels, catalog_ids: np.ndarray, exclude: Any, func: str) 
             i_codes, i_ids = factorize(ex_items, "exclude items", func)
             u = lookup(u_ids, q.user_ids).astype(np.int64)[u_codes]
             i = lookup(i_ids, catalog_ids).astype(np.int64)[i_codes]
+            _check_exclusions(func, (u_ids, u), (i_ids, i), q.user_ids, catalog_ids)
             ok = (u >= 0) & (i >= 0)
             keys.append(u[ok] * size + i[ok])
     out = np.sort(np.concatenate(keys))
@@ -414,6 +419,23 @@ def _forbidden_keys(q: Qrels, catalog_ids: np.ndarray, exclude: Any, func: str) 
         np.not_equal(out[1:], out[:-1], out=keep[1:])
         out = out[keep]
     return out
+
+
+def _check_exclusions(
+    func: str,
+    users: tuple[np.ndarray, np.ndarray],
+    items: tuple[np.ndarray, np.ndarray],
+    qrels_users: np.ndarray,
+    catalog_ids: np.ndarray,
+) -> None:
+    """Warn when the exclusions name none of the qrels' users or none of the catalog's
+    items (``users``, ``items``: their distinct ids and each pair's row among the
+    qrels' or the catalog's, -1 where absent): they would exclude nothing."""
+    if (users[1] < 0).all():
+        warn_unmatched_exclusions(func, "user", users[0], qrels_users, "qrels", "a qrels user")
+    elif (items[1] < 0).all():
+        warn_unmatched_exclusions(func, "item", items[0], catalog_ids, "catalog",
+                                  "in the catalog")  # fmt: skip
 
 
 def _draw(

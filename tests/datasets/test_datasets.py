@@ -77,6 +77,23 @@ def test_recommendations_are_lists_of_k_by_descending_score():
         (lambda: datasets.make_impressions(10, impressions_per_user=-5), "The "
          "'impressions_per_user' parameter of make_impressions must be a real number in (0, "
          "inf). Got -5 instead."),
+        # NumPy's "repeats may not contain negative values" (int64 overflow), or its
+        # MemoryError: the sizes are checked before any draw
+        (lambda: datasets.make_impressions(impressions_per_user=1e30), "make_impressions: "
+         "n_users * impressions_per_user (the expected number of rows, all in memory) must "
+         "be at most 1,000,000,000. Got 2,000 * 1e+30 = 2e+33; pass a smaller n_users or "
+         "impressions_per_user."),
+        (lambda: datasets.make_impressions(10, impressions_per_user=1e12), "make_impressions: "
+         "n_users * impressions_per_user (the expected number of rows, all in memory) must "
+         "be at most 1,000,000,000. Got 10 * 1e+12 = 1e+13; pass a smaller n_users or "
+         "impressions_per_user."),
+        (lambda: datasets.make_recommendations(n_items=10**12, k=1), "make_recommendations: "
+         "n_users * n_items (the user-item affinities, all in memory) must be at most "
+         "1,000,000,000. Got 2,000 * 1,000,000,000,000 = 2e+15; pass a smaller n_users or "
+         "n_items."),
+        (lambda: datasets.make_events(10, days=10**12), "make_events: n_users * days (the "
+         "user-days, all in memory) must be at most 1,000,000,000. Got 10 * "
+         "1,000,000,000,000 = 1e+13; pass a smaller n_users or days."),
         (lambda: datasets.make_events(10, start="notadate"), "The 'start' parameter of "
          "make_events must be a date: a str such as '2024-01-01', a datetime.date or a "
          "numpy.datetime64. Got 'notadate' instead."),

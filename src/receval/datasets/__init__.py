@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["make_events", "make_impressions", "make_recommendations"]
+from ..exceptions import InvalidParameterError
+
+__all__ = ["MAX_DRAWS", "make_events", "make_impressions", "make_recommendations"]
+
+#: The most values a generator draws per column (rows of a log, cells of a users x items
+#: or users x days table): every dataset is drawn in memory, so larger sizes are refused
+#: before any draw, naming the arguments to shrink.
+MAX_DRAWS = 1_000_000_000
 
 
 def _generator(seed: Any, func: str) -> np.random.Generator:
@@ -21,6 +28,19 @@ def _generator(seed: Any, func: str) -> np.random.Generator:
     from .._parameters import check_seed
 
     return np.random.default_rng(None if seed is None else check_seed(seed, func))
+
+
+def _check_draws(func: str, what: str, **sizes: float) -> None:
+    """Refuse ``sizes`` whose product (``what``) exceeds :data:`MAX_DRAWS`."""
+    total = float(np.prod([float(x) for x in sizes.values()]))
+    if total <= MAX_DRAWS:
+        return
+    names = list(sizes)
+    given = " * ".join(f"{x:,}" if isinstance(x, int) else f"{x:g}" for x in sizes.values())
+    raise InvalidParameterError(
+        f"{func}: {' * '.join(names)} ({what}, all in memory) must be at most "
+        f"{MAX_DRAWS:,}. Got {given} = {total:.3g}; pass a smaller {' or '.join(names)}."
+    )
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -44,7 +64,8 @@ def make_impressions(
     n_users : int, default=2000
         Number of users.
     impressions_per_user : float, default=40.0
-        Mean number of impressions per user.
+        Mean number of impressions per user; ``n_users * impressions_per_user``
+        is at most :data:`MAX_DRAWS`.
     seed : int in [0, 2**63 - 1] or None, default=0
         Seed of the generator: the output is a pure function of the arguments.
         None draws fresh randomness, different rows on each call.
@@ -69,6 +90,8 @@ def make_impressions(
     func = "make_impressions"
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(impressions_per_user, "impressions_per_user", func, low=0, low_inclusive=False)
+    _check_draws(func, "the expected number of rows", n_users=n_users,
+                 impressions_per_user=impressions_per_user)  # fmt: skip
     rng = _generator(seed, func)
     sigma = 0.8
     mu = np.log(impressions_per_user) - sigma**2 / 2
@@ -125,7 +148,8 @@ def make_recommendations(
     n_users : int, default=2000
         Number of users; every user has held-out interactions and two lists.
     n_items : int, default=1000
-        Catalogue size, at least ``k``.
+        Catalogue size, at least ``k``; every user's affinity to every item is
+        drawn, so ``n_users * n_items`` is at most :data:`MAX_DRAWS`.
     k : int, default=100
         Length of each recommendation list.
     seed : int in [0, 2**63 - 1] or None, default=0
@@ -168,6 +192,7 @@ def make_recommendations(
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(n_items, "n_items", func, integer=True, low=1)
     check_number(k, "k", func, integer=True, low=1, high=n_items)
+    _check_draws(func, "the user-item affinities", n_users=n_users, n_items=n_items)
     rng = _generator(seed, func)
     dim = 16
     user_factors = rng.normal(0.0, 1.0, (n_users, dim))
@@ -231,7 +256,9 @@ def make_events(
     n_users : int, default=2000
         Number of users.
     days : int, default=60
-        Length of the observation window in days; no event is after it.
+        Length of the observation window in days; no event is after it. Every
+        user's return is drawn for every day, so ``n_users * days`` is at most
+        :data:`MAX_DRAWS`.
     seed : int in [0, 2**63 - 1] or None, default=0
         Seed of the generator: the output is a pure function of the arguments.
         None draws fresh randomness, different rows on each call.
@@ -262,11 +289,11 @@ def make_events(
     (300, 10)
     """
     from .._validation import check_number
-    from ..exceptions import InvalidParameterError
 
     func = "make_events"
     check_number(n_users, "n_users", func, integer=True, low=1)
     check_number(days, "days", func, integer=True, low=1)
+    _check_draws(func, "the user-days", n_users=n_users, days=days)
     first_day = np.array("NaT", dtype="datetime64[D]")
     if isinstance(start, (str, _dt.date, np.datetime64)):  # not a number: days since 1970
         try:

@@ -1,7 +1,8 @@
 """What :func:`receval.evaluate` checks and discloses beside the values: ids of the run
-that match none (or few) of the qrels', the users whose value depends on the order of
-tied scores (with their ``ties="average"`` values), and the ties a peer orders by no
-rule."""
+that match none (or few) of the qrels', candidate sets that keep none of the run's rows,
+exclusions that name none of its users or items, the users whose value depends on the
+order of tied scores (with their ``ties="average"`` values), and the ties a peer orders
+by no rule."""
 
 from __future__ import annotations
 

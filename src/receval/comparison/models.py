@@ -320,9 +320,9 @@ _STAT_COLUMNS = ("difference", "effect_size", "ci_low", "ci_high", "p_value", "p
 
 
 # ------------------------------------------------------------------ the comparison engine
-def _check_settings(func: str, **settings: Any) -> dict[str, Any]:
-    """The settings of the tests and intervals, checked, with the numbers as Python
-    floats and ints."""
+def check_settings(func: str, **settings: Any) -> dict[str, Any]:
+    """The settings of the tests and intervals, checked (the errors name ``func``), with
+    the numbers as Python floats and ints."""
     v.check_option(settings["test"], "test", func, list(TESTS))
     v.check_option(settings["interval"], "interval", func, [*INTERVALS, None])
     v.check_option(settings["correction"], "correction", func, [*CORRECTIONS, None])
@@ -570,17 +570,11 @@ def compare(
 
     func = "compare"
     check_keywords(conventions, keyword_names(compare) + keyword_names(evaluate), func)
-    settings = _check_settings(func, test=test, interval=interval, correction=correction,
+    settings = check_settings(func, test=test, interval=interval, correction=correction,
                                alpha=alpha, confidence=confidence, n_permutations=n_permutations,
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = named_models(runs, func, "run")
-    v.check_option(pairs, "pairs", func, ["all", None])
-    if pairs == "all" and baseline is not None:
-        raise InvalidParameterError(
-            f"{func}: pairs='all' compares every pair of runs, so it takes no baseline. Got "
-            f"baseline={baseline!r}; drop baseline=, or drop pairs= to compare with {baseline!r}."
-        )
-    model_pairs(list(named), baseline, func)  # fail early on names
+    model_pairs(list(named), baseline, func, pairs)  # fail early on names
     metrics = [n for m in metric_strings(metrics, func) for n in parse_metrics(m)]
     if not metrics:
         raise InputValidationError(
@@ -719,7 +713,7 @@ def compare_predictions(
     from .impressions import check_impressions, scoring, unit_aucs, user_log_loss
 
     func = "compare_predictions"
-    settings = _check_settings(func, test=test, interval=interval, correction=correction,
+    settings = check_settings(func, test=test, interval=interval, correction=correction,
                                alpha=alpha, confidence=confidence, n_permutations=n_permutations,
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = named_models(y_scores, func, "model")

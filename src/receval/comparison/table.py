@@ -19,8 +19,25 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from .significance import adjust_pvalues
 
 
-def model_pairs(models: list[str], baseline: str | None, func: str) -> list[tuple[str, str]]:
-    """(model, versus) of every comparison: each model against the baseline, or every pair."""
+def check_pairs(pairs: str | None, baseline: str | None, func: str) -> None:
+    """Refuse a ``pairs`` other than "all" or None, and "all" with a ``baseline``."""
+    from .._parameters import check_option
+
+    check_option(pairs, "pairs", func, ["all", None])
+    if pairs == "all" and baseline is not None:
+        raise InvalidParameterError(
+            f"{func}: pairs='all' compares every pair of runs, so it takes no baseline. Got "
+            f"baseline={baseline!r}; drop baseline=, or drop pairs= to compare with {baseline!r}."
+        )
+
+
+def model_pairs(
+    models: list[str], baseline: str | None, func: str, pairs: str | None = None
+) -> list[tuple[str, str]]:
+    """(model, versus) of every comparison: each model against the baseline, or every pair
+    (``pairs="all"``, which takes no baseline: :func:`check_pairs`); the errors name
+    ``func``."""
+    check_pairs(pairs, baseline, func)
     if len(models) < 2:
         raise InputValidationError(
             f"{func}: comparing needs at least 2 models. Got {len(models)}; pass a mapping "

@@ -10,6 +10,7 @@ of one :func:`receval.evaluate`. Both return a :class:`SegmentReport`.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -337,7 +338,9 @@ def compare_by_segment(
     ------
     InvalidParameterError
         A keyword of ``options`` that is neither :func:`receval.compare`'s nor a
-        convention (a typo such as ``tset``), or a bad setting.
+        convention (a typo such as ``tset``), or a bad setting (a ``baseline`` that
+        is no run's name, an unknown ``test``), named as this function's and
+        refused before any run is evaluated.
 
     Notes
     -----
@@ -362,7 +365,8 @@ def compare_by_segment(
     """
     from .._parameters import check_keywords, keyword_names
     from ..comparison import compare
-    from ..comparison.models import named_models
+    from ..comparison.models import check_settings, named_models
+    from ..comparison.table import model_pairs
     from ..conventions import FIELDS
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
@@ -373,6 +377,11 @@ def compare_by_segment(
     profile = options.get("profile")
     conventions = {k: x for k, x in options.items() if k in FIELDS}
     named = named_models(runs, func, "run")
+    settings = {k: x for k, x in options.items() if k not in FIELDS and k != "profile"}
+    keywords = inspect.signature(compare).parameters.values()
+    given = {p.name: p.default for p in keywords if p.kind is p.KEYWORD_ONLY} | settings
+    check_settings(func, **given)  # compare's settings, in this function's name, before
+    model_pairs(list(named), given["baseline"], func, given["pairs"])  # any evaluation
     metrics = metric_strings(metrics, func)
     reports = {
         name: r if isinstance(r, EvaluationReport)
@@ -382,7 +391,6 @@ def compare_by_segment(
     first = next(iter(reports.values()), None)
     if first is None:
         raise InvalidParameterError(f"{func}: runs is empty; pass at least two runs.")
-    settings = {k: x for k, x in options.items() if k not in FIELDS and k != "profile"}
     codes, labels, n_unknown = user_segments(first, by, func)
     counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
     per_segment = []

@@ -339,7 +339,7 @@ def test_ctr_refuses_a_missing_group_or_segment(tmp_path):
     stderr = _stderr("ctr", path, "--label", "click", "--score", "score", "--group", "user",
                      "-m", "gauc")  # fmt: skip
     assert stderr.startswith(f"error: {path}:4: ")
-    assert "'user' column has no id in this row" in stderr
+    assert "--group user has no id in this row" in stderr
 
 
 def test_a_ranking_metric_of_ctr_models_is_fixed_with_runs(log):

@@ -364,11 +364,11 @@ def test_compare_pairs_and_lists_errors(files):
     base = ["compare", "--qrels", tmp / "qrels.csv", "-m", "mrr", *SETTINGS,
             "--run", tmp / "model_a.parquet", "--run", tmp / "model_b.parquet"]  # fmt: skip
     bad = invoke(runner, *base, "--pairs", "every", code=2)
-    assert bad.stderr.startswith("error: --pairs must be one of ['all'")
+    assert bad.stderr.startswith("error: --pairs must be one of ['all']")
     both = invoke(runner, *base, "--pairs", "all", "--baseline", "model_a.parquet", code=2)
     # it read "pairs='all' ... drop baseline, or drop pairs", the library's words
     assert both.stderr == (
-        "error: compare: --pairs all compares every pair of runs, so it takes no baseline. "
+        "error: receval compare: --pairs all compares every pair of runs, so it takes no baseline. "
         "Got --baseline model_a.parquet; drop --baseline, or drop --pairs to compare with "
         "'model_a.parquet'.\n"
     )

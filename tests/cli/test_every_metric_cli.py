@@ -329,7 +329,8 @@ def test_compare_takes_the_item_data_of_its_metrics(runner, files):
          "needs --catalog N|FILE; pass it (see receval rank --help)."),
         (["-m", "intersection@3"], "receval rank -m 'intersection@3': intersection needs "
          "--reference FILE; pass it (see receval rank --help)."),
-        (["-m", "ndgc@3"], "Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval metrics."),
+        (["-m", "ndgc@3"], "receval rank -m: unknown metric 'ndgc'. Did you mean 'ndcg'? See "
+         "receval metrics."),
         (["--ties", "random"], "--ties must be one of ['average', 'id_ascending', "
          "'id_descending', 'input', 'trec', 'worst']. Got 'random' instead."),
         (["-m", "auc"], "receval rank: 'auc' is roc_auc, a pointwise metric (area under the "

@@ -335,7 +335,7 @@ def test_ctr_bounds_on_metrics_that_are_no_mean_over_users(repo):
     refused = invoke(runner, "gate", *args, "--baseline", "model_b", "--rule",
                      "pcoc=non_inferiority:0.1", code=2)  # fmt: skip
     assert refused.stderr.startswith(
-        "error: gate: 'pcoc' is not a mean over users, so the gate cannot pair it user by "
+        "error: receval gate: 'pcoc' is not a mean over users, so the gate cannot pair it user by "
         "user, which a non_inferiority rule does."
     )
     assert "bound it with a floor or ceiling rule" in refused.stderr

@@ -101,7 +101,8 @@ def test_ctr_takes_metric_strings_with_options(tmp_path):
         ("ctr", "gauc(wieghting=clicks)", "Metric 'gauc(wieghting=clicks)': unknown option "
          "'wieghting' (did you mean 'weighting'?); its options are ['weighting', "
          "'pos_label']."),
-        ("ctr", "gaux", "Unknown metric 'gaux'. Did you mean 'gauc'? See receval metrics."),
+        ("ctr", "gaux", "receval ctr -m: unknown metric 'gaux'. Did you mean 'gauc'? See "
+         "receval metrics."),
         ("rank", "gauc", "receval rank: 'gauc' is gauc, a grouped metric (per-group ROC AUC "
          "weighted by impressions, clicks or 1), not a ranking metric; compute it with "
          "receval ctr --group COL -m gauc."),

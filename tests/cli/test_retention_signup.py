@@ -151,7 +151,7 @@ def test_full_table_counts_are_nan_where_not_observed(tmp_path: Path) -> None:
     ("options", "expected"),
     [
         (["--before-signup", "error"],
-         "error: retention: 1 event of 1 user is earlier than the user's signup, e.g. user "
+         "error: receval retention: 1 event of 1 user is earlier than the user's signup, e.g. user "
          "'a' at 2024-01-01T00:00:00Z signed up at 2024-01-02T00:00:00Z; pass --before-signup "
          "keep to count them as logins or --before-signup drop to ignore them.\n"),
         (["--before-signup", "ignore"],

@@ -76,7 +76,7 @@ def test_by_file_errors_name_line_and_option(files) -> None:
     result = invoke(make_runner(), *args, "--by", blank, code=2)
     # it was the library's 'EvaluationReport.by_segment: segments contains 1 missing value'
     assert result.stderr == (
-        f"error: {blank}:3: the 'segment' column has no id in this row (an empty field); "
+        f"error: {blank}:3: --segment segment has no id in this row (an empty field); "
         "fill it in or drop the row.\n"
     )
     nulls = files / "nulls.parquet"

@@ -171,11 +171,12 @@ def test_split_refuses_to_write_over_its_log(tmp_path, log_path, option):
     [
         (
             ["--method", "ratio"],
-            "error: ratio: pass exactly one of --test-fraction and --train-fraction. Got neither.",
+            "error: receval split: pass exactly one of --test-fraction and --train-fraction. "
+            "Got neither.",
         ),
         (
             ["--method", "random", "--n", "1", "--test-fraction", "0.5", "--seed", "1"],
-            "error: random_holdout: pass exactly one of --test-fraction, --n and "
+            "error: receval split: pass exactly one of --test-fraction, --n and "
             "--train-fraction. Got --test-fraction 0.5 and --n 1.",
         ),
         (["--min-train", "-1"], "error: --min-train must be an integer in [0, inf). Got -1"),

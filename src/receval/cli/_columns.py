@@ -43,7 +43,8 @@ def read_columns(
 
     fmt = fmt or infer_format(path) or "csv"
     wanted = list(columns)
-    with columns_named(columns), say.progress(f"Reading {say.sized(path)}…"):
+    file_option = where if where.startswith("--") else None
+    with columns_named(columns, file_option), say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
     for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null here
         no_missing(table.column(name), _named(name, columns[name]), path, fmt, where)
@@ -56,26 +57,42 @@ def read_columns(
 
 
 @contextlib.contextmanager
-def columns_named(columns: Mapping[Any, str | None]) -> Iterator[None]:
+def columns_named(
+    columns: Mapping[Any, str | None], file_option: str | None = None
+) -> Iterator[None]:
     """The error of a column not in a file read meanwhile with the option that names it
     (``columns``: the option of each column, None for one no option names), and the
     fix (``data.csv: no column 'nope' (--score nope). Got columns ['click', 'a']; name
-    one of them with --score.``); any other error as it is."""
+    one of them with --score.``), the fix of a column of a fixed name the file
+    ``file_option`` names lacks (``--item-groups FILE needs the columns 'item' (--item
+    item) and 'group': ...``), and an id column a reader names (``the 'seg' column has
+    no id``) by its option; any other error as it is."""
     from ..exceptions import InputValidationError
 
     try:
         yield
     except InputValidationError as exc:
         text = str(exc)
+        for column, option in columns.items():  # the reader's words: its option's
+            if option is not None:
+                text = text.replace(f"the {column!r} column", f"{option} {column}")
         for column, option in columns.items():
             said = f"no column {column!r}."
-            if option is None or said not in text:
+            if said not in text:
                 continue
-            text = text.replace(said, f"no column {column!r} ({option} {column}).")
-            if text.endswith("]."):  # the file's columns, and no fix yet (a header of one field)
-                text = text[:-1] + f"; name one of them with {option}."
-            raise type(exc)(text) from None
-        raise
+            if option is None and file_option is not None and text.endswith("]."):
+                needs = " and ".join(f"{c!r} ({o} {c})" if o else repr(c)
+                                     for c, o in columns.items())  # fmt: skip
+                text = text[:-1] + (f"; {file_option} FILE needs the columns {needs}: name "
+                                    f"its column of the {column}s {column!r}.")  # fmt: skip
+            elif option is not None:
+                text = text.replace(said, f"no column {column!r} ({option} {column}).")
+                if text.endswith("]."):  # the file's columns, no fix yet (a header of one field)
+                    text = text[:-1] + f"; name one of them with {option}."
+            break
+        if text == str(exc):
+            raise
+        raise type(exc)(text) from None
 
 
 def _named(column: str, option: str | None) -> str:

@@ -411,8 +411,13 @@ def compare(
             if lists and len(run) != 2:
                 raise say.fail(f"--lists compares the lists of two runs. Got {len(run)} --run; "
                                f"pass two.")  # fmt: skip
+            from ..comparison.models import check_settings
+            from ..comparison.table import check_pairs, model_pairs
             from ..registry import parse_metrics
 
+            func = "compare" if by is None else "compare_by_segment"
+            check_settings(func, **settings)  # the options, before any file is read
+            check_pairs(pairs, None, func)
             texts = list(metric) if metric else list(DEFAULT_RANK_METRICS)
             metrics = [name for text in texts for name in parse_metrics(text)]  # P.5,10: two
             inputs = list(read_qrels_runs(
@@ -421,6 +426,7 @@ def compare(
             ))  # fmt: skip
             q = inputs[0][0]
             runs = {name: r for _, name, r in inputs}
+            model_pairs(list(runs), baseline, func, pairs)  # the names, before evaluating
             items = ItemData(train, popularity, features, item_categories, user=user, item=item)
             conventions = items.load(inputs[0][2].item_ids.dtype.kind in "iu", say)
             if allow_unmatched:  # a convention of evaluate, as rank passes it

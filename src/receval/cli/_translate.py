@@ -89,7 +89,7 @@ OWN_OPTIONS: dict[str, str] = {
     "rolling.train_window": "--train-window",
     **{
         f"{func}.{name}": f"--{name}"
-        for func in ("compare", "compare_predictions", "gate")
+        for func in ("compare", "compare_by_segment", "compare_predictions", "gate")
         for name in ("test", "interval", "seed", "power", "inconclusive", "weighting")
     },
 }
@@ -233,9 +233,52 @@ def cli_text(text: str, command: str | None = None) -> str:
     )
     words = {**_WORDS[None], **_WORDS.get(command, {})}
     text = re.sub(r"\b(?:user|item)_(?:vectors|ids)\b", lambda m: words[m[0]], text)
+    text = _CHOICES.sub(_typeable, text)
+    text = text.replace(", or a datetime.tzinfo.", ".")  # an object no option can give
     if command is not None:
-        text = re.sub(r"^evaluate: ", f"receval {command}: ", text)
+        text = _in_command(text, command)
         text = text.replace(" metric of evaluate;", " metric;")
+    return text
+
+
+#: ``must be one of ['ms', 's', None]``: the choices of a parameter, None among them.
+_CHOICES = re.compile(r"(must be one of \[)([^\]]*)(\])")
+
+
+def _typeable(match: re.Match[str]) -> str:
+    """The choices a user can type: None (the parameter left out) is no option's value."""
+    kept = [c for c in match[2].split(", ") if c != "None"]
+    return f"{match[1]}{', '.join(kept)}{match[3]}"
+
+
+#: The first words of the metric grammar's errors (``Unknown metric 'ndgc'. ...``).
+_GRAMMAR = re.compile(r"^(?:Unknown metric|Cannot parse metric) ")
+
+
+#: The option of the metric strings of a command that names them otherwise than ``-m``.
+_METRIC_OPTIONS = {"gate": "--rule"}
+
+
+#: The library functions each command runs, whose name begins their errors
+#: (``retention: ...``); every command evaluates as :func:`receval.evaluate` does.
+_RUNS = {
+    "retention": ("retention",),
+    "compare": ("compare", "compare_by_segment", "compare_predictions"),
+    "gate": ("gate",),
+    "split": ("leave_last_out", "random_holdout", "ratio", "rolling", "temporal", "user_kfold"),
+}
+
+
+def _in_command(text: str, command: str) -> str:
+    """``text`` begun as every command begins its errors: ``receval <command>:`` in place
+    of the library function the command runs (``retention: ...``), and a metric
+    string's error as the error of its option (``receval rank -m: unknown metric ...``)."""
+    if _GRAMMAR.match(text):
+        option = _METRIC_OPTIONS.get(command, "-m")
+        return f"receval {command} {option}: {text[0].lower()}{text[1:]}"
+    func = re.match(r"(?:receval\.)?(\w+): ", text)
+    if func is not None and func[1] in ("evaluate", *_RUNS.get(command, ())):
+        return f"receval {command}: {text[func.end() :]}"
     return text
 
 

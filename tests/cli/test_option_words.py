@@ -112,3 +112,16 @@ def test_an_unknown_metric_names_m_in_every_command(files, command, name, said):
 )  # fmt: skip
 def test_retention_options_in_cli_words(files, options, expected):
     assert invoke(runner, "retention", files / "ev.csv", *options, code=2).stderr == expected
+
+
+def test_split_names_the_output_option_of_a_file_of_no_format(files):
+    args = ["split", files / "ev.csv", "--method", "temporal", "--quantile", "0.5"]
+    bad = invoke(runner, *args, "-o", files / "outdir", "-O", files / "te.csv", code=2)
+    assert bad.stderr.startswith("error: -o/--train must name a .parquet or .csv file")
+    assert bad.stderr.endswith("; name it e.g. " + str(files / "outdir") + ".parquet.\n")
+
+
+def test_audit_errors_begin_with_the_command(files):
+    bad = invoke(runner, "audit", "--train", files / "ev.csv", "--test", files / "ev.csv",
+                 "--time", "nope", code=2)  # fmt: skip
+    assert bad.stderr.startswith(f"error: receval audit: {files / 'ev.csv'} (train) has no ")

@@ -148,7 +148,7 @@ def test_errors_exit_2(tmp_path, log_path, args, message):
 def test_output_format_from_suffix(tmp_path, log_path):
     path, _ = log_path
     result = invoke(make_runner(), "split", path, "-o", tmp_path / "a.txt", code=2)
-    assert "name it .parquet or .csv" in result.stderr
+    assert "-o/--train must name a .parquet or .csv file" in result.stderr
 
 
 @pytest.mark.parametrize("option", ["-o", "-O"])

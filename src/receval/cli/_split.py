@@ -305,10 +305,11 @@ def split_command(
     from ..report.html import check_target
 
     say = Messages(quiet)
-    for path in (train, test):
+    for option, path in (("-o/--train", train), ("-O/--test", test)):
         if not path.lower().endswith(_SUFFIXES):
             raise say.fail(
-                f"cannot tell the format to write {path!r} in; name it .parquet or .csv."
+                f"{option} must name a .parquet or .csv file (its format). Got {path!r}; "
+                f"name it e.g. {os.path.splitext(path)[0]}.parquet."
             )
     if os.path.abspath(train) == os.path.abspath(test):
         raise say.fail(f"--train and --test name the same file {train!r}; name two files.")

@@ -265,6 +265,7 @@ _RUNS = {
     "retention": ("retention",),
     "compare": ("compare", "compare_by_segment", "compare_predictions"),
     "gate": ("gate",),
+    "audit": ("audit",),
     "split": ("leave_last_out", "random_holdout", "ratio", "rolling", "temporal", "user_kfold"),
 }
 

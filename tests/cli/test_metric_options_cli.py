@@ -98,9 +98,9 @@ def test_ctr_takes_metric_strings_with_options(tmp_path):
         ("ctr", "ap", "receval ctr -m: 'ap' is map, a ranking metric (average precision in the "
          "top k, averaged over users), not a pointwise or grouped metric; the average precision "
          "of scores is 'average_precision'."),
-        ("ctr", "gauc(wieghting=clicks)", "Metric 'gauc(wieghting=clicks)': unknown option "
-         "'wieghting' (did you mean 'weighting'?); its options are ['weighting', "
-         "'pos_label']."),
+        ("ctr", "gauc(wieghting=clicks)", "receval ctr -m: metric 'gauc(wieghting=clicks)': "
+         "unknown option 'wieghting' (did you mean 'weighting'?); its options are "
+         "['weighting', 'pos_label']."),
         ("ctr", "gaux", "receval ctr -m: unknown metric 'gaux'. Did you mean 'gauc'? See "
          "receval metrics."),
         ("rank", "gauc", "receval rank: 'gauc' is gauc, a grouped metric (per-group ROC AUC "

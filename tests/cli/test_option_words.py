@@ -100,6 +100,18 @@ def test_an_unknown_metric_names_m_in_every_command(files, command, name, said):
     assert bad.stderr == f"error: receval {command} -m: {said} See receval metrics.\n"
 
 
+def test_an_unknown_ctr_metric_of_compare_names_its_option(files):
+    # compare reads metric strings from -m (runs) and --ctr-metric (CTR models): an
+    # unknown name of --ctr-metric named -m
+    log = files / "log.csv"
+    bad = invoke(runner, "compare", "--impressions", log, "--label", "click", "--score", "s",
+                 "--score", "s", "--ctr-metric", "aucc", code=2)  # fmt: skip
+    assert bad.stderr == (
+        "error: receval compare --ctr-metric: unknown metric 'aucc'. Did you mean 'auc'? "
+        "See receval metrics.\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("options", "expected"),
     [

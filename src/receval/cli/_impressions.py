@@ -10,6 +10,7 @@ import re
 from typing import Any, NamedTuple
 
 from .._parameters import counted
+from ..exceptions import InvalidParameterError
 from ._columns import no_missing, read_columns
 from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat
 from ._output import ResultTable
@@ -180,10 +181,16 @@ def ctr_metrics(
     from ..registry import resolve
     from ..registry.pointwise import pointwise_adapter
 
-    specs = {
-        name: resolve(name, family=("pointwise", "grouped"), where=where)
-        for name in metric_names(metric, default)
-    }
+    try:
+        specs = {
+            name: resolve(name, family=("pointwise", "grouped"), where=where)
+            for name in metric_names(metric, default)
+        }
+    except InvalidParameterError as exc:
+        text = str(exc)  # a name or string the grammar refused: the option that gave it
+        if text.startswith(where):
+            raise
+        raise InvalidParameterError(f"{where}: {text[0].lower()}{text[1:]}") from None
     if negative_sampling_rate is not None:
         specs = {name: _recalibrated(spec, negative_sampling_rate, say)
                  for name, spec in specs.items()}  # fmt: skip

@@ -75,9 +75,9 @@ LABELS = (
     "labels alike in every update, e.g. y_true = (y_true == {positive})."
 )
 IDS = (
-    "{func}: groups must hold ids of one type (all integers or all strings) in every update "
-    "and merge. Got {given} {where}, {held} before; convert them to one type in every update, "
-    "e.g. groups = groups.astype(str)."
+    "{func}: groups must hold ids of one type in every update and merge: numbers (ints or "
+    "floats) or strings. Got {given} {where}, {held} before; convert them to one type in every "
+    "update, e.g. groups = groups.astype(str)."
 )
 SCORES = [0.1, 0.3, 0.5, 0.5, 0.9]
 
@@ -229,7 +229,7 @@ def test_pickle_state_dict_window_and_reset_keep_or_forget_the_labels(name: str)
     [
         ("roc_auc", "labels", LabelKind(([0], 1)), r"state\.labels\.value must be None or a \("),
         ("brier_score", "labels", IdKind("integers"), r"state\.labels must be a LabelKind"),
-        ("gauc", "ids_kind", IdKind("floats"), r"state\.ids_kind\.value must be None, 'int"),
+        ("gauc", "ids_kind", IdKind("reals"), r"state\.ids_kind\.value must be None, 'int"),
         ("grouped_auprc", "ids_kind", IdKind(func=3), r"state\.ids_kind\.func must be a str"),
     ],
 )  # fmt: skip

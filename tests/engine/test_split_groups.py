@@ -477,8 +477,8 @@ def test_gauc_batches_of_every_input_kind_join_their_groups():
 def test_group_ids_of_another_type_than_those_held_are_refused() -> None:
     # the int 1 and the str "1" were one group: 0.8333 where gauc_score refuses the rows
     message = (
-        "gauc_score: groups must hold ids of one type (all integers or all strings) in every "
-        "update and merge. Got strings in {where}, integers before; convert them to one type "
+        "gauc_score: groups must hold ids of one type in every update and merge: numbers (ints "
+        "or floats) or strings. Got strings in {where}, integers before; convert them to one type "
         "in every update, e.g. groups = groups.astype(str)."
     )
     ints = rv.metric("gauc").update([1, 0], [0.9, 0.1], groups=[1, 1])

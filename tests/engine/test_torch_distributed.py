@@ -297,9 +297,9 @@ def test_ranks_of_two_labellings_or_id_types_refuse_the_sync(steps: list[dict]) 
             "before; binarise the labels alike in every update, e.g. y_true = (y_true == 1)."
         )
         assert steps[rank]["ids"].startswith(
-            "grouped_auprc_score: groups must hold ids of one type (all integers or all "
-            "strings) in every update and merge. Got strings in the accumulator merged, "
-            "integers before;"
+            "grouped_auprc_score: groups must hold ids of one type in every update and "
+            "merge: numbers (ints or floats) or strings. Got strings in the accumulator "
+            "merged, integers before;"
         )
         assert steps[rank]["labels/after"] == [1.0, 1]
         assert steps[rank]["ids/after"] == [1.0, 1]

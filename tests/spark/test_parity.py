@@ -152,6 +152,20 @@ def test_gauc_equals_in_memory(impressions_df, weighting, num_partitions):
     assert got.n_groups_skipped > 0
 
 
+def test_float_groups_whole_in_one_partition_and_not_in_another_equal_in_memory(spark):
+    # before: a partition of whole floats held integer ids, one holding 0.5 "strings",
+    # and merging them raised "groups must hold ids of one type"
+    groups = [1.0, 1.0, 0.5, 0.5, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0, -0.0, 0.0, 7.5, 7.5]
+    labels = [1, 0, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1]
+    scores = [0.9, 0.1, 0.3, 0.4, 0.8, 0.2, 0.6, 0.7, 0.5, 0.4, 0.3, 0.2, 0.1, 0.9]
+    df = spark.createDataFrame(pd.DataFrame({"g": groups, "y": labels, "s": scores}))
+    columns = {"y_true": "y", "y_score": "s", "groups": "g"}
+    got = rs.gauc_score(df, "y", "s", groups="g", num_partitions=4)
+    assert got == receval.gauc_score(labels, scores, groups=groups) == 0.5714285714285714
+    got = rs.compute(df, "grouped_auprc", columns, num_partitions=4)
+    assert got == receval.grouped_auprc_score(labels, scores, groups=groups)
+
+
 def test_gauc_weighted_and_mapping(impressions_df):
     pdf = _collected(impressions_df)
     mapping = {u: 1.0 + (u % 5) for u in range(300)}
@@ -524,11 +538,12 @@ def _id_frames(q_users, r_users, q_items=("a", "b", "a", "c"), r_items=("a", "c"
         _id_frames([17.5, 17.5, 18.0, 19.0], ["17.5", "17.5", "18", "19"]),  # a float's text
         _id_frames(_FLOATS, ["017", "017", "18", "19"]),  # "017" is not 17.0: one user missing
         _id_frames([np.inf, 17.0, 18.0, 19.0], [str(u) for u in _USERS]),  # refused
-        # whole floats are ints only where the whole column is whole and below 2**53, in
-        # memory: -0.0 beside 1.5 is the float 0.0 (as "0" reads), and -0.0 and 0.0 one user
+        # a whole float below 2**53 is the integer it is, whatever its column holds:
+        # -0.0 beside 1.5 is 0 (as "0" reads), and -0.0 and 0.0 one user
         _id_frames([18.0, 18.0, -0.0, 1.5], ["18", "18", "0", "1.5"]),
         _id_frames([-0.0, 0.0, 1.5, 1.5], [0, 0, 2, 2], r_items=("a", "b", "a", "c")),
-        # 1e15 beside 2**53 (or beside 1.5, its items) is the float 1e+15, not 10**15
+        # 1e15 beside 2**53 (or beside 1.5, its items) is 10**15, whatever its column
+        # holds; 2.0**53 is the float "9.007199254740992e+15", not 2**53
         _id_frames([1e15, 1e15, 18.0, 2.0**53], [10**15, 10**15, 18, 2**53]),
         _id_frames(
             _USERS, _USERS, (1e15, 1.5, 1e15, 3.0), ("1e15", "1.5", "1000000000000000", "3")

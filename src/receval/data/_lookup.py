@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.kinds import id_texts
 from ._arrow import to_arrow, to_numpy
 from ._int_ids import DENSE_RANGE_FACTOR, words
 from ._strings import ids_to_numpy, lookup_strings
@@ -94,7 +95,9 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
     Integer ids on both sides use a direct-address table over a compact range, the
     core's hash table over a wider one; otherwise both sides are
     compared as strings through Arrow's hash table (an int id 7 and a string id
-    "7" are the same id, as in TREC files, where every id is a string).
+    "7" are the same id, as in TREC files, where every id is a string; a float by
+    :func:`~receval.engine.kinds.id_texts`: 7.0 is the id 7 whatever the other ids
+    of its column).
     """
     if len(values) == 0:
         return np.empty(0, dtype=np.int32)
@@ -132,6 +135,8 @@ def lookup(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 
     def as_strings(x: np.ndarray) -> pa.Array:
         arr = to_arrow(x)
+        if pa.types.is_floating(arr.type):  # a whole float below 2**53 is the integer it is
+            return pa.array(id_texts(to_numpy(arr).astype(np.float64)), pa.string())
         if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
             arr = pc.cast(arr, pa.string())
         return arr

@@ -12,7 +12,10 @@ synced, saved and loaded with it, and ``reset`` forgets it.
 
 =================  ==================================================================
 :class:`IdKind`    the type of the group ids: ``"integers"`` (ints, bools, whole
-                   floats) or ``"strings"`` (any other value, held by its text)
+                   floats below ``2**53``), ``"floats"`` (a float that is not such
+                   an integer: a fraction, or from ``2**53`` on) or ``"strings"``
+                   (any other value, held by its text); integers and floats
+                   join as floats (the ids of one float column, however cut)
 :class:`LabelKind` the two labels of a binary ``y_true``, ``(negative, positive)``:
                    ``(0, 1)`` or ``(-1, 1)``, or ``(label, pos_label)``; a batch of
                    positives only tells none
@@ -38,6 +41,8 @@ __all__ = [
     "Kind",
     "LabelKind",
     "held_01",
+    "id_text",
+    "id_texts",
     "is_integer",
     "with_kinds",
 ]
@@ -92,35 +97,53 @@ class Kind:
 
 @dataclass(frozen=True)
 class IdKind(Kind):
-    """The type of the group ids held: ``"integers"`` or ``"strings"`` (None: no id yet)."""
+    """The type of the group ids held: ``"integers"``, ``"floats"`` or ``"strings"``
+    (None: no id yet).
+
+    Float ids are one id per number whatever batch holds them: a batch of whole
+    floats (below ``2**53``) is of integers, a batch holding another float of
+    floats, and the two join as floats, where every id is held by its number's
+    text (:func:`id_texts`: ``1.0`` and ``1`` as ``"1"``, ``0.5`` as ``"0.5"``), so
+    that batches cut anywhere from one float column hold its groups, as
+    :func:`receval.gauc_score` groups the whole column.
+    """
 
     @classmethod
     def of(cls, ids: np.ndarray, func: str) -> IdKind:
         """The kind of some ids (distinct or not), as the states hold them: integers for
-        ints and bools (NumPy's too, in an object array) and whole floats, strings for
-        any other value (held by its text: ``1.5`` as ``"1.5"``); None for no id."""
+        ints and bools (NumPy's too, in an object array) and whole floats below
+        ``2**53``, floats for other floats, strings for any other value (held by its
+        text); None for no id."""
         if not len(ids):
             return cls(None, func)
         if ids.dtype.kind in "iub":
             return cls("integers", func)
         if ids.dtype.kind == "f":
-            whole = bool(np.all(np.isfinite(ids) & (ids == np.trunc(ids))))
-            return cls("integers" if whole else "strings", func)
+            finite = bool(np.all(np.isfinite(ids)))
+            whole = finite and bool(np.all(ids == np.trunc(ids)) and np.abs(ids).max() < 2**53)
+            return cls("integers" if whole else "floats", func)
         if ids.dtype.kind == "O" and all(is_integer(x) for x in ids.tolist()):
             return cls("integers", func)
         return cls("strings", func)
 
+    def join(self, other: IdKind, where: str) -> IdKind:
+        """This kind with ``other``'s (see :meth:`Kind.join`): integers and floats
+        join as floats."""
+        if {self.value, other.value} == {"integers", "floats"}:
+            return self if self.value == "floats" else other
+        return super().join(other, where)
+
     def refusal(self, given: Kind, where: str) -> str:
         return (
-            f"{given.func or self.func}: groups must hold ids of one type (all integers or "
-            f"all strings) in every update and merge. Got {given.value} {where}, "
+            f"{given.func or self.func}: groups must hold ids of one type in every update "
+            f"and merge: numbers (ints or floats) or strings. Got {given.value} {where}, "
             f"{self.value} before; convert them to one type in every update, e.g. "
             f"groups = groups.astype(str)."
         )
 
     def invalid(self) -> tuple[str, str] | None:
-        if self.value not in (None, "integers", "strings"):
-            return "value", "None, 'integers' or 'strings'"
+        if self.value not in (None, "integers", "floats", "strings"):
+            return "value", "None, 'integers', 'floats' or 'strings'"
         return super().invalid()
 
 
@@ -184,6 +207,39 @@ def held_01(state: Any) -> Any:
                and isinstance(getattr(state, f.name, None), LabelKind)
                and getattr(state, f.name).value is None]  # fmt: skip
     return replace(state, **{name: LabelKind((0, 1)) for name in unknown}) if unknown else state
+
+
+def id_texts(ids: np.ndarray) -> list[str]:
+    """Ids by their text (:func:`id_text`), as a state of float ids holds them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> id_texts(np.array([1.0, -0.0, 0.5, 2.0**53, 1e-05]))
+    ['1', '0', '0.5', '9.007199254740992e+15', '0.00001']
+    """
+    if ids.dtype.kind != "f":
+        return [id_text(x) for x in ids.tolist()]
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ints = (ids == np.trunc(ids)) & (np.abs(ids) < 2**53)
+    texts: list[str] = pc.cast(pa.array(ids + 0.0), pa.string()).to_pylist()
+    for i in np.flatnonzero(ints).tolist():
+        texts[i] = str(int(ids[i]))
+    return texts
+
+
+def id_text(x: Any) -> str:
+    """An id by its text, one text per id: a str as it is, an integer's digits for ints
+    and for whole floats below ``2**53`` (``1``, ``1.0`` and ``-0.0`` as ``"1"``,
+    ``"1"`` and ``"0"``: the integer ids they are), the text Arrow writes of another
+    float (``0.5`` as ``"0.5"``, ``2.0**53`` as ``"9.007199254740992e+15"``: as
+    :func:`receval.evaluate` matches a float id that its column keeps as a float), any
+    other value's ``str``."""
+    if isinstance(x, (float, np.floating)):
+        return id_texts(np.array([x], dtype=np.float64))[0]
+    return x if type(x) is str else str(int(x)) if is_integer(x) else str(x)
 
 
 def is_integer(x: Any) -> bool:

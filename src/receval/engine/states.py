@@ -538,7 +538,9 @@ class Seen:
     """Ids of the groups already given to a whole-group metric.
 
     Integer ids are kept as one sorted int64 array (a batch is checked and merged
-    in O(batch log batch + held)); other ids (strings, floats) as a Python set.
+    in O(batch log batch + held)); other ids (strings, floats) as a Python set,
+    whose whole floats are compared with the integers held (``1.0`` in a batch that
+    also holds ``0.5`` is the group 1 of an earlier batch of whole floats).
     """
 
     ints: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -615,11 +617,12 @@ class Seen:
 
 
 def _int64s(values: Any) -> np.ndarray:
-    """The Python ints among ``values`` that an int64 holds, sorted (ints beyond it,
-    such as uint64 ids from 2**63, are never among the int64 ids held)."""
+    """The ints among ``values`` that an int64 holds, whole floats among them (``1.0``
+    is the id 1, whatever batch holds it), sorted (ints beyond it, such as uint64 ids
+    from 2**63, are never among the int64 ids held)."""
     low, high = -(2**63), 2**63 - 1
-    ints = [x for x in values if type(x) is int and low <= x <= high]
-    return np.sort(np.array(ints, dtype=np.int64))
+    ints = [int(x) for x in values if type(x) is int or (type(x) is float and x.is_integer())]
+    return np.sort(np.array([x for x in ints if low <= x <= high], dtype=np.int64))
 
 
 def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:

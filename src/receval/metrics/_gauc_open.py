@@ -19,8 +19,13 @@ and appends its rows, so a group split between updates or workers is one group;
 ``compute()`` groups the rows by group in a counting sort and runs the per-group
 AUC kernels of :func:`receval.gauc_score` once on all of them: the same float.
 Ids are held as int64 (ints, bools, whole floats) or as strings (strings, ints
-beyond int64, other values by their text); an update or a merge whose ids are of
-the other type than those held is refused (:class:`~receval.engine.kinds.IdKind`),
+beyond int64, other values by their text). Float ids are held by their number:
+while every one is a whole float below ``2**53`` as an int64, and from the first
+update or merged state that holds another float every id by its number's text
+(:func:`~receval.engine.kinds.id_texts`: ``1.0`` as ``"1"``, ``0.5`` as ``"0.5"``;
+the ids held so far are held so too), so that a float column cut into any
+updates has the groups :func:`receval.gauc_score` makes of it whole. An update or
+a merge of strings beside numbers is refused (:class:`~receval.engine.kinds.IdKind`),
 as :func:`receval.gauc_score` refuses a column of both (the int 1 and the str "1"
 would be one group). The labels are held as 0/1, with the pair of labels the updates
 gave (:class:`~receval.engine.kinds.LabelKind`), which every later update and merged
@@ -37,7 +42,7 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._encode import factorize
-from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
+from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind, id_texts
 from ..exceptions import InputValidationError
 from ..ranking.open_users import given_ids, held_ids
 
@@ -114,8 +119,9 @@ class OpenGroups:
         group_weight = per_group(ids, codes)
         if scores.dtype != np.float32:
             scores = np.ascontiguousarray(scores, dtype=np.float64)
+        self._hold(kind)
         self.rows.add(
-            given_ids(ids),
+            _held_form(ids, kind),
             np.ascontiguousarray(codes, dtype=np.int32),
             np.ascontiguousarray(labels, dtype=np.int8),
             np.ascontiguousarray(scores),
@@ -143,9 +149,23 @@ class OpenGroups:
         """Add another state's rows after these (in place); returns this state."""
         kind = self.ids_kind.join(other.ids_kind, MERGED)
         labels = self.labels.join(other.labels, MERGED)
+        if other.ids_kind.value != kind.value:  # its ids by their text, as these are held
+            other = OpenGroups(other.rows.copy(), other.ids_kind, other.labels)
+            other._hold(kind)
+        self._hold(kind)
         self.rows.absorb(other.rows.copy() if other is self else other.rows)
         self.ids_kind, self.labels = kind, labels
         return self
+
+    def _hold(self, kind: IdKind) -> None:
+        """Hold the ids as ``kind`` holds them: integers held re-keyed by their text
+        where ``kind`` is floats (the rows' codes are kept)."""
+        if kind.value != "floats" or self.ids_kind.value != "integers":
+            return
+        state = self.__getstate__()
+        del state["label_pair"], state["id_kind"]
+        self.rows = _loaded({**state, "ids": np.array(id_texts(state["ids"]))})
+        self.ids_kind = kind
 
     def merge(self, other: OpenGroups) -> OpenGroups:
         """The rows of both (a new state; this one's first)."""
@@ -196,18 +216,32 @@ class OpenGroups:
         codes, labels, scores, weights = self.rows.rows()
         return {"ids": self.ids(), "codes": codes, "labels": labels, "scores": scores,
                 "weights": weights, "group_weight": group_weight,
-                "label_pair": self.labels.value}  # fmt: skip
+                "label_pair": self.labels.value, "id_kind": self.ids_kind.value}  # fmt: skip
 
     def __setstate__(self, state: Any) -> None:
         # saved before the state held its labels: none known (0/1 where the accumulator
         # loading it says so: receval.engine.kinds.held_01)
-        pair = None
+        # saved before the state held the kind of its ids: told by the ids (floats
+        # were held by their text, and are read as strings)
+        pair = kind = None
         if isinstance(state, dict) and "label_pair" in state:
             state = dict(state)
-            pair = state.pop("label_pair")
+            pair, kind = state.pop("label_pair"), state.pop("id_kind", None)
         self.rows = _loaded(state)
-        self.ids_kind = IdKind.of(self.ids(), _FUNC) if self.n_rows else NO_IDS
+        told = IdKind.of(self.ids(), _FUNC) if self.n_rows else NO_IDS
+        held = (told.value,) if told.value != "strings" else ("strings", "floats")
+        if kind is not None and kind not in held:
+            from ..engine.states import invalid_state
+
+            raise invalid_state(f"OpenGroups.id_kind must be one of {held} for the ids held, "
+                                f"got {kind!r}")  # fmt: skip
+        self.ids_kind = told if kind is None else IdKind(kind, _FUNC)
         self.labels = LabelKind(pair, _FUNC)
+
+
+def _held_form(ids: np.ndarray, kind: IdKind) -> Any:
+    """A batch's distinct ids as the state of ``kind`` holds them (see the module)."""
+    return id_texts(ids) if kind.value == "floats" else given_ids(ids)
 
 
 _FIELDS = ("ids", "codes", "labels", "scores", "weights", "group_weight")

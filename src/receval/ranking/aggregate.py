@@ -229,8 +229,8 @@ class Ids:
         parts = [ids_to_numpy(p) for p in self.parts]
         if not parts:
             return np.empty(0, dtype=np.int64)
-        if any(all(p.dtype.kind in kinds for p in parts) for kinds in ("iu", "US")):
-            return distinct(*parts)  # integers, or strings: not mixed
+        if any(all(p.dtype.kind in kinds for p in parts) for kinds in ("iu", "US", "f")):
+            return distinct(*parts)  # integers, strings, or floats: not mixed
         return np.asarray(list(dict.fromkeys(x for p in parts for x in p.tolist())), dtype=object)
 
 

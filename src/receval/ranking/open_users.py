@@ -17,9 +17,12 @@ item) pair given twice is an error naming them, as in ``evaluate``. With
 ``ties="input"`` a user's tied items rank in the order they arrived (this
 accumulator's updates, then the merged ones').
 
-Ids are held as int64 (ints, bools) or as strings (strings, and ints beyond
-int64): ints beside strings are held as their decimal text, as NumPy makes a
-list of both.
+Ids are held as int64 (ints, bools, an update's whole floats) or as strings
+(strings, ints beyond int64, and floats by their number's text:
+:func:`~receval.engine.kinds.id_text`): ints beside strings are held as their
+decimal text, as NumPy makes a list of both, so that a whole float is the integer
+id it is (``1.0`` matches ``1``, as in :func:`receval.evaluate`) whatever the other
+ids of its update.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import numpy as np
 from .._kernels import compiled
 from ..data._ranked import Qrels, Run
 from ..data.seen import N_EXAMPLES, PairCounts
-from ..engine.kinds import is_integer
+from ..engine.kinds import id_text, id_texts, is_integer
 from ..exceptions import InputValidationError
 
 __all__ = ["OpenUsers", "given_ids", "held_ids"]
@@ -167,13 +170,15 @@ def given_ids(ids: np.ndarray) -> Any:
     ids = np.asarray(ids)
     if ids.dtype.kind in "iub" and (ids.dtype != np.uint64 or not len(ids) or ids.max() < 2**63):
         return np.ascontiguousarray(ids, dtype=np.int64)
+    if ids.dtype.kind == "f":
+        return id_texts(ids)
     values = ids.tolist()
     if ids.dtype.kind == "O" and all(is_integer(x) for x in values):
         try:
             return np.array([int(x) for x in values], dtype=np.int64)
         except OverflowError:
             pass
-    return [x if type(x) is str else str(x) for x in values]
+    return [id_text(x) for x in values]
 
 
 def _add(side: Any, user_ids: Any, item_ids: Any, offsets: Any, items: Any, values: Any) -> None:

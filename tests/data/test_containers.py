@@ -1281,7 +1281,7 @@ def test_factorize_infinite_and_mixed_ids():
         factorize([1.0, np.inf], "users", "f")
     with pytest.raises(
         InputValidationError,
-        match=r"^f: users must hold ids of one type \(all integers or all strings\). Got types "
+        match=r"^f: users must hold ids of one type \(numbers or strings, not both\). Got types "
         r"\['int', 'str'\]; convert them, e.g. users = users.astype\(str\).$",
     ):
         factorize(np.array([1, "a"], dtype=object), "users", "f")

@@ -483,7 +483,7 @@ def _factorize_arrow(
 
     def mixed(kinds: list[str]) -> InputValidationError:
         return InputValidationError(
-            f"{func}: {name} must hold ids of one type (all integers or all strings). "
+            f"{func}: {name} must hold ids of one type (numbers or strings, not both). "
             f"Got types {format_values(kinds)}; convert them, e.g. {name} = {name}.astype(str)."
         )
 

@@ -224,9 +224,10 @@ def id_texts(ids: np.ndarray) -> list[str]:
     import pyarrow.compute as pc
 
     ints = (ids == np.trunc(ids)) & (np.abs(ids) < 2**53)
-    texts: list[str] = pc.cast(pa.array(ids + 0.0), pa.string()).to_pylist()
-    for i in np.flatnonzero(ints).tolist():
-        texts[i] = str(int(ids[i]))
+    digits = pc.cast(pa.array(np.where(ints, ids, 0).astype(np.int64)), pa.string())
+    texts: list[str] = pc.if_else(
+        ints, digits, pc.cast(pa.array(ids + 0.0), pa.string())
+    ).to_pylist()
     return texts
 
 

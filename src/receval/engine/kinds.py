@@ -226,7 +226,7 @@ def id_texts(ids: np.ndarray) -> list[str]:
     ints = (ids == np.trunc(ids)) & (np.abs(ids) < 2**53)
     digits = pc.cast(pa.array(np.where(ints, ids, 0).astype(np.int64)), pa.string())
     texts: list[str] = pc.if_else(
-        ints, digits, pc.cast(pa.array(ids + 0.0), pa.string())
+        pa.array(ints), digits, pc.cast(pa.array(ids + 0.0), pa.string())
     ).to_pylist()
     return texts
 

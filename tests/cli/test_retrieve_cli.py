@@ -292,3 +292,27 @@ def test_rank_from_vectors_takes_exclude_from_standard_input(files):
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == want
     assert "pairs of --exclude <stdin> mask nothing" in result.stderr
+
+
+@pytest.mark.parametrize("spelling", ["00{}", "{}e0", "+{}"])
+def test_id_files_keep_ids_an_integer_would_respell(files, spelling):
+    # an id file is read as a CSV id column: ints only where every id is written as
+    # its digits, so 001 stays "001" and matches the qrels' "001" (not the number 1)
+    path, users, items = files
+    ids = [spelling.format(i + 1) for i in range(6)]
+    (path / "odd.txt").write_text("\n".join(ids) + "\n")
+    (path / "odd.tsv").write_text(
+        "user\titem\tgrade\n"
+        + "".join(f"{u}\t{100 + (3 * i) % 20}\t1\n" for i, u in enumerate(ids))
+    )
+    common = ["--user-ids", path / "odd.txt", "--item-ids", path / "items_ids.npy"]
+    out = path / "run.parquet"
+    invoke(make_runner(), "retrieve", "--users", path / "u.npy", "--items", path / "i.npy",
+           "--k", 3, "-o", out, *common)  # fmt: skip
+    want = retrieve(users, items, 3, user_ids=ids, item_ids=np.arange(100, 120))
+    assert Run.from_frame(pq.read_table(out)).to_dict() == want.to_dict()
+    result = invoke(make_runner(), "rank", "--qrels", path / "odd.tsv", "--user-vectors",
+                    path / "u.npy", "--item-vectors", path / "i.npy", *common, "-m",
+                    "recall@20", "--format", "json")  # fmt: skip
+    (row,) = json.loads(result.stdout)
+    assert row["recall@20"] == 1.0

@@ -65,7 +65,9 @@ SimilarityOption = Annotated[
 
 
 def read_ids(path: str | None, option: str, say: Messages) -> Any:
-    """``--user-ids`` / ``--item-ids``: a .npy file or one id per line (ints when all are)."""
+    """``--user-ids`` / ``--item-ids``: a .npy file or one id per line, read as the id
+    columns of CSV files are: int64 when every id is an integer written as its digits,
+    else the text of each line (``007``, ``1e3`` and ``true`` are ids as written)."""
     if path is None:
         return None
     import numpy as np
@@ -76,16 +78,20 @@ def read_ids(path: str | None, option: str, say: Messages) -> Any:
         if path.endswith(".npy"):
             check_file(path)
             return np.load(path, allow_pickle=False)
+        import pyarrow as pa
         import pyarrow.csv as csv
 
         from ..data._arrow import to_numpy
+        from ..data._string_buffers import integer_strings
 
         check_file(path)
         table = csv.read_csv(
             path, read_options=csv.ReadOptions(column_names=["id"]),
             parse_options=csv.ParseOptions(delimiter="\x1f"),
+            convert_options=csv.ConvertOptions(column_types={"id": pa.string()}),
         )  # fmt: skip
-        return to_numpy(table.column(0))
+        ints = integer_strings(table.column(0))
+        return ints if ints is not None else to_numpy(table.column(0))
 
 
 def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:

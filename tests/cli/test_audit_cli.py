@@ -152,6 +152,27 @@ def test_a_cutoff_that_is_no_time_exits_with_2(files, given, shown):
     )
 
 
+@pytest.mark.parametrize(
+    ("given", "missing", "fix"),
+    [
+        (("train",), "no test", "pass --test FILE"),
+        (("test",), "no train", "pass --train FILE"),
+        (("run",), "no train and no test", "pass --train FILE and --test FILE"),
+    ],
+)
+def test_a_cutoff_without_train_and_test_exits_with_2(files, given, missing, fix):
+    # it was ignored: "no finding: the protocol passes the 2 checks that ran", exit 0
+    options = [f"--{name}={files[name]}" for name in given]
+    result = invoke(runner, "audit", *options, "--cutoff", 10, code=2)
+    assert result.stderr == (
+        f"error: receval audit: cutoff needs train and test, with times. Got {missing}; "
+        f"{fix}, or leave --cutoff out.\n"
+    )
+    frames = {name: pd.read_csv(files[name]) for name in given}
+    with pytest.raises(InvalidParameterError, match=f"Got {missing}; pass "):
+        receval.audit(**frames, cutoff=10)
+
+
 def test_report_gets_a_protocol_section_with_train(files, tmp_path):
     pytest.importorskip("matplotlib").use("Agg")
     out = tmp_path / "r.html"

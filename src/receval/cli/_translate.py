@@ -84,6 +84,7 @@ OWN_OPTIONS: dict[str, str] = {
     **{f"{func}.metric": "--similarity" for func in ("retrieve", "evaluate_embeddings")},
     **{f"{func}.k": "--k" for func in ("retrieve", "evaluate_embeddings")},
     "user_kfold.k": "--k",
+    "audit.test": "--test FILE",
     "rolling.cutoffs": "--cutoffs",
     "rolling.end": "--end",
     "rolling.train_window": "--train-window",

@@ -95,7 +95,8 @@ def audit(
         None: the whole lists, and no ``short_lists`` check.
     cutoff : number, datetime or str, default=None
         The global cut-off time of a temporal split: training interactions
-        before it, test ones at or after it (``cutoff_leak``).
+        before it, test ones at or after it (``cutoff_leak``); needs ``train``
+        and ``test``, both with times.
     repeats : bool, default=False
         Declare repeat consumption: items may recur, so test pairs found in
         train and training items in the lists are expected (no
@@ -134,7 +135,8 @@ def audit(
     ------
     InvalidParameterError
         No input, or a bad ``k``, ``metrics``, ``profile``, ``ties``, ``repeats``
-        or ``examples``.
+        or ``examples``; a ``cutoff`` without train and test, or without their
+        times.
     InputValidationError
         An unreadable input, a missing column, times of two kinds.
 
@@ -180,16 +182,12 @@ def audit(
     checks = ["id_types", "duplicates"]
     for part in rows:
         findings += duplicate_findings(part, n_items, limit)
+    if cutoff is not None:
+        _check_cutoff_inputs(tr, te)
     if tr is not None and te is not None:
         if tr.times is not None and te.times is not None:
             findings += temporal_findings(tr, te, n_users, cutoff, limit)
             checks += ["temporal_leak", "cutoff_leak" if cutoff is not None else "timeline_overlap"]
-        elif cutoff is not None:
-            raise InvalidParameterError(
-                "audit: cutoff needs times in train and test. Got "
-                f"{'none' if tr.times is None and te.times is None else 'times in one only'}; "
-                "name the time column with time='<column>'."
-            )
         if not repeats:
             findings += test_in_train_findings(tr, te, n_items, limit)
             checks.append("test_in_train")
@@ -211,6 +209,23 @@ def audit(
     return AuditReport(
         findings, {name: _describe(part) for name, part in inputs.items()}, checks, k
     )
+
+
+def _check_cutoff_inputs(train: Rows | None, test: Rows | None) -> None:
+    """An error when ``cutoff`` cannot be checked: ``cutoff_leak`` reads the times of
+    both train and test (a cut-off is never ignored)."""
+    if train is None or test is None:
+        missing = [name for name, part in (("train", train), ("test", test)) if part is None]
+        raise InvalidParameterError(
+            f"audit: cutoff needs train and test, with times. Got no {' and no '.join(missing)}; "
+            f"pass {' and '.join(name + '=' for name in missing)}, or leave cutoff= out."
+        )
+    if train.times is None or test.times is None:
+        got = "none" if train.times is None and test.times is None else "times in one only"
+        raise InvalidParameterError(
+            f"audit: cutoff needs times in train and test. Got {got}; name the time column "
+            f"with time='<column>'."
+        )
 
 
 def _metrics(metrics: Any, k: int | None) -> list[str]:

@@ -316,3 +316,19 @@ def test_id_files_keep_ids_an_integer_would_respell(files, spelling):
                     "recall@20", "--format", "json")  # fmt: skip
     (row,) = json.loads(result.stdout)
     assert row["recall@20"] == 1.0
+
+
+def test_an_output_that_cannot_be_written_fails_before_the_work(files):
+    # it was found after the retrieval ("error: [Errno 2] Failed to open local file"),
+    # and -o naming an input (the item vectors) overwrote it with the run
+    path, _, _ = files
+    before = (path / "i.npy").read_bytes()
+    for output, what in [
+        (path / "no" / "run.csv", f"the output path's folder '{path / 'no'}' does not exist"),
+        (path, "the output path must be a regular file or a new name"),
+        (path / "i.npy", "the output path must not be one of the inputs"),
+    ]:
+        result = invoke(make_runner(), "retrieve", "--users", path / "u.npy", "--items",
+                        path / "i.npy", "-o", output, code=2)  # fmt: skip
+        assert result.stderr.startswith(f"error: receval retrieve -o/--output: {what}")
+    assert (path / "i.npy").read_bytes() == before

@@ -240,6 +240,11 @@ def retrieve(
     """
     say = Messages(quiet)
     with say.guard():
+        if output != "-":  # found before the work, not after it
+            from ..report.html import check_target
+
+            inputs = [path for path in (users, items, user_ids, item_ids, exclude) if path]
+            check_target(output, inputs, "receval retrieve -o/--output")
         ids = read_ids(item_ids, "--item-ids", say)
         options = dict(
             user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,

@@ -322,7 +322,7 @@ def test_exact_auc_state_holds_a_key_per_row_or_per_distinct_score():
         held = keys or len(np.unique(scores[labels == 1])) + len(np.unique(scores[labels == 0]))
         assert state.compact().entries == held
         width = 8 if keys else 16
-        assert width * held <= state.nbytes <= (width + 1) * held + 16 * 32  # room: <= 1/8
+        assert width * held <= state.memory_bytes <= (width + 1) * held + 16 * 32  # room: <= 1/8
         assert state.auc() == roc_auc_score(labels, scores)
         table = state.table()
         assert np.array_equal(table[0], np.unique(scores)) and len(table[0]) == distinct

@@ -100,8 +100,9 @@ class ScoreCounts:
         return int(self.runs.entries)
 
     @property
-    def nbytes(self) -> int:
-        """Bytes of the counts held."""
+    def memory_bytes(self) -> int:
+        """Bytes of the counts held (rows buffered included): what
+        :attr:`~receval.engine.run.Accumulator.memory_bytes` adds up."""
         return int(self.runs.nbytes)
 
     def add(self, labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None) -> None:

@@ -104,7 +104,7 @@ def test_validation_errors_count_one():
 
 
 def test_already_given_ids_agree_with_their_count():
-    from receval.engine.states import Seen
+    from receval.engine.group_ids import Seen
 
     seen = Seen()
     seen.add(np.array([1, 2]), "f", "users")

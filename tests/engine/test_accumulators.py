@@ -240,7 +240,7 @@ def test_binned_auc_with_scores_far_outside_the_range():
     ],
 )
 def test_seen_groups_raise_when_given_again(first, again):
-    from receval.engine.states import Seen
+    from receval.engine.group_ids import Seen
 
     seen = Seen()
     seen.add(first, "gauc_score", "groups")
@@ -750,7 +750,7 @@ def test_update_with_arguments_it_does_not_take_names_them(name, args, kwargs, w
 def test_seen_adds_a_batch_unless_an_id_repeats(batches):
     # against Python sets: a batch of integers (as int64, or as objects) or of mixed
     # ids; the repeated ids are those within the batch and those held before
-    from receval.engine.states import Seen
+    from receval.engine.group_ids import Seen
 
     seen, held = Seen(), set()
     for as_int64, values in batches:

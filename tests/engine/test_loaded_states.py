@@ -124,7 +124,7 @@ def test_weighted_counts_must_be_wide_integers() -> None:
         # a mean over users read as a sum: a silent wrong value before
         ("ndcg@10", lambda s: object.__setattr__(s["_state"].means["ndcg@10"].state, "kind", "sum"),
          r"state\.means\['ndcg@10'\]\.state\.kind must be 'users'. Got str 'sum'"),
-        ("gauc", lambda s: s["_state"].seen.__setattr__("ints", np.array([5, 1])),
+        ("gauc", lambda s: s["_state"].seen.__setstate__({"ints": np.array([5, 1]), "ids": set()}),
          r"state\.seen\.ints must be sorted distinct int64 ids"),
         ("ece", lambda s: s["_state"].gaps.update({-1: s["_state"].weight}),
          r"state\.gaps must be exact sums keyed by bin numbers >= 0"),

@@ -35,10 +35,11 @@ from ..data._origin import Batch, located
 from ..data._string_buffers import integer_strings
 from ..data.scan import Scan, ScanColumn, ScanRun
 from ..exceptions import InputValidationError, InvalidParameterError
+from .group_ids import Seen
 from .kinds import NO_LABELS
 from .metric import MetricDefinition
 from .run import Accumulator
-from .states import LabelledRows, Seen
+from .states import LabelledRows
 from .totals import score_ranges
 from .window import batch_rows
 
@@ -507,7 +508,7 @@ def whole_groups(
     contiguous raises when the batch holding its
     second run is read. Each batch's ``origin`` names its rows' files and rows:
     a consumer puts them in front of its errors with :func:`located`. The id of
-    every run is kept (:class:`~receval.engine.states.Seen`: O(groups) memory), so a
+    every run is kept (:class:`~receval.engine.group_ids.Seen`: O(groups) memory), so a
     repeat raises as soon as the batch holding it is read, within the batch or
     against the earlier ones, naming the file and row where the group comes again.
     """

@@ -3,9 +3,9 @@
 Exact and binned AUC counts (:class:`ScoreCounts` and the pair of them of an
 accumulator, :class:`AUCCounts`; :class:`BinnedCounts`), disjoint
 score ranges (:class:`RangeStates`), the exact sums of RMSE, MAE, the Brier score and
-R² (:class:`ErrorSums`, :class:`Moments`), the ids of the groups already given
-(:class:`Seen`), the test of a batch of plain arrays the compiled core checks
-itself (:func:`plain_pair`), and the check of states loaded from pickles. The states
+R² (:class:`ErrorSums`, :class:`Moments`), the test of a batch of plain arrays the
+compiled core checks itself (:func:`plain_pair`), and the check of states loaded from
+pickles (:class:`~receval.engine.group_ids.Seen` among them). The states
 of binary labels hold the labels of their rows (``labels``, a
 :class:`~receval.engine.kinds.LabelKind`) and refuse rows of other labels.
 """
@@ -21,8 +21,9 @@ from typing import Any, NamedTuple, TypeVar, cast
 import numpy as np
 
 from .._kernels import compiled
-from .._validation import counted, format_values, verb
+from .._validation import counted
 from ..exceptions import InputValidationError, InvalidParameterError
+from .group_ids import Seen
 from .kinds import MERGED, NO_LABELS, UPDATE, Kind, LabelKind
 from .rounding import CORE_ROUNDING, NOT_ROUNDED, RoundedWeights, core_rounding, rounding_problem
 from .sums import ExactSum, fieldwise_sum
@@ -37,7 +38,6 @@ __all__ = [
     "Moments",
     "RangeStates",
     "ScoreCounts",
-    "Seen",
     "check_loaded_state",
     "plain_pair",
 ]
@@ -534,108 +534,6 @@ def at_one_weight_shift(a: S, b: S, sums: tuple[str, ...]) -> tuple[S, S]:
     return (a, at(y, x.w_shift)) if x.w_shift > y.w_shift else (at(x, y.w_shift), b)
 
 
-@dataclass
-class Seen:
-    """Ids of the groups already given to a whole-group metric.
-
-    Integer ids are kept as one sorted int64 array (a batch is checked and merged
-    in O(batch log batch + held)); other ids (strings, floats) as a Python set,
-    whose whole floats are compared with the integers held (``1.0`` in a batch that
-    also holds ``0.5`` is the group 1 of an earlier batch of whole floats).
-    """
-
-    ints: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    ids: set[Any] = field(default_factory=set)
-
-    def add(self, ids: Any, func: str, what: str) -> None:
-        """Add a batch's ids; raise if one was given in an earlier update."""
-        repeated = sorted(set(self.add_new(ids)), key=str)
-        if repeated:
-            given = f"{what if len(repeated) > 1 else what[:-1]} {format_values(repeated)}"
-            raise InputValidationError(
-                f"{func}: {given} {verb(len(repeated), 'was')} already given in an earlier "
-                f"update; each update must hold whole {what} (all the rows of a {what[:-1]}), "
-                f"e.g. group the rows by {what[:-1]} before cutting batches."
-            )
-
-    def add_new(self, ids: Any) -> list[Any]:
-        """Add a batch of ids unless one repeats, within the batch or from an earlier
-        one; returns the repeated ids (those within the batch first), empty when the
-        batch was added."""
-        arr = np.asarray(ids)
-        if arr.dtype.kind in "iu" and arr.dtype != np.uint64:
-            new = np.sort(arr.astype(np.int64, copy=False))
-            repeated: list[Any] = new[1:][new[1:] == new[:-1]].tolist() + self._held(new).tolist()
-            if self.ids:  # ids of another kind were given before: compare as Python values
-                repeated += [x for x in new.tolist() if x in self.ids]
-            if not repeated:
-                self.ints = _merge_sorted(self.ints, new)
-            return repeated
-        values = arr.tolist()
-        batch: set[Any] = set(values)
-        held = self._held(_int64s(values)).tolist() if self.ints.size else []
-        if len(batch) == len(values) and batch.isdisjoint(self.ids) and not held:
-            self.ids |= batch  # the usual case, by set operations alone
-            return []
-        batch = set()
-        repeated = [x for x in values if x in batch or batch.add(x)]  # type: ignore[func-returns-value]
-        return repeated + [x for x in values if x in self.ids] + held
-
-    def _held(self, ordered: np.ndarray) -> np.ndarray:
-        """The values of a sorted int64 array already held."""
-        if not self.ints.size or not ordered.size:
-            return ordered[:0]
-        pos = np.minimum(np.searchsorted(self.ints, ordered), len(self.ints) - 1)
-        result: np.ndarray = ordered[self.ints[pos] == ordered]
-        return result
-
-    def absorb(self, other: Seen) -> Seen:
-        """Add another state's ids into this one (in place); returns this state."""
-        self._check_disjoint(other)
-        self.ints = _merge_sorted(self.ints, other.ints)
-        self.ids |= other.ids
-        return self
-
-    def merge(self, other: Seen) -> Seen:
-        self._check_disjoint(other)
-        return Seen(_merge_sorted(self.ints, other.ints), self.ids | other.ids)
-
-    def _check_disjoint(self, other: Seen) -> None:
-        both = self.ids & other.ids if len(other.ids) < len(self.ids) else other.ids & self.ids
-        small, large = sorted((self, other), key=lambda x: len(x.ints))
-        both |= set(large._held(small.ints).tolist())
-        for a, b in ((self, other), (other, self)):  # ints held as Python values on one side
-            if a.ids and b.ints.size:  # (a pass over every id held: not for strings alone)
-                both |= set(b._held(_int64s(a.ids)).tolist())
-        if both:
-            raise InputValidationError(
-                f"{counted(len(both), 'group')} {verb(len(both), 'was')} given twice (in two "
-                f"updates, or in two merged "
-                f"accumulators), e.g. {format_values(sorted(both, key=str))}; each update and "
-                f"each worker must hold whole groups (all the rows of a group or user): group "
-                f"the rows before cutting batches or splitting them across workers."
-            )
-
-
-def _int64s(values: Any) -> np.ndarray:
-    """The ints among ``values`` that an int64 holds, whole floats among them (``1.0``
-    is the id 1, whatever batch holds it), sorted (ints beyond it, such as uint64 ids
-    from 2**63, are never among the int64 ids held)."""
-    low, high = -(2**63), 2**63 - 1
-    ints = [int(x) for x in values if type(x) is int or (type(x) is float and x.is_integer())]
-    return np.sort(np.array([x for x in ints if low <= x <= high], dtype=np.int64))
-
-
-def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if not a.size:
-        return b
-    if not b.size:
-        return a
-    out = np.concatenate([a, b])
-    out.sort(kind="stable")  # two sorted runs: merged in linear time
-    return out
-
-
 # ------------------------------------------------------------------ batches
 class LabelledRows(NamedTuple):
     """A prepared batch of binary labels: int8 0/1 ``labels``, float64 ``scores``,
@@ -716,11 +614,6 @@ def _invariants(value: Any, where: str) -> None:
         problem = value.invalid()
         if problem is not None:
             raise _bad(f"{where}.{problem[0]}", problem[1], getattr(value, problem[0]))
-    elif isinstance(value, Seen):
-        if len(value.ints) and (
-            value.ints.dtype != np.int64 or not (np.diff(value.ints) > 0).all()
-        ):
-            raise _bad(f"{where}.ints", "sorted distinct int64 ids", value.ints)
 
 
 def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
@@ -740,6 +633,11 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
         if type(value) is not type(template) or problem is not None:
             field_name, expected = problem or ("", f"a {type(template).__name__}")
             raise _bad(f"{where}.{field_name}".rstrip("."), expected, value)
+    elif isinstance(template, Seen):
+        if type(value) is not Seen:
+            raise _bad(where, "a Seen", value)
+        if (problem := value.invalid()) is not None:
+            raise _bad(f"{where}.{problem[0]}", problem[1], getattr(value, problem[0]))
     elif isinstance(template, ScoreCounts):  # its pickle was checked as it was read
         if type(value) is not ScoreCounts or value.weighted != template.weighted:
             raise _bad(

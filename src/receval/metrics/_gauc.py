@@ -12,11 +12,12 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._lookup import distinct
+from ..engine.group_ids import Seen
 from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
 from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import run_definition
-from ..engine.states import Seen, plain_pair
+from ..engine.states import plain_pair
 from ..engine.sums import weight_shift
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined

@@ -27,7 +27,7 @@ from ..data._lookup import distinct, lookup_ids
 from ..data._ranked import Qrels, Run
 from ..data._strings import ids_to_numpy
 from ..data.seen import MaskingSummary, PairCounts, SeenItems, as_seen, smallest_ids
-from ..engine.states import Seen
+from ..engine.group_ids import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec

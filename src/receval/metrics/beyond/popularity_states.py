@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ...data._ranked import as_qrels
+from ...engine.group_ids import Seen
 from ...engine.metric import MetricDefinition, register
-from ...engine.states import Seen
 from ...exceptions import InvalidParameterError, warn
 from .lists import as_run, check_k, item_exposure
 from .popularity import (

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...engine.states import Seen
+from ...engine.group_ids import Seen
 from ...exceptions import InputValidationError
 from .times import FUNC, check_span, window_of_periods
 

@@ -414,13 +414,41 @@ def test_open_states_pickle_as_plain_arrays():
         assert pickle.loads(pickle.dumps(acc)).compute() == acc.compute()
 
 
-def test_a_named_weighting_given_to_update_is_the_accumulators_or_refused():
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_a_named_weighting_given_to_update_is_the_accumulators_or_refused(whole_groups):
+    # with whole_groups=True the batch's groups took its weighting: groups of one
+    # accumulator weighed by impressions and by clicks, silently
     y, p, g = np.array([1, 0, 1, 0]), np.array([0.9, 0.2, 0.3, 0.4]), np.array([1, 1, 2, 2])
-    acc = rv.metric("gauc", weighting="uniform")
+    acc = rv.metric("gauc", weighting="uniform", whole_groups=whole_groups)
     same = acc.update(y, p, groups=g, weighting="uniform").compute()
     assert same == rv.gauc_score(y, p, groups=g, weighting="uniform")
-    with pytest.raises(InputValidationError, match="differs from the accumulator's weighting"):
-        rv.metric("gauc").update(y, p, groups=g, weighting="uniform")
+    for other in ("uniform", {1: 1.0, 2: 3.0}):
+        fresh = rv.metric("gauc", whole_groups=whole_groups)
+        with pytest.raises(InputValidationError, match="differs from the accumulator's weighting"):
+            fresh.update(y, p, groups=g, weighting=other)
+        with pytest.raises(InputValidationError, match="differs from the accumulator's weighting"):
+            fresh.update(y[:0], p[:0], groups=g[:0], weighting=other)
+
+
+def test_compute_takes_a_named_weighting_as_the_option():
+    # receval.compute gave it to each batch: a string's weighting silently overridden
+    y, p, g = (
+        np.array([1, 0, 0, 1, 0, 1]),
+        np.array([0.9, 0.3, 0.5, 0.2, 0.4, 0.8]),
+        [1, 1, 1, 2, 2, 2],
+    )
+    clicks = rv.gauc_score(y, p, groups=g, weighting="clicks")
+    assert rv.compute("gauc", y, p, groups=g, weighting="clicks") == clicks
+    mapped = {1: 1.0, 2: 5.0}
+    assert rv.compute("gauc", y, p, groups=g, weighting=mapped) == rv.gauc_score(
+        y, p, groups=g, weighting=mapped
+    )
+    per_row = [1.0, 1.0, 1.0, 5.0, 5.0, 5.0]
+    assert rv.compute("gauc", y, p, groups=g, weighting=per_row) == rv.gauc_score(
+        y, p, groups=g, weighting=per_row
+    )
+    with pytest.raises(InvalidParameterError, match="weighting is given both"):
+        rv.compute("gauc(weighting=clicks)", y, p, groups=g, weighting="uniform")
 
 
 def test_by_segment_applies_gauc_options_to_split_group_accumulators():

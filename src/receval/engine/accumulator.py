@@ -7,6 +7,7 @@ from typing import Any
 
 from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
+from .metric import is_option_value
 from .run import Accumulator, check_arguments
 from .sources import run_definition
 from .window import check_decay, check_window
@@ -239,7 +240,9 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
         one scan).
     **options
         Keyword data arguments (``sample_weight=``, ``groups=``) and the metric's
-        options.
+        options. A keyword that is both (gauc's ``weighting``) is the option when it
+        holds a name or a mapping (``weighting="clicks"``, as :func:`receval.gauc_score`
+        takes it), data when it holds a value per row.
 
     Examples
     --------
@@ -247,9 +250,16 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     >>> receval.compute("pcoc", [1, 0, 0, 1], [0.6, 0.2, 0.3, 0.5])
     0.8
     """
+    import inspect
+
     defn = definition(name, options)
     data_names = {*defn.inputs, "sample_weight"}  # weights a metric takes none of: refused
-    kwargs = {k: options.pop(k) for k in list(options) if k in data_names}
+    own = inspect.signature(defn.check_params).parameters  # an option that is also data:
+    kwargs = {  # its value (gauc's weighting="clicks") is the option, per-row values data
+        k: options.pop(k)
+        for k in list(options)
+        if k in data_names and not (k in own and is_option_value(options[k]))
+    }
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
     # a scan is cut into batches of whole groups: their states need no rows kept
     params = metric(name, whole_groups=True, **options).params

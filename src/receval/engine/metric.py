@@ -343,6 +343,13 @@ def weights_refused(
     )
 
 
+def is_option_value(x: Any) -> bool:
+    """Whether a keyword that is both a data argument and an option of a metric holds
+    the option's value: a name or a mapping (gauc's ``weighting="clicks"``), not data
+    (per-row weights)."""
+    return isinstance(x, str) or hasattr(x, "items")
+
+
 def data_columns(func: str, *arrays: tuple[str, Any]) -> list[Any]:
     """The named data arguments as 1-D arrays of one length; ``sample_weight`` may be
     None (it stays None), any other argument that is None is an error naming it."""

@@ -542,6 +542,15 @@ def _gauc_prepare(
     sample_weight: Any = None,
     weighting: Any = None,
 ) -> Any:
+    if _named(weighting) and _plain(weighting) != _plain(params["weighting"]):
+        # whole groups or not: a group's weight is of the accumulator's weighting
+        shown = weighting if isinstance(weighting, str) else "a mapping"
+        raise InputValidationError(
+            f"gauc_score: update(weighting={shown!r}) differs from the accumulator's "
+            f"weighting {params['weighting']!r}, which compute() applies to every "
+            f"group; make the accumulator with receval.metric('gauc', "
+            f"weighting=...) instead."
+        )
     if _rows(y_true) == 0:  # an empty batch adds nothing
         data_columns("gauc_score", ("y_true", y_true), ("y_score", y_score),
                      ("groups", groups), ("sample_weight", sample_weight))  # fmt: skip
@@ -597,17 +606,9 @@ def _gauc_update_into(
 
 def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenGroups:
     """A batch's rows added to those held (a per-row ``weighting``: as each group's
-    weight, checked now)."""
+    weight, checked now; a named one is the accumulator's, as prepared)."""
     y_true, y_score, groups, sample_weight, weighting, labels = batch
     named = _named(weighting)
-    if named and _plain(weighting) != _plain(params["weighting"]):
-        shown = weighting if isinstance(weighting, str) else "a mapping"
-        raise InputValidationError(
-            f"gauc_score: update(weighting={shown!r}) differs from the accumulator's "
-            f"weighting {params['weighting']!r}, which compute() applies to every "
-            f"group; make the accumulator with receval.metric('gauc', "
-            f"weighting=...) instead."
-        )
 
     def per_group(ids: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
         if named:

@@ -207,6 +207,7 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
     function; ``run`` returns the value, the counts of what the metric left out and why
     (:meth:`receval.Accumulator.skipped`'s, ``{}`` and ``""`` for a function)."""
     from ..engine.accumulator import metric
+    from ..engine.metric import is_option_value
     from ..registry import load, resolve
     from ..registry.schema import family_words
 
@@ -231,7 +232,7 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
         if func is not None:
             return float(func(*data, **kwargs, **dict(spec.args), **options)), {}, ""
         # an option that is also a data argument (gauc's named weighting) makes the metric
-        named = {k: x for k, x in kwargs.items() if k in own and _is_option(x)}
+        named = {k: x for k, x in kwargs.items() if k in own and is_option_value(x)}
         data_kwargs = {k: x for k, x in kwargs.items() if k not in named}
         acc = metric(name, **options, **named).update(*data, **data_kwargs)
         defn = acc.definition
@@ -243,11 +244,6 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
         return float(value), {k: int(n) for k, n in counts.items() if n is not None}, why
 
     return entry.inputs, own.__contains__, run
-
-
-def _is_option(x: Any) -> bool:
-    """Whether a keyword given as data is an option's value: a name or a mapping."""
-    return isinstance(x, str) or hasattr(x, "items")
 
 
 @dataclass(frozen=True)

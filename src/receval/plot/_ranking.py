@@ -34,14 +34,7 @@ def is_run_dict(runs: Any) -> bool:
 
 
 def _check_metrics(metrics: Any) -> list[str]:
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if not isinstance(metrics, Iterable):
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of {_FUNC} must be a metric name or a sequence of them. "
-            f"Got {metrics!r} instead."
-        )
-    out = list(metrics)
+    out = v.metric_strings(metrics, _FUNC)
     if not out:
         raise InvalidParameterError(
             f"The 'metrics' parameter of {_FUNC} must name at least one metric. Got [] instead."

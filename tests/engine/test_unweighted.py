@@ -87,3 +87,17 @@ def test_weights_of_one_number_are_shown_as_the_number():
         rv.metric("regression_auc").update(Y, S, sample_weight=np.float64(2))
     assert str(info.value) == _refusal("Accumulator.update of 'regression_auc'",
                                        "regression_auc", "2.0")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", UNWEIGHTED)
+def test_no_weights_given_as_none_is_no_weights_on_every_backend(name):
+    # a training loop passes sample_weight=None to every metric; the function took it as
+    # no weights, while its accumulator and compute refused "Got None"
+    function = load(ENTRIES[name].function_path)
+    expected = function(Y, S, **_groups(name))
+    assert function(Y, S, sample_weight=None, **_groups(name)) == expected
+    acc = rv.metric(name).update(Y, S, sample_weight=None, **_groups(name))
+    assert acc.compute() == expected
+    assert rv.compute(name, Y, S, sample_weight=None, **_groups(name)) == expected
+    assert rv.by_segment([name], Y, S, by=[1, 1, 1, 1], sample_weight=None,
+                         **_groups(name)).overall[name] == expected  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
-from .metric import is_option_value
+from .metric import is_option_value, without_no_weights
 from .run import Accumulator, check_arguments
 from .sources import run_definition
 from .window import check_decay, check_window
@@ -260,6 +260,7 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
         for k in list(options)
         if k in data_names and not (k in own and is_option_value(options[k]))
     }
+    kwargs = without_no_weights(defn, kwargs)
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
     # a scan is cut into batches of whole groups: their states need no rows kept
     params = metric(name, whole_groups=True, **options).params

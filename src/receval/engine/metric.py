@@ -41,6 +41,7 @@ __all__ = [
     "register",
     "second_and_weight",
     "weights_refused",
+    "without_no_weights",
 ]
 
 
@@ -298,6 +299,23 @@ def second_and_weight(
     if kwargs:
         raise InvalidParameterError(f"{takes} Got {sorted(kwargs)[0]!r} too.")
     return value, weight
+
+
+def without_no_weights(defn: MetricDefinition, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` less ``sample_weight=None`` where the metric takes no weights: None is
+    no weights, as its function reads it (a training loop passes the same keywords to
+    every metric); weights themselves are refused (:func:`weights_refused`).
+
+    Examples
+    --------
+    >>> import receval
+    >>> from receval.engine.metric import without_no_weights
+    >>> without_no_weights(receval.metric("regression_auc").definition, {"sample_weight": None})
+    {}
+    """
+    if "sample_weight" in defn.inputs or kwargs.get("sample_weight", 0) is not None:
+        return kwargs
+    return {k: x for k, x in kwargs.items() if k != "sample_weight"}
 
 
 def weights_refused(

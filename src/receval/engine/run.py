@@ -20,7 +20,7 @@ from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
 from .loop.tensors import host_array, on_host, owned
 from .memory import state_bytes
-from .metric import DEFINITIONS, MetricDefinition, weights_refused
+from .metric import DEFINITIONS, MetricDefinition, weights_refused, without_no_weights
 from .states import check_loaded_state, invalid_state
 from .window import UNITS, Window, batch_rows
 
@@ -245,6 +245,7 @@ class Accumulator:
         ``background=True`` the batch is copied (or its copy from the GPU queued)
         and the update runs on the accumulator's thread. Returns the accumulator.
         """
+        kwargs = without_no_weights(self.definition, kwargs)
         if self._worker is None:
             data = tuple(map(on_host, data))
             kwargs = {k: on_host(x) for k, x in kwargs.items()} if kwargs else kwargs

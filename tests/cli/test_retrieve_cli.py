@@ -332,3 +332,30 @@ def test_an_output_that_cannot_be_written_fails_before_the_work(files):
                         path / "i.npy", "-o", output, code=2)  # fmt: skip
         assert result.stderr.startswith(f"error: receval retrieve -o/--output: {what}")
     assert (path / "i.npy").read_bytes() == before
+
+
+def test_an_id_file_with_an_empty_line_is_refused_naming_its_line(files):
+    # the empty line was dropped: "--user-ids must have one id per row of the vectors
+    # (6). Got 5.", no line named (and with one more id, every id after it shifted)
+    path, _, _ = files
+    (path / "gap.txt").write_text("u0\nu1\n\nu3\nu4\nu5\n")
+    result = invoke(make_runner(), "retrieve", "--users", path / "u.npy", "--items",
+                    path / "i.npy", "--user-ids", path / "gap.txt", "-o", path / "r.csv",
+                    code=2)  # fmt: skip
+    assert result.stderr.startswith(
+        f"error: --user-ids {path / 'gap.txt'}:3: an empty line. Expected one id on every line"
+    )
+
+
+def test_exclude_matching_nothing_names_the_option(files):
+    # it said "no (user, item) pair of exclude names a user of --user-ids": the
+    # library's parameter, not the command's option
+    path, _, _ = files
+    (path / "other.csv").write_text("user,item\nq,7\n")
+    result = invoke(make_runner(), "retrieve", "--users", path / "u.npy", "--items",
+                    path / "i.npy", "--user-ids", path / "users.txt", "--item-ids",
+                    path / "items_ids.npy", "--exclude", path / "other.csv", "-o",
+                    path / "r.csv", code=2)  # fmt: skip
+    assert "no (user, item) pair of --exclude FILE names a user of --user-ids and an item " in (
+        result.stderr
+    )

@@ -266,9 +266,9 @@ def test_bad_input_messages():
 
 def test_exclude_or_candidates_matching_nothing_is_an_error():
     users, items = _tied_data(12)
-    with pytest.raises(InputValidationError, match="no \\(user, item\\) pair of exclude names"):
+    with pytest.raises(InputValidationError, match="no \\(user, item\\) pair of exclude= names"):
         retrieve(users, items, 3, exclude={"user0": ["item1"]})
-    with pytest.raises(InputValidationError, match="pair of candidates names"):
+    with pytest.raises(InputValidationError, match="pair of candidates= names"):
         retrieve(users, items, 3, candidates={0: [999]})
     # a partial match (training users without vectors) is no error, but it is counted
     with pytest.warns(UnmatchedIdsWarning, match=r"retrieve: 1 of the 2 distinct .* \(users "):

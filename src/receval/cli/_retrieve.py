@@ -87,11 +87,29 @@ def read_ids(path: str | None, option: str, say: Messages) -> Any:
         check_file(path)
         table = csv.read_csv(
             path, read_options=csv.ReadOptions(column_names=["id"]),
-            parse_options=csv.ParseOptions(delimiter="\x1f"),
+            parse_options=csv.ParseOptions(delimiter="\x1f", ignore_empty_lines=False),
             convert_options=csv.ConvertOptions(column_types={"id": pa.string()}),
         )  # fmt: skip
+        _check_no_empty_line(table.column(0), path, option)
         ints = integer_strings(table.column(0))
         return ints if ints is not None else to_numpy(table.column(0))
+
+
+def _check_no_empty_line(ids: Any, path: str, option: str) -> None:
+    """Refuse an id file with an empty line (an id left out would shift every id after it
+    onto the wrong row of the vectors), naming the file and the line."""
+    import pyarrow.compute as pc
+
+    empty = pc.equal(pc.utf8_length(ids), 0)
+    if pc.any(empty).as_py():
+        from ..data._arrow import to_numpy
+        from ..exceptions import InputValidationError
+
+        line = int(to_numpy(pc.indices_nonzero(empty))[0]) + 1
+        raise InputValidationError(
+            f"{option} {path}:{line}: an empty line. Expected one id on every line (the id "
+            "of each row of the vectors, in order); remove the line or write the row's id."
+        )
 
 
 def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:

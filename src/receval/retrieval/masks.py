@@ -183,7 +183,7 @@ def _check_matched(n_matched: int, users: np.ndarray, items: np.ndarray, name: s
     another type or with a prefix would otherwise mask (or allow) nothing."""
     if n_matched == 0 and len(items):
         raise InputValidationError(
-            f"{func}: no (user, item) pair of {name} names a user of user_ids and an item of "
+            f"{func}: no (user, item) pair of {name}= names a user of user_ids and an item of "
             f"item_ids. Got users {v.format_values(users[:5])} and items "
             f"{v.format_values(items[:5])}; check that the ids are the same (type, prefix)."
         )

@@ -238,7 +238,7 @@ def evaluate_embeddings(
         counts = counts.of_all(seen)
     if counts.n_unmatched == counts.n_pairs:
         raise InputValidationError(
-            f"{_FUNC}: no (user, item) pair of exclude names a user of users and an item of "
+            f"{_FUNC}: no (user, item) pair of exclude= names a user of users and an item of "
             f"item_ids; check that the ids are the same (type, prefix)."
         )
     Unmatched("exclude", counts).warn(_FUNC)

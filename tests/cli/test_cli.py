@@ -45,6 +45,7 @@ from receval import (
     root_mean_squared_error,
 )
 from receval.cli._app import DEFAULT_CTR_METRICS, DEFAULT_RANK_METRICS
+from receval.cli._output import OutputFormat, ResultTable, render_sections
 from receval.exceptions import InvalidParameterError
 from receval.registry import resolve
 from receval.registry.pointwise import pointwise_adapter
@@ -483,6 +484,26 @@ def test_ctr_undefined_metric_warns_and_gives_null(runner, tmp_path) -> None:
     assert json.loads(result.stdout) == [{"score": "m1", "auc": None, "counts": {"n_rows": 2}}]
     assert result.stderr.startswith("warning: roc_auc_score: y_true has a single class")
     assert invoke(runner, *args, "--quiet").stderr == ""
+
+
+def test_ctr_json_keeps_the_sign_of_an_infinite_value(runner, tmp_path) -> None:
+    # one class: r2 without force_finite is -inf (it read null, as a nan would)
+    path = tmp_path / "ones.csv"
+    path.write_text("click,m1\n1,0.1\n1,0.3\n")
+    result = invoke(runner, "ctr", path, "--label", "click", "--score", "m1",
+                    "-m", "r2(force_finite=false)", "-f", "json")  # fmt: skip
+    assert r2_score([1, 1], [0.1, 0.3], force_finite=False) == -math.inf
+    record = json.loads(result.stdout)[0]
+    assert record["r2(force_finite=false)"] == "-Infinity"
+
+
+def test_render_sections_json_writes_infinities_with_their_sign() -> None:
+    table = ResultTable(["run", "a", "b", "c"], [["x", math.inf, -math.inf, math.nan]])
+    out = io.StringIO()
+    render_sections([("s", table)], OutputFormat.json, out=out)
+    assert json.loads(out.getvalue()) == {
+        "s": [{"run": "x", "a": "Infinity", "b": "-Infinity", "c": None}]
+    }
 
 
 def test_ctr_errors(runner, files, tmp_path) -> None:

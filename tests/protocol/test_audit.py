@@ -4,6 +4,7 @@ protocol has no finding."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -405,6 +406,14 @@ def test_polars_frames():
     test.loc[1, "time"] = 3
     report = receval.audit(pl.from_pandas(train), pl.from_pandas(test), pl.from_pandas(run))
     assert report["temporal_leak"].count == 1
+
+
+def test_to_json_keeps_the_sign_of_infinities():
+    finding = Finding("tied_scores", "info", "run", 1, 2, "users", "m.", "f.",
+                      details={"mean": {"a": math.inf, "b": -math.inf, "c": math.nan}})  # fmt: skip
+    report = AuditReport([finding], inputs={}, checks=["tied_scores"])
+    details = json.loads(report.to_json())["findings"][0]["details"]
+    assert details == {"mean": {"a": "Infinity", "b": "-Infinity", "c": None}}
 
 
 def test_outputs():

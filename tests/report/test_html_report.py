@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from pathlib import Path
 
@@ -220,6 +221,13 @@ def test_json_holds_the_numbers_of_the_tables() -> None:
     for shown, table in zip(_html_tables(doc.to_html()), tables, strict=True):
         for cells, row in zip(shown, table["rows"], strict=False):
             assert cells == {k: _as_cell(v) for k, v in row.items() if k != "counts"}
+
+
+def test_json_keeps_the_sign_of_infinities() -> None:
+    doc = HTMLReport("r", timestamp=False)
+    doc.add_table([{"model": "a", "x": math.inf, "y": -math.inf, "z": math.nan}])
+    (table,) = [t for s in json.loads(doc.to_json())["sections"] for t in s["tables"]]
+    assert table["rows"] == [{"model": "a", "x": "Infinity", "y": "-Infinity", "z": None}]
 
 
 def test_demo_json_matches_the_page_tables(tmp_path: Path) -> None:

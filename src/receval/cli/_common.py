@@ -117,7 +117,8 @@ FormatOption = Annotated[
         "-f",
         help="Output format. table: a readable table (values rounded to --digits). json: a "
         'list of records, one object per table row, e.g. [{"run": "a.run", "ndcg@10": '
-        "0.41, ...}], floats at full precision, null where a value is undefined (nan). "
+        "0.41, ...}], floats at full precision, null where a value is undefined (nan), "
+        '"Infinity" or "-Infinity" where it is infinite. '
         "csv/tsv: a header line then one line per row, floats at full precision, nan where "
         "undefined. markdown: a GitHub table rounded to --digits.",
         case_sensitive=False,

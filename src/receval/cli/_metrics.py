@@ -4,7 +4,6 @@
 # build the command, and would compile and evaluate each one given as a string every
 # time the command is built (once per process).
 
-import json
 import sys
 from typing import Annotated, Any
 
@@ -13,6 +12,7 @@ import typer
 from .._parameters import counted
 from ..registry import FAMILIES, list_metrics, resolve
 from ..registry.schema import MetricEntry, format_value
+from ..report.json_values import dumps
 from ._common import FormatOption, Messages, app
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command
@@ -135,7 +135,7 @@ def metrics_command(
         else:
             entry = resolve(name, family=family, where="receval metrics", supplied=None).info
             if output_format is OutputFormat.json:
-                sys.stdout.write(json.dumps(_record(entry), indent=2) + "\n")
+                sys.stdout.write(dumps(_record(entry), indent=2) + "\n")
                 return
             table = entry_table(entry)
     render(table, output_format)

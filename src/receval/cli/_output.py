@@ -7,7 +7,6 @@ metric is computed here.
 
 from __future__ import annotations
 
-import datetime as _dt
 import io
 import math
 import re
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TextIO
 
+from ..report.json_values import dumps, plain_value
 from ..report.tables import flatten_counts
 
 __all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
@@ -74,15 +74,9 @@ class ResultTable:
 
 def scalar(value: Any) -> Any:
     """A NumPy scalar or datetime64 as a plain Python str / int / float / bool / None."""
-    np = sys.modules.get("numpy")  # none without NumPy loaded (``--help`` does not load it)
-    if np is not None and isinstance(value, np.datetime64):
-        return str(np.datetime_as_string(value, unit="D"))
-    if np is not None and isinstance(value, np.generic):  # np.float64 is a float: first
-        return value.item()
+    value = plain_value(value)
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
     return str(value)
 
 
@@ -115,18 +109,6 @@ def _cells(table: ResultTable, digits: int) -> list[list[str]]:
         [_exact(v) if j < n else _rounded(v, digits) for j, v in enumerate(row)]
         for row in table.rows
     ]
-
-
-def _json_value(value: Any) -> Any:
-    """A cell as JSON writes it: nan and infinity as None (JSON has neither), in nested
-    counts too (a metric's ``mean_ties_average`` is nan where every user is left out)."""
-    if isinstance(value, dict):
-        return {k: _json_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_value(v) for v in value]
-    if _is_missing(value) or (isinstance(value, float) and not math.isfinite(value)):
-        return None
-    return value
 
 
 #: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
@@ -367,10 +349,12 @@ def render(
     fmt : OutputFormat
         ``table``: a rich table with values rounded to ``digits`` (on a terminal
         too narrow for it, the columns as rows or a block per row: no cell is
-        ever cut); ``json``: a
-        list of records ``[{column: value, ...}, ...]`` with full-precision
-        floats and ``null`` for nan (and infinity), and the table's counts as
-        ``"counts"``; ``csv`` / ``tsv``: a header and one line per row, floats at
+        ever cut); ``json``: a list of records ``[{column: value, ...}, ...]``
+        with full-precision floats, ``null`` for nan, ``"Infinity"`` and
+        ``"-Infinity"`` for infinities (as
+        :func:`~receval.report.json_values.json_value` writes them), and the
+        table's counts as ``"counts"``; ``csv`` / ``tsv``: a header and one line
+        per row, floats at
         full precision (``repr``), ``nan`` when undefined, counts as extra columns,
         and a ``'`` before a text cell a spreadsheet would read as a formula
         (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return;
@@ -384,10 +368,7 @@ def render(
     """
     stream = sys.stdout if out is None else out
     if fmt is OutputFormat.json:
-        import json  # here: the help and the other formats do not need it
-
-        records = [_json_value(r) for r in table.records()]
-        stream.write(json.dumps(records, indent=2, allow_nan=False) + "\n")
+        stream.write(dumps(table.records(), indent=2) + "\n")
     elif fmt in (OutputFormat.csv, OutputFormat.tsv):
         buffer = io.StringIO()
         _delimited(table.with_count_columns(), "," if fmt is OutputFormat.csv else "\t", buffer)
@@ -429,10 +410,8 @@ def render_sections(
     """
     stream = sys.stdout if out is None else out
     if fmt is OutputFormat.json:
-        import json
-
-        document = {name: [_json_value(r) for r in table.records()] for name, table in sections}
-        stream.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+        document = {name: table.records() for name, table in sections}
+        stream.write(dumps(document, indent=2) + "\n")
         stream.flush()
         return
     for i, (name, table) in enumerate(sections):

@@ -13,6 +13,7 @@ import typer
 
 from .._parameters import counted
 from ..exceptions import InvalidParameterError
+from ..report.json_values import dumps
 from ._common import ItemOption, QuietOption, UserOption, app
 from ._output import OutputFormat, ResultTable, render
 from ._params import CLICK, Command, table_argument
@@ -393,9 +394,7 @@ def _print_counts(
             del record["fold"]  # None: the method makes one split
         records.append(record)
     if fmt is OutputFormat.json:
-        import json
-
-        typer.echo(json.dumps(records if folded else records[0]))
+        typer.echo(dumps(records if folded else records[0]))
     else:
         rows = [list(record.values()) for record in records]
         render(ResultTable(list(records[0]), rows, keys=2), fmt)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from .._parameters import counted, verb
+from ..report.json_values import dumps, json_value
 from ..report.tables import format_p_value, markdown_escape
 
 if TYPE_CHECKING:
@@ -265,17 +265,9 @@ class GateReport:
         return "\n".join(lines) + "\n"
 
     def records(self) -> list[dict[str, Any]]:
-        """Every row as a dict of plain values (JSON-ready: nan and inf as None)."""
-        out = []
-        for r in self.rows:
-            rec = asdict(r)
-            out.append(
-                {
-                    k: None if isinstance(x, float) and not math.isfinite(x) else x
-                    for k, x in rec.items()
-                }
-            )
-        return out
+        """Every row as a dict of JSON values (:func:`~receval.report.json_values.json_value`:
+        nan as None, an infinite ``mde`` as ``"Infinity"``)."""
+        return [json_value(asdict(r)) for r in self.rows]
 
     def to_json(self) -> str:
         """The decision, the settings and every row as a JSON document."""
@@ -305,7 +297,7 @@ class GateReport:
             "rows": self.records(),
             "notes": self.notes(),
         }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
     def to_junit(self) -> str:
         """JUnit XML: one test suite, one test case per row (metric x baseline x candidate);

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +10,7 @@ import numpy as np
 from .._parameters import counted
 from .._validation import check_option
 from ..exceptions import InputValidationError
+from ..report.json_values import dumps
 
 __all__ = ["SEVERITIES", "AuditReport", "Finding", "example_value"]
 
@@ -25,17 +24,6 @@ def example_value(value: Any) -> Any:
         value = value.item()
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
-    return value
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every nan or infinite float replaced by None (JSON has neither)."""
-    if isinstance(value, dict):
-        return {k: _finite(x) for k, x in value.items()}
-    if isinstance(value, list):
-        return [_finite(x) for x in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
     return value
 
 
@@ -210,8 +198,9 @@ class AuditReport:
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """:meth:`to_dict` as JSON text (a nan mean as null)."""
-        return json.dumps(_finite(self.to_dict()), indent=indent, allow_nan=False)
+        """:meth:`to_dict` as JSON text (nan as null, infinities as ``"Infinity"`` and
+        ``"-Infinity"``: :func:`~receval.report.json_values.json_value`)."""
+        return dumps(self.to_dict(), indent=indent)
 
     def to_frame(self, backend: str | None = None) -> Any:
         """The findings as a pandas (default) or polars DataFrame, a row per finding

@@ -5,8 +5,9 @@ figures are embedded), :mod:`receval.report.sections` the sections the
 command line's ``receval report`` writes (ranking, CTR, retention, comparison),
 :mod:`receval.report.beyond` the beyond-accuracy section,
 :mod:`receval.report.interactive` the Plotly figures, :mod:`receval.report.figures`
-the matplotlib ones and :mod:`receval.report.tables` the formatting of table
-cells (shared with the command line's tables).
+the matplotlib ones, :mod:`receval.report.tables` the formatting of table
+cells (shared with the command line's tables) and :mod:`receval.report.json_values`
+the values of every JSON document receval writes.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ import datetime as _dt
 import html
 import io
 import itertools
-import json
 import math
 import os
 import re
@@ -19,11 +18,10 @@ from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from typing import Any
 
-import numpy as np
-
 from .._validation import check_number, counted
 from ..exceptions import InvalidParameterError
 from .interactive import PLOTLY_CONFIG, has_plotly, plotly_js
+from .json_values import dumps, json_value, plain_value
 from .tables import counts_sentence
 
 
@@ -41,7 +39,6 @@ __all__ = [
     "check_target",
     "figure_to_data_uri",
     "json_path",
-    "plain_json",
 ]
 
 _CSS = """\
@@ -128,17 +125,6 @@ def figure_to_data_uri(figure: Any, *, dpi: int = 100) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _plain(value: Any) -> Any:
-    """NumPy scalars and dates as plain Python values (for a table cell)."""
-    if isinstance(value, np.datetime64):
-        return str(np.datetime_as_string(value, unit="D"))
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    return value
-
-
 def _is_number(value: Any) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
@@ -151,27 +137,6 @@ def _cell(value: Any, digits: int) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
-
-
-def plain_json(value: Any) -> Any:
-    """``value`` with NumPy scalars, arrays and dates as plain JSON values; nan and inf as None.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from receval.report.html import plain_json
-    >>> day = np.datetime64("2024-01-02")
-    >>> plain_json({"a": np.float64("nan"), "b": [np.int64(2), 0.5], "c": day})
-    {'a': None, 'b': [2, 0.5], 'c': '2024-01-02'}
-    """
-    if isinstance(value, Mapping):
-        return {str(k): plain_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [plain_json(v) for v in value]
-    value = _plain(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 #: The page's Content-Security-Policy: nothing is loaded from anywhere (no request at
@@ -215,7 +180,7 @@ def _generated_at() -> str:
 
 def _script_json(value: Any) -> str:
     """JSON safe inside a ``<script>`` element (no ``</`` that could close it)."""
-    text = json.dumps(value, allow_nan=False, separators=(",", ":"), ensure_ascii=False)
+    text = dumps(value, separators=(",", ":"), ensure_ascii=False)
     return text.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
@@ -402,11 +367,11 @@ class HTMLReport:
             The rows of the JSON when the table shows formatted text (e.g.
             the numbers behind intervals and p-values); ``records`` by default.
         """
-        rows = [{str(k): _plain(v) for k, v in record.items()} for record in records]
+        rows = [{str(k): plain_value(v) for k, v in record.items()} for record in records]
         data = rows if numbers is None else [dict(r) for r in numbers]
         columns = list(dict.fromkeys(k for row in data for k in row))
         self._sections[-1]["tables"].append(
-            {"caption": caption, "columns": columns, "rows": plain_json(data)}
+            {"caption": caption, "columns": columns, "rows": json_value(data)}
         )
         self._table_html(rows, caption, max_rows)
 
@@ -542,8 +507,8 @@ class HTMLReport:
         self._n_plots += 1
         anchor = f"figure-{self._n_plots}"
         payload = {
-            "data": plain_json(spec["data"]),
-            "layout": plain_json(spec.get("layout", {})),
+            "data": json_value(spec["data"]),
+            "layout": json_value(spec.get("layout", {})),
             "config": PLOTLY_CONFIG,
         }
         size = "plot wide" if wide else "plot"
@@ -568,7 +533,9 @@ class HTMLReport:
             ``title``, ``receval`` (the version), ``command``, ``inputs``
             (name, rows, what), ``generated_at`` (with ``timestamp=True``) and
             ``sections``: each heading with its tables (caption, columns and
-            every row at full precision, nan as None).
+            every row at full precision; nan as None, infinities as ``"Infinity"``
+            and ``"-Infinity"``, as :func:`~receval.report.json_values.json_value`
+            writes them).
         """
         out: dict[str, Any] = {"title": self.title, "receval": receval_version()}
         out["command"] = self.command
@@ -576,14 +543,11 @@ class HTMLReport:
         if self.timestamp:
             out["generated_at"] = generated_at or _generated_at()
         out["sections"] = [s for s in self._sections if s["heading"] is not None or s["tables"]]
-        return plain_json(out)  # type: ignore[no-any-return]
+        return json_value(out)  # type: ignore[no-any-return]
 
     def to_json(self, *, generated_at: str | None = None) -> str:
-        """:meth:`to_dict` as JSON text (indented, keys in order, no NaN)."""
-        text = json.dumps(
-            self.to_dict(generated_at=generated_at), indent=1, allow_nan=False, ensure_ascii=False
-        )
-        return text + "\n"
+        """:meth:`to_dict` as JSON text (indented, keys in order)."""
+        return dumps(self.to_dict(generated_at=generated_at), indent=1, ensure_ascii=False) + "\n"
 
     def _header(self, generated_at: str | None) -> list[str]:
         lines = [f"<p>receval {html.escape(receval_version())}</p>"]

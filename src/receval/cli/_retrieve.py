@@ -98,14 +98,16 @@ def read_ids(path: str | None, option: str, say: Messages) -> Any:
 def _check_no_empty_line(ids: Any, path: str, option: str) -> None:
     """Refuse an id file with an empty line (an id left out would shift every id after it
     onto the wrong row of the vectors), naming the file and the line."""
+    import numpy as np
     import pyarrow.compute as pc
 
-    empty = pc.equal(pc.utf8_length(ids), 0)
-    if pc.any(empty).as_py():
-        from ..data._arrow import to_numpy
+    from ..data._arrow import to_numpy
+
+    lengths = to_numpy(pc.utf8_length(ids))  # (a comparison with a Python 0 loads pandas)
+    if len(lengths) and not lengths.all():
         from ..exceptions import InputValidationError
 
-        line = int(to_numpy(pc.indices_nonzero(empty))[0]) + 1
+        line = int(np.argmin(lengths != 0)) + 1
         raise InputValidationError(
             f"{option} {path}:{line}: an empty line. Expected one id on every line (the id "
             "of each row of the vectors, in order); remove the line or write the row's id."

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import receval as rv
@@ -283,6 +283,38 @@ def test_interval_is_reproducible_and_ordered():
     wide = policy_value_interval(r, p, confidence=0.99, seed=3, **kw)
     narrow = policy_value_interval(r, p, confidence=0.5, seed=3, **kw)
     assert wide.low <= narrow.low <= narrow.high <= wide.high
+
+
+def test_interval_of_two_rounds_holds_its_estimate():
+    # SNIPS resamples summed in float64 (w = 5 and 5/9: 15 + 5/9 over 5 + 5/9): the
+    # resamples of both rounds gave 2.8000000000000003, so the interval [2.8000000000000003,
+    # 2.8000000000000003] left out its own estimate 2.8
+    r, p, t = [3, 1], [0.1, 0.9], [0.5, 0.5]
+    got = policy_value_interval(r, p, action_dist=t, estimator="snips", confidence=0.5,
+                                n_resamples=40)  # fmt: skip
+    assert got == (2.8, 2.8, 2.8)
+    assert got[1:] == oracle.exact_interval("snips", r, p, t, confidence=0.5, n_resamples=40)
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from([0.0, 1.0, 3.0, 0.1, -2.5]),
+                       st.sampled_from([1e-300, 0.1, 0.3, 0.9, 1.0]),
+                       st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0])), min_size=1, max_size=4),
+    st.sampled_from(["ips", "snips"]),
+    st.sampled_from([1e-12, 0.5, 0.9, 1 - 1e-12]),
+)  # fmt: skip
+def test_interval_equals_the_exact_oracle_on_few_rounds(rounds, estimator, confidence):
+    # each resample's estimate exact, the percentiles interpolated exactly, one rounding
+    r, p, t = (list(x) for x in zip(*rounds, strict=True))
+    assume(estimator != "snips" or any(t))  # SNIPS of zero weights only: no estimate
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        got = policy_value_interval(r, p, action_dist=t, estimator=estimator,
+                                    confidence=confidence, n_resamples=30)  # fmt: skip
+    want = oracle.exact_interval(estimator, r, p, t, confidence=confidence, n_resamples=30)
+    assert got[1:] == want
+    if len(rounds) == 1:  # every resample is the data: the estimate itself
+        assert got.low == got.value == got.high
 
 
 def test_snips_resamples_without_a_positive_weight_are_counted():

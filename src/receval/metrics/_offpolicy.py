@@ -657,11 +657,13 @@ def policy_value_interval(
     resamples mean few rounds of positive weight: the interval is then
     unreliable however narrow it is.
 
-    A resample whose float64 sums overflow (a weight beyond float64, from a
-    pscore below about 5e-309, or terms near 1e308) is computed as the
-    estimates are, in exact arithmetic with the terms beyond float64 at a
-    scale, and the percentiles then interpolated exactly: a bound is finite
-    wherever it is within float64's range (inf, as the estimate, beyond it).
+    Each resample's estimate is computed as the estimates are, in exact
+    arithmetic (the terms beyond float64, from a pscore below about 5e-309 or
+    terms near 1e308, at a scale), and the percentiles are interpolated
+    exactly and rounded once: a resample of the very rounds of the data gives
+    the estimate itself (float64 sums could miss it by a unit in the last
+    place), and a bound is finite wherever it is within float64's range (inf,
+    as the estimate, beyond it).
 
     Examples
     --------
@@ -710,31 +712,21 @@ def policy_value_interval(
     v.check_not_empty(n, "reward", ESTIMATORS[estimator])
     value = defn.finalize(params, defn.update(params, terms))
     rng = np.random.RandomState(seed)
-    replicates = np.empty(n_resamples)
-    exact: dict[int, Fraction | float] = {}  # resamples whose float64 sums overflow
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        for b in range(n_resamples):
-            idx = rng.choice(n, size=n)
-            if estimator == "snips":  # nan for 0 / 0: no round of positive weight
-                total = np.sum(terms.weight[idx])
-                replicates[b] = np.sum(terms.value[idx]) / total
-            else:
-                total = 1.0
-                replicates[b] = np.mean(terms.value[idx])
-            if total != 0 and not (np.isfinite(replicates[b]) and np.isfinite(total)):
-                # a term, a weight or a sum beyond float64: the exact estimate
-                exact[b] = _resampled(estimator, terms, idx)
-                replicates[b] = 0.0  # held in exact
-    kept = np.flatnonzero(~np.isnan(replicates))
+    replicates: list[Fraction | float] = []  # each resample's estimate, before its rounding
+    for _ in range(n_resamples):
+        replicate = _resampled(estimator, terms, rng.choice(n, size=n))
+        if not (isinstance(replicate, float) and math.isnan(replicate)):
+            replicates.append(replicate)
+    kept = len(replicates)
     if estimator == "snips":
-        left_out = n_resamples - kept.size
-        if left_out and kept.size and not np.isnan(value):
+        left_out = n_resamples - kept
+        if left_out and kept and not np.isnan(value):
             positive = int(np.count_nonzero(terms.weight))
             warn(
                 f"{func}: {left_out:,} of {v.counted(n_resamples, 'resample')} "
                 f"{v.verb(left_out, 'has')} no round with a positive "
                 f"importance weight, where SNIPS is undefined (0 / 0); the bounds are the "
-                f"percentiles of the other {kept.size:,} ({positive:,} of {v.counted(n, 'round')} "
+                f"percentiles of the other {kept:,} ({positive:,} of {v.counted(n, 'round')} "
                 f"{v.verb(positive, 'has')} a positive weight: the interval is "
                 f"unreliable); use more rounds, or estimator='ips'.",
                 RecevalWarning,
@@ -746,15 +738,10 @@ def policy_value_interval(
                 f"importance weight, where SNIPS is undefined (0 / 0), so the bounds are nan; "
                 f"use more rounds or resamples, or estimator='ips'."
             )
-    if kept.size == 0:
+    if kept == 0:
         return PolicyValueInterval(value, float("nan"), float("nan"))
     alpha = 1.0 - confidence
-    if not exact:
-        low = float(np.percentile(replicates[kept], 100 * (alpha / 2)))
-        high = float(np.percentile(replicates[kept], 100 * (1.0 - alpha / 2)))
-        return PolicyValueInterval(value, low, high)
-    values = [exact.get(b, float(replicates[b])) for b in kept.tolist()]
-    low, high = (_percentile(values, 100 * q) for q in (alpha / 2, 1.0 - alpha / 2))
+    low, high = (_percentile(replicates, 100 * q) for q in (alpha / 2, 1.0 - alpha / 2))
     return PolicyValueInterval(value, low, high)
 
 

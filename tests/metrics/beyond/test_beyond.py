@@ -307,6 +307,27 @@ def test_run_input_forms_agree():
     )
 
 
+def test_features_as_a_mapping_as_serendipity_reads_them():
+    # serendipity read features={item: vector} and evaluate passes one features= to both;
+    # ILS refused the mapping: "features must be 2-dimensional ... shape ()"
+    import receval as rv
+
+    feats = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 1.0]}
+    lists = [["a", "b", "c"], ["a", "c"]]
+    want = oracle.mean_defined(oracle.ils(lists, lambda x, y: oracle.cosine(feats[x], feats[y]),
+                                          None))  # fmt: skip
+    assert intra_list_similarity(lists, features=feats) == pytest.approx(want, abs=1e-12)
+    assert diversity(lists, features=feats) == pytest.approx(1 - want, abs=1e-12)
+    run = {u: {i: -r for r, i in enumerate(x)} for u, x in enumerate(lists)}
+    report = rv.evaluate(None, run, ["ils", "serendipity"], features=feats, train=([0], ["a"]))
+    assert np.nanmean(report.values["ils"]) == pytest.approx(want, abs=1e-12)
+    with pytest.raises(InputValidationError, match=re.escape(
+        "intra_list_similarity: feature_items must be None when features is a mapping "
+        "{item: vector}. Got list."
+    )):  # fmt: skip
+        intra_list_similarity(lists, features=feats, feature_items=["a", "b", "c"])
+
+
 def test_feature_frames_and_similarity_frame():
     want = intra_list_similarity([IDS], features=ABC, feature_items=IDS)
     pdf = pd.DataFrame(ABC[::-1], index=IDS[::-1], columns=["x", "y"])

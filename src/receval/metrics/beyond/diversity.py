@@ -107,7 +107,15 @@ def _frame_features(frame: Any, feature_items: Any, func: str) -> tuple[Any, np.
 
 
 def feature_matrix(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct item ids and a C-contiguous float32/float64 feature matrix."""
+    """Distinct item ids and a C-contiguous float32/float64 feature matrix (of a
+    mapping ``{item: vector}``: its keys and values)."""
+    if isinstance(features, Mapping):
+        if feature_items is not None:
+            raise InputValidationError(
+                f"{func}: feature_items must be None when features is a mapping "
+                f"{{item: vector}}. Got {type(feature_items).__name__}."
+            )
+        feature_items, features = list(features.keys()), list(features.values())
     if io.is_frame(features):
         ids, values = _frame_features(features, feature_items, func)
     else:
@@ -251,8 +259,9 @@ def ils_per_user(
 
 
 #: the item similarities of intra_list_similarity and diversity
-_SIMILARITY = """features : array-like of shape (n_items, n_features) or DataFrame, default=None
-        Item feature vectors; similarity is their cosine. A pandas DataFrame is
+_SIMILARITY = """features : array-like (n_items, n_features), DataFrame or mapping, default=None
+        Item feature vectors; similarity is their cosine. A mapping is
+        ``{item: vector}`` (no ``feature_items`` then). A pandas DataFrame is
         indexed by item id; a polars DataFrame or Arrow table has an item id
         column (``"item"`` unless ``feature_items`` names another) and
         numeric feature columns.

@@ -10,7 +10,6 @@ two runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -202,16 +201,9 @@ def _by_users(
 
 def _feature_table(features: Any, feature_items: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """Item ids and float64 rows of the item features, read as
-    :func:`intra_list_similarity` reads them, or from a mapping ``{item: vector}``;
-    each row divided by the power of two at or above its largest absolute value:
-    exactly (no cosine changes) and so that no squared norm overflows or underflows."""
-    if isinstance(features, Mapping):
-        if feature_items is not None:
-            raise InputValidationError(
-                f"{func}: feature_items must be None when features is a mapping "
-                f"{{item: vector}}. Got {type(feature_items).__name__}."
-            )
-        feature_items, features = list(features.keys()), list(features.values())
+    :func:`intra_list_similarity` reads them; each row divided by the power of two at
+    or above its largest absolute value: exactly (no cosine changes) and so that no
+    squared norm overflows or underflows."""
     ids, matrix = feature_matrix(features, feature_items, func)
     matrix = np.asarray(matrix, dtype=np.float64)
     exponents = np.frexp(np.abs(matrix).max(axis=1, initial=0.0))[1]
@@ -316,8 +308,8 @@ _PARAMETERS = """run : Run, mapping, DataFrame or sequence of lists
         ``{user: items}``. A repeated (user, item) pair counts once.
     {depth}
     features : array-like of shape (n_items, n_features), DataFrame or mapping, default=None
-        Item feature vectors, as :func:`intra_list_similarity` reads them, or
-        ``{item: vector}``; similarity is their cosine (a zero vector has
+        Item feature vectors, as :func:`intra_list_similarity` reads them
+        (``{item: vector}`` too); similarity is their cosine (a zero vector has
         cosine 0). None: the co-occurrence cosine in ``train``.
     feature_items : array-like of shape (n_items,) or str, default=None
         The item id of each row of ``features`` (None: row numbers 0, 1, ...);

@@ -58,13 +58,13 @@ def test_only_the_rows_of_a_carried_group_are_copied(tmp_path, monkeypatch):
     from receval.engine import sources
 
     copied = []
-    concat = sources._concat
+    concat = sources.concat_columns
 
-    def counting(a, b):
-        copied.append(len(a) + len(b))
-        return concat(a, b)
+    def counting(parts, name):
+        copied.append(sum(len(p) for p in parts))
+        return concat(parts, name)
 
-    monkeypatch.setattr(sources, "_concat", counting)
+    monkeypatch.setattr(sources, "concat_columns", counting)
     groups = np.repeat(np.arange(100), 10)  # groups of 10 rows, batches of 64
     path = tmp_path / "rows.parquet"
     pq.write_table(pa.table({"g": groups, "x": np.arange(1000.0)}), path, row_group_size=64)

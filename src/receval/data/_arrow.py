@@ -283,6 +283,85 @@ def _texts(items: list[Any]) -> Any:
     return pa.Array.from_buffers(kinds[0] if small else kinds[1], len(encoded), buffers)
 
 
+def concat_columns(parts: list[Any], name: str) -> Any:
+    """One column of the rows of ``parts``, in order: pieces of the column ``name``
+    read from batches or files whose types may differ in width or encoding (``int32``
+    beside ``int64``, ``string`` beside ``large_string`` or a dictionary of strings,
+    an Arrow array with nulls beside NumPy). NumPy pieces give NumPy; any Arrow piece
+    gives Arrow, dictionaries decoded, text of several types as ``large_string``.
+    Integers keep their values: unsigned 64-bit beside signed integers (which NumPy
+    would promote to float64, merging ids above 2**53) are int64 where every value
+    fits, else uint64 where none is negative.
+
+    Raises
+    ------
+    InputValidationError
+        Integers above the int64 range beside negative integers: no integer type
+        holds both.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> both = concat_columns([pa.array(["a"]), pa.array(["b"]).dictionary_encode()], "user")
+    >>> both.type, both.to_pylist()
+    (DataType(string), ['a', 'b'])
+    >>> concat_columns([pa.array(["a"]), pa.array(["b"], pa.large_string())], "user").type
+    DataType(large_string)
+    >>> concat_columns([np.array([2**60 + 1], np.uint64), np.array([2**60])], "user")
+    array([1152921504606846977, 1152921504606846976])
+    """
+    import pyarrow as pa
+
+    if all(isinstance(p, np.ndarray) for p in parts):
+        target = _common_integers([p.dtype for p in parts], parts, name)
+        return np.concatenate(parts if target is None else [p.astype(target) for p in parts])
+    arrays = [to_arrow(p) for p in parts]
+    arrays = [a.dictionary_decode() if pa.types.is_dictionary(a.type) else a for a in arrays]
+    kinds = {a.type for a in arrays}
+    if len(kinds) > 1:
+        common = None
+        if all(is_arrow_text(k) for k in kinds):
+            common = pa.large_string()
+        elif all(str(k) in _NUMPY_DTYPES or pa.types.is_float16(k) for k in kinds):
+            dtypes = [np.dtype(_NUMPY_DTYPES.get(str(k), "float16")) for k in kinds]
+            target = _common_integers(dtypes, arrays, name)
+            common = pa.from_numpy_dtype(np.result_type(*dtypes) if target is None else target)
+        if common is not None:  # other types as they are: Arrow names them
+            arrays = [a.cast(common) for a in arrays]
+    return pa.concat_arrays(arrays)
+
+
+def _common_integers(dtypes: list[np.dtype[Any]], parts: list[Any], name: str) -> Any:
+    """The integer dtype that holds every value of ``parts`` when their ``dtypes`` are
+    integers that NumPy would promote to float64 (uint64 beside signed); None when
+    NumPy's promotion keeps them exact."""
+    if any(d.kind not in "iu" for d in dtypes) or np.result_type(*dtypes).kind != "f":
+        return None
+    import pyarrow.compute as pc
+
+    def bound(p: Any, which: str) -> int:
+        if not len(p):
+            return 0
+        if isinstance(p, np.ndarray):
+            return int(p.max() if which == "max" else p.min())
+        value = pc.min_max(p)[which].as_py()
+        return 0 if value is None else int(value)
+
+    low = min(bound(p, "min") for p in parts)
+    high = max(bound(p, "max") for p in parts)
+    if high < 1 << 63:
+        return np.dtype(np.int64)
+    if low >= 0:
+        return np.dtype(np.uint64)
+    from ..exceptions import InputValidationError
+
+    raise InputValidationError(
+        f"{name}: holds integers above the int64 range (uint64) and negative integers, "
+        f"which no integer type holds together. Got {low} and {high}; write the column "
+        f"with one integer type."
+    )
+
+
 #: NumPy dtypes of Arrow's integer and floating types, by name
 _NUMPY_DTYPES = {
     **{f"int{b}": f"int{b}" for b in (8, 16, 32, 64)},

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled
-from ..data._arrow import take_at, to_arrow, to_numpy
+from ..data._arrow import concat_columns, take_at, to_numpy
 from ..data._origin import Batch, located
 from ..data._string_buffers import integer_strings
 from ..data.scan import Scan, ScanColumn, ScanRun
@@ -466,14 +466,6 @@ def _keep_below(values: np.ndarray, weights: np.ndarray, n: int, limit: np.uint6
 
 
 # ------------------------------------------------------------------ whole groups
-def _concat(a: Any, b: Any) -> Any:
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return np.concatenate([a, b])
-    import pyarrow as pa
-
-    return pa.concat_arrays([to_arrow(a), to_arrow(b)])
-
-
 def _run_starts(ids: Any) -> np.ndarray:
     """Index of the first row of every run of equal ids (0 included)."""
     n = len(ids)
@@ -545,7 +537,7 @@ def whole_groups(
                 raise error
 
     def joined(a: Batch, b: Batch) -> Batch:
-        return Batch({c: _concat(a[c], b[c]) for c in columns}, a.origin + b.origin)
+        return Batch({c: concat_columns([a[c], b[c]], c) for c in columns}, a.origin + b.origin)
 
     first = np.zeros(1, dtype=np.int64)
     carry: Batch | None = None
@@ -554,7 +546,7 @@ def whole_groups(
         if carry is not None:
             # the carried group, with the rows of the batch's first run when they go on
             # with it, is a batch of its own: only those rows are copied, not the batch
-            ends = _run_starts(_concat(carry[group][-1:], batch[group][:1]))
+            ends = _run_starts(concat_columns([carry[group][-1:], batch[group][:1]], group))
             end = 0 if len(ends) > 1 else int(starts[1]) if len(starts) > 1 else len(batch.origin)
             if end == len(batch.origin):  # the batch goes on with the carried group
                 carry = joined(carry, batch)

@@ -529,6 +529,10 @@ def grouped_prepare(func: str) -> Any:
         else:
             v.check_no_missing(g, "groups", func)
         kind = IdKind.of(g, func)  # the type every batch's and merged state's ids must share
+        if g.dtype == np.uint64 and (not len(g) or int(g.max()) < 1 << 63):
+            # as int64, the ids of other batches' signed integers: NumPy joins uint64
+            # and int64 as float64, one value for ids that differ above 2**53
+            g = g.astype(np.int64)
         targets = v.order_scores(yt, "y_true", func, rank=False)
         scores = v.order_scores(ys, "y_score", func, rank=False)
         w = v.check_sample_weight(sw, len(targets), func)

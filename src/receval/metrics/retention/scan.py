@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...data._arrow import take_at, to_arrow
+from ...data._arrow import concat_columns, take_at
 from ...data._origin import Batch, Origin, located
 from ...data.scan import Scan
 from ...exceptions import InvalidParameterError
@@ -116,15 +116,6 @@ def _concat(pieces: list[Batch], columns: list[str]) -> Batch:
     """One batch of the pieces' rows, in order."""
     if len(pieces) == 1:
         return pieces[0]
-    import pyarrow as pa
-
-    out = {}
-    for c in columns:
-        parts = [p[c] for p in pieces]
-        if all(isinstance(a, np.ndarray) for a in parts):
-            out[c] = np.concatenate(parts)
-        else:
-            arrays = [to_arrow(a) for a in parts]
-            out[c] = pa.concat_arrays(arrays)
+    out = {c: concat_columns([p[c] for p in pieces], c) for c in columns}
     pieces_of = tuple(p for b in pieces for p in b.origin.pieces)
     return Batch(out, Origin(pieces_of, pieces[0].origin.lines))

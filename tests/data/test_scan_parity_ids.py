@@ -121,3 +121,13 @@ def test_ids_beyond_int64_beside_negative_ids_are_refused_naming_the_column(tmp_
     s = rv.scan(_files(tmp_path, [first, rest]), batch_rows=1)
     with pytest.raises(rv.InputValidationError, match=r"g: holds integers above the int64"):
         rv.gauc_score(s["y"], s["p"], groups=s["g"])
+
+
+def test_a_null_label_of_an_int8_file_beside_an_int64_file_is_reported(tmp_path):
+    # the group straddling the files joins an Arrow int8 column (it holds a null)
+    # with the next file's int64 labels: the null is reported, where it is
+    first = pa.table({"y": pa.array([1, None, 0], pa.int8()), "p": [0.1, 0.2, 0.3], "g": [1, 2, 2]})
+    rest = pa.table({"y": pa.array([1, 0], pa.int64()), "p": [0.1, 0.2], "g": [2, 3]})
+    s = rv.scan(_files(tmp_path, [first, rest]), batch_rows=1)
+    with pytest.raises(rv.InputValidationError, match=r"part-0.parquet: row 2: .*y_true contains"):
+        rv.gauc_score(s["y"], s["p"], groups=s["g"])

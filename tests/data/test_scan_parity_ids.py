@@ -108,11 +108,17 @@ def test_uint64_and_int64_files_keep_large_ids_apart(tmp_path, name, batch_rows)
 
 
 @pytest.mark.parametrize("name", ["grouped_xauc", "grouped_auprc"])
-def test_updates_of_uint64_and_int64_ids_keep_large_ids_apart(name):
+@pytest.mark.parametrize("first", [2**60 + 1, 2**63], ids=["below 2**63", "2**63"])
+@pytest.mark.parametrize("merged", [False, True], ids=["updates", "merged"])
+def test_uint64_and_int64_ids_of_two_updates_stay_apart(name, first, merged):
+    # uint64 ids of one update, int64 ids one below of the next: two groups
+    groups = np.array([first] * 2 + [first - 1] * 2, dtype=np.uint64)
     acc = rv.metric(name)
-    acc.update(BIG_Y[:2], BIG_P[:2], groups=BIG[:2])
-    acc.update(BIG_Y[2:], BIG_P[2:], groups=BIG[2:].astype(np.int64))
-    assert acc.compute() == rv.compute(name, BIG_Y, BIG_P, groups=BIG) == 1.0
+    acc.update(BIG_Y[:2], BIG_P[:2], groups=groups[:2])
+    other = rv.metric(name) if merged else acc
+    other.update(BIG_Y[2:], BIG_P[2:], groups=groups[2:].astype(np.int64))
+    got = acc.merge(other).compute() if merged else acc.compute()
+    assert got == rv.compute(name, BIG_Y, BIG_P, groups=groups) == 1.0
 
 
 def test_ids_beyond_int64_beside_negative_ids_are_refused_naming_the_column(tmp_path):

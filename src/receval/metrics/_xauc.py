@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._kernels import compiled
+from ..data._arrow import concat_columns
 from ..data._encode import float_id_values
 from ..data._lookup import distinct
 from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
@@ -281,9 +282,13 @@ class XAUCCounts:
             parts = [_distinct(p[0], p[1], p[2], p[3], p[4], p[5])]
         if len(parts) > 1:
             ids = parts[0][5]
-            if any(not np.array_equal(p[5], ids) for p in parts[1:]):
-                ids = distinct(np.concatenate([p[5] for p in parts]))
-            codes = np.concatenate([np.searchsorted(ids, p[5])[p[0]] for p in parts])
+            # ids of other dtypes joined exactly (NumPy compares uint64 with int64 as
+            # float64: ids that differ above 2**53 would be one group)
+            if any(p[5].dtype != ids.dtype or not np.array_equal(p[5], ids) for p in parts[1:]):
+                ids = distinct(concat_columns([p[5] for p in parts], "groups"))
+            codes = np.concatenate(
+                [np.searchsorted(ids, p[5].astype(ids.dtype, copy=False))[p[0]] for p in parts]
+            )
             y, s, w, count = (np.concatenate([p[i] for p in parts]) for i in range(1, 5))
             parts = [_distinct(codes, y, s, w, count, ids)]
         self.codes, self.y, self.s, self.w, self.count, self.ids = parts[0]
@@ -529,10 +534,6 @@ def grouped_prepare(func: str) -> Any:
         else:
             v.check_no_missing(g, "groups", func)
         kind = IdKind.of(g, func)  # the type every batch's and merged state's ids must share
-        if g.dtype == np.uint64 and (not len(g) or int(g.max()) < 1 << 63):
-            # as int64, the ids of other batches' signed integers: NumPy joins uint64
-            # and int64 as float64, one value for ids that differ above 2**53
-            g = g.astype(np.int64)
         targets = v.order_scores(yt, "y_true", func, rank=False)
         scores = v.order_scores(ys, "y_score", func, rank=False)
         w = v.check_sample_weight(sw, len(targets), func)

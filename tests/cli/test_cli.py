@@ -633,7 +633,7 @@ def test_subprocess_end_to_end(files, command) -> None:
         "note: a.run: 1 of 4 qrels users is absent from the run.",
         "note: a.run: 1 run user is not in the qrels (ignored).",
         "note: a.run: ndcg@3 leaves 1 of 4 users out of its mean (1 without a relevant item; "
-        "see --missing-users and --empty-users).",
+        "see --missing-users, --empty-users and --zero-users).",
         "note: a.run: ndcg@3 depends on the order of tied scores for 1 of 4 users, whose ties "
         "are ordered by item id descending (trec_eval's rule, scores compared in single "
         f"precision); with --ties average (the expected value over every order) its mean is "

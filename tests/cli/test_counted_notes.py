@@ -60,3 +60,45 @@ def test_retention_notes_count_one_event_of_one_user(tmp_path):
     stderr = invoke(make_runner(), *args).stderr
     assert "1 event of 1 user is earlier than their user's signup" in stderr
     assert "1 user has events but no signup time" in stderr
+
+
+RULES_QRELS = "u1 0 a 1\nu2 0 c 1\nu3 0 d 0\nu4 0 e 1\n"
+# u2 is absent from the run, u3 has no relevant item, u4 scores 0
+RULES_RUN = "u1 Q0 a 1 0.9 s\nu3 Q0 d 1 0.9 s\nu4 Q0 x 1 0.9 s\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ({}, "1 without a relevant item"),
+        ({"missing_users": "skip", "empty_users": "zero"}, "1 by --missing-users skip"),
+        ({"missing_users": "skip"}, "1 without a relevant item, 1 by --missing-users skip"),
+        ({"zero_users": "skip"}, "1 without a relevant item, 2 by --zero-users skip"),
+    ],
+)
+def test_rank_note_says_which_rule_left_each_user_out(tmp_path, options, why):
+    """The users a mean leaves out are counted alike by evaluate, the JSON counts and
+    the note, which gives each its rule (never a user without a relevant item that
+    --empty-users zero kept)."""
+    import json
+
+    from receval import Qrels, Run, evaluate
+
+    (tmp_path / "qrels").write_text(RULES_QRELS)
+    (tmp_path / "r.run").write_text(RULES_RUN)
+    qrels, run = (
+        Qrels.from_file(tmp_path / "qrels", file_format="trec"),
+        Run.from_file(tmp_path / "r.run", file_format="trec"),
+    )
+    report = evaluate(qrels, run, ["ndcg@2"], **options)
+    flags = [x for k, v in options.items() for x in (f"--{k.replace('_', '-')}", v)]
+    args = ["rank", "--qrels", tmp_path / "qrels", "--run", tmp_path / "r.run", "-m", "ndcg@2"]
+    result = invoke(make_runner(), *args, *flags, "-f", "json")
+    (record,) = json.loads(result.stdout)
+    skipped = report.n_users_skipped["ndcg@2"]
+    assert record["counts"]["n_users_skipped"] == {"ndcg@2": skipped}
+    assert record["ndcg@2"] == report.mean["ndcg@2"]
+    assert (
+        f"note: r.run: ndcg@2 leaves {skipped} of 4 users out of its mean ({why}; see "
+        f"--missing-users, --empty-users and --zero-users).\n"
+    ) in result.stderr

@@ -277,11 +277,10 @@ def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> N
     for metric in metrics:
         skipped = report.n_users_skipped[metric]
         if skipped:
-            empty = report.n_users_empty[metric]
             say.note(
                 f"{name}: {metric} leaves {skipped:,} of {counted(report.n_users, 'user')} out of "
-                f"its mean ({empty:,} without a relevant item; see --missing-users and "
-                f"--empty-users)."
+                f"its mean ({_left_out(report, metric)}; see --missing-users, --empty-users and "
+                f"--zero-users)."
             )
     for metric, n in report.n_pairs_propensity_clipped.items():
         if metric in metrics:
@@ -291,6 +290,30 @@ def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> N
                 f"--propensity-clip, raised to it (their weight lowered to 1 / the clip)."
             )
     tie_notes(report, name, metrics, say)
+
+
+def _left_out(report: Any, metric: str) -> str:
+    """Why a metric's mean leaves users out: those without a relevant item where
+    ``empty_users="skip"`` leaves them out, and the others by the rules of
+    ``missing_users`` and ``zero_users`` that skip (or, with neither, as users
+    without a value of the metric, such as the users absent from the run of a
+    metric of the run's lists alone)."""
+    conv = report.conventions[metric]
+    skipped = report.n_users_skipped[metric]
+    empty = min(report.n_users_empty[metric], skipped) if conv.empty_users == "skip" else 0
+    parts = [f"{empty:,} without a relevant item"] if empty else []
+    if skipped > empty:
+        rules = [
+            f"--{option} skip"
+            for option, rule in (
+                ("missing-users", conv.missing_users),
+                ("zero-users", conv.zero_users),
+            )
+            if rule == "skip"
+        ]
+        by = f"by {' or '.join(rules)}" if rules else "without a value"
+        parts.append(f"{skipped - empty:,} {by}")
+    return ", ".join(parts)
 
 
 def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:

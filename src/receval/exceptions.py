@@ -21,6 +21,7 @@ __all__ = [
     "RecevalWarning",
     "TieOrderWarning",
     "UndefinedMetricWarning",
+    "UnknownMetricError",
     "UnmatchedIdsWarning",
 ]
 
@@ -41,6 +42,23 @@ class InvalidParameterError(RecevalError, ValueError, TypeError):
     ... except InvalidParameterError as exc:
     ...     print(exc)
     The 'weighting' parameter of gauc_score must be one of ['clicks', 'impressions', 'uniform']. Got 'views' instead.
+    """
+
+
+class UnknownMetricError(InvalidParameterError):
+    """A metric string that names no metric: an unknown name (with the closest
+    spelling, if any) or a string of no form receval reads. A known metric with a bad
+    parameter raises :class:`InvalidParameterError` itself.
+
+    Examples
+    --------
+    >>> from receval import parse_metric
+    >>> from receval.exceptions import UnknownMetricError
+    >>> try:
+    ...     parse_metric("ndgc@10")
+    ... except UnknownMetricError as exc:
+    ...     print(exc)
+    Unknown metric 'ndgc'. Did you mean 'ndcg'? See receval.list_metrics().
     """
 
 

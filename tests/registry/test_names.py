@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import parse_metric
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import InvalidParameterError, UnknownMetricError
 from receval.registry import RANKING as REGISTRY
 from receval.registry import MetricSpec
 from receval.registry.peers import SPELLINGS
@@ -577,6 +577,38 @@ def test_trec_eval_gain_tables(name):
 
 
 # ------------------------------------------------------------------ trec_eval's -m form
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("P.5,5", "the cut-off 5 is given twice; cut-offs must be distinct (e.g. -m P.5,10)."),
+        ("P.0", "the cut-off '0' is not positive; give positive integers separated by commas"),
+        ("success.0", "the cut-off '0' is not positive"),
+        ("recall.-5", "the cut-off '-5' is not positive"),
+        ("ndcg_cut.5,10,5", "the cut-off 5 is given twice"),
+        ("Rprec_mult.0.5,0.5", "the levels must be distinct."),
+    ],
+)
+def test_trec_evals_form_with_refused_parameters_says_trec_evals_reason(text, reason):
+    # it said "Cannot parse metric 'P.5,5'; expected name[(...)][@k]" or "Unknown
+    # metric 'p.0'. Did you mean 'P_10'?": another metric, not why this one is refused
+    from receval import parse_metrics
+
+    for parse in (parse_metric, parse_metrics):
+        with pytest.raises(InvalidParameterError) as info:
+            parse(text)
+        assert str(info.value).startswith(f"Metric {text!r} (trec_eval's -m {text}): {reason}")
+        assert not isinstance(info.value, UnknownMetricError)  # a known measure's parameters
+
+
+def test_a_string_naming_no_metric_raises_unknown_metric_error():
+    for text in ("ndgc@10", "((", "P_5000000x", "nosuch.5"):
+        with pytest.raises(UnknownMetricError):
+            parse_metric(text)
+    with pytest.raises(InvalidParameterError) as info:  # a metric's bad parameter
+        parse_metric("rbp.0")
+    assert not isinstance(info.value, UnknownMetricError)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..conventions import CHOICES, FIELDS
-from ..exceptions import InvalidParameterError, warn
+from ..exceptions import InvalidParameterError, UnknownMetricError, warn
 from .peers import SPELLINGS, Spelling, catboost_metric
 from .schema import MAX_GAINS, MAX_LEVELS, MetricEntry, Param, format_value
 from .table import ENTRIES
@@ -232,11 +232,11 @@ def _unknown(name: str) -> InvalidParameterError:
         shown.setdefault(candidate.lower(), candidate)
     close = difflib.get_close_matches(name.lower(), list(shown), n=1, cutoff=0.5)
     hint = f" Did you mean {shown[close[0]]!r}?" if close else ""
-    return InvalidParameterError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
+    return UnknownMetricError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
 
 
 def _malformed(text: str) -> InvalidParameterError:
-    return InvalidParameterError(
+    return UnknownMetricError(
         f"Cannot parse metric {text!r}; expected name[(convention=value, ...)][@k], "
         f"e.g. 'ndcg@10' or 'map(ap_normalizer=min_k)@100'."
     )
@@ -299,6 +299,11 @@ def parse_with(text: str, supplied: frozenset[str] | None) -> MetricSpec:
 def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
     """:func:`parse_with` of a string (specs are immutable: each string is parsed once)."""
     dotted = _trec_eval_form(text)
+    if isinstance(dotted, InvalidParameterError):
+        try:
+            return _parse_other(text, supplied)
+        except UnknownMetricError:  # no other form reads it: trec_eval's reason
+            raise dotted from None
     if dotted is not None:
         if len(dotted) == 1:
             return parse_with(next(iter(dotted.values())), supplied)
@@ -307,6 +312,11 @@ def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
             f"one of them, e.g. {next(iter(dotted))!r}. receval.parse_metrics({text!r}), "
             f"evaluate and compare take them all, each under its trec_eval name."
         )
+    return _parse_other(text, supplied)
+
+
+def _parse_other(text: str, supplied: frozenset[str] | None) -> MetricSpec:
+    """:func:`_parse` of a string that is not trec_eval's ``-m`` form."""
     catboost = catboost_metric(text)  # NDCG:top=10;type=Exp
     if catboost is not None:
         return parse_with(catboost, supplied)
@@ -334,12 +344,14 @@ _DOTTED = re.compile(r"^\s*(?P<name>[A-Za-z0-9_]+)\.\S+\s*$")
 _BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9_]+)\s*$")
 
 
-def _trec_eval_form(text: str) -> dict[str, str] | None:
+def _trec_eval_form(text: str) -> dict[str, str] | InvalidParameterError | None:
     """trec_eval's ``-m name.params`` (``P.5,10``), or the bare name of one of its
     families of cut-offs or levels (``P``: ``P_5`` … ``P_1000``, as ``-m P`` prints
     them): each printed name to its metric string, or None when ``text`` is not one
     (ranx's ``rbp.95`` is read as ranx's). A family whose name is also a receval
-    metric (``recall``, ``success``: the whole list) is that metric."""
+    metric (``recall``, ``success``: the whole list) is that metric. A measure of
+    trec_eval's with parameters it refuses (``P.5,5``): the error that says why, for
+    a string that no other form reads."""
     from .trec_eval import MEASURES, trec_eval_metrics
 
     found = _DOTTED.match(text)
@@ -348,8 +360,14 @@ def _trec_eval_form(text: str) -> dict[str, str] | None:
             return None
         try:
             metrics = trec_eval_metrics([text.strip()])
-        except InvalidParameterError:
-            return None
+        except InvalidParameterError as error:
+            # parameters trec_eval refuses (``P.5,5``): the string may still be another
+            # form (ranx's ``rbp.95``, whose own errors say why it is refused), else
+            # the error says trec_eval's reason
+            reason = str(error).partition(": ")[2]
+            return InvalidParameterError(
+                f"Metric {text.strip()!r} (trec_eval's -m {text.strip()}): {reason}"
+            )
         return metrics or None
     found = _BARE.match(text)
     if found is None or found["name"].lower() in ENTRIES:
@@ -396,7 +414,7 @@ def parse_metrics(text: str) -> dict[str, MetricSpec]:
     {'nDCG@10': 'ndcg@10'}
     """
     dotted = _trec_eval_form(text) if isinstance(text, str) else None
-    if dotted is None or len(dotted) == 1:
+    if not isinstance(dotted, dict) or len(dotted) == 1:
         return {text: parse_metric(text)}
     return {name: parse_metric(metric) for name, metric in dotted.items()}
 

@@ -139,6 +139,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidParameterError": "receval.exceptions",
     "InputValidationError": "receval.exceptions",
     "MissingDependencyError": "receval.exceptions",
+    "UnknownMetricError": "receval.exceptions",
     "UndefinedMetricWarning": "receval.exceptions",
     "TieOrderWarning": "receval.exceptions",
     "RecevalWarning": "receval.exceptions",
@@ -316,6 +317,7 @@ if TYPE_CHECKING:  # pragma: no cover - static analysers see the real names
         RecevalWarning as RecevalWarning,
         TieOrderWarning as TieOrderWarning,
         UndefinedMetricWarning as UndefinedMetricWarning,
+        UnknownMetricError as UnknownMetricError,
         UnmatchedIdsWarning as UnmatchedIdsWarning,
     )
     from .metrics._auc import (

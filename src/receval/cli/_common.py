@@ -117,9 +117,9 @@ FormatOption = Annotated[
         "-f",
         help="Output format. table: a readable table (values rounded to --digits). json: a "
         'list of records, one object per table row, e.g. [{"run": "a.run", "ndcg@10": '
-        "0.41, ...}], floats at full precision, null where a value is undefined (nan), "
-        '"Infinity" or "-Infinity" where it is infinite. '
-        "csv/tsv: a header line then one line per row, floats at full precision, nan where "
+        "0.41, ...}], floats at full precision, null for nan, "
+        '"Infinity"/"-Infinity" for infinities. '
+        "csv/tsv: a header line then a line per row, floats at full precision, nan where "
         "undefined. markdown: a GitHub table rounded to --digits.",
         case_sensitive=False,
         rich_help_panel="Output",

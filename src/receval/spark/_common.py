@@ -4,7 +4,8 @@ A pass runs a function on the rows of every partition of a DataFrame (through
 ``mapInArrow``, one Arrow table per partition) and brings back only its result,
 a small pickled state, one per non-empty partition. Errors of receval's own
 checks raised inside a partition come back as states too and are raised again
-on the driver, with their own class and message.
+on the driver, with their own class and message (less the position and count
+of the offending values, which are the partition's).
 """
 
 from __future__ import annotations
@@ -253,9 +254,21 @@ def partition_states(df: Any, compute: Callable[[Any], Any]) -> list[Any]:
     for row in rows:
         kind, value = pickle.loads(row["state"])
         if kind == "error":
-            raise value
+            raise unplaced(value)
         states.append(value)
     return states
+
+
+def unplaced(error: RecevalError) -> RecevalError:
+    """A partition's error as of the whole DataFrame: the position and the count of
+    the offending values it states are the partition's, so an
+    :class:`InputValidationError` that states them states neither (its ``row`` None);
+    other errors as they are."""
+    if not isinstance(error, InputValidationError) or error.row is None:
+        return error
+    whole = error.moved(0).restated("in one of the DataFrame's partitions")
+    whole.row = None
+    return whole
 
 
 def column(table: Any, name: str) -> Any:

@@ -214,11 +214,29 @@ class AUCCounts:
                          replace(later.clock), labels)  # fmt: skip
 
     def absorb(self, other: AUCCounts) -> AUCCounts:
+        for held in (other.plain, other.weighted):  # a batch's own state (with a window)
+            if held.entries:
+                self.check_weighting(held.weighted, other.labels.func)
         self.labels = self.labels.join(other.labels, UPDATE)
         self.clock = self.clock.merge(other.clock)
         self.plain.absorb(other.plain)
         self.weighted.absorb(other.weighted)
         return self
+
+    def check_weighting(self, weighted: bool, func: str) -> None:
+        """Raise unless a batch with weights (``weighted``) or without may join this
+        state: the updates take ``sample_weight`` all or none, as the function's rows
+        have weights all or none (checked before a row is added)."""
+        if (self.plain if weighted else self.weighted).entries:
+            given = (
+                "sample_weight given to this update, none to the updates before"
+                if weighted
+                else "no sample_weight given to this update, sample_weight to the updates before"
+            )
+            raise InvalidParameterError(
+                f"{func}: {given}; give sample_weight to every update or to none (ones "
+                f"where there are none)."
+            )
 
     def counts(self, func: str) -> ScoreCounts:
         """The counts in use (weighted or not); raises if updates mixed them."""

@@ -41,8 +41,8 @@ def table_format(fmt: TableFormat | None, path: str, say: Messages) -> str:
     if fmt is not None:
         return fmt.value
     found = infer_format(path)
-    if found in ("csv", "tsv", "parquet") or not os.path.exists(path):
-        return found or "csv"  # a missing file is reported by the reader
+    if found in ("csv", "tsv", "parquet") or not os.path.isfile(path):
+        return found or "csv"  # a missing file, a directory: reported by the reader
     raise say.fail(
         f"cannot tell the format of {path!r} from its suffix; pass --input-format csv, tsv "
         f"or parquet."

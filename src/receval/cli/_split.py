@@ -306,7 +306,13 @@ def split_command(
     from ..report.html import check_target
 
     say = Messages(quiet)
-    for option, path in (("-o/--train", train), ("-O/--test", test)):
+    for option, path, part in (("-o/--train", train, "train"), ("-O/--test", test, "test")):
+        if path == "-":  # not standard output: the parts are files of a format, and folds
+            raise say.fail(
+                f"{option} must name a .parquet or .csv file; split writes its parts to "
+                f"files, not to standard output. Got '-'; name a file, e.g. "
+                f"{option[:2]} {part}.csv."
+            )
         if not path.lower().endswith(_SUFFIXES):
             raise say.fail(
                 f"{option} must name a .parquet or .csv file (its format). Got {path!r}; "

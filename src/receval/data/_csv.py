@@ -15,6 +15,7 @@ from ._open import (
     check_has_columns,
     check_not_parquet,
     compression_of,
+    header_not_utf8,
     open_input,
     place,
     sentence,
@@ -128,7 +129,7 @@ def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
             if cut == _FROM_START or lone_cr or limit >= max(block, _HEADER_MOST):
                 with arrow_input(path) as stream:
                     reader = pcsv.open_csv(stream, read_options=read, parse_options=parse)
-                    return list(reader.schema.names)
+                    return _names(path, reader.schema)
             limit = min(8 * limit, max(block, _HEADER_MOST))
     if end >= 0:
         # the names alone, the rows after them (after a header ended by a CR alone)
@@ -152,7 +153,16 @@ def csv_header(path: str, fmt: str, block: int = CSV_BLOCK) -> list[str]:
         skip_rows_after_names=2**31 - 1 if end >= 0 else 0,
     )
     table = pcsv.read_csv(pa.BufferReader(copy), read_options=whole, parse_options=parse)
-    return list(table.schema.names)
+    return _names(path, table.schema)
+
+
+def _names(path: str, schema: Any) -> list[str]:
+    """A CSV header's column names; names that are not UTF-8 (Arrow decodes them
+    with Python's codec) are an error at the file's first line."""
+    try:
+        return list(schema.names)
+    except UnicodeDecodeError as exc:
+        raise header_not_utf8(path, exc) from exc
 
 
 def _read(

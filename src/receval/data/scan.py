@@ -242,8 +242,6 @@ class Scan:
                 if self._grow_block(exc):
                     continue
                 raise InputValidationError(f"{path}: {sentence(exc)}") from exc
-            except UnicodeDecodeError as exc:
-                raise header_not_utf8(path, exc) from exc
 
     def _grow_block(self, exc: Exception) -> bool:
         """After a row longer than the CSV block (pyarrow's "straddling object"),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -162,18 +161,6 @@ def test_split_says_its_parts_do_not_go_to_standard_output(here: Path, option: s
     part = {"-o": "train", "-O": "test"}[option]
     assert "not to standard output. Got '-'" in result.stderr
     assert result.stderr.endswith(f"name a file, e.g. {option} {part}.csv.\n")
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000")
-@pytest.mark.parametrize("command", COMMANDS)
-def test_an_unreadable_file_is_an_error(here: Path, command: str) -> None:
-    text, suffix, _ = COMMANDS[command]
-    path = here / f"locked{suffix}"
-    path.write_text(text)
-    path.chmod(0)
-    result = make_runner().invoke(_app(), _args(command, path.name))
-    assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.startswith("error: ") and path.name in result.stderr
 
 
 # ------------------------------------------------------------------ numbers, -o -, pipes

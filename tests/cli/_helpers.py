@@ -1,6 +1,10 @@
-"""Shared by the CLI tests: a runner that keeps stderr apart, a checked invoke, and a pipe."""
+"""Shared by the CLI tests: a runner that keeps stderr apart, a checked invoke, and the
+files of a generated recommendation log."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -21,3 +25,17 @@ def invoke(runner: CliRunner, *args: object, code: int = 0):
         raise result.exception
     assert result.exit_code == code, (result.stdout, result.stderr)
     return result
+
+
+def write_recommendations(folder: Path, n_users: int, **options: Any) -> tuple[Any, Any]:
+    """``make_recommendations(n_users, **options)`` written to ``folder``: the qrels as
+    ``qrels.csv``, each model's run as ``NAME.parquet``; returns (qrels, runs)."""
+    import pandas as pd
+
+    from receval.datasets import make_recommendations
+
+    qrels, runs = make_recommendations(n_users, **options)
+    pd.DataFrame(qrels).to_csv(folder / "qrels.csv", index=False)
+    for name, run in runs.items():
+        pd.DataFrame(run).to_parquet(folder / f"{name}.parquet")
+    return qrels, runs

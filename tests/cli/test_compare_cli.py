@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from receval import Qrels, Run, compare, compare_predictions
-from receval.datasets import make_impressions, make_recommendations
+from receval.datasets import make_impressions
 
-from ._helpers import invoke, make_runner
+from ._helpers import invoke, make_runner, write_recommendations
 
 runner = make_runner()
 SETTINGS = ["--permutations", "500", "--resamples", "500"]
@@ -23,10 +23,7 @@ SETTINGS = ["--permutations", "500", "--resamples", "500"]
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compare")
-    qrels, runs = make_recommendations(200, n_items=300, k=20, seed=4)
-    pd.DataFrame(qrels).to_csv(tmp / "qrels.csv", index=False)
-    for name, run in runs.items():
-        pd.DataFrame(run).to_parquet(tmp / f"{name}.parquet")
+    qrels, runs = write_recommendations(tmp, 200, n_items=300, k=20, seed=4)
     log = make_impressions(300, impressions_per_user=10, seed=5)
     pd.DataFrame(log).to_csv(tmp / "log.csv", index=False)
     return tmp, qrels, runs, log

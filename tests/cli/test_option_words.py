@@ -6,10 +6,9 @@ import pandas as pd
 import pytest
 
 from receval import compare_by_segment
-from receval.datasets import make_recommendations
 from receval.exceptions import InvalidParameterError
 
-from ._helpers import invoke, make_runner
+from ._helpers import invoke, make_runner, write_recommendations
 
 runner = make_runner()
 
@@ -17,10 +16,7 @@ runner = make_runner()
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("words")
-    qrels, runs = make_recommendations(50, n_items=100, k=10, seed=4)
-    pd.DataFrame(qrels).to_csv(tmp / "qrels.csv", index=False)
-    for name, run in runs.items():
-        pd.DataFrame(run).to_parquet(tmp / f"{name}.parquet")
+    qrels, _ = write_recommendations(tmp, 50, n_items=100, k=10, seed=4)
     users = pd.unique(pd.DataFrame(qrels)["user"])
     pd.DataFrame({"user": users, "segment": ["a", "b"] * 25}).to_csv(tmp / "seg.csv", index=False)
     (tmp / "cats.csv").write_text("item,category\n1,a\n")

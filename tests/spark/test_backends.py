@@ -233,3 +233,45 @@ def test_weights_of_a_metric_that_takes_none_are_refused_as_in_memory(rows_df, n
         f"receval.spark.compute: sample_weight is not taken by {name}: it counts each row "
         f"once. Got the column 'w'; compute {name} without them (or repeat rows to weigh them)."
     )
+
+
+# metrics that leave groups out of their mean (Accumulator.skipped counts them), from the
+# definitions: a new one is covered
+GROUPED = sorted(name for name, defn in DEFINITIONS.items() if defn.grouped is not None)
+
+
+@pytest.mark.parametrize("name", GROUPED)
+@pytest.mark.parametrize("parts", [None, 7])
+def test_accumulate_gives_the_counts_of_groups_skipped_as_in_memory(spark, name, parts):
+    # groups of one class (skipped by gauc and the XAUCs; those of no positive by
+    # grouped_auprc) and of one row (by grouped_regression_auc), spread over partitions;
+    # without groups (regression_auc) the rows alone
+    rng = np.random.default_rng(5)
+    n = 310
+    g = rng.permutation(np.concatenate([np.repeat(np.arange(60), 5), np.arange(100, 110)]))
+    y = np.where(g % 3 == 0, 1, np.where(g % 3 == 1, 0, rng.integers(0, 2, n)))
+    frame = pd.DataFrame({"y": y, "p": rng.choice(SCORES, n), "g": g})
+    inputs = DEFINITIONS[name].inputs
+    columns = {"y_true": "y", "y_score": "p"} | ({"groups": "g"} if "groups" in inputs else {})
+    expected = receval.metric(name)
+    expected.update(*(frame[columns[k]] for k in ("y_true", "y_score")),
+                    **({"groups": frame["g"]} if "groups" in columns else {}))  # fmt: skip
+    acc = rs.accumulate(spark.createDataFrame(frame), name, columns, num_partitions=parts)
+    assert isinstance(acc, receval.Accumulator)
+    assert acc.compute() == expected.compute()
+    assert acc.skipped() == expected.skipped()
+    if "groups" in columns:
+        assert acc.skipped()["n_groups_skipped"] > 0  # the case this test is about
+    # the merged accumulator goes on as any other: more rows on the driver
+    more = (np.array([1, 0]), np.array([0.3, 0.2]))
+    group = {"groups": np.array([999, 999])} if "groups" in columns else {}
+    assert acc.update(*more, **group).compute() == expected.update(*more, **group).compute()
+    assert acc.skipped() == expected.skipped()
+
+
+def test_compute_is_the_value_of_accumulate(rows_df):
+    columns = {"y_true": "y", "y_score": "p", "groups": "g"}
+    acc = rs.accumulate(rows_df, "grouped_auprc", columns)
+    assert rs.compute(rows_df, "grouped_auprc", columns) == acc.compute()
+    with pytest.raises(InvalidParameterError, match=r"receval\.spark\.accumulate"):
+        rs.accumulate(rows_df, "grouped_auprc", {"y_true": "y", "y_score": "p", "user": "g"})

@@ -18,7 +18,9 @@ values with ``pos_label``.
   users' vectors partitioned by user, the item matrix sent to every executor.
 * :func:`retention`: the cohort table; events partitioned by user.
 * :func:`compute`: any metric of :func:`receval.metric` (one accumulator per
-  partition, merged on the driver; whole groups by repartitioning).
+  partition, merged on the driver; whole groups by repartitioning);
+  :func:`accumulate`: that merged accumulator itself (its ``skipped()`` counts the
+  groups left out).
 
 Needs ``pyspark >= 4`` (``pip install 'receval[spark]'``), imported when a
 function is called.
@@ -29,6 +31,7 @@ from typing import Any
 from ..exceptions import warn
 from ._pointwise import (
     GAUCSummary,
+    accumulate,
     compute,
     copc,
     gauc_score,
@@ -44,6 +47,7 @@ from ._retrieval import evaluate_embeddings
 
 __all__ = [
     "GAUCSummary",
+    "accumulate",
     "compute",
     "copc",
     "evaluate",

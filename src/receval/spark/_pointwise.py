@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import reduce
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _validation as v
 from ..exceptions import InvalidParameterError
@@ -24,6 +24,9 @@ from ._common import (
     select,
     side_ids,
 )
+
+if TYPE_CHECKING:
+    from ..engine.run import Accumulator
 
 
 def log_loss(
@@ -83,7 +86,7 @@ def _engine(
     columns = {"y_true": y_true, prob: y_prob}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
-    result: float = _compute(df, name, columns, num_partitions, name, options)
+    result: float = _accumulate(df, name, columns, num_partitions, name, options).compute()
     return result
 
 
@@ -261,7 +264,7 @@ def _group_state(
     columns = {"y_true": y_true, "y_score": y_score, "groups": groups}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
-    return _partition_state(df, func, GAUC, params, columns, num_partitions)
+    return _partition_accumulator(df, func, GAUC, params, columns, num_partitions).state
 
 
 def gauc_score(
@@ -365,8 +368,8 @@ def compute(
 
     The generic form of :func:`receval.compute` on Spark: each partition's rows
     update an accumulator of :func:`receval.metric` on the executor, and the
-    driver merges them. Metrics over whole groups (``gauc``) are repartitioned by
-    their ``groups`` column first.
+    driver merges them (:func:`accumulate`, whose ``compute()`` this is). Metrics
+    over whole groups (``gauc``) are repartitioned by their ``groups`` column first.
 
     Parameters
     ----------
@@ -384,19 +387,52 @@ def compute(
     **options
         The metric's options.
     """
-    return _compute(df, name, columns, num_partitions, "compute", options)
+    return _accumulate(df, name, columns, num_partitions, "compute", options).compute()
 
 
-def _compute(
+def accumulate(
+    df: Any,
+    name: str,
+    columns: Mapping[str, str],
+    *,
+    num_partitions: int | None = None,
+    **options: Any,
+) -> Accumulator:
+    """The accumulator of a metric over the rows of a Spark DataFrame, merged on the driver.
+
+    Each partition's rows update an accumulator of :func:`receval.metric` on the
+    executor (partitioned as :func:`compute` says); the driver merges them into
+    one, as if one accumulator had seen every row: ``compute()`` gives the value
+    (that of :func:`compute`), ``skipped()`` what the metric left out (the groups
+    of ``gauc``, ``grouped_auprc``, ``grouped_xauc`` or ``grouped_regression_auc``
+    skipped, and why), and it merges with accumulators of other sources or takes
+    more ``update`` calls on the driver. The parameters are those of :func:`compute`.
+
+    Returns
+    -------
+    receval.Accumulator
+
+    Examples
+    --------
+    >>> import receval.spark as rs  # doctest: +SKIP
+    >>> acc = rs.accumulate(df, "grouped_auprc", {"y_true": "click", "y_score": "p",
+    ...                                          "groups": "user"})  # doctest: +SKIP
+    >>> acc.compute(), acc.skipped()["n_groups_skipped"]  # doctest: +SKIP
+    (0.83, 12)
+    """
+    return _accumulate(df, name, columns, num_partitions, "accumulate", options)
+
+
+def _accumulate(
     df: Any,
     name: str,
     columns: Mapping[str, str],
     num_partitions: int | None,
     func: str,
     options: dict[str, Any],
-) -> Any:
-    """:func:`compute`, its errors naming ``receval.spark.<func>`` (the function called:
-    compute, or log_loss, pcoc, ... which compute for it)."""
+) -> Accumulator:
+    """:func:`accumulate`, its errors naming ``receval.spark.<func>`` (the function
+    called: accumulate, compute, or log_loss, pcoc, ... which compute for it)."""
     from ..engine.accumulator import metric
     from ..engine.metric import weights_refused
     from ..registry import definition
@@ -404,8 +440,7 @@ def _compute(
     defn = definition(name, options)
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
         params = metric(name, whole_groups=True, **options).params  # partitions of whole users
-        return defn.finalize(params, _run_state(df, func, defn, params, dict(columns),
-                                                num_partitions))  # fmt: skip
+        return _run_accumulator(df, func, defn, params, dict(columns), num_partitions)
     if "sample_weight" in columns and "sample_weight" not in defn.inputs:
         raise weights_refused(f"receval.spark.{func}", defn.name, None,
                               column=columns["sample_weight"])  # fmt: skip
@@ -417,19 +452,18 @@ def _compute(
         )
     # options are checked on the driver; partitions hold whole groups (repartitioned)
     params = metric(name, whole_groups=True, **options).params
-    state = _partition_state(df, func, defn, params, dict(columns), num_partitions)
-    return defn.finalize(params, state)
+    return _partition_accumulator(df, func, defn, params, dict(columns), num_partitions)
 
 
-def _run_state(
+def _run_accumulator(
     df: Any,
     func: str,
     defn: Any,
     params: dict[str, Any],
     columns: dict[str, str],
     num_partitions: int | None,
-) -> Any:
-    """The merged state of a metric of a run over partitions of whole users."""
+) -> Accumulator:
+    """The merged accumulator of a metric of a run over partitions of whole users."""
     from ..data._ranked import Run
     from ..engine.run import Accumulator
 
@@ -466,16 +500,16 @@ def _run_state(
     return _merged(data, run, defn, params, "df", func)
 
 
-def _partition_state(
+def _partition_accumulator(
     df: Any,
     func: str,
     defn: Any,
     params: dict[str, Any],
     columns: dict[str, str],
     num_partitions: int | None,
-) -> Any:
-    """The merged state of ``defn`` over the partitions of ``df`` (repartitioned by
-    ``columns["groups"]`` for a metric over whole groups)."""
+) -> Accumulator:
+    """The merged accumulator of ``defn`` over the partitions of ``df`` (repartitioned
+    by ``columns["groups"]`` for a metric over whole groups)."""
     from ..engine.run import Accumulator
 
     data, _ = select(df, func, num_partitions, **columns)
@@ -502,8 +536,10 @@ def _partition_state(
     return _merged(data, run, defn, params, defn.inputs[0], func)
 
 
-def _merged(data: Any, run: Any, defn: Any, params: dict[str, Any], first: str, func: str) -> Any:
-    """The merged state of the accumulators ``run`` gives on the partitions of ``data``
+def _merged(
+    data: Any, run: Any, defn: Any, params: dict[str, Any], first: str, func: str
+) -> Accumulator:
+    """The accumulators ``run`` gives on the partitions of ``data``, merged into one
     (only non-empty partitions give one; none raises, naming ``first``)."""
     from ..engine.run import Accumulator
 
@@ -512,4 +548,4 @@ def _merged(data: Any, run: Any, defn: Any, params: dict[str, Any], first: str, 
     acc = Accumulator(defn.name, defn, params)
     for part in parts:
         acc.merge(part)
-    return acc.state
+    return acc

@@ -20,17 +20,26 @@ relevant document, negative grades), the measures ``map_avgjg``, ``P_avgjg`` and
 same random options; a measure trec_eval cannot compute from judgment groups must fail in
 both.
 
-Not a test of the suite: it needs the trec_eval binary (10.0), which CI lacks.
+Not a test of the suite: it needs the trec_eval binary (10.0), which CI lacks. With
+``--record FILE`` (gzipped JSON), ``--cli`` and ``--jg`` also write every command line
+they ran (options, the two files' text, trec_eval's exit status and standard output)
+to FILE, which ``tests/peers/test_trec_eval_recorded.py`` replays without the binary
+(``tests/peers/data/recorded_trec_eval.json.gz`` is
+``--cli --cases 40 --record ...`` then ``--jg --cases 20 --record ...``, appended).
 
     python benchmarks/parity_trec_eval.py --cases 200 \
         --trec-eval "$(bash benchmarks/build_trec_eval.sh)"
     python benchmarks/parity_trec_eval.py --trec-eval PATH --cases 200 --cli
     python benchmarks/parity_trec_eval.py --trec-eval PATH --cases 200 --jg
+    python benchmarks/parity_trec_eval.py --trec-eval PATH --cases 40 --cli \
+        --record tests/peers/data/recorded_trec_eval.json.gz
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import math
 import subprocess
 import sys
@@ -178,16 +187,24 @@ class _Outputs:
     """Whole outputs of receval trec-eval against the binary's: identical, refused by
     both, or different (with the first differing lines of up to 10 cases)."""
 
-    def __init__(self, binary: str) -> None:
+    def __init__(self, binary: str, record: str | None = None) -> None:
         self.binary = binary
         self.same = self.differ = self.both_fail = self.stopped_alike = 0
         self.examples: list = []
+        self.record = record
+        self.records: list[dict] = []
 
     def compare(self, case: int, argv: list[str]) -> None:
         from receval.exceptions import RecevalError
         from receval.trec.trec_eval import TrecEvalAbort, trec_eval
 
         theirs = subprocess.run([self.binary, *argv], capture_output=True, text=True)
+        if self.record:
+            self.records.append({
+                "options": argv[:-2], "qrels": Path(argv[-2]).read_text(),
+                "run": Path(argv[-1]).read_text(), "status": theirs.returncode,
+                "stdout": theirs.stdout,
+            })  # fmt: skip
         error, status, partial = "", 0, ""
         try:
             mine = trec_eval(argv)
@@ -210,6 +227,13 @@ class _Outputs:
                 self.examples.append((case, " ".join(argv[:-2]), theirs.returncode, bad))
 
     def report(self) -> int:
+        if self.record:  # appended to what the file holds
+            path = Path(self.record)
+            held = json.loads(gzip.decompress(path.read_bytes())) if path.exists() else {}
+            version = subprocess.run([self.binary, "-v"], capture_output=True, text=True)
+            held = {"version": (version.stdout or version.stderr).strip(),
+                    "records": [*held.get("records", []), *self.records]}  # fmt: skip
+            path.write_bytes(gzip.compress(json.dumps(held).encode(), mtime=0))
         for case, opts, rc, bad in self.examples:
             print(f"case {case} [{opts}] trec_eval exit {rc}: {bad}")
         total = self.same + self.differ + self.both_fail
@@ -224,7 +248,7 @@ class _Outputs:
 def cli_parity(args) -> int:
     """``receval trec-eval`` against the binary, whole outputs byte for byte."""
 
-    tally = _Outputs(args.trec_eval)
+    tally = _Outputs(args.trec_eval, args.record)
     with tempfile.TemporaryDirectory() as tmp:
         for case in range(args.cases):
             rng = np.random.default_rng([args.seed, case, 1])
@@ -293,7 +317,7 @@ _JG_MEASURES = [
 def jg_parity(args) -> int:
     """``receval trec-eval -R qrels_jg`` against the binary, whole outputs byte for byte."""
 
-    tally = _Outputs(args.trec_eval)
+    tally = _Outputs(args.trec_eval, args.record)
     with tempfile.TemporaryDirectory() as tmp:
         for case in range(args.cases):
             rng = np.random.default_rng([args.seed, case, 2])
@@ -319,6 +343,9 @@ def main(argv=None):
     ap.add_argument("--trec-eval", default="/tmp/trec_eval_src/trec_eval")
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--record", metavar="FILE",
+                    help="with --cli or --jg: append each command line, its files and "
+                    "trec_eval's output to FILE (gzipped JSON)")  # fmt: skip
     ap.add_argument("--float32-ties", action="store_true",
                     help="also scores equal in single precision only (trec_eval 10.0 compares "
                     "doubles; ties='trec' compares them in single precision)")  # fmt: skip

@@ -318,7 +318,7 @@ def test_a_group_of_more_than_2_53_pairs_divides_its_counts_once():
     a, b, c = 2**29 + 1, 2**29 + 4, 2**28 + 7  # rows of targets 0, 1, 2 (scores 0.9, 0.5, 0.7)
     state = XAUCCounts()
     rows = (np.zeros(3, dtype=np.int64), np.array([0.0, 1.0, 2.0]), np.array([0.9, 0.5, 0.7]))
-    state._push((*rows, np.ones(3), np.array([a, b, c]), np.array([0])))
+    state._push((*rows, np.ones(3), np.array([a, b, c]), np.array([0]), np.zeros(1, np.int64)))
     exact = float(Fraction(b * c, a * b + a * c + b * c))  # the pairs of targets 1 and 2 agree
     values, _ = state.group_values()
     assert values[0] == exact == state.xauc() == 0.2500000033760443

@@ -190,11 +190,15 @@ class XAUCCounts:
     ``codes`` (indices into ``ids``, the sorted distinct group ids; one group ``0``
     without groups), ``y``, ``s``, ``w`` hold the distinct keys in the canonical order
     (group and ``y`` ascending, ``s`` descending, ``w`` ascending; ``-0.0`` counted as
-    ``0.0``, rows of weight 0 left out; 1.0 for rows without weights), ``count``
-    their rows. Batches and merged states wait in ``pending`` and are folded in by
-    the compiled core when they outgrow the counts. The counts are integers, so any
-    split of the rows and any order of merges give the same state, and the same value
-    (``in_order`` aside: its pairs follow the order of the rows).
+    ``0.0``; 1.0 for rows without weights), ``count`` their rows. Rows of weight 0
+    are in no key (they are in no pair): ``zero`` holds how many a group of ``ids``
+    had (empty where none had one), so that a group whose rows all weigh 0 is a group
+    of the state, without a value and counted among those left out (as
+    :func:`receval.gauc_score` counts it), with its rows. Batches and merged states
+    wait in ``pending`` and are folded in by the compiled core when they outgrow the
+    counts. The counts are integers, so any split of the rows and any order of merges
+    give the same state, and the same value (``in_order`` aside: its pairs follow the
+    order of the rows).
 
     ``in_order`` holds, per update that asked for it (``equal_targets="input_order"``),
     its rows in their order: ``(ids, codes, y, s)``, the update's sorted distinct group
@@ -219,6 +223,7 @@ class XAUCCounts:
     in_order: list[tuple[np.ndarray, ...]] = field(default_factory=list)
     ids_kind: IdKind = NO_IDS
     labels: LabelKind = NO_LABELS
+    zero: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
     @property
     def ids(self) -> np.ndarray:
@@ -239,11 +244,6 @@ class XAUCCounts:
         joined = self.labels.join(labels, UPDATE)
         self.ids_kind = self.ids_kind.join(ids_kind, UPDATE)  # before a row is added
         self.labels = joined
-        if w is not None:
-            keep = w > 0
-            if not keep.all():
-                y, s, w = y[keep], s[keep], w[keep]
-                groups = None if groups is None else groups[keep]
         if not len(y):
             return
         if groups is None:
@@ -251,8 +251,14 @@ class XAUCCounts:
         else:
             ids, codes = np.unique(groups, return_inverse=True)
             codes = codes.reshape(-1).astype(np.int64)
+        zero = np.empty(0, dtype=np.int64)
+        if w is not None:
+            keep = w > 0
+            if not keep.all():
+                zero = np.bincount(codes[~keep], minlength=len(ids)).astype(np.int64)
+                y, s, w, codes = y[keep], s[keep], w[keep], codes[keep]
         w = np.ones(len(y)) if w is None else w
-        part = (codes, y, s, w, np.ones(len(y), dtype=np.int64), ids)
+        part = (codes, y, s, w, np.ones(len(y), dtype=np.int64), ids, zero)
         if in_order:
             self.in_order.append((ids, codes, y, s))
         self._push(part)
@@ -261,10 +267,10 @@ class XAUCCounts:
         return [self._whole(), *self.pending]
 
     def _whole(self) -> tuple[np.ndarray, ...]:
-        return (self.codes, self.y, self.s, self.w, self.count, self.ids)
+        return (self.codes, self.y, self.s, self.w, self.count, self.ids, self.zero)
 
     def _push(self, part: tuple[np.ndarray, ...]) -> None:
-        if not len(part[1]):
+        if not _holds_rows(part):
             return
         self.pending.append(part)
         self.n_pending += len(part[1])
@@ -275,23 +281,27 @@ class XAUCCounts:
         """Fold the pending counts into the counts."""
         if not self.pending:
             return self
-        parts = [p for p in self._parts() if len(p[1])]
+        parts = [p for p in self._parts() if _holds_rows(p)]
         self.pending, self.n_pending = [], 0
         if len(parts) == 1 and parts[0][1] is not self.y:  # one batch: made distinct
             p = parts[0]
-            parts = [_distinct(p[0], p[1], p[2], p[3], p[4], p[5])]
+            parts = [(*_distinct(p[0], p[1], p[2], p[3], p[4]), p[5], p[6])]
         if len(parts) > 1:
             ids = parts[0][5]
             # ids of other dtypes joined exactly (NumPy compares uint64 with int64 as
             # float64: ids that differ above 2**53 would be one group)
             if any(p[5].dtype != ids.dtype or not np.array_equal(p[5], ids) for p in parts[1:]):
                 ids = distinct(concat_columns([p[5] for p in parts], "groups"))
-            codes = np.concatenate(
-                [np.searchsorted(ids, p[5].astype(ids.dtype, copy=False))[p[0]] for p in parts]
-            )
+            where = [np.searchsorted(ids, p[5].astype(ids.dtype, copy=False)) for p in parts]
+            codes = np.concatenate([at[p[0]] for at, p in zip(where, parts, strict=True)])
             y, s, w, count = (np.concatenate([p[i] for p in parts]) for i in range(1, 5))
-            parts = [_distinct(codes, y, s, w, count, ids)]
-        self.codes, self.y, self.s, self.w, self.count, self.ids = parts[0]
+            zero = np.zeros(len(ids), dtype=np.int64)
+            for at, p in zip(where, parts, strict=True):
+                if len(p[6]):
+                    zero[at] += p[6]  # a part's ids are distinct
+            zero = zero if zero.any() else zero[:0]
+            parts = [(*_distinct(codes, y, s, w, count), ids, zero)]
+        self.codes, self.y, self.s, self.w, self.count, self.ids, self.zero = parts[0]
         return self
 
     def merge(self, other: XAUCCounts) -> XAUCCounts:
@@ -300,7 +310,7 @@ class XAUCCounts:
         labels = self.labels.join(other.labels, MERGED)
         out = XAUCCounts(self.y, self.s, self.w, self.count, self.codes,
                          list(self.group_ids), list(self.pending), self.n_pending,
-                         list(self.in_order), kind, labels)  # fmt: skip
+                         list(self.in_order), kind, labels, self.zero)  # fmt: skip
         return out.absorb(other)
 
     def absorb(self, other: XAUCCounts) -> XAUCCounts:
@@ -333,12 +343,13 @@ class XAUCCounts:
         return twice, pairs, exact
 
     def rows(self) -> np.ndarray:
-        """Rows of each group (int64)."""
-        starts = self.starts()
-        if not len(self.y):
-            return np.zeros(len(starts) - 1, dtype=np.int64)
-        rows: np.ndarray = np.add.reduceat(self.count, starts[:-1])
-        return rows
+        """Rows of positive weight of each group (int64)."""
+        return _group_sums(self.count, self.starts())
+
+    def zero_rows(self) -> np.ndarray:
+        """Rows of weight 0 of each group (int64)."""
+        self.compact()
+        return self.zero if len(self.zero) else np.zeros(len(self.ids), dtype=np.int64)
 
     def in_order_twice(self) -> np.ndarray:
         """Per group: twice the pairs of equal targets in input order whose earlier row
@@ -360,7 +371,7 @@ class XAUCCounts:
         if len(self.ids) > 1:  # a grouped state read whole: one group of every row
             one = XAUCCounts()
             one._push((np.zeros(len(self.y), dtype=np.int64), self.y, self.s, self.w,
-                       self.count, _no_ids()))  # fmt: skip
+                       self.count, _no_ids(), self.zero[:0]))  # fmt: skip
             return one.xauc()
         if not len(self.y):
             return float("nan")
@@ -384,10 +395,10 @@ class XAUCCounts:
             for g in np.flatnonzero((pairs > 0) & (2 * pairs > 2**53)):
                 values[g] = int(twice[g]) / (2 * int(pairs[g]))
         if not len(self.y):
-            return values, self.w[:0]
+            return values, np.zeros(len(values))
         # times a power of two (the ratios are the same) so that no group's sum overflows
         scaled = np.ldexp(self.w, -int(np.frexp(self.w.max())[1]) - 64)
-        return values, np.add.reduceat(self.count * scaled, starts[:-1])
+        return values, _group_sums(self.count * scaled, starts)
 
     def _scaled_weights(self) -> np.ndarray:
         """The weights times a power of two (exact: the value is the same) that puts the
@@ -410,10 +421,14 @@ class XAUCCounts:
         ids = self.group_ids[0] if self.group_ids else None
         return {"y": self.y, "s": self.s, "w": self.w, "count": self.count,
                 "codes": self.codes, "ids": ids, "in_order": self.in_order,
-                "ids_kind": self.ids_kind, "labels": self.labels}  # fmt: skip
+                "ids_kind": self.ids_kind, "labels": self.labels, "zero": self.zero}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        fields = {"y", "s", "w", "count", "codes", "ids", "in_order", "ids_kind", "labels"}
+        fields = {"y", "s", "w", "count", "codes", "ids", "in_order", "ids_kind", "labels",
+                  "zero"}  # fmt: skip
+        if isinstance(state, dict) and set(state) <= fields and "zero" not in state:
+            # pickled before the state counted its rows of weight 0: none known
+            state = {**state, "zero": np.empty(0, dtype=np.int64)}
         if isinstance(state, dict) and set(state) <= fields and "labels" not in state:
             # pickled before the state held its labels: none known (0/1 where the
             # accumulator loading it says so: receval.engine.kinds.held_01)
@@ -428,7 +443,8 @@ class XAUCCounts:
             )
         self.__init__(state["y"], state["s"], state["w"], state["count"],  # type: ignore[misc]
                       state["codes"], in_order=list(state["in_order"]),
-                      ids_kind=state["ids_kind"], labels=state["labels"])  # fmt: skip
+                      ids_kind=state["ids_kind"], labels=state["labels"],
+                      zero=state["zero"])  # fmt: skip
         self.ids = _ONE_GROUP if state["ids"] is None else state["ids"]
 
     def invalid(self) -> tuple[str, str] | None:
@@ -450,13 +466,21 @@ class XAUCCounts:
             n and (int(self.codes.min()) < 0 or int(self.codes.max()) >= len(self.ids))
         ):
             return "codes", f"int64 indices into ids, in [0, {len(self.ids)})"
+        zero = self.zero
+        if (
+            not isinstance(zero, np.ndarray)
+            or zero.dtype != np.int64
+            or zero.shape not in ((0,), ids.shape)
+            or (len(zero) and int(zero.min()) < 0)
+        ):
+            return "zero", f"int64 counts >= 0 of rows of weight 0, one per id ({len(ids)}) or none"
         if n and float(self.w.min()) <= 0:
             return "w", "weights > 0"
         if any(not _rows_in_order(part) for part in self.in_order):
             return "in_order", "(ids, codes, y, s): int64 codes into ids, y and s of their length"
         if n:
-            again = _distinct(self.codes, self.y, self.s, self.w, self.count, self.ids)
-            if not all(np.array_equal(a, b) for a, b in zip(again, self._whole(), strict=True)):
+            again = _distinct(self.codes, self.y, self.s, self.w, self.count)
+            if not all(np.array_equal(a, b) for a, b in zip(again, self._whole()[:5], strict=True)):
                 return "y", "distinct (group, y, s, w) keys in the canonical order"
         return None
 
@@ -494,16 +518,32 @@ def _in_order_twice(codes: np.ndarray, y: np.ndarray, s: np.ndarray, n_groups: i
 
 
 def _distinct(
-    codes: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray, count: np.ndarray,
-    ids: np.ndarray,
-) -> tuple[np.ndarray, ...]:  # fmt: skip
+    codes: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray, count: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """The distinct keys with their summed counts, in the canonical order (the core)."""
     c = compiled()
     as_f = np.ascontiguousarray
-    out = c.xauc_distinct(as_f(codes, dtype=np.int64), as_f(y, dtype=np.float64),
-                          as_f(s, dtype=np.float64), as_f(w, dtype=np.float64),
-                          as_f(count, dtype=np.int64))  # fmt: skip
-    return (*out, ids)
+    out: tuple[np.ndarray, ...] = c.xauc_distinct(
+        as_f(codes, dtype=np.int64), as_f(y, dtype=np.float64), as_f(s, dtype=np.float64),
+        as_f(w, dtype=np.float64), as_f(count, dtype=np.int64),
+    )  # fmt: skip
+    return out
+
+
+def _holds_rows(part: tuple[np.ndarray, ...]) -> bool:
+    """Whether a part ``(codes, y, s, w, count, ids, zero)`` holds a row: a key, or a
+    row of weight 0."""
+    return bool(len(part[1]) or part[6].any())
+
+
+def _group_sums(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per group of ``starts`` (:meth:`XAUCCounts.starts`), the sum of its entries of
+    ``x`` (0 for a group without one: its rows all weigh 0)."""
+    sums: np.ndarray = np.zeros(len(starts) - 1, dtype=x.dtype)
+    filled = starts[1:] > starts[:-1]
+    if filled.any():
+        sums[filled] = np.add.reduceat(x, starts[:-1][filled])
+    return sums
 
 
 # ------------------------------------------------------------------ definition
@@ -588,8 +628,8 @@ def _defined(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 #: ``group_values(params, state) -> (values, weights, rows, why)``: per group its value
-#: (nan: left out), weight and rows of positive weight (None where not known), and what
-#: a group needs to have a value
+#: (nan: left out; a group whose rows all weigh 0 has none), weight and rows of positive
+#: weight (None where not known), and what a group needs to have a value
 GroupValues = Callable[
     [dict[str, Any], "XAUCCounts"], tuple[np.ndarray, np.ndarray, np.ndarray | None, str]
 ]
@@ -615,8 +655,8 @@ def group_definition(
         values, weights, rows, why = group_values(params, state)
         left_out = ~_defined(values, weights)
         counts = {"n_groups": len(values), "n_groups_skipped": int(left_out.sum())}
-        if rows is not None:
-            counts["n_rows_skipped"] = int(rows[left_out].sum())
+        if rows is not None:  # with the rows of weight 0, as gauc counts a group's rows
+            counts["n_rows_skipped"] = int((rows + state.zero_rows())[left_out].sum())
         return grouped_mean(func, values, weights, why), counts, f"without {why}"
 
     # the metric's module is its group_values' (MetricDefinition.module: where a pickle

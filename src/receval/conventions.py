@@ -126,6 +126,15 @@ class Conventions:
 
 FIELDS = tuple(f.name for f in fields(Conventions))
 
+#: Why a user is left out of a metric's mean (``EvaluationReport.n_users_skipped_by``),
+#: in the order that counts a user whom several rules leave out under the first: no
+#: relevant item (``empty_users="skip"``), absent from the run
+#: (``missing_users="skip"``), a value of 0 (``zero_users="skip"``), or no value of
+#: the metric under any rule ("no_value": a metric of the lists alone for a user
+#: absent from the run or whose list is too short, expected exposure for a user
+#: without a relevant item, interpolated precision of an empty list).
+SKIP_REASONS = ("empty_users", "missing_users", "zero_users", "no_value")
+
 # the values of the conventions checked so far, each with its type (True == 1, yet
 # True is no depth), and the conventions resolved so far: a few profiles and sets of
 # keywords in most processes, at most _MOST_KEPT of each

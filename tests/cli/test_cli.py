@@ -239,6 +239,7 @@ def test_rank_json_equals_evaluate_for_each_run(runner, files) -> None:
             "n_users_missing": report.n_users_missing,
             "n_run_only_users": report.n_run_only_users,
             "n_users_skipped": {m: report.n_users_skipped[m] for m in metrics},
+            "n_users_skipped_by": {m: report.n_users_skipped_by[m] for m in metrics},
             "n_users_empty": {m: report.n_users_empty[m] for m in metrics},
             "n_run_items": report.n_run_items,
             "n_run_items_unmatched": report.n_run_items_unmatched,
@@ -321,12 +322,17 @@ def test_rank_text_formats(runner, files, fmt) -> None:
         return
     rows = list(csv.reader(io.StringIO(result.stdout), delimiter="," if fmt == "csv" else "\t"))
     metrics = ("ndcg@2", "mrr")
+    reasons = ("empty_users", "missing_users", "zero_users", "no_value")
     counts = ["n_users", "n_users_missing", "n_run_only_users"] + [
-        f"{c}:{m}" for c in ("n_users_skipped", "n_users_empty") for m in metrics
+        f"n_users_skipped:{m}" for m in metrics
     ]
+    counts += [f"n_users_skipped_by:{m}:{r}" for m in metrics for r in reasons]
+    counts += [f"n_users_empty:{m}" for m in metrics]
     ties = [f"{c}:{m}" for c in ("n_users_tie_dependent", "mean_ties_average") for m in metrics]
     assert rows[0] == ["run", *metrics, *counts, "n_run_items", "n_run_items_unmatched", *ties]
-    assert rows[1][3:10] == ["4", "1", "1", "1", "1", "1", "1"]
+    assert rows[1][3:8] == ["4", "1", "1", "1", "1"]
+    assert rows[1][8:16] == ["1", "0", "0", "0"] * 2  # without a relevant item
+    assert rows[1][16:18] == ["1", "1"]
     assert [r[0] for r in rows[1:]] == ["a.run", "b"]
     for row, mean in zip(rows[1:], means, strict=True):  # full precision: exact round trip
         assert float(row[1]) == mean["ndcg@2"] and float(row[2]) == mean["mrr"]

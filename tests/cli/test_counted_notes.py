@@ -97,8 +97,58 @@ def test_rank_note_says_which_rule_left_each_user_out(tmp_path, options, why):
     (record,) = json.loads(result.stdout)
     skipped = report.n_users_skipped["ndcg@2"]
     assert record["counts"]["n_users_skipped"] == {"ndcg@2": skipped}
+    assert record["counts"]["n_users_skipped_by"] == report.n_users_skipped_by
     assert record["ndcg@2"] == report.mean["ndcg@2"]
     assert (
         f"note: r.run: ndcg@2 leaves {skipped} of 4 users out of its mean ({why}; see "
         f"--missing-users, --empty-users and --zero-users).\n"
     ) in result.stderr
+
+
+@pytest.mark.parametrize("options", [[], ["--zero-users", "skip"], ["--missing-users", "skip"]])
+def test_rank_note_counts_a_list_metric_by_its_own_rule(tmp_path, options):
+    """A metric of the lists alone follows none of the rules: the user absent from the
+    run has no value, whatever --zero-users and --missing-users say."""
+    import json
+
+    (tmp_path / "qrels").write_text(RULES_QRELS)
+    (tmp_path / "r.run").write_text(RULES_RUN)
+    (tmp_path / "pop.csv").write_text("item,count\na,3\nd,2\nx,1\n")
+    args = ["rank", "--qrels", tmp_path / "qrels", "--run", tmp_path / "r.run", "-m", "arp@2",
+            "-m", "ndcg@2", "--popularity", tmp_path / "pop.csv", *options]  # fmt: skip
+    result = invoke(make_runner(), *args, "-f", "json")
+    (record,) = json.loads(result.stdout)
+    by = record["counts"]["n_users_skipped_by"]["arp@2"]
+    assert by == {"empty_users": 0, "missing_users": 0, "zero_users": 0, "no_value": 1}
+    assert (
+        "note: r.run: arp@2 leaves 1 of 4 users out of its mean (1 without a value; see "
+        "--missing-users, --empty-users and --zero-users).\n"
+    ) in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        (["--missing-users", "skip"], "2 without a relevant item, 1 by --missing-users skip"),
+        (["--missing-users", "skip", "--empty-users", "zero"], "2 by --missing-users skip"),
+    ],
+)
+def test_rank_counts_a_user_absent_and_without_a_relevant_item_once(tmp_path, options, why):
+    """On TREC files (read by the core) as in evaluate: under empty_users first."""
+    import json
+
+    from receval import Qrels, Run, evaluate
+
+    (tmp_path / "qrels").write_text(RULES_QRELS + "u5 0 f 0\n")  # u5: absent, none relevant
+    (tmp_path / "r.run").write_text(RULES_RUN)
+    args = ["rank", "--qrels", tmp_path / "qrels", "--run", tmp_path / "r.run", "-m", "ndcg@2"]
+    result = invoke(make_runner(), *args, *options, "-f", "json")
+    (record,) = json.loads(result.stdout)
+    conventions = dict(zip(options[::2], options[1::2], strict=True))
+    report = evaluate(
+        Qrels.from_file(tmp_path / "qrels", file_format="trec"),
+        Run.from_file(tmp_path / "r.run", file_format="trec"), ["ndcg@2"],
+        **{k.strip("-").replace("-", "_"): v for k, v in conventions.items()},
+    )  # fmt: skip
+    assert record["counts"]["n_users_skipped_by"] == report.n_users_skipped_by
+    assert f"out of its mean ({why}; see" in result.stderr

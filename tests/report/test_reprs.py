@@ -96,3 +96,17 @@ def test_a_segment_report_says_how_many_are_in_no_segment() -> None:
     lines = repr(segments).splitlines()
     assert lines[0] == "SegmentReport(2 segments, 2 users in none)"
     assert lines[-1].split()[:2] == ["(all)", "4"]
+
+
+def test_counts_sentence_says_each_rule_of_a_metric():
+    from receval import evaluate
+    from receval.report import ranking_records
+    from receval.report.tables import counts_sentence
+
+    qrels = {"u1": {"a": 1}, "u2": {"c": 1}, "u3": {"d": 0}}
+    report = evaluate(qrels, {"u1": {"a": 0.9}}, ["mrr"], missing_users="skip")
+    (record,) = ranking_records({"x": report})
+    sentence = counts_sentence(record["counts"], record)
+    by_rule = "1 users skipped by empty users (mrr), 1 users skipped by missing users (mrr)"
+    assert by_rule in sentence
+    assert "{" not in sentence

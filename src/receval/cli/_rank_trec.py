@@ -41,12 +41,16 @@ class _Report:
     n_run_items: int
     n_run_items_unmatched: int
     n_users_empty: dict[str, int] = field(default_factory=dict)
-    n_users_skipped: dict[str, int] = field(default_factory=dict)
+    n_users_skipped_by: dict[str, dict[str, int]] = field(default_factory=dict)
     n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
     mean_ties_average: dict[str, float] = field(default_factory=dict)
     masking: None = None
     sampling: None = None
     n_pairs_propensity_clipped: dict[str, int] = field(default_factory=dict)  # no weighting
+
+    @property
+    def n_users_skipped(self) -> dict[str, int]:
+        return {t: sum(by.values()) for t, by in self.n_users_skipped_by.items()}
 
 
 def core_report(
@@ -154,7 +158,7 @@ def _report(
         report.values[t] = col
         report.mean[t] = _mean(col)
         report.n_users_empty[t] = sum(1 for d in aux[j] if d == 0)
-        report.n_users_skipped[t] = sum(1 for x in col if x != x)
+        report.n_users_skipped_by[t] = _skipped_by(col, aux[j], in_run, convs[t])
         if convs[t].ties == "average":
             report.n_users_tie_dependent[t] = 0
     for j, t in enumerate(checked):
@@ -169,6 +173,26 @@ def _report(
         if moved:
             report.mean_ties_average[t] = _mean(full)
     return report
+
+
+def _skipped_by(
+    col: list[float], relevant: list[float], in_run: list[bool], conv: Any
+) -> dict[str, int]:
+    """``n_users_skipped_by`` of a metric of this path, as
+    :func:`receval.ranking.report.skip_codes` counts it: the metrics here apply
+    ``empty_users`` and ``missing_users`` alone (in the core), in that order."""
+    from ..conventions import SKIP_REASONS
+
+    by = dict.fromkeys(SKIP_REASONS, 0)
+    for x, n, found in zip(col, relevant, in_run, strict=True):
+        if x != x:
+            if n == 0 and conv.empty_users == "skip":
+                by["empty_users"] += 1
+            elif not found and conv.missing_users == "skip":
+                by["missing_users"] += 1
+            else:
+                by["no_value"] += 1
+    return by
 
 
 def _mean(values: list[float]) -> float:

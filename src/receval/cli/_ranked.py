@@ -293,27 +293,16 @@ def report_notes(report: Any, name: str, metrics: list[str], say: Messages) -> N
 
 
 def _left_out(report: Any, metric: str) -> str:
-    """Why a metric's mean leaves users out: those without a relevant item where
-    ``empty_users="skip"`` leaves them out, and the others by the rules of
-    ``missing_users`` and ``zero_users`` that skip (or, with neither, as users
-    without a value of the metric, such as the users absent from the run of a
-    metric of the run's lists alone)."""
-    conv = report.conventions[metric]
-    skipped = report.n_users_skipped[metric]
-    empty = min(report.n_users_empty[metric], skipped) if conv.empty_users == "skip" else 0
-    parts = [f"{empty:,} without a relevant item"] if empty else []
-    if skipped > empty:
-        rules = [
-            f"--{option} skip"
-            for option, rule in (
-                ("missing-users", conv.missing_users),
-                ("zero-users", conv.zero_users),
-            )
-            if rule == "skip"
-        ]
-        by = f"by {' or '.join(rules)}" if rules else "without a value"
-        parts.append(f"{skipped - empty:,} {by}")
-    return ", ".join(parts)
+    """Why a metric's mean leaves users out, by the report's count of each rule
+    (``n_users_skipped_by``)."""
+    words = {
+        "empty_users": "without a relevant item",
+        "missing_users": "by --missing-users skip",
+        "zero_users": "by --zero-users skip",
+        "no_value": "without a value",
+    }
+    by = report.n_users_skipped_by[metric]
+    return ", ".join(f"{by[reason]:,} {words[reason]}" for reason in words if by[reason])
 
 
 def tie_notes(report: Any, name: str, metrics: list[str], say: Messages) -> None:

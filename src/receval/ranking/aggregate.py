@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from ..conventions import FIELDS, Conventions
+from ..conventions import FIELDS, SKIP_REASONS, Conventions
 from ..data._arrow import take_at
 from ..data._lookup import distinct, lookup_ids
 from ..data._ranked import Qrels, Run
@@ -41,7 +41,7 @@ from .checks import (
     warn_unreproducible_ties,
 )
 from .masking import masked_partition
-from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean
+from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean, skip_codes, skip_counts
 from .specs import prepare_metrics
 from .values import list_values, ranked_values
 
@@ -272,9 +272,10 @@ class UserRows:
     averaged: dict[str, np.ndarray] = field(default_factory=dict)
     missing: np.ndarray | None = None
     removed: np.ndarray | None = None
+    skipped: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+def _add(a: dict[Any, Any], b: dict[Any, Any]) -> dict[Any, Any]:
     """Two dicts of counts or mergeable states, added key by key."""
     out = dict(a)
     for key, x in b.items():
@@ -328,7 +329,7 @@ class RankingState:
     means: dict[str, Mean] = field(default_factory=dict)
     ties_means: dict[str, Mean] = field(default_factory=dict)
     n_users_empty: dict[str, int] = field(default_factory=dict)
-    n_users_skipped: dict[str, int] = field(default_factory=dict)
+    n_users_skipped_by: dict[tuple[str, str], int] = field(default_factory=dict)
     n_users_tie_dependent: dict[str, int] = field(default_factory=dict)
     n_users_not_averaged: dict[str, int] = field(default_factory=dict)
     run_items: Ids = field(default_factory=Ids)
@@ -363,7 +364,7 @@ class RankingState:
             means=_add(self.means, other.means),
             ties_means=_add(self.ties_means, other.ties_means),
             n_users_empty=_add(self.n_users_empty, other.n_users_empty),
-            n_users_skipped=_add(self.n_users_skipped, other.n_users_skipped),
+            n_users_skipped_by=_add(self.n_users_skipped_by, other.n_users_skipped_by),
             n_users_tie_dependent=_add(self.n_users_tie_dependent, other.n_users_tie_dependent),
             n_users_not_averaged=_add(self.n_users_not_averaged, other.n_users_not_averaged),
             run_items=self.run_items.merge(other.run_items),
@@ -449,17 +450,18 @@ def _lists_update(setup: Setup, r: Run) -> RankingState:
     """``qrels=None``: the list-wise metrics of the run's users."""
     of_run = list_values(r, set(setup.listwise), setup.specs, *setup.lists)
     state = RankingState(n_users=r.n_users)
+    rows = UserRows(r.encoded_ids("users"), None, of_run)
     for text, col in of_run.items():
-        _store_list(state, text, col)
-    if setup.rows:
-        state.rows = [UserRows(r.encoded_ids("users"), None, of_run)]
+        _store_list(state, rows, text, col)
+    state.rows = [rows] if setup.rows else []
     return state
 
 
-def _store_list(state: RankingState, text: str, col: np.ndarray) -> None:
+def _store_list(state: RankingState, rows: UserRows, text: str, col: np.ndarray) -> None:
     state.means[text] = Mean(mean_state(col))
     state.n_users_empty[text] = 0  # relevance plays no part
-    state.n_users_skipped[text] = int(np.count_nonzero(np.isnan(col)))
+    rows.skipped[text] = codes = skip_codes(col)  # no rule: users without a value
+    state.n_users_skipped_by |= {(text, r): n for r, n in skip_counts(codes).items()}
 
 
 def _run_facts(setup: Setup, state: RankingState, r: Run) -> None:
@@ -532,11 +534,11 @@ def _users_update(
     if ranked:
         state.qrels_items = Ids([q.encoded_ids("items")])
         state.examples["qrels_items"] = _examples(q.encoded_ids("items"))
-    values = aux = np.empty((q.n_users, 0))
+    values = aux = zeroed = np.empty((q.n_users, 0))
     ties = None
     if ranked:
-        values, aux = ranked_values(q, r, specs, convs, ranked, user_map, setup.propensities,
-                                    item_map)  # fmt: skip
+        values, aux, zeroed = ranked_values(q, r, specs, convs, ranked, user_map,
+                                            setup.propensities, item_map)  # fmt: skip
         state.n_pairs_clipped = clipped_pairs(q, {t: convs[t] for t in ranked}, setup.propensities)
         c, sampled = setup.candidates, setup.sampling
         if c is not None and sampled is not None and sampled.correction is not None \
@@ -547,6 +549,7 @@ def _users_update(
         else:
             ties = tie_averages(q, r, specs, convs, ranked, user_map, item_map)
     per_user: dict[str, np.ndarray] = {}
+    rows = UserRows(q.encoded_ids("users"), order, per_user, missing=~found)
     if setup.listwise:
         if run is None:
             of_run = {t: np.full(q.n_users, np.nan) for t in specs if t in setup.listwise}
@@ -556,13 +559,12 @@ def _users_update(
             if run is not None:
                 col = np.where(found, col[np.maximum(user_map, 0)], np.nan)
             per_user[text] = col
-            _store_list(state, text, col)
-    rows = UserRows(q.encoded_ids("users"), order, per_user, missing=~found)
+            _store_list(state, rows, text, col)
     if setup.exclude is not None:
         rows.removed = np.zeros(q.n_users, dtype=np.int64)
         if removed is not None:
             rows.removed[found] = removed[user_map[found]]
-    _ranked_means(setup, state, q, values, aux, rows)
+    _ranked_means(setup, state, q, (values, aux, zeroed), rows)
     if ties is not None:
         _tie_means(setup, state, ties, rows)
     if setup.rows:
@@ -574,30 +576,29 @@ def _ranked_means(
     setup: Setup,
     state: RankingState,
     q: Qrels,
-    values: np.ndarray,
-    aux: np.ndarray,
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
     rows: UserRows,
 ) -> None:
-    """Each ranked metric's mean, counts and reported values from the kernel's columns
-    (``aux``: each user's relevant items)."""
+    """Each ranked metric's mean, counts and reported values from the columns of
+    :func:`~receval.ranking.values.ranked_values` (values, relevant items, zeroed)."""
     # a metric's column contiguous: every pass below reads one column
-    values, aux = np.asfortranarray(values), np.asfortranarray(aux)
+    values, aux, zeroed = (np.asfortranarray(c) for c in columns)
     for j, text in enumerate(setup.ranked):
-        col, den = values[:, j], aux[:, j]
+        col, den, conv = values[:, j], aux[:, j], setup.convs[text]
         empty = den == 0
         n_empty = int(np.count_nonzero(empty))
-        if n_empty and setup.convs[text].empty_users == "error":
+        if n_empty and conv.empty_users == "error":
             state.examples[f"empty:{text}"] = _examples(
                 q.encoded_ids("users"), np.flatnonzero(empty)
             )
         rows.raw[text] = col
-        mean, rows.values[text], valued = partition_mean(
-            col, den, setup.kind(text), setup.convs[text]
-        )
+        mean, rows.values[text], valued = partition_mean(col, den, setup.kind(text), conv)
         state.means[text] = Mean(mean, valued)
         rows.aux[text] = den
         state.n_users_empty[text] = n_empty
-        state.n_users_skipped[text] = int(np.count_nonzero(np.isnan(rows.values[text])))
+        ranked = (col, zeroed[:, j], den, rows.missing)
+        rows.skipped[text] = codes = skip_codes(rows.values[text], conv, ranked)
+        state.n_users_skipped_by |= {(text, r): n for r, n in skip_counts(codes).items()}
 
 
 def _tie_means(
@@ -713,6 +714,7 @@ def finalize(
         if dependent.get(t)
     }
     rows = _joined(state.rows, [t for t in metrics if dependent.get(t)]) if setup.rows else None
+    by = {t: {r: state.n_users_skipped_by.get((t, r), 0) for r in SKIP_REASONS} for t in metrics}
     return EvaluationReport(
         mean={t: states[t].value for t in metrics},
         _user_ids=rows.users if rows is not None else np.empty(0, dtype=object),
@@ -722,7 +724,7 @@ def finalize(
         n_users=state.n_users,
         n_users_missing=state.n_users_missing,
         n_users_empty={t: state.n_users_empty.get(t, 0) for t in metrics},
-        n_users_skipped={t: state.n_users_skipped.get(t, 0) for t in metrics},
+        n_users_skipped_by=by,
         n_run_only_users=state.n_run_only_users,
         run_name=run_name,
         n_run_items=items[1],
@@ -739,6 +741,7 @@ def finalize(
         _missing=rows.missing if rows is not None else None,
         _averaged=rows.averaged if rows is not None else {},
         _rows=setup.rows,
+        _skipped=rows.skipped if rows is not None else {},
     )
 
 
@@ -792,4 +795,5 @@ def _joined(parts: list[UserRows], averaged: list[str]) -> UserRows:
         averaged={t: cat([p.averaged.get(t, p.raw[t]) for p in parts]) for t in averaged},
         missing=cat(missing) if len(missing) == len(parts) else None,
         removed=cat(removed) if removed and len(removed) == len(parts) else None,
+        skipped={t: cat([p.skipped[t] for p in parts]) for t in parts[0].skipped},
     )

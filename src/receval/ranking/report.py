@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._parameters import counted
-from ..conventions import Conventions
+from ..conventions import SKIP_REASONS, Conventions
 from ..engine.totals import MeanState, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -20,6 +20,8 @@ __all__ = [
     "describe_report",
     "no_value",
     "partition_mean",
+    "skip_codes",
+    "skip_counts",
     "user_mean",
 ]
 
@@ -48,8 +50,15 @@ class EvaluationReport:
         Qrels users absent from the run (zero-filled or skipped by ``missing_users``).
     n_users_empty : dict of str to int
         Per metric, users without a relevant item at its ``rel_threshold``.
-    n_users_skipped : dict of str to int
-        Per metric, users left out of the mean by ``missing_users`` / ``empty_users``.
+    n_users_skipped_by : dict of str to dict of str to int
+        Per metric, the users left out of its mean by each rule: ``"empty_users"``
+        (no relevant item, ``empty_users="skip"``), ``"missing_users"`` (absent
+        from the run, ``missing_users="skip"``), ``"zero_users"`` (a value of 0,
+        ``zero_users="skip"``) and ``"no_value"`` (no value under any rule: a
+        metric of the run's lists alone (``arp@10``, ``ils@10``, ...) for a user
+        absent from the run or whose list is too short, expected exposure for a
+        user without a relevant item). A user whom several rules leave out counts
+        under the first of that order.
     n_run_only_users : int
         Run users absent from the qrels: ignored.
     run_name : str or None
@@ -116,7 +125,7 @@ class EvaluationReport:
     n_users: int
     n_users_missing: int
     n_users_empty: dict[str, int]
-    n_users_skipped: dict[str, int]
+    n_users_skipped_by: dict[str, dict[str, int]]
     n_run_only_users: int
     run_name: str | None = None
     n_run_items: int = 0
@@ -140,6 +149,8 @@ class EvaluationReport:
     _averaged: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     # whether the per-user values came back (not from receval.spark.evaluate)
     _rows: bool = field(default=True, repr=False)
+    # per metric, why each user was left out of its mean (skip_codes)
+    _skipped: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @cached_property
     def users(self) -> np.ndarray:
@@ -156,6 +167,12 @@ class EvaluationReport:
                 f"receval.spark.evaluate stay on the executors); use its means and counts, or "
                 f"receval.evaluate on the collected rows."
             )
+
+    @property
+    def n_users_skipped(self) -> dict[str, int]:
+        """Per metric, the users left out of its mean, by any rule (the sum of
+        ``n_users_skipped_by``)."""
+        return {t: sum(by.values()) for t, by in self.n_users_skipped_by.items()}
 
     @property
     def n_users_counted(self) -> dict[str, int]:
@@ -263,6 +280,7 @@ class EvaluationReport:
         aux = {t: den[kept] for t, den in self._aux.items()}
         missing = None if self._missing is None else self._missing[kept]
         averaged = {t: col[kept] for t, col in self._averaged.items()}
+        skipped = {t: self._skipped[t][kept] for t in self.mean}
         tie_dependent = {t: 0 for t in self.n_users_tie_dependent}
         mean_average: dict[str, float] = {}
         for t, col in averaged.items():
@@ -282,7 +300,8 @@ class EvaluationReport:
             n_users=int(kept.sum()),
             n_users_missing=0 if missing is None else int(missing.sum()),
             n_users_empty={t: int((aux[t] == 0).sum()) if t in aux else 0 for t in values},
-            n_users_skipped={t: int(np.isnan(col).sum()) for t, col in values.items()},
+            n_users_skipped_by={t: skip_counts(codes) for t, codes in skipped.items()},
+            _skipped=skipped,
             _aux=aux,
             _states=states,
             _raw={t: col[kept] for t, col in self._raw.items()},
@@ -372,6 +391,44 @@ def partition_mean(
         col[~kept] = np.nan
         return state, col, valued
     return mean_state(col, kind=kind), col, valued
+
+
+def skip_codes(
+    reported: np.ndarray,
+    conv: Conventions | None = None,
+    ranked: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None,
+) -> np.ndarray:
+    """Per user, why a metric's mean leaves it out: 0 where it counts, else 1 + the
+    index in :data:`~receval.conventions.SKIP_REASONS` of the first rule that left it
+    out (``n_users_skipped_by``).
+
+    ``reported``: the values as reported (nan: left out). For a metric of the run's
+    lists alone, that is all (no rule applies: every user left out has no value).
+    For a ranked metric, ``conv`` its conventions and ``ranked`` its columns of
+    :func:`~receval.ranking.values.ranked_values`: each user's value (nan: left out
+    by a rule, or without a value), whether ``zero_users="skip"`` left the user out
+    there, its relevant items, and whether it is absent from the run (None: none is).
+    ``zero_users="skip"`` leaves out the users with a value before it (there, or in
+    :func:`partition_mean`).
+    """
+    left = np.isnan(reported)
+    codes = np.where(left, SKIP_REASONS.index("no_value") + 1, 0).astype(np.int8)
+    if conv is None or ranked is None:
+        return codes
+    value, zeroed, den, missing = ranked
+    by_kernel = left & np.isnan(value) & ~zeroed  # the kernel gave no value
+    codes[left & ~by_kernel] = SKIP_REASONS.index("zero_users") + 1
+    if conv.missing_users == "skip" and missing is not None:
+        codes[by_kernel & missing] = SKIP_REASONS.index("missing_users") + 1
+    if conv.empty_users == "skip":  # counted first: assigned last
+        codes[by_kernel & (den == 0)] = SKIP_REASONS.index("empty_users") + 1
+    return codes
+
+
+def skip_counts(codes: np.ndarray) -> dict[str, int]:
+    """The users that :func:`skip_codes` gives each reason, by reason."""
+    counts = np.bincount(codes, minlength=len(SKIP_REASONS) + 1)[1:]
+    return {reason: int(n) for reason, n in zip(SKIP_REASONS, counts, strict=True)}
 
 
 def no_value(kind: str, conv: Conventions, valued: int) -> bool:

@@ -109,10 +109,11 @@ def ranked_values(
     user_map: np.ndarray,
     propensities: Any = None,
     item_map: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per qrels user and ranked metric: the value and its denominator (the user's
-    relevant items); ``user_map`` gives each qrels user's position in the run (-1: absent),
-    ``item_map`` each qrels item's (computed here when not given).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per qrels user and ranked metric: the value, its denominator (the user's
+    relevant items) and whether ``zero_users="skip"`` left the user out (its value,
+    0, made nan); ``user_map`` gives each qrels user's position in the run (-1:
+    absent), ``item_map`` each qrels item's (computed here when not given).
 
     The kernel computes every metric but expected exposure, which
     ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`,
@@ -126,9 +127,10 @@ def ranked_values(
         for j, t in enumerate(ranked)
         if convs[t].zero_users == "skip" and specs[t].info.mean == "users"
     ]
+    zeroed = np.zeros(values.shape, dtype=bool)
     if skip:
-        _leave_out_users_without_hits(q, r, specs, convs, ranked, user_map, values, skip)
-    return values, aux
+        _leave_out_users_without_hits(q, r, specs, convs, ranked, user_map, values, zeroed, skip)
+    return values, aux, zeroed
 
 
 def _leave_out_users_without_hits(
@@ -139,10 +141,12 @@ def _leave_out_users_without_hits(
     ranked: list[str],
     user_map: np.ndarray,
     values: np.ndarray,
+    zeroed: np.ndarray,
     skip: list[int],
 ) -> None:
     """``zero_users="skip"`` (Microsoft Recommenders' ``r_precision_at_k``): a user
-    without a relevant item in the top k is left out (nan, in place); one with such an
+    without a relevant item in the top k is left out (nan in ``values``, True in
+    ``zeroed``, in place); one with such an
     item keeps its value, which is 0 for R-precision when none is in the top min(R, k)
     (Recommenders counts that user, undefined: see ``user_mean``)."""
     rprec = [ranked[j] for j in skip if specs[ranked[j]].info.kind == codes.R_PRECISION]
@@ -159,6 +163,7 @@ def _leave_out_users_without_hits(
         if ranked[j] in hits:
             none &= ~hits[ranked[j]]
         col[none] = np.nan
+        zeroed[:, j] = none
 
 
 def _metric_values(

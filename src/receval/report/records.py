@@ -35,7 +35,8 @@ def ranking_records(
         ``{"run": name, metric: mean, ..., "counts": counts}``, where
         ``counts`` holds ``n_users``, ``n_users_missing``,
         ``n_run_only_users``, ``n_run_items``, ``n_run_items_unmatched``
-        and, per metric, ``n_users_skipped``, ``n_users_empty``,
+        and, per metric, ``n_users_skipped``, ``n_users_skipped_by`` (those
+        users by the rule that left them out), ``n_users_empty``,
         ``n_users_tie_dependent`` and ``mean_ties_average`` (the mean with
         ``ties="average"``; None for a metric whose tie dependence is not
         checked), ``masking`` (the counts of ``exclude=``, or ``repeats``
@@ -66,6 +67,7 @@ def ranking_records(
             "n_users_missing": int(report.n_users_missing),
             "n_run_only_users": int(report.n_run_only_users),
             "n_users_skipped": {m: int(report.n_users_skipped[m]) for m in names},
+            "n_users_skipped_by": {m: dict(report.n_users_skipped_by[m]) for m in names},
             "n_users_empty": {m: int(report.n_users_empty[m]) for m in names},
             "n_run_items": int(report.n_run_items),
             "n_run_items_unmatched": int(report.n_run_items_unmatched),

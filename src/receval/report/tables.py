@@ -41,11 +41,12 @@ def markdown_escape(text: object) -> str:
 
 def flatten_counts(counts: dict[str, object]) -> dict[str, object]:
     """Counts with a nested dict's keys spelled ``name:key`` (``{"gauc": {"n_groups": 3}}``
-    becomes ``{"gauc:n_groups": 3}``), for one line of text or extra table columns."""
+    becomes ``{"gauc:n_groups": 3}``, and a dict nested deeper ``name:key:key``), for
+    one line of text or extra table columns."""
     out: dict[str, object] = {}
     for key, value in counts.items():
         if isinstance(value, dict):
-            out.update({f"{key}:{k}": v for k, v in value.items()})
+            out.update({f"{key}:{k}": v for k, v in flatten_counts(value).items()})
         else:
             out[key] = value
     return out
@@ -74,6 +75,8 @@ def counts_sentence(
     '20,381 users, 2 users skipped (ndcg@10)'
     >>> counts_sentence({"gauc": {"n_groups": 1200, "n_groups_skipped": 0}})
     'gauc: 1,200 groups'
+    >>> counts_sentence({"n_users_skipped_by": {"mrr": {"empty_users": 2, "zero_users": 0}}})
+    '2 users skipped by empty users (mrr)'
     """
     known = values or {}
     parts: list[str] = []
@@ -84,8 +87,13 @@ def counts_sentence(
                 parts += [f"{key}: {inner}"] if inner else []
                 continue
             for metric, v in value.items():
-                phrase = _count_phrase(key, v, known.get(metric), digits)
-                parts += [f"{phrase} ({metric})"] if phrase else []
+                # a metric's counts by reason (n_users_skipped_by): one phrase each
+                phrases = (
+                    [_count_phrase(f"{key}_{k}", n, None, digits) for k, n in v.items()]
+                    if isinstance(v, dict)
+                    else [_count_phrase(key, v, known.get(metric), digits)]
+                )
+                parts += [f"{phrase} ({metric})" for phrase in phrases if phrase]
         else:
             phrase = _count_phrase(key, value, None, digits)
             parts += [phrase] if phrase else []

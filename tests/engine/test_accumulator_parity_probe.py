@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval import InvalidParameterError, RecevalError
+from receval import RecevalError
 from receval.registry import ENTRIES, load
 
 POINTWISE = sorted(n for n, r in ENTRIES.items() if r.definition_path and r.family == "pointwise")
@@ -22,7 +22,6 @@ GROUPED = sorted(n for n, r in ENTRIES.items() if r.definition_path and r.family
 BINARY = {"y_proba", "y_prob"}  # the other pointwise metrics' second input is a score
 REGRESSION = {"r2", "explained_variance", "mean_absolute_error", "root_mean_squared_error",
               "regression_auc", "xauc", "grouped_xauc", "grouped_regression_auc"}  # fmt: skip
-COUNTED_AT_ONCE = {"roc_auc", "pr_auc", "average_precision", "break_even_point"}
 DTYPES = [np.float16, np.float32, np.float64]
 OPTIONS = {"partial_auc": {"max_fpr": 0.5}}  # an option without a default
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
@@ -165,27 +164,3 @@ def test_a_refused_update_leaves_the_state_as_it_was(name, bad):
     data = [np.concatenate(c) for c in zip(*rows, strict=True)]
     groups = {k: np.concatenate([v] * len(rows)) for k, v in kwargs.items()}
     assert _same(_value(acc.compute), _value(lambda: _function(name)(*data, **groups)))
-
-
-@pytest.mark.parametrize("name", sorted(COUNTED_AT_ONCE))
-@pytest.mark.parametrize("weights_first", [True, False])
-def test_weights_in_some_updates_only_are_refused_at_the_update(name, weights_first):
-    # before: the update took the batch and every later compute() raised, even after a
-    # good update (the state held weighted and unweighted rows)
-    y, p, w = np.array([0, 1, 1, 0]), np.array([0.2, 0.7, 0.4, 0.9]), np.array([1.0, 2, 1, 3])
-    first, second = ({"sample_weight": w}, {}) if weights_first else ({}, {"sample_weight": w})
-    acc = _metric(name).update(y, p, **first)
-    with pytest.raises(InvalidParameterError, match="sample_weight given to this update"):
-        acc.update(y[::-1], p, **second)
-    acc.update(y[::-1], p, **first)
-    weights = {k: np.r_[v, v] for k, v in first.items()}
-    assert acc.compute() == _function(name)(np.r_[y, y[::-1]], np.r_[p, p], **weights)
-
-
-@pytest.mark.parametrize("name", sorted(COUNTED_AT_ONCE))
-def test_a_window_refuses_weights_in_some_updates_only_at_the_update(name):
-    y, p, w = np.array([0, 1, 1, 0]), np.array([0.2, 0.7, 0.4, 0.9]), np.array([1.0, 2, 1, 3])
-    acc = _metric(name, window=2).update(y, p)
-    with pytest.raises(InvalidParameterError, match="sample_weight given to this update"):
-        acc.update(y, p, sample_weight=w)
-    assert acc.update(y[::-1], p).compute() == _function(name)(np.r_[y, y[::-1]], np.r_[p, p])

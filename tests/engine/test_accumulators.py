@@ -707,9 +707,10 @@ def test_gauc_short_path_refusals_and_other_input():
     # float ids, sample weights: the full path, the same value; string ids after
     # integer ones are refused, as gauc_score refuses a column of both
     acc.update(y.astype(bool), np.array([0.2, 0.3, 0.7]), groups=g, sample_weight=np.ones(3))
-    acc.update(y, np.array([0.9, 0.3, 0.7]), groups=np.array([1.0, 1.0, 2.0]))
+    ones = {"sample_weight": np.ones(3)}  # weights in every update or in none
+    acc.update(y, np.array([0.9, 0.3, 0.7]), groups=np.array([1.0, 1.0, 2.0]), **ones)
     with pytest.raises(InputValidationError, match="Got strings in this update, integers"):
-        acc.update(y, np.array([0.5, 0.6, 0.1]), groups=np.array(["1", "1", "2"]))
+        acc.update(y, np.array([0.5, 0.6, 0.1]), groups=np.array(["1", "1", "2"]), **ones)
     ys = np.array([0, 1, 1, 0, 1, 1])
     ps = np.array([0.2, 0.3, 0.7, 0.9, 0.3, 0.7])
     assert acc.compute() == rv.gauc_score(ys, ps, groups=[1, 1, 2] * 2)

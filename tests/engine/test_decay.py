@@ -154,7 +154,8 @@ def test_decayed_accumulators_pickle_and_merge_in_step():
         b.update(y[half:], s[half:], sample_weight=w[half:])
         whole.update(y, s, sample_weight=w)
     assert pickle.loads(pickle.dumps(a)).merge(b).compute() == whole.compute()
-    behind = rv.metric("roc_auc", decay=0.8).update(*parts[0][:2])
+    y, s, w = parts[0]
+    behind = rv.metric("roc_auc", decay=0.8).update(y, s, sample_weight=w)
     with pytest.raises(InvalidParameterError, match="same update"):
         whole.merge(behind)
     with pytest.raises(InvalidParameterError, match="cannot merge"):

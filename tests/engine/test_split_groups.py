@@ -276,7 +276,9 @@ def test_memory_is_reported():
     assert 9 * n + ids < narrow.memory_bytes < 9 * n + ids + 2048
     assert narrow.compute() == rv.gauc_score(y, s.astype(np.float32), groups=g)
     assert narrow.state.rows.rows()[2].dtype == np.float32
-    # sample weights: 4 bytes more a row while each is a float32, the rows before weigh 1
+    # sample weights: 4 bytes more a row while each is a float32 (weights in every update)
+    narrow = rv.metric("gauc").update(y, s.astype(np.float32), groups=g, sample_weight=np.ones(n))
+    assert 13 * n + ids < narrow.memory_bytes < 13 * n + ids + 2048
     narrow.update(y, s.astype(np.float32), groups=g, sample_weight=np.full(n, 0.5))
     assert narrow.state.rows.rows()[3].dtype == np.float32
     want = rv.gauc_score(np.r_[y, y], np.r_[s, s].astype(np.float32), groups=np.r_[g, g],
@@ -497,7 +499,7 @@ def test_gauc_batches_of_every_input_kind_join_their_groups():
             acc.update(labels, nan, groups=groups)
         with pytest.raises(InputValidationError, match="must have the same length"):
             acc.update(labels, scores, groups=np.array(groups)[:-1])
-        with pytest.raises(InputValidationError, match="must have the same length"):
+        with pytest.raises(InvalidParameterError, match="Got sample_weight in this update"):
             acc.update(labels, scores, groups=groups, sample_weight=np.ones(len(rows) - 1))
     assert acc.compute() == expected
 

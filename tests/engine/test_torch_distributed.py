@@ -247,6 +247,22 @@ STEPS = textwrap.dedent(
         results["labels/synced"] = "no error"
     except InputValidationError as exc:
         results["labels/synced"] = str(exc)
+    # sample_weight on rank 0's updates only: every rank refuses the sync; after a sync
+    # of weighted rows, a batch without weights is refused at its update
+    loss = receval.metric("log_loss").update(
+        [1, 0], [0.8, 0.3], **({"sample_weight": [2.0, 1.0]} if rank == 0 else {}))
+    try:
+        loss.sync()
+        results["weights"] = "no error"
+    except InvalidParameterError as exc:
+        results["weights"] = str(exc)
+    results["weights/after"] = [loss.compute(), loss.n_updates]
+    weighted = receval.metric("pcoc").update([1, 0], [0.8, 0.3], sample_weight=[2, 1]).sync()
+    try:
+        weighted.update([1, 0], [0.6, 0.1])
+        results["weights/synced"] = "no error"
+    except InvalidParameterError as exc:
+        results["weights/synced"] = str(exc)
     dist.destroy_process_group()
     json.dump(results, open(out, "w"))
     """
@@ -304,6 +320,22 @@ def test_ranks_of_two_labellings_or_id_types_refuse_the_sync(steps: list[dict]) 
         assert steps[rank]["labels/after"] == [1.0, 1]
         assert steps[rank]["ids/after"] == [1.0, 1]
         assert "Got -1 in this update, 0 before" in steps[rank]["labels/synced"]
+
+
+def test_ranks_of_weighted_and_unweighted_updates_refuse_the_sync(steps: list[dict]) -> None:
+    # before: rank 1's rows taken as rows of weight 1, silently, on every rank
+    own = [receval.log_loss([1, 0], [0.8, 0.3], sample_weight=[2.0, 1.0]),
+           receval.log_loss([1, 0], [0.8, 0.3])]  # fmt: skip
+    for rank in (0, 1):
+        assert steps[rank]["weights"] == (
+            "Accumulator.sync of 'log_loss': sample_weight must be given to every update and "
+            "merged accumulator or to none. Got no sample_weight on rank 1, sample_weight "
+            "before; pass sample_weight=np.ones(len(y_true)) with the batches without "
+            "weights, or reset() to start over."
+        )
+        assert steps[rank]["weights/after"] == [own[rank], 1]  # each state as it was
+        synced = steps[rank]["weights/synced"]
+        assert "Got no sample_weight in this update, sample_weight before" in synced
 
 
 def test_a_background_update_that_failed_on_one_rank_raises_on_every_rank(

@@ -146,7 +146,9 @@ def metric(
     What the metric's function refuses in one call, the accumulator refuses
     across updates and merges: binary labels {-1, 1} in one batch and {0, 1}
     in another (the function refuses {-1, 0, 1}), group ids of both types (the
-    int 1 and the str "1"). Its state holds the labels and the id type seen,
+    int 1 and the str "1"), ``sample_weight`` in some updates only (a batch of
+    no row tells nothing; ``reset()`` forgets it). Its state holds the labels
+    and the id type seen (the accumulator whether its rows had weights),
     through ``merge``, ``sync``, pickles and ``state_dict``
     (:mod:`receval.engine.kinds`).
 

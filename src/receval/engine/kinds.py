@@ -19,6 +19,10 @@ synced, saved and loaded with it, and ``reset`` forgets it.
 :class:`LabelKind` the two labels of a binary ``y_true``, ``(negative, positive)``:
                    ``(0, 1)`` or ``(-1, 1)``, or ``(label, pos_label)``; a batch of
                    positives only tells none
+:class:`WeightKind` whether the rows had ``sample_weight`` (True) or not (False),
+                   for every metric that takes weights; held by the accumulator
+                   (:class:`~receval.engine.run.Accumulator`) beside its state,
+                   whatever the metric's state; a batch of no row tells none
 =================  ==================================================================
 """
 
@@ -26,20 +30,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, is_dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
 
 __all__ = [
     "MERGED",
     "NO_IDS",
     "NO_LABELS",
+    "NO_WEIGHTS",
     "UPDATE",
     "IdKind",
     "Kind",
     "LabelKind",
+    "WeightKind",
     "held_01",
     "id_text",
     "id_texts",
@@ -65,6 +71,8 @@ class Kind:
 
     value: Any = None
     func: str = ""
+    #: the error of a kind that differs
+    error: ClassVar[type[RecevalError]] = InputValidationError
 
     def join(self: _K, other: _K, where: str) -> _K:
         """This kind with ``other``'s, a batch's (``where="in this update"``) or a merged
@@ -73,8 +81,9 @@ class Kind:
         Raises
         ------
         InputValidationError
-            Both are known and differ: naming the argument, the kind held and the one
-            given, and how to give one kind.
+            Both are known and differ (:attr:`error`; ``InvalidParameterError`` for a
+            :class:`WeightKind`): naming the argument, the kind held and the one given,
+            and how to give one kind.
         """
         if other.value is None:
             return self
@@ -82,7 +91,7 @@ class Kind:
             return other
         if _same(self.value, other.value):
             return self
-        raise InputValidationError(self.refusal(other, where))
+        raise self.error(self.refusal(other, where))
 
     def refusal(self, given: Kind, where: str) -> str:  # pragma: no cover - abstract
         """The message refusing ``given`` beside this kind."""
@@ -179,9 +188,39 @@ class LabelKind(Kind):
         return super().invalid()
 
 
+@dataclass(frozen=True)
+class WeightKind(Kind):
+    """Whether the rows held had ``sample_weight``: True or False (None: no row yet).
+
+    One call of a metric's function has weights for all its rows or for none; an
+    accumulator refuses a batch (or a merged accumulator) with weights beside rows
+    without, rather than take the rows without as rows of weight 1. The error is an
+    ``InvalidParameterError``: the argument was given to some calls only.
+    """
+
+    error: ClassVar[type[RecevalError]] = InvalidParameterError
+
+    def refusal(self, given: Kind, where: str) -> str:
+        def said(weighted: Any) -> str:
+            return "sample_weight" if weighted else "no sample_weight"
+
+        return (
+            f"{given.func or self.func}: sample_weight must be given to every update and "
+            f"merged accumulator or to none. Got {said(given.value)} {where}, "
+            f"{said(self.value)} before; pass sample_weight=np.ones(len(y_true)) with the "
+            f"batches without weights, or reset() to start over."
+        )
+
+    def invalid(self) -> tuple[str, str] | None:
+        if self.value is not None and not isinstance(self.value, bool):
+            return "value", "None, True or False"
+        return super().invalid()
+
+
 #: the kinds of a state of no row
 NO_IDS = IdKind()
 NO_LABELS = LabelKind()
+NO_WEIGHTS = WeightKind()
 
 
 def with_kinds(empty: Any, state: Any) -> Any:

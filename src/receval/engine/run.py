@@ -14,7 +14,7 @@ from .. import exceptions
 from .._parameters import counted
 from ..data._lookup import distinct
 from ..exceptions import InvalidParameterError, warn
-from .kinds import held_01, with_kinds
+from .kinds import MERGED, NO_WEIGHTS, UPDATE, WeightKind, held_01, with_kinds
 from .loop.background import Worker, prefixed
 from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
@@ -37,6 +37,7 @@ _KEYS = {
     "_window",
     "_synced",
     "background",
+    "_weights",
 }
 
 
@@ -46,6 +47,8 @@ def _checked_state(state: Any, gained: Collection[str] = ()) -> dict[str, Any]:
     options lack (a ``state_dict``'s were filled in before)."""
     if isinstance(state, dict) and "_synced" not in state and "background" not in state:
         state = dict(state, _synced=None, background=False)  # pickled before sync existed
+    if isinstance(state, dict) and "_weights" not in state:  # pickled before it was held:
+        state = dict(state, _weights=NO_WEIGHTS)  # the next update with rows tells it
     if not isinstance(state, dict) or set(state) != _KEYS:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
         raise invalid_state(f"expected the attributes {sorted(_KEYS)}, got {keys}")
@@ -81,6 +84,10 @@ def _checked_state(state: Any, gained: Collection[str] = ()) -> dict[str, Any]:
         raise invalid_state(f"the window must be (size > 0, 'batches' or 'rows'), got {window!r}")
     if not isinstance(state["background"], bool):
         raise invalid_state(f"background must be a bool, got {state['background']!r}")
+    weights = state["_weights"]
+    if not isinstance(weights, WeightKind) or weights.invalid() is not None:
+        raise invalid_state(f"_weights must be a WeightKind of None, True or False, got "
+                            f"{weights!r}")  # fmt: skip
     template = defn.empty(state["_params"])
     check_loaded_state(state["_state"], template)
     synced = state["_synced"]
@@ -223,6 +230,9 @@ class Accumulator:
         self._synced: tuple[Any, int] | None = None
         self.background = background
         self._worker = _worker(name, background)
+        # whether the rows had sample_weight (None: no row yet), for every metric that
+        # takes it: updates and merged accumulators give weights all or none
+        self._weights = NO_WEIGHTS
 
     def update(self, *data: Any, **kwargs: Any) -> Accumulator:
         """Add one batch of rows: the data arguments of the metric's function.
@@ -261,6 +271,8 @@ class Accumulator:
             data = tuple(host_array(x) for x in data)
             kwargs = {k: host_array(x) for k, x in kwargs.items()}
         defn = self.definition
+        # refused before a row is added; an empty batch tells nothing
+        weights = self._weights.join(self._weights_of(data, kwargs), UPDATE)
         try:
             # the accumulator owns its state: the batch is added in place where it can be;
             # with a window, the batch's own state joins the window and the lifetime state
@@ -286,7 +298,18 @@ class Accumulator:
             held = (tuple(_held(x) for x in data), {k: _held(x) for k, x in kwargs.items()})
             self._window.add(batch_rows(data, kwargs), batch, held)
         self._state = new
+        self._weights = weights
         self.n_updates += 1
+
+    def _weights_of(self, data: tuple[Any, ...], kwargs: dict[str, Any]) -> WeightKind:
+        """Whether a batch gives ``sample_weight``; None for a batch of no row or a
+        metric that takes no weights."""
+        inputs = self.definition.inputs
+        if "sample_weight" not in inputs or not batch_rows(data, kwargs):
+            return NO_WEIGHTS
+        at = inputs.index("sample_weight")
+        given = data[at] if len(data) > at else kwargs.get("sample_weight")
+        return WeightKind(given is not None, f"Accumulator.update of {self.name!r}")
 
     def wait(self) -> Accumulator:
         """Wait for the batches queued on the background thread (none without it);
@@ -299,6 +322,13 @@ class Accumulator:
         """Add another accumulator of the same metric and options (e.g. another worker's).
 
         Returns this accumulator. The result does not depend on the order of merges.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``other`` is of another metric, options or window, or its updates gave
+            ``sample_weight`` where this one's gave none (or the other way round):
+            this accumulator is left as it was.
         """
         if not isinstance(other, Accumulator):
             raise InvalidParameterError(
@@ -317,8 +347,11 @@ class Accumulator:
             )
         self.wait()
         other.wait()
+        given = WeightKind(other._weights.value, f"Accumulator.merge of {self.name!r}")
+        weights = self._weights.join(given, MERGED)
         # a new state: other's stays its own; its rows count here as rows added since a sync
         self._state = self._state.merge(other.state)
+        self._weights = weights
         if self._window is not None and other._window is not None:
             self._window.extend(other._window)  # its batches after this one's
         self.n_updates += other.n_updates
@@ -358,10 +391,10 @@ class Accumulator:
         error = None if failed is None else [type(failed).__name__, str(failed)]
         mine = {"metric": self.definition.name, "options": to_plain(self._params),
                 "state": to_plain(self._state), "n_updates": self.n_updates - n_base,
-                "error": error}  # fmt: skip
+                "error": error, "weights": self._weights.value}  # fmt: skip
         parts = gather_plain(mine, group, "Accumulator.sync")
         _raise_failed(parts, failed)
-        states = []
+        states, weights = [], NO_WEIGHTS
         for rank, part in enumerate(parts):
             if part["metric"] != mine["metric"] or not _same(part["options"], mine["options"]):
                 raise InvalidParameterError(
@@ -371,6 +404,10 @@ class Accumulator:
                     f"on every rank, in the same order."
                 )
             states.append(self._loaded(part["state"], f"rank {rank}'s state"))
+            given = WeightKind(part["weights"], f"Accumulator.sync of {self.name!r}")
+            if given.invalid() is not None:
+                raise invalid_state(f"rank {rank}'s weights must be None, True or False")
+            weights = weights.join(given, f"on rank {rank}")
         clocks = [s.clock.updates for s in states] if "decay" in self._params else []
         if len(set(clocks)) > 1:
             raise InvalidParameterError(
@@ -387,6 +424,7 @@ class Accumulator:
         fresh = getattr(merged, "fresh", None)  # a decayed AUC's clock goes on
         empty = self.definition.empty(self._params)
         self._state = with_kinds(empty, merged) if fresh is None else fresh()
+        self._weights = weights
         self.n_updates = self._synced[1]
         return self
 
@@ -476,6 +514,7 @@ class Accumulator:
             self._worker.restart()  # background batches are numbered from 1 again
         self._state = self.definition.empty(self._params)
         self._synced = None
+        self._weights = NO_WEIGHTS
         if self._window is not None:
             self._window.clear()
         self.n_updates = 0
@@ -495,8 +534,9 @@ class Accumulator:
         state : dict
             ``metric`` and ``options`` (checked on loading), ``n_updates``,
             ``state`` (rows added since the last sync, or every row), ``synced``
-            (the state at the last sync, or None), ``synced_updates`` and
-            ``window`` (the window's batches, or None).
+            (the state at the last sync, or None), ``synced_updates``,
+            ``window`` (the window's batches, or None) and ``weights`` (whether
+            the updates gave ``sample_weight``; None before a row).
 
         Examples
         --------
@@ -524,6 +564,7 @@ class Accumulator:
             "synced": None if synced is None else to_plain(synced),
             "synced_updates": n_synced,
             "window": None if window is None else to_plain(window),
+            "weights": self._weights.value,
         }
         result: dict[str, Any] = to_tensors(plain)
         return result
@@ -539,8 +580,10 @@ class Accumulator:
         from ..exceptions import InputValidationError
 
         self.wait()
-        keys = {"metric", "options", "n_updates", "state", "synced", "synced_updates", "window"}
-        if not isinstance(state_dict, dict) or set(state_dict) != keys:
+        keys = {"metric", "options", "n_updates", "state", "synced", "synced_updates", "window",
+                "weights"}  # fmt: skip
+        # (saved before the weights were held: without them, told by the next update)
+        if not isinstance(state_dict, dict) or set(state_dict) not in (keys, keys - {"weights"}):
             got = sorted(state_dict) if isinstance(state_dict, dict) else type(state_dict).__name__
             raise InputValidationError(
                 f"Accumulator.load_state_dict: state_dict must be a dict of {sorted(keys)}. "
@@ -583,6 +626,7 @@ class Accumulator:
             "_state": from_plain(d["state"], modules), "n_updates": d["n_updates"],
             "window": self.window, "_window": held, "background": self.background,
             "_synced": None if synced is None else (synced, d["synced_updates"]),
+            "_weights": WeightKind(d.get("weights"), f"Accumulator.update of {self.name!r}"),
         }, gained=later)  # fmt: skip
         self.__dict__.update(checked)
         return self

@@ -176,7 +176,8 @@ class ScoreCounts:
 @dataclass
 class AUCCounts:
     """Exact counts of unweighted rows and weighted counts, kept apart until one is used
-    (an accumulator must not mix weighted and unweighted updates); ``clock``: the
+    (an accumulator refuses updates with weights beside updates without:
+    :class:`~receval.engine.kinds.WeightKind`); ``clock``: the
     weight of the next update's rows in a decayed accumulator (``decay=``)."""
 
     plain: ScoreCounts
@@ -214,32 +215,15 @@ class AUCCounts:
                          replace(later.clock), labels)  # fmt: skip
 
     def absorb(self, other: AUCCounts) -> AUCCounts:
-        for held in (other.plain, other.weighted):  # a batch's own state (with a window)
-            if held.entries:
-                self.check_weighting(held.weighted, other.labels.func)
         self.labels = self.labels.join(other.labels, UPDATE)
         self.clock = self.clock.merge(other.clock)
         self.plain.absorb(other.plain)
         self.weighted.absorb(other.weighted)
         return self
 
-    def check_weighting(self, weighted: bool, func: str) -> None:
-        """Raise unless a batch with weights (``weighted``) or without may join this
-        state: the updates take ``sample_weight`` all or none, as the function's rows
-        have weights all or none (checked before a row is added)."""
-        if (self.plain if weighted else self.weighted).entries:
-            given = (
-                "sample_weight given to this update, none to the updates before"
-                if weighted
-                else "no sample_weight given to this update, sample_weight to the updates before"
-            )
-            raise InvalidParameterError(
-                f"{func}: {given}; give sample_weight to every update or to none (ones "
-                f"where there are none)."
-            )
-
     def counts(self, func: str) -> ScoreCounts:
-        """The counts in use (weighted or not); raises if updates mixed them."""
+        """The counts in use (weighted or not); raises for a state that holds both (one
+        loaded from an accumulator saved before it held whether its rows had weights)."""
         plain, weighted = self.plain, self.weighted
         if plain.entries and weighted.entries:
             raise InvalidParameterError(

@@ -633,8 +633,6 @@ def auc_empty(params: dict[str, Any]) -> Any:
 def auc_update(params: dict[str, Any], batch: LabelledRows, state: Any = None) -> Any:
     state = auc_empty(params) if state is None else state
     labels, scores, weights, kind = batch
-    if isinstance(state, AUCCounts) and params.get("decay") is None:  # decayed: all weighted
-        state.check_weighting(weights is not None, kind.func)
     state.labels = state.labels.join(kind, UPDATE)  # before a row is added
     if isinstance(state, BinnedCounts):
         state.add(labels, scores, weights)
@@ -668,7 +666,6 @@ def counts_update_plain(func: str) -> Callable[[dict[str, Any], Any, tuple[Any, 
             or params.get("decay") is not None
             or not isinstance(state, AUCCounts)
             or state.labels.value not in (None, (0, 1))
-            or state.weighted.entries  # refused by prepare and update_into, in their words
         ):
             return None
         if state.plain.runs.add_checked(y_true, y_score) is not True:

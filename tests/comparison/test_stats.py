@@ -46,12 +46,14 @@ def _table(differences, weights, drop_unused=False):
 
 def _bootstrap_replicates(differences, weights, n_resamples, seed):
     """Weighted mean difference of every column in every resample: (n_resamples, m)."""
-    return _intervals._replicates(_table(differences, weights, True), n_resamples, seed)
+    table = _table(differences, weights, True)
+    return np.ldexp(_intervals._replicates(table, n_resamples, seed), table.exponent)
 
 
 def _randomization_statistics(differences, weights, n_permutations, seed):
     """Signed sums of every random sign vector: (n_permutations, m)."""
-    return _flip_sums(_table(differences, weights), n_permutations, seed)
+    table = _table(differences, weights)
+    return np.ldexp(_flip_sums(table, n_permutations, seed), table.exponent)
 
 
 # sizes of the Monte Carlo checks

@@ -283,6 +283,7 @@ def bootstrap_intervals(
                     degenerate[j] = True
                     continue
             low[j], high[j] = np.quantile(rep, levels)
+    low, high = np.ldexp(low, table.exponent), np.ldexp(high, table.exponent)
     warn_undefined(empty, one_d, "interval", "no user has a difference and a positive weight", func)
     warn_undefined(
         degenerate, one_d, "interval",
@@ -366,12 +367,10 @@ def effect_sizes(differences: ArrayLike, weights: ArrayLike | None = None) -> fl
     table = Table(d, check_weights(weights, d, one_d, func))
     n = table.n_used
     with np.errstate(invalid="ignore", divide="ignore"):
-        # d_z does not change with the scale of d: on d / max |d|, squares neither
-        # overflow (1e160) nor underflow (1e-200)
-        scale = np.where(table.used, np.abs(table.d), 0.0).max(axis=0)
-        scale = np.where((scale > 0) & np.isfinite(scale), scale, 1.0)
-        mean = table.mean / scale
-        dev = np.where(table.used, table.d / scale - mean, 0.0)
+        # d_z does not change with the scale of the table (d near 1), where squares
+        # neither overflow (1e160) nor underflow (1e-200)
+        mean = table.mean
+        dev = np.where(table.used, table.d - mean, 0.0)
         ss = (table.w * dev * dev).sum(axis=0)
         sd = np.sqrt(ss * n / ((n - 1) * table.total_weight))
         effect = mean / sd

@@ -131,6 +131,11 @@ class Table:
     """The weighted table the resampling kernels read, and per-column totals.
 
     ``used[i, j]``: user i has a difference and a positive weight in column j.
+    ``d`` is scaled by ``2**-exponent[j]`` in column j, so that its largest used
+    ``|d|`` is in [0.5, 1): exact, and no sum or square of the table overflows
+    (differences near 1e308) or loses digits below the normal range (5e-324).
+    Means, sums and bounds read from the table are in units of ``2**exponent``;
+    p-values, effect sizes and the BCa acceleration do not depend on it.
     ``x = w d`` where used, 0 elsewhere (C-contiguous). ``den``: the weights of
     the denominators, as the bootstrap kernel takes them: shape (n, 0) when
     every user counts 1 in every column, (n, 1) when all columns share one
@@ -151,6 +156,9 @@ class Table:
         keep = used.any(axis=1) if drop_unused else None
         if keep is not None and not keep.all():
             d, ww, used = d[keep], ww[keep], used[keep]
+        largest = np.where(used, np.abs(d), 0.0).max(axis=0, initial=0.0)
+        self.exponent: np.ndarray = np.frexp(largest)[1]
+        d = np.ascontiguousarray(np.ldexp(d, -self.exponent))
         self.used = used
         self.d = d
         self.w = np.where(used, ww, 0.0)

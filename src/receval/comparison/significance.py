@@ -149,6 +149,10 @@ def student_pvalues(
     with :math:`n - 1` degrees of freedom. Constant non-zero differences give
     :math:`t = \\pm\\infty` and :math:`p = 0` (or 1 on the other side), as
     in SciPy; all-zero ones, where SciPy returns nan, give :math:`t = 0`.
+    :math:`t` is computed on the differences scaled by a power of two (the
+    largest :math:`|d|` in [0.5, 1)), the same value exactly; where SciPy's
+    squares overflow (:math:`|d|` near 1e300) or underflow (near 5e-324),
+    its t and p-value are wrong and these are not.
 
     Examples
     --------
@@ -170,11 +174,11 @@ def _student(
     """:func:`student_pvalues`, its errors and warnings naming ``func``."""
     stdtr = scipy_function("scipy.special", "stdtr", f"{func} (the paired t-test)")
     d, one_d = check_differences(differences, func)
-    defined = ~np.isnan(d)
-    n = defined.sum(axis=0)
+    table = Table(d, None)  # t does not change with its scale (d near 1): no overflow
+    n = table.n_used
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(defined, d, 0.0).sum(axis=0) / n
-        dev = np.where(defined, d - mean, 0.0)
+        mean = table.mean
+        dev = np.where(table.used, table.d - mean, 0.0)
         var = (dev * dev).sum(axis=0) / (n - 1)
         t = mean / np.sqrt(var / n)
     t[(mean == 0.0) & (var == 0.0)] = 0.0  # identical models: the null center

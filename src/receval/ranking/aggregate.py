@@ -179,8 +179,7 @@ def evaluation_setup(
                 "estimates.",
                 UserWarning,
             )
-        sampling = SamplingSummary(correction=correction, catalog_size=size,
-                                   gamma=gamma if correction == "bv" else None)  # fmt: skip
+        sampling = SamplingSummary(correction=correction, catalog_size=size, gamma=gamma)
     return make_setup(
         metrics, conventions, with_qrels=options["qrels"] is not None,
         lists=(options["features"], options["feature_items"], options["similarity"], popularity,
@@ -545,7 +544,7 @@ def _users_update(
                 and sampled.catalog_size is not None:  # fmt: skip
             correct_columns(q, r, user_map, c, ranked, specs, convs,
                             values, sampled.correction, sampled.catalog_size,
-                            sampled.gamma or 0.0)  # fmt: skip
+                            sampled.gamma)  # fmt: skip
         else:
             ties = tie_averages(q, r, specs, convs, ranked, user_map, item_map)
     per_user: dict[str, np.ndarray] = {}

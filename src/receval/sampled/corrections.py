@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..conventions import Conventions
     from .negatives import Candidates
 
-__all__ = ["CORRECTIONS", "corrected_metric", "corrected_values", "rank_metric"]
+__all__ = ["CORRECTIONS", "check_gamma", "corrected_metric", "corrected_values", "rank_metric"]
 
 CORRECTIONS = ("rank", "minimal_bias", "bv")
 DEFAULT_GAMMA = 0.1
@@ -76,7 +76,7 @@ def corrected_metric(
     catalog_size: int,
     correction: str = "bv",
     *,
-    gamma: float = DEFAULT_GAMMA,
+    gamma: float | None = None,
 ) -> np.ndarray:
     """The corrected values ``M^(r~)`` of a metric at sampled ranks ``r~ = 1..n+1``.
 
@@ -106,8 +106,9 @@ def corrected_metric(
         N, the number of items a full ranking ranks (n < N).
     correction : {"rank", "minimal_bias", "bv"}, default="bv"
         Which correction.
-    gamma : float, default=0.1
-        The weight of the variance in "bv", in [0, 1] (0: minimal bias).
+    gamma : float, default=None
+        The weight of the variance in "bv", in [0, 1] (0: minimal bias); None:
+        0.1. The other corrections take none.
 
     Returns
     -------
@@ -117,8 +118,8 @@ def corrected_metric(
     Raises
     ------
     InvalidParameterError
-        A metric other than the ones above, ``n`` not below ``catalog_size``, or a
-        bad ``correction`` / ``gamma``.
+        A metric other than the ones above, ``n`` not below ``catalog_size``, a
+        bad ``correction`` / ``gamma``, or ``gamma`` with a correction other than "bv".
 
     See Also
     --------
@@ -154,8 +155,10 @@ def corrected_metric(
             f"catalog_size={catalog_size}."
         )
     v.check_option(correction, "correction", func, list(CORRECTIONS))
-    v.check_number(gamma, "gamma", func, low=0.0, high=1.0)
-    out = _corrected(str(spec), int(n), int(catalog_size), correction, float(gamma))
+    weight = check_gamma(gamma, correction, func)
+    # the corrections other than "bv" read no weight: one cache entry each
+    out = _corrected(str(spec), int(n), int(catalog_size), correction,
+                     0.0 if weight is None else weight)  # fmt: skip
     result: np.ndarray = out.copy()
     return result
 
@@ -277,7 +280,7 @@ def corrected_values(
     metric: str,
     catalog_size: int,
     correction: str,
-    gamma: float,
+    gamma: float | None,
     conv: Conventions,
 ) -> np.ndarray:
     """Per qrels user: the mean over its relevant items of the corrected metric at
@@ -326,19 +329,37 @@ def _check_catalog(q: Qrels, n_neg: np.ndarray, scored: np.ndarray, catalog_size
         )
 
 
+def check_gamma(gamma: Any, corrections: str | list[str] | None, func: str) -> float | None:
+    """The weight of "bv" (0.1 when ``gamma`` is None) when ``corrections`` (one, a
+    list, or None) holds "bv", else None; an error for a ``gamma`` without "bv"."""
+    given = [corrections] if isinstance(corrections, str) else list(corrections or [])
+    if "bv" not in given:
+        if gamma is not None:
+            with_ = (
+                "without a correction"
+                if not given
+                else f"with correction={given[0]!r}"
+                if len(given) == 1
+                else f"with corrections={given!r}"
+            )
+            raise InvalidParameterError(
+                f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} {with_}."
+            )
+        return None
+    weight = DEFAULT_GAMMA if gamma is None else gamma
+    v.check_number(weight, "gamma", func, low=0.0, high=1.0)
+    return float(weight)
+
+
 def check_correction(
     correction: Any, catalog_size: Any, gamma: Any, has_candidates: bool, known_size: Any
-) -> tuple[int | None, float]:
-    """Check evaluate's ``correction`` / ``catalog_size`` / ``gamma``; returns (N, gamma)."""
+) -> tuple[int | None, float | None]:
+    """Check evaluate's ``correction`` / ``catalog_size`` / ``gamma``; returns (N, the
+    weight of "bv" or None)."""
     func = "evaluate"
     size = catalog_size if catalog_size is not None else known_size
     if correction is None:
-        if gamma is not None:
-            raise InvalidParameterError(
-                f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} "
-                f"without a correction."
-            )
-        return size, DEFAULT_GAMMA
+        return size, check_gamma(gamma, None, func)
     v.check_option(correction, "correction", func, list(CORRECTIONS))
     if not has_candidates:
         raise InvalidParameterError(
@@ -351,14 +372,7 @@ def check_correction(
             f"catalog_size= (candidates from receval.sample_negatives carry it)."
         )
     v.check_number(size, "catalog_size", func, integer=True, low=2)
-    if gamma is not None and correction != "bv":
-        raise InvalidParameterError(
-            f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} with "
-            f"correction={correction!r}."
-        )
-    g = DEFAULT_GAMMA if gamma is None else gamma
-    v.check_number(g, "gamma", func, low=0.0, high=1.0)
-    return int(size), float(g)
+    return int(size), check_gamma(gamma, correction, func)
 
 
 def correct_columns(
@@ -372,7 +386,7 @@ def correct_columns(
     values: np.ndarray,
     correction: str,
     catalog_size: int,
-    gamma: float,
+    gamma: float | None,
 ) -> None:
     """Replace each ranked metric's per-user values (``values[:, j]``) by the corrected
     ones, for the users the correction scores: in the run, with a candidate set and a

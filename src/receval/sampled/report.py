@@ -15,7 +15,7 @@ from ..exceptions import InvalidParameterError
 from ..ranking.evaluation import evaluate
 from ..ranking.report import EvaluationReport
 from ..ranking.values import as_qrels, as_run
-from .corrections import CORRECTIONS, DEFAULT_GAMMA
+from .corrections import CORRECTIONS, check_gamma
 from .negatives import as_candidates
 
 __all__ = ["SampledReport", "sampled_report"]
@@ -81,7 +81,7 @@ def sampled_report(
     candidates: Any,
     corrections: str | Iterable[str] = CORRECTIONS,
     catalog_size: int | None = None,
-    gamma: float = DEFAULT_GAMMA,
+    gamma: float | None = None,
     **conventions: Any,
 ) -> SampledReport:
     """How far sampling moves each metric: sampled, corrected and full-ranking values.
@@ -101,8 +101,8 @@ def sampled_report(
         (see :func:`receval.corrected_metric`); a str is one correction.
     catalog_size : int, default=None
         N (default: the candidates' ``catalog_size``).
-    gamma : float, default=0.1
-        The variance weight of "bv".
+    gamma : float, default=None
+        The variance weight of "bv" (None: 0.1); only with "bv" among ``corrections``.
     **conventions
         Conventions passed to every :func:`receval.evaluate` call.
 
@@ -131,6 +131,7 @@ def sampled_report(
     corrections = list(corrections)
     for name in corrections:
         v.check_option(name, "corrections", func, list(CORRECTIONS))
+    check_gamma(gamma, corrections, func)
     c = as_candidates(candidates, func)
     reports = {"sampled": evaluate(qrels, run, metrics, candidates=c, **conventions)}
     for name in corrections:

@@ -377,11 +377,10 @@ def skipped_groups_note(
     """The note on stderr of the groups a grouped metric left out (``why``: the groups
     it leaves out), if any."""
     if counts.get("n_groups_skipped"):
-        rows = counts.get("n_rows_skipped")
-        of_rows = "" if rows is None else f" ({counted(rows, 'row')})"
         say.note(
             f"{col}: {name} skips {counts['n_groups_skipped']:,} of "
-            f"{counted(counts['n_groups'], 'group')}{of_rows} {why}."
+            f"{counted(counts['n_groups'], 'group')} "
+            f"({counted(counts['n_rows_skipped'], 'row')}) {why}."
         )
 
 
@@ -394,10 +393,9 @@ def segment_skips_note(
     skipping = [i for i, k in enumerate(counts["n_groups_skipped"].tolist()) if k]
     if not skipping:
         return
-    rows = counts.get("n_rows_skipped")
     shown = []
     for j, i in enumerate(skipping[:_SHOWN]):
-        of_rows = "" if rows is None else f" ({counted(int(rows[i]), 'row')})"
+        of_rows = f" ({counted(int(counts['n_rows_skipped'][i]), 'row')})"
         n_groups = int(counts["n_groups"][i])
         groups = counted(n_groups, "group") if j == 0 else f"{n_groups:,}"
         shown.append(

@@ -466,11 +466,11 @@ class Accumulator:
         -------
         dict
             ``n_groups`` (the groups seen), ``n_groups_skipped``, ``n_rows_skipped``
-            (None where a group's rows are not known) and ``why``, the rule that left
-            them out; for a ranking metric retrieving from ``item_vectors`` with
-            ``exclude``, ``n_exclude_unmatched``: the distinct pairs of ``exclude``
-            whose item has no vector, or whose user no update gave a vector, which
-            masked nothing (the count of :func:`receval.evaluate_embeddings`' report);
+            (their input rows) and ``why``, the rule that left them out; for a ranking
+            metric retrieving from ``item_vectors`` with ``exclude``,
+            ``n_exclude_unmatched``: the distinct pairs of ``exclude`` whose item has
+            no vector, or whose user no update gave a vector, which masked nothing
+            (the count of :func:`receval.evaluate_embeddings`' report);
             for a propensity-weighted ranking metric with ``propensity_clip`` (once
             qrels were given), ``n_pairs_propensity_clipped``: the relevant pairs whose
             propensity the clip raised (the count of :func:`receval.evaluate`'s report).

@@ -189,7 +189,7 @@ def _group_values(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     values = group_auprc(state, params["interpolation"], params["skip_groups"])
     why = "a positive" if params["skip_groups"] == "without_positive" else "both classes"
-    return values, np.ones(len(values)), state.rows(), why
+    return values, np.ones(len(values)), state.rows() + state.zero_rows(), why
 
 
 def _params(

@@ -628,10 +628,10 @@ def _defined(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 #: ``group_values(params, state) -> (values, weights, rows, why)``: per group its value
-#: (nan: left out; a group whose rows all weigh 0 has none), weight and rows of positive
-#: weight (None where not known), and what a group needs to have a value
+#: (nan: left out; a group whose rows all weigh 0 has none), weight and input rows (those
+#: of weight 0 included, each input row once), and what a group needs to have a value
 GroupValues = Callable[
-    [dict[str, Any], "XAUCCounts"], tuple[np.ndarray, np.ndarray, np.ndarray | None, str]
+    [dict[str, Any], "XAUCCounts"], tuple[np.ndarray, np.ndarray, np.ndarray, str]
 ]
 
 
@@ -654,9 +654,8 @@ def group_definition(
     def grouped(params: dict[str, Any], state: XAUCCounts) -> tuple[float, dict[str, int], str]:
         values, weights, rows, why = group_values(params, state)
         left_out = ~_defined(values, weights)
-        counts = {"n_groups": len(values), "n_groups_skipped": int(left_out.sum())}
-        if rows is not None:  # with the rows of weight 0, as gauc counts a group's rows
-            counts["n_rows_skipped"] = int((rows + state.zero_rows())[left_out].sum())
+        counts = {"n_groups": len(values), "n_groups_skipped": int(left_out.sum()),
+                  "n_rows_skipped": int(rows[left_out].sum())}  # fmt: skip
         return grouped_mean(func, values, weights, why), counts, f"without {why}"
 
     # the metric's module is its group_values' (MetricDefinition.module: where a pickle
@@ -740,7 +739,7 @@ def _grouped_params(
 
 def _group_values(
     params: dict[str, Any], state: XAUCCounts
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     values, weight = state.group_values()
     rows = state.rows()
     if params["equal_targets"] == "input_order":  # every pair of the group counts
@@ -756,8 +755,11 @@ def _group_values(
     why = "a pair of rows with different targets"
     if params["min_rows"] > 1:
         why += f" and at least {params['min_rows']} rows"
-    # rows split into a positive and a negative part: the rows are not known
-    return values, weights, None if params["targets"] == "probabilities" else rows, why
+    # with the rows of weight 0, as gauc counts a group's rows; targets="probabilities"
+    # splits every input row into two halves (a half of weight 0 among the rows of
+    # weight 0), so a group holds twice its input rows
+    every = rows + state.zero_rows()
+    return values, weights, every // 2 if params["targets"] == "probabilities" else every, why
 
 
 XAUC = counts_definition("xauc", _prepare, _finalize, _params)

@@ -296,17 +296,18 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
                 f"expected exposure {what} (Diaz et al. 2020) of the whole ranking, or of the "
                 f"top k, under RBP patience; tied scores a stochastic ranking (every order "
                 f"equally likely; ties='input' reads the run's order); users without a relevant "
-                f"item left out",
+                f"item as empty_users says (left out by default)",
                 bounded=False,
                 higher_is_better=name == "ee_relevance",
                 params=(_PATIENCE,),
                 source="Diaz et al. 2020 (expeval)",
-                # users without a relevant item always left out; the whole list, unless @k
+                # the whole list, unless @k
                 conventions=(
                     "estimator",
                     "rel_threshold",
                     "ties",
                     "missing_users",
+                    "empty_users",
                     "zero_users",
                     *(("gain",) if name != "ee_disparity" else ()),
                 ),

@@ -472,3 +472,75 @@ def test_a_run_of_other_users_leaves_every_user_missing():
     # one relevant item (exposure 1 at rank 1); u's: 1 and 0.5 for grades 2 and 1
     assert zero.ee_loss.tolist() == [1.25, 1.0]
     assert expected_exposure(qrels, {"w": {"a": 1.0}}, missing_users="skip").n_users == 0
+
+
+# ------------------------------------------------------------------ empty_users
+#: "none" has no relevant item and is ranked; "gone" has none and is absent from the run
+EMPTY_QRELS = {"u": {"a": 1}, "none": {"a": 0}, "gone": {"b": 0}}
+EMPTY_RUN = {"u": {"a": 1.0, "b": 0.5}, "none": {"a": 0.5, "b": 0.5}}
+
+
+@pytest.mark.parametrize(("empty", "value"), [("zero", 0.0), ("one", 1.0)])
+def test_empty_users_scores_the_users_without_a_relevant_item(empty, value) -> None:
+    skip = expected_exposure(EMPTY_QRELS, EMPTY_RUN)
+    assert skip.users.tolist() == ["u"] and skip.n_users_skipped == 2
+    report = expected_exposure(EMPTY_QRELS, EMPTY_RUN, empty_users=empty)
+    assert sorted(report.users.tolist()) == ["gone", "none", "u"]
+    for name in ("ee_disparity", "ee_relevance", "ee_loss"):
+        by_user = dict(zip(report.users.tolist(), getattr(report, name).tolist(), strict=True))
+        assert by_user == {"u": getattr(skip, name)[0], "none": value, "gone": value}
+    assert (report.n_users_skipped, report.n_users_missing) == (0, 1)
+    # absent from the run and left out by missing_users="skip" (counted missing)
+    ranked = expected_exposure(EMPTY_QRELS, EMPTY_RUN, empty_users=empty, missing_users="skip")
+    assert sorted(ranked.users.tolist()) == ["none", "u"]
+    assert (ranked.n_users_skipped, ranked.n_users_missing) == (0, 1)
+
+
+def test_empty_users_error_names_the_users_without_a_relevant_item() -> None:
+    with pytest.raises(InputValidationError) as info:
+        expected_exposure(EMPTY_QRELS, EMPTY_RUN, empty_users="error")
+    assert str(info.value) == (
+        "expected_exposure: empty_users='error', and 2 users have no relevant item (grade "
+        ">= 1), e.g. ['gone', 'none']; pass empty_users='skip', 'zero' or 'one' to leave "
+        "them out or score them."
+    )
+    assert expected_exposure(TWO, {"u": {"a": 1.0}}, empty_users="error").n_users == 1
+    with pytest.raises(InvalidParameterError) as bad:
+        expected_exposure(TWO, {"u": {"a": 1.0}}, empty_users="keep")
+    assert str(bad.value) == (
+        _IN.format("empty_users") + " one of ['error', 'one', 'skip', 'zero']. Got 'keep' instead."
+    )
+
+
+@pytest.mark.parametrize("empty", ["skip", "zero", "one"])
+@pytest.mark.parametrize("missing", ["zero", "skip"])
+def test_evaluate_applies_empty_users_to_expected_exposure(empty, missing) -> None:
+    import receval
+
+    conventions = {"empty_users": empty, "missing_users": missing}
+    report = expected_exposure(EMPTY_QRELS, EMPTY_RUN, empty_users=empty, missing_users=missing)
+    metrics = ["ee_loss", "ee_relevance@1", "ndcg"]
+    got = receval.evaluate(EMPTY_QRELS, EMPTY_RUN, metrics, **conventions)
+    alone = receval.evaluate(EMPTY_QRELS, EMPTY_RUN, ["ee_loss"], **conventions)
+    assert alone.mean["ee_loss"] == got.mean["ee_loss"] == report.mean["ee_loss"]
+    # the users each rule leaves out, as for ndcg
+    for text in metrics[:2]:
+        assert got.n_users_skipped_by[text] == got.n_users_skipped_by["ndcg"], text
+        assert np.array_equal(np.isnan(got.values[text]), np.isnan(got.values["ndcg"]))
+    by_user = dict(zip(got.users.tolist(), got.values["ee_loss"].tolist(), strict=True))
+    if empty != "skip":
+        assert by_user["none"] == (0.0 if empty == "zero" else 1.0)
+    # a metric string's own setting, and an accumulator, give the same value
+    own = receval.evaluate(EMPTY_QRELS, EMPTY_RUN, [f"ee_loss(empty_users={empty})"],
+                           missing_users=missing)  # fmt: skip
+    assert own.mean[f"ee_loss(empty_users={empty})"] == report.mean["ee_loss"]
+    acc = receval.metric("ee_loss", **conventions).update(EMPTY_QRELS, EMPTY_RUN)
+    assert acc.compute() == report.mean["ee_loss"]
+
+
+def test_evaluate_raises_for_expected_exposure_with_empty_users_error() -> None:
+    import receval
+
+    said = r"'ee_loss' has empty_users='error', and 2 users have no relevant item, e\.g\. \['gone'"
+    with pytest.raises(InputValidationError, match=said):
+        receval.evaluate(EMPTY_QRELS, EMPTY_RUN, ["ee_loss"], empty_users="error")

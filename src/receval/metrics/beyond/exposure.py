@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ... import _validation as v
+from ...conventions import CHOICES
 from ...data._encode import factorize
 from ...data._lookup import distinct, lookup
 from ...data._ranked import Qrels, Run, as_qrels
@@ -239,8 +240,9 @@ class ExpectedExposureReport:
     Attributes
     ----------
     users : ndarray of shape (n_users,)
-        The users evaluated: qrels users with at least one relevant item
-        (with ``missing_users="skip"``, only those the run ranks).
+        The users evaluated: qrels users with at least one relevant item, and
+        those without one under ``empty_users="zero"`` or ``"one"`` (with
+        ``missing_users="skip"``, only those the run ranks).
     ee_disparity : ndarray of shape (n_users,)
         EE-D of each user, :math:`\\lVert\\varepsilon\\rVert_2^2`: how unequally
         the run spreads exposure over items, whatever their relevance (lower is
@@ -256,9 +258,10 @@ class ExpectedExposureReport:
     k : int or None
         The depth of the rankings (None: whole rankings).
     n_users_skipped : int
-        Qrels users without a relevant item (left out: no target exposure).
+        Qrels users without a relevant item left out by ``empty_users="skip"``.
     n_users_missing : int
-        Users with relevant items but absent from every sampled ranking.
+        Users evaluated (or left out by ``missing_users="skip"``) but absent
+        from every sampled ranking.
     n_run_only_users : int
         Run users absent from the qrels (ignored).
     """
@@ -325,6 +328,7 @@ def expected_exposure(
     rel_threshold: float = 1,
     binary: bool = False,
     missing_users: str = "zero",
+    empty_users: str = "skip",
     item_groups: Any = None,
 ) -> ExpectedExposureReport:
     """Compute expected exposure: EE-D, EE-R and EE-L of a (stochastic) ranking.
@@ -368,6 +372,11 @@ def expected_exposure(
         Users with relevant items but absent from the run: ``"zero"`` scores
         them as an empty ranking (no exposure: EE-D = EE-R = 0 and EE-L =
         :math:`\\lVert\\varepsilon^*\\rVert^2`); ``"skip"`` leaves them out.
+    empty_users : {"skip", "zero", "one", "error"}, default="skip"
+        Users without a relevant item, who deserve no exposure: ``"skip"`` leaves
+        them out (as the reference implementation); ``"zero"`` and ``"one"``
+        give each of their metrics that value, as for the other relevance
+        metrics of :func:`receval.evaluate`; ``"error"`` raises naming them.
     item_groups : mapping or (items, groups), default=None
         Groups of items (provider, category): ``{item: group}``,
         ``{item: [group, ...]}`` or a pair of arrays with one row per
@@ -385,10 +394,11 @@ def expected_exposure(
     Raises
     ------
     InvalidParameterError
-        A patience outside [0, 1), a bad ``k``, ``ties``, ``rel_threshold`` or
-        ``missing_users``.
+        A patience outside [0, 1), a bad ``k``, ``ties``, ``rel_threshold``,
+        ``missing_users`` or ``empty_users``.
     InputValidationError
-        Malformed qrels or run.
+        Malformed qrels or run; with ``empty_users="error"``, a user without a
+        relevant item.
 
     See Also
     --------
@@ -415,7 +425,8 @@ def expected_exposure(
     ``-U -u rbp`` output; relevant items are those with grade > 0 there),
     which rescales them between bounds by default. Exposure is not divided by
     :math:`1/(1-\\gamma)`. Users without a relevant item have no target and are
-    left out, as in ``expeval``; means are over the users evaluated.
+    left out, as in ``expeval``, unless ``empty_users`` scores them; means are
+    over the users evaluated.
 
     References
     ----------
@@ -442,6 +453,7 @@ def expected_exposure(
     func = "expected_exposure"
     gamma, depth = check_ranking_options(patience, k, ties, func)
     v.check_option(missing_users, "missing_users", func, _MISSING)
+    v.check_option(empty_users, "empty_users", func, list(CHOICES["empty_users"]))
     threshold = float(v.check_number(rel_threshold, "rel_threshold", func))
     if not isinstance(binary, (bool, np.bool_)):
         raise InvalidParameterError(
@@ -452,6 +464,14 @@ def expected_exposure(
     t_user, t_qitem, target = target_exposure(q, gamma, depth, threshold, bool(binary))
     n = q.n_users
     has_relevant = np.bincount(t_user, minlength=n) > 0
+    if empty_users == "error" and not has_relevant.all():
+        empty = distinct(q.user_ids[~has_relevant])  # sorted, as evaluate names them
+        raise InputValidationError(
+            f"{func}: empty_users='error', and {v.counted(len(empty), 'user')} "
+            f"{v.verb(len(empty), 'has')} no relevant item (grade >= {threshold:g}), e.g. "
+            f"{v.format_values(empty)}; pass empty_users='skip', 'zero' or 'one' to leave "
+            f"them out or score them."
+        )
 
     # target of each pooled pair, and which target rows the run retrieved
     t_key = t_user * pooled.n_items + t_qitem  # the qrels items come first in the pool
@@ -477,9 +497,15 @@ def expected_exposure(
         unretrieved = np.where(retrieved, 0.0, target)
         loss += np.bincount(t_user, weights=unretrieved * unretrieved, minlength=n)
 
+    scored = has_relevant.copy()  # the users with a value: empty_users scores the others
+    if empty_users in ("zero", "one"):
+        value = 0.0 if empty_users == "zero" else 1.0
+        for metric in (disparity, relevance, loss):
+            metric[~has_relevant] = value
+        scored[:] = True
     ranked = pooled.n_samples > 0
-    missing = has_relevant & ~ranked
-    keep = has_relevant & (ranked | (missing_users == "zero"))
+    missing = scored & ~ranked
+    keep = scored & (ranked | (missing_users == "zero"))
     return ExpectedExposureReport(
         users=q.user_ids[keep],
         ee_disparity=disparity[keep],
@@ -487,7 +513,7 @@ def expected_exposure(
         ee_loss=loss[keep],
         patience=gamma,
         k=k,
-        n_users_skipped=int((~has_relevant).sum()),
+        n_users_skipped=int((~scored).sum()),
         n_users_missing=int(missing.sum()),
         n_run_only_users=pooled.n_run_only_users,
     )
@@ -533,10 +559,11 @@ def exposure_columns(
 
     The conventions read: ``rel_threshold``, ``gain`` (``"binary"``: every relevant
     item deserves the same exposure), ``missing_users`` (``"skip"`` leaves users
-    absent from the run out; otherwise they get an empty ranking) and ``ties``
-    (``"input"`` reads the run's order; any other rule, the stochastic ranking of
-    every order of a tie); users without a relevant item are left out. ``specs`` are
-    the metrics' parsed strings and ``convs`` their conventions, by metric string.
+    absent from the run out; otherwise they get an empty ranking), ``empty_users``
+    (``"error"`` raises after the columns, which score those users as ``"zero"``)
+    and ``ties`` (``"input"`` reads the run's order; any other rule, the stochastic
+    ranking of every order of a tie). ``specs`` are the metrics' parsed strings and
+    ``convs`` their conventions, by metric string.
     """
     relevant: dict[float, np.ndarray] = {}
     reports: dict[tuple[Any, ...], Any] = {}
@@ -548,12 +575,13 @@ def exposure_columns(
             float(spec.arg("patience")), spec.k, "input" if conv.ties == "input" else "average",
             float(conv.rel_threshold), conv.gain == "binary",
             "skip" if conv.missing_users == "skip" else "zero",
+            "zero" if conv.empty_users == "error" else conv.empty_users,
         )  # fmt: skip
         if options not in reports:
-            patience, k, ties, threshold, binary, missing = options
+            patience, k, ties, threshold, binary, missing, empty = options
             reports[options] = expected_exposure(
                 q, r, patience=patience, k=k, ties=ties, rel_threshold=threshold,
-                binary=binary, missing_users=missing,
+                binary=binary, missing_users=missing, empty_users=empty,
             )  # fmt: skip
         report = reports[options]
         col = np.full(q.n_users, np.nan)

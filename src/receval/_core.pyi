@@ -147,6 +147,7 @@ __all__ = [
     "rank_rows_into",
     "read_trec",
     "roc_auc_checked",
+    "row_dots",
     "runs",
     "seen_rows",
     "shift_ids",
@@ -625,6 +626,7 @@ def totals_checked(
     base: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
     | None = None,
 ) -> NDArray[np.int64] | _Refusal | None: ...
+def row_dots(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]: ...
 def runs(
     values: NDArray[np.int32] | NDArray[np.uint32] | NDArray[np.int64],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...

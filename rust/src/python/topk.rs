@@ -5,7 +5,10 @@
 //! `heap_len` (int64), the slots used per row. Wrong lengths, offsets or item
 //! indices raise `ValueError`, never a panic.
 
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -61,6 +64,25 @@ fn matrix<'a>(func: &str, a: &'a PyReadonlyArray2<'_, f32>, name: &str) -> PyRes
         return Err(bad());
     }
     a.as_slice().map_err(|_| bad())
+}
+
+/// The inner product of each row of C-contiguous float32 `a` with the same row of
+/// `b` (float32), as `topk_scan` scores a user and an item (see `topk::row_dots`).
+#[pyfunction]
+fn row_dots<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray2<'py, f32>,
+    b: PyReadonlyArray2<'py, f32>,
+) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    let func = "row_dots";
+    if a.shape() != b.shape() {
+        return Err(error(func, "a and b must have the same shape"));
+    }
+    let (rows, dim) = (a.shape()[0], a.shape()[1]);
+    let (x, y) = (matrix(func, &a, "a")?, matrix(func, &b, "b")?);
+    let mut out = vec![0f32; rows];
+    py.detach(|| topk::row_dots(x, y, dim, &mut out));
+    Ok(out.into_pyarray(py))
 }
 
 /// Score C-contiguous float32 `users` (rows x dim) against `items` (width x dim;
@@ -160,6 +182,7 @@ fn topk_finish(
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(row_dots, m)?)?;
     m.add_function(wrap_pyfunction!(topk_scan, m)?)?;
     m.add_function(wrap_pyfunction!(topk_finish, m)?)?;
     Ok(())

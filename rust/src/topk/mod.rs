@@ -300,6 +300,59 @@ pub fn scan_block(block: &Block<'_>, keys: &[u32], masked: &Masked<'_>, heaps: H
     })
 }
 
+/// The inner product of each row of `a` with the same row of `b` (rows of `dim`
+/// numbers) into `out`: the chain of fused multiply-adds every score of
+/// [`scan_block`] is, `s = fma(a[d], b[d], s)` for `d = 0, 1, ...` from `s = 0`, so
+/// that a user's score of an item is the same float whichever path computed it
+/// (the top k of every item, or of a user's candidates). In parallel over rows.
+pub fn row_dots(a: &[f32], b: &[f32], dim: usize, out: &mut [f32]) {
+    if dim == 0 {
+        out.fill(0.0);
+        return;
+    }
+    let work = |(o, (x, y)): (&mut [f32], (&[f32], &[f32]))| dots(x, y, dim, o);
+    let rows = out.len();
+    if rows * dim < crate::threads::PARALLEL_ROWS {
+        return work((out, (a, b)));
+    }
+    crate::threads::install(|| {
+        out.par_chunks_mut(TASK_ROWS)
+            .zip(
+                a.par_chunks(TASK_ROWS * dim)
+                    .zip(b.par_chunks(TASK_ROWS * dim)),
+            )
+            .for_each(work);
+    });
+}
+
+/// [`row_dots`] of some rows, on this thread: FMA instructions where the CPU has
+/// them, else the same fused operation in software (`f32::mul_add`).
+fn dots(a: &[f32], b: &[f32], dim: usize, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::avx_fma() {
+        // SAFETY: the CPU has AVX and FMA (checked just above).
+        return unsafe { dots_fma(a, b, dim, out) };
+    }
+    dots_plain(a, b, dim, out);
+}
+
+/// [`dots`] compiled for FMA instructions.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma")]
+fn dots_fma(a: &[f32], b: &[f32], dim: usize, out: &mut [f32]) {
+    dots_plain(a, b, dim, out);
+}
+
+#[inline(always)]
+fn dots_plain(a: &[f32], b: &[f32], dim: usize, out: &mut [f32]) {
+    for (o, (x, y)) in out
+        .iter_mut()
+        .zip(a.chunks_exact(dim).zip(b.chunks_exact(dim)))
+    {
+        *o = x.iter().zip(y).fold(0f32, |s, (&u, &v)| u.mul_add(v, s));
+    }
+}
+
 /// Sort each row's kept items best first (score descending, tie key ascending), in
 /// place; the first `len[row]` slots of each row are then its ranked list.
 pub fn finish(heaps: Heaps<'_>, keys: &[u32]) {

@@ -188,6 +188,48 @@ fn every_path_gives_the_same_fused_products() {
 }
 
 #[test]
+fn row_dots_are_the_tiles_scores_on_every_path() {
+    // every (user, item) pair of a tile as a row of a and of b, repeated past the
+    // rows a thread scores alone
+    let dim = 37;
+    let mut x: u64 = 5;
+    let mut next = move || ((crate::testing::lcg(&mut x) >> 7) as f32 / (1u64 << 24) as f32) - 0.5;
+    let users: Vec<f32> = (0..tile::MR * dim).map(|_| next()).collect();
+    let items: Vec<f32> = (0..tile::NR * dim).map(|_| next()).collect();
+    let packed = tile::pack(&items, dim);
+    let mut scores = [[0f32; tile::NR]; tile::MR];
+    let t = tile::Tile {
+        users: &users,
+        panel: &packed,
+        dim,
+        floors: &[0.0f32; tile::MR],
+    };
+    tile::tile(&t, &mut scores);
+    let copies = crate::threads::PARALLEL_ROWS / (tile::MR * tile::NR) + 1;
+    let (mut a, mut b, mut want) = (vec![], vec![], vec![]);
+    for _ in 0..copies {
+        for (i, row) in scores.iter().enumerate() {
+            for (l, &s) in row.iter().enumerate() {
+                a.extend_from_slice(&users[i * dim..(i + 1) * dim]);
+                b.extend_from_slice(&items[l * dim..(l + 1) * dim]);
+                want.push(s);
+            }
+        }
+    }
+    crate::simd::for_each_path(|simd| {
+        let mut got = vec![f32::NAN; want.len()];
+        row_dots(&a, &b, dim, &mut got);
+        assert_eq!(got, want, "simd={simd}");
+        let mut few = vec![f32::NAN; 5];
+        row_dots(&a[..5 * dim], &b[..5 * dim], dim, &mut few);
+        assert_eq!(few, want[..5], "simd={simd}");
+    });
+    let mut empty = vec![f32::NAN; 3];
+    row_dots(&[], &[], 0, &mut empty);
+    assert_eq!(empty, [0.0; 3]);
+}
+
+#[test]
 fn a_score_equal_to_the_floor_enters_by_its_tie_key() {
     // one user, items all scoring 1: the kept ones are the smallest keys, found
     // after the heap is full (the floor equals every later score)

@@ -99,8 +99,7 @@ def retrieve(
     of magnitude up to 2**24, are exact in float32; larger integers raise;
     float64 inputs are rounded to it first), each as fused
     multiply-adds over the dimensions in order, so the same floats on every
-    CPU, whatever the blocks and threads; with
-    ``candidates``, each candidate's inner product is a float32 sum of its own.
+    CPU, whatever the blocks and threads, and with ``candidates`` or without.
     The top k are exact for these float32 scores: items of equal score are
     ordered by item id ascending (numbers as numbers, strings as strings), both
     for the cut at ``k`` and within the list, which the run keeps as its order

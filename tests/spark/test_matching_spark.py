@@ -169,3 +169,31 @@ def test_evaluate_embeddings_checks_ids_that_match_nothing_as_in_memory(spark, c
     got = _outcome(on_spark, spark.createDataFrame(qrels), u_df, **options)
     assert got == expected
     assert isinstance(got, str) == case.endswith("disjoint")
+
+
+@pytest.mark.parametrize("item_ids", [None, ["i0", "i1", "i2"]])
+def test_evaluate_embeddings_checks_the_catalogue_not_the_lists(spark, item_ids):
+    # lists that miss every judged item (a poor model, k=1) were refused as ids that
+    # match nothing; the catalogue holds the judged items, so they score 0, and a
+    # catalogue without a judged item is refused as in memory
+    users = np.array([[1.0, 0.0], [1.0, 0.1]])
+    items = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    qrels = pd.DataFrame({"user": [0, 1], "item": [2, 1], "grade": 1})
+
+    def in_memory(q, _, metrics, **kw):
+        return receval.evaluate_embeddings(q, users, items, metrics, k=1, user_ids=[0, 1],
+                                           item_ids=item_ids, **kw)  # fmt: skip
+
+    def on_spark(q, u_df, metrics, **kw):
+        return rs.evaluate_embeddings(q, u_df, items, metrics, k=1, item_ids=item_ids,
+                                      num_partitions=2, **kw)  # fmt: skip
+
+    u_df = spark.createDataFrame(
+        [(u, row.tolist()) for u, row in enumerate(users)], "user long, vector array<double>"
+    )
+    got = _outcome(on_spark, spark.createDataFrame(qrels), u_df)
+    assert got == _outcome(in_memory, qrels, None)
+    if item_ids is None:
+        assert got[1] == dict.fromkeys(METRICS, 0.0)
+    else:
+        assert got.startswith("evaluate: none of item_ids' 3 items is judged in the qrels")

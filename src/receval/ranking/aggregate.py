@@ -383,11 +383,11 @@ class RankingState:
     def _has_items(self) -> bool:
         return bool(self.run_items.parts or self.qrels_items.parts)
 
-    def n_items(self) -> tuple[int, int, int]:
-        """(run items judged in the qrels, run items, qrels items), all distinct."""
-        run, judged = self.run_items.distinct(), self.qrels_items.distinct()
-        matched = self.matched
-        if not self.matched_known:
+    def n_items(self, catalogue: Any = None) -> tuple[int, int, int]:
+        """(run items judged in the qrels, run items, qrels items), ``catalogue``'s as the run's."""
+        run = self.run_items.distinct() if catalogue is None else catalogue
+        judged, matched = self.qrels_items.distinct(), self.matched
+        if not self.matched_known or catalogue is not None:
             matched = int(np.count_nonzero(lookup_ids(judged, run) >= 0)) if len(run) else 0
         return matched, len(run), len(judged)
 
@@ -649,12 +649,14 @@ def finalize(
     *,
     run_name: str | None = None,
     matching: tuple[float, bool] | None = None,
+    catalogue: Any = None,
 ) -> EvaluationReport:
     """The report of every user the state holds: the rules over all of them checked,
     the means of the merged sums.
 
     ``matching``: (min_match, allow_unmatched) to check the share of ids that match
-    (None: not checked).
+    (None: not checked); ``catalogue``: the item ids the run was retrieved from, matched
+    with the qrels' items in place of the run's (:func:`receval.evaluate_embeddings`).
     """
     specs, convs, ranked, metrics = setup.specs, setup.convs, setup.ranked, setup.metrics
     ex = state.examples
@@ -674,16 +676,16 @@ def finalize(
         if missing and any(c.missing_users == "error" for c in convs.values()):
             raise InputValidationError(
                 f"evaluate: {v.counted(missing, 'qrels user')} {v.verb(missing, 'is')} absent "
-                f"from the run, e.g. "
-                f"{v.format_values(ex.get('missing', none))}; pass missing_users='zero' or "
-                f"'skip' to score them 0 or leave them out."
+                f"from the run, e.g. {v.format_values(ex.get('missing', none))}; pass "
+                f"missing_users='zero' or 'skip' to score them 0 or leave them out."
             )
         if matching is not None:
-            shown = tuple(ex.get(k, none) for k in ("qrels_users", "run_users", "qrels_items",
-                                                    "run_items"))  # fmt: skip
+            shown = tuple(ex.get(k, none) for k in ("qrels_users", "run_users", "qrels_items"))
+            shown += (ex.get("run_items", none) if catalogue is None else _examples(catalogue),)
+            checked = items if catalogue is None else state.n_items(catalogue)
             check_matching(
                 shown, state.n_users, state.n_users - state.n_users_missing,  # type: ignore[arg-type]
-                items if ranked else None, *matching,
+                checked if ranked else None, *matching, catalogue=catalogue is not None,
             )  # fmt: skip
             if state.sampling is not None:
                 shown = (ex.get("sampling_items", none), _examples(setup.candidates.item_ids))

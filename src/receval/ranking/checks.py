@@ -69,6 +69,7 @@ def check_matching(
     min_match: float,
     allow_unmatched: bool,
     func: str = "evaluate",
+    catalogue: bool = False,
 ) -> None:
     """Refuse a run whose users or items match none of the qrels', warn when few do.
 
@@ -79,7 +80,10 @@ def check_matching(
     share of the run's items judged and the share of the qrels' items in the run are
     below ``min_match`` (a popularity run holds few of the judged items, a run over a
     large catalogue has many items no test user judged: neither is an id mix-up).
-    A refusal becomes a warning with ``allow_unmatched``.
+    A refusal becomes a warning with ``allow_unmatched``. With ``catalogue``, the
+    run's items are those it was retrieved from (``item_ids``, in ``items`` and
+    ``examples``), not those retrieved: lists that miss every judged item are a
+    poor model's, not an id mix-up.
     """
 
     from ..exceptions import UnmatchedIdsWarning
@@ -108,13 +112,15 @@ def check_matching(
         share_judged = matched / n_judged if n_judged else 1.0
         refused = matched == 0 and n_items > 0 and n_judged > 0  # no judgment: no mix-up
         if refused or max(share, share_judged) < min_match:
+            owner, side = ("item_ids'", "item_ids'") if catalogue else ("the run's", "run's")
+            note = types_note(q_items, r_items, ("qrels'", side))
             text = (
-                f"{func}: {'none' if matched == 0 else f'{matched:,}'} of the run's "
+                f"{func}: {'none' if matched == 0 else f'{matched:,}'} of {owner} "
                 f"{v.counted(n_items, 'item')} {v.verb(matched or 1, 'is')} judged in the qrels "
                 f"({share:.1%}; "
-                f"{share_judged:.1%} of the qrels' {v.counted(n_judged, 'item')}), e.g. run "
-                f"items {v.format_values(r_items)}, qrels items "
-                f"{v.format_values(q_items)}{types_note(q_items, r_items)}"
+                f"{share_judged:.1%} of the qrels' {v.counted(n_judged, 'item')}), e.g. "
+                f"{'item_ids' if catalogue else 'run items'} {v.format_values(r_items)}, qrels "
+                f"items {v.format_values(q_items)}{note}"
             )
             if refused:
                 notes.append((True, text + "; every metric that reads the judgments would be 0"))

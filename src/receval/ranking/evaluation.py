@@ -349,7 +349,8 @@ def evaluate(
         check_weights(setup, q)
     if isinstance(run, RunBatches):
         state = state_of_batches(setup, q, run.batches())
-        return finalize(setup, state, run_name=run.name, matching=matching)
+        return finalize(setup, state, run_name=run.name, matching=matching,
+                        catalogue=run.catalogue)  # fmt: skip
     if r is None:  # a receval.scan(...): read user by user
         return _scan_report(setup, q, scanned, matching)
     state, name = update(setup, q, r), r.name
@@ -397,11 +398,16 @@ def state_of_batches(setup: Setup, q: Any, batches: Iterable[Run]) -> RankingSta
 
 class RunBatches:
     """A run made batch by batch of whole users (:func:`receval.evaluate_embeddings`):
-    ``batches()`` yields :class:`~receval.Run` objects, each user in one of them."""
+    ``batches()`` yields :class:`~receval.Run` objects, each user in one of them;
+    ``catalogue``: the ids of the items retrieved from, which the qrels' items must
+    match (the lists of a poor model may miss every judged item)."""
 
-    def __init__(self, batches: Callable[[], Iterator[Run]], name: str | None) -> None:
+    def __init__(
+        self, batches: Callable[[], Iterator[Run]], name: str | None, catalogue: np.ndarray
+    ) -> None:
         self.batches = batches
         self.name = name
+        self.catalogue = catalogue
 
 
 def _scanned(run: Any) -> ScanRun | None:

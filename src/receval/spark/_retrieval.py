@@ -17,8 +17,6 @@ from dataclasses import replace
 from functools import partial, reduce
 from typing import Any
 
-import numpy as np
-
 from .. import _validation as v
 from ..data._lookup import distinct
 from ..data.seen import PairCounts, SeenItems
@@ -35,8 +33,7 @@ from ..ranking.checks import check_match_options
 from ..ranking.report import EvaluationReport
 from ..retrieval.embeddings import metrics_depth
 from ..retrieval.masks import Unmatched, excluded_lists, unmatched_pairs
-from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS
-from ..retrieval.vectors import as_vectors
+from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS, catalogue
 from ._common import (
     KEY,
     check_columns,
@@ -139,8 +136,8 @@ def evaluate_embeddings(
         Partitions of the users (default: ``spark.sql.shuffle.partitions``).
     min_match, allow_unmatched : default=0.1, False
         Ids that match nothing, as in :func:`receval.evaluate_embeddings`: users
-        none of whom is a qrels user, or (when a metric reads judgments) lists
-        none of whose items any qrels user judged, are an
+        none of whom is a qrels user, or (when a metric reads judgments)
+        ``item_ids`` none of which any qrels user judged, are an
         ``InputValidationError`` (a warning with ``allow_unmatched=True``), and
         a share of them below ``min_match`` an ``UnmatchedIdsWarning``: checked
         on the driver, over every partition's counts, as
@@ -165,7 +162,7 @@ def evaluate_embeddings(
         the whole list; a bad column argument.
     InputValidationError
         Missing columns, null or ragged vectors, vectors of another length
-        than the items', users given twice, users or lists whose ids match none
+        than the items', users given twice, users or item ids that match none
         of the qrels' (unless ``allow_unmatched=True``), or anything
         :func:`receval.evaluate_embeddings` rejects in a partition (raised
         again on the driver).
@@ -175,8 +172,8 @@ def evaluate_embeddings(
     UnmatchedIdsWarning
         Some pairs of ``exclude`` name a user or an item without a vector: how
         many (on the driver, from every partition's counts); below
-        ``min_match`` of the qrels users have a vector, or of the listed items
-        are judged.
+        ``min_match`` of the qrels users have a vector, or both of ``item_ids``
+        judged and of the qrels' items in ``item_ids``.
     """
     from pyspark.sql import functions as F
 
@@ -198,8 +195,7 @@ def evaluate_embeddings(
         correction=None, catalog_size=None, gamma=None, exclude=None, repeats=False,
     )  # fmt: skip
     setup = evaluation_setup(metrics, settings, _FUNC, popularity=None, rows=False)
-    items = as_vectors(item_vectors, "item_vectors", _FUNC)  # checked once, on the driver
-    ids = np.arange(items.n_rows) if item_ids is None else v.as_1d(item_ids, "item_ids", _FUNC)
+    ids = catalogue(item_vectors, item_ids, _FUNC).ids  # checked once, on the driver
     seen = SeenItems.from_log(exclude, name="exclude", func=_FUNC) if local_exclude else None
     check_partitions(num_partitions, func)
     check_frame(users, "users", func)
@@ -231,7 +227,7 @@ def evaluate_embeddings(
         raise InputValidationError(f"{_FUNC}: users is empty (no rows); pass at least one vector.")
     state = reduce(lambda a, b: a.merge(b), (s for s, _ in parts))
     if exclude is None:
-        return finalize(setup, state, run_name=name, matching=matching)
+        return finalize(setup, state, run_name=name, matching=matching, catalogue=ids)
     counts = state.exclude_unmatched
     if seen is not None:  # a local exclude: each partition counted its own users' pairs
         # and kept which of the log's users it holds; the others are named here
@@ -242,7 +238,7 @@ def evaluate_embeddings(
             f"item_ids; check that the ids are the same (type, prefix)."
         )
     Unmatched("exclude", counts).warn(_FUNC)
-    report = finalize(setup, state, run_name=name, matching=matching)
+    report = finalize(setup, state, run_name=name, matching=matching, catalogue=ids)
     return replace(report, n_exclude_unmatched=counts.n_unmatched)
 
 
@@ -262,7 +258,7 @@ def _partition_state(
 
     from ..data._ranked import Qrels
     from ..ranking.evaluation import state_of_batches
-    from ..retrieval.search import Search, catalogue, lists_run
+    from ..retrieval.search import Search, lists_run
     from ._common import column, side_ids, side_users
 
     side = table.column(_SIDE)

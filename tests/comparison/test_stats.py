@@ -53,7 +53,7 @@ def _bootstrap_replicates(differences, weights, n_resamples, seed):
 def _randomization_statistics(differences, weights, n_permutations, seed):
     """Signed sums of every random sign vector: (n_permutations, m)."""
     table = _table(differences, weights)
-    return np.ldexp(_flip_sums(table, n_permutations, seed), table.exponent)
+    return np.ldexp(_flip_sums(table, n_permutations, seed), table.exponent + table.weight_exponent)
 
 
 # sizes of the Monte Carlo checks

@@ -135,7 +135,13 @@ class Table:
     ``|d|`` is in [0.5, 1): exact, and no sum or square of the table overflows
     (differences near 1e308) or loses digits below the normal range (5e-324).
     Means, sums and bounds read from the table are in units of ``2**exponent``;
-    p-values, effect sizes and the BCa acceleration do not depend on it.
+    p-values, effect sizes and the BCa acceleration do not depend on it. Given
+    weights are scaled the same way, by ``2**-weight_exponent[j]`` (its largest used
+    weight in [0.5, 1)), so that neither ``w d`` nor a total of weights
+    overflows (weights near 1e308) or loses digits (near 5e-324): sums of
+    ``x`` are in units of ``2**(exponent + weight_exponent)``, weighted means
+    in units of ``2**exponent``; every statistic reads weights in ratios
+    (weighted means, the share of a user), which do not depend on their scale.
     ``x = w d`` where used, 0 elsewhere (C-contiguous). ``den``: the weights of
     the denominators, as the bootstrap kernel takes them: shape (n, 0) when
     every user counts 1 in every column, (n, 1) when all columns share one
@@ -159,6 +165,10 @@ class Table:
         largest = np.where(used, np.abs(d), 0.0).max(axis=0, initial=0.0)
         self.exponent: np.ndarray = np.frexp(largest)[1]
         d = np.ascontiguousarray(np.ldexp(d, -self.exponent))
+        # one exponent for every column when w is 1-D (used = w > 0 in every column)
+        heaviest = np.where(used, ww, 0.0).max(axis=0, initial=0.0)
+        self.weight_exponent: np.ndarray = np.frexp(heaviest)[1] * (w is not None)
+        ww = np.ldexp(ww, -self.weight_exponent)
         self.used = used
         self.d = d
         self.w = np.where(used, ww, 0.0)

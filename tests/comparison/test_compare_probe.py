@@ -19,10 +19,16 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from receval import (
+    Qrels,
+    Run,
     bootstrap_intervals,
+    compare,
+    compare_predictions,
     effect_sizes,
+    evaluate,
     paired_pvalues,
 )
+from receval.datasets import make_recommendations
 
 #: small integer weights: exact at every power of two, down to 5e-324 (2**-1074)
 WEIGHTS = (0.0, 1.0, 2.0, 3.0, 5.0, 7.0)
@@ -67,3 +73,95 @@ def test_weights_near_the_ends_of_the_float_range_per_column(exponent):
     # each column at its own scale: the heaviest 1e308, the lightest 5e-324
     scaled = np.ldexp(w, np.array([exponent, 0, -exponent // 2]))
     np.testing.assert_array_equal(_statistics(d, scaled, "bca"), _statistics(d, w, "bca"))
+
+
+# ---------------------------------------------------------------- end to end
+def _reference(d, w=None, seed=5, n=999):
+    """The statistics of one column of per-user differences, computed alone."""
+    ok = ~np.isnan(d) & (True if w is None else w > 0)
+    ww = np.ones_like(d) if w is None else w
+    return np.array(
+        [
+            np.sum(d[ok] * ww[ok]) / np.sum(ww[ok]),
+            paired_pvalues(d, w, n_permutations=n, seed=seed),
+            *bootstrap_intervals(d, w, n_resamples=n, seed=seed),
+            effect_sizes(d, w),
+        ]
+    )
+
+
+def _got(report, j):
+    c = report.comparisons
+    return np.array([c[k][j] for k in ("difference", "p_value", "ci_low", "ci_high",
+                                       "effect_size")])  # fmt: skip
+
+
+def test_compare_equals_the_statistics_of_each_pair_alone():
+    """Runs missing different users (missing_users="skip"): a pair's interval must not
+    depend on the users a third run leaves out."""
+    qrels, runs = make_recommendations(60, n_items=100, k=20, seed=3)
+    q = Qrels.from_frame(qrels)
+    users = np.unique(runs["model_b"]["user"])
+    cut = {"a": users[50:], "b": users[:7], "c": users[20:35]}  # users each run lacks
+    named = {
+        k: Run.from_frame({c: np.asarray(x)[~np.isin(runs[f"model_{'b' if k == 'b' else 'a'}"]
+                                                       ["user"], cut[k])]
+                           for c, x in runs[f"model_{'b' if k == 'b' else 'a'}"].items()})
+        for k in cut
+    }  # fmt: skip
+    metrics = ["ndcg@10", "pooled_hit_ratio@10"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = compare(q, named, metrics, baseline="b", missing_users="skip",
+                         n_permutations=999, n_resamples=999, seed=5)  # fmt: skip
+        per_user = {k: evaluate(q, r, metrics, missing_users="skip") for k, r in named.items()}
+    c = report.comparisons
+    for j in range(len(c["metric"])):
+        m, a = str(c["metric"][j]), str(c["model"][j])
+        ra, rb = per_user[a], per_user["b"]
+        order = np.argsort(ra.users, kind="stable")
+        assert np.array_equal(ra.users[order], np.sort(rb.users))
+        d = (ra.values[m] - rb.values[m])[order]
+        w = np.asarray(ra._aux[m], dtype=np.float64)[order] if m.startswith("pooled") else None
+        np.testing.assert_allclose(_got(report, j), _reference(d, w), rtol=1e-13, atol=0)
+
+
+def impression_log():
+    rng = np.random.default_rng(0)
+    users = rng.integers(0, 40, 600)
+    y = (rng.random(600) < 0.3).astype(int)
+    s1 = np.clip(0.3 + 0.3 * (y - 0.3) + 0.15 * rng.standard_normal(600), 0.01, 0.99)
+    s2 = np.clip(s1 + 0.2 * rng.standard_normal(600), 0.01, 0.99)
+    return users, y, s1, s2, rng.uniform(0.5, 3, 600)
+
+
+def unit_values(users, y, score, metric, weight):
+    """Each user's AUC (nan with one class) or log loss, by scikit-learn, and its weight
+    under weighting="impressions"."""
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    values, weights = [], []
+    for u in np.unique(users):
+        rows = users == u
+        if metric == "gauc" and len(np.unique(y[rows])) < 2:
+            values.append(np.nan)
+        elif metric == "gauc":
+            values.append(roc_auc_score(y[rows], score[rows], sample_weight=weight[rows]))
+        else:
+            values.append(log_loss(y[rows], score[rows], sample_weight=weight[rows], labels=[0, 1]))
+        weights.append(weight[rows].sum())
+    return np.array(values), np.array(weights)
+
+
+@pytest.mark.parametrize("metrics", [["gauc", "log_loss"], ["log_loss", "gauc"], ["gauc"]])
+def test_compare_predictions_equals_the_statistics_of_each_metric_alone(metrics):
+    """gauc leaves one-class users out, log_loss keeps them: compared together, gauc's
+    interval must be that of its own users."""
+    users, y, s1, s2, weight = impression_log()
+    report = compare_predictions(y, {"a": s1, "b": s2}, groups=users, sample_weight=weight,
+                                 metrics=metrics, baseline="b", n_permutations=999,
+                                 n_resamples=999, seed=5)  # fmt: skip
+    for j, m in enumerate(metrics):
+        va, w = unit_values(users, y, s1, m, weight)
+        vb, _ = unit_values(users, y, s2, m, weight)
+        np.testing.assert_allclose(_got(report, j), _reference(va - vb, w), rtol=1e-12, atol=0)

@@ -129,6 +129,41 @@ def _bca_levels(
         )
 
 
+def _intervals(
+    table: Table, method: str, confidence: float, n_resamples: int, seed: int, func: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The bounds of each column of ``table`` (every column resampled from the same
+    users), and which columns have no user and which an infinite BCa bias correction."""
+    m = table.d.shape[1]
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    constant = table.constant()
+    todo = np.flatnonzero((table.total_weight > 0) & ~constant)
+    if constant.any():
+        value = np.where(table.used, table.d, np.nan)[:, constant]
+        c = value[np.argmax(~np.isnan(value), axis=0), np.arange(value.shape[1])]
+        low[constant] = high[constant] = c
+    empty = table.total_weight == 0
+    degenerate = np.zeros(m, dtype=bool)
+    if todo.size:
+        check_steps(n_resamples, table.x.shape[0], "n_resamples", func)
+        replicates = _replicates(table, n_resamples, seed)
+        alpha = (1.0 - confidence) / 2.0
+        accel = _jackknife_acceleration(table) if method == "bca" else None
+        with np.errstate(invalid="ignore", divide="ignore"):  # empty columns: warned below
+            tie = TIE_TOLERANCE * np.abs(table.x).sum(axis=0) / table.total_weight
+        for j in todo:  # every resample holds users of the column: no nan mean
+            rep = replicates[:, j]
+            if accel is None:
+                levels = (alpha, 1.0 - alpha)
+            else:
+                levels = _bca_levels(rep, table.mean[j], accel[j], alpha, tie[j])
+                if np.isnan(levels).any():
+                    degenerate[j] = True
+                    continue
+            low[j], high[j] = np.quantile(rep, levels)
+    return np.ldexp(low, table.exponent), np.ldexp(high, table.exponent), empty, degenerate
+
+
 def bootstrap_intervals(
     differences: ArrayLike,
     weights: ArrayLike | None = None,
@@ -216,14 +251,12 @@ def bootstrap_intervals(
     differences many replicates equal the estimate, and only float rounding
     of their sums would otherwise decide on which side they fall.
 
-    A resample is ``n`` users drawn uniformly with replacement among the
-    ``n`` users with a difference in at least one column. With a single
-    column (or columns defined for the same users) this is the usual paired
-    bootstrap, as ``scipy.stats.bootstrap(..., paired=True)``. A column with
-    undefined users sees a random number of them in each resample (the
-    bootstrap of a ratio of sums); a resample that holds none of its users
-    (weights summing to 0) is ignored for that column, and :math:`B` counts
-    the others.
+    A resample of a column is ``n`` users drawn uniformly with replacement
+    among the ``n`` users with a difference and a positive weight in it: the
+    usual paired bootstrap, as ``scipy.stats.bootstrap(..., paired=True)``.
+    Columns of the same users share their resamples; a column's interval is
+    that of the column alone, whatever the other columns (the users they
+    define, how many there are).
 
     References
     ----------
@@ -251,39 +284,20 @@ def bootstrap_intervals(
     n_resamples = check_count(n_resamples, "n_resamples", func)
     seed = check_seed(seed, func)
     d, one_d = check_differences(differences, func)
-    table = Table(d, check_weights(weights, d, one_d, func), drop_unused=True)
+    w = check_weights(weights, d, one_d, func)
+    used = ~np.isnan(d) & (True if w is None else (w if w.ndim == 2 else w[:, None]) > 0)
     m = d.shape[1]
     low, high = np.full(m, np.nan), np.full(m, np.nan)
-    constant = table.constant()
-    todo = np.flatnonzero((table.total_weight > 0) & ~constant)
-    if constant.any():
-        value = np.where(table.used, table.d, np.nan)[:, constant]
-        c = value[np.argmax(~np.isnan(value), axis=0), np.arange(value.shape[1])]
-        low[constant] = high[constant] = c
-    empty = table.total_weight == 0
-    degenerate = np.zeros(m, dtype=bool)
-    if todo.size:
-        check_steps(n_resamples, table.x.shape[0], "n_resamples", func)
-        replicates = _replicates(table, n_resamples, seed)
-        alpha = (1.0 - confidence) / 2.0
-        accel = _jackknife_acceleration(table) if method == "bca" else None
-        with np.errstate(invalid="ignore", divide="ignore"):  # empty columns: warned below
-            tie = TIE_TOLERANCE * np.abs(table.x).sum(axis=0) / table.total_weight
-        for j in todo:
-            rep = replicates[:, j]
-            rep = rep[~np.isnan(rep)]
-            if rep.size == 0:
-                empty[j] = True
-                continue
-            if accel is None:
-                levels = (alpha, 1.0 - alpha)
-            else:
-                levels = _bca_levels(rep, table.mean[j], accel[j], alpha, tie[j])
-                if np.isnan(levels).any():
-                    degenerate[j] = True
-                    continue
-            low[j], high[j] = np.quantile(rep, levels)
-    low, high = np.ldexp(low, table.exponent), np.ldexp(high, table.exponent)
+    empty, degenerate = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    # columns of the same users share their resamples; a column's interval never depends on
+    # the users of the others
+    _, group = np.unique(used.T, axis=0, return_inverse=True)
+    for g in np.unique(group):
+        cols = np.flatnonzero(group.ravel() == g)
+        part = w if w is None or w.ndim == 1 else w[:, cols]
+        table = Table(d[:, cols], part, drop_unused=True)
+        result = _intervals(table, method, confidence, n_resamples, seed, func)
+        low[cols], high[cols], empty[cols], degenerate[cols] = result
     warn_undefined(empty, one_d, "interval", "no user has a difference and a positive weight", func)
     warn_undefined(
         degenerate, one_d, "interval",

@@ -165,3 +165,18 @@ def test_compare_predictions_equals_the_statistics_of_each_metric_alone(metrics)
         va, w = unit_values(users, y, s1, m, weight)
         vb, _ = unit_values(users, y, s2, m, weight)
         np.testing.assert_allclose(_got(report, j), _reference(va - vb, w), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("exponent", [1014, -40])
+def test_compare_predictions_at_weights_times_a_power_of_two(exponent):
+    """The sum of weights near 1e305 over the users overflowed the mean difference."""
+    users, y, s1, s2, weight = impression_log()
+    reports = [
+        compare_predictions(y, {"a": s1, "b": s2}, groups=users, sample_weight=w,
+                            metrics=["gauc", "log_loss"], baseline="b", n_permutations=99,
+                            n_resamples=99, seed=5).comparisons
+        for w in (weight, np.ldexp(weight, exponent))
+    ]  # fmt: skip
+    for key in ("difference", "p_value", "ci_low", "ci_high", "effect_size"):
+        np.testing.assert_array_equal(reports[1][key], reports[0][key])
+    assert np.isfinite(reports[0]["difference"]).all()

@@ -161,7 +161,7 @@ def _intervals(
                     degenerate[j] = True
                     continue
             low[j], high[j] = np.quantile(rep, levels)
-    return np.ldexp(low, table.exponent), np.ldexp(high, table.exponent), empty, degenerate
+    return table.in_units(low), table.in_units(high), empty, degenerate
 
 
 def bootstrap_intervals(

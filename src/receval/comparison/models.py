@@ -30,7 +30,7 @@ from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_e
 from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
-from .paired import signed_rank_direction, unit_order, wins_ties_losses
+from .paired import Table, signed_rank_direction, unit_order, wins_ties_losses
 from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
@@ -384,9 +384,8 @@ def _run_tests(
         # better/worse follow the test's statistic: the signed ranks' side for Wilcoxon
         lean = signed_rank_direction(diff) if test == "wilcoxon" else None
         p = np.atleast_1d(np.asarray(p, dtype=np.float64))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            total = np.where(np.isnan(diff), 0.0, diff * wts).sum(axis=0)
-            difference = total / wts.sum(axis=0)
+        table = Table(diff, wts)
+        difference = table.in_units(table.mean)
         effect = np.atleast_1d(np.asarray(effect_sizes(diff, wts), dtype=np.float64))
         if interval is None:
             low = high = np.full(len(cols), np.nan)

@@ -185,6 +185,26 @@ class Table:
         with np.errstate(invalid="ignore", divide="ignore"):
             self.mean = self.total / self.total_weight
 
+    def standard_error(self) -> np.ndarray:
+        """The standard error of each column's weighted mean, in units of ``2**exponent``.
+
+        ``sqrt(n / (n - 1) * sum(w**2 (d - mean)**2)) / sum(w)`` over the ``n``
+        used users (``sqrt(var / n)`` with equal weights); read from the scaled
+        table, where no square overflows or underflows. nan where no user is used.
+        """
+        dev = np.where(self.used, self.d - self.mean, 0.0)
+        n = self.n_used
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ss = (self.w * self.w * dev * dev).sum(axis=0) * n / np.maximum(n - 1, 1)
+            result: np.ndarray = np.sqrt(ss) / self.total_weight
+        return result
+
+    def in_units(self, values: np.ndarray) -> np.ndarray:
+        """``values`` read from the table (means, standard errors, bounds) in the
+        differences' units: times ``2**exponent``, exact."""
+        result: np.ndarray = np.ldexp(values, self.exponent)
+        return result
+
     def constant(self) -> np.ndarray:
         """Columns whose used differences are all equal (at least one used)."""
         if self.d.shape[0] == 0:

@@ -176,12 +176,10 @@ def _student(
     d, one_d = check_differences(differences, func)
     table = Table(d, None)  # t does not change with its scale (d near 1): no overflow
     n = table.n_used
+    mean, se = table.mean, table.standard_error()
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = table.mean
-        dev = np.where(table.used, table.d - mean, 0.0)
-        var = (dev * dev).sum(axis=0) / (n - 1)
-        t = mean / np.sqrt(var / n)
-    t[(mean == 0.0) & (var == 0.0)] = 0.0  # identical models: the null center
+        t = mean / se
+    t[(mean == 0.0) & (se == 0.0)] = 0.0  # identical models: the null center
     if alternative == "two-sided":
         p = 2.0 * stdtr(n - 1, -np.abs(t))
     else:

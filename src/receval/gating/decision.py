@@ -19,7 +19,7 @@ import numpy as np
 
 from .._parameters import check_keywords, keyword_names
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
-from ..comparison.paired import unit_order, wins_ties_losses
+from ..comparison.paired import Table, unit_order, wins_ties_losses
 from ..comparison.significance import adjust_pvalues, paired_pvalue_sides, smallest_pvalue
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
@@ -471,12 +471,10 @@ def _decide(
         for col, j in enumerate(paired):  # no value in one model or both, or weight 0
             info[j]["skipped"] = int(n - used[:, col].sum())
         wts = np.where(used, w, 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            total = wts.sum(axis=0)
-            mean_d = np.where(used, d * w, 0.0).sum(axis=0) / total
-            dev = np.where(used, d - mean_d, 0.0)
-            n_used = used.sum(axis=0)
-            se = np.sqrt((wts**2 * dev**2).sum(axis=0) * n_used / np.maximum(n_used - 1, 1)) / total
+        paired_table = Table(d, wts if weighted else None)
+        mean_d = paired_table.in_units(paired_table.mean)
+        se_d = paired_table.in_units(paired_table.standard_error())
+        n_used = paired_table.n_used
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             p_low, p_high = (
@@ -509,7 +507,7 @@ def _decide(
             nu = int(n_used[col])
             floor_p = smallest_pvalue(nu, test=config.test, alternative="less",
                                       n_permutations=config.n_permutations)  # fmt: skip
-            mde = z_power * float(se[col]) if nu >= 2 and floor_p < level else math.inf
+            mde = z_power * float(se_d[col]) if nu >= 2 and floor_p < level else math.inf
             info[j] |= {
                 "difference": float(mean_d[col]),
                 "ci": (float(low[col]), float(high[col])),

@@ -29,6 +29,7 @@ from receval import (
     paired_pvalues,
 )
 from receval.datasets import make_recommendations
+from receval.exceptions import UndefinedMetricWarning
 
 #: small integer weights: exact at every power of two, down to 5e-324 (2**-1074)
 WEIGHTS = (0.0, 1.0, 2.0, 3.0, 5.0, 7.0)
@@ -180,3 +181,60 @@ def test_compare_predictions_at_weights_times_a_power_of_two(exponent):
     for key in ("difference", "p_value", "ci_low", "ci_high", "effect_size"):
         np.testing.assert_array_equal(reports[1][key], reports[0][key])
     assert np.isfinite(reports[0]["difference"]).all()
+
+
+def test_compare_json_of_the_command_line_equals_the_api(tmp_path, monkeypatch):
+    """``receval compare -f json`` writes the API's numbers at full precision."""
+    import json
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from receval.cli import app
+
+    users, y, s1, s2, weight = impression_log()
+    monkeypatch.chdir(tmp_path)
+    pd.DataFrame({"user": users, "y": y, "a": s1, "b": s2, "w": weight}).to_csv("log.csv")
+    result = CliRunner().invoke(app, [
+        "compare", "--impressions", "log.csv", "--label", "y", "--group", "user", "--weight", "w",
+        "--score", "a", "--score", "b", "--ctr-metric", "gauc", "--ctr-metric", "log_loss",
+        "--permutations", "999", "--resamples", "999", "--seed", "5", "-f", "json", "-q",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    api = compare_predictions(y, {"a": s1, "b": s2}, groups=users, sample_weight=weight,
+                              metrics=["gauc", "log_loss"], n_permutations=999, n_resamples=999,
+                              seed=5)  # fmt: skip
+    rows = json.loads(result.stdout)
+    assert len(rows) == len(api.comparisons["metric"]) == 2
+    for j, row in enumerate(rows):
+        assert row["mean"] == api.means[row["metric"]][row["model"]]
+        for key, column in api.comparisons.items():
+            assert row[key] == column[j], key
+
+
+@pytest.mark.parametrize("test", ["randomization", "student", "wilcoxon"])
+def test_compare_of_identical_runs_and_of_one_user(test):
+    """Identical runs: p 1.0, interval (0, 0), effect size 0, every user a tie; one
+    user: p 1.0 (randomization, Wilcoxon: both signs as extreme) or nan (t-test),
+    interval (d, d), effect size nan, with one warning naming what is nan."""
+    qrels, runs = make_recommendations(30, n_items=80, k=20, seed=1)
+    q, run = Qrels.from_frame(qrels), Run.from_frame(runs["model_a"])
+    c = compare(q, {"x": run, "y": run}, ["ndcg@10", "map@100"], test=test,
+                n_permutations=99, n_resamples=99).comparisons  # fmt: skip
+    for key, value in (("difference", 0), ("p_value", 1), ("ci_low", 0), ("ci_high", 0),
+                       ("effect_size", 0), ("ties", 30), ("n_users", 30)):  # fmt: skip
+        assert list(c[key]) == [value, value], key
+    user = np.asarray(qrels["user"])[0]
+    one = {k: np.asarray(v)[np.asarray(qrels["user"]) == user] for k, v in qrels.items()}
+    alone = {name: Run.from_frame({k: np.asarray(v)[np.asarray(r["user"]) == user]
+                                   for k, v in r.items()}) for name, r in runs.items()}  # fmt: skip
+    nan = "p_value, effect_size" if test == "student" else "effect_size"
+    with pytest.warns(
+        UndefinedMetricWarning, match=rf"\['ndcg@10: model_b vs model_a \({nan}\)'\]"
+    ):
+        c = compare(Qrels.from_frame(one), alone, ["ndcg@10"], test=test, n_permutations=99,
+                    n_resamples=99).comparisons  # fmt: skip
+    d = c["difference"][0]
+    assert d != 0 and c["ci_low"][0] == c["ci_high"][0] == d and np.isnan(c["effect_size"][0])
+    assert c["n_users"][0] == 1
+    assert np.isnan(c["p_value"][0]) if test == "student" else c["p_value"][0] == 1.0

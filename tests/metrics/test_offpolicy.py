@@ -584,3 +584,36 @@ def test_the_rounds_a_clip_lowers_are_counted_by_the_estimate():
     assert rv.metric("ips").update(r, p, action_dist=t).skipped() == {}
     with pytest.raises(rv.InvalidParameterError, match="policy_value_report: estimated_value"):
         rv.policy_value_report(r, p, action_dist=t, estimated_value=[0.5] * 4)
+
+
+@pytest.mark.parametrize("estimator", ["ips", "snips", "dr"])
+@pytest.mark.parametrize("clip", [None, 2.0])
+def test_interval_equals_a_bootstrap_by_hand(estimator, clip):
+    """Open Bandit Pipeline's resampling (``RandomState(seed).choice(n, size=n)``) and
+    NumPy's percentiles, of 2-D action distributions and a reward model."""
+    rng = np.random.default_rng(4)
+    n, k = 37, 4
+    action = rng.integers(0, k, n)
+    reward = (rng.random(n) < 0.4).astype(float)
+    pscore = rng.dirichlet(np.ones(k), n)[np.arange(n), action]
+    target = rng.dirichlet(np.full(k, 0.5), n)
+    q = rng.random((n, k))
+    w = target[np.arange(n), action] / pscore
+    w = w if clip is None else np.minimum(w, clip)
+    direct, logged = (target * q).sum(axis=1), q[np.arange(n), action]
+
+    def estimate(i):
+        if estimator == "snips":
+            return np.sum(w[i] * reward[i]) / np.sum(w[i])
+        return np.mean(
+            w[i] * reward[i] + (direct[i] - w[i] * logged[i] if estimator == "dr" else 0)
+        )
+
+    state = np.random.RandomState(2**32 - 7)
+    bootstrap = [estimate(state.choice(n, size=n)) for _ in range(300)]
+    got = policy_value_interval(reward, pscore, action_dist=target, action=action,
+                                estimated_rewards=q if estimator == "dr" else None,
+                                estimator=estimator, clip=clip, confidence=0.9,
+                                n_resamples=300, seed=2**32 - 7)  # fmt: skip
+    want = [estimate(np.arange(n)), *np.percentile(bootstrap, [5, 95])]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

@@ -359,3 +359,21 @@ def test_exclude_matching_nothing_names_the_option(files):
     assert "no (user, item) pair of --exclude FILE names a user of --user-ids and an item " in (
         result.stderr
     )
+
+
+def test_rank_from_vectors_of_a_poor_model_scores_0_and_a_foreign_catalogue_is_refused(tmp_path):
+    # every user's top 1 is item 0, which no qrels user judged: a poor model, not an id
+    # mix-up (the catalogue holds the judged item 1), as evaluate_embeddings reads it
+    np.save(tmp_path / "u.npy", np.ones((3, 2), dtype=np.float32))
+    np.save(tmp_path / "i.npy", np.array([[1, 1], [0, 0]], dtype=np.float32))
+    (tmp_path / "qrels.tsv").write_text("user\titem\tgrade\n0\t1\t1\n1\t1\t1\n2\t1\t1\n")
+    args = ["rank", "--qrels", tmp_path / "qrels.tsv", "--user-vectors", tmp_path / "u.npy",
+            "--item-vectors", tmp_path / "i.npy", "-m", "recall@1", "--format", "json"]  # fmt: skip
+    (row,) = json.loads(invoke(make_runner(), *args).stdout)
+    users, items = np.ones((3, 2), dtype=np.float32), np.array([[1, 1], [0, 0]], np.float32)
+    want = evaluate_embeddings({u: {1: 1} for u in range(3)}, users, items, ["recall@1"])
+    assert row["recall@1"] == want.mean["recall@1"] == 0.0
+    # a catalogue none of whose ids the qrels judge is refused, naming --item-ids
+    np.save(tmp_path / "ids.npy", np.array([10, 11]))
+    bad = invoke(make_runner(), *args, "--item-ids", tmp_path / "ids.npy", code=2)
+    assert "none of --item-ids' 2 items is judged in the qrels" in bad.stderr

@@ -315,8 +315,10 @@ def run_rank(
                 return loaded
 
             # the retrieved run's --exclude and --candidates pairs without a vector (by
-            # the report's count), by id of the run
+            # the report's count), and the ids of the items it was retrieved from, by id
+            # of the run
             unmatched: dict[int, dict[str, int]] = {}
+            catalogues: dict[int, Any] = {}
             if user_vectors is not None and item_vectors is not None:
                 from ._retrieve import read_ids, read_qrels, vector_run
 
@@ -325,7 +327,7 @@ def run_rank(
                 # read once, for the retrieval and the evaluation of every run: the
                 # ids as the vectors' (a pair of ids of another type masks nothing)
                 data = load(ids is None or ids.dtype.kind in "iu")
-                retrieved, counts = vector_run(
+                retrieved, counts, catalogue = vector_run(
                     inputs[0][0] if inputs else read_qrels(qrels, qrels_format, user, item, grade),
                     user_vectors, item_vectors, ranked, k, say, metric=similarity,
                     user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
@@ -334,12 +336,14 @@ def run_rank(
                 )  # fmt: skip
                 inputs = [*inputs, retrieved]
                 unmatched[id(retrieved[2])] = counts
+                catalogues[id(retrieved[2])] = catalogue
             for q, name, r in inputs:
                 if data is None:  # read once, its ids as the runs hold theirs
                     data = load(r.item_ids.dtype.kind in "iu")
                 if ranked:
                     report = evaluate_run(
-                        q, r, name, ranked, say, profile, conventions, weighting, matching
+                        q, r, name, ranked, say, profile, conventions, weighting, matching,
+                        catalogues.get(id(r)),
                     )  # fmt: skip
                     if id(r) in unmatched:  # as evaluate_embeddings reports them
                         report = replace(report, **unmatched[id(r)])

@@ -224,12 +224,16 @@ def evaluate_run(
     conventions: dict[str, Any] | None = None,
     weighting: dict[str, Any] | None = None,
     matching: dict[str, Any] | None = None,
+    catalogue: Any = None,
 ) -> Any:
     """``receval.evaluate`` of one run, with notes on users in only one of qrels and run,
     run items no qrels judge, and values that depend on the order of tied scores
     (``weighting``: its ``propensities`` and ``propensity_clip``, if any; ``matching``:
-    its ``min_match`` and ``allow_unmatched``)."""
-    from ..ranking.evaluation import evaluate
+    its ``min_match`` and ``allow_unmatched``; ``catalogue``: for a run retrieved from
+    item vectors, their ids, which the qrels' items must match, as
+    :func:`receval.evaluate_embeddings` matches them, rather than the items retrieved:
+    a poor model's lists may miss every judged item)."""
+    from ..ranking.evaluation import RunBatches, evaluate
 
     with say.progress(
         f"Computing {', '.join(metrics)} of {name} ({counted(run.n_rows, 'row')}, "
@@ -237,7 +241,7 @@ def evaluate_run(
     ):
         report = evaluate(
             qrels,
-            run,
+            run if catalogue is None else RunBatches(lambda: iter([run]), run.name, catalogue),
             metrics,
             profile=profile,
             **(conventions or {}),

@@ -139,14 +139,16 @@ def read_exclude(path: str | None, item_ids: Any, user: str, item: str, say: Mes
 
 def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: Any = None,
                   files: dict[str, str | None] | None = None, whole_ties: bool = False,
-                  **options: Any) -> tuple[Any, dict[str, int]]:  # fmt: skip
+                  **options: Any) -> tuple[Any, dict[str, int], Any]:  # fmt: skip
     """The run of exact retrieval from the vector files (``options``: those of
     :func:`receval.retrieve`), with a progress line; ``whole_ties``: each list also
     holds every item tied with its k-th, as :func:`receval.evaluate_embeddings`
     retrieves them for an evaluation. Also the pairs of ``exclude`` and ``candidates``
     whose user or item has no vector, by the name of the report's count
     (``n_exclude_unmatched``, ``n_candidates_unmatched``; a note says how many, naming
-    the option and its file in ``files``)."""
+    the option and its file in ``files``), and the ids of the items retrieved from
+    (those an evaluation matches with the qrels', as
+    :func:`receval.evaluate_embeddings` does)."""
     import os
 
     from ..retrieval.search import BLOCK_ITEMS, BLOCK_USERS, Search, catalogue
@@ -161,7 +163,8 @@ def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: An
         if unmatched.counts.n_unmatched:
             option = f"--{unmatched.argument} {(files or {}).get(unmatched.argument)}"
             say.note(say.in_cli_words(unmatched.text(option)))
-    return run, {u.report_field: u.counts.n_unmatched for u in search.unmatched.values()}
+    counts = {u.report_field: u.counts.n_unmatched for u in search.unmatched.values()}
+    return run, counts, search.item_ids
 
 
 def write_run(run: Any, path: str) -> None:
@@ -198,18 +201,19 @@ def write_run(run: Any, path: str) -> None:
 def vector_run(
     qrels: Any, users: str, items: str, metrics: list[str], k: int | None, say: Messages,
     **options: Any,
-) -> tuple[tuple[Any, str, Any], dict[str, int]]:  # fmt: skip
+) -> tuple[tuple[Any, str, Any], dict[str, int], Any]:  # fmt: skip
     """``(qrels, name, run)`` of ``rank --user-vectors --item-vectors``: the run retrieved
     to the metrics' largest cutoff unless ``--k`` says, each tie at the k-th item whole
     (as :func:`receval.evaluate_embeddings`); and the counts of the ``--exclude`` and
-    ``--candidates`` pairs that name no vector (:func:`retrieved_run`). ``qrels``: read
-    already, as are ``exclude`` and ``candidates`` in ``options`` (the evaluation takes
-    the same)."""
+    ``--candidates`` pairs that name no vector, and the ids of the items retrieved from
+    (:func:`retrieved_run`). ``qrels``: read already, as are ``exclude`` and
+    ``candidates`` in ``options`` (the evaluation takes the same)."""
     from ..retrieval.embeddings import metrics_depth
 
     depth = k if k is not None else metrics_depth(metrics)
-    run, unmatched = retrieved_run(users, items, depth, say, whole_ties=True, **options)
-    return (qrels, run.name, run), unmatched
+    run, unmatched, catalogue = retrieved_run(users, items, depth, say, whole_ties=True,
+                                              **options)  # fmt: skip
+    return (qrels, run.name, run), unmatched, catalogue
 
 
 @app.command(cls=Command)
@@ -272,7 +276,7 @@ def retrieve(
             files={"exclude": exclude}, metric=similarity, block_users=block_users,
             block_items=block_items,
         )  # fmt: skip
-        run, _ = retrieved_run(users, items, k, say, **options)
+        run, _, _ = retrieved_run(users, items, k, say, **options)
         write_run(run, output)
     where = "standard output" if output == "-" else output
     say.note(f"wrote {counted(run.n_rows, 'row')} for {counted(run.n_users, 'user')} to {where}.")

@@ -183,8 +183,9 @@ def test_compare_predictions_at_weights_times_a_power_of_two(exponent):
     assert np.isfinite(reports[0]["difference"]).all()
 
 
-def test_compare_json_of_the_command_line_equals_the_api(tmp_path, monkeypatch):
-    """``receval compare -f json`` writes the API's numbers at full precision."""
+def cli_json(tmp_path, monkeypatch, command: str, *args: str):
+    """The JSON that ``receval COMMAND`` writes for :func:`impression_log` in a CSV file
+    (columns user, y, a, b, w) with ``args``, 999 permutations and resamples, seed 5."""
     import json
 
     import pandas as pd
@@ -196,15 +197,21 @@ def test_compare_json_of_the_command_line_equals_the_api(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     pd.DataFrame({"user": users, "y": y, "a": s1, "b": s2, "w": weight}).to_csv("log.csv")
     result = CliRunner().invoke(app, [
-        "compare", "--impressions", "log.csv", "--label", "y", "--group", "user", "--weight", "w",
-        "--score", "a", "--score", "b", "--ctr-metric", "gauc", "--ctr-metric", "log_loss",
-        "--permutations", "999", "--resamples", "999", "--seed", "5", "-f", "json", "-q",
+        command, "--impressions", "log.csv", "--label", "y", "--group", "user", "--weight", "w",
+        *args, "--permutations", "999", "--resamples", "999", "--seed", "5", "-f", "json", "-q",
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_compare_json_of_the_command_line_equals_the_api(tmp_path, monkeypatch):
+    """``receval compare -f json`` writes the API's numbers at full precision."""
+    rows = cli_json(tmp_path, monkeypatch, "compare", "--score", "a", "--score", "b",
+                    "--ctr-metric", "gauc", "--ctr-metric", "log_loss")  # fmt: skip
+    users, y, s1, s2, weight = impression_log()
     api = compare_predictions(y, {"a": s1, "b": s2}, groups=users, sample_weight=weight,
                               metrics=["gauc", "log_loss"], n_permutations=999, n_resamples=999,
                               seed=5)  # fmt: skip
-    rows = json.loads(result.stdout)
     assert len(rows) == len(api.comparisons["metric"]) == 2
     for j, row in enumerate(rows):
         assert row["mean"] == api.means[row["metric"]][row["model"]]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import receval as rv
-from tests.comparison.test_compare_probe import impression_log, unit_values
+from tests.comparison.test_compare_probe import cli_json, impression_log, unit_values
 
 
 def test_gate_rows_equal_the_statistics_of_each_rule_alone():
@@ -60,30 +60,17 @@ def test_gate_at_weights_times_a_power_of_two_gives_the_same_rows(exponent):
 
 def test_gate_json_of_the_command_line_equals_the_api(tmp_path, monkeypatch):
     """``receval gate -f json`` writes the API's numbers at full precision."""
-    import json
-
-    import pandas as pd
-    from typer.testing import CliRunner
-
-    from receval.cli import app
-
+    got = cli_json(tmp_path, monkeypatch, "gate", "--candidate", "a", "--baseline", "b",
+                   "--rule", "gauc=non_inferiority:0.01", "--rule", "log_loss=superiority:0.002",
+                   "--rule", "gauc=floor:0.5")  # fmt: skip
     users, y, s1, s2, weight = impression_log()
-    monkeypatch.chdir(tmp_path)
-    pd.DataFrame({"user": users, "y": y, "a": s1, "b": s2, "w": weight}).to_csv("log.csv")
-    result = CliRunner().invoke(app, [
-        "gate", "--impressions", "log.csv", "--label", "y", "--group", "user", "--weight", "w",
-        "--candidate", "a", "--baseline", "b", "--rule", "gauc=non_inferiority:0.01",
-        "--rule", "log_loss=superiority:0.002", "--rule", "gauc=floor:0.5",
-        "--permutations", "999", "--resamples", "999", "--seed", "5", "-f", "json", "-q",
-    ])  # fmt: skip
-    assert result.exit_code == 0, result.output
     rules = [{"metric": "gauc", "rule": "non_inferiority", "margin": 0.01},
              {"metric": "log_loss", "rule": "superiority", "margin": 0.002},
              {"metric": "gauc", "rule": "floor", "threshold": 0.5}]  # fmt: skip
     api = rv.gate({"a": s1}, {"b": s2}, rules, y_true=y, groups=users, sample_weight=weight,
                   n_permutations=999, n_resamples=999, seed=5)  # fmt: skip
     nan_as_none = [{k: None if x != x else x for k, x in r.items()} for r in api.records()]
-    assert json.loads(result.stdout)["rows"] == nan_as_none
+    assert got["rows"] == nan_as_none
 
 
 @pytest.mark.parametrize("test", ["randomization", "student", "wilcoxon"])

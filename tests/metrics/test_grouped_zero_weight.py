@@ -5,14 +5,9 @@ merges, resets and pickles of an accumulator, out of core and in ``receval ctr``
 
 from __future__ import annotations
 
-import itertools
-import json
-import pickle
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,7 +16,7 @@ import receval
 from receval.metrics._xauc import XAUCCounts
 from receval.registry import resolve
 from receval.registry.pointwise import pointwise_adapter
-from tests.cli._helpers import invoke, make_runner
+from tests.metrics._grouped_counts import accumulated, counts, ctr, scanned
 
 #: metric -> whether a group has a value, from the targets of its rows of positive weight
 HAS_VALUE = {
@@ -48,10 +43,6 @@ def _gauc_counts(y: Any, s: Any, g: Any, w: Any) -> dict[str, Any]:
     return {k: skipped[k] for k in ("n_groups", "n_groups_skipped", "n_rows_skipped")}
 
 
-def _counts(acc: Any) -> dict[str, Any]:
-    return {k: x for k, x in acc.skipped().items() if k != "why"}
-
-
 def _expected(name: str, y: Any, g: Any, w: Any) -> dict[str, int]:
     """The counts of ``name``: every group, those without a value, and all their rows
     (of weight 0 too)."""
@@ -68,11 +59,11 @@ def test_a_group_of_weight_0_is_counted_as_gauc_counts_it():
                                         "n_rows_skipped": 5}  # fmt: skip
     for name in AS_GAUC:
         acc = receval.metric(name).update(Y, S, groups=G, sample_weight=W)
-        assert _counts(acc) == _gauc_counts(Y, S, G, W), name
+        assert counts(acc) == _gauc_counts(Y, S, G, W), name
     # b only: c has a weighted click, and a weighted row (0 in the mean)
     for name in ["grouped_auprc", "grouped_xauc(weighting=uniform,empty_groups=zero)"]:
         acc = receval.metric(name).update(Y, S, groups=G, sample_weight=W)
-        assert _counts(acc) == {"n_groups": 3, "n_groups_skipped": 1, "n_rows_skipped": 2}
+        assert counts(acc) == {"n_groups": 3, "n_groups_skipped": 1, "n_rows_skipped": 2}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -108,21 +99,9 @@ def test_the_counts_are_gauc_s_in_one_call_and_across_updates_merges_and_pickles
     expected = _expected(name, y, g, w)
     if name in AS_GAUC:
         assert expected == _gauc_counts(y, s, g, w)
-    _, counts, _ = pointwise_adapter(resolve(name)).counted(y, s, groups=g, sample_weight=w)
-    assert counts == expected
-    bounds = [0, *sorted(min(c, len(y)) for c in cuts), len(y)]
-    parts = [receval.metric(name).update(y[a:b], s[a:b], groups=g[a:b], sample_weight=w[a:b])
-             for a, b in itertools.pairwise(bounds)]  # fmt: skip
-    merged = pickle.loads(pickle.dumps(parts[0]))
-    for part in parts[1:]:
-        merged.merge(pickle.loads(pickle.dumps(part)))
-    assert _counts(merged) == expected
-    one = receval.metric(name)
-    for a, b in itertools.pairwise(bounds):
-        one = pickle.loads(pickle.dumps(one.update(y[a:b], s[a:b], groups=g[a:b],
-                                                   sample_weight=w[a:b])))  # fmt: skip
-    assert _counts(one) == expected
-    assert _counts(one.reset().update(y, s, groups=g, sample_weight=w)) == expected
+    assert accumulated(name, data, cuts) == [expected] * 3
+    one = receval.metric(name).update(y[:1], s[:1], groups=g[:1], sample_weight=w[:1])
+    assert counts(one.reset().update(y, s, groups=g, sample_weight=w)) == expected
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -130,38 +109,24 @@ def test_a_group_weighted_in_another_update_is_not_left_out_for_its_weight(name)
     # "b" weighs 0 in the first update and has both classes weighted in the second
     acc = receval.metric(name).update([1, 0], [0.9, 0.1], groups=["b", "b"],
                                       sample_weight=[0.0, 0.0])  # fmt: skip
-    assert _counts(acc) == {"n_groups": 1, "n_groups_skipped": 1, "n_rows_skipped": 2}
+    assert counts(acc) == {"n_groups": 1, "n_groups_skipped": 1, "n_rows_skipped": 2}
     acc.update([1, 0], [0.8, 0.2], groups=["b", "b"], sample_weight=[1.0, 1.0])
-    assert _counts(acc) == {"n_groups": 1, "n_groups_skipped": 0, "n_rows_skipped": 0}
+    assert counts(acc) == {"n_groups": 1, "n_groups_skipped": 0, "n_rows_skipped": 0}
     assert acc.compute() == 1.0
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_scan_counts_a_group_of_weight_0(tmp_path, name):
-    path = tmp_path / "log.parquet"
-    pq.write_table(pa.table({"y": Y, "s": S, "g": G, "w": W}), path)
-    scan = receval.scan(path, batch_rows=2)
-    _, counts, _ = pointwise_adapter(resolve(name)).counted(
-        scan["y"], scan["s"], groups=scan["g"], sample_weight=scan["w"]
-    )
-    assert counts == _expected(name, Y, G, W)
+    assert scanned(tmp_path, name, (Y, S, G, W)) == _expected(name, Y, G, W)
 
 
 def test_receval_ctr_counts_a_group_of_weight_0(tmp_path):
-    path = tmp_path / "log.csv"
-    rows = zip(Y.tolist(), S.tolist(), G.tolist(), W.tolist(), strict=True)
-    path.write_text("click,score,user,w\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
-    args = [x for name in NAMES for x in ("-m", name)]
-    result = invoke(make_runner(), "ctr", path, "--label", "click", "--score", "score",
-                    "--group", "user", "--weight", "w", *args, "-f", "json")  # fmt: skip
-    (record,) = json.loads(result.stdout)
+    record, stderr = ctr(tmp_path, NAMES, (Y, S, G, W))
     for name in NAMES:
         expected = _expected(name, Y, G, W)
         assert record["counts"][name] == expected, name
         skipped, rows_skipped = expected["n_groups_skipped"], expected["n_rows_skipped"]
-        assert f"score: {name} skips {skipped} of 3 groups ({rows_skipped} rows) " in (
-            result.stderr
-        )
+        assert f"score: {name} skips {skipped} of 3 groups ({rows_skipped} rows) " in stderr
 
 
 def test_a_state_pickled_before_it_counted_rows_of_weight_0_loads_with_none():

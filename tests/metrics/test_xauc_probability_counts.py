@@ -5,14 +5,9 @@ out of core and in ``receval ctr``."""
 
 from __future__ import annotations
 
-import itertools
-import json
-import pickle
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,7 +15,7 @@ from hypothesis import strategies as st
 import receval
 from receval.registry import resolve
 from receval.registry.pointwise import pointwise_adapter
-from tests.cli._helpers import invoke, make_runner
+from tests.metrics._grouped_counts import accumulated, counts, ctr, scanned
 
 NAMES = [
     "grouped_xauc(targets=probabilities)",
@@ -47,10 +42,6 @@ def _expected(y: Any, g: Any, w: Any) -> dict[str, int]:
     return {"n_groups": len(ids), "n_groups_skipped": len(left), "n_rows_skipped": rows}
 
 
-def _counts(acc: Any) -> dict[str, Any]:
-    return {k: x for k, x in acc.skipped().items() if k != "why"}
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_the_rows_of_the_groups_left_out_are_counted_once(name):
     # b, d and e are left out: 2 + 2 + 2 input rows (4 halves each)
@@ -68,7 +59,7 @@ def test_the_rows_of_the_groups_left_out_are_counted_once(name):
 def test_rows_without_weights_are_counted_once():
     acc = receval.metric(NAMES[0]).update(Y, S, groups=G)
     # b and e (d's negative weighs 1 now)
-    assert _counts(acc) == {"n_groups": 5, "n_groups_skipped": 2, "n_rows_skipped": 4}
+    assert counts(acc) == {"n_groups": 5, "n_groups_skipped": 2, "n_rows_skipped": 4}
 
 
 @st.composite
@@ -86,44 +77,18 @@ def probability_rows(draw: Any) -> tuple[np.ndarray, ...]:
 def test_the_counts_hold_in_one_call_and_across_updates_merges_and_pickles(
     data: tuple[np.ndarray, ...], cuts: list[int]
 ) -> None:
-    y, s, g, w = data
-    name = NAMES[0]
-    expected = _expected(y, g, w)
-    _, counts, _ = pointwise_adapter(resolve(name)).counted(y, s, groups=g, sample_weight=w)
-    assert counts == expected
-    bounds = [0, *sorted(min(c, len(y)) for c in cuts), len(y)]
-    parts = [receval.metric(name).update(y[a:b], s[a:b], groups=g[a:b], sample_weight=w[a:b])
-             for a, b in itertools.pairwise(bounds)]  # fmt: skip
-    merged = pickle.loads(pickle.dumps(parts[0]))
-    for part in parts[1:]:
-        merged.merge(pickle.loads(pickle.dumps(part)))
-    assert _counts(merged) == expected
-    one = receval.metric(name)
-    for a, b in itertools.pairwise(bounds):
-        one = pickle.loads(pickle.dumps(one.update(y[a:b], s[a:b], groups=g[a:b],
-                                                   sample_weight=w[a:b])))  # fmt: skip
-    assert _counts(one) == expected
+    y, _, g, w = data
+    assert accumulated(NAMES[0], data, cuts) == [_expected(y, g, w)] * 3
 
 
 def test_a_scan_counts_the_rows_once(tmp_path):
-    path = tmp_path / "log.parquet"
-    pq.write_table(pa.table({"y": Y, "s": S, "g": G, "w": W}), path)
-    scan = receval.scan(path, batch_rows=2)
-    _, counts, _ = pointwise_adapter(resolve(NAMES[0])).counted(
-        scan["y"], scan["s"], groups=scan["g"], sample_weight=scan["w"]
-    )
-    assert counts == _expected(Y, G, W)
+    assert scanned(tmp_path, NAMES[0], (Y, S, G, W)) == _expected(Y, G, W)
 
 
 def test_receval_ctr_counts_the_rows_once(tmp_path):
-    path = tmp_path / "log.csv"
-    rows = zip(Y.tolist(), S.tolist(), G.tolist(), W.tolist(), strict=True)
-    path.write_text("click,score,user,w\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
-    result = invoke(make_runner(), "ctr", path, "--label", "click", "--score", "score",
-                    "--group", "user", "--weight", "w", "-m", NAMES[0], "-f", "json")  # fmt: skip
-    (record,) = json.loads(result.stdout)
+    record, stderr = ctr(tmp_path, NAMES[:1], (Y, S, G, W))
     assert record["counts"][NAMES[0]] == _expected(Y, G, W)
     assert (
         f"score: {NAMES[0]} skips 3 of 5 groups (6 rows) without a pair of rows with "
-        f"different targets.\n" in result.stderr
+        f"different targets.\n" in stderr
     )

@@ -292,8 +292,9 @@ def bootstrap_intervals(
     # columns of the same users share their resamples; a column's interval never depends on
     # the users of the others
     _, group = np.unique(used.T, axis=0, return_inverse=True)
-    for g in np.unique(group):
-        cols = np.flatnonzero(group.ravel() == g)
+    group = group.ravel()  # the index of each column's set of users
+    for g in range(int(group.max()) + 1 if group.size else 0):
+        cols = np.flatnonzero(group == g)
         part = w if w is None or w.ndim == 1 else w[:, cols]
         table = Table(d[:, cols], part, drop_unused=True)
         result = _intervals(table, method, confidence, n_resamples, seed, func)

@@ -107,7 +107,8 @@ def encode_ids(
     compiled core's hash tables (:func:`~receval.data._int_ids.factorize_ints`,
     :func:`~receval.data._string_buffers.factorize_strings`); other values Arrow's
     ``dictionary_encode``. Floats are accepted when they hold whole numbers.
-    Missing ids (None, NaN) raise ``InputValidationError``. With
+    Missing ids (None, NaN) raise ``InputValidationError``, and so do ids of two
+    types (numbers and strings), in a list as in an object column. With
     ``any_order=True`` the codes may follow another order (ascending ids for
     large integer columns, which can then be encoded in parallel).
     """
@@ -129,6 +130,13 @@ def encode_ids(
     if arr.dtype.kind == "f" and not isinstance(values, np.ndarray) and _wide_ints(values):
         arr = np.array(list(values), dtype=object)  # NumPy made floats of them: ids merged
     kind = arr.dtype.kind
+    if kind in "US" and isinstance(values, (list, tuple)):
+        types = {type(x) for x in values}
+        if not any(all(issubclass(t, base) for t in types) for base in (str, bytes)):
+            # NumPy spelled the numbers as strings ([1, "1"] as ['1', '1']: two ids
+            # made one); as objects, the mix is refused below as a column of them is
+            arr = np.array(list(values), dtype=object)
+            kind = "O"
     if kind == "b":
         arr = arr.astype(np.int64)
         kind = "i"

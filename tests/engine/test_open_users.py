@@ -72,7 +72,8 @@ def _round_trip(acc, how: str | None, metric: str, ties: str):
     if how == "pickle":
         return pickle.loads(pickle.dumps(acc))
     if how == "state_dict":
-        return rv.metric(metric, ties=ties, missing_users="zero").load_state_dict(acc.state_dict())
+        fresh = rv.metric(metric, ties=ties, missing_users="zero", allow_unmatched=True)
+        return fresh.load_state_dict(acc.state_dict())
     return acc
 
 
@@ -103,7 +104,8 @@ def test_split_users_equal_evaluate_for_any_split_merge_and_round_trip(case):
         warnings.simplefilter("ignore", rv.UnmatchedIdsWarning)
         expected = rv.evaluate(rv.Qrels(qu, qi, g), run_all, [metric], ties=ties,
                                missing_users="zero", allow_unmatched=True).mean[metric]  # fmt: skip
-    accs = [rv.metric(metric, ties=ties, missing_users="zero") for _ in merge_order]
+    accs = [rv.metric(metric, ties=ties, missing_users="zero", allow_unmatched=True)
+            for _ in merge_order]  # fmt: skip
     q_parts = np.split(np.arange(len(judged)), q_cut)
     for qp, rp, i in zip(q_parts, r_parts, owner, strict=True):
         qrels = rv.Qrels(qu[qp], qi[qp], g[qp]) if len(qp) else {}

@@ -366,3 +366,40 @@ def test_sync_without_a_process_group_says_so() -> None:
     with pytest.raises(receval.InvalidParameterError, match=r"no torch\.distributed process group"):
         acc.sync()
     assert acc.compute() == 1.0
+
+
+CROSS = textwrap.dedent(
+    """
+    import json, sys
+    import torch.distributed as dist
+    import receval
+    from receval.exceptions import InputValidationError
+
+    rank, port, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=2)
+    # rank 0 holds the qrels of users 0-3 and the lists of users 4-7, rank 1 the others
+    mine = range(4) if rank == 0 else range(4, 8)
+    acc = receval.metric("ndcg@10")
+    acc.update({f"u{u}": {"a": 1} for u in mine},
+               {f"u{u}": {"a": 0.9, "b": 0.5} for u in range(8) if u not in mine})
+    results = {}
+    try:
+        results["alone"] = acc.compute()
+    except InputValidationError as exc:
+        results["alone"] = str(exc)
+    results["synced"] = acc.sync().compute()
+    dist.destroy_process_group()
+    json.dump(results, open(out, "w"))
+    """
+)
+
+
+def test_ranks_that_each_match_none_are_checked_once_synced(tmp_path: Path) -> None:
+    # compute checks that the run's ids match the qrels' over the synced state
+    script = tmp_path / "cross.py"
+    script.write_text(CROSS)
+    results = run_two_ranks(script, tmp_path)
+    for r in results:
+        assert r["alone"].startswith("evaluate: none of the 4 qrels users is in the run")
+        assert r["synced"] == 1.0

@@ -189,7 +189,8 @@ def test_accumulator_equals_the_function(whole_groups, protocol):
     users = sorted(set(q) | set(lists))
     assume(users)
     for metric in ("ndcg@3", "recall@2", "pooled_hit_ratio@2"):
-        acc = rv.metric(metric, exclude=train, whole_groups=whole_groups, ties="average")
+        acc = rv.metric(metric, exclude=train, whole_groups=whole_groups, ties="average",
+                        **UNMATCHED)  # fmt: skip
         half = len(users) // 2
         for part in (users[:half], users[half:]):
             qp = {u: q[u] for u in part if u in q}

@@ -228,7 +228,8 @@ def _lookup_mixed_sign(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray
 
 def types_note(a: np.ndarray, b: np.ndarray, sides: tuple[str, str] = ("qrels'", "run's")) -> str:
     """A note on the ids' types when they differ (int64 beside str, ...) for a message:
-    ``a``'s and ``b``'s, the ids of two ``sides`` (their possessives).
+    ``a``'s and ``b``'s, the ids of two ``sides`` (their possessives); none when a side
+    holds no id (no type to differ).
 
     Examples
     --------
@@ -243,7 +244,7 @@ def types_note(a: np.ndarray, b: np.ndarray, sides: tuple[str, str] = ("qrels'",
         return str(x.dtype)
 
     qa, ra = name(a), name(b)
-    if qa == ra:
+    if qa == ra or not len(a) or not len(b):
         return ""
     note = f" (the {sides[0]} are {qa}, the {sides[1]} {ra}"
     if {a.dtype.kind, b.dtype.kind} & set("iu") and {a.dtype.kind, b.dtype.kind} & set("OUS"):

@@ -95,11 +95,15 @@ def metric(
         and ``propensities``, ``propensity_gamma``, ``propensity_clip`` for the
         propensity-weighted metrics (resolved once, as :func:`receval.evaluate`
         takes them; ``skipped()`` counts the pairs the clip raised), and
+        ``min_match`` and ``allow_unmatched`` (``compute()`` checks the ids of
+        every update and merge as :func:`receval.evaluate` does: a run whose
+        users or items match none of the qrels' raises ``InputValidationError``,
+        fewer than ``min_match`` warn), and
         ``item_vectors`` (with ``item_ids``, ``metric``, ``k``, ``exclude`` as
         :func:`receval.evaluate_embeddings` takes them) to retrieve from
         embeddings: ``update(qrels, user_vectors, user_ids=...)`` then takes
         batches of users and ranks the item matrix for them (see the guide to
-        retrieval).
+        retrieval), the qrels' items then matched with ``item_ids``.
 
     Returns
     -------

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA, as_propensities, clipped_pairs
 from ..retrieval.masks import Unmatched
 from ..retrieval.streaming import item_matrix
@@ -30,6 +32,7 @@ from .aggregate import (
     make_setup,
     update,
 )
+from .checks import check_match_options
 from .open_users import OpenUsers
 from .specs import metric_conventions
 from .values import as_popularity_table, as_qrels, as_run
@@ -38,6 +41,9 @@ __all__ = ["RANKING"]
 
 #: Who names the qrels and run of a ranking accumulator's update in an error
 _UPDATE = "Accumulator.update"
+
+#: (min_match, allow_unmatched) of an accumulator made without them, as evaluate's
+_MATCHING = (DEFAULT_MIN_MATCH, False)
 
 
 def _ranking_params(
@@ -55,6 +61,8 @@ def _ranking_params(
     item_vectors: Any = None,
     item_ids: Any = None,
     k: int | None = None,
+    min_match: float = DEFAULT_MIN_MATCH,
+    allow_unmatched: bool = False,
     **conventions: Any,
 ) -> dict[str, Any]:
     # the item matrix of updates of user vectors (and its options: metric=, k=), held once
@@ -78,6 +86,11 @@ def _ranking_params(
         conventions = {**conventions, "exclude": seen}
     params = {"metric": metric, "conventions": conventions, "kind": spec.info.mean,
               "whole_groups": whole_groups}  # fmt: skip
+    # held when not the default: a state saved without the options loads as theirs
+    matching = (check_match_options(min_match, allow_unmatched, f"receval.metric({metric!r})"),
+                bool(allow_unmatched))  # fmt: skip
+    if matching != _MATCHING:
+        params["matching"] = matching
     return params if items is None else {**params, "items": items}
 
 
@@ -181,7 +194,20 @@ def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -
         unmatched.warn(f"receval.metric({params['metric']!r})")
     if isinstance(state, OpenUsers):
         state = _evaluated(params, state)
-    return finalize(_setup(params), state).mean[params["metric"]]
+    matching = params.get("matching", _MATCHING)
+    report = finalize(_setup(params), state, matching=matching, catalogue=_catalogue(params))
+    return report.mean[params["metric"]]
+
+
+def _catalogue(params: dict[str, Any]) -> Any:
+    """The item ids retrieved from, which the qrels' items are matched with in place
+    of the lists' (as :func:`receval.evaluate_embeddings` does): None without
+    ``item_vectors``; none for a matrix loaded from a pickle, which keeps its digest
+    only (the users are matched, the items not)."""
+    items = params.get("items")
+    if items is None:
+        return None
+    return np.empty(0, dtype=np.int64) if items.items is None else items.items.ids
 
 
 def _unmatched(params: dict[str, Any], state: RankingState | OpenUsers) -> Unmatched | None:

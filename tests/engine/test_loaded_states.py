@@ -137,6 +137,10 @@ def test_weighted_counts_must_be_wide_integers() -> None:
          "the definition must name a receval metric"),
         ("roc_auc", lambda s: s.pop("window"), "expected the attributes"),
         ("roc_auc", lambda s: s.update(window=(2, "batches")), "the window must be"),
+        # a field the pickle lacks: a raw AttributeError before
+        ("ndcg@10", lambda s: s["_state"].__dict__.pop("run_items"),
+         r"state\.run_items is missing \(a RankingState of another version"),
+        ("log_loss", lambda s: s["_state"].__dict__.pop("loss"), r"state\.loss is missing"),
     ],
 )  # fmt: skip
 def test_tampered_states_are_refused_naming_the_field(name: str, change: Any, message: str) -> None:

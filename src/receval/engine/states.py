@@ -651,6 +651,11 @@ def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:
         if type(value) is not type(template):
             raise _bad(where, f"a {type(template).__name__}", value)
         for f in fields(template):
+            if not hasattr(value, f.name):  # a state pickled without the field
+                raise invalid_state(
+                    f"{where}.{f.name} is missing (a {type(template).__name__} of another "
+                    f"version of receval?); save the state again with this version"
+                )
             held = getattr(value, f.name)
             if f.metadata.get("exponent"):  # a power of two: any integer
                 if isinstance(held, (bool, np.bool_)) or not isinstance(held, (int, np.integer)):

@@ -72,7 +72,8 @@ def test_each_segment_is_evaluate_on_its_users(seed, n_users, missing, empty, ze
         part = report.subset(kept)
         for m in METRICS:
             np.testing.assert_allclose(seg.values[m][i], alone.mean[m], rtol=1e-12)
-            assert seg.n_skipped[m]["n_users_skipped"][i] == alone.n_users_skipped[m]
+            by_rule = {r: int(x[i]) for r, x in seg.n_skipped[m].items()}
+            assert by_rule == alone.n_users_skipped_by[m]
             assert part.n_users_skipped_by[m] == alone.n_users_skipped_by[m]
 
 

@@ -16,6 +16,7 @@ from tests.oracles.pointwise import gauc_skips_by_segment
 QRELS = {"q1": {"a": 1}, "q2": {"b": 0}, "q3": {"c": 1}, "q4": {"d": 0}}
 RUN = {"q1": {"a": 1.0}, "q2": {"b": 1.0}, "q3": {"x": 1.0}, "q4": {"d": 1.0}}
 SEGMENTS = {"q1": "A", "q2": "A", "q3": "B", "q4": "A"}
+NONE = {"empty_users": 0, "missing_users": 0, "zero_users": 0, "no_value": 0}
 
 
 def test_report_by_segment_counts_the_skipped_users():
@@ -23,9 +24,12 @@ def test_report_by_segment_counts_the_skipped_users():
     seg = report.by_segment(SEGMENTS)
     assert seg.counts.tolist() == [3, 1]
     # q2, q4: no relevant item, skipped by ndcg (empty_users="skip"); counts skip none
-    assert seg.n_skipped["ndcg@5"]["n_users_skipped"].tolist() == [2, 0]
-    assert seg.n_skipped["num_ret"]["n_users_skipped"].tolist() == [0, 0]
-    total = int(seg.n_skipped["ndcg@5"]["n_users_skipped"].sum())
+    # (by rule, as n_users_skipped_by counts them)
+    ndcg = {r: x.tolist() for r, x in seg.n_skipped["ndcg@5"].items()}
+    assert ndcg == {"empty_users": [2, 0], "missing_users": [0, 0], "zero_users": [0, 0],
+                    "no_value": [0, 0]}  # fmt: skip
+    assert all(not x.any() for x in seg.n_skipped["num_ret"].values())
+    total = sum(int(x.sum()) for x in seg.n_skipped["ndcg@5"].values())
     assert total == report.n_users_skipped["ndcg@5"]
 
 
@@ -38,9 +42,11 @@ def test_rank_by_json_counts_the_skipped_users_of_each_segment(tmp_path):
                     "--by", segments, "-f", "json")  # fmt: skip
     records = json.loads(result.stdout)
     assert [r["segment"] for r in records] == ["A", "B", "(all)"]
-    assert records[0]["counts"] == {"n_users_skipped": {"ndcg@5": 2}}
+    empty = {"ndcg@5": {**NONE, "empty_users": 2}}
+    assert records[0]["counts"] == {"n_users_skipped": {"ndcg@5": 2}, "n_users_skipped_by": empty}
     assert records[1]["counts"] == {}
     assert records[2]["counts"]["n_users_skipped"] == {"ndcg@5": 2}
+    assert records[2]["counts"]["n_users_skipped_by"] == empty
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -128,17 +134,25 @@ def test_report_records_and_frame_carry_the_users_skipped():
     report = receval.evaluate(QRELS, RUN, ["ndcg@5", "num_ret"])
     seg = report.by_segment(SEGMENTS)
     records = seg.records()
+    empty = {**NONE, "empty_users": 2}
     assert [r["counts"] for r in records] == [
-        {"n_users_skipped": {"ndcg@5": 2, "num_ret": 0}},
-        {"n_users_skipped": {"ndcg@5": 0, "num_ret": 0}},
-        {"n_users_skipped": {"ndcg@5": 2, "num_ret": 0}},  # overall: the report's
-    ]
-    assert seg.n_skipped_overall == {"ndcg@5": {"n_users_skipped": 2},
-                                     "num_ret": {"n_users_skipped": 0}}  # fmt: skip
+        {"n_users_skipped": {"ndcg@5": 2, "num_ret": 0},
+         "n_users_skipped_by": {"ndcg@5": empty, "num_ret": NONE}},
+        {"n_users_skipped": {"ndcg@5": 0, "num_ret": 0},
+         "n_users_skipped_by": {"ndcg@5": NONE, "num_ret": NONE}},
+        {"n_users_skipped": {"ndcg@5": 2, "num_ret": 0},  # overall: the report's
+         "n_users_skipped_by": {"ndcg@5": empty, "num_ret": NONE}},
+    ]  # fmt: skip
+    assert seg.n_skipped_overall == {"ndcg@5": empty, "num_ret": NONE}
+    assert seg.n_skipped_overall == report.n_users_skipped_by
     frame = seg.to_frame()
+    by_rule = [f"n_users_skipped_by:{m}:{r}" for m in ("ndcg@5", "num_ret") for r in NONE]
     assert list(frame.columns) == ["segment", "n_users", "ndcg@5", "num_ret",
-                                   "n_users_skipped:ndcg@5", "n_users_skipped:num_ret"]  # fmt: skip
+                                   "n_users_skipped:ndcg@5", "n_users_skipped:num_ret",
+                                   *by_rule]  # fmt: skip
     assert frame["n_users_skipped:ndcg@5"].tolist() == [2, 0]
+    assert frame["n_users_skipped_by:ndcg@5:empty_users"].tolist() == [2, 0]
+    assert str(frame["n_users_skipped_by:ndcg@5:empty_users"].dtype) == "int64"
 
 
 def test_records_name_the_counts_as_the_cli_json_does(tmp_path):
@@ -168,6 +182,7 @@ def test_records_name_the_counts_as_the_cli_json_does(tmp_path):
     overall = json.loads(ranked.stdout)[-1]["counts"]
     seg = receval.evaluate(QRELS, RUN, ["ndcg@5"]).by_segment(SEGMENTS)
     assert overall["n_users_skipped"] == seg.records()[-1]["counts"]["n_users_skipped"]
+    assert overall["n_users_skipped_by"] == seg.records()[-1]["counts"]["n_users_skipped_by"]
 
 
 def test_weights_for_a_metric_that_takes_none_are_refused():
@@ -187,3 +202,105 @@ def test_weights_for_a_metric_that_takes_none_are_refused():
     # without weights, both; with weights, the metrics that take them
     receval.by_segment(["gauc", "grouped_regression_auc"], *data, **options)
     receval.by_segment(["gauc", "roc_auc"], *data, **options, sample_weight=[1, 2, 1, 1])
+
+
+# each user left out by another rule: u2 has no relevant item, u3 is absent from the
+# run, u4 ranks no relevant item (0), u5 both lacks a relevant item and the run
+RULE_QRELS = {"u1": {"a": 1}, "u2": {"b": 0}, "u3": {"c": 1}, "u4": {"d": 1}, "u5": {"e": 0},
+              "u6": {"f": 1}}  # fmt: skip
+RULE_RUN = {"u1": {"a": 1.0, "y": 0.5}, "u2": {"b": 1.0}, "u4": {"x": 1.0}, "u6": {"f": 1.0}}
+RULE_SEGMENTS = {"u1": "A", "u2": "A", "u3": "A", "u4": "B", "u5": "B", "u6": "B"}
+POPULARITY = {"a": 3, "b": 1, "x": 2, "y": 1, "f": 5}
+RULE_METRICS = ["ndcg@5", "recall@2", "pooled_hit_ratio@2", "arp@2"]
+# each rule alone (the others keep their users: "zero", "keep"), then all together
+RULES = {
+    "empty_users": {"empty_users": "skip", "missing_users": "zero", "zero_users": "keep"},
+    "missing_users": {"empty_users": "zero", "missing_users": "skip", "zero_users": "keep"},
+    "zero_users": {"empty_users": "zero", "missing_users": "zero", "zero_users": "skip"},
+    "together": {"empty_users": "skip", "missing_users": "skip", "zero_users": "skip"},
+}
+# per rule set, the users of segments A and B that each rule left out of ndcg@5's mean
+# (recall@2 alike); zero_users="skip" leaves the users at 0 out (u2, u3, u4 and u5 there);
+# together, a user counts under the first rule that leaves it out (u5: empty_users)
+RELEVANCE = {
+    "empty_users": {"empty_users": [1, 1]},
+    "missing_users": {"missing_users": [1, 1]},
+    "zero_users": {"zero_users": [2, 2]},
+    "together": {"empty_users": [1, 1], "missing_users": [1, 0], "zero_users": [0, 1]},
+}
+
+
+def _by_rule(counts: dict[str, np.ndarray]) -> dict[str, list[int]]:
+    """The per-segment counts of the rules that left some user out."""
+    return {r: x.tolist() for r, x in counts.items() if x.any()}
+
+
+@pytest.mark.parametrize("rules", sorted(RULES))
+def test_report_by_segment_counts_the_users_each_rule_leaves_out(rules):
+    report = receval.evaluate(RULE_QRELS, RULE_RUN, RULE_METRICS, popularity=POPULARITY,
+                              **RULES[rules])  # fmt: skip
+    seg = report.by_segment(RULE_SEGMENTS)
+    assert seg.segments.tolist() == ["A", "B"]
+    assert _by_rule(seg.n_skipped["ndcg@5"]) == RELEVANCE[rules]
+    assert _by_rule(seg.n_skipped["recall@2"]) == RELEVANCE[rules]
+    # a pooled metric has no zero_users rule; a metric of the lists alone follows none:
+    # the users absent from the run (u3, u5) have no value
+    pooled = {r: n for r, n in RELEVANCE[rules].items() if r != "zero_users"}
+    assert _by_rule(seg.n_skipped["pooled_hit_ratio@2"]) == pooled
+    assert _by_rule(seg.n_skipped["arp@2"]) == {"no_value": [1, 1]}
+    assert seg.n_skipped_overall == report.n_users_skipped_by
+    records = seg.records()
+    for i, label in enumerate(seg.segments.tolist()):
+        users = np.array([RULE_SEGMENTS[u] == label for u in report.users])
+        part = report.subset(users)
+        alone = receval.evaluate(
+            {u: RULE_QRELS[u] for u in report.users[users]},
+            {u: RULE_RUN[u] for u in report.users[users] if u in RULE_RUN},
+            RULE_METRICS, popularity=POPULARITY, allow_unmatched=True, **RULES[rules],
+        )  # fmt: skip
+        for m in RULE_METRICS:
+            by_rule = {r: int(x[i]) for r, x in seg.n_skipped[m].items()}
+            assert by_rule == part.n_users_skipped_by[m] == alone.n_users_skipped_by[m]
+        assert records[i]["counts"] == {
+            "n_users_skipped": alone.n_users_skipped, "n_users_skipped_by": alone.n_users_skipped_by
+        }  # fmt: skip
+    assert records[-1]["counts"] == {"n_users_skipped": report.n_users_skipped,
+                                     "n_users_skipped_by": report.n_users_skipped_by}  # fmt: skip
+
+
+def _rank_by(tmp_path, *options: str) -> list[dict]:
+    qrels, run, segments = tmp_path / "q.qrels", tmp_path / "r.run", tmp_path / "s.csv"
+    qrels.write_text("".join(f"{u} 0 {i} {g}\n" for u, d in RULE_QRELS.items()
+                             for i, g in d.items()))  # fmt: skip
+    run.write_text("".join(f"{u} Q0 {i} 1 {s} r\n" for u, d in RULE_RUN.items()
+                           for i, s in d.items()))  # fmt: skip
+    segments.write_text("user,segment\n" + "".join(f"{u},{s}\n" for u, s in RULE_SEGMENTS.items()))
+    popularity = tmp_path / "pop.csv"
+    popularity.write_text("item,count\n" + "".join(f"{i},{n}\n" for i, n in POPULARITY.items()))
+    metrics = [x for m in RULE_METRICS for x in ("-m", m)]
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, *metrics,
+                    "--popularity", popularity, "--by", segments, "-f", "json", "-q",
+                    *options)  # fmt: skip
+    records: list[dict] = json.loads(result.stdout)
+    return records
+
+
+@pytest.mark.parametrize("rules", sorted(RULES))
+def test_rank_by_json_counts_the_users_each_rule_leaves_out(tmp_path, rules):
+    options = [x for k, v in RULES[rules].items() for x in (f"--{k.replace('_', '-')}", v)]
+    printed = _rank_by(tmp_path, *options)
+    assert [r["segment"] for r in printed] == ["A", "B", "(all)"]
+    report = receval.evaluate(RULE_QRELS, RULE_RUN, RULE_METRICS, popularity=POPULARITY,
+                              **RULES[rules])  # fmt: skip
+    library = report.by_segment(RULE_SEGMENTS).records()
+    for i, (row, record) in enumerate(zip(printed[:-1], library[:-1], strict=True)):
+        # a segment's row names the metrics that leave some of its users out
+        left_out = {m: n for m, n in record["counts"]["n_users_skipped"].items() if n}
+        by_rule = {m: record["counts"]["n_users_skipped_by"][m] for m in left_out}
+        assert row["counts"] == {"n_users_skipped": left_out, "n_users_skipped_by": by_rule}
+        ndcg = {r: n for r, n in row["counts"]["n_users_skipped_by"]["ndcg@5"].items() if n}
+        assert ndcg == {r: x[i] for r, x in RELEVANCE[rules].items() if x[i]}
+        assert row["counts"]["n_users_skipped_by"]["arp@2"] == {**NONE, "no_value": 1}
+    overall = printed[-1]["counts"]
+    assert overall["n_users_skipped_by"] == report.n_users_skipped_by
+    assert overall["n_users_skipped"] == report.n_users_skipped

@@ -431,9 +431,13 @@ def segment_table(
                                "n_users_unknown": seg.n_unknown, **record["counts"],
                                "n_segments_undefined": dict(seg.n_undefined)})  # fmt: skip
                 continue
-            # the users of the segment each metric's rules left out of its mean (if any)
+            # the users of the segment each metric's rules left out of its mean (if any),
+            # and those each rule left out
             left_out = {m: n for m, n in record["counts"]["n_users_skipped"].items() if n}
-            counts.append({"n_users_skipped": left_out} if left_out else {})
+            by_rule = {m: record["counts"]["n_users_skipped_by"][m] for m in left_out}
+            counts.append(
+                {"n_users_skipped": left_out, "n_users_skipped_by": by_rule} if left_out else {}
+            )
     return ResultTable(["run", "segment", "n_users", *metrics], rows, counts=counts, keys=2)
 
 

@@ -231,8 +231,9 @@ class EvaluationReport:
             The means over the users of each segment, by the same rules as
             ``mean`` (pooled metrics pool within the segment), ``counts`` the
             users of each segment, ``overall`` the report's ``mean``;
-            ``n_skipped`` the users of each segment a metric's rules left out of
-            its mean, ``n_skipped_overall`` the report's ``n_users_skipped``.
+            ``n_skipped`` the users of each segment each rule left out of a
+            metric's mean (as ``n_users_skipped_by`` counts them),
+            ``n_skipped_overall`` the report's ``n_users_skipped_by``.
 
         Examples
         --------
@@ -259,6 +260,13 @@ class EvaluationReport:
             den = self._aux[metric][kept]
             return user_mean(self._raw[metric][kept], den, kind, self.conventions[metric])[0]
         return mean_state(self.values[metric][kept])
+
+    def n_users_skipped_by_of(self, metric: str, users: np.ndarray) -> dict[str, int]:
+        """``n_users_skipped_by[metric]`` of some of the users (a boolean mask aligned
+        with ``users``): those of them each rule left out of the metric's mean, from
+        the same per-user reasons as the whole report's counts."""
+        self._check_rows("n_users_skipped_by_of")
+        return skip_counts(self._skipped[metric][np.asarray(users, dtype=bool)])
 
     def subset(self, users: Any) -> EvaluationReport:
         """The report of some of the users: a boolean mask aligned with ``users``.

@@ -54,8 +54,10 @@ class SegmentReport:
         segments leaves its segment short by one user).
     n_skipped : dict of str to dict of str to ndarray
         Per metric, the counts of what its rules left out in each segment, each
-        aligned with ``segments``. A ranking metric's ``n_users_skipped``: the
-        users of the segment left out of its mean (``empty_users="skip"``, ...;
+        aligned with ``segments``. A ranking metric's users of the segment that
+        each rule left out of its mean, under the rule's name as
+        :attr:`receval.EvaluationReport.n_users_skipped_by` counts them
+        (``"empty_users"``, ``"missing_users"``, ``"zero_users"``, ``"no_value"``;
         ``counts`` holds them too). A metric of :func:`receval.by_segment` that
         leaves groups out (gauc, the grouped metrics): ``n_groups``, the groups
         with rows in the segment, ``n_groups_skipped`` of them without a value
@@ -64,7 +66,7 @@ class SegmentReport:
     n_skipped_overall : dict of str to dict of str to int
         The same counts over all the rows (users): those of the pass that gives
         ``overall`` (:meth:`receval.Accumulator.skipped`'s; a ranking metric's
-        ``n_users_skipped`` of the report), under the same keys as ``n_skipped``.
+        ``n_users_skipped_by`` of the report), under the same keys as ``n_skipped``.
     why_skipped : dict of str to str
         Per metric of :func:`receval.by_segment` that leaves groups out, the rule
         it leaves them out by (gauc: ``"without both a click and a non-click"``).
@@ -103,8 +105,11 @@ class SegmentReport:
         what the metrics' rules left out of the row (``n_skipped``, on the overall
         row ``n_skipped_overall``), as ``receval ctr --by`` and ``receval rank --by``
         print them in JSON: ``{metric: {"n_groups": ..., "n_groups_skipped": ...,
-        "n_rows_skipped": ...}}`` for rows, ``{"n_users_skipped": {metric: ...}}``
-        for users.
+        "n_rows_skipped": ...}}`` for rows, ``{"n_users_skipped": {metric: ...},
+        "n_users_skipped_by": {metric: {"empty_users": ..., "missing_users": ...,
+        "zero_users": ..., "no_value": ...}}}`` for users (the users left out, and
+        those each rule left out, as :func:`receval.report.ranking_records` names
+        a report's).
         """
         out = [
             {
@@ -131,8 +136,8 @@ class SegmentReport:
             }
         if self.unit == "rows":
             return {m: dict(c) for m, c in per_metric.items()}
-        keys = dict.fromkeys(k for c in per_metric.values() for k in c)
-        return {k: {m: c[k] for m, c in per_metric.items() if k in c} for k in keys}
+        return {"n_users_skipped": {m: sum(c.values()) for m, c in per_metric.items()},
+                "n_users_skipped_by": {m: dict(c) for m, c in per_metric.items()}}  # fmt: skip
 
     def __repr__(self) -> str:
         width = max([len(str(s)) for s in self.segments] + [7])
@@ -276,19 +281,21 @@ def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     values: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}
     skipped: dict[str, dict[str, np.ndarray]] = {}
-    assigned = codes >= 0
     for text in report.mean:
         out = np.empty(len(labels), dtype=np.float64)
+        by_rule = []  # per segment, the users each rule left out (n_users_skipped_by)
         for i in range(len(labels)):
-            out[i] = report.mean_state_of(text, codes == i).value
+            users = codes == i
+            out[i] = report.mean_state_of(text, users).value
+            by_rule.append(report.n_users_skipped_by_of(text, users))
         values[text] = out
         undefined[text] = int(np.isnan(out).sum())
-        # a user the metric's rules left out has no value (nan), as in n_users_skipped
-        left_out = np.isnan(report.values[text])[assigned]
-        users = np.bincount(codes[assigned], weights=left_out, minlength=len(labels))
-        skipped[text] = {"n_users_skipped": users.astype(np.int64)}
+        skipped[text] = {
+            reason: np.array([c[reason] for c in by_rule], dtype=np.int64)
+            for reason in report.n_users_skipped_by[text]
+        }
     overall = {t: float(x) for t, x in report.mean.items()}
-    skipped_overall = {t: {"n_users_skipped": int(report.n_users_skipped[t])} for t in report.mean}
+    skipped_overall = {t: dict(report.n_users_skipped_by[t]) for t in report.mean}
     n_unassigned = int((codes < 0).sum())
     return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned,
                          skipped, n_unknown, skipped_overall)  # fmt: skip

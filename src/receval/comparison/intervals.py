@@ -291,10 +291,11 @@ def bootstrap_intervals(
     empty, degenerate = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
     # columns of the same users share their resamples; a column's interval never depends on
     # the users of the others
-    _, group = np.unique(used.T, axis=0, return_inverse=True)
-    group = group.ravel()  # the index of each column's set of users
-    for g in range(int(group.max()) + 1 if group.size else 0):
-        cols = np.flatnonzero(group == g)
+    same: dict[bytes, list[int]] = {}  # the columns of each set of users
+    for j in range(m):
+        same.setdefault(np.packbits(used[:, j]).tobytes(), []).append(j)
+    for listed in same.values():
+        cols = np.array(listed)
         part = w if w is None or w.ndim == 1 else w[:, cols]
         table = Table(d[:, cols], part, drop_unused=True)
         result = _intervals(table, method, confidence, n_resamples, seed, func)

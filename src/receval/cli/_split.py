@@ -293,9 +293,11 @@ def split_command(
 ) -> None:
     """temporal and leave-last-out read the log in batches (bounded memory: a
     log larger than memory is split in two passes); ratio, random, user-kfold
-    and rolling read it whole. user-kfold and rolling make several folds and
-    write each fold's parts to the -o and -O paths with the fold's number
-    before the suffix (train-0.parquet, test-0.parquet, train-1.parquet, ...).
+    and rolling read it whole. FILE may be a directory of Parquet files, for
+    every method (its files as receval.scan finds them). user-kfold and
+    rolling make several folds and write each fold's parts to the -o and -O
+    paths with the fold's number before the suffix (train-0.parquet,
+    test-0.parquet, train-1.parquet, ...).
     Ties in time: the log's row order (the later row is later). The counts
     (users and rows dropped, users without test, cold users and items) go to
     stderr as a note (one per fold), or to stdout with -f json, csv, tsv,

@@ -43,7 +43,7 @@ def user_kfold(
     Parameters
     ----------
     log : DataFrame, Arrow table or path
-        The interactions (no time column is needed).
+        The interactions (a path: see :func:`temporal`); no time column is needed.
     k : int, default=5
         Folds, at least 2 and at most the number of users.
     seed : int or numpy.random.Generator
@@ -113,7 +113,7 @@ def rolling(
     Parameters
     ----------
     log : DataFrame, Arrow table or path
-        The interactions.
+        The interactions (a path: see :func:`temporal`).
     cutoffs : sequence of numbers or datetimes
         Increasing cut-off times, one per fold.
     end : number or datetime, default=None

@@ -1,9 +1,9 @@
 """An interaction log in memory: its frame, the columns a split reads, and taking rows.
 
-A log is a pandas or polars DataFrame, an Arrow table, or a CSV/Parquet path (read
-with pyarrow into an Arrow table). The split functions read the user, item and time
-columns once, as dense codes and sort keys, and hand back the rows they choose in the
-log's own frame type (pandas keeps the log's index).
+A log is a pandas or polars DataFrame, an Arrow table, or a CSV/Parquet path or a
+directory of Parquet files (read with pyarrow into an Arrow table). The split functions
+read the user, item and time columns once, as dense codes and sort keys, and hand back
+the rows they choose in the log's own frame type (pandas keeps the log's index).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..data._csv import csv_header
 from ..data._encode import factorize, id_ranks
 from ..data._open import check_file
 from ..data._times import TIME_NAMES, time_column
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 
 #: the time column's names tried, in order, when none is given
 
@@ -77,8 +77,12 @@ def pick_time(names: list[str], time: str | None, func: str) -> str:
 
 
 def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: str) -> Any:
-    """A whole CSV/TSV/Parquet file as an Arrow table (ids in CSV kept as strings)."""
+    """A whole CSV/TSV/Parquet file as an Arrow table (ids in CSV kept as strings), or
+    the Parquet files of a directory, as :func:`receval.scan` finds them, one after
+    the other."""
     path = os.fspath(path)
+    if os.path.isdir(path):
+        return _read_directory(path)
     fmt = io.infer_format(path)
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -94,6 +98,27 @@ def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: s
             f"or .parquet."
         )
     return io.read_table(path, names, func, fmt, id_columns=id_columns)
+
+
+def _read_directory(path: str) -> Any:
+    """The rows of a directory's Parquet files (those :func:`receval.scan` reads, in its
+    order) as one Arrow table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..data.scan import scan
+
+    files = scan(path).paths
+    try:
+        table = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputValidationError(
+            f"{path}: the Parquet files of the directory do not hold the same columns "
+            f"with types that combine ({exc}); write every file with one schema."
+        ) from exc
+    if not table.num_rows:
+        raise InputValidationError(f"{path}: the files have no rows; pass a log with rows.")
+    return table
 
 
 def read_log(

@@ -73,8 +73,10 @@ def temporal(
     ----------
     log : DataFrame, Arrow table, path or Scan
         The interactions: a pandas or polars DataFrame, an Arrow table, a CSV
-        or Parquet path, or a :func:`receval.scan` of files larger than memory
-        (then ``train_path`` and ``test_path`` are written batch by batch).
+        or Parquet path, a directory of Parquet files (its files as
+        :func:`receval.scan` finds them, read whole), or a :func:`receval.scan`
+        of files larger than memory (then ``train_path`` and ``test_path`` are
+        written batch by batch).
     cutoff : number or datetime, default=None
         The first time of the test part: a number for numeric times; a
         datetime, ``numpy.datetime64``, ``pandas.Timestamp`` or ISO string for
@@ -272,7 +274,7 @@ def ratio(
     Parameters
     ----------
     log : DataFrame, Arrow table or path
-        The interactions.
+        The interactions (a path: see :func:`temporal`).
     test_fraction : float in (0, 1), default=None
         Fraction of each user's rows held out (rounded: LensKit's ``LastFrac``).
     train_fraction : float in (0, 1), default=None
@@ -343,7 +345,7 @@ def random_holdout(
     Parameters
     ----------
     log : DataFrame, Arrow table or path
-        The interactions (no time column is needed).
+        The interactions (a path: see :func:`temporal`); no time column is needed.
     test_fraction, n, train_fraction
         Exactly one: the fraction held out per user, a number of rows per user
         (users with ``n`` rows or fewer stay in train, counted in

@@ -147,12 +147,15 @@ def copc(
 
 def _torch_linspace(n_bins: int, dtype: Any) -> np.ndarray:
     """``torch.linspace(0, 1, n_bins + 1)`` in ``dtype``, as float64: ``i * step`` up to the
-    middle and ``1 - (n_bins - i) * step`` after it, in ``dtype`` arithmetic."""
-    step = dtype(1.0) / dtype(n_bins)
+    middle and ``1 - (n_bins - i) * step`` after it, in ``dtype`` arithmetic (float32's
+    for float16, as torch computes half precision), rounded to ``dtype``."""
+    work = np.promote_types(dtype, np.float32).type
+    step = work(1.0) / work(n_bins)
     i = np.arange(n_bins + 1)
-    low = i.astype(dtype) * step
-    high = dtype(1.0) - (n_bins - i).astype(dtype) * step
-    result: np.ndarray = np.where(i < (n_bins + 1) // 2, low, high).astype(np.float64)
+    low = i.astype(work) * step
+    high = work(1.0) - (n_bins - i).astype(work) * step
+    edges = np.where(i < (n_bins + 1) // 2, low, high).astype(dtype)
+    result: np.ndarray = edges.astype(np.float64)
     return result
 
 
@@ -317,8 +320,8 @@ def expected_calibration_error(
         The bin of a probability equal to an inner bin edge: the lower one, as
         scikit-learn's ``calibration_curve``, or the upper one, as
         torchmetrics' ``BinaryCalibrationError`` (which also puts a probability
-        of 1 in a bin of its own, and computes float32 probabilities against
-        float32 edges: ``"upper"`` does the same).
+        of 1 in a bin of its own, and computes float16 and float32 probabilities
+        against edges of their dtype: ``"upper"`` does the same).
     negative_sampling_rate : float, default=1.0
         The share ``w`` in (0, 1] of the negatives kept in the model's training
         data: each probability is recalibrated to ``p / (p + (1 - p) / w)`` first,
@@ -493,7 +496,8 @@ def _ece_prepare(
         data_columns(func, ("y_true", y_true), ("y_prob", y_prob),
                      ("sample_weight", sample_weight))  # fmt: skip
         return None
-    dtype = np.float32 if getattr(y_prob, "dtype", None) == np.float32 else np.float64
+    given = getattr(y_prob, "dtype", None)
+    dtype = given.type if given in (np.float16, np.float32) else np.float64
     # a batch keeps its weights' scale (the one-call path scales all the rows at once)
     pos_label = params["pos_label"]
     labels, proba, weights, negative = _check_proba(y_true, y_prob, sample_weight, func,

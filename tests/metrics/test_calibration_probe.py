@@ -1,0 +1,84 @@
+"""Calibration metrics probed against oracles and peers: tied scores, scores on bin
+edges, one class, extreme weights, half and single precision, n = 1 and 2, and the
+accumulator over updates, merges and pickles."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.calibration import calibration_curve as sklearn_calibration_curve
+
+import receval as rv
+from tests.oracles.pointwise import ece
+
+# ties and values on the edges of uniform bins (0, 0.1, 0.5, 1.0, ...)
+EDGE_VALUES = [0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.6, 0.7, 0.9, 1.0, 0.05, 0.35]
+
+
+@st.composite
+def rows(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, int]:
+    n = draw(st.integers(1, 8))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    p = np.array(draw(st.lists(st.sampled_from(EDGE_VALUES), min_size=n, max_size=n)))
+    return y, p, draw(st.integers(1, 12))
+
+
+@given(rows(), st.sampled_from(["uniform", "quantile"]))
+def test_calibration_curve_equals_sklearn_on_ties_and_edges(data, strategy):
+    y, p, n_bins = data
+    ours = rv.calibration_curve(y, p, n_bins=n_bins, strategy=strategy)
+    theirs = sklearn_calibration_curve(y, p, n_bins=n_bins, strategy=strategy)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+
+
+@given(rows(), st.integers(0, 8))
+def test_ece_equals_oracle_and_accumulator(data, cut):
+    y, p, n_bins = data
+    value = rv.expected_calibration_error(y, p, n_bins=n_bins)
+    assert math.isclose(value, ece(y, p, n_bins), rel_tol=1e-12, abs_tol=1e-15)
+    first = rv.metric("expected_calibration_error", n_bins=n_bins)
+    second = rv.metric("expected_calibration_error", n_bins=n_bins)
+    first.update(y[:cut], p[:cut])
+    second.update(y[cut:], p[cut:])
+    merged = pickle.loads(pickle.dumps(first))
+    merged.merge(second)
+    assert merged.compute() == value
+
+
+def test_float16_probabilities_are_binned_on_float16_edges():
+    # float16(0.1) = 0.0999755859375 is torch.linspace(0, 1, 11, dtype=float16)[1]:
+    # with bin_edge="upper" it opens bin 1, while 0.09 stays in bin 0
+    y = np.array([1, 0])
+    p = np.array([0.1, 0.09], dtype=np.float16)
+    low, high = float(p[0]), float(p[1])
+    expected = ((1 - low) + high) / 2  # two bins of one row each
+    assert math.isclose(
+        rv.expected_calibration_error(y, p, n_bins=10, bin_edge="upper"), expected, rel_tol=1e-15
+    )
+    accumulator = rv.metric("expected_calibration_error", n_bins=10, bin_edge="upper")
+    accumulator.update(y, p)
+    assert math.isclose(accumulator.compute(), expected, rel_tol=1e-15)
+
+
+def test_float16_binning_equals_torchmetrics():
+    torch = pytest.importorskip("torch")
+    calibration = pytest.importorskip("torchmetrics.functional.classification")
+    rng = np.random.default_rng(0)
+    grid = np.linspace(0, 1, 21).astype(np.float16)  # edges of 10 and 20 bins, in float16
+    y = rng.integers(0, 2, 200)
+    p = rng.choice(grid, 200)
+    for n_bins in (10, 20):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = calibration.binary_calibration_error(
+                torch.tensor(p), torch.tensor(y), n_bins=n_bins
+            )
+        ours = rv.expected_calibration_error(y, p, n_bins=n_bins, bin_edge="upper")
+        assert math.isclose(ours, float(theirs), rel_tol=2e-3)  # torch sums in float16

@@ -167,6 +167,9 @@ class RetentionReport:
         period or after its last) and those with events but no signup time (their cohort
         is their first event's), in one sentence; None when there are none.
 
+        The events of a user who signed up after the window are all earlier than the
+        signup: counted as logins, or dropped under ``before_signup="drop"``.
+
         Examples
         --------
         >>> from receval import retention
@@ -179,17 +182,19 @@ class RetentionReport:
         day of their first event.
         """
         before, after = self.n_users_signup_before_window, self.n_users_signup_after_window
-        outside = []
-        if before:
-            outside.append(
-                f"{v.counted(before, 'user')} signed up before the window's first {self.period}"
-            )
-        if after:
-            last = f"{v.counted(after, 'user')} signed up after the window's last {self.period}"
-            outside.append(f"{after:,} after its last" if before else last)
+        first = f"{v.counted(before, 'user')} signed up before the window's first {self.period}"
+        last = f"{v.counted(after, 'user')} signed up after the window's last {self.period}"
+        kept = "in no cohort, their events counted as logins"
+        drop = self.before_signup == "drop"
+        dropped = "in no cohort, their events dropped"
         parts = []
-        if outside:
-            parts.append(f"{' and '.join(outside)}: in no cohort, their events counted as logins")
+        if before and after and not drop:
+            parts.append(f"{first} and {after:,} after its last: {kept}")
+        else:
+            if before:
+                parts.append(f"{first}: {kept}")
+            if after:  # every event of theirs is earlier than their signup
+                parts.append(f"{last}: {dropped if drop else kept}")
         if self.n_users_without_signup:
             parts.append(
                 f"{v.counted(self.n_users_without_signup, 'user')} "

@@ -90,7 +90,11 @@ impl Sums {
             if labels[i] != 0 {
                 self.y.add(weights[i]);
             }
-            self.p.add(proba[i] * weights[i]);
+            // w p in two parts whose sum is exact (Dekker's product): the bin's sum of
+            // w p is exact as its sum of w is, not a sum of rounded products
+            let (product, error) = sums::two_product(proba[i], weights[i]);
+            self.p.add(product);
+            self.p.add(error);
         }
     }
 
@@ -304,7 +308,9 @@ mod tests {
                     for i in 0..rows {
                         let b = searched(proba[i], &edges, upper) as i64;
                         let wi = if w.is_empty() { 1.0 } else { w[i] };
-                        let terms = [if labels[i] != 0 { wi } else { 0.0 }, -(proba[i] * wi)];
+                        // w p exactly: Dekker's two parts (w = 1 without weights)
+                        let (product, error) = sums::two_product(proba[i], wi);
+                        let terms = [if labels[i] != 0 { wi } else { 0.0 }, -product, -error];
                         match expected.iter_mut().find(|(x, _)| *x == b) {
                             Some((_, t)) => t.extend(terms),
                             None => expected.push((b, terms.to_vec())),

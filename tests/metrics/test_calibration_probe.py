@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from sklearn.calibration import calibration_curve as sklearn_calibration_curve
 
@@ -82,3 +82,26 @@ def test_float16_binning_equals_torchmetrics():
             )
         ours = rv.expected_calibration_error(y, p, n_bins=n_bins, bin_edge="upper")
         assert math.isclose(ours, float(theirs), rel_tol=2e-3)  # torch sums in float16
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.floats(0.0, 1.0), st.floats(1e-3, 1e3)),
+        min_size=1, max_size=8,
+    )
+)  # fmt: skip
+def test_weighted_ece_is_the_exact_ratio_rounded_once(rows):
+    # before: each w p rounded before the exact sum (y=1, p=0.9, w=0.6 gave
+    # 0.09999999999999991 against 0.09999999999999998)
+    from fractions import Fraction
+
+    y, p, w = (np.array(c) for c in zip(*rows, strict=True))
+    assume(((p == 0) | (p >= 2.0**-1000)).all())  # a subnormal w p is rounded (documented)
+    gap = abs(sum(Fraction(b) * (a - Fraction(c)) for a, c, b in rows))
+    want = float(gap / sum(Fraction(b) for b in w))
+    assert rv.expected_calibration_error(y, p, sample_weight=w, n_bins=1) == want
+    assert rv.expected_calibration_error([1], [0.9], sample_weight=[0.6]) == 0.09999999999999998
+    acc = rv.metric("ece", n_bins=1)
+    for i in range(len(y)):
+        acc.update(y[i : i + 1], p[i : i + 1], sample_weight=w[i : i + 1])
+    assert acc.compute() == want

@@ -633,7 +633,7 @@ def _ece_by_searchsorted(y, p, w, n_bins, bin_edge, edge_dtype):
         ids = np.searchsorted(edges[1:], p, side="right")
     gaps: dict[int, Fraction] = {}
     for b, yi, pi, wi in zip(ids.tolist(), y.tolist(), p.tolist(), w.tolist(), strict=True):
-        gaps[b] = gaps.get(b, Fraction(0)) + Fraction(wi * yi) - Fraction(wi * pi)
+        gaps[b] = gaps.get(b, Fraction(0)) + Fraction(wi * yi) - Fraction(wi) * Fraction(pi)
     return float(sum(abs(g) for g in gaps.values()) / sum(Fraction(x) for x in w.tolist()))
 
 

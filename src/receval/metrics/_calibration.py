@@ -336,7 +336,9 @@ def expected_calibration_error(
     Notes
     -----
     Each bin's ``W_b |observed_b - predicted_b|`` is an exact sum of
-    ``w (y - p)``, rounded once at the end: the same float for any split of the
+    ``w (y - p)`` (each ``w p`` split exactly in two parts; a product below
+    ``2**-1022``, of a subnormal probability, is rounded), rounded once at the
+    end, and divided by the total weight: the same float for any split of the
     rows, so ``receval.metric("ece")`` over batches and the columns of a
     :func:`receval.scan` give exactly this value (``strategy="uniform"``; quantile
     bins are percentiles of every row, in memory only).

@@ -183,7 +183,7 @@ def test_item_vectors_match_the_catalogue_as_evaluate_embeddings_does(whole_grou
 
 
 def test_a_scanned_run_is_checked_as_the_run_in_memory(tmp_path):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
 
     def frame(run: dict) -> pd.DataFrame:
         rows = [(u, i, s) for u, lists in run.items() for i, s in lists.items()]

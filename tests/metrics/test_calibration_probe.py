@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import math
 import pickle
-import warnings
 
 import numpy as np
-import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from sklearn.calibration import calibration_curve as sklearn_calibration_curve
@@ -67,21 +65,24 @@ def test_float16_probabilities_are_binned_on_float16_edges():
     assert math.isclose(accumulator.compute(), expected, rel_tol=1e-15)
 
 
+#: torchmetrics 1.9.0 (torch 2.15.0) ``binary_calibration_error(torch.tensor(p), torch.tensor(y),
+#: n_bins=n)`` on the float16 data of the test below, recorded (torchmetrics, a heavy peer, is not a
+#: test dependency); it sums in float16, so the values are within float16 rounding of the exact ones
+TORCHMETRICS_FLOAT16 = {10: 0.235107421875, 20: 0.25439453125}
+
+
 def test_float16_binning_equals_torchmetrics():
-    torch = pytest.importorskip("torch")
-    calibration = pytest.importorskip("torchmetrics.functional.classification")
     rng = np.random.default_rng(0)
     grid = np.linspace(0, 1, 21).astype(np.float16)  # edges of 10 and 20 bins, in float16
     y = rng.integers(0, 2, 200)
     p = rng.choice(grid, 200)
-    for n_bins in (10, 20):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            theirs = calibration.binary_calibration_error(
-                torch.tensor(p), torch.tensor(y), n_bins=n_bins
-            )
+    for n_bins, theirs in TORCHMETRICS_FLOAT16.items():
         ours = rv.expected_calibration_error(y, p, n_bins=n_bins, bin_edge="upper")
-        assert math.isclose(ours, float(theirs), rel_tol=2e-3)  # torch sums in float16
+        assert math.isclose(ours, theirs, rel_tol=2e-3)  # torch sums in float16
+        # float64 edges put the probabilities on an edge one bin lower: another value
+        wide = rv.expected_calibration_error(y, p.astype(np.float64), n_bins=n_bins,
+                                             bin_edge="upper")  # fmt: skip
+        assert not math.isclose(wide, theirs, rel_tol=2e-3)
 
 
 @given(

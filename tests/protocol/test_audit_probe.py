@@ -4,14 +4,12 @@ columns of every kind (int seconds, datetime64[ns], tz-aware, ISO text), string 
 
 from __future__ import annotations
 
-import pytest
+import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
 import receval
 from tests.oracles import audit as oracle
-
-pd = pytest.importorskip("pandas")
 
 KINDS = ["int", "datetime", "tz", "text"]
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -14,10 +17,6 @@ from hypothesis import strategies as st
 from receval import InputValidationError, split
 from tests.cli._helpers import invoke, make_runner
 from tests.oracles import split as oracle
-
-pd = pytest.importorskip("pandas")
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
 
 #: the kinds of time column a log is drawn with
 KINDS = ["int", "datetime", "tz", "text"]

@@ -36,6 +36,23 @@ def test_trec_eval_prints_the_tag_of_the_last_run_line(tmp_path):
     assert trec_eval(["-m", "runid", str(qrels), str(run)]) == f"{'runid':<22}\tall\tlast\n"
 
 
+@pytest.mark.parametrize("suffix", ["", ".gz"])  # the core's reader (Arrow's: text only)
+def test_trec_eval_prints_a_tag_that_is_not_utf8_as_its_bytes(tmp_path, suffix):
+    # trec_eval 10.0 prints the tag's bytes as the run holds them ("r\xe9n", Latin-1):
+    # the command writes the same bytes (it wrote U+FFFD, three other bytes), the
+    # function gives them as surrogates (bytes the text cannot hold, as os.fsdecode)
+    from receval.cli import app
+    from tests.cli._helpers import make_runner
+
+    qrels = _write(tmp_path, "qrels", QRELS)
+    run = _write(tmp_path, "run", b"1 Q0 d1 1 0.9 r\xe9n\n2 Q0 d4 1 0.5 r\xe9n\n", suffix)
+    argv = ["-m", "runid", str(qrels), str(run)]
+    assert trec_eval(argv) == f"{'runid':<22}\tall\tr\udce9n\n"
+    result = make_runner().invoke(app, ["trec-eval", *argv])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout_bytes == b"runid" + b" " * 17 + b"\tall\tr\xe9n\n"
+
+
 @pytest.mark.parametrize("suffix", sorted(COMPRESS))
 def test_a_run_is_named_by_the_tag_of_its_last_line(tmp_path, suffix):
     # both readers, as trec_eval's runid; a tag per query is not read per query

@@ -157,8 +157,9 @@ fn str_ranks<'py>(
 /// Returns `(queries, in_run, columns, relstrings, tag, positive_grades, matching,
 /// examples, run_only)`: the query ids in byte order, whether the run holds each, one
 /// list of values per spec, each query's relstring (empty without `relstring`), the
-/// run's tag (its last line's), the qrels' grades above 0, how the ids match (qrels queries, those
-/// in the run, run documents judged, run documents, qrels documents), the smallest ids
+/// run's tag (its last line's, as bytes), the qrels' grades above 0, how the ids match
+/// (qrels queries, those in the run, run documents judged, run documents, qrels
+/// documents), the smallest ids
 /// of each in byte order (qrels queries, run queries, qrels documents, run documents;
 /// as `receval.data.seen.smallest_ids` orders them) and the run's
 /// queries absent from the qrels (trec_eval ignores them). For a file
@@ -188,9 +189,10 @@ fn trec_eval_table(
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
         Ok(t) => t,
     };
-    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // UTF-8, checked
+    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // ids: UTF-8, checked
     let queries: Vec<String> = t.queries.iter().map(|s| text(s)).collect();
-    let tag = t.tag.as_deref().map(text);
+    // the tag's bytes as the file holds them (trec_eval prints them so; not checked)
+    let tag = t.tag.as_deref().map(|b| PyBytes::new(py, b));
     let examples = t
         .examples
         .map(|ids| ids.iter().map(|s| text(s)).collect::<Vec<String>>());
@@ -238,7 +240,7 @@ fn trec_rank_table(
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
         Ok(t) => t,
     };
-    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // UTF-8, checked
+    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned(); // ids: UTF-8, checked
     let queries: Vec<String> = t.queries.iter().map(|s| text(s)).collect();
     let out = (
         queries, t.in_run, t.tied, t.columns, t.aux, t.run_size, t.matching,

@@ -77,6 +77,19 @@ def _measures_help() -> str:
     return "\n" + textwrap.fill(text, 79, break_on_hyphens=False) + "\n"
 
 
+def _write(text: str) -> None:
+    """Write trec_eval's output to stdout in UTF-8, the bytes of a run tag that are not
+    UTF-8 (held as surrogates) as the run file holds them, as trec_eval prints them."""
+    data = text.encode("utf-8", "surrogateescape")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text stream without bytes below (a test's): the text
+        sys.stdout.write(data.decode("utf-8", "replace"))
+    else:
+        sys.stdout.flush()
+        buffer.write(data)
+    sys.stdout.flush()
+
+
 def trec_eval_main(argv: Sequence[str]) -> None:
     """Run ``receval trec-eval`` with these arguments.
 
@@ -104,11 +117,10 @@ def trec_eval_main(argv: Sequence[str]) -> None:
             text, run_only = trec_eval_output(args)
         except TrecEvalAbort as exc:
             # where trec_eval stops: what it printed before, and its exit status
-            sys.stdout.write(exc.output)
-            sys.stdout.flush()
+            _write(exc.output)
             say.error(one_line(exc))
             raise SystemExit(exc.status) from None
-    sys.stdout.write(text)
+    _write(text)
     if run_only:
         # trec_eval ignores them silently; receval says what it left out
         run = parse_trec_eval_args(args).run

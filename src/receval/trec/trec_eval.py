@@ -282,7 +282,10 @@ def _core_table(
     if specs:
         _warn_unmatched(matching, examples)
     computed = dict(zip(named, columns, strict=True))
-    return _Table(queries, in_run, computed, relstrings, tag or "", positive, run_only)
+    # trec_eval prints the tag's bytes as they are: those that are not UTF-8 kept as
+    # surrogates, which the command writes back as the same bytes
+    runid = "" if tag is None else tag.decode("utf-8", "surrogateescape")
+    return _Table(queries, in_run, computed, relstrings, runid, positive, run_only)
 
 
 def kernel_specs(o: TrecEvalOptions, values: Sequence[MeasureValue]) -> dict[str, Any]:

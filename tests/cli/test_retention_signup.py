@@ -182,3 +182,25 @@ def test_counts_of_another_table_than_the_full_one_are_refused(events: Path, tab
     full = invoke(make_runner(), "retention", events, "--table", "full", "--values", "count",
                   "-f", "csv")  # fmt: skip
     assert full.stdout.splitlines()[1] == "2024-01-01,1,1,0,1"  # a: days 0 and 2
+
+
+def test_time_unit_reads_the_signup_column_too(tmp_path: Path) -> None:
+    # events in milliseconds, signups in seconds: a signs up on day 1, b has none
+    day0, day1 = 1704067200000, 1704153600000
+    path = tmp_path / "epochs.csv"
+    path.write_text(
+        f"user,time,signup\na,{day0},{day1 // 1000}\na,{day1},{day1 // 1000}\nb,{day0},\n"
+    )
+    args = ["retention", path, "--signup", "signup", "--days", "1", "-f", "json"]
+    # without --time-unit each column's unit comes from its magnitude
+    records = json.loads(invoke(make_runner(), *args).stdout)
+    assert [r["new_users"] for r in records] == [1, 1]
+    # --time-unit ms reads the signups as milliseconds too: January 1970, before the window
+    records = json.loads(invoke(make_runner(), *args, "--time-unit", "ms").stdout)
+    assert [r["new_users"] for r in records] == [1, 0]
+    assert records[0]["counts"]["users_signup_before_window"] == 1
+    help_text = " ".join(invoke(make_runner(), "retention", "--help").stdout.split())
+    assert "--signup COL Column of signup times, read as those of --time (epoch numbers in " in (
+        help_text
+    )
+    assert "--time-unit);" in help_text

@@ -364,6 +364,20 @@ def test_ids_of_two_types_that_match_as_text_are_no_finding():
     assert report.findings == []
 
 
+def test_integers_written_as_text_are_integer_ids():
+    # run users "101", "102", "103": integers read as text that are not train users. The
+    # type is not the cause ("101" is the integer 101): the run misses the test users,
+    # and no id_types finding tells to cast the ids
+    train, test, run = clean()
+    run["user"] = (run["user"] + 100).astype(str)
+    report = receval.audit(train, test, run)
+    assert "id_types" not in {f.check for f in report.findings}
+    assert report["missing_users"].severity == "error"
+    # Python ints in an object column are integers: no finding against int64 ids
+    run = clean()[2].astype({"user": object})
+    assert receval.audit(train, test, run, k=2).findings == []
+
+
 def test_inputs_of_every_shape_agree(tmp_path):
     train, test, run = clean()
     run.loc[1, "item"] = 10

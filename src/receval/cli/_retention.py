@@ -45,8 +45,8 @@ def retention_command(
         str | None,
         typer.Option(
             metavar="COL",
-            help="Column of signup times; without it a user's cohort is the period of their "
-            "first event.",
+            help="Column of signup times, read as those of --time (epoch numbers in "
+            "--time-unit); without it a user's cohort is the period of their first event.",
             show_default=False,
         ),
     ] = None,

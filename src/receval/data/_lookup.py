@@ -1,8 +1,9 @@
 """Ids found among others: the position of each id in a dictionary of distinct
 ids (:func:`lookup`, :func:`lookup_ids`; an int id and a string id of the same
-spelling are one id), and the distinct values and membership of integer keys
-(:func:`distinct`, :func:`isin_ints`), by a sort, a direct-address table or
-the core's hash table where NumPy's hash is slow."""
+spelling are one id), ids of two types that (almost) never match
+(:func:`id_type_mismatch`), and the distinct values and membership of integer
+keys (:func:`distinct`, :func:`isin_ints`), by a sort, a direct-address table
+or the core's hash table where NumPy's hash is slow."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.kinds import id_texts
+from ..engine.kinds import IdKind, id_texts
+from ..exceptions import DEFAULT_MIN_MATCH
 from ._arrow import to_arrow, to_numpy
 from ._int_ids import DENSE_RANGE_FACTOR, words
 from ._strings import ids_to_numpy, lookup_strings
@@ -224,6 +226,69 @@ def _lookup_mixed_sign(values: np.ndarray, dictionary: np.ndarray) -> np.ndarray
     if fits.any():
         out[fits] = lookup(values[fits].astype(np.uint64), dictionary.astype(np.uint64))
     return out
+
+
+def id_kind(ids: np.ndarray) -> str:
+    """``"integer"``, ``"float"`` or ``"string"``: what an id column holds, as an error
+    names it (:meth:`~receval.engine.kinds.IdKind.of`: ints, bools and whole floats
+    below ``2**53`` are integers, in an object array too).
+
+    Examples
+    --------
+    >>> id_kind(np.array([1, 2], dtype=object)), id_kind(np.array([0.5])), id_kind(np.array(["7"]))
+    ('integer', 'float', 'string')
+    """
+    return (IdKind.of(ids, "").value or "strings").removesuffix("s")
+
+
+def id_type_mismatch(ids: np.ndarray, others: np.ndarray) -> int | None:
+    """How many of ``ids`` are among the distinct ids ``others`` when the two hold ids of
+    two types (:func:`id_kind`) and fewer than
+    :data:`~receval.exceptions.DEFAULT_MIN_MATCH` of ``ids`` are: an id mix-up, which
+    callers refuse; None when both hold ids of one type or enough of them match.
+
+    Ids are matched as :func:`lookup` matches them: an integer 7 is the string ``"7"``,
+    but not ``"07"``, ``"7.0"`` or ``"u7"``. Strings that all are integers in their
+    canonical spelling (integer ids read as text) are integers here, as
+    :func:`lookup_ids` matches them: those that match no integer are other users, not
+    ids of another type.
+
+    Examples
+    --------
+    >>> id_type_mismatch(np.array(["u1", "u2"]), np.array([1, 2]))
+    0
+    >>> id_type_mismatch(np.array(["1", "u2"]), np.array([1, 2])) is None  # half of them match
+    True
+    >>> id_type_mismatch(np.array(["3", "4"]), np.array([1, 2])) is None  # integers as text
+    True
+    """
+    if not len(ids) or not len(others):
+        return None
+    kinds = {id_kind(ids), id_kind(others)}
+    if len(kinds) == 1:
+        return None
+    matched = int(np.count_nonzero(lookup(ids, others) >= 0))
+    if matched >= DEFAULT_MIN_MATCH * len(ids):
+        return None
+    if kinds == {"integer", "string"}:
+        texts = ids if id_kind(ids) == "string" else others
+        if _integer_texts(texts):
+            return None
+    return matched
+
+
+def _integer_texts(ids: np.ndarray) -> bool:
+    """Whether string ids all are integers in their canonical spelling (``"7"``, not
+    ``"07"`` or ``"7.0"``), as :func:`lookup_ids` reads them."""
+    import pyarrow as pa
+
+    from ._string_buffers import integer_strings, is_arrow_string
+
+    try:
+        texts = to_arrow(ids)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # objects of mixed types
+        return False
+    return is_arrow_string(texts.type) and integer_strings(texts) is not None
 
 
 def types_note(a: np.ndarray, b: np.ndarray, sides: tuple[str, str] = ("qrels'", "run's")) -> str:

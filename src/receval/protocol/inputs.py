@@ -33,7 +33,6 @@ __all__ = [
     "Columns",
     "Rows",
     "align",
-    "id_kind",
     "read_rows",
     "show_time",
 ]
@@ -133,11 +132,6 @@ class Rows:
         if self.times is not None:
             out["time"] = show_time(self.times[at], self.time_unit)
         return out | extra
-
-
-def id_kind(ids: np.ndarray) -> str:
-    """``"integer"`` or ``"string"`` (what an id column holds, as an error names it)."""
-    return "integer" if ids.dtype.kind in "iub" else "string"
 
 
 # ------------------------------------------------------------------ reading

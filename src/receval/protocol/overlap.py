@@ -1,8 +1,8 @@
 """Checks of what the inputs share: ids of one type, test interactions already in
 train, users and items that train never saw, and repeated (user, item) rows.
 
-- ``id_types``: the ids of a role (users, items) are integers in one input and
-  strings in another, and (almost) none matches: receval matches an integer 7
+- ``id_types``: the ids of a role (users, items) are of two types (integers in
+  one input and strings in another), and (almost) none matches: receval matches an integer 7
   with the string ``"7"`` (then there is no finding), but ``"07"``, ``"7.0"`` or
   ``"u7"`` match nothing;
 - ``test_in_train``: a test interaction whose (user, item) pair is in train,
@@ -17,30 +17,25 @@ from __future__ import annotations
 import numpy as np
 
 from .._parameters import counted, of_the
-from ..data._lookup import distinct, isin_ints, lookup
-from .inputs import Rows, id_kind
+from ..data._lookup import distinct, id_kind, id_type_mismatch, isin_ints
+from .inputs import Rows
 from .report import Finding, example_value
 
 __all__ = ["cold_findings", "duplicate_findings", "id_type_findings", "test_in_train_findings"]
 
-#: Below this share of one input's ids found in another's, ids of two types are an error.
-MIN_MATCH = 0.1
-
 
 def id_type_findings(inputs: list[Rows], limit: int) -> list[Finding]:
-    """A finding per role and pair of inputs whose ids are of two types."""
+    """A finding per role and pair of inputs whose ids are of two types and (almost)
+    never match (:func:`~receval.data._lookup.id_type_mismatch`)."""
     out: list[Finding] = []
     for role in ("user", "item"):
         for i, first in enumerate(inputs):
             for second in inputs[i + 1 :]:
                 a, b = getattr(first, f"{role}_ids"), getattr(second, f"{role}_ids")
+                matched = id_type_mismatch(b, a)
+                if matched is None:
+                    continue  # one type, or they match as text, as evaluate matches them
                 kinds = (id_kind(a), id_kind(b))
-                if kinds[0] == kinds[1]:
-                    continue
-                found = lookup(b, a) >= 0
-                matched = int(found.sum())
-                if matched >= MIN_MATCH * len(b):
-                    continue  # they match as text, as evaluate matches them
                 where = f"{first.name}/{second.name}"
                 examples = [
                     {"input": first.name, "id": x, "type": kinds[0]} for x in a[:limit].tolist()

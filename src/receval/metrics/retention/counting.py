@@ -22,9 +22,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 
 from ... import _validation as v
+from ..._parameters import of_the
 from ...data import io
 from ...data._encode import factorize
-from ...data._lookup import lookup
+from ...data._lookup import id_type_mismatch, lookup, types_note
 from ...exceptions import InputValidationError, InvalidParameterError
 from .state import PERIODS, TIME_KINDS, UNITS, RetentionState
 from .times import (
@@ -188,6 +189,7 @@ def _signup_rows(
     users_arr = v.as_1d(users, "signup users", FUNC)
     if len(users_arr) != len(t.values):  # pragma: no cover - same table
         raise InputValidationError(f"{FUNC}: signup users and times differ in length.")
+    _check_signup_ids(users_arr, user_ids)
     codes = lookup(users_arr, user_ids).astype(np.int64)
     unknown = codes < 0
     if t.valid is not None:  # a user only in the signup table, without a time: nothing to count
@@ -199,6 +201,22 @@ def _signup_rows(
         new_codes, new_ids = factorize(users_arr[unknown], "signup users", FUNC)
         codes[unknown] = len(user_ids) + new_codes
     return codes.astype(np.int32), t, new_ids
+
+
+def _check_signup_ids(users: np.ndarray, user_ids: np.ndarray) -> None:
+    """Refuse signup users of another type than the events' users that (almost) never
+    match them (:func:`~receval.data._lookup.id_type_mismatch`): each would be a new
+    user without an event, and the users of the events would have no signup time."""
+    matched = id_type_mismatch(users, user_ids)
+    if matched is None:
+        return
+    note = types_note(users, user_ids, ("signup's", "events'"))
+    raise InputValidationError(
+        f"{FUNC}: {of_the(matched, len(users), 'signup user', then='is')} a user of the "
+        f"events ({matched / len(users):.1%}), e.g. signup users {v.format_values(users)}, "
+        f"event users {v.format_values(user_ids)}{note}; give the user ids of signup and "
+        f"events one type and one spelling."
+    )
 
 
 # ------------------------------------------------------------------ a batch of whole users

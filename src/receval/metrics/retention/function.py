@@ -67,9 +67,14 @@ def retention(
         Signup time of the users: the name of a column of ``events``
         (constant within each user; missing values allowed), a mapping
         ``{user: time}`` (a dict or a pandas Series indexed by user), or a
-        table with the ``user`` column and a ``signup`` column. Users in it
+        table with the ``user`` column and a ``signup`` column. Times are read
+        as those of ``time`` (epoch numbers in ``time_unit``). Users in it
         without any event are new users that never came back. Users with
-        events but no signup time get the period of their first event.
+        events but no signup time get the period of their first event. Its
+        user ids match those of the events as :func:`receval.evaluate`
+        matches ids: an integer 7 is the string ``"7"``, not ``"07"``,
+        ``"7.0"`` or ``"u7"``; ids of another type than the events' that
+        (almost) never match them raise ``InputValidationError``.
     period : {"day", "week", "month"}, default="day"
         Period unit; weeks start on Monday (ISO 8601).
     days : int or sequence of int, default=(1, 3, 7, 30)
@@ -79,10 +84,12 @@ def retention(
         IANA time zone in which periods start at local midnight; DST changes
         are followed (a local day can last 23 or 25 hours).
     time_unit : {"s", "ms", "us", "ns"}, default=None
-        Unit of epoch numbers. By default numbers in [1e8, 1e11) are seconds
-        and numbers in [1e11, 1e14) milliseconds (both 1973 to 5138); other
-        numbers raise ``InputValidationError`` asking for ``time_unit``. Must
-        be None for datetimes and strings.
+        Unit of the epoch numbers of the event times and of the signup times
+        (one unit for both). By default the unit of each is inferred from its
+        own numbers: numbers in [1e8, 1e11) are seconds and numbers in
+        [1e11, 1e14) milliseconds (both 1973 to 5138); other numbers raise
+        ``InputValidationError`` asking for ``time_unit``. Must be None when
+        the event or the signup times are datetimes or strings.
     before_signup : {"keep", "drop", "error"}, default="keep"
         Events earlier than their user's signup: ``"keep"`` counts them as
         logins of their periods (the user's cohort stays the signup period),
@@ -101,7 +108,9 @@ def retention(
     ------
     InputValidationError
         Missing columns, ids or times; unparsable strings; epoch numbers of
-        unclear unit; conflicting signup times of one user; no events.
+        unclear unit; conflicting signup times of one user; signup user ids
+        of another type than the events' that (almost) never match them; no
+        events.
     InvalidParameterError
         A bad ``period``, ``days``, ``tz``, ``time_unit`` or ``before_signup``.
 

@@ -628,10 +628,10 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
     - Holm: :math:`\\tilde p_{(k)} = \\min(1, \\max_{i \\le k} (m - i + 1) p_{(i)})`;
     - Bonferroni: :math:`\\tilde p_i = \\min(1, m p_i)`;
     - Benjamini-Hochberg: :math:`\\tilde p_{(k)} = \\min(1, \\min_{i \\ge k} m p_{(i)} / i)`,
-      as :func:`scipy.stats.false_discovery_control` computes it.
-
-    These equal ``statsmodels.stats.multitest.multipletests`` with
-    ``method="holm"``, ``"bonferroni"`` and ``"fdr_bh"``.
+      rounded as :math:`p_{(i)} (m / i)`: the floats of SciPy's ``false_discovery_control``
+      (statsmodels' ``fdr_bh`` divides by :math:`i / m`, one unit in the last place off at
+      times); Holm and Bonferroni those of statsmodels' ``multipletests``; each on the
+      p-values that are not NaN.
 
     References
     ----------
@@ -680,7 +680,7 @@ def adjust_pvalues(pvalues: ArrayLike, method: str | None = "holm") -> np.ndarra
         adjusted[order] = np.minimum(steps, 1.0)
     else:  # Benjamini-Hochberg: running minimum from the largest p-value down
         order = np.argsort(q, kind="stable")
-        scaled = q[order] * (k / np.arange(1, k + 1))
+        scaled = q[order] * (k / np.arange(1, k + 1))  # p (m / i): SciPy's rounding
         steps = np.minimum.accumulate(scaled[::-1])[::-1]
         adjusted = np.empty(k)
         adjusted[order] = np.minimum(steps, 1.0)

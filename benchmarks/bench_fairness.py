@@ -7,9 +7,9 @@
 Data: each user's top-100 list from a catalogue of 100k items with power-law
 popularity (ranks by score, ties included), 10 judged items per user (grades
 0-3), a training log of 10 interactions per user, 20 item providers, 3 user
-segments; for the CTR rows, an impression log of 10M rows. Each row is one
-call of the public function (or one ``evaluate`` call with every per-user
-metric string: one pass), timed with the harness (``--runs`` runs, median) and
+segments (and 10,000 others); for the CTR rows, an impression log of 10M rows.
+Each row is one call of the public function (or one ``evaluate`` call with every
+per-user metric string: one pass), timed with the harness (``--runs`` runs, median) and
 with its peak memory above the process's baseline. There is no peer row: the
 peers that define these metrics (Elliot, RecBole, Recommenders, expeval,
 scikit-learn's r2/Brier) are checked for equal values in the test suite; the
@@ -77,6 +77,7 @@ def make_data(n_users: int, seed: int = 0) -> dict:
         "log": (log_users, log_items),
         "item_groups": (np.arange(2 * N_ITEMS), providers),
         "segments": rng.integers(0, 3, n_users),
+        "many_segments": rng.integers(0, 10_000, n_users),  # e.g. country x day
     }
 
 
@@ -102,6 +103,8 @@ def per_user(
     )
     timed("`EvaluationReport.by_segment` (3 user segments)",
           lambda: report.by_segment(data["segments"]))  # fmt: skip
+    timed("`EvaluationReport.by_segment` (10,000 user segments)",
+          lambda: report.by_segment(data["many_segments"]))  # fmt: skip
     timed("`popularity_statistical_parity` (PopRSP@10)",
           lambda: receval.popularity_statistical_parity(run, train=log, k=10))  # fmt: skip
     timed("`popularity_equal_opportunity` (PopREO@10)",

@@ -569,18 +569,62 @@ def mean_state(
 ) -> MeanState:
     """The :class:`MeanState` of per-user values (nan: left out); with ``denominators``
     a pooled ratio, ``values`` then holding the numerators; ``kind`` as in
-    :data:`MEAN_KINDS`."""
+    :data:`MEAN_KINDS`. :func:`mean_states` of one group."""
+    return mean_states(values, np.array([0, len(values)]), denominators, kind)[0]
+
+
+def mean_states(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    denominators: np.ndarray | None = None,
+    kind: str = "users",
+) -> list[MeanState]:
+    """The :class:`MeanState` of each group of per-user values, grouped: group ``i``
+    holds ``values[offsets[i]:offsets[i + 1]]`` (nan: left out), as :func:`mean_state`
+    gives it on those values alone; every group's exact sums in one call of the core.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = mean_states(np.array([1.0, np.nan, 3.0, 0.5]), np.array([0, 3, 3, 4]))
+    >>> [(s.value, s.count) for s in states]
+    [(2.0, 2), (nan, 0), (0.5, 1)]
+    """
     kept = ~np.isnan(values)
-    n_kept = int(np.count_nonzero(kept))
-    every = n_kept == len(kept)  # nothing left out: no copy
-    x = values if every else values[kept]
+    x, bounds = values, np.asarray(offsets, dtype=np.int64)
+    if not kept.all():  # the values kept, and each group's bounds among them
+        x = values[kept]
+        bounds = np.concatenate(([0], np.cumsum(counts_by_group(kept, bounds))))
+        if denominators is not None:
+            denominators = denominators[kept]
     if kind == "geometric":
         x = np.log(np.maximum(x, GEOMETRIC_FLOOR))
-    total = ExactSum.of(x)
-    if denominators is not None and not every:
-        denominators = denominators[kept]
-    den = None if denominators is None else ExactSum.of(denominators)
-    return MeanState(total, n_kept, den, "pooled" if den is not None else kind)
+    columns = [x] if denominators is None else [x, denominators]
+    spans = list(pairwise(bounds.tolist()))
+    sums = exact_sums([(c[a:b], None, "value") for c in columns for a, b in spans])
+    n = len(spans)
+    dens: list[ExactSum | None] = [*sums[n:]] if denominators is not None else [None] * n
+    kind = "pooled" if denominators is not None else kind
+    return [MeanState(total, b - a, den, kind)
+            for total, den, (a, b) in zip(sums[:n], dens, spans, strict=True)]  # fmt: skip
+
+
+def counts_by_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """How many of ``flags`` are true in each group: group ``i`` the flags from
+    ``offsets[i]`` to ``offsets[i + 1]`` (CSR offsets, the last ``len(flags)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts_by_group(np.array([True, False, True, True]), np.array([0, 2, 2, 4])).tolist()
+    [1, 0, 2]
+    """
+    sizes = np.diff(offsets)
+    counts = np.zeros(len(sizes), dtype=np.int64)
+    filled = sizes > 0  # reduceat would give an empty group its next flag
+    if filled.any():
+        counts[filled] = np.add.reduceat(flags, offsets[:-1][filled], dtype=np.int64)
+    return counts
 
 
 def empty_mean_state(kind: str) -> MeanState:

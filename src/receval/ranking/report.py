@@ -11,7 +11,7 @@ import numpy as np
 
 from .._parameters import counted
 from ..conventions import SKIP_REASONS, Conventions
-from ..engine.totals import MeanState, mean_state
+from ..engine.totals import MeanState, counts_by_group, mean_state, mean_states
 from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
@@ -20,9 +20,11 @@ __all__ = [
     "describe_report",
     "no_value",
     "partition_mean",
+    "partition_means",
     "skip_codes",
     "skip_counts",
-    "user_mean",
+    "skip_counts_by",
+    "user_means",
 ]
 
 
@@ -113,7 +115,7 @@ class EvaluationReport:
     and counts agree to the last bit. The report of
     :func:`receval.spark.evaluate` holds no per-user values: ``users`` is empty,
     ``values`` holds no metric, and ``per_user``, ``to_frame``, ``by_segment``,
-    ``subset`` and ``mean_state_of`` raise; every other attribute is there.
+    ``subset`` and ``mean_states_of`` raise; every other attribute is there.
     """
 
     mean: dict[str, float]
@@ -250,23 +252,28 @@ class EvaluationReport:
         self._check_rows("by_segment")
         return report_by_segment(self, segments)
 
-    def mean_state_of(self, metric: str, users: np.ndarray) -> MeanState:
-        """The exact mean state of one metric over some of the users (a boolean mask
-        aligned with ``users``), by the rules of its mean over all of them."""
-        self._check_rows("mean_state_of")
-        kept = np.asarray(users, dtype=bool)
+    def mean_states_of(self, metric: str, groups: tuple[np.ndarray, np.ndarray]) -> list[MeanState]:
+        """The exact mean state of one metric over each group of the users, by the rules
+        of its mean over all of them, in one pass: ``groups`` is ``(offsets, rows)``,
+        group ``i`` the users at ``rows[offsets[i]:offsets[i + 1]]`` of ``users`` (as
+        :func:`receval.segments.report.segment_rows` groups them)."""
+        self._check_rows("mean_states_of")
+        offsets, rows = groups
         if metric in self._raw:
-            kind = self._states[metric].kind
-            den = self._aux[metric][kept]
-            return user_mean(self._raw[metric][kept], den, kind, self.conventions[metric])[0]
-        return mean_state(self.values[metric][kept])
+            kind, conv = self._states[metric].kind, self.conventions[metric]
+            return user_means(self._raw[metric][rows], self._aux[metric][rows], kind, conv,
+                              offsets)  # fmt: skip
+        return mean_states(self.values[metric][rows], offsets)
 
-    def n_users_skipped_by_of(self, metric: str, users: np.ndarray) -> dict[str, int]:
-        """``n_users_skipped_by[metric]`` of some of the users (a boolean mask aligned
-        with ``users``): those of them each rule left out of the metric's mean, from
-        the same per-user reasons as the whole report's counts."""
+    def n_users_skipped_by_of(
+        self, metric: str, groups: tuple[np.ndarray, np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        """``n_users_skipped_by[metric]`` of each group of the users (``groups`` as for
+        :meth:`mean_states_of`): per rule, the users of each group it left out of the
+        metric's mean, from the same per-user reasons as the whole report's counts."""
         self._check_rows("n_users_skipped_by_of")
-        return skip_counts(self._skipped[metric][np.asarray(users, dtype=bool)])
+        offsets, rows = groups
+        return skip_counts_by(self._skipped[metric][rows], offsets)
 
     def subset(self, users: Any) -> EvaluationReport:
         """The report of some of the users: a boolean mask aligned with ``users``.
@@ -283,7 +290,8 @@ class EvaluationReport:
                 f"EvaluationReport.subset: users must be a boolean mask of "
                 f"{counted(len(self.users), 'user')}. Got shape {kept.shape}."
             )
-        states = {t: self.mean_state_of(t, kept) for t in self.mean}
+        kept_users = (np.array([0, int(kept.sum())]), np.flatnonzero(kept))  # one group
+        states = {t: self.mean_states_of(t, kept_users)[0] for t in self.mean}
         values = {t: col[kept] for t, col in self.values.items()}
         aux = {t: den[kept] for t, den in self._aux.items()}
         missing = None if self._missing is None else self._missing[kept]
@@ -299,7 +307,9 @@ class EvaluationReport:
                 mean_average[t] = float("nan")
             elif tie_dependent[t]:
                 kind = self._states[t].kind
-                mean_average[t] = user_mean(col, aux[t], kind, self.conventions[t])[0].value
+                whole = np.array([0, len(col)])
+                conv = self.conventions[t]
+                mean_average[t] = user_means(col, aux[t], kind, conv, whole)[0].value
         return replace(
             self,
             mean={t: state.value for t, state in states.items()},
@@ -377,28 +387,39 @@ def partition_mean(
 ) -> tuple[MeanState, np.ndarray, int]:
     """The mergeable mean state of a ranked metric over some users, their reported
     values, and how many of them had a value before ``zero_users="skip"`` left the
-    users at 0 out (what :func:`user_mean` needs over all the users).
+    users at 0 out (what :func:`no_value` needs over all the users):
+    :func:`partition_means` of one group.
 
     ``col``: each user's value as the kernel gives it (pooled metrics: the
     numerator), nan for a user left out; ``den``: each user's relevant items.
     """
-    valued = 0
+    states, col, valued = partition_means(col, den, kind, conv, np.array([0, len(col)]))
+    return states[0], col, int(valued[0])
+
+
+def partition_means(
+    col: np.ndarray, den: np.ndarray, kind: str, conv: Conventions, offsets: np.ndarray
+) -> tuple[list[MeanState], np.ndarray, np.ndarray]:
+    """:func:`partition_mean` of each group of users, grouped (group ``i`` the users
+    ``offsets[i]`` to ``offsets[i + 1]`` of ``col`` and ``den``), in one pass: the
+    groups' states, every user's reported value, and each group's users with a value
+    before ``zero_users="skip"``."""
+    valued = np.zeros(len(offsets) - 1, dtype=np.int64)
     if conv.zero_users == "skip" and kind == "users":
         # ranked_values left out the users without a relevant item in the top k; a user
         # still at 0 has one, but a value of 0 (R-precision: none in the top min(R, k)):
         # users at 0 leave the mean (when every counted user is at 0, the mean of
-        # nothing, nan, as Recommenders')
-        valued = int(np.count_nonzero(~np.isnan(col)))
-        if valued:
-            col = np.where(col == 0, np.nan, col)
+        # nothing, nan, as Recommenders'); a group without a value holds no 0 either
+        valued = counts_by_group(~np.isnan(col), offsets)
+        col = np.where(col == 0, np.nan, col)
     kept = ~np.isnan(col)
     if kind == "pooled":
-        state = mean_state(col, den)  # sum of hits over sum of relevant items
+        states = mean_states(col, offsets, den)  # sum of hits over sum of relevant items
         with np.errstate(invalid="ignore", divide="ignore"):
             col = np.where(den > 0, col / np.where(den > 0, den, 1), 0.0)
         col[~kept] = np.nan
-        return state, col, valued
-    return mean_state(col, kind=kind), col, valued
+        return states, col, valued
+    return mean_states(col, offsets, kind=kind), col, valued
 
 
 def skip_codes(
@@ -435,8 +456,23 @@ def skip_codes(
 
 def skip_counts(codes: np.ndarray) -> dict[str, int]:
     """The users that :func:`skip_codes` gives each reason, by reason."""
-    counts = np.bincount(codes, minlength=len(SKIP_REASONS) + 1)[1:]
-    return {reason: int(n) for reason, n in zip(SKIP_REASONS, counts, strict=True)}
+    by_group = skip_counts_by(codes, np.array([0, len(codes)]))
+    return {reason: int(counts[0]) for reason, counts in by_group.items()}
+
+
+def skip_counts_by(codes: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
+    """Per reason, the users of each group that :func:`skip_codes` gives it: the codes
+    grouped, group ``i`` those from ``offsets[i]`` to ``offsets[i + 1]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> by = skip_counts_by(np.array([0, 1, 0, 4, 4], dtype=np.int8), np.array([0, 2, 5]))
+    >>> by["empty_users"].tolist(), by["no_value"].tolist()
+    ([1, 0], [0, 2])
+    """
+    return {reason: counts_by_group(codes == i + 1, offsets)
+            for i, reason in enumerate(SKIP_REASONS)}  # fmt: skip
 
 
 def no_value(kind: str, conv: Conventions, valued: int) -> bool:
@@ -449,14 +485,16 @@ def no_value(kind: str, conv: Conventions, valued: int) -> bool:
 ZERO_MEAN = mean_state(np.zeros(1))
 
 
-def user_mean(
-    col: np.ndarray, den: np.ndarray, kind: str, conv: Conventions
-) -> tuple[MeanState, np.ndarray]:
-    """The mean state of a ranked metric over some users, and their reported values.
+def user_means(
+    col: np.ndarray, den: np.ndarray, kind: str, conv: Conventions, offsets: np.ndarray
+) -> list[MeanState]:
+    """The mean state of a ranked metric over each group of users, grouped as for
+    :func:`partition_means`.
 
     ``col``: each user's value as the kernel gives it (pooled metrics: the
     numerator), nan for a user left out; ``den``: each user's relevant items.
-    The same for all the users of a report and for a segment of them.
+    The same for all the users of a report and for the segments of them.
     """
-    state, col, valued = partition_mean(col, den, kind, conv)
-    return (ZERO_MEAN if no_value(kind, conv, valued) else state), col
+    states, _, valued = partition_means(col, den, kind, conv, offsets)
+    return [ZERO_MEAN if no_value(kind, conv, int(n)) else state
+            for state, n in zip(states, valued, strict=True)]  # fmt: skip

@@ -27,7 +27,7 @@ from ..exceptions import (
     UndefinedMetricWarning,
     warn,
 )
-from .report import SegmentReport, segment_codes
+from .report import SegmentReport, segment_codes, segment_rows
 
 __all__ = ["SegmentComparison", "SegmentReport", "by_segment", "compare_by_segment"]
 
@@ -147,8 +147,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
         )
     n = len(given[0]) if given else len(next(iter(kwargs.values())))
     codes, labels = segment_codes(by, n, "by", func)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(len(labels) + 1))
+    bounds, order = segment_rows(codes, len(labels))  # every segment's rows, grouped once
     counts = np.diff(bounds).astype(np.int64)
 
     def rows(x: Any, idx: np.ndarray) -> Any:

@@ -17,7 +17,8 @@ from .._parameters import counted
 from ..exceptions import InputValidationError
 
 __all__ = [
-    "SegmentReport", "first_repeat", "report_by_segment", "segment_codes", "user_segments"
+    "SegmentReport", "first_repeat", "report_by_segment", "segment_codes", "segment_rows",
+    "user_segments",
 ]  # fmt: skip
 
 
@@ -273,29 +274,45 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
     return out, uniques, len(key_codes) - int(found.sum())
 
 
+def segment_rows(codes: np.ndarray, n_segments: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of every segment, grouped in one pass (a stable counting sort): CSR
+    offsets (``n_segments + 1``) and the rows in segment order, those of segment ``i``
+    ``rows[offsets[i]:offsets[i + 1]]`` in their order; a row of code -1 (in no
+    segment) is in none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> offsets, rows = segment_rows(np.array([1, 0, -1, 1]), 2)
+    >>> offsets.tolist(), rows.tolist()
+    ([0, 1, 3], [1, 0, 3])
+    """
+    from ..data._encode import group_rows
+
+    grouped = np.where(codes < 0, n_segments, codes)  # none: a last group, left out
+    offsets, rows = group_rows(grouped, n_segments + 1)
+    if not len(rows):  # the rows were in segment order already
+        rows = np.arange(len(codes))
+    return offsets[: n_segments + 1], rows[: offsets[n_segments]]
+
+
 def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     """:meth:`receval.EvaluationReport.by_segment`: the report's means within each segment."""
     func = "EvaluationReport.by_segment"
     codes, labels, n_unknown = user_segments(report, segments, func)
-    counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
+    groups = segment_rows(codes, len(labels))  # every segment's users, grouped once
     values: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}
     skipped: dict[str, dict[str, np.ndarray]] = {}
     for text in report.mean:
-        out = np.empty(len(labels), dtype=np.float64)
-        by_rule = []  # per segment, the users each rule left out (n_users_skipped_by)
-        for i in range(len(labels)):
-            users = codes == i
-            out[i] = report.mean_state_of(text, users).value
-            by_rule.append(report.n_users_skipped_by_of(text, users))
-        values[text] = out
-        undefined[text] = int(np.isnan(out).sum())
-        skipped[text] = {
-            reason: np.array([c[reason] for c in by_rule], dtype=np.int64)
-            for reason in report.n_users_skipped_by[text]
-        }
+        states = report.mean_states_of(text, groups)
+        values[text] = np.array([state.value for state in states], dtype=np.float64)
+        undefined[text] = int(np.isnan(values[text]).sum())
+        # per rule, the users of each segment it left out (n_users_skipped_by)
+        skipped[text] = report.n_users_skipped_by_of(text, groups)
     overall = {t: float(x) for t, x in report.mean.items()}
     skipped_overall = {t: dict(report.n_users_skipped_by[t]) for t in report.mean}
     n_unassigned = int((codes < 0).sum())
+    counts = np.diff(groups[0]).astype(np.int64)
     return SegmentReport(labels, values, overall, counts, "users", undefined, n_unassigned,
                          skipped, n_unknown, skipped_overall)  # fmt: skip

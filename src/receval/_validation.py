@@ -77,10 +77,12 @@ def _as_array(x: Any, name: str, func: str) -> np.ndarray:
         ) from None
 
 
-def _is_missing(value: Any) -> bool:
-    """None, pandas' NA and NaT, or a float NaN."""
+def is_missing(value: Any) -> bool:
+    """None, pandas' NA and NaT, NumPy's NaT, or a float NaN."""
     if value is None or type(value).__name__ in _MISSING_TYPE_NAMES:
         return True
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(value))
     return isinstance(value, (float, np.floating)) and value != value
 
 
@@ -94,7 +96,7 @@ def check_no_missing(arr: np.ndarray, name: str, func: str) -> None:
         return
     if arr.dtype == object:
         values = arr.ravel().tolist()
-        missing = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
+        missing = np.fromiter(map(is_missing, values), dtype=bool, count=len(values))
         what = "None, NA or NaN"
         if not missing.any():
             _check_one_label_type(values, name, func)
@@ -334,7 +336,7 @@ def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
                 return converted
     if x.dtype.kind == "O" and x.ndim == 1 and x.size:  # numbers and missing values
         values = x.tolist()
-        missing = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
+        missing = np.fromiter(map(is_missing, values), dtype=bool, count=len(values))
         if missing.any() and all(m or is_number(e) for m, e in zip(missing, values, strict=True)):
             raise missing_values(func, name, missing, "None, NA or NaN")
     if x.dtype.kind not in "biuf":

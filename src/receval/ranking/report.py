@@ -225,7 +225,8 @@ class EvaluationReport:
             The segment of each user: ``{user: segment}``, an array aligned
             with ``users``, or a two-column frame (user, segment). Users
             without a segment count in the overall mean only
-            (``n_unassigned``).
+            (``n_unassigned``); a missing label (None, NaN, NA, a null) is
+            refused: leave such a user out of the mapping or frame.
 
         Returns
         -------

@@ -146,7 +146,12 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
             f"{inputs[0]!r}."
         )
     n = len(given[0]) if given else len(next(iter(kwargs.values())))
-    codes, labels = segment_codes(by, n, "by", func)
+    codes, labels = segment_codes(by, "by", func, unit="row")
+    if len(codes) != n:
+        raise InputValidationError(
+            f"{func}: by must have one label per row. Got {counted(len(codes), 'label')} "
+            f"for {counted(n, 'row')}."
+        )
     bounds, order = segment_rows(codes, len(labels))  # every segment's rows, grouped once
     counts = np.diff(bounds).astype(np.int64)
 

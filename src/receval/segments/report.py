@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,18 +172,24 @@ def _scalar(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
 
-def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np.ndarray]:
-    """Codes ``0..n_segments-1`` of the labels ``by`` (``n`` of them) and the labels,
-    sorted where they sort; missing labels raise ``InputValidationError``."""
+def segment_codes(
+    by: Any, name: str, func: str, *, unit: str, user_of: Callable[[int], Any] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Codes ``0..n_segments-1`` of the labels ``by`` (one per ``unit``: ``"row"`` or
+    ``"user"``) and the labels, sorted where they sort.
+
+    A missing label (None, NaN, NaT, pandas' NA, a null of Arrow or polars) raises
+    ``InputValidationError``, one message whatever its kind: it names the first
+    one's position, or its user where ``user_of`` gives the user of a position (the
+    labels of a mapping's or a frame's users).
+    """
     from ..data._encode import factorize
 
+    missing = _missing_labels(by, name, func)
+    if missing.any():
+        raise _missing_labels_error(missing, name, func, unit, user_of)
     codes, uniques = factorize(by, name, func)
     codes = np.asarray(codes)
-    if len(codes) != n:
-        raise InputValidationError(
-            f"{func}: {name} must have one label per row. Got {counted(len(codes), 'label')} "
-            f"for {counted(n, 'row')}."
-        )
     uniques = np.asarray(uniques)
     if uniques.dtype.kind in "iu" and _booleans(by):  # the codes read True as 1
         uniques = uniques.astype(bool)
@@ -193,6 +200,51 @@ def segment_codes(by: Any, n: int, name: str, func: str) -> tuple[np.ndarray, np
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[codes], uniques[order]
+
+
+def _missing_labels(labels: Any, name: str, func: str) -> np.ndarray:
+    """Whether each label is missing: None, NaN, NaT, pandas' NA, a null (or a NaN) of
+    Arrow or polars."""
+    from .. import _validation as v
+    from ..data._arrow import to_numpy
+
+    module = type(labels).__module__.partition(".")[0]
+    if module == "polars" and hasattr(labels, "to_arrow"):  # a Series: as Arrow holds it
+        labels, module = labels.to_arrow(), "pyarrow"
+    if module == "pyarrow" and hasattr(labels, "is_null"):
+        return to_numpy(labels.is_null(nan_is_null=True))
+    if module == "pandas" and hasattr(labels, "isna") and labels.ndim == 1:
+        return np.asarray(labels.isna(), dtype=bool)
+    if isinstance(labels, (list, tuple)):
+        return np.fromiter(map(v.is_missing, labels), dtype=bool, count=len(labels))
+    one_d = isinstance(labels, np.ndarray) and labels.ndim == 1
+    arr: np.ndarray = labels if one_d else v.as_1d(labels, name, func)
+    kind = arr.dtype.kind
+    if kind == "O":
+        return np.fromiter(map(v.is_missing, arr.tolist()), dtype=bool, count=len(arr))
+    if kind in "fcmM":  # NaN, NaT
+        return np.asarray(np.isnan(arr) if kind in "fc" else np.isnat(arr), dtype=bool)
+    return np.zeros(len(arr), dtype=bool)
+
+
+def _missing_labels_error(
+    missing: np.ndarray, name: str, func: str, unit: str, user_of: Callable[[int], Any] | None
+) -> InputValidationError:
+    """The error of the labels ``missing`` flags: their count and the first, by its
+    position or (``user_of``) its user, and the fix."""
+    row = int(np.argmax(missing))
+    count = counted(int(np.count_nonzero(missing)), "missing label")
+    head = f"{func}: {name} must give every {unit}{' it names' if user_of else ''} a segment "
+    head += "label. Got {count} (None, NaN or null), the first {at}; "
+    if user_of is not None:
+        at = f"for the user {user_of(row)!r}"
+        fix = (f"give those users a label, or leave them out of {name} (a user without a "
+               f"segment counts in the overall value only).")  # fmt: skip
+        return InputValidationError(head.format(count=count, at=at) + fix, row=row)
+    fix = "fill them with a label, e.g. 'unknown', or "
+    fix += "drop those rows." if unit == "row" else (
+        f"give {name} as a mapping {{{{user: label}}}} without those users.")  # fmt: skip
+    return InputValidationError.positioned(head + fix, row, count, "missing labels")
 
 
 def _booleans(labels: Any) -> bool:
@@ -246,25 +298,28 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
             )
         cols = frame_columns(segments, {"user": names[0], "segment": names[1]}, func)
         keys, labels_of_keys = cols["user"], cols["segment"]
-    else:
-        labels = v.as_1d(segments, "segments", func)
-        if len(labels) != len(users):
+    else:  # one label per user
+        codes, uniques = segment_codes(segments, "segments", func, unit="user")
+        if len(codes) != len(users):
             raise InputValidationError(
                 f"{func}: segments must be a mapping of users, a frame (user, segment) or one "
-                f"label per user of the report. Got {counted(len(labels), 'label')} for "
+                f"label per user of the report. Got {counted(len(codes), 'label')} for "
                 f"{counted(len(users), 'user')}."
             )
-        return (*segment_codes(labels, len(users), "segments", func), 0)
-    codes, uniques = segment_codes(labels_of_keys, len(labels_of_keys), "segments", func)
+        return codes, uniques, 0
     key_codes, key_ids = factorize(keys, "segments", func)
+
+    def user_at(row: int) -> Any:
+        return np.asarray(key_ids)[[key_codes[row]]].tolist()[0]  # a Python value
+
     row = first_repeat(key_codes)
     if row is not None:
-        user = np.asarray(key_ids)[[key_codes[row]]].tolist()[0]  # a Python value
         raise InputValidationError(
-            f"{func}: segments names the user {user!r} twice, the second time at position "
-            f"{row}; give each user one segment.",
+            f"{func}: segments names the user {user_at(row)!r} twice, the second time at "
+            f"position {row}; give each user one segment.",
             row=row,
         )
+    codes, uniques = segment_codes(labels_of_keys, "segments", func, unit="user", user_of=user_at)
     # each report user's row in the mapping (-1: none): factorize kept the rows' order
     position = lookup(users, key_ids)
     found = position >= 0

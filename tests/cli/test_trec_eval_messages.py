@@ -105,6 +105,9 @@ LISTED = "`receval trec-eval -h` lists the measures receval computes."
         ("ndgc", 1, f"trec-eval -m ndgc: unknown measure 'ndgc'. Did you mean 'ndcg'? {LISTED}"),
         ("P_10", 1, f"trec-eval -m P_10: unknown measure 'P_10'. Did you mean 'P.10' (-m P.10)? "
                     f"{LISTED}"),
+        # trec_eval reads names in their case only ("illegal measure 'p'"): the name in its case
+        ("p.10", 1, "trec-eval -m p.10: unknown measure 'p'. Did you mean 'P' (measure names are "
+                    f"case-sensitive)? {LISTED}"),
         # trec_eval computes yaap; receval refuses it as a bad input (2)
         ("yaap", 2, "trec-eval -m yaap: receval does not compute 'yaap', trec_eval's yet another "
                     f"average precision (Robertson, ECIR 2012); {LISTED}"),

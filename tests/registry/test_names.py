@@ -160,8 +160,11 @@ def test_peer_spelling_reads_as_the_receval_metric(spelling, canonical):
 
 
 @pytest.mark.parametrize(
-    "spelling", ["P_10", "nDCG@10", "RBP(p=0.9)", "iprec_at_recall_0.10", "SetF(beta=0.5)"]
-)
+    "spelling",
+    ["P_10", "nDCG@10", "RBP(p=0.9)", "iprec_at_recall_0.10", "SetF(beta=0.5)",
+     # trec_eval's -m form (``p.10`` was refused, suggesting P_10)
+     "P.10", "ndcg_cut.10", "Rprec_mult.2.0", "set_F.0.5"],
+)  # fmt: skip
 def test_peer_spellings_in_any_case(spelling):
     assert parse_metric(spelling.upper()) == parse_metric(spelling)
     assert parse_metric(spelling.lower()) == parse_metric(spelling)

@@ -356,10 +356,12 @@ def _trec_eval_form(text: str) -> dict[str, str] | InvalidParameterError | None:
 
     found = _DOTTED.match(text)
     if found is not None:
-        if found["name"] not in {m.name for m in MEASURES}:
+        # a measure's name in any case (``p.10``: ``P.10``), as every other form is read
+        name = {m.name.lower(): m.name for m in MEASURES}.get(found["name"].lower())
+        if name is None:
             return None
         try:
-            metrics = trec_eval_metrics([text.strip()])
+            metrics = trec_eval_metrics([name + text.strip()[len(found["name"]) :]])
         except InvalidParameterError as error:
             # parameters trec_eval refuses (``P.5,5``): the string may still be another
             # form (ranx's ``rbp.95``, whose own errors say why it is refused), else

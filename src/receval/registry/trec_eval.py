@@ -333,8 +333,11 @@ def select_measures(requests: Sequence[str]) -> list[tuple[TrecMeasure, str | No
             import difflib
 
             known = [m.name for m in MEASURES] + list(NICKNAMES)
+            cased = {k.lower(): k for k in known}.get(name.lower())
             base, _, param = name.rpartition("_")
-            if base in _BY_NAME and _BY_NAME[base].params and param:
+            if cased is not None:  # trec_eval reads names in their case only
+                hint = f" Did you mean {cased!r} (measure names are case-sensitive)?"
+            elif base in _BY_NAME and _BY_NAME[base].params and param:
                 # an output name such as P_10: trec_eval takes its parameters after a dot
                 hint = f" Did you mean '{base}.{param}' (-m {base}.{param})?"
             else:

@@ -26,6 +26,12 @@ def _refusal(func, *args, **kwargs) -> str:
     return str(info.value)
 
 
+def _named(message: str, func: str = "receval.metric('ndcg@10')") -> str:
+    """A message of evaluate (or evaluate_embeddings) as ``func`` says it: the same
+    after the name of the caller."""
+    return f"{func}: {message.split(': ', 1)[1]}"
+
+
 def _split(acc: receval.Accumulator, qrels: dict, run: dict) -> receval.Accumulator:
     """``acc`` updated with the qrels' users and the run's in two halves."""
     users, lists = sorted(qrels), sorted(run)
@@ -38,7 +44,7 @@ def _split(acc: receval.Accumulator, qrels: dict, run: dict) -> receval.Accumula
 @pytest.mark.parametrize("run", [PREFIXED_USERS, PREFIXED_ITEMS], ids=["users", "items"])
 def test_a_run_of_prefixed_ids_is_refused_at_compute_as_evaluate_refuses_it(whole_groups, run):
     # before: the accumulator scored it 0 in silence
-    expected = _refusal(receval.evaluate, QRELS, run, ["ndcg@10"])
+    expected = _named(_refusal(receval.evaluate, QRELS, run, ["ndcg@10"]))
     acc = _split(receval.metric("ndcg@10", whole_groups=whole_groups), QRELS, run)
     assert _refusal(acc.compute) == expected
     assert _refusal(receval.compute, "ndcg@10", QRELS, run) == expected
@@ -52,7 +58,7 @@ def test_allow_unmatched_warns_and_scores_0(whole_groups):
         assert acc.compute() == 0.0
     with pytest.warns(UnmatchedIdsWarning) as want:
         receval.evaluate(QRELS, PREFIXED_USERS, ["ndcg@10"], allow_unmatched=True)
-    assert [str(w.message) for w in got] == [str(w.message) for w in want]
+    assert [str(w.message) for w in got] == [_named(str(w.message)) for w in want]
 
 
 @pytest.mark.parametrize("whole_groups", [False, True])
@@ -64,7 +70,7 @@ def test_a_share_below_min_match_warns_as_evaluate_does(whole_groups):
     with pytest.warns(UnmatchedIdsWarning) as want:
         report = receval.evaluate(QRELS, run, ["ndcg@10"], min_match=0.5)
     assert value == report.mean["ndcg@10"]
-    assert [str(w.message) for w in got] == [str(w.message) for w in want]
+    assert [str(w.message) for w in got] == [_named(str(w.message)) for w in want]
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnmatchedIdsWarning)  # 3 of 8 is above the default
         assert _split(receval.metric("ndcg@10", whole_groups=whole_groups), QRELS, run).compute()
@@ -75,10 +81,10 @@ def test_updates_without_a_recommendation_are_refused_without_a_note_on_types(wh
     # before: "run users [] (the qrels' are str, the run's int64: ...)"
     acc = receval.metric("ndcg@10", whole_groups=whole_groups).update(QRELS, {})
     assert _refusal(acc.compute) == (
-        "evaluate: none of the 8 qrels users is in the run (0.0%), e.g. qrels users ['u0', "
-        "'u1', 'u2', 'u3', 'u4', ...], run users []; every metric would be 0; check the ids "
-        "for a prefix, a type or a column mix-up, or pass allow_unmatched=True to score the "
-        "run anyway."
+        "receval.metric('ndcg@10'): none of the 8 qrels users is in the run (0.0%), e.g. "
+        "qrels users ['u0', 'u1', 'u2', 'u3', 'u4', ...], run users []; every metric would be "
+        "0; check the ids for a prefix, a type or a column mix-up, or pass "
+        "allow_unmatched=True to score the run anyway."
     )
 
 
@@ -122,13 +128,13 @@ def test_merged_halves_each_half_matching(whole_groups):
     with pytest.warns(UnmatchedIdsWarning) as want:
         report = receval.evaluate(QRELS, run, ["ndcg@10"], min_match=0.6)
     assert value == report.mean["ndcg@10"]
-    assert [str(w.message) for w in got] == [str(w.message) for w in want]
+    assert [str(w.message) for w in got] == [_named(str(w.message)) for w in want]
 
 
 @pytest.mark.parametrize("whole_groups", [False, True])
 @pytest.mark.parametrize("trip", ["pickle", "state_dict"])
 def test_a_checkpoint_mid_way_keeps_the_ids_and_the_options(whole_groups, trip):
-    expected = _refusal(receval.evaluate, QRELS, PREFIXED_ITEMS, ["ndcg@10"])
+    expected = _named(_refusal(receval.evaluate, QRELS, PREFIXED_ITEMS, ["ndcg@10"]))
     users = sorted(QRELS)
     for options in ({}, {"allow_unmatched": True}):
         acc = receval.metric("ndcg@10", whole_groups=whole_groups, **options)
@@ -174,8 +180,8 @@ def test_item_vectors_match_the_catalogue_as_evaluate_embeddings_does(whole_grou
                         user_ids=["u", "v"], item_ids=foreign)  # fmt: skip
     acc = receval.metric("ndcg@2", item_vectors=items, item_ids=foreign, whole_groups=whole_groups)
     acc.update(qrels, users, user_ids=["u", "v"])
-    assert _refusal(acc.compute) == expected
-    assert "none of item_ids' 5 items is judged" in expected
+    assert _refusal(acc.compute) == _named(expected, "receval.metric('ndcg@2')")
+    assert expected.startswith("evaluate_embeddings: none of item_ids' 5 items is judged")
     # user vectors of other ids: refused too
     acc = receval.metric("ndcg@2", item_vectors=items, item_ids=ids, whole_groups=whole_groups)
     acc.update(qrels, users, user_ids=["x_u", "x_v"])

@@ -90,7 +90,9 @@ def test_accumulators_over_random_splits_merged_in_random_order(conventions, see
                 merged.merge(accs[i])
             got = merged.compute()
             assert got == want.mean[text] or (np.isnan(got) and np.isnan(want.mean[text])), text
-        setup = make_setup([text], {"profile": None, **options}, with_qrels=True, rows=False)
+        setup = make_setup(
+            [text], {"profile": None, **options}, with_qrels=True, rows=False, func="evaluate"
+        )
         accs = [rv.metric(text, whole_groups=True, **options) for _ in parts]
         for acc, part in zip(accs, parts, strict=True):
             acc.update({u: qrels[u] for u in part if u in qrels},

@@ -18,6 +18,16 @@ USERS = np.array([[1.0, 0.0], [1.0, 0.1]])
 ITEMS = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
 QRELS = {0: {2: 1}, 1: {1: 1}}
 METRICS = ["recall@1", "ndcg@1"]
+#: The refusal of item_ids ["i0", "i1", "i2"], after the name of the caller.
+NO_JUDGED_ITEM = (
+    "none of item_ids' 3 items is judged in the qrels (0.0%; 0.0% of the qrels' 2 items), "
+    "e.g. item_ids ['i0', 'i1', 'i2'], qrels items [1, 2] (the qrels' are int64, the "
+    "item_ids' str: an integer id matches the string of its decimal digits, 7 matches '7' "
+    "but not '07' or '7.0'; cast one side so that both hold the same ids (e.g. .astype(int) "
+    "on numeric strings)); every metric that reads the judgments would be 0; check the ids "
+    "for a prefix, a type or a column mix-up, or pass allow_unmatched=True to score the run "
+    "anyway."
+)
 
 
 def test_lists_that_miss_every_judged_item_score_0():
@@ -39,15 +49,7 @@ def test_evaluate_still_checks_the_run_items():
 def test_a_catalogue_without_a_judged_item_is_refused():
     with pytest.raises(InputValidationError) as caught:
         rv.evaluate_embeddings(QRELS, USERS, ITEMS, METRICS, k=1, item_ids=["i0", "i1", "i2"])
-    assert str(caught.value) == (
-        "evaluate: none of item_ids' 3 items is judged in the qrels (0.0%; 0.0% of the "
-        "qrels' 2 items), e.g. item_ids ['i0', 'i1', 'i2'], qrels items [1, 2] (the qrels' "
-        "are int64, the item_ids' str: an integer id matches the string of its decimal "
-        "digits, 7 matches '7' but not '07' or '7.0'; cast one side so that both hold the "
-        "same ids (e.g. .astype(int) on numeric strings)); every metric that reads the "
-        "judgments would be 0; check the ids for a prefix, a type or a column mix-up, or "
-        "pass allow_unmatched=True to score the run anyway."
-    )
+    assert str(caught.value) == "evaluate_embeddings: " + NO_JUDGED_ITEM
     with pytest.warns(UnmatchedIdsWarning, match="none of item_ids' 3 items is judged"):
         report = rv.evaluate_embeddings(QRELS, USERS, ITEMS, METRICS, k=1,
                                         item_ids=[10, 11, 12], allow_unmatched=True)  # fmt: skip
@@ -60,9 +62,9 @@ def test_few_judged_items_in_the_catalogue_warn_below_min_match():
     with pytest.warns(UnmatchedIdsWarning) as caught:
         rv.evaluate_embeddings(qrels, USERS, items, METRICS, k=1, min_match=0.5)
     assert str(caught[0].message).startswith(
-        "evaluate: 1 of item_ids' 10 items is judged in the qrels (10.0%; 20.0% of the "
-        "qrels' 5 items), e.g. item_ids [0, 1, 2, 3, 4, ...], qrels items [1, 20, 21, 22, 23], "
-        "below min_match=0.5"
+        "evaluate_embeddings: 1 of item_ids' 10 items is judged in the qrels (10.0%; 20.0% "
+        "of the qrels' 5 items), e.g. item_ids [0, 1, 2, 3, 4, ...], qrels items [1, 20, 21, "
+        "22, 23], below min_match=0.5"
     )
 
 

@@ -1,6 +1,7 @@
 """receval.spark.evaluate and evaluate_embeddings check ids that match nothing as
-memory does: the same error, the same UnmatchedIdsWarning, the same report, from
-the counts and examples of every partition (the smallest ids of each side)."""
+memory does: the same error, the same UnmatchedIdsWarning (each naming its own
+function), the same report, from the counts and examples of every partition (the
+smallest ids of each side)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,14 @@ def _outcome(evaluate, qrels, run, **options):
     return said, report.mean, [getattr(report, c) for c in counts]
 
 
+def _on_spark(outcome):
+    """An outcome in memory as on Spark: its messages name ``receval.spark``'s function."""
+    if isinstance(outcome, str):
+        return "receval.spark." + outcome
+    said, mean, counts = outcome
+    return ["receval.spark." + text for text in said], mean, counts
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_evaluate_checks_ids_that_match_nothing_as_in_memory(spark, case):
     # Spark scored such runs 0 without a word (and took no min_match nor
@@ -77,7 +86,7 @@ def test_evaluate_checks_ids_that_match_nothing_as_in_memory(spark, case):
     expected = _outcome(receval.evaluate, qrels, run, **options)
     q_df, r_df = spark.createDataFrame(qrels), spark.createDataFrame(run)
     got = _outcome(partial(rs.evaluate, num_partitions=3), q_df, r_df, **options)
-    assert got == expected
+    assert got == _on_spark(expected)
     if case.endswith("disjoint"):  # refused, naming the smallest ids of each side
         assert "e.g. qrels " in got or "e.g. run items" in got
     else:
@@ -97,7 +106,7 @@ def test_the_message_names_the_smallest_ids_of_each_side_on_every_backend(spark)
         with pytest.raises(InputValidationError) as on_spark:
             rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), METRICS,
                         num_partitions=n)  # fmt: skip
-        assert str(on_spark.value) == str(in_memory.value)
+        assert str(on_spark.value) == _on_spark(str(in_memory.value))
     assert str(in_memory.value).startswith(message)
 
 
@@ -167,7 +176,7 @@ def test_evaluate_embeddings_checks_ids_that_match_nothing_as_in_memory(spark, c
     )
     expected = _outcome(in_memory, qrels, None, **options)
     got = _outcome(on_spark, spark.createDataFrame(qrels), u_df, **options)
-    assert got == expected
+    assert got == _on_spark(expected)
     assert isinstance(got, str) == case.endswith("disjoint")
 
 
@@ -192,8 +201,10 @@ def test_evaluate_embeddings_checks_the_catalogue_not_the_lists(spark, item_ids)
         [(u, row.tolist()) for u, row in enumerate(users)], "user long, vector array<double>"
     )
     got = _outcome(on_spark, spark.createDataFrame(qrels), u_df)
-    assert got == _outcome(in_memory, qrels, None)
+    assert got == _on_spark(_outcome(in_memory, qrels, None))
     if item_ids is None:
         assert got[1] == dict.fromkeys(METRICS, 0.0)
     else:
-        assert got.startswith("evaluate: none of item_ids' 3 items is judged in the qrels")
+        assert got.startswith(
+            "receval.spark.evaluate_embeddings: none of item_ids' 3 items is judged in the qrels"
+        )

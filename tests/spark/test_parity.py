@@ -744,7 +744,9 @@ def test_partition_restores_the_input_order_of_the_run():
             sr._SIDE: np.concatenate([np.ones(len(run)), np.zeros(len(qrels))]).astype(np.int8),
         }
     )
-    setup = make_setup(metrics, {"profile": None, "ties": "input"}, with_qrels=True, rows=False)
+    setup = make_setup(
+        metrics, {"profile": None, "ties": "input"}, with_qrels=True, rows=False, func="evaluate"
+    )
     state = sr._partition_state(tagged, setup, False, True, None, False, frozenset())
     assert finalize(setup, state).mean == expected.mean
 

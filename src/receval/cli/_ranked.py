@@ -241,7 +241,9 @@ def evaluate_run(
     ):
         report = evaluate(
             qrels,
-            run if catalogue is None else RunBatches(lambda: iter([run]), run.name, catalogue),
+            run
+            if catalogue is None
+            else RunBatches(lambda: iter([run]), run.name, catalogue, "evaluate"),
             metrics,
             profile=profile,
             **(conventions or {}),

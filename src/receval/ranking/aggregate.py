@@ -70,7 +70,8 @@ class Setup:
     ``rows``: keep the per-user rows; ``repeats``: refuse a user given twice
     (an accumulator's updates); ``exclude``: the seen items removed from each list
     before any metric (``exclude=``); ``repeat_consumption``: ``repeats=True`` was
-    declared instead (nothing removed, the report says so).
+    declared instead (nothing removed, the report says so); ``func``: the caller,
+    which the messages of :func:`update` and :func:`finalize` name.
     """
 
     metrics: list[str]
@@ -78,6 +79,7 @@ class Setup:
     convs: dict[str, Conventions]
     listwise: frozenset[str]
     with_qrels: bool
+    func: str
     lists: tuple[Any, Any, Any, Any, Any] = (None, None, None, None, None)
     propensities: Any = None
     candidates: Any = None
@@ -111,7 +113,7 @@ def make_setup(
     repeats: bool = False,
     exclude: SeenItems | None = None,
     repeat_consumption: bool = False,
-    func: str = "evaluate",
+    func: str,
 ) -> Setup:
     """Parse the metric strings, resolve their conventions and the propensities.
 
@@ -119,7 +121,7 @@ def make_setup(
     included); ``lists``: as :attr:`Setup.lists`, the popularity as a table;
     ``weighting``: (propensities, propensity_gamma, propensity_clip); ``exclude``,
     ``repeat_consumption``: as :attr:`Setup.exclude` and :attr:`Setup.repeat_consumption`;
-    errors name ``func``.
+    ``func``: the caller, which the errors name (and the setup's, :attr:`Setup.func`).
     """
     from ..metrics._propensity import as_propensities, prepare_weighting
 
@@ -136,7 +138,7 @@ def make_setup(
             f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
         )
     return Setup(
-        names, specs, convs, frozenset(listwise), with_qrels, lists, props, candidates,
+        names, specs, convs, frozenset(listwise), with_qrels, func, lists, props, candidates,
         sampling, conventions.get("profile"), rows, repeats, exclude, repeat_consumption,
     )  # fmt: skip
 
@@ -441,7 +443,7 @@ def update(
     if masking is not None:
         state.masking = masking.summary
     if setup.repeats and users is not None:
-        state.seen.add(users.user_ids, "evaluate", "users")
+        state.seen.add(users.user_ids, setup.func, "users")
     return state
 
 
@@ -663,19 +665,16 @@ def finalize(
     none = np.empty(0, dtype=np.int64)
     if state.n_tied and setup.profile is not None:
         warn_unreproducible_ties(
-            setup.profile,
-            state.n_tied,
-            ex.get("tied", none),
-            [specs[t] for t in ranked],
-            [convs[t] for t in ranked],
-        )
+            setup.func, setup.profile, state.n_tied, ex.get("tied", none),
+            [specs[t] for t in ranked], [convs[t] for t in ranked],
+        )  # fmt: skip
     items = state.n_items() if setup.with_qrels and ranked else (0, 0, 0)
     n_run_users = state.n_users - state.n_users_missing + state.n_run_only_users
     if setup.with_qrels:
         missing = state.n_users_missing
         if missing and any(c.missing_users == "error" for c in convs.values()):
             raise InputValidationError(
-                f"evaluate: {v.counted(missing, 'qrels user')} {v.verb(missing, 'is')} absent "
+                f"{setup.func}: {v.counted(missing, 'qrels user')} {v.verb(missing, 'is')} absent "
                 f"from the run, e.g. {v.format_values(ex.get('missing', none))}; pass "
                 f"missing_users='zero' or 'skip' to score them 0 or leave them out."
             )
@@ -685,16 +684,16 @@ def finalize(
             checked = items if catalogue is None else state.n_items(catalogue)
             check_matching(
                 shown, state.n_users, state.n_users - state.n_users_missing,  # type: ignore[arg-type]
-                checked if ranked else None, *matching, catalogue=catalogue is not None,
+                checked if ranked else None, *matching, setup.func, catalogue=catalogue is not None,
             )  # fmt: skip
             if state.sampling is not None:
                 shown = (ex.get("sampling_items", none), _examples(setup.candidates.item_ids))
-                check_candidates(state.sampling, n_run_users, shown, matching[1])
+                check_candidates(setup.func, state.sampling, n_run_users, shown, matching[1])
         for text in ranked:
             n_empty = state.n_users_empty.get(text, 0)
             if n_empty and convs[text].empty_users == "error":
                 raise InputValidationError(
-                    f"evaluate: metric {text!r} has empty_users='error', and "
+                    f"{setup.func}: metric {text!r} has empty_users='error', and "
                     f"{v.counted(n_empty, 'user')} {v.verb(n_empty, 'has')} no relevant item, "
                     f"e.g. "
                     f"{v.format_values(ex.get(f'empty:{text}', none))}; pass "
@@ -702,7 +701,7 @@ def finalize(
                 )
     if setup.exclude is not None:
         both = state.run_items.merge(state.qrels_items)  # gathered with ranked metrics
-        check_exclusions(setup.exclude, state.masking, n_run_users,
+        check_exclusions(setup.func, setup.exclude, state.masking, n_run_users,
                          both.distinct() if both.parts else None,
                          (ex.get("run_users", none), ex.get("run_items", none)))  # fmt: skip
     states = {t: _final_state(setup, t, state.means.get(t), state.n_users) for t in metrics}

@@ -2,7 +2,8 @@
 that match none (or few) of the qrels', candidate sets that keep none of the run's rows,
 exclusions that name none of its users or items, the users whose value depends on the
 order of tied scores (with their ``ties="average"`` values), and the ties a peer orders
-by no rule."""
+by no rule. The messages name ``func``, the caller (``evaluate``, an accumulator,
+``evaluate_embeddings``, ``receval.spark.evaluate``, ...)."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def check_matching(
     items: tuple[int, int, int] | None,
     min_match: float,
     allow_unmatched: bool,
-    func: str = "evaluate",
+    func: str,
     catalogue: bool = False,
 ) -> None:
     """Refuse a run whose users or items match none of the qrels', warn when few do.
@@ -181,6 +182,7 @@ def unstable_tie_users(profile: str | None, r: Run, specs: list[MetricSpec]) -> 
 
 
 def warn_unreproducible_ties(
+    func: str,
     profile: str,
     n_users: int,
     examples: np.ndarray,
@@ -196,7 +198,7 @@ def warn_unreproducible_ties(
     why, _, exempt = UNSTABLE_TIES[profile]
     concerned = [c for s, c in zip(specs, convs, strict=True) if s.name not in exempt]
     warn(
-        f"evaluate(profile={profile!r}): {v.counted(n_users, 'user')} "
+        f"{func} (profile={profile!r}): {v.counted(n_users, 'user')} "
         f"{v.verb(n_users, 'has')} tied scores, e.g. "
         f"{v.format_values(examples)}, and {why}. receval scores them "
         f"{describe_tie_orders(concerned)}, so its values for these users may "
@@ -371,6 +373,7 @@ def _straddling(r: Run, runs: np.ndarray, depth: int) -> np.ndarray:
 
 
 def check_candidates(
+    func: str,
     sampling: Any,
     n_run_users: int,
     examples: tuple[np.ndarray, np.ndarray],
@@ -386,7 +389,7 @@ def check_candidates(
         return
     if sampling.n_users_without_candidates >= n_run_users:
         raise InputValidationError(
-            f"evaluate: {v.of_the(0, n_run_users, 'run user', then='has')} a candidate set "
+            f"{func}: {v.of_the(0, n_run_users, 'run user', then='has')} a candidate set "
             f"(candidates=), so every run row would be dropped and every metric would be 0; "
             f"check the candidates' user ids for a prefix, a type or a column mix-up, {fix}"
         )
@@ -396,7 +399,7 @@ def check_candidates(
     run_items, candidate_items = examples
     note = types_note(candidate_items, run_items, ("candidates'", "run's"))
     raise InputValidationError(
-        f"evaluate: {v.of_the(0, n_rows, 'run row', then='is')} in its user's candidate "
+        f"{func}: {v.of_the(0, n_rows, 'run row', then='is')} in its user's candidate "
         f"set (candidates=), e.g. run items {v.format_values(run_items)}, candidate items "
         f"{v.format_values(candidate_items)}{note}, so every metric would be 0; check the "
         f"candidates' item ids for a prefix, a type or a column mix-up, {fix}"
@@ -404,7 +407,7 @@ def check_candidates(
 
 
 def check_exclusions(
-    seen: Any, masking: Any, n_run_users: int, items: Any,
+    func: str, seen: Any, masking: Any, n_run_users: int, items: Any,
     examples: tuple[np.ndarray, np.ndarray],
 ) -> None:  # fmt: skip
     """Warn when ``exclude=`` names none of the run's users, or none of the items of the
@@ -417,11 +420,11 @@ def check_exclusions(
     already left out each user's seen items, are protocols of their own."""
     users, run_items = examples
     if n_run_users and masking.n_users_without_history >= n_run_users:
-        warn_unmatched_exclusions("evaluate", "user", seen.user_ids, users, "run", "a run user")
+        warn_unmatched_exclusions(func, "user", seen.user_ids, users, "run", "a run user")
     elif (
         items is not None and len(items) and len(seen.item_ids)
         and not masking.n_rows_removed + masking.n_qrels_seen
         and not (lookup_ids(seen.item_ids, items) >= 0).any()
     ):  # fmt: skip
-        warn_unmatched_exclusions("evaluate", "item", seen.item_ids, run_items, "run",
+        warn_unmatched_exclusions(func, "item", seen.item_ids, run_items, "run",
                                   "an item of the run or of the qrels")  # fmt: skip

@@ -94,6 +94,11 @@ def _ranking_params(
     return params if items is None else {**params, "items": items}
 
 
+def _func(params: dict[str, Any]) -> str:
+    """The accumulator, as its messages name it: ``receval.metric('ndcg@10')``."""
+    return f"receval.metric({params['metric']!r})"
+
+
 def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
     """The aggregation's setup of an accumulator's options (no per-user rows; with
     ``whole_groups``, a user given in two updates is refused); ``with_qrels=False``:
@@ -109,7 +114,7 @@ def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
     return make_setup(
         [params["metric"]], conventions, with_qrels=with_qrels,
         lists=(None, None, None, table, categories), weighting=(props, DEFAULT_GAMMA, None),
-        rows=False, repeats=params["whole_groups"], exclude=seen,
+        rows=False, repeats=params["whole_groups"], exclude=seen, func=_func(params),
     )  # fmt: skip
 
 
@@ -122,8 +127,8 @@ def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any, user_ids: Any
         return (qrels, *items.run(run, user_ids, params["conventions"].get("exclude")))
     if user_ids is not None:
         raise InvalidParameterError(
-            f"receval.metric({params['metric']!r}): update takes user_ids only with user "
-            f"vectors; make the accumulator with item_vectors= (the item matrix) to retrieve."
+            f"{_func(params)}: update takes user_ids only with user vectors; make the "
+            f"accumulator with item_vectors= (the item matrix) to retrieve."
         )
     return qrels, run, PairCounts()
 
@@ -191,7 +196,7 @@ def _no_user(params: dict[str, Any]) -> RankingState:
 def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -> float:
     unmatched = _unmatched(params, state)
     if unmatched is not None:
-        unmatched.warn(f"receval.metric({params['metric']!r})")
+        unmatched.warn(_func(params))
     if isinstance(state, OpenUsers):
         state = _evaluated(params, state)
     matching = params.get("matching", _MATCHING)
@@ -244,7 +249,7 @@ def _clipped(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[st
         return state.n_pairs_clipped
     if "propensities" not in params["conventions"]:
         return {}
-    q = state.joined_qrels(f"receval.metric({params['metric']!r})")
+    q = state.joined_qrels(_func(params))
     if q is None:  # no judgment given
         return {}
     setup = _setup(params)
@@ -253,7 +258,7 @@ def _clipped(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[st
 
 def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:
     """The aggregation's state of every row held, the updates joined."""
-    func = f"receval.metric({params['metric']!r})"
+    func = _func(params)
     if state.n_listwise and state.qrels.n_users:
         raise InputValidationError(
             f"{func}: some updates give qrels and others none (qrels=None); give qrels "

@@ -339,12 +339,13 @@ def evaluate(
     'precision(estimator=ips)@3'
     """
     options = dict(locals())  # every keyword, read by name in evaluation_setup
-    matching = (check_match_options(min_match, allow_unmatched, "evaluate"), allow_unmatched)
+    func = run.func if isinstance(run, RunBatches) else "evaluate"  # whom the messages name
+    matching = (check_match_options(min_match, allow_unmatched, func), allow_unmatched)
     scanned = _scanned(run)
     r = None if scanned is not None or isinstance(run, RunBatches) else as_run(run)
     table = as_popularity_table(popularity, train)
-    setup = evaluation_setup(metrics, options, "evaluate", popularity=table)
-    q = None if qrels is None else as_qrels(qrels)
+    setup = evaluation_setup(metrics, options, func, popularity=table)
+    q = None if qrels is None else as_qrels(qrels, func)
     if q is not None:
         check_weights(setup, q)
     if isinstance(run, RunBatches):
@@ -400,14 +401,20 @@ class RunBatches:
     """A run made batch by batch of whole users (:func:`receval.evaluate_embeddings`):
     ``batches()`` yields :class:`~receval.Run` objects, each user in one of them;
     ``catalogue``: the ids of the items retrieved from, which the qrels' items must
-    match (the lists of a poor model may miss every judged item)."""
+    match (the lists of a poor model may miss every judged item); ``func``: the
+    function that made the batches, which the messages of ``evaluate`` name."""
 
     def __init__(
-        self, batches: Callable[[], Iterator[Run]], name: str | None, catalogue: np.ndarray
+        self,
+        batches: Callable[[], Iterator[Run]],
+        name: str | None,
+        catalogue: np.ndarray,
+        func: str,
     ) -> None:
         self.batches = batches
         self.name = name
         self.catalogue = catalogue
+        self.func = func
 
 
 def _scanned(run: Any) -> ScanRun | None:

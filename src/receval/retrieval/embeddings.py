@@ -132,7 +132,8 @@ def evaluate_embeddings(
             users = search.user_ids[lists.start : lists.start + len(lists.offsets) - 1]
             yield lists_run([lists], users, search.item_ids, name)
 
-    report = evaluate(qrels, RunBatches(batches, name, search.item_ids), metrics, **options)
+    run = RunBatches(batches, name, search.item_ids, "evaluate_embeddings")
+    report = evaluate(qrels, run, metrics, **options)
     counts: dict[str, Any] = {u.report_field: u.counts.n_unmatched
                               for u in search.unmatched.values()}  # fmt: skip
     return replace(report, **counts)

@@ -370,7 +370,8 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
 
     q_users, r_users, q_items, r_items = (np.array(x, dtype=object) for x in examples)
     shown = (q_users, r_users, q_items, r_items)
-    check_matching(shown, n_users, users, (items, n_items, n_judged), DEFAULT_MIN_MATCH, True)
+    check_matching(shown, n_users, users, (items, n_items, n_judged), DEFAULT_MIN_MATCH, True,
+                   "evaluate")  # fmt: skip
 
 
 @contextlib.contextmanager

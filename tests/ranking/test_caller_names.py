@@ -1,0 +1,74 @@
+"""The checks of the ranking aggregation over all the users (missing_users="error",
+empty_users="error", ids that match nothing, exclusions that name nothing, ties a peer
+orders by no rule) name the function the user called: evaluate, a ranking accumulator
+(receval.metric) or evaluate_embeddings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import receval
+from receval.exceptions import InputValidationError, TieOrderWarning, UnmatchedIdsWarning
+
+QRELS = {"a": {"x": 1, "y": 1}, "b": {"x": 0}, "c": {"z": 1}}
+RUN = {"a": {"x": 0.9, "y": 0.9, "z": 0.1}, "b": {"x": 0.5, "y": 0.5}}
+PREFIXED = {f"p_{user}": items for user, items in RUN.items()}
+
+#: (options, run, what is said) of each check
+CASES = {
+    "missing_users": ({"missing_users": "error"}, RUN, InputValidationError),
+    "empty_users": ({"empty_users": "error", "missing_users": "skip"}, RUN, InputValidationError),
+    "unmatched_ids": ({}, PREFIXED, InputValidationError),
+    "exclude": ({"exclude": {"zz": ["q"]}}, RUN, UnmatchedIdsWarning),
+    "ties": ({"profile": "recbole"}, RUN, TieOrderWarning),
+}
+
+
+def _said(call, category) -> str:
+    """The message of ``call``'s error, or of its one warning, of ``category``."""
+    if issubclass(category, Warning):
+        with pytest.warns(category) as caught:
+            call()
+        (message,) = [str(w.message) for w in caught if issubclass(w.category, category)]
+        return message
+    with pytest.raises(category) as info:
+        call()
+    return str(info.value)
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_accumulator_names_itself_where_evaluate_names_evaluate(case, whole_groups):
+    # compute's messages named evaluate, which the user never called
+    options, run, category = CASES[case]
+    want = _said(lambda: receval.evaluate(QRELS, run, ["ndcg@10"], **options), category)
+    acc = receval.metric("ndcg@10", whole_groups=whole_groups, **options).update(QRELS, run)
+    got = _said(acc.compute, category)
+    assert want.startswith("evaluate")
+    assert got == "receval.metric('ndcg@10')" + want.removeprefix("evaluate")
+
+
+# two users, three items; items 0 and 1 tie for user 0
+USERS = np.array([[1.0, 0.0], [0.0, 1.0]])
+ITEMS = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+JUDGED = {0: {1: 1}, 1: {2: 1}}
+
+#: (options, qrels, what is said) of each check of evaluate_embeddings
+EMBEDDING_CASES = {
+    "missing_users": ({"missing_users": "error"}, {**JUDGED, 7: {2: 1}}, InputValidationError),
+    "empty_users": ({"empty_users": "error"}, {**JUDGED, 1: {2: 0}}, InputValidationError),
+    "ties": ({"profile": "recbole"}, JUDGED, TieOrderWarning),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMBEDDING_CASES))
+def test_evaluate_embeddings_names_itself_where_evaluate_names_evaluate(case):
+    options, qrels, category = EMBEDDING_CASES[case]
+    lists = receval.retrieve(USERS, ITEMS, k=3)  # every item: no tie cut at the k-th
+    want = _said(lambda: receval.evaluate(qrels, lists, ["ndcg@3"], **options), category)
+    got = _said(
+        lambda: receval.evaluate_embeddings(qrels, USERS, ITEMS, ["ndcg@3"], **options), category
+    )
+    assert want.startswith("evaluate")
+    assert got == "evaluate_embeddings" + want.removeprefix("evaluate")

@@ -4,6 +4,7 @@ that holds no judged item is refused."""
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -73,3 +74,59 @@ def test_an_accumulator_scores_the_lists_that_miss_every_judged_item_0(whole_gro
     acc = rv.metric("recall@1", item_vectors=ITEMS, whole_groups=whole_groups)
     acc.update(QRELS, USERS, user_ids=[0, 1])
     assert acc.compute() == 0.0
+
+
+def _loaded(acc: rv.Accumulator) -> rv.Accumulator:
+    return pickle.loads(pickle.dumps(acc))
+
+
+def _made(whole_groups: bool, **options) -> rv.Accumulator:
+    return rv.metric("recall@1", item_vectors=ITEMS, item_ids=["i0", "i1", "i2"],
+                     whole_groups=whole_groups, **options)  # fmt: skip
+
+
+def _refusal(compute) -> str:
+    with pytest.raises(InputValidationError) as caught:
+        compute()
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("whole_groups", [True, False])
+def test_a_loaded_accumulator_checks_the_catalogue_as_the_one_that_saved_it(whole_groups):
+    # a pickle kept the item matrix's digest only: the loaded accumulator matched the
+    # users alone, and scored a catalogue that holds no judged item 0 without a word
+    refusal = "receval.metric('recall@1'): " + NO_JUDGED_ITEM
+    first = _made(whole_groups).update({0: QRELS[0]}, USERS[:1], user_ids=[0])
+    second = _made(whole_groups).update({1: QRELS[1]}, USERS[1:], user_ids=[1])
+    merged = _made(whole_groups).merge(first).merge(second)
+    assert _refusal(merged.compute) == refusal
+    assert _refusal(_loaded(merged).compute) == refusal
+    assert _refusal(_loaded(first).merge(_loaded(second)).compute) == refusal
+    assert _refusal(_loaded(first).merge(second).compute) == refusal
+
+
+@pytest.mark.parametrize("whole_groups", [True, False])
+def test_a_checkpoint_loaded_into_a_loaded_accumulator_checks_the_catalogue(whole_groups):
+    pytest.importorskip("torch")
+    acc = _made(whole_groups).update(QRELS, USERS, user_ids=[0, 1])
+    saved = acc.state_dict()
+    for resumed in (_made(whole_groups), _loaded(_made(whole_groups))):
+        resumed.load_state_dict(saved)
+        assert _refusal(resumed.compute) == _refusal(acc.compute)
+
+
+@pytest.mark.parametrize("whole_groups", [True, False])
+def test_a_loaded_accumulator_warns_and_scores_as_the_one_that_saved_it(whole_groups):
+    # 1 of the 10 items of the catalogue judged: below min_match=0.5, a warning
+    items = np.vstack([ITEMS, np.zeros((7, 2))])
+    qrels = {0: {1: 1, 20: 1, 21: 1}, 1: {22: 1, 23: 1}}
+    options = dict(item_vectors=items, min_match=0.5, whole_groups=whole_groups)
+    acc = rv.metric("recall@3", **options).update(qrels, USERS, user_ids=[0, 1])
+    outcomes = []
+    for held in (acc, _loaded(acc), _loaded(_loaded(acc).merge(rv.metric("recall@3", **options)))):
+        with pytest.warns(UnmatchedIdsWarning) as caught:
+            value = held.compute()
+        outcomes.append((value, [str(w.message) for w in caught]))
+    assert outcomes[0][1][0].startswith("receval.metric('recall@3'): 1 of item_ids' 10 items")
+    assert outcomes[1] == outcomes[0]
+    assert outcomes[2] == outcomes[0]

@@ -178,7 +178,7 @@ def test_merge_needs_the_same_item_matrix_depth_and_score():
             acc.merge(different)
 
 
-def test_checkpoints_and_pickles_hold_a_digest_not_the_matrix():
+def test_checkpoints_and_pickles_hold_a_digest_and_the_ids_not_the_vectors():
     torch = pytest.importorskip("torch")
     users, items, user_ids, item_ids, qrels, train = _data()
     opts = dict(item_ids=item_ids, exclude=train)
@@ -186,7 +186,7 @@ def test_checkpoints_and_pickles_hold_a_digest_not_the_matrix():
     acc.update(qrels, users[:9], user_ids=user_ids[:9])
     state = acc.state_dict()
     held = state["options"]["items"]["state"]
-    assert sorted(held) == ["digest", "dim", "func", "k", "metric", "n_items"]
+    assert sorted(held) == ["digest", "dim", "func", "ids", "k", "metric", "n_items"]
     buffer = io.BytesIO()
     torch.save(state, buffer)
     buffer.seek(0)
@@ -205,6 +205,24 @@ def test_checkpoints_and_pickles_hold_a_digest_not_the_matrix():
     assert rest.merge(sent).compute() == want.mean["ndcg@10"]
     with pytest.raises(InvalidParameterError, match="loaded from a pickle"):
         sent.update(qrels, users[:2], user_ids=user_ids[:2])
+
+
+def test_a_loaded_item_matrix_is_checked_for_its_ids():
+    from receval.retrieval.streaming import ItemMatrix
+
+    _, items, *_ = _data()
+    state = rv.metric("ndcg@10", item_vectors=items).params["items"].__getstate__()
+    assert state["ids"].tolist() == list(range(40))
+    fields = r"expected the fields \['digest', 'dim', 'func', 'ids', 'k', 'metric', 'n_items'\]"
+    ids = r"ids must be a 1-d array of the 40 item ids \(integers, floats or strings\), got shape "
+    for bad, message in [
+        ({k: x for k, x in state.items() if k != "ids"}, fields),  # saved without them
+        ({**state, "ids": state["ids"][:3]}, ids + r"\(3,\) and dtype int64"),
+        ({**state, "ids": list(range(40))}, ids + r"\(40,\) and dtype list"),
+        ({**state, "ids": state["ids"].astype(object)}, ids + r"\(40,\) and dtype object"),
+    ]:
+        with pytest.raises(InputValidationError, match="state is invalid: ItemMatrix: " + message):
+            ItemMatrix.__new__(ItemMatrix).__setstate__(bad)
 
 
 def test_bad_uses_name_the_option():
@@ -227,11 +245,11 @@ def test_bad_uses_name_the_option():
 
 _RANK = textwrap.dedent(
     """
-    import json, sys
+    import json, pickle, sys
     import numpy as np
     import torch.distributed as dist
     import receval
-    from receval.exceptions import InvalidParameterError
+    from receval.exceptions import InputValidationError, InvalidParameterError
 
     rank, port, out, path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
@@ -250,13 +268,22 @@ _RANK = textwrap.dedent(
         mismatch = ""
     except InvalidParameterError as error:
         mismatch = str(error)
+    # loaded from a pickle, then synced: the catalogue (ids no qrels item is) still checked
+    foreign = [f"x{i}" for i in range(len(items))]
+    loaded = receval.metric("ndcg@10", item_vectors=items, item_ids=foreign)
+    loaded = pickle.loads(pickle.dumps(loaded.update(q, users[mine], user_ids=ids)))
+    try:
+        loaded.sync().compute()
+        refusal = ""
+    except InputValidationError as error:
+        refusal = str(error)
     dist.destroy_process_group()
-    json.dump({"value": acc.compute(), "mismatch": mismatch}, open(out, "w"))
+    json.dump({"value": acc.compute(), "mismatch": mismatch, "refusal": refusal}, open(out, "w"))
     """
 )
 
 
-def test_sync_across_ranks_needs_the_same_item_matrix(tmp_path):
+def test_sync_across_ranks_needs_the_same_item_matrix_and_checks_its_catalogue(tmp_path):
     from ..engine.test_torch_distributed import run_two_ranks  # skips without torch
 
     rng = np.random.default_rng(3)
@@ -276,3 +303,5 @@ def test_sync_across_ranks_needs_the_same_item_matrix(tmp_path):
     assert got[0]["value"] == got[1]["value"] == want
     assert all("sync accumulators of one metric with the same options" in r["mismatch"]
                for r in got)  # fmt: skip
+    refusal = "receval.metric('ndcg@10'): none of item_ids' 90 items is judged in the qrels"
+    assert all(r["refusal"].startswith(refusal) for r in got)

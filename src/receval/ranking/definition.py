@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
@@ -206,13 +204,10 @@ def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -
 
 def _catalogue(params: dict[str, Any]) -> Any:
     """The item ids retrieved from, which the qrels' items are matched with in place
-    of the lists' (as :func:`receval.evaluate_embeddings` does): None without
-    ``item_vectors``; none for a matrix loaded from a pickle, which keeps its digest
-    only (the users are matched, the items not)."""
+    of the lists' (as :func:`receval.evaluate_embeddings` does; a matrix loaded from
+    a pickle or a checkpoint keeps them): None without ``item_vectors``."""
     items = params.get("items")
-    if items is None:
-        return None
-    return np.empty(0, dtype=np.int64) if items.items is None else items.items.ids
+    return None if items is None else items.ids
 
 
 def _unmatched(params: dict[str, Any], state: RankingState | OpenUsers) -> Unmatched | None:

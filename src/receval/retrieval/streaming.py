@@ -11,7 +11,9 @@ that ``compute`` knows and names the pairs that masked nothing.
 Accumulators compare their options to merge and write them into every
 checkpoint, so the matrix is held by an :class:`ItemMatrix`: equal to another
 when their content digests are (the float32 values, the ids, the score and the
-depth), and written as that digest and its shape, never as the matrix.
+depth), and written as that digest, its shape and the item ids, never as the
+vectors. A loaded accumulator cannot retrieve, but its ``compute`` matches the
+qrels' items with those ids as the one that wrote it does.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from .search import BLOCK_ITEMS, BLOCK_USERS, Catalogue, Search, catalogue
 __all__ = ["ItemMatrix", "item_matrix"]
 
 #: The fields of an item matrix's plain form (what checkpoints and pickles hold).
-_FIELDS = ("digest", "n_items", "dim", "metric", "k")
+_FIELDS = ("digest", "n_items", "dim", "metric", "k", "ids", "func")
 
 
 class ItemMatrix:
@@ -41,6 +43,7 @@ class ItemMatrix:
 
     def __init__(self, items: Catalogue, metric: str, k: int, func: str) -> None:
         self.items: Catalogue | None = items
+        self.ids = plain_ids(items.ids)  # what compute matches the qrels' items with
         self.metric, self.k, self.func = metric, k, func
         self.n_items, self.dim = items.vectors.n_rows, items.vectors.dim
 
@@ -56,8 +59,8 @@ class ItemMatrix:
         if self.items is None:
             raise InvalidParameterError(
                 f"{self.func}: this accumulator was loaded from a pickle, which keeps the "
-                f"item matrix's digest only; merge it into an accumulator made with "
-                f"item_vectors=, or make a new one to update."
+                f"item matrix's digest and item ids, not its vectors; merge it into an "
+                f"accumulator made with item_vectors=, or make a new one to update."
             )
         if user_ids is None:
             raise InvalidParameterError(
@@ -77,12 +80,12 @@ class ItemMatrix:
         )  # fmt: skip
         return search.run(), counts
 
-    def _plain(self) -> dict[str, Any]:
-        return {"digest": self.digest, "n_items": self.n_items, "dim": self.dim,
-                "metric": self.metric, "k": self.k}  # fmt: skip
+    def _key(self) -> tuple[str, int, int, str, int]:
+        """What two matrices equal in (the digest covers the vectors and the ids)."""
+        return (self.digest, self.n_items, self.dim, self.metric, self.k)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ItemMatrix) and self._plain() == other._plain()
+        return isinstance(other, ItemMatrix) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self.digest)
@@ -92,15 +95,21 @@ class ItemMatrix:
                 f"digest={self.digest[:12]!r})")  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(self._plain(), func=self.func)
+        return dict(zip(_FIELDS, (*self._key(), self.ids, self.func), strict=True))
 
     def __setstate__(self, state: Any) -> None:
         from ..engine.states import invalid_state
 
-        keys = {*_FIELDS, "func"}
-        if not isinstance(state, dict) or set(state) != keys:
+        if not isinstance(state, dict) or set(state) != set(_FIELDS):
             shown = sorted(state) if isinstance(state, dict) else type(state).__name__
-            raise invalid_state(f"ItemMatrix: expected the fields {sorted(keys)}, got {shown}")
+            raise invalid_state(f"ItemMatrix: expected the fields {sorted(_FIELDS)}, got {shown}")
+        ids, n = state["ids"], state["n_items"]
+        if not (isinstance(ids, np.ndarray) and ids.dtype.kind in "iufU" and ids.shape == (n,)):
+            shown = f"shape {np.shape(ids)} and dtype {getattr(ids, 'dtype', type(ids).__name__)}"
+            raise invalid_state(
+                f"ItemMatrix: ids must be a 1-d array of the {n!r} item ids (integers, "
+                f"floats or strings), got {shown}"
+            )
         self.items = None
         self.__dict__.update(state)
 

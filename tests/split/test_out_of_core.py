@@ -201,3 +201,36 @@ def test_files_whose_times_share_no_unit_are_refused(tmp_path):
         f"and timestamp[ms] in {directory / 'b.parquet'}, which hold no common time; give every "
         f"file one type of time (e.g. timestamps, with or without a time zone in all)."
     )
+
+
+@pytest.mark.parametrize(
+    ("second", "said"),
+    [
+        (
+            {"item": [2], "user": [1], "timestamp": [2]},
+            "temporal: {b} holds the columns ['item', 'user', 'timestamp'] and {a} the "
+            "columns ['user', 'item', 'timestamp']; a Scan is split into files of one "
+            "layout: write every file with the same columns in one order, or pass the "
+            "directory's path to split it in memory.",
+        ),
+        (
+            {"user": ["1"], "item": [2], "timestamp": [2]},
+            "temporal: column 'user' is string in {b}, but int64 in {a}; write every file "
+            "of a scan with the same column types (e.g. cast 'user' to int64).",
+        ),
+    ],
+    ids=["order", "type"],
+)
+def test_files_of_other_columns_are_refused_by_name(tmp_path, second, said):
+    """The parts are written in one schema: files of other columns, in another order or
+    of another kind of type, are refused naming the two files (they raised Arrow's
+    errors, or NumPy's on comparing str with int)."""
+    directory = tmp_path / "log"
+    directory.mkdir()
+    a, b = directory / "a.parquet", directory / "b.parquet"
+    pq.write_table(pa.table({"user": [1], "item": [1], "timestamp": [1]}), a)
+    pq.write_table(pa.table(second), b)
+    out = {"train_path": tmp_path / "train.parquet", "test_path": tmp_path / "test.parquet"}
+    with pytest.raises(receval.exceptions.InputValidationError) as info:
+        split.temporal(receval.scan(directory), cutoff=2, **out)
+    assert str(info.value) == said.format(a=a, b=b)

@@ -294,7 +294,8 @@ def split_command(
     """temporal and leave-last-out read the log in batches (bounded memory: a
     log larger than memory is split in two passes); ratio, random, user-kfold
     and rolling read it whole. FILE may be a directory of Parquet files, for
-    every method (its files as receval.scan finds them). user-kfold and
+    every method (its files as receval.scan finds them; key=value
+    subdirectories, hive partitions, as columns). user-kfold and
     rolling make several folds and write each fold's parts to the -o and -O
     paths with the fold's number before the suffix (train-0.parquet,
     test-0.parquet, train-1.parquet, ...).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import urllib.parse
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -75,3 +76,47 @@ def repeated(value: Any, kind: Any, n: int) -> Any:
         return pa.nulls(n, type=kind)
     one = to_arrow(np.array([value], dtype=np.int32 if kind == pa.int32() else object))
     return pa.repeat(one[0], n)
+
+
+def with_keys(
+    data: Any, keys: dict[str, Any], types: dict[str, Any], columns: Sequence[str] | None
+) -> Any:
+    """A file's rows with the keys of its directories as columns.
+
+    Parameters
+    ----------
+    data : pyarrow.RecordBatch or pyarrow.Table
+        The rows, of the columns the file holds itself.
+    keys : dict
+        The file's keys and their values (:func:`typed`).
+    types : dict
+        Every key of the scan's directories and its Arrow type (:func:`key_types`).
+    columns : sequence of str or None
+        The columns to give, in order: those of ``data`` or keys; None: those of
+        ``data``, then every key of ``types`` it lacks (null where the file's
+        directories lack it, as ``pyarrow.dataset`` reads it).
+
+    Returns
+    -------
+    rows : pyarrow.RecordBatch or pyarrow.Table
+        Of the type of ``data``; each key's value repeated on every row.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> rows = pa.table({"user": [1, 2]})
+    >>> types = {"day": pa.int32(), "country": pa.string()}
+    >>> with_keys(rows, {"day": 3}, types, None).to_pydict()
+    {'user': [1, 2], 'day': [3, 3], 'country': [None, None]}
+    >>> with_keys(rows, {"day": 3}, types, ["day", "user"]).to_pydict()
+    {'day': [3, 3], 'user': [1, 2]}
+    """
+    own = list(data.schema.names)
+    names = own + [k for k in types if k not in own] if columns is None else list(columns)
+    if names == own:
+        return data
+    n = data.num_rows
+    return type(data).from_arrays(
+        [data.column(c) if c in own else repeated(keys.get(c), types[c], n) for c in names],
+        names=names,
+    )

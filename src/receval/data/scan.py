@@ -21,7 +21,7 @@ from .._validation import check_number, check_option, format_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
 from ._csv import CSV_BLOCK, csv_batches, csv_error, csv_header
-from ._hive import directory_keys, key_types, partition, repeated, typed
+from ._hive import directory_keys, key_types, partition, typed, with_keys
 from ._open import check_has_columns, header_not_utf8, sentence
 from ._origin import Batch, Origin
 from .io import column_array, header_only, infer_format
@@ -152,8 +152,9 @@ class Scan:
         # a Parquet scan's schema (its first file's, with any directories' keys) and files
         self._schema: Any = None
         self._files: list[_ParquetFile] = []
+        self._key_types: dict[str, Any] = {}  # the directories' keys: their Arrow types
         if fmt == "parquet":
-            self._schema, self._files = self._open_parquet()
+            self._schema, self._files, self._key_types = self._open_parquet()
             self.columns = list(self._schema.names)
             self.num_rows: int | None = sum(f.num_rows for f in self._files)
         else:
@@ -161,10 +162,10 @@ class Scan:
             self.num_rows = None
 
     # ------------------------------------------------------------ opening
-    def _open_parquet(self) -> tuple[Any, list[_ParquetFile]]:
+    def _open_parquet(self) -> tuple[Any, list[_ParquetFile], dict[str, Any]]:
         """The schema of the scan (its first file's, then the keys of any ``key=value``
-        directories) and its files, from their footers, each by its own reader
-        (``pyarrow.dataset`` imports pandas, 0.2 s)."""
+        directories), its files, from their footers, each by its own reader
+        (``pyarrow.dataset`` imports pandas, 0.2 s), and the keys' types."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -188,7 +189,7 @@ class Scan:
         schema = files[0].schema
         for key, kind in types.items():
             schema = schema.append(pa.field(key, kind))
-        return schema, files
+        return schema, files, types
 
     def _check_flat(self, columns: Sequence[str]) -> None:
         """The columns read hold one value per row (not lists, structs or maps)."""
@@ -223,7 +224,7 @@ class Scan:
                         f"needs the columns read."
                     )
                 given, expected = own.field(column).type, schema.field(column).type
-                if _type_kind(given) != _type_kind(expected):
+                if type_kind(given) != type_kind(expected):
                     raise InputValidationError(
                         f"{file.path}: column {column!r} is {given}, but {expected} in "
                         f"{first}; write every file of a scan with the same column types "
@@ -432,29 +433,23 @@ class Scan:
         # (30M rows, batches of 200k), which broke max_memory; this reader keeps one
         # row group decoded (23 MiB there) and is as fast
         self._check_files(columns)
-        schema = self._schema
-        for file in self._files:
-            keys = file.keys
-            own = [c for c in columns if c not in keys]
+        for index, file in enumerate(self._files):
+            own = [c for c in columns if c not in file.keys]
             first = 0
             try:
                 reader = pq.ParquetFile(file.path, pre_buffer=False)
                 for batch in reader.iter_batches(batch_size=rows, columns=own, use_threads=True):
-                    if keys:  # the directories' values, one per row
-                        n = batch.num_rows
-                        batch = pa.RecordBatch.from_arrays(
-                            [
-                                repeated(keys[c], schema.field(c).type, n)
-                                if c in keys
-                                else batch.column(own.index(c))
-                                for c in columns
-                            ],
-                            names=columns,
-                        )
-                    yield file.path, first, batch
+                    yield file.path, first, self.with_keys(index, batch, columns)
                     first += batch.num_rows
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputValidationError(f"{file.path}: {sentence(exc)}") from exc
+
+    def with_keys(self, index: int, data: Any, columns: Sequence[str] | None = None) -> Any:
+        """The rows ``data`` (a record batch or table of the columns it holds itself) of
+        the ``index``-th file of a Parquet scan with the keys of its ``key=value``
+        directories as columns (:func:`~receval.data._hive.with_keys`): ``columns``, or
+        its own then every key of the scan."""
+        return with_keys(data, self._files[index].keys, self._key_types, columns)
 
     def _csv_batches(
         self, columns: list[str], ids: Sequence[str], floats: Sequence[str], advance: Any
@@ -764,7 +759,7 @@ def _expand(source: Any) -> tuple[list[str], str | None]:
     )
 
 
-def _type_kind(kind: Any) -> str:
+def type_kind(kind: Any) -> str:
     """An Arrow type's kind: integer, floating, string, or the type itself."""
     import pyarrow as pa
 

@@ -102,15 +102,17 @@ def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: s
 
 def _read_directory(path: str) -> Any:
     """The rows of a directory's Parquet files (those :func:`receval.scan` reads, in its
-    order) as one Arrow table."""
+    order) as one Arrow table, the keys of ``key=value`` directories (hive partitions)
+    as columns after the files' own, as :func:`receval.scan` reads them."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from ..data.scan import scan
 
-    files = scan(path).paths
+    source = scan(path)
+    tables = [source.with_keys(i, pq.read_table(f)) for i, f in enumerate(source.paths)]
     try:
-        table = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+        table = pa.concat_tables(tables, promote_options="default")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputValidationError(
             f"{path}: the Parquet files of the directory do not hold the same columns "

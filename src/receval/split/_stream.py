@@ -6,7 +6,8 @@ times (its count and range, a histogram of 65,536 bins, then the distinct times 
 the bins holding the two order statistics). ``leave_last_out`` reads the user and
 time columns once to keep each user's row count and last ``n`` keys ``(time,
 row)``, then routes every row. Rows are numbered across the files in the order the
-scan reads them, so the tie rule is the in-memory one, and so is the split.
+scan reads them, so the tie rule is the in-memory one, and so is the split; the keys
+of ``key=value`` directories (hive partitions) are columns, in the parts too.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import missing_values
+from .._validation import format_values, missing_values
 from ..data import io
 from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
@@ -220,20 +221,22 @@ def _no_rows(scan: Any) -> InputValidationError:
 def _batches(
     scan: Any, columns: list[str], ids: tuple[str, ...], time: tuple[str, Any]
 ) -> Iterator[tuple[Batch, Any]]:
-    """The scan's record batches (all columns, or ``columns``), file by file, each
-    with its rows' origin (a :class:`Batch` of no columns) for :func:`located`;
-    ``time``: the time column and the type its files are read as (:func:`_time_type`)."""
+    """The scan's record batches (all columns, or ``columns``; the keys of ``key=value``
+    directories among them), file by file, each with its rows' origin (a
+    :class:`Batch` of no columns) for :func:`located`; ``time``: the time column and
+    the type its files are read as (:func:`_time_type`)."""
     rows = scan.batch_rows
     if scan.file_format == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         name, kind = time
-        for path in scan.paths:
+        for index, path in enumerate(scan.paths):
             first = 0
-            for batch in pq.ParquetFile(path).iter_batches(
-                batch_size=rows, columns=columns or None
-            ):
+            reader = pq.ParquetFile(path)
+            own = [c for c in columns if c in reader.schema_arrow.names] if columns else None
+            for batch in reader.iter_batches(batch_size=rows, columns=own):
+                batch = scan.with_keys(index, batch, columns or None)
                 at = batch.schema.get_field_index(name)
                 if kind is not None and at >= 0 and batch.schema.field(at).type != kind:
                     try:
@@ -259,11 +262,7 @@ def _columns(
     scan: Any, user: str, item: str | None, time: str | None, func: str
 ) -> tuple[str, Any]:
     """Check the scan's columns; the time column's name and :func:`_time_type`."""
-    names = list(scan.columns)
-    if scan.file_format == "parquet":  # the files' own columns (not hive partition keys)
-        import pyarrow.parquet as pq
-
-        names = list(pq.read_schema(scan.paths[0]).names)
+    names = list(scan.columns)  # with the keys of key=value directories (hive partitions)
     time_name = pick_time(names, time, func)
     for role, name in (("user", user), ("item", item), ("time", time_name)):
         if name is not None and name not in names:
@@ -271,7 +270,37 @@ def _columns(
                 f"{func}: {scan.name} has no column {name!r} for the {role} in its files. "
                 f"Got columns {names[:10]!r}; pass {role}='<column name>'."
             )
+    _one_layout(scan, time_name, func)
     return time_name, _time_type(scan, time_name, func)
+
+
+def _one_layout(scan: Any, time: str, func: str) -> None:
+    """Every file of a Parquet scan holds the columns of the first, in its order, each
+    of the same kind of type (integers, floats, strings; the times are brought to one
+    type by :func:`_time_type`): the parts are written batch by batch in one schema."""
+    if scan.file_format != "parquet":
+        return
+    import pyarrow.parquet as pq
+
+    from ..data.scan import type_kind
+
+    first = pq.read_schema(scan.paths[0])
+    for path in scan.paths[1:]:
+        own = pq.read_schema(path)
+        if own.names != first.names:
+            raise InputValidationError(
+                f"{func}: {path} holds the columns {format_values(own.names, limit=10)} and "
+                f"{scan.paths[0]} the columns {format_values(first.names, limit=10)}; a Scan "
+                f"is split into files of one layout: write every file with the same columns "
+                f"in one order, or pass the directory's path to split it in memory."
+            )
+        for name, given, expected in zip(own.names, own.types, first.types, strict=True):
+            if name != time and type_kind(given) != type_kind(expected):
+                raise InputValidationError(
+                    f"{func}: column {name!r} is {given} in {path}, but {expected} in "
+                    f"{scan.paths[0]}; write every file of a scan with the same column "
+                    f"types (e.g. cast {name!r} to {expected})."
+                )
 
 
 def _time_type(scan: Any, name: str, func: str) -> Any:

@@ -50,12 +50,14 @@ def test_temporal_datetimes_take_datetime_cutoffs():
     for cutoff in ("1970-01-04", pd.Timestamp("1970-01-04"), np.datetime64("1970-01-04")):
         assert split.temporal(log, cutoff=cutoff).test.index.tolist() == [1, 3, 4, 5]
     # text with a UTC offset is the instant in UTC (as an aware datetime), read
-    # without NumPy's warning on time zones; a second past it moves the rows of day 4
+    # without NumPy's warning on time zones, against tz-aware times; a second past it
+    # moves the rows of day 4
+    aware = log.assign(timestamp=log["timestamp"].dt.tz_localize("UTC"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for cutoff in ("1970-01-04T00:00:00Z", "1970-01-04T02:00:00+02:00"):
-            assert split.temporal(log, cutoff=cutoff).test.index.tolist() == [1, 3, 4, 5]
-        later = split.temporal(log, cutoff="1970-01-04T00:00:01Z")
+            assert split.temporal(aware, cutoff=cutoff).test.index.tolist() == [1, 3, 4, 5]
+        later = split.temporal(aware, cutoff="1970-01-04T00:00:01Z")
         assert later.test.index.tolist() != [1, 3, 4, 5]
     with pytest.raises(InvalidParameterError, match="must be a datetime"):
         split.temporal(log, cutoff=3)
@@ -416,48 +418,73 @@ def test_errors(call, error, match):
         call(_log())
 
 
-def _text_times(log: pd.DataFrame) -> list[str]:
-    """The log's day numbers as ISO 8601 text of many forms (a UTC offset, naive,
-    padded, a date), each that day's instant in UTC."""
-    forms = [
+def _text_times(log: pd.DataFrame, forms: tuple[str, ...] | None = None) -> list[str]:
+    """The log's day numbers as ISO 8601 text of many forms (by default a UTC offset,
+    naive, padded, a date), each that day's instant in UTC."""
+    forms = forms or (
         "1970-01-{:02d}T08:00:00+08:00",
         "1970-01-{:02d} 00:00:00",
         " 1970-01-{:02d}T00:00:00Z",
         "1970-01-{:02d}",
-    ]
-    return [forms[i % 4].format(1 + int(d)) for i, d in enumerate(log["timestamp"])]
+    )
+    return [forms[i % len(forms)].format(1 + int(d)) for i, d in enumerate(log["timestamp"])]
+
+
+#: text whose times all end in a UTC offset, and text whose times end in none
+OFFSET_FORMS = ("1970-01-{:02d}T08:00:00+08:00", " 1970-01-{:02d}T00:00:00Z",
+                "1970-01-{:02d}T00:00:00-00:00")  # fmt: skip
+NAIVE_FORMS = ("1970-01-{:02d} 00:00:00", "1970-01-{:02d}", " 1970-01-{:02d}T00:00 ")
 
 
 def test_iso_text_times_split_as_their_instants():
     """A time column of ISO 8601 text (as the audit and retention read it) splits as
-    the datetimes it names, in every frame and text layout, with text cut-offs."""
+    the datetimes it names, in every frame and text layout; text cut-offs split text
+    with UTC offsets as tz-aware times, text without as naive ones."""
     import polars as pl
 
     log = _log()
-    text = log.assign(timestamp=_text_times(log))
     days = log.assign(timestamp=pd.to_datetime(log["timestamp"], unit="D"))
-    frames = {
-        "pandas str": text,
-        "pandas object": text.astype({"timestamp": object}),
-        "polars": pl.from_pandas(text),
-        "arrow string_view": pa.Table.from_pandas(text, preserve_index=False).set_column(
-            2, "timestamp", pa.array(text["timestamp"].tolist(), pa.string_view())
-        ),
+    aware_days = days.assign(timestamp=days["timestamp"].dt.tz_localize("UTC"))
+    texts = {
+        "mixed": (log.assign(timestamp=_text_times(log)), days, ""),
+        "offsets": (log.assign(timestamp=_text_times(log, OFFSET_FORMS)), aware_days, "Z"),
+        "naive": (log.assign(timestamp=_text_times(log, NAIVE_FORMS)), days, ""),
     }
-    for name, frame in frames.items():
-        for method, kwargs in (
-            ("temporal", {"cutoff": "1970-01-04"}),
+    for kind, (text, want_log, offset) in texts.items():
+        frames = {
+            "pandas str": text,
+            "pandas object": text.astype({"timestamp": object}),
+            "polars": pl.from_pandas(text),
+            "arrow string_view": pa.Table.from_pandas(text, preserve_index=False).set_column(
+                2, "timestamp", pa.array(text["timestamp"].tolist(), pa.string_view())
+            ),
+        }
+        calls = [
             ("temporal", {"quantile": 0.5}),
             ("leave_last_out", {"n": 1}),
             ("ratio", {"test_fraction": 0.5, "time": "timestamp"}),
-        ):
-            got = getattr(split, method)(frame, **kwargs)
-            want = getattr(split, method)(days, **kwargs)
-            assert got.summary() == want.summary(), (name, method)
-            rows = got.test.index.tolist() if name.startswith("pandas") else None
-            if rows is not None:
-                assert rows == want.test.index.tolist(), (name, method)
+        ]
+        if kind != "mixed":
+            calls.append(("temporal", {"cutoff": f"1970-01-04T00:00:00{offset}"}))
+        for name, frame in frames.items():
+            for method, kwargs in calls:
+                got = getattr(split, method)(frame, **kwargs)
+                want = getattr(split, method)(want_log, **kwargs)
+                assert got.summary() == want.summary(), (kind, name, method)
+                rows = got.test.index.tolist() if name.startswith("pandas") else None
+                if rows is not None:
+                    assert rows == want.test.index.tolist(), (kind, name, method)
+    text = texts["naive"][0]
     assert split.temporal(text, cutoff="1970-01-04").test.index.tolist() == [1, 3, 4, 5]
+    mixed_text = texts["mixed"][0]
+    for cutoff in ("1970-01-04", "1970-01-04T00:00:00Z"):
+        with pytest.raises(InputValidationError) as info:
+            split.temporal(mixed_text, cutoff=cutoff)
+        assert str(info.value) == (
+            f"temporal: the time column holds ISO 8601 text with a UTC offset on some times "
+            f"and none on others, so cutoff={cutoff!r} compares with only some of them; give "
+            f"every time an offset (e.g. '2024-01-31T08:00:00+08:00'), or none."
+        )
     with pytest.raises(
         InputValidationError, match="holds 'soon' at position 0, which is not an ISO"
     ):
@@ -515,7 +542,7 @@ def test_cutoffs_convert_exactly_to_the_column_unit():
         "holds. Got '3000-01-01' instead."
     )
     assert len(split.temporal(days, cutoff="3000-01-01").test) == 0
-    keys, unit = time_column(dates.astype(">M8[s]"), "split", "t")  # big-endian: the same times
+    keys, unit, _ = time_column(dates.astype(">M8[s]"), "split", "t")  # big-endian: the same times
     assert (keys.tolist(), unit) == (dates.astype("M8[s]").astype(np.int64).tolist(), "M8[s]")
     objects = nanos.assign(timestamp=np.array(nanos["timestamp"].dt.to_pydatetime(), dtype=object))
     got = split.leave_last_out(objects)
@@ -642,7 +669,7 @@ def test_an_empty_log_of_datetimes_takes_a_datetime_cutoff(unit):
     for frame in (log, pl.from_pandas(log), pa.Table.from_pandas(log, preserve_index=False)):
         result = split.temporal(frame, cutoff="2024-01-01")
         assert result.n_rows == len(result.test) == len(result.train) == 0
-    keys, kind = time_column(times.to_numpy(), "split", "t")
+    keys, kind, _ = time_column(times.to_numpy(), "split", "t")
     assert kind == np.dtype(f"datetime64[{unit}]") and keys.dtype == np.int64
 
 

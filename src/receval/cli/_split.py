@@ -182,7 +182,7 @@ def split_command(
         typer.Option(
             metavar="TIME",
             help="temporal: the first time of the test (a number, or an ISO date for "
-            "datetime columns).",
+            "datetime columns, with a UTC offset for tz-aware ones: 2024-01-01T00:00+01:00).",
             rich_help_panel=_PANEL,
         ),
     ] = None,

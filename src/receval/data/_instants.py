@@ -3,6 +3,7 @@ times (retention's events, the audit's train and test, the split's logs)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -64,27 +65,47 @@ def iso_text(arr: Any) -> Any:
     return pc.utf8_trim_whitespace(arr)
 
 
-def iso_instants(arr: Any, unit: str) -> np.ndarray:
+def has_offset(text: str) -> bool:
+    """Whether an ISO 8601 time ends in a UTC offset (``Z``, ``+08``, ``+08:00``,
+    ``-0530``), as the text of a time column is told apart by :func:`iso_instants`.
+
+    Examples
+    --------
+    >>> has_offset("2024-01-31T08:00:00+08:00"), has_offset("2024-01-31")
+    (True, False)
+    """
+    return re.search(_OFFSET, text.strip()) is not None
+
+
+def iso_instants(arr: Any, unit: str) -> tuple[np.ndarray, str]:
     """ISO 8601 dates and times (Arrow strings of any layout, without nulls) as int64
-    instants in ``unit`` (``"s"``, ``"ms"``, ``"us"`` or ``"ns"``) since 1970 UTC.
+    instants in ``unit`` (``"s"``, ``"ms"``, ``"us"`` or ``"ns"``) since 1970 UTC, and
+    which of them end in a UTC offset: ``"none"``, ``"all"`` or ``"some"``.
 
     Whitespace around a time is not part of it. A time with a UTC offset is that
-    instant; one without (and a date) is read as a UTC time; a column may hold
-    both. Raises ``pyarrow.ArrowInvalid`` where a string is not such a time, or its
-    instant is outside the unit's range.
+    instant, whatever the offsets of the others; one without (and a date) is read as
+    a UTC time; a column may hold both. Raises ``pyarrow.ArrowInvalid`` where a
+    string is not such a time, or its instant is outside the unit's range.
 
     Examples
     --------
     >>> import pyarrow as pa
-    >>> iso_instants(pa.array([" 1970-01-02", "1970-01-01T08:00:00+08:00"]), "s").tolist()
-    [86400, 0]
+    >>> keys, offsets = iso_instants(pa.array([" 1970-01-02", "1970-01-01T08:00:00+08:00"]), "s")
+    >>> keys.tolist(), offsets
+    ([86400, 0], 'some')
     """
-    return text_instants(iso_text(arr), unit)
+    return _instants(iso_text(arr), unit)
 
 
 def text_instants(arr: Any, unit: str) -> np.ndarray:
-    """:func:`iso_instants` of text that :func:`iso_text` made (a caller that holds it
-    already: no second trim)."""
+    """The instants of :func:`iso_instants` of text that :func:`iso_text` made (a caller
+    that holds it already: no second trim)."""
+    return _instants(arr, unit)[0]
+
+
+def _instants(arr: Any, unit: str) -> tuple[np.ndarray, str]:
+    """:func:`iso_instants` of trimmed text: read as naive times, else as times with an
+    offset, else each group as its own."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -94,11 +115,11 @@ def text_instants(arr: Any, unit: str) -> np.ndarray:
         return result
 
     try:
-        return cast(arr, None)
+        return cast(arr, None), "none"
     except pa.ArrowInvalid:
         pass
     try:
-        return cast(arr, "UTC")
+        return cast(arr, "UTC"), "all"
     except pa.ArrowInvalid:
         pass
     offsets = pc.match_substring_regex(arr, _OFFSET)
@@ -108,7 +129,7 @@ def text_instants(arr: Any, unit: str) -> np.ndarray:
     out = np.empty(len(arr), dtype=np.int64)
     out[with_offset] = cast(arr.filter(offsets), "UTC")
     out[~with_offset] = cast(arr.filter(pc.invert(offsets)), None)
-    return out
+    return out, "some"
 
 
 def first_unreadable(arr: Any, read: Callable[[Any], object]) -> int:

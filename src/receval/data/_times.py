@@ -1,11 +1,12 @@
 """A column of times and a cut-off time as sort keys: the one reading of times for
 every reader that compares them (the split's logs, the audit's train and test).
 
-Keys are int64 (integers; datetimes as their own ticks; ISO 8601 text, through
-:mod:`._instants`, as nanoseconds since 1970 UTC) or float64; a column of
-datetimes comes with its ``datetime64`` type, which cut-offs convert to and which
-two columns of different units are brought to (the finer, checked). An empty
-column of no kind (objects, nulls) has the type :data:`NO_KIND`: a cut-off of
+Keys are int64 (integers; datetimes as their own ticks, tz-aware ones as instants in
+UTC; ISO 8601 text, through :mod:`._instants`, as nanoseconds since 1970 UTC) or
+float64; a column of datetimes comes with its ``datetime64`` type, which cut-offs
+convert to and which two columns of different units are brought to (the finer,
+checked), and with its time zone, which a cut-off must match (:func:`check_zone`). An
+empty column of no kind (objects, nulls) has the type :data:`NO_KIND`: a cut-off of
 either kind fits it.
 """
 
@@ -21,7 +22,8 @@ import numpy as np
 from .._validation import counted, format_values, literal, missing_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._arrow import is_arrow, to_arrow, to_numpy
-from ._instants import first_unreadable, iso_instants, text_column
+from ._encode import column_array
+from ._instants import first_unreadable, has_offset, iso_instants, text_column
 from ._lookup import distinct
 
 _INT64 = np.iinfo(np.int64)
@@ -33,34 +35,52 @@ TIME_NAMES = ("timestamp", "time")
 #: its cut-offs decide whether it is read as numbers or datetimes (:func:`cutoff_unit`).
 NO_KIND: np.dtype[Any] = np.dtype(object)
 
+#: The time zone of ISO 8601 text whose every time ends in a UTC offset: instants,
+#: whatever their offsets, compared in UTC.
+OFFSETS = "UTC offsets"
+#: The time zone of ISO 8601 text of which some times end in a UTC offset and others
+#: do not (those are read as UTC times): no cut-off compares with both.
+SOME_OFFSETS = "UTC offsets on some times"
+_ZONES = {"none": None, "all": OFFSETS, "some": SOME_OFFSETS}
 
-def time_column(values: Any, func: str, column: str) -> tuple[np.ndarray, np.dtype[Any] | None]:
-    """The times of a column as sort keys, and their ``datetime64`` type (None for
-    numbers; :data:`NO_KIND` for an empty column of objects or nulls). ``func`` and
-    ``column`` name the column in errors (``"split"``, ``"the time column 'ts'"``).
-    Missing times (NaN, NaT, null), infinite ones, objects of
-    several types and text that is not ISO 8601 raise.
+
+def time_column(
+    values: Any, func: str, column: str
+) -> tuple[np.ndarray, np.dtype[Any] | None, str | None]:
+    """The times of a column as sort keys, their ``datetime64`` type (None for
+    numbers; :data:`NO_KIND` for an empty column of objects or nulls) and their time
+    zone: that of tz-aware datetimes (a pandas, polars or Arrow column's type, Python
+    datetimes' tzinfo), :data:`OFFSETS` or :data:`SOME_OFFSETS` for ISO 8601 text with
+    UTC offsets, None for naive times and numbers. ``values`` is a frame's column
+    (whose type tells its time zone) or an array; ``func`` and ``column`` name the
+    column in errors (``"split"``, ``"the time column 'ts'"``). Missing times (NaN,
+    NaT, null), infinite ones, objects of several types and text that is not ISO
+    8601 raise.
 
     Examples
     --------
     >>> days = np.array(["2024-01-01", "2024-01-02"], "datetime64[D]")
-    >>> keys, unit = time_column(days, "split", "t")
-    >>> keys.tolist(), unit
-    ([19723, 19724], dtype('<M8[D]'))
-    >>> time_column(np.array(["1970-01-01T00:00:01Z"]), "split", "t")[0].tolist()
-    [1000000000]
+    >>> keys, unit, zone = time_column(days, "split", "t")
+    >>> keys.tolist(), unit, zone
+    ([19723, 19724], dtype('<M8[D]'), None)
+    >>> keys, _, zone = time_column(np.array(["1970-01-01T00:00:01Z"]), "split", "t")
+    >>> keys.tolist(), zone
+    ([1000000000], 'UTC offsets')
     """
     import pyarrow as pa
 
     where = f"{func}: {column}"
+    zone = _declared_zone(values)
+    values = column_array(values)
     text = text_column(values)
     if text is not None:
         _no_nulls(text, func, column)
-        return _text_keys(text, where), np.dtype("datetime64[ns]")
+        keys, offsets = _text_keys(text, where)
+        return keys, np.dtype("datetime64[ns]"), _ZONES[offsets]
     if not is_arrow(values):
         values = np.asarray(values)
         if values.dtype.kind != "O":
-            return _keys(values, func, column)
+            return (*_keys(values, func, column), zone)
         objects = values
         try:  # Python datetimes or numbers
             values = to_arrow(objects)
@@ -69,8 +89,23 @@ def time_column(values: Any, func: str, column: str) -> tuple[np.ndarray, np.dty
         # Arrow reads datetimes after a date as dates, cutting off their time of day
         if pa.types.is_date(values.type) and any(isinstance(x, dt.datetime) for x in objects):
             raise _several_types(objects, where)
+        zone = _declared_zone(values)
     _no_nulls(values, func, column)
-    return _keys(to_numpy(values), func, column)
+    return (*_keys(to_numpy(values), func, column), zone)
+
+
+def _declared_zone(values: Any) -> str | None:
+    """The time zone that a column's type declares: an Arrow timestamp's (pandas'
+    ``ArrowDtype`` too), pandas' ``DatetimeTZDtype``'s, polars' ``Datetime``'s; None
+    for other columns."""
+    kind = getattr(values, "type", None)  # Arrow
+    if kind is None:
+        kind = getattr(values, "dtype", None)  # pandas, polars, NumPy
+    kind = getattr(kind, "pyarrow_dtype", kind)  # pandas' ArrowDtype
+    zone = getattr(kind, "tz", None)  # Arrow, pandas
+    if zone is None:
+        zone = getattr(kind, "time_zone", None)  # polars
+    return None if zone is None else str(zone)
 
 
 def _several_types(objects: np.ndarray, where: str) -> InputValidationError:
@@ -127,13 +162,14 @@ def _keys(arr: np.ndarray, func: str, column: str) -> tuple[np.ndarray, np.dtype
     return keys, unit
 
 
-def _text_keys(text: Any, where: str) -> np.ndarray:
-    """ISO 8601 text as int64 nanoseconds since 1970 UTC (:func:`iso_instants`)."""
+def _text_keys(text: Any, where: str) -> tuple[np.ndarray, str]:
+    """ISO 8601 text as int64 nanoseconds since 1970 UTC, and which times end in a UTC
+    offset (:func:`iso_instants`)."""
     import pyarrow as pa
 
     read = partial(iso_instants, unit="ns")
     try:
-        keys: np.ndarray = read(text)
+        return read(text)
     except pa.ArrowInvalid:
         import pyarrow.compute as pc
 
@@ -154,7 +190,6 @@ def _text_keys(text: Any, where: str) -> np.ndarray:
             f"datetimes, ISO 8601 text or numbers.",
             i,
         ) from None
-    return keys
 
 
 #: A number written as text (an epoch time).
@@ -298,3 +333,66 @@ def cutoff_key(
             f"({np.datetime_data(unit)[0]}) holds. Got {given!r} instead."
         )
     return key
+
+
+def _is_aware(value: Any) -> bool | None:
+    """Whether a datetime cut-off names an instant: an ISO string with a UTC offset
+    (:func:`~receval.data._instants.has_offset`), a datetime or ``pandas.Timestamp``
+    with a time zone; False for other datetimes, dates and ``numpy.datetime64``;
+    None for what is no datetime."""
+    if isinstance(value, str):
+        return has_offset(value)
+    if isinstance(value, dt.datetime):  # pandas.Timestamp too
+        return value.utcoffset() is not None
+    if isinstance(value, (dt.date, np.datetime64)):
+        return False
+    return None
+
+
+def check_zone(
+    value: Any, unit: np.dtype[Any] | None, zone: str | None, name: str, func: str
+) -> None:
+    """Refuse a datetime cut-off whose kind of time the times do not share, as pandas
+    and polars refuse to compare them: a naive one (no UTC offset, no tzinfo) against
+    tz-aware times or ISO 8601 text with UTC offsets, an aware one against naive
+    times, and either against text with an offset on some times only (``unit`` and
+    ``zone``: :func:`time_column`'s). Numbers, and the times of an empty column of no
+    kind (:data:`NO_KIND`), have no time zone.
+
+    Examples
+    --------
+    >>> check_zone("2024-01-01T00:00:00+01:00", np.dtype("M8[ns]"), "UTC", "cutoff", "f")
+    >>> check_zone("2024-01-01", np.dtype("M8[ns]"), "UTC", "cutoff", "f")
+    Traceback (most recent call last):
+    ...
+    receval.exceptions.InvalidParameterError: The 'cutoff' parameter of f must be ...
+    """
+    aware = _is_aware(value)
+    if unit is None or unit is NO_KIND or aware is None:
+        return
+    if zone == SOME_OFFSETS:
+        raise InputValidationError(
+            f"{func}: the time column holds ISO 8601 text with a UTC offset on some times "
+            f"and none on others, so {name}={value!r} compares with only some of them; "
+            f"give every time an offset (e.g. '2024-01-31T08:00:00+08:00'), or none."
+        )
+    if aware == (zone is not None):
+        return
+    if aware:
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} must be a time without a UTC offset or time "
+            f"zone, as the time column holds naive times (no time zone). Got {value!r} "
+            f"instead; give it as the times' clock reads, e.g. '2024-01-01T00:00:00', or "
+            f"give the times their time zone first (e.g. pandas' .dt.tz_localize('UTC'))."
+        )
+    times = (
+        "ISO 8601 text with UTC offsets, compared as instants in UTC"
+        if zone == OFFSETS
+        else f"time zone {zone}"
+    )
+    raise InvalidParameterError(
+        f"The '{name}' parameter of {func} must be a time with a UTC offset or a time "
+        f"zone, as the time column holds tz-aware times ({times}). Got {value!r} instead; "
+        f"give it with an offset, e.g. '2024-01-01T00:00:00+01:00', or as a tz-aware "
+        f"datetime."
+    )

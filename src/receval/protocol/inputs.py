@@ -168,7 +168,7 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
     items, item_ids = factorize(cols["item"], "items", func)
     times = unit = None
     if cols.get("time") is not None:
-        times, unit = time_column(cols["time"], FUNC, f"the {time!r} column of {name}")
+        times, unit, _ = time_column(cols["time"], FUNC, f"the {time!r} column of {name}")
     values = None
     if cols.get("value") is not None:
         raw = cols["value"]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_number
-from ..data._times import cutoff_key, cutoff_unit
+from ..data._times import check_zone, cutoff_key, cutoff_unit
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._counts import result_of
 from ._log import read_log
@@ -115,9 +115,11 @@ def rolling(
     log : DataFrame, Arrow table or path
         The interactions (a path: see :func:`temporal`).
     cutoffs : sequence of numbers or datetimes
-        Increasing cut-off times, one per fold.
+        Increasing cut-off times, one per fold; with a UTC offset or a time
+        zone against tz-aware times, without against naive ones (see
+        :func:`temporal`).
     end : number or datetime, default=None
-        The end of the last fold's test (excluded).
+        The end of the last fold's test (excluded), as the cut-offs.
     train_window : number or timedelta, default=None
         Train on the last ``train_window`` before each cut-off only: for numeric
         times a number in their units (seconds for Unix times), for datetimes a
@@ -155,11 +157,15 @@ def rolling(
     subject = "The 'cutoffs' parameter" if end is None else "The 'cutoffs' and 'end' parameters"
     unit = cutoff_unit(given, data.unit, subject, func)
     cuts = [cutoff_key(c, unit, "cutoffs", func, keys) for c in cutoffs]
+    for cutoff in cutoffs:
+        check_zone(cutoff, data.unit, data.zone, "cutoffs", func)
     if any(b <= a for a, b in itertools.pairwise(cuts)):
         raise InvalidParameterError(
             f"The 'cutoffs' parameter of {func} must be increasing. Got {list(cutoffs)!r} instead."
         )
     last = None if end is None else cutoff_key(end, unit, "end", func, keys)
+    if end is not None:
+        check_zone(end, data.unit, data.zone, "end", func)
     if last is not None and last <= cuts[-1]:
         raise InvalidParameterError(
             f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} instead."

@@ -40,6 +40,7 @@ class Log:
     n_items: int
     times: np.ndarray | None  # sort keys (int64 or float64)
     unit: np.dtype[Any] | None  # datetime64 type of the time column, None for numbers
+    zone: str | None  # the times' time zone (receval.data._times.time_column), None: naive
 
     @property
     def n_rows(self) -> int:
@@ -154,16 +155,18 @@ def read_log(
     names = io.column_names(data)
     time_name = pick_time(names, time, func) if need_time or time is not None else None
     roles = {"user": user, "item": item, "time": time_name, "rating": rating}
-    cols = io.frame_columns(data, roles, func)
+    io.check_columns(data, roles, func)
+    cols = io.frame_columns(data, {**roles, "time": None}, func)  # the time: as the frame types it
     with where:
         user_codes, user_ids = factorize(cols["user"], "user", func)
         item_codes, n_items = None, 0
         if item is not None:
             item_codes, item_ids = factorize(cols["item"], "item", func)
             n_items = len(item_ids)
-        times = unit = None
+        times = unit = zone = None
         if time_name is not None:
-            times, unit = time_column(cols["time"], func, f"the time column {time_name!r}")
+            column = f"the time column {time_name!r}"
+            times, unit, zone = time_column(data[time_name], func, column)
     return Log(
         data,
         kind,
@@ -174,4 +177,5 @@ def read_log(
         n_items,
         times,
         unit,
+        zone,
     )

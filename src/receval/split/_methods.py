@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import check_number, check_option
 from ..data._encode import group_rows
-from ..data._times import cutoff_key
+from ..data._times import check_zone, cutoff_key
 from ..exceptions import InvalidParameterError
 from ._counts import result_of
 from ._log import Log, read_log
@@ -74,13 +74,20 @@ def temporal(
     log : DataFrame, Arrow table, path or Scan
         The interactions: a pandas or polars DataFrame, an Arrow table, a CSV
         or Parquet path, a directory of Parquet files (its files as
-        :func:`receval.scan` finds them, read whole), or a :func:`receval.scan`
-        of files larger than memory (then ``train_path`` and ``test_path`` are
-        written batch by batch).
+        :func:`receval.scan` finds them, read whole; the keys of ``key=value``
+        directories, hive partitions, are columns as any other), or a
+        :func:`receval.scan` of files larger than memory (then ``train_path``
+        and ``test_path`` are written batch by batch).
     cutoff : number or datetime, default=None
         The first time of the test part: a number for numeric times; a
         datetime, ``numpy.datetime64``, ``pandas.Timestamp`` or ISO string for
-        datetime columns.
+        datetime columns. Against tz-aware times it has a UTC offset or a time
+        zone (``'2024-01-01T00:00:00+01:00'``, a tz-aware datetime), against
+        naive times none: as pandas and polars, the split does not compare a
+        naive time with an aware one. ISO 8601 text with UTC offsets is
+        tz-aware, each time the instant it names, compared in UTC whatever
+        the offsets of the others; text with an offset on some times and none
+        on others takes no cut-off.
     quantile : float in (0, 1), default=None
         Instead of ``cutoff``: the cut-off is this quantile of the log's times
         (linear interpolation, as NumPy's and pandas' ``quantile``), so about
@@ -100,9 +107,11 @@ def temporal(
     ------
     InvalidParameterError
         Neither or both of ``cutoff`` and ``quantile``; a cut-off of the wrong
-        kind for the time column; a quantile outside (0, 1).
+        kind for the time column, or naive against tz-aware times or aware
+        against naive ones; a quantile outside (0, 1).
     InputValidationError
-        A missing column; missing (NaN) times.
+        A missing column; missing (NaN) times; a cut-off against ISO 8601 text
+        with a UTC offset on some times only.
 
     Examples
     --------
@@ -128,11 +137,11 @@ def temporal(
         )  # fmt: skip
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     keys = times_of(data)
-    cut = (
-        quantile_of(keys, q)
-        if q is not None
-        else cutoff_key(cutoff, data.unit, "cutoff", func, keys)
-    )
+    if q is not None:
+        cut = quantile_of(keys, q)
+    else:
+        cut = cutoff_key(cutoff, data.unit, "cutoff", func, keys)
+        check_zone(cutoff, data.unit, data.zone, "cutoff", func)
     test = keys >= cut
     return result_of(data, ~test, test, "temporal")
 

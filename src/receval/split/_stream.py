@@ -24,7 +24,7 @@ from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import sentence
 from ..data._origin import Batch, Origin, located
-from ..data._times import cutoff_key, time_column
+from ..data._times import check_zone, cutoff_key, time_column
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._log import pick_time
 from ._order import last_of_each, lerp, user_order
@@ -336,9 +336,10 @@ def _time_type(scan: Any, name: str, func: str) -> Any:
     return None if unified is None else unified.field(0).type
 
 
-def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, Any]:
-    """A batch's times as sort keys; a bad time raises naming its file and row."""
-    col = column_array(batch.column(batch.schema.get_field_index(name)))
+def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, Any, str | None]:
+    """A batch's times as sort keys, their type and time zone (:func:`time_column`); a
+    bad time raises naming its file and row."""
+    col = batch.column(batch.schema.get_field_index(name))
     with located(where):
         return time_column(col, func, f"the time column {name!r}")
 
@@ -349,7 +350,7 @@ def _quantile(scan: Any, time: tuple[str, Any], q: float, func: str) -> float:
     name = time[0]
     n, lo, hi = 0, np.inf, -np.inf
     for origin, batch in _batches(scan, [name], (), time):
-        keys, _ = _keys(origin, batch, name, func)
+        keys = _keys(origin, batch, name, func)[0]
         if len(keys):
             n, lo, hi = n + len(keys), min(lo, float(keys.min())), max(hi, float(keys.max()))
     if not n:
@@ -392,9 +393,11 @@ def temporal_scan(
     cut = None if q is None else _quantile(scan, (time_name, kind), q, func)
     ids = (user,) + ((item,) if item else ())
     for origin, batch in _batches(scan, [], ids, (time_name, kind)):
-        keys, unit = _keys(origin, batch, time_name, func)
+        keys, unit, zone = _keys(origin, batch, time_name, func)
         if cut is None:
             cut = cutoff_key(cutoff, unit, "cutoff", func, keys)
+        if q is None:  # every batch's times: text may have UTC offsets in some files only
+            check_zone(cutoff, unit, zone, "cutoff", func)
         test = keys >= cut
         items = None if item is None else _ids(origin, batch, item, "item", func)
         users = _ids(origin, batch, user, "user", func)

@@ -490,9 +490,11 @@ def _factorize_arrow(
             return codes, large_strings(offsets, data)
 
     def mixed(kinds: list[str]) -> InputValidationError:
+        # the fix as code where the name is a variable's ("signup users" is not)
+        fix = f"{name} = {name}.astype(str)" if name.isidentifier() else "all to str"
         return InputValidationError(
             f"{func}: {name} must hold ids of one type (numbers or strings, not both). "
-            f"Got types {format_values(kinds)}; convert them, e.g. {name} = {name}.astype(str)."
+            f"Got types {format_values(kinds)}; convert them, e.g. {fix}."
         )
 
     try:

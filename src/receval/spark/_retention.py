@@ -3,7 +3,9 @@
 Events (and signup rows) are partitioned by user; each partition runs the
 definition of :func:`receval.retention` on its whole users (prepare, update)
 and only its state, integer counts over absolute periods, reaches the driver,
-which merges the states and finalizes the report: no event is collected.
+which merges the states and finalizes the report: no event is collected. The
+ids of a signup DataFrame of another type than the events' are checked once, on
+the driver, against the distinct ids of the events (:func:`_check_signup_ids`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,20 @@ from functools import reduce
 from typing import Any
 
 from ..exceptions import InvalidParameterError
-from ._common import check_columns, check_frame, check_partitions, partition_states, repartition
+from ._common import (
+    KEY,
+    check_columns,
+    check_frame,
+    check_partitions,
+    column,
+    id_columns,
+    partition_states,
+    repartition,
+)
 
-_USER = "__receval_user"
+# the user ids of the events and of a signup DataFrame (id_columns' sides 0 and 1)
+_USER = "__receval_user0"
+_SIGNUP_USER = "__receval_user1"
 _TIME = "__receval_time"
 _SIGNUP = "__receval_signup"
 _SIDE = "__receval_side"
@@ -56,7 +69,10 @@ def retention(
     signup : str or pyspark.sql.DataFrame, default=None
         A column of ``events`` with each user's signup time, or a DataFrame
         with the ``user`` column and a ``signup`` column (users in it without
-        any event count as new users that never came back).
+        any event count as new users that never came back). Its user ids match
+        the events' as in :func:`receval.retention`, whatever the two columns'
+        types; ids of another type that (almost) never match them are refused,
+        checked once on the driver over the distinct ids of both.
     period, days, tz, time_unit, before_signup
         As in :func:`receval.retention`.
     num_partitions : int, default=None
@@ -94,19 +110,20 @@ def retention(
             )
         check_columns(signup, _FUNC, "signup", user=user, signup="signup")
 
-    cols = [F.col(user).alias(_USER), F.col(time).alias(_TIME)]
+    cols = [*id_columns(events, 0, user), F.col(time).alias(_TIME)]
     if signup_kind == "column":
         cols.append(F.col(signup).alias(_SIGNUP))
     data = events.select(*cols, F.lit(0).cast("byte").alias(_SIDE))
     if signup_kind == "frame":
+        _check_signup_ids(events, signup, user)
         frame: Any = signup
         rows = frame.select(
-            F.col(user).alias(_USER),
+            *id_columns(frame, 1, user),
             F.col("signup").alias(_SIGNUP),
             F.lit(1).cast("byte").alias(_SIDE),
         )
         data = data.unionByName(rows, allowMissingColumns=True)
-    data = repartition(data, num_partitions, _USER)
+    data = repartition(data, num_partitions, KEY)
     inner = {**params, "user": _USER, "time": _TIME}
 
     def state(table: Any) -> Any:
@@ -120,11 +137,43 @@ def retention(
             sign = _SIGNUP
         elif signup_kind == "frame":
             rows = table.filter(pc.equal(side, 1))
-            sign = pa.table({_USER: rows.column(_USER), "signup": rows.column(_SIGNUP)})
-        batch = RETENTION.prepare(inner, ev, sign, where=_where)
+            sign = pa.table({_USER: rows.column(_SIGNUP_USER), "signup": rows.column(_SIGNUP)})
+        # the signup ids of every partition were checked together (_check_signup_ids)
+        batch = RETENTION.prepare(inner, ev, sign, where=_where, check_ids=False)
         # the partitions hold disjoint users: their ids need not travel
         return RETENTION.update(inner, batch).without_users()
 
     parts = partition_states(data, state)
     total = reduce(lambda a, b: a.merge(b), parts, RETENTION.empty(inner))
     return finalize(params, total)
+
+
+def _check_signup_ids(events: Any, signup: Any, user: str) -> None:
+    """:func:`~receval.metrics.retention.counting.check_signup_ids` of the distinct user
+    ids of ``signup`` and of ``events``, gathered on the driver (ascending, as their
+    examples show them), as :func:`receval.retention` checks the collected rows: ids
+    of another type than the events' that (almost) never match them are refused.
+
+    Two columns of integers, or two of strings, hold ids of one type: nothing to
+    check there and nothing gathered; the events' ids are gathered for columns of
+    two types only (strings beside numbers, floats)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import CharType, IntegralType, StringType, VarcharType
+
+    from ..data._encode import factorize
+    from ..metrics.retention.counting import check_signup_ids
+
+    def kind(frame: Any) -> str:
+        data_type = frame.schema[user].dataType
+        if isinstance(data_type, IntegralType):
+            return "integers"
+        return "strings" if isinstance(data_type, (StringType, VarcharType, CharType)) else ""
+
+    if kind(events) and kind(events) == kind(signup):
+        return
+
+    def distinct(frame: Any, name: str) -> Any:
+        ids = frame.select(F.col(user)).where(F.col(user).isNotNull()).distinct()
+        return factorize(column(ids.orderBy(user).toArrow(), user), name, _FUNC)[1]
+
+    check_signup_ids(distinct(signup, "signup users"), distinct(events, "user"))

@@ -59,6 +59,46 @@ def test_the_refusal_is_that_of_the_accumulator_too():
         acc.update(EVENTS, signup={"u1": JAN1 + DAY})
 
 
+MIXED = (
+    "retention: signup users must hold ids of one type (numbers or strings, not both). Got "
+    "types ['int', 'str']; convert them, e.g. all to str."
+)
+
+
+@pytest.mark.parametrize(
+    "signup",
+    [
+        {1: JAN1 + DAY, "b": JAN1},
+        pd.Series({1: JAN1 + DAY, "b": JAN1}),
+        pd.DataFrame({"user": pd.Series([1, "b"], dtype=object), "signup": [JAN1 + DAY, JAN1]}),
+    ],
+    ids=["mapping", "series", "table"],
+)
+def test_signup_ids_of_two_types_are_refused_as_the_events_are(signup):
+    # the keys were all read as strings ("1" matched user 1, "b" a new user)
+    with pytest.raises(InputValidationError) as caught:
+        retention(EVENTS, signup=signup, days=1)
+    assert str(caught.value) == MIXED
+    with pytest.raises(InputValidationError) as events_caught:
+        retention(pd.DataFrame({"user": [1, "b"], "time": [JAN1, JAN1]}), days=1)
+    # the events' message, up to the fix (code there: user = user.astype(str))
+    same = MIXED.replace("signup users", "user").partition("; ")[0]
+    assert str(events_caught.value).partition("; ")[0] == same
+
+
+def test_the_accumulator_refuses_signup_ids_of_two_types():
+    acc = receval.metric("retention", days=1)
+    with pytest.raises(InputValidationError) as caught:
+        acc.update(EVENTS, signup={1: JAN1 + DAY, "b": JAN1})
+    assert str(caught.value) == MIXED
+
+
+def test_repeated_signup_rows_count_once_in_the_refusal():
+    signup = pd.DataFrame({"user": ["u1", "u1", "u2"], "signup": [JAN1, JAN1, JAN1]})
+    with pytest.raises(InputValidationError, match=r"none of the 2 signup users is a user"):
+        retention(EVENTS, signup=signup, days=1)
+
+
 @pytest.mark.parametrize(
     "signup",
     [{1: JAN1 + DAY}, {"1": JAN1 + DAY}, {1.0: JAN1 + DAY}, {np.int32(1): JAN1 + DAY}],

@@ -43,7 +43,7 @@ from .times import (
     window_of_periods,
 )
 
-__all__ = ["Events", "check_params", "count_users", "prepare_events"]
+__all__ = ["Events", "check_params", "check_signup_ids", "count_users", "prepare_events"]
 
 _PERIODS = ["day", "month", "week"]
 _BEFORE_SIGNUP = ["drop", "error", "keep"]
@@ -157,6 +157,7 @@ def _signup_rows(
     user_name: str,
     time_unit: str | None,
     where: Callable[[int], str],
+    check_ids: bool,
 ) -> tuple[np.ndarray, Times, np.ndarray]:
     """Rows (user code, signup time) and the ids of the users found only in ``signup``."""
     if isinstance(signup, str):
@@ -186,27 +187,36 @@ def _signup_rows(
             f"'signup'. Got {type(signup).__name__} instead."
         )
     t = to_times(times, "signup", time_unit, lambda i: f"{FUNC}: signup row {i}", True)
-    users_arr = v.as_1d(users, "signup users", FUNC)
-    if len(users_arr) != len(t.values):  # pragma: no cover - same table
+    # ids of two types are refused as the events' are (the keys of a mapping too)
+    rows, ids = factorize(users, "signup users", FUNC)
+    if len(rows) != len(t.values):  # pragma: no cover - same table
         raise InputValidationError(f"{FUNC}: signup users and times differ in length.")
-    _check_signup_ids(users_arr, user_ids)
-    codes = lookup(users_arr, user_ids).astype(np.int64)
+    if check_ids:
+        check_signup_ids(ids, user_ids)
+    codes = lookup(ids, user_ids).astype(np.int64)[rows]
     unknown = codes < 0
     if t.valid is not None:  # a user only in the signup table, without a time: nothing to count
         keep = ~(unknown & ~t.valid)
-        codes, unknown, users_arr = codes[keep], unknown[keep], users_arr[keep]
+        codes, unknown, rows = codes[keep], unknown[keep], rows[keep]
         t.values, t.valid = t.values[keep], t.valid[keep]
-    new_ids = users_arr[:0]
+    new_ids = ids[:0]
     if unknown.any():
-        new_codes, new_ids = factorize(users_arr[unknown], "signup users", FUNC)
+        new_codes, new_rows = factorize(rows[unknown], "signup users", FUNC)
         codes[unknown] = len(user_ids) + new_codes
+        new_ids = ids[new_rows]
     return codes.astype(np.int32), t, new_ids
 
 
-def _check_signup_ids(users: np.ndarray, user_ids: np.ndarray) -> None:
-    """Refuse signup users of another type than the events' users that (almost) never
-    match them (:func:`~receval.data._lookup.id_type_mismatch`): each would be a new
-    user without an event, and the users of the events would have no signup time."""
+def check_signup_ids(users: np.ndarray, user_ids: np.ndarray) -> None:
+    """Refuse distinct signup users of another type than the events' distinct users that
+    (almost) never match them (:func:`~receval.data._lookup.id_type_mismatch`): each
+    would be a new user without an event, and the users of the events would have no
+    signup time.
+
+    The ids of one input are checked together: those of a call of
+    :func:`receval.retention` and of each update of its accumulator here (by
+    :func:`prepare_events`), those of every Spark partition once on the driver.
+    """
     matched = id_type_mismatch(users, user_ids)
     if matched is None:
         return
@@ -236,10 +246,13 @@ def prepare_events(
     signup: Any = None,
     *,
     where: Callable[[int], str] | None = None,
+    check_ids: bool = True,
 ) -> Events:
     """Read the user ids, event times and signup times of a table of events.
 
     ``where(i)`` names row ``i`` of ``events`` in messages (default: its index).
+    ``check_ids=False`` leaves out :func:`check_signup_ids`, for a caller that checks
+    the ids of every batch together (Spark, whose partitions hold some users each).
     """
     if where is None:
         where = _row
@@ -256,7 +269,7 @@ def prepare_events(
     codes = codes.astype(np.int32, copy=False)
     rows = None
     if signup is not None:
-        rows = _signup_rows(signup, events, codes, user_ids, user, unit, where)
+        rows = _signup_rows(signup, events, codes, user_ids, user, unit, where, check_ids)
     return Events(codes, np.asarray(user_ids), times, rows)
 
 

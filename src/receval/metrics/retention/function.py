@@ -109,8 +109,8 @@ def retention(
     InputValidationError
         Missing columns, ids or times; unparsable strings; epoch numbers of
         unclear unit; conflicting signup times of one user; signup user ids
-        of another type than the events' that (almost) never match them; no
-        events.
+        of two types (numbers and strings), or of another type than the
+        events' that (almost) never match them; no events.
     InvalidParameterError
         A bad ``period``, ``days``, ``tz``, ``time_unit`` or ``before_signup``.
 

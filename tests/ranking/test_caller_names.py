@@ -72,3 +72,16 @@ def test_evaluate_embeddings_names_itself_where_evaluate_names_evaluate(case):
     )
     assert want.startswith("evaluate")
     assert got == "evaluate_embeddings" + want.removeprefix("evaluate")
+
+
+def test_the_setup_checks_name_the_accumulator():
+    # "pass qrels to evaluate" and the popularity checks named evaluate
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        receval.metric("ndcg@3").update(None, RUN).compute()
+    assert str(info.value).startswith(
+        "receval.metric('ndcg@3'): metric 'ndcg@3' needs relevance judgments; pass qrels "
+    )
+    with pytest.raises(InputValidationError, match=r"^receval.metric\('arp@3'\): popularity"):
+        receval.metric("arp@3", popularity={"x": -1})

@@ -134,7 +134,7 @@ def make_setup(
     if not with_qrels and len(listwise) < len(specs):
         first = next(t for t in specs if t not in listwise)
         raise InvalidParameterError(
-            f"Metric {first!r} needs relevance judgments; pass qrels to evaluate "
+            f"{func}: metric {first!r} needs relevance judgments; pass qrels "
             f"(qrels=None is only for beyond-accuracy metrics such as 'ils@10')."
         )
     return Setup(

@@ -65,9 +65,10 @@ def _ranking_params(
 ) -> dict[str, Any]:
     # the item matrix of updates of user vectors (and its options: metric=, k=), held once
     items, conventions = item_matrix(metric, item_vectors, item_ids, k, conventions)
-    table = as_popularity_table(popularity, train)  # built once, used by every update
+    func = _func({"metric": metric})
+    table = as_popularity_table(popularity, train, func)  # built once, used by every update
     # read once: each update's lists (or compute's, of rows held) lose their seen items
-    seen = as_seen(exclude, repeats, f"receval.metric({metric!r})")
+    seen = as_seen(exclude, repeats, func)
     # checked and resolved once, as evaluate does
     props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
     conventions = default_estimator(conventions, props)

@@ -343,7 +343,7 @@ def evaluate(
     matching = (check_match_options(min_match, allow_unmatched, func), allow_unmatched)
     scanned = _scanned(run)
     r = None if scanned is not None or isinstance(run, RunBatches) else as_run(run)
-    table = as_popularity_table(popularity, train)
+    table = as_popularity_table(popularity, train, func)
     setup = evaluation_setup(metrics, options, func, popularity=table)
     q = None if qrels is None else as_qrels(qrels, func)
     if q is not None:

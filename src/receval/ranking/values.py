@@ -41,14 +41,14 @@ __all__ = [
 _MAX_EXPONENTIAL_GRADE = 1024
 
 
-def as_popularity_table(popularity: Any, train: Any) -> Any:
+def as_popularity_table(popularity: Any, train: Any, func: str) -> Any:
     """The popularity table of ``popularity=`` / ``train=``, built once per evaluation
-    (None when neither is given)."""
+    (None when neither is given); errors name ``func``."""
     if popularity is None and train is None:
         return None
     from ..metrics.beyond.popularity_table import as_popularity
 
-    return as_popularity(popularity, train, "evaluate")
+    return as_popularity(popularity, train, func)
 
 
 def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:

@@ -284,8 +284,9 @@ def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
         counts = counts.collect()  # by item id: Spark keeps no first appearance for ties
         popularity_of = ([row[0] for row in counts], [row[1] for row in counts])
         return as_popularity_table(popularity_of if popularity is None else popularity,
-                                   None if popularity is None else train)  # fmt: skip
-    return as_popularity_table(popularity, train)
+                                   None if popularity is None else train,
+                                   "receval.spark.evaluate")  # fmt: skip
+    return as_popularity_table(popularity, train, "receval.spark.evaluate")
 
 
 def _partition_state(

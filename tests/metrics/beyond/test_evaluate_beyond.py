@@ -62,7 +62,8 @@ def test_aliases_and_errors():
     assert report.metrics["intra_list_similarity@3"] == "ils@3"
     with pytest.raises(InvalidParameterError, match=r"^Metric 'ils@3' needs item similarities"):
         evaluate(QRELS, RUN, ["ndcg@3", "ils@3"])
-    with pytest.raises(InvalidParameterError, match=r"^Metric 'ndcg@3' needs relevance judgments"):
+    needs = r"^evaluate: metric 'ndcg@3' needs relevance judgments"
+    with pytest.raises(InvalidParameterError, match=needs):
         evaluate(None, RUN, ["ils@3", "ndcg@3"], features=FEATURES, feature_items=IDS)
 
 

@@ -527,6 +527,19 @@ def test_object_columns_of_other_values_than_str_are_refused(
         Run(column, np.arange(len(values)), np.linspace(0, 1, len(values)))
 
 
+@pytest.mark.parametrize("box", [list, tuple])
+def test_a_mapping_of_columns_with_ids_of_two_types_is_refused(box: Any) -> None:
+    # NumPy spelled the list [1, "b"] as ["1", "b"]: the ids of a dict of lists were
+    # read as strings, where the same pandas object column is refused
+    events = {"user": box([1, "b"]), "time": ["2024-01-01", "2024-01-02"]}
+    with pytest.raises(InputValidationError, match=r"^retention: user must hold ids of one type"):
+        receval.retention(events)
+    with pytest.raises(InputValidationError, match=r"^retention: user must hold ids of one type"):
+        receval.retention(pd.DataFrame({**events, "user": pd.array([1, "b"], dtype=object)}))
+    strings = receval.retention({**events, "user": box(["1", "b"])})  # strings: as given
+    assert strings.n_users == 2
+
+
 def test_ids_that_cannot_match_across_types_are_refused_with_both_types_and_the_fix() -> None:
     # int ids in the qrels, zero-padded numeric strings in the run: no id matches
     expected, qrels, run = _expected()

@@ -319,7 +319,13 @@ def id_column(col: Any) -> IdColumn:
             arr = column_array(pa.array(col))
             return IdColumn(arr, distinct=categorical and isinstance(arr, pa.DictionaryArray))
         return IdColumn(col.to_numpy())  # object strings are read in place by the core
-    return IdColumn(np.asarray(col))
+    arr = np.asarray(col)
+    mixed = isinstance(col, (list, tuple)) and arr.dtype.kind == "U"
+    if mixed and not all(isinstance(x, str) for x in col):
+        # NumPy spells [1, "b"] as ["1", "b"]: the values as given, which the encoding
+        # refuses as ids of two types (as a pandas object column's)
+        arr = np.array(col, dtype=object)
+    return IdColumn(arr)
 
 
 def _join_dictionary_chunks(col: Any) -> Any:

@@ -71,8 +71,9 @@ def test_a_mapping_names_the_user(report, kind, strings):
     # compare_by_segment reads its by= as by_segment reads segments
     runs = {"x": {u: {"a": 0.9} for u in USERS}, "y": {u: {"a": 0.1} for u in USERS}}
     qrels = {u: {"a": 1} for u in USERS}
+    by_user = BY_USER.replace("EvaluationReport.by_segment: segments", "compare_by_segment: by")
     _refused(lambda: rv.compare_by_segment(qrels, runs, ["mrr"], by=segments),
-             BY_USER.replace("EvaluationReport.by_segment", "compare_by_segment"))  # fmt: skip
+             by_user.replace("out of segments", "out of by"))  # fmt: skip
 
 
 @pytest.mark.parametrize("strings", [True, False], ids=["strings", "numbers"])

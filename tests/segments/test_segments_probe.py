@@ -111,7 +111,7 @@ def test_labels_of_numbers_and_strings_are_refused_not_merged():
         InputValidationError, match=f"^EvaluationReport.by_segment: segments {MIXED}"
     ):
         report.by_segment(mixed)
-    with pytest.raises(InputValidationError, match=f"^compare_by_segment: segments {MIXED}"):
+    with pytest.raises(InputValidationError, match=f"^compare_by_segment: by {MIXED}"):
         rv.compare_by_segment(qrels, runs, ["mrr"], by=mixed)
 
 

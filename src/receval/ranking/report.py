@@ -115,7 +115,7 @@ class EvaluationReport:
     and counts agree to the last bit. The report of
     :func:`receval.spark.evaluate` holds no per-user values: ``users`` is empty,
     ``values`` holds no metric, and ``per_user``, ``to_frame``, ``by_segment``,
-    ``subset`` and ``mean_states_of`` raise; every other attribute is there.
+    ``subset``, ``subsets`` and ``mean_states_of`` raise; every other attribute is there.
     """
 
     mean: dict[str, float]
@@ -291,45 +291,85 @@ class EvaluationReport:
                 f"EvaluationReport.subset: users must be a boolean mask of "
                 f"{counted(len(self.users), 'user')}. Got shape {kept.shape}."
             )
-        kept_users = (np.array([0, int(kept.sum())]), np.flatnonzero(kept))  # one group
-        states = {t: self.mean_states_of(t, kept_users)[0] for t in self.mean}
-        values = {t: col[kept] for t, col in self.values.items()}
-        aux = {t: den[kept] for t, den in self._aux.items()}
-        missing = None if self._missing is None else self._missing[kept]
-        averaged = {t: col[kept] for t, col in self._averaged.items()}
-        skipped = {t: self._skipped[t][kept] for t in self.mean}
-        tie_dependent = {t: 0 for t in self.n_users_tie_dependent}
-        mean_average: dict[str, float] = {}
+        return self.subsets((np.array([0, int(kept.sum())]), np.flatnonzero(kept)))[0]
+
+    def subsets(self, groups: tuple[np.ndarray, np.ndarray]) -> list[EvaluationReport]:
+        """:meth:`subset` of each group of the users, every group in one pass over
+        them: ``groups`` as for :meth:`mean_states_of`, the report of group ``i`` that
+        of the users ``rows[offsets[i]:offsets[i + 1]]``, in that order (the segments
+        of :func:`receval.compare_by_segment`)."""
+        self._check_rows("subsets")
+        offsets, rows = groups
+        bounds = list(zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True))
+
+        def gathered(cols: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+            return {t: col[rows] for t, col in cols.items()}  # each column once, grouped
+
+        def parts(cols: dict[str, np.ndarray]) -> list[dict[str, np.ndarray]]:
+            return [{t: col[lo:hi] for t, col in cols.items()} for lo, hi in bounds]
+
+        states = {t: self.mean_states_of(t, groups) for t in self.mean}
+        skipped_by = {t: self.n_users_skipped_by_of(t, groups) for t in self.mean}
+        aux, raw, averaged = gathered(self._aux), gathered(self._raw), gathered(self._averaged)
+        empty = {t: counts_by_group(den == 0, offsets) for t, den in aux.items()}
+        moved, mean_average = self._tie_orders_of(offsets, raw, averaged, aux)
+        values, raw_parts = parts(gathered(self.values)), parts(raw)
+        averaged_parts = parts(averaged)
+        skipped = parts(gathered({t: self._skipped[t] for t in self.mean}))
+        missing = None if self._missing is None else self._missing[rows]
+        seen = None if self.n_seen_removed is None else self.n_seen_removed[rows]
+        users = self.users[rows]
+        out = []
+        for i, (lo, hi) in enumerate(bounds):
+            tie_dependent = dict.fromkeys(self.n_users_tie_dependent, 0)
+            tie_dependent |= {t: int(n[i]) for t, n in moved.items()}
+            out.append(replace(
+                self,
+                mean={t: s[i].value for t, s in states.items()},
+                _user_ids=users[lo:hi],
+                values=values[i],
+                n_users=hi - lo,
+                n_users_missing=0 if missing is None else int(missing[lo:hi].sum()),
+                n_users_empty={t: int(empty[t][i]) if t in empty else 0 for t in values[i]},
+                n_users_skipped_by={t: {reason: int(n[i]) for reason, n in by.items()}
+                                    for t, by in skipped_by.items()},
+                _skipped=skipped[i],
+                _aux={t: den[lo:hi] for t, den in aux.items()},
+                _states={t: s[i] for t, s in states.items()},
+                _raw=raw_parts[i],
+                _missing=None if missing is None else missing[lo:hi],
+                n_users_tie_dependent=tie_dependent,
+                mean_ties_average={t: x for t, m in mean_average.items()
+                                   if (x := m[i]) is not None},
+                _averaged={t: col for t, col in averaged_parts[i].items() if tie_dependent[t]},
+                n_seen_removed=None if seen is None else seen[lo:hi],
+            ))  # fmt: skip
+        return out
+
+    def _tie_orders_of(
+        self,
+        offsets: np.ndarray,
+        raw: dict[str, np.ndarray],
+        averaged: dict[str, np.ndarray],
+        aux: dict[str, np.ndarray],
+    ) -> tuple[dict[str, np.ndarray], dict[str, list[float | None]]]:
+        """Per metric with tie-dependent users, those of each group of the users (their
+        ``_raw``, ``_averaged`` and ``_aux`` grouped, group ``i`` from ``offsets[i]`` to
+        ``offsets[i + 1]``), and the group's ``mean_ties_average``: nan where a user's
+        value was not averaged (its cost), None where no user of the group depends on
+        the order of ties."""
+        moved: dict[str, np.ndarray] = {}
+        means: dict[str, list[float | None]] = {}
         for t, col in averaged.items():
-            raw = self._raw[t][kept]
-            moved = ~np.isclose(raw, col, rtol=1e-12, atol=1e-12, equal_nan=True)
-            tie_dependent[t] = int(np.count_nonzero(moved))
-            if np.any(np.isnan(col) & ~np.isnan(raw)):  # a value not averaged (its cost)
-                mean_average[t] = float("nan")
-            elif tie_dependent[t]:
-                kind = self._states[t].kind
-                whole = np.array([0, len(col)])
-                conv = self.conventions[t]
-                mean_average[t] = user_means(col, aux[t], kind, conv, whole)[0].value
-        return replace(
-            self,
-            mean={t: state.value for t, state in states.items()},
-            _user_ids=self.users[kept],
-            values=values,
-            n_users=int(kept.sum()),
-            n_users_missing=0 if missing is None else int(missing.sum()),
-            n_users_empty={t: int((aux[t] == 0).sum()) if t in aux else 0 for t in values},
-            n_users_skipped_by={t: skip_counts(codes) for t, codes in skipped.items()},
-            _skipped=skipped,
-            _aux=aux,
-            _states=states,
-            _raw={t: col[kept] for t, col in self._raw.items()},
-            _missing=missing,
-            n_users_tie_dependent=tie_dependent,
-            mean_ties_average=mean_average,
-            _averaged={t: col for t, col in averaged.items() if tie_dependent[t]},
-            n_seen_removed=None if self.n_seen_removed is None else self.n_seen_removed[kept],
-        )
+            differs = ~np.isclose(raw[t], col, rtol=1e-12, atol=1e-12, equal_nan=True)
+            moved[t] = counts_by_group(differs, offsets)
+            not_averaged = counts_by_group(np.isnan(col) & ~np.isnan(raw[t]), offsets)
+            states = user_means(col, aux[t], self._states[t].kind, self.conventions[t], offsets)
+            means[t] = [
+                float("nan") if lost else state.value if n else None
+                for state, n, lost in zip(states, moved[t], not_averaged, strict=True)
+            ]
+        return moved, means
 
     def mean_states(self) -> dict[str, MeanState]:
         """Each metric's exact, mergeable mean over users (its sum and count), by metric

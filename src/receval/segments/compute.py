@@ -391,18 +391,22 @@ def compare_by_segment(
     first = next(iter(reports.values()), None)
     if first is None:
         raise InvalidParameterError(f"{func}: runs is empty; pass at least two runs.")
-    codes, labels, n_unknown = user_segments(first, by, func)
-    counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.int64)
+    codes, labels, n_unknown = user_segments(first, by, func, "by")
+    # over every user first: compare's checks of the reports (the same users, every
+    # metric) before any is cut into segments
+    overall = compare(None, reports, metrics, **settings)
+    groups = segment_rows(codes, len(labels))  # every segment's users, grouped once
+    counts = np.diff(groups[0]).astype(np.int64)
+    parts = {n: rep.subsets(groups) for n, rep in reports.items()}
     per_segment = []
     for i, label in enumerate(labels.tolist()):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            subset = {n: rep.subset(codes == i) for n, rep in reports.items()}
-            per_segment.append(compare(None, subset, metrics, **settings))
+            segment = {n: part[i] for n, part in parts.items()}
+            per_segment.append(compare(None, segment, metrics, **settings))
         for w in caught:  # a segment of no user: nan, n_users 0 (no warning)
             if counts[i] or not issubclass(w.category, UndefinedMetricWarning):
                 said = str(w.message).removeprefix("compare: ")
                 warn(f"{func}, segment {label!r}: {said}", w.category)
-    overall = compare(None, reports, metrics, **settings)
     n_unassigned = int((codes < 0).sum())
     return SegmentComparison(labels, per_segment, overall, counts, n_unassigned, n_unknown)

@@ -276,10 +276,12 @@ def first_repeat(codes: Any) -> int | None:
     return int(repeated.min()) if len(repeated) else None
 
 
-def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np.ndarray, int]:
+def user_segments(
+    report: Any, segments: Any, func: str, name: str
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Segment code of each user of ``report`` (-1: none), the segment labels, and the
     number of users that ``segments`` (a mapping or a frame) names and the report does
-    not hold."""
+    not hold; errors name ``segments`` as the caller's argument ``name``."""
     from .. import _validation as v
     from ..data._encode import factorize
     from ..data._lookup import lookup
@@ -293,21 +295,21 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
         names = [str(c) for c in getattr(segments, "column_names", None) or segments.columns]
         if len(names) != 2:
             raise InputValidationError(
-                f"{func}: segments as a frame must have two columns (user, segment). Got "
+                f"{func}: {name} as a frame must have two columns (user, segment). Got "
                 f"columns {v.format_values(names)}."
             )
         cols = frame_columns(segments, {"user": names[0], "segment": names[1]}, func)
         keys, labels_of_keys = cols["user"], cols["segment"]
     else:  # one label per user
-        codes, uniques = segment_codes(segments, "segments", func, unit="user")
+        codes, uniques = segment_codes(segments, name, func, unit="user")
         if len(codes) != len(users):
             raise InputValidationError(
-                f"{func}: segments must be a mapping of users, a frame (user, segment) or one "
+                f"{func}: {name} must be a mapping of users, a frame (user, segment) or one "
                 f"label per user of the report. Got {counted(len(codes), 'label')} for "
                 f"{counted(len(users), 'user')}."
             )
         return codes, uniques, 0
-    key_codes, key_ids = factorize(keys, "segments", func)
+    key_codes, key_ids = factorize(keys, name, func)
 
     def user_at(row: int) -> Any:
         return np.asarray(key_ids)[[key_codes[row]]].tolist()[0]  # a Python value
@@ -315,11 +317,11 @@ def user_segments(report: Any, segments: Any, func: str) -> tuple[np.ndarray, np
     row = first_repeat(key_codes)
     if row is not None:
         raise InputValidationError(
-            f"{func}: segments names the user {user_at(row)!r} twice, the second time at "
+            f"{func}: {name} names the user {user_at(row)!r} twice, the second time at "
             f"position {row}; give each user one segment.",
             row=row,
         )
-    codes, uniques = segment_codes(labels_of_keys, "segments", func, unit="user", user_of=user_at)
+    codes, uniques = segment_codes(labels_of_keys, name, func, unit="user", user_of=user_at)
     # each report user's row in the mapping (-1: none): factorize kept the rows' order
     position = lookup(users, key_ids)
     found = position >= 0
@@ -354,7 +356,7 @@ def segment_rows(codes: np.ndarray, n_segments: int) -> tuple[np.ndarray, np.nda
 def report_by_segment(report: Any, segments: Any) -> SegmentReport:
     """:meth:`receval.EvaluationReport.by_segment`: the report's means within each segment."""
     func = "EvaluationReport.by_segment"
-    codes, labels, n_unknown = user_segments(report, segments, func)
+    codes, labels, n_unknown = user_segments(report, segments, func, "segments")
     groups = segment_rows(codes, len(labels))  # every segment's users, grouped once
     values: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}

@@ -47,8 +47,8 @@ def test_a_missing_id_is_at_its_row(trec, tmp_path, option):
     pq.write_table(pa.table({"item": ["a", None, "c"], **others}), path)
     result = invoke(make_runner(), *_args(trec, option, path), code=2)
     assert result.stderr == (
-        f"error: {path}: row 2: {option}: --item item contains 1 missing value (empty or "
-        "null), the first in this row; drop those rows or fill them first.\n"
+        f"error: {path}: row 2: {option}: --item item contains 1 missing value (empty, null "
+        "or NaN), the first in this row; drop those rows or fill them first.\n"
     )
 
 

@@ -199,3 +199,55 @@ def test_a_segment_labelled_as_the_overall_row_is_refused(files) -> None:
         f"error: {log}:3: receval ctr: --by country holds the label '(all)', which the "
         "output gives its overall rows; rename that segment.\n"
     )
+
+
+NAN_LABELS = {
+    "float64": pa.array([1.5, float("nan"), 2.5]),
+    "float32": pa.array([1.5, float("nan"), 2.5], pa.float32()),
+    "categories": pa.array([1.5, float("nan"), 2.5]).dictionary_encode(),
+    "null": pa.array([1.5, None, 2.5]),
+}
+
+
+@pytest.mark.parametrize("kind", NAN_LABELS)
+def test_a_nan_label_is_refused_at_its_row(files, kind) -> None:
+    # a NaN reached the library: "EvaluationReport.by_segment: segments must give every
+    # user it names a segment label ... 'u1'" (no file, no row), "--score p: by_segment:
+    # by must give every row a segment label" (the score column named)
+    missing = "contains 1 missing value (empty, null or NaN), the first in this row; drop "
+    missing += "those rows or fill them first.\n"
+    by = files / "nan.parquet"
+    pq.write_table(pa.table({"user": ["u0", "u1", "u2"], "segment": NAN_LABELS[kind]}), by)
+    runs = ["--qrels", files / "qrels.csv", "--run", files / "run.csv"]
+    for command in (["rank", *runs], ["compare", *runs, "--run", files / "b.csv"]):
+        result = invoke(make_runner(), *command, "-m", "mrr", "--by", by, code=2)
+        assert result.stdout == ""
+        assert result.stderr == f"error: {by}: row 2: --by: --segment segment {missing}"
+    log = files / "log.parquet"
+    pq.write_table(pa.table({"click": [1, 0, 1], "p": [0.9, 0.2, 0.4],
+                             "country": NAN_LABELS[kind]}), log)  # fmt: skip
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "p", "--by",
+                    "country", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr == f"error: {log}: row 2: receval ctr: --by country {missing}"
+
+
+def test_ctr_by_names_the_by_column_of_an_error_of_its_labels(files) -> None:
+    # it named the score column and the library's argument: "--score p: by_segment: by
+    # must hold ids", though the labels are no score column's
+    log = files / "log.parquet"
+    pq.write_table(pa.table({"click": [1, 0, 1], "p": [0.9, 0.2, 0.4],
+                             "country": pa.array([[1], [2], [1]])}), log)  # fmt: skip
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "p", "--by",
+                    "country", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {log}: --by country must hold ids (integers or strings). Got values of type "
+        "list<item: int64>; pass one id per row.\n"
+    )
+    # an error of a score column's metric names that column
+    pq.write_table(pa.table({"click": [1, 0, 1], "p": [0.9, float("nan"), 0.4],
+                             "country": ["a", "b", "a"]}), log)  # fmt: skip
+    result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "p", "--by",
+                    "country", "-m", "auc", code=2)  # fmt: skip
+    assert result.stderr.startswith(f"error: {log}: row 2: --score p: ")

@@ -46,8 +46,8 @@ def read_columns(
     file_option = where if where.startswith("--") else None
     with columns_named(columns, file_option), say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
-    for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null here
-        no_missing(table.column(name), _named(name, columns[name]), path, fmt, where)
+    for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null or NaN here
+        no_missing(table.column(name), _named(name, columns[name]), path, fmt, where, ids=True)
     for name in integers:
         table = table.set_column(
             table.schema.get_field_index(name), name, _integer_ids(table.column(name))
@@ -111,16 +111,28 @@ def _integer_ids(column: Any) -> Any:
         return column
 
 
-def no_missing(values: Any, option: str, path: str, fmt: str, command: str) -> None:
-    """Raise at the file and line of the first missing value (an empty field, a null)
-    of the Arrow column ``values`` that ``option`` (``--label click``) names."""
-    if not values.null_count:
-        return
+def no_missing(
+    values: Any, option: str, path: str, fmt: str, command: str, *, ids: bool = False
+) -> None:
+    """Raise at the file and line of the first missing value (an empty field, a null;
+    in a column of ``ids``, a NaN too, which is no id) of the Arrow column ``values``
+    that ``option`` (``--label click``) names."""
+    import pyarrow as pa
+
     from .._validation import missing_values
+    from ..data._arrow import to_numpy
     from ..data._open import file_error
 
+    kind = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
+    nan = ids and pa.types.is_floating(kind)  # a Parquet column of floats
+    if not values.null_count and not nan:
+        return
+    missing = to_numpy((values.cast(kind) if nan else values).is_null(nan_is_null=nan))
+    if not missing.any():
+        return
+    what = "empty, null or NaN" if ids else "empty or null"
     fix = "drop those rows or fill them first"
-    error = missing_values(command, option, values.is_null(), "empty or null", fix)
+    error = missing_values(command, option, missing, what, fix)
     where, said = file_error(error, path, error.row, lines=fmt in ("csv", "tsv"))
     located = type(error)(f"{where}: {said}")
     located.row = error.row

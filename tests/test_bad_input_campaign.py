@@ -485,19 +485,31 @@ def test_a_scan_states_the_files_row_not_the_batchs(tmp_path):
 
 
 def test_a_nan_among_string_ids_is_missing_not_the_text_nan():
-    # NumPy spells a float NaN in a list of strings 'nan': it would be an id, or a label
+    # NumPy spells a float NaN in a list of strings 'nan': it would be an id, or a label.
+    # It is refused as a None is, in one message: it was "(NaN) ...; drop or fill them
+    # first" where a None was "(None, NaN or null) ...; fill them with an id"
     ids = ["a", "a", float("nan"), "b"]
-    for call, name in [
-        (lambda g: rv.gauc_score([1, 0, 1, 0], [0.5, 0.1, 0.3, 0.2], groups=g), "groups"),
-        (lambda g: rv.Run(g, [1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4]), "users"),
-        (lambda g: rv.roc_auc_score(g, [0.1, 0.2, 0.3, 0.4], pos_label="a"), "y_true"),
-    ]:
-        for given in (ids, tuple(ids)):
-            with pytest.raises(
-                rv.InputValidationError,
-                match=rf"{name} contains 1 missing value \(NaN\), the first at position 2;",
-            ):
-                call(given)
+    missing_id = (
+        "{} contains 1 missing value (None, NaN or null), the first at position 2; drop "
+        "those rows or fill them with an id."
+    )
+    missing_label = (
+        "roc_auc_score: y_true contains 1 missing value (None, NA or NaN), the first at "
+        "position 2; drop or fill them first."
+    )
+    for call, said in [
+        (lambda g: rv.gauc_score([1, 0, 1, 0], [0.5, 0.1, 0.3, 0.2], groups=g),
+         missing_id.format("gauc_score: groups")),
+        (lambda g: rv.Run(g, [1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4]), missing_id.format("Run: users")),
+        (lambda g: rv.roc_auc_score(g, [0.1, 0.2, 0.3, 0.4], pos_label="a"), missing_label),
+    ]:  # fmt: skip
+        for missing in (float("nan"), np.float64("nan"), None):
+            labels = [missing if i == 2 else x for i, x in enumerate(ids)]
+            for given in (labels, tuple(labels)):
+                with pytest.raises(rv.InputValidationError) as info:
+                    call(given)
+                assert str(info.value) == said
+                assert info.value.row == 2
     # the text 'nan' itself is an id like any other
     assert rv.Run(["a", "nan"], [1, 2], [0.1, 0.2]).n_users == 2
 

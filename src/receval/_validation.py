@@ -48,14 +48,12 @@ def _has_trailing_nul(x: Any) -> bool:
         return False
 
 
-def _no_nan_among_strings(x: Sequence[Any], arr: np.ndarray, name: str, func: str) -> None:
-    """Raise for a float NaN in the list ``x`` of strings, which NumPy's conversion
+def _nan_among_strings(x: Sequence[Any], arr: np.ndarray) -> bool:
+    """Whether the list ``x`` of strings holds a float NaN, which NumPy's conversion
     (``arr``) spells ``'nan'``: a missing value (as pandas gives one), not the text."""
     if not (arr == "nan").any():  # one vectorized pass: NaN has this spelling
-        return
-    missing = np.fromiter((type(e) is not str and e != e for e in x), dtype=bool, count=len(x))
-    if missing.any():
-        raise missing_values(func, name, missing, "NaN")
+        return False
+    return any(type(e) is not str and e != e for e in x)
 
 
 def _as_array(x: Any, name: str, func: str) -> np.ndarray:
@@ -240,15 +238,19 @@ def as_1d(x: Any, name: str, func: str) -> np.ndarray:
     """Convert a list, array, pandas/polars Series or Arrow array to a 1-D NumPy array.
 
     Missing values (Arrow or polars nulls, None) and ragged lists are errors that
-    name the argument."""
+    name the argument. A list of strings that holds a float NaN (or None) is an
+    object array, the NaN kept: the caller's check of missing values refuses both
+    in one message (of ids, of labels)."""
     check_column(x, name, func)
     arr = as_array(x, name, func)
     if arr.dtype.kind in "US" and not isinstance(x, np.ndarray) and _has_trailing_nul(x):
         # NumPy's fixed-width strings drop trailing NULs ("a\0" would become "a")
         arr = np.empty(len(x), dtype=object)
         arr[:] = list(x)
-    if arr.dtype.kind == "U" and isinstance(x, (list, tuple)) and arr.ndim == 1:
-        _no_nan_among_strings(x, arr, name, func)
+    elif arr.dtype.kind == "U" and isinstance(x, (list, tuple)) and _nan_among_strings(x, arr):
+        # as objects, the NaN stays a missing value: refused as a None is, in its words
+        arr = np.empty(len(x), dtype=object)
+        arr[:] = list(x)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:

@@ -74,7 +74,8 @@ def audit_command(
             metavar="TIME",
             show_default=False,
             help="The global cut-off of a temporal split (an epoch number or an ISO 8601 "
-            "time): test interactions before it and training ones at or after it are leaks.",
+            "time, with a UTC offset for tz-aware times: 2024-01-01T00:00+01:00): test "
+            "interactions before it and training ones at or after it are leaks.",
         ),
     ] = None,
     repeats: Annotated[

@@ -96,7 +96,10 @@ def audit(
     cutoff : number, datetime or str, default=None
         The global cut-off time of a temporal split: training interactions
         before it, test ones at or after it (``cutoff_leak``); needs ``train``
-        and ``test``, both with times.
+        and ``test``, both with times. Of the times' kind, as the cut-off of
+        :func:`receval.split.temporal`: with a UTC offset or a time zone against
+        tz-aware times (``'2024-01-01T00:00:00+01:00'``), without against naive
+        ones.
     repeats : bool, default=False
         Declare repeat consumption: items may recur, so test pairs found in
         train and training items in the lists are expected (no
@@ -136,9 +139,11 @@ def audit(
     InvalidParameterError
         No input, or a bad ``k``, ``metrics``, ``profile``, ``ties``, ``repeats``
         or ``examples``; a ``cutoff`` without train and test, or without their
-        times.
+        times; a naive ``cutoff`` against tz-aware times, or an aware one against
+        naive times.
     InputValidationError
-        An unreadable input, a missing column, times of two kinds.
+        An unreadable input, a missing column, times of two kinds; a ``cutoff``
+        against ISO 8601 text with a UTC offset on some times only.
 
     See Also
     --------

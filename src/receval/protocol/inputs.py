@@ -72,6 +72,8 @@ class Rows:
     time_column: str | None = None
     #: the ``datetime64`` type of datetime ``times`` (None for epoch numbers)
     time_unit: np.dtype[Any] | None = None
+    #: the time zone of the times (:func:`~receval.data._times.time_column`; None: naive)
+    time_zone: str | None = None
     run: Run | None = None
     user_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     item_map: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
@@ -156,7 +158,9 @@ def _from_frame(frame: Any, name: str, columns: Columns, value: str | None) -> R
     if value is not None and (value in names or name == "run"):
         wanted["value"] = value
     io.check_columns(frame, {"user": columns.user, "item": columns.item}, f"{FUNC} {name}")
-    cols = io.frame_columns(frame, wanted, f"{FUNC} {name}")
+    cols = io.frame_columns(frame, {**wanted, "time": None}, f"{FUNC} {name}")
+    if time is not None:  # as the frame types it: its type tells the time zone
+        cols["time"] = frame[time]
     return _rows(name, {**cols, "value_name": wanted.get("value")}, time)
 
 
@@ -166,9 +170,10 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
     v.check_not_empty(n, "users", func)
     users, user_ids = factorize(cols["user"], "users", func)
     items, item_ids = factorize(cols["item"], "items", func)
-    times = unit = None
+    times = unit = zone = None
     if cols.get("time") is not None:
-        times, unit, _ = time_column(cols["time"], FUNC, f"the {time!r} column of {name}")
+        column = f"the {time!r} column of {name}"
+        times, unit, zone = time_column(cols["time"], FUNC, column)
     values = None
     if cols.get("value") is not None:
         raw = cols["value"]
@@ -180,7 +185,9 @@ def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
                 f"{v.format_values(distinct(values[values != np.floor(values)]))}; map them "
                 f"to integers first, or name another column with grade=."
             )
-    return Rows(name, users, user_ids, items, item_ids, times, values, time, time_unit=unit)
+    return Rows(
+        name, users, user_ids, items, item_ids, times, values, time, time_unit=unit, time_zone=zone
+    )
 
 
 def _from_ranked(data: Qrels | Run, name: str) -> Rows:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._parameters import counted
 from ..data._lookup import distinct
-from ..data._times import cutoff_key, in_unit
+from ..data._times import check_zone, cutoff_key, in_unit
 from ..exceptions import InputValidationError
 from .inputs import Rows, show_time
 from .report import Finding
@@ -96,6 +96,8 @@ def temporal_findings(
         )
     if cutoff is not None:
         at = cutoff_key(cutoff, unit, "cutoff", "audit", test_times)
+        for part in (train, test):
+            check_zone(cutoff, part.time_unit, part.time_zone, "cutoff", "audit")
         shown = show_time(at, unit)
         early = np.flatnonzero(test_times < at)
         if len(early):

@@ -1,0 +1,72 @@
+"""The audit's cut-off and its train and test times compare only when both are
+tz-aware or both naive, as the split's (one rule, one message): a naive cut-off
+against tz-aware times and an aware one against naive times are refused (they were
+read as UTC), in the API and on the command line."""
+
+from __future__ import annotations
+
+import pytest
+
+import receval
+from receval import InvalidParameterError
+from tests.cli._helpers import invoke, make_runner
+from tests.split.test_time_zones import AWARE, NAIVE, _aware_refused, _frames, _log, _naive_refused
+
+
+def _parts(log) -> tuple[object, object]:
+    """Train (the rows at 0, 3 and 1 days) and test (at 5 and 2 days) of a log."""
+    return log[:3], log[3:]
+
+
+def _leaks(report) -> set[tuple[str, int]]:
+    return {(f.input, f.count) for f in report.findings if f.check == "cutoff_leak"}
+
+
+@pytest.mark.parametrize("frame", ["pandas", "polars", "arrow", "objects"])
+def test_a_cutoff_of_the_other_kind_is_refused(frame):
+    train, test = _parts(_frames(_log())[frame])
+    for cutoff in NAIVE:
+        with pytest.raises(InvalidParameterError) as info:
+            receval.audit(train, test, cutoff=cutoff)
+        assert str(info.value) == _naive_refused("cutoff", "audit", cutoff, "time zone Asia/Tokyo")
+    for cutoff in AWARE:  # day 2 in UTC: the training row of day 3 is at or after it
+        assert _leaks(receval.audit(train, test, cutoff=cutoff)) == {("train", 1)}
+    train, test = _parts(_frames(_log(None))[frame])
+    for cutoff in AWARE:
+        with pytest.raises(InvalidParameterError) as info:
+            receval.audit(train, test, cutoff=cutoff)
+        assert str(info.value) == _aware_refused("cutoff", "audit", cutoff)
+    for cutoff in NAIVE:
+        assert _leaks(receval.audit(train, test, cutoff=cutoff)) == {("train", 1)}
+
+
+def test_a_cutoff_is_checked_against_train_and_test_each():
+    """Naive train, tz-aware test: a cut-off of either kind compares with one of them only."""
+    train, test = _parts(_log(None))[0], _parts(_log())[1]
+    with pytest.raises(InvalidParameterError) as info:
+        receval.audit(train, test, cutoff=NAIVE[0])
+    assert str(info.value) == _naive_refused("cutoff", "audit", NAIVE[0], "time zone Asia/Tokyo")
+    with pytest.raises(InvalidParameterError) as info:
+        receval.audit(train, test, cutoff=AWARE[0])
+    assert str(info.value) == _aware_refused("cutoff", "audit", AWARE[0])
+
+
+def test_cli_refuses_a_cutoff_of_the_other_kind_and_exits_2(tmp_path):
+    paths = {}
+    for zone in ("Europe/Paris", None):
+        for name, part in zip(("train", "test"), _parts(_log(zone)), strict=True):
+            paths[zone, name] = tmp_path / f"{name}-{'aware' if zone else 'naive'}.parquet"
+            part.to_parquet(paths[zone, name], index=False)
+    option = "--cutoff "
+    for zone, cutoff, said in [
+        ("Europe/Paris", "1970-01-03",
+         _naive_refused("cutoff", "audit", "1970-01-03", "time zone Europe/Paris")),
+        (None, "1970-01-03T00:00:00Z", _aware_refused("cutoff", "audit", "1970-01-03T00:00:00Z")),
+    ]:  # fmt: skip
+        args = ["--train", paths[zone, "train"], "--test", paths[zone, "test"], "--cutoff", cutoff]
+        result = invoke(make_runner(), "audit", *args, code=2)
+        parameter = "The 'cutoff' parameter of audit "
+        assert result.stderr == "error: " + said.replace(parameter, option) + "\n"
+    args = ["--train", paths["Europe/Paris", "train"], "--test", paths["Europe/Paris", "test"]]
+    result = invoke(make_runner(), "audit", *args, "--cutoff", "1970-01-03T01:00:00+01:00")
+    assert "cutoff_leak" in result.stdout

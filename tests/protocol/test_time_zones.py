@@ -1,14 +1,18 @@
 """The audit's cut-off and its train and test times compare only when both are
 tz-aware or both naive, as the split's (one rule, one message): a naive cut-off
 against tz-aware times and an aware one against naive times are refused (they were
-read as UTC), in the API and on the command line."""
+read as UTC), in the API and on the command line; so are naive and tz-aware Python
+datetimes in one column."""
 
 from __future__ import annotations
 
+import datetime as dt
+
+import pandas as pd
 import pytest
 
 import receval
-from receval import InvalidParameterError
+from receval import InputValidationError, InvalidParameterError
 from tests.cli._helpers import invoke, make_runner
 from tests.split.test_time_zones import AWARE, NAIVE, _aware_refused, _frames, _log, _naive_refused
 
@@ -49,6 +53,26 @@ def test_a_cutoff_is_checked_against_train_and_test_each():
     with pytest.raises(InvalidParameterError) as info:
         receval.audit(train, test, cutoff=AWARE[0])
     assert str(info.value) == _aware_refused("cutoff", "audit", AWARE[0])
+
+
+@pytest.mark.parametrize("first", ["naive", "aware"])
+def test_naive_and_tz_aware_python_datetimes_in_one_column_are_refused(first):
+    """Arrow read them all as the first one's kind (the others shifted by their offset)."""
+    naive = dt.datetime(1970, 1, 3)
+    aware = dt.datetime(1970, 1, 3, 9, tzinfo=dt.timezone(dt.timedelta(hours=9)))
+    times = [naive, aware] if first == "naive" else [aware, naive]
+    train, test = _parts(_log(None))
+    test = test.assign(timestamp=pd.Series(times, test.index, dtype=object))
+    with pytest.raises(InputValidationError) as info:
+        receval.audit(train, test)
+    at = {"naive": times.index(naive), "aware": times.index(aware)}
+    assert str(info.value) == (
+        f"audit: the 'timestamp' column of test holds naive datetimes (no time zone; the "
+        f"first at position {at['naive']}: {naive!r}) and tz-aware ones (the first at "
+        f"position {at['aware']}: {aware!r}), which compare as no one kind of time; give "
+        f"every time a time zone (a naive UTC time t as "
+        f"t.replace(tzinfo=datetime.timezone.utc)), or none."
+    )
 
 
 def test_cli_refuses_a_cutoff_of_the_other_kind_and_exits_2(tmp_path):

@@ -195,3 +195,25 @@ def test_cli_refuses_a_cutoff_of_the_other_kind_and_exits_2(tmp_path):
     result = invoke(make_runner(), "split", aware, "--method", "temporal", "--cutoff",
                     "1970-01-03T01:00:00+01:00", *out)  # fmt: skip
     assert "test 3 rows" in result.stderr
+
+
+@pytest.mark.parametrize("first", ["naive", "aware"])
+def test_naive_and_tz_aware_python_datetimes_in_one_column_are_refused(first):
+    """Arrow read them all as the first one's kind: naive times after an aware one as
+    UTC, aware ones after a naive one as their clock reads, whatever the cut-off."""
+    naive = dt.datetime(1970, 1, 2)
+    aware = pd.Timestamp("1970-01-03", tz="Asia/Tokyo")
+    times = [naive, naive, aware] if first == "naive" else [aware, naive, naive]
+    log = _log()[:3].assign(timestamp=pd.Series(times, dtype=object))
+    at = {"naive": times.index(naive), "aware": times.index(aware)}
+    said = (
+        f"the time column 'timestamp' holds naive datetimes (no time zone; the first at "
+        f"position {at['naive']}: {naive!r}) and tz-aware ones (the first at position "
+        f"{at['aware']}: {aware!r}), which compare as no one kind of time; give every time "
+        f"a time zone (a naive UTC time t as t.replace(tzinfo=datetime.timezone.utc)), or "
+        f"none."
+    )
+    for func, kwargs in (("temporal", {"cutoff": "1970-01-02T12:00:00Z"}), ("leave_last_out", {})):
+        with pytest.raises(InputValidationError) as info:
+            getattr(split, func)(log, **kwargs)
+        assert str(info.value) == f"{func}: {said}"

@@ -54,8 +54,8 @@ def time_column(
     UTC offsets, None for naive times and numbers. ``values`` is a frame's column
     (whose type tells its time zone) or an array; ``func`` and ``column`` name the
     column in errors (``"split"``, ``"the time column 'ts'"``). Missing times (NaN,
-    NaT, null), infinite ones, objects of several types and text that is not ISO
-    8601 raise.
+    NaT, null), infinite ones, objects of several types, naive Python datetimes beside
+    tz-aware ones and text that is not ISO 8601 raise.
 
     Examples
     --------
@@ -90,6 +90,8 @@ def time_column(
         if pa.types.is_date(values.type) and any(isinstance(x, dt.datetime) for x in objects):
             raise _several_types(objects, where)
         zone = _declared_zone(values)
+        if pa.types.is_timestamp(values.type):
+            _one_awareness(objects, where)
     _no_nulls(values, func, column)
     return (*_keys(to_numpy(values), func, column), zone)
 
@@ -115,6 +117,28 @@ def _several_types(objects: np.ndarray, where: str) -> InputValidationError:
     return InputValidationError(
         f"{where} holds Python objects of several types ({', '.join(kinds)}); give "
         f"one kind of time: datetimes, ISO 8601 text or numbers."
+    )
+
+
+def _one_awareness(objects: np.ndarray, where: str) -> None:
+    """Refuse Python datetimes naive and tz-aware in one column (Arrow reads them all
+    as the first one's kind: the others' instants shift by their offsets), as pandas
+    refuses them."""
+    first: dict[bool, int] = {}
+    for i, value in enumerate(objects.tolist()):
+        if isinstance(value, dt.datetime):  # pandas.Timestamp too; not None, datetime64
+            first.setdefault(value.utcoffset() is not None, i)
+            if len(first) == 2:
+                break
+    else:
+        return
+    naive, aware = first[False], first[True]
+    raise InputValidationError(
+        f"{where} holds naive datetimes (no time zone; the first at position {naive}: "
+        f"{objects[naive]!r}) and tz-aware ones (the first at position {aware}: "
+        f"{objects[aware]!r}), which compare as no one kind of time; give every time a "
+        f"time zone (a naive UTC time t as t.replace(tzinfo=datetime.timezone.utc)), or "
+        f"none."
     )
 
 

@@ -142,8 +142,9 @@ def audit(
         times; a naive ``cutoff`` against tz-aware times, or an aware one against
         naive times.
     InputValidationError
-        An unreadable input, a missing column, times of two kinds; a ``cutoff``
-        against ISO 8601 text with a UTC offset on some times only.
+        An unreadable input, a missing column, times of two kinds, naive and
+        tz-aware Python datetimes in one column; a ``cutoff`` against ISO 8601
+        text with a UTC offset on some times only.
 
     See Also
     --------

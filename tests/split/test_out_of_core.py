@@ -204,6 +204,56 @@ def test_files_whose_times_share_no_unit_are_refused(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("method", "kwargs"), [("leave_last_out", {"n": 1}), ("temporal", {"cutoff": 3})]
+)
+def test_files_of_narrower_integers_split_as_one_log(tmp_path, method, kwargs):
+    """Ids int32 in the first file and int64 past int32's range in a later one: the parts
+    hold the wider type (they raised Arrow's error, cast to the first file's type)."""
+    directory = tmp_path / "log"
+    directory.mkdir()
+    first = pa.table(
+        {"user": pa.array([1, 2], pa.int32()), "item": pa.array([1, 2], pa.int16()),
+         "timestamp": [1, 2]}
+    )  # fmt: skip
+    later = pa.table(
+        {"user": [2**40, 1], "item": pa.array([3, 4], pa.int32()), "timestamp": [4, 5]}
+    )
+    pq.write_table(first, directory / "part-0.parquet")
+    pq.write_table(later, directory / "part-1.parquet")
+    out = {"train_path": tmp_path / "a.parquet", "test_path": tmp_path / "b.parquet"}
+    got = getattr(split, method)(receval.scan(directory), **kwargs, **out)
+    log = pa.concat_tables([first, later], promote_options="permissive")
+    want = getattr(split, method)(log, **kwargs)
+    assert got.summary() == want.summary()
+    for path, part in zip(out.values(), (want.train, want.test), strict=True):
+        written = pq.read_table(path)
+        assert written.schema.types == [pa.int64(), pa.int32(), pa.int64()]
+        assert written.to_pydict() == part.to_pydict()
+
+
+def test_a_value_no_type_of_the_files_holds_is_refused_naming_both_files(tmp_path):
+    directory = tmp_path / "log"
+    directory.mkdir()
+    a, b = directory / "a.parquet", directory / "b.parquet"
+    pq.write_table(pa.table({"user": [1], "item": [1], "timestamp": [1]}), a)
+    users = pa.array([2**63 + 5], pa.uint64())  # int64, the type of both, cannot hold it
+    pq.write_table(pa.table({"user": users, "item": [2], "timestamp": [2]}), b)
+    out = {"train_path": tmp_path / "train.parquet", "test_path": tmp_path / "test.parquet"}
+    with pytest.raises(receval.exceptions.InputValidationError) as info:
+        split.temporal(receval.scan(directory), cutoff=2, **out)
+    said = str(info.value)  # Arrow's own words between the parentheses
+    assert said.startswith(
+        f"temporal: column 'user' is uint64 in {b} and int64 in {a}, and the parts hold it "
+        f"as int64, which cannot hold a value of {b} ("
+    )
+    assert "9223372036854775813" in said
+    assert said.endswith(
+        "); write every file of a scan with one type for 'user' that holds all its values "
+        "(e.g. string)."
+    )
+
+
+@pytest.mark.parametrize(
     ("second", "said"),
     [
         (

@@ -125,7 +125,9 @@ class _Distinct:
 class _Parts:
     """The two output files, opened on the first batch, and the counts of what goes where."""
 
-    def __init__(self, train_path: Any, test_path: Any, func: str) -> None:
+    def __init__(
+        self, scan: Any, types: dict[str, Any], train_path: Any, test_path: Any, func: str
+    ) -> None:
         if train_path is None or test_path is None:
             raise InvalidParameterError(
                 f"{func}: a Scan is split into files; pass train_path= and test_path= "
@@ -143,30 +145,37 @@ class _Parts:
                     f"{func}: cannot tell the format to write {path!r} in; name it .parquet "
                     f"or .csv."
                 )
+        self.scan, self.types, self.func = scan, types, func
         self.writers: list[Any] = []
         self.schema: Any = None
         self.users = [_Distinct(), _Distinct(), _Distinct()]  # train, test, all
         self.items = [_Distinct(), _Distinct(), _Distinct()]
 
     def _open(self, schema: Any) -> None:
+        """Open the writers, in the first batch's ``schema`` with the columns whose
+        files hold them in other types in the type of all (:func:`_one_layout`)."""
+        import pyarrow as pa
         import pyarrow.csv as pcsv
         import pyarrow.parquet as pq
 
-        self.schema = schema
+        fields = [f.with_type(self.types.get(f.name, f.type)) for f in schema]
+        self.schema = schema = pa.schema(fields, metadata=schema.metadata)
         for path in self.paths:
             if path.lower().endswith(".csv"):
                 self.writers.append(pcsv.CSVWriter(path, schema))
             else:
                 self.writers.append(pq.ParquetWriter(path, schema))
 
-    def write(self, batch: Any, masks: list[np.ndarray], users: np.ndarray, items: Any) -> None:
+    def write(
+        self, where: Batch, batch: Any, masks: list[np.ndarray], users: np.ndarray, items: Any
+    ) -> None:
         import pyarrow as pa
 
         table = pa.Table.from_batches([batch])
         if self.schema is None:
             self._open(table.schema)
-        elif not table.schema.equals(self.schema):
-            table = table.cast(self.schema)
+        if not table.schema.equals(self.schema):
+            table = self._cast(table, where.origin.paths()[0])
         self.users[2].add(users)
         if items is not None:
             self.items[2].add(items)
@@ -178,11 +187,31 @@ class _Parts:
                 if items is not None:
                     self.items[k].add(items[mask])
 
-    def close(self, method: str, columns: dict[str, str | None], source: Any) -> SplitResult:
+    def _cast(self, table: Any, path: str) -> Any:
+        """The rows of the file ``path`` in the parts' schema; a value that its type
+        cannot hold (a uint64 past int64 beside int64 files) raises naming both files."""
+        import pyarrow as pa
+
+        columns = []
+        for column, field in zip(table.columns, self.schema, strict=True):
+            try:
+                columns.append(column.cast(field.type))
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                name, given = field.name, column.type
+                other, kind = next((p, t) for p, t in self.scan.column_types(name) if t != given)
+                raise InputValidationError(
+                    f"{self.func}: column {name!r} is {given} in {path} and {kind} in {other}, "
+                    f"and the parts hold it as {field.type}, which cannot hold a value of "
+                    f"{path} ({sentence(exc).rstrip('.')}); write every file of a scan with "
+                    f"one type for {name!r} that holds all its values (e.g. string)."
+                ) from exc
+        return pa.Table.from_arrays(columns, schema=self.schema)
+
+    def close(self, method: str, columns: dict[str, str | None]) -> SplitResult:
         from ..data.scan import scan
 
         if self.schema is None:
-            raise _no_rows(source)
+            raise _no_rows(self.scan)
         for writer in self.writers:
             writer.close()
         (tr_u, te_u, all_u), (tr_i, te_i, all_i) = self.users, self.items
@@ -260,8 +289,9 @@ def _batches(
 
 def _columns(
     scan: Any, user: str, item: str | None, time: str | None, func: str
-) -> tuple[str, Any]:
-    """Check the scan's columns; the time column's name and :func:`_time_type`."""
+) -> tuple[str, Any, dict[str, Any]]:
+    """Check the scan's columns; the time column's name, :func:`_time_type` and the
+    types of the other columns in the parts (:func:`_one_layout`)."""
     names = list(scan.columns)  # with the keys of key=value directories (hive partitions)
     time_name = pick_time(names, time, func)
     for role, name in (("user", user), ("item", item), ("time", time_name)):
@@ -270,20 +300,25 @@ def _columns(
                 f"{func}: {scan.name} has no column {name!r} for the {role} in its files. "
                 f"Got columns {names[:10]!r}; pass {role}='<column name>'."
             )
-    _one_layout(scan, time_name, func)
-    return time_name, _time_type(scan, time_name, func)
+    types = _one_layout(scan, time_name, func)
+    return time_name, _time_type(scan, time_name, func), types
 
 
-def _one_layout(scan: Any, time: str, func: str) -> None:
+def _one_layout(scan: Any, time: str, func: str) -> dict[str, Any]:
     """Every file of a Parquet scan holds the columns of the first, in its order, each
     of the same kind of type (integers, floats, strings; the times are brought to one
-    type by :func:`_time_type`): the parts are written batch by batch in one schema."""
+    type by :func:`_time_type`): the parts are written batch by batch in one schema.
+    Returns the type that the parts hold each column in whose files' types differ:
+    the wider (:func:`_wider`: int64 for int32 beside int64), or the first file's
+    where Arrow widens neither to the other (a dictionary beside strings), to which
+    the others are cast."""
     if scan.file_format != "parquet":
-        return
+        return {}
     import pyarrow.parquet as pq
 
     from ..data.scan import type_kind
 
+    types: dict[str, Any] = {}
     first = pq.read_schema(scan.paths[0])
     for path in scan.paths[1:]:
         own = pq.read_schema(path)
@@ -295,12 +330,33 @@ def _one_layout(scan: Any, time: str, func: str) -> None:
                 f"in one order, or pass the directory's path to split it in memory."
             )
         for name, given, expected in zip(own.names, own.types, first.types, strict=True):
-            if name != time and type_kind(given) != type_kind(expected):
+            if name == time:
+                continue
+            if type_kind(given) != type_kind(expected):
                 raise InputValidationError(
                     f"{func}: column {name!r} is {given} in {path}, but {expected} in "
                     f"{scan.paths[0]}; write every file of a scan with the same column "
                     f"types (e.g. cast {name!r} to {expected})."
                 )
+            held = types.get(name, expected)
+            wider = _wider(held, given)
+            if given != held and wider is not None:
+                types[name] = wider
+    return types
+
+
+def _wider(a: Any, b: Any) -> Any:
+    """The Arrow type that holds the values of types ``a`` and ``b``, as
+    ``pyarrow.unify_schemas`` with ``promote_options="permissive"`` widens them (the
+    finer unit of two timestamps, int64 for int32 beside int64, float64 for integers
+    beside floats); None where it widens neither to the other."""
+    import pyarrow as pa
+
+    fields = [pa.schema([pa.field("column", kind)]) for kind in (a, b)]
+    try:
+        return pa.unify_schemas(fields, promote_options="permissive").field(0).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
 
 
 def _time_type(scan: Any, name: str, func: str) -> Any:
@@ -311,8 +367,6 @@ def _time_type(scan: Any, name: str, func: str) -> Any:
     (dates beside timestamps, a time zone beside none) are refused."""
     if scan.file_format != "parquet" or scan.column_type(name) is not None:
         return None
-    import pyarrow as pa
-
     unified: Any = None
     first: tuple[str, Any] = ("", None)
     for path, kind in scan.column_types(name):
@@ -321,19 +375,17 @@ def _time_type(scan: Any, name: str, func: str) -> Any:
                 f"{func}: {path} has no time column {name!r}, which {scan.paths[0]} has; "
                 f"every file of the scan needs it."
             )
-        field = pa.schema([pa.field(name, kind)])
         if unified is None:
-            unified, first = field, (path, kind)
+            unified, first = kind, (path, kind)
             continue
-        try:
-            unified = pa.unify_schemas([unified, field], promote_options="permissive")
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
+        unified = _wider(unified, kind)
+        if unified is None:
             raise InputValidationError(
                 f"{func}: the time column {name!r} is {first[1]} in {first[0]} and "
                 f"{kind} in {path}, which hold no common time; give every file "
                 f"one type of time (e.g. timestamps, with or without a time zone in all)."
-            ) from None
-    return None if unified is None else unified.field(0).type
+            )
+    return unified
 
 
 def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, Any, str | None]:
@@ -388,8 +440,8 @@ def temporal_scan(
 ) -> SplitResult:  # fmt: skip
     """:func:`receval.split.temporal` of a Scan."""
     func = "temporal"
-    time_name, kind = _columns(scan, user, item, time, func)
-    parts = _Parts(train_path, test_path, func)
+    time_name, kind, types = _columns(scan, user, item, time, func)
+    parts = _Parts(scan, types, train_path, test_path, func)
     cut = None if q is None else _quantile(scan, (time_name, kind), q, func)
     ids = (user,) + ((item,) if item else ())
     for origin, batch in _batches(scan, [], ids, (time_name, kind)):
@@ -401,9 +453,9 @@ def temporal_scan(
         test = keys >= cut
         items = None if item is None else _ids(origin, batch, item, "item", func)
         users = _ids(origin, batch, user, "user", func)
-        parts.write(batch, [~test, test], users, items)
+        parts.write(origin, batch, [~test, test], users, items)
     columns = {"user": user, "item": item, "time": time_name, "rating": rating}
-    return parts.close("temporal", columns, scan)
+    return parts.close("temporal", columns)
 
 
 def _last_keys(
@@ -450,8 +502,8 @@ def leave_last_out_scan(
 ) -> SplitResult:  # fmt: skip
     """:func:`receval.split.leave_last_out` of a Scan."""
     func = "leave_last_out"
-    time_name, kind = _columns(scan, user, item, time, func)
-    parts = _Parts(train_path, test_path, func)
+    time_name, kind, types = _columns(scan, user, item, time, func)
+    parts = _Parts(scan, types, train_path, test_path, func)
     ids, counts, cut_t, cut_r = _last_keys(scan, user, (time_name, kind), n, func)
     long = counts >= n + min_train
     offset = 0
@@ -466,6 +518,6 @@ def leave_last_out_scan(
         test = np.where(is_long, last, short == "test")
         train = np.where(is_long, ~last, short == "train")
         items = None if item is None else _ids(origin, batch, item, "item", func)
-        parts.write(batch, [train, test], users, items)
+        parts.write(origin, batch, [train, test], users, items)
     columns = {"user": user, "item": item, "time": time_name, "rating": rating}
-    return parts.close("leave_last_out", columns, scan)
+    return parts.close("leave_last_out", columns)

@@ -217,3 +217,19 @@ def test_naive_and_tz_aware_python_datetimes_in_one_column_are_refused(first):
         with pytest.raises(InputValidationError) as info:
             getattr(split, func)(log, **kwargs)
         assert str(info.value) == f"{func}: {said}"
+
+
+@pytest.mark.parametrize("zone", [None, "Asia/Tokyo"])
+def test_a_nat_among_python_datetimes_is_a_missing_time(zone):
+    # Arrow raised pandas' own ValueError ("NaTType does not support utcoffset")
+    times = [pd.Timestamp("1970-01-02", tz=zone), pd.NaT, pd.Timestamp("1970-01-03", tz=zone)]
+    log = _log()[:3].assign(timestamp=pd.Series(times, dtype=object))
+    for func, kwargs in (("temporal", {"cutoff": "1970-01-02T12:00:00Z" if zone else
+                                                  "1970-01-02T12:00:00"}),
+                         ("leave_last_out", {})):  # fmt: skip
+        with pytest.raises(InputValidationError) as info:
+            getattr(split, func)(log, **kwargs)
+        assert str(info.value) == (
+            f"{func}: the time column 'timestamp' contains 1 missing value (null), the first "
+            f"at position 1; drop those rows or fill their time first."
+        )

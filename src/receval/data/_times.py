@@ -71,7 +71,7 @@ def time_column(
 
     where = f"{func}: {column}"
     zone = _declared_zone(values)
-    values = column_array(values)
+    values = _nat_as_none(column_array(values))
     text = text_column(values)
     if text is not None:
         _no_nulls(text, func, column)
@@ -94,6 +94,19 @@ def time_column(
             _one_awareness(objects, where)
     _no_nulls(values, func, column)
     return (*_keys(to_numpy(values), func, column), zone)
+
+
+def _nat_as_none(values: Any) -> Any:
+    """A NumPy object column with pandas' ``NaT`` (a missing time, which Arrow cannot
+    read among datetimes) as None, refused as a missing time; other columns as given."""
+    if not isinstance(values, np.ndarray) or values.dtype.kind != "O":
+        return values
+    nat = np.fromiter((type(x).__name__ == "NaTType" for x in values.tolist()), bool, len(values))
+    if not nat.any():
+        return values
+    out = values.copy()
+    out[nat] = None
+    return out
 
 
 def _declared_zone(values: Any) -> str | None:

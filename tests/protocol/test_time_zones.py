@@ -22,6 +22,11 @@ def _parts(log) -> tuple[object, object]:
     return log[:3], log[3:]
 
 
+def _of(said: str, part: str) -> str:
+    """A refusal of the split's, as the audit says it of ``part``'s times."""
+    return said.replace("the time column", f"{part}'s time column")
+
+
 def _leaks(report) -> set[tuple[str, int]]:
     return {(f.input, f.count) for f in report.findings if f.check == "cutoff_leak"}
 
@@ -32,14 +37,15 @@ def test_a_cutoff_of_the_other_kind_is_refused(frame):
     for cutoff in NAIVE:
         with pytest.raises(InvalidParameterError) as info:
             receval.audit(train, test, cutoff=cutoff)
-        assert str(info.value) == _naive_refused("cutoff", "audit", cutoff, "time zone Asia/Tokyo")
+        said = _naive_refused("cutoff", "audit", cutoff, "time zone Asia/Tokyo")
+        assert str(info.value) == _of(said, "train")
     for cutoff in AWARE:  # day 2 in UTC: the training row of day 3 is at or after it
         assert _leaks(receval.audit(train, test, cutoff=cutoff)) == {("train", 1)}
     train, test = _parts(_frames(_log(None))[frame])
     for cutoff in AWARE:
         with pytest.raises(InvalidParameterError) as info:
             receval.audit(train, test, cutoff=cutoff)
-        assert str(info.value) == _aware_refused("cutoff", "audit", cutoff)
+        assert str(info.value) == _of(_aware_refused("cutoff", "audit", cutoff), "train")
     for cutoff in NAIVE:
         assert _leaks(receval.audit(train, test, cutoff=cutoff)) == {("train", 1)}
 
@@ -49,10 +55,11 @@ def test_a_cutoff_is_checked_against_train_and_test_each():
     train, test = _parts(_log(None))[0], _parts(_log())[1]
     with pytest.raises(InvalidParameterError) as info:
         receval.audit(train, test, cutoff=NAIVE[0])
-    assert str(info.value) == _naive_refused("cutoff", "audit", NAIVE[0], "time zone Asia/Tokyo")
+    said = _naive_refused("cutoff", "audit", NAIVE[0], "time zone Asia/Tokyo")
+    assert str(info.value) == _of(said, "test")  # each names the times it cannot compare with
     with pytest.raises(InvalidParameterError) as info:
         receval.audit(train, test, cutoff=AWARE[0])
-    assert str(info.value) == _aware_refused("cutoff", "audit", AWARE[0])
+    assert str(info.value) == _of(_aware_refused("cutoff", "audit", AWARE[0]), "train")
 
 
 @pytest.mark.parametrize("first", ["naive", "aware"])
@@ -90,7 +97,7 @@ def test_cli_refuses_a_cutoff_of_the_other_kind_and_exits_2(tmp_path):
         args = ["--train", paths[zone, "train"], "--test", paths[zone, "test"], "--cutoff", cutoff]
         result = invoke(make_runner(), "audit", *args, code=2)
         parameter = "The 'cutoff' parameter of audit "
-        assert result.stderr == "error: " + said.replace(parameter, option) + "\n"
+        assert result.stderr == "error: " + _of(said, "train").replace(parameter, option) + "\n"
     args = ["--train", paths["Europe/Paris", "train"], "--test", paths["Europe/Paris", "test"]]
     result = invoke(make_runner(), "audit", *args, "--cutoff", "1970-01-03T01:00:00+01:00")
     assert "cutoff_leak" in result.stdout

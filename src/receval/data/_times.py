@@ -387,14 +387,20 @@ def _is_aware(value: Any) -> bool | None:
 
 
 def check_zone(
-    value: Any, unit: np.dtype[Any] | None, zone: str | None, name: str, func: str
+    value: Any,
+    unit: np.dtype[Any] | None,
+    zone: str | None,
+    name: str,
+    func: str,
+    column: str = "the time column",
 ) -> None:
     """Refuse a datetime cut-off whose kind of time the times do not share, as pandas
     and polars refuse to compare them: a naive one (no UTC offset, no tzinfo) against
     tz-aware times or ISO 8601 text with UTC offsets, an aware one against naive
     times, and either against text with an offset on some times only (``unit`` and
     ``zone``: :func:`time_column`'s). Numbers, and the times of an empty column of no
-    kind (:data:`NO_KIND`), have no time zone.
+    kind (:data:`NO_KIND`), have no time zone. ``column`` names the times in messages
+    (the audit's ``"train's time column"``).
 
     Examples
     --------
@@ -409,7 +415,7 @@ def check_zone(
         return
     if zone == SOME_OFFSETS:
         raise InputValidationError(
-            f"{func}: the time column holds ISO 8601 text with a UTC offset on some times "
+            f"{func}: {column} holds ISO 8601 text with a UTC offset on some times "
             f"and none on others, so {name}={value!r} compares with only some of them; "
             f"give every time an offset (e.g. '2024-01-31T08:00:00+08:00'), or none."
         )
@@ -418,7 +424,7 @@ def check_zone(
     if aware:
         raise InvalidParameterError(
             f"The '{name}' parameter of {func} must be a time without a UTC offset or time "
-            f"zone, as the time column holds naive times (no time zone). Got {value!r} "
+            f"zone, as {column} holds naive times (no time zone). Got {value!r} "
             f"instead; give it as the times' clock reads, e.g. '2024-01-01T00:00:00', or "
             f"give the times their time zone first (e.g. pandas' .dt.tz_localize('UTC'))."
         )
@@ -429,7 +435,7 @@ def check_zone(
     )
     raise InvalidParameterError(
         f"The '{name}' parameter of {func} must be a time with a UTC offset or a time "
-        f"zone, as the time column holds tz-aware times ({times}). Got {value!r} instead; "
+        f"zone, as {column} holds tz-aware times ({times}). Got {value!r} instead; "
         f"give it with an offset, e.g. '2024-01-01T00:00:00+01:00', or as a tz-aware "
         f"datetime."
     )

@@ -97,7 +97,8 @@ def temporal_findings(
     if cutoff is not None:
         at = cutoff_key(cutoff, unit, "cutoff", "audit", test_times)
         for part in (train, test):
-            check_zone(cutoff, part.time_unit, part.time_zone, "cutoff", "audit")
+            column = f"{part.name}'s time column"
+            check_zone(cutoff, part.time_unit, part.time_zone, "cutoff", "audit", column)
         shown = show_time(at, unit)
         early = np.flatnonzero(test_times < at)
         if len(early):

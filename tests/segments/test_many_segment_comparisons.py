@@ -16,6 +16,7 @@ import pytest
 import receval as rv
 from receval._kernels import compiled
 from receval.exceptions import InputValidationError
+from tests.segments._random import of_users, random_inputs
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning"),
@@ -36,24 +37,8 @@ SETTINGS = {"n_permutations": 199, "n_resamples": 199}
 def _data(seed: int, n_users: int, n_labels: int) -> tuple[dict, dict, dict]:
     """Qrels, three runs missing some users, with tied scores, and segments of a few
     users each (some users in none)."""
-    rng = np.random.default_rng(seed)
-    qrels, segments = {}, {}
-    runs: dict[str, dict] = {"x": {}, "y": {}, "z": {}}
-    for u in range(n_users):
-        items = rng.choice(8, int(rng.integers(1, 4)), replace=False)
-        qrels[f"u{u}"] = {f"i{j}": int(rng.integers(0, 3)) for j in items}
-        for run in runs.values():
-            if rng.random() < 0.8:
-                listed = rng.choice(8, int(rng.integers(1, 5)), replace=False)
-                run[f"u{u}"] = {f"i{j}": float(rng.choice([0.1, 0.5, 0.9])) for j in listed}
-        if rng.random() < 0.9:
-            segments[f"u{u}"] = int(rng.integers(0, n_labels))
-    return qrels, runs, segments
-
-
-def _alone(run: dict, users: list) -> dict:
-    """The run of ``users`` (a user of no qrels when it holds none of them)."""
-    return {u: run[u] for u in users if u in run} or {"other": {"i0": 1.0}}
+    qrels, runs, segments = random_inputs(seed, n_users, range(n_labels), n_runs=3)
+    return qrels, dict(zip("xyz", runs, strict=True)), segments
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -65,7 +50,7 @@ def test_each_segment_compares_as_compare_on_its_users(seed, rules):
     for i, label in enumerate(seg.segments.tolist()):
         users = [u for u in qrels if segments.get(u) == label]
         alone = rv.compare({u: qrels[u] for u in users},
-                           {name: _alone(run, users) for name, run in runs.items()}, METRICS,
+                           {name: of_users(run, users) for name, run in runs.items()}, METRICS,
                            allow_unmatched=True, **SETTINGS, **rules)  # fmt: skip
         assert seg.counts[i] == len(users)
         # the same floats: the segment's means from the exact sums of its users
@@ -88,7 +73,7 @@ def test_subsets_are_the_reports_of_each_segment_alone(rules):
     assert sum(p.n_users_tie_dependent["P@3"] for p in parts) > 0
     for part, label in zip(parts, seg.segments.tolist(), strict=True):
         users = [u for u in qrels if segments.get(u) == label]
-        alone = rv.evaluate({u: qrels[u] for u in users}, _alone(runs["x"], users), metrics,
+        alone = rv.evaluate(of_users(qrels, users), of_users(runs["x"], users), metrics,
                             allow_unmatched=True, **rules)  # fmt: skip
         assert part.users.tolist() == alone.users.tolist() == users
         for name in (

@@ -11,6 +11,7 @@ import pytest
 
 import receval as rv
 from receval._kernels import compiled
+from tests.segments._random import of_users, random_inputs
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning"),
@@ -32,16 +33,7 @@ RULES = [
 def _data(seed: int, n_users: int, n_labels: int) -> tuple[dict, dict, dict]:
     """Qrels, a run missing some users, and segments of a few users each (some users
     in none)."""
-    rng = np.random.default_rng(seed)
-    qrels, run, segments = {}, {}, {}
-    for u in range(n_users):
-        items = rng.choice(8, int(rng.integers(1, 4)), replace=False)
-        qrels[f"u{u}"] = {f"i{j}": int(rng.integers(0, 3)) for j in items}
-        if rng.random() < 0.8:
-            listed = rng.choice(8, int(rng.integers(1, 5)), replace=False)
-            run[f"u{u}"] = {f"i{j}": float(rng.choice([0.1, 0.5, 0.9])) for j in listed}
-        if rng.random() < 0.9:
-            segments[f"u{u}"] = int(rng.integers(0, n_labels))
+    qrels, (run,), segments = random_inputs(seed, n_users, range(n_labels))
     run.setdefault("other", {"i0": 1.0})
     return qrels, run, segments
 
@@ -59,9 +51,7 @@ def test_many_segments_equal_evaluate_on_each_segment(seed, rules):
     assert len(seg.segments) > 60 and seg.n_unassigned == len(qrels) - len(segments)
     for i, label in enumerate(seg.segments.tolist()):
         users = [u for u in qrels if segments.get(u) == label]
-        alone = _evaluate({u: qrels[u] for u in users},
-                          {u: run[u] for u in users if u in run} or {"other": {"i0": 1.0}},
-                          **rules)  # fmt: skip
+        alone = _evaluate(of_users(qrels, users), of_users(run, users), **rules)
         assert seg.counts[i] == alone.n_users == len(users)
         for m in METRICS:
             # the same float: the exact sums of the segment's users, rounded once

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import InputValidationError
+from tests.segments._random import of_users, random_inputs
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::receval.exceptions.UndefinedMetricWarning"),
@@ -31,22 +32,9 @@ MIXED = re.escape(
 
 def _data(seed: int, n_users: int) -> tuple[dict, dict, dict]:
     """Qrels, a run missing some users, and segments leaving some users out."""
-    rng = np.random.default_rng(seed)
-    qrels, run, segments = {}, {}, {}
-    for u in range(n_users):
-        items = rng.choice(8, int(rng.integers(1, 4)), replace=False)
-        qrels[f"u{u}"] = {f"i{j}": int(rng.integers(0, 3)) for j in items}
-        if rng.random() < 0.8:
-            listed = rng.choice(8, int(rng.integers(1, 5)), replace=False)
-            run[f"u{u}"] = {f"i{j}": float(rng.choice([0.1, 0.5, 0.9])) for j in listed}
-        if rng.random() < 0.85:
-            segments[f"u{u}"] = str(rng.choice(["a", "b", "c"]))
+    qrels, (run,), segments = random_inputs(seed, n_users, ["a", "b", "c"], share=0.85)
     run.setdefault("other", {"i0": 1.0})
     return qrels, run, segments
-
-
-def _of(users: list[str], mapping: dict) -> dict:
-    return {u: mapping[u] for u in users if u in mapping} or {"other": {"i0": 1.0}}
 
 
 @given(
@@ -65,8 +53,8 @@ def test_each_segment_is_evaluate_on_its_users(seed, n_users, missing, empty, ze
     assert seg.n_unassigned == len(qrels) - len(segments)
     for i, label in enumerate(seg.segments.tolist()):
         users = [u for u in qrels if segments.get(u) == label]
-        alone = rv.evaluate(_of(users, qrels), _of(users, run), METRICS, allow_unmatched=True,
-                            **conv)  # fmt: skip
+        alone = rv.evaluate(of_users(qrels, users), of_users(run, users), METRICS,
+                            allow_unmatched=True, **conv)  # fmt: skip
         assert seg.counts[i] == alone.n_users
         kept = np.array([segments.get(u) == label for u in report.users])
         part = report.subset(kept)
@@ -87,8 +75,9 @@ def test_segment_pvalues_are_paired_pvalues_of_its_differences(test, seed):
     seg = rv.compare_by_segment(qrels, runs, ["ndcg@3", "recall@2"], by=segments, test=test)
     for i, label in enumerate(seg.segments.tolist()):
         users = [u for u in qrels if segments.get(u) == label]
-        reports = {n: rv.evaluate(_of(users, qrels), _of(users, r), ["ndcg@3", "recall@2"],
-                                  allow_unmatched=True) for n, r in runs.items()}  # fmt: skip
+        reports = {n: rv.evaluate(of_users(qrels, users), of_users(r, users),
+                                  ["ndcg@3", "recall@2"], allow_unmatched=True)
+                   for n, r in runs.items()}  # fmt: skip
         order = np.argsort(reports["a"].users, kind="stable")
         rows = seg.reports[i].comparisons
         columns = [

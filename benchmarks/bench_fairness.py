@@ -115,7 +115,7 @@ def per_user(
     timed("`gini_index@10`", lambda: receval.gini_index(run, k=10))
     timed(
         "`popularity_serendipity@10` (RecTools)",
-        lambda: receval.popularity_serendipity(run, qrels, log, catalog=N_ITEMS, k=10),
+        lambda: receval.popularity_serendipity(run, qrels, log, catalog=2 * N_ITEMS, k=10),
     )
     timed("`intersection@10` (the run against itself)",
           lambda: receval.intersection(run, run, k=10))  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -355,13 +355,10 @@ def csv_batches(
     import pyarrow.csv as pcsv
 
     read, parse = csv_options(fmt, block)
-    # an empty field is a missing value in every column, ids included (never the id "")
-    convert = pcsv.ConvertOptions(
-        column_types=types, include_columns=list(columns), strings_can_be_null=True
-    )
+    convert = _convert_options(columns, types)
     if compression_of(path) is not None or not os.path.isfile(path):
         reader = _stream(path, 0, read, parse, convert, advance)
-        return reader.schema, iter(reader)
+        return reader.schema, _with_missing(reader)
     _, unquoted = csv_options(fmt, block, quoted_lines=False)
     size = _RANGE_BLOCKS * block
     if range_limit is not None:
@@ -387,13 +384,9 @@ def csv_batches(
     if head[1] == _FROM_START:  # the whole file as one quote-aware stream
         parts.close()
         reader = _stream(path, 0, read, parse, convert, advance)
-        return reader.schema, iter(reader)
+        return reader.schema, _with_missing(reader)
     first = table(head, None, convert)
-    given = pcsv.ConvertOptions(
-        column_types={f.name: f.type for f in first.schema},
-        include_columns=list(columns),
-        strings_can_be_null=True,
-    )
+    given = _convert_options(columns, {f.name: f.type for f in first.schema})
 
     def batches(first: Any) -> Iterator[Any]:
         yield from first.to_batches()
@@ -409,7 +402,42 @@ def csv_batches(
                 return
             yield from table(part, names, given).to_batches()
 
-    return first.schema, batches(first)
+    return first.schema, _with_missing(batches(first))
+
+
+def _convert_options(columns: Sequence[str], types: dict[str, Any]) -> Any:
+    """Arrow's conversion options of :func:`csv_batches`: ``columns`` (every column
+    when empty), ``types`` given. A column of text (ids, labels: every column read
+    as strings) holds its fields as they are written, ``NA``, ``null``, ``NaN`` and
+    ``None`` among them, and only an empty field is missing (as polars reads them,
+    and pandas with ``keep_default_na=False``: :func:`_with_missing`); in the other
+    columns (numbers, booleans, times) Arrow's null spellings (``NA``, ``NaN``,
+    ``null``, ``N/A``, ...) are missing values, as an empty field is."""
+    import pyarrow.csv as pcsv
+
+    return pcsv.ConvertOptions(
+        column_types=types, include_columns=list(columns), strings_can_be_null=False
+    )
+
+
+def _with_missing(batches: Iterable[Any]) -> Iterator[Any]:
+    """The record batches of a CSV file read with :func:`_convert_options`, an empty
+    field (``""`` quoted too) of a column of text a missing value (never the id
+    ``""``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for batch in batches:
+        columns = batch.columns
+        for at, column in enumerate(columns):
+            if not pa.types.is_string(column.type):
+                continue
+            offsets, _ = _text(column)
+            if (offsets[1:] == offsets[:-1]).any():  # an empty field (rare: read again)
+                empty = pc.equal(pc.binary_length(column), 0)
+                columns[at] = pc.if_else(empty, pa.scalar(None, column.type), column)
+                batch = pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+        yield batch
 
 
 #: the UTF-8 byte order mark a file may begin with

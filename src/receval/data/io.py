@@ -281,7 +281,9 @@ def read_table(
     in a Parquet file of integer ids; any other id column as strings, so that
     ids such as ``007`` keep their spelling instead of becoming the number 7
     (with ``encode_ids``, as a dictionary column encoded block by block as the
-    file is read: the strings of its rows are never held whole).
+    file is read: the strings of its rows are never held whole). An id is read
+    as written, ``NA``, ``null`` and ``NaN`` included; only an empty field is a
+    missing id, an error at its line.
     """
     import pyarrow as pa
 

@@ -53,6 +53,21 @@ def test_a_missing_id_is_at_its_row(trec, tmp_path, option):
 
 
 @pytest.mark.parametrize("option", sorted(FILES))
+def test_a_nested_id_column_names_its_file_and_option(trec, tmp_path, option):
+    # it was the library's "popularity items must hold ids (integers or strings)", naming
+    # neither the file nor its option
+    _, others = FILES[option]
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.table({"item": [["a"], ["b"], ["c"]], **others}), path)
+    result = invoke(make_runner(), *_args(trec, option, path), code=2)
+    assert result.stderr == (
+        f"error: {path}: {option}: --item item must hold one id or label per row (a number, "
+        "a string or a boolean). Got values of type list<element: string>; write one value "
+        "per row there.\n"
+    )
+
+
+@pytest.mark.parametrize("option", sorted(FILES))
 def test_a_missing_column_names_its_option(trec, tmp_path, option):
     # "data.csv: no column 'item'." told no way to name another column
     _, others = FILES[option]

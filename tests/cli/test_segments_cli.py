@@ -242,8 +242,9 @@ def test_ctr_by_names_the_by_column_of_an_error_of_its_labels(files) -> None:
                     "country", code=2)  # fmt: skip
     assert result.stdout == ""
     assert result.stderr == (
-        f"error: {log}: --by country must hold ids (integers or strings). Got values of type "
-        "list<item: int64>; pass one id per row.\n"
+        f"error: {log}: receval ctr: --by country must hold one id or label per row (a "
+        "number, a string or a boolean). Got values of type list<element: int64>; write one "
+        "value per row there.\n"
     )
     # an error of a score column's metric names that column
     pq.write_table(pa.table({"click": [1, 0, 1], "p": [0.9, float("nan"), 0.4],
@@ -251,3 +252,27 @@ def test_ctr_by_names_the_by_column_of_an_error_of_its_labels(files) -> None:
     result = invoke(make_runner(), "ctr", log, "--label", "click", "--score", "p", "--by",
                     "country", "-m", "auc", code=2)  # fmt: skip
     assert result.stderr.startswith(f"error: {log}: row 2: --score p: ")
+
+
+@pytest.mark.parametrize(
+    ("column", "kind"),
+    [([["a"], ["b"]], "list<element: string>"), ([{"a": 1}, {"a": 2}], "struct<a: int64>")],
+)
+@pytest.mark.parametrize("named", ["segment", "user"])
+def test_a_nested_column_of_the_by_file_names_file_column_and_option(files, column, kind, named):
+    # it was the library's 'EvaluationReport.by_segment: segments must hold ids ...' (no
+    # file, not --by), or 'receval: --by must hold ids ...' for the users
+    columns = {"user": ["u0", "u1"], "segment": ["a", "b"]}
+    path = files / "nested.parquet"
+    pq.write_table(pa.table({**columns, named: column}), path)
+    runs = {"rank": ["--run", files / "run.csv"],
+            "compare": ["--run", files / "run.csv", "--run", files / "b.csv"]}  # fmt: skip
+    for command, given in runs.items():
+        result = invoke(make_runner(), command, "--qrels", files / "qrels.csv", *given,
+                        "-m", "mrr", "--by", path, code=2)  # fmt: skip
+        assert result.stdout == ""
+        assert result.stderr == (
+            f"error: {path}: --by: --{named} {named} must hold one id or label per row (a "
+            f"number, a string or a boolean). Got values of type {kind}; write one value "
+            f"per row there.\n"
+        )

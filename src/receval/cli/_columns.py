@@ -35,7 +35,8 @@ def read_columns(
     of the file (``receval ctr``, ``--features``), in messages. ``fmt``: the format
     given, else the suffix's (CSV when it tells none). The ``ids`` columns (users,
     items, groups, segments) are read as ids, text unless every one is an integer
-    written as its digits (``007`` stays ``007``), and may hold no missing value; those
+    written as its digits (``007`` stays ``007``), and must hold one value per row (no
+    list or struct) and no missing value; those
     also in ``integers`` as int64 where every id is one (a file's ids read as the
     runs' integer ids). ``names``: the columns renamed.
     """
@@ -47,6 +48,7 @@ def read_columns(
     with columns_named(columns, file_option), say.progress(f"Reading {say.sized(path)}…"):
         table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
     for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null or NaN here
+        _one_per_row(table.column(name), _named(name, columns[name]), path, where)
         no_missing(table.column(name), _named(name, columns[name]), path, fmt, where, ids=True)
     for name in integers:
         table = table.set_column(
@@ -98,6 +100,23 @@ def columns_named(
 def _named(column: str, option: str | None) -> str:
     """A column as messages name it: with its option (``--label click``), else quoted."""
     return f"{option} {column}" if option is not None else f"the column {column!r}"
+
+
+def _one_per_row(values: Any, named: str, path: str, where: str) -> None:
+    """Raise, naming the file, the command or the option of the file (``where``) and
+    the column (``named``: with its option), when the Arrow column ``values`` of ids
+    or labels holds lists, structs or maps (a Parquet file's nested column) rather
+    than one value per row."""
+    import pyarrow as pa
+
+    from ..exceptions import InputValidationError
+
+    if not pa.types.is_nested(values.type):
+        return
+    raise InputValidationError(
+        f"{path}: {where}: {named} must hold one id or label per row (a number, a string "
+        f"or a boolean). Got values of type {values.type}; write one value per row there."
+    )
 
 
 def _integer_ids(column: Any) -> Any:

@@ -373,20 +373,6 @@ def scored_error(
     return f"{where}{'' if metric is None else metric + ' of '}{option} {column}: {words}"
 
 
-#: The start of an error of receval.by_segment about its segment labels (``by``).
-_SEGMENT_ERROR = re.compile(r"^by_segment: by\b")
-
-
-def by_segment_error(exc: BaseException, say: Messages, data: Impressions, column: str) -> str:
-    """An error of :func:`receval.by_segment` on the scores of ``column`` in the
-    command's words: one about the segment labels (its ``by``) names the ``--by``
-    column and no score column; any other names ``column`` (:func:`scored_error`)."""
-    if not _SEGMENT_ERROR.match(str(exc)):
-        return scored_error(exc, say, data, column=column)
-    where, said = data.located(exc)
-    return where + _SEGMENT_ERROR.sub(f"--by {data.by}", say.error_words(said), count=1)
-
-
 def skipped_groups_note(
     col: str, name: str, counts: dict[str, Any], why: str, say: Messages
 ) -> None:
@@ -496,8 +482,9 @@ def ctr_segment_table(
                             if not _refuses_scores(exc):  # a data error of its own
                                 raise
                             skipped[m] = why_not
-            except RecevalError as exc:  # name the column: the scores' or the segments'
-                raise say.fail(by_segment_error(exc, say, data, col)) from None
+            except RecevalError as exc:  # name the scores' column (the segments' are
+                # checked as the file is read: read_columns)
+                raise say.fail(scored_error(exc, say, data, column=col)) from None
         # what the rules left out: on the overall row, the groups each grouped metric
         # skips over all the rows, the segments where a metric is undefined and the metrics
         # not applicable; on each segment's row, the groups it skips in the segment

@@ -154,7 +154,37 @@ def test_reports_of_other_users_are_refused_before_the_segments():
                                 allow_unmatched=True)}  # fmt: skip
     with pytest.raises(InputValidationError) as info:
         rv.compare_by_segment(None, reports, ["mrr"], by={"u2": "a", "u3": "b"})
+    # it named compare, which the caller did not call
     assert str(info.value) == (
-        "compare: the reports were evaluated on different qrels users ('y' has 2 users, 'x' "
-        "4); evaluate every run against the same qrels."
+        "compare_by_segment: the reports were evaluated on different qrels users ('y' has 2 "
+        "users, 'x' 4); evaluate every run against the same qrels."
     )
+
+
+@pytest.mark.parametrize(
+    ("metrics", "said"),
+    [
+        (["ndcg@2"], "the report of 'x' has no metric 'ndcg@2'. Got metrics ['mrr']; evaluate "
+         "it with every metric compared."),
+        ([], "metrics is empty; pass metric strings, e.g. ['ndcg@10']."),
+    ],
+)  # fmt: skip
+def test_the_checks_of_the_reports_name_compare_by_segment(metrics, said):
+    # they said "compare: ..."
+    reports = {name: rv.evaluate(QRELS, run, ["mrr"]) for name, run in RUNS.items()}
+    with pytest.raises(InputValidationError) as info:
+        rv.compare_by_segment(None, reports, metrics, by={"u2": "a", "u3": "b"})
+    assert str(info.value) == "compare_by_segment: " + said
+    with pytest.raises(InputValidationError) as info:
+        rv.compare(None, reports, metrics)
+    assert str(info.value) == "compare: " + said
+
+
+def test_a_warning_of_the_overall_comparison_names_compare_by_segment():
+    # it said "compare: 1 of 1 comparison has nan statistics ..." (one user: no effect size)
+    runs = {name: {"u0": run["u0"]} for name, run in RUNS.items()}
+    with pytest.warns(rv.UndefinedMetricWarning) as caught:
+        rv.compare_by_segment({"u0": {"a": 1}}, runs, ["mrr"], by={"u0": "a"})
+    said = [str(w.message) for w in caught if "nan statistics" in str(w.message)]
+    assert said and all(m.startswith("compare_by_segment") for m in said)
+    assert any(m.startswith("compare_by_segment: 1 of 1 comparison") for m in said)

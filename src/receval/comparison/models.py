@@ -30,7 +30,7 @@ from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_e
 from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
-from .paired import Table, signed_rank_direction, unit_order, wins_ties_losses
+from .paired import Table, column_wins_ties_losses, signed_rank_direction, unit_order
 from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
@@ -352,7 +352,7 @@ def _run_tests(
     test, interval, correction, alpha, n_permutations, seed = (settings[k] for k in names)
     pairs = model_pairs(models, settings["baseline"], func)
     cols: list[tuple[str, str, str]] = [(m, a, b) for m in metrics for a, b in pairs]
-    counts = _wins_ties_losses(values, weights, higher, cols)
+    counts = column_wins_ties_losses(values, weights, higher, cols)
     n = len(next(iter(next(iter(values.values())).values())))
     # no user (a segment of compare_by_segment without one): one row of no value, so that
     # every statistic is nan, as where no user has a value for both models
@@ -417,25 +417,6 @@ def _run_tests(
         )
     return ComparisonReport(models=models, metrics=metrics, means=means, higher_is_better=higher,
                             comparisons=comparisons, **settings)  # fmt: skip
-
-
-def _wins_ties_losses(
-    values: dict[str, dict[str, np.ndarray]],
-    weights: dict[str, np.ndarray | None],
-    higher: dict[str, bool],
-    cols: list[tuple[str, str, str]],
-) -> np.ndarray:
-    """Per column (metric, model, versus): the users (with a value for both and a positive
-    weight) where model is better than versus in the metric's direction, equal, worse."""
-    out = np.empty((3, len(cols)), dtype=np.int64)
-    for j, (m, a, b) in enumerate(cols):
-        diff = values[m][a] - values[m][b]
-        used = ~np.isnan(diff)
-        w = weights[m]
-        if w is not None:
-            used &= w > 0
-        out[:, j] = wins_ties_losses(diff[used] if higher[m] is not False else -diff[used])
-    return out
 
 
 def named_models(models: Any, func: str, what: str) -> dict[str, Any]:
@@ -565,7 +546,6 @@ def compare(
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
     from ..ranking.values import as_qrels, as_run
-    from ..registry import parse_metrics, ranking_spec
 
     func = "compare"
     check_keywords(conventions, keyword_names(compare) + keyword_names(evaluate), func)
@@ -574,23 +554,11 @@ def compare(
                                n_resamples=n_resamples, seed=seed)  # fmt: skip
     named = named_models(runs, func, "run")
     model_pairs(list(named), baseline, func, pairs)  # fail early on names
-    metrics = [n for m in metric_strings(metrics, func) for n in parse_metrics(m)]
-    if not metrics:
-        raise InputValidationError(
-            f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
-        )
-    specs = {m: ranking_spec(m, func) for m in metrics}
+    specs = ranking_specs(metrics, func)
     q = None
     reports: dict[str, EvaluationReport] = {}
     for name, run in named.items():
         if isinstance(run, EvaluationReport):
-            missing = [m for m in metrics if m not in run.values]
-            if missing:
-                raise InputValidationError(
-                    f"{func}: the report of {name!r} has no metric {missing[0]!r}. Got metrics "
-                    f"{v.format_values(list(run.values))}; evaluate it with every metric "
-                    f"compared."
-                )
             reports[name] = run
             continue
         if q is None:
@@ -600,17 +568,45 @@ def compare(
                     f"{type(run).__name__} for {name!r}; pass the qrels."
                 )
             q = as_qrels(qrels)
-        reports[name] = evaluate(q, as_run(run), metrics, profile=profile, **conventions)
+        reports[name] = evaluate(q, as_run(run), list(specs), profile=profile, **conventions)
+    return compare_reports(reports, specs, func, settings | {"baseline": baseline, "pairs": pairs})
+
+
+def ranking_specs(metrics: Any, func: str) -> dict[str, Any]:
+    """The ranking spec of each metric of the metric strings ``metrics`` (``"P.5,10"``:
+    ``P_5`` and ``P_10``), by name, in order; the errors name ``func``."""
+    from ..registry import parse_metrics, ranking_spec
+
+    names = [n for m in metric_strings(metrics, func) for n in parse_metrics(m)]
+    if not names:
+        raise InputValidationError(
+            f"{func}: metrics is empty; pass metric strings, e.g. ['ndcg@10']."
+        )
+    return {m: ranking_spec(m, func) for m in names}
+
+
+def compare_reports(
+    reports: Mapping[str, Any], specs: dict[str, Any], func: str, settings: dict[str, Any]
+) -> ComparisonReport:
+    """The comparison of runs' reports (by name) on the metrics of ``specs``
+    (:func:`ranking_specs`), every report of the same qrels users; ``settings``: those
+    of :func:`check_settings` with ``baseline`` and ``pairs``. The errors and warnings
+    name ``func`` (:func:`compare`, or the function that called it)."""
+    metrics = list(specs)
     first = next(iter(reports.values()))
     for name, rep in reports.items():
+        missing = [m for m in metrics if m not in rep.values]
+        if missing:
+            raise InputValidationError(
+                f"{func}: the report of {name!r} has no metric {missing[0]!r}. Got metrics "
+                f"{v.format_values(list(rep.values))}; evaluate it with every metric compared."
+            )
         if not np.array_equal(rep.users, first.users):
             raise InputValidationError(
                 f"{func}: the reports were evaluated on different qrels users ({name!r} has "
                 f"{v.counted(len(rep.users), 'user')}, {next(iter(reports))!r} "
-                f"{len(first.users):,}); "
-                f"evaluate every run against the same qrels."
+                f"{len(first.users):,}); evaluate every run against the same qrels."
             )
-    models = list(named)
     order = unit_order(first.users)  # the users by id: the qrels' order changes nothing
     values = {m: {name: rep.values[m][order] for name, rep in reports.items()} for m in metrics}
     means = {m: {name: rep.mean[m] for name, rep in reports.items()} for m in metrics}
@@ -618,8 +614,8 @@ def compare(
     weights = {m: np.asarray(first._aux[m], dtype=np.float64)[order]
                if specs[m].info.mean == "pooled" else None for m in metrics}  # fmt: skip
     higher = {m: bool(specs[m].info.higher_is_better) for m in metrics}
-    settings |= {"baseline": baseline, "n_users": len(first.users), "pairs": pairs}
-    return _run_tests(func, models, metrics, values, weights, means, higher, settings)
+    settings = settings | {"n_users": len(first.users)}
+    return _run_tests(func, list(reports), metrics, values, weights, means, higher, settings)
 
 
 def compare_predictions(

@@ -265,3 +265,23 @@ def wins_ties_losses(gains: np.ndarray) -> tuple[int, int, int]:
     another: ``gains`` are its per-user differences in the metric's good direction
     (the negated differences of a loss), for the users that count."""
     return int((gains > 0).sum()), int((gains == 0).sum()), int((gains < 0).sum())
+
+
+def column_wins_ties_losses(
+    values: dict[str, dict[str, np.ndarray]],
+    weights: dict[str, np.ndarray | None],
+    higher: dict[str, bool],
+    cols: list[tuple[str, str, str]],
+) -> np.ndarray:
+    """Per column (metric, model, versus) of ``values[metric][model]`` (per-user values,
+    nan = undefined): the users (with a value for both and a positive weight) where
+    model is better than versus in the metric's direction, equal, worse."""
+    out = np.empty((3, len(cols)), dtype=np.int64)
+    for j, (m, a, b) in enumerate(cols):
+        diff = values[m][a] - values[m][b]
+        used = ~np.isnan(diff)
+        w = weights[m]
+        if w is not None:
+            used &= w > 0
+        out[:, j] = wins_ties_losses(diff[used] if higher[m] is not False else -diff[used])
+    return out

@@ -365,7 +365,7 @@ def compare_by_segment(
     """
     from .._parameters import check_keywords, keyword_names
     from ..comparison import compare
-    from ..comparison.models import check_settings, named_models
+    from ..comparison.models import check_settings, compare_reports, named_models, ranking_specs
     from ..comparison.table import model_pairs
     from ..conventions import FIELDS
     from ..ranking.evaluation import evaluate
@@ -377,15 +377,17 @@ def compare_by_segment(
     profile = options.get("profile")
     conventions = {k: x for k, x in options.items() if k in FIELDS}
     named = named_models(runs, func, "run")
-    settings = {k: x for k, x in options.items() if k not in FIELDS and k != "profile"}
     keywords = inspect.signature(compare).parameters.values()
-    given = {p.name: p.default for p in keywords if p.kind is p.KEYWORD_ONLY} | settings
-    check_settings(func, **given)  # compare's settings, in this function's name, before
-    model_pairs(list(named), given["baseline"], func, given["pairs"])  # any evaluation
-    metrics = metric_strings(metrics, func)
+    given = {p.name: p.default for p in keywords if p.kind is p.KEYWORD_ONLY}
+    given |= {k: x for k, x in options.items() if k not in FIELDS}
+    del given["profile"]
+    # compare's settings and metrics, checked in this function's name before any evaluation
+    settings = check_settings(func, **given)
+    model_pairs(list(named), settings["baseline"], func, settings["pairs"])
+    specs = ranking_specs(metrics, func)
     reports = {
         name: r if isinstance(r, EvaluationReport)
-        else evaluate(qrels, r, metrics, profile=profile, **conventions)
+        else evaluate(qrels, r, list(specs), profile=profile, **conventions)
         for name, r in named.items()
     }  # fmt: skip
     first = next(iter(reports.values()), None)
@@ -394,7 +396,7 @@ def compare_by_segment(
     codes, labels, n_unknown = user_segments(first, by, func, "by")
     # over every user first: compare's checks of the reports (the same users, every
     # metric) before any is cut into segments
-    overall = compare(None, reports, metrics, **settings)
+    overall = compare_reports(reports, specs, func, settings)
     groups = segment_rows(codes, len(labels))  # every segment's users, grouped once
     counts = np.diff(groups[0]).astype(np.int64)
     parts = {n: rep.subsets(groups) for n, rep in reports.items()}
@@ -403,10 +405,10 @@ def compare_by_segment(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             segment = {n: part[i] for n, part in parts.items()}
-            per_segment.append(compare(None, segment, metrics, **settings))
+            per_segment.append(compare_reports(segment, specs, func, settings))
         for w in caught:  # a segment of no user: nan, n_users 0 (no warning)
             if counts[i] or not issubclass(w.category, UndefinedMetricWarning):
-                said = str(w.message).removeprefix("compare: ")
+                said = str(w.message).removeprefix(f"{func}: ")
                 warn(f"{func}, segment {label!r}: {said}", w.category)
     n_unassigned = int((codes < 0).sum())
     return SegmentComparison(labels, per_segment, overall, counts, n_unassigned, n_unknown)

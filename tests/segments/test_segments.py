@@ -288,3 +288,17 @@ def test_one_metric_string_is_one_metric_in_both_segment_functions():
         rv.compare_by_segment(q, runs, 5, by=by)
     with pytest.raises(InvalidParameterError, match="must be a metric string or a list"):
         rv.by_segment(5, [1, 0], [0.5, 0.4], by=["a", "a"])
+
+
+def test_columns_of_a_scan_are_refused_naming_them(tmp_path):
+    # they raised "TypeError: object of type 'ScanColumn' has no len()"
+    path = tmp_path / "log.parquet"
+    pd.DataFrame({"click": [1, 0, 1, 0], "score": [0.9, 0.2, 0.4, 0.6],
+                  "country": ["us", "us", "fr", "fr"]}).to_parquet(path)  # fmt: skip
+    s = rv.scan(path)
+    for data, by, name in [((s["click"], s["score"]), ["us", "us", "fr", "fr"], "argument 1"),
+                           (([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.6]), s["country"], "by")]:  # fmt: skip
+        with pytest.raises(InputValidationError) as info:
+            rv.by_segment("auc", *data, by=by)
+        assert str(info.value).startswith(f"by_segment: {name} is ScanColumn(")
+        assert "so it takes arrays: read the columns it needs first" in str(info.value)

@@ -32,6 +32,19 @@ from .report import SegmentReport, segment_codes, segment_rows
 __all__ = ["SegmentComparison", "SegmentReport", "by_segment", "compare_by_segment"]
 
 
+def _check_in_memory(func: str, data: dict[str, Any]) -> None:
+    """Refuse a column of a :func:`receval.scan` (whose rows are grouped in memory here)."""
+    from ..data.scan import ScanColumn
+
+    for name, x in data.items():
+        if isinstance(x, ScanColumn):
+            raise InputValidationError(
+                f"{func}: {name} is {x!r}, a column of a receval.scan(...); {func} groups "
+                f"the rows by segment in memory, so it takes arrays: read the columns it "
+                f"needs first (e.g. pyarrow.parquet.read_table(path, columns=[...]))."
+            )
+
+
 def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any) -> SegmentReport:
     """Compute pointwise metrics in each segment of the rows, and over all of them.
 
@@ -137,6 +150,8 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
 
             row = resolve(unweighted[0], supplied=frozenset(options)).info
             raise weights_refused(func, row.name, kwargs["sample_weight"])
+    _check_in_memory(func, {**{f"argument {i + 1}": x for i, x in enumerate(data)},
+                            **kwargs, "by": by})  # fmt: skip
     given = [np.asarray(x) if isinstance(x, list) else x for x in data]
     kwargs = {k: np.asarray(x) if isinstance(x, list) else x for k, x in kwargs.items()}
     if not given and not kwargs:

@@ -266,7 +266,7 @@ def test_a_value_no_type_of_the_files_holds_is_refused_naming_both_files(tmp_pat
         (
             {"user": ["1"], "item": [2], "timestamp": [2]},
             "temporal: column 'user' is string in {b}, but int64 in {a}; write every file "
-            "of a scan with the same column types (e.g. cast 'user' to int64).",
+            "with the same column types (e.g. cast 'user' to int64).",
         ),
     ],
     ids=["order", "type"],
@@ -284,3 +284,71 @@ def test_files_of_other_columns_are_refused_by_name(tmp_path, second, said):
     with pytest.raises(receval.exceptions.InputValidationError) as info:
         split.temporal(receval.scan(directory), cutoff=2, **out)
     assert str(info.value) == said.format(a=a, b=b)
+
+
+@pytest.mark.parametrize(
+    ("method", "kwargs"), [("leave_last_out", {"n": 1}), ("temporal", {"cutoff": 3})]
+)
+def test_a_directory_of_narrower_integers_splits_in_memory_as_one_file(tmp_path, method, kwargs):
+    """The directory's path, split in memory, holds each column in the type the scan's
+    split writes it in (int64 for int32 beside int64): the rows of one file of them
+    (it refused the directory, "write every file with one schema")."""
+    directory = tmp_path / "log"
+    directory.mkdir()
+    first = pa.table(
+        {"user": pa.array([1, 2], pa.int32()), "item": pa.array([1, 2], pa.int16()),
+         "timestamp": [1, 2]}
+    )  # fmt: skip
+    later = pa.table(
+        {"user": [2**40, 1], "item": pa.array([3, 4], pa.int32()), "timestamp": [4, 5]}
+    )
+    pq.write_table(first, directory / "part-0.parquet")
+    pq.write_table(later, directory / "part-1.parquet")
+    one = tmp_path / "one.parquet"
+    pq.write_table(pa.concat_tables([first, later], promote_options="permissive"), one)
+    got = getattr(split, method)(directory, **kwargs)
+    want = getattr(split, method)(one, **kwargs)
+    assert got.summary() == want.summary()
+    for mine, theirs in ((got.train, want.train), (got.test, want.test)):
+        assert mine.schema.types == [pa.int64(), pa.int32(), pa.int64()]
+        assert mine.to_pydict() == theirs.to_pydict()
+
+
+@pytest.mark.parametrize("path", ["memory", "scan"])
+def test_integer_ids_beside_float_ids_are_refused_in_memory_and_out_of_core(tmp_path, path):
+    """Ids int64 in one file and float64 in another are refused by both splits of the
+    directory (float64 ids lose those past 2**53), naming both files."""
+    directory = tmp_path / "log"
+    directory.mkdir()
+    a, b = directory / "a.parquet", directory / "b.parquet"
+    pq.write_table(pa.table({"user": [1], "item": [1], "timestamp": [1]}), a)
+    pq.write_table(pa.table({"user": [2.0], "item": [2], "timestamp": [2]}), b)
+    out = {"train_path": tmp_path / "train.parquet", "test_path": tmp_path / "test.parquet"}
+    given = (directory, {}) if path == "memory" else (receval.scan(directory), out)
+    with pytest.raises(receval.exceptions.InputValidationError) as info:
+        split.temporal(given[0], cutoff=2, **given[1])
+    assert str(info.value) == (
+        f"temporal: column 'user' is double in {b}, but int64 in {a}; write every file "
+        f"with the same column types (e.g. cast 'user' to int64)."
+    )
+
+
+def test_a_value_no_type_of_the_directory_holds_is_refused_in_memory(tmp_path):
+    """uint64 ids past int64 beside int64 files: the in-memory split names the column,
+    the file and the type the directory is read in, as the scan's split does."""
+    directory = tmp_path / "log"
+    directory.mkdir()
+    a, b = directory / "a.parquet", directory / "b.parquet"
+    pq.write_table(pa.table({"user": [1], "item": [1], "timestamp": [1]}), a)
+    users = pa.array([2**63 + 5], pa.uint64())
+    pq.write_table(pa.table({"user": users, "item": [2], "timestamp": [2]}), b)
+    with pytest.raises(receval.exceptions.InputValidationError) as info:
+        split.temporal(directory, cutoff=2)
+    said = str(info.value)
+    assert said.startswith(
+        f"temporal: column 'user' is uint64 in {b}, and the directory is read with it as "
+        f"int64, which cannot hold a value of {b} ("
+    )
+    assert said.endswith(
+        "); write every file with one type for 'user' that holds all its values (e.g. string)."
+    )

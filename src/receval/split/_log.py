@@ -20,7 +20,7 @@ from ..data import io
 from ..data._arrow import take_at
 from ..data._csv import csv_header
 from ..data._encode import factorize, id_ranks
-from ..data._open import check_file
+from ..data._open import check_file, sentence
 from ..data._times import TIME_NAMES, time_column
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -83,7 +83,7 @@ def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: s
     the other."""
     path = os.fspath(path)
     if os.path.isdir(path):
-        return _read_directory(path)
+        return _read_directory(path, func)
     fmt = io.infer_format(path)
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -101,10 +101,11 @@ def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: s
     return io.read_table(path, names, func, fmt, id_columns=id_columns)
 
 
-def _read_directory(path: str) -> Any:
+def _read_directory(path: str, func: str) -> Any:
     """The rows of a directory's Parquet files (those :func:`receval.scan` reads, in its
     order) as one Arrow table, the keys of ``key=value`` directories (hive partitions)
-    as columns after the files' own, as :func:`receval.scan` reads them."""
+    as columns after the files' own, as :func:`receval.scan` reads them; a column the
+    files hold in types of one kind is held in :func:`held_type`'s."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -112,16 +113,65 @@ def _read_directory(path: str) -> Any:
 
     source = scan(path)
     tables = [source.with_keys(i, pq.read_table(f)) for i, f in enumerate(source.paths)]
-    try:
-        table = pa.concat_tables(tables, promote_options="default")
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise InputValidationError(
-            f"{path}: the Parquet files of the directory do not hold the same columns "
-            f"with types that combine ({exc}); write every file with one schema."
-        ) from exc
+    names = dict.fromkeys(name for table in tables for name in table.column_names)
+    types: dict[str, Any] = {}
+    for name in names:
+        given = [(p, t.schema.field(name).type) for p, t in zip(source.paths, tables, strict=True)
+                 if name in t.column_names]  # fmt: skip
+        types[name] = held_type(name, given, func)
+    for i, (part, table) in enumerate(zip(source.paths, tables, strict=True)):
+        columns = []
+        for field, column in zip(table.schema, table.columns, strict=True):
+            try:
+                columns.append(column.cast(types[field.name]))
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                raise InputValidationError(
+                    f"{func}: column {field.name!r} is {field.type} in {part}, and the "
+                    f"directory is read with it as {types[field.name]}, which cannot hold a "
+                    f"value of {part} ({sentence(exc).rstrip('.')}); write every file with "
+                    f"one type for {field.name!r} that holds all its values (e.g. string)."
+                ) from exc
+        fields = [f.with_type(types[f.name]) for f in table.schema]
+        tables[i] = pa.Table.from_arrays(columns, schema=pa.schema(fields, table.schema.metadata))
+    table = pa.concat_tables(tables, promote_options="default")  # a missing column: nulls
     if not table.num_rows:
         raise InputValidationError(f"{path}: the files have no rows; pass a log with rows.")
     return table
+
+
+def held_type(name: str, types: list[tuple[str, Any]], func: str) -> Any:
+    """The one Arrow type that files holding column ``name`` in ``types`` (``(path,
+    type)`` of each, in order) are read in: the wider of types of one kind
+    (:func:`wider_type`: int64 for int32 beside int64), or the first file's where
+    Arrow widens neither to the other (a dictionary beside strings). Types of other
+    kinds (integers beside floats: float64 ids lose those past 2**53) are refused."""
+    from ..data.scan import type_kind
+
+    first, expected = types[0]
+    held = expected
+    for path, given in types[1:]:
+        if type_kind(given) != type_kind(expected):
+            raise InputValidationError(
+                f"{func}: column {name!r} is {given} in {path}, but {expected} in "
+                f"{first}; write every file with the same column types (e.g. cast "
+                f"{name!r} to {expected})."
+            )
+        held = wider_type(held, given) or held
+    return held
+
+
+def wider_type(a: Any, b: Any) -> Any:
+    """The Arrow type that holds the values of types ``a`` and ``b``, as
+    ``pyarrow.unify_schemas`` with ``promote_options="permissive"`` widens them (the
+    finer unit of two timestamps, int64 for int32 beside int64, float64 for integers
+    beside floats); None where it widens neither to the other."""
+    import pyarrow as pa
+
+    fields = [pa.schema([pa.field("column", kind)]) for kind in (a, b)]
+    try:
+        return pa.unify_schemas(fields, promote_options="permissive").field(0).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
 
 
 def read_log(

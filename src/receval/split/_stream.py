@@ -26,7 +26,7 @@ from ..data._open import sentence
 from ..data._origin import Batch, Origin, located
 from ..data._times import check_zone, cutoff_key, time_column
 from ..exceptions import InputValidationError, InvalidParameterError
-from ._log import pick_time
+from ._log import held_type, pick_time, wider_type
 from ._order import last_of_each, lerp, user_order
 from ._result import SplitResult
 
@@ -308,17 +308,13 @@ def _one_layout(scan: Any, time: str, func: str) -> dict[str, Any]:
     """Every file of a Parquet scan holds the columns of the first, in its order, each
     of the same kind of type (integers, floats, strings; the times are brought to one
     type by :func:`_time_type`): the parts are written batch by batch in one schema.
-    Returns the type that the parts hold each column in whose files' types differ:
-    the wider (:func:`_wider`: int64 for int32 beside int64), or the first file's
-    where Arrow widens neither to the other (a dictionary beside strings), to which
-    the others are cast."""
+    Returns the type that the parts hold each column in whose files' types differ
+    (:func:`~receval.split._log.held_type`, as a split of the directory in memory
+    reads it), to which the others are cast."""
     if scan.file_format != "parquet":
         return {}
     import pyarrow.parquet as pq
 
-    from ..data.scan import type_kind
-
-    types: dict[str, Any] = {}
     first = pq.read_schema(scan.paths[0])
     for path in scan.paths[1:]:
         own = pq.read_schema(path)
@@ -329,34 +325,12 @@ def _one_layout(scan: Any, time: str, func: str) -> dict[str, Any]:
                 f"is split into files of one layout: write every file with the same columns "
                 f"in one order, or pass the directory's path to split it in memory."
             )
-        for name, given, expected in zip(own.names, own.types, first.types, strict=True):
-            if name == time:
-                continue
-            if type_kind(given) != type_kind(expected):
-                raise InputValidationError(
-                    f"{func}: column {name!r} is {given} in {path}, but {expected} in "
-                    f"{scan.paths[0]}; write every file of a scan with the same column "
-                    f"types (e.g. cast {name!r} to {expected})."
-                )
-            held = types.get(name, expected)
-            wider = _wider(held, given)
-            if given != held and wider is not None:
-                types[name] = wider
+    types: dict[str, Any] = {}
+    for name in first.names:
+        given = scan.column_types(name)
+        if name != time and any(t != given[0][1] for _, t in given):
+            types[name] = held_type(name, given, func)
     return types
-
-
-def _wider(a: Any, b: Any) -> Any:
-    """The Arrow type that holds the values of types ``a`` and ``b``, as
-    ``pyarrow.unify_schemas`` with ``promote_options="permissive"`` widens them (the
-    finer unit of two timestamps, int64 for int32 beside int64, float64 for integers
-    beside floats); None where it widens neither to the other."""
-    import pyarrow as pa
-
-    fields = [pa.schema([pa.field("column", kind)]) for kind in (a, b)]
-    try:
-        return pa.unify_schemas(fields, promote_options="permissive").field(0).type
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
 
 
 def _time_type(scan: Any, name: str, func: str) -> Any:
@@ -378,7 +352,7 @@ def _time_type(scan: Any, name: str, func: str) -> Any:
         if unified is None:
             unified, first = kind, (path, kind)
             continue
-        unified = _wider(unified, kind)
+        unified = wider_type(unified, kind)
         if unified is None:
             raise InputValidationError(
                 f"{func}: the time column {name!r} is {first[1]} in {first[0]} and "

@@ -175,3 +175,21 @@ def test_a_number_column_reads_the_spellings_as_missing_values(tmp_path, spellin
     s = receval.scan(path)
     with pytest.raises(InputValidationError, match=r"run\.csv:3: roc_auc_score: y_score contains"):
         receval.roc_auc_score(s["click"], s["score"])
+
+
+def test_the_ids_are_those_polars_and_pandas_without_default_nas_read(twins):
+    # the readers the docs name: polars' read_csv (only an empty field is null) and
+    # pandas' read_csv(keep_default_na=False) read the id columns as receval does
+    import pandas as pd
+    import polars as pl
+
+    spelled, _ = twins
+    sep = "\t" if spelled.name.endswith(".tsv") else ","
+    table = io.read_table(spelled, ["user", "item"], "f", None, ("user", "item"))
+    by_polars = pl.read_csv(
+        spelled, separator=sep, schema_overrides={"user": pl.String, "item": pl.String}
+    )
+    by_pandas = pd.read_csv(spelled, sep=sep, keep_default_na=False, dtype=str)
+    for name in ("user", "item"):
+        assert table[name].to_pylist() == by_polars[name].to_list()
+        assert table[name].to_pylist() == by_pandas[name].tolist()

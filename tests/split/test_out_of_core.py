@@ -203,12 +203,9 @@ def test_files_whose_times_share_no_unit_are_refused(tmp_path):
     )
 
 
-@pytest.mark.parametrize(
-    ("method", "kwargs"), [("leave_last_out", {"n": 1}), ("temporal", {"cutoff": 3})]
-)
-def test_files_of_narrower_integers_split_as_one_log(tmp_path, method, kwargs):
-    """Ids int32 in the first file and int64 past int32's range in a later one: the parts
-    hold the wider type (they raised Arrow's error, cast to the first file's type)."""
+def _narrower_integers(tmp_path):
+    """A directory of two Parquet files: ids int32 (users) and int16 (items) in the
+    first, int64 past int32's range and int32 in the later one; and the two tables."""
     directory = tmp_path / "log"
     directory.mkdir()
     first = pa.table(
@@ -220,6 +217,16 @@ def test_files_of_narrower_integers_split_as_one_log(tmp_path, method, kwargs):
     )
     pq.write_table(first, directory / "part-0.parquet")
     pq.write_table(later, directory / "part-1.parquet")
+    return directory, first, later
+
+
+@pytest.mark.parametrize(
+    ("method", "kwargs"), [("leave_last_out", {"n": 1}), ("temporal", {"cutoff": 3})]
+)
+def test_files_of_narrower_integers_split_as_one_log(tmp_path, method, kwargs):
+    """Ids int32 in the first file and int64 past int32's range in a later one: the parts
+    hold the wider type (they raised Arrow's error, cast to the first file's type)."""
+    directory, first, later = _narrower_integers(tmp_path)
     out = {"train_path": tmp_path / "a.parquet", "test_path": tmp_path / "b.parquet"}
     got = getattr(split, method)(receval.scan(directory), **kwargs, **out)
     log = pa.concat_tables([first, later], promote_options="permissive")
@@ -293,17 +300,7 @@ def test_a_directory_of_narrower_integers_splits_in_memory_as_one_file(tmp_path,
     """The directory's path, split in memory, holds each column in the type the scan's
     split writes it in (int64 for int32 beside int64): the rows of one file of them
     (it refused the directory, "write every file with one schema")."""
-    directory = tmp_path / "log"
-    directory.mkdir()
-    first = pa.table(
-        {"user": pa.array([1, 2], pa.int32()), "item": pa.array([1, 2], pa.int16()),
-         "timestamp": [1, 2]}
-    )  # fmt: skip
-    later = pa.table(
-        {"user": [2**40, 1], "item": pa.array([3, 4], pa.int32()), "timestamp": [4, 5]}
-    )
-    pq.write_table(first, directory / "part-0.parquet")
-    pq.write_table(later, directory / "part-1.parquet")
+    directory, first, later = _narrower_integers(tmp_path)
     one = tmp_path / "one.parquet"
     pq.write_table(pa.concat_tables([first, later], promote_options="permissive"), one)
     got = getattr(split, method)(directory, **kwargs)

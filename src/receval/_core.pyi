@@ -608,12 +608,13 @@ def rank_rows_into(
     n_items: int,
     n_chunks: int,
 ) -> tuple[int, bool]: ...
-def read_trec(path: str | os.PathLike[str], kind: str) -> Any: ...
+def read_trec(path: str | os.PathLike[str], kind: str, stream: Any = None) -> Any: ...
 def trec_eval_table(
     qrels: str,
     run: str,
     specs: Sequence[RankingSpec],
     relstring: tuple[int, bool, int | None, bool] | None,
+    streams: tuple[Any, Any] = (None, None),
 ) -> Any: ...
 def roc_auc_checked(y_true: Any, y_score: Any) -> float | _Refusal | None: ...
 def totals_checked(
@@ -742,6 +743,7 @@ def trec_rank_table(
     run: str,
     specs: Sequence[RankingSpec],
     single: bool,
+    streams: tuple[Any, Any] = (None, None),
 ) -> Any: ...
 
 @final

@@ -1,9 +1,12 @@
-"""The compiled TREC reader against the Arrow reader on fuzzed files: the same
-containers, or the same error (file:line and message)."""
+"""The compiled TREC reader of qrels and runs against the whitespace-table reader of
+the other TREC files (judgment groups, preferences: Arrow's string kernels) on fuzzed
+files: the same containers, or the same error (file:line and message)."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import os
 import threading
 
@@ -21,6 +24,12 @@ WORDS = ["q1", "q2", "Q0", "d1", "d2", "d10", "007", "7", "a-b", "x.y", "é"]
 NUMBERS = ["0", "1", "2", "-1", "+3", "1.5", "0.25", "-0.0", "1e3", ".5", "5.", "inf", "-inf",
            "nan", "NaN", "x", "1,5", "1e", "--1", "0x10"]  # fmt: skip
 SPACES = [" ", "  ", "\t", " \t "]
+COMPRESS = {
+    "plain": lambda b: b,
+    "gzip": lambda b: gzip.compress(b, 1),
+    "bzip2": lambda b: bz2.compress(b, 1),
+    "xz": lambda b: lzma.compress(b, preset=0),
+}
 
 
 def _line(rng, kind):
@@ -44,14 +53,41 @@ def _line(rng, kind):
     return text.strip() if rng.random() < 0.7 else text + " "
 
 
-def _read(cls, path, native, monkeypatch):
-    with monkeypatch.context() as m:
-        if not native:
-            m.setattr(io, "read_trec_native", lambda path, kind: None)  # Arrow reads it
-        try:
-            return cls.from_trec(path)
-        except InputValidationError as exc:
-            return str(exc)
+def _read(cls, path):
+    try:
+        return cls.from_trec(path)
+    except InputValidationError as exc:
+        return str(exc)
+
+
+def _read_by_table(cls, path):
+    """``cls`` (Qrels or Run) of the file's fields as the whitespace-table reader
+    splits them and ``parse_numbers`` reads them, its errors named as the TREC
+    readers name them; or the error's message."""
+    path = str(path)
+    try:
+        with io.located(path, "trec"):
+            return _by_table(cls, path)
+    except InputValidationError as exc:
+        return str(exc)
+
+
+def _by_table(cls, path):
+    if cls is Qrels:
+        (users, _, items, grades), lines = io.read_whitespace_table(
+            path, 4, "user iteration item grade"
+        )
+        io.check_trec_rows(path, len(lines), "qrels")
+        return Qrels(users, items, io.parse_numbers(grades, path, lines, "grade", True))
+    (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
+        path, 6, "user Q0 item rank score tag", extra_fields=True
+    )
+    io.check_trec_rows(path, len(lines), "run")
+    s = io.parse_numbers(scores, path, lines, "score", integer=False)
+    if not np.isfinite(s).all():
+        i = int(np.flatnonzero(~np.isfinite(s))[0])
+        raise io.not_finite_score(path, int(lines[i]), scores[i].as_py())
+    return Run(users, items, s, name=tags[-1].as_py() if len(tags) else None)
 
 
 def _same(a, b):
@@ -69,17 +105,17 @@ def _same(a, b):
 
 @pytest.mark.parametrize("seed", range(40))
 @pytest.mark.parametrize("kind", ["qrels", "run"])
-def test_native_reader_equals_the_arrow_reader(tmp_path, monkeypatch, seed, kind):
+def test_native_reader_equals_the_table_reader(tmp_path, seed, kind):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 60))
     lines = [_line(rng, kind) for _ in range(n)]
     eol = "\r\n" if seed % 5 == 0 else "\n"
     text = eol.join(lines) + (eol if rng.random() < 0.7 else "")
-    path = tmp_path / (f"{kind}.txt.gz" if seed % 4 == 0 else f"{kind}.txt")
-    data = text.encode("utf-8")
-    path.write_bytes(gzip.compress(data) if seed % 4 == 0 else data)
+    codec = ["gzip", "plain", "bzip2", "plain", "xz"][seed % 5]  # read by the core, or fed to it
+    path = tmp_path / f"{kind}.txt"
+    path.write_bytes(COMPRESS[codec](text.encode("utf-8")))
     cls = Qrels if kind == "qrels" else Run
-    _same(_read(cls, path, True, monkeypatch), _read(cls, path, False, monkeypatch))
+    _same(_read(cls, path), _read_by_table(cls, path))
 
 
 def _large_text(rng, kind, n_users, grouped):
@@ -104,24 +140,24 @@ def _large_text(rng, kind, n_users, grouped):
 
 @pytest.mark.parametrize("kind", ["qrels", "run"])
 @pytest.mark.parametrize("grouped", [True, False])
-def test_native_reader_on_a_file_of_several_windows(tmp_path, monkeypatch, kind, grouped):
+def test_native_reader_on_a_file_of_several_windows(tmp_path, kind, grouped):
     """Megabytes: read in windows and parallel pieces, users as offsets
-    (grouped) or as codes; plain and gzip."""
+    (grouped) or as codes; plain and gzip (the core's), bzip2 (fed to it)."""
     rng = np.random.default_rng(7)
     data = _large_text(rng, kind, 4_000, grouped).encode()
     assert len(data) > 2 << 20  # a first window of 1 MiB, then one in two parallel pieces
     cls = Qrels if kind == "qrels" else Run
-    for name, raw in [("big.txt", data), ("big.txt.gz", gzip.compress(data, 1))]:
-        path = tmp_path / name
-        path.write_bytes(raw)
-        native = _read(cls, path, True, monkeypatch)
+    for codec in ("plain", "gzip", "bzip2"):
+        path = tmp_path / f"big.{codec}"
+        path.write_bytes(COMPRESS[codec](data))
+        native = _read(cls, path)
         assert not isinstance(native, str), native
-        _same(native, _read(cls, path, False, monkeypatch))
+        _same(native, _read_by_table(cls, path))
 
 
 @pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
 @pytest.mark.parametrize("compress", [False, True])
-def test_native_reader_reads_a_pipe(tmp_path, monkeypatch, compress):
+def test_native_reader_reads_a_pipe(tmp_path, compress):
     """A pipe (``--run <(zcat run.gz)``) cannot be mapped nor seeked: it is streamed."""
     data = _large_text(np.random.default_rng(9), "run", 300, False).encode()
     raw = gzip.compress(data) if compress else data
@@ -136,14 +172,14 @@ def test_native_reader_reads_a_pipe(tmp_path, monkeypatch, compress):
     writer = threading.Thread(target=feed)
     writer.start()
     try:
-        piped = _read(Run, f"/dev/fd/{read}", True, monkeypatch)
+        piped = _read(Run, f"/dev/fd/{read}")
     finally:
         writer.join()
         os.close(read)
-    _same(piped, _read(Run, path, True, monkeypatch))
+    _same(piped, _read(Run, path))
 
 
-def test_native_reader_names_the_first_bad_line_of_a_large_file(tmp_path, monkeypatch):
+def test_native_reader_names_the_first_bad_line_of_a_large_file(tmp_path):
     rng = np.random.default_rng(8)
     lines = _large_text(rng, "run", 4_000, True).splitlines()
     lines[150_000] = lines[150_000].replace(" t", " 1e999 t")  # not finite, late
@@ -151,17 +187,15 @@ def test_native_reader_names_the_first_bad_line_of_a_large_file(tmp_path, monkey
     lines[20_000] = lines[20_000].rsplit(" ", 2)[0] + " abc t"  # not a number, early
     path = tmp_path / "bad.txt"
     path.write_text("\n".join(lines) + "\n")
-    native = _read(Run, path, True, monkeypatch)
-    assert native == _read(Run, path, False, monkeypatch)
+    native = _read(Run, path)
+    assert native == _read_by_table(Run, path)
     assert native.startswith(f"{path}:120001: expected at least 6")
 
 
-def test_native_reader_on_the_trec_eval_test_files(monkeypatch):
+def test_native_reader_on_the_trec_eval_test_files():
     base = "tests/peers/data/trec_eval/"
     for cls, name in [(Qrels, "qrels.test"), (Qrels, "qrels.123.gz"), (Run, "results.test")]:
-        _same(
-            _read(cls, base + name, True, monkeypatch), _read(cls, base + name, False, monkeypatch)
-        )
+        _same(_read(cls, base + name), _read_by_table(cls, base + name))
 
 
 def test_native_reader_names_a_missing_file(tmp_path):

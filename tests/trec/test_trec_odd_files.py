@@ -1,7 +1,8 @@
 """TREC qrels and run files as they come, read by ``Qrels``/``Run`` and
 ``receval trec-eval``: the run's tag (trec_eval's ``runid``), grades and scores
-that are not numbers of the format, and ids that are not UTF-8, the same on the
-compiled reader's path (plain and gzip text) and Arrow's (bzip2, xz, Zstandard).
+that are not numbers of the format, and ids that are not UTF-8, the same in plain
+text and compressed (gzip, which the compiled reader decompresses; bzip2 and xz,
+whose decompressed bytes are fed to it).
 
 Expectations from trec_eval 10.0 where it reads the file: its ``runid`` is the tag
 of the run's last line (it keeps each line's tag as it reads them).
@@ -36,7 +37,7 @@ def test_trec_eval_prints_the_tag_of_the_last_run_line(tmp_path):
     assert trec_eval(["-m", "runid", str(qrels), str(run)]) == f"{'runid':<22}\tall\tlast\n"
 
 
-@pytest.mark.parametrize("suffix", ["", ".gz"])  # the core's reader (Arrow's: text only)
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
 def test_trec_eval_prints_a_tag_that_is_not_utf8_as_its_bytes(tmp_path, suffix):
     # trec_eval 10.0 prints the tag's bytes as the run holds them ("r\xe9n", Latin-1):
     # the command writes the same bytes (it wrote U+FFFD, three other bytes), the

@@ -12,7 +12,9 @@ use crate::spec::Spec;
 use crate::trec::{self, Kind, TrecError, Users};
 use crate::trec_eval::Refused;
 
-/// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not.
+/// Read a TREC qrels (`kind="qrels"`) or run (`kind="run"`) file, gzip or not; or,
+/// given `stream` (a binary file object of the file's decompressed bytes: bzip2, xz
+/// and Zstandard, which the caller decompresses), the text read from it.
 ///
 /// Returns `(True, user_offsets, user_codes, item_codes, user_ids, item_ids, values,
 /// tag)`: the rows' users as int64 CSR offsets when the rows are grouped by user in
@@ -27,14 +29,20 @@ use crate::trec_eval::Refused;
 /// Raises MemoryError (how many bytes could not be had, and the file) when the
 /// memory of the rows or ids cannot be had, never aborting the process.
 #[pyfunction]
-fn read_trec(py: Python<'_>, path: std::path::PathBuf, kind: &str) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (path, kind, stream=None))]
+fn read_trec(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    kind: &str,
+    stream: Option<Py<PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let kind = match kind {
         "qrels" => Kind::Qrels,
         "run" => Kind::Run,
         _ => return Err(PyValueError::new_err("kind must be 'qrels' or 'run'")),
     };
     crate::pages::rearm();
-    let parsed = match py.detach(|| trec::read_file(&path, kind)) {
+    let parsed = match py.detach(|| read_source(&path, stream.as_ref(), kind)) {
         Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => {
             return Err(PyMemoryError::new_err(format!(
                 "{e} for reading {}.",
@@ -166,14 +174,18 @@ fn str_ranks<'py>(
 /// the core does not evaluate as it is (it does not parse, repeats a pair, has no
 /// line or an id that is not UTF-8), returns `("qrels" or "run", compressed)`: the
 /// caller reads that file for the message, or decompresses it first (`compressed`:
-/// bzip2, xz or Zstandard).
+/// bzip2, xz or Zstandard, when it is not given as a stream). `streams`: the binary file
+/// objects of the qrels' and run's decompressed bytes, where the caller decompresses
+/// them (as `read_trec`'s `stream`), else None.
 #[pyfunction]
+#[pyo3(signature = (qrels, run, specs, relstring, streams=(None, None)))]
 fn trec_eval_table(
     py: Python<'_>,
     qrels: std::path::PathBuf,
     run: std::path::PathBuf,
     specs: Vec<Bound<'_, RankingSpec>>,
     relstring: Option<(usize, bool, Option<usize>, bool)>,
+    streams: Streams,
 ) -> PyResult<Py<PyAny>> {
     use crate::trec_eval::{evaluate, Relstring};
     let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
@@ -184,7 +196,11 @@ fn trec_eval_table(
         judged_only,
     });
     crate::pages::rearm();
-    let done = with_files(py, &qrels, &run, |q, r| evaluate(q, r, &specs, relstring))?;
+    let files = (
+        (qrels.as_path(), streams.0.as_ref()),
+        (run.as_path(), streams.1.as_ref()),
+    );
+    let done = with_files(py, files, |q, r| evaluate(q, r, &specs, relstring))?;
     let t = match done {
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
         Ok(t) => t,
@@ -221,21 +237,25 @@ fn trec_eval_table(
 /// tied scores, one list of values per spec and one of auxiliary values (each query's
 /// relevant documents), the run's queries and lines, and how the ids match (as
 /// `trec_eval_table`). For a file the core does not evaluate as it is, returns
-/// `("qrels" or "run", compressed)`, as `trec_eval_table` does.
+/// `("qrels" or "run", compressed)`, and reads `streams`, as `trec_eval_table` does.
 #[pyfunction]
+#[pyo3(signature = (qrels, run, specs, single, streams=(None, None)))]
 fn trec_rank_table(
     py: Python<'_>,
     qrels: std::path::PathBuf,
     run: std::path::PathBuf,
     specs: Vec<Bound<'_, RankingSpec>>,
     single: bool,
+    streams: Streams,
 ) -> PyResult<Py<PyAny>> {
     use crate::trec_eval::evaluate_users;
     let specs: Vec<Spec> = specs.iter().map(|s| s.get().0).collect();
     crate::pages::rearm();
-    let done = with_files(py, &qrels, &run, |q, r| {
-        evaluate_users(q, r, &specs, single)
-    })?;
+    let files = (
+        (qrels.as_path(), streams.0.as_ref()),
+        (run.as_path(), streams.1.as_ref()),
+    );
+    let done = with_files(py, files, |q, r| evaluate_users(q, r, &specs, single))?;
     let t = match done {
         Err(refused) => return Ok(refused.into_pyobject(py)?.into_any().unbind()),
         Ok(t) => t,
@@ -255,20 +275,20 @@ fn trec_rank_table(
 /// files' rows cannot be had, never aborting the process.
 fn with_files<T: Send>(
     py: Python<'_>,
-    qrels: &std::path::Path,
-    run: &std::path::Path,
+    files: (Source<'_>, Source<'_>),
     compute: impl FnOnce(&trec::Parsed, &trec::Parsed) -> Result<T, Refused> + Send,
 ) -> PyResult<Result<T, (&'static str, bool)>> {
-    let read =
-        |path: &std::path::Path, kind: Kind, which: &'static str| match trec::read_file(path, kind)
-        {
-            Ok(Ok(p)) => Ok(p),
-            Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
-            Ok(Err(_)) => Err((which, false)),
-        };
+    let ((qrels, q_stream), (run, r_stream)) = files;
+    let read = |(path, stream): Source<'_>, kind: Kind, which: &'static str| match read_source(
+        path, stream, kind,
+    ) {
+        Ok(Ok(p)) => Ok(p),
+        Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
+        Ok(Err(_)) => Err((which, false)),
+    };
     let done = py.detach(|| {
-        let q = read(qrels, Kind::Qrels, "qrels").map_err(Ok)?;
-        let r = read(run, Kind::Run, "run").map_err(Ok)?;
+        let q = read((qrels, q_stream), Kind::Qrels, "qrels").map_err(Ok)?;
+        let r = read((run, r_stream), Kind::Run, "run").map_err(Ok)?;
         compute(&q, &r).map_err(|e| match e {
             Refused::Qrels => Ok(("qrels", false)),
             Refused::Run => Ok(("run", false)),
@@ -283,6 +303,49 @@ fn with_files<T: Send>(
             &format!("the rows of {} and {}", run.display(), qrels.display()),
             "evaluate fewer queries at a time (both files split by query)",
         )),
+    }
+}
+
+/// The binary file objects of the decompressed bytes of a qrels file and a run
+/// file, each None where the core reads the file itself.
+type Streams = (Option<Py<PyAny>>, Option<Py<PyAny>>);
+
+/// A TREC file: its path, and the binary file object of its decompressed bytes
+/// where the caller decompresses it.
+type Source<'a> = (&'a std::path::Path, Option<&'a Py<PyAny>>);
+
+/// The TREC text of `path` parsed, or of `stream` (the file's decompressed bytes)
+/// when given; called outside the interpreter's lock.
+fn read_source(
+    path: &std::path::Path,
+    stream: Option<&Py<PyAny>>,
+    kind: Kind,
+) -> std::io::Result<Result<trec::Parsed, TrecError>> {
+    match stream {
+        None => trec::read_file(path, kind),
+        Some(stream) => trec::parse_reader(PyStream(stream), kind, trec::Sizes::default()),
+    }
+}
+
+/// A Python binary file object read as `std::io::Read` (its `read(n)`, which
+/// returns bytes), the interpreter's lock taken for each read; its errors are
+/// `io::Error`s of their message.
+struct PyStream<'a>(&'a Py<PyAny>);
+
+impl std::io::Read for PyStream<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        Python::attach(|py| {
+            let mut read = || -> PyResult<usize> {
+                let data = self.0.bind(py).call_method1("read", (buf.len(),))?;
+                let data = data.cast::<PyBytes>()?.as_bytes();
+                if data.len() > buf.len() {
+                    return Err(PyValueError::new_err("read(n) returned more than n bytes"));
+                }
+                buf[..data.len()].copy_from_slice(data);
+                Ok(data.len())
+            };
+            read().map_err(|e| std::io::Error::other(e.value(py).to_string()))
+        })
     }
 }
 

@@ -128,6 +128,7 @@ def _report(
     """The report of ``run`` against ``qrels`` as ``evaluate`` makes it; None where the
     core does not read the files as they are, or ``evaluate`` warns about the ids."""
     from .._kernels import compiled
+    from ..data._open import core_streams
     from ..ranking.specs import kernel_spec, tie_checked
     from ..trec.trec_eval import unmatched_due
 
@@ -135,7 +136,8 @@ def _report(
     kernel = [kernel_spec(specs[t], convs[t]) for t in metrics]
     kernel += [kernel_spec(specs[t], replace(convs[t], ties="average")) for t in checked]
     single = any(convs[t].ties == "trec" for t in checked)
-    out = compiled().trec_rank_table(qrels, run, kernel, single)
+    with core_streams(qrels, run) as streams:
+        out = compiled().trec_rank_table(qrels, run, kernel, single, streams)
     if len(out) == 2:  # a file the readers of run_rank read and report on
         return None
     users, in_run, tied, columns, aux, (n_run_users, _), matching = out

@@ -19,6 +19,7 @@ __all__ = [
     "check_file",
     "check_not_parquet",
     "compression_of",
+    "core_streams",
     "file_error",
     "header_not_utf8",
     "is_parquet",
@@ -74,6 +75,23 @@ def open_input(path: str, raw: Any = None) -> Any:
         return pa.PythonFile(lzma.open(path if raw is None else raw, "rb"), mode="r")
     source = pa.OSFile(path) if raw is None else pa.PythonFile(raw, mode="r")
     return pa.CompressedInputStream(source, codec)
+
+
+@contextmanager
+def core_streams(*paths: str) -> Iterator[tuple[Any, ...]]:
+    """What the compiled core's TREC reader takes beside each of ``paths``: the
+    :func:`open_input` stream of the decompressed bytes of a file compressed
+    otherwise than with gzip (bzip2, xz, Zstandard, which the core does not
+    decompress), None for a file it reads itself (plain text, gzip, a pipe).
+    Closed on exit."""
+    from contextlib import ExitStack
+
+    with ExitStack() as opened:
+        streams = tuple(
+            None if compression_of(p) in (None, "gzip") else opened.enter_context(open_input(p))
+            for p in paths
+        )
+        yield streams
 
 
 @contextmanager

@@ -265,16 +265,8 @@ class Qrels(_RankedBase):
         """From a TREC qrels file: ``user iteration item grade`` per line (compressed
         too). Errors name the file and line."""
         with io.located(path, "trec"):
-            native = io.read_trec_native(path, "qrels")
-            if native is not None:
-                users, items, grades, _ = native
-                return cls(users, items, grades)
-            (users, _, items, grades), lines = io.read_whitespace_table(
-                path, 4, "user iteration item grade"
-            )
-            io.check_trec_rows(path, len(lines), "qrels")
-            g = io.parse_numbers(grades, path, lines, "grade", integer=True)
-            return cls(users, items, g)
+            users, items, grades, _ = io.read_trec(path, "qrels")
+            return cls(users, items, grades)
 
     @classmethod
     def from_file(
@@ -573,25 +565,12 @@ class Run(_RankedBase):
 
     @classmethod
     def _read_trec(cls, path: str | os.PathLike[str], name: str | None) -> Run:
-        native = io.read_trec_native(path, "run")
-        if native is not None:  # finite float64 scores of ours, ranked in place
-            users, items, scores, tag = native
-            self = cls.__new__(cls)
-            offsets, rows, item_codes, _ = self._encode(users, items)
-            name = tag if name is None else name
-            self._build(offsets, rows, item_codes, scores, False, name, own_values=True)
-            return self
-        (users, _, items, _, scores, tags), lines = io.read_whitespace_table(
-            path, 6, "user Q0 item rank score tag", extra_fields=True
-        )
-        io.check_trec_rows(path, len(lines), "run")
-        s = io.parse_numbers(scores, path, lines, "score", integer=False)
-        if not np.isfinite(s).all():
-            i = int(np.flatnonzero(~np.isfinite(s))[0])
-            raise io.not_finite_score(path, int(lines[i]), scores[i].as_py())
-        if name is None and len(tags):
-            name = tags[-1].as_py()  # the last line's, as trec_eval's runid
-        return cls(users, items, s, name=name)
+        users, items, scores, tag = io.read_trec(path, "run")
+        self = cls.__new__(cls)  # finite float64 scores of ours, ranked in place
+        offsets, rows, item_codes, _ = self._encode(users, items)
+        name = tag if name is None else name
+        self._build(offsets, rows, item_codes, scores, False, name, own_values=True)
+        return self
 
     @classmethod
     def from_file(

@@ -2,7 +2,8 @@
 
 pandas and polars are never imported here: a DataFrame is recognised by its
 type's module and read through its own methods. Files are read with pyarrow
-(CSV, Parquet, TREC text). Text files compressed with gzip, bzip2, xz or
+(CSV, Parquet, the TREC text of judgment groups and preferences) and the compiled
+core (TREC qrels and runs). Text files compressed with gzip, bzip2, xz or
 Zstandard are recognised by their first bytes (not their suffix) and read
 decompressed; a UTF-8 byte-order mark is skipped, and lines may end with
 ``\n``, ``\r\n`` or ``\r``.
@@ -30,7 +31,7 @@ from ._open import (
     check_file,
     check_has_columns,
     check_not_parquet,
-    compression_of,
+    core_streams,
     file_error,
     header_not_utf8,
     is_stream,
@@ -181,18 +182,17 @@ def read_whitespace_table(
     return columns, keep + 1
 
 
-def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
-    """A TREC qrels or run file read by the compiled core, or None when Arrow reads it.
+def read_trec(path: str | os.PathLike[str], kind: str) -> Any:
+    """A TREC qrels or run file (plain text or compressed) read by the compiled core.
 
     Returns ``(users, items, values, tag)``: users and items already encoded
     (:class:`~receval.data._encode.EncodedIds`: codes in order of first appearance
     and the distinct ids, an Arrow ``large_string`` array; the users as CSR offsets
     when the file's rows are grouped by user), int64 grades or float64 scores
     (finite), and the run tag of the last line (trec_eval's ``runid``).
-    Errors are those of :func:`read_whitespace_table` and :func:`parse_numbers`,
-    naming file and line; a Parquet file is named so, with the format to pass. The
-    core reads plain and gzip text; a file compressed otherwise (bzip2, xz,
-    Zstandard) returns None: Arrow's reader decompresses it.
+    Errors name file and line; a Parquet file is named so, with the format to
+    pass. The core reads plain and gzip text; the bytes of a file compressed
+    otherwise (bzip2, xz, Zstandard) are decompressed for it (:func:`core_streams`).
     """
     from .._kernels import compiled
 
@@ -200,10 +200,9 @@ def read_trec_native(path: str | os.PathLike[str], kind: str) -> Any:
     name = os.fspath(path)
     check_file(name)
     check_not_parquet(name, "trec")  # its binary bytes are no line of fields (a pipe's: the core)
-    if compression_of(name) not in (None, "gzip"):
-        return None
     try:
-        out = core.read_trec(name, kind)
+        with core_streams(name) as (stream,):
+            out = core.read_trec(name, kind, stream)
     except OSError as exc:  # the core's message starts with the path
         why = sentence(exc).removeprefix(f"{name}: ")
         if why.startswith("the file is Parquet"):  # a pipe's first bytes, which it read

@@ -211,22 +211,8 @@ def _from_trec(path: str, name: str) -> Rows:
     (``user iteration item grade``) otherwise; repeated pairs kept."""
     kind = "run" if name == "run" else "qrels"
     with io.located(path, "trec"):
-        native = io.read_trec_native(path, kind)
-        if native is not None:
-            users, items, values, _ = native
-            return _rows(name, {"user": users, "item": items, "value": values}, None)
-        if kind == "run":
-            (users, _, items, _, values, _), lines = io.read_whitespace_table(
-                path, 6, "user Q0 item rank score tag", extra_fields=True
-            )
-        else:
-            (users, _, items, values), lines = io.read_whitespace_table(
-                path, 4, "user iteration item grade"
-            )
-        numbers = io.parse_numbers(
-            values, path, lines, "score" if kind == "run" else "grade", integer=kind != "run"
-        )
-        return _rows(name, {"user": users, "item": items, "value": numbers}, None)
+        users, items, values, _ = io.read_trec(path, kind)
+        return _rows(name, {"user": users, "item": items, "value": values}, None)
 
 
 def _file_columns(path: str, fmt: str) -> list[str]:

@@ -262,6 +262,7 @@ def _core_table(
     query's documents and computes every value in one call, each as the ranking
     kernel's spec of its measure (:func:`kernel_specs`)."""
     from .._kernels import compiled
+    from ..data._open import core_streams
 
     core = compiled()
     named = kernel_specs(o, values)
@@ -271,13 +272,10 @@ def _core_table(
         given = next(g for m, g in selected if m.name == "relstring")
         length = max(atol(split_list(given)[0]), 0) if given else 10
         relstring = (length, given is None, o.max_retrieved, o.judged_only)
-    out = core.trec_eval_table(qrels, run, specs, relstring)
+    with core_streams(qrels, run) as streams:
+        out = core.trec_eval_table(qrels, run, specs, relstring, streams)
     if len(out) == 2:  # a file the core does not take as it is
-        with _decompressed(qrels, run) as (qrels, run):
-            out = core.trec_eval_table(qrels, run, specs, relstring)
-        if len(out) == 2:
-            raise InputValidationError(f"trec-eval: {qrels if out[0] == 'qrels' else run}: "
-                                       f"cannot be evaluated.")  # fmt: skip
+        raise _refused(out[0], qrels, run)
     queries, in_run, columns, relstrings, tag, positive, matching, examples, run_only = out
     if specs:
         _warn_unmatched(matching, examples)
@@ -374,29 +372,19 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
                    "evaluate")  # fmt: skip
 
 
-@contextlib.contextmanager
-def _decompressed(qrels: str, run: str) -> Iterator[tuple[str, str]]:
-    """The files read by receval's readers, which raise for a file that does not
-    parse, naming file and line; those that read are bzip2, xz or Zstandard text,
-    decompressed into a temporary directory for the core."""
-    import shutil
-    import tempfile
-
-    from ..data._open import compression_of, open_input
+def _refused(which: str, qrels: str, run: str) -> InputValidationError:
+    """The error of the file (``which``: ``"qrels"`` or ``"run"``) that the compiled
+    core does not evaluate as it is: that of receval's reader of the file, which
+    names file and line (a file that does not parse, has no line, or holds an id that
+    is not UTF-8); else the file named."""
     from ..data._ranked import Qrels, Run
 
-    Qrels.from_file(qrels, file_format="trec")
-    Run.from_file(run, file_format="trec")
-    with tempfile.TemporaryDirectory() as directory:
-        paths = []
-        for path, name in ((qrels, "qrels"), (run, "run")):
-            if compression_of(path) in (None, "gzip"):
-                paths.append(path)
-                continue
-            paths.append(os.path.join(directory, name))
-            with open_input(path) as source, open(paths[-1], "wb") as fh:
-                shutil.copyfileobj(source, fh)
-        yield paths[0], paths[1]
+    if which == "qrels":
+        Qrels.from_file(qrels, file_format="trec")
+    else:
+        Run.from_file(run, file_format="trec")
+    return InputValidationError(f"trec-eval: {qrels if which == 'qrels' else run}: cannot be "
+                                f"evaluated.")  # fmt: skip
 
 
 def _python_table(o: TrecEvalOptions, values: list[MeasureValue], qrels: str, run: str) -> _Table:

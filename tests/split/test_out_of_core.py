@@ -158,7 +158,8 @@ def test_a_csv_log_whose_quoted_values_hold_line_ends_splits_as_in_memory(tmp_pa
 )
 def test_files_of_different_time_units_split_as_one_log(tmp_path, method, kwargs):
     """Times in ms in one file and in µs in another are compared as times (in µs),
-    not as their numbers of ticks: the split equals the in-memory one of the rows."""
+    not as their numbers of ticks: the split equals the in-memory one of the rows, and
+    so does the split of the directory in memory (which refused the two units)."""
     rng = np.random.default_rng(5)
     n = 400
     micros = rng.integers(1_700_000_000_000_000, 1_720_000_000_000_000, n)
@@ -182,9 +183,14 @@ def test_files_of_different_time_units_split_as_one_log(tmp_path, method, kwargs
     test = pq.read_table(tmp_path / "b.parquet")
     assert sorted(test["item"].to_pylist()) == sorted(want.test["item"].to_pylist())
     assert test.schema.field("timestamp").type == pa.timestamp("us")
+    in_memory = getattr(split, method)(directory, **kwargs)
+    assert in_memory.summary() == want.summary()
+    assert in_memory.test.schema.field("timestamp").type == pa.timestamp("us")
+    assert sorted(in_memory.test["item"].to_pylist()) == sorted(test["item"].to_pylist())
 
 
-def test_files_whose_times_share_no_unit_are_refused(tmp_path):
+@pytest.mark.parametrize("path", ["memory", "scan"])
+def test_files_whose_times_share_no_unit_are_refused(tmp_path, path):
     directory = tmp_path / "log"
     directory.mkdir()
     days = pa.array([19000], pa.int32()).cast(pa.date32())
@@ -194,8 +200,9 @@ def test_files_whose_times_share_no_unit_are_refused(tmp_path):
         pa.table({"user": [1], "item": [2], "timestamp": stamps}), directory / "b.parquet"
     )
     out = {"train_path": tmp_path / "a.parquet", "test_path": tmp_path / "b.parquet"}
+    given = (directory, {}) if path == "memory" else (receval.scan(directory), out)
     with pytest.raises(receval.exceptions.InputValidationError) as info:
-        split.leave_last_out(receval.scan(directory), **out)
+        split.leave_last_out(given[0], **given[1])
     assert str(info.value) == (
         f"leave_last_out: the time column 'timestamp' is date32[day] in {directory / 'a.parquet'} "
         f"and timestamp[ms] in {directory / 'b.parquet'}, which hold no common time; give every "

@@ -77,13 +77,15 @@ def pick_time(names: list[str], time: str | None, func: str) -> str:
     return found
 
 
-def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: str) -> Any:
+def read_file(
+    path: str | os.PathLike[str], id_columns: tuple[str, ...], func: str, time: str | None = None
+) -> Any:
     """A whole CSV/TSV/Parquet file as an Arrow table (ids in CSV kept as strings), or
     the Parquet files of a directory, as :func:`receval.scan` finds them, one after
-    the other."""
+    the other (``time``: the time column, if named)."""
     path = os.fspath(path)
     if os.path.isdir(path):
-        return _read_directory(path, func)
+        return _read_directory(path, func, time)
     fmt = io.infer_format(path)
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -101,11 +103,13 @@ def read_file(path: str | os.PathLike[str], id_columns: tuple[str, ...], func: s
     return io.read_table(path, names, func, fmt, id_columns=id_columns)
 
 
-def _read_directory(path: str, func: str) -> Any:
+def _read_directory(path: str, func: str, time: str | None) -> Any:
     """The rows of a directory's Parquet files (those :func:`receval.scan` reads, in its
     order) as one Arrow table, the keys of ``key=value`` directories (hive partitions)
     as columns after the files' own, as :func:`receval.scan` reads them; a column the
-    files hold in types of one kind is held in :func:`held_type`'s."""
+    files hold in types of one kind is held in :func:`held_type`'s, the time column
+    (``time``, else the first of :data:`TIME_NAMES` present) in
+    :func:`held_time_type`'s, as a split of the directory out of core reads them."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -114,11 +118,13 @@ def _read_directory(path: str, func: str) -> Any:
     source = scan(path)
     tables = [source.with_keys(i, pq.read_table(f)) for i, f in enumerate(source.paths)]
     names = dict.fromkeys(name for table in tables for name in table.column_names)
+    time = time if time is not None else next((n for n in TIME_NAMES if n in names), None)
     types: dict[str, Any] = {}
     for name in names:
         given = [(p, t.schema.field(name).type) for p, t in zip(source.paths, tables, strict=True)
                  if name in t.column_names]  # fmt: skip
-        types[name] = held_type(name, given, func)
+        held = held_time_type if name == time else held_type
+        types[name] = held(name, given, func)
     for i, (part, table) in enumerate(zip(source.paths, tables, strict=True)):
         columns = []
         for field, column in zip(table.schema, table.columns, strict=True):
@@ -160,6 +166,24 @@ def held_type(name: str, types: list[tuple[str, Any]], func: str) -> Any:
     return held
 
 
+def held_time_type(name: str, types: list[tuple[str, Any]], func: str) -> Any:
+    """The one Arrow type that files holding the time column ``name`` in ``types``
+    (``(path, type)`` of each, in order) are read in: the finest unit of their
+    timestamps (times in ms in one file and in µs in another are compared in µs),
+    floats for integers beside floats (:func:`wider_type`). Types that share no time
+    (dates beside timestamps, a time zone beside none) are refused."""
+    (first, expected), held = types[0], types[0][1]
+    for path, given in types[1:]:
+        held = wider_type(held, given)
+        if held is None:
+            raise InputValidationError(
+                f"{func}: the time column {name!r} is {expected} in {first} and {given} in "
+                f"{path}, which hold no common time; give every file one type of time (e.g. "
+                f"timestamps, with or without a time zone in all)."
+            )
+    return held
+
+
 def wider_type(a: Any, b: Any) -> Any:
     """The Arrow type that holds the values of types ``a`` and ``b``, as
     ``pyarrow.unify_schemas`` with ``promote_options="permissive"`` widens them (the
@@ -188,7 +212,8 @@ def read_log(
     file's bad values are named by their line (CSV, TSV) or row (Parquet)."""
     where: Any = nullcontext()
     if isinstance(data, (str, os.PathLike)):
-        path, data = data, read_file(data, tuple(c for c in (user, item) if c is not None), func)
+        ids = tuple(c for c in (user, item) if c is not None)
+        path, data = data, read_file(data, ids, func, time)
         if not data.num_rows:
             raise io.header_only(path)
         where = io.located(path, io.infer_format(os.fspath(path)), (user, item or user))

@@ -26,7 +26,7 @@ from ..data._open import sentence
 from ..data._origin import Batch, Origin, located
 from ..data._times import check_zone, cutoff_key, time_column
 from ..exceptions import InputValidationError, InvalidParameterError
-from ._log import held_type, pick_time, wider_type
+from ._log import held_time_type, held_type, pick_time
 from ._order import last_of_each, lerp, user_order
 from ._result import SplitResult
 
@@ -335,31 +335,18 @@ def _one_layout(scan: Any, time: str, func: str) -> dict[str, Any]:
 
 def _time_type(scan: Any, name: str, func: str) -> Any:
     """The one Arrow type the times of a Parquet scan are read as, where its files
-    hold them with different types (else None: as the files hold them): the finest
-    unit of their timestamps (times in ms in one file and in µs in another are
-    compared in µs), floats for integers beside floats. Types that share no time
-    (dates beside timestamps, a time zone beside none) are refused."""
+    hold them with different types (:func:`~receval.split._log.held_time_type`); else
+    None: as the files hold them."""
     if scan.file_format != "parquet" or scan.column_type(name) is not None:
         return None
-    unified: Any = None
-    first: tuple[str, Any] = ("", None)
-    for path, kind in scan.column_types(name):
+    types = scan.column_types(name)
+    for path, kind in types:
         if kind is None:
             raise InputValidationError(
                 f"{func}: {path} has no time column {name!r}, which {scan.paths[0]} has; "
                 f"every file of the scan needs it."
             )
-        if unified is None:
-            unified, first = kind, (path, kind)
-            continue
-        unified = wider_type(unified, kind)
-        if unified is None:
-            raise InputValidationError(
-                f"{func}: the time column {name!r} is {first[1]} in {first[0]} and "
-                f"{kind} in {path}, which hold no common time; give every file "
-                f"one type of time (e.g. timestamps, with or without a time zone in all)."
-            )
-    return unified
+    return held_time_type(name, types, func)
 
 
 def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, Any, str | None]:

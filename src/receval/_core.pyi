@@ -99,6 +99,7 @@ __all__ = [
     "evaluate_users",
     "events_before_signup",
     "exact_dot",
+    "exact_group_sums",
     "exact_products",
     "exact_sum",
     "exact_sums",
@@ -147,6 +148,7 @@ __all__ = [
     "rank_rows_into",
     "read_trec",
     "roc_auc_checked",
+    "rounded_sum",
     "row_dots",
     "runs",
     "seen_rows",
@@ -422,6 +424,8 @@ def exact_products(
 def exact_sum(
     x: NDArray[np.float64], n_chunks: int, carry_every: int = ...
 ) -> NDArray[np.int64]: ...
+def rounded_sum(acc: NDArray[np.int64]) -> float: ...
+def exact_group_sums(x: NDArray[np.float64], offsets: NDArray[np.int64]) -> NDArray[np.int64]: ...
 def exact_sums(
     terms: list[tuple[NDArray[np.float64], NDArray[np.float64] | None, str]],
     log_loss: tuple[NDArray[np.int8], NDArray[np.float64], NDArray[np.float64], float]

@@ -2,6 +2,7 @@
 
 import math
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -232,3 +233,51 @@ def test_fieldwise_sum_adds_every_exact_sum_in_one_call():
 def test_add_exact_names_a_bad_accumulator():
     with pytest.raises(ValueError, match="accumulators must have"):
         k.add_exact([np.zeros(3, dtype=np.int64)], [np.zeros(3, dtype=np.int64)])
+
+
+@given(st.lists(wide, max_size=60), st.data())
+def test_group_sums_equal_each_group_summed_alone(values, data):
+    """Every group's digits in one call of one array, empty groups included."""
+    from receval.engine.sums import exact_group_sums
+
+    x = np.array(values, dtype=np.float64)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(x)), max_size=6)))
+    offsets = np.array([0, *cuts, len(x)], dtype=np.int64)
+    got = exact_group_sums(x, offsets)
+    assert len(got) == len(offsets) - 1
+    for (a, b), s in zip(pairwise(offsets), got, strict=True):
+        assert np.array_equal(s.digits, ExactSum.of(x[a:b]).digits)
+
+
+@given(st.lists(st.lists(wide, max_size=20), min_size=1, max_size=6))
+def test_the_value_is_the_exact_fraction_rounded_once(parts):
+    """The core's rounding (ties to even, subnormal results, an infinity past the
+    float range) equals Python's of the exact fraction, on merged sums too, whose
+    digits are past any one float's."""
+    total = ExactSum.zero()
+    for part in parts:
+        total = total + ExactSum.of(np.array(part, dtype=np.float64))
+    exact = total.as_fraction()
+    try:
+        expected = float(exact)
+    except OverflowError:
+        expected = math.inf if exact > 0 else -math.inf
+    assert total.value == expected
+    if expected == 0:
+        assert math.copysign(1.0, total.value) == 1.0  # +0.0, -0.0 summed too
+
+
+def test_sums_that_are_not_finite_round_as_counted():
+    assert math.isnan(ExactSum.of([math.inf, -math.inf]).value)
+    assert math.isnan(ExactSum.of([1.0, math.nan]).value)
+    assert ExactSum.of([-math.inf, 1e308]).value == -math.inf
+    assert ExactSum.of([1e308] * 4).value == math.inf
+
+
+def test_group_sums_and_rounding_name_bad_input():
+    with pytest.raises(ValueError, match="offsets must be nondecreasing positions in x"):
+        k.exact_group_sums(np.ones(3), np.array([0, 2, 1], dtype=np.int64))
+    with pytest.raises(ValueError, match="offsets must be nondecreasing positions in x"):
+        k.exact_group_sums(np.ones(3), np.array([0, 4], dtype=np.int64))
+    with pytest.raises(ValueError, match="an accumulator must have"):
+        k.rounded_sum(np.zeros(3, dtype=np.int64))

@@ -158,6 +158,54 @@ fn exact_sums<'py>(
     Ok(out.into_pyarray(py))
 }
 
+/// Accumulators (one row each, int64 `(k, SIZE)`) of the sums of the `k` groups of
+/// `x`: group `i` the values `x[offsets[i]..offsets[i + 1]]` (`offsets`: `k + 1`
+/// nondecreasing positions in `x`), each as `exact_sum` gives it. The exact sums of
+/// many groups (the users of each segment) in one call, of one array: a term of
+/// `exact_sums` a group would borrow a view of `x` each, whose checks against the
+/// views borrowed before grow with their number.
+#[pyfunction]
+fn exact_group_sums<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let (x, offsets) = (slice(&x, "x")?, slice(&offsets, "offsets")?);
+    let within = |&o: &i64| usize::try_from(o).is_ok_and(|o| o <= x.len());
+    if !offsets.iter().all(within) || offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(PyValueError::new_err(
+            "exact_group_sums: offsets must be nondecreasing positions in x",
+        ));
+    }
+    let groups = offsets.len().saturating_sub(1);
+    let flat = py.detach(|| {
+        let mut flat = Vec::with_capacity(groups * sums::SIZE);
+        for w in offsets.windows(2) {
+            let part = &x[w[0] as usize..w[1] as usize];
+            let n_chunks = sums::chunks_for(part.len());
+            flat.extend_from_slice(&sums::exact_sum(part, n_chunks, sums::CARRY_EVERY));
+        }
+        flat
+    });
+    let out = numpy::ndarray::Array2::from_shape_vec((groups, sums::SIZE), flat)
+        .map_err(|err| PyValueError::new_err(err.to_string()))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// The value of an accumulator (int64, length SIZE) rounded once to the nearest
+/// float64, ties to even: nan if it counted a nan or both infinities, an infinity if
+/// it counted one, an infinity beyond the float range.
+#[pyfunction]
+fn rounded_sum(acc: PyReadonlyArray1<'_, i64>) -> PyResult<f64> {
+    let acc: &sums::Acc = slice(&acc, "acc")?.try_into().map_err(|_| {
+        PyValueError::new_err(format!(
+            "rounded_sum: an accumulator must have {} elements",
+            sums::SIZE
+        ))
+    })?;
+    Ok(sums::rounded(acc))
+}
+
 /// The sums `a[i] + b[i]` of pairs of accumulators (normalized), one row each
 /// (int64 `(k, SIZE)`): a state's exact sums merged in one call.
 #[pyfunction]
@@ -345,6 +393,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exact_dot, m)?)?;
     m.add_function(wrap_pyfunction!(exact_products, m)?)?;
     m.add_function(wrap_pyfunction!(exact_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_group_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(rounded_sum, m)?)?;
     m.add_function(wrap_pyfunction!(add_exact, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(binary_log_loss_exact, m)?)?;

@@ -143,14 +143,9 @@ class ExactSum:
 
     @property
     def value(self) -> float:
-        """The sum rounded once to the nearest float64 (inf beyond the float range)."""
-        total = self._total()
-        if isinstance(total, float):
-            return total
-        try:
-            return total / (1 << 1074)  # int / int: correctly rounded
-        except OverflowError:
-            return float("inf") if total > 0 else float("-inf")
+        """The sum rounded once to the nearest float64, ties to even (inf beyond the
+        float range)."""
+        return float(compiled().rounded_sum(self.digits))
 
     def as_fraction(self) -> Fraction | float:
         """The sum as an exact :class:`~fractions.Fraction` (the float inf or nan when
@@ -201,6 +196,26 @@ def exact_sums(terms: list[Term], log_loss: LossTerm | None = None) -> list[Exac
         loss = (np.ascontiguousarray(labels, dtype=np.int8), np.ascontiguousarray(proba, dtype=f64),
                 np.ascontiguousarray(weights, dtype=f64), float(eps))  # fmt: skip
     return [ExactSum(row) for row in compiled().exact_sums(args, loss)]
+
+
+def exact_group_sums(x: np.ndarray, offsets: np.ndarray) -> list[ExactSum]:
+    """The exact sum of each group of ``x``: group ``i`` the values ``x[offsets[i]:
+    offsets[i + 1]]`` (``offsets``: nondecreasing positions in ``x``), every group in
+    one call of the core.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval.engine.sums import exact_group_sums
+    >>> x = np.array([0.1, 0.2, 1e300, -1e300, 3.0])
+    >>> [s.value for s in exact_group_sums(x, np.array([0, 2, 4, 4, 5]))]
+    [0.30000000000000004, 0.0, 0.0, 3.0]
+    """
+    rows = compiled().exact_group_sums(
+        np.ascontiguousarray(x, dtype=np.float64).ravel(),
+        np.ascontiguousarray(offsets, dtype=np.int64).ravel(),
+    )
+    return [ExactSum(row) for row in rows]
 
 
 def fieldwise_sum(a: _State, b: _State) -> _State:

@@ -36,7 +36,16 @@ from .kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from .metric import data_columns, second_and_weight
 from .rounding import ROUNDING, RoundedWeights
 from .states import EXPONENT, at_one_weight_shift, invalid_state, plain_pair
-from .sums import WEIGHT_SHIFT, ExactSum, Term, chunks_for, exact_sums, fieldwise_sum, ratio
+from .sums import (
+    WEIGHT_SHIFT,
+    ExactSum,
+    Term,
+    chunks_for,
+    exact_group_sums,
+    exact_sums,
+    fieldwise_sum,
+    ratio,
+)
 
 __all__ = [
     "GroupTotals",
@@ -599,14 +608,14 @@ def mean_states(
             denominators = denominators[kept]
     if kind == "geometric":
         x = np.log(np.maximum(x, GEOMETRIC_FLOOR))
-    columns = [x] if denominators is None else [x, denominators]
-    spans = list(pairwise(bounds.tolist()))
-    sums = exact_sums([(c[a:b], None, "value") for c in columns for a, b in spans])
-    n = len(spans)
-    dens: list[ExactSum | None] = [*sums[n:]] if denominators is not None else [None] * n
-    kind = "pooled" if denominators is not None else kind
-    return [MeanState(total, b - a, den, kind)
-            for total, den, (a, b) in zip(sums[:n], dens, spans, strict=True)]  # fmt: skip
+    totals = exact_group_sums(x, bounds)
+    n = len(totals)
+    dens: list[ExactSum | None] = [None] * n
+    if denominators is not None:
+        dens, kind = [*exact_group_sums(denominators, bounds)], "pooled"
+    counts = np.diff(bounds).tolist()
+    return [MeanState(total, count, den, kind)
+            for total, den, count in zip(totals, dens, counts, strict=True)]  # fmt: skip
 
 
 def counts_by_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:

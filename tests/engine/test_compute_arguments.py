@@ -38,3 +38,34 @@ def test_update_missing_argument_of_totals_metric():
     # a prepare that takes *args: Python's TypeError came through
     with pytest.raises(InvalidParameterError, match="missing a required argument: 'y_true'"):
         rv.metric("pcoc").update()
+
+
+ACCUMULATOR_OPTIONS = [
+    {"window": 3}, {"window_unit": "rows"}, {"decay": 0.5}, {"background": True},
+    {"whole_groups": True},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("option", ACCUMULATOR_OPTIONS)
+def test_compute_refuses_the_options_of_an_accumulator(option):
+    # window=3 was taken and dropped: the value of every row, not of a window
+    (key,) = option
+    with pytest.raises(InvalidParameterError) as info:
+        rv.compute("roc_auc", [1, 0], [0.5, 0.2], **option)
+    assert str(info.value) == (
+        f"receval.compute('roc_auc') takes no option {key!r}: it computes the metric on the "
+        f"rows given, at once; pass {key}= to receval.metric('roc_auc', ...) to accumulate "
+        f"batches with it."
+    )
+
+
+@pytest.mark.parametrize("make", ["metric", "compute"])
+def test_a_ranking_accumulator_names_itself_in_its_option_errors(make):
+    # they named evaluate, which the user did not call
+    args = ({"u": {"a": 1}}, {"u": {"a": 0.9}}) if make == "compute" else ()
+    with pytest.raises(InvalidParameterError) as info:
+        getattr(rv, make)("ndcg@10", *args, ties="random")
+    assert str(info.value) == (
+        "The 'ties' parameter of receval.metric('ndcg@10') must be one of ['average', "
+        "'id_ascending', 'id_descending', 'input', 'trec', 'worst']. Got 'random' instead."
+    )

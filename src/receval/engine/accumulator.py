@@ -259,6 +259,16 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     import inspect
 
     defn = definition(name, options)
+    # the accumulator's own options (a window, a decay, ...) tell nothing of one call's rows
+    own_options = [p.name for p in inspect.signature(metric).parameters.values()
+                   if p.kind is p.KEYWORD_ONLY]  # fmt: skip
+    held = next((k for k in own_options if k in options), None)
+    if held is not None:
+        raise InvalidParameterError(
+            f"receval.compute({name!r}) takes no option {held!r}: it computes the metric on "
+            f"the rows given, at once; pass {held}= to receval.metric({name!r}, ...) to "
+            f"accumulate batches with it."
+        )
     data_names = {*defn.inputs, "sample_weight"}  # weights a metric takes none of: refused
     own = inspect.signature(defn.check_params).parameters  # an option that is also data:
     kwargs = {  # its value (gauc's weighting="clicks") is the option, per-row values data

@@ -73,7 +73,7 @@ def _ranking_params(
     props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
     conventions = default_estimator(conventions, props)
     spec, _ = metric_conventions(
-        metric, popularity=table, item_categories=item_categories, **conventions
+        metric, popularity=table, item_categories=item_categories, func=func, **conventions
     )
     if props is not None:
         conventions = {**conventions, "propensities": props}

@@ -44,9 +44,11 @@ def metric_conventions(
     profile: str | None = None,
     popularity: Any = None,
     item_categories: Any = None,
+    func: str = "evaluate",
     **conventions: Any,
 ) -> tuple[MetricSpec, Conventions]:
-    """The parsed metric string and the conventions it is computed with, checked.
+    """The parsed metric string and the conventions it is computed with, checked;
+    errors name ``func``.
 
     Parameters
     ----------
@@ -77,10 +79,11 @@ def metric_conventions(
     if unknown:
         from .._parameters import check_option
 
-        check_option(sorted(unknown)[0], "convention", "evaluate", sorted(FIELDS))
+        check_option(sorted(unknown)[0], "convention", func, sorted(FIELDS))
     ranking_spec(metric)  # one metric: P.5,10 (two) is an error here
     _, specs, convs, _ = prepare_metrics(
-        [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories
+        [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories,
+        func,
     )
     if specs[metric].info.needs == "similarity":
         raise InvalidParameterError(

@@ -82,7 +82,12 @@ def metric_conventions(
         check_option(sorted(unknown)[0], "convention", func, sorted(FIELDS))
     ranking_spec(metric)  # one metric: P.5,10 (two) is an error here
     _, specs, convs, _ = prepare_metrics(
-        [metric], None, None, {"profile": profile, **conventions}, popularity, item_categories,
+        [metric],
+        None,
+        None,
+        {"profile": profile, **conventions},
+        popularity,
+        item_categories,
         func,
     )
     if specs[metric].info.needs == "similarity":

@@ -49,9 +49,10 @@ def _cuda(a: np.ndarray) -> Any:
 def test_a_cuda_tensor_is_copied_once_without_blocking() -> None:
     y, s, users = _rows()
     ty, ts = _cuda(y), _cuda(s).to(torch.bfloat16)
-    host_array(as_arrays(ts))  # torch's pinned-memory cache holds a block of this size now
+    # torch's pinned-memory cache holds a block of this size now
+    host_array(as_arrays(ts, "test", "ts"))
     torch.cuda._sleep(SPIN)  # the copy waits behind this kernel on the stream
-    copy = as_arrays(ts)
+    copy = as_arrays(ts, "test", "ts")
     assert isinstance(copy, HostCopy)
     assert not copy.event.query()  # queued: the call returned before the copy ran
     assert copy.tensor.is_pinned() and copy.tensor.dtype == torch.float32

@@ -61,10 +61,10 @@ def test_every_dtype_equals_the_function(score_dtype: Any, label_dtype: Any) -> 
 
 def test_bfloat16_is_read_as_float32_exactly() -> None:
     t = torch.tensor([0.1, 0.3, 1 / 3, 0.7], dtype=torch.bfloat16)
-    out = as_arrays(t)
+    out = as_arrays(t, "test", "t")
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, t.to(torch.float32).numpy())
-    assert as_arrays(t.to(torch.float16)).dtype == np.float16
+    assert as_arrays(t.to(torch.float16), "test", "t").dtype == np.float16
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.int64,
@@ -72,7 +72,7 @@ def test_bfloat16_is_read_as_float32_exactly() -> None:
 def test_a_cpu_tensor_is_read_in_place(dtype: Any) -> None:
     t = torch.arange(12).reshape(3, 4).to(dtype)[:, 1]  # strided: a view still
     held = t.numpy()
-    out = as_arrays(t.requires_grad_(True) if dtype.is_floating_point else t)
+    out = as_arrays(t.requires_grad_(True) if dtype.is_floating_point else t, "test", "t")
     assert isinstance(out, np.ndarray) and out.dtype == held.dtype
     assert np.shares_memory(out, held)
     np.testing.assert_array_equal(out, held)
@@ -82,16 +82,16 @@ def test_an_object_with_only_dlpack_is_read() -> None:
     y, s, _ = _rows()
     acc = receval.metric("roc_auc").update(DLPackArray(y), DLPackArray(s))
     assert acc.compute() == receval.roc_auc_score(y, s)
-    out = as_arrays(DLPackArray(s))
+    out = as_arrays(DLPackArray(s), "test", "s")
     assert np.shares_memory(out, s)
 
 
 def test_a_dlpack_object_on_a_device_is_copied_to_the_host_or_says_how() -> None:
     if NUMPY_ASKS_A_COPY:
-        copied = as_arrays(DLPackArray(np.arange(3.0), device=(2, 0), copies=True))
+        copied = as_arrays(DLPackArray(np.arange(3.0), device=(2, 0), copies=True), "test", "x")
         np.testing.assert_array_equal(copied, [0.0, 1.0, 2.0])
     with pytest.raises(InputValidationError, match=r"copy it first \(cupy.asnumpy"):
-        as_arrays(DLPackArray(np.arange(3.0), device=(2, 0)))
+        as_arrays(DLPackArray(np.arange(3.0), device=(2, 0)), "test", "x")
 
 
 @pytest.mark.skipif(not NUMPY_ASKS_A_COPY, reason="NumPy asks for a host copy from 2.1 on")
@@ -128,8 +128,14 @@ def test_a_tensor_without_values_is_refused_by_name() -> None:
         receval.roc_auc_score([0, 1], empty)
     with pytest.raises(InputValidationError, match=r"Qrels: users is a tensor on the device"):
         receval.Qrels(empty, [1, 2])
-    with pytest.raises(InputValidationError, match=r"update: an argument is a tensor on the"):
-        receval.metric("roc_auc").update([0, 1], empty)
+    for background in (False, True):
+        acc = receval.metric("roc_auc", background=background)
+        with pytest.raises(InputValidationError, match=r"^Accumulator.update of 'roc_auc': "
+                           r"y_score is a tensor on the device 'meta'"):  # fmt: skip
+            acc.update([0, 1], empty)
+        with pytest.raises(InputValidationError, match=r"^Accumulator.update of 'roc_auc': "
+                           r"sample_weight is a tensor on the device 'meta'"):  # fmt: skip
+            acc.update([0, 1], [0.5, 0.25], sample_weight=empty)
 
 
 def test_the_first_tensor_imports_torch_not_receval() -> None:
@@ -365,7 +371,7 @@ def test_a_pickle_written_before_sync_and_background_loads() -> None:
 def test_float8_is_read_as_float32_exactly(dtype: Any) -> None:
     """NumPy has no float8: its values are float32's (they were torch's raw TypeError)."""
     t = torch.tensor([0.1, 0.3, 1 / 3, 0.7]).to(dtype)
-    out = as_arrays(t)
+    out = as_arrays(t, "test", "t")
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, t.to(torch.float32).numpy())
     y = [0, 1, 0, 1]
@@ -383,8 +389,12 @@ def test_a_sparse_tensor_is_refused_with_its_fix() -> None:
         "roc_auc_score: y_score is a tensor of layout torch.sparse_coo; pass its dense values "
         "(y_score.to_dense())."
     )
-    with pytest.raises(InputValidationError, match=r"update: an argument is a tensor of layout"):
+    with pytest.raises(InputValidationError) as info:
         receval.metric("roc_auc").update([0, 1, 1], sparse)
+    assert str(info.value) == (
+        "Accumulator.update of 'roc_auc': y_score is a tensor of layout torch.sparse_coo; pass "
+        "its dense values (y_score.to_dense())."
+    )
 
 
 def test_a_background_update_copies_a_pandas_batch() -> None:

@@ -256,13 +256,14 @@ class Accumulator:
         and the update runs on the accumulator's thread. Returns the accumulator.
         """
         kwargs = without_no_weights(self.definition, kwargs)
+        # an array that cannot be brought to the host is refused naming its argument
+        func, names = f"Accumulator.update of {self.name!r}", self.definition.inputs
+        read = on_host if self._worker is None else owned
+        data = tuple(read(x, func, _argument(names, i)) for i, x in enumerate(data))
+        kwargs = {k: read(x, func, k) for k, x in kwargs.items()} if kwargs else kwargs
         if self._worker is None:
-            data = tuple(map(on_host, data))
-            kwargs = {k: on_host(x) for k, x in kwargs.items()} if kwargs else kwargs
             self._add(data, kwargs)
         else:
-            data = tuple(owned(x) for x in data)
-            kwargs = {k: owned(x) for k, x in kwargs.items()}
             self._worker.submit(lambda: self._add(data, kwargs, host=True))
         return self
 
@@ -713,6 +714,11 @@ def _then(base: Any, later: Any) -> Any:
     are at the later update's scale)."""
     followed_by = getattr(base, "followed_by", None)
     return base.merge(later) if followed_by is None else followed_by(later)
+
+
+def _argument(names: tuple[str, ...], i: int) -> str:
+    """The name of the ``i``-th data argument of an update (by position)."""
+    return names[i] if i < len(names) else f"argument {i + 1}"
 
 
 def _held(x: Any) -> Any:

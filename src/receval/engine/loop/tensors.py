@@ -35,7 +35,7 @@ class HostCopy:
         self.event = event
 
 
-def as_arrays(data: Any, func: str = "update", name: str = "an argument") -> Any:
+def as_arrays(data: Any, func: str, name: str) -> Any:
     """``data`` as a NumPy array (a view where one can be made), or a :class:`HostCopy`
     of a CUDA tensor; lists, Arrow arrays and DataFrame columns as they are (the
     metric's own checks read them). ``func`` and ``name`` (the argument) begin the
@@ -129,20 +129,21 @@ def host_array(data: Any) -> Any:
     return data
 
 
-def on_host(data: Any, func: str = "update", name: str = "an argument") -> Any:
+def on_host(data: Any, func: str, name: str) -> Any:
     """``data`` as :func:`as_arrays` gives it, a device copy waited for (a NumPy array
     as it is, at the cost of one test: an update's fixed cost). The functions and
     containers read tensors and DLPack objects through it too."""
     return data if type(data) is np.ndarray else host_array(as_arrays(data, func, name))
 
 
-def owned(data: Any) -> Any:
+def owned(data: Any, func: str, name: str) -> Any:
     """``data`` as :func:`as_arrays` gives it, copied where it is a view of the caller's
     memory (a tensor, array or pandas column the caller may change before a background
-    update reads it; Arrow and polars columns are immutable)."""
+    update reads it; Arrow and polars columns are immutable). ``func`` and ``name`` as
+    for :func:`as_arrays`."""
     if type(data).__module__.startswith("pandas") and hasattr(data, "copy"):
         return data.copy(deep=True)
-    converted = as_arrays(data)
+    converted = as_arrays(data, func, name)
     if converted is data and isinstance(data, np.ndarray):
         return data.copy()
     if isinstance(converted, np.ndarray) and not converted.flags.owndata:

@@ -490,9 +490,17 @@ def _first(bad: np.ndarray) -> int | None:
     return int(np.argmax(bad)) if bad.ndim == 1 and bad.any() else None
 
 
+def _held_numbers(y: np.ndarray) -> np.ndarray:
+    """An object array that holds only numbers (a pandas column of dtype object) as an
+    array of numbers, as :func:`as_class_labels` reads it; any other array as it is."""
+    values = y.tolist() if y.dtype.kind == "O" else []
+    numbers = values and all(isinstance(x, _NUMBER_TYPES) for x in values)
+    return np.asarray(values) if numbers else y
+
+
 def check_binary01(y: Any, func: str, name: str = "y_true") -> np.ndarray:
     """Labels that must be 0/1 (or bool); return them as int8 without a sort."""
-    y = as_1d(y, name, func)
+    y = _held_numbers(as_1d(y, name, func))
     if y.dtype == np.bool_:
         result: np.ndarray = y.view(np.int8)
         return result
@@ -535,6 +543,7 @@ def binarize_labels(
     (then 1 is positive); otherwise ``pos_label`` names the positive class.
     """
     if pos_label is None:
+        y = _held_numbers(y)
         if y.dtype == np.bool_:
             return y.view(np.int8), None if y.all() else 0
         if y.dtype.kind in "iuf" and y.size:

@@ -164,3 +164,25 @@ def test_a_refused_update_leaves_the_state_as_it_was(name, bad):
     data = [np.concatenate(c) for c in zip(*rows, strict=True)]
     groups = {k: np.concatenate([v] * len(rows)) for k, v in kwargs.items()}
     assert _same(_value(acc.compute), _value(lambda: _function(name)(*data, **groups)))
+
+
+BINARY_LABELS = sorted(
+    n for n in POINTWISE + GROUPED if any(p.name == "pos_label" for p in ENTRIES[n].params)
+)
+
+
+@pytest.mark.parametrize("name", BINARY_LABELS)
+@pytest.mark.parametrize("labels", [[1, 0, 1, 0], [1, -1, 1, -1], [True, 0, 1, 0]])
+def test_labels_held_as_objects_are_read_as_the_numbers_they_are(name, labels):
+    """A pandas column of dtype object holding 0/1 (or -1/1) labels: the function and
+    the accumulator give the value of the same labels as integers."""
+    pd = pytest.importorskip("pandas")
+    p = np.array([0.9, 0.1, 0.4, 0.6])
+    kwargs = {"groups": [1, 1, 1, 1]} if "groups" in ENTRIES[name].inputs else {}
+    held = pd.Series(labels, dtype=object)
+    expected = _value(lambda: _function(name)(np.array(labels, dtype=np.int64), p, **kwargs))
+    assert not isinstance(expected, str)
+    assert _same(_value(lambda: _function(name)(held, p, **kwargs)), expected)
+    acc = _metric(name).update(held[:2], p[:2], **{k: x[:2] for k, x in kwargs.items()})
+    acc.update(held[2:].to_numpy(), p[2:], **{k: x[2:] for k, x in kwargs.items()})
+    assert _same(_value(acc.compute), expected)

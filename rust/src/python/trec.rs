@@ -172,9 +172,8 @@ fn str_ranks<'py>(
 /// as `receval.data.seen.smallest_ids` orders them) and the run's
 /// queries absent from the qrels (trec_eval ignores them). For a file
 /// the core does not evaluate as it is (it does not parse, repeats a pair, has no
-/// line or an id that is not UTF-8), returns `("qrels" or "run", compressed)`: the
-/// caller reads that file for the message, or decompresses it first (`compressed`:
-/// bzip2, xz or Zstandard, when it is not given as a stream). `streams`: the binary file
+/// line, an id that is not UTF-8, or cannot be read), returns `"qrels"` or `"run"`:
+/// the caller reads that file for the message. `streams`: the binary file
 /// objects of the qrels' and run's decompressed bytes, where the caller decompresses
 /// them (as `read_trec`'s `stream`), else None.
 #[pyfunction]
@@ -237,7 +236,7 @@ fn trec_eval_table(
 /// tied scores, one list of values per spec and one of auxiliary values (each query's
 /// relevant documents), the run's queries and lines, and how the ids match (as
 /// `trec_eval_table`). For a file the core does not evaluate as it is, returns
-/// `("qrels" or "run", compressed)`, and reads `streams`, as `trec_eval_table` does.
+/// `"qrels"` or `"run"`, and reads `streams`, as `trec_eval_table` does.
 #[pyfunction]
 #[pyo3(signature = (qrels, run, specs, single, streams=(None, None)))]
 fn trec_rank_table(
@@ -270,28 +269,27 @@ fn trec_rank_table(
 }
 
 /// `compute` of the qrels and run files read, outside the interpreter's lock; or the
-/// file the core does not take as it is, for the caller to take over: `(which,
-/// compressed otherwise than with gzip)`. Raises MemoryError when the memory of the
+/// file the core does not take as it is (`"qrels"` or `"run"`), for the caller to
+/// take over. Raises MemoryError when the memory of the
 /// files' rows cannot be had, never aborting the process.
 fn with_files<T: Send>(
     py: Python<'_>,
     files: (Source<'_>, Source<'_>),
     compute: impl FnOnce(&trec::Parsed, &trec::Parsed) -> Result<T, Refused> + Send,
-) -> PyResult<Result<T, (&'static str, bool)>> {
+) -> PyResult<Result<T, &'static str>> {
     let ((qrels, q_stream), (run, r_stream)) = files;
     let read = |(path, stream): Source<'_>, kind: Kind, which: &'static str| match read_source(
         path, stream, kind,
     ) {
         Ok(Ok(p)) => Ok(p),
-        Err(e) => Err((which, e.kind() == std::io::ErrorKind::InvalidData)),
-        Ok(Err(_)) => Err((which, false)),
+        Err(_) | Ok(Err(_)) => Err(which),
     };
     let done = py.detach(|| {
         let q = read((qrels, q_stream), Kind::Qrels, "qrels").map_err(Ok)?;
         let r = read((run, r_stream), Kind::Run, "run").map_err(Ok)?;
         compute(&q, &r).map_err(|e| match e {
-            Refused::Qrels => Ok(("qrels", false)),
-            Refused::Run => Ok(("run", false)),
+            Refused::Qrels => Ok("qrels"),
+            Refused::Run => Ok("run"),
             Refused::Memory(e) => Err(e),
         })
     });

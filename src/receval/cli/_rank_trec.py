@@ -138,7 +138,7 @@ def _report(
     single = any(convs[t].ties == "trec" for t in checked)
     with core_streams(qrels, run) as streams:
         out = compiled().trec_rank_table(qrels, run, kernel, single, streams)
-    if len(out) == 2:  # a file the readers of run_rank read and report on
+    if isinstance(out, str):  # a file the readers of run_rank read and report on
         return None
     users, in_run, tied, columns, aux, (n_run_users, _), matching = out
     if unmatched_due(matching):

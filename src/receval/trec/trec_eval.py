@@ -274,8 +274,8 @@ def _core_table(
         relstring = (length, given is None, o.max_retrieved, o.judged_only)
     with core_streams(qrels, run) as streams:
         out = core.trec_eval_table(qrels, run, specs, relstring, streams)
-    if len(out) == 2:  # a file the core does not take as it is
-        raise _refused(out[0], qrels, run)
+    if isinstance(out, str):  # a file the core does not take as it is
+        raise _refused(out, qrels, run)
     queries, in_run, columns, relstrings, tag, positive, matching, examples, run_only = out
     if specs:
         _warn_unmatched(matching, examples)

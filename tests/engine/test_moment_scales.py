@@ -63,6 +63,29 @@ def test_any_split_gives_the_exact_value_of_the_function(seed, weight_scale, val
 
 @given(
     seed=st.integers(0, 2**16),
+    scale=st.sampled_from([-200, -150, -101, 150, 200, 250]),
+    below=st.sampled_from([0, 100, 200, 250]),
+    cuts=st.lists(st.integers(1, 11), max_size=3),
+)
+def test_values_far_below_the_largest_keep_exact_squares(seed, scale, below, cuts):
+    # before: values whose largest was within 2**±464 were not scaled, and those beyond
+    # were scaled into [0.5, 1): truths near 1e-201 beside predictions near 1e-101 had
+    # squares below 2**-1074, which the sums lost (R² 1.08e200 where the exact value is
+    # -2.4e202). A largest value below 2**-20, or whose square would pass 2**995, is
+    # now brought as high as its square allows
+    assume(scale - below >= -300)
+    rng = np.random.default_rng(seed)
+    y = rng.uniform(1, 2, 12) * 10.0 ** (scale - below)
+    p = rng.uniform(-2, 2, 12) * 10.0**scale
+    w = np.ones(12)
+    for name, (function, exact) in FUNCTIONS.items():
+        want = exact(y, p, w)
+        assert function(y, p) == want, name
+        assert _batches(rv.metric(name), (y, p, w), cuts).compute() == want, name
+
+
+@given(
+    seed=st.integers(0, 2**16),
     weight_scale=st.sampled_from(WEIGHT_SCALES),
     cuts=st.lists(st.integers(1, 23), max_size=4),
 )
@@ -102,7 +125,8 @@ def test_states_of_negative_shifts_load_back():
     assert tiny.state.shift < 0 and tiny.state.w_shift < 0 and ece.state.shift < 0
     for acc in (tiny, ece):
         assert pickle.loads(pickle.dumps(acc)).compute() == acc.compute()
-    torch = pytest.importorskip("torch")
+    import torch
+
     buffer = io.BytesIO()
     torch.save(tiny.state_dict(), buffer)
     buffer.seek(0)

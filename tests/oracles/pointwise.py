@@ -298,7 +298,11 @@ def _one_minus(numerator, denominator):
     a constant y_true)."""
     if denominator == 0:
         return 1.0 if numerator == 0 else 0.0
-    return float(1 - numerator / denominator)
+    value = 1 - numerator / denominator
+    try:
+        return float(value)
+    except OverflowError:  # rounded once: an infinity past the float range
+        return math.inf if value > 0 else -math.inf
 
 
 def r2(y_true, y_pred, sample_weight=None):

@@ -432,11 +432,13 @@ class Moments:
     R² and explained variance, merged without rounding.
 
     The sums are of ``y`` and ``p`` times ``2**-shift`` (their squares times
-    ``4**-shift``): 0 unless the largest value is beyond ``2**±464``, where a square
-    times a weight up to ``2**64`` would pass ``2**995`` (where the products are no
-    longer split exactly) or underflow; then the values are scaled into ``[0.5, 1)``
-    first (exact). Every sum is of the weights times ``2**-w_shift``, the power of two
-    of :func:`~receval.engine.sums.weight_shift` (0 unless the largest weight is beyond
+    ``4**-shift``, exact): 0 unless the largest value is below ``2**-20`` or its square
+    times the largest weight would pass ``2**995`` (past which the products are no
+    longer split exactly); then the largest is brought as high as that allows, so that
+    the squares of the values far below it stay above ``2**-1074`` as far as they can
+    (truths near 1e-201 beside predictions near 1e-100). Every sum
+    is of the weights times ``2**-w_shift``, the power of two of
+    :func:`~receval.engine.sums.weight_shift` (0 unless the largest weight is beyond
     ``2**±64``), as the metric's function scales all its rows' weights: Brier, R² and
     explained variance are ratios of the sums, the same for the weights times any
     power of two. States of different shifts merge at the larger one: the other's
@@ -461,16 +463,20 @@ class Moments:
         """The moments of validated float64 rows (``w`` None: weights of 1)."""
         from .sums import exact_products, weight_shift
 
-        # the largest magnitude, without a copy of the batch
+        w_shift = 0 if w is None else weight_shift(w)
+        if w is not None and w_shift:
+            w = np.ldexp(w, -w_shift)
+        # the largest magnitude, without a copy of the batch; the exponent its square
+        # times the largest weight leaves below 2**995
         top = max(y.max(), -y.min(), p.max(), -p.min()) if len(y) else 0.0
-        shift = 0 if top == 0 or 2.0**-464 <= top <= 2.0**464 else math.frexp(top)[1]
+        heaviest = 1 if w is None or not len(w) else max(math.frexp(float(w.max()))[1], 1)
+        highest, exponent = (995 - heaviest) // 2, math.frexp(top)[1]
+        shift = 0 if top == 0 or -20 <= exponent <= highest else exponent - highest
         if shift:
             y, p = np.ldexp(y, -shift), np.ldexp(p, -shift)
-        w_shift = 0 if w is None else weight_shift(w)
         if w is None:
             weight, sy, sp = ExactSum.of([float(len(y))]), ExactSum.of(y), ExactSum.of(p)
         else:
-            w = np.ldexp(w, -w_shift) if w_shift else w
             weight, sy, sp = ExactSum.of(w), exact_products(y, w), exact_products(p, w)
         return cls(weight, sy, sp, exact_products(y, y, w), exact_products(y, p, w),
                    exact_products(p, p, w), len(y), shift, labels, w_shift)  # fmt: skip

@@ -176,3 +176,24 @@ def test_a_file_read_in_another_format_names_its_own_format_option(runner, tmp_p
             runner, command, "--qrels", str(qrels), "--run", str(run), option, fmt, *extra, code=2
         )
         assert fix in result.stderr and "--input-format" not in result.stderr
+
+
+@pytest.mark.parametrize("per_user", [[], ["--per-user"]])
+@pytest.mark.parametrize("through", ["trec", "csv"])
+def test_a_metric_given_twice_is_one_column(runner, files, tmp_path, per_user, through):
+    # -m mrr -m mrr and -m P.2,3 -m P_2 name each metric twice: one column each, as
+    # evaluate's report holds one value per name (the table and csv had two columns)
+    run = files["run"]
+    if through == "csv":  # the Python path, not the core's report of TREC files
+        run = str(tmp_path / "run.csv")
+        lines = [line.split() for line in RUN.splitlines()]
+        with open(run, "w") as out:
+            out.write("user,item,score\n")
+            out.writelines(f"{u},{i},{s}\n" for u, _, i, _, s, _ in lines)
+    result = invoke(runner, "rank", "--qrels", files["qrels"], "--run", run, "-m", "mrr", "-m",
+                    "mrr", "-m", "P.2,3", "-m", "P_2", *per_user, "-f", "csv")  # fmt: skip
+    header = result.stdout.splitlines()[0].split(",")
+    metrics = ["mrr", "P_2", "P_3"]
+    assert header[: len(metrics) + 1 + len(per_user)] == [*(["user"] if per_user else []), "run",
+                                                         *metrics]  # fmt: skip
+    assert len(header) == len(set(header))

@@ -234,8 +234,9 @@ def run_rank(
         # fail on a bad metric or option before reading any file
         from ..registry import parse_metric, parse_metrics
 
-        # trec_eval's P.5,10 stands for P_5 and P_10: one column each
-        metrics = [name for text in metrics for name in parse_metrics(text)]
+        # trec_eval's P.5,10 stands for P_5 and P_10: one column each; a name given
+        # twice (-m mrr -m mrr, -m P.5,10 -m P_5) is one column, as in evaluate's report
+        metrics = list(dict.fromkeys(name for text in metrics for name in parse_metrics(text)))
         # list metrics (catalog_coverage@10, ...): one value per run, by their own function
         listed = {m: s for m, s in ((m, parse_metric(m)) for m in metrics) if _is_list(s)}
         ranked = [m for m in metrics if m not in listed]

@@ -377,3 +377,21 @@ def test_rank_from_vectors_of_a_poor_model_scores_0_and_a_foreign_catalogue_is_r
     np.save(tmp_path / "ids.npy", np.array([10, 11]))
     bad = invoke(make_runner(), *args, "--item-ids", tmp_path / "ids.npy", code=2)
     assert "none of --item-ids' 2 items is judged in the qrels" in bad.stderr
+
+
+def test_bytes_ids_are_written_to_a_trec_run_as_their_text(files):
+    # a .npy file of NumPy bytes ids: the TREC run held b'u0' (Python's repr of the
+    # bytes), while the .csv run held u0 and the evaluation matched the qrels' u0
+    path, _, _ = files
+    np.save(path / "users.npy", np.array([f"u{i}".encode() for i in range(6)]))
+    np.save(path / "items.npy", np.array([f"i{i}".encode() for i in range(20)]))
+    args = ["retrieve", "--users", path / "u.npy", "--items", path / "i.npy", "--k", 2,
+            "--user-ids", path / "users.npy", "--item-ids", path / "items.npy",
+            "--quiet"]  # fmt: skip
+    invoke(make_runner(), *args, "-o", path / "run.txt")
+    invoke(make_runner(), *args, "-o", path / "run.csv")
+    trec = Run.from_file(path / "run.txt", file_format="trec")
+    table = Run.from_file(path / "run.csv")
+    assert trec.user_ids.tolist() == table.user_ids.tolist() == [f"u{i}" for i in range(6)]
+    assert sorted(trec.item_ids.tolist()) == sorted(table.item_ids.tolist())
+    assert all(i.startswith("i") for i in trec.item_ids.tolist())

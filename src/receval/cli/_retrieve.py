@@ -114,6 +114,19 @@ def _check_no_empty_line(ids: Any, path: str, option: str) -> None:
         )
 
 
+def _as_text(ids: Any) -> Any:
+    """Ids as an Arrow string array: NumPy bytes (a .npy file of ``S`` ids) as their
+    UTF-8 text, as the CSV and Parquet run files and the evaluation read them."""
+    import pyarrow as pa
+
+    from ..data._arrow import to_arrow
+
+    column = to_arrow(ids)
+    if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
+        return column.cast(pa.large_string())
+    return column
+
+
 def read_qrels(path: str, fmt: Any, user: str, item: str, grade: str) -> Any:
     """The qrels file of ``rank`` without ``--run``, read as ``--run`` files' qrels are
     (:func:`~receval.cli._ranked.read_qrels_runs`)."""
@@ -193,7 +206,7 @@ def write_run(run: Any, path: str) -> None:
     else:
         tag = run.name or "receval"
         with open(path, "w", encoding="utf-8") if path != "-" else nullcontext(sys.stdout) as out:
-            for u, i, r, s in zip(users.tolist(), table.column("item").to_pylist(),
+            for u, i, r, s in zip(_as_text(users).to_pylist(), _as_text(items).to_pylist(),
                                   ranks.tolist(), run.scores.tolist(), strict=True):  # fmt: skip
                 out.write(f"{u} Q0 {i} {r} {s!r} {tag}\n")
 

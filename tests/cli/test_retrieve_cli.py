@@ -395,3 +395,36 @@ def test_bytes_ids_are_written_to_a_trec_run_as_their_text(files):
     assert trec.user_ids.tolist() == table.user_ids.tolist() == [f"u{i}" for i in range(6)]
     assert sorted(trec.item_ids.tolist()) == sorted(table.item_ids.tolist())
     assert all(i.startswith("i") for i in trec.item_ids.tolist())
+
+
+@pytest.mark.parametrize(
+    ("option", "ids", "name", "where"),
+    [
+        ("--user-ids", "u0\nu 1\nu2\nu3\nu4\nu5\n", "users.txt", "users.txt:2"),
+        ("--item-ids", "".join(f"i{i}\n" for i in range(19)) + "i\t19\n", "items.txt",
+         "items.txt:20"),
+        ("--user-ids", np.array(["u0", "u1", "", "u3", "u4", "u5"]), "users.npy",
+         "users.npy (row 2)"),
+    ],
+)  # fmt: skip
+def test_an_id_a_trec_run_cannot_hold_is_refused_before_the_work(files, option, ids, name, where):
+    # 'u 1' was written as the line "u 1 Q0 i 1 s tag": read back as user u, item Q0,
+    # the scores from the ranks (a wrong run, without a word); an empty id shifted
+    # the fields the other way. A table file holds them: it is written.
+    path, _, _ = files
+    if isinstance(ids, str):
+        (path / name).write_text(ids)
+    else:
+        np.save(path / name, ids)
+    args = ["retrieve", "--users", path / "u.npy", "--items", path / "i.npy", "--k", 2,
+            option, path / name]  # fmt: skip
+    result = invoke(make_runner(), *args, "-o", path / "run.txt", code=2)
+    assert result.stdout == "" and not (path / "run.txt").exists()
+    assert result.stderr.startswith(
+        f"error: retrieve: {option} must hold ids without spaces, tabs or line breaks, nor "
+        f"empty ones, to be written to the TREC run file -o {path / 'run.txt'}"
+    )
+    assert f"at {path / where}; write the run as a .parquet, .csv or .tsv file" in result.stderr
+    invoke(make_runner(), *args, "-o", path / "run.parquet", "--quiet")
+    written = pq.read_table(path / "run.parquet").column(option[2:6]).to_pylist()
+    assert set(written) <= set(ids.split("\n") if isinstance(ids, str) else ids.tolist())

@@ -114,6 +114,38 @@ def _check_no_empty_line(ids: Any, path: str, option: str) -> None:
         )
 
 
+#: The suffixes of the run files written as tables (columns user, item, score, rank);
+#: any other name is a TREC run file.
+TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
+
+
+def check_trec_ids(ids: Any, path: str | None, option: str, output: str) -> None:
+    """Refuse, before the retrieval, an id of ``--user-ids`` / ``--item-ids`` (``ids``,
+    read from ``path``) that the TREC run file ``output`` cannot hold: an empty one, or
+    one with a space, a tab or a line break, which would split it into other fields or
+    lines (a reader would take the next field for the item, or the rank for the score)."""
+    if ids is None or output.endswith(TABLE_SUFFIXES) or ids.dtype.kind not in "OUS":
+        return
+    import pyarrow.compute as pc
+
+    from ..data._arrow import to_numpy
+
+    text = _as_text(ids)
+    bad = to_numpy(pc.match_substring_regex(text, r"^$|[ \t\r\n]"))
+    if not bad.any():
+        return
+    from ..exceptions import InputValidationError
+
+    row = int(bad.argmax())
+    where = f"{path} (row {row})" if str(path).endswith(".npy") else f"{path}:{row + 1}"
+    raise InputValidationError(
+        f"retrieve: {option} must hold ids without spaces, tabs or line breaks, nor empty "
+        f"ones, to be written to the TREC run file -o {output} (whitespace separates its "
+        f"fields). Got {text[row].as_py()!r} at {where}; write the run as a .parquet, .csv "
+        f"or .tsv file (-o run.parquet), or change the ids."
+    )
+
+
 def _as_text(ids: Any) -> Any:
     """Ids as an Arrow string array: NumPy bytes (a .npy file of ``S`` ids) as their
     UTF-8 text, as the CSV and Parquet run files and the evaluation read them."""
@@ -198,7 +230,7 @@ def write_run(run: Any, path: str) -> None:
         import pyarrow.parquet as pq
 
         pq.write_table(table, path)
-    elif path.endswith((".csv", ".tsv")):
+    elif path.endswith(TABLE_SUFFIXES):
         import pyarrow.csv as csv
 
         delimiter = "\t" if path.endswith(".tsv") else ","
@@ -283,8 +315,11 @@ def retrieve(
             inputs = [path for path in (users, items, user_ids, item_ids, exclude) if path]
             check_target(output, inputs, "receval retrieve -o/--output")
         ids = read_ids(item_ids, "--item-ids", say)
+        users_ids = read_ids(user_ids, "--user-ids", say)
+        check_trec_ids(users_ids, user_ids, "--user-ids", output)
+        check_trec_ids(ids, item_ids, "--item-ids", output)
         options = dict(
-            user_ids=read_ids(user_ids, "--user-ids", say), item_ids=ids,
+            user_ids=users_ids, item_ids=ids,
             exclude=read_exclude(exclude, ids, user, item, say),
             files={"exclude": exclude}, metric=similarity, block_users=block_users,
             block_items=block_items,

@@ -136,6 +136,28 @@ def test_memmapped_npy_files(tmp_path):
     assert _lists(retrieve(users, mm, 6, block_items=8), range(len(users))) == want
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"", "is not a .npy file as numpy.save writes one: EOF: reading magic string"),
+        (b"user,item\n", "is not a .npy file as numpy.save writes one: the magic string"),
+        ("cut", "is cut short: its header announces 57 x 4 float32 values"),
+    ],
+)
+def test_a_file_that_is_no_whole_npy_file_is_refused_naming_it(tmp_path, content, says):
+    # NumPy's ValueError came out raw ("the magic string is not correct"), and a file
+    # cut short failed in the middle of the work ("cannot reshape array of size 3")
+    users, items = _tied_data(5, n_items=57)
+    path = tmp_path / "i.npy"
+    np.save(path, items)
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) - 10] if content == "cut" else content)
+    with pytest.raises(InputValidationError) as info:
+        retrieve(users, path, 6)
+    assert str(info.value).startswith(f"retrieve: item_vectors file {str(path)!r} {says}")
+    assert str(info.value).endswith(".")
+
+
 def _fixed(x):
     flat = pa.array(x.reshape(-1))
     return pa.FixedSizeListArray.from_arrays(flat, x.shape[1])

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._parameters import counted
 from ..data._arrow import take_at, to_numpy
+from ..data._open import sentence
 from ..engine.loop.tensors import on_host
 from ..exceptions import InputValidationError
 
@@ -175,14 +176,29 @@ class _NpyFile(Vectors):
     def __init__(self, path: str, name: str, func: str) -> None:
         with open(path, "rb") as fh:
             fmt = np.lib.format
-            version = fmt.read_magic(fh)
-            header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-            shape, fortran, dtype = header(fh)
+            try:
+                version = fmt.read_magic(fh)
+                read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                shape, fortran, dtype = read(fh)
+            except ValueError as exc:  # NumPy's: not a .npy file, or its header cut short
+                raise InputValidationError(
+                    f"{func}: {name} file {path!r} is not a .npy file as numpy.save writes "
+                    f"one: {sentence(exc)} Write the vectors with numpy.save, or pass a "
+                    f"Parquet file."
+                ) from None
             self.offset = fh.tell()
         self.path, self.dtype = path, np.dtype(dtype)
         _Array(np.empty((0, 1), dtype=self.dtype), name, func)  # the same dtype check
         super().__init__(name, func, *_shape(tuple(shape), name, func))
         self.fortran = bool(fortran)
+        needed = self.offset + self.n_rows * self.dim * self.dtype.itemsize
+        size = os.path.getsize(path)
+        if size < needed:  # a block past its end would come back short, or fail to reshape
+            raise InputValidationError(
+                f"{func}: {name} file {path!r} is cut short: its header announces "
+                f"{self.n_rows} x {self.dim} {self.dtype} values ({needed} bytes with the "
+                f"header), and it has {size} bytes; write the file again (numpy.save)."
+            )
 
     def _read(self, start: int, stop: int) -> Any:
         if self.fortran:  # column-major: rows are not contiguous on disk

@@ -428,3 +428,25 @@ def test_an_id_a_trec_run_cannot_hold_is_refused_before_the_work(files, option, 
     invoke(make_runner(), *args, "-o", path / "run.parquet", "--quiet")
     written = pq.read_table(path / "run.parquet").column(option[2:6]).to_pylist()
     assert set(written) <= set(ids.split("\n") if isinstance(ids, str) else ids.tolist())
+
+
+@pytest.mark.parametrize("content", [b"", b"u0\nu1\n", "objects"])
+def test_an_id_file_numpy_cannot_read_is_refused_naming_it(files, content):
+    # np.load's ValueError came out as a traceback (an object array, which it loads
+    # only with pickles allowed, or a file that is no .npy file)
+    path, _, _ = files
+    ids = path / "ids.npy"
+    if content == "objects":
+        np.save(ids, np.array(["u0", 1, "u2", "u3", "u4", "u5"], dtype=object))
+    else:
+        ids.write_bytes(content)
+    result = invoke(make_runner(), "retrieve", "--users", path / "u.npy", "--items",
+                    path / "i.npy", "--user-ids", ids, "-o", path / "r.csv", code=2)  # fmt: skip
+    assert result.stderr.startswith(
+        f"error: --user-ids {ids}: expected a .npy file of ids (numbers or text) as numpy.save "
+        f"writes one. NumPy cannot read it: "
+    )
+    assert result.stderr.endswith(
+        "Write the ids with numpy.save (not as objects), or one id per line in a text file.\n"
+    )
+    assert "Traceback" not in result.stderr and not (path / "r.csv").exists()

@@ -72,12 +72,21 @@ def read_ids(path: str | None, option: str, say: Messages) -> Any:
         return None
     import numpy as np
 
-    from ..data._open import check_file
+    from ..data._open import check_file, sentence
 
     with say.progress(f"Reading {say.sized(path)}…"):
         if path.endswith(".npy"):
             check_file(path)
-            return np.load(path, allow_pickle=False)
+            try:
+                return np.load(path, allow_pickle=False)
+            except (ValueError, EOFError) as exc:  # not a .npy file, cut short, or objects
+                from ..exceptions import InputValidationError
+
+                raise InputValidationError(
+                    f"{option} {path}: expected a .npy file of ids (numbers or text) as "
+                    f"numpy.save writes one. NumPy cannot read it: {sentence(exc)} Write the "
+                    f"ids with numpy.save (not as objects), or one id per line in a text file."
+                ) from None
         import pyarrow as pa
         import pyarrow.csv as csv
 

@@ -232,3 +232,17 @@ def test_ctr_reads_minus_one_labels_as_every_binary_metric_does(tmp_path, log):
     (want,) = json.loads(invoke(make_runner(), "ctr", log, *args).stdout)
     (got,) = json.loads(invoke(make_runner(), "ctr", minus, *args).stdout)
     assert got == want and "-1," in minus.read_text()
+
+
+def test_a_group_or_segment_column_that_is_the_score_column_is_read_as_numbers(tmp_path):
+    # read once as ids, the score column came out as text: "--score score: the column
+    # holds string values, not numbers" (of a column of numbers)
+    log = tmp_path / "log.csv"
+    log.write_text(LOG)
+    args = ["ctr", log, "--label", "click", "--score", "score", "-f", "json"]
+    grouped = invoke(make_runner(), *args, "--group", "score", "-m", "grouped_auprc")
+    want = receval.grouped_auprc_score(Y, S, groups=S)
+    assert json.loads(grouped.stdout)[0]["grouped_auprc"] == want
+    by = invoke(make_runner(), *args, "--by", "score", "-m", "logloss")
+    got = {r["segment"]: r["logloss"] for r in json.loads(by.stdout) if r["segment"] != "(all)"}
+    assert got == {v: receval.log_loss(Y[S == v], S[S == v]) for v in np.unique(S).tolist()}

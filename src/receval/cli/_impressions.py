@@ -138,7 +138,10 @@ def read_impressions(
     given_once(score, named, "column")
     fmt = table_format(file_format, path, say)
     columns = list(dict.fromkeys([label, *score, *(c for c in (group, weight, by) if c)]))
-    ids = tuple(c for c in (group, by) if c)
+    # a group or segment column that is also a column of numbers (--by click) is read
+    # as numbers: as ids, a score column of 0.5 would be the text '0.5', "not numbers"
+    numbers = {label, *score, weight}
+    ids = tuple(c for c in (group, by) if c and c not in numbers)
     given = [("--by", by), ("--weight", weight), ("--group", group),
              *zip(named, score, strict=True), ("--label", label)]  # fmt: skip
     options = {c: option for option, c in given if c}

@@ -618,7 +618,7 @@ def trec_eval_table(
     run: str,
     specs: Sequence[RankingSpec],
     relstring: tuple[int, bool, int | None, bool] | None,
-    streams: tuple[Any, Any] = (None, None),
+    streams: tuple[Any, Any] = ...,
 ) -> Any: ...
 def roc_auc_checked(y_true: Any, y_score: Any) -> float | _Refusal | None: ...
 def totals_checked(
@@ -747,7 +747,7 @@ def trec_rank_table(
     run: str,
     specs: Sequence[RankingSpec],
     single: bool,
-    streams: tuple[Any, Any] = (None, None),
+    streams: tuple[Any, Any] = ...,
 ) -> Any: ...
 
 @final

@@ -6,6 +6,7 @@ import importlib
 import warnings
 from collections import deque
 from collections.abc import Collection
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -258,8 +259,10 @@ class Accumulator:
         kwargs = without_no_weights(self.definition, kwargs)
         # an array that cannot be brought to the host is refused naming its argument
         func, names = f"Accumulator.update of {self.name!r}", self.definition.inputs
+        if len(data) > len(names):  # too many (refused below), named by position
+            names = (*names, *(f"argument {i + 1}" for i in range(len(names), len(data))))
         read = on_host if self._worker is None else owned
-        data = tuple(read(x, func, _argument(names, i)) for i, x in enumerate(data))
+        data = tuple(map(read, data, repeat(func), names))
         kwargs = {k: read(x, func, k) for k, x in kwargs.items()} if kwargs else kwargs
         if self._worker is None:
             self._add(data, kwargs)
@@ -714,11 +717,6 @@ def _then(base: Any, later: Any) -> Any:
     are at the later update's scale)."""
     followed_by = getattr(base, "followed_by", None)
     return base.merge(later) if followed_by is None else followed_by(later)
-
-
-def _argument(names: tuple[str, ...], i: int) -> str:
-    """The name of the ``i``-th data argument of an update (by position)."""
-    return names[i] if i < len(names) else f"argument {i + 1}"
 
 
 def _held(x: Any) -> Any:

@@ -179,3 +179,14 @@ def test_complete_output_exits_0(big: list[str], tmp_path: Path) -> None:
         done = _receval(*big, "-f", "csv", stdout=out)
     assert done.returncode == 0 and done.stderr == ""
     assert len((tmp_path / "out.csv").read_text().splitlines()) == 20001
+
+
+@pytest.mark.parametrize("fmt", [OutputFormat.table, OutputFormat.markdown])
+def test_a_huge_value_is_shown_in_exponent_form(fmt) -> None:
+    # 1.25e299 was printed as 300 digits, 280 of them past a float's precision
+    table = ResultTable(["metric", "value"], [["r2", -1.25e299], ["mrr", 0.5], ["n", 1e16]])
+    out = io.StringIO()
+    render(table, fmt, digits=3, out=out)
+    text = out.getvalue()
+    assert "-1.250e+299" in text and "0.500" in text and "1.000e+16" in text
+    assert max(len(line) for line in text.splitlines()) < 60

@@ -132,7 +132,7 @@ DigitsOption = Annotated[
         "--digits",
         min=0,
         max=17,
-        help="Decimals shown in the table and markdown formats.",
+        help="Decimals in table and markdown (1e16 and up: 1.2e+16).",
         rich_help_panel="Output",
     ),
 ]

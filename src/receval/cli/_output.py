@@ -94,10 +94,12 @@ def _exact(value: Any) -> str:
 
 
 def _rounded(value: Any, digits: int) -> str:
+    """A value rounded to ``digits`` decimals; one of 1e16 or more in exponent form (its
+    fixed form would print digits past a float's precision: 1.25e299 as 300 digits)."""
     if _is_missing(value):
         return "nan"
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        return f"{value:.{digits}{'e' if abs(value) >= 1e16 else 'f'}}"
     return str(value)
 
 

@@ -199,6 +199,32 @@ def test_a_parquet_file_is_named_parquet(tmp_path, parquet):
     )
 
 
+@pytest.mark.parametrize("which", ["qrels", "run", "stdin"])
+def test_a_csv_file_is_named_csv_with_no_option_to_pass(tmp_path, which):
+    # trec-eval reads TREC text alone: no --run-format csv to suggest
+    text = {"qrels": "user,item,grade\nq1,d1,1\n"}.get(which, "user,item,score\nq1,d1,0.5\n")
+    files = {"qrels": QRELS, "run": RUN, which: text}
+    stdin = files.pop("stdin", None)
+    result = _invoke_files(tmp_path, files, stdin)
+    assert result.exit_code == 2 and result.stdout == ""
+    named = "<stdin>" if which == "stdin" else tmp_path / which
+    fields = "4 whitespace-separated fields (user iteration item grade)"
+    if which != "qrels":
+        fields = "at least 6 whitespace-separated fields (user Q0 item rank score tag)"
+    assert result.stderr == (
+        f"error: {named}:1: expected {fields}, got 1: {text.splitlines()[0]!r}; it looks like "
+        f"a line of a CSV file (3 fields separated by commas), not TREC text: give every line "
+        f"these fields, separated by spaces or tabs.\n"
+    )
+
+
+def _invoke_files(tmp_path: Path, files: dict[str, str], stdin: str | None):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    run = "-" if stdin is not None else str(tmp_path / "run")
+    return make_runner().invoke(app, ["trec-eval", str(tmp_path / "qrels"), run], input=stdin)
+
+
 def _parquet(text: str) -> bytes:
     """The lines of a TREC file as a Parquet file's bytes."""
     import pyarrow as pa

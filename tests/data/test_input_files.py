@@ -155,6 +155,108 @@ def test_a_trec_file_read_as_a_table_is_named_a_trec_file(tmp_path, reader, line
     assert stderr.endswith(f"so pass --{kind}-format trec.\n")
 
 
+CSV_RUN = "user,item,score\nu1,a,0.5\n"
+CSV_QRELS = "user,item,grade\nu1,a,1\n"
+RUN_FIELDS = "at least 6 whitespace-separated fields (user Q0 item rank score tag)"
+QRELS_FIELDS = "4 whitespace-separated fields (user iteration item grade)"
+
+
+@pytest.mark.parametrize(
+    ("reader", "text", "fields"),
+    [(rv.Run.from_file, CSV_RUN, RUN_FIELDS), (rv.Qrels.from_file, CSV_QRELS, QRELS_FIELDS),
+     (rv.Run.from_file, "user, item, score\nu1, a, 0.5\n", RUN_FIELDS)],
+)  # fmt: skip
+def test_a_csv_file_read_as_trec_is_named_a_csv_file(tmp_path, reader, text, fields):
+    # it said "give every line these fields, separated by spaces or tabs"
+    path = tmp_path / "x"
+    path.write_text(text)
+    with pytest.raises(rv.InputValidationError) as info:
+        reader(path, file_format="trec")
+    line = text.splitlines()[0]
+    assert str(info.value) == (
+        f"{path}:1: expected {fields}, got {len(line.split())}: {line!r}; it looks like a "
+        f"line of a CSV file (3 fields separated by commas), so pass file_format='csv'."
+    )
+    # the TREC reader, which reads no CSV, names no format to pass
+    with pytest.raises(rv.InputValidationError) as info:
+        (rv.Run if reader == rv.Run.from_file else rv.Qrels).from_trec(path)
+    assert str(info.value).endswith(
+        "(3 fields separated by commas), not TREC text: give every line these fields, "
+        "separated by spaces or tabs."
+    )
+
+
+def test_a_trec_line_with_a_comma_in_an_id_is_no_csv_line(tmp_path):
+    path = tmp_path / "x"
+    path.write_text("u1 Q0 a,b 1 0.5\n")
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path, file_format="trec")
+    assert str(info.value).endswith(
+        "got 5: 'u1 Q0 a,b 1 0.5'; give every line these fields, separated by spaces or tabs."
+    )
+
+
+@pytest.mark.parametrize("kind", ["qrels", "run", "stdin"])
+def test_a_csv_file_read_as_trec_by_the_command_names_its_format_option(tmp_path, kind):
+    # a file without a suffix (or standard input) is TREC to the commands
+    from receval.cli import app
+
+    qrels, run = tmp_path / "q.trec", tmp_path / "r.trec"
+    qrels.write_text("u1 0 a 1\n")
+    run.write_text("u1 Q0 a 1 0.9 bm25\n")
+    text = CSV_QRELS if kind == "qrels" else CSV_RUN
+    csv = tmp_path / "x"
+    csv.write_text(text)
+    files = {"qrels": qrels, "run": run, kind: csv}
+    given = "-" if kind == "stdin" else files["run"]
+    argv = ["rank", "--qrels", str(files["qrels"]), "--run", str(given), "-m", "mrr"]
+    result = make_runner().invoke(app, argv, input=text if kind == "stdin" else None)
+    assert result.exit_code == 2 and result.stdout == ""
+    named = "<stdin>" if kind == "stdin" else csv
+    fields, option = (
+        (QRELS_FIELDS, "--qrels-format") if kind == "qrels" else (RUN_FIELDS, "--run-format")
+    )
+    assert result.stderr == (
+        f"error: {named}:1: expected {fields}, got 1: {text.splitlines()[0]!r}; it looks like "
+        f"a line of a CSV file (3 fields separated by commas), so pass {option} csv.\n"
+    )
+
+
+@pytest.mark.parametrize("option", ["--exclude", "--train"])
+def test_a_csv_log_read_as_trec_is_to_be_named_csv(tmp_path, option):
+    # the format of --exclude and --train comes from the suffix: no --input-format
+    from receval.cli import app
+
+    qrels, run, log = tmp_path / "q.trec", tmp_path / "r.trec", tmp_path / "seen"
+    qrels.write_text("u1 0 a 1\n")
+    run.write_text("u1 Q0 a 1 0.9 bm25\n")
+    log.write_text(CSV_QRELS)
+    argv = ["rank", "--qrels", str(qrels), "--run", str(run), option, str(log), "-m", "mrr"]
+    result = make_runner().invoke(app, argv)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"error: {log}:1: expected {QRELS_FIELDS}, got 1: 'user,item,grade'; it looks like a "
+        f"line of a CSV file (3 fields separated by commas), so name the file .csv.\n"
+    )
+
+
+def test_a_parquet_log_read_as_trec_is_to_be_named_parquet(tmp_path):
+    # it said "pass --input-format parquet", an option receval rank does not have
+    from receval.cli import app
+
+    qrels, run, log = tmp_path / "q.trec", tmp_path / "r.trec", tmp_path / "seen"
+    qrels.write_text("u1 0 a 1\n")
+    run.write_text("u1 Q0 a 1 0.9 bm25\n")
+    pq.write_table(pa.table({"user": ["u1"], "item": ["a"]}), log)
+    argv = ["rank", "--qrels", str(qrels), "--run", str(run), "--exclude", str(log)]
+    result = make_runner().invoke(app, argv)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"error: {log}: the file is Parquet (it starts with 'PAR1'), not TREC text; name the "
+        f"file .parquet.\n"
+    )
+
+
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
 def test_the_format_is_told_past_a_compression_suffix(suffix):
     from receval.data.io import infer_format

@@ -19,6 +19,7 @@ import typer
 
 from ._columns import read_columns
 from ._common import Messages, RankedFormat, ranked_format, read_runs
+from ._ranked import format_option
 
 __all__ = [
     "ITEM_PANEL",
@@ -232,7 +233,8 @@ class ItemData:
         if ranked_format(None, path) == "trec":
             from ..data._ranked import Qrels
 
-            return Qrels.from_file(path, grade=None, file_format="trec")
+            with format_option(None):  # no option gives its format: its suffix does
+                return Qrels.from_file(path, grade=None, file_format="trec")
         ids = (self.user, self.item)
         return read_columns(path, dict(zip(ids, ("--user", "--item"), strict=True)), option,
                             say, ids=ids, integers=ids if integers else (),

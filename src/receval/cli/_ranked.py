@@ -164,14 +164,20 @@ def read_qrels_runs(
 
 
 @contextlib.contextmanager
-def format_option(option: str) -> Iterator[None]:
+def format_option(option: str | None) -> Iterator[None]:
     """The library's fix of a file read in another format (``pass file_format='csv'``)
-    as the option of the file read (``pass --qrels-format csv``): the commands' other
-    files take ``--input-format``."""
+    as the option of the file read (``pass --qrels-format csv``), or, with ``None``,
+    as the name to give a file whose format its suffix alone gives (``name the file
+    .csv``): the commands' other files take ``--input-format``."""
     try:
         yield
     except InputValidationError as exc:
-        text = re.sub(r"file_format='(\w+)'", rf"{option} \1", str(exc))
+        if option is None:
+            from ._translate import by_suffix
+
+            text = by_suffix(str(exc))
+        else:
+            text = re.sub(r"file_format='(\w+)'", rf"{option} \1", str(exc))
         if text == str(exc):
             raise
         raise InputValidationError(text) from None

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..conventions import CHOICES
 
-__all__ = ["OPTIONS", "audit_in_cli_words", "cli_text"]
+__all__ = ["OPTIONS", "audit_in_cli_words", "by_suffix", "cli_text"]
 
 _FILE_OPTIONS = (
     "train", "popularity", "features", "item_categories", "reference", "candidates",
@@ -205,10 +205,8 @@ def cli_text(text: str, command: str | None = None) -> str:
     'use catalog_coverage(run, catalog=..., k=...)'
 
     """
-    if command in _SUFFIX_ONLY:  # "pass file_format='x' (or name the file .x)"
-        text = re.sub(r"pass file_format='\w+' \(or (name the file \.\w+)\)", r"\1", text)
-        text = re.sub(r"pass file_format='(\w+)', '(\w+)' or '(\w+)'",
-                      r"name the file .\1, .\2 or .\3", text)  # fmt: skip
+    if command in _SUFFIX_ONLY:
+        text = by_suffix(text)
     text = re.sub(r"file_format='(\w+)', '(\w+)' or '(\w+)'", r"file_format=\1, \2 or \3", text)
     if command == "gate":  # a --config FILE read for its settings alone, beside --rule
         from ..gating.config import SETTINGS_ONLY
@@ -240,6 +238,23 @@ def cli_text(text: str, command: str | None = None) -> str:
         text = _in_command(text, command)
         text = text.replace(" metric of evaluate;", " metric;")
     return text
+
+
+def by_suffix(text: str) -> str:
+    """``text``, a library message, with a fix that passes ``file_format=`` as the name
+    to give the file, for a file whose format its suffix alone gives.
+
+    Examples
+    --------
+    >>> by_suffix("pass file_format='parquet' (or name the file .parquet).")
+    'name the file .parquet.'
+    >>> by_suffix("so pass file_format='csv'.")
+    'so name the file .csv.'
+    """
+    text = re.sub(r"pass file_format='\w+' \(or (name the file \.\w+)\)", r"\1", text)
+    text = re.sub(r"pass file_format='(\w+)', '(\w+)' or '(\w+)'",
+                  r"name the file .\1, .\2 or .\3", text)  # fmt: skip
+    return re.sub(r"pass file_format='(\w+)'", r"name the file .\1", text)
 
 
 #: ``must be one of ['ms', 's', None]``: the choices of a parameter, None among them.

@@ -265,8 +265,12 @@ class Qrels(_RankedBase):
         """From a TREC qrels file: ``user iteration item grade`` per line (compressed
         too). Errors name the file and line."""
         with io.located(path, "trec"):
-            users, items, grades, _ = io.read_trec(path, "qrels")
-            return cls(users, items, grades)
+            return cls._read_trec(path)
+
+    @classmethod
+    def _read_trec(cls, path: str | os.PathLike[str], csv_fix: str | None = None) -> Qrels:
+        users, items, grades, _ = io.read_trec(path, "qrels", csv_fix)
+        return cls(users, items, grades)
 
     @classmethod
     def from_file(
@@ -282,7 +286,7 @@ class Qrels(_RankedBase):
         fmt = file_format or io.infer_format(os.fspath(path))
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
-                return cls.from_trec(path)
+                return cls._read_trec(path, _CSV_FIX)
             if fmt == "parquet" and os.path.exists(os.fspath(path)):
                 names = [c for c in (user, item, grade) if c is not None]
                 source = io.ParquetColumns(os.fspath(path), names)
@@ -564,8 +568,10 @@ class Run(_RankedBase):
             return cls._read_trec(path, name)
 
     @classmethod
-    def _read_trec(cls, path: str | os.PathLike[str], name: str | None) -> Run:
-        users, items, scores, tag = io.read_trec(path, "run")
+    def _read_trec(
+        cls, path: str | os.PathLike[str], name: str | None, csv_fix: str | None = None
+    ) -> Run:
+        users, items, scores, tag = io.read_trec(path, "run", csv_fix)
         self = cls.__new__(cls)  # finite float64 scores of ours, ranked in place
         offsets, rows, item_codes, _ = self._encode(users, items)
         name = tag if name is None else name
@@ -590,7 +596,7 @@ class Run(_RankedBase):
             score = None
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
-                return cls.from_trec(path, name=name)
+                return cls._read_trec(path, name, _CSV_FIX)
             value = score or rank
             if fmt == "parquet" and value is not None and os.path.exists(os.fspath(path)):
                 source = io.ParquetColumns(os.fspath(path), (user, item, value))
@@ -722,6 +728,9 @@ def as_qrels(qrels: Any, func: str) -> Qrels:
 
 #: The fields of a line of a TREC file of each kind
 _TREC_FIELDS = {"qrels": 4, "run": 6}
+
+#: The fix of a file read as TREC (``file_format='trec'``) whose line is a CSV line
+_CSV_FIX = "pass file_format='csv'"
 
 
 def _read_table(

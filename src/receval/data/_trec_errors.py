@@ -89,12 +89,26 @@ def wrong_fields(
     fields: str,
     count: int,
     text: str,
+    csv_fix: str | None = None,
 ) -> InputValidationError:
     """The error of line ``line`` (its ``text``) of a whitespace-separated file with
     ``count`` fields where ``n_fields`` (or more, with ``extra_fields``) are wanted, the
     fields named by ``fields``; the fix tells when the line is the other TREC kind's
-    (a qrels file given as the run, or a run as the qrels)."""
+    (a qrels file given as the run, or a run as the qrels), or a CSV file's (its fields
+    separated by commas): then ``csv_fix``, the format to pass where the reader also
+    reads CSV, else the TREC fields' fix.
+
+    Examples
+    --------
+    >>> print(wrong_fields("run", 1, 6, True, "user Q0 item rank score tag", 1,
+    ...                    "user,item,score", "pass file_format='csv'"))
+    run:1: expected at least 6 whitespace-separated fields (user Q0 item rank score tag),
+    got 1: 'user,item,score'; it looks like a line of a CSV file (3 fields separated by
+    commas), so pass file_format='csv'.
+    """
     expected = f"at least {n_fields}" if extra_fields else f"{n_fields}"
+    n_csv = len(text.split(","))
+    tell = "give every line these fields, separated by spaces or tabs"
     if extra_fields and count == 4:
         fix = (
             "it has the 4 fields of a qrels line: check that the qrels file is not given as the run"
@@ -103,8 +117,11 @@ def wrong_fields(
         fix = (
             f"it has the {count} fields of a run line: check that the run is not given as the qrels"
         )
+    elif n_csv > 1 and n_csv >= count:  # commas, not whitespace, separate its fields
+        looks = f"it looks like a line of a CSV file ({n_csv} fields separated by commas)"
+        fix = f"{looks}, so {csv_fix}" if csv_fix else f"{looks}, not TREC text: {tell}"
     else:
-        fix = "give every line these fields, separated by spaces or tabs"
+        fix = tell
     return InputValidationError(
         f"{os.fspath(path)}:{line}: expected {expected} whitespace-separated fields "
         f"({fields}), got {count}: {text!r}; {fix}."

@@ -182,7 +182,7 @@ def read_whitespace_table(
     return columns, keep + 1
 
 
-def read_trec(path: str | os.PathLike[str], kind: str) -> Any:
+def read_trec(path: str | os.PathLike[str], kind: str, csv_fix: str | None = None) -> Any:
     """A TREC qrels or run file (plain text or compressed) read by the compiled core.
 
     Returns ``(users, items, values, tag)``: users and items already encoded
@@ -191,8 +191,10 @@ def read_trec(path: str | os.PathLike[str], kind: str) -> Any:
     when the file's rows are grouped by user), int64 grades or float64 scores
     (finite), and the run tag of the last line (trec_eval's ``runid``).
     Errors name file and line; a Parquet file is named so, with the format to
-    pass. The core reads plain and gzip text; the bytes of a file compressed
-    otherwise (bzip2, xz, Zstandard) are decompressed for it (:func:`core_streams`).
+    pass, and a CSV file too, with ``csv_fix``: the format to pass where the caller
+    reads CSV as well (:func:`~receval.data._trec_errors.wrong_fields`). The core
+    reads plain and gzip text; the bytes of a file compressed otherwise (bzip2, xz,
+    Zstandard) are decompressed for it (:func:`core_streams`).
     """
     from .._kernels import compiled
 
@@ -217,7 +219,7 @@ def read_trec(path: str | os.PathLike[str], kind: str) -> Any:
             n_fields, fields = (
                 (4, TREC_FIELDS["qrels"][1]) if kind == "qrels" else (6, TREC_FIELDS["run"][1])
             )
-            raise wrong_fields(name, line, n_fields, kind == "run", fields, count, value)
+            raise wrong_fields(name, line, n_fields, kind == "run", fields, count, value, csv_fix)
         if what == "number":
             integer = kind == "qrels"
             raise bad_number(name, line, "grade" if integer else "score", value, integer)

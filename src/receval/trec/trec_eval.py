@@ -380,9 +380,9 @@ def _refused(which: str, qrels: str, run: str) -> InputValidationError:
     from ..data._ranked import Qrels, Run
 
     if which == "qrels":
-        Qrels.from_file(qrels, file_format="trec")
+        Qrels.from_trec(qrels)
     else:
-        Run.from_file(run, file_format="trec")
+        Run.from_trec(run)
     return InputValidationError(f"trec-eval: {qrels if which == 'qrels' else run}: cannot be "
                                 f"evaluated.")  # fmt: skip
 
@@ -401,7 +401,7 @@ def _python_table(o: TrecEvalOptions, values: list[MeasureValue], qrels: str, ru
         from .prefs import read_prefs
 
         q = read_prefs(qrels, qrels=o.rel_format == "qrels_prefs")
-    r = Run.from_file(run, file_format="trec")
+    r = Run.from_trec(run)
     users = [str(u) for u in q.user_ids.tolist()]
     order = sorted(range(len(users)), key=lambda i: users[i].encode("utf-8"))
     queries = [users[i] for i in order]

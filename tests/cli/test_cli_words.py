@@ -661,3 +661,20 @@ def test_retrieval_fixes_name_the_similarity_and_k_options(tmp_path):
     said = _stderr("rank", "--qrels", qrels, *vectors, "-m", "mrr")
     assert "pass --k 100 (the items to retrieve per user) or give them a cutoff" in said
     assert "k=" not in said
+
+
+@pytest.mark.parametrize(
+    ("times", "said"),
+    [
+        ("1700000000000000", "time holds a time outside the years 1 to 9999 (1700000000000000 "
+                             "seconds from 1970); check --time-unit."),
+        ("0", "the events span 19676 days (from 1970-01-01 to 2023-11-14); at most 4000 are "
+              "supported, as the cohort table has a row and a column per period; pass a longer "
+              "period (--period week or --period month), or check --time-unit."),
+    ],
+)  # fmt: skip
+def test_retention_names_time_unit_by_its_option(tmp_path, times, said):
+    # it said "check time_unit.", a parameter of receval.retention
+    events = tmp_path / "events.csv"
+    events.write_text(f"user,time\nu1,{times}\nu2,1700000000\n")
+    assert _stderr("retention", events, "--time-unit", "s") == f"error: receval retention: {said}\n"

@@ -8,10 +8,12 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from receval import retention
+from receval.exceptions import InputValidationError
 from tests.oracles import retention as oracle
 
 # 2024-03-23 (Berlin's DST starts on the 31st), 2024-10-21 (Berlin and New York end
@@ -131,3 +133,27 @@ def test_signup_note_says_events_of_users_signed_up_after_the_window_are_dropped
         "as logins; 1 user signed up after the window's last day: in no cohort, their events "
         "dropped."
     )
+
+
+SPAN = (
+    "the events span 5001 days (from 1970-01-01 to 1983-09-10); at most 4000 are supported, as "
+    "the cohort table has a row and a column per period; pass a longer period (period='week' or "
+    "period='month'), or"
+)
+
+
+@pytest.mark.parametrize(
+    ("times", "said"),
+    [
+        ([1_700_000_000_000_000, 1_700_000_000],
+         "time holds a time outside the years 1 to 9999 (1700000000000000 seconds from 1970);"),
+        ([1.7e15, 1.7e9],
+         "time holds 1700000000000000.0, which as epoch seconds is outside the years 1 to 9999;"),
+        ([0, 5000 * 86400], SPAN),
+    ],
+)  # fmt: skip
+def test_a_time_out_of_range_names_time_unit_as_a_parameter(times, said):
+    # "check time_unit." named no parameter the command line could translate (--time-unit)
+    with pytest.raises(InputValidationError) as info:
+        retention({"user": [1, 2], "time": times}, time_unit="s")
+    assert str(info.value) == f"retention: {said} check time_unit= (the unit of epoch numbers)."

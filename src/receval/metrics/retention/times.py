@@ -39,6 +39,9 @@ _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 MAX_PERIODS = 4000
 
 _ISO_EXAMPLES = "'2024-01-31', '2024-01-31 08:00:00' or '2024-01-31T08:00:00+08:00'"
+# the fix of a time out of range: the unit its epoch number was read in (written
+# ``time_unit=`` so that the command line names its option, --time-unit)
+_CHECK_UNIT = "check time_unit= (the unit of epoch numbers)"
 
 
 @dataclass
@@ -242,7 +245,7 @@ def times_from_numbers(
 def _out_of_range(name: str, value: Any, unit: str) -> None:
     raise InputValidationError(
         f"{FUNC}: {name} holds {value.item()!r}, which as epoch {_UNIT_NAMES[unit]} is "
-        f"outside the years 1 to 9999; check time_unit."
+        f"outside the years 1 to 9999; {_CHECK_UNIT}."
     )
 
 
@@ -285,7 +288,7 @@ def _local_day(second: int, zone: _dt.tzinfo, name: str) -> int:
     except (OverflowError, OSError, ValueError):
         raise InputValidationError(
             f"{FUNC}: {name} holds a time outside the years 1 to 9999 "
-            f"({second} seconds from 1970); check time_unit."
+            f"({second} seconds from 1970); {_CHECK_UNIT}."
         ) from None
     return local.toordinal() - _EPOCH_ORDINAL
 
@@ -375,7 +378,7 @@ def extreme_days(t: Times, zone: _dt.tzinfo, name: str) -> tuple[int, int]:
         if not _MIN_SECOND + 86400 <= s <= _MAX_SECOND - 86400:
             raise InputValidationError(
                 f"{FUNC}: {name} holds a time outside the years 1 to 9999 "
-                f"({s} seconds from 1970); check time_unit."
+                f"({s} seconds from 1970); {_CHECK_UNIT}."
             )
     return _local_day(lo_s, zone, name), _local_day(hi_s, zone, name)
 
@@ -395,7 +398,7 @@ def check_span(lo_day: int, hi_day: int, period: str) -> None:
         raise InputValidationError(
             f"{FUNC}: the events span {n_periods} {period}s (from {first} to {last}); at most "
             f"{MAX_PERIODS} are supported, as the cohort table has a row and a column per "
-            f"period; pass a longer period ('week' or 'month'), or check time_unit."
+            f"period; pass a longer period (period='week' or period='month'), or {_CHECK_UNIT}."
         )
 
 

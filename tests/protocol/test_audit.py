@@ -611,3 +611,15 @@ def test_cutoff_past_int64_is_an_error_for_integer_times():
         InvalidParameterError, match=r"'cutoff' parameter of audit must be within int64's range"
     ):
         receval.audit(log, log, cutoff=2**70)
+
+
+def test_ids_that_match_nothing_are_fixed_in_sentences():
+    # the fix of ids of two inputs that never match lacked its final period
+    train, test, run = clean()
+    test["user"], test["item"] = test["user"] + 100, test["item"] + 100
+    report = receval.audit(train, test, run)
+    fixes = {f.check: f.fix for f in report.findings}
+    assert fixes["missing_users"] == "check the user ids of both inputs (type, prefix, column)."
+    assert fixes["cold_users"] == "check the user ids of both inputs (type, prefix, column)."
+    assert fixes["cold_items"] == "check the item ids of both inputs (type, prefix, column)."
+    assert all(f.message.endswith(".") and f.fix.endswith(".") for f in report.findings)

@@ -19,7 +19,7 @@ import numpy as np
 from .._parameters import counted, of_the
 from ..data._lookup import distinct, id_kind, id_type_mismatch, isin_ints
 from .inputs import Rows
-from .report import Finding, example_value
+from .report import Finding, example_value, no_id_matches
 
 __all__ = ["cold_findings", "duplicate_findings", "id_type_findings", "test_in_train_findings"]
 
@@ -127,7 +127,7 @@ def cold_findings(train: Rows, test: Rows, n_users: int, n_items: int, limit: in
                 f"{len(test_user_codes):,} ({len(cold) / len(test_user_codes):.1%}; "
                 f"{counted(int(rows.sum()), 'test row')})"
                 + ("; no test user matches a training user." if everyone else "."),
-                "check the user ids of both inputs (type, prefix, column)"
+                no_id_matches("user")
                 if everyone
                 else "report cold users apart (receval.by_segment), or leave them out of test "
                 "when the model cannot score them.",
@@ -153,7 +153,7 @@ def cold_findings(train: Rows, test: Rows, n_users: int, n_items: int, limit: in
                 f"{test.n_rows:,} ({len(rows) / test.n_rows:.1%}; "
                 f"{counted(n_cold_items, 'item')})"
                 + ("; no test item matches a training item." if everything else "."),
-                "check the item ids of both inputs (type, prefix, column)"
+                no_id_matches("item")
                 if everything
                 else "a model trained on train cannot rank these items: report them apart or "
                 "filter them out of test, and say which.",

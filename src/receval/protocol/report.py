@@ -12,7 +12,7 @@ from .._validation import check_option
 from ..exceptions import InputValidationError
 from ..report.json_values import dumps
 
-__all__ = ["SEVERITIES", "AuditReport", "Finding", "example_value"]
+__all__ = ["SEVERITIES", "AuditReport", "Finding", "example_value", "no_id_matches"]
 
 #: The severities of a finding, the gravest first.
 SEVERITIES = ("error", "warning", "info")
@@ -25,6 +25,11 @@ def example_value(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
+
+
+def no_id_matches(role: str) -> str:
+    """The fix of two inputs none of whose ``role`` ids (``"user"``, ``"item"``) match."""
+    return f"check the {role} ids of both inputs (type, prefix, column)."
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from ..data._ranked import Qrels, Run
 from ..data.seen import SeenItems
 from ..metrics.beyond.history import InteractionLog
 from .inputs import Rows
-from .report import Finding, example_value
+from .report import Finding, example_value, no_id_matches
 
 __all__ = ["as_qrels", "as_run", "missing_user_findings", "run_findings", "tie_findings"]
 
@@ -115,7 +115,7 @@ def missing_user_findings(test: Rows, run_rows: Rows, n_users: int, limit: int) 
             f"test users without a list in the run: {len(missing):,} of {len(test_user_codes):,} "
             f"(every metric 0 for them, by evaluate's missing_users='zero')"
             + ("; no test user matches a run user." if everyone else "."),
-            "check the user ids of both inputs (type, prefix, column)"
+            no_id_matches("user")
             if everyone
             else "score every test user, or say how the missing ones count "
             "(missing_users='skip' leaves them out of the means).",

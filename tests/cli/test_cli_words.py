@@ -145,6 +145,22 @@ def test_ctr_weight_errors_name_the_weight_column(tmp_path, metric):
     assert "sample_weight" not in stderr
 
 
+def test_ctr_of_weights_all_zero_warns_of_the_weights(tmp_path):
+    # both classes are there: it warned "y_true has a single class" and "has no click"
+    path = tmp_path / "log.csv"
+    path.write_text("click,a,w\n1,0.9,0\n0,0.3,0\n1,0.6,0\n0,0.2,0\n")
+    stderr = invoke(make_runner(), "ctr", path, "--label", "click", "--score", "a", "--weight",
+                    "w").stderr  # fmt: skip
+    assert stderr == (
+        "warning: roc_auc_score: no row has a positive sample weight, so the AUC is undefined "
+        "(returned as nan).\n"
+        "warning: log_loss: every sample weight is zero, so the log loss is undefined (returned "
+        "as nan).\n"
+        "warning: pcoc: no row has a positive sample weight, so PCOC is undefined (returned as "
+        "nan).\n"
+    )
+
+
 def test_compare_and_gate_weight_errors_name_the_weight_column(tmp_path):
     path = tmp_path / "log.csv"
     path.write_text(BAD_WEIGHTS.format(1))

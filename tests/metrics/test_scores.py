@@ -509,6 +509,27 @@ def test_nan_and_length_errors(func):
         func([], [])
 
 
+def test_every_weight_zero_is_said_so_not_a_single_class():
+    # both classes are there: it said "y_true has a single class" and "y_true has no click"
+    y_true, y_score, w = [1, 0, 1, 0], [0.9, 0.3, 0.6, 0.2], [0, 0, 0, 0]
+    auc = "roc_auc_score: no row has a positive sample weight, so the AUC is undefined"
+    ratio = "pcoc: no row has a positive sample weight, so PCOC is undefined"
+
+    def accumulated(name, **params):
+        return rv.metric(name, **params).update(y_true, y_score, sample_weight=w)
+
+    for compute, said in [
+        (lambda: roc_auc_score(y_true, y_score, sample_weight=w), auc),
+        (lambda: accumulated("roc_auc").compute(), auc),
+        (lambda: accumulated("roc_auc", bins=8).compute().value, auc),
+        (lambda: pcoc(y_true, y_score, sample_weight=w), ratio),
+        (lambda: accumulated("pcoc").compute(), ratio),
+    ]:
+        with pytest.warns(UndefinedMetricWarning) as caught:
+            assert math.isnan(compute())
+        assert [str(c.message) for c in caught] == [f"{said} (returned as nan)."]
+
+
 def test_single_class_is_nan_with_warning_never_half():
     with pytest.warns(UndefinedMetricWarning, match="roc_auc_score: y_true has a single class"):
         assert math.isnan(roc_auc_score([1, 1, 1], [0.1, 0.2, 0.3]))

@@ -552,7 +552,12 @@ def break_even_point(
 # per distinct score (any split), counts per disjoint score range (out of core and
 # on Spark), or counts per fixed bin (bins=N, constant memory, certified bound).
 _AUC = "roc_auc_score"
-_UNDEFINED = f"{_AUC}: y_true has a single class, so the AUC is undefined (returned as nan)."
+
+
+def _undefined(counted: bool) -> str:
+    """The warning of an undefined AUC: one class counted, or no row (all of weight 0)."""
+    why = "y_true has a single class" if counted else "no row has a positive sample weight"
+    return f"{_AUC}: {why}, so the AUC is undefined (returned as nan)."
 
 
 @dataclass(frozen=True)
@@ -712,18 +717,19 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
     if isinstance(state, BinnedCounts):
         value, bound = state.auc_and_bound()
         if np.isnan(value):
-            warn_undefined(_UNDEFINED)
+            warn_undefined(_undefined(bool(state.pos.any() or state.neg.any())))
         return BinnedAUC(value, bound)
     if isinstance(state, RangeStates):
         from ..engine.totals import auc_from_ranges
 
         value = auc_from_ranges(state.ranges)
         rounded = merged(r.rounded for r in state.ranges)
+        counted = not all(r.empty for r in state.ranges)
     else:
         counts = state.counts(_AUC)
-        value, rounded = counts.auc(), counts.rounded
+        value, rounded, counted = counts.auc(), counts.rounded, counts.entries > 0
     if np.isnan(value):
-        return warn_undefined(_UNDEFINED)
+        return warn_undefined(_undefined(counted))
     # each label's weights enter the AUC as a weighted mean: it moves by at most their shares
     warn_rounded(_AUC, rounded, None if rounded is None else rounded.bound)
     return float(value)

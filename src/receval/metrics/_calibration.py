@@ -376,8 +376,9 @@ def expected_calibration_error(
 # ------------------------------------------------------------------ definitions
 # What receval.metric, receval.scan columns and Spark run: the exact click sums.
 def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
-    if state.observed.value == 0:
-        return warn_undefined("pcoc: y_true has no click, so PCOC is undefined (returned as nan).")
+    if state.observed.value == 0:  # no click, or no row of positive weight
+        why = "y_true has no click" if state.weight.value else "no row has a positive sample weight"
+        return warn_undefined(f"pcoc: {why}, so PCOC is undefined (returned as nan).")
     return ratio(state.predicted, state.observed)  # weights near 1e308: scaled
 
 

@@ -216,6 +216,40 @@ def test_a_parquet_file_read_as_csv_is_named_parquet(tmp_path):
     assert stderr.endswith("not CSV text; drop --run-format csv or pass --run-format parquet.\n")
 
 
+def test_a_csv_file_read_as_parquet_is_named_not_parquet(tmp_path):
+    # Arrow's "Parquet magic bytes not found in footer. Either the file is corrupted or
+    # this is not a parquet file." came through, with no fix
+    path = tmp_path / "log.csv"
+    path.write_text("click,a\n1,0.5\n0,0.2\n")
+    args = ["--label", "click", "--score", "a", "--input-format", "parquet"]
+    assert _stderr("ctr", path, *args) == (
+        f"error: {path}: the file is not Parquet (it does not end with the bytes 'PAR1'); drop "
+        "--input-format parquet or pass --input-format csv.\n"
+    )
+    bare = tmp_path / "log"
+    bare.write_bytes(path.read_bytes())
+    assert _stderr("ctr", bare, *args) == (
+        f"error: {bare}: the file is not Parquet (it does not end with the bytes 'PAR1'); pass "
+        "--input-format csv (or name the file .csv).\n"
+    )
+    misnamed = tmp_path / "log.parquet"
+    misnamed.write_text("user,item,time\n1,2,3\n")
+    said = (f"error: {misnamed}: the file is not Parquet (it does not end with the bytes "
+            "'PAR1'); name the file .csv.\n")  # fmt: skip
+    assert _stderr("split", misnamed, "--method", "random", "--seed", "0", "--n", "1") == said
+    assert _stderr("audit", "--train", misnamed, "--test", misnamed) == said
+
+
+def test_a_score_that_is_not_finite_is_said_of_the_scores(tmp_path):
+    # "the scores contains NaN or infinity"
+    path = tmp_path / "log.csv"
+    path.write_text("click,a\n1,0.5\n0,inf\n")
+    assert _stderr("ctr", path, "--label", "click", "--score", "a") == (
+        f"error: {path}:3: auc of --score a: the scores contain NaN or infinity, the first on "
+        "this line (inf); drop those rows or replace the values with finite numbers first.\n"
+    )
+
+
 def test_commands_without_input_format_name_the_suffix(tmp_path):
     # audit and split said "pass --input-format parquet", an option they do not have, and
     # split "scan: ...; pass --input-format parquet, 'csv' or 'tsv'"

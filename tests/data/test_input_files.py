@@ -257,6 +257,45 @@ def test_a_parquet_log_read_as_trec_is_to_be_named_parquet(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "fix"),
+    [
+        ("x.csv", "user,item,score\nu1,a,0.5\n",
+         "; drop file_format='parquet' or pass file_format='csv'"),
+        ("x", "user,item,score\nu1,a,0.5\n", "; pass file_format='csv' (or name the file .csv)"),
+        ("x.parquet", "user\titem\tscore\nu1\ta\t0.5\n",
+         "; pass file_format='tsv' (or name the file .tsv)"),
+        ("x", "user item score\n", ""),
+    ],
+)  # fmt: skip
+def test_a_file_read_as_parquet_that_is_not_is_named_so(tmp_path, name, text, fix):
+    # Arrow's "Parquet magic bytes not found in footer. Either the file is corrupted or
+    # this is not a parquet file." came through, with no fix
+    path = tmp_path / name
+    path.write_text(text)
+    said = f"{path}: the file is not Parquet (it does not end with the bytes 'PAR1'){fix}."
+    for read in (
+        lambda: rv.Run.from_file(path, file_format="parquet"),
+        lambda: io.read_table(path, ["user"], "f", "parquet"),
+        lambda: rv.scan(path, file_format="parquet"),
+    ):
+        with pytest.raises(rv.InputValidationError) as info:
+            read()
+        assert str(info.value) == said
+
+
+def test_a_parquet_file_cut_short_is_named_so(tmp_path):
+    path = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"user": ["u1"], "item": ["a"], "score": [0.5]}), path)
+    path.write_bytes(path.read_bytes()[:-8])
+    with pytest.raises(rv.InputValidationError) as info:
+        rv.Run.from_file(path)
+    assert str(info.value) == (
+        f"{path}: the file begins as Parquet but does not end as one (no 'PAR1' at its end): "
+        f"it is cut short or corrupt; write it again."
+    )
+
+
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
 def test_the_format_is_told_past_a_compression_suffix(suffix):
     from receval.data.io import infer_format

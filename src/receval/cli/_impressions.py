@@ -372,8 +372,14 @@ def scored_error(
     if column is None:
         return where + words
     option = ((source.options if source is not None else None) or {}).get(column, "--score")
-    words = re.sub(r"^[\w.]+: (?:y_score|y_pred|y_prob|y_proba)\b", "the scores", words)
+    words = _SCORES.sub(lambda m: "the scores" + (f" {_PLURAL[m[1]]}" if m[1] else ""), words)
     return f"{where}{'' if metric is None else metric + ' of '}{option} {column}: {words}"
+
+
+#: The verbs of the library's messages of a score argument (``y_score contains NaN``),
+#: said of the scores (``the scores contain NaN``)
+_PLURAL = {"contains": "contain", "has": "have", "holds": "hold", "is": "are", "mixes": "mix"}
+_SCORES = re.compile(rf"^[\w.]+: (?:y_score|y_pred|y_prob|y_proba)\b(?: ({'|'.join(_PLURAL)})\b)?")
 
 
 def skipped_groups_note(

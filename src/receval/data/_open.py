@@ -24,6 +24,7 @@ __all__ = [
     "header_not_utf8",
     "is_parquet",
     "is_stream",
+    "not_parquet",
     "open_input",
     "parquet_not_text",
     "place",
@@ -400,6 +401,37 @@ def parquet_not_text(path: str, fmt: str, fix: str | None = None) -> InputValida
         )
     return InputValidationError(
         f"{path}: the file is Parquet (it starts with 'PAR1'), not {fmt.upper()} text; {fix}."
+    )
+
+
+def not_parquet(path: str, exc: BaseException) -> InputValidationError:
+    """The error of Arrow's ``exc`` opening ``path`` as Parquet: a file that is not
+    Parquet (no ``PAR1`` at its end) named so, with the fix (the format its suffix
+    names, else the delimiter of its first line, CSV's or TSV's), one that begins as
+    Parquet as cut short; any other error as Arrow's."""
+    if "magic bytes not found" not in str(exc):
+        return InputValidationError(f"{path}: cannot be read as Parquet: {sentence(exc)}")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        head = b""
+    if is_parquet(head):
+        return InputValidationError(
+            f"{path}: the file begins as Parquet but does not end as one (no 'PAR1' at its "
+            f"end): it is cut short or corrupt; write it again."
+        )
+    told = infer_format(path)
+    line = head.split(b"\n", 1)[0]
+    text = next((fmt for fmt, sep in (("csv", b","), ("tsv", b"\t")) if sep in line), None)
+    if told not in (None, "parquet"):
+        fix = f"; drop file_format='parquet' or pass file_format='{told}'"
+    elif text is not None and compression_of(path) is None:
+        fix = f"; pass file_format='{text}' (or name the file .{text})"
+    else:
+        fix = ""
+    return InputValidationError(
+        f"{path}: the file is not Parquet (it does not end with the bytes 'PAR1'){fix}."
     )
 
 

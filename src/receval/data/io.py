@@ -35,6 +35,7 @@ from ._open import (
     file_error,
     header_not_utf8,
     is_stream,
+    not_parquet,
     parquet_not_text,
     sentence,
 )
@@ -303,6 +304,8 @@ def read_table(
         if fmt in ("csv", "tsv"):
             return read_csv(path, columns, fmt, id_columns, encode_ids)
     except pa.ArrowInvalid as exc:
+        if fmt == "parquet":
+            raise not_parquet(path, exc) from exc
         if "Empty CSV file" in str(exc):
             csv_header(path, str(fmt))  # raises for an empty file
             raise header_only(path) from exc
@@ -423,7 +426,7 @@ class ParquetColumns:
                     f"{path}: a pipe cannot be read as Parquet (its reader seeks in the "
                     f"file); save the stream to a file and read that."
                 ) from exc
-            raise InputValidationError(f"{path}: {exc}") from exc
+            raise not_parquet(path, exc) from exc
         self.schema = meta.schema_arrow
         self.num_rows = meta.metadata.num_rows
         self.num_row_groups = meta.metadata.num_row_groups

@@ -22,7 +22,7 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from ._ahead import Clock, ScanTimings, read_ahead
 from ._csv import CSV_BLOCK, csv_batches, csv_error, csv_header
 from ._hive import directory_keys, key_types, partition, typed, with_keys
-from ._open import check_has_columns, header_not_utf8, sentence
+from ._open import check_has_columns, header_not_utf8, not_parquet, sentence
 from ._origin import Batch, Origin
 from .io import column_array, header_only, infer_format
 
@@ -178,7 +178,7 @@ class Scan:
                 with pq.ParquetFile(path) as file:
                     meta, own = file.metadata, file.schema_arrow
             except (pa.ArrowInvalid, OSError) as exc:
-                raise InputValidationError(f"{path}: cannot be read as Parquet: {exc}") from exc
+                raise not_parquet(path, exc) from exc
             both = [key for key in given if key in own.names]
             if both:
                 raise InputValidationError(

@@ -20,7 +20,7 @@ from ..data import io
 from ..data._arrow import take_at
 from ..data._csv import csv_header
 from ..data._encode import factorize, id_ranks
-from ..data._open import check_file, sentence
+from ..data._open import check_file, not_parquet, sentence
 from ..data._times import TIME_NAMES, time_column
 from ..exceptions import InputValidationError, InvalidParameterError
 
@@ -88,10 +88,14 @@ def read_file(
         return _read_directory(path, func, time)
     fmt = io.infer_format(path)
     if fmt == "parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         check_file(path)
-        names = pq.read_schema(path).names
+        try:
+            names = pq.read_schema(path).names
+        except pa.ArrowInvalid as exc:
+            raise not_parquet(path, exc) from exc
     elif fmt in ("csv", "tsv"):
         check_file(path)
         names = csv_header(path, fmt)

@@ -379,6 +379,24 @@ def test_rank_from_vectors_of_a_poor_model_scores_0_and_a_foreign_catalogue_is_r
     assert "none of --item-ids' 2 items is judged in the qrels" in bad.stderr
 
 
+def test_a_trec_run_tag_has_no_whitespace_and_reads_back(files):
+    # the tag was the --items file's name as it is: "my items.npy" added a field to every
+    # line, read back as the tag "my" and a field after it
+    path, _, _ = files
+    (path / "my items.npy").write_bytes((path / "i.npy").read_bytes())
+    (path / "items.txt").write_text("".join(f"i{i}\n" for i in range(20)))
+    args = ["retrieve", "--users", path / "u.npy", "--items", path / "my items.npy", "--k", 3,
+            "--user-ids", path / "users.txt", "--item-ids", path / "items.txt",
+            "--quiet"]  # fmt: skip
+    invoke(make_runner(), *args, "-o", path / "run.txt")
+    invoke(make_runner(), *args, "-o", path / "run.parquet")
+    lines = (path / "run.txt").read_text().splitlines()
+    assert {len(line.split()) for line in lines} == {6}
+    trec = Run.from_trec(path / "run.txt")
+    assert trec.name == "my_items.npy"
+    assert trec.to_dict() == Run.from_file(path / "run.parquet").to_dict()
+
+
 def test_bytes_ids_are_written_to_a_trec_run_as_their_text(files):
     # a .npy file of NumPy bytes ids: the TREC run held b'u0' (Python's repr of the
     # bytes), while the .csv run held u0 and the evaluation matched the qrels' u0

@@ -3,6 +3,7 @@ and the embedding inputs ``receval rank`` retrieves a run from."""
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
 
+import re
 import sys
 from contextlib import nullcontext
 from typing import Annotated, Any
@@ -223,7 +224,9 @@ def retrieved_run(users: str, items: str, k: int, say: Messages, *, item_ids: An
 
 def write_run(run: Any, path: str) -> None:
     """A run as a Parquet, CSV or TSV file (columns user, item, score, rank), or a TREC
-    run file for any other suffix (``-``: on standard output)."""
+    run file for any other suffix (``-``: on standard output), tagged with the run's
+    name, each whitespace character in it written as ``_`` (the tag is one field of a
+    line: ``my items.npy`` would be two)."""
     import numpy as np
     import pyarrow as pa
 
@@ -245,7 +248,7 @@ def write_run(run: Any, path: str) -> None:
         delimiter = "\t" if path.endswith(".tsv") else ","
         csv.write_csv(table, path, csv.WriteOptions(delimiter=delimiter))
     else:
-        tag = run.name or "receval"
+        tag = re.sub(r"\s", "_", run.name or "receval")
         with open(path, "w", encoding="utf-8") if path != "-" else nullcontext(sys.stdout) as out:
             for u, i, r, s in zip(_as_text(users).to_pylist(), _as_text(items).to_pylist(),
                                   ranks.tolist(), run.scores.tolist(), strict=True):  # fmt: skip
@@ -281,7 +284,8 @@ def retrieve(
             "-o",
             metavar="FILE",
             help="The run: a .parquet, .csv or .tsv file (columns user, item, score, rank) "
-            "or a TREC run file (any other name; '-': standard output).",
+            "or a TREC run file (any other name; '-': standard output), tagged with the "
+            "--items file's name, each space or other whitespace in it written as '_'.",
             show_default=False,
         ),
     ],

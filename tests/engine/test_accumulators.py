@@ -121,7 +121,7 @@ def test_gauc_over_whole_groups():
     for a, b, g in zip(*(np.split(x, cuts) for x in (y, s, groups)), strict=True):
         acc.update(a, b, groups=g)
     assert acc.compute() == expected
-    with pytest.raises(InputValidationError, match=r"1 group was given twice .* e.g. \[0\]"):
+    with pytest.raises(InputValidationError, match=r"1 group of groups was given twice .* \[0\]"):
         acc.update(y[:3], s[:3], groups=groups[:3])
 
 
@@ -248,11 +248,11 @@ def test_seen_groups_raise_when_given_again(first, again):
         seen.add(again, "gauc_score", "groups")
     other = Seen()
     other.add(again, "gauc_score", "groups")
-    with pytest.raises(InputValidationError, match="1 group was given twice"):
-        seen.merge(other)
+    with pytest.raises(InputValidationError, match="f: 1 group of groups was given twice"):
+        seen.merge(other, "f", "groups", "groups")
     fresh = Seen()
     fresh.add(np.array([100, 101]), "gauc_score", "groups")
-    merged = seen.merge(fresh)
+    merged = seen.merge(fresh, "f", "groups", "groups")
     assert sorted(merged.ints.tolist() + list(merged.ids), key=str) == sorted(
         [*first.tolist(), 100, 101], key=str
     )
@@ -620,7 +620,7 @@ def test_every_backend_adds_a_batch_the_one_way(data, kwargs, bound):
               "w": np.ones(3), "x": np.ones(3)}  # fmt: skip
     try:
         state = pcoc.add(pcoc.check_params(), None, tuple(arrays[a] for a in data),
-                         {k: arrays[a] for k, a in kwargs.items()})  # fmt: skip
+                         {k: arrays[a] for k, a in kwargs.items()}, func="f")  # fmt: skip
     except (TypeError, InvalidParameterError):
         assert bound is None
     else:

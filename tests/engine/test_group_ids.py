@@ -48,12 +48,12 @@ def test_states_of_several_runs_merge_as_sets(first, second):
     (a, ids_a), (b, ids_b) = held(first), held(second)
     if ids_a & ids_b:
         with pytest.raises(InputValidationError, match="given twice"):
-            a.merge(b)
+            a.merge(b, "f", "groups", "groups")
     else:
-        merged = a.merge(b)
+        merged = a.merge(b, "f", "groups", "groups")
         assert merged.ints.tolist() == sorted(ids_a | ids_b)
         assert a.ints.tolist() == sorted(ids_a)  # merge leaves both as they were
-        a.absorb(b)
+        a.absorb(b, "f", "groups", "groups")
         assert pickle.loads(pickle.dumps(a)).ints.tolist() == sorted(ids_a | ids_b)
 
 
@@ -67,3 +67,102 @@ def test_gauc_of_many_updates_of_whole_groups_is_the_functions():
     assert acc.compute() == rv.gauc_score(y, s, groups=groups)
     with pytest.raises(InputValidationError, match="given twice"):
         acc.update(y[:5], s[:5], groups=groups[:5])
+
+
+def _given_twice(func: str, n: int, what: str, argument: str, examples: str) -> str:
+    one = what[:-1]
+    return (
+        f"{func}: {n} {one if n == 1 else what} of {argument} {'was' if n == 1 else 'were'} "
+        f"given twice (in two updates, or in two merged accumulators), e.g. {examples}; each "
+        f"update and each worker must hold whole {what} (all the rows of a {one}): group the "
+        f"rows by {one} before cutting batches or splitting them across workers."
+    )
+
+
+def _gauc_given_twice(func: str, n: int, examples: str) -> str:
+    """The message of a gauc made with ``whole_groups=True``, with its fix."""
+    return _given_twice(func, n, "groups", "groups", examples)[:-1] + (
+        "; or leave out whole_groups=True: receval.metric('gauc') takes a group's rows in any "
+        "number of updates and accumulators."
+    )
+
+
+QRELS = {"u": {"a": 1}, "v": {"b": 1}}
+RUN = {"u": {"a": 0.9, "b": 0.1}, "v": {"a": 0.8, "b": 0.2}}
+EVENTS = {"user": ["a", "a", "b"], "time": ["2024-01-01", "2024-01-02", "2024-01-01"]}
+
+
+def _gauc(**options: object) -> rv.Accumulator:
+    return rv.metric("gauc", whole_groups=True, **options).update(
+        [1, 0, 1, 0], [0.9, 0.2, 0.3, 0.6], groups=[1, 1, 2, 2]
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "again", "message"),
+    [
+        (_gauc, lambda acc: acc.update([1, 0], [0.5, 0.4], groups=[2, 2]),
+         _gauc_given_twice("Accumulator.update of 'gauc'", 1, "[2]")),
+        (lambda: _gauc(window=2), lambda acc: acc.update([1, 0], [0.5, 0.4], groups=[2, 2]),
+         _gauc_given_twice("Accumulator.update of 'gauc'", 1, "[2]")),
+        (_gauc, lambda acc: acc.merge(_gauc()),
+         _gauc_given_twice("Accumulator.merge of 'gauc'", 2, "[1, 2]")),
+        (lambda: rv.metric("ndcg@3", whole_groups=True).update(QRELS, RUN),
+         lambda acc: acc.update({"v": {"a": 1}}, {"v": {"a": 0.5}}),
+         _given_twice("Accumulator.update of 'ndcg@3'", 1, "users", "qrels and run", "['v']")),
+        (lambda: rv.metric("ndcg@3", whole_groups=True).update(QRELS, RUN),
+         lambda acc: acc.merge(rv.metric("ndcg@3", whole_groups=True).update(QRELS, RUN)),
+         _given_twice("Accumulator.merge of 'ndcg@3'", 2, "users", "qrels and run",
+                      "['u', 'v']")),
+        (lambda: rv.metric("retention", days=1).update(EVENTS),
+         lambda acc: acc.update({"user": ["a"], "time": ["2024-01-04"]}),
+         _given_twice("Accumulator.update of 'retention'", 1, "users", "events", "['a']")),
+        (lambda: rv.metric("retention", days=1).update(EVENTS),
+         lambda acc: acc.merge(rv.metric("retention", days=1).update(EVENTS)),
+         _given_twice("Accumulator.merge of 'retention'", 2, "users", "events", "['a', 'b']")),
+        (lambda: rv.metric("shannon_entropy@2").update(RUN),
+         lambda acc: acc.update({"v": {"b": 0.3}}),
+         _given_twice("Accumulator.update of 'shannon_entropy@2'", 1, "users", "run", "['v']")),
+        (lambda: rv.metric("shannon_entropy@2").update(RUN),
+         lambda acc: acc.merge(rv.metric("shannon_entropy@2").update({"u": {"a": 1.0}})),
+         _given_twice("Accumulator.merge of 'shannon_entropy@2'", 1, "users", "run", "['u']")),
+    ],
+)  # fmt: skip
+def test_a_group_given_twice_names_the_accumulator_and_the_argument(make, again, message):
+    acc = make()
+    with pytest.raises(InputValidationError) as raised:
+        again(acc)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("saved", ["pkl", "pt"])
+def test_states_saved_before_the_error_named_its_caller_load(saved):
+    # saved by the code before (data/README.md): the state's format is unchanged
+    import pathlib
+
+    data = pathlib.Path(__file__).parent / "data"
+    if saved == "pkl":
+        gauc = pickle.loads((data / "gauc_whole_groups.pkl").read_bytes())
+        ndcg = pickle.loads((data / "ndcg_whole_groups.pkl").read_bytes())
+    else:
+        torch = pytest.importorskip("torch")
+        gauc = rv.metric("gauc", whole_groups=True).load_state_dict(
+            torch.load(data / "gauc_whole_groups.pt", weights_only=True)
+        )
+        ndcg = rv.metric("ndcg@3", whole_groups=True).load_state_dict(
+            torch.load(data / "ndcg_whole_groups.pt", weights_only=True)
+        )
+    with pytest.raises(InputValidationError) as raised:
+        gauc.update([1, 0], [0.5, 0.4], groups=[2, 2])
+    assert str(raised.value) == _gauc_given_twice("Accumulator.update of 'gauc'", 1, "[2]")
+    gauc.update([1, 0], [0.5, 0.4], groups=[3, 3])
+    y, s, g = [1, 0, 1, 0, 1, 0], [0.9, 0.2, 0.3, 0.6, 0.5, 0.4], [1, 1, 2, 2, 3, 3]
+    assert gauc.compute() == rv.gauc_score(y, s, groups=g)
+    with pytest.raises(InputValidationError) as raised:
+        ndcg.merge(rv.metric("ndcg@3", whole_groups=True).update({"u": {"a": 1}}, RUN))
+    assert str(raised.value) == _given_twice(
+        "Accumulator.merge of 'ndcg@3'", 1, "users", "qrels and run", "['u']"
+    )
+    ndcg.update({"w": {"a": 1}}, {"w": {"a": 0.1, "b": 0.9}})
+    qrels, run = {**QRELS, "w": {"a": 1}}, {**RUN, "w": {"a": 0.1, "b": 0.9}}
+    assert ndcg.compute() == rv.evaluate(qrels, run, ["ndcg@3"]).mean["ndcg@3"]

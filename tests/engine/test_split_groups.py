@@ -242,11 +242,13 @@ def test_an_item_given_twice_for_a_user_names_them():
 def test_whole_groups_still_refuses_a_repeated_group():
     acc = rv.metric("gauc", whole_groups=True)
     acc.update(Y[:4], S[:4], groups=[1, 1, 2, 2])
-    with pytest.raises(InputValidationError, match=r"1 group was given twice .* e\.g\. \[2\]; "
-                       r".*or leave out whole_groups=True"):  # fmt: skip
+    with pytest.raises(InputValidationError, match=r"1 group of groups was given twice .* "
+                       r"e\.g\. \[2\]; .*or leave out whole_groups=True"):  # fmt: skip
         acc.update(Y[4:], S[4:], groups=[2, 3, 3, 3])
     ranking = rv.metric("ndcg@3", whole_groups=True).update({"u": {"a": 1}}, {"u": {"a": 0.5}})
-    with pytest.raises(InputValidationError, match=r"1 group was given twice .* \['u'\]"):
+    with pytest.raises(
+        InputValidationError, match=r"1 user of qrels and run was given twice .*\['u'\]"
+    ):
         ranking.update({"u": {"b": 1}}, {"u": {"b": 0.5}})
     # the split state and the whole one are different states: they do not merge
     with pytest.raises(InvalidParameterError, match="cannot merge"):

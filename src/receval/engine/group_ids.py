@@ -102,24 +102,49 @@ class Seen:
         result: np.ndarray = ordered[found]
         return result
 
-    def absorb(self, other: Seen) -> Seen:
-        """Add another state's ids into this one (in place); returns this state."""
-        self._check_disjoint(other)
+    def absorb(self, other: Seen, func: str, what: str, argument: str) -> Seen:
+        """Add another state's ids into this one (in place); returns this state.
+
+        Raises, as :meth:`merge`, if an id is in both."""
+        self._check_disjoint(other, func, what, argument)
         for run in other._runs:
             self._push(run)
         self.ids |= other.ids
         return self
 
-    def merge(self, other: Seen) -> Seen:
-        """The ids of both states (a new state)."""
-        self._check_disjoint(other)
-        merged = Seen(ids=self.ids | other.ids)
-        merged._runs = list(self._runs)  # runs are never changed in place
+    def merge(self, other: Seen, func: str, what: str, argument: str) -> Seen:
+        """The ids of both states (a new state).
+
+        Parameters
+        ----------
+        other : Seen
+            The other state's ids.
+        func : str
+            The caller that the error names (``Accumulator.merge of 'gauc'``).
+        what : str
+            What the ids are, plural (``"groups"``, ``"users"``).
+        argument : str
+            The data argument that gave them (``"groups"``, ``"qrels and run"``).
+
+        Raises
+        ------
+        InputValidationError
+            An id is in both.
+        """
+        self._check_disjoint(other, func, what, argument)
+        merged = self.copy()
         for run in other._runs:
             merged._push(run)
+        merged.ids |= other.ids
         return merged
 
-    def _check_disjoint(self, other: Seen) -> None:
+    def copy(self) -> Seen:
+        """A new state of the same ids."""
+        copied = Seen(ids=set(self.ids))
+        copied._runs = list(self._runs)  # runs are never changed in place
+        return copied
+
+    def _check_disjoint(self, other: Seen, func: str, what: str, argument: str) -> None:
         both = self.ids & other.ids if len(other.ids) < len(self.ids) else other.ids & self.ids
         small, large = sorted((self, other), key=lambda x: x.n_ints)
         both |= set(large._held(small.ints).tolist())
@@ -127,12 +152,13 @@ class Seen:
             if a.ids and b._runs:  # (a pass over every id held: not for strings alone)
                 both |= set(b._held(_int64s(a.ids)).tolist())
         if both:
+            one = what[:-1]
             raise InputValidationError(
-                f"{counted(len(both), 'group')} {verb(len(both), 'was')} given twice (in two "
-                f"updates, or in two merged "
-                f"accumulators), e.g. {format_values(sorted(both, key=str))}; each update and "
-                f"each worker must hold whole groups (all the rows of a group or user): group "
-                f"the rows before cutting batches or splitting them across workers."
+                f"{func}: {counted(len(both), one)} of {argument} {verb(len(both), 'was')} "
+                f"given twice (in two updates, or in two merged accumulators), e.g. "
+                f"{format_values(sorted(both, key=str))}; each update and each worker must "
+                f"hold whole {what} (all the rows of a {one}): group the rows by {one} "
+                f"before cutting batches or splitting them across workers."
             )
 
     def invalid(self) -> tuple[str, str] | None:

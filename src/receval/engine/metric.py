@@ -37,6 +37,7 @@ __all__ = [
     "DEFINITIONS",
     "MetricDefinition",
     "data_columns",
+    "joined",
     "no_options",
     "register",
     "second_and_weight",
@@ -160,10 +161,13 @@ class MetricDefinition:
         state: Any,
         data: tuple[Any, ...] = (),
         kwargs: Mapping[str, Any] | None = None,
+        *,
+        func: str,
     ) -> Any:
         """``state`` with one batch of rows added; ``data`` and ``kwargs`` are the data
         arguments of ``update`` by position and by name, and ``state`` None stands for
-        :attr:`empty` (the batch's own state).
+        :attr:`empty` (the batch's own state); ``func`` is the caller (see
+        :func:`joined`).
 
         The one way a backend adds a batch: in one call of the compiled core where
         ``update_plain`` takes it (plain NumPy arrays), else ``prepare`` (whose checks
@@ -177,8 +181,8 @@ class MetricDefinition:
         >>> pcoc = definition("pcoc")
         >>> params = pcoc.check_params()
         >>> y, p = np.array([0, 1, 1, 0]), np.array([0.2, 0.6, 0.9, 0.3])
-        >>> state = pcoc.add(params, None, (y, p))  # NumPy: one call of the core
-        >>> state = pcoc.add(params, state, (), {"y_true": [1], "y_prob": [0.5]})  # checked
+        >>> state = pcoc.add(params, None, (y, p), func="f")  # NumPy: one call of the core
+        >>> state = pcoc.add(params, state, (), {"y_true": [1], "y_prob": [0.5]}, func="f")
         >>> pcoc.finalize(params, state)
         0.8333333333333334
         """
@@ -197,9 +201,7 @@ class MetricDefinition:
             added = self.update_into(params, state, batch)
             if added is not None:
                 return added
-        new = self.update(params, batch)
-        absorb = getattr(state, "absorb", None)  # in place, where the state can
-        return absorb(new) if absorb is not None else state.merge(new)
+        return joined(state, self.update(params, batch), func, in_place=True)
 
     def _bound(self, data: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The data arguments in the order of ``inputs``, None where not given; None
@@ -221,6 +223,20 @@ class MetricDefinition:
     def module(self) -> str:
         """The module that defines the metric (where pickles look it up again)."""
         return self.finalize.__module__
+
+
+def joined(state: Any, other: Any, func: str, *, in_place: bool = False) -> Any:
+    """``state`` with the rows of ``other``, a state of the same metric: its ``absorb``
+    (``state`` changed in place) where ``in_place`` and the state has one, else its
+    ``merge`` (a new state).
+
+    A state whose class sets ``takes_caller`` (a state of whole groups, which refuses
+    a group in both) is given ``func``, the caller its error names
+    (``"Accumulator.merge of 'gauc'"``).
+    """
+    join = getattr(state, "absorb", None) if in_place else None
+    join = state.merge if join is None else join
+    return join(other, func) if getattr(state, "takes_caller", False) else join(other)
 
 
 #: Every registered definition, by canonical name.

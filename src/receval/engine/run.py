@@ -21,7 +21,7 @@ from .loop.distributed import gather_plain
 from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
 from .loop.tensors import host_array, on_host, owned
 from .memory import state_bytes
-from .metric import DEFINITIONS, MetricDefinition, weights_refused, without_no_weights
+from .metric import DEFINITIONS, MetricDefinition, joined, weights_refused, without_no_weights
 from .states import check_loaded_state, invalid_state
 from .window import UNITS, Window, batch_rows
 
@@ -274,14 +274,14 @@ class Accumulator:
         if host:  # on the background thread: device copies land here
             data = tuple(host_array(x) for x in data)
             kwargs = {k: host_array(x) for k, x in kwargs.items()}
-        defn = self.definition
+        defn, func = self.definition, f"Accumulator.update of {self.name!r}"
         # refused before a row is added; an empty batch tells nothing
         weights = self._weights.join(self._weights_of(data, kwargs), UPDATE)
         try:
             # the accumulator owns its state: the batch is added in place where it can be;
             # with a window, the batch's own state joins the window and the lifetime state
             new = defn.add(self._params, self._state if self._window is None else None, data,
-                           kwargs)  # fmt: skip
+                           kwargs, func=func)  # fmt: skip
         except TypeError as e:
             if not isinstance(e, InvalidParameterError):  # already in the user's words
                 check_arguments(self.name, defn, self._params, data, kwargs)
@@ -296,9 +296,8 @@ class Accumulator:
                 ) from None
             raise
         if self._window is not None:
-            batch = new
-            absorb = getattr(self._state, "absorb", None)  # in place: batch stays the window's
-            new = absorb(batch) if absorb is not None else self._state.merge(batch)
+            batch = new  # absorbed in place where the state can: batch stays the window's
+            new = joined(self._state, batch, func, in_place=True)
             held = (tuple(_held(x) for x in data), {k: _held(x) for k, x in kwargs.items()})
             self._window.add(batch_rows(data, kwargs), batch, held)
         self._state = new
@@ -354,7 +353,7 @@ class Accumulator:
         given = WeightKind(other._weights.value, f"Accumulator.merge of {self.name!r}")
         weights = self._weights.join(given, MERGED)
         # a new state: other's stays its own; its rows count here as rows added since a sync
-        self._state = self._state.merge(other.state)
+        self._state = joined(self._state, other.state, f"Accumulator.merge of {self.name!r}")
         self._weights = weights
         if self._window is not None and other._window is not None:
             self._window.extend(other._window)  # its batches after this one's
@@ -419,11 +418,11 @@ class Accumulator:
                 f"weights depend on it). Got updates {clocks} on ranks 0 to {len(clocks) - 1}; "
                 f"sync ranks that update in step (one update each per step)."
             )
-        merged = states[0]
+        merged, func = states[0], f"Accumulator.sync of {self.name!r}"
         for state in states[1:]:
-            merged = merged.merge(state)
+            merged = joined(merged, state, func)
         # a decayed state's rows since the sync are weighed from the merged state's update
-        self._synced = (merged if base is None else _then(base, merged),
+        self._synced = (merged if base is None else _then(base, merged, func),
                         n_base + sum(int(part["n_updates"]) for part in parts))  # fmt: skip
         fresh = getattr(merged, "fresh", None)  # a decayed AUC's clock goes on
         empty = self.definition.empty(self._params)
@@ -508,8 +507,9 @@ class Accumulator:
                 f"receval.metric({self.name!r}, window=N)."
             )
         self.wait()
+        func = f"Accumulator.compute_window of {self.name!r}"
         return self.definition.finalize(
-            self._params, self._window.state(self.definition, self._params)
+            self._params, self._window.state(self.definition, self._params, func)
         )
 
     def reset(self) -> Accumulator:
@@ -660,7 +660,7 @@ class Accumulator:
         self.wait()
         if self._synced is None:
             return self._state
-        return _then(self._synced[0], self._state)
+        return _then(self._synced[0], self._state, f"Accumulator.state of {self.name!r}")
 
     @property
     def memory_bytes(self) -> int:
@@ -712,11 +712,12 @@ def _raise_failed(parts: list[Any], failed: Exception | None) -> None:
     raise error(text + message)
 
 
-def _then(base: Any, later: Any) -> Any:
+def _then(base: Any, later: Any, func: str) -> Any:
     """The state at the last sync, then the rows added since (a decayed state's weights
-    are at the later update's scale)."""
+    are at the later update's scale); ``func``: the caller (see
+    :func:`~receval.engine.metric.joined`)."""
     followed_by = getattr(base, "followed_by", None)
-    return base.merge(later) if followed_by is None else followed_by(later)
+    return joined(base, later, func) if followed_by is None else followed_by(later)
 
 
 def _held(x: Any) -> Any:

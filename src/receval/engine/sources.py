@@ -139,7 +139,7 @@ def run_definition(
             if value is not None:
                 return value
         data = {k: columns[k] for k in defn.inputs if k in columns}
-        state = defn.add(params, None, (), data)
+        state = defn.add(params, None, (), data, func=func)
         v.check_not_empty(batch_rows((), data), defn.inputs[0], func)
         return defn.finalize(params, state)
     for name, (value, default) in (memory_only or {}).items():

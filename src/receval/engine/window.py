@@ -21,7 +21,7 @@ import numpy as np
 
 from .._parameters import counted
 from ..exceptions import InputValidationError, InvalidParameterError
-from .metric import MetricDefinition
+from .metric import MetricDefinition, joined
 
 __all__ = [
     "DECAYED",
@@ -107,8 +107,12 @@ class Window:
         while self.batches and self.rows - self.batches[0][0] >= self.size:
             self.rows -= self.batches.popleft()[0]
 
-    def state(self, defn: MetricDefinition, params: dict[str, Any]) -> Any:
-        """The merged state of exactly the rows in the window (of metric ``defn``)."""
+    def state(self, defn: MetricDefinition, params: dict[str, Any], func: str) -> Any:
+        """The merged state of exactly the rows in the window (of metric ``defn``;
+        ``func``: the caller, see :func:`~receval.engine.metric.joined`)."""
+        # the batches are added into a state of the window's own, in place where the
+        # state can (theirs are read, never changed): one pass over them, not a copy
+        # of the merged state per batch
         merged = defn.empty(params)
         batches = list(self.batches)
         if self.unit == "rows" and self.rows > self.size:
@@ -117,25 +121,17 @@ class Window:
             keep = rows - (self.rows - self.size)
             cut = tuple(_tail(x, keep) for x in data)
             cut_kwargs = {k: _tail(x, keep) for k, x in kwargs.items()}
-            first = defn.add(params, None, cut, cut_kwargs)
-            merged = _added(merged, first)
+            first = defn.add(params, None, cut, cut_kwargs, func=func)
+            merged = joined(merged, first, func, in_place=True)
             batches = batches[1:]
         for _, state, _ in batches:
-            merged = _added(merged, state)
+            merged = joined(merged, state, func, in_place=True)
         return merged
 
     def clear(self) -> None:
         """Forget every batch."""
         self.batches.clear()
         self.rows = 0
-
-
-def _added(merged: Any, state: Any) -> Any:
-    """``state`` added into ``merged``, a state of the window's own: in place where the
-    state can (the batches' states are read, never changed), so that the window's value
-    costs one pass over its batches, not a copy of the merged state per batch."""
-    absorb = getattr(merged, "absorb", None)
-    return absorb(state) if absorb is not None else merged.merge(state)
 
 
 def _tail(x: Any, n: int) -> Any:

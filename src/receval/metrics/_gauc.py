@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -492,27 +492,30 @@ class GroupState:
     ids_kind: IdKind = NO_IDS
     labels: LabelKind = NO_LABELS
 
-    def merge(self, other: GroupState) -> GroupState:
+    #: ``merge`` and ``absorb`` take the caller, which a group in both names
+    takes_caller: ClassVar[bool] = True
+
+    def merge(self, other: GroupState, func: str) -> GroupState:
         kind = self.ids_kind.join(other.ids_kind, MERGED)
         labels = self.labels.join(other.labels, MERGED)
-        return GroupState(self.totals.merge(other.totals), _joined(self.seen.merge, other.seen),
-                          kind, labels)  # fmt: skip
+        return GroupState(self.totals.merge(other.totals),
+                          _joined(self.seen.merge, other.seen, func), kind, labels)  # fmt: skip
 
-    def absorb(self, other: GroupState) -> GroupState:
+    def absorb(self, other: GroupState, func: str) -> GroupState:
         kind = self.ids_kind.join(other.ids_kind, UPDATE)
         labels = self.labels.join(other.labels, UPDATE)
-        _joined(self.seen.absorb, other.seen)
+        _joined(self.seen.absorb, other.seen, func)
         self.totals = self.totals.merge(other.totals)
         self.ids_kind, self.labels = kind, labels
         return self
 
 
-def _joined(join: Any, other: Seen) -> Seen:
-    """``join(other)``; a group in both (only an accumulator made with
-    ``whole_groups=True`` merges states of whole groups that may repeat) raises,
-    saying how to take split groups."""
+def _joined(join: Any, other: Seen, func: str) -> Seen:
+    """``join(other)`` of the groups' ids, ``func`` the caller; a group in both (only
+    an accumulator made with ``whole_groups=True`` merges states of whole groups that
+    may repeat) raises, saying how to take split groups."""
     try:
-        result: Seen = join(other)
+        result: Seen = join(other, func, "groups", "groups")
     except InputValidationError as error:
         raise InputValidationError(
             f"{str(error)[:-1]}; or leave out whole_groups=True: receval.metric('gauc') "

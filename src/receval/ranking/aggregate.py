@@ -16,7 +16,7 @@ on the counts of every partition.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -345,9 +345,10 @@ class RankingState:
     masking: MaskingSummary = field(default_factory=MaskingSummary)
     exclude_unmatched: PairCounts = field(default_factory=PairCounts)
     n_pairs_clipped: dict[str, int] = field(default_factory=dict)
+    takes_caller: ClassVar[bool] = True  # merge's func: the caller a user in both names
 
-    def merge(self, other: RankingState) -> RankingState:
-        """The state of both partitions' users (no user in both): exact, in any order."""
+    def merge(self, other: RankingState, func: str) -> RankingState:
+        """The state of both partitions' users (a user in both raises, naming ``func``)."""
         sampling = self.sampling
         if other.sampling is not None:
             sampling = other.sampling if sampling is None else sampling.merge(other.sampling)
@@ -376,7 +377,7 @@ class RankingState:
             examples=_smallest(self.examples, other.examples),
             sampling=sampling,
             rows=[*self.rows, *other.rows],
-            seen=self.seen.merge(other.seen),
+            seen=self.seen.merge(other.seen, func, "users", "qrels and run"),
             masking=self.masking.merge(other.masking),
             exclude_unmatched=self.exclude_unmatched.merge(other.exclude_unmatched),
             n_pairs_clipped=_add(self.n_pairs_clipped, other.n_pairs_clipped),

@@ -381,19 +381,21 @@ def state_of_batches(setup: Setup, q: Any, batches: Iterable[Run]) -> RankingSta
     for r in batches:
         n_batches += 1
         if q is None or seen is None:
-            state = state.merge(update(setup, None, r))
+            state = state.merge(update(setup, None, r), setup.func)
             continue
         users = np.flatnonzero(q.positions_in(r, "users") >= 0)
         seen[users] = True
         sub = subset_qrels(q, users)[0] if len(users) else None
-        state = state.merge(update(setup, sub, r, order=users))
+        state = state.merge(update(setup, sub, r, order=users), setup.func)
     if not n_batches:  # no batch: an empty run
         if q is None:
             v.check_not_empty(0, "users", "Run")
         raise InputValidationError("Run: users is empty; pass at least one sample.")
     if seen is not None and not seen.all():
         missing = np.flatnonzero(~seen)
-        state = state.merge(update(setup, subset_qrels(q, missing)[0], None, order=missing))
+        state = state.merge(
+            update(setup, subset_qrels(q, missing)[0], None, order=missing), setup.func
+        )
     return state
 
 

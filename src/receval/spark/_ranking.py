@@ -269,7 +269,7 @@ def evaluate(
         raise InputValidationError(
             "receval.spark.evaluate: run is empty (no rows); pass at least one recommendation."
         )
-    state = reduce(lambda a, b: a.merge(b), parts)
+    state = reduce(lambda a, b: a.merge(b, setup.func), parts)
     return finalize(setup, state, run_name=name, matching=matching)
 
 

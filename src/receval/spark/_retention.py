@@ -144,7 +144,7 @@ def retention(
         return RETENTION.update(inner, batch).without_users()
 
     parts = partition_states(data, state)
-    total = reduce(lambda a, b: a.merge(b), parts, RETENTION.empty(inner))
+    total = reduce(lambda a, b: a.merge(b, f"receval.spark.{_FUNC}"), parts, RETENTION.empty(inner))
     return finalize(params, total)
 
 

@@ -225,7 +225,7 @@ def evaluate_embeddings(
     parts = partition_states(repartition(data, num_partitions, KEY), compute)
     if sum(n for _, n in parts) == 0:
         raise InputValidationError(f"{_FUNC}: users is empty (no rows); pass at least one vector.")
-    state = reduce(lambda a, b: a.merge(b), (s for s, _ in parts))
+    state = reduce(lambda a, b: a.merge(b, setup.func), (s for s, _ in parts))
     if exclude is None:
         return finalize(setup, state, run_name=name, matching=matching, catalogue=ids)
     counts = state.exclude_unmatched

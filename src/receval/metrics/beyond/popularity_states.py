@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,8 +42,12 @@ class CountsState:
     counts: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
     seen: Seen = field(default_factory=Seen)
 
-    def merge(self, other: CountsState) -> CountsState:
-        return CountsState(self.counts + other.counts, self.seen.merge(other.seen))
+    #: ``merge`` takes the caller, which a user in both names
+    takes_caller: ClassVar[bool] = True
+
+    def merge(self, other: CountsState, func: str) -> CountsState:
+        seen = self.seen.merge(other.seen, func, "users", "run")
+        return CountsState(self.counts + other.counts, seen)
 
 
 @dataclass
@@ -54,11 +58,16 @@ class ExposureState:
     items: set[Any] = field(default_factory=set)
     seen: Seen = field(default_factory=Seen)
 
-    def merge(self, other: ExposureState) -> ExposureState:
+    #: ``merge`` takes the caller, which a user in both names
+    takes_caller: ClassVar[bool] = True
+
+    def merge(self, other: ExposureState, func: str) -> ExposureState:
         counts = dict(self.counts)
         for item, c in other.counts.items():
             counts[item] = counts.get(item, 0) + c
-        return ExposureState(counts, self.items | other.items, self.seen.merge(other.seen))
+        return ExposureState(
+            counts, self.items | other.items, self.seen.merge(other.seen, func, "users", "run")
+        )
 
 
 def _options(name: str, options: dict[str, Any], allowed: set[str]) -> None:

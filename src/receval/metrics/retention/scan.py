@@ -60,7 +60,7 @@ def scan_retention(events: Scan, params: dict[str, Any], signup: Any) -> Retenti
 
         with located(whole):
             prepared = RETENTION.prepare(params, dict(whole), signup, where=where)
-            state = state.merge(RETENTION.update(params, prepared).without_users())
+            state = state.merge(RETENTION.update(params, prepared).without_users(), FUNC)
     return finalize(params, state)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -111,7 +111,7 @@ class RetentionState:
 
     def _seen(self) -> Seen:
         """``users`` with the pending ids added (a new :class:`Seen`)."""
-        seen = self.users.merge(Seen())
+        seen = self.users.copy()
         if self.pending is not None and len(self.pending):
             seen.add(self.pending, FUNC, "users")
         return seen
@@ -127,10 +127,14 @@ class RetentionState:
         self.users, self.pending = Seen(), None
         return self
 
-    def merge(self, other: RetentionState) -> RetentionState:
-        """The counts of both sets of users (a user in both raises)."""
+    #: ``merge`` takes the caller, which a user in both names
+    takes_caller: ClassVar[bool] = True
+
+    def merge(self, other: RetentionState, func: str) -> RetentionState:
+        """The counts of both sets of users (a user in both raises, naming ``func``,
+        the caller)."""
         seen = self._seen()
-        seen.absorb(other._seen())
+        seen.absorb(other._seen(), func, "users", "events")
         kind, unit, inferred = self._times_with(other)
         if not self.has_events or not other.has_events:
             source = self if self.has_events else other

@@ -305,3 +305,31 @@ def test_sync_across_ranks_needs_the_same_item_matrix_and_checks_its_catalogue(t
                for r in got)  # fmt: skip
     refusal = "receval.metric('ndcg@10'): none of item_ids' 90 items is judged in the qrels"
     assert all(r["refusal"].startswith(refusal) for r in got)
+
+
+def test_update_names_the_user_vectors_where_the_run_would_be():
+    _, items, *_ = _data()
+    acc = rv.metric("ndcg@10", item_vectors=items)
+    with pytest.raises(InvalidParameterError) as raised:
+        acc.update({})
+    assert str(raised.value) == (
+        "Accumulator.update of 'ndcg@10' takes (qrels, user_vectors, user_ids): missing a "
+        "required argument: 'user_vectors'."
+    )
+    with pytest.raises(InvalidParameterError) as raised:  # without item_vectors: the run
+        rv.metric("ndcg@10").update({})
+    assert str(raised.value) == (
+        "Accumulator.update of 'ndcg@10' takes (qrels, run): missing a required argument: 'run'."
+    )
+
+
+def test_a_tensor_of_user_vectors_is_named_when_refused():
+    torch = pytest.importorskip("torch")
+    users, items, *_ = _data()
+    acc = rv.metric("ndcg@10", item_vectors=items)
+    with pytest.raises(InputValidationError) as raised:
+        acc.update({}, torch.tensor(users).to_sparse(), user_ids=np.arange(len(users)))
+    assert str(raised.value) == (
+        "Accumulator.update of 'ndcg@10': user_vectors is a tensor of layout torch.sparse_coo; "
+        "pass its dense values (user_vectors.to_dense())."
+    )

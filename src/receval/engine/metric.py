@@ -133,6 +133,11 @@ class MetricDefinition:
         (what :func:`receval.metric` gives by default) makes states that take a
         group's rows in any number of updates and merges; True (what sources
         that cut whole groups give: scans, Spark) the states of whole groups.
+    update_inputs : callable, optional
+        ``update_inputs(params) -> names or None``: the data arguments of ``update``
+        where the options change them, in the order of ``prepare``'s (a ranking
+        metric made with ``item_vectors=`` takes ``qrels, user_vectors, user_ids``);
+        None where they are ``inputs``. See :meth:`arguments`.
     """
 
     name: str
@@ -154,6 +159,13 @@ class MetricDefinition:
     grouped: Callable[[dict[str, Any], Any], tuple[float, dict[str, int], str]] | None = None
     left_out: Callable[[dict[str, Any], Any], dict[str, int]] | None = None
     splits_groups: bool = False
+    update_inputs: Callable[[dict[str, Any]], tuple[str, ...] | None] | None = None
+
+    def arguments(self, params: dict[str, Any]) -> tuple[str, ...]:
+        """The data arguments of ``update`` with these options, as errors name them:
+        ``update_inputs``' where it gives them, else ``inputs``."""
+        named = None if self.update_inputs is None else self.update_inputs(params)
+        return self.inputs if named is None else named
 
     def add(
         self,

@@ -139,7 +139,9 @@ def check_arguments(
     """An ``InvalidParameterError`` for data arguments that the metric does not take
     (missing, unknown, too many), in the user's words rather than Python's.
 
-    A ``prepare`` that takes ``*args`` and whose last input is ``sample_weight``
+    The arguments are named as :meth:`~receval.engine.metric.MetricDefinition.arguments`
+    names them for ``params`` (``prepare``'s first ones renamed so). A ``prepare`` that
+    takes ``*args`` and whose last input is ``sample_weight``
     (``update(y_true, second, sample_weight=None)``) is checked against those inputs:
     every one but ``sample_weight`` is required. ``func`` names the caller (default:
     ``Accumulator.update of 'name'``). Weights given to a metric that takes none are
@@ -150,19 +152,24 @@ def check_arguments(
     if "sample_weight" in kwargs and "sample_weight" not in defn.inputs:
         raise weights_refused(caller, defn.name, kwargs["sample_weight"])
 
+    inputs = defn.arguments(params)
     signature = inspect.signature(defn.prepare)
     kinds = {p.kind for p in signature.parameters.values()}
-    if inspect.Parameter.VAR_POSITIONAL in kinds and defn.inputs[-1:] == ("sample_weight",):
+    if inspect.Parameter.VAR_POSITIONAL in kinds and inputs[-1:] == ("sample_weight",):
         keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
         signature = inspect.Signature(
             [inspect.Parameter("params", keyword)]
-            + [inspect.Parameter(k, keyword) for k in defn.inputs[:-1]]
+            + [inspect.Parameter(k, keyword) for k in inputs[:-1]]
             + [inspect.Parameter("sample_weight", keyword, default=None)]
         )
+    else:
+        first, *rest = signature.parameters.values()
+        renamed = [p.replace(name=k) for p, k in zip(rest, inputs, strict=False)]
+        signature = signature.replace(parameters=[first, *renamed, *rest[len(renamed) :]])
     try:
         signature.bind(params, *data, **kwargs)
     except TypeError as e:
-        raise InvalidParameterError(f"{caller} takes ({', '.join(defn.inputs)}): {e}.") from None
+        raise InvalidParameterError(f"{caller} takes ({', '.join(inputs)}): {e}.") from None
 
 
 def swapped(defn: MetricDefinition, data: tuple[Any, ...]) -> bool:
@@ -258,7 +265,8 @@ class Accumulator:
         """
         kwargs = without_no_weights(self.definition, kwargs)
         # an array that cannot be brought to the host is refused naming its argument
-        func, names = f"Accumulator.update of {self.name!r}", self.definition.inputs
+        func = f"Accumulator.update of {self.name!r}"
+        names = self.definition.arguments(self._params)
         if len(data) > len(names):  # too many (refused below), named by position
             names = (*names, *(f"argument {i + 1}" for i in range(len(names), len(data))))
         read = on_host if self._worker is None else owned

@@ -203,6 +203,13 @@ def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -
     return report.mean[params["metric"]]
 
 
+def _ranking_inputs(params: dict[str, Any]) -> tuple[str, ...] | None:
+    """The data arguments of ``update``: the item matrix's, where the accumulator
+    retrieves from ``item_vectors``; None (the row's ``qrels, run``) otherwise."""
+    items = params.get("items")
+    return None if items is None else tuple(items.inputs)
+
+
 def _catalogue(params: dict[str, Any]) -> Any:
     """The item ids retrieved from, which the qrels' items are matched with in place
     of the lists' (as :func:`receval.evaluate_embeddings` does; a matrix loaded from
@@ -284,6 +291,7 @@ RANKING = register(
         finalize=_ranking_finalize,
         update_into=_ranking_update_into,
         left_out=_ranking_left_out,
+        update_inputs=_ranking_inputs,
         splits_groups=True,
     )
 )

@@ -41,6 +41,10 @@ _FIELDS = ("digest", "n_items", "dim", "metric", "k", "ids", "func")
 class ItemMatrix:
     """The item side of an accumulator's retrievals (see the module)."""
 
+    #: the data arguments of the accumulator's ``update``: the user vectors take the
+    #: place of the run, with the id of each row
+    inputs = ("qrels", "user_vectors", "user_ids")
+
     def __init__(self, items: Catalogue, metric: str, k: int, func: str) -> None:
         self.items: Catalogue | None = items
         self.ids = plain_ids(items.ids)  # what compute matches the qrels' items with
@@ -64,8 +68,9 @@ class ItemMatrix:
             )
         if user_ids is None:
             raise InvalidParameterError(
-                f"{self.func}: update(qrels, user_vectors, user_ids=...) needs user_ids, the "
-                f"id of each row of user_vectors (users are joined across updates by id)."
+                f"{self.func}: update({', '.join(self.inputs[:2])}, user_ids=...) needs "
+                f"user_ids, the id of each row of user_vectors (users are joined across "
+                f"updates by id)."
             )
         ids = v.as_1d(user_ids, "user_ids", self.func)
         excluded, counts = None, PairCounts()

@@ -239,6 +239,30 @@ def test_loading_checks_the_metric_and_its_options() -> None:
         receval.metric("log_loss", eps=0.1, window=3).load_state_dict(d)
 
 
+def test_loading_another_metric_names_both_by_the_metric_asked_for() -> None:
+    # the state of a ranking metric names its metric string, as the accumulator does,
+    # not the definition they share; an accumulator by its own name (an alias)
+    d = receval.metric("ndcg@5").state_dict()
+    with pytest.raises(InputValidationError) as raised:
+        receval.metric("ndcg@10").load_state_dict(d)
+    options = "{{'metric': {!r}, 'conventions': {{}}, 'kind': 'users', 'whole_groups': False}}"
+    assert str(raised.value) == (
+        f"Accumulator.load_state_dict: the state is of 'ndcg@5' with options "
+        f"{options.format('ndcg@5')}; this accumulator is 'ndcg@10' with options "
+        f"{options.format('ndcg@10')}; load it into receval.metric of the same metric and "
+        f"options."
+    )
+    d = receval.metric("pcoc").state_dict()
+    with pytest.raises(InputValidationError) as raised:
+        receval.metric("auc").load_state_dict(d)
+    assert str(raised.value) == (
+        "Accumulator.load_state_dict: the state is of 'pcoc' with options "
+        "{'negative_sampling_rate': 1.0, 'pos_label': None}; this accumulator is 'auc' with "
+        "options {'bins': None, 'pos_label': None}; load it into receval.metric of the same "
+        "metric and options."
+    )
+
+
 def test_a_tampered_state_names_the_field() -> None:
     acc = receval.metric("roc_auc").update([1, 0, 1, 0], [0.9, 0.1, 0.4, 0.3])
     d = acc.state_dict()

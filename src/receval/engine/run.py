@@ -608,8 +608,8 @@ class Accumulator:
             d["options"] = {**d["options"], **to_plain(later)}
         if d["metric"] != self.definition.name or not _same(d["options"], to_plain(self._params)):
             raise InputValidationError(
-                f"Accumulator.load_state_dict: the state is of {d['metric']!r} with options "
-                f"{d['options']!r}; this accumulator is {self.definition.name!r} with options "
+                f"Accumulator.load_state_dict: the state is of {_named(d)!r} with options "
+                f"{d['options']!r}; this accumulator is {self.name!r} with options "
                 f"{to_plain(self._params)!r}; load it into receval.metric of the same metric "
                 f"and options."
             )
@@ -726,6 +726,16 @@ def _then(base: Any, later: Any, func: str) -> Any:
     :func:`~receval.engine.metric.joined`)."""
     followed_by = getattr(base, "followed_by", None)
     return joined(base, later, func) if followed_by is None else followed_by(later)
+
+
+def _named(saved: dict[str, Any]) -> Any:
+    """The metric that a saved state's ``metric`` (its definition) and ``options``
+    name, as an accumulator is named by its metric rather than its definition: the
+    metric string its options hold, for a definition of many metrics (``{"metric":
+    "ndcg@10", ...}`` of the ranking one), else its definition's name."""
+    options = saved["options"]
+    named = options.get("metric") if isinstance(options, dict) else None
+    return named if isinstance(named, str) else saved["metric"]
 
 
 def _held(x: Any) -> Any:

@@ -333,3 +333,18 @@ def test_a_tensor_of_user_vectors_is_named_when_refused():
         "Accumulator.update of 'ndcg@10': user_vectors is a tensor of layout torch.sparse_coo; "
         "pass its dense values (user_vectors.to_dense())."
     )
+
+
+def test_update_takes_the_user_vectors_by_keyword():
+    users, items, user_ids, item_ids, qrels, _ = _data()
+    want = rv.metric("ndcg@10", item_vectors=items, item_ids=item_ids)
+    want.update(qrels, users, user_ids=user_ids)
+    acc = rv.metric("ndcg@10", item_vectors=items, item_ids=item_ids)
+    acc.update(qrels, user_vectors=users, user_ids=user_ids)
+    assert acc.compute() == want.compute()
+    with pytest.raises(InvalidParameterError) as raised:
+        acc.update(user_vectors=users, user_ids=user_ids)
+    assert str(raised.value) == (
+        "Accumulator.update of 'ndcg@10' takes (qrels, user_vectors, user_ids): missing a "
+        "required argument: 'qrels'."
+    )

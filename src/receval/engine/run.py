@@ -153,6 +153,8 @@ def check_arguments(
         raise weights_refused(caller, defn.name, kwargs["sample_weight"])
 
     inputs = defn.arguments(params)
+    named = dict(zip(defn.inputs, inputs, strict=False))  # as the accumulator names them
+    kwargs = {named.get(k, k): x for k, x in kwargs.items()}
     signature = inspect.signature(defn.prepare)
     kinds = {p.kind for p in signature.parameters.values()}
     if inspect.Parameter.VAR_POSITIONAL in kinds and inputs[-1:] == ("sample_weight",):
@@ -271,7 +273,9 @@ class Accumulator:
             names = (*names, *(f"argument {i + 1}" for i in range(len(names), len(data))))
         read = on_host if self._worker is None else owned
         data = tuple(map(read, data, repeat(func), names))
-        kwargs = {k: read(x, func, k) for k, x in kwargs.items()} if kwargs else kwargs
+        if kwargs:  # a keyword as the accumulator names it (user_vectors): the definition's (run)
+            inputs = dict(zip(names, self.definition.inputs, strict=False))
+            kwargs = {inputs.get(k, k): read(x, func, k) for k, x in kwargs.items()}
         if self._worker is None:
             self._add(data, kwargs)
         else:

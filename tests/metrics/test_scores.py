@@ -533,7 +533,10 @@ def test_every_weight_zero_is_said_so_not_a_single_class():
 def test_single_class_is_nan_with_warning_never_half():
     with pytest.warns(UndefinedMetricWarning, match="roc_auc_score: y_true has a single class"):
         assert math.isnan(roc_auc_score([1, 1, 1], [0.1, 0.2, 0.3]))
-    with pytest.warns(UndefinedMetricWarning, match="roc_auc_score: y_true has a single class"):
+    # both classes, the positive of weight 0: the weights, not y_true, leave it undefined
+    with pytest.warns(
+        UndefinedMetricWarning, match="roc_auc_score: no positive row has a positive sample weight"
+    ):
         assert math.isnan(roc_auc_score([0, 1], [0.1, 0.2], sample_weight=[1, 0]))
     with pytest.warns(UndefinedMetricWarning, match="no positive sample"):
         assert math.isnan(average_precision_score([0, 0], [0.1, 0.2]))

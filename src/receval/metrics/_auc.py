@@ -6,7 +6,6 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -34,15 +33,15 @@ from ..exceptions import (
     InvalidParameterError,
     UndefinedMetricWarning,
 )
-from ._binary import data_ndim, sort_classes, threshold_counts, warn_undefined
+from ._binary import data_ndim, sort_classes, threshold_counts
+from ._multiclass import BinaryMetric, multiclass_score
 from ._pr_values import CurveValue, average_precision, break_even, curve_value, pr_auc
+from ._undefined import warn_counts_undefined, warn_lacking_class
 
 __all__ = ["average_precision_score", "break_even_point", "pr_auc_score", "roc_auc_score"]
 
 # the one-call AUC sorts in the core; NumPy's vectorised sorts catch up near 8Ki rows
 _FAST_ROWS = 1 << 12
-
-_BinaryMetric = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 
 # --------------------------------------------------------------- counts per distinct score
@@ -123,7 +122,7 @@ def _score(
     *,
     pos_label: Any,
     undefined: float | str | None = None,
-    multiclass: tuple[_BinaryMetric, Any, Any, str] | None = None,
+    multiclass: tuple[BinaryMetric, Any, Any, str] | None = None,
     **run: Any,
 ) -> float | np.ndarray:
     """The function of a binary score: its definition run on the rows (arrays: one
@@ -148,7 +147,9 @@ def _score(
                     f"per class every class is positive in turn. Got pos_label={pos_label!r}; "
                     f"leave it None."
                 )
-            return _multiclass(func, multiclass[0], y_true, scores, sample_weight, *multiclass[1:])
+            return multiclass_score(
+                func, multiclass[0], y_true, scores, sample_weight, *multiclass[1:]
+            )
         y_score = scores[:, 0]
     params = defn.check_params(pos_label=pos_label)
     columns = {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight}
@@ -157,93 +158,6 @@ def _score(
             warnings.simplefilter("ignore", UndefinedMetricWarning)
         result: float = run_definition(defn, params, columns, func=func, **run)
     return float(undefined) if undefined is not None and np.isnan(result) else result
-
-
-def _multiclass(
-    func: str,
-    binary: _BinaryMetric,
-    y_true: Any,
-    y_score: np.ndarray,
-    sample_weight: Any,
-    average: Any,
-    labels: Any,
-    multi_class: str,
-) -> float | np.ndarray:
-    yt = v.as_1d(y_true, "y_true", func)
-    scores = v.as_2d_scores(y_score, "y_score", func)
-    sw = None if sample_weight is None else v.as_1d(sample_weight, "sample_weight", func)
-    n = v.check_same_length(func, y_true=yt, y_score=scores, sample_weight=sw)
-    v.check_not_empty(n, "y_true", func)
-    weights = v.check_sample_weight(sw, n, func, relative=True)
-    v.check_option(multi_class, "multi_class", func, ["ovo", "ovr"])
-    if labels is None:
-        classes = distinct(yt)
-    else:
-        classes = v.check_labels_parameter(v.as_1d(labels, "labels", func), func)
-    if len(classes) != scores.shape[1]:
-        raise InputValidationError(
-            f"{func}: y_score has {v.counted(scores.shape[1], 'column')} but there "
-            f"{v.verb(len(classes), 'is')} {v.counted(len(classes), 'class', 'classes')} "
-            f"{v.format_values(classes)}; pass labels= to name the class of each column."
-        )
-    order = np.argsort(classes, kind="stable")
-    sorted_classes = classes[order]
-    pos = np.clip(np.searchsorted(sorted_classes, yt), 0, len(classes) - 1)
-    if not np.all(sorted_classes[pos] == yt):
-        unknown = np.setdiff1d(yt, classes)
-        raise InputValidationError(
-            f"{func}: y_true contains labels {v.format_values(unknown)} that are not in labels "
-            f"{v.format_values(classes)}."
-        )
-    codes = order[pos]
-    n_classes = len(classes)
-    if multi_class == "ovo":
-        v.check_option(average, "average", func, ["macro", "weighted"])
-        pair_scores, prevalence = [], []
-        # as scikit-learn: the pairs of the classes present in y_true (a class of
-        # ``labels`` without samples forms no pair)
-        present = np.flatnonzero(np.bincount(codes, minlength=n_classes))
-        for a, b in combinations(present.tolist(), 2):
-            mask = (codes == a) | (codes == b)
-            w = None if weights is None else weights[mask]
-            in_a = (codes[mask] == a).view(np.int8)
-            in_b = (codes[mask] == b).view(np.int8)
-            score_a = binary(in_a, scores[mask, a], w)
-            score_b = binary(in_b, scores[mask, b], w)
-            pair_scores.append((score_a + score_b) / 2.0)
-            prevalence.append(mask.sum() if w is None else w.sum())
-        values = np.asarray(pair_scores)
-        if values.size == 0:
-            return warn_undefined(f"{func}: y_true has a single class, so no pair of classes.")
-        if np.isnan(values).any():
-            return warn_undefined(f"{func}: a pair of classes has no samples of one class.")
-        if average == "macro":
-            return float(values.mean())
-        return float(np.average(values, weights=np.asarray(prevalence, dtype=np.float64)))
-    v.check_option(average, "average", func, ["macro", "micro", "weighted", None])
-    if average == "micro":
-        onehot = (codes[:, None] == np.arange(n_classes)[None, :]).ravel().view(np.int8)
-        w = None if weights is None else np.repeat(weights, n_classes)
-        value = binary(onehot, scores.ravel(), w)
-        return warn_undefined(f"{func}: undefined for this input.") if np.isnan(value) else value
-    per_class, support = np.empty(n_classes), np.empty(n_classes)
-    for c in range(n_classes):
-        lab = (codes == c).view(np.int8)
-        per_class[c] = binary(lab, np.ascontiguousarray(scores[:, c]), weights)
-        support[c] = lab.sum() if weights is None else weights[lab == 1].sum()
-    if np.isnan(per_class).any():
-        missing = classes[np.isnan(per_class)]
-        warn_undefined(
-            f"{func}: undefined for classes {v.format_values(missing)}, which have no positive "
-            f"or no negative sample (returned as nan)."
-        )
-    if average is None:
-        return per_class
-    if average == "macro":
-        return float(per_class.mean())
-    if support.sum() == 0:
-        return warn_undefined(f"{func}: all classes have zero weight.")
-    return float(np.average(per_class, weights=support))
 
 
 # --------------------------------------------------------------- public
@@ -311,7 +225,8 @@ def roc_auc_score(
     -------
     auc : float or ndarray
         In [0, 1]. ``nan`` with an ``UndefinedMetricWarning`` when ``y_true``
-        has a single class, as scikit-learn (see ``if_undefined``).
+        has a single class, as scikit-learn, or when every row of one class has
+        a sample weight of 0 (see ``if_undefined``).
 
     Raises
     ------
@@ -427,7 +342,7 @@ def average_precision_score(
     -------
     ap : float or ndarray
         In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` when there is no
-        positive sample (see ``if_undefined``).
+        positive sample, or none of positive weight (see ``if_undefined``).
 
     See Also
     --------
@@ -479,7 +394,7 @@ def pr_auc_score(
     -------
     area : float or ndarray
         In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` when there is no
-        positive sample.
+        positive sample, or none of positive weight.
 
     See Also
     --------
@@ -529,7 +444,7 @@ def break_even_point(
     -------
     bep : float
         In [0, 1]; ``nan`` with an ``UndefinedMetricWarning`` when there is no
-        positive sample.
+        positive sample, or none of positive weight.
 
     See Also
     --------
@@ -552,12 +467,6 @@ def break_even_point(
 # per distinct score (any split), counts per disjoint score range (out of core and
 # on Spark), or counts per fixed bin (bins=N, constant memory, certified bound).
 _AUC = "roc_auc_score"
-
-
-def _undefined(counted: bool) -> str:
-    """The warning of an undefined AUC: one class counted, or no row (all of weight 0)."""
-    why = "y_true has a single class" if counted else "no row has a positive sample weight"
-    return f"{_AUC}: {why}, so the AUC is undefined (returned as nan)."
 
 
 @dataclass(frozen=True)
@@ -717,19 +626,29 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
     if isinstance(state, BinnedCounts):
         value, bound = state.auc_and_bound()
         if np.isnan(value):
-            warn_undefined(_undefined(bool(state.pos.any() or state.neg.any())))
+            # the bins add a weight of 1 a row without weights: negatives that weigh
+            # nothing where a negative label was seen had weights of 0
+            negative = bool(state.neg.any())
+            weighted = not negative and state.labels.value is not None
+            warn_lacking_class(_AUC, "the AUC", bool(state.pos.any()), negative,
+                               weighted=weighted)  # fmt: skip
         return BinnedAUC(value, bound)
     if isinstance(state, RangeStates):
         from ..engine.totals import auc_from_ranges
 
         value = auc_from_ranges(state.ranges)
         rounded = merged(r.rounded for r in state.ranges)
-        counted = not all(r.empty for r in state.ranges)
+        if np.isnan(value):  # each range's weight (or rows) per class
+            return warn_lacking_class(
+                _AUC, "the AUC", any(r.positives for r in state.ranges),
+                any(r.negatives for r in state.ranges),
+                weighted=any(r.quantum is not None for r in state.ranges),
+            )  # fmt: skip
     else:
         counts = state.counts(_AUC)
-        value, rounded, counted = counts.auc(), counts.rounded, counts.entries > 0
-    if np.isnan(value):
-        return warn_undefined(_undefined(counted))
+        value, rounded = counts.auc(), counts.rounded
+        if np.isnan(value):
+            return warn_counts_undefined(counts, _AUC, "the AUC")
     # each label's weights enter the AUC as a weighted mean: it moves by at most their shares
     warn_rounded(_AUC, rounded, None if rounded is None else rounded.bound)
     return float(value)
@@ -761,21 +680,23 @@ def _curve_params(pos_label: Any = None) -> dict[str, Any]:
 
 def _curve_definition(name: str, func: str, value: CurveValue) -> MetricDefinition:
     prepare = counts_prepare(func)
-    undefined = f"{func}: y_true has no positive sample, so it is undefined (returned as nan)."
 
-    def finalize(params: dict[str, Any], state: Any) -> float:
-        """The value of a state, or of the rows of one partition (a float already)."""
-        result = (
-            state if isinstance(state, float) else _counts_value(value, state.counts(func), func)
-        )
-        return warn_undefined(undefined) if np.isnan(result) else result
+    def counted(counts: ScoreCounts) -> float:
+        """The value of counts, or nan with the reason no positive counted."""
+        result = _counts_value(value, counts, func)
+        return warn_counts_undefined(counts, func, "it", both=False) if np.isnan(result) else result
 
     def one_partition(params: dict[str, Any], columns: Any) -> float:
         """The steps on every row at once: integer scores beyond 2**53 ranked exactly."""
         data = (columns["y_true"], columns["y_score"], columns.get("sample_weight"))
         labels, scores, weights, _ = prepare(params, *data, rank=True)
         v.check_not_empty(len(labels), "y_true", func)
-        return finalize(params, _rows_value(value, func, labels, scores, weights))
+        if weights is not None:
+            return counted(score_table(labels, scores, weights))
+        result = _rows_value(value, func, labels, scores, None)
+        if np.isnan(result):  # rows without weights: no positive, and negatives
+            return warn_lacking_class(func, "it", False, True, weighted=False, both=False)
+        return result
 
     return register(
         MetricDefinition(
@@ -784,7 +705,7 @@ def _curve_definition(name: str, func: str, value: CurveValue) -> MetricDefiniti
             prepare=prepare,
             update=auc_update,
             empty=auc_empty,
-            finalize=finalize,
+            finalize=lambda params, state: counted(state.counts(func)),
             update_into=auc_update_into,
             update_plain=counts_update_plain(func),
             one_partition=one_partition,

@@ -21,6 +21,7 @@ from ..engine.totals import totals_empty, totals_prepare, totals_updates
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrate, recalibrating
+from ._undefined import NO_WEIGHT, warn_because
 
 __all__ = ["calibration_curve", "copc", "expected_calibration_error", "pcoc"]
 
@@ -125,7 +126,8 @@ def copc(
     Returns
     -------
     copc : float
-        ``nan`` with an ``UndefinedMetricWarning`` when the predictions sum to 0.
+        ``nan`` with an ``UndefinedMetricWarning`` when the predictions sum to 0
+        (or every row has a sample weight of 0).
 
     See Also
     --------
@@ -377,16 +379,15 @@ def expected_calibration_error(
 # What receval.metric, receval.scan columns and Spark run: the exact click sums.
 def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
     if state.observed.value == 0:  # no click, or no row of positive weight
-        why = "y_true has no click" if state.weight.value else "no row has a positive sample weight"
-        return warn_undefined(f"pcoc: {why}, so PCOC is undefined (returned as nan).")
+        why = "y_true has no click" if state.weight.value else NO_WEIGHT
+        return warn_because("pcoc", "PCOC", why)
     return ratio(state.predicted, state.observed)  # weights near 1e308: scaled
 
 
 def _finalize_copc(params: dict[str, Any], state: Any) -> float:
-    if state.predicted.value == 0:
-        return warn_undefined(
-            "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
-        )
+    if state.predicted.value == 0:  # predictions of 0, or no row of positive weight
+        why = "the predicted probabilities sum to 0" if state.weight.value else NO_WEIGHT
+        return warn_because("copc", "COPC", why)
     return ratio(state.observed, state.predicted)
 
 

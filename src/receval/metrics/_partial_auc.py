@@ -13,12 +13,11 @@ from ..engine.sources import run_definition
 from ..engine.states import AUCCounts, ScoreCounts
 from ..exceptions import InvalidParameterError
 from ._auc import auc_empty, auc_update, auc_update_into, counts_prepare, counts_update_plain
-from ._binary import warn_undefined
+from ._undefined import warn_counts_undefined
 
 __all__ = ["partial_auc"]
 
 _FUNC = "partial_auc"
-_UNDEFINED = f"{_FUNC}: y_true has a single class, so the AUC is undefined (returned as nan)."
 
 
 def partial_auc(
@@ -61,7 +60,7 @@ def partial_auc(
     auc : float
         In [0, 1] (0.5 for a random ranking). ``nan`` with an
         ``UndefinedMetricWarning`` when ``y_true`` has a single class (where
-        scikit-learn raises).
+        scikit-learn raises), or every row of one class has a sample weight of 0.
 
     Raises
     ------
@@ -143,8 +142,9 @@ def _check(max_fpr: float | None = None, pos_label: Any = None) -> dict[str, Any
 
 
 def _finalize(params: dict[str, Any], state: AUCCounts) -> float:
-    value = partial_auc_of(state.counts(_FUNC), params["max_fpr"])
-    return warn_undefined(_UNDEFINED) if np.isnan(value) else float(value)
+    counts = state.counts(_FUNC)
+    value = partial_auc_of(counts, params["max_fpr"])
+    return warn_counts_undefined(counts, _FUNC, "the AUC") if np.isnan(value) else float(value)
 
 
 PARTIAL_AUC = register(

@@ -1,0 +1,101 @@
+"""The reason a metric of labels is undefined: rows of weight 0 count for nothing, so
+a class may be in y_true and still leave the metric undefined; each warning says
+what the metric counted (rows, or weight per class)."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import receval as rv
+from receval.exceptions import UndefinedMetricWarning
+
+Y_TRUE = np.array([1, 0, 1, 0])
+Y_SCORE = np.array([0.9, 0.3, 0.6, 0.2])
+GROUPS = np.array(["a", "a", "b", "b"])
+
+#: weights that leave each class (or both) without weight; both classes are in y_true
+WEIGHTS = {
+    "positive": np.array([0.0, 1.0, 0.0, 2.0]),
+    "negative": np.array([1.0, 0.0, 2.0, 0.0]),
+    "every": np.zeros(4),
+}
+
+#: name: (function, the metric's params, the function's name, what is undefined, needs negatives)
+CURVES = {
+    "roc_auc": (rv.roc_auc_score, {}, "roc_auc_score", "the AUC", True),
+    "partial_auc": (rv.partial_auc, {"max_fpr": 0.5}, "partial_auc", "the AUC", True),
+    "average_precision": (rv.average_precision_score, {}, "average_precision_score", "it", False),
+    "pr_auc": (rv.pr_auc_score, {}, "pr_auc_score", "it", False),
+    "break_even_point": (rv.break_even_point, {}, "break_even_point", "it", False),
+}
+
+
+def _reason(lacking: str) -> str:
+    if lacking == "every":
+        return "no row has a positive sample weight"
+    return f"no {lacking} row has a positive sample weight"
+
+
+def _warns_exactly(message: str):
+    return pytest.warns(UndefinedMetricWarning, match=f"^{re.escape(message)}$")
+
+
+def _cases():
+    for name, (_, _, _, _, both) in CURVES.items():
+        for lacking in WEIGHTS:
+            if both or lacking != "negative":  # without negatives AP and the rest are defined
+                yield name, lacking
+
+
+@pytest.mark.parametrize(("name", "lacking"), list(_cases()))
+def test_curve_metrics_say_which_class_has_no_weight(name, lacking):
+    function, params, func, what, _ = CURVES[name]
+    w = WEIGHTS[lacking]
+    message = f"{func}: {_reason(lacking)}, so {what} is undefined (returned as nan)."
+    with _warns_exactly(message):
+        assert math.isnan(function(Y_TRUE, Y_SCORE, sample_weight=w, **params))
+    with _warns_exactly(message):
+        assert math.isnan(
+            rv.metric(name, **params).update(Y_TRUE, Y_SCORE, sample_weight=w).compute()
+        )
+
+
+@pytest.mark.parametrize("lacking", ["negative", "every"])
+def test_binned_auc_says_which_class_has_no_weight(lacking):
+    message = f"roc_auc_score: {_reason(lacking)}, so the AUC is undefined (returned as nan)."
+    acc = rv.metric("roc_auc", bins=8).update(Y_TRUE, Y_SCORE, sample_weight=WEIGHTS[lacking])
+    with _warns_exactly(message):
+        assert math.isnan(acc.compute().value)
+
+
+@pytest.mark.parametrize(
+    ("name", "y_true", "said"),
+    [
+        ("roc_auc", [0, 0, 0], "y_true has a single class, so the AUC"),
+        ("partial_auc", [1, 1, 1], "y_true has a single class, so the AUC"),
+        ("average_precision", [0, 0, 0], "y_true has no positive sample, so it"),
+        ("break_even_point", [0, 0, 0], "y_true has no positive sample, so it"),
+    ],
+)
+def test_one_class_without_weights_is_still_said_so(name, y_true, said):
+    function, params, func, _, _ = CURVES[name]
+    message = f"{func}: {said} is undefined (returned as nan)."
+    with _warns_exactly(message):
+        assert math.isnan(function(y_true, [0.1, 0.2, 0.3], **params))
+    with _warns_exactly(message):
+        assert math.isnan(rv.metric(name, **params).update(y_true, [0.1, 0.2, 0.3]).compute())
+
+
+def test_copc_of_no_weight_is_not_a_zero_prediction():
+    # it said "the predicted probabilities sum to 0"
+    message = "copc: no row has a positive sample weight, so COPC is undefined (returned as nan)."
+    with _warns_exactly(message):
+        assert math.isnan(rv.copc(Y_TRUE, Y_SCORE, sample_weight=WEIGHTS["every"]))
+    acc = rv.metric("copc").update(Y_TRUE, Y_SCORE, sample_weight=WEIGHTS["every"])
+    with _warns_exactly(message):
+        assert math.isnan(acc.compute())
+    zero = "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
+    with _warns_exactly(zero):
+        assert math.isnan(rv.copc([1, 0], [0.0, 0.0]))

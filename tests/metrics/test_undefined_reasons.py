@@ -99,3 +99,36 @@ def test_copc_of_no_weight_is_not_a_zero_prediction():
     zero = "copc: the predicted probabilities sum to 0, so COPC is undefined (returned as nan)."
     with _warns_exactly(zero):
         assert math.isnan(rv.copc([1, 0], [0.0, 0.0]))
+
+
+@pytest.mark.parametrize("lacking", list(WEIGHTS))
+def test_gauc_counts_the_groups_skipped_for_their_weights(lacking):
+    # it said "no group has both a positive and a negative sample"
+    y_true = np.append(Y_TRUE, [0, 0])  # group "c" has one class
+    y_score, groups = np.append(Y_SCORE, [0.5, 0.4]), np.append(GROUPS, ["c", "c"])
+    w = np.append(WEIGHTS[lacking], [1.0, 1.0])
+    message = (
+        "gauc_score: no group has both a positive and a negative row of positive sample "
+        "weight (3 groups, all skipped; in 2 of them both classes are present, but every row "
+        "of one has a sample weight of 0), so GAUC is undefined (returned as nan)."
+    )
+    with _warns_exactly(message):
+        assert math.isnan(rv.gauc_score(y_true, y_score, groups=groups, sample_weight=w))
+    for whole_groups in (True, False):
+        acc = rv.metric("gauc", whole_groups=whole_groups)
+        acc.update(y_true, y_score, groups=groups, sample_weight=w)
+        with _warns_exactly(message):
+            assert math.isnan(acc.compute())
+
+
+def test_gauc_of_one_class_groups_is_still_said_so():
+    message = (
+        "gauc_score: no group has both a positive and a negative sample (2 groups, all "
+        "skipped), so GAUC is undefined (returned as nan)."
+    )
+    y_true, w = [1, 1, 0, 0], [1.0, 2.0, 1.0, 0.0]
+    with _warns_exactly(message):
+        assert math.isnan(rv.gauc_score(y_true, Y_SCORE, groups=GROUPS, sample_weight=w))
+    acc = rv.metric("gauc").update(y_true, Y_SCORE, groups=GROUPS, sample_weight=w)
+    with _warns_exactly(message):
+        assert math.isnan(acc.compute())

@@ -462,6 +462,9 @@ class GroupTotals:
         hold exactly and were rounded (merged: :meth:`RoundedWeights.merge`); None
         where every bit was kept. The GAUC warns with it once, where it is computed
         (:func:`~receval.engine.rounding.warn_rounded`).
+    n_groups_weightless : int, default=0
+        Groups skipped although both classes have rows: every row of one class has a
+        sample weight of 0.
     """
 
     weighted_auc: ExactSum
@@ -472,6 +475,7 @@ class GroupTotals:
     n_rows_skipped: int
     w_shift: int = field(default=0, metadata=EXPONENT)
     rounded: RoundedWeights | None = field(default=None, metadata=ROUNDING)
+    n_groups_weightless: int = 0
 
     def merge(self, other: GroupTotals) -> GroupTotals:
         """The totals of both sets of groups (no group in both), at the larger scale,
@@ -506,13 +510,15 @@ def group_totals(
     rows: np.ndarray,
     w_shift: int,
     rounded: RoundedWeights | None,
+    n_weightless: int = 0,
 ) -> GroupTotals:
     """The :class:`GroupTotals` of whole groups: their AUCs (nan: undefined), weights in
-    the mean times ``2**-w_shift``, rows, and the weights their AUCs rounded."""
+    the mean times ``2**-w_shift``, rows, the weights their AUCs rounded, and how many
+    groups with both classes were skipped for a class of sample weight 0."""
     weighted, total = gauc_sums(auc, weight)
     skipped = np.isnan(auc)
     return GroupTotals(weighted, total, len(auc), int(skipped.sum()), int(rows.sum()),
-                       int(rows[skipped].sum()), w_shift, rounded)  # fmt: skip
+                       int(rows[skipped].sum()), w_shift, rounded, n_weightless)  # fmt: skip
 
 
 # ------------------------------------------------------------------ means over users

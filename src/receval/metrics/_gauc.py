@@ -22,6 +22,7 @@ from ..engine.sums import weight_shift
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
 from ._gauc_open import OpenGroups, checked_rows
+from ._undefined import warn_because
 
 __all__ = ["GroupAUCReport", "gauc_score", "group_auc"]
 
@@ -291,20 +292,21 @@ GroupValues = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str, int]
 
 def group_values(
     y_true: Any, y_score: Any, groups: Any, weighting: Any, sample_weight: Any, func: str
-) -> tuple[GroupValues, RoundedWeights | None]:
+) -> tuple[GroupValues, RoundedWeights | None, int]:
     """Each group's AUC and weight in the mean, of the rows of whole groups: the weights
-    scaled by a power of two (exact) that the caller keeps beside its sums; and the
-    groups whose weights their AUCs rounded (for :func:`warn_rounded_groups`)."""
+    scaled by a power of two (exact) that the caller keeps beside its sums; the groups
+    whose weights their AUCs rounded (for :func:`warn_rounded_groups`); and how many
+    groups have both classes but no AUC, a class's rows all of sample weight 0."""
     codes, uniques, labels, scores, weights = checked_rows(
         y_true, y_score, groups, sample_weight, func, whole=True
     )
     weights, shift = scaled_weights(weights)
-    auc, rows, weight, weighted_pos, rounded = grouped_auc_kernel(
+    auc, rows, weight, weighted_pos, rounded, weightless = grouped_auc_kernel(
         codes, len(uniques), labels, scores, weights
     )
     group_w, used = group_weights(weighting, uniques, codes, weight, weighted_pos, func)
     shift = shift if used in ("impressions", "clicks") else 0
-    return (uniques, auc, group_w, rows, used, shift), rounded
+    return (uniques, auc, group_w, rows, used, shift), rounded, weightless
 
 
 def grouped_auc_kernel(
@@ -313,10 +315,12 @@ def grouped_auc_kernel(
     labels: np.ndarray,
     scores: np.ndarray,
     weights: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, RoundedWeights | None]:
-    """Per-group AUC (nan where undefined), rows, weight, weighted positives, and the
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, RoundedWeights | None, int]:
+    """Per-group AUC (nan where undefined), rows, weight, weighted positives, the
     groups whose weights of one label spanned more than the sums hold exactly and were
-    rounded (None: none; :func:`warn_rounded_groups` says so).
+    rounded (None: none; :func:`warn_rounded_groups` says so), and the number of groups
+    whose AUC is undefined although both classes have rows: those of one class all
+    weigh 0.
 
     Validated arrays in; see ``rust/src/gauc.rs`` for the method. Each group's AUC is
     ``2U / (2 P N)`` of its exact integers rounded once (with weights, each label's
@@ -330,13 +334,14 @@ def grouped_auc_kernel(
     scores = np.ascontiguousarray(scores, dtype=np.float64 if wide else np.float32)
     if weights is None:
         rows, positives, auc = k.pair_aucs(codes, n_groups, labels, scores)
-        return auc, rows, rows.astype(np.float64), positives.astype(np.float64), None
-    rows = k.group_counts(codes, n_groups, labels)[0]
+        return auc, rows, rows.astype(np.float64), positives.astype(np.float64), None, 0
+    rows, positives = k.group_counts(codes, n_groups, labels)
     auc, weighted_pos, weighted_neg, rounded_groups = k.weighted_group_aucs(
         codes, n_groups, labels, scores, np.ascontiguousarray(weights)
     )
     rounded = merged(RoundedWeights.of(r[1:], groups=1) for r in rounded_groups)
-    return auc, rows, weighted_pos + weighted_neg, weighted_pos, rounded
+    weightless = int(np.count_nonzero(np.isnan(auc) & (positives > 0) & (positives < rows)))
+    return auc, rows, weighted_pos + weighted_neg, weighted_pos, rounded, weightless
 
 
 def warn_rounded_groups(rounded: RoundedWeights | None) -> None:
@@ -457,9 +462,13 @@ def _gauc_one_call(params: dict[str, Any], columns: Any) -> float | None:
     return result
 
 
-def gauc_or_warn(score: float, n_groups: int, n_skipped: int | None = None) -> float:
+def gauc_or_warn(
+    score: float, n_groups: int, n_skipped: int | None = None, n_weightless: int = 0
+) -> float:
     """``score``, or nan with an ``UndefinedMetricWarning`` when no group counted: no
-    group has both classes, or (``n_skipped < n_groups``) those that have weigh zero."""
+    group has both classes, or (``n_skipped < n_groups``) those that have weigh zero;
+    ``n_weightless`` of the groups skipped have both classes, but every row of one of
+    them has a sample weight of 0."""
     if np.isnan(score) and n_skipped is not None and n_skipped < n_groups:
         return warn_undefined(
             f"gauc_score: every group that has both a positive and a negative sample "
@@ -467,12 +476,16 @@ def gauc_or_warn(score: float, n_groups: int, n_skipped: int | None = None) -> f
             f"GAUC is "
             f"undefined (returned as nan); give some of them a positive weight."
         )
+    if np.isnan(score) and n_weightless:
+        return warn_because("gauc_score", "GAUC",
+                            f"no group has both a positive and a negative row of positive "
+                            f"sample weight ({v.counted(n_groups, 'group')}, all skipped; in "
+                            f"{n_weightless:,} of them both classes are present, but every "
+                            f"row of one has a sample weight of 0)")  # fmt: skip
     if np.isnan(score):
-        return warn_undefined(
-            f"gauc_score: no group has both a positive and a negative sample "
-            f"({v.counted(n_groups, 'group')}, all skipped), so GAUC is undefined (returned as "
-            f"nan)."
-        )
+        return warn_because("gauc_score", "GAUC",
+                            f"no group has both a positive and a negative sample "
+                            f"({v.counted(n_groups, 'group')}, all skipped)")  # fmt: skip
     return score
 
 
@@ -588,12 +601,12 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
     y_true, y_score, groups, sample_weight, weighting, labels = batch
     with warnings.catch_warnings():  # a batch of one-class groups is no error: finalize says
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        (ids, auc, group_w, rows, _, shift), rounded = group_values(
+        (ids, auc, group_w, rows, _, shift), rounded, weightless = group_values(
             y_true, y_score, groups, weighting, sample_weight, "gauc_score"
         )
     seen = Seen()
     seen.add(ids, "gauc_score", "groups")
-    return GroupState(group_totals(auc, group_w, rows, shift, rounded), seen,
+    return GroupState(group_totals(auc, group_w, rows, shift, rounded, weightless), seen,
                       IdKind.of(ids, "gauc_score"), labels)  # fmt: skip
 
 
@@ -653,16 +666,19 @@ def _plain(weighting: Any) -> Any:
     return dict(weighting.items()) if hasattr(weighting, "items") else weighting
 
 
-def open_report(state: OpenGroups, weighting: Any) -> tuple[GroupAUCReport, RoundedWeights | None]:
+def open_report(
+    state: OpenGroups, weighting: Any
+) -> tuple[GroupAUCReport, RoundedWeights | None, int]:
     """The report of every row an :class:`OpenGroups` holds (``weighting``: the
-    metric's named or mapped weighting; a per-row one was held with the rows), and the
-    groups whose weights their AUCs rounded."""
+    metric's named or mapped weighting; a per-row one was held with the rows), the
+    groups whose weights their AUCs rounded, and how many groups have both classes but
+    no AUC (a class's rows all of sample weight 0)."""
     if not state.n_rows:
         raise InputValidationError("gauc_score: no rows were given; call update first.")
     ids, codes, labels, scores, weights, group_weight = state.grouped()
     weights = v.check_sample_weight(weights, len(codes), "gauc_score")
     weights, shift = scaled_weights(weights)
-    auc, rows, weight, weighted_pos, rounded = grouped_auc_kernel(
+    auc, rows, weight, weighted_pos, rounded, weightless = grouped_auc_kernel(
         codes, len(ids), labels, scores, weights
     )
     if group_weight is not None:
@@ -670,7 +686,7 @@ def open_report(state: OpenGroups, weighting: Any) -> tuple[GroupAUCReport, Roun
     else:
         group_w, used = group_weights(weighting, ids, codes, weight, weighted_pos, "gauc_score")
     shift = shift if used in ("impressions", "clicks") else 0
-    return GroupAUCReport.of_groups(ids, auc, group_w, rows, used, shift), rounded
+    return GroupAUCReport.of_groups(ids, auc, group_w, rows, used, shift), rounded, weightless
 
 
 def _gauc_empty(params: dict[str, Any]) -> GroupState | OpenGroups:
@@ -689,16 +705,16 @@ def _gauc_grouped(
     if isinstance(state, OpenGroups):
         if not state.n_rows:
             return gauc_or_warn(float("nan"), 0), {}, _ONE_CLASS
-        report, rounded = open_report(state, params["weighting"])
+        report, rounded, weightless = open_report(state, params["weighting"])
         score, skipped = report.score, (report.n_groups_skipped, report.n_rows_skipped)
         n_groups = report.n_groups
     else:
         totals = state.totals
         score, skipped = totals.score, (totals.n_groups_skipped, totals.n_rows_skipped)
-        n_groups, rounded = totals.n_groups, totals.rounded
+        n_groups, rounded, weightless = totals.n_groups, totals.rounded, totals.n_groups_weightless
     warn_rounded_groups(rounded)
     counts = {"n_groups": n_groups, "n_groups_skipped": skipped[0], "n_rows_skipped": skipped[1]}
-    return gauc_or_warn(score, n_groups, skipped[0]), counts, _ONE_CLASS
+    return gauc_or_warn(score, n_groups, skipped[0], weightless), counts, _ONE_CLASS
 
 
 _ONE_CLASS = "without both a click and a non-click"
@@ -742,8 +758,8 @@ class _Reports:
 
 def _report_update(params: dict[str, Any], batch: Any) -> _Reports:
     y_true, y_score, groups, sample_weight, weighting, labels = batch
-    values, rounded = group_values(y_true, y_score, groups, weighting, sample_weight,
-                                   "gauc_score")  # fmt: skip
+    values, rounded, _ = group_values(y_true, y_score, groups, weighting, sample_weight,
+                                      "gauc_score")  # fmt: skip
     return _Reports([GroupAUCReport.of_groups(*values)], labels, rounded)
 
 

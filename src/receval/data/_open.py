@@ -6,6 +6,7 @@ from __future__ import annotations
 import _thread
 import io as _io
 import os
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ __all__ = [
     "compression_of",
     "core_streams",
     "file_error",
+    "given_path_fix",
     "header_not_utf8",
     "is_parquet",
     "is_stream",
@@ -492,3 +494,35 @@ def infer_format(path: str) -> str | None:
             name = name[: -len(suffix)]
             break
     return next((fmt for suffix, fmt in _FORMAT_OF_SUFFIX.items() if name.endswith(suffix)), None)
+
+
+#: The fixes of the readers that pass ``file_format=``: a choice of formats, or one
+#: (its suffix may follow: ``(or name the file .tsv)``)
+_FORMATS_FIX = re.compile(r"pass file_format='(\w+)'((?:, '\w+')* or '\w+')")
+_FORMAT_FIX = re.compile(r"pass file_format='(\w+)'(?: \(or name the file \.\w+\))?")
+
+
+def given_path_fix(message: str, reader: str) -> str:
+    """``message``, a reader's error, for a file given by its path to a function that
+    takes no ``file_format``: its fix names the file by its format's suffix, or passes
+    the file read by ``reader`` (e.g. ``qrels=receval.Qrels.from_file``) with it.
+
+    Examples
+    --------
+    >>> reader = "qrels=receval.Qrels.from_file"
+    >>> print(given_path_fix("q.txt:1: a CSV line, so pass file_format='csv'.", reader))
+    q.txt:1: a CSV line, so name the file .csv or pass
+    qrels=receval.Qrels.from_file(path, file_format='csv').
+    >>> print(given_path_fix("format of 'q'; pass file_format='csv', 'tsv' or 'trec'.", reader))
+    format of 'q'; name the file .csv, .tsv or .trec, or pass
+    qrels=receval.Qrels.from_file(path, file_format='csv') (or 'tsv' or 'trec').
+    """
+    read = f"pass {reader}(path, file_format="
+
+    def choice(match: re.Match[str]) -> str:
+        suffixes = re.sub(r"'(\w+)'", r".\1", f"'{match[1]}'{match[2]}")
+        others = match[2].removeprefix(", ").removeprefix(" or ")
+        return f"name the file {suffixes}, or {read}'{match[1]}') (or {others})"
+
+    text = _FORMATS_FIX.sub(choice, message)
+    return _FORMAT_FIX.sub(lambda m: f"name the file .{m[1]} or {read}'{m[1]}')", text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import distinct, lookup_ids
+from ._open import given_path_fix
 from ._strings import ids_to_numpy
 
 
@@ -268,8 +269,8 @@ class Qrels(_RankedBase):
             return cls._read_trec(path)
 
     @classmethod
-    def _read_trec(cls, path: str | os.PathLike[str], csv_fix: str | None = None) -> Qrels:
-        users, items, grades, _ = io.read_trec(path, "qrels", csv_fix)
+    def _read_trec(cls, path: str | os.PathLike[str], tables: bool = False) -> Qrels:
+        users, items, grades, _ = io.read_trec(path, "qrels", tables)
         return cls(users, items, grades)
 
     @classmethod
@@ -286,7 +287,7 @@ class Qrels(_RankedBase):
         fmt = file_format or io.infer_format(os.fspath(path))
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
-                return cls._read_trec(path, _CSV_FIX)
+                return cls._read_trec(path, tables=True)
             if fmt == "parquet" and os.path.exists(os.fspath(path)):
                 names = [c for c in (user, item, grade) if c is not None]
                 source = io.ParquetColumns(os.fspath(path), names)
@@ -569,9 +570,9 @@ class Run(_RankedBase):
 
     @classmethod
     def _read_trec(
-        cls, path: str | os.PathLike[str], name: str | None, csv_fix: str | None = None
+        cls, path: str | os.PathLike[str], name: str | None, tables: bool = False
     ) -> Run:
-        users, items, scores, tag = io.read_trec(path, "run", csv_fix)
+        users, items, scores, tag = io.read_trec(path, "run", tables)
         self = cls.__new__(cls)  # finite float64 scores of ours, ranked in place
         offsets, rows, item_codes, _ = self._encode(users, items)
         name = tag if name is None else name
@@ -596,7 +597,7 @@ class Run(_RankedBase):
             score = None
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
-                return cls._read_trec(path, name, _CSV_FIX)
+                return cls._read_trec(path, name, tables=True)
             value = score or rank
             if fmt == "parquet" and value is not None and os.path.exists(os.fspath(path)):
                 source = io.ParquetColumns(os.fspath(path), (user, item, value))
@@ -718,7 +719,7 @@ def as_qrels(qrels: Any, func: str) -> Qrels:
         )
         return Qrels.from_frame(qrels, grade="grade" if "grade" in names else None)
     if isinstance(qrels, (str, os.PathLike)):
-        return Qrels.from_file(qrels)
+        return read_given(Qrels, qrels, "qrels")
     raise InputValidationError(
         f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}}, a DataFrame "
         f"with columns 'user', 'item' and optionally 'grade', or a file path. Got "
@@ -726,11 +727,25 @@ def as_qrels(qrels: Any, func: str) -> Qrels:
     )
 
 
+_Read = TypeVar("_Read", "Qrels", "Run")
+
+
+def read_given(kind: type[_Read], path: str | os.PathLike[str], argument: str) -> _Read:
+    """``kind.from_file(path)`` (``kind``: :class:`Qrels` or :class:`Run`) for a file
+    given as ``argument`` of a function that takes no ``file_format``: a fix that
+    passes ``file_format=`` says what that function's caller can do instead
+    (:func:`~receval.data._open.given_path_fix`)."""
+    try:
+        return kind.from_file(path)
+    except InputValidationError as exc:
+        text = given_path_fix(str(exc), f"{argument}=receval.{kind.__name__}.from_file")
+        if text == str(exc):
+            raise
+        raise InputValidationError(text, row=exc.row) from None
+
+
 #: The fields of a line of a TREC file of each kind
 _TREC_FIELDS = {"qrels": 4, "run": 6}
-
-#: The fix of a file read as TREC (``file_format='trec'``) whose line is a CSV line
-_CSV_FIX = "pass file_format='csv'"
 
 
 def _read_table(

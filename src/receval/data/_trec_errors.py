@@ -89,26 +89,40 @@ def wrong_fields(
     fields: str,
     count: int,
     text: str,
-    csv_fix: str | None = None,
+    tables: bool = False,
 ) -> InputValidationError:
     """The error of line ``line`` (its ``text``) of a whitespace-separated file with
     ``count`` fields where ``n_fields`` (or more, with ``extra_fields``) are wanted, the
     fields named by ``fields``; the fix tells when the line is the other TREC kind's
-    (a qrels file given as the run, or a run as the qrels), or a CSV file's (its fields
-    separated by commas): then ``csv_fix``, the format to pass where the reader also
-    reads CSV, else the TREC fields' fix.
+    (a qrels file given as the run, or a run as the qrels), or a CSV or TSV file's:
+    then, where the reader also reads tables (``tables``), the ``file_format`` to pass,
+    else the TREC fields' fix. A TREC line may separate its fields by tabs: a line is
+    taken for a TSV line only where its tab-separated fields form no TREC line (fewer
+    than 4, or none of them a number, as in a header).
 
     Examples
     --------
     >>> print(wrong_fields("run", 1, 6, True, "user Q0 item rank score tag", 1,
-    ...                    "user,item,score", "pass file_format='csv'"))
+    ...                    "user,item,score", tables=True))
     run:1: expected at least 6 whitespace-separated fields (user Q0 item rank score tag),
     got 1: 'user,item,score'; it looks like a line of a CSV file (3 fields separated by
     commas), so pass file_format='csv'.
+    >>> print(wrong_fields("qrels", 1, 4, False, "user iteration item grade", 3,
+    ...                    "user\\titem\\tgrade", tables=True))
+    qrels:1: expected 4 whitespace-separated fields (user iteration item grade), got 3:
+    'user\\titem\\tgrade'; it looks like a line of a TSV file (3 fields separated by
+    tabs), so pass file_format='tsv'.
     """
     expected = f"at least {n_fields}" if extra_fields else f"{n_fields}"
-    n_csv = len(text.split(","))
+    n_csv, tsv = len(text.split(",")), text.strip("\r\n").split("\t")
     tell = "give every line these fields, separated by spaces or tabs"
+    table = None
+    if n_csv > 1 and n_csv >= count:  # commas, not whitespace, separate its fields
+        table = ("CSV", "csv", n_csv, "commas")
+    elif len(tsv) >= max(count, 2) and (
+        len(tsv) < 4 or not any(reads_as_number(f.strip(), False) for f in tsv)
+    ):  # tabs separate fields that form no TREC line
+        table = ("TSV", "tsv", len(tsv), "tabs")
     if extra_fields and count == 4:
         fix = (
             "it has the 4 fields of a qrels line: check that the qrels file is not given as the run"
@@ -117,9 +131,12 @@ def wrong_fields(
         fix = (
             f"it has the {count} fields of a run line: check that the run is not given as the qrels"
         )
-    elif n_csv > 1 and n_csv >= count:  # commas, not whitespace, separate its fields
-        looks = f"it looks like a line of a CSV file ({n_csv} fields separated by commas)"
-        fix = f"{looks}, so {csv_fix}" if csv_fix else f"{looks}, not TREC text: {tell}"
+    elif table is not None:
+        name, fmt, n, by = table
+        looks = f"it looks like a line of a {name} file ({n} fields separated by {by})"
+        fix = (
+            f"{looks}, so pass file_format={fmt!r}" if tables else f"{looks}, not TREC text: {tell}"
+        )
     else:
         fix = tell
     return InputValidationError(

@@ -183,7 +183,7 @@ def read_whitespace_table(
     return columns, keep + 1
 
 
-def read_trec(path: str | os.PathLike[str], kind: str, csv_fix: str | None = None) -> Any:
+def read_trec(path: str | os.PathLike[str], kind: str, tables: bool = False) -> Any:
     """A TREC qrels or run file (plain text or compressed) read by the compiled core.
 
     Returns ``(users, items, values, tag)``: users and items already encoded
@@ -192,8 +192,8 @@ def read_trec(path: str | os.PathLike[str], kind: str, csv_fix: str | None = Non
     when the file's rows are grouped by user), int64 grades or float64 scores
     (finite), and the run tag of the last line (trec_eval's ``runid``).
     Errors name file and line; a Parquet file is named so, with the format to
-    pass, and a CSV file too, with ``csv_fix``: the format to pass where the caller
-    reads CSV as well (:func:`~receval.data._trec_errors.wrong_fields`). The core
+    pass, and a CSV or TSV file too where the caller reads tables as well (``tables``:
+    :func:`~receval.data._trec_errors.wrong_fields`). The core
     reads plain and gzip text; the bytes of a file compressed otherwise (bzip2, xz,
     Zstandard) are decompressed for it (:func:`core_streams`).
     """
@@ -220,7 +220,7 @@ def read_trec(path: str | os.PathLike[str], kind: str, csv_fix: str | None = Non
             n_fields, fields = (
                 (4, TREC_FIELDS["qrels"][1]) if kind == "qrels" else (6, TREC_FIELDS["run"][1])
             )
-            raise wrong_fields(name, line, n_fields, kind == "run", fields, count, value, csv_fix)
+            raise wrong_fields(name, line, n_fields, kind == "run", fields, count, value, tables)
         if what == "number":
             integer = kind == "qrels"
             raise bad_number(name, line, "grade" if integer else "score", value, integer)

@@ -18,7 +18,7 @@ from .._kernels import codes as _core_codes
 from ..conventions import Conventions
 from ..data._arrow import take_at
 from ..data._lookup import distinct
-from ..data._ranked import Qrels, Run
+from ..data._ranked import Qrels, Run, read_given
 from ..data.io import is_frame
 from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec, parse_metric
@@ -70,7 +70,7 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
     if isinstance(data, Mapping):
         return kind.from_dict(data)
     if isinstance(data, (str, os.PathLike)):
-        return kind.from_file(data)
+        return read_given(kind, data, argument)
     if is_frame(data):
         return kind.from_frame(data)
     raise InvalidParameterError(

@@ -1,0 +1,86 @@
+"""The fix of a file read in the wrong format names what the caller can do: a
+function given the path (evaluate) takes no file_format, and a TSV line read as TREC
+is named so where its tab-separated fields form no TREC line."""
+
+import pytest
+
+import receval as rv
+
+QRELS_FIELDS = "4 whitespace-separated fields (user iteration item grade)"
+RUN_FIELDS = "at least 6 whitespace-separated fields (user Q0 item rank score tag)"
+CSV_QRELS = "user,item,grade\nu1,a,1\n"
+
+
+def _error(call):
+    with pytest.raises(rv.InputValidationError) as info:
+        call()
+    return str(info.value)
+
+
+def _run(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("u1 Q0 a 1 0.9 r\n")
+    return path
+
+
+def test_evaluate_of_a_csv_qrels_named_as_trec_names_its_own_fix(tmp_path):
+    # it said "so pass file_format='csv'", which evaluate does not take
+    path = tmp_path / "qrels.txt"
+    path.write_text(CSV_QRELS)
+    assert _error(lambda: rv.evaluate(path, _run(tmp_path), ["ndcg@10"])) == (
+        f"{path}:1: expected {QRELS_FIELDS}, got 1: 'user,item,grade'; it looks like a line "
+        f"of a CSV file (3 fields separated by commas), so name the file .csv or pass "
+        f"qrels=receval.Qrels.from_file(path, file_format='csv')."
+    )
+    # Qrels.from_file takes file_format: its own fix is left as it is
+    assert _error(lambda: rv.Qrels.from_file(path)).endswith("so pass file_format='csv'.")
+
+
+def test_evaluate_of_a_run_without_suffix_names_its_own_fix(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("user,item,score\nu1,a,0.5\n")
+    qrels = {"u1": {"a": 1}}
+    assert _error(lambda: rv.evaluate(qrels, path, ["ndcg@10"])) == (
+        f"Run: cannot tell the format of {str(path)!r}; name the file .csv, .tsv, .parquet "
+        f"or .trec, or pass run=receval.Run.from_file(path, file_format='csv') (or 'tsv', "
+        f"'parquet' or 'trec')."
+    )
+
+
+@pytest.mark.parametrize(
+    ("reader", "text", "fields", "n"),
+    [
+        (rv.Qrels.from_file, "user\titem\tgrade\nu1\ta\t1\n", QRELS_FIELDS, 3),
+        (rv.Qrels.from_file, "u1\ta\t1\n", QRELS_FIELDS, 3),
+        (rv.Run.from_file, "user\tQ0\titem\trank\tscore\n", RUN_FIELDS, 5),  # a header
+    ],
+)
+def test_a_tsv_file_read_as_trec_is_named_a_tsv_file(tmp_path, reader, text, fields, n):
+    # it said "give every line these fields, separated by spaces or tabs"
+    path = tmp_path / "x.txt"
+    path.write_text(text)
+    line = text.splitlines()[0]
+    assert _error(lambda: reader(path)) == (
+        f"{path}:1: expected {fields}, got {n}: {line!r}; it looks like a line of a TSV "
+        f"file ({n} fields separated by tabs), so pass file_format='tsv'."
+    )
+    kind = rv.Run if reader == rv.Run.from_file else rv.Qrels
+    assert _error(lambda: kind.from_trec(path)).endswith(
+        f"({n} fields separated by tabs), not TREC text: give every line these fields, "
+        f"separated by spaces or tabs."
+    )
+
+
+@pytest.mark.parametrize(
+    ("reader", "text"),
+    [
+        (rv.Run.from_file, "u1\tQ0\ta\t1\t0.5\n"),  # a TREC run line short of its tag
+        (rv.Qrels.from_file, "u1\t0\ta\t1\t2\n"),  # a TREC qrels line with a field too many
+    ],
+)
+def test_a_trec_line_separated_by_tabs_is_no_tsv_line(tmp_path, reader, text):
+    path = tmp_path / "x.txt"
+    path.write_text(text)
+    assert _error(lambda: reader(path)).endswith(
+        "; give every line these fields, separated by spaces or tabs."
+    )

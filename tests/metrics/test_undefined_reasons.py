@@ -132,3 +132,20 @@ def test_gauc_of_one_class_groups_is_still_said_so():
     acc = rv.metric("gauc").update(y_true, Y_SCORE, groups=GROUPS, sample_weight=w)
     with _warns_exactly(message):
         assert math.isnan(acc.compute())
+
+
+def test_gauc_state_saved_before_it_counted_weightless_groups_loads_and_merges():
+    import pickle
+
+    acc = rv.metric("gauc", whole_groups=True)
+    acc.update(Y_TRUE, Y_SCORE, groups=GROUPS, sample_weight=WEIGHTS["every"])
+    assert acc.state.totals.n_groups_weightless == 2
+    state = acc.__getstate__()
+    state["_state"] = pickle.loads(pickle.dumps(state["_state"]))
+    state["_state"].totals.__dict__.pop("n_groups_weightless")  # a state of before
+    old = type(acc).__new__(type(acc))
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    assert old.state.totals.n_groups_weightless == 0  # the default: none known
+    other = rv.metric("gauc", whole_groups=True)
+    other.update(Y_TRUE, Y_SCORE, groups=["c", "c", "d", "d"], sample_weight=WEIGHTS["every"])
+    assert old.merge(other).state.totals.n_groups_weightless == 2

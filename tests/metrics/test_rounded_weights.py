@@ -223,7 +223,9 @@ def _gauc_paths(tmp_path, weights):
     sc = rv.scan(str(path), batch_rows=4)
     columns = (sc["y"], sc["s"])
     return {
-        "spark partitions": lambda: GAUC.finalize(params, states[0].merge(states[1])),
+        "spark partitions": lambda: GAUC.finalize(
+            params, states[0].merge(states[1], "receval.spark.gauc_score")
+        ),
         "scan": lambda: rv.gauc_score(*columns, groups=sc["g"], sample_weight=sc["w"]),
         "scan report": lambda: rv.group_auc(*columns, groups=sc["g"], sample_weight=sc["w"]).score,
         "accumulators merged": merged_acc.compute,

@@ -535,7 +535,8 @@ def test_single_class_is_nan_with_warning_never_half():
         assert math.isnan(roc_auc_score([1, 1, 1], [0.1, 0.2, 0.3]))
     # both classes, the positive of weight 0: the weights, not y_true, leave it undefined
     with pytest.warns(
-        UndefinedMetricWarning, match="roc_auc_score: no positive row has a positive sample weight"
+        UndefinedMetricWarning,
+        match="roc_auc_score: y_true has no positive row of positive sample weight",
     ):
         assert math.isnan(roc_auc_score([0, 1], [0.1, 0.2], sample_weight=[1, 0]))
     with pytest.warns(UndefinedMetricWarning, match="no positive sample"):

@@ -35,7 +35,7 @@ CURVES = {
 def _reason(lacking: str) -> str:
     if lacking == "every":
         return "no row has a positive sample weight"
-    return f"no {lacking} row has a positive sample weight"
+    return f"y_true has no {lacking} row of positive sample weight"
 
 
 def _warns_exactly(message: str):

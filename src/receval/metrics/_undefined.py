@@ -51,7 +51,7 @@ def lacking_class(positive: bool, negative: bool, *, weighted: bool, both: bool 
         return NO_WEIGHT
     lacking = "negative" if positive else "positive"
     if weighted:
-        return f"no {lacking} row has a positive sample weight"
+        return f"y_true has no {lacking} row of positive sample weight"
     return "y_true has a single class" if both else "y_true has no positive sample"
 
 

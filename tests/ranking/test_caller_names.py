@@ -85,3 +85,20 @@ def test_the_setup_checks_name_the_accumulator():
     )
     with pytest.raises(InputValidationError, match=r"^receval.metric\('arp@3'\): popularity"):
         receval.metric("arp@3", popularity={"x": -1})
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars", "pyarrow"])
+def test_a_qrels_frame_without_grades_holds_judged_pairs_everywhere(backend):
+    # evaluate refused it ("pass grade='<column name>'", a keyword it does not take)
+    # while the popularity and overlap metrics read it as grades of 1: one reading now
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    columns = {"user": ["u1", "u1", "u2"], "item": ["a", "b", "c"]}
+    frame = {"pandas": pd.DataFrame, "polars": pl.DataFrame, "pyarrow": pa.table}[backend](columns)
+    run = {"u1": {"a": 0.9, "x": 0.5}, "u2": {"y": 0.8, "c": 0.1}}
+    graded = {"u1": {"a": 1, "b": 1}, "u2": {"c": 1}}
+    assert receval.evaluate(frame, run, ["ndcg@2", "mrr"]).mean == (
+        receval.evaluate(graded, run, ["ndcg@2", "mrr"]).mean
+    )

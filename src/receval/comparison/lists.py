@@ -223,7 +223,7 @@ def _differences(
     func: str,
 ) -> ListDifferenceReport:
     from ..data._encode import factorize
-    from ..ranking.values import as_run
+    from ..data._ranked import as_run
 
     p = float(v.check_number(p, "p", func, low=0.0, high=1.0, low_inclusive=False,
                              high_inclusive=False))  # fmt: skip

@@ -543,9 +543,9 @@ def compare(
     >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
     0.1...
     """
+    from ..data._ranked import as_qrels, as_run
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
-    from ..ranking.values import as_qrels, as_run
 
     func = "compare"
     check_keywords(conventions, keyword_names(compare) + keyword_names(evaluate), func)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._kernels import compiled, num_threads
-from ..exceptions import InputValidationError
+from ..exceptions import InputValidationError, InvalidParameterError
 from . import io
 from ._arrow import take_at
 from ._columns import read_qrels, read_run
@@ -705,32 +705,49 @@ def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:
     return users, items, values
 
 
-def as_qrels(qrels: Any, func: str) -> Qrels:
-    """A ``Qrels`` from a ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns
-    ``user``, ``item`` and, if present, ``grade``; without it every row has grade 1) or
-    a TREC, CSV or Parquet file; ``InputValidationError`` naming ``func`` otherwise."""
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if io.is_frame(qrels):
-        names = (
-            list(qrels.schema.names) if io.module_of(qrels) == "pyarrow" else list(qrels.columns)
-        )
-        return Qrels.from_frame(qrels, grade="grade" if "grade" in names else None)
-    if isinstance(qrels, (str, os.PathLike)):
-        return read_given(Qrels, qrels, "qrels")
-    raise InputValidationError(
-        f"{func}: qrels must be a Qrels, a mapping {{user: {{item: grade}}}}, a DataFrame "
-        f"with columns 'user', 'item' and optionally 'grade', or a file path. Got "
-        f"{type(qrels).__name__}."
+def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
+    """``qrels=`` of :func:`receval.evaluate` (or ``func``) as a :class:`Qrels`: a
+    ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns ``user``, ``item`` and,
+    if present, ``grade``; without it every row has grade 1) or a TREC, CSV or Parquet
+    file."""
+    return _as_ranked(qrels, Qrels, "qrels", "grade", func)
+
+
+def as_run(run: Any, func: str = "evaluate") -> Run:
+    """``run=`` of :func:`receval.evaluate` (or ``func``) as a :class:`Run`: a ``Run``,
+    ``{user: {item: score}}``, a DataFrame (columns ``user``, ``item``, ``score``) or a
+    TREC, CSV or Parquet file."""
+    return _as_ranked(run, Run, "run", "score", func)
+
+
+_Ranked = TypeVar("_Ranked", "Qrels", "Run")
+
+
+def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: str) -> _Ranked:
+    if isinstance(data, kind):
+        return data
+    if isinstance(data, Mapping):
+        return kind.from_dict(data)
+    if isinstance(data, (str, os.PathLike)):
+        return read_given(kind, data, argument)
+    if io.is_frame(data):
+        # qrels without a grade column: the judged pairs, each of grade 1
+        gradeless = kind is Qrels and value not in _column_names(data)
+        options: dict[str, Any] = {"grade": None} if gradeless else {}
+        return kind.from_frame(data, **options)
+    raise InvalidParameterError(
+        f"The {argument!r} parameter of {func} must be a {kind.__name__}, a dict "
+        f"{{user: {{item: {value}}}}}, a DataFrame or a file path. Got {type(data).__name__} "
+        "instead."
     )
 
 
-_Read = TypeVar("_Read", "Qrels", "Run")
+def _column_names(frame: Any) -> list[str]:
+    """The column names of a pandas or polars DataFrame or an Arrow table."""
+    return list(frame.schema.names) if io.module_of(frame) == "pyarrow" else list(frame.columns)
 
 
-def read_given(kind: type[_Read], path: str | os.PathLike[str], argument: str) -> _Read:
+def read_given(kind: type[_Ranked], path: str | os.PathLike[str], argument: str) -> _Ranked:
     """``kind.from_file(path)`` (``kind``: :class:`Qrels` or :class:`Run`) for a file
     given as ``argument`` of a function that takes no ``file_format``: a fix that
     passes ``file_format=`` says what that function's caller can do instead

@@ -59,9 +59,9 @@ def _ranking(
     profile: str | None,
     conventions: dict[str, Any],
 ) -> tuple[dict[str, _Metric], dict[str, int]]:
+    from ..data._ranked import as_qrels, as_run
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
-    from ..ranking.values import as_qrels, as_run
     from ..registry import ranking_spec
 
     specs = {m: ranking_spec(m, _FUNC) for m in metrics}

@@ -243,8 +243,7 @@ class MetricAtKDisplay(Display):
             The means, the users each mean left out, and the drawing.
         """
         from .. import evaluate
-        from ..data._ranked import Run
-        from ..ranking.values import as_qrels
+        from ..data._ranked import Run, as_qrels
 
         check_ax(ax, "MetricAtKDisplay.from_runs")
         names = _check_metrics(metrics)

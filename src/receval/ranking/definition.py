@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..data._ranked import as_qrels, as_run
 from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
@@ -33,7 +34,7 @@ from .aggregate import (
 from .checks import check_match_options
 from .open_users import OpenUsers
 from .specs import metric_conventions
-from .values import as_popularity_table, as_qrels, as_run
+from .values import as_popularity_table
 
 __all__ = ["RANKING"]
 

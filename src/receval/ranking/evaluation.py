@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _validation as v
-from ..data._ranked import Run
+from ..data._ranked import Run, as_qrels, as_run
 from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
 from .aggregate import RankingState, Setup, check_weights, evaluation_setup, finalize, update
 from .checks import check_match_options
 from .report import EvaluationReport
-from .values import as_popularity_table, as_qrels, as_run, subset_qrels
+from .values import as_popularity_table, subset_qrels
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.scan import ScanRun
@@ -85,7 +85,8 @@ def evaluate(
     ----------
     qrels : Qrels, dict, DataFrame, path or None
         Ground truth: ``{user: {item: grade}}``, a frame with columns
-        ``user``, ``item``, ``grade``, or a TREC/CSV/Parquet file. None when
+        ``user``, ``item`` and ``grade`` (without it, every pair has grade 1), or a
+        TREC/CSV/Parquet file. None when
         every metric is a beyond-accuracy one (``ils``, ``arp``, ...): the
         users are then the run's.
     run : Run, dict, DataFrame, path, Scan or ScanRun

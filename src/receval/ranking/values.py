@@ -8,9 +8,8 @@ an accumulator's update) computes these for its users."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +17,8 @@ from .._kernels import codes as _core_codes
 from ..conventions import Conventions
 from ..data._arrow import take_at
 from ..data._lookup import distinct
-from ..data._ranked import Qrels, Run, read_given
-from ..data.io import is_frame
-from ..exceptions import InputValidationError, InvalidParameterError
+from ..data._ranked import Qrels, Run
+from ..exceptions import InputValidationError
 from ..registry import MetricSpec, parse_metric
 from .specs import kernel_spec
 
@@ -28,8 +26,6 @@ codes = _core_codes()  # the ranking kernel's codes, defined in the compiled cor
 
 __all__ = [
     "as_popularity_table",
-    "as_qrels",
-    "as_run",
     "kernel_columns",
     "kernel_values",
     "list_values",
@@ -49,35 +45,6 @@ def as_popularity_table(popularity: Any, train: Any, func: str) -> Any:
     from ..metrics.beyond.popularity_table import as_popularity
 
     return as_popularity(popularity, train, func)
-
-
-def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
-    """``qrels=`` of :func:`receval.evaluate` (or ``func``) as a :class:`~receval.Qrels`."""
-    return _as_ranked(qrels, Qrels, "qrels", "grade", func)
-
-
-def as_run(run: Any, func: str = "evaluate") -> Run:
-    """``run=`` of :func:`receval.evaluate` (or ``func``) as a :class:`~receval.Run`."""
-    return _as_ranked(run, Run, "run", "score", func)
-
-
-_Ranked = TypeVar("_Ranked", Qrels, Run)
-
-
-def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: str) -> _Ranked:
-    if isinstance(data, kind):
-        return data
-    if isinstance(data, Mapping):
-        return kind.from_dict(data)
-    if isinstance(data, (str, os.PathLike)):
-        return read_given(kind, data, argument)
-    if is_frame(data):
-        return kind.from_frame(data)
-    raise InvalidParameterError(
-        f"The {argument!r} parameter of {func} must be a {kind.__name__}, a dict "
-        f"{{user: {{item: {value}}}}}, a DataFrame or a file path. Got {type(data).__name__} "
-        "instead."
-    )
 
 
 def subset_qrels(q: Any, users: np.ndarray) -> tuple[Any, np.ndarray]:

@@ -10,9 +10,8 @@ import numpy as np
 
 from .. import _validation as v
 from ..data._lookup import distinct, lookup
-from ..data._ranked import Run
+from ..data._ranked import Run, as_run
 from ..exceptions import InputValidationError
-from ..ranking.values import as_run
 
 __all__ = ["AnnRecallReport", "ann_recall"]
 

@@ -10,11 +10,11 @@ import numpy as np
 
 from .. import _validation as v
 from .._parameters import counted
+from ..data._ranked import as_qrels, as_run
 from ..engine.sources import is_scan_run
 from ..exceptions import InvalidParameterError
 from ..ranking.evaluation import evaluate
 from ..ranking.report import EvaluationReport
-from ..ranking.values import as_qrels, as_run
 from .corrections import CORRECTIONS, check_gamma
 from .negatives import as_candidates
 

@@ -153,7 +153,8 @@ def test_bad_parameters(kwargs: dict, message: str) -> None:
 
 def test_bad_qrels() -> None:
     with pytest.raises(
-        InputValidationError, match="expected_exposure: qrels must be a Qrels, a mapping"
+        InvalidParameterError,
+        match=r"^The 'qrels' parameter of expected_exposure must be a Qrels, a dict",
     ):
         expected_exposure([("u", "a", 1)], {"u": {"a": 1.0}})
 

@@ -111,7 +111,7 @@ def test_by_segment_short_columns_get_the_metrics_error(metric, data, options, m
 
 
 def test_a_sequence_of_runs_is_named_as_compare_names_it():
-    from receval.ranking.values import as_run
+    from receval.data._ranked import as_run
 
     good, bad = as_run(GOOD), as_run(BAD)
     good.name, bad.name = "good", "bad"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import itertools
 import pickle
+import re
 import warnings
 from typing import Any
 
@@ -122,7 +123,7 @@ def test_states_of_negative_shifts_load_back():
         ece = rv.metric("expected_calibration_error").update(
             [0, 1, 1], [0.2, 0.6, 0.7], sample_weight=[1e-100, 2e-100, 1e-100]
         )
-    assert tiny.state.shift < 0 and tiny.state.w_shift < 0 and ece.state.shift < 0
+    assert tiny.state.y_shift < 0 and tiny.state.w_shift < 0 and ece.state.shift < 0
     for acc in (tiny, ece):
         assert pickle.loads(pickle.dumps(acc)).compute() == acc.compute()
     import torch
@@ -136,3 +137,75 @@ def test_states_of_negative_shifts_load_back():
     object.__setattr__(state["_state"], "w_shift", 1.5)
     with pytest.raises(rv.InputValidationError, match=r"state\.w_shift must be an integer"):
         Accumulator.__new__(Accumulator).__setstate__(state)
+
+
+#: powers of ten of values and weights past float64's range of one another
+VALUE_RANGE = [-320, -300, -200, -100, 0, 100, 300]
+WEIGHT_RANGE = [-320, -300, -150, 0, 150, 300]
+
+
+def _quiet_or_spanned(got: float, want: float, caught: list[Any]) -> None:
+    """``got`` is ``want`` and nothing was warned, or a warning gives a span that holds
+    ``want``: never a value off the exact one without saying so."""
+    messages = [str(w.message) for w in caught if "span more than" in str(w.message)]
+    if not messages:
+        assert got == want or (np.isnan(got) and np.isnan(want)), (got, want)
+        return
+    low, high = (float(x) for x in re.findall(r"lies between (\S+) and (\S+):", messages[0])[0])
+    assert low <= want <= high or (np.isnan(want) and np.isnan(got)), (low, want, high)
+
+
+@given(
+    seed=st.integers(0, 2**16),
+    scales=st.lists(st.sampled_from(VALUE_RANGE), min_size=3, max_size=3),
+    weight_scales=st.lists(st.sampled_from(WEIGHT_RANGE), min_size=2, max_size=2),
+    weighted=st.booleans(),
+    cuts=st.lists(st.integers(1, 11), max_size=3),
+)
+def test_values_and_weights_past_the_range_are_exact_or_warned(
+    seed, scales, weight_scales, weighted, cuts
+):
+    # before: weights near 1e-300 beside weights near 1e300, or truths near 1e-300
+    # beside predictions near 1e100, lost products below 2**-1074 and the value was
+    # wrong without a word (R² 0.0 where the exact value is -inf; 1.0 for 0.75). Each
+    # column is now scaled on its own, and what the sums still lose is bounded: the
+    # value is the exact one, or a warning gives the span that holds it
+    rng = np.random.default_rng(seed)
+    y = rng.uniform(1, 2, 12) * 10.0 ** rng.choice(scales[:2], 12)
+    p = y * rng.uniform(0.5, 1.5, 12) + rng.uniform(-1, 1, 12) * 10.0 ** scales[2]
+    w = rng.uniform(1, 2, 12) * 10.0 ** rng.choice(weight_scales, 12) if weighted else np.ones(12)
+    assume(np.isfinite(p).all() and np.isfinite(w).all() and (w > 0).all())
+    for name, (function, exact) in FUNCTIONS.items():
+        want = exact(y, p, w)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = function(y, p, sample_weight=w if weighted else None)
+        _quiet_or_spanned(got, want, caught)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = _batches(rv.metric(name), (y, p, w), cuts).compute()
+        _quiet_or_spanned(got, want, caught)
+
+
+def test_truths_far_below_the_predictions_keep_their_variance():
+    # truths near 1e-300 beside predictions near 1e100: each column is scaled on its own,
+    # so the squares of y_true are kept and nothing is lost (no warning)
+    y = np.array([1e-300, 2e-300, 4e-300])
+    p = np.array([1e100, -1e100, 2e100])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, (function, exact) in FUNCTIONS.items():
+            assert function(y, p) == exact(y, p, np.ones(3)) == -np.inf, name
+            assert rv.metric(name).update(y, p).state.lost.sum() == 0.0, name
+
+
+def test_weights_past_the_range_warn_with_the_span_of_the_score():
+    # a weight of 1e-300 beside two of 1e300: scaled to fit, the least weight is near
+    # 2**-1022 and its products with 1.5 lose a bit below 2**-1074
+    y, p, w = [1.0, 1.0, 2.0], [1.0, 1.0, 1.5], [1e300, 1e300, 1e-300]
+    with pytest.warns(rv.RecevalWarning, match=r"r2_score: the values or weights span more "
+                      r"than float64's range .* lies between 0\.74\d+ and 0\.75\d+"):  # fmt: skip
+        assert rv.r2_score(y, p, sample_weight=w) == 0.75
+    with warnings.catch_warnings():  # 1e-200: the products stay exact, nothing to say
+        warnings.simplefilter("error")
+        assert rv.r2_score(y, p, sample_weight=[1e300, 1e300, 1e-200]) == 0.75

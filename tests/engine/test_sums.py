@@ -159,22 +159,25 @@ def test_exact_products_across_chunks_equal_the_rational_sum():
     y = rng.standard_normal(n)
     w = rng.random(n) * 3
     want = float(sum(Fraction(a) * Fraction(b) for a, b in zip(x, y, strict=True)))
-    assert _sums.exact_products(x, y).value == want
+    total, lost = _sums.exact_products(x, y)
+    assert total.value == want and lost == 0.0
     want_w = float(
         sum(Fraction(c) * Fraction(a) * Fraction(b) for a, b, c in zip(x, y, w, strict=True))
     )
-    assert _sums.exact_products(x, y, w).value == want_w
-    # a factor beyond 2**995 leaves its product rounded, as documented
+    assert _sums.exact_products(x, y, w)[0].value == want_w
+    assert _sums.exact_products(x, y, w)[1] == 0.0  # every product within the exact range
+    # a factor beyond 2**995 leaves its product rounded, as documented, and bounded
     big = np.array([2.0**996, 3.0])
-    assert _sums.exact_products(big, np.array([1.5, 2.0])).value == 2.0**996 * 1.5 + 6.0
+    total, lost = _sums.exact_products(big, np.array([1.5, 2.0]))
+    assert total.value == 2.0**996 * 1.5 + 6.0 and lost >= 2.0**996 * 1.5 * 2.0**-53
     # row by row: a NaN or an infinity elsewhere does not change how a row is split
     tiny = 1 + 2.0**-30
     x, y = np.array([tiny, 2.0**996, np.inf]), np.array([tiny, 1.5, 1.0])
-    assert _sums.exact_products(x, y).value == np.inf
+    assert _sums.exact_products(x, y)[0].value == np.inf
     for other, factor in ((np.nan, 1.0), (np.inf, 0.0)):
         x, y = np.array([tiny, 2.0**996, other]), np.array([tiny, 1.5, factor])
-        assert np.isnan(_sums.exact_products(x, y).value)
-    assert _sums.exact_products(np.array([tiny, 1.0]), np.array([tiny, -1.0])).value == (
+        assert np.isnan(_sums.exact_products(x, y)[0].value)
+    assert _sums.exact_products(np.array([tiny, 1.0]), np.array([tiny, -1.0]))[0].value == (
         2.0**-29 + 2.0**-60
     )
 

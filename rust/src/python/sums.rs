@@ -41,7 +41,8 @@ fn exact_dot<'py>(
 }
 
 /// Accumulator of `sum(x * y)` (times `w` when given), each product split into two
-/// float64 parts that add up to it exactly (Dekker's product): an exact sum.
+/// float64 parts that add up to it exactly (Dekker's product): an exact sum; and a
+/// bound on what products outside the range of exact parts lost (0.0: none).
 #[pyfunction]
 #[pyo3(signature = (x, y, w, n_chunks, carry_every = sums::CARRY_EVERY))]
 fn exact_products<'py>(
@@ -51,7 +52,7 @@ fn exact_products<'py>(
     w: Option<PyReadonlyArray1<'py, f64>>,
     n_chunks: usize,
     carry_every: usize,
-) -> PyResult<Bound<'py, PyArray1<i64>>> {
+) -> PyResult<(Bound<'py, PyArray1<i64>>, f64)> {
     let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
     same_length("exact_products", &[("x", x.len()), ("y", y.len())])?;
     let w = match &w {
@@ -62,8 +63,8 @@ fn exact_products<'py>(
         }
         None => None,
     };
-    let acc = py.detach(|| sums::exact_products(x, y, w, n_chunks, carry_every));
-    Ok(acc.to_vec().into_pyarray(py))
+    let (acc, lost) = py.detach(|| sums::exact_products(x, y, w, n_chunks, carry_every));
+    Ok((acc.to_vec().into_pyarray(py), lost))
 }
 
 /// One term of `exact_sums`: `sum(f(x) * w)`, each value and product rounded first.

@@ -16,6 +16,7 @@
 
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 mod shared;
 pub use shared::SHARED_ROWS;
@@ -216,43 +217,127 @@ const SPLIT_MAX: f64 = f64::from_bits((995 + 1023) << 52); // 2^995
 /// `2^-1022` has an `e` that is not exact.
 #[inline(always)]
 pub fn two_product(a: f64, b: f64) -> (f64, f64) {
+    let (p, e, _) = checked_product(a, b);
+    (p, e)
+}
+
+/// [`two_product`]'s `(p, e)` and whether they are exact on its first test (factors
+/// within the split, and `|p|` from 2^-969 to the largest float or a factor 0): where
+/// not, they may still be ([`product_loss`] tells).
+#[inline(always)]
+fn checked_product(a: f64, b: f64) -> (f64, f64, bool) {
     let p = a * b;
     if !(a.abs() <= SPLIT_MAX && b.abs() <= SPLIT_MAX && p.is_finite()) {
-        return (p, 0.0);
+        return (p, 0.0, false);
     }
     let (ca, cb) = (SPLITTER * a, SPLITTER * b);
     let (ah, bh) = (ca - (ca - a), cb - (cb - b));
     let (al, bl) = (a - ah, b - bh);
-    (p, ((ah * bh - p) + ah * bl + al * bh) + al * bl)
+    (
+        p,
+        ((ah * bh - p) + ah * bl + al * bh) + al * bl,
+        p.abs() >= EXACT_FROM,
+    )
+}
+
+/// Products at least this large have an error part [`two_product`] makes exactly: its
+/// lowest bit, that of `a b`'s 106, is not below 2^-1074.
+const EXACT_FROM: f64 = f64::from_bits((1023 - 969) << 52); // 2^-969
+
+/// The exponent of the lowest set bit of a finite, non-zero `x`.
+#[inline]
+fn lowest_bit(x: f64) -> i64 {
+    let b = x.to_bits();
+    let e = ((b >> 52) & 0x7FF) as i64;
+    let m = (b & FRACTION) | if e > 0 { HIDDEN } else { 0 };
+    e.max(1) - 1075 + i64::from(m.trailing_zeros())
+}
+
+/// A bound on `|a b - p - e|` for [`two_product`]'s `(p, e)` of `a` and `b`: 0 where
+/// the parts are exact (a zero factor, or no bit of `a b` below 2^-1074, within the
+/// split), else half an ulp of a rounded product and 16 units of 2^-1074 for the
+/// operations of a split below 2^-969 (each rounds by at most half a unit).
+#[inline(always)]
+fn product_loss(a: f64, b: f64, p: f64) -> f64 {
+    let within = p.abs() <= f64::MAX && a.abs() <= SPLIT_MAX && b.abs() <= SPLIT_MAX;
+    if within && (p.abs() >= EXACT_FROM || exact_below(a, b)) {
+        0.0
+    } else {
+        p.abs() * f64::EPSILON + 16.0 * f64::from_bits(1)
+    }
+}
+
+/// Whether `a b`, below 2^-969, still has no bit below 2^-1074 (or is 0).
+#[cold]
+fn exact_below(a: f64, b: f64) -> bool {
+    a == 0.0 || b == 0.0 || lowest_bit(a) + lowest_bit(b) >= -1074
 }
 
 /// Accumulator of `sum(x * y)` (times `w` when given), each product split into the
 /// parts [`two_product`] makes of it (of `x y`, then of `w` times each part), so that
-/// the sum is exact: the second moments behind the Brier score and R².
+/// the sum is exact: the second moments behind the Brier score and R². Also a bound
+/// on what the parts could not hold (products below 2^-969, whose error parts fall
+/// below 2^-1074, or beyond 2^995): 0 where the sum is the exact one, computed in a
+/// second pass only where a product was found in that range.
 pub fn exact_products(
     x: &[f64],
     y: &[f64],
     w: Option<&[f64]>,
     n_chunks: usize,
     carry_every: usize,
-) -> Acc {
+) -> (Acc, f64) {
     let n = x.len();
-    match w {
+    let inexact = AtomicBool::new(false);
+    let acc = match w {
         None => chunked_rows(n, n_chunks, carry_every / 2, |i, adder| {
-            let (p, e) = two_product(x[i], y[i]);
+            let (p, e, exact) = checked_product(x[i], y[i]);
+            if !exact && product_loss(x[i], y[i], p) != 0.0 {
+                inexact.store(true, Ordering::Relaxed);
+            }
             adder.add(p);
             adder.add(e);
         }),
         Some(w) => chunked_rows(n, n_chunks, carry_every / 4, |i, adder| {
-            let (p, e) = two_product(x[i], y[i]);
-            let (p1, e1) = two_product(w[i], p);
-            let (p2, e2) = two_product(w[i], e);
+            let (p, e, exact) = checked_product(x[i], y[i]);
+            let (p1, e1, exact1) = checked_product(w[i], p);
+            let (p2, e2, exact2) = checked_product(w[i], e);
+            if !(exact && exact1 && exact2)
+                && product_loss(x[i], y[i], p)
+                    + product_loss(w[i], p, p1)
+                    + product_loss(w[i], e, p2)
+                    != 0.0
+            {
+                inexact.store(true, Ordering::Relaxed);
+            }
             adder.add(p1);
             adder.add(e1);
             adder.add(p2);
             adder.add(e2);
         }),
+    };
+    if !inexact.into_inner() {
+        return (acc, 0.0);
     }
+    // the rows' bounds: w times the first product's, plus the two of w's products
+    let lost: f64 = (0..n)
+        .map(|i| {
+            let (p, e) = two_product(x[i], y[i]);
+            match w {
+                None => product_loss(x[i], y[i], p),
+                Some(w) => {
+                    let wi = w[i].abs();
+                    wi * product_loss(x[i], y[i], p)
+                        + product_loss(w[i], p, w[i] * p)
+                        + product_loss(w[i], e, w[i] * e)
+                }
+            }
+        })
+        .sum();
+    // the float sum of the bounds, rounded up past its own rounding
+    (
+        acc,
+        lost * (1.0 + n as f64 * f64::EPSILON) + f64::from_bits(1),
+    )
 }
 
 /// The sum of accumulators, normalized after each one (in order).
@@ -464,22 +549,53 @@ pub(crate) mod tests {
         let x = [1.0 + 2f64.powi(-30), 1.0];
         let y = [1.0 + 2f64.powi(-30), -1.0];
         let want = exact_sum(&[2f64.powi(-29), 2f64.powi(-60)], 1, CARRY_EVERY);
-        assert_eq!(exact_products(&x, &y, None, 1, CARRY_EVERY), want);
+        assert_eq!(exact_products(&x, &y, None, 1, CARRY_EVERY), (want, 0.0));
         let w = [3.0, 3.0];
         let want_w = exact_sum(
             &[3.0 * 2f64.powi(-29), 3.0 * 2f64.powi(-60)],
             1,
             CARRY_EVERY,
         );
-        assert_eq!(exact_products(&x, &y, Some(&w), 1, CARRY_EVERY), want_w);
+        assert_eq!(
+            exact_products(&x, &y, Some(&w), 1, CARRY_EVERY),
+            (want_w, 0.0)
+        );
         let x: Vec<f64> = (0..3000)
             .map(|i| ((i * 7919) % 1013) as f64 * 0.37 - 150.0)
             .collect();
         let y: Vec<f64> = (0..3000).map(|i| 1.0 / (1.0 + i as f64)).collect();
         let one = exact_products(&x, &y, Some(&y), 1, CARRY_EVERY);
+        assert_eq!(one.1, 0.0);
         for (chunks, carry) in [(2, 4), (3, 9), (7, CARRY_EVERY)] {
             assert_eq!(exact_products(&x, &y, Some(&y), chunks, carry), one);
         }
+    }
+
+    #[test]
+    fn products_below_the_exact_range_are_bounded() {
+        // 2^-600 squared is 2^-1200: lost whole, and the bound covers it
+        let tiny = 2f64.powi(-600);
+        let (acc, lost) = exact_products(&[tiny, 1.0], &[tiny, 1.0], None, 1, CARRY_EVERY);
+        assert_eq!(acc, exact_sum(&[1.0], 1, CARRY_EVERY));
+        assert!(lost > 0.0 && lost < 1e-300);
+        // a weight of 2^-1000 times (1 + 2^-52)^2: its error part 2^-104 falls below 2^-1074
+        let a = 1.0 + 2f64.powi(-52);
+        let (_, lost) = exact_products(&[a], &[a], Some(&[2f64.powi(-1000)]), 1, CARRY_EVERY);
+        assert!(lost > 0.0);
+        // small products of few bits are exact: 2^-1000 * 3 and the subnormal 2^-1070 * 5
+        let x = [2f64.powi(-1000), 2f64.powi(-1070)];
+        let (acc, lost) = exact_products(&x, &[3.0, 5.0], None, 1, CARRY_EVERY);
+        assert_eq!(lost, 0.0);
+        assert_eq!(acc, exact_sum(&[3.0 * x[0], 5.0 * x[1]], 1, CARRY_EVERY));
+        assert_eq!(lowest_bit(1.0), 0);
+        assert_eq!(lowest_bit(f64::from_bits(1)), -1074);
+        assert_eq!(lowest_bit(1.5), -1);
+        // every product in range: no bound, with or without weights
+        let x = [3.0, -2.0e-100, 0.0];
+        assert_eq!(
+            exact_products(&x, &x, Some(&[2.0, 1e-50, 0.0]), 2, 2).1,
+            0.0
+        );
     }
 
     #[test]

@@ -431,19 +431,23 @@ class Moments:
     truth, ``p`` the prediction) and the row count: every term of the Brier score,
     R² and explained variance, merged without rounding.
 
-    The sums are of ``y`` and ``p`` times ``2**-shift`` (their squares times
-    ``4**-shift``, exact): 0 unless the largest value is below ``2**-20`` or its square
-    times the largest weight would pass ``2**995`` (past which the products are no
-    longer split exactly); then the largest is brought as high as that allows, so that
-    the squares of the values far below it stay above ``2**-1074`` as far as they can
-    (truths near 1e-201 beside predictions near 1e-100). Every sum
-    is of the weights times ``2**-w_shift``, the power of two of
+    The sums are of ``y`` times ``2**-y_shift`` and ``p`` times ``2**-p_shift`` (their
+    products scaled alike, exactly): each 0 unless that column's largest value is
+    below ``2**-20`` or its square times the largest weight would pass ``2**995`` (past
+    which the products are no longer split exactly); then its largest is brought as
+    high as that allows, so that the squares of values far below it stay above
+    ``2**-1074`` as far as they can (truths near 1e-300 beside predictions near
+    1e100). Every sum is of the weights times ``2**-w_shift``, the power of two of
     :func:`~receval.engine.sums.weight_shift` (0 unless the largest weight is beyond
     ``2**±64``), as the metric's function scales all its rows' weights: Brier, R² and
     explained variance are ratios of the sums, the same for the weights times any
-    power of two. States of different shifts merge at the larger one: the other's
-    sums lose only the bits below ``2**-1074`` of that scale. ``labels``: those of the
-    Brier score's rows (:class:`~receval.engine.kinds.LabelKind`)."""
+    power of two. States of different shifts merge at the larger ones. ``lost``: for
+    each sum (in the order above, at the state's scale), a bound on what it lost to
+    the range of float64 (products below ``2**-969``, weights or values scaled below
+    ``2**-1022``, bits below ``2**-1074`` of a merge at a larger scale): all 0 where
+    the sums are exact, which is every state of values and weights within ``2**±900``
+    of one another. ``labels``: those of the Brier score's rows
+    (:class:`~receval.engine.kinds.LabelKind`)."""
 
     weight: ExactSum
     y: ExactSum
@@ -452,9 +456,14 @@ class Moments:
     yp: ExactSum
     pp: ExactSum
     n_rows: int
-    shift: int = field(default=0, metadata=EXPONENT)
+    y_shift: int = field(default=0, metadata=EXPONENT)
+    p_shift: int = field(default=0, metadata=EXPONENT)
     labels: LabelKind = NO_LABELS
     w_shift: int = field(default=0, metadata=EXPONENT)
+    lost: np.ndarray = field(default_factory=lambda: np.zeros(6))
+
+    #: the exact sums, in the order of ``lost``
+    SUMS = ("weight", "y", "p", "yy", "yp", "pp")
 
     @classmethod
     def of(
@@ -464,22 +473,22 @@ class Moments:
         from .sums import exact_products, weight_shift
 
         w_shift = 0 if w is None else weight_shift(w)
-        if w is not None and w_shift:
-            w = np.ldexp(w, -w_shift)
-        # the largest magnitude, without a copy of the batch; the exponent its square
-        # times the largest weight leaves below 2**995
-        top = max(y.max(), -y.min(), p.max(), -p.min()) if len(y) else 0.0
-        heaviest = 1 if w is None or not len(w) else max(math.frexp(float(w.max()))[1], 1)
-        highest, exponent = (995 - heaviest) // 2, math.frexp(top)[1]
-        shift = 0 if top == 0 or -20 <= exponent <= highest else exponent - highest
-        if shift:
-            y, p = np.ldexp(y, -shift), np.ldexp(p, -shift)
+        heaviest = 1 if w is None or not len(w) else max(math.frexp(float(w.max()))[1] - w_shift, 1)
+        y_shift, p_shift = _value_shift(y, heaviest), _value_shift(p, heaviest)
+        scaled: list[Any] = [x if k == 0 or x is None else np.ldexp(x, -k)
+                             for x, k in ((w, w_shift), (y, y_shift), (p, p_shift))]  # fmt: skip
+        lost = _scaling_loss((w, y, p), scaled, (w_shift, y_shift, p_shift))
+        w, y, p = scaled
         if w is None:
-            weight, sy, sp = ExactSum.of([float(len(y))]), ExactSum.of(y), ExactSum.of(p)
+            weight = ExactSum.of([float(len(y))])
+            (sy, lost_y), (sp, lost_p) = (ExactSum.of(y), 0.0), (ExactSum.of(p), 0.0)
         else:
-            weight, sy, sp = ExactSum.of(w), exact_products(y, w), exact_products(p, w)
-        return cls(weight, sy, sp, exact_products(y, y, w), exact_products(y, p, w),
-                   exact_products(p, p, w), len(y), shift, labels, w_shift)  # fmt: skip
+            weight, (sy, lost_y), (sp, lost_p) = (
+                ExactSum.of(w), exact_products(y, w), exact_products(p, w))  # fmt: skip
+        (yy, lost_yy), (yp, lost_yp), (pp, lost_pp) = (
+            exact_products(y, y, w), exact_products(y, p, w), exact_products(p, p, w))  # fmt: skip
+        lost += [0.0, lost_y, lost_p, lost_yy, lost_yp, lost_pp]
+        return cls(weight, sy, sp, yy, yp, pp, len(y), y_shift, p_shift, labels, w_shift, lost)
 
     @classmethod
     def zero(cls) -> Moments:
@@ -495,27 +504,79 @@ class Moments:
 
     def _joined(self, other: Moments, where: str) -> Moments:
         labels = self.labels.join(other.labels, where)
-        a, b = at_one_weight_shift(self, other, ("weight", "y", "p", "yy", "yp", "pp"))
-        if a.shift != b.shift:  # a state of values 0 takes any shift
-            if a._no_values():
-                a = replace(a, shift=b.shift)
-            elif b._no_values():
-                b = replace(b, shift=a.shift)
-            elif a.shift > b.shift:
-                b = b._at_shift(a.shift)
-            else:
-                a = a._at_shift(b.shift)
-        return replace(fieldwise_sum(a, b), shift=a.shift, labels=labels, w_shift=a.w_shift)
+        a, b = self, other
 
-    def _no_values(self) -> bool:
-        return all(s.is_zero() for s in (self.y, self.p, self.yy, self.yp, self.pp))
+        def larger(x: int, y: int, x_empty: bool, y_empty: bool) -> int:
+            return y if x_empty else x if y_empty else max(x, y)  # an empty side takes any
 
-    def _at_shift(self, shift: int) -> Moments:
-        """This state's sums at a larger ``shift``."""
-        d = shift - self.shift
-        return replace(self, y=self.y.scaled_down(d), p=self.p.scaled_down(d),
-                       yy=self.yy.scaled_down(2 * d), yp=self.yp.scaled_down(2 * d),
-                       pp=self.pp.scaled_down(2 * d), shift=shift)  # fmt: skip
+        w_shift = larger(a.w_shift, b.w_shift, a.weight.is_zero(), b.weight.is_zero())
+        y_shift = larger(a.y_shift, b.y_shift, a._none("y"), b._none("y"))
+        p_shift = larger(a.p_shift, b.p_shift, a._none("p"), b._none("p"))
+        a, b = (s._at(w_shift, y_shift, p_shift) for s in (a, b))
+        return replace(fieldwise_sum(a, b), labels=labels, w_shift=w_shift, y_shift=y_shift,
+                       p_shift=p_shift)  # fmt: skip
+
+    def _none(self, column: str) -> bool:
+        """Whether the sums of the column ``"y"`` or ``"p"`` are all 0."""
+        return all(getattr(self, k).is_zero() for k in self.SUMS[1:] if column in k)
+
+    def _at(self, w_shift: int, y_shift: int, p_shift: int) -> Moments:
+        """This state's sums at the given (larger, or for sums of 0 any) shifts, each sum's
+        bound scaled alike plus ``2**-1074`` for the bits a smaller scale drops."""
+        dw, dy, dp = w_shift - self.w_shift, y_shift - self.y_shift, p_shift - self.p_shift
+        steps = (dw, dw + dy, dw + dp, dw + 2 * dy, dw + dy + dp, dw + 2 * dp)
+        if not any(steps):
+            return self
+        sums: dict[str, Any] = {}
+        lost = self.lost.copy()
+        for i, (name, d) in enumerate(zip(self.SUMS, steps, strict=True)):
+            total: ExactSum = getattr(self, name)
+            if d > 0 and not total.is_zero():
+                sums[name] = total.scaled_down(d)
+                lost[i] = math.ldexp(lost[i], -d) + 2.0**-1074
+        return replace(self, **sums, w_shift=w_shift, y_shift=y_shift, p_shift=p_shift, lost=lost)
+
+
+def _value_shift(values: np.ndarray, heaviest: int) -> int:
+    """The power of two a column of :class:`Moments` is scaled by: 0 unless its largest
+    magnitude is below ``2**-20`` or its square times ``2**heaviest`` (the largest
+    weight's exponent) would pass ``2**995``; then what brings the largest as high as
+    that allows. Read without a copy of the column."""
+    top = max(float(values.max()), -float(values.min())) if len(values) else 0.0
+    highest, exponent = (995 - heaviest) // 2, math.frexp(top)[1]
+    return 0 if top == 0 or -20 <= exponent <= highest else exponent - highest
+
+
+def _scaling_loss(
+    given: tuple[np.ndarray | None, np.ndarray, np.ndarray],
+    scaled: list[Any],
+    shifts: tuple[int, int, int],
+) -> np.ndarray:
+    """Bounds on what :class:`Moments`' six sums lose where scaling the weights, ``y`` or
+    ``p`` (``given``, times ``2**-shifts``: ``scaled``) took a value below ``2**-1022``,
+    where it may lose up to ``2**-1074``: times the row's 1, ``|y|``, ``|p|``, ``y^2``,
+    ``|y p|``, ``p^2`` for a weight; for a value ``c`` of the other column ``d``, times
+    the row's weight in the sums of ``c`` and ``c^2`` (``2 |c|`` is below 1 there) and
+    its weight times ``|d|`` in that of ``c d``. Zeros where no scaling was down."""
+    lost = np.zeros(6)
+    w, y, p = scaled
+    for i, (before, after, shift) in enumerate(zip(given, scaled, shifts, strict=True)):
+        if shift <= 0 or before is None:  # scaled up, or not at all: exact
+            continue
+        rows = np.flatnonzero((np.abs(after) < 2.0**-1022) & (before != 0))
+        if not len(rows):
+            continue
+        weight = np.ones(len(rows)) if w is None else w[rows]
+        ay, ap = np.abs(y[rows]), np.abs(p[rows])
+        if i == 0:  # weights
+            terms = {0: np.ones(len(rows)), 1: ay, 2: ap, 3: ay * ay, 4: ay * ap, 5: ap * ap}
+        elif i == 1:  # y
+            terms = {1: weight, 3: weight, 4: weight * ap}
+        else:  # p
+            terms = {2: weight, 5: weight, 4: weight * ay}
+        for k, term in terms.items():
+            lost[k] += float(term.sum()) * 2.0**-1074 * (1 + 2.0**-40)
+    return lost
 
 
 S = TypeVar("S")

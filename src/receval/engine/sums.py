@@ -234,15 +234,18 @@ def fieldwise_sum(a: _State, b: _State) -> _State:
                      else v + y[k] for k, v in x.items()))  # fmt: skip
 
 
-def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> ExactSum:
-    """The exact sum of the products ``x[i] * y[i]`` (times ``w[i]`` when given).
+def exact_products(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None
+) -> tuple[ExactSum, float]:
+    """The exact sum of the products ``x[i] * y[i]`` (times ``w[i]`` when given), and a
+    bound on what it lost.
 
     Each product of two or three float64 values is split into float64 parts
     that add up to it exactly (Dekker's product), so the sum is exact: second
     moments (``sum(w y^2)``, ``sum(w y y_hat)``) merge across batches without
-    rounding. Products of values beyond ``2**995`` in magnitude, or that
-    underflow below ``2**-1074``, are rounded (still the same float whatever
-    the batches).
+    rounding. Products below ``2**-969`` (whose parts fall below ``2**-1074``) or of
+    a factor beyond ``2**995`` are rounded (still the same float whatever the
+    batches); the bound is 0.0 where none was, else at least what they lost.
 
     Examples
     --------
@@ -250,13 +253,15 @@ def exact_products(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) ->
     >>> from receval.engine.sums import exact_products
     >>> x = np.array([1 + 2.0**-30, 1.0])
     >>> y = np.array([1 + 2.0**-30, -1.0])
-    >>> exact_products(x, y).value == 2.0**-29 + 2.0**-60  # (1 + 2**-30)**2 - 1
-    True
+    >>> total, lost = exact_products(x, y)
+    >>> total.value == 2.0**-29 + 2.0**-60, lost  # (1 + 2**-30)**2 - 1, exactly
+    (True, 0.0)
     """
     f64 = np.float64
     a, b = np.ascontiguousarray(x, dtype=f64).ravel(), np.ascontiguousarray(y, dtype=f64).ravel()
     c = None if w is None else np.ascontiguousarray(w, dtype=f64).ravel()
-    return ExactSum(compiled().exact_products(a, b, c, chunks_for(len(a))))
+    digits, lost = compiled().exact_products(a, b, c, chunks_for(len(a)))
+    return ExactSum(digits), lost
 
 
 def scaled_value(total: ExactSum, big: ExactSum | None = None) -> tuple[float, int]:

@@ -21,7 +21,7 @@ from ..engine.kinds import NO_LABELS, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register, second_and_weight
 from ..engine.sources import run_definition
 from ..engine.states import Moments
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, warn
 from ._binary import warn_undefined
 
 __all__ = ["brier_score_loss", "explained_variance_score", "r2_score"]
@@ -259,8 +259,44 @@ def _check_force_finite(func: str) -> Any:
     return check
 
 
-def _ratio_score(numerator: Any, denominator: Any, force_finite: bool) -> float:
-    """scikit-learn's ``1 - numerator / denominator`` with its zero-denominator rule."""
+class _Span:
+    """The rationals from ``lo`` to ``hi``: a sum of :class:`Moments` give or take what
+    it lost, and what the formulas make of such sums (each operation's widest result)."""
+
+    def __init__(self, lo: Any, hi: Any) -> None:
+        self.lo, self.hi = lo, hi
+
+    def __add__(self, other: _Span) -> _Span:
+        return _Span(self.lo + other.lo, self.hi + other.hi)
+
+    def __sub__(self, other: _Span) -> _Span:
+        return _Span(self.lo - other.hi, self.hi - other.lo)
+
+    def __rmul__(self, k: int) -> _Span:  # k >= 0
+        return _Span(k * self.lo, k * self.hi)
+
+    def __mul__(self, other: _Span) -> _Span:
+        ends = [a * b for a in (self.lo, self.hi) for b in (other.lo, other.hi)]
+        return _Span(min(ends), max(ends))
+
+    def __truediv__(self, other: _Span) -> _Span:
+        if other.lo <= 0:  # a sum of weights that may be 0: anything
+            raise ZeroDivisionError
+        ends = [a / b for a in (self.lo, self.hi) for b in (other.lo, other.hi)]
+        return _Span(min(ends), max(ends))
+
+
+def _ratio_score(numerator: Any, denominator: Any, force_finite: bool) -> Any:
+    """scikit-learn's ``1 - numerator / denominator`` with its zero-denominator rule; of
+    spans (both >= 0 when exact), the span of the scores, from that of the ratio."""
+    if isinstance(numerator, _Span):
+        n0, n1 = max(numerator.lo, Fraction(0)), max(numerator.hi, Fraction(0))
+        d0, d1 = max(denominator.lo, Fraction(0)), denominator.hi
+        if d0 > 0:
+            return _Span(1 - n1 / d0, 1 - n0 / d1)
+        if d1 > 0:  # a denominator that may or may not be 0: any score up to 1
+            return _Span(float("-inf"), 1.0)
+        return _Span(*(_ratio_score(n, 0, force_finite) for n in (n1, n0)))
     if denominator != 0:
         try:
             return float(1 - numerator / denominator)
@@ -271,39 +307,69 @@ def _ratio_score(numerator: Any, denominator: Any, force_finite: bool) -> float:
     return float("nan") if numerator == 0 else float("-inf")
 
 
-def _brier(params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any) -> float:
-    return float((yy - 2 * yp + pp) / w)
+def _brier(params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any) -> Any:
+    value = (yy - 2 * yp + pp) / w
+    return value if isinstance(value, _Span) else float(value)
 
 
-def _r2(params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any) -> float:
+def _r2(params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any) -> Any:
     return _ratio_score(yy - 2 * yp + pp, yy - y * y / w, params["force_finite"])
 
 
 def _explained_variance(
     params: dict[str, Any], w: Any, y: Any, p: Any, yy: Any, yp: Any, pp: Any
-) -> float:
+) -> Any:
     error = y - p  # sum of w (y - p)
     numerator = yy - 2 * yp + pp - error * error / w
     return _ratio_score(numerator, yy - y * y / w, params["force_finite"])
 
 
+def _same(a: float, b: float) -> bool:
+    return a == b or (a != a and b != b)  # nan is the same nan
+
+
+def _as_float(x: Any) -> float:
+    try:
+        return float(x)
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
+
+
 def _finalize(func: str, formula: Any) -> Any:
     """``finalize``: ``formula(params, *sums)`` of the sums as Fractions, nan where one is
-    not finite, nan and the warning where every weight is zero."""
+    not finite, nan and the warning where every weight is zero; where the sums lost
+    bits to the range of float64, the same formula of the sums give or take those
+    bits, and a warning where that span holds more than the one float."""
 
     def finalize(params: dict[str, Any], state: Moments) -> float:
         if func == "r2_score" and state.n_rows < 2:
             return warn_undefined("r2_score: R^2 is not well-defined with fewer than two samples.")
-        sums = [s.as_fraction() for s in (state.weight, state.y, state.p, state.yy, state.yp,
-                                          state.pp)]  # fmt: skip
+        sums = [getattr(state, k).as_fraction() for k in Moments.SUMS]
         if any(isinstance(s, float) for s in sums):
             return float("nan")
-        if state.shift:  # the sums of the values scaled by 2**-shift, back at scale 1
-            scale = Fraction(2) ** state.shift
-            sums = [sums[0], *(s * scale for s in sums[1:3]), *(s * scale**2 for s in sums[3:])]
-        if sums[0] == 0:
+        # the sums of the values scaled by 2**-shift, back at scale 1
+        two = Fraction(2)
+        scales = [Fraction(1), two**state.y_shift, two**state.p_shift, two ** (2 * state.y_shift),
+                  two ** (state.y_shift + state.p_shift), two ** (2 * state.p_shift)]  # fmt: skip
+        sums = [s * k for s, k in zip(sums, scales, strict=True)]
+        if sums[0] == 0 and not state.lost[0]:
             return warn_undefined(f"{func}: every sample weight is zero (returned as nan).")
-        result: float = formula(params, *sums)
+        result: float = formula(params, *sums) if sums[0] else float("nan")
+        if state.lost.any():
+            bounds = [Fraction(float(x)) * k for x, k in zip(state.lost, scales, strict=True)]
+            spans = [_Span(s - b, s + b) for s, b in zip(sums, bounds, strict=True)]
+            try:
+                span = formula(params, *spans)
+                low, high = _as_float(span.lo), _as_float(span.hi)
+            except ZeroDivisionError:
+                low, high = float("-inf"), float("inf")
+            if not (_same(low, result) and _same(high, result)):
+                warn(f"{func}: the values or weights span more than float64's range "
+                     f"(products below 2**-1074 of the largest, or weights and values "
+                     f"scaled below 2**-1022, were rounded), and the score lies between "
+                     f"{low!r} and {high!r}: {result!r} may be off by that much. Rescale "
+                     f"y_true and the predictions, or drop the rows of weights near 0, to "
+                     f"keep them within 2**±900 of one another.")  # fmt: skip
         return result
 
     return finalize

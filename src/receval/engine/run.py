@@ -18,7 +18,14 @@ from ..exceptions import InvalidParameterError, warn
 from .kinds import MERGED, NO_WEIGHTS, UPDATE, WeightKind, held_01, with_kinds
 from .loop.background import Worker, prefixed
 from .loop.distributed import gather_plain
-from .loop.plain import from_plain, from_tensors, to_plain, to_tensors
+from .loop.plain import (
+    from_plain,
+    from_tensors,
+    plain_differences,
+    same_plain,
+    to_plain,
+    to_tensors,
+)
 from .loop.tensors import host_array, on_host, owned
 from .memory import state_bytes
 from .metric import DEFINITIONS, MetricDefinition, joined, weights_refused, without_no_weights
@@ -391,7 +398,9 @@ class Accumulator:
         ------
         InvalidParameterError
             No process group is initialised, the ranks' accumulators are not
-            of one metric with the same options, or decayed ones not at the same
+            of one metric with the same options (the message names each rank's
+            metric and the options that differ) or hold states of another kind
+            (another version of receval), or decayed ones are not at the same
             update.
         RecevalError
             An update on a rank's background thread failed (the error of its
@@ -411,14 +420,14 @@ class Accumulator:
         _raise_failed(parts, failed)
         states, weights = [], NO_WEIGHTS
         for rank, part in enumerate(parts):
-            if part["metric"] != mine["metric"] or not _same(part["options"], mine["options"]):
+            if part["metric"] != mine["metric"] or not same_plain(part["options"], mine["options"]):
                 raise InvalidParameterError(
-                    f"Accumulator.sync: rank {rank} holds {part['metric']!r} with options "
-                    f"{part['options']!r}, this rank {mine['metric']!r} with options "
-                    f"{mine['options']!r}; sync accumulators of one metric with the same options "
-                    f"on every rank, in the same order."
+                    f"Accumulator.sync of {self.name!r}: rank {rank} holds "
+                    f"{_unlike(part, mine, self.name, self.definition)}; make the accumulator "
+                    f"alike on every rank (receval.metric of the same metric and options) and "
+                    f"sync them in the same order."
                 )
-            states.append(self._loaded(part["state"], f"rank {rank}'s state"))
+            states.append(self._loaded(part["state"], rank))
             given = WeightKind(part["weights"], f"Accumulator.sync of {self.name!r}")
             if given.invalid() is not None:
                 raise invalid_state(f"rank {rank}'s weights must be None, True or False")
@@ -443,11 +452,19 @@ class Accumulator:
         self.n_updates = self._synced[1]
         return self
 
-    def _loaded(self, plain: Any, where: str) -> Any:
-        """A state from its plain form, checked against a fresh one."""
-        modules = ("receval", self.definition.module)
+    def _loaded(self, plain: Any, rank: int) -> Any:
+        """A rank's state from its plain form, checked against a fresh one: a state of
+        another class (another version of receval on that rank) is named so."""
+        modules, where = ("receval", self.definition.module), f"rank {rank}'s state"
         state = from_plain(plain, modules, where)
-        check_loaded_state(state, self.definition.empty(self._params), where)
+        template = self.definition.empty(self._params)
+        if type(state) is not type(template):
+            raise InvalidParameterError(
+                f"Accumulator.sync of {self.name!r}: rank {rank} holds a state of another "
+                f"kind ({type(state).__name__}, this rank {type(template).__name__}) for the "
+                f"same metric and options; run one version of receval on every rank."
+            )
+        check_loaded_state(state, template, where)
         return state
 
     def compute(self) -> Any:
@@ -610,7 +627,9 @@ class Accumulator:
         if d["metric"] == self.definition.name and isinstance(d["options"], dict):
             later = _later_options(self.definition, d["options"])
             d["options"] = {**d["options"], **to_plain(later)}
-        if d["metric"] != self.definition.name or not _same(d["options"], to_plain(self._params)):
+        if d["metric"] != self.definition.name or not same_plain(
+            d["options"], to_plain(self._params)
+        ):
             raise InputValidationError(
                 f"Accumulator.load_state_dict: the state is of {_named(d)!r} with options "
                 f"{d['options']!r}; this accumulator is {self.name!r} with options "
@@ -742,20 +761,21 @@ def _named(saved: dict[str, Any]) -> Any:
     return named if isinstance(named, str) else saved["metric"]
 
 
+def _unlike(part: dict[str, Any], mine: dict[str, Any], name: str, defn: MetricDefinition) -> str:
+    """How a rank's accumulator (its ``part`` of a sync) differs from this rank's
+    (``mine``, made as ``name``): ``"'ndcg@5', this rank 'ndcg@10'"`` for another
+    metric, else the options that differ, each side's (those that ``check_params``
+    gathers as ``**keywords``, such as a ranking metric's conventions, by their names)."""
+    import inspect
+
+    if _named(part) != _named(mine) or part["metric"] != mine["metric"]:
+        return f"{_named(part)!r}, this rank {name!r}"
+    keywords = inspect.signature(defn.check_params).parameters.values()
+    spread = next((p.name for p in keywords if p.kind is p.VAR_KEYWORD), None)
+    theirs, ours = plain_differences(part["options"], mine["options"], spread)
+    return f"{_named(part)!r} with {', '.join(theirs)}, this rank {name!r} with {', '.join(ours)}"
+
+
 def _held(x: Any) -> Any:
     """A window's copy of a data argument: a NumPy array (None stays None)."""
     return None if x is None else np.asarray(x)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two plain forms are equal (arrays: the same dtype and values)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (
-            isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
-            and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
-        )  # fmt: skip
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and bool(a == b)

@@ -35,7 +35,16 @@ import numpy as np
 
 from ...exceptions import InputValidationError
 
-__all__ = ["from_bytes", "from_plain", "from_tensors", "to_bytes", "to_plain", "to_tensors"]
+__all__ = [
+    "from_bytes",
+    "from_plain",
+    "from_tensors",
+    "plain_differences",
+    "same_plain",
+    "to_bytes",
+    "to_plain",
+    "to_tensors",
+]
 
 _TAG = "~"
 #: What ``__reduce_ex__(2)`` and later return to make an object with ``cls.__new__``.
@@ -293,3 +302,54 @@ def from_tensors(value: Any) -> Any:
                 raise _invalid("an array of the state", f"cannot be read ({exc})") from None
         return {k: from_tensors(x) for k, x in value.items()}
     return value
+
+
+def same_plain(a: Any, b: Any) -> bool:
+    """Whether two plain forms are equal (arrays: the same dtype and values)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+            and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        )  # fmt: skip
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_plain(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_plain(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and bool(a == b)
+
+
+def plain_differences(
+    a: dict[str, Any], b: dict[str, Any], spread: str | None = None
+) -> tuple[list[str], list[str]]:
+    """The entries of two plain dicts (of options) that differ, as each gives them:
+    ``key=value``, or ``no key`` where one lacks it. The entry ``spread`` (a dict of
+    keywords, such as a ranking metric's conventions) is compared by its own entries
+    (``gain='exponential'``); a state, by the entries of its state that differ
+    (``items=ItemMatrix(digest='17f4...')``)."""
+    left: list[str] = []
+    right: list[str] = []
+    for key in [*a, *(k for k in b if k not in a)]:
+        x, y = a.get(key, _LACKING), b.get(key, _LACKING)
+        if key == spread and isinstance(x, dict) and isinstance(y, dict):
+            inner = plain_differences(x, y)
+            left += inner[0]
+            right += inner[1]
+        elif x is _LACKING or y is _LACKING or not same_plain(x, y):
+            left.append(_entry(key, x, y))
+            right.append(_entry(key, y, x))
+    return left, right
+
+
+def _entry(key: str, x: Any, y: Any) -> str:
+    """``key=x`` of :func:`plain_differences` (``y``: the other side's)."""
+    if x is _LACKING:
+        return f"no {key}"
+    tagged = [v.get(_TAG) if isinstance(v, dict) else None for v in (x, y)]
+    if tagged[0] is not None and tagged[0] == tagged[1] and isinstance(x.get("state"), dict):
+        inner = plain_differences(x["state"], y.get("state") or {})[0]
+        return f"{key}={tagged[0].split(':')[-1]}({', '.join(inner)})"
+    return f"{key}={x!r}"
+
+
+#: An entry that one side of :func:`plain_differences` lacks
+_LACKING = object()

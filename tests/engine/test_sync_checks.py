@@ -1,0 +1,121 @@
+"""What ``Accumulator.sync`` refuses when the ranks' states are not of one accumulator.
+
+The ranks are simulated: ``gather_plain`` (the collective) returns this rank's part
+beside the parts that other accumulators would send, so that each refusal is
+checked on one process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import receval
+from receval.engine import run
+from receval.exceptions import InputValidationError, InvalidParameterError
+
+QRELS = {"u1": {"a": 1}}
+RUN = {"u1": {"a": 0.9, "b": 0.1}}
+
+
+def _part(acc: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """What ``acc.sync()`` sends to the other ranks."""
+    sent = []
+
+    def stop(plain: Any, group: Any, func: str) -> list[Any]:
+        sent.append(plain)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "gather_plain", stop)
+    with pytest.raises(KeyboardInterrupt):
+        acc.sync()
+    return sent[0]
+
+
+def _synced_with(acc: Any, others: list[Any], monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``acc.sync()`` as rank 0 of ranks that hold ``others`` (ranks 1, 2, ...)."""
+    parts = [_part(other, monkeypatch) for other in others]
+    monkeypatch.setattr(run, "gather_plain", lambda plain, group, func: [plain, *parts])
+    return acc.sync()
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "expected"),
+    [
+        (
+            lambda: receval.metric("ndcg@10"),
+            lambda: receval.metric("ndcg@5"),
+            "rank 1 holds 'ndcg@5', this rank 'ndcg@10';",
+        ),
+        (
+            lambda: receval.metric("ndcg@10"),
+            lambda: receval.metric("ndcg@10", gain="exponential"),
+            "rank 1 holds 'ndcg@10' with gain='exponential', this rank 'ndcg@10' with no gain;",
+        ),
+        (
+            lambda: receval.metric("ndcg@10"),
+            lambda: receval.metric("ndcg@10", whole_groups=True),
+            "rank 1 holds 'ndcg@10' with whole_groups=True, this rank 'ndcg@10' with "
+            "whole_groups=False;",
+        ),
+        (
+            lambda: receval.metric("auc"),
+            lambda: receval.metric("roc_auc", bins=10),
+            "rank 1 holds 'roc_auc' with bins=10, low=0.0, high=1.0, this rank 'auc' with "
+            "bins=None, no low, no high;",
+        ),
+        (
+            lambda: receval.metric("roc_auc"),
+            lambda: receval.metric("log_loss"),
+            "rank 1 holds 'log_loss', this rank 'roc_auc';",
+        ),
+    ],
+)
+def test_ranks_of_other_metrics_or_options_are_named_as_made(
+    mine: Any, theirs: Any, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: 'rank 1 holds 'ranking' with options {'metric': 'ndcg@5', 'conventions':
+    # {}, 'kind': 'users', ...}': the definition the ranking metrics share, and every
+    # option, internal ones among them
+    acc = mine()
+    with pytest.raises(InvalidParameterError) as raised:
+        _synced_with(acc, [theirs()], monkeypatch)
+    message = str(raised.value)
+    assert message == (
+        f"Accumulator.sync of {acc.name!r}: {expected} make the accumulator alike on every "
+        f"rank (receval.metric of the same metric and options) and sync them in the same "
+        f"order."
+    )
+    assert "ranking" not in message
+    assert acc.n_updates == 0  # left as it was
+
+
+def test_a_rank_whose_state_is_of_another_kind_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same metric and options, a state of another class (another version of receval
+    # on that rank): before, 'Accumulator: a loaded state is invalid: rank 1's state
+    # must be a OpenUsers. Got RankingState RankingState(n_users=1, ...); unpickle only
+    # accumulators this code made'
+    acc = receval.metric("ndcg@10").update(QRELS, RUN)
+    other = _part(receval.metric("ndcg@10", whole_groups=True).update(QRELS, RUN), monkeypatch)
+    other["options"] = _part(acc, monkeypatch)["options"]
+    monkeypatch.setattr(run, "gather_plain", lambda plain, group, func: [plain, other])
+    with pytest.raises(InvalidParameterError) as raised:
+        acc.sync()
+    assert str(raised.value) == (
+        "Accumulator.sync of 'ndcg@10': rank 1 holds a state of another kind (RankingState, "
+        "this rank OpenUsers) for the same metric and options; run one version of receval "
+        "on every rank."
+    )
+    assert acc.compute() == 1.0
+
+
+def test_a_state_that_breaks_its_invariants_still_names_its_field(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    acc = receval.metric("log_loss").update([1, 0], [0.8, 0.3])
+    other = _part(receval.metric("log_loss").update([1, 0], [0.8, 0.3]), monkeypatch)
+    other["state"]["state"]["n_rows"] = -1
+    monkeypatch.setattr(run, "gather_plain", lambda plain, group, func: [plain, other])
+    with pytest.raises(InputValidationError, match=r"rank 1's state\.n_rows must be a count"):
+        acc.sync()

@@ -73,9 +73,10 @@ def _given_twice(func: str, n: int, what: str, argument: str, examples: str) -> 
     one = what[:-1]
     return (
         f"{func}: {n} {one if n == 1 else what} of {argument} {'was' if n == 1 else 'were'} "
-        f"given twice (in two updates, or in two merged accumulators), e.g. {examples}; each "
-        f"update and each worker must hold whole {what} (all the rows of a {one}): group the "
-        f"rows by {one} before cutting batches or splitting them across workers."
+        f"given twice (in two updates, in two merged accumulators, on two ranks, or before "
+        f"and after a sync), e.g. {examples}; each update, worker and rank must hold whole "
+        f"{what} (all the rows of a {one}): group the rows by {one} before cutting batches or "
+        f"splitting them across workers and ranks."
     )
 
 

@@ -119,3 +119,65 @@ def test_a_state_that_breaks_its_invariants_still_names_its_field(
     monkeypatch.setattr(run, "gather_plain", lambda plain, group, func: [plain, other])
     with pytest.raises(InputValidationError, match=r"rank 1's state\.n_rows must be a count"):
         acc.sync()
+
+
+def _given_twice(func: str, what: str, argument: str, example: str) -> str:
+    one = what[:-1]
+    return (
+        f"{func}: 1 {one} of {argument} was given twice (in two updates, in two merged "
+        f"accumulators, on two ranks, or before and after a sync), e.g. {example}; each "
+        f"update, worker and rank must hold whole {what} (all the rows of a {one}): group the "
+        f"rows by {one} before cutting batches or splitting them across workers and ranks"
+    )
+
+
+WHOLE = [
+    (
+        lambda: receval.metric("gauc", whole_groups=True),
+        lambda acc: acc.update([1, 0], [0.9, 0.2], groups=["g", "g"]),
+        ("groups", "groups", "['g']"),
+    ),
+    (
+        lambda: receval.metric("ndcg@10", whole_groups=True),
+        lambda acc: acc.update(QRELS, RUN),
+        ("users", "qrels and run", "['u1']"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("make", "add", "named"), WHOLE)
+def test_a_group_on_two_ranks_is_refused_by_the_sync(
+    make: Any, add: Any, named: tuple[str, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    acc = add(make())
+    with pytest.raises(InputValidationError) as raised:
+        _synced_with(acc, [add(make())], monkeypatch)
+    assert str(raised.value).startswith(_given_twice(f"Accumulator.sync of {acc.name!r}", *named))
+    assert acc.n_updates == 1  # left as it was
+
+
+@pytest.mark.parametrize(("make", "add", "named"), WHOLE)
+def test_a_group_given_again_after_a_sync_is_refused_where_the_states_join(
+    make: Any, add: Any, named: tuple[str, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: a synced accumulator merged another's rows of a synced group silently (found
+    # at compute, named 'Accumulator.state of'), and compute named the state, not itself
+    monkeypatch.setattr(run, "gather_plain", lambda plain, group, func: [plain])
+    synced = add(make()).sync()
+    with pytest.raises(InputValidationError) as raised:
+        synced.merge(add(make()))
+    assert str(raised.value).startswith(
+        _given_twice(f"Accumulator.merge of {synced.name!r}", *named)
+    )
+    assert synced.n_updates == 1 and synced.compute() == 1.0  # left as it was
+    again = add(synced)  # (the update joins the rows since the sync only)
+    for call, refused in [
+        ("merge", lambda: make().merge(again)),
+        ("sync", again.sync),
+        ("compute", again.compute),
+    ]:
+        with pytest.raises(InputValidationError) as raised:
+            refused()
+        assert str(raised.value).startswith(
+            _given_twice(f"Accumulator.{call} of {again.name!r}", *named)
+        )

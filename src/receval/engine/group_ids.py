@@ -155,10 +155,11 @@ class Seen:
             one = what[:-1]
             raise InputValidationError(
                 f"{func}: {counted(len(both), one)} of {argument} {verb(len(both), 'was')} "
-                f"given twice (in two updates, or in two merged accumulators), e.g. "
-                f"{format_values(sorted(both, key=str))}; each update and each worker must "
-                f"hold whole {what} (all the rows of a {one}): group the rows by {one} "
-                f"before cutting batches or splitting them across workers."
+                f"given twice (in two updates, in two merged accumulators, on two ranks, or "
+                f"before and after a sync), e.g. {format_values(sorted(both, key=str))}; each "
+                f"update, worker and rank must hold whole {what} (all the rows of a {one}): "
+                f"group the rows by {one} before cutting batches or splitting them across "
+                f"workers and ranks."
             )
 
     def invalid(self) -> tuple[str, str] | None:

@@ -368,11 +368,14 @@ class Accumulator:
                 f"into one with window {self.window!r}; merge accumulators of one window."
             )
         self.wait()
-        other.wait()
-        given = WeightKind(other._weights.value, f"Accumulator.merge of {self.name!r}")
+        func = f"Accumulator.merge of {self.name!r}"
+        given = WeightKind(other._weights.value, func)
         weights = self._weights.join(given, MERGED)
         # a new state: other's stays its own; its rows count here as rows added since a sync
-        self._state = joined(self._state, other.state, f"Accumulator.merge of {self.name!r}")
+        state = joined(self._state, other._every_row(func), func)
+        if self._synced is not None and getattr(state, "takes_caller", False):
+            _then(self._synced[0], state, func)  # a group of both: refused now, not at compute
+        self._state = state
         self._weights = weights
         if self._window is not None and other._window is not None:
             self._window.extend(other._window)  # its batches after this one's
@@ -475,7 +478,8 @@ class Accumulator:
         class) beside the value of no row (nan), or the metric's error where it
         refuses an empty input (``retention``).
         """
-        state = self.state  # (the batches queued on the background thread added first)
+        # (the batches queued on the background thread added first)
+        state = self._every_row(f"Accumulator.compute of {self.name!r}")
         if self.n_updates:
             return self.definition.finalize(self._params, state)  # may compact in place
         with warnings.catch_warnings():
@@ -688,10 +692,15 @@ class Accumulator:
     @property
     def state(self) -> Any:
         """The merged state of every row seen (what ``compute`` finalizes)."""
+        return self._every_row(f"Accumulator.state of {self.name!r}")
+
+    def _every_row(self, func: str) -> Any:
+        """:attr:`state`, ``func`` the caller that a group both synced and added since
+        names."""
         self.wait()
         if self._synced is None:
             return self._state
-        return _then(self._synced[0], self._state, f"Accumulator.state of {self.name!r}")
+        return _then(self._synced[0], self._state, func)
 
     @property
     def memory_bytes(self) -> int:

@@ -347,3 +347,28 @@ def test_update_takes_the_user_vectors_by_keyword():
         "Accumulator.update of 'ndcg@10' takes (qrels, user_vectors, user_ids): missing a "
         "required argument: 'qrels'."
     )
+
+
+def test_a_user_given_twice_names_the_user_vectors_where_the_run_would_be():
+    # before: '1 user of qrels and run was given twice' for updates of user vectors
+    items, ids = np.eye(3), ["a", "b", "c"]
+
+    def acc():
+        made = rv.metric("ndcg@2", item_vectors=items, item_ids=ids, whole_groups=True)
+        return made.update({"u": {"a": 1}}, np.array([[1.0, 0.0, 0.0]]), user_ids=["u"])
+
+    given = "1 user of qrels and user_vectors was given twice"
+    for call, again in [
+        ("update", lambda a: a.update({"u": {"b": 1}}, np.array([[0.0, 1.0, 0.0]]), ["u"])),
+        ("merge", lambda a: a.merge(acc())),
+    ]:
+        with pytest.raises(InputValidationError) as raised:
+            again(acc())
+        assert str(raised.value).startswith(f"Accumulator.{call} of 'ndcg@2': {given}")
+    loaded = pickle.loads(pickle.dumps(acc()))  # the names travel with the state
+    with pytest.raises(InputValidationError, match=f"^Accumulator.merge of 'ndcg@2': {given}"):
+        acc().merge(loaded)
+    with pytest.raises(InputValidationError, match="1 user of qrels and run was given twice"):
+        rv.metric("ndcg@2", whole_groups=True).update({"u": {"a": 1}}, {"u": {"a": 0.5}}).merge(
+            rv.metric("ndcg@2", whole_groups=True).update({"u": {"a": 1}}, {"u": {"a": 0.5}})
+        )

@@ -280,10 +280,8 @@ def _add(a: dict[Any, Any], b: dict[Any, Any]) -> dict[Any, Any]:
     """Two dicts of counts or mergeable states, added key by key."""
     out = dict(a)
     for key, x in b.items():
-        if key not in out:
-            out[key] = x
-        else:
-            out[key] = out[key] + x if isinstance(x, int) else out[key].merge(x)
+        held = out.get(key)  # (a count or a state: never None)
+        out[key] = x if held is None else held + x if isinstance(x, int) else held.merge(x)
     return out
 
 
@@ -345,6 +343,7 @@ class RankingState:
     masking: MaskingSummary = field(default_factory=MaskingSummary)
     exclude_unmatched: PairCounts = field(default_factory=PairCounts)
     n_pairs_clipped: dict[str, int] = field(default_factory=dict)
+    given: tuple[str, ...] = ("qrels", "run")  # the arguments of its users, as errors name them
     takes_caller: ClassVar[bool] = True  # merge's func: the caller a user in both names
 
     def merge(self, other: RankingState, func: str) -> RankingState:
@@ -377,10 +376,11 @@ class RankingState:
             examples=_smallest(self.examples, other.examples),
             sampling=sampling,
             rows=[*self.rows, *other.rows],
-            seen=self.seen.merge(other.seen, func, "users", "qrels and run"),
+            seen=self.seen.merge(other.seen, func, "users", " and ".join(self.given)),
             masking=self.masking.merge(other.masking),
             exclude_unmatched=self.exclude_unmatched.merge(other.exclude_unmatched),
             n_pairs_clipped=_add(self.n_pairs_clipped, other.n_pairs_clipped),
+            given=self.given,
         )
 
     def _has_items(self) -> bool:

@@ -147,6 +147,7 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUs
         check_weights(setup, q)
         state = update(setup, q, r)
     state.exclude_unmatched = unmatched
+    state.given = _given(params)
     return state
 
 
@@ -190,7 +191,14 @@ def _ranking_empty(params: dict[str, Any]) -> RankingState | OpenUsers:
 
 def _no_user(params: dict[str, Any]) -> RankingState:
     # the metric's mean, empty: a loaded state's is checked against it
-    return RankingState(means={params["metric"]: Mean(empty_mean_state(params["kind"]))})
+    means = {params["metric"]: Mean(empty_mean_state(params["kind"]))}
+    return RankingState(means=means, given=_given(params))
+
+
+def _given(params: dict[str, Any]) -> tuple[str, ...]:
+    """The arguments of ``update`` that give a state's users, as its errors name them:
+    ``qrels, run``, or ``qrels, user_vectors`` where it retrieves from ``item_vectors``."""
+    return RANKING.arguments(params)[:2]
 
 
 def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -> float:

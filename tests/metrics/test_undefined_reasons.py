@@ -149,3 +149,54 @@ def test_gauc_state_saved_before_it_counted_weightless_groups_loads_and_merges()
     other = rv.metric("gauc", whole_groups=True)
     other.update(Y_TRUE, Y_SCORE, groups=["c", "c", "d", "d"], sample_weight=WEIGHTS["every"])
     assert old.merge(other).state.totals.n_groups_weightless == 2
+
+
+MULTI_TRUE = np.array([0, 0, 1, 1, 2, 2])
+MULTI_SCORE = np.array(
+    [[0.6, 0.2, 0.2], [0.5, 0.3, 0.2], [0.2, 0.6, 0.2], [0.3, 0.5, 0.2], [0.2, 0.2, 0.6],
+     [0.1, 0.3, 0.6]]
+)  # fmt: skip
+NO_CLASS_1 = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 1.0])  # class 1's rows weigh 0
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"multi_class": "ovo"}, "roc_auc_score: undefined for the pairs of classes with [1], "
+         "which have no row of positive sample weight (returned as nan)."),
+        ({"multi_class": "ovr"}, "roc_auc_score: undefined for classes [1], which have no "
+         "positive or no negative row of positive sample weight (returned as nan)."),
+    ],
+)  # fmt: skip
+def test_multiclass_auc_says_a_class_has_no_weight(options, message):
+    # it said 'a pair of classes has no samples of one class' and 'no positive or no
+    # negative sample' where class 1 has two rows, of weight 0
+    with _warns_exactly(message):
+        value = rv.roc_auc_score(MULTI_TRUE, MULTI_SCORE, sample_weight=NO_CLASS_1, **options)
+    assert math.isnan(value)
+
+
+def test_multiclass_micro_auc_of_no_weight_says_so():
+    # it said 'undefined for this input'
+    message = (
+        "roc_auc_score: no row has a positive sample weight, so the micro average is "
+        "undefined (returned as nan)."
+    )
+    with _warns_exactly(message):
+        value = rv.roc_auc_score(
+            MULTI_TRUE, MULTI_SCORE, sample_weight=np.zeros(6), multi_class="ovr", average="micro"
+        )
+    assert math.isnan(value)
+
+
+def test_multiclass_auc_of_a_class_without_rows_still_says_sample():
+    scores = np.hstack([MULTI_SCORE, np.full((6, 1), 0.1)])
+    message = (
+        "roc_auc_score: undefined for classes [3], which have no positive or no negative "
+        "sample (returned as nan)."
+    )
+    with _warns_exactly(message):
+        values = rv.roc_auc_score(
+            MULTI_TRUE, scores, multi_class="ovr", average=None, labels=[0, 1, 2, 3]
+        )
+    assert np.isnan(values[3])

@@ -12,6 +12,7 @@ from .. import _validation as v
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError
 from ._binary import warn_undefined
+from ._undefined import NO_WEIGHT, warn_because
 
 __all__ = ["BinaryMetric", "multiclass_score"]
 
@@ -78,8 +79,13 @@ def multiclass_score(
         values = np.asarray(pair_scores)
         if values.size == 0:
             return warn_undefined(f"{func}: y_true has a single class, so no pair of classes.")
-        if np.isnan(values).any():
-            return warn_undefined(f"{func}: a pair of classes has no samples of one class.")
+        if np.isnan(values).any():  # (both classes of a pair have rows: one weighs nothing)
+            weight = np.bincount(codes, weights=weights, minlength=n_classes)[present]
+            return warn_undefined(
+                f"{func}: undefined for the pairs of classes with "
+                f"{v.format_values(classes[present[weight == 0]])}, which have no row of "
+                f"positive sample weight (returned as nan)."
+            )
         if average == "macro":
             return float(values.mean())
         return float(np.average(values, weights=np.asarray(prevalence, dtype=np.float64)))
@@ -88,7 +94,9 @@ def multiclass_score(
         onehot = (codes[:, None] == np.arange(n_classes)[None, :]).ravel().view(np.int8)
         w = None if weights is None else np.repeat(weights, n_classes)
         value = binary(onehot, scores.ravel(), w)
-        return warn_undefined(f"{func}: undefined for this input.") if np.isnan(value) else value
+        # a row is a positive of its class and a negative of the others: only weights of 0
+        # leave it undefined
+        return warn_because(func, "the micro average", NO_WEIGHT) if np.isnan(value) else value
     per_class, support = np.empty(n_classes), np.empty(n_classes)
     for c in range(n_classes):
         lab = (codes == c).view(np.int8)
@@ -96,9 +104,10 @@ def multiclass_score(
         support[c] = lab.sum() if weights is None else weights[lab == 1].sum()
     if np.isnan(per_class).any():
         missing = classes[np.isnan(per_class)]
+        sample = "sample" if weights is None else "row of positive sample weight"
         warn_undefined(
             f"{func}: undefined for classes {v.format_values(missing)}, which have no positive "
-            f"or no negative sample (returned as nan)."
+            f"or no negative {sample} (returned as nan)."
         )
     if average is None:
         return per_class

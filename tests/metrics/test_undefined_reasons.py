@@ -62,10 +62,24 @@ def test_curve_metrics_say_which_class_has_no_weight(name, lacking):
         )
 
 
-@pytest.mark.parametrize("lacking", ["negative", "every"])
+@pytest.mark.parametrize("lacking", list(WEIGHTS))
 def test_binned_auc_says_which_class_has_no_weight(lacking):
+    # positives of weight 0 were 'y_true has a single class' (the bins held weights only)
     message = f"roc_auc_score: {_reason(lacking)}, so the AUC is undefined (returned as nan)."
     acc = rv.metric("roc_auc", bins=8).update(Y_TRUE, Y_SCORE, sample_weight=WEIGHTS[lacking])
+    with _warns_exactly(message):
+        assert math.isnan(acc.compute().value)
+    merged = rv.metric("roc_auc", bins=8).update(Y_TRUE[:2], Y_SCORE[:2], WEIGHTS[lacking][:2])
+    merged.merge(rv.metric("roc_auc", bins=8).update(Y_TRUE[2:], Y_SCORE[2:], WEIGHTS[lacking][2:]))
+    with _warns_exactly(message):
+        assert math.isnan(merged.compute().value)
+
+
+@pytest.mark.parametrize("y_true", [[0, 0, 0], [1, 1, 1]])
+@pytest.mark.parametrize("sample_weight", [None, [1.0, 2.0, 0.0]])
+def test_binned_auc_of_one_class_says_so(y_true, sample_weight):
+    message = "roc_auc_score: y_true has a single class, so the AUC is undefined (returned as nan)."
+    acc = rv.metric("roc_auc", bins=8).update(y_true, [0.1, 0.2, 0.3], sample_weight)
     with _warns_exactly(message):
         assert math.isnan(acc.compute().value)
 
@@ -200,3 +214,20 @@ def test_multiclass_auc_of_a_class_without_rows_still_says_sample():
             MULTI_TRUE, scores, multi_class="ovr", average=None, labels=[0, 1, 2, 3]
         )
     assert np.isnan(values[3])
+
+
+def test_binned_state_saved_before_it_counted_rows_loads_and_merges():
+    import pickle
+
+    acc = rv.metric("roc_auc", bins=8).update(Y_TRUE, Y_SCORE, sample_weight=WEIGHTS["positive"])
+    state = acc.__getstate__()
+    state["_state"] = pickle.loads(pickle.dumps(state["_state"]))
+    for name in ("n_pos_rows", "n_neg_rows"):
+        state["_state"].__dict__.pop(name)  # a state of before
+    old = type(acc).__new__(type(acc))
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    assert (old.state.n_pos_rows, old.state.n_neg_rows) == (0, 0)  # the default: none known
+    old.merge(rv.metric("roc_auc", bins=8).update([1, 0], [0.5, 0.4], sample_weight=[0.0, 1.0]))
+    message = f"roc_auc_score: {_reason('positive')}, so the AUC is undefined (returned as nan)."
+    with _warns_exactly(message):
+        assert math.isnan(old.compute().value)

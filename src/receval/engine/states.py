@@ -281,7 +281,9 @@ def _loaded_runs(state: dict[str, Any], where: str) -> Any:
 @dataclass
 class BinnedCounts:
     """Rows per label in ``n_bins`` equal bins of ``[low, high]`` (scores outside go to
-    the end bins). Constant memory; the AUC counts same-bin pairs one half."""
+    the end bins). Constant memory; the AUC counts same-bin pairs one half.
+    ``n_pos_rows``, ``n_neg_rows``: each label's rows, whatever their weights (a label
+    of no weight had rows of weight 0 where it has rows; 0 in a state saved before)."""
 
     n_bins: int
     low: float
@@ -290,6 +292,8 @@ class BinnedCounts:
     pos: np.ndarray = field(default_factory=lambda: np.empty(0))
     neg: np.ndarray = field(default_factory=lambda: np.empty(0))
     labels: LabelKind = NO_LABELS
+    n_pos_rows: int = 0
+    n_neg_rows: int = 0
 
     def __post_init__(self) -> None:
         dtype = np.float64 if self.weighted else np.int64
@@ -306,13 +310,18 @@ class BinnedCounts:
         w = None
         if self.weighted:
             w = np.ones(len(labels)) if weights is None else weights
+        rows = []
         for target, mask in ((self.pos, is_pos), (self.neg, ~is_pos)):
+            at = ids[mask]
+            rows.append(len(at))
             if len(ids) * 8 < self.n_bins:  # few rows, many bins: no pass over the bins
-                np.add.at(target, ids[mask], 1 if w is None else w[mask])
+                np.add.at(target, at, 1 if w is None else w[mask])
             elif w is None:
-                target += np.bincount(ids[mask], minlength=self.n_bins)
+                target += np.bincount(at, minlength=self.n_bins)
             else:
-                target += np.bincount(ids[mask], weights=w[mask], minlength=self.n_bins)
+                target += np.bincount(at, weights=w[mask], minlength=self.n_bins)
+        self.n_pos_rows += rows[0]
+        self.n_neg_rows += rows[1]
 
     def absorb(self, other: BinnedCounts) -> BinnedCounts:
         """Add another state's counts into this one (in place); returns this state."""
@@ -320,6 +329,8 @@ class BinnedCounts:
         self.labels = self.labels.join(other.labels, UPDATE)
         self.pos += other.pos
         self.neg += other.neg
+        self.n_pos_rows += other.n_pos_rows
+        self.n_neg_rows += other.n_neg_rows
         return self
 
     def _check_same_bins(self, other: BinnedCounts) -> None:
@@ -336,7 +347,8 @@ class BinnedCounts:
         labels = self.labels.join(other.labels, MERGED)
         weighted = self.weighted or other.weighted
         return BinnedCounts(self.n_bins, self.low, self.high, weighted, self.pos + other.pos,
-                            self.neg + other.neg, labels)  # fmt: skip
+                            self.neg + other.neg, labels, self.n_pos_rows + other.n_pos_rows,
+                            self.n_neg_rows + other.n_neg_rows)  # fmt: skip
 
     def auc_and_bound(self) -> tuple[float, float]:
         """The binned AUC and a bound on its distance to the exact AUC of the rows.

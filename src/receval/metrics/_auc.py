@@ -626,12 +626,11 @@ def _auc_finalize(params: dict[str, Any], state: Any) -> Any:
     if isinstance(state, BinnedCounts):
         value, bound = state.auc_and_bound()
         if np.isnan(value):
-            # the bins add a weight of 1 a row without weights: negatives that weigh
-            # nothing where a negative label was seen had weights of 0
-            negative = bool(state.neg.any())
-            weighted = not negative and state.labels.value is not None
-            warn_lacking_class(_AUC, "the AUC", bool(state.pos.any()), negative,
-                               weighted=weighted)  # fmt: skip
+            # the bins hold weights (1 a row without them): a label that weighs nothing
+            # had rows of weight 0 where it has rows
+            positive, negative = bool(state.pos.any()), bool(state.neg.any())
+            rows = state.n_neg_rows if positive else state.n_pos_rows
+            warn_lacking_class(_AUC, "the AUC", positive, negative, weighted=rows > 0)
         return BinnedAUC(value, bound)
     if isinstance(state, RangeStates):
         from ..engine.totals import auc_from_ranges

@@ -52,19 +52,36 @@ def _named(models: Any, what: str, empty_ok: bool = False) -> dict[str, Any]:
     )
 
 
+#: The words of a ranking metric's aggregate over users that is no (weighted) mean of
+#: its per-user values, which the paired test of the mean difference would not test.
+_NO_MEAN = {"sum": "sum", "geometric": "geometric mean"}
+
+
 def _ranking(
     qrels: Any,
     models: dict[str, Any],
     metrics: list[str],
     profile: str | None,
     conventions: dict[str, Any],
+    paired: dict[str, str],
 ) -> tuple[dict[str, _Metric], dict[str, int]]:
+    """Each metric of every run; ``paired``: as for :func:`_pointwise`."""
     from ..data._ranked import as_qrels, as_run
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
     from ..registry import ranking_spec
 
     specs = {m: ranking_spec(m, _FUNC) for m in metrics}
+    for m, kind in paired.items():
+        mean = _NO_MEAN.get(specs[m].info.mean)
+        if mean is not None:
+            raise InvalidParameterError(
+                f"{_FUNC}: {m!r} is a {mean} over users, not a mean, so the gate's paired "
+                f"test of the mean per-user difference does not test it, which a {kind} rule "
+                f"needs. Got rule={kind!r} on {m!r}; bound it with a floor or ceiling rule "
+                f"(its value against a threshold), or put the {kind} rule on a metric that "
+                f"is a mean over users."
+            )
     q = as_qrels(qrels)
     reports: dict[str, EvaluationReport] = {
         name: evaluate(q, as_run(run), metrics, profile=profile, **conventions)
@@ -277,8 +294,10 @@ def gate(
     Raises
     ------
     InvalidParameterError
-        A bad rule or setting; a non-inferiority or superiority rule on a CTR
-        metric that is not a mean over users (a floor or ceiling bounds it).
+        A bad rule or setting; a non-inferiority or superiority rule on a
+        metric that is not a mean over users: a CTR metric such as ``pcoc``, a
+        ranking metric summed (``num_rel_ret``) or a geometric mean (``gm_map``)
+        over users (a floor or ceiling bounds it).
     InputValidationError
         Both or neither of ``qrels`` and ``y_true``; empty or overlapping names;
         bad data.
@@ -373,10 +392,14 @@ def gate(
             f"{'both' if qrels is not None else 'neither'}."
         )
     metrics = list(dict.fromkeys(r.metric for r in config.rules))
+    paired: dict[str, str] = {}  # the kind of each metric's first comparative rule
+    for r in config.rules:
+        if r.comparative:
+            paired.setdefault(r.metric, r.kind)
     models = cands | bases
     missing: dict[str, int] = {}
     if qrels is not None:
-        table, missing = _ranking(qrels, models, metrics, config.profile, conventions)
+        table, missing = _ranking(qrels, models, metrics, config.profile, conventions, paired)
     else:
         if conventions:
             raise InvalidParameterError(
@@ -384,10 +407,6 @@ def gate(
                 f"{sorted(conventions)} with y_true; remove them."
             )
         roles = {name: "candidates" if name in cands else "baselines" for name in models}
-        paired: dict[str, str] = {}
-        for r in config.rules:
-            if r.comparative:
-                paired.setdefault(r.metric, r.kind)
         table = _pointwise(y_true, models, metrics, groups, sample_weight, config.weighting,
                            roles, paired)  # fmt: skip
     return _decide(config, cands, bases, table, missing)

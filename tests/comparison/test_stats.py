@@ -944,6 +944,34 @@ def test_paired_pvalues_alternative_is_each_tests_own():
         paired_pvalues(d, alternative="up")
 
 
+@pytest.mark.parametrize("test", ["student", "wilcoxon"])
+def test_paired_pvalues_checks_and_reads_weights_with_every_test(test):
+    # the t-test and the Wilcoxon test weigh users equally; their weights are still
+    # checked as the randomization test's, and a weight of 0 leaves its user out
+    from receval import paired_pvalues
+
+    d = np.array([0.1, 0.2, 0.3, -0.1, 0.2, 0.4])
+    bad = [
+        ([1.0, 1.0], "weights must have shape (6,), one weight per user. Got shape (2,)."),
+        ([-1.0] * 6, "weights must be non-negative. Got values [-1.0]."),
+        ([np.nan] * 6, "weights contains NaN or infinity"),
+        (["a"] * 6, "weights must be numeric"),
+    ]
+    for weights, message in bad:
+        with pytest.raises(InputValidationError, match=re.escape(f"paired_pvalues: {message}")):
+            paired_pvalues(d, weights, test=test)
+    kept = paired_pvalues(d[:5], test=test)
+    assert paired_pvalues(d, [2.0, 2.0, 2.0, 2.0, 2.0, 0.0], test=test) == kept
+    assert_array_equal(
+        paired_pvalues(np.c_[d, d], np.c_[np.ones(6), [3, 3, 3, 3, 3, 0]], test=test),
+        [paired_pvalues(d, test=test), kept],
+    )
+    with pytest.warns(UndefinedMetricWarning, match="p-value is nan"):
+        assert math.isnan(paired_pvalues(d, np.zeros(6), test=test))
+    with pytest.raises(InvalidParameterError, match=f"test={test!r} weighs every user equally"):
+        paired_pvalues(d, [1.0, 2.0, 1.0, 1.0, 1.0, 1.0], test=test)
+
+
 def test_inputs_in_other_forms():
     import pandas as pd
 

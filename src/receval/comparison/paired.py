@@ -69,6 +69,27 @@ def check_weights(weights: Any, d: np.ndarray, one_d: bool, func: str) -> np.nda
     return w
 
 
+def equally_weighted(differences: Any, weights: Any, test: str, func: str) -> Any:
+    """``differences`` for a test that weighs every user equally (``test``): ``weights``
+    checked as :func:`check_weights` checks them, the users of weight 0 left out (NaN),
+    and an error where a column's positive weights differ."""
+    d, one_d = check_differences(differences, func)
+    w = check_weights(weights, d, one_d, func)
+    if w is None:
+        return differences
+    ww = np.broadcast_to(w if w.ndim == 2 else w[:, None], d.shape)
+    positive = ww > 0
+    low = np.where(positive, ww, np.inf).min(axis=0)
+    high = np.where(positive, ww, -np.inf).max(axis=0)
+    if (positive.any(axis=0) & (low != high)).any():
+        raise InvalidParameterError(
+            f"{func}: test={test!r} weighs every user equally. Got unequal weights; use "
+            f"test='randomization', which takes weights."
+        )
+    d = np.where(positive, d, np.nan)  # a weight of 0 leaves its user out
+    return d[:, 0] if one_d else d
+
+
 #: the most replicate steps (replicates x users) of one call: 10**12 is about ten
 #: minutes of the sign-flip kernel on 16 cores; 10**13 would be hours
 MAX_STEPS = 10**12

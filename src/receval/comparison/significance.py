@@ -32,7 +32,6 @@ from .._parameters import check_seed
 from ..data._lookup import distinct
 from ..exceptions import (
     InputValidationError,
-    InvalidParameterError,
     MissingDependencyError,
     UndefinedMetricWarning,
     warn,
@@ -46,6 +45,7 @@ from .paired import (
     check_differences,
     check_steps,
     check_weights,
+    equally_weighted,
     replicate_chunks,
     warn_undefined,
 )
@@ -705,8 +705,9 @@ def paired_pvalues(
         Per-user value of one model minus the other's, one column per
         comparison; ``nan`` leaves a user out of that column.
     weights : array-like of shape (n_users,) or (n_users, n_columns), default=None
-        Weight of each user in the mean difference (``None``: all 1). Only the
-        randomization test takes unequal weights.
+        Non-negative weight of each user in the mean difference (``None``: all
+        1); a weight of 0 leaves its user out, in every test. Only the
+        randomization test takes unequal positive weights.
     test : {"randomization", "student", "wilcoxon"}, default="randomization"
         Fisher's randomization (sign-flip) test, the paired Student t-test
         (``scipy.stats.ttest_rel``) or the Wilcoxon signed-rank test
@@ -738,7 +739,8 @@ def paired_pvalues(
         ``n_permutations`` times the users over 10**12 steps.
     InputValidationError
         ``differences`` empty (no user), not 1-D or 2-D, not numeric, or with
-        infinity; bad ``weights``.
+        infinity; bad ``weights`` (shape, negative, NaN or infinity), whatever
+        the test.
 
     Warns
     -----
@@ -787,12 +789,6 @@ def paired_pvalue_sides(
         v.check_option(alternative, "alternative", func, list(ALTERNATIVES))
     if test == "randomization":
         return randomization_test(differences, weights, n_permutations, seed, func, sides)
-    if weights is not None:
-        w = np.asarray(weights, dtype=np.float64)
-        if w.size and not np.all(w == w.flat[0]):
-            raise InvalidParameterError(
-                f"{func}: test={test!r} weighs every user equally. Got unequal "
-                f"weights; use test='randomization', which takes weights."
-            )
+    unweighted = equally_weighted(differences, weights, test, func)
     run = _student if test == "student" else _wilcoxon
-    return [run(differences, func, alternative) for alternative in sides]
+    return [run(unweighted, func, alternative) for alternative in sides]

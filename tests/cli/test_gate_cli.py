@@ -203,6 +203,18 @@ def test_a_note_is_printed_once(repo, monkeypatch):
         assert f"- {note}\n" in written.read_text() and test in written.read_text()
 
 
+def test_run_users_not_in_the_qrels_are_noted_and_counted_in_json(repo):
+    # a run's users that the qrels do not hold take part in no check: said on stderr and
+    # counted in the JSON, as receval compare says them
+    extra = "\n".join(f"stranger{i}\t{j}\t{1.0 - j / 10}" for i in range(7) for j in range(3))
+    text = (repo / "runs" / "candidate.tsv").read_text()
+    (repo / "runs" / "wide.tsv").write_text(text + extra + "\n")
+    args = [*RUNS, "--baseline", "runs/main.tsv", "--candidate", "runs/wide.tsv", *FAST]
+    result = invoke(runner, "gate", *args, "--format", "json", code=0)
+    assert json.loads(result.stdout)["run_only_users"] == {"main.tsv": 0, "wide.tsv": 7}
+    assert "note: Run users not in the qrels (ignored): wide.tsv 7.\n" in result.stderr
+
+
 def test_inconclusive_fails_unless_told_otherwise(repo):
     rule = ["--rule", "mrr=non_inferiority:0.0001"]
     result = invoke(runner, "gate", *WORSE[:2], "--baseline", "runs/main.tsv", "--candidate",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -328,6 +329,24 @@ def test_users_in_only_one_run_are_counted():
     assert report.runs_missing_users == {"new": 3, "main": 0}
     notes = " ".join(report.notes())
     assert "left out of the paired test, e.g. 3 of 8 for mrr" in notes and "new 3" in notes
+
+
+def test_run_users_not_in_the_qrels_are_counted():
+    # users a run lists but the qrels do not hold are left out of every comparison: the
+    # report counts them (as receval compare notes them), never drops them silently
+    qrels = {f"u{i}": {"a": 1} for i in range(8)}
+    full = {f"u{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
+    extra = full | {f"x{i}": {"a": 2.0} for i in range(4)}
+    report = rv.gate({"new": extra}, {"main": full},
+                     [{"metric": "mrr", "rule": "non_inferiority", "margin": 0.1}],
+                     qrels=qrels, **FAST)  # fmt: skip
+    assert report.rows[0].n_users == 8
+    assert report.run_only_users == {"new": 4, "main": 0}
+    assert "Run users not in the qrels (ignored): new 4." in report.notes()
+    assert json.loads(report.to_json())["run_only_users"] == {"new": 4, "main": 0}
+    rule = [{"metric": "mrr", "rule": "superiority"}]
+    plain = rv.gate({"new": full}, {"main": full}, rule, qrels=qrels, **FAST)
+    assert "not in the qrels" not in " ".join(plain.notes())
 
 
 def test_users_without_a_value_in_both_models_are_counted():

@@ -64,8 +64,9 @@ def _ranking(
     profile: str | None,
     conventions: dict[str, Any],
     paired: dict[str, str],
-) -> tuple[dict[str, _Metric], dict[str, int]]:
-    """Each metric of every run; ``paired``: as for :func:`_pointwise`."""
+) -> tuple[dict[str, _Metric], dict[str, int], dict[str, int]]:
+    """Each metric of every run, and each run's qrels users without a list and users
+    not in the qrels; ``paired``: as for :func:`_pointwise`."""
     from ..data._ranked import as_qrels, as_run
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
@@ -102,7 +103,8 @@ def _ranking(
             weights=np.asarray(first._aux[m], dtype=np.float64)[order] if pooled else None,
         )
     missing = {name: int(rep.n_users_missing) for name, rep in reports.items()}
-    return out, missing
+    only = {name: int(rep.n_run_only_users) for name, rep in reports.items()}
+    return out, missing, only
 
 
 def _pointwise(
@@ -398,8 +400,9 @@ def gate(
             paired.setdefault(r.metric, r.kind)
     models = cands | bases
     missing: dict[str, int] = {}
+    only: dict[str, int] = {}
     if qrels is not None:
-        table, missing = _ranking(qrels, models, metrics, config.profile, conventions, paired)
+        table, missing, only = _ranking(qrels, models, metrics, config.profile, conventions, paired)
     else:
         if conventions:
             raise InvalidParameterError(
@@ -409,7 +412,7 @@ def gate(
         roles = {name: "candidates" if name in cands else "baselines" for name in models}
         table = _pointwise(y_true, models, metrics, groups, sample_weight, config.weighting,
                            roles, paired)  # fmt: skip
-    return _decide(config, cands, bases, table, missing)
+    return _decide(config, cands, bases, table, missing, only)
 
 
 def _decide(
@@ -418,6 +421,7 @@ def _decide(
     bases: dict[str, Any],
     table: dict[str, _Metric],
     missing: dict[str, int],
+    only: dict[str, int],
 ) -> GateReport:
     comps = [(r, b, c) for r in config.rules if r.comparative for b in bases for c in cands]
     k = len(comps)
@@ -632,4 +636,4 @@ def _decide(
                     reason=reason,
                 )
             )
-    return GateReport(rows=out, config=config, runs_missing_users=missing)
+    return GateReport(rows=out, config=config, runs_missing_users=missing, run_only_users=only)

@@ -101,11 +101,15 @@ class GateReport:
     runs_missing_users : dict of str to int
         Ranking runs: the qrels users each run has no list for (handled by the
         ``missing_users`` convention).
+    run_only_users : dict of str to int
+        Ranking runs: the users each run lists that the qrels do not hold, left
+        out of every check.
     """
 
     rows: list[GateRow]
     config: GateConfig
     runs_missing_users: dict[str, int] = field(default_factory=dict)
+    run_only_users: dict[str, int] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -142,7 +146,8 @@ class GateReport:
 
     def notes(self) -> list[str]:
         """What the reader must know: the test and correction (:meth:`test_note`),
-        inconclusive rows, rows whose relative margin has no size, users left out."""
+        inconclusive rows, rows whose relative margin has no size, users left out
+        (of a paired test, without a list in a run, not in the qrels)."""
         cfg = self.config
         test = self.test_note()
         out = [] if test is None else [test]
@@ -172,6 +177,13 @@ class GateReport:
             out.append(
                 "Qrels users without a list in a run (handled by missing_users): "
                 + ", ".join(f"{k} {n}" for k, n in missing.items())
+                + "."
+            )
+        only = {k: n for k, n in self.run_only_users.items() if n}
+        if only:
+            out.append(
+                "Run users not in the qrels (ignored): "
+                + ", ".join(f"{k} {n}" for k, n in only.items())
                 + "."
             )
         return out
@@ -294,6 +306,7 @@ class GateReport:
             "counts": self.counts(),
             "settings": settings,
             "runs_missing_users": self.runs_missing_users,
+            "run_only_users": self.run_only_users,
             "rows": self.records(),
             "notes": self.notes(),
         }

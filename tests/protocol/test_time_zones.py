@@ -50,16 +50,47 @@ def test_a_cutoff_of_the_other_kind_is_refused(frame):
         assert _leaks(receval.audit(train, test, cutoff=cutoff)) == {("train", 1)}
 
 
-def test_a_cutoff_is_checked_against_train_and_test_each():
-    """Naive train, tz-aware test: a cut-off of either kind compares with one of them only."""
-    train, test = _parts(_log(None))[0], _parts(_log())[1]
-    with pytest.raises(InvalidParameterError) as info:
-        receval.audit(train, test, cutoff=NAIVE[0])
-    said = _naive_refused("cutoff", "audit", NAIVE[0], "time zone Asia/Tokyo")
-    assert str(info.value) == _of(said, "test")  # each names the times it cannot compare with
-    with pytest.raises(InvalidParameterError) as info:
-        receval.audit(train, test, cutoff=AWARE[0])
-    assert str(info.value) == _of(_aware_refused("cutoff", "audit", AWARE[0]), "train")
+def _kinds_refused(naive: str, aware: str, zone: str) -> str:
+    """The refusal of naive times in ``naive`` (train or test) beside tz-aware ones."""
+    said = {naive: "naive (no time zone)", aware: f"tz-aware ({zone})"}
+    return (
+        f"audit: the times of train ('timestamp') are {said['train']} and those of test "
+        f"('timestamp') {said['test']}, which compare as no one kind of time; give both a "
+        f"time zone (the naive ones, as their clock reads, with pandas' "
+        f".dt.tz_localize(<their zone>)), or neither."
+    )
+
+
+@pytest.mark.parametrize("frame", ["pandas", "polars", "arrow", "objects"])
+def test_naive_times_beside_tz_aware_ones_are_refused(frame):
+    """Naive train, tz-aware test (or the reverse): the naive times were read as UTC, so a
+    test interaction after the user's last training one by the clock of its zone was
+    found earlier (a temporal leak that is none) or the reverse; with a cut-off too."""
+    naive, aware = _frames(_log(None))[frame], _frames(_log())[frame]
+    for train, test, naive_part in (
+        (naive[:3], aware[3:], "train"),
+        (aware[:3], naive[3:], "test"),
+    ):
+        aware_part = "test" if naive_part == "train" else "train"
+        said = _kinds_refused(naive_part, aware_part, "time zone Asia/Tokyo")
+        for cutoff in (None, NAIVE[0], AWARE[0]):
+            with pytest.raises(InputValidationError) as info:
+                receval.audit(train, test, cutoff=cutoff)
+            assert str(info.value) == said
+    texts = _log(None)[3:].assign(timestamp=["1970-01-06T00:00:00Z", "1970-01-03T00:00:00Z"])
+    with pytest.raises(InputValidationError) as info:  # text with UTC offsets is aware
+        receval.audit(_log(None)[:3], texts)
+    zone = "ISO 8601 text with UTC offsets, compared as instants in UTC"
+    assert str(info.value) == _kinds_refused("train", "test", zone)
+
+
+def test_cli_refuses_naive_times_beside_tz_aware_ones_and_exits_2(tmp_path):
+    train, test = tmp_path / "train.parquet", tmp_path / "test.parquet"
+    _log(None)[:3].to_parquet(train, index=False)
+    _log("Europe/Paris")[3:].to_parquet(test, index=False)
+    result = invoke(make_runner(), "audit", "--train", train, "--test", test, code=2)
+    said = _kinds_refused("train", "test", "time zone Europe/Paris")
+    assert result.stderr == "error: receval " + said + "\n"
 
 
 @pytest.mark.parametrize("first", ["naive", "aware"])

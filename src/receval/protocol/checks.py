@@ -142,9 +142,10 @@ def audit(
         times; a naive ``cutoff`` against tz-aware times, or an aware one against
         naive times.
     InputValidationError
-        An unreadable input, a missing column, times of two kinds, naive and
-        tz-aware Python datetimes in one column; a ``cutoff`` against ISO 8601
-        text with a UTC offset on some times only.
+        An unreadable input, a missing column, times of two kinds (numbers in
+        train and datetimes in test, naive datetimes in one and tz-aware ones in
+        the other), naive and tz-aware Python datetimes in one column; a
+        ``cutoff`` against ISO 8601 text with a UTC offset on some times only.
 
     See Also
     --------

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._parameters import counted
 from ..data._lookup import distinct
-from ..data._times import check_zone, cutoff_key, in_unit
+from ..data._times import OFFSETS, SOME_OFFSETS, check_zone, cutoff_key, in_unit
 from ..exceptions import InputValidationError
 from .inputs import Rows, show_time
 from .report import Finding
@@ -26,6 +26,11 @@ __all__ = ["temporal_findings"]
 
 
 def _check_kinds(train: Rows, test: Rows) -> None:
+    """Refuse times of train and test that compare as no one kind of time: epoch
+    numbers beside datetimes, and naive datetimes beside tz-aware ones (a time zone, or
+    ISO 8601 text with UTC offsets), as pandas and polars refuse to compare them (the
+    naive ones would be read as UTC). Text with an offset on some times only holds
+    both kinds and compares with either, its naive times as UTC."""
     if train.time_kind != test.time_kind:
         raise InputValidationError(
             f"audit: the times of train ({train.time_column!r}) are "
@@ -34,6 +39,26 @@ def _check_kinds(train: Rows, test: Rows) -> None:
             f"{'epoch numbers' if test.time_kind == 'number' else 'datetimes'}; give both "
             f"in one kind so that they compare."
         )
+    zones = (train.time_zone, test.time_zone)
+    naive = [zone is None for zone in zones]
+    if train.time_kind == "number" or SOME_OFFSETS in zones or naive[0] == naive[1]:
+        return
+    said = [_awareness(zone) for zone in zones]
+    raise InputValidationError(
+        f"audit: the times of train ({train.time_column!r}) are {said[0]} and those of "
+        f"test ({test.time_column!r}) {said[1]}, which compare as no one kind of time; "
+        f"give both a time zone (the naive ones, as their clock reads, with pandas' "
+        f".dt.tz_localize(<their zone>)), or neither."
+    )
+
+
+def _awareness(zone: str | None) -> str:
+    """The kind of datetimes of time zone ``zone``, in words."""
+    if zone is None:
+        return "naive (no time zone)"
+    if zone == OFFSETS:
+        return "tz-aware (ISO 8601 text with UTC offsets, compared as instants in UTC)"
+    return f"tz-aware (time zone {zone})"
 
 
 def _one_unit(

@@ -283,3 +283,32 @@ def test_a_time_column_not_in_a_file_names_the_option_to_fix_it(files):
     assert "has no column 'tt' for the times" in result.stderr
     assert "pass --time <column name> naming one of them." in result.stderr
     assert "None" not in result.stderr
+
+
+def test_an_integer_cutoff_past_2_to_the_53_is_read_exactly(tmp_path):
+    """Nanosecond epoch times: --cutoff was read as a float, rounded to a time 1 ns
+    earlier, so two training rows were leaks and the test row before it was none; it
+    is read as the integer it spells, as receval split reads it (one split, one audit)."""
+    cutoff = 1_704_067_200_000_000_001
+    times = [cutoff - 2, cutoff - 1, cutoff - 1, cutoff]
+    log = pd.DataFrame({"user": [1, 2, 1, 2], "item": [1, 2, 3, 4], "timestamp": times})
+    paths = {name: tmp_path / f"{name}.csv" for name in ("log", "train", "test")}
+    log.to_csv(paths["log"], index=False)
+    invoke(runner, "split", paths["log"], "--method", "temporal", "--cutoff", cutoff,
+           "-o", paths["train"], "-O", paths["test"], "-q")  # fmt: skip
+    assert pd.read_csv(paths["test"])["timestamp"].tolist() == [cutoff]
+    result = invoke(runner, "audit", "--train", paths["train"], "--test", paths["test"],
+                    "--cutoff", cutoff, "-f", "json")  # fmt: skip
+    assert "cutoff_leak" not in {f["check"] for f in json.loads(result.stdout)["findings"]}
+    leaky = log.assign(timestamp=[cutoff - 2, cutoff, cutoff - 1, cutoff])  # train 1 at it
+    leaky[:2].to_csv(paths["train"], index=False)
+    leaky[2:].to_csv(paths["test"], index=False)  # test 1 before it
+    result = invoke(runner, "audit", "--train", paths["train"], "--test", paths["test"],
+                    "--cutoff", cutoff, "-f", "json")  # fmt: skip
+    found = json.loads(result.stdout)["findings"]
+    expected = receval.audit(leaky[:2], leaky[2:], cutoff=cutoff).findings
+    assert (
+        [(f["check"], f["input"], f["count"]) for f in found if f["check"] == "cutoff_leak"]
+        == [(f.check, f.input, f.count) for f in expected if f.check == "cutoff_leak"]
+        == [("cutoff_leak", "test", 1), ("cutoff_leak", "train", 1)]
+    )

@@ -22,7 +22,7 @@ from ._common import (
     convention,
 )
 from ._output import OutputFormat, ResultTable, render
-from ._params import Command, metric_option
+from ._params import Command, metric_option, time_value
 from ._translate import audit_in_cli_words
 
 
@@ -164,7 +164,7 @@ def audit_command(
             test,
             run,
             k=k,
-            cutoff=_cutoff(cutoff),
+            cutoff=None if cutoff is None else time_value(cutoff),
             repeats=repeats,
             metrics=metric,
             profile=profile,
@@ -187,16 +187,6 @@ def audit_command(
             render(table, output_format, digits=digits)
     if strict and not report.ok:
         raise typer.Exit(1)
-
-
-def _cutoff(text: str | None) -> Any:
-    """``--cutoff``: a number when it reads as one, else the text (an ISO 8601 time)."""
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 def _notes(report: Any, train: Any, test: Any, run: Any, k: Any, say: Messages) -> None:

@@ -188,6 +188,24 @@ def metric_names(metric: list[str] | None, default: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def time_value(text: str) -> Any:
+    """A time given on the command line (``--cutoff``): the int or float it spells, else
+    the text (an ISO 8601 time). An integer is read exactly, past 2**53 too (epoch
+    nanoseconds), as the time column's integers are.
+
+    Examples
+    --------
+    >>> time_value("1704067200000000001"), time_value("1.5"), time_value("2024-01-01")
+    (1704067200000000001, 1.5, '2024-01-01')
+    """
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def table_argument(what: str, row: str) -> Any:
     """The ``FILE`` argument of a command that reads one table: ``what`` it holds, a
     CSV, TSV or Parquet file with one row per ``row``."""

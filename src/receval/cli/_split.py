@@ -16,7 +16,7 @@ from ..exceptions import InvalidParameterError
 from ..report.json_values import dumps
 from ._common import ItemOption, QuietOption, UserOption, app
 from ._output import OutputFormat, ResultTable, render
-from ._params import CLICK, Command, table_argument
+from ._params import CLICK, Command, table_argument, time_value
 from ._streams import Messages
 
 
@@ -56,16 +56,6 @@ _METHODS_OF: dict[str, tuple[str, ...]] = {
 }
 
 
-def _number_or_text(value: str) -> Any:
-    """A cut-off as given: an int or float when it reads as one, else the text (a date)."""
-    for kind in (int, float):
-        try:
-            return kind(value)
-        except ValueError:
-            pass
-    return value
-
-
 def _cutoffs(text: str, say: Messages) -> list[Any]:
     """``"100,200"`` or ``"2024-01-01,2024-02-01"`` to the cut-offs (the library checks
     their order and kind)."""
@@ -75,7 +65,7 @@ def _cutoffs(text: str, say: Messages) -> list[Any]:
             f"--cutoffs must be comma-separated times such as 100,200 or "
             f"2024-01-01,2024-02-01. Got {text!r} instead."
         )
-    return [_number_or_text(part) for part in parts]
+    return [time_value(part) for part in parts]
 
 
 #: the units of a span of time (``--train-window 30d``): ``datetime.timedelta``'s
@@ -350,7 +340,7 @@ def split_command(
                 check_target(pair[i], [file], f"receval split {option}")
         if method is SplitMethod.temporal:
             results = [split.temporal(
-                scan(file), None if cutoff is None else _number_or_text(cutoff),
+                scan(file), None if cutoff is None else time_value(cutoff),
                 quantile=quantile, train_path=train, test_path=test, **columns,
             )]  # fmt: skip
         elif method is SplitMethod.leave_last_out:
@@ -374,7 +364,7 @@ def split_command(
             else:
                 try:
                     results = split.rolling(
-                        file, times or [], end=None if end is None else _number_or_text(end),
+                        file, times or [], end=None if end is None else time_value(end),
                         train_window=window, **columns,
                     )  # fmt: skip
                 except InvalidParameterError as e:

@@ -482,6 +482,19 @@ def test_evaluate_sampling_errors(kwargs, match):
         evaluate(qrels, run, "recall@5", **kwargs)
 
 
+@pytest.mark.parametrize("candidates", [None, {"u0": ["i00"]}])
+def test_a_catalog_size_without_a_correction_is_refused(candidates):
+    # it was ignored: the sampled metrics, uncorrected, as if it had not been given
+    qrels, run, _ = _data(users=3)
+    with pytest.raises(InvalidParameterError) as raised:
+        evaluate(qrels, run, "recall@5", candidates=candidates, catalog_size=100)
+    assert str(raised.value) == (
+        "evaluate: catalog_size is the catalogue size N of a correction. Got "
+        "catalog_size=100 without a correction; pass correction= (one of ['rank', "
+        "'minimal_bias', 'bv']) with candidates=, or leave catalog_size out."
+    )
+
+
 def test_correction_refuses_other_metrics():
     qrels, run, items = _data(users=3)
     c = sample_negatives(qrels, items, n=5, seed=0)

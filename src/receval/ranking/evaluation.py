@@ -270,7 +270,8 @@ def evaluate(
         are all relevant (n = 0) when its run lacks one of them. For recall@k, success@k,
         ndcg@k, mrr@k and map@k; exact in the setting of one relevant item per user.
     catalog_size : int, default=None
-        N for ``correction`` (default: the candidates' ``catalog_size``).
+        N for ``correction`` (default: the candidates' ``catalog_size``); nothing
+        else reads it, so it is refused without a ``correction``.
     gamma : float, default=None
         The variance weight of ``correction="bv"`` (default 0.1).
     min_match : float, default=0.1

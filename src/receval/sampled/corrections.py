@@ -355,10 +355,17 @@ def check_correction(
     correction: Any, catalog_size: Any, gamma: Any, has_candidates: bool, known_size: Any
 ) -> tuple[int | None, float | None]:
     """Check evaluate's ``correction`` / ``catalog_size`` / ``gamma``; returns (N, the
-    weight of "bv" or None)."""
+    weight of "bv" or None). A ``catalog_size`` without a correction, which nothing
+    reads, is an error (as a ``gamma`` without "bv")."""
     func = "evaluate"
     size = catalog_size if catalog_size is not None else known_size
     if correction is None:
+        if catalog_size is not None:
+            raise InvalidParameterError(
+                f"{func}: catalog_size is the catalogue size N of a correction. Got "
+                f"catalog_size={catalog_size!r} without a correction; pass correction= (one "
+                f"of {list(CORRECTIONS)}) with candidates=, or leave catalog_size out."
+            )
         return size, check_gamma(gamma, None, func)
     v.check_option(correction, "correction", func, list(CORRECTIONS))
     if not has_candidates:

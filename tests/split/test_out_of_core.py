@@ -356,3 +356,24 @@ def test_a_value_no_type_of_the_directory_holds_is_refused_in_memory(tmp_path):
     assert said.endswith(
         "); write every file with one type for 'user' that holds all its values (e.g. string)."
     )
+
+
+@pytest.mark.parametrize("method", ["temporal", "leave_last_out"])
+def test_a_split_that_fails_midway_leaves_the_parts_as_they_were(tmp_path, method):
+    """A row without an item in a later batch: the parts were written up to it and left
+    there (the train part a valid Parquet file of the first batches' rows, over the one
+    a former split wrote); now the files are written whole or not at all."""
+    rows = "".join(f"{i % 5},{i},{i}\n" for i in range(50))
+    (tmp_path / "log.csv").write_text("user,item,timestamp\n" + rows + "1,,60\n")
+    parts = [tmp_path / "train.parquet", tmp_path / "test.csv"]
+    parts[0].write_bytes(b"the former train part")
+    parts[1].write_text("the former test part")
+    args = {"cutoff": 20} if method == "temporal" else {}
+    with pytest.raises(receval.InputValidationError, match="the item column 'item'"):
+        getattr(split, method)(
+            receval.scan(tmp_path / "log.csv", batch_rows=10), **args,
+            train_path=parts[0], test_path=parts[1],
+        )  # fmt: skip
+    assert parts[0].read_bytes() == b"the former train part"
+    assert parts[1].read_text() == "the former test part"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.csv", "test.csv", "train.parquet"]

@@ -97,7 +97,9 @@ def temporal(
         ``item=None`` skips the cold-item counts; ``rating`` is read by
         :meth:`SplitResult.qrels`.
     train_path, test_path : path, default=None
-        For a Scan: the Parquet (``.parquet``) or CSV (``.csv``) files to write.
+        For a Scan: the Parquet (``.parquet``) or CSV (``.csv``) files to write,
+        whole or not at all: a split that fails (a bad row in a later batch)
+        leaves them as they were.
 
     Returns
     -------

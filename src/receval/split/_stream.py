@@ -12,6 +12,7 @@ of ``key=value`` directories (hive partitions) are columns, in the parts too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -123,7 +124,13 @@ class _Distinct:
 
 
 class _Parts:
-    """The two output files, opened on the first batch, and the counts of what goes where."""
+    """The two output files, and the counts of what goes where.
+
+    The files are written under temporary names beside them (opened on the first
+    batch) and put in place by :meth:`close` only: a split that fails midway (a bad
+    row in a later batch) removes what it wrote (as a context manager) and leaves
+    the files as they were, not parts of the rows before it.
+    """
 
     def __init__(
         self, scan: Any, types: dict[str, Any], train_path: Any, test_path: Any, func: str
@@ -146,6 +153,10 @@ class _Parts:
                     f"or .csv."
                 )
         self.scan, self.types, self.func = scan, types, func
+        self.partial = [
+            os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.partial")
+            for path in self.paths
+        ]
         self.writers: list[Any] = []
         self.schema: Any = None
         self.users = [_Distinct(), _Distinct(), _Distinct()]  # train, test, all
@@ -160,11 +171,23 @@ class _Parts:
 
         fields = [f.with_type(self.types.get(f.name, f.type)) for f in schema]
         self.schema = schema = pa.schema(fields, metadata=schema.metadata)
-        for path in self.paths:
+        for path, partial in zip(self.paths, self.partial, strict=True):
             if path.lower().endswith(".csv"):
-                self.writers.append(pcsv.CSVWriter(path, schema))
+                self.writers.append(pcsv.CSVWriter(partial, schema))
             else:
-                self.writers.append(pq.ParquetWriter(path, schema))
+                self.writers.append(pq.ParquetWriter(partial, schema))
+
+    def __enter__(self) -> _Parts:
+        return self
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        if kind is not None:  # the split failed: remove what it wrote
+            for writer in self.writers:
+                with contextlib.suppress(Exception):
+                    writer.close()
+            for partial in self.partial:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(partial)
 
     def write(
         self, where: Batch, batch: Any, masks: list[np.ndarray], users: np.ndarray, items: Any
@@ -214,6 +237,8 @@ class _Parts:
             raise _no_rows(self.scan)
         for writer in self.writers:
             writer.close()
+        for partial, path in zip(self.partial, self.paths, strict=True):
+            os.replace(partial, path)
         (tr_u, te_u, all_u), (tr_i, te_i, all_i) = self.users, self.items
         in_train, in_test = te_u.isin(tr_u), tr_u.isin(te_u)
         cold_items = ~te_i.isin(tr_i)
@@ -405,18 +430,19 @@ def temporal_scan(
     parts = _Parts(scan, types, train_path, test_path, func)
     cut = None if q is None else _quantile(scan, (time_name, kind), q, func)
     ids = (user,) + ((item,) if item else ())
-    for origin, batch in _batches(scan, [], ids, (time_name, kind)):
-        keys, unit, zone = _keys(origin, batch, time_name, func)
-        if cut is None:
-            cut = cutoff_key(cutoff, unit, "cutoff", func, keys)
-        if q is None:  # every batch's times: text may have UTC offsets in some files only
-            check_zone(cutoff, unit, zone, "cutoff", func)
-        test = keys >= cut
-        items = None if item is None else _ids(origin, batch, item, "item", func)
-        users = _ids(origin, batch, user, "user", func)
-        parts.write(origin, batch, [~test, test], users, items)
-    columns = {"user": user, "item": item, "time": time_name, "rating": rating}
-    return parts.close("temporal", columns)
+    with parts:
+        for origin, batch in _batches(scan, [], ids, (time_name, kind)):
+            keys, unit, zone = _keys(origin, batch, time_name, func)
+            if cut is None:
+                cut = cutoff_key(cutoff, unit, "cutoff", func, keys)
+            if q is None:  # every batch's times: text may have UTC offsets in some files only
+                check_zone(cutoff, unit, zone, "cutoff", func)
+            test = keys >= cut
+            items = None if item is None else _ids(origin, batch, item, "item", func)
+            users = _ids(origin, batch, user, "user", func)
+            parts.write(origin, batch, [~test, test], users, items)
+        columns = {"user": user, "item": item, "time": time_name, "rating": rating}
+        return parts.close("temporal", columns)
 
 
 def _last_keys(
@@ -468,17 +494,19 @@ def leave_last_out_scan(
     ids, counts, cut_t, cut_r = _last_keys(scan, user, (time_name, kind), n, func)
     long = counts >= n + min_train
     offset = 0
-    for origin, batch in _batches(scan, [], (user,) + ((item,) if item else ()), (time_name, kind)):
-        users = _ids(origin, batch, user, "user", func)
-        t = _keys(origin, batch, time_name, func)[0]
-        r = np.arange(offset, offset + len(users), dtype=np.int64)
-        offset += len(users)
-        at = np.searchsorted(ids, join_ids([users]))
-        last = (t > cut_t[at]) | ((t == cut_t[at]) & (r >= cut_r[at]))
-        is_long = long[at]
-        test = np.where(is_long, last, short == "test")
-        train = np.where(is_long, ~last, short == "train")
-        items = None if item is None else _ids(origin, batch, item, "item", func)
-        parts.write(origin, batch, [train, test], users, items)
-    columns = {"user": user, "item": item, "time": time_name, "rating": rating}
-    return parts.close("leave_last_out", columns)
+    batches = _batches(scan, [], (user,) + ((item,) if item else ()), (time_name, kind))
+    with parts:
+        for origin, batch in batches:
+            users = _ids(origin, batch, user, "user", func)
+            t = _keys(origin, batch, time_name, func)[0]
+            r = np.arange(offset, offset + len(users), dtype=np.int64)
+            offset += len(users)
+            at = np.searchsorted(ids, join_ids([users]))
+            last = (t > cut_t[at]) | ((t == cut_t[at]) & (r >= cut_r[at]))
+            is_long = long[at]
+            test = np.where(is_long, last, short == "test")
+            train = np.where(is_long, ~last, short == "train")
+            items = None if item is None else _ids(origin, batch, item, "item", func)
+            parts.write(origin, batch, [train, test], users, items)
+        columns = {"user": user, "item": item, "time": time_name, "rating": rating}
+        return parts.close("leave_last_out", columns)

@@ -495,6 +495,29 @@ def test_a_catalog_size_without_a_correction_is_refused(candidates):
     )
 
 
+@pytest.mark.parametrize(
+    ("conventions", "discount"),
+    [({"discount": "clipped"}, "clipped"), ({"discount": "rank"}, "rank"),
+     ({"profile": "lenskit"}, "clipped")],
+)  # fmt: skip
+def test_correction_refuses_ndcg_of_another_discount(conventions, discount):
+    # the sampled ndcg took the discount, the correction M(r) = 1 / log2(r + 1): the
+    # corrected value estimated another metric than the one asked for, silently
+    # (ndcg(discount=clipped)@10, the same metric spelled in its string, is refused)
+    qrels, run, items = _data(users=3)
+    c = sample_negatives(qrels, items, n=5, seed=0)
+    with pytest.raises(InvalidParameterError) as raised:
+        evaluate(qrels, run, ["recall@5", "ndcg@10"], candidates=c, correction="bv",
+                 **conventions)  # fmt: skip
+    assert str(raised.value) == (
+        f"evaluate: the corrections take ndcg with the discount 1 / log2(rank + 1) "
+        f"(discount='offset'). Got 'ndcg@10' with discount={discount!r}; pass "
+        f"discount='offset', or evaluate it without correction=."
+    )
+    with pytest.raises(InvalidParameterError, match="default conventions"):
+        evaluate(qrels, run, f"ndcg(discount={discount})@10", candidates=c, correction="bv")
+
+
 def test_correction_refuses_other_metrics():
     qrels, run, items = _data(users=3)
     c = sample_negatives(qrels, items, n=5, seed=0)

@@ -404,6 +404,13 @@ def correct_columns(
     sampled = (user_map >= 0) & (c.counts_for(q.user_ids) > 0)
     for j, text in enumerate(ranked):
         spec = _spec(specs[text], "evaluate")
+        discount = convs[text].discount
+        if spec.name == "ndcg" and discount != "offset":  # rank_metric's M(r)
+            raise InvalidParameterError(
+                f"evaluate: the corrections take ndcg with the discount 1 / log2(rank + 1) "
+                f"(discount='offset'). Got {text!r} with discount={discount!r}; pass "
+                f"discount='offset', or evaluate it without correction=."
+            )
         col = corrected_values(q, r, user_map, c, str(spec), catalog_size,
                                correction, gamma, convs[text])  # fmt: skip
         scored = sampled & ~np.isnan(col) & ~np.isnan(values[:, j])

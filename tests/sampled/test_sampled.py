@@ -496,26 +496,37 @@ def test_a_catalog_size_without_a_correction_is_refused(candidates):
 
 
 @pytest.mark.parametrize(
-    ("conventions", "discount"),
-    [({"discount": "clipped"}, "clipped"), ({"discount": "rank"}, "rank"),
-     ({"profile": "lenskit"}, "clipped")],
+    ("metric", "conventions", "said"),
+    [
+        ("ndcg@10", {"discount": "clipped"},
+         "the discount 1 / log2(rank + 1) (discount='offset'). Got 'ndcg@10' with "
+         "discount='clipped'; pass discount='offset'"),
+        ("ndcg@10", {"profile": "lenskit"},
+         "the discount 1 / log2(rank + 1) (discount='offset'). Got 'ndcg@10' with "
+         "discount='clipped'; pass discount='offset'"),
+        ("recall@5", {"depth": 2},
+         "the whole list (depth=0). Got 'recall@5' with depth=2; pass depth=0"),
+        ("mrr@10", {"judged_only": True},
+         "unjudged items ranked (judged_only=False). Got 'mrr@10' with judged_only=True; "
+         "pass judged_only=False"),
+        ("success@3", {"hit_scores": "positive"},
+         "a relevant item a hit at any score (hit_scores='any'). Got 'success@3' with "
+         "hit_scores='positive'; pass hit_scores='any'"),
+    ],
 )  # fmt: skip
-def test_correction_refuses_ndcg_of_another_discount(conventions, discount):
-    # the sampled ndcg took the discount, the correction M(r) = 1 / log2(r + 1): the
-    # corrected value estimated another metric than the one asked for, silently
-    # (ndcg(discount=clipped)@10, the same metric spelled in its string, is refused)
+def test_correction_refuses_conventions_that_change_the_metric_of_a_rank(metric, conventions, said):
+    # the sampled value followed the convention, the corrected one M(r) of the defaults
+    # (ndcg: 1 / log2(r + 1), whole lists): it estimated another metric than the one
+    # asked for, with no word (ndcg(discount=clipped)@10 in the string was refused)
     qrels, run, items = _data(users=3)
     c = sample_negatives(qrels, items, n=5, seed=0)
     with pytest.raises(InvalidParameterError) as raised:
-        evaluate(qrels, run, ["recall@5", "ndcg@10"], candidates=c, correction="bv",
-                 **conventions)  # fmt: skip
+        evaluate(qrels, run, metric, candidates=c, correction="bv", **conventions)
+    name = metric.split("@")[0]
     assert str(raised.value) == (
-        f"evaluate: the corrections take ndcg with the discount 1 / log2(rank + 1) "
-        f"(discount='offset'). Got 'ndcg@10' with discount={discount!r}; pass "
-        f"discount='offset', or evaluate it without correction=."
+        f"evaluate: the corrections take {name} as a function of the rank of each relevant "
+        f"item, with {said}, or evaluate it without correction=."
     )
-    with pytest.raises(InvalidParameterError, match="default conventions"):
-        evaluate(qrels, run, f"ndcg(discount={discount})@10", candidates=c, correction="bv")
 
 
 def test_correction_refuses_other_metrics():

@@ -268,8 +268,10 @@ def evaluate(
         A user absent from the run, without a relevant item or without candidates
         keeps its sampled value (docs/conventions.md), as does one whose candidates
         are all relevant (n = 0) when its run lacks one of them. For recall@k, success@k,
-        ndcg@k (with ``discount="offset"``; another raises), mrr@k and map@k; exact in
-        the setting of one relevant item per user.
+        ndcg@k, mrr@k and map@k, under the conventions their values at a rank assume
+        (ndcg's ``discount="offset"``, no ``depth``, ``judged_only`` or
+        ``hit_scores="positive"``; others raise); exact in the setting of one relevant
+        item per user.
     catalog_size : int, default=None
         N for ``correction`` (default: the candidates' ``catalog_size``); nothing
         else reads it, so it is refused without a ``correction``.

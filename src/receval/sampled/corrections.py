@@ -382,6 +382,29 @@ def check_correction(
     return int(size), check_gamma(gamma, correction, func)
 
 
+#: the conventions :func:`rank_metric`'s ``M(r)`` holds under: each one's value, in words
+_ASSUMED = {
+    "discount": ("offset", "the discount 1 / log2(rank + 1)"),  # read by ndcg only
+    "depth": (0, "the whole list"),
+    "judged_only": (False, "unjudged items ranked"),
+    "hit_scores": ("any", "a relevant item a hit at any score"),
+}
+
+
+def _check_assumed(spec: Any, conv: Conventions, text: str) -> None:
+    """Refuse a metric whose conventions make its value another function of the rank
+    than :func:`rank_metric`'s: its sampled value would be of one metric and its
+    corrected value of another."""
+    for name, (value, words) in _ASSUMED.items():
+        given = getattr(conv, name)
+        if given != value and (name != "discount" or spec.name == "ndcg"):
+            raise InvalidParameterError(
+                f"evaluate: the corrections take {spec.name} as a function of the rank of "
+                f"each relevant item, with {words} ({name}={value!r}). Got {text!r} with "
+                f"{name}={given!r}; pass {name}={value!r}, or evaluate it without correction=."
+            )
+
+
 def correct_columns(
     q: Qrels,
     r: Run,
@@ -404,13 +427,7 @@ def correct_columns(
     sampled = (user_map >= 0) & (c.counts_for(q.user_ids) > 0)
     for j, text in enumerate(ranked):
         spec = _spec(specs[text], "evaluate")
-        discount = convs[text].discount
-        if spec.name == "ndcg" and discount != "offset":  # rank_metric's M(r)
-            raise InvalidParameterError(
-                f"evaluate: the corrections take ndcg with the discount 1 / log2(rank + 1) "
-                f"(discount='offset'). Got {text!r} with discount={discount!r}; pass "
-                f"discount='offset', or evaluate it without correction=."
-            )
+        _check_assumed(spec, convs[text], text)
         col = corrected_values(q, r, user_map, c, str(spec), catalog_size,
                                correction, gamma, convs[text])  # fmt: skip
         scored = sampled & ~np.isnan(col) & ~np.isnan(values[:, j])

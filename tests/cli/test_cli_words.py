@@ -519,7 +519,7 @@ def test_split_names_the_time_that_is_not_a_number(tmp_path):
     log.write_text("user,item,timestamp\nu1,a,1\nu1,b,2\nu1,c,abc\n")
     stderr = _stderr("split", log, "-o", tmp_path / "tr.csv", "-O", tmp_path / "te.csv")
     assert stderr == (
-        f"error: {log}:4: leave_last_out: the time column 'timestamp' holds 'abc' on this line, "
+        f"error: receval split: {log}:4: the time column 'timestamp' holds 'abc' on this line, "
         f"not a number as the rows before it; fix the value, or give datetimes or ISO 8601 text.\n"
     )
 
@@ -538,7 +538,7 @@ def test_split_names_a_bad_time_by_its_line_alone(tmp_path, method, suffix):
     stderr = _stderr("split", log, *method, "-o", tmp_path / "tr.csv", "-O", tmp_path / "te.csv")
     where = f"{log}:3" if suffix == "csv" else f"{log}: row 2"
     here = "on this line" if suffix == "csv" else "in this row"
-    assert stderr.startswith(f"error: {where}: ")
+    assert stderr.startswith(f"error: receval split: {where}: ")
     assert f"the time column 'time' holds 'soon' {here}, which is not an ISO 8601" in stderr
     assert "row 1" not in stderr
 
@@ -728,3 +728,13 @@ def test_retention_names_time_unit_by_its_option(tmp_path, times, said):
     events = tmp_path / "events.csv"
     events.write_text(f"user,time\nu1,{times}\nu2,1700000000\n")
     assert _stderr("retention", events, "--time-unit", "s") == f"error: receval retention: {said}\n"
+
+
+def test_retention_names_itself_before_the_file_of_a_data_error(tmp_path):
+    # it said "error: events.csv: retention: signup holds ...": the library's function
+    # after the file, where every command begins its errors with "receval <command>:"
+    events = tmp_path / "events.csv"
+    events.write_text("user,time\n1,2020-01-01\n")
+    stderr = _stderr("retention", events, "--signup", "user")
+    assert stderr.startswith(f"error: receval retention: {events}: signup holds numbers ")
+    assert "retention: signup" not in stderr

@@ -289,13 +289,17 @@ _RUNS = {
 def _in_command(text: str, command: str) -> str:
     """``text`` begun as every command begins its errors: ``receval <command>:`` in place
     of the library function the command runs (``retention: ...``), and a metric
-    string's error as the error of its option (``receval rank -m: unknown metric ...``)."""
+    string's error as the error of its option (``receval rank -m: unknown metric ...``).
+    The place of a data error, which the library puts before its function
+    (``events.csv: retention: ...``, ``log.parquet: row 2: temporal: ...``), follows
+    the command (``receval retention: events.csv: ...``)."""
     if _GRAMMAR.match(text):
         option = _METRIC_OPTIONS.get(command, "-m")
         return f"receval {command} {option}: {text[0].lower()}{text[1:]}"
-    func = re.match(r"(?:receval\.)?(\w+): ", text)
-    if func is not None and func[1] in ("evaluate", *_RUNS.get(command, ())):
-        return f"receval {command}: {text[func.end() :]}"
+    names = "|".join(("evaluate", *_RUNS.get(command, ())))
+    func = re.match(rf"(\S+(?:: row \d+)?: )??(?:receval\.)?(?:{names}): ", text)
+    if func is not None:
+        return f"receval {command}: {func[1] or ''}{text[func.end() :]}"
     return text
 
 

@@ -37,13 +37,24 @@ def test_evaluate_of_a_csv_qrels_named_as_trec_names_its_own_fix(tmp_path):
 
 
 def test_evaluate_of_a_run_without_suffix_names_its_own_fix(tmp_path):
+    # it said "Run: cannot tell the format ...": a class the caller never called
     path = tmp_path / "run"
     path.write_text("user,item,score\nu1,a,0.5\n")
     qrels = {"u1": {"a": 1}}
     assert _error(lambda: rv.evaluate(qrels, path, ["ndcg@10"])) == (
-        f"Run: cannot tell the format of {str(path)!r}; name the file .csv, .tsv, .parquet "
-        f"or .trec, or pass run=receval.Run.from_file(path, file_format='csv') (or 'tsv', "
-        f"'parquet' or 'trec')."
+        f"evaluate: run: cannot tell the format of {str(path)!r}; name the file .csv, .tsv, "
+        f".parquet or .trec, or pass run=receval.Run.from_file(path, file_format='csv') (or "
+        f"'tsv', 'parquet' or 'trec')."
+    )
+
+
+def test_evaluate_of_qrels_without_suffix_names_evaluate_and_qrels(tmp_path):
+    path = tmp_path / "qrels"
+    path.write_text(CSV_QRELS)
+    assert _error(lambda: rv.evaluate(qrels=path, run=_run(tmp_path), metrics=["mrr"])) == (
+        f"evaluate: qrels: cannot tell the format of {str(path)!r}; name the file .csv, .tsv, "
+        f".parquet or .trec, or pass qrels=receval.Qrels.from_file(path, file_format='csv') "
+        f"(or 'tsv', 'parquet' or 'trec')."
     )
 
 

@@ -729,7 +729,7 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
     if isinstance(data, Mapping):
         return kind.from_dict(data)
     if isinstance(data, (str, os.PathLike)):
-        return read_given(kind, data, argument)
+        return read_given(kind, data, argument, func)
     if io.is_frame(data):
         # qrels without a grade column: the judged pairs, each of grade 1
         gradeless = kind is Qrels and value not in _column_names(data)
@@ -747,15 +747,22 @@ def _column_names(frame: Any) -> list[str]:
     return list(frame.schema.names) if io.module_of(frame) == "pyarrow" else list(frame.columns)
 
 
-def read_given(kind: type[_Ranked], path: str | os.PathLike[str], argument: str) -> _Ranked:
+def read_given(
+    kind: type[_Ranked], path: str | os.PathLike[str], argument: str, func: str
+) -> _Ranked:
     """``kind.from_file(path)`` (``kind``: :class:`Qrels` or :class:`Run`) for a file
-    given as ``argument`` of a function that takes no ``file_format``: a fix that
-    passes ``file_format=`` says what that function's caller can do instead
+    given as ``argument`` of ``func``, a function that takes no ``file_format``: an
+    error that names the reader's class names ``func`` and ``argument`` instead
+    (``evaluate: run: cannot tell the format of ...``), and a fix that passes
+    ``file_format=`` says what that function's caller can do instead
     (:func:`~receval.data._open.given_path_fix`)."""
     try:
         return kind.from_file(path)
     except InputValidationError as exc:
-        text = given_path_fix(str(exc), f"{argument}=receval.{kind.__name__}.from_file")
+        said, own = str(exc), f"{kind._func}: "
+        if said.startswith(own):
+            said = f"{func}: {argument}: {said[len(own) :]}"
+        text = given_path_fix(said, f"{argument}=receval.{kind.__name__}.from_file")
         if text == str(exc):
             raise
         raise InputValidationError(text, row=exc.row) from None

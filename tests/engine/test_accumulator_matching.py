@@ -47,7 +47,9 @@ def test_a_run_of_prefixed_ids_is_refused_at_compute_as_evaluate_refuses_it(whol
     expected = _named(_refusal(receval.evaluate, QRELS, run, ["ndcg@10"]))
     acc = _split(receval.metric("ndcg@10", whole_groups=whole_groups), QRELS, run)
     assert _refusal(acc.compute) == expected
-    assert _refusal(receval.compute, "ndcg@10", QRELS, run) == expected
+    assert _refusal(receval.compute, "ndcg@10", QRELS, run) == _named(
+        expected, "receval.compute('ndcg@10')"
+    )
 
 
 @pytest.mark.parametrize("whole_groups", [False, True])

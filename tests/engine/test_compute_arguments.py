@@ -66,6 +66,6 @@ def test_a_ranking_accumulator_names_itself_in_its_option_errors(make):
     with pytest.raises(InvalidParameterError) as info:
         getattr(rv, make)("ndcg@10", *args, ties="random")
     assert str(info.value) == (
-        "The 'ties' parameter of receval.metric('ndcg@10') must be one of ['average', "
+        f"The 'ties' parameter of receval.{make}('ndcg@10') must be one of ['average', "
         "'id_ascending', 'id_descending', 'input', 'trec', 'worst']. Got 'random' instead."
     )

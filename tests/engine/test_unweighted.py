@@ -47,7 +47,9 @@ def test_function_accumulator_and_compute_refuse_weights_in_one_wording(name):
         f"Accumulator.update of {name!r}": lambda: rv.metric(name).update(
             Y, S, sample_weight=W, **_groups(name)
         ),
-        f"compute({name!r})": lambda: rv.compute(name, Y, S, sample_weight=W, **_groups(name)),
+        f"receval.compute({name!r})": lambda: rv.compute(
+            name, Y, S, sample_weight=W, **_groups(name)
+        ),
     }
     for caller, call in calls.items():
         with pytest.raises(InvalidParameterError) as info:
@@ -64,7 +66,7 @@ def test_a_scan_and_by_segment_refuse_weights_in_the_same_wording(name, tmp_path
     with pytest.raises(InvalidParameterError) as info:
         rv.compute(name, scan["y"], scan["s"], sample_weight=scan["w"], **groups)
     given = repr(scan["w"])  # one object: the scan's column
-    assert str(info.value) == _refusal(f"compute({name!r})", name, given)
+    assert str(info.value) == _refusal(f"receval.compute({name!r})", name, given)
     with pytest.raises(InvalidParameterError) as info:
         rv.by_segment([name], Y, S, by=[1, 2, 1, 2], sample_weight=W, **_groups(name))
     assert str(info.value) == _refusal("by_segment", name)

@@ -49,6 +49,27 @@ def test_an_accumulator_names_itself_where_evaluate_names_evaluate(case, whole_g
     assert got == "receval.metric('ndcg@10')" + want.removeprefix("evaluate")
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_compute_names_itself_where_evaluate_names_evaluate(case):
+    # compute ran the accumulator's definition, whose checks named receval.metric
+    options, run, category = CASES[case]
+    want = _said(lambda: receval.evaluate(QRELS, run, ["ndcg@10"], **options), category)
+    got = _said(lambda: receval.compute("ndcg@10", QRELS, run, **options), category)
+    assert want.startswith("evaluate")
+    assert got == "receval.compute('ndcg@10')" + want.removeprefix("evaluate")
+
+
+def test_compute_names_itself_for_an_option():
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute("ndcg@10", QRELS, RUN, gain="cubic")
+    assert str(info.value).startswith("The 'gain' parameter of receval.compute('ndcg@10') must ")
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute("gauc", [1, 0], [0.5, 0.2], groups=[1, 1], eps=1e-3)
+    assert str(info.value).startswith("receval.compute('gauc') takes no option 'eps'; ")
+
+
 # two users, three items; items 0 and 1 tie for user 0
 USERS = np.array([[1.0, 0.0], [0.0, 1.0]])
 ITEMS = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..exceptions import InvalidParameterError
 from ..registry import ENTRIES, definition, metric_options, resolve
-from .metric import is_option_value, without_no_weights
+from .metric import MetricDefinition, is_option_value, without_no_weights
 from .run import Accumulator, check_arguments
 from .sources import run_definition
 from .window import check_decay, check_window
@@ -191,15 +191,7 @@ def metric(
     defn = definition(name, options)
     span = check_window(defn, name, window, window_unit)
     split = _whole_groups(defn, name, whole_groups)
-    if defn.name == "ranking":
-        params = defn.check_params(name, **options, **split)
-    elif defn.name in ENTRIES:  # the string's parameters and the keywords, checked by the row
-        spec = resolve(name, supplied=options)
-        params = defn.check_params(
-            **metric_options(spec, options, f"receval.metric({name!r})"), **split
-        )
-    else:  # a metric of the user's own, without a row
-        params = defn.check_params(**options, **split)
+    params = _checked(defn, name, options, split, f"receval.metric({name!r})")
     rate = check_decay(name, decay, window, params, defn.name)
     if rate is not None:  # the definition's update weighs each update's rows by its age
         params = {**params, "decay": rate}
@@ -208,6 +200,19 @@ def metric(
             f"The 'background' parameter of metric must be a bool. Got {background!r} instead."
         )
     return Accumulator(name, defn, params, span, background)
+
+
+def _checked(
+    defn: MetricDefinition, name: str, options: dict[str, Any], split: dict[str, bool], func: str
+) -> dict[str, Any]:
+    """The metric's options checked (``split``: its ``whole_groups``), their errors
+    naming ``func``, the function called (``receval.metric('ndcg@10')``)."""
+    if defn.name == "ranking":
+        return defn.check_params(name, func, **options, **split)
+    if defn.name in ENTRIES:  # the string's parameters and the keywords, checked by the row
+        spec = resolve(name, supplied=options)
+        return defn.check_params(**metric_options(spec, options, func), **split)
+    return defn.check_params(**options, **split)
 
 
 def _whole_groups(defn: Any, name: str, whole_groups: bool | None) -> dict[str, bool]:
@@ -278,8 +283,8 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     }
     kwargs = without_no_weights(defn, kwargs)
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
+    func = f"receval.compute({name!r})"
     # a scan is cut into batches of whole groups: their states need no rows kept
-    params = metric(name, whole_groups=True, **options).params
-    func = f"compute({name!r})"
+    params = _checked(defn, name, options, _whole_groups(defn, name, True), func)
     check_arguments(name, defn, params, data, kwargs, func)  # missing, too many
     return run_definition(defn, params, given, func=func)

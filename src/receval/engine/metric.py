@@ -69,7 +69,8 @@ class MetricDefinition:
     empty : callable
         ``empty(params) -> state``: the state of no row.
     finalize : callable
-        ``finalize(params, state) -> value``: what the metric's function returns.
+        ``finalize(params, state) -> value``: what the metric's function returns
+        (``finalize(params, state, func=...)`` where ``takes_caller``: see :meth:`value`).
     update_into : callable, optional
         ``update_into(params, state, batch) -> state or None``: adds a batch to a
         state it may change in place (an accumulator's own state), for states whose
@@ -138,6 +139,10 @@ class MetricDefinition:
         where the options change them, in the order of ``prepare``'s (a ranking
         metric made with ``item_vectors=`` takes ``qrels, user_vectors, user_ids``);
         None where they are ``inputs``. See :meth:`arguments`.
+    takes_caller : bool, default=False
+        ``finalize`` takes the keyword ``func``, the caller its errors and warnings
+        name (``receval.metric('ndcg@10')``, ``receval.compute('ndcg@10')``), as a
+        state whose class sets ``takes_caller`` is given it in a merge (:func:`joined`).
     """
 
     name: str
@@ -145,7 +150,7 @@ class MetricDefinition:
     prepare: Callable[..., Any]
     update: Callable[[dict[str, Any], Any], Any]
     empty: Callable[[dict[str, Any]], Any]
-    finalize: Callable[[dict[str, Any], Any], Any]
+    finalize: Callable[..., Any]
     update_into: Callable[[dict[str, Any], Any, Any], Any] | None = None
     ranges: Callable[..., Any] | None = None
     family: str = ""
@@ -160,6 +165,7 @@ class MetricDefinition:
     left_out: Callable[[dict[str, Any], Any], dict[str, int]] | None = None
     splits_groups: bool = False
     update_inputs: Callable[[dict[str, Any]], tuple[str, ...] | None] | None = None
+    takes_caller: bool = False
 
     def arguments(self, params: dict[str, Any]) -> tuple[str, ...]:
         """The data arguments of ``update`` with these options, as errors name them:
@@ -214,6 +220,26 @@ class MetricDefinition:
             if added is not None:
                 return added
         return joined(state, self.update(params, batch), func, in_place=True)
+
+    def value(self, params: dict[str, Any], state: Any, *, func: str) -> Any:
+        """What ``finalize`` gives of ``state``; ``func`` is the caller, which a
+        ``finalize`` that ``takes_caller`` names in its errors and warnings.
+
+        The one way a backend finalizes a state (an accumulator's ``compute``,
+        :func:`receval.compute` in memory and on a scan).
+
+        Examples
+        --------
+        >>> from receval.registry import definition
+        >>> pcoc = definition("pcoc")
+        >>> params = pcoc.check_params()
+        >>> state = pcoc.add(params, None, ([0, 1], [0.2, 0.6]), func="f")
+        >>> pcoc.value(params, state, func="f")  # (0.2 + 0.6) / 1
+        0.8
+        """
+        if self.takes_caller:
+            return self.finalize(params, state, func=func)
+        return self.finalize(params, state)
 
     def _bound(self, data: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The data arguments in the order of ``inputs``, None where not given; None

@@ -480,11 +480,12 @@ class Accumulator:
         """
         # (the batches queued on the background thread added first)
         state = self._every_row(f"Accumulator.compute of {self.name!r}")
+        func = f"receval.metric({self.name!r})"
         if self.n_updates:
-            return self.definition.finalize(self._params, state)  # may compact in place
+            return self.definition.value(self._params, state, func=func)  # may compact in place
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", exceptions.UndefinedMetricWarning)
-            value = self.definition.finalize(self._params, state)
+            value = self.definition.value(self._params, state, func=func)
         warn(
             f"Accumulator.compute of {self.name!r}: no batch has been added (update was "
             f"never called), so the value is undefined (returned as {value!r}).",
@@ -541,8 +542,8 @@ class Accumulator:
             )
         self.wait()
         func = f"Accumulator.compute_window of {self.name!r}"
-        return self.definition.finalize(
-            self._params, self._window.state(self.definition, self._params, func)
+        return self.definition.value(
+            self._params, self._window.state(self.definition, self._params, func), func=func
         )
 
     def reset(self) -> Accumulator:

@@ -141,7 +141,7 @@ def run_definition(
         data = {k: columns[k] for k in defn.inputs if k in columns}
         state = defn.add(params, None, (), data, func=func)
         v.check_not_empty(batch_rows((), data), defn.inputs[0], func)
-        return defn.finalize(params, state)
+        return defn.value(params, state, func=func)
     for name, (value, default) in (memory_only or {}).items():
         if not (value is default or (isinstance(value, str) and value == default)):
             raise InvalidParameterError(
@@ -341,14 +341,14 @@ def scan_ranges(
     state = None if top < 0 else state_of(*first_pass.buffers())
     del first_pass  # its buffers; the histogram is `hist`
     if hist is None:  # every row gathered
-        return defn.finalize(params, state)
+        return defn.value(params, state, func=func)
     cuts = _cuts(hist, top, budget_rows)
     del hist  # 16 MiB: the passes below hold only the rows of their range
     for i, (first, last, n_pos, n_neg) in enumerate(cuts):
         description = f"{func} (pass {i + 2}/{len(cuts) + 1})"
         part = gather(first, last, n_pos, n_neg, description)
         state = part if state is None else state.merge(part)
-    return defn.finalize(params, state)
+    return defn.value(params, state, func=func)
 
 
 def _cuts(

@@ -47,6 +47,7 @@ _MATCHING = (DEFAULT_MIN_MATCH, False)
 
 def _ranking_params(
     metric: str,
+    func: str,
     /,
     popularity: Any = None,
     train: Any = None,
@@ -66,7 +67,6 @@ def _ranking_params(
 ) -> dict[str, Any]:
     # the item matrix of updates of user vectors (and its options: metric=, k=), held once
     items, conventions = item_matrix(metric, item_vectors, item_ids, k, conventions)
-    func = _func({"metric": metric})
     table = as_popularity_table(popularity, train, func)  # built once, used by every update
     # read once: each update's lists (or compute's, of rows held) lose their seen items
     seen = as_seen(exclude, repeats, func)
@@ -87,8 +87,7 @@ def _ranking_params(
     params = {"metric": metric, "conventions": conventions, "kind": spec.info.mean,
               "whole_groups": whole_groups}  # fmt: skip
     # held when not the default: a state saved without the options loads as theirs
-    matching = (check_match_options(min_match, allow_unmatched, f"receval.metric({metric!r})"),
-                bool(allow_unmatched))  # fmt: skip
+    matching = (check_match_options(min_match, allow_unmatched, func), bool(allow_unmatched))
     if matching != _MATCHING:
         params["matching"] = matching
     return params if items is None else {**params, "items": items}
@@ -99,10 +98,10 @@ def _func(params: dict[str, Any]) -> str:
     return f"receval.metric({params['metric']!r})"
 
 
-def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
+def _setup(params: dict[str, Any], func: str, with_qrels: bool = True) -> Setup:
     """The aggregation's setup of an accumulator's options (no per-user rows; with
-    ``whole_groups``, a user given in two updates is refused); ``with_qrels=False``:
-    an update of a run alone, for a list-wise metric."""
+    ``whole_groups``, a user given in two updates is refused), its checks naming
+    ``func``; ``with_qrels=False``: an update of a run alone, for a list-wise metric."""
     conventions = dict(params["conventions"])
     table = conventions.pop("popularity", None)
     categories = conventions.pop("item_categories", None)
@@ -114,7 +113,7 @@ def _setup(params: dict[str, Any], with_qrels: bool = True) -> Setup:
     return make_setup(
         [params["metric"]], conventions, with_qrels=with_qrels,
         lists=(None, None, None, table, categories), weighting=(props, DEFAULT_GAMMA, None),
-        rows=False, repeats=params["whole_groups"], exclude=seen, func=_func(params),
+        rows=False, repeats=params["whole_groups"], exclude=seen, func=func,
     )  # fmt: skip
 
 
@@ -138,12 +137,12 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUs
         return _open_update(params, OpenUsers(), batch)
     qrels, run, unmatched = batch
     if qrels is None:
-        state = update(_setup(params, with_qrels=False), None, as_run(run, _UPDATE))
+        state = update(_setup(params, _func(params), with_qrels=False), None, as_run(run, _UPDATE))
     else:
         # a batch in which the model recommended nothing: every qrels user of the batch
         # is absent from the run (missing_users decides), as in evaluate
         r = None if _is_empty_run(run) else as_run(run, _UPDATE)
-        setup, q = _setup(params), as_qrels(qrels, _UPDATE)
+        setup, q = _setup(params, _func(params)), as_qrels(qrels, _UPDATE)
         check_weights(setup, q)
         state = update(setup, q, r)
     state.exclude_unmatched = unmatched
@@ -170,7 +169,7 @@ def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any) -> OpenUs
         if not _is_empty_run(qrels):  # (empty: run rows judged in other updates)
             q = as_qrels(qrels, _UPDATE)
             if "propensities" in params["conventions"]:  # a relevant item without one: now
-                check_weights(_setup(params), q)
+                check_weights(_setup(params, _func(params)), q)
         state.add(q, r)
     state.exclude_unmatched = state.exclude_unmatched.merge(unmatched)
     return state
@@ -201,14 +200,19 @@ def _given(params: dict[str, Any]) -> tuple[str, ...]:
     return RANKING.arguments(params)[:2]
 
 
-def _ranking_finalize(params: dict[str, Any], state: RankingState | OpenUsers) -> float:
+def _ranking_finalize(
+    params: dict[str, Any], state: RankingState | OpenUsers, *, func: str
+) -> float:
+    """The metric's mean over the users of ``state``, its checks and warnings naming
+    ``func`` (``receval.metric('ndcg@10')``, ``receval.compute('ndcg@10')``)."""
     unmatched = _unmatched(params, state)
     if unmatched is not None:
-        unmatched.warn(_func(params))
+        unmatched.warn(func)
     if isinstance(state, OpenUsers):
-        state = _evaluated(params, state)
+        state = _evaluated(params, state, func)
     matching = params.get("matching", _MATCHING)
-    report = finalize(_setup(params), state, matching=matching, catalogue=_catalogue(params))
+    setup = _setup(params, func)
+    report = finalize(setup, state, matching=matching, catalogue=_catalogue(params))
     return report.mean[params["metric"]]
 
 
@@ -264,13 +268,13 @@ def _clipped(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[st
     q = state.joined_qrels(_func(params))
     if q is None:  # no judgment given
         return {}
-    setup = _setup(params)
+    setup = _setup(params, _func(params))
     return clipped_pairs(q, {t: setup.convs[t] for t in setup.ranked}, setup.propensities)
 
 
-def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:
-    """The aggregation's state of every row held, the updates joined."""
-    func = _func(params)
+def _evaluated(params: dict[str, Any], state: OpenUsers, func: str) -> RankingState:
+    """The aggregation's state of every row held, the updates joined (``func``: the
+    caller its errors name)."""
     if state.n_listwise and state.qrels.n_users:
         raise InputValidationError(
             f"{func}: some updates give qrels and others none (qrels=None); give qrels "
@@ -280,8 +284,8 @@ def _evaluated(params: dict[str, Any], state: OpenUsers) -> RankingState:
     if q is None and (r is None or not state.n_listwise):  # no user: no judgment given
         return _no_user(params)
     if q is None:  # a list-wise metric of the run's users
-        return update(_setup(params, with_qrels=False), None, r)
-    return update(_setup(params), q, r)
+        return update(_setup(params, func, with_qrels=False), None, r)
+    return update(_setup(params, func), q, r)
 
 
 RANKING = register(
@@ -302,5 +306,6 @@ RANKING = register(
         left_out=_ranking_left_out,
         update_inputs=_ranking_inputs,
         splits_groups=True,
+        takes_caller=True,
     )
 )

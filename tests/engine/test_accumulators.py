@@ -852,8 +852,8 @@ def test_a_ranking_update_names_itself_for_a_bad_qrels_or_run():
     with pytest.raises(InvalidParameterError) as info:
         acc.update({"u": {"a": 1}}, 5)
     assert str(info.value) == (
-        "The 'run' parameter of Accumulator.update must be a Run, a dict {user: {item: "
-        "score}}, a DataFrame or a file path. Got int instead."
+        "The 'run' parameter of Accumulator.update of 'ndcg@3' must be a Run, a dict {user: "
+        "{item: score}}, a DataFrame or a file path. Got int instead."
     )
     with pytest.raises(InvalidParameterError, match=r"'qrels' parameter of Accumulator.update"):
         acc.update(3.5, {"u": {"a": 1.0}})

@@ -59,6 +59,25 @@ def test_compute_names_itself_where_evaluate_names_evaluate(case):
     assert got == "receval.compute('ndcg@10')" + want.removeprefix("evaluate")
 
 
+def test_compute_names_itself_for_a_bad_qrels_or_run(tmp_path):
+    # they named Accumulator.update, the update of the accumulator compute ran
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute("ndcg@10", QRELS, 5)
+    assert str(info.value) == (
+        "The 'run' parameter of receval.compute('ndcg@10') must be a Run, a dict {user: "
+        "{item: score}}, a DataFrame or a file path. Got int instead."
+    )
+    path = tmp_path / "qrels"
+    path.write_text("user,item,grade\nu1,a,1\n")
+    with pytest.raises(InputValidationError) as info:
+        receval.compute("ndcg@10", path, RUN)
+    assert str(info.value).startswith(
+        f"receval.compute('ndcg@10'): qrels: cannot tell the format of {str(path)!r}; "
+    )
+
+
 def test_compute_names_itself_for_an_option():
     from receval.exceptions import InvalidParameterError
 

@@ -65,7 +65,8 @@ class MetricDefinition:
     prepare : callable
         ``prepare(params, *data, **data) -> batch``: the validated arrays of one batch.
     update : callable
-        ``update(params, batch) -> state``; states have ``merge``.
+        ``update(params, batch) -> state``; states have ``merge`` (``update(params,
+        batch, func=...)`` where ``takes_caller``).
     empty : callable
         ``empty(params) -> state``: the state of no row.
     finalize : callable
@@ -140,18 +141,19 @@ class MetricDefinition:
         metric made with ``item_vectors=`` takes ``qrels, user_vectors, user_ids``);
         None where they are ``inputs``. See :meth:`arguments`.
     takes_caller : bool, default=False
-        ``finalize`` takes the keyword ``func``, the caller its errors and warnings
-        name (``receval.metric('ndcg@10')``, ``receval.compute('ndcg@10')``), as a
-        state whose class sets ``takes_caller`` is given it in a merge (:func:`joined`).
+        ``update``, ``update_into`` and ``finalize`` take the keyword ``func``, the
+        caller their errors and warnings name (``Accumulator.update of 'ndcg@10'``,
+        ``receval.metric('ndcg@10')``, ``receval.compute('ndcg@10')``), as a state
+        whose class sets ``takes_caller`` is given it in a merge (:func:`joined`).
     """
 
     name: str
     check_params: Callable[..., dict[str, Any]]
     prepare: Callable[..., Any]
-    update: Callable[[dict[str, Any], Any], Any]
+    update: Callable[..., Any]
     empty: Callable[[dict[str, Any]], Any]
     finalize: Callable[..., Any]
-    update_into: Callable[[dict[str, Any], Any, Any], Any] | None = None
+    update_into: Callable[..., Any] | None = None
     ranges: Callable[..., Any] | None = None
     family: str = ""
     partitioning: str = ""
@@ -213,13 +215,14 @@ class MetricDefinition:
                 if added is not None:
                     return added
         batch = self.prepare(params, *data, **kwargs)
+        caller = {"func": func} if self.takes_caller else {}
         if state is None:
-            return self.update(params, batch)
+            return self.update(params, batch, **caller)
         if self.update_into is not None:
-            added = self.update_into(params, state, batch)
+            added = self.update_into(params, state, batch, **caller)
             if added is not None:
                 return added
-        return joined(state, self.update(params, batch), func, in_place=True)
+        return joined(state, self.update(params, batch, **caller), func, in_place=True)
 
     def value(self, params: dict[str, Any], state: Any, *, func: str) -> Any:
         """What ``finalize`` gives of ``state``; ``func`` is the caller, which a
@@ -237,9 +240,8 @@ class MetricDefinition:
         >>> pcoc.value(params, state, func="f")  # (0.2 + 0.6) / 1
         0.8
         """
-        if self.takes_caller:
-            return self.finalize(params, state, func=func)
-        return self.finalize(params, state)
+        caller = {"func": func} if self.takes_caller else {}
+        return self.finalize(params, state, **caller)
 
     def _bound(self, data: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The data arguments in the order of ``inputs``, None where not given; None

@@ -38,9 +38,6 @@ from .values import as_popularity_table
 
 __all__ = ["RANKING"]
 
-#: Who names the qrels and run of a ranking accumulator's update in an error
-_UPDATE = "Accumulator.update"
-
 #: (min_match, allow_unmatched) of an accumulator made without them, as evaluate's
 _MATCHING = (DEFAULT_MIN_MATCH, False)
 
@@ -132,17 +129,19 @@ def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any, user_ids: Any
     return qrels, run, PairCounts()
 
 
-def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUsers:
+def _ranking_update(params: dict[str, Any], batch: Any, *, func: str) -> RankingState | OpenUsers:
+    """The state of a batch's users, its errors naming ``func`` (``Accumulator.update
+    of 'ndcg@10'``, ``receval.compute('ndcg@10')``)."""
     if not params["whole_groups"]:
-        return _open_update(params, OpenUsers(), batch)
+        return _open_update(params, OpenUsers(), batch, func)
     qrels, run, unmatched = batch
     if qrels is None:
-        state = update(_setup(params, _func(params), with_qrels=False), None, as_run(run, _UPDATE))
+        state = update(_setup(params, func, with_qrels=False), None, as_run(run, func))
     else:
         # a batch in which the model recommended nothing: every qrels user of the batch
         # is absent from the run (missing_users decides), as in evaluate
-        r = None if _is_empty_run(run) else as_run(run, _UPDATE)
-        setup, q = _setup(params, _func(params)), as_qrels(qrels, _UPDATE)
+        r = None if _is_empty_run(run) else as_run(run, func)
+        setup, q = _setup(params, func), as_qrels(qrels, func)
         check_weights(setup, q)
         state = update(setup, q, r)
     state.exclude_unmatched = unmatched
@@ -151,25 +150,26 @@ def _ranking_update(params: dict[str, Any], batch: Any) -> RankingState | OpenUs
 
 
 def _ranking_update_into(
-    params: dict[str, Any], state: RankingState | OpenUsers, batch: Any
+    params: dict[str, Any], state: RankingState | OpenUsers, batch: Any, *, func: str
 ) -> OpenUsers | None:
     """The accumulator's own rows: the batch's join them (a state of whole users: None,
     the batch's own state is merged)."""
-    return _open_update(params, state, batch) if isinstance(state, OpenUsers) else None
+    return _open_update(params, state, batch, func) if isinstance(state, OpenUsers) else None
 
 
-def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any) -> OpenUsers:
-    """Add a batch's rows to the rows held (read and checked first, then added)."""
+def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any, func: str) -> OpenUsers:
+    """Add a batch's rows to the rows held (read and checked first, then added; the
+    errors naming ``func``)."""
     qrels, run, unmatched = batch
     if qrels is None:  # a list-wise metric of the run's users
-        state.add(None, as_run(run, _UPDATE), listwise=True)
+        state.add(None, as_run(run, func), listwise=True)
     else:
-        r = None if _is_empty_run(run) else as_run(run, _UPDATE)
+        r = None if _is_empty_run(run) else as_run(run, func)
         q = None
         if not _is_empty_run(qrels):  # (empty: run rows judged in other updates)
-            q = as_qrels(qrels, _UPDATE)
+            q = as_qrels(qrels, func)
             if "propensities" in params["conventions"]:  # a relevant item without one: now
-                check_weights(_setup(params, _func(params)), q)
+                check_weights(_setup(params, func), q)
         state.add(q, r)
     state.exclude_unmatched = state.exclude_unmatched.merge(unmatched)
     return state

@@ -156,6 +156,24 @@ class InputValidationError(RecevalError, ValueError):
             return self
         return self._again(self.template.format(at=at, count=self.count))
 
+    def named(self, said: str, by: str) -> InputValidationError:
+        """This error in the words of the function called, where its message begins with
+        ``said`` (the reader that checked the data) rather than ``by``; itself where it
+        does not begin so.
+
+        Examples
+        --------
+        >>> from receval.exceptions import InputValidationError
+        >>> print(InputValidationError("Run: users is empty.").named("Run: ", "evaluate: run: "))
+        evaluate: run: users is empty.
+        """
+        if not str(self).startswith(said):
+            return self
+        error = self._again(by + str(self)[len(said) :])
+        if self.template is not None and self.template.startswith(said):
+            error.template = by + self.template[len(said) :]
+        return error
+
     def _again(self, message: str) -> InputValidationError:
         """An error of this type with ``message`` and this error's attributes."""
         error = type(self)(message, row=self.row, classes=self.classes)

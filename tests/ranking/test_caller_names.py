@@ -142,3 +142,28 @@ def test_a_qrels_frame_without_grades_holds_judged_pairs_everywhere(backend):
     assert receval.evaluate(frame, run, ["ndcg@2", "mrr"]).mean == (
         receval.evaluate(graded, run, ["ndcg@2", "mrr"]).mean
     )
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "said"),
+    [
+        ({}, RUN, "evaluate: qrels: users is empty; "),
+        (QRELS, {"a": 5}, "evaluate: run: the value of user 'a' must be a mapping "),
+        (QRELS, {"a": {"x": float("nan")}}, "evaluate: run: scores contains NaN or infinity"),
+        ({"a": {"x": "high"}}, RUN, "evaluate: qrels: grades must be numeric. "),
+    ],
+)
+def test_a_bad_qrels_or_run_names_evaluate_and_its_argument(qrels, run, said):
+    # they named the container the argument was read into ("Run.from_dict: ...",
+    # "Qrels: users is empty"), which the caller never called
+    with pytest.raises(InputValidationError) as info:
+        receval.evaluate(qrels, run, ["ndcg@10"])
+    assert str(info.value).startswith(said)
+
+
+def test_a_bad_qrels_frame_names_evaluate_and_its_argument():
+    import pandas as pd
+
+    frame = pd.DataFrame({"user": ["a"], "item": ["x"], "grade": ["high"]})
+    with pytest.raises(InputValidationError, match=r"^evaluate: qrels: grades must be numeric"):
+        receval.evaluate(frame, RUN, ["ndcg@10"])

@@ -9,6 +9,7 @@ within ties). Every metric of :func:`receval.evaluate` then reads these arrays.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -726,20 +727,26 @@ _Ranked = TypeVar("_Ranked", "Qrels", "Run")
 def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: str) -> _Ranked:
     if isinstance(data, kind):
         return data
-    if isinstance(data, Mapping):
-        return kind.from_dict(data)
-    if isinstance(data, (str, os.PathLike)):
-        return read_given(kind, data, argument, func)
-    if io.is_frame(data):
+    if not (isinstance(data, (Mapping, str, os.PathLike)) or io.is_frame(data)):
+        raise InvalidParameterError(
+            f"The {argument!r} parameter of {func} must be a {kind.__name__}, a dict "
+            f"{{user: {{item: {value}}}}}, a DataFrame or a file path. Got "
+            f"{type(data).__name__} instead."
+        )
+    try:
+        if isinstance(data, Mapping):
+            return kind.from_dict(data)
+        if not io.is_frame(data):
+            return read_given(kind, data, argument)
         # qrels without a grade column: the judged pairs, each of grade 1
         gradeless = kind is Qrels and value not in _column_names(data)
         options: dict[str, Any] = {"grade": None} if gradeless else {}
         return kind.from_frame(data, **options)
-    raise InvalidParameterError(
-        f"The {argument!r} parameter of {func} must be a {kind.__name__}, a dict "
-        f"{{user: {{item: {value}}}}}, a DataFrame or a file path. Got {type(data).__name__} "
-        "instead."
-    )
+    except InputValidationError as exc:  # the reader's "Run: ...", "Run.from_dict: ..."
+        said = re.match(rf"{kind._func}(?:\.\w+)?: ", str(exc))
+        if said is None:
+            raise
+        raise exc.named(said[0], f"{func}: {argument}: ") from None
 
 
 def _column_names(frame: Any) -> list[str]:
@@ -747,22 +754,15 @@ def _column_names(frame: Any) -> list[str]:
     return list(frame.schema.names) if io.module_of(frame) == "pyarrow" else list(frame.columns)
 
 
-def read_given(
-    kind: type[_Ranked], path: str | os.PathLike[str], argument: str, func: str
-) -> _Ranked:
+def read_given(kind: type[_Ranked], path: str | os.PathLike[str], argument: str) -> _Ranked:
     """``kind.from_file(path)`` (``kind``: :class:`Qrels` or :class:`Run`) for a file
-    given as ``argument`` of ``func``, a function that takes no ``file_format``: an
-    error that names the reader's class names ``func`` and ``argument`` instead
-    (``evaluate: run: cannot tell the format of ...``), and a fix that passes
-    ``file_format=`` says what that function's caller can do instead
+    given as ``argument`` of a function that takes no ``file_format``: a fix that
+    passes ``file_format=`` says what that function's caller can do instead
     (:func:`~receval.data._open.given_path_fix`)."""
     try:
         return kind.from_file(path)
     except InputValidationError as exc:
-        said, own = str(exc), f"{kind._func}: "
-        if said.startswith(own):
-            said = f"{func}: {argument}: {said[len(own) :]}"
-        text = given_path_fix(said, f"{argument}=receval.{kind.__name__}.from_file")
+        text = given_path_fix(str(exc), f"{argument}=receval.{kind.__name__}.from_file")
         if text == str(exc):
             raise
         raise InputValidationError(text, row=exc.row) from None

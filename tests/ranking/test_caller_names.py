@@ -59,6 +59,14 @@ def test_compute_names_itself_where_evaluate_names_evaluate(case):
     assert got == "receval.compute('ndcg@10')" + want.removeprefix("evaluate")
 
 
+def test_a_window_names_compute_window():
+    # it said receval.metric('ndcg@10'), whose compute the caller did not call
+    acc = receval.metric("ndcg@10", window=2, missing_users="error").update(QRELS, RUN)
+    with pytest.raises(InputValidationError) as info:
+        acc.compute_window()
+    assert str(info.value).startswith("Accumulator.compute_window of 'ndcg@10': 1 qrels user ")
+
+
 def test_compute_names_itself_for_a_bad_qrels_or_run(tmp_path):
     # they named Accumulator.update, the update of the accumulator compute ran
     from receval.exceptions import InvalidParameterError

@@ -583,6 +583,9 @@ def test_ids_of_different_types_give_the_in_memory_report_or_error(spark, frames
     # (partitions of their own: adaptive execution would join those of a few rows)
     got = outcome(partial(rs.evaluate, num_partitions=4), spark.createDataFrame(qrels),
                   spark.createDataFrame(run))  # fmt: skip
+    if isinstance(got, str):  # each names its own function: the same error otherwise
+        assert got.startswith("receval.spark.evaluate: ")
+        got = got.replace("receval.spark.evaluate: ", "evaluate: ", 1)
     assert got == expected
 
 

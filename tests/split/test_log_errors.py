@@ -127,5 +127,5 @@ def test_the_command_line_names_the_line_and_exits_2(tmp_path):
     path.write_text(_lines(30, 12, "user"))
     out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
     result = invoke(make_runner(), "split", path, *out, code=2)
-    assert result.stderr.startswith(f"error: {path}:14: leave_last_out: the user column 'user'")
+    assert result.stderr.startswith(f"error: receval split: {path}:14: the user column 'user'")
     assert "Traceback" not in result.stderr

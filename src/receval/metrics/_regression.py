@@ -137,7 +137,10 @@ def r2_score(
     Notes
     -----
     The sums are exact and the formula is evaluated in rational arithmetic, then
-    rounded once. ``y_true`` is constant exactly when every value is equal; where
+    rounded once. Values or weights so far apart that their products fall below
+    ``2**-1074`` (weights near 1e-300 beside 1e300) lose those bits: where the score
+    could then be another float, a ``RecevalWarning`` gives the span that holds the
+    exact one. ``y_true`` is constant exactly when every value is equal; where
     rounding in scikit-learn's weighted mean leaves a tiny non-zero denominator
     (e.g. ``y_true = [0.1, 0.1, 0.1]`` with unequal weights), scikit-learn returns
     a large negative number and receval the ``force_finite`` value.

@@ -42,6 +42,7 @@ _GRADE = "__receval_grade"
 _VALUE = "__receval_value"
 _SIDE = "__receval_side"
 _ROW = "__receval_row"
+_FUNC = "receval.spark.evaluate"
 
 
 def evaluate(
@@ -213,16 +214,16 @@ def evaluate(
 
     func = "evaluate"
     matching = (
-        check_match_options(min_match, allow_unmatched, "receval.spark.evaluate"),
+        check_match_options(min_match, allow_unmatched, _FUNC),
         allow_unmatched,
     )
     table = _popularity(popularity, train, user, item)
     joined = exclude is not None and type(exclude).__module__.startswith("pyspark")
     if joined:  # each partition's users' rows: see _partition_state
-        check_declaration(True, repeats, "receval.spark.evaluate")
+        check_declaration(True, repeats, _FUNC)
         options["exclude"] = None
     setup = evaluation_setup(
-        metrics, options, "receval.spark.evaluate", popularity=table, rows=False
+        metrics, options, _FUNC, popularity=table, rows=False
     )
     if joined:
         setup = replace(setup, exclude=SeenItems.empty())
@@ -285,8 +286,8 @@ def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
         popularity_of = ([row[0] for row in counts], [row[1] for row in counts])
         return as_popularity_table(popularity_of if popularity is None else popularity,
                                    None if popularity is None else train,
-                                   "receval.spark.evaluate")  # fmt: skip
-    return as_popularity_table(popularity, train, "receval.spark.evaluate")
+                                   _FUNC)  # fmt: skip
+    return as_popularity_table(popularity, train, _FUNC)
 
 
 def _partition_state(
@@ -315,11 +316,11 @@ def _partition_state(
     if setup.with_qrels:
         qrels_t = table.filter(pc.equal(side, 0))
         if qrels_t.num_rows:
-            q = Qrels(*side_ids(qrels_t, 0, floats, "Qrels"), column(qrels_t, _GRADE))
+            q = Qrels(*side_ids(qrels_t, 0, floats, f"{_FUNC}: qrels"), column(qrels_t, _GRADE))
             check_weights(setup, q)
     r = None
     if run_t.num_rows:
-        users, items = side_ids(run_t, 1, floats, "Run")
+        users, items = side_ids(run_t, 1, floats, f"{_FUNC}: run")
         values = column(run_t, _VALUE)
         r = (
             Run(users, items, ranks=values, name=name)
@@ -329,6 +330,6 @@ def _partition_state(
     if joined:  # the training rows of this partition's users
         seen_t = table.filter(pc.equal(side, 2))
         if seen_t.num_rows:
-            log = side_ids(seen_t, 2, floats, "receval.spark.evaluate")
-            setup = replace(setup, exclude=SeenItems.from_log(log, func="receval.spark.evaluate"))
+            log = side_ids(seen_t, 2, floats, _FUNC)
+            setup = replace(setup, exclude=SeenItems.from_log(log, func=_FUNC))
     return update(setup, q, r)

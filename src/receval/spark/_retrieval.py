@@ -265,7 +265,7 @@ def _partition_state(
     q = None
     qrels_t = table.filter(pc.equal(side, 0))
     if qrels_t.num_rows:
-        q = Qrels(*side_ids(qrels_t, 0, floats, "Qrels"), column(qrels_t, _GRADE))
+        q = Qrels(*side_ids(qrels_t, 0, floats, f"{_FUNC}: qrels"), column(qrels_t, _GRADE))
         check_weights(setup, q)
     users_t = table.filter(pc.equal(side, 1))
     user_ids = v.as_1d(side_users(users_t, 1), "users", _FUNC)

@@ -72,6 +72,20 @@ def test_temporal_leak():
     assert not report.ok
 
 
+def test_temporal_leak_of_int_and_float_times_past_2_53():
+    # train's int time 2**53 + 1 is after test's float 2.0**53; compared as two float64
+    # (2**53 + 1 rounds to 2.0**53) the leak went unseen, and so did the cut-off's
+    train, test, _ = clean()
+    train = train.assign(time=train["time"] + 2**53 - 3)  # user 2's last: 2**53 + 1
+    test = test.assign(time=[2.0**53 + 8, 2.0**53, 2.0**53 + 8])
+    report = receval.audit(train, test)
+    assert report["temporal_leak"].count == 1
+    assert report["temporal_leak"].examples[0]["user"] == 2
+    late = receval.audit(train, test, cutoff=2.0**53)  # user 2's training times: at, after
+    found = {(f.input, f.count) for f in late.findings if f.check == "cutoff_leak"}
+    assert found == {("train", 4)}
+
+
 def test_cutoff_leak_counts_both_sides():
     train, test, _ = clean()
     test.loc[0, "time"] = 7  # after user 1's training, before the cut-off

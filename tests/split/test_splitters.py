@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import receval
 from receval import InputValidationError, InvalidParameterError, Qrels, split
 from receval.data._times import time_column
 from tests._fresh import fresh
@@ -759,3 +760,42 @@ def test_random_holdout_seed_out_of_the_random_state_range(stream, seed):
         f"any non-negative integer)."
     )
     assert split.random_holdout(log, n=1, seed=2**32 - 1, stream=stream).n_test_rows == 1
+
+
+def _wide_times(kind: str) -> pd.DataFrame:
+    """Four rows one tick apart past 2**53 (float64 tells them apart no longer): int
+    times, or nanosecond datetimes of 2024."""
+    base = 2**60 if kind == "int" else pd.Timestamp("2024-01-01").value
+    times = np.array([base, base + 1, base + 2, base + 3], dtype=np.int64)
+    return pd.DataFrame(
+        {
+            "user": [1, 2, 3, 4],
+            "item": [1, 2, 3, 4],
+            "timestamp": times if kind == "int" else times.astype("M8[ns]"),
+        }
+    )
+
+
+@pytest.mark.parametrize("kind", ["int", "datetime"])
+def test_temporal_quantile_is_exact_past_2_53(tmp_path, kind):
+    # the median lies halfway between rows 1 and 2: rows 2 and 3 are test; the quantile
+    # interpolated in float64 rounded to row 0's time and sent every row to test
+    log = _wide_times(kind)
+    in_memory = split.temporal(log, quantile=0.5)
+    assert in_memory.test.index.tolist() == [2, 3]
+    log.to_parquet(tmp_path / "log.parquet")
+    out = {"train_path": tmp_path / "train.parquet", "test_path": tmp_path / "test.parquet"}
+    scanned = split.temporal(receval.scan(tmp_path / "log.parquet"), quantile=0.5, **out)
+    assert scanned.summary() == in_memory.summary()
+    assert pd.read_parquet(out["test_path"])["item"].tolist() == [3, 4]
+
+
+@pytest.mark.parametrize("kind", ["int", "datetime"])
+def test_rolling_train_window_is_exact_past_2_53(kind):
+    # the window of 2 ticks before the cut-off at row 3 starts at row 1: row 0 is out,
+    # which a window start computed in float64 (rounded to row 0's time) kept
+    log = _wide_times(kind)
+    times = log["timestamp"]
+    window = 2.0 if kind == "int" else pd.Timedelta(2, "ns")
+    (fold,) = split.rolling(log, [times[3]], train_window=window)
+    assert fold.train.index.tolist() == [1, 2] and fold.test.index.tolist() == [3]

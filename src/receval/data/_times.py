@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import math
+from fractions import Fraction
 from functools import partial
 from typing import Any
 
@@ -370,6 +372,54 @@ def cutoff_key(
             f"({np.datetime_data(unit)[0]}) holds. Got {given!r} instead."
         )
     return key
+
+
+def earlier(times: np.ndarray, than: Any) -> np.ndarray:
+    """``times < than``, exactly: ``times`` int64 or float64 keys, ``than`` an array of
+    either (elementwise) or a number (an int, a float or a ``fractions.Fraction``).
+    NumPy compares an int with a float as two float64, which past 2**53 round (2**53 + 1
+    is not earlier than 2.0**53 there): an int and a float here compare as numbers.
+
+    Examples
+    --------
+    >>> earlier(np.array([2**53 + 1]), np.array([2.0**53 + 2])).tolist()
+    [True]
+    >>> earlier(np.array([2.0**53]), 2**53 + 1).tolist()
+    [True]
+    """
+    if not isinstance(than, np.ndarray):
+        return np.asarray(times < _least_at_or_above(than, times.dtype))
+    if (times.dtype.kind == "f") == (than.dtype.kind == "f"):
+        return np.asarray(times < than)
+    if times.dtype.kind == "f":  # x < n for an integer n exactly when floor(x) < n
+        whole = np.floor(times)
+        ints, inside = _whole_int64(whole)
+        return np.where(inside, ints < than, whole < 0)
+    whole = np.ceil(than)  # n < x for an integer n exactly when n < ceil(x)
+    ints, inside = _whole_int64(whole)
+    return np.where(inside, times < ints, whole > 0)
+
+
+def _whole_int64(whole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whole float64 values as int64 where int64 holds them, and where it does."""
+    inside = (whole >= -(2.0**63)) & (whole < 2.0**63)
+    return np.where(inside, whole, 0).astype(np.int64), inside
+
+
+def _least_at_or_above(value: Any, dtype: np.dtype[Any]) -> Any:
+    """The least number of ``dtype`` (int64 or float64) at or above ``value``, which
+    the keys of that type compare with exactly as with ``value`` itself (an int
+    beyond int64 as it is: NumPy compares it exactly)."""
+    if isinstance(value, float) and (dtype.kind == "f" or not math.isfinite(value)):
+        return value
+    if dtype.kind != "f":
+        return value if isinstance(value, int) else math.ceil(Fraction(value))
+    exact = Fraction(value)
+    try:
+        near = float(exact)
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+    return near if Fraction(near) >= exact else math.nextafter(near, math.inf)
 
 
 def _is_aware(value: Any) -> bool | None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._parameters import counted
 from ..data._lookup import distinct
-from ..data._times import OFFSETS, SOME_OFFSETS, check_zone, cutoff_key, in_unit
+from ..data._times import OFFSETS, SOME_OFFSETS, check_zone, cutoff_key, earlier, in_unit
 from ..exceptions import InputValidationError
 from .inputs import Rows, show_time
 from .report import Finding
@@ -96,7 +96,7 @@ def temporal_findings(
     out: list[Finding] = []
     last = _last_train_time(train, train_times, n_users)
     test_users = test.shared_users()
-    before = test_times < last[test_users]
+    before = earlier(test_times, last[test_users])
     if before.any():
         rows = np.flatnonzero(before)
         n_users_hit = len(distinct(test_users[rows]))
@@ -125,7 +125,7 @@ def temporal_findings(
             column = f"{part.name}'s time column"
             check_zone(cutoff, part.time_unit, part.time_zone, "cutoff", "audit", column)
         shown = show_time(at, unit)
-        early = np.flatnonzero(test_times < at)
+        early = np.flatnonzero(earlier(test_times, at))
         if len(early):
             out.append(
                 Finding(
@@ -143,7 +143,7 @@ def temporal_findings(
                     {"cutoff": shown},
                 )
             )
-        late = np.flatnonzero(train_times >= at)
+        late = np.flatnonzero(~earlier(train_times, at))
         if len(late):
             out.append(
                 Finding(
@@ -162,7 +162,7 @@ def temporal_findings(
             )
         return out
     latest = train_times.max()
-    overlap = np.flatnonzero(test_times < latest)
+    overlap = np.flatnonzero(earlier(test_times, latest))
     if len(overlap) and not before.all():
         out.append(
             Finding(

@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_number
-from ..data._times import check_zone, cutoff_key, cutoff_unit
+from ..data._times import check_zone, cutoff_key, cutoff_unit, earlier
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._counts import result_of
 from ._log import read_log
@@ -174,12 +175,12 @@ def rolling(
     folds = []
     for i, cut in enumerate(cuts):
         upper = cuts[i + 1] if i + 1 < len(cuts) else last
-        train = keys < cut
-        if window is not None:
-            train &= keys >= cut - window
-        test = keys >= cut
+        train = earlier(keys, cut)
+        test = ~train
+        if window is not None:  # the window's start, exactly (no float rounding)
+            train &= ~earlier(keys, Fraction(cut) - window)
         if upper is not None:
-            test &= keys < upper
+            test &= earlier(keys, upper)
         folds.append(result_of(data, train, test, "rolling", fold=i))
     return folds
 
@@ -191,11 +192,12 @@ _TIMEDELTAS = (dt.timedelta, np.timedelta64)  # pandas.Timedelta is a datetime.t
 WINDOW_EXAMPLE = "datetime.timedelta(days=30)"
 
 
-def _window_ticks(window: Any, unit: np.dtype[Any] | None, func: str) -> Any:
-    """``train_window`` in ticks of the time column: a number of numeric times as it is,
-    a timedelta in ticks of a datetime column's unit. A number against datetimes is
-    refused: it would count ticks of a unit the reader chose (pandas reads text as
-    microseconds or nanoseconds, by version)."""
+def _window_ticks(window: Any, unit: np.dtype[Any] | None, func: str) -> Fraction | None:
+    """``train_window`` in ticks of the time column, exactly: a number of numeric times
+    as it is, a timedelta in ticks of a datetime column's unit (a fraction of a tick
+    where the span is finer than the unit). A number against datetimes is refused: it
+    would count ticks of a unit the reader chose (pandas reads text as microseconds or
+    nanoseconds, by version)."""
     if window is None:
         return None
     span = isinstance(window, _TIMEDELTAS)
@@ -206,21 +208,32 @@ def _window_ticks(window: Any, unit: np.dtype[Any] | None, func: str) -> Any:
             f"e.g. 86400 for a day of Unix seconds."
         )
     if unit is None:
-        return window
+        return Fraction(window)
     if not span:
         raise InvalidParameterError(
             f"The 'train_window' parameter of {func} must be a span of time (a "
             f"datetime.timedelta, numpy.timedelta64 or pandas.Timedelta), as the time "
             f"column holds datetimes. Got {window!r} instead; give e.g. {WINDOW_EXAMPLE}."
         )
+    # pandas.Timedelta in its nanoseconds (NumPy reads it as a datetime.timedelta: in us)
+    given = window.to_timedelta64() if hasattr(window, "to_timedelta64") else np.timedelta64(window)
     name, count = np.datetime_data(unit)
-    try:
-        ticks = float(np.timedelta64(window) / np.array(count, dtype=f"m8[{name}]"))
+    tick = np.array(count, dtype=f"m8[{name}]")
+    try:  # both in ticks of the finer unit, as Python ints
+        common = np.promote_types(given.dtype, tick.dtype)
+        ticks = Fraction(_in_ticks(given, common), _in_ticks(tick, common))
     except TypeError:  # months or years against days: no fixed length
-        ticks = np.nan
-    if not ticks > 0:  # NaT, no fixed length, zero or negative
+        ticks = Fraction(0)
+    if np.isnat(given) or ticks <= 0:  # NaT, no fixed length, zero or negative
         raise InvalidParameterError(
             f"The 'train_window' parameter of {func} must be a positive span of time of a "
             f"fixed length. Got {window!r} instead; give e.g. {WINDOW_EXAMPLE}."
         )
     return ticks
+
+
+def _in_ticks(span: Any, unit: np.dtype[Any]) -> int:
+    """A timedelta64 (a scalar or 0-d array) as a number of ticks of the finer ``unit``
+    (exact: Python ints)."""
+    per_tick = int(np.ones(1, dtype=span.dtype).astype(unit).view(np.int64)[0])
+    return int(span.astype(np.int64)) * per_tick

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import check_number, check_option
 from ..data._encode import group_rows
-from ..data._times import check_zone, cutoff_key
+from ..data._times import check_zone, cutoff_key, earlier
 from ..exceptions import InvalidParameterError
 from ._counts import result_of
 from ._log import Log, read_log
@@ -144,7 +144,7 @@ def temporal(
     else:
         cut = cutoff_key(cutoff, data.unit, "cutoff", func, keys)
         check_zone(cutoff, data.unit, data.zone, "cutoff", func)
-    test = keys >= cut
+    test = ~earlier(keys, cut)
     return result_of(data, ~test, test, "temporal")
 
 

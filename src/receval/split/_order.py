@@ -29,24 +29,37 @@ def check_fraction(value: Any, name: str, func: str) -> float:
     return float(value)
 
 
-def quantile_of(keys: np.ndarray, q: float) -> float:
-    """The q-quantile of the times, interpolated linearly between the two order
-    statistics around position ``q * (n - 1)`` (NumPy's and pandas' default); NaN
-    for no times (no row is at or after it: an empty log splits into empty parts,
-    as with a ``cutoff``)."""
+def quantile_of(keys: np.ndarray, q: float) -> Any:
+    """The cut at the q-quantile of the times: the quantile is interpolated linearly
+    between the two order statistics around position ``q * (n - 1)`` (NumPy's and
+    pandas' default), and the cut is the first time at or after it, one of the two
+    (:func:`quantile_cut`), so that ``time >= cut`` holds exactly as against the
+    quantile itself; NaN for no times (no row is at or after it: an empty log splits
+    into empty parts, as with a ``cutoff``)."""
     n = len(keys)
     if n == 0:
         return float("nan")
     position = q * (n - 1)
     k = int(np.floor(position))
     low, high = np.partition(keys, [k, min(k + 1, n - 1)])[[k, min(k + 1, n - 1)]]
-    return lerp(low, high, position - k)
+    return quantile_cut(low, high, position - k)
 
 
-def lerp(low: Any, high: Any, gamma: float) -> float:
-    """NumPy's linear interpolation between two order statistics (the same float)."""
-    pair = np.array([low, high], dtype=np.float64)
-    return float(np.quantile(pair, gamma))
+def quantile_cut(low: Any, high: Any, gamma: float) -> Any:
+    """The first of the times at or after the quantile ``low + gamma * (high - low)``
+    between two adjacent order statistics ``low <= high`` (``0 <= gamma < 1``): ``low``
+    where the quantile is ``low`` itself (``gamma`` 0, or ``low == high``), else
+    ``high``, as no time lies strictly between them. Comparing times with it is exact,
+    where the interpolated float would round past 2**53 (nanosecond datetimes, int64
+    times) and send a row just before the quantile to the test part.
+
+    Examples
+    --------
+    >>> quantile_cut(2**60, 2**60 + 1, 0.5) == 2**60 + 1
+    True
+    """
+    cut = low if gamma == 0 or low == high else high
+    return cut.item() if isinstance(cut, np.generic) else cut
 
 
 def seed_generator(seed: Any, func: str) -> np.random.Generator:

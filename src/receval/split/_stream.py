@@ -25,10 +25,10 @@ from ..data._arrow import is_arrow, take_at, to_numpy
 from ..data._encode import column_array, factorize, join_ids
 from ..data._open import sentence
 from ..data._origin import Batch, Origin, located
-from ..data._times import check_zone, cutoff_key, time_column
+from ..data._times import check_zone, cutoff_key, earlier, time_column
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._log import held_time_type, held_type, pick_time
-from ._order import last_of_each, lerp, user_order
+from ._order import last_of_each, quantile_cut, user_order
 from ._result import SplitResult
 
 __all__ = ["leave_last_out_scan", "temporal_scan"]
@@ -382,8 +382,8 @@ def _keys(where: Batch, batch: Any, name: str, func: str) -> tuple[np.ndarray, A
         return time_column(col, func, f"the time column {name!r}")
 
 
-def _quantile(scan: Any, time: tuple[str, Any], q: float, func: str) -> float:
-    """The q-quantile of a scan's times (as :func:`receval.split._order.quantile_of`);
+def _quantile(scan: Any, time: tuple[str, Any], q: float, func: str) -> Any:
+    """The cut at the q-quantile of a scan's times (as :func:`receval.split._order.quantile_of`);
     ``time``: the time column and the type it is read as."""
     name = time[0]
     n, lo, hi = 0, np.inf, -np.inf
@@ -417,7 +417,7 @@ def _quantile(scan: Any, time: tuple[str, Any], q: float, func: str) -> float:
         inside = bins(ids) == w
         cum = np.cumsum(found.counts[inside])
         values.append(ids[inside][np.searchsorted(cum, rank - start, side="right")])
-    return lerp(values[0], values[1], position - k)
+    return quantile_cut(values[0], values[1], position - k)
 
 
 def temporal_scan(
@@ -437,7 +437,7 @@ def temporal_scan(
                 cut = cutoff_key(cutoff, unit, "cutoff", func, keys)
             if q is None:  # every batch's times: text may have UTC offsets in some files only
                 check_zone(cutoff, unit, zone, "cutoff", func)
-            test = keys >= cut
+            test = ~earlier(keys, cut)
             items = None if item is None else _ids(origin, batch, item, "item", func)
             users = _ids(origin, batch, user, "user", func)
             parts.write(origin, batch, [~test, test], users, items)

@@ -448,6 +448,37 @@ def test_unequal_weights_need_the_randomization_test():
                 test="student", **FAST)  # fmt: skip
 
 
+def test_users_of_weight_0_leave_equal_weights_equal():
+    # pooled_hit_ratio weighs users by their relevant items: 2 each, and 0 for the two
+    # users without one (valued 0 under empty_users="zero"). Those are out of the test,
+    # so the weights are equal and test="student" holds (it was refused as unequal
+    # weights), as in the gate without them
+    rng = np.random.default_rng(0)
+    qrels = {f"u{i}": {"a": 1, "b": 1} for i in range(40)} | {"z0": {"a": 0}, "z1": {"a": 0}}
+    cand, base = (
+        {u: dict(zip("abc", rng.random(3).tolist(), strict=True)) for u in qrels} for _ in "cb"
+    )
+    rules = [{"metric": "pooled_hit_ratio@1", "rule": "non_inferiority", "margin": 0.01}]
+    report = rv.gate({"new": cand}, {"main": base}, rules, qrels=qrels, test="student",
+                     empty_users="zero", **FAST)  # fmt: skip
+    kept = {u: qrels[u] for u in qrels if u[0] == "u"}
+    alone = rv.gate({"new": cand}, {"main": base}, rules, qrels=kept, test="student", **FAST)
+    row, expected = report.rows[0], alone.rows[0]
+    assert (row.n_users, row.n_users_skipped) == (40, 2)
+    assert row.p_value == pytest.approx(expected.p_value)
+
+
+def test_roc_auc_rows_count_impressions_in_n_users():
+    users, clicks, good, noise = _impressions()
+    other = np.clip(good + 0.05 * noise[1], 0.01, 0.99)
+    rules = [{"metric": "roc_auc", "rule": "non_inferiority", "margin": 0.01}]
+    report = rv.gate({"new": other}, {"main": good}, rules, y_true=clicks, groups=users, **FAST)
+    assert (report.rows[0].n_users, report.rows[0].n_users_skipped) == (len(clicks), 0)
+    from receval.gating.report import GateRow
+
+    assert "the rows (impressions) in DeLong's test" in " ".join(GateRow.__doc__.split())
+
+
 def test_rules_as_objects_and_a_configuration_file(tmp_path):
     from receval.gating.config import load_config
     from receval.gating.rules import GateRule

@@ -476,10 +476,10 @@ def _decide(
             vals = t.values
             assert vals is not None  # the paired columns have per-user values
             d[:, col] = vals[c] - vals[b]
-            if t.weights is not None:
+            if t.weights is not None:  # users of weight 0 out first: {0, c} is one weight
                 w[:, col] = t.weights
+                d[t.weights == 0, col] = np.nan
                 weighted = weighted or bool(distinct(t.weights[~np.isnan(d[:, col])]).size > 1)
-        d[(w == 0) & ~np.isnan(d)] = np.nan
         if weighted and config.test != "randomization":
             raise InvalidParameterError(
                 f"{_FUNC}: test={config.test!r} weighs every user equally, but a metric of the "

@@ -46,7 +46,8 @@ class GateRow:
         Users in the test; users left out of it: without a value in one of the
         two models or in both (a user missing from a run under
         ``missing_users="skip"``, a group with one class in ``gauc``), or of
-        weight 0.
+        weight 0. For ``roc_auc``, whose unit is the impression, ``n_users`` is
+        the rows (impressions) in DeLong's test and ``n_users_skipped`` 0.
     p_value, p_adjusted : float
         One-sided p-value of the rule's hypothesis, and after the correction.
     margin : float

@@ -181,3 +181,29 @@ def test_a_group_given_again_after_a_sync_is_refused_where_the_states_join(
         assert str(raised.value).startswith(
             _given_twice(f"Accumulator.{call} of {again.name!r}", *named)
         )
+
+
+@pytest.mark.parametrize(("make", "add", "named"), WHOLE)
+def test_rows_given_again_after_a_sync_stay_until_reset_and_the_error_says_so(
+    make: Any, add: Any, named: tuple[str, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the update takes the rows of a synced group; every later call refuses them, and
+    # the message said neither that they stay nor how to be rid of them
+    monkeypatch.setattr(run, "gather_plain", lambda plain, group, func: [plain])
+    again = add(add(make()).sync())
+    kept = (
+        ". The accumulator keeps the rows given since its last sync, so it refuses them "
+        "again at every compute, state, merge and sync: reset() it (which forgets the "
+        "synced rows too) and give its batches again."
+    )
+    for call, refused in [("compute", again.compute), ("sync", again.sync)]:
+        for _ in range(2):  # the rows stay: refused again
+            with pytest.raises(InputValidationError) as raised:
+                refused()
+            message = str(raised.value)
+            assert message.startswith(_given_twice(f"Accumulator.{call} of {again.name!r}", *named))
+            assert message.endswith(kept)
+    with pytest.raises(InputValidationError) as raised:
+        make().merge(again)
+    assert str(raised.value).endswith(kept)
+    assert add(again.reset()).compute() == 1.0

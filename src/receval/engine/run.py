@@ -374,7 +374,7 @@ class Accumulator:
         # a new state: other's stays its own; its rows count here as rows added since a sync
         state = joined(self._state, other._every_row(func), func)
         if self._synced is not None and getattr(state, "takes_caller", False):
-            _then(self._synced[0], state, func)  # a group of both: refused now, not at compute
+            _then(self._synced[0], state, func, kept=False)  # a group of both: refused now
         self._state = state
         self._weights = weights
         if self._window is not None and other._window is not None:
@@ -753,12 +753,21 @@ def _raise_failed(parts: list[Any], failed: Exception | None) -> None:
     raise error(text + message)
 
 
-def _then(base: Any, later: Any, func: str) -> Any:
+def _then(base: Any, later: Any, func: str, kept: bool = True) -> Any:
     """The state at the last sync, then the rows added since (a decayed state's weights
-    are at the later update's scale); ``func``: the caller (see
-    :func:`~receval.engine.metric.joined`)."""
+    at the later update's scale); ``func``: the caller. A group in both raises, saying
+    (where the accumulator ``kept`` the rows since) that they stay until ``reset()``."""
     followed_by = getattr(base, "followed_by", None)
-    return joined(base, later, func) if followed_by is None else followed_by(later)
+    try:
+        return joined(base, later, func) if followed_by is None else followed_by(later)
+    except exceptions.InputValidationError as error:
+        if not kept:
+            raise
+        raise exceptions.InputValidationError(
+            f"{str(error)[:-1]}. The accumulator keeps the rows given since its last sync, "
+            f"so it refuses them again at every compute, state, merge and sync: reset() it "
+            f"(which forgets the synced rows too) and give its batches again."
+        ) from None
 
 
 def _named(saved: dict[str, Any]) -> Any:

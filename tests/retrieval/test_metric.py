@@ -372,3 +372,34 @@ def test_a_user_given_twice_names_the_user_vectors_where_the_run_would_be():
         rv.metric("ndcg@2", whole_groups=True).update({"u": {"a": 1}}, {"u": {"a": 0.5}}).merge(
             rv.metric("ndcg@2", whole_groups=True).update({"u": {"a": 1}}, {"u": {"a": 0.5}})
         )
+
+
+def test_a_user_whose_vector_is_given_twice_is_named_as_such():
+    # it was named as a (user, item) pair in two updates of the run, with the fix "keep
+    # the highest score per pair", which vectors have no part in
+    items = np.eye(3)
+    acc = rv.metric("recall@2", item_vectors=items, item_ids=["a", "b", "c"])
+    acc.update({}, items[:1], user_ids=["u1"])
+    acc.update({"u1": {"a": 1}}, items[:1], user_ids=["u1"])
+    with pytest.raises(InputValidationError) as raised:
+        acc.compute()
+    assert str(raised.value) == (
+        "receval.metric('recall@2'): user 'u1' was given twice in user_vectors (in two "
+        "updates, or in two merged accumulators). Each user's vector must be given once; "
+        "give each user in one update only, e.g. drop the ids already given from a batch's "
+        "user_ids and its rows from user_vectors."
+    )
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_an_update_without_judgments_is_taken_with_or_without_whole_groups(whole_groups):
+    # with whole_groups=True, update({}, ...) raised "qrels: users is empty"; without
+    # it, {} is a batch of no judgments, as it now is with it
+    users, items, user_ids, item_ids, qrels, train = _data()
+    opts = dict(item_ids=item_ids, exclude=train)
+    want = rv.evaluate_embeddings(qrels, users, items, ["ndcg@10"], user_ids=user_ids, **opts)
+    acc = rv.metric("ndcg@10", item_vectors=items, whole_groups=whole_groups, **opts)
+    judged = np.array([u in qrels for u in user_ids])
+    acc.update({}, users[~judged], user_ids=user_ids[~judged])
+    acc.update(qrels, users[judged], user_ids=user_ids[judged])
+    assert acc.compute() == pytest.approx(want.mean["ndcg@10"])

@@ -137,6 +137,10 @@ def _ranking_update(params: dict[str, Any], batch: Any, *, func: str) -> Ranking
     qrels, run, unmatched = batch
     if qrels is None:
         state = update(_setup(params, func, with_qrels=False), None, as_run(run, func))
+    elif _is_empty_run(qrels):  # no judgments in this batch: no user to evaluate
+        if not _is_empty_run(run):
+            as_run(run, func)  # its rows checked all the same
+        state = _no_user(params)
     else:
         # a batch in which the model recommended nothing: every qrels user of the batch
         # is absent from the run (missing_users decides), as in evaluate
@@ -280,7 +284,7 @@ def _evaluated(params: dict[str, Any], state: OpenUsers, func: str) -> RankingSt
             f"{func}: some updates give qrels and others none (qrels=None); give qrels "
             f"in every update or in none."
         )
-    q, r = state.joined(func)
+    q, r = state.joined(func, vectors="items" in params)
     if q is None and (r is None or not state.n_listwise):  # no user: no judgment given
         return _no_user(params)
     if q is None:  # a list-wise metric of the run's users

@@ -97,14 +97,15 @@ class OpenUsers:
         """Bytes held: the id tables, the codes and the values of the rows."""
         return int(self.qrels.memory_bytes + self.runs.memory_bytes)
 
-    def joined(self, func: str) -> tuple[Qrels | None, Run | None]:
-        """One qrels and one run of every update's rows (None: none given)."""
+    def joined(self, func: str, vectors: bool = False) -> tuple[Qrels | None, Run | None]:
+        """One qrels and one run of every update's rows (None: none given); ``vectors``:
+        the run was retrieved from user vectors, which a repeated pair's error names."""
         if self.scores and self.ranks:
             raise InputValidationError(
                 f"{func}: some updates give the run as ranks and others as scores; give "
                 f"one kind in every update."
             )
-        return self.joined_qrels(func), _grouped(Run, self.runs, func, self.ranks)
+        return self.joined_qrels(func), _grouped(Run, self.runs, func, self.ranks, vectors)
 
     def joined_qrels(self, func: str) -> Qrels | None:
         """One qrels of every update's judgments (None: none given)."""
@@ -196,9 +197,10 @@ def held_ids(held: Any) -> np.ndarray:
     return np.frombuffer(data, dtype=f"<U{width}")
 
 
-def _grouped(kind: type[Any], side: Any, func: str, from_ranks: bool) -> Any:
+def _grouped(kind: type[Any], side: Any, func: str, from_ranks: bool, vectors: bool = False) -> Any:
     """One container of a side's rows, grouped by user (None: no user given); a
-    (user, item) pair given twice raises naming them."""
+    (user, item) pair given twice raises naming them (``vectors``: a run retrieved
+    from user vectors, whose user was given twice)."""
     if side.n_users == 0:
         return None
     order, offsets, items, values = side.grouped()
@@ -217,6 +219,13 @@ def _grouped(kind: type[Any], side: Any, func: str, from_ranks: bool) -> Any:
         pair = getattr(error, "pair", None)
         if pair is None:
             raise
+        if vectors and kind is Run:  # the items retrieved for a user given twice
+            raise InputValidationError(
+                f"{func}: user {pair[0]!r} was given twice in user_vectors (in two updates, "
+                f"or in two merged accumulators). Each user's vector must be given once; "
+                f"give each user in one update only, e.g. drop the ids already given from "
+                f"a batch's user_ids and its rows from user_vectors."
+            ) from None
         what, value = ("qrels", "grade") if kind is Qrels else ("run", "score")
         raise InputValidationError(
             f"{func}: user {pair[0]!r} has item {pair[1]!r} in two updates of the {what} "

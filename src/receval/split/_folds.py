@@ -124,8 +124,9 @@ def rolling(
     train_window : number or timedelta, default=None
         Train on the last ``train_window`` before each cut-off only: for numeric
         times a number in their units (seconds for Unix times), for datetimes a
-        ``datetime.timedelta``, ``numpy.timedelta64`` or ``pandas.Timedelta``;
-        None: all earlier rows.
+        ``datetime.timedelta``, ``numpy.timedelta64`` or ``pandas.Timedelta``
+        (to the nanosecond); None: all earlier rows. The window's start is
+        compared with the times exactly (no float rounding of large times).
     user, item, time, rating : str
         Column names (see :func:`temporal`).
 

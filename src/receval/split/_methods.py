@@ -91,7 +91,9 @@ def temporal(
     quantile : float in (0, 1), default=None
         Instead of ``cutoff``: the cut-off is this quantile of the log's times
         (linear interpolation, as NumPy's and pandas' ``quantile``), so about
-        ``1 - quantile`` of the rows are test (more when times tie).
+        ``1 - quantile`` of the rows are test (more when times tie). The times
+        are compared with the interpolated quantile exactly, with no float
+        rounding (nanosecond datetimes, int64 times past 2**53).
     user, item, time, rating : str
         Column names. ``time=None`` takes ``timestamp``, else ``time``;
         ``item=None`` skips the cold-item counts; ``rating`` is read by

@@ -695,3 +695,17 @@ def test_weights_of_a_wide_span_keep_their_classes():
         assert rv.roc_auc_score([0, 1, 0], [0.1, 0.5, 0.9], sample_weight=[1e30, 1e-300, 1.0]) == 1
         assert rv.gauc_score([0, 1, 0, 1], [0.1, 0.5, 0.9, 0.2], groups=[1, 1, 2, 2],
                              sample_weight=[1e30, 1e-300, 1.0, 1.0]) == 1  # fmt: skip
+
+
+@pytest.mark.parametrize("scale", [2.0**1000, 2.0**1022, 1e308, 2.0**-1000, 2.0**-1060])
+def test_calibration_free_ne_of_weights_of_any_size(scale):
+    # its denominator, the mean prediction's summed loss, grows with the total weight:
+    # weights times ``scale`` divide the value by ``scale``, also where the total weight
+    # over- or underflows float64 (4 * 2**1022 gave 0.0 and 4e308 nan, without a word;
+    # weights of 2**-1060 a numpy RuntimeWarning)
+    y, p = [1, 0, 1, 0], [0.2, 0.4, 0.6, 0.8]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = rv.calibration_free_normalized_entropy(y, p, sample_weight=[scale] * 4)
+    want = rv.calibration_free_normalized_entropy(y, p) / scale
+    assert got == pytest.approx(want, rel=1e-12, abs=0)

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from ..engine.metric import MetricDefinition, always, register
 from ..engine.sources import run_definition
-from ..engine.sums import ratio
+from ..engine.sums import ratio, scaled_value
 from ..engine.totals import (
     EMPTY_TOTALS,
     Totals,
@@ -183,15 +183,19 @@ def _finalize_cali_free(params: dict[str, Any], state: Totals) -> float:
     ne = _ne(_CALI_FREE, state)
     if np.isnan(ne):
         return ne
-    weight, clicks = state.weight.value, state.observed.value
     mean = ratio(state.predicted, state.weight)
     if mean <= 0 or mean >= 1:
         return warn_undefined(
             f"{_CALI_FREE}: the mean prediction is {mean!r}, whose log loss is infinite, so "
             f"it is undefined (returned as nan)."
         )
-    constant = -clicks * np.log2(mean) - (weight - clicks) * np.log2(1.0 - mean)
-    return float(ne / constant)
+    # C = W h, h the mean prediction's loss per unit of weight: W is taken as m * 2**k,
+    # so that a total weight beyond float64's range neither overflows nor underflows
+    rate = ratio(state.observed, state.weight)
+    per_weight = -rate * np.log2(mean) - (1.0 - rate) * np.log2(1.0 - mean)
+    m, k = scaled_value(state.weight)
+    with np.errstate(over="ignore"):  # a value beyond float64's range is inf
+        return float(np.ldexp(ne / (per_weight * m), -k))
 
 
 def _update_positive(params: dict[str, Any], batch: Any) -> Totals:

@@ -303,3 +303,39 @@ def test_scan_of_weights_beyond_two_to_the_64_is_the_function(tmp_path):
         got = gauc_score(sc["y"], sc["s"], groups=sc["g"], sample_weight=sc["w"])
     assert expected == 0.03359573215995758
     assert got == expected  # was 0.9999999999993983
+
+
+@pytest.mark.parametrize("scale", [1e308, 2.0**1000, 2.0**-1000, 5e-324])
+def test_custom_weighting_of_any_scale(scale):
+    """Group weights the caller gives (a mapping or per-row array) weigh the mean as their
+    ratios do, whatever their scale: in one call, per batch of whole groups, in an
+    accumulator that holds the rows, and in the report (weights of 1e308 overflowed their
+    sum to inf and gave 0.0; weights of 5e-324 rounded the weighted sum and gave 0.5)."""
+    y, s, g = [1, 0, 1, 0], [0.9, 0.1, 0.5, 0.5], [1, 1, 2, 2]  # AUCs 1 and 0.5
+    mapping, per_row = {1: scale, 2: scale}, [scale] * 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gauc_score(y, s, groups=g, weighting=mapping) == 0.75
+        assert gauc_score(y, s, groups=g, weighting=per_row) == 0.75
+        report = group_auc(y, s, groups=g, weighting=mapping)
+        for whole_groups in (True, False):
+            acc = rv.metric("gauc", whole_groups=whole_groups, weighting=mapping)
+            acc.update(y[:2], s[:2], groups=g[:2])
+            acc.update(y[2:], s[2:], groups=g[2:])
+            assert acc.compute() == 0.75, whole_groups
+    assert report.score == 0.75
+    np.testing.assert_array_equal(report.weight, [scale, scale])
+
+
+def test_report_of_a_group_weight_beyond_float64_says_inf_quietly():
+    # each group's sample weights sum to 2e308: the report's weight is inf (the GAUC is
+    # exact); numpy's "overflow encountered in ldexp" RuntimeWarning escaped
+    y, s, g, w = [1, 0, 1, 0], [0.9, 0.1, 0.5, 0.5], [1, 1, 2, 2], [1e308] * 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = group_auc(y, s, groups=g, sample_weight=w)
+        acc = rv.metric("gauc")
+        acc.update(y, s, groups=g, sample_weight=w)
+        assert acc.compute() == 0.75
+    assert report.score == 0.75
+    np.testing.assert_array_equal(report.weight, [math.inf, math.inf])

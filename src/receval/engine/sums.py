@@ -62,6 +62,20 @@ def weight_shift(w: np.ndarray) -> int:
     return min(int(np.frexp(top)[1]), max(int(np.frexp(least)[1]) + 1021, 0))
 
 
+def scaled_by_shift(w: np.ndarray) -> tuple[np.ndarray, int]:
+    """``w`` times ``2**-k`` (exact) and ``k``, its :func:`weight_shift`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scaled, k = scaled_by_shift(np.array([2.0**100, 2.0**96]))
+    >>> scaled.tolist(), k
+    ([0.5, 0.03125], 101)
+    """
+    k = weight_shift(w)
+    return (np.ldexp(w, -k) if k else w), k
+
+
 #: Rows weighted above ``2**WEIGHT_SHIFT`` add ``w 2**-WEIGHT_SHIFT`` times their loss or
 #: error, at a scale ``2**WEIGHT_SHIFT`` up: a weight near 1e308 times a loss would overflow.
 WEIGHT_SHIFT = 512

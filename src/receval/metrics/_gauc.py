@@ -18,7 +18,7 @@ from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import run_definition
 from ..engine.states import plain_pair
-from ..engine.sums import weight_shift
+from ..engine.sums import scaled_by_shift
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import warn_undefined
 from ._gauc_open import OpenGroups, checked_rows
@@ -77,8 +77,10 @@ class GroupAUCReport:
         from ..engine.totals import gauc_sums, gauc_value
 
         skipped = np.isnan(auc)
+        with np.errstate(over="ignore"):  # a group's weight beyond float64's range: inf
+            unscaled = np.ldexp(weight, shift) if shift else weight
         return cls(score=gauc_value(*gauc_sums(auc, weight)), groups=groups, auc=auc,
-                   weight=np.ldexp(weight, shift) if shift else weight, n_rows=n_rows,
+                   weight=unscaled, n_rows=n_rows,
                    n_groups=len(auc),
                    n_groups_skipped=int(skipped.sum()),
                    n_rows_skipped=int(n_rows[skipped].sum()), weighting=weighting)  # fmt: skip
@@ -279,10 +281,7 @@ def scaled_weights(weights: np.ndarray | None) -> tuple[np.ndarray | None, int]:
     """Sample weights divided by the power of two ``2**shift`` that keeps their sums
     from overflowing or underflowing (:func:`~receval.engine.sums.weight_shift`;
     exact), and ``shift`` (0 without weights)."""
-    if weights is None:
-        return None, 0
-    shift = weight_shift(weights)
-    return (np.ldexp(weights, -shift) if shift else weights), shift
+    return (None, 0) if weights is None else scaled_by_shift(weights)
 
 
 #: the groups of some rows: their ids, AUCs (nan: undefined), weights in the mean times
@@ -306,6 +305,8 @@ def group_values(
     )
     group_w, used = group_weights(weighting, uniques, codes, weight, weighted_pos, func)
     shift = shift if used in ("impressions", "clicks") else 0
+    if used == "custom":  # the caller's group weights, at their own scale
+        group_w, shift = scaled_by_shift(group_w)
     return (uniques, auc, group_w, rows, used, shift), rounded, weightless
 
 
@@ -686,6 +687,8 @@ def open_report(
     else:
         group_w, used = group_weights(weighting, ids, codes, weight, weighted_pos, "gauc_score")
     shift = shift if used in ("impressions", "clicks") else 0
+    if used == "custom":  # the caller's group weights, at their own scale
+        group_w, shift = scaled_by_shift(group_w)
     return GroupAUCReport.of_groups(ids, auc, group_w, rows, used, shift), rounded, weightless
 
 
@@ -775,8 +778,7 @@ def _report_finalize(params: dict[str, Any], state: _Reports) -> GroupAUCReport:
     )
     weighting = used.pop() if len(used) == 1 else "custom"
     # each part's weights at their own scale: the mean of all at one scale
-    shift = weight_shift(weight) if weighting in ("impressions", "clicks") else 0
-    scaled = np.ldexp(weight, -shift) if shift else weight
+    scaled, shift = scaled_by_shift(weight)
     return GroupAUCReport.of_groups(groups, auc, scaled, rows, weighting, shift)
 
 

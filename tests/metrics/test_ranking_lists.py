@@ -118,3 +118,24 @@ def test_errors(args, kwargs, error, message):
 def test_k_is_required():
     with pytest.raises(TypeError, match="k"):
         lists.ndcg_at_k(["a"], {"a"})  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("name", sorted(FUNCS))
+def test_a_user_without_relevant_items_follows_empty_users(name):
+    # an empty relevant collection is a user without a relevant item, which empty_users
+    # (or a profile's) skips or scores, as evaluate does with {user: {}}; the user was
+    # dropped as if it had no list, whatever empty_users said
+    recommended, relevant = [["a", "b"], ["c", "d"]], [{"a"}, set()]
+    qrels = {0: {"a": 1}, 1: {}}
+    run = {0: {"a": 2.0, "b": 1.0}, 1: {"c": 2.0, "d": 1.0}}
+    for conv in ({}, {"empty_users": "zero"}, {"empty_users": "one"}, {"profile": "lightgbm"}):
+        want = evaluate(qrels, run, [f"{name}@2"], **conv).mean[f"{name}@2"]
+        assert FUNCS[name](recommended, relevant, k=2, **conv) == want, conv
+    assert lists.precision_at_k(recommended, relevant, k=2, empty_users="zero") == 0.25
+
+
+def test_users_all_without_relevant_items_are_scored_unless_skipped():
+    assert lists.ndcg_at_k([["a"], ["b"]], [set(), {}], k=1, empty_users="zero") == 0.0
+    assert lists.ndcg_at_k([["a"], ["b"]], [set(), {}], k=1, profile="lightgbm") == 1.0
+    with pytest.raises(InputValidationError, match="relevant holds no item, so every user"):
+        lists.ndcg_at_k([["a"], ["b"]], [set(), {}], k=1, profile="recbole")

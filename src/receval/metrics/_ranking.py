@@ -97,7 +97,7 @@ def _mean_at_k(
     func: str,
     conventions: dict[str, Any],
 ) -> float:
-    from ..conventions import Conventions
+    from ..conventions import Conventions, resolve_conventions
     from ..data._ranked import Qrels, Run
     from ..ranking.evaluation import evaluate
 
@@ -121,23 +121,35 @@ def _mean_at_k(
     q_users: list[int] = []
     q_items: list[Any] = []
     q_grades: list[Any] = []
+    unjudged: list[int] = []  # users without a judged item: empty_users decides
     for u, (ranked, truth) in enumerate(zip(lists, judged, strict=True)):
         r_users += [u] * len(ranked)
         r_items += ranked
         ranks += range(1, len(ranked) + 1)
+        before = len(q_items)
         for item, grade in _grades(truth, u, func):
             q_users.append(u)
             q_items.append(item)
             q_grades.append(grade)
+        if len(q_items) == before:
+            unjudged.append(u)
     if not r_items:
         raise InputValidationError(f"{func}: recommended holds no item; pass ranked item ids.")
-    if not q_items:
+    others = {name: value for name, value in conventions.items() if name != "profile"}
+    profile = conventions.get("profile")
+    empty = resolve_conventions(profile, func, metric, k is not None, **others).empty_users
+    if not q_items and empty == "skip":
         raise InputValidationError(
             f"{func}: relevant holds no item, so every user would be skipped; pass each "
             f"user's relevant items."
         )
     run = Run(r_users, r_items, ranks=ranks)
-    qrels = Qrels(q_users, q_items, q_grades)
+    if q_items:
+        qrels = Qrels(q_users, q_items, q_grades)
+        if unjudged:
+            qrels.append_users_without_rows(unjudged)
+    else:
+        qrels = Qrels.from_dict({u: {} for u in unjudged})
     text = metric if k is None else f"{metric}@{int(k)}"
     # lists aligned by position: a list without a hit is an answer (0), not an id
     # mix-up to refuse; few matches still warn (UnmatchedIdsWarning)

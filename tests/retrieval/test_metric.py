@@ -403,3 +403,15 @@ def test_an_update_without_judgments_is_taken_with_or_without_whole_groups(whole
     acc.update({}, users[~judged], user_ids=user_ids[~judged])
     acc.update(qrels, users[judged], user_ids=user_ids[judged])
     assert acc.compute() == pytest.approx(want.mean["ndcg@10"])
+
+
+def test_user_ids_of_two_types_are_refused_as_evaluate_embeddings_refuses_them():
+    # NumPy would spell [0, "b"] as ["0", "b"]: users matching the qrels' 0 and "0" alike
+    users, items = np.eye(2, dtype=np.float32), np.eye(2, dtype=np.float32)
+    acc = rv.metric("recall@1", item_vectors=items, exclude={0: [0]})
+    message = (
+        r"receval.metric\('recall@1'\): user_ids must hold ids of one type \(numbers or "
+        r"strings, not both\)\. Got types \['int', 'str'\]"
+    )
+    with pytest.raises(InputValidationError, match=message):
+        acc.update({0: {1: 1}}, users, user_ids=[0, "b"])

@@ -357,6 +357,21 @@ def test_missing_ids_are_refused(ids, name, position):
         retrieve(users, items, 1, **ids)
 
 
+@pytest.mark.parametrize(
+    ("ids", "name"),
+    [({"item_ids": [1, "b", 3]}, "item_ids"), ({"user_ids": ["a", 2]}, "user_ids")],
+)
+def test_ids_of_two_types_are_refused_as_in_qrels(ids, name):
+    # NumPy would spell [1, "b"] as ["1", "b"]: ids matching the qrels' 1 and "1" alike
+    users = np.array([[0, 0, 1.0], [0, 1.0, 0]], np.float32)
+    message = (
+        rf"retrieve: {name} must hold ids of one type \(numbers or strings, not both\)\. "
+        rf"Got types \['int', 'str'\]"
+    )
+    with pytest.raises(InputValidationError, match=message):
+        retrieve(users, np.eye(3, dtype=np.float32), 1, **ids)
+
+
 def test_whole_float_ids_are_integers_as_in_qrels():
     users = np.array([[0, 0, 1.0], [0, 1.0, 0]], np.float32)
     run = retrieve(users, np.eye(3, dtype=np.float32), 1, item_ids=[1.0, 2.0, 3.0])

@@ -31,7 +31,16 @@ from ..exceptions import InputValidationError
 from .masks import ItemLists, Unmatched, candidate_lists, excluded_lists
 from .vectors import Vectors, as_vectors
 
-__all__ = ["BLOCK_ITEMS", "BLOCK_USERS", "Catalogue", "Lists", "Search", "catalogue", "lists_run"]
+__all__ = [
+    "BLOCK_ITEMS",
+    "BLOCK_USERS",
+    "Catalogue",
+    "Lists",
+    "Search",
+    "catalogue",
+    "lists_run",
+    "row_ids",
+]
 
 #: Users scored together (their top k are kept in memory together).
 BLOCK_USERS = 2048
@@ -70,7 +79,7 @@ def catalogue(item_vectors: Any, item_ids: Any, func: str) -> Catalogue:
         raise InputValidationError(
             f"{func}: item_vectors has {items.n_rows} rows; at most 2**31 - 1 are supported."
         )
-    ids = _ids(item_ids, items.n_rows, "item_ids", func)
+    ids = row_ids(item_ids, items.n_rows, "item_ids", func)
     keys = np.empty(items.n_rows, dtype=np.uint32)
     keys[np.argsort(ids, kind="stable")] = np.arange(items.n_rows, dtype=np.uint32)
     return Catalogue(items, ids, keys)
@@ -110,7 +119,7 @@ class Search:
             raise InputValidationError(
                 f"{func}: user_vectors has no rows; pass at least one vector."
             )
-        self.user_ids = _ids(user_ids, self.users.n_rows, "user_ids", func)
+        self.user_ids = row_ids(user_ids, self.users.n_rows, "user_ids", func)
         self.excluded: ItemLists | None = exclude if isinstance(exclude, ItemLists) else None
         # the pairs of exclude= and candidates= whose user or item has no vector, by
         # argument (an exclude= given as ItemLists was counted by its caller)
@@ -270,18 +279,17 @@ def _merged(parts: list[tuple[np.ndarray, Lists]], n: int, start: int) -> Lists:
     return Lists(start, offsets, items, scores)
 
 
-def _ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
+def row_ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
     """The ids of the rows (``None``: 0, 1, ...), distinct, one per row: encoded as
-    :class:`~receval.Qrels` encodes ids, so missing ids (None, NaN) are refused and
-    floats holding whole numbers become integers."""
+    :class:`~receval.Qrels` encodes ids, so missing ids (None, NaN) and ids of two
+    types (``[1, "b"]``) are refused and floats holding whole numbers become integers."""
     if ids is None:
         return np.arange(n, dtype=np.int64)
-    out = v.as_1d(ids, name, func)
-    if len(out) != n:
+    codes, uniques = factorize(ids, name, func)
+    if len(codes) != n:
         raise InputValidationError(
-            f"{func}: {name} must have one id per row of the vectors ({n}). Got {len(out)}."
+            f"{func}: {name} must have one id per row of the vectors ({n}). Got {len(codes)}."
         )
-    codes, uniques = factorize(out, name, func)
     if len(uniques) != n:
         counts = np.bincount(codes, minlength=len(uniques))
         raise InputValidationError(

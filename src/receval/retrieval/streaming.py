@@ -30,7 +30,8 @@ from ..data._ranked import Run
 from ..data.seen import PairCounts
 from ..exceptions import InvalidParameterError
 from .masks import excluded_lists
-from .search import BLOCK_ITEMS, BLOCK_USERS, Catalogue, Search, catalogue
+from .search import BLOCK_ITEMS, BLOCK_USERS, Catalogue, Search, catalogue, row_ids
+from .vectors import as_vectors
 
 __all__ = ["ItemMatrix", "item_matrix"]
 
@@ -72,14 +73,15 @@ class ItemMatrix:
                 f"user_ids, the id of each row of user_vectors (users are joined across "
                 f"updates by id)."
             )
-        ids = v.as_1d(user_ids, "user_ids", self.func)
+        users = as_vectors(user_vectors, "user_vectors", self.func)
+        ids = row_ids(user_ids, users.n_rows, "user_ids", self.func)
         excluded, counts = None, PairCounts()
         if seen is not None:  # a batch of the users: its pairs may mask nothing
             excluded, unmatched = excluded_lists(seen, ids, self.items.ids, self.func,
                                                  some_users=True)  # fmt: skip
             counts = unmatched.counts
         search = Search(
-            user_vectors, self.items, self.k, user_ids=ids, metric=self.metric,
+            users, self.items, self.k, user_ids=ids, metric=self.metric,
             exclude=excluded, candidates=None, block_users=BLOCK_USERS,
             block_items=BLOCK_ITEMS, func=self.func, whole_ties=True,
         )  # fmt: skip

@@ -192,6 +192,32 @@ def test_k_from_the_metrics_and_an_explicit_k():
     assert got.mean == evaluate(qrels, _with_ties(ranking, 6), ["mrr"]).mean
 
 
+@pytest.mark.parametrize(
+    ("metrics", "says"),
+    [
+        (5, r"must be a metric string or a list of metric strings\. Got 5 instead"),
+        (None, r"must be a metric string or a list of metric strings\. Got None instead"),
+        ([], r"must name at least one metric\. Got \[\] instead"),
+    ],
+)
+def test_metrics_that_are_no_list_of_strings_are_refused_as_evaluate_refuses_them(metrics, says):
+    users, items = np.eye(2, dtype=np.float32), np.eye(2, dtype=np.float32)
+    message = r"The 'metrics' parameter of evaluate_embeddings " + says
+    with pytest.raises(InvalidParameterError, match=message):
+        evaluate_embeddings({0: {1: 1}}, users, items, metrics)
+    with pytest.raises(InvalidParameterError, match=message):
+        evaluate_embeddings({0: {1: 1}}, users, items, metrics, k=2)
+
+
+def test_a_metric_evaluate_does_not_compute_is_named_as_such_not_as_a_whole_list():
+    users, items = np.eye(2, dtype=np.float32), np.eye(2, dtype=np.float32)
+    message = (
+        r"evaluate_embeddings: 'auc' is roc_auc, a pointwise metric .*receval\.roc_auc_score\."
+    )
+    with pytest.raises(InvalidParameterError, match=message):
+        evaluate_embeddings({0: {1: 1}}, users, items, ["auc"])
+
+
 def test_candidates_and_cosine_pass_through():
     users, items, user_ids, item_ids, qrels, train = _data(2)
     users[users.sum(axis=1) == 0] += 1  # no zero vector for the cosine

@@ -20,6 +20,7 @@ __all__ = [
     "TIE_ORDERS",
     "kernel_spec",
     "metric_conventions",
+    "metric_names",
     "prepare_metrics",
     "tie_checked",
 ]
@@ -98,6 +99,24 @@ def metric_conventions(
     return specs[metric], convs[metric]
 
 
+def metric_names(metrics: str | Iterable[str], func: str = "evaluate") -> list[str]:
+    """The metric strings of the ``metrics`` argument of ``func``, at least one: one
+    string is a list of one, and trec_eval's form with several parameters (``P.5,10``)
+    stands for one metric each, named as trec_eval names them (``P_5``, ``P_10``).
+
+    Examples
+    --------
+    >>> metric_names(["ndcg@10", "P.5,10"])
+    ['ndcg@10', 'P_5', 'P_10']
+    """
+    names = [name for text in metric_strings(metrics, func) for name in parse_metrics(text)]
+    if not names:
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of {func} must name at least one metric. Got [] instead."
+        )
+    return names
+
+
 def prepare_metrics(
     metrics: str | Iterable[str],
     features: Any,
@@ -114,14 +133,7 @@ def prepare_metrics(
     profile = conventions.pop("profile")
     resolve_conventions(profile, func, **conventions)  # bad options fail before any metric
     unset = resolve_conventions(profile, func)  # the profile's, no keyword applied
-    metrics = metric_strings(metrics, func)
-    # trec_eval's form with several parameters (P.5,10) stands for one metric each,
-    # reported under trec_eval's names (P_5, P_10)
-    metrics = [name for text in metrics for name in parse_metrics(text)]
-    if not metrics:
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of {func} must name at least one metric. Got [] instead."
-        )
+    metrics = metric_names(metrics, func)
     specs: dict[str, MetricSpec] = {}
     convs: dict[str, Conventions] = {}
     for text in metrics:

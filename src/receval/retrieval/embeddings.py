@@ -11,7 +11,8 @@ from ..data._ranked import Run
 from ..exceptions import InvalidParameterError
 from ..ranking.evaluation import RunBatches, evaluate
 from ..ranking.report import EvaluationReport
-from ..registry import parse_metrics
+from ..ranking.specs import metric_names
+from ..registry import ranking_spec
 from .search import BLOCK_ITEMS, BLOCK_USERS, Search, catalogue, lists_run
 
 __all__ = ["evaluate_embeddings", "metrics_depth"]
@@ -142,12 +143,11 @@ def evaluate_embeddings(
 def metrics_depth(metrics: str | Iterable[str], func: str = "evaluate_embeddings") -> int:
     """The largest cutoff of the metrics (the items to retrieve for them); an error
     when one reads the whole list."""
-    texts = [metrics] if isinstance(metrics, str) else list(metrics)
-    cutoffs = [s.k for t in texts for s in parse_metrics(t).values()]
-    if not cutoffs or any(c is None for c in cutoffs):
-        whole = [t for t in texts if any(s.k is None for s in parse_metrics(t).values())]
+    cutoffs = {name: ranking_spec(name, func).k for name in metric_names(metrics, func)}
+    whole = [name for name, cutoff in cutoffs.items() if cutoff is None]
+    if whole:
         raise InvalidParameterError(
             f"{func}: the metrics {whole} read the whole list; pass k=100 (the items "
             f"to retrieve per user) or give them a cutoff (e.g. 'mrr@100')."
         )
-    return max(c for c in cutoffs if c is not None)
+    return max(c for c in cutoffs.values() if c is not None)

@@ -468,3 +468,18 @@ def test_an_id_file_numpy_cannot_read_is_refused_naming_it(files, content):
         "Write the ids with numpy.save (not as objects), or one id per line in a text file.\n"
     )
     assert "Traceback" not in result.stderr and not (path / "r.csv").exists()
+
+
+def test_a_vector_file_that_is_no_parquet_file_is_refused_naming_the_option(files):
+    # Arrow's message came alone ("error: Parquet magic bytes not found in footer. ..."),
+    # naming neither the option nor the file
+    path, _, _ = files
+    vectors = path / "i.parquet"
+    vectors.write_bytes(b"user,item\n1,2\n")
+    result = invoke(make_runner(), "retrieve", "--users", path / "u.npy", "--items", vectors,
+                    "-o", path / "r.csv", code=2)  # fmt: skip
+    assert result.stderr.startswith(
+        f"error: retrieve: --items file {str(vectors)!r} is not a Parquet file: Parquet magic "
+        f"bytes not found in footer."
+    )
+    assert "Traceback" not in result.stderr and not (path / "r.csv").exists()

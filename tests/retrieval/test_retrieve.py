@@ -158,6 +158,32 @@ def test_a_file_that_is_no_whole_npy_file_is_refused_naming_it(tmp_path, content
     assert str(info.value).endswith(".")
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"", "Parquet file size is 0 bytes."),
+        (b"user,item\n1,2\n", "Parquet magic bytes not found in footer."),
+        ("npy", "Parquet magic bytes not found in footer."),
+    ],
+)
+@pytest.mark.parametrize("name", ["user_vectors", "item_vectors"])
+def test_a_file_that_is_no_parquet_file_is_refused_naming_it(tmp_path, content, says, name):
+    # Arrow's ArrowInvalid came out raw, naming neither the argument nor the file
+    users, items = _tied_data(5, n_items=7)
+    path = tmp_path / "vectors.parquet"
+    if content == "npy":
+        with open(path, "wb") as fh:
+            np.save(fh, items)
+    else:
+        path.write_bytes(content)
+    given = {"user_vectors": users, "item_vectors": items, name: path}
+    with pytest.raises(InputValidationError) as info:
+        retrieve(given["user_vectors"], given["item_vectors"], 3)
+    text = str(info.value)
+    assert text.startswith(f"retrieve: {name} file {str(path)!r} is not a Parquet file: {says}")
+    assert text.endswith("(one fixed-size-list column), or pass a .npy file.")
+
+
 def _fixed(x):
     flat = pa.array(x.reshape(-1))
     return pa.FixedSizeListArray.from_arrays(flat, x.shape[1])

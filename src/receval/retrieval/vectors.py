@@ -268,9 +268,17 @@ class _Parquet(Vectors):
     """A Parquet file with one fixed-size-list column, read in batches (never whole)."""
 
     def __init__(self, path: str, name: str, func: str) -> None:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        self.file = pq.ParquetFile(path)
+        try:
+            self.file = pq.ParquetFile(path)
+        except (pa.ArrowException, OSError) as exc:  # not Parquet, empty, cut short
+            raise InputValidationError(
+                f"{func}: {name} file {path!r} is not a Parquet file: {sentence(exc)} Write "
+                f"the vectors with pyarrow.parquet.write_table (one fixed-size-list column), "
+                f"or pass a .npy file."
+            ) from None
         schema = self.file.schema_arrow
         self.column = _one_column(schema, name, func, None)
         dim = _list_size(schema.field(self.column).type, name, func)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -514,3 +515,23 @@ def test_candidates_score_every_item_as_the_dense_search_does(metric):
     dense = retrieve(users, items, 50, metric=metric).to_dict()
     chosen = retrieve(users, items, 50, metric=metric, candidates=some).to_dict()
     assert chosen == {u: {i: dense[u][i] for i in some[u]} for u in range(300)}
+
+
+def test_candidates_are_scored_in_the_memory_of_a_block_of_items():
+    # the pairs' vectors were gathered whole (two float32 matrices of pairs x dim:
+    # 2 x 128 MiB here) where the dense scan holds one block of items
+    rng = np.random.default_rng(3)
+    n_users, n_items, dim, per = 64, 4000, 256, 2000
+    users = rng.normal(size=(n_users, dim)).astype(np.float32)
+    items = rng.normal(size=(n_items, dim)).astype(np.float32)
+    candidates = {u: rng.choice(n_items, per, replace=False) for u in range(n_users)}
+    tracemalloc.start()
+    try:
+        run = retrieve(users, items, 5, candidates=candidates, block_items=1024)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    want = top_k(scores(users, items), 5, list(range(n_items)),
+                 candidates={u: set(c.tolist()) for u, c in candidates.items()})  # fmt: skip
+    assert _lists(run, range(n_users)) == want

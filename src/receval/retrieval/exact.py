@@ -59,7 +59,8 @@ def retrieve(
         or item has no vector are ignored, with an ``UnmatchedIdsWarning`` that
         counts them.
     block_users, block_items : int, default=2048 and 8192
-        The users whose top k are kept together, and the items read together.
+        The users whose top k are kept together, and the items read together
+        (with ``candidates``: the (user, candidate) pairs scored together).
     name : str, default=None
         The run's name, for reports.
 

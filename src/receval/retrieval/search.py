@@ -6,7 +6,8 @@ k (skipping the user's excluded items, ties by item id) without the GIL; a score
 leaves the registers only when it may enter a top k. Memory holds one block of
 items (``block_items`` float32 vectors, and a packed copy) and the top k of one
 block of users, whatever the catalogue: the item matrix is read block by block,
-from disk when it is a memmap or a Parquet file.
+from disk when it is a memmap or a Parquet file. With candidates, each block of users'
+(user, candidate) pairs is scored ``block_items`` pairs at a time.
 
 A search for an evaluation (``whole_ties=True``) keeps, after each user's top k,
 every item tied with its k-th: the cut by item id would otherwise decide a tie
@@ -200,10 +201,16 @@ class Search:
             seen = m_rows.astype(np.int64) * n_items + m_items
             keep = ~np.isin(rows.astype(np.int64) * n_items + items, seen)
             rows, items = rows[keep], items[keep]
-        vectors = self.items.take(items, self.metric == "cosine")
-        # the scores of the dense scan, bit for bit (its chain of fused multiply-adds);
-        # an overflow raises below
-        scores = compiled().row_dots(users[rows], np.ascontiguousarray(vectors, np.float32))
+        # the scores of the dense scan, bit for bit (its chain of fused multiply-adds),
+        # block_items pairs at a time (the memory of a block of the dense scan, whatever
+        # the candidates); an overflow raises below
+        scores = np.empty(len(rows), dtype=np.float32)
+        for a in range(0, len(rows), self.block_items):
+            b = a + self.block_items
+            vectors = np.ascontiguousarray(
+                self.items.take(items[a:b], self.metric == "cosine"), np.float32
+            )
+            scores[a:b] = compiled().row_dots(users[rows[a:b]], vectors)
         order = np.lexsort((self.keys[items], -scores, rows))
         rows, items, scores = rows[order], items[order], scores[order]
         counts = np.bincount(rows, minlength=n)

@@ -535,3 +535,18 @@ def test_candidates_are_scored_in_the_memory_of_a_block_of_items():
     want = top_k(scores(users, items), 5, list(range(n_items)),
                  candidates={u: set(c.tolist()) for u, c in candidates.items()})  # fmt: skip
     assert _lists(run, range(n_users)) == want
+
+
+@pytest.mark.parametrize(
+    ("candidates", "says"),
+    [
+        ({0: [1, 1]}, "each (user, item) pair must appear once. Got 1 repeated pair"),
+        ({0: [1, None]}, "items contains 1 missing value (None, NaN or null)"),
+        ({}, "users is empty"),
+    ],
+)
+def test_bad_candidates_are_named_as_the_candidates_of_retrieve(candidates, says):
+    # the message began "Candidates: ", naming neither the function nor its argument
+    with pytest.raises(InputValidationError) as info:
+        retrieve(np.eye(2), np.eye(2), 2, candidates=candidates)
+    assert str(info.value).startswith(f"retrieve: candidates: {says}")

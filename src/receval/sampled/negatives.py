@@ -176,13 +176,18 @@ def _py(x: Any) -> Any:
 
 
 def as_candidates(candidates: Any, func: str) -> Candidates:
-    """A :class:`Candidates` from itself, a frame with user/item columns or a dict."""
+    """A :class:`Candidates` from itself, a frame with user/item columns or a dict; an
+    error in the data named as ``func``'s ``candidates`` (not as ``Candidates``')."""
     if isinstance(candidates, Candidates):
         return candidates
-    if isinstance(candidates, Mapping):
-        return Candidates.from_dict(candidates)
-    if io.is_frame(candidates):
-        return Candidates.from_frame(candidates)
+    try:
+        if isinstance(candidates, Mapping):
+            return Candidates.from_dict(candidates)
+        if io.is_frame(candidates):
+            return Candidates.from_frame(candidates)
+    except InputValidationError as exc:
+        by = f"{func}: candidates: "
+        raise exc.named("Candidates: ", by).named("Candidates.from_frame: ", by) from None
     raise InvalidParameterError(
         f"The 'candidates' parameter of {func} must be a Candidates (see "
         f"receval.sample_negatives), a DataFrame with columns 'user' and 'item', or a dict "

@@ -75,3 +75,29 @@ def test_runs_without_a_common_user_or_item_are_refused():
     # one user in common is enough: the others are missing users
     report = ann_recall({7: {"a": 1}, 8: {"a": 1}}, {7: {"a": 1}, 2: {"a": 1}}, 1)
     assert (report.recall, report.n_users_missing) == (0.5, 1)
+
+
+@pytest.mark.parametrize("argument", ["exact_run", "approximate_run"])
+def test_a_bad_run_is_named_by_its_argument(argument):
+    # both runs' errors said "evaluate: run: ...": neither the function nor which run
+    runs = {"exact_run": {0: {1: 1.0}}, "approximate_run": {0: {1: 1.0}}}
+    runs[argument] = {0: {1: float("nan")}}
+    with pytest.raises(InputValidationError) as info:
+        ann_recall(runs["exact_run"], runs["approximate_run"], 1)
+    assert str(info.value).startswith(f"ann_recall: {argument}: scores contains NaN or infinity")
+    runs[argument] = 5
+    message = rf"The '{argument}' parameter of ann_recall must be a Run, a dict"
+    with pytest.raises(InvalidParameterError, match=message):
+        ann_recall(runs["exact_run"], runs["approximate_run"], 1)
+
+
+def test_metrics_may_be_one_string():
+    # a string was split into its letters ("Unknown metric 'n'")
+    exact = {u: {1: 1.0, 2: 0.5} for u in range(4)}
+    approximate = {u: {1 + u % 2: 1.0, 2 - u % 2: 0.5} for u in range(4)}
+    qrels = {u: {1: 1, 2: u // 2} for u in range(4)}
+    one = ann_recall(exact, approximate, 1, qrels=qrels, metrics="ndcg@1")
+    listed = ann_recall(exact, approximate, 1, qrels=qrels, metrics=["ndcg@1"])
+    assert one.comparison.means == listed.comparison.means
+    with pytest.raises(InvalidParameterError, match="'metrics' parameter of ann_recall"):
+        ann_recall(exact, approximate, 1, qrels=qrels, metrics=5)

@@ -714,11 +714,11 @@ def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
     return _as_ranked(qrels, Qrels, "qrels", "grade", func)
 
 
-def as_run(run: Any, func: str = "evaluate") -> Run:
-    """``run=`` of :func:`receval.evaluate` (or ``func``) as a :class:`Run`: a ``Run``,
-    ``{user: {item: score}}``, a DataFrame (columns ``user``, ``item``, ``score``) or a
-    TREC, CSV or Parquet file."""
-    return _as_ranked(run, Run, "run", "score", func)
+def as_run(run: Any, func: str = "evaluate", argument: str = "run") -> Run:
+    """``run=`` of :func:`receval.evaluate` (or ``argument`` of ``func``) as a :class:`Run`:
+    a ``Run``, ``{user: {item: score}}``, a DataFrame (columns ``user``, ``item``,
+    ``score``) or a TREC, CSV or Parquet file."""
+    return _as_ranked(run, Run, argument, "score", func)
 
 
 _Ranked = TypeVar("_Ranked", "Qrels", "Run")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._parameters import metric_strings
 from ..data._lookup import distinct, lookup
 from ..data._ranked import Run, as_run
 from ..exceptions import InputValidationError
@@ -97,7 +98,7 @@ def ann_recall(
         The depth compared.
     qrels : Qrels, dict, DataFrame or path, default=None
         Ground truth for ``metrics``.
-    metrics : sequence of str, default=None
+    metrics : str or sequence of str, default=None
         Metric strings for the comparison (needs ``qrels``).
     **compare_options
         Keyword options of :func:`receval.compare` (``test``, ``interval``, ...).
@@ -138,7 +139,8 @@ def ann_recall(
             "ann_recall: pass both qrels and metrics to compare the runs' metrics, or neither. "
             f"Got {'qrels' if metrics is None else 'metrics'} only."
         )
-    exact, approx = as_run(exact_run), as_run(approximate_run)
+    exact = as_run(exact_run, "ann_recall", "exact_run")
+    approx = as_run(approximate_run, "ann_recall", "approximate_run")
     eu, erows = _top_rows(exact, k)
     au, arows = _top_rows(approx, k)
     user_of = lookup(approx.user_ids, exact.user_ids)  # approx user -> exact position
@@ -176,8 +178,9 @@ def ann_recall(
     if qrels is not None:
         from ..comparison.models import compare
 
-        comparison = compare(qrels, {"exact": exact, "approximate": approx}, list(metrics),
-                             baseline="exact", **compare_options)  # fmt: skip
+        comparison = compare(qrels, {"exact": exact, "approximate": approx},
+                             metric_strings(metrics, "ann_recall"), baseline="exact",
+                             **compare_options)  # fmt: skip
     return AnnRecallReport(
         k=k,
         recall=float(hits.sum() / total) if total else float("nan"),

@@ -222,9 +222,7 @@ def evaluate(
     if joined:  # each partition's users' rows: see _partition_state
         check_declaration(True, repeats, _FUNC)
         options["exclude"] = None
-    setup = evaluation_setup(
-        metrics, options, _FUNC, popularity=table, rows=False
-    )
+    setup = evaluation_setup(metrics, options, _FUNC, popularity=table, rows=False)
     if joined:
         setup = replace(setup, exclude=SeenItems.empty())
     check_frame(run, "run", func)

@@ -61,9 +61,11 @@ class MetricDefinition:
     name : str
         Canonical name (``"log_loss"``, ``"roc_auc"``, ...).
     check_params : callable
-        ``check_params(**options) -> params`` (a dict), raising ``InvalidParameterError``.
+        ``check_params(**options) -> params`` (a dict), raising ``InvalidParameterError``
+        (``check_params(func, /, **options)`` where ``takes_caller``).
     prepare : callable
-        ``prepare(params, *data, **data) -> batch``: the validated arrays of one batch.
+        ``prepare(params, *data, **data) -> batch``: the validated arrays of one batch
+        (``prepare(params, *data, func=..., **data)`` where ``takes_caller``).
     update : callable
         ``update(params, batch) -> state``; states have ``merge`` (``update(params,
         batch, func=...)`` where ``takes_caller``).
@@ -141,10 +143,13 @@ class MetricDefinition:
         metric made with ``item_vectors=`` takes ``qrels, user_vectors, user_ids``);
         None where they are ``inputs``. See :meth:`arguments`.
     takes_caller : bool, default=False
-        ``update``, ``update_into`` and ``finalize`` take the keyword ``func``, the
-        caller their errors and warnings name (``Accumulator.update of 'ndcg@10'``,
-        ``receval.metric('ndcg@10')``, ``receval.compute('ndcg@10')``), as a state
-        whose class sets ``takes_caller`` is given it in a merge (:func:`joined`).
+        ``check_params`` takes ``func`` first, positional-only (the ranking
+        definition, one for every ranking metric, takes the metric's string before
+        it), and ``prepare``, ``update``, ``update_into`` and ``finalize`` take the
+        keyword ``func``: the caller their errors and warnings name
+        (``receval.metric('ndcg@10')``, ``receval.compute('ndcg@10')``,
+        ``Accumulator.update of 'ndcg@10'``), as a state whose class sets
+        ``takes_caller`` is given it in a merge (:func:`joined`).
     """
 
     name: str
@@ -214,8 +219,8 @@ class MetricDefinition:
                                           columns)  # fmt: skip
                 if added is not None:
                     return added
-        batch = self.prepare(params, *data, **kwargs)
         caller = {"func": func} if self.takes_caller else {}
+        batch = self.prepare(params, *data, **kwargs, **caller)
         if state is None:
             return self.update(params, batch, **caller)
         if self.update_into is not None:
@@ -325,18 +330,11 @@ def always(params: dict[str, Any]) -> bool:
     return True
 
 
-def no_options(name: str) -> Callable[..., dict[str, Any]]:
-    """``check_params`` of a metric that takes no option."""
-
-    def check(**options: Any) -> dict[str, Any]:
-        if options:
-            key = sorted(options)[0]
-            raise InvalidParameterError(
-                f"receval.metric({name!r}) takes no option {key!r}; it takes none."
-            )
-        return {}
-
-    return check
+def no_options() -> dict[str, Any]:
+    """``check_params`` of a metric whose registry row has no parameter: the row
+    refuses any option first, in the words of the function called
+    (``receval.compute('regression_auc') takes no option 'eps'; it takes none.``)."""
+    return {}
 
 
 def second_and_weight(

@@ -163,6 +163,9 @@ def check_arguments(
     named = dict(zip(defn.inputs, inputs, strict=False))  # as the accumulator names them
     kwargs = {named.get(k, k): x for k, x in kwargs.items()}
     signature = inspect.signature(defn.prepare)
+    if defn.takes_caller:  # the engine's keyword, not a data argument
+        own = [p for p in signature.parameters.values() if p.name != "func"]
+        signature = signature.replace(parameters=own)
     kinds = {p.kind for p in signature.parameters.values()}
     if inspect.Parameter.VAR_POSITIONAL in kinds and inputs[-1:] == ("sample_weight",):
         keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD

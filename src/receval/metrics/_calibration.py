@@ -361,7 +361,7 @@ def expected_calibration_error(
     func = "expected_calibration_error"
     check_bins(n_bins, strategy, bin_edge, func)
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    params = _ece_params(pos_label=pos_label, n_bins=n_bins, bin_edge=bin_edge,
+    params = _ece_params(func, pos_label=pos_label, n_bins=n_bins, bin_edge=bin_edge,
                          negative_sampling_rate=negative_sampling_rate)  # fmt: skip
     if strategy == "quantile" and scan_of(func, **columns) is None:
         # percentiles of every row: computed here, the bins of the definition then
@@ -415,13 +415,15 @@ COPC = _totals_metric("copc", _finalize_copc)
 
 # Expected calibration error: per bin, the exact sum of w (y - p); the total weight.
 def _ece_params(
+    func: str,
+    /,
     pos_label: Any = None,
     n_bins: int = 10,
     strategy: str = "uniform",
     bin_edge: str = "lower",
     negative_sampling_rate: float = 1.0,
 ) -> dict[str, Any]:
-    func = "receval.metric('expected_calibration_error')"
+    """The ECE's options checked, their errors naming ``func`` (the function called)."""
     check_bins(n_bins, strategy, bin_edge, func)
     if strategy == "quantile":
         raise InvalidParameterError(
@@ -493,26 +495,27 @@ class CalibrationGaps:
 
 
 def _ece_prepare(
-    params: dict[str, Any], y_true: Any, y_prob: Any, sample_weight: Any = None
+    params: dict[str, Any], y_true: Any, y_prob: Any, sample_weight: Any = None, *, func: str
 ) -> Any:
-    func = "expected_calibration_error"
-    if len(v.as_1d(y_true, "y_true", func)) == 0:
-        data_columns(func, ("y_true", y_true), ("y_prob", y_prob),
+    # a batch's checks name the function, as every binary metric's do (not ``func``)
+    own = "expected_calibration_error"
+    if len(v.as_1d(y_true, "y_true", own)) == 0:
+        data_columns(own, ("y_true", y_true), ("y_prob", y_prob),
                      ("sample_weight", sample_weight))  # fmt: skip
         return None
     given = getattr(y_prob, "dtype", None)
     dtype = given.type if given in (np.float16, np.float32) else np.float64
     # a batch keeps its weights' scale (the one-call path scales all the rows at once)
     pos_label = params["pos_label"]
-    labels, proba, weights, negative = _check_proba(y_true, y_prob, sample_weight, func,
+    labels, proba, weights, negative = _check_proba(y_true, y_prob, sample_weight, own,
                                                     pos_label, relative=False)  # fmt: skip
     edges = params["edges"]
     if edges is None:
         edges = _edges(proba, params["n_bins"], "uniform", params["bin_edge"], dtype)
-    return edges, labels, proba, weights, LabelKind.of(negative, pos_label, func)
+    return edges, labels, proba, weights, LabelKind.of(negative, pos_label, own)
 
 
-def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
+def _ece_update(params: dict[str, Any], batch: Any, *, func: str) -> CalibrationGaps:
     if batch is None:
         return CalibrationGaps()
     edges, labels, proba, weights, kind = batch
@@ -531,11 +534,9 @@ def _ece_update(params: dict[str, Any], batch: Any) -> CalibrationGaps:
     return CalibrationGaps(gaps, total, shift, kind)
 
 
-def _ece_finalize(params: dict[str, Any], state: CalibrationGaps) -> float:
+def _ece_finalize(params: dict[str, Any], state: CalibrationGaps, *, func: str) -> float:
     if state.weight.value == 0:
-        return warn_undefined(
-            "expected_calibration_error: sample_weight sums to zero (returned as nan)."
-        )
+        return warn_undefined(f"{func}: sample_weight sums to zero (returned as nan).")
     gaps = ExactSum.zero()
     if state.gaps:  # sum_b |gap_b| exactly, digit by digit
         core = compiled()
@@ -559,5 +560,6 @@ ECE = register(
         empty=lambda params: CalibrationGaps(),
         finalize=_ece_finalize,
         scale_free=always,
+        takes_caller=True,
     )
 )

@@ -721,7 +721,7 @@ for _name in ("root_mean_squared_error", "mean_absolute_error"):
     ERRORS[_name] = register(
         MetricDefinition(
             name=_name,
-            check_params=no_options(_name),
+            check_params=no_options,
             prepare=_errors_prepare(_name),
             update=_errors_update,
             empty=_errors_empty,

@@ -686,7 +686,7 @@ def counts_definition(
     return register(
         MetricDefinition(
             name=name,
-            check_params=no_options(name) if check_params is None else check_params,
+            check_params=no_options if check_params is None else check_params,
             prepare=prepare,
             update=lambda params, batch: _update(params, batch),
             empty=_empty,

@@ -63,7 +63,7 @@ def _ranking_params(
     **conventions: Any,
 ) -> dict[str, Any]:
     # the item matrix of updates of user vectors (and its options: metric=, k=), held once
-    items, conventions = item_matrix(metric, item_vectors, item_ids, k, conventions)
+    items, conventions = item_matrix(metric, item_vectors, item_ids, k, conventions, func)
     table = as_popularity_table(popularity, train, func)  # built once, used by every update
     # read once: each update's lists (or compute's, of rows held) lose their seen items
     seen = as_seen(exclude, repeats, func)
@@ -114,8 +114,11 @@ def _setup(params: dict[str, Any], func: str, with_qrels: bool = True) -> Setup:
     )  # fmt: skip
 
 
-def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any, user_ids: Any = None) -> Any:
-    """(qrels, run, the counts of the batch's ``exclude`` pairs without a vector)."""
+def _ranking_prepare(
+    params: dict[str, Any], qrels: Any, run: Any, user_ids: Any = None, *, func: str
+) -> Any:
+    """(qrels, run, the counts of the batch's ``exclude`` pairs without a vector); the
+    errors name ``func``."""
     items = params.get("items")
     if items is not None:  # run: a batch of user vectors (None: judgments only), retrieved
         if run is None:
@@ -123,7 +126,7 @@ def _ranking_prepare(params: dict[str, Any], qrels: Any, run: Any, user_ids: Any
         return (qrels, *items.run(run, user_ids, params["conventions"].get("exclude")))
     if user_ids is not None:
         raise InvalidParameterError(
-            f"{_func(params)}: update takes user_ids only with user vectors; make the "
+            f"{func}: update takes user_ids only with user vectors; make the "
             f"accumulator with item_vectors= (the item matrix) to retrieve."
         )
     return qrels, run, PairCounts()

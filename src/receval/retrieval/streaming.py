@@ -135,11 +135,11 @@ def _digest(items: Catalogue) -> str:
 
 def item_matrix(
     metric_string: str, item_vectors: Any, item_ids: Any, k: int | None,
-    options: dict[str, Any],
+    options: dict[str, Any], func: str,
 ) -> tuple[ItemMatrix | None, dict[str, Any]]:  # fmt: skip
     """The item matrix of ``receval.metric(metric_string, item_vectors=..., item_ids=...,
-    metric=..., k=...)`` (None without ``item_vectors``), and the other options."""
-    func = f"receval.metric({metric_string!r})"
+    metric=..., k=...)`` (None without ``item_vectors``), and the other options; the
+    errors name ``func``, the function called (``receval.compute('ndcg@10')``)."""
     options = dict(options)
     score = options.pop("metric", None)
     if item_vectors is None:

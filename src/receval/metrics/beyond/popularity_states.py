@@ -70,40 +70,42 @@ class ExposureState:
         )
 
 
-def _options(name: str, options: dict[str, Any], allowed: set[str]) -> None:
+def _options(func: str, options: dict[str, Any], allowed: set[str]) -> None:
     extra = sorted(set(options) - allowed)
     if extra:
         raise InvalidParameterError(
-            f"receval.metric({name!r}) takes no option {extra[0]!r}; it takes {sorted(allowed)}."
+            f"{func} takes no option {extra[0]!r}; it takes {sorted(allowed)}."
         )
 
 
 # ------------------------------------------------------------------ PopRSP, PopREO
+# Each definition takes the caller (``takes_caller``): receval.metric('pop_rsp') or
+# receval.compute('pop_rsp') in the option and finalize messages, the accumulator's
+# update (or compute) in a batch's.
 def _parity(name: str) -> MetricDefinition:
-    func = f"receval.metric({name!r})"
     reo = name == "pop_reo"
 
-    def check(**options: Any) -> dict[str, Any]:
+    def check(func: str, /, **options: Any) -> dict[str, Any]:
         _options(
-            name, options, {"train", "k", "head_share"} | ({"rel_threshold"} if reo else set())
+            func, options, {"train", "k", "head_share"} | ({"rel_threshold"} if reo else set())
         )
         share = options.get("head_share", DEFAULT_HEAD_SHARE)
         threshold = options.get("rel_threshold", 1) if reo else None
         return parity_params(func, options.get("train"), options.get("k"), share, threshold)
 
-    def prepare_rsp(params: dict[str, Any], run: Any) -> Any:
+    def prepare_rsp(params: dict[str, Any], run: Any, *, func: str) -> Any:
         return None, as_run(run, func)
 
-    def prepare_reo(params: dict[str, Any], qrels: Any, run: Any) -> Any:
+    def prepare_reo(params: dict[str, Any], qrels: Any, run: Any, *, func: str) -> Any:
         return as_qrels(qrels, func), as_run(run, func)
 
-    def update(params: dict[str, Any], batch: Any) -> CountsState:
+    def update(params: dict[str, Any], batch: Any, *, func: str) -> CountsState:
         q, r = batch
         state = CountsState(reo_counts(q, r, **params) if reo else rsp_counts(r, **params))
         state.seen.add(r.user_ids, func, "users")
         return state
 
-    def finalize(params: dict[str, Any], state: CountsState) -> float:
+    def finalize(params: dict[str, Any], state: CountsState, *, func: str) -> float:
         return relative_spread(state.counts, func)
 
     return MetricDefinition(
@@ -113,18 +115,16 @@ def _parity(name: str) -> MetricDefinition:
         update=update,
         empty=lambda params: CountsState(),
         finalize=finalize,
+        takes_caller=True,
     )
 
 
 # ------------------------------------------------------------------ exposure
-def _exposure(
-    name: str, finalize: Callable[[dict[str, Any], ExposureState], float]
-) -> MetricDefinition:
-    func = f"receval.metric({name!r})"
+def _exposure(name: str, finalize: Callable[..., float]) -> MetricDefinition:
     with_pop = name == "item_coverage"
 
-    def check(**options: Any) -> dict[str, Any]:
-        _options(name, options, {"k", "popularity", "train"} if with_pop else {"k"})
+    def check(func: str, /, **options: Any) -> dict[str, Any]:
+        _options(func, options, {"k", "popularity", "train"} if with_pop else {"k"})
         if with_pop:
             warn(DEPRECATED_ITEM_COVERAGE, FutureWarning)
         params: dict[str, Any] = {"depth": check_k(options.get("k"), func)}
@@ -132,7 +132,7 @@ def _exposure(
             params["table"] = as_popularity(options.get("popularity"), options.get("train"), func)
         return params
 
-    def update(params: dict[str, Any], run: Any) -> ExposureState:
+    def update(params: dict[str, Any], run: Any, *, func: str) -> ExposureState:
         r = as_run(run, func)
         counts = item_exposure(r, params["depth"])
         shown = np.flatnonzero(counts)
@@ -146,10 +146,11 @@ def _exposure(
     return MetricDefinition(
         name=name,
         check_params=check,
-        prepare=lambda params, run: run,
+        prepare=lambda params, run, *, func: run,
         update=update,
         empty=lambda params: ExposureState(),
         finalize=finalize,
+        takes_caller=True,
     )
 
 
@@ -159,11 +160,16 @@ def _shares(state: ExposureState) -> np.ndarray:
     )
 
 
-def _entropy(state: ExposureState, base: str, name: str) -> float:
-    return entropy_of(_shares(state), base, f"receval.metric({name!r})")
+def _entropy(base: str) -> Callable[..., float]:
+    """``finalize`` of the entropy of the exposure shares in ``base``, naming ``func``."""
+
+    def finalize(params: dict[str, Any], state: ExposureState, *, func: str) -> float:
+        return entropy_of(_shares(state), base, func)
+
+    return finalize
 
 
-def _coverage(params: dict[str, Any], state: ExposureState) -> float:
+def _coverage(params: dict[str, Any], state: ExposureState, *, func: str) -> float:
     table = params["table"]
     items = np.asarray(list(state.items), dtype=object)
     n_extra = int((table.positions(items) < 0).sum()) if len(items) else 0
@@ -173,13 +179,8 @@ def _coverage(params: dict[str, Any], state: ExposureState) -> float:
 for _definition in (
     _parity("pop_rsp"),
     _parity("pop_reo"),
-    _exposure(
-        "shannon_entropy", lambda params, state: _entropy(state, "recbole", "shannon_entropy")
-    ),
-    _exposure(
-        "distributional_coverage",
-        lambda params, state: _entropy(state, "bits", "distributional_coverage"),
-    ),
+    _exposure("shannon_entropy", _entropy("recbole")),
+    _exposure("distributional_coverage", _entropy("bits")),
     _exposure("item_coverage", _coverage),
 ):
     register(_definition)

@@ -1,0 +1,142 @@
+"""A definition's option, batch and finalize messages name the function the user
+called: ``receval.compute('pop_rsp')`` under compute, ``receval.metric('pop_rsp')``
+(options, finalize) or its ``Accumulator.update`` (batches) under an accumulator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import receval
+from receval.exceptions import (
+    InputValidationError,
+    InvalidParameterError,
+    RecevalError,
+    UndefinedMetricWarning,
+)
+
+RUN = {"u": {"a": 0.9, "b": 0.5}, "v": {"a": 0.4, "c": 0.3}}
+TRAIN = (["u", "v", "v"], ["a", "a", "b"])
+
+
+@pytest.mark.parametrize("name", ["pop_rsp", "pop_reo"])
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"k": 2}, "{func}: pass exactly one of popularity"),
+        ({"train": TRAIN, "k": 2, "head_share": 2.0}, "The 'head_share' parameter of {func} "),
+        ({"train": {"u": {"a": 1}}, "k": 2}, "{func}: train must be "),
+    ],
+)
+def test_parity_options_name_the_caller(name, options, said):
+    data = (RUN,) if name == "pop_rsp" else ({"u": {"a": 1}}, RUN)
+    with pytest.raises(RecevalError) as info:  # a train log it cannot read: bad data
+        receval.compute(name, *data, **options)
+    assert str(info.value).startswith(said.format(func=f"receval.compute({name!r})"))
+    with pytest.raises(RecevalError) as info:
+        receval.metric(name, **options)
+    assert str(info.value).startswith(said.format(func=f"receval.metric({name!r})"))
+
+
+@pytest.mark.parametrize("name", ["shannon_entropy", "distributional_coverage"])
+def test_exposure_options_name_the_caller(name):
+    said = "The 'k' parameter of {func} must be an integer"
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute(name, RUN, k=0)
+    assert str(info.value).startswith(said.format(func=f"receval.compute({name!r})"))
+    with pytest.raises(InvalidParameterError) as info:
+        receval.metric(name, k=0)
+    assert str(info.value).startswith(said.format(func=f"receval.metric({name!r})"))
+
+
+def test_popularity_batches_name_the_caller():
+    bad = {"u": ["a", "b"]}  # a user's lists, not {item: score}
+    with pytest.raises(InputValidationError) as info:
+        receval.compute("pop_rsp", bad, train=TRAIN, k=2)
+    assert str(info.value).startswith("receval.compute('pop_rsp'): run must map each user ")
+    with pytest.raises(InputValidationError) as info:
+        receval.metric("pop_rsp", train=TRAIN, k=2).update(bad)
+    assert str(info.value).startswith("Accumulator.update of 'pop_rsp': run must map each user ")
+
+
+def _warned(call) -> list[str]:
+    """The messages of the UndefinedMetricWarnings of ``call``."""
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        call()
+    return [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "run", "said"),
+    [
+        ("pop_rsp", {"train": (["u"], ["a"]), "k": 1}, {"u": {"a": 0.9}},
+         "{func}: a group's rate is undefined or both rates are 0 "),
+        ("shannon_entropy", {"k": 1}, {"u": {}},
+         "{func}: the run recommends no item, so it is undefined (returned as nan)."),
+    ],
+)  # fmt: skip
+def test_popularity_finalize_names_the_caller(name, options, run, said):
+    (message,) = _warned(lambda: receval.compute(name, run, **options))
+    assert message.startswith(said.format(func=f"receval.compute({name!r})"))
+    acc = receval.metric(name, **options).update(run)
+    (message,) = _warned(acc.compute)
+    assert message.startswith(said.format(func=f"receval.metric({name!r})"))
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"n_bins": 0}, "The 'n_bins' parameter of {func} must be an integer"),
+        ({"strategy": "quantile"}, "{func}: strategy='quantile' bins are percentiles"),
+        ({"negative_sampling_rate": 0}, "The 'negative_sampling_rate' parameter of {func} "),
+    ],
+)
+def test_ece_options_name_the_caller(options, said):
+    name = "expected_calibration_error"
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute(name, [0, 1], [0.2, 0.6], **options)
+    assert str(info.value).startswith(said.format(func=f"receval.compute({name!r})"))
+    with pytest.raises(InvalidParameterError) as info:
+        receval.metric(name, **options)
+    assert str(info.value).startswith(said.format(func=f"receval.metric({name!r})"))
+
+
+def test_ece_finalize_names_the_caller():
+    name, weights = "expected_calibration_error", {"sample_weight": [0, 0]}
+    for call, func in (
+        (lambda: receval.compute(name, [0, 1], [0.2, 0.6], **weights),
+         f"receval.compute({name!r})"),
+        (lambda: receval.metric(name).update([0, 1], [0.2, 0.6], **weights).compute(),
+         f"receval.metric({name!r})"),
+        (lambda: receval.expected_calibration_error([0, 1], [0.2, 0.6], **weights), name),
+    ):  # fmt: skip
+        assert _warned(call) == [f"{func}: sample_weight sums to zero (returned as nan)."]
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"k": 3}, "{func}: k is an option of retrieval from embeddings; "),
+        (
+            {"item_vectors": np.eye(2), "item_ids": ["a", "b"], "metric": "l2"},
+            "The 'metric' parameter of {func} must be one of",
+        ),
+    ],
+)
+def test_item_matrix_options_name_the_caller(options, said):
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute("ndcg@10", {"u": {"a": 1}}, {"u": {"a": 0.9}}, **options)
+    assert str(info.value).startswith(said.format(func="receval.compute('ndcg@10')"))
+    with pytest.raises(InvalidParameterError) as info:
+        receval.metric("ndcg@10", **options)
+    assert str(info.value).startswith(said.format(func="receval.metric('ndcg@10')"))
+
+
+@pytest.mark.parametrize("name", ["root_mean_squared_error", "regression_auc"])
+def test_a_metric_without_options_names_the_caller(name):
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute(name, [1.0, 0.0], [0.5, 0.2], eps=1e-3)
+    assert str(info.value) == f"receval.compute({name!r}) takes no option 'eps'; it takes none."
+    with pytest.raises(InvalidParameterError) as info:
+        receval.metric(name, eps=1e-3)
+    assert str(info.value) == f"receval.metric({name!r}) takes no option 'eps'; it takes none."

@@ -175,3 +175,31 @@ def test_a_bad_qrels_frame_names_evaluate_and_its_argument():
     frame = pd.DataFrame({"user": ["a"], "item": ["x"], "grade": ["high"]})
     with pytest.raises(InputValidationError, match=r"^evaluate: qrels: grades must be numeric"):
         receval.evaluate(frame, RUN, ["ndcg@10"])
+
+
+@pytest.mark.parametrize(
+    ("call", "func"),
+    [
+        (lambda q, r: receval.evaluate(q, r, ["ndcg@10"]), "evaluate"),
+        (lambda q, r: receval.compute("ndcg@10", q, r), "receval.compute('ndcg@10')"),
+        (lambda q, r: receval.metric("ndcg@10").update(q, r), "Accumulator.update of 'ndcg@10'"),
+    ],
+)
+def test_a_frame_without_its_column_names_a_fix_the_caller_takes(call, func):
+    # evaluate takes no score= (nor user=, item=, grade=): the frame's reader does
+    pd = pytest.importorskip("pandas")
+    qrels = pd.DataFrame({"user": ["a"], "item": ["x"], "grade": [1]})
+    run = pd.DataFrame({"user": ["a", "a"], "item": ["x", "y"], "prob": [0.9, 0.2]})
+    with pytest.raises(InputValidationError) as info:
+        call(qrels, run)
+    assert str(info.value) == (
+        f"{func}: run: the data has no column 'score' (the score column). Got columns "
+        f"['user', 'item', 'prob']; pass run=receval.Run.from_frame(run, score='<column name>')."
+    )
+    with pytest.raises(InputValidationError) as info:
+        call(qrels.rename(columns={"user": "uid"}), run.rename(columns={"prob": "score"}))
+    assert str(info.value).endswith(
+        "; pass qrels=receval.Qrels.from_frame(qrels, user='<column name>')."
+    )
+    fixed = receval.Run.from_frame(run, score="prob")  # the fix named: it runs
+    call(qrels, fixed)

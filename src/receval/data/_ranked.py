@@ -746,7 +746,15 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
         said = re.match(rf"{kind._func}(?:\.\w+)?: ", str(exc))
         if said is None:
             raise
-        raise exc.named(said[0], f"{func}: {argument}: ") from None
+        named = exc.named(said[0], f"{func}: {argument}: ")
+        # a column named otherwise: func takes no user=, score=, ...; the reader does
+        reader = rf"pass {argument}=receval.{kind.__name__}.from_frame({argument}, \1=\2)"
+        text = _COLUMN_FIX.sub(reader, str(named))
+        raise (named if text == str(named) else InputValidationError(text, row=named.row)) from None
+
+
+#: The fix of :func:`receval.data.io.check_columns` for a column named otherwise
+_COLUMN_FIX = re.compile(r"pass (\w+)=('<column name>')")
 
 
 def _column_names(frame: Any) -> list[str]:

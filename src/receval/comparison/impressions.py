@@ -17,7 +17,15 @@ from .. import _validation as v
 from ..exceptions import InputValidationError
 from .paired import unit_order
 
-__all__ = ["Impressions", "check_impressions", "of_model", "scoring", "unit_aucs", "user_log_loss"]
+__all__ = [
+    "Impressions",
+    "binary_labels",
+    "check_impressions",
+    "of_model",
+    "scoring",
+    "unit_aucs",
+    "user_log_loss",
+]
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,43 @@ def unit_aucs(report: Any) -> tuple[np.ndarray, np.ndarray]:
     order = unit_order(report.groups)
     auc = np.asarray(report.auc, dtype=np.float64)[order]
     return auc, np.asarray(report.weight, dtype=np.float64)[order]
+
+
+@contextmanager
+def binary_labels(func: str) -> Iterator[None]:
+    """Restate, in the words of ``func`` (a comparison of 0/1 labels, which takes no
+    ``pos_label``), the errors raised meanwhile of labels that are not 0 and 1 (or
+    -1 and 1): its fix binarises ``y_true``, where the metric's own would pass
+    ``pos_label``. ``classes`` is kept (the command line words it for ``--label``).
+
+    Examples
+    --------
+    >>> from receval import roc_auc_score
+    >>> from receval.comparison.impressions import binary_labels
+    >>> from receval.exceptions import InputValidationError
+    >>> try:
+    ...     with binary_labels("gate"):
+    ...         roc_auc_score([0, 2], [0.1, 0.9])
+    ... except InputValidationError as exc:
+    ...     print(exc)
+    gate: y_true must hold 0/1 labels (1 = click). Got values [0, 2]; binarise it
+    first, e.g. y_true = (np.asarray(y_true) == 2).
+    """
+    try:
+        yield
+    except InputValidationError as exc:
+        classes = exc.classes
+        if classes is None:
+            raise
+        positive = repr(classes[-1]) if len(classes) == 2 else "<the positive label>"
+        error = InputValidationError(
+            f"{func}: y_true must hold 0/1 labels (1 = click). Got values "
+            f"{v.format_values(classes)}; binarise it first, e.g. "
+            f"y_true = (np.asarray(y_true) == {positive}).",
+            row=exc.row,
+            classes=classes,
+        )
+        raise error from None
 
 
 @contextmanager

@@ -705,7 +705,7 @@ def compare_predictions(
     from ..metrics._gauc import group_auc
     from ..metrics._loss import log_loss
     from . import recomputed as rec
-    from .impressions import check_impressions, scoring, unit_aucs, user_log_loss
+    from .impressions import binary_labels, check_impressions, scoring, unit_aucs, user_log_loss
 
     func = "compare_predictions"
     settings = check_settings(func, test=test, interval=interval, correction=correction,
@@ -729,18 +729,19 @@ def compare_predictions(
     values: dict[str, dict[str, np.ndarray]] = {m: {} for m in metrics}
     means: dict[str, dict[str, float]] = {m: {} for m in metrics}
     weights: dict[str, np.ndarray | None] = {}
-    for name, score in named.items():
-        for m, key, spec in zip(metrics, keys, specs, strict=True):
-            with scoring(m, name):  # its errors name the model
-                if key == "gauc":
-                    assert groups is not None  # 'gauc' without groups was refused above
-                    rep = group_auc(yt, score, groups=groups, sample_weight=sample_weight,
-                                    **spec.filled(weighting=weighting).given)  # fmt: skip
-                    values[m][name], weights[m] = unit_aucs(rep)
-                    means[m][name] = rep.score
-                elif key == "log_loss":
-                    means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
-                    values[m][name], weights[m] = user_log_loss(rows, score)
+    with binary_labels(func):  # 0/1 labels: no pos_label to pass
+        for name, score in named.items():
+            for m, key, spec in zip(metrics, keys, specs, strict=True):
+                with scoring(m, name):  # its errors name the model
+                    if key == "gauc":
+                        assert groups is not None  # 'gauc' without groups was refused above
+                        rep = group_auc(yt, score, groups=groups, sample_weight=sample_weight,
+                                        **spec.filled(weighting=weighting).given)  # fmt: skip
+                        values[m][name], weights[m] = unit_aucs(rep)
+                        means[m][name] = rep.score
+                    elif key == "log_loss":
+                        means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
+                        values[m][name], weights[m] = user_log_loss(rows, score)
     higher = {m: spec.info.higher_is_better is True for m, spec in zip(metrics, specs, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k in ("gauc", "log_loss")]
     settings |= {"baseline": baseline, "n_users": n_groups}
@@ -754,24 +755,26 @@ def compare_predictions(
     from ..metrics._delong import delong_pairs
 
     blocks = {}
-    for m, key, spec in zip(metrics, keys, specs, strict=True):
-        if key == "roc_auc":
-            if sw is not None:
-                raise InvalidParameterError(
-                    f"{func}: {m!r} is compared by DeLong's test, which takes no sample "
-                    f"weights. Got sample_weight; leave it None or compare 'gauc'."
-                )
-            means[m], blocks[m] = delong_pairs(yt, named, pairs, func, metric=m,
-                                               confidence=settings["confidence"], alpha=alpha,
-                                               correction=correction, higher=higher[m])  # fmt: skip
-        elif key == "recomputed":
-            with warnings.catch_warnings():  # a resample without a value is left out
-                warnings.simplefilter("ignore", UndefinedMetricWarning)
-                means[m], blocks[m] = rec.recomputed_pairs(
-                    rec.rows_value(spec, yt, codes if groups is not None else None),
-                    yt, {k: np.asarray(s) for k, s in named.items()}, pairs, codes, n_groups,
-                    sw, func, settings, metric=m, higher=spec.info.higher_is_better,
+    with binary_labels(func):
+        for m, key, spec in zip(metrics, keys, specs, strict=True):
+            if key == "roc_auc":
+                if sw is not None:
+                    raise InvalidParameterError(
+                        f"{func}: {m!r} is compared by DeLong's test, which takes no sample "
+                        f"weights. Got sample_weight; leave it None or compare 'gauc'."
+                    )
+                means[m], blocks[m] = delong_pairs(
+                    yt, named, pairs, func, metric=m, confidence=settings["confidence"],
+                    alpha=alpha, correction=correction, higher=higher[m],
                 )  # fmt: skip
+            elif key == "recomputed":
+                with warnings.catch_warnings():  # a resample without a value is left out
+                    warnings.simplefilter("ignore", UndefinedMetricWarning)
+                    means[m], blocks[m] = rec.recomputed_pairs(
+                        rec.rows_value(spec, yt, codes if groups is not None else None),
+                        yt, {k: np.asarray(s) for k, s in named.items()}, pairs, codes, n_groups,
+                        sw, func, settings, metric=m, higher=spec.info.higher_is_better,
+                    )  # fmt: skip
     c = {} if report is None else report.comparisons
     for m in per_user:
         blocks[m] = {k: col[c["metric"] == m] for k, col in c.items()}

@@ -187,7 +187,7 @@ def _pointwise(
                 raise InputValidationError(
                     f"{_FUNC}: {m!r} needs y_true of 0 and 1 with both classes. Got values "
                     f"{v.format_values(found)}.",
-                    classes=None if binary else found.tolist(),
+                    classes=None if binary else distinct(yt).tolist(),  # as given: 2, not 2.0
                 )
             matrix = np.vstack(
                 [
@@ -409,9 +409,12 @@ def gate(
                 f"{_FUNC}: convention keywords apply to ranking runs (qrels). Got "
                 f"{sorted(conventions)} with y_true; remove them."
             )
+        from ..comparison.impressions import binary_labels
+
         roles = {name: "candidates" if name in cands else "baselines" for name in models}
-        table = _pointwise(y_true, models, metrics, groups, sample_weight, config.weighting,
-                           roles, paired)  # fmt: skip
+        with binary_labels(_FUNC):  # 0/1 labels: no pos_label to pass
+            table = _pointwise(y_true, models, metrics, groups, sample_weight,
+                               config.weighting, roles, paired)  # fmt: skip
     return _decide(config, cands, bases, table, missing, only)
 
 

@@ -184,11 +184,11 @@ def _to_numpy(x: Any, name: str, func: str) -> Any:
     return on_host(x, func, name)
 
 
-def check_no_nulls(x: Any, name: str, func: str) -> None:
+def check_no_nulls(x: Any, name: str, func: str, fix: str = "drop or fill them first") -> None:
     """Raise, naming the first, for the nulls of a column of numbers or booleans of
     Arrow (``null``), polars (``null``) or a pandas extension type (``NA``), before
     they become NaN, which would read as a value that is not a number. Other columns
-    (strings, NumPy's own) are left to their own checks.
+    (strings, NumPy's own) are left to their own checks. ``fix`` ends the message.
 
     Examples
     --------
@@ -231,7 +231,7 @@ def check_no_nulls(x: Any, name: str, func: str) -> None:
             return
     else:
         return
-    raise missing_values(func, name, flags, what)
+    raise missing_values(func, name, flags, what, fix)
 
 
 def as_1d(x: Any, name: str, func: str) -> np.ndarray:

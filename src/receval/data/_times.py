@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import counted, format_values, literal, missing_values
+from .._validation import check_no_nulls, counted, format_values, literal, missing_values
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._arrow import is_arrow, to_arrow, to_numpy
 from ._encode import column_array
@@ -73,6 +73,8 @@ def time_column(
 
     where = f"{func}: {column}"
     zone = _declared_zone(values)
+    # nulls (NA) of integers named so, before NumPy reads them as NaN
+    check_no_nulls(values, column, func, _FILL)
     values = _nat_as_none(column_array(values))
     text = text_column(values)
     if text is not None:
@@ -162,9 +164,13 @@ def _no_nulls(values: Any, func: str, column: str) -> None:
         raise _missing(values.is_null(), func, column, "null")
 
 
+#: The fix of a time column with missing times
+_FILL = "drop those rows or fill their time first"
+
+
 def _missing(missing: Any, func: str, column: str, what: str) -> InputValidationError:
     """The error of a time column whose rows ``missing`` (booleans) have no time."""
-    return missing_values(func, column, missing, what, "drop those rows or fill their time first")
+    return missing_values(func, column, missing, what, _FILL)
 
 
 def _keys(arr: np.ndarray, func: str, column: str) -> tuple[np.ndarray, np.dtype[Any] | None]:

@@ -11,6 +11,7 @@ already built is read back as rows.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -211,7 +212,13 @@ def _from_trec(path: str, name: str) -> Rows:
     (``user iteration item grade``) otherwise; repeated pairs kept."""
     kind = "run" if name == "run" else "qrels"
     with io.located(path, "trec"):
-        users, items, values, _ = io.read_trec(path, kind)
+        try:
+            users, items, values, _ = io.read_trec(path, kind)
+        except InputValidationError as exc:  # "run.trec:1: the score 'nan' is not finite"
+            line = re.match(rf"{re.escape(path)}:\d+: ", str(exc))
+            if line is None:
+                raise
+            raise exc.named(line[0], f"{line[0]}{FUNC} {name}: ") from None
         return _rows(name, {"user": users, "item": items, "value": values}, None)
 
 
@@ -259,7 +266,15 @@ def read_rows(data: Any, name: str, columns: Columns) -> Rows:
         log = read_log(data, "train", FUNC)  # {user: items} or {user: {item: ...}}, a pair
         return Rows(name, log.users, log.user_ids, log.items, log.item_ids)
     if isinstance(data, Mapping):
-        return _from_ranked(Run.from_dict(data) if name == "run" else Qrels.from_dict(data), name)
+        kind = Run if name == "run" else Qrels
+        try:
+            ranked = kind.from_dict(data)
+        except InputValidationError as exc:  # the reader's "Run: ...", "Run.from_dict: ..."
+            said = re.match(rf"{kind.__name__}(?:\.\w+)?: ", str(exc))
+            if said is None:
+                raise
+            raise exc.named(said[0], f"{FUNC} {name}: ") from None
+        return _from_ranked(ranked, name)
     shapes = {"run": "a Run", "test": "a Qrels"}.get(name, "a Qrels, a pair (users, items)")
     raise InputValidationError(
         f"{FUNC}: {name} must be {shapes}, a mapping {{user: {{item: value}}}}, a DataFrame "

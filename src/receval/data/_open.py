@@ -22,6 +22,7 @@ __all__ = [
     "compression_of",
     "core_streams",
     "file_error",
+    "given_frame_fix",
     "given_path_fix",
     "header_not_utf8",
     "is_parquet",
@@ -526,3 +527,26 @@ def given_path_fix(message: str, reader: str) -> str:
 
     text = _FORMATS_FIX.sub(choice, message)
     return _FORMAT_FIX.sub(lambda m: f"name the file .{m[1]} or {read}'{m[1]}')", text)
+
+
+#: The fix of :func:`receval.data.io.check_columns` for a column named otherwise
+_COLUMN_FIX = re.compile(r"pass (\w+)=('<column name>')")
+
+
+def given_frame_fix(error: InputValidationError, argument: str, kind: type) -> InputValidationError:
+    """``error``, the error of ``kind``'s frame reader (:class:`~receval.Run` or
+    :class:`~receval.Qrels`), for a frame given as ``argument`` of a function that
+    takes no column names: its fix (``pass score='<column name>'``) passes the frame
+    read by ``kind.from_frame`` with it; ``error`` itself where it has no such fix.
+
+    Examples
+    --------
+    >>> from receval import Run
+    >>> from receval.exceptions import InputValidationError
+    >>> said = InputValidationError("f: run: no column 'score'; pass score='<column name>'.")
+    >>> print(given_frame_fix(said, "run", Run))
+    f: run: no column 'score'; pass run=receval.Run.from_frame(run, score='<column name>').
+    """
+    read = rf"pass {argument}=receval.{kind.__name__}.from_frame({argument}, \1=\2)"
+    text = _COLUMN_FIX.sub(read, str(error))
+    return error if text == str(error) else InputValidationError(text, row=error.row)

@@ -23,7 +23,7 @@ from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import distinct, lookup_ids
-from ._open import given_path_fix
+from ._open import given_frame_fix, given_path_fix
 from ._strings import ids_to_numpy
 
 
@@ -746,15 +746,7 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
         said = re.match(rf"{kind._func}(?:\.\w+)?: ", str(exc))
         if said is None:
             raise
-        named = exc.named(said[0], f"{func}: {argument}: ")
-        # a column named otherwise: func takes no user=, score=, ...; the reader does
-        reader = rf"pass {argument}=receval.{kind.__name__}.from_frame({argument}, \1=\2)"
-        text = _COLUMN_FIX.sub(reader, str(named))
-        raise (named if text == str(named) else InputValidationError(text, row=named.row)) from None
-
-
-#: The fix of :func:`receval.data.io.check_columns` for a column named otherwise
-_COLUMN_FIX = re.compile(r"pass (\w+)=('<column name>')")
+        raise given_frame_fix(exc.named(said[0], f"{func}: {argument}: "), argument, kind) from None
 
 
 def _column_names(frame: Any) -> list[str]:

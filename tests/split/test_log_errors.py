@@ -75,7 +75,7 @@ def test_a_split_in_memory_of_a_file_names_the_line(tmp_path, method):
     with pytest.raises(InputValidationError) as info:
         getattr(split, method)(path, 0.5, time="timestamp", **seed)
     assert str(info.value) == (
-        f"{path}:22: {method}: the time column 'timestamp' contains 1 missing value (NaN), "
+        f"{path}:22: {method}: the time column 'timestamp' contains 1 missing value (null), "
         f"the first on this line; drop those rows or fill their time first."
     )
 

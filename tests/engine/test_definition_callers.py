@@ -140,3 +140,12 @@ def test_a_metric_without_options_names_the_caller(name):
     with pytest.raises(InvalidParameterError) as info:
         receval.metric(name, eps=1e-3)
     assert str(info.value) == f"receval.metric({name!r}) takes no option 'eps'; it takes none."
+
+
+def test_a_state_saved_before_an_ece_option_loads_with_its_default():
+    # the definition takes the caller: its defaults are still read for a state without them
+    name, y, p = "expected_calibration_error", [0, 1, 1], [0.2, 0.6, 0.9]
+    saved = receval.metric(name).update(y, p).state_dict()
+    del saved["options"]["negative_sampling_rate"]  # as saved before that option
+    loaded = receval.metric(name).load_state_dict(saved)
+    assert loaded.compute() == receval.expected_calibration_error(y, p)

@@ -49,3 +49,27 @@ def test_labels_of_two_other_values_name_a_fix_the_function_takes(case):
     assert said.endswith("binarise it first, e.g. y_true = (np.asarray(y_true) == 2).")
     assert info.value.classes is not None  # the command line words it for --label
     call((np.asarray(Y) == 2).astype(int))  # the fix named: it runs
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["compare", "--score", "a", "--score", "b", "--ctr-metric", "gauc"], "--score"),
+        (["gate", "--candidate", "a", "--baseline", "b", "--rule", "gauc=non_inferiority:0.1"],
+         "--candidate"),
+    ],
+)  # fmt: skip
+def test_the_command_line_still_words_the_label_column(tmp_path, args, option):
+    from typer.testing import CliRunner
+
+    from receval.cli import app
+
+    path = tmp_path / "imp.csv"
+    path.write_text("click,a,b,user\n0,0.1,0.2,1\n2,0.9,0.8,1\n0,0.3,0.4,2\n2,0.6,0.5,2\n")
+    given = ["--impressions", str(path), "--label", "click", "--group", "user"]
+    result = CliRunner().invoke(app, [*args[:1], *given, *args[1:]])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {path}:3: gauc of {option} a: --label must hold binary labels (0/1, -1/1 or "
+        f"true/false). Got values [0, 2]; make the column 0/1 first (e.g. clicks > 0).\n"
+    )

@@ -170,7 +170,8 @@ def binary_labels(func: str) -> Iterator[None]:
     """Restate, in the words of ``func`` (a comparison of 0/1 labels, which takes no
     ``pos_label``), the errors raised meanwhile of labels that are not 0 and 1 (or
     -1 and 1): its fix binarises ``y_true``, where the metric's own would pass
-    ``pos_label``. ``classes`` is kept (the command line words it for ``--label``).
+    ``pos_label``. ``classes`` and ``scored`` are kept (the command line words the
+    error for ``--label`` and the model's option).
 
     Examples
     --------
@@ -199,6 +200,7 @@ def binary_labels(func: str) -> Iterator[None]:
             row=exc.row,
             classes=classes,
         )
+        error.scored = exc.scored  # the metric and model the command line names
         raise error from None
 
 

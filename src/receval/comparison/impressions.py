@@ -175,12 +175,12 @@ def binary_labels(func: str) -> Iterator[None]:
 
     Examples
     --------
-    >>> from receval import roc_auc_score
+    >>> from receval import gauc_score
     >>> from receval.comparison.impressions import binary_labels
     >>> from receval.exceptions import InputValidationError
     >>> try:
     ...     with binary_labels("gate"):
-    ...         roc_auc_score([0, 2], [0.1, 0.9])
+    ...         gauc_score([0, 2], [0.1, 0.9], groups=["u", "u"])
     ... except InputValidationError as exc:
     ...     print(exc)
     gate: y_true must hold 0/1 labels (1 = click). Got values [0, 2]; binarise it

@@ -147,6 +147,10 @@ PEERS = [
     ("ERR:top=3", "err(probability=true)@3"),
     ("AverageGain", "average_gain"),
     ("AverageGain:top=10", "average_gain@10"),
+    # LightGBM: ndcg, map and their eval_at names ndcg@k, map@k are receval's own
+    ("mean_average_precision", "map"),
+    ("mean_average_precision@10", "map@10"),
+    ("ndcg@10", "ndcg@10"),
 ]
 
 
@@ -441,6 +445,65 @@ def test_unknown_names_suggest_the_nearest_spelling(text, suggestion):
     with _raises(
         f"Unknown metric {text.lower()!r}. Did you mean {suggestion!r}? See receval.list_metrics()."
     ):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "suggestion"),
+    [
+        # a cut-off or a mean over users: the ranking metric, not the pointwise one
+        ("average_precison@10", "mean_average_precision"),
+        ("mean_avg_precision", "mean_average_precision"),
+        ("average_precison", "average_precision"),
+        ("avg_precision", "average_precision"),
+        ("mean_auc", "pr_auc"),  # no ranking metric is close
+    ],
+)
+def test_ranking_looking_names_suggest_the_ranking_metric(text, suggestion):
+    name = text.split("@")[0]
+    with _raises(
+        f"Unknown metric {name!r}. Did you mean {suggestion!r}? See receval.list_metrics()."
+    ):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["lambdarank", "rank_xendcg", "xendcg", "XE_NDCG", "xe_ndcg_mart", "xendcg_mart"]
+)
+def test_lightgbm_objectives_are_refused_as_objectives(text):
+    name = text.lower()
+    with pytest.raises(UnknownMetricError) as caught:
+        parse_metric(text)
+    assert str(caught.value) == (
+        f"{name!r} is LightGBM's training objective, not a metric; LightGBM evaluates it "
+        f"with 'ndcg': write e.g. 'ndcg@10' (or 'ndcg', the whole list)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "NDCG:top=10;top=5",
+            "CatBoost metric 'NDCG:top=10;top=5': the parameter 'top' is given twice "
+            "('top=10' and 'top=5'); keep one of them.",
+        ),
+        (
+            "PrecisionAt:border=0.5;Border=1",
+            "CatBoost metric 'PrecisionAt:border=0.5;Border=1': the parameter 'border' is "
+            "given twice ('border=0.5' and 'Border=1'); keep one of them.",
+        ),
+        (
+            "NDCG:top=0",
+            "CatBoost metric 'NDCG:top=0': cannot read 'top=0'; expected one of ['top', "
+            "'type', 'denominator'] (type: Base or Exp; denominator: LogPosition or "
+            "Position; top: an integer > 0, or -1 for the whole list; border: a number >= "
+            "0; decay: a number in (0, 1]).",
+        ),
+    ],
+)
+def test_catboost_strings_refuse_a_parameter_twice_and_top_zero(text, message):
+    with _raises(message):
         parse_metric(text)
 
 

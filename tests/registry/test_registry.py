@@ -133,7 +133,8 @@ def test_spelling_table_is_well_formed():
         if row.spelling.lower() in REGISTRY:  # the peer spells the name in another case
             assert row.metric == row.spelling.lower()
         assert row.peer in {
-            "receval", "trec_eval", "ir_measures", "ranx", "recbole", "xgboost", "catboost"
+            "receval", "trec_eval", "ir_measures", "ranx", "recbole", "xgboost", "catboost",
+            "lightgbm",
         }  # fmt: skip
         if row.spelling == "IPrec":  # the recall level comes after: IPrec@0.1
             with pytest.raises(InvalidParameterError, match="iprec needs the parameter recall"):

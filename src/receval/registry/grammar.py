@@ -32,7 +32,7 @@ from typing import Any
 
 from ..conventions import CHOICES, FIELDS
 from ..exceptions import InvalidParameterError, UnknownMetricError, warn
-from .peers import SPELLINGS, Spelling, catboost_metric
+from .peers import OBJECTIVES, SPELLINGS, Spelling, catboost_metric
 from .schema import MAX_GAINS, MAX_LEVELS, MetricEntry, Param, format_value
 from .table import ENTRIES
 
@@ -225,13 +225,31 @@ def _grade(value: str, whole: str) -> int | float:
     return int(number) if number.is_integer() else number
 
 
-def _unknown(name: str) -> InvalidParameterError:
-    # every spelling a user may type, canonical names first: lower case -> as shown
-    shown: dict[str, str] = {}
-    for candidate in [*ENTRIES, *(s.shown for s in SPELLINGS)]:
-        shown.setdefault(candidate.lower(), candidate)
+def _unknown(name: str, ranking: bool) -> InvalidParameterError:
+    """The error for a name no row reads, with the closest spelling; for a name that
+    looks like a ranking metric's (written with ``@k``, or a mean over users:
+    ``mean_...``), the closest ranking metric's when one is close too
+    (``average_precison@10``: MAP, not the pointwise ``average_precision``); for a
+    peer's training objective, the metric to write instead."""
+    if name in OBJECTIVES:
+        peer, metric = OBJECTIVES[name]
+        return UnknownMetricError(
+            f"{name!r} is {peer}'s training objective, not a metric; {peer} evaluates it "
+            f"with {metric!r}: write e.g. '{metric}@10' (or {metric!r}, the whole list)."
+        )
+    # every spelling a user may type, canonical names first: lower case -> (as shown,
+    # the family of the metric it means)
+    shown: dict[str, tuple[str, str]] = {}
+    for candidate in ENTRIES:
+        shown.setdefault(candidate, (candidate, ENTRIES[candidate].family))
+    for row in SPELLINGS:
+        family = ENTRIES[re.split(r"[(@]", row.metric, maxsplit=1)[0]].family
+        shown.setdefault(row.shown.lower(), (row.shown, family))
     close = difflib.get_close_matches(name.lower(), list(shown), n=1, cutoff=0.5)
-    hint = f" Did you mean {shown[close[0]]!r}?" if close else ""
+    if ranking:  # a ranking metric that is close too, before a closer one of another family
+        near = difflib.get_close_matches(name.lower(), list(shown), n=5, cutoff=0.7)
+        close = [c for c in near if shown[c][1] == "ranking"][:1] or close
+    hint = f" Did you mean {shown[close[0]][0]!r}?" if close else ""
     return UnknownMetricError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
 
 
@@ -456,7 +474,8 @@ def _spelling(
         found = regex.fullmatch(written)
         if found:
             return _target(row, found.groupdict(), whole), k_text
-    raise _unknown(written.lower())
+    ranking = k_text is not None or written.lower().startswith("mean")
+    raise _unknown(written.lower(), ranking)
 
 
 @functools.cache

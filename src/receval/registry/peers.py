@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..conventions import relevant_above
 
-__all__ = ["SPELLINGS", "Spelling", "catboost_metric", "spellings_of"]
+__all__ = ["OBJECTIVES", "SPELLINGS", "Spelling", "catboost_metric", "spellings_of"]
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,23 @@ SPELLINGS: tuple[Spelling, ...] = (
     _literal("PrecisionAt", "catboost", "precision"),
     _literal("RecallAt", "catboost", "recall"),
     _literal("AverageGain", "catboost", "average_gain"),
+    # LightGBM 4.7's metric names (ndcg, map, ndcg@k and map@k as it prints the
+    # eval_at positions are receval's own); its lambdarank, xendcg, ... are objectives
+    _literal("mean_average_precision", "lightgbm", "map"),
 )
+
+#: Peers' training objectives that users pass as metrics: name -> (peer, the metric
+#: the peer evaluates a model of that objective with). A metric string naming one is
+#: refused with that metric named (LightGBM reads its objectives' names as metric
+#: aliases of ndcg).
+OBJECTIVES: dict[str, tuple[str, str]] = {
+    "lambdarank": ("LightGBM", "ndcg"),
+    "rank_xendcg": ("LightGBM", "ndcg"),
+    "xendcg": ("LightGBM", "ndcg"),
+    "xe_ndcg": ("LightGBM", "ndcg"),
+    "xe_ndcg_mart": ("LightGBM", "ndcg"),
+    "xendcg_mart": ("LightGBM", "ndcg"),
+}
 
 #: CatBoost's ranking metrics that receval computes: name -> (receval metric, the
 #: parameters each takes besides top, the parameters of the receval metric that its
@@ -295,13 +311,20 @@ def catboost_metric(text: str) -> str | None:
         )
     metric, takes, conventions = _CATBOOST[name][0], _CATBOOST[name][1], [*_CATBOOST[name][2]]
     top = ""
+    seen: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in found["params"].split(";"))):
         key, _, value = (s.strip() for s in part.partition("="))
         key, low = key.lower(), value.lower()
+        if key in seen:
+            raise InvalidParameterError(
+                f"CatBoost metric {text!r}: the parameter {key!r} is given twice "
+                f"({seen[key]!r} and {part!r}); keep one of them."
+            )
+        seen[key] = part
         if key in ("hints", "use_weights"):
             continue
         number = re.fullmatch(r"[0-9]*\.?[0-9]+", value)
-        if key == "top" and re.fullmatch(r"-?[0-9]+", value):
+        if key == "top" and re.fullmatch(r"-?[0-9]+", value) and int(value) != 0:
             top = "" if int(value) < 0 else f"@{int(value)}"
         elif key == "border" and key in takes and number:
             conventions.append(f"rel_threshold={relevant_above(float(value))!r}")
@@ -314,7 +337,8 @@ def catboost_metric(text: str) -> str | None:
             raise InvalidParameterError(
                 f"CatBoost metric {text!r}: cannot read {part!r}; expected one of "
                 f"{options} (type: Base or Exp; denominator: LogPosition or Position; "
-                f"top: an integer; border: a number >= 0; decay: a number in (0, 1])."
+                f"top: an integer > 0, or -1 for the whole list; border: a number >= 0; decay: "
+                f"a number in (0, 1])."
             )
     if name == "averagegain" and not top:
         raise InvalidParameterError(

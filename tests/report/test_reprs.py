@@ -16,7 +16,7 @@ def test_group_auc_report_repr_is_one_line() -> None:
     report = rv.group_auc(log["click"], log["model_a"], groups=log["user"])
     text = repr(report)
     assert text.count("\n") == 0 and len(text) < 160
-    assert f"gauc={report.score:.6g}" in text
+    assert f"gauc={report.score!r}" in text
     assert f"{report.n_groups:,} groups, {report.n_groups_skipped:,} skipped" in text
     assert ".to_frame()" in text
 
@@ -110,3 +110,27 @@ def test_counts_sentence_says_each_rule_of_a_metric():
     by_rule = "1 users skipped by empty users (mrr), 1 users skipped by missing users (mrr)"
     assert by_rule in sentence
     assert "{" not in sentence
+
+
+def test_report_reprs_show_metric_values_whole() -> None:
+    """A value is shown as repr shows the float, never cut to a few digits (which
+    showed 0.99999999 as 1 and 1/3 as 0.333333)."""
+    from dataclasses import replace
+
+    log = make_impressions(200, seed=0)
+    gauc = replace(rv.group_auc(log["click"], log["model_a"], groups=log["user"]), score=1 - 1e-8)
+    assert "gauc=0.99999999," in repr(gauc)
+    qrels = {"u": {"a": 2, "b": 1, "c": 1}, "v": {"a": 1}, "w": {"c": 1}}
+    run = {"u": {"a": 0.9, "c": 0.5, "b": 0.4}, "v": {"b": 0.9, "a": 0.1}, "w": {"c": 0.9}}
+    exposure = rv.expected_exposure(qrels, run, k=2)
+    for name, value in exposure.mean.items():
+        assert f"{name}={value!r}" in repr(exposure)
+    assert "ee_loss=0.4583333333333333," in repr(exposure)
+    groups = rv.group_exposure(
+        [["a", "c", "b"], ["d", "a"]], item_groups={"a": 1, "b": 1, "c": 2, "d": 3}
+    )
+    assert f"gini={groups.gini!r}" in repr(groups)
+    assert f"max_min_ratio={groups.max_min_ratio!r}" in repr(groups)
+    exact = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7}, "u2": {"d": 0.9, "e": 0.5, "f": 0.1}}
+    approx = {"u1": {"c": 0.7, "a": 0.6}, "u2": {"f": 0.5, "d": 0.4, "e": 0.3}}
+    assert "recall=0.8333333333333334," in repr(rv.ann_recall(exact, approx, 3))

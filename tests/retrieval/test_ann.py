@@ -28,7 +28,7 @@ def test_missing_empty_and_tied_users_are_counted():
     assert report.n_users_tied_at_k == 1  # u1: a and b tie at k = 1
     np.testing.assert_array_equal(report.values, [1.0, 0.0])
     assert report.recall == 0.5
-    assert "recall=0.5000" in repr(report)
+    assert "recall=0.5," in repr(report)
 
 
 def test_identical_runs_have_recall_one_and_no_metric_loss():

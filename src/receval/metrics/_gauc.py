@@ -93,7 +93,7 @@ class GroupAUCReport:
 
     def __repr__(self) -> str:
         return (
-            f"GroupAUCReport(gauc={self.score:.6g}, weighting={self.weighting!r}, "
+            f"GroupAUCReport(gauc={float(self.score)!r}, weighting={self.weighting!r}, "
             f"{v.counted(self.n_groups, 'group')}, {self.n_groups_skipped:,} skipped with "
             f"{v.counted(self.n_rows_skipped, 'row')}; each group's AUC: .to_frame())"
         )

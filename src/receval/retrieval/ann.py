@@ -56,9 +56,9 @@ class AnnRecallReport:
 
     def __repr__(self) -> str:
         return (
-            f"AnnRecallReport(k={self.k}, recall={self.recall:.4f}, n_users={len(self.users)}, "
-            f"n_users_missing={self.n_users_missing}, n_users_empty={self.n_users_empty}, "
-            f"n_users_tied_at_k={self.n_users_tied_at_k})"
+            f"AnnRecallReport(k={self.k}, recall={float(self.recall)!r}, "
+            f"n_users={len(self.users)}, n_users_missing={self.n_users_missing}, "
+            f"n_users_empty={self.n_users_empty}, n_users_tied_at_k={self.n_users_tied_at_k})"
         )
 
 

@@ -287,7 +287,7 @@ class ExpectedExposureReport:
         return {name: _mean(getattr(self, name)) for name in _EE_NAMES}
 
     def __repr__(self) -> str:
-        means = ", ".join(f"{name}={value:.6g}" for name, value in self.mean.items())
+        means = ", ".join(f"{name}={float(value)!r}" for name, value in self.mean.items())
         return (
             f"ExpectedExposureReport({means}, n_users={self.n_users}, "
             f"patience={self.patience}, k={self.k})"

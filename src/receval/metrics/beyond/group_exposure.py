@@ -75,7 +75,7 @@ class GroupExposureReport:
     def __repr__(self) -> str:
         return (
             f"GroupExposureReport(n_groups={len(self.groups)}, "
-            f"max_min_ratio={self.max_min_ratio:.6g}, gini={self.gini:.6g}, "
+            f"max_min_ratio={float(self.max_min_ratio)!r}, gini={float(self.gini)!r}, "
             f"n_users={self.n_users}, patience={self.patience}, k={self.k})"
         )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import receval as rv
 from receval import (
     InputValidationError,
     InvalidParameterError,
@@ -242,3 +243,22 @@ def test_missing_ids_are_refused(ids):
         InputValidationError, match=r"evaluate_embeddings: \w+_ids contains 1 missing"
     ):
         evaluate_embeddings({0: {1: 1}}, users, np.eye(3, dtype=np.float32), ["recall@1"], **ids)
+
+
+@pytest.mark.parametrize(
+    ("k", "short"), [(1, ["ndcg@10", "recall@5"]), (5, ["ndcg@10"]), (9, ["ndcg@10"])]
+)
+def test_a_k_below_a_metrics_cutoff_is_refused(k, short):
+    # before: k=5 with ndcg@10 silently evaluated lists of 5 items
+    users, items = np.eye(2, dtype=np.float32), np.eye(2, dtype=np.float32)[[0, 1] * 6]
+    with pytest.raises(InvalidParameterError) as caught:
+        evaluate_embeddings({0: {1: 1}}, users, items, ["ndcg@10", "recall@5"], k=k)
+    assert str(caught.value) == (
+        f"evaluate_embeddings: k={k} retrieves fewer items than the cutoff of the metrics "
+        f"{short}; pass k >= 10 (their largest cutoff) or leave k out."
+    )
+    with pytest.raises(InvalidParameterError, match=r"receval.metric\('ndcg@10'\): k=5 "):
+        rv.metric("ndcg@10", item_vectors=items, k=5)
+    # k at or above every cutoff is taken
+    got = evaluate_embeddings({0: {1: 1}}, users, items, ["ndcg@10", "recall@5"], k=10)
+    assert got.mean == evaluate_embeddings({0: {1: 1}}, users, items, ["ndcg@10", "recall@5"]).mean

@@ -550,3 +550,33 @@ def test_bad_candidates_are_named_as_the_candidates_of_retrieve(candidates, says
     with pytest.raises(InputValidationError) as info:
         retrieve(np.eye(2), np.eye(2), 2, candidates=candidates)
     assert str(info.value).startswith(f"retrieve: candidates: {says}")
+
+
+@pytest.mark.parametrize(
+    "ids", [[True, False, True], np.array([True, False, True])], ids=["list", "array"]
+)
+def test_boolean_item_ids_read_as_evaluate_reads_them_and_say_so(ids):
+    # evaluate reads boolean ids as the integers 1 and 0; the error for three rows
+    # said "Got [1] more than once" without saying why
+    with pytest.raises(InputValidationError) as caught:
+        retrieve(np.eye(2), np.eye(3)[:, :2], 1, item_ids=ids)
+    assert str(caught.value) == (
+        "retrieve: item_ids must be distinct. Got [1] more than once (booleans, read as the "
+        "integers 1 and 0); pass one id per row."
+    )
+    two = retrieve(np.eye(2), np.eye(2), 1, item_ids=[True, False])
+    assert two.to_dict() == retrieve(np.eye(2), np.eye(2), 1, item_ids=[1, 0]).to_dict()
+
+
+def test_a_series_of_row_arrays_is_refused_with_the_fix():
+    pd = pytest.importorskip("pandas")
+    rows = pd.Series([np.ones(2), np.zeros(2)])
+    with pytest.raises(InputValidationError) as caught:
+        retrieve(rows, np.eye(2), 1)
+    assert str(caught.value) == (
+        "retrieve: user_vectors must hold numbers (float32, float16, bfloat16, float64 or "
+        "integers). Got dtype object, one array per row; stack them into a matrix first, "
+        "e.g. np.stack(series.to_numpy()) for a pandas Series of arrays."
+    )
+    stacked = retrieve(np.stack(rows.to_numpy()), np.eye(2), 1)
+    assert len(stacked.to_dict()) == 2

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from .. import _validation as v
 from ..data._ranked import Run
 from ..exceptions import InvalidParameterError
 from ..ranking.evaluation import RunBatches, evaluate
@@ -57,9 +58,10 @@ def evaluate_embeddings(
     metrics : str or iterable of str
         Metric strings, as for :func:`receval.evaluate`.
     k : int, default=None
-        Items retrieved per user, and those tied with the k-th; None: the largest
-        cutoff of ``metrics`` (a metric of the whole list, such as ``"mrr"``,
-        then needs ``k``, and reads the k items and those tied with the k-th).
+        Items retrieved per user, and those tied with the k-th: at least the
+        largest cutoff of ``metrics`` (a smaller k is refused); None: that cutoff
+        (a metric of the whole list, such as ``"mrr"``, then needs ``k``, and reads
+        the k items and those tied with the k-th).
     user_ids, item_ids, metric, exclude, candidates, block_users, block_items
         As for :func:`receval.retrieve`.
     name : str, default=None
@@ -81,7 +83,8 @@ def evaluate_embeddings(
     Raises
     ------
     InvalidParameterError
-        ``k`` missing for a metric of the whole list, or any error of
+        ``k`` missing for a metric of the whole list, ``k`` below a metric's
+        cutoff, or any error of
         :func:`receval.retrieve` and :func:`receval.evaluate`.
 
     Warns
@@ -118,7 +121,7 @@ def evaluate_embeddings(
     """
     if "candidates" in options:  # pragma: no cover - a keyword of ours, never in options
         raise InvalidParameterError("evaluate_embeddings: candidates is given twice.")
-    depth = k if k is not None else metrics_depth(metrics)
+    depth = metrics_depth(metrics, k=k)
     search = Search(
         user_vectors, catalogue(item_vectors, item_ids, "evaluate_embeddings"), depth,
         user_ids=user_ids, metric=metric, exclude=exclude, candidates=candidates,
@@ -140,10 +143,23 @@ def evaluate_embeddings(
     return replace(report, **counts)
 
 
-def metrics_depth(metrics: str | Iterable[str], func: str = "evaluate_embeddings") -> int:
-    """The largest cutoff of the metrics (the items to retrieve for them); an error
-    when one reads the whole list."""
+def metrics_depth(
+    metrics: str | Iterable[str], func: str = "evaluate_embeddings", k: Any = None
+) -> int:
+    """The items to retrieve for the metrics: ``k`` when given, else their largest
+    cutoff; an error when ``k`` is below a metric's cutoff (its lists would be cut
+    short), or, without ``k``, when one reads the whole list."""
     cutoffs = {name: ranking_spec(name, func).k for name in metric_names(metrics, func)}
+    if k is not None:
+        k = v.check_number(k, "k", func, integer=True, low=1)
+        short = {name: c for name, c in cutoffs.items() if c is not None and c > k}
+        if short:
+            raise InvalidParameterError(
+                f"{func}: k={k} retrieves fewer items than the cutoff of the metrics "
+                f"{list(short)}; pass k >= {max(short.values())} (their largest cutoff) "
+                f"or leave k out."
+            )
+        return int(k)
     whole = [name for name, cutoff in cutoffs.items() if cutoff is None]
     if whole:
         raise InvalidParameterError(

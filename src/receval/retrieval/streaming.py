@@ -153,8 +153,7 @@ def item_matrix(
         return None, options
     from .embeddings import metrics_depth
 
-    depth = metrics_depth(metric_string, func) if k is None else k
-    depth = v.check_number(depth, "k", func, integer=True, low=1)
+    depth = metrics_depth(metric_string, func, k)
     score = v.check_option("dot" if score is None else score, "metric", func, ["dot", "cosine"])
     if "candidates" in options:
         raise InvalidParameterError(

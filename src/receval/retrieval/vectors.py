@@ -155,9 +155,16 @@ class _Array(Vectors):
     def __init__(self, a: np.ndarray, name: str, func: str) -> None:
         kind = a.dtype.kind
         if not (kind in "fiu" or a.dtype.name == "bfloat16"):
+            rows = kind == "O" and a.ndim == 1 and a.size > 0 and np.ndim(a[0]) == 1
+            fix = (
+                ", one array per row; stack them into a matrix first, e.g. "
+                "np.stack(series.to_numpy()) for a pandas Series of arrays"
+                if rows
+                else ""
+            )
             raise InputValidationError(
                 f"{func}: {name} must hold numbers (float32, float16, bfloat16, float64 or "
-                f"integers). Got dtype {a.dtype}."
+                f"integers). Got dtype {a.dtype}{fix}."
             )
         super().__init__(name, func, *_shape(a.shape, name, func))
         self.a = a

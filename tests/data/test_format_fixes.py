@@ -28,7 +28,8 @@ def test_evaluate_of_a_csv_qrels_named_as_trec_names_its_own_fix(tmp_path):
     path = tmp_path / "qrels.txt"
     path.write_text(CSV_QRELS)
     assert _error(lambda: rv.evaluate(path, _run(tmp_path), ["ndcg@10"])) == (
-        f"{path}:1: expected {QRELS_FIELDS}, got 1: 'user,item,grade'; it looks like a line "
+        f"evaluate: qrels: {path}:1: expected {QRELS_FIELDS}, got 1: 'user,item,grade'; it "
+        f"looks like a line "
         f"of a CSV file (3 fields separated by commas), so name the file .csv or pass "
         f"qrels=receval.Qrels.from_file(path, file_format='csv')."
     )
@@ -95,3 +96,26 @@ def test_a_trec_line_separated_by_tabs_is_no_tsv_line(tmp_path, reader, text):
     assert _error(lambda: reader(path)).endswith(
         "; give every line these fields, separated by spaces or tabs."
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        ("run.csv", "user,item,score\nu1,a,nan\n",
+         "2: scores contains 1 missing value (None, NA or NaN), the first on this line; drop "
+         "or fill them first."),
+        ("run.trec", "u1 Q0 a 1 nan r\n",
+         "1: the score 'nan' is not finite; scores must be finite numbers."),
+    ],
+)  # fmt: skip
+def test_evaluate_of_a_run_file_with_a_nan_score_names_evaluate_and_the_line(
+    tmp_path, name, text, said
+):
+    # it said "run.csv:2: Run: scores ..." and "run.trec:1: the score ...": neither
+    # named evaluate, as the same run given as a dict does
+    path = tmp_path / name
+    path.write_text(text)
+    got = _error(lambda: rv.evaluate({"u1": {"a": 1}}, path, ["ndcg@10"]))
+    assert got == f"evaluate: run: {path}:{said}"
+    in_memory = _error(lambda: rv.evaluate({"u1": {"a": 1}}, {"u1": {"a": float("nan")}}, ["mrr"]))
+    assert in_memory.startswith("evaluate: run: scores ")

@@ -90,3 +90,27 @@ def test_beyond_report_keeps_item_coverage_without_a_warning():
         warnings.simplefilter("error", FutureWarning)
         records = beyond_records({"m": run}, popularity=popularity, k=5)
     assert 0 < records[0]["item_coverage@5"] <= 1
+
+
+@pytest.mark.parametrize(
+    ("call", "caller"),
+    [
+        (lambda run: receval.compute("shannon_entropy", run), "receval.compute('shannon_entropy')"),
+        (lambda run: receval.shannon_entropy(run), "shannon_entropy"),
+        (lambda run: receval.catalog_coverage(run, catalog=5), "catalog_coverage"),
+    ],
+)  # fmt: skip
+def test_a_run_the_reader_refuses_is_named_for_the_callers_run(call, caller):
+    # it said "Run: users is empty" and "pass score='<column name>'", a keyword these
+    # functions do not take
+    import pandas as pd
+
+    with pytest.raises(receval.InputValidationError) as info:
+        call({})
+    assert str(info.value) == f"{caller}: run: users is empty; pass at least one sample."
+    with pytest.raises(receval.InputValidationError) as info:
+        call(pd.DataFrame({"user": [1], "item": [2]}))
+    assert str(info.value) == (
+        f"{caller}: run: the data has no column 'score' (the score column). Got columns "
+        f"['user', 'item']; pass run=receval.Run.from_frame(run, score='<column name>')."
+    )

@@ -18,6 +18,7 @@ from ... import _validation as v
 from ..._kernels import compiled, num_threads
 from ...data import io
 from ...data._ranked import Run
+from ...data._ranked import as_run as as_ranked
 from ...exceptions import InputValidationError, UndefinedMetricWarning, warn
 
 __all__ = ["MeanOverUsers"]
@@ -68,9 +69,8 @@ def as_run(run: RunLike, func: str) -> Run:
                 f"{type(run[bad_user]).__name__} for user {bad_user!r}; for ranked lists pass "
                 f"a list of lists instead."
             )
-        return Run.from_dict(run)
-    if io.is_frame(run):
-        return Run.from_frame(run)
+    if isinstance(run, Mapping) or io.is_frame(run):  # the reader's errors name func, run
+        return as_ranked(run, func)
     if isinstance(run, np.ndarray) and run.ndim == 2:
         n_users, length = run.shape
         v.check_not_empty(n_users * length, "run", func)

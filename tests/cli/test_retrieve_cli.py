@@ -153,6 +153,18 @@ def test_rank_needs_a_run_or_both_vector_files(files):
     assert "--item-vectors" in result.stderr
 
 
+def test_rank_from_vectors_with_a_metric_of_the_whole_list_names_rank_and_its_k(files):
+    # it said "evaluate_embeddings: the metrics ...", a function the command line never called
+    path, _, _ = files
+    result = invoke(make_runner(), "rank", "--qrels", path / "qrels.tsv", "--user-vectors",
+                    path / "u.npy", "--item-vectors", path / "i.npy", "-m", "mrr",
+                    code=2)  # fmt: skip
+    assert result.stderr.strip() == (
+        "error: receval rank: the metrics ['mrr'] read the whole list; pass --k 100 (the "
+        "items to retrieve per user) or give them a cutoff (e.g. 'mrr@100')."
+    )
+
+
 def test_rank_from_vectors_masks_the_exclude_items_in_the_retrieval(files):
     path, users, items = files
     result = invoke(

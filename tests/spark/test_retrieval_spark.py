@@ -110,7 +110,9 @@ def test_spark_bad_input(spark):
     u_df, q_df = _frames(spark, users, user_ids, qrels)
     with pytest.raises(InvalidParameterError, match="unknown option 'exlcude'"):
         rs.evaluate_embeddings(q_df, u_df, items, METRICS, exlcude=train)
-    with pytest.raises(InvalidParameterError, match="read the whole list"):
+    # it said "evaluate_embeddings: ...", the function of memory, not the one called
+    with pytest.raises(InvalidParameterError, match=r"^receval\.spark\.evaluate_embeddings: "
+                       r"the metrics \['mrr'\] read the whole list; pass k=100"):  # fmt: skip
         rs.evaluate_embeddings(q_df, u_df, items, ["mrr"])
     ragged = spark.createDataFrame(
         [("a", [1.0, 2.0]), ("b", [1.0])], "user string, vector array<float>"

@@ -82,7 +82,7 @@ OWN_OPTIONS: dict[str, str] = {
     "leave_last_out.n": "--n",
     "random_holdout.n": "--n",
     **{f"{func}.metric": "--similarity" for func in ("retrieve", "evaluate_embeddings")},
-    **{f"{func}.k": "--k" for func in ("retrieve", "evaluate_embeddings")},
+    **{f"{func}.k": "--k" for func in ("retrieve", "evaluate_embeddings", "rank")},
     "user_kfold.k": "--k",
     "audit.test": "--test FILE",
     "rolling.cutoffs": "--cutoffs",
@@ -276,8 +276,10 @@ _METRIC_OPTIONS = {"gate": "--rule"}
 
 
 #: The library functions each command runs, whose name begins their errors
-#: (``retention: ...``); every command evaluates as :func:`receval.evaluate` does.
+#: (``retention: ...``); every command evaluates as :func:`receval.evaluate` does
+#: (``rank``: its retrieval from ``--user-vectors`` and ``--item-vectors``).
 _RUNS = {
+    "rank": ("rank",),
     "retention": ("retention",),
     "compare": ("compare", "compare_by_segment", "compare_predictions"),
     "gate": ("gate",),

@@ -619,12 +619,13 @@ def test_every_backend_adds_a_batch_the_one_way(data, kwargs, bound):
     arrays = {"y": np.array([0, 1, 1]), "p": np.array([0.2, 0.4, 0.9]), "q": np.ones(3),
               "w": np.ones(3), "x": np.ones(3)}  # fmt: skip
     try:
-        state = pcoc.add(pcoc.check_params(), None, tuple(arrays[a] for a in data),
+        state = pcoc.add(pcoc.check_params("f"), None, tuple(arrays[a] for a in data),
                          {k: arrays[a] for k, a in kwargs.items()}, func="f")  # fmt: skip
     except (TypeError, InvalidParameterError):
         assert bound is None
     else:
-        assert pcoc.finalize(pcoc.check_params(), state) == rv.pcoc(arrays["y"], arrays["p"])
+        value = pcoc.value(pcoc.check_params("f"), state, func="f")
+        assert value == rv.pcoc(arrays["y"], arrays["p"])
     if bound is None:
         assert seen == []
     else:

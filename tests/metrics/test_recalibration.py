@@ -291,3 +291,22 @@ def test_grouped_auprc_skips_groups_of_one_class_on_request():
     assert str(rv.parse_metric("aucpr")) == (
         "grouped_auprc(interpolation=davis_goadrich,skip_groups=one_class)"
     )
+
+
+@pytest.mark.parametrize("name", ["pcoc", "copc"])
+@pytest.mark.parametrize(
+    ("call", "caller"),
+    [
+        (lambda name, **o: rv.compute(name, [1, 0], [0.5, 0.5], **o), "receval.compute('{}')"),
+        (lambda name, **o: rv.metric(name, **o), "receval.metric('{}')"),
+        (lambda name, **o: getattr(rv, name)([1, 0], [0.5, 0.5], **o), "{}"),
+    ],
+)  # fmt: skip
+def test_a_bad_sampling_rate_of_pcoc_and_copc_names_the_function_called(name, call, caller):
+    # it said "of pcoc" under receval.compute and receval.metric too
+    with pytest.raises(rv.InvalidParameterError) as info:
+        call(name, negative_sampling_rate=2)
+    assert str(info.value) == (
+        f"The 'negative_sampling_rate' parameter of {caller.format(name)} must be a real "
+        f"number in (0.0, 1.0]. Got 2 instead."
+    )

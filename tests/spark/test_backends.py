@@ -275,3 +275,22 @@ def test_compute_is_the_value_of_accumulate(rows_df):
     assert rs.compute(rows_df, "grouped_auprc", columns) == acc.compute()
     with pytest.raises(InvalidParameterError, match=r"receval\.spark\.accumulate"):
         rs.accumulate(rows_df, "grouped_auprc", {"y_true": "y", "y_score": "p", "user": "g"})
+
+
+def test_an_option_error_names_the_spark_function_called(rows_df):
+    # they said "receval.metric('log_loss')" and "of pcoc", neither of them called
+    with pytest.raises(InvalidParameterError) as info:
+        rs.compute(rows_df, "log_loss", {"y_true": "y", "y_pred": "p"}, epss=0.1)
+    assert str(info.value) == (
+        "receval.spark.compute takes no option 'epss' (did you mean 'eps'?); its options are "
+        "['eps', 'normalize', 'negative_sampling_rate', 'pos_label']."
+    )
+    with pytest.raises(InvalidParameterError) as info:
+        rs.accumulate(rows_df, "pcoc", {"y_true": "y", "y_prob": "p"}, negative_sampling_rate=2)
+    assert str(info.value) == (
+        "The 'negative_sampling_rate' parameter of receval.spark.accumulate must be a real "
+        "number in (0.0, 1.0]. Got 2 instead."
+    )
+    with pytest.raises(InvalidParameterError) as info:
+        rs.compute(rows_df, "item_coverage", {"user": "g", "item": "y"}, k=0)
+    assert str(info.value).startswith("The 'k' parameter of receval.spark.compute must be")

@@ -202,6 +202,15 @@ def metric(
     return Accumulator(name, defn, params, span, background)
 
 
+def whole_group_params(
+    defn: MetricDefinition, name: str, options: dict[str, Any], func: str
+) -> dict[str, Any]:
+    """The metric's options checked for batches of whole groups (one call's rows, a
+    scan's batches, Spark's partitions), their errors naming ``func``, the function
+    called (``receval.compute('log_loss')``, ``receval.spark.compute``)."""
+    return _checked(defn, name, options, _whole_groups(defn, name, True), func)
+
+
 def _checked(
     defn: MetricDefinition, name: str, options: dict[str, Any], split: dict[str, bool], func: str
 ) -> dict[str, Any]:
@@ -286,6 +295,6 @@ def compute(name: str, *data: Any, **options: Any) -> Any:
     given = dict(zip(defn.inputs, data, strict=False)) | kwargs
     func = f"receval.compute({name!r})"
     # a scan is cut into batches of whole groups: their states need no rows kept
-    params = _checked(defn, name, options, _whole_groups(defn, name, True), func)
+    params = whole_group_params(defn, name, options, func)
     check_arguments(name, defn, params, data, kwargs, func)  # missing, too many
     return run_definition(defn, params, given, func=func)

@@ -204,11 +204,11 @@ class MetricDefinition:
         >>> import numpy as np
         >>> from receval.registry import definition
         >>> pcoc = definition("pcoc")
-        >>> params = pcoc.check_params()
+        >>> params = pcoc.check_params("f")
         >>> y, p = np.array([0, 1, 1, 0]), np.array([0.2, 0.6, 0.9, 0.3])
         >>> state = pcoc.add(params, None, (y, p), func="f")  # NumPy: one call of the core
         >>> state = pcoc.add(params, state, (), {"y_true": [1], "y_prob": [0.5]}, func="f")
-        >>> pcoc.finalize(params, state)
+        >>> pcoc.value(params, state, func="f")
         0.8333333333333334
         """
         kwargs = {} if kwargs is None else kwargs
@@ -240,7 +240,7 @@ class MetricDefinition:
         --------
         >>> from receval.registry import definition
         >>> pcoc = definition("pcoc")
-        >>> params = pcoc.check_params()
+        >>> params = pcoc.check_params("f")
         >>> state = pcoc.add(params, None, ([0, 1], [0.2, 0.6]), func="f")
         >>> pcoc.value(params, state, func="f")  # (0.2 + 0.6) / 1
         0.8

@@ -91,7 +91,9 @@ def pcoc(
     0.8
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    params = PCOC.check_params(negative_sampling_rate=negative_sampling_rate, pos_label=pos_label)
+    params = PCOC.check_params(
+        "pcoc", negative_sampling_rate=negative_sampling_rate, pos_label=pos_label
+    )
     result: float = run_definition(PCOC, params, columns, func="pcoc")
     return result
 
@@ -142,7 +144,9 @@ def copc(
     1.25
     """
     columns = {"y_true": y_true, "y_prob": y_prob, "sample_weight": sample_weight}
-    params = COPC.check_params(negative_sampling_rate=negative_sampling_rate, pos_label=pos_label)
+    params = COPC.check_params(
+        "copc", negative_sampling_rate=negative_sampling_rate, pos_label=pos_label
+    )
     result: float = run_definition(COPC, params, columns, func="copc")
     return result
 
@@ -377,14 +381,14 @@ def expected_calibration_error(
 
 # ------------------------------------------------------------------ definitions
 # What receval.metric, receval.scan columns and Spark run: the exact click sums.
-def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
+def _finalize_pcoc(params: dict[str, Any], state: Any, *, func: str) -> float:
     if state.observed.value == 0:  # no click, or no row of positive weight
         why = "y_true has no click" if state.weight.value else NO_WEIGHT
         return warn_because("pcoc", "PCOC", why)
     return ratio(state.predicted, state.observed)  # weights near 1e308: scaled
 
 
-def _finalize_copc(params: dict[str, Any], state: Any) -> float:
+def _finalize_copc(params: dict[str, Any], state: Any, *, func: str) -> float:
     if state.predicted.value == 0:  # predictions of 0, or no row of positive weight
         why = "the predicted probabilities sum to 0" if state.weight.value else NO_WEIGHT
         return warn_because("copc", "COPC", why)
@@ -392,19 +396,40 @@ def _finalize_copc(params: dict[str, Any], state: Any) -> float:
 
 
 def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
-    def check(negative_sampling_rate: float = 1.0, pos_label: Any = None) -> dict[str, Any]:
-        rate = check_sampling_rate(negative_sampling_rate, name)
+    """PCOC's or COPC's definition, which takes the caller (``takes_caller``): the option
+    messages name it (``receval.compute('pcoc')``); a batch's checks and the warning of
+    an undefined value name the metric, as every binary metric's do."""
+
+    def check(
+        func: str, /, negative_sampling_rate: float = 1.0, pos_label: Any = None
+    ) -> dict[str, Any]:
+        rate = check_sampling_rate(negative_sampling_rate, func)
         return {"negative_sampling_rate": rate, "pos_label": pos_label}
+
+    own_prepare = recalibrating(totals_prepare(name, "y_prob"))
+    own = totals_updates(name, loss=False, clicks=True)
+
+    def prepare(params: dict[str, Any], *data: Any, func: str, **kwargs: Any) -> Any:
+        return own_prepare(params, *data, **kwargs)
+
+    def update(params: dict[str, Any], batch: Any, *, func: str) -> Any:
+        return own["update"](params, batch)
+
+    def update_into(params: dict[str, Any], state: Any, batch: Any, *, func: str) -> Any:
+        return own["update_into"](params, state, batch)
 
     return register(
         MetricDefinition(
             name=name,
             check_params=check,
-            prepare=recalibrating(totals_prepare(name, "y_prob")),
-            **totals_updates(name, loss=False, clicks=True),
+            prepare=prepare,
+            update=update,
+            update_into=update_into,
+            update_plain=own["update_plain"],
             empty=totals_empty,
             finalize=finalize,
             scale_free=always,
+            takes_caller=True,
         )
     )
 

@@ -433,13 +433,14 @@ def _accumulate(
 ) -> Accumulator:
     """:func:`accumulate`, its errors naming ``receval.spark.<func>`` (the function
     called: accumulate, compute, or log_loss, pcoc, ... which compute for it)."""
-    from ..engine.accumulator import metric
+    from ..engine.accumulator import whole_group_params
     from ..engine.metric import weights_refused
     from ..registry import definition
 
     defn = definition(name, options)
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
-        params = metric(name, whole_groups=True, **options).params  # partitions of whole users
+        # partitions of whole users
+        params = whole_group_params(defn, name, options, f"receval.spark.{func}")
         return _run_accumulator(df, func, defn, params, dict(columns), num_partitions)
     if "sample_weight" in columns and "sample_weight" not in defn.inputs:
         raise weights_refused(f"receval.spark.{func}", defn.name, None,
@@ -451,7 +452,7 @@ def _accumulate(
             f"{name} {list(defn.inputs)} to columns. Got {unknown[0]!r} instead."
         )
     # options are checked on the driver; partitions hold whole groups (repartitioned)
-    params = metric(name, whole_groups=True, **options).params
+    params = whole_group_params(defn, name, options, f"receval.spark.{func}")
     return _partition_accumulator(df, func, defn, params, dict(columns), num_partitions)
 
 

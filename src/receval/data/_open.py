@@ -31,6 +31,7 @@ __all__ = [
     "open_input",
     "parquet_not_text",
     "place",
+    "read_given",
     "sentence",
     "whole_line_ends",
 ]
@@ -550,3 +551,21 @@ def given_frame_fix(error: InputValidationError, argument: str, kind: type) -> I
     read = rf"pass {argument}=receval.{kind.__name__}.from_frame({argument}, \1=\2)"
     text = _COLUMN_FIX.sub(read, str(error))
     return error if text == str(error) else InputValidationError(text, row=error.row)
+
+
+def read_given(kind: Any, path: str | os.PathLike[str], argument: str, func: str) -> Any:
+    """``kind.from_file(path)`` (``kind``: :class:`~receval.Qrels` or
+    :class:`~receval.Run`) for a file given as ``argument`` of ``func``, a function
+    that takes no ``file_format``: a fix that passes ``file_format=`` says what that
+    function's caller can do instead (:func:`given_path_fix`), and an error at a place
+    of the file (``run.csv:2: Run: ...``) begins with ``func`` and ``argument``, the
+    place kept (``evaluate: run: run.csv:2: ...``)."""
+    try:
+        return kind.from_file(path)
+    except InputValidationError as exc:
+        text = given_path_fix(str(exc), f"{argument}=receval.{kind.__name__}.from_file")
+        error = exc if text == str(exc) else InputValidationError(text, row=exc.row)
+        at = re.match(rf"({re.escape(os.fspath(path))}(?::\d+)?: )(?:{kind.__name__}: )?", text)
+        if at is None:
+            raise error from None
+        raise error.named(at[0], f"{func}: {argument}: {at[1]}") from None

@@ -23,7 +23,7 @@ from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import distinct, lookup_ids
-from ._open import given_frame_fix, given_path_fix
+from ._open import given_frame_fix, read_given
 from ._strings import ids_to_numpy
 
 
@@ -737,7 +737,8 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
         if isinstance(data, Mapping):
             return kind.from_dict(data)
         if not io.is_frame(data):
-            return read_given(kind, data, argument, func)
+            read: _Ranked = read_given(kind, data, argument, func)
+            return read
         # qrels without a grade column: the judged pairs, each of grade 1
         gradeless = kind is Qrels and value not in _column_names(data)
         options: dict[str, Any] = {"grade": None} if gradeless else {}
@@ -752,26 +753,6 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
 def _column_names(frame: Any) -> list[str]:
     """The column names of a pandas or polars DataFrame or an Arrow table."""
     return list(frame.schema.names) if io.module_of(frame) == "pyarrow" else list(frame.columns)
-
-
-def read_given(
-    kind: type[_Ranked], path: str | os.PathLike[str], argument: str, func: str
-) -> _Ranked:
-    """``kind.from_file(path)`` (``kind``: :class:`Qrels` or :class:`Run`) for a file
-    given as ``argument`` of ``func``, a function that takes no ``file_format``: a fix
-    that passes ``file_format=`` says what that function's caller can do instead
-    (:func:`~receval.data._open.given_path_fix`), and an error at a place of the file
-    (``run.csv:2: Run: ...``) begins with ``func`` and ``argument``, the place kept
-    (``evaluate: run: run.csv:2: ...``)."""
-    try:
-        return kind.from_file(path)
-    except InputValidationError as exc:
-        text = given_path_fix(str(exc), f"{argument}=receval.{kind.__name__}.from_file")
-        error = exc if text == str(exc) else InputValidationError(text, row=exc.row)
-        place = re.match(rf"({re.escape(os.fspath(path))}(?::\d+)?: )(?:{kind._func}: )?", text)
-        if place is None:
-            raise error from None
-        raise error.named(place[0], f"{func}: {argument}: {place[1]}") from None
 
 
 #: The fields of a line of a TREC file of each kind

@@ -77,12 +77,15 @@ def test_exclude_pairs_without_a_vector_are_counted_as_evaluate_embeddings_count
         second.update(q, vectors, user_ids=ids)
     second.update({"nobody": qrels["nobody"]}, None)  # judged, without a vector
     # so far the 17 users of the other accumulator have no vector here: 68 more pairs
-    assert first.skipped() == {"n_exclude_unmatched": 4 + 4 * 17}
+    assert first.skipped() == {"n_users_missing": 0, "n_exclude_unmatched": 4 + 4 * 17}
     merged = first.merge(second)
     with pytest.warns(UnmatchedIdsWarning) as caught:
         assert merged.compute() == want.mean["ndcg@10"]
     assert [str(w.message) for w in caught] == ["receval.metric('ndcg@10'): " + streaming]
-    assert merged.skipped() == {"n_exclude_unmatched": want.n_exclude_unmatched}
+    assert merged.skipped() == {
+        "n_users_missing": want.n_users_missing,
+        "n_exclude_unmatched": want.n_exclude_unmatched,
+    }
     resumed = rv.metric("ndcg@10", item_vectors=items, whole_groups=whole_groups, **opts)
     state = merged.state_dict()
     assert resumed.load_state_dict(state).skipped() == merged.skipped()
@@ -99,9 +102,35 @@ def test_exclude_pairs_without_a_vector_are_counted_as_evaluate_embeddings_count
         with pytest.raises(InputValidationError, match=r"at most 6 ints or strings each"):
             resumed.load_state_dict(state)
     assert rv.metric("ndcg@10", item_vectors=items, **opts).skipped() == {
-        "n_exclude_unmatched": 96  # no user given yet
+        "n_users_missing": 0,
+        "n_exclude_unmatched": 96,  # no user given yet
     }
-    assert rv.metric("ndcg@10", item_vectors=items).skipped() == {}  # no exclude
+    assert rv.metric("ndcg@10", item_vectors=items).skipped() == {"n_users_missing": 0}
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_qrels_users_without_a_vector_are_counted_as_evaluate_embeddings_counts_them(
+    whole_groups,
+):
+    # skipped() left them out, which evaluate_embeddings reports as n_users_missing
+    users, items, user_ids, item_ids, qrels, _ = _data()
+    del qrels[str(user_ids[2])]  # a user with a vector and no judgment: not missing
+    qrels["ghost"] = {int(item_ids[0]): 1}  # judged, never given a vector
+    want = rv.evaluate_embeddings(qrels, users, items, ["ndcg@10"], user_ids=user_ids,
+                                  item_ids=item_ids)  # fmt: skip
+    assert want.n_users_missing == 2  # nobody and ghost
+    parts = list(_batches(users, user_ids, qrels, [5, 6, 15]))
+    first = rv.metric("ndcg@10", item_vectors=items, item_ids=item_ids, whole_groups=whole_groups)
+    second = rv.metric("ndcg@10", item_vectors=items, item_ids=item_ids, whole_groups=whole_groups)
+    for q, vectors, ids in parts[:2]:
+        first.update(q, vectors, user_ids=ids)
+    for q, vectors, ids in parts[2:]:
+        second.update(q, vectors, user_ids=ids)
+    second.update({u: qrels[u] for u in ("nobody", "ghost")}, None)
+    assert second.skipped() == {"n_users_missing": 2}
+    merged = first.merge(second)
+    assert merged.compute() == want.mean["ndcg@10"]
+    assert merged.skipped() == {"n_users_missing": want.n_users_missing}
 
 
 @pytest.mark.parametrize("whole_groups", [False, True])

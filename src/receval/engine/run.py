@@ -397,19 +397,19 @@ class Accumulator:
     def skipped(self) -> dict[str, Any]:
         """What the metric left out of :meth:`compute`'s value, for a metric that leaves
         groups out of its mean (gauc, the grouped metrics), a ranking metric that
-        retrieves from ``item_vectors`` with ``exclude`` or a propensity-weighted one
-        with ``propensity_clip``; ``{}`` for any other.
+        retrieves from ``item_vectors`` or a propensity-weighted one with
+        ``propensity_clip``; ``{}`` for any other.
 
         Returns
         -------
         dict
-            ``n_groups`` (the groups seen), ``n_groups_skipped``, ``n_rows_skipped``
-            (their input rows) and ``why``, the rule that left them out; for a ranking
-            metric retrieving from ``item_vectors`` with ``exclude``,
-            ``n_exclude_unmatched``: the distinct pairs of ``exclude`` whose item has
-            no vector, or whose user no update gave a vector, which masked nothing
-            (the count of :func:`receval.evaluate_embeddings`' report);
-            for a propensity-weighted ranking metric with ``propensity_clip`` (once
+            ``n_groups`` (the groups seen), ``n_groups_skipped``, ``n_rows_skipped`` (their
+            input rows) and ``why``, the rule that left them out; for a ranking metric
+            retrieving from ``item_vectors``, ``n_users_missing``: the qrels users no update
+            gave a vector, and with ``exclude``, ``n_exclude_unmatched``: the distinct pairs
+            of ``exclude`` whose item has no vector, or whose user no update gave a vector,
+            which masked nothing (the counts of :func:`receval.evaluate_embeddings`'
+            report); for a propensity-weighted ranking metric with ``propensity_clip`` (once
             qrels were given), ``n_pairs_propensity_clipped``: the relevant pairs whose
             propensity the clip raised (the count of :func:`receval.evaluate`'s report).
 

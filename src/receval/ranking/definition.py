@@ -252,11 +252,15 @@ def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -
     and ``evaluate_embeddings`` that concern this metric, by their names: with
     ``propensity_clip``, for a weighted metric once qrels were given, the relevant
     pairs whose propensity the clip raised (``n_pairs_propensity_clipped``); with
-    ``item_vectors`` and ``exclude``, the pairs of ``exclude`` that masked nothing."""
+    ``item_vectors``, the qrels users without a vector (``n_users_missing``), and with
+    ``exclude`` too, the pairs of ``exclude`` that masked nothing."""
     out = {}
     clipped = _clipped(params, state).get(params["metric"])
     if clipped is not None:
         out["n_pairs_propensity_clipped"] = clipped
+    if "items" in params:  # the rows held: counted as their evaluation counts them
+        whole = _evaluated(params, state, _func(params)) if isinstance(state, OpenUsers) else state
+        out["n_users_missing"] = whole.n_users_missing
     unmatched = _unmatched(params, state)
     if unmatched is not None:
         out[unmatched.report_field] = unmatched.counts.n_unmatched

@@ -114,3 +114,13 @@ def test_a_run_the_reader_refuses_is_named_for_the_callers_run(call, caller):
         f"{caller}: run: the data has no column 'score' (the score column). Got columns "
         f"['user', 'item']; pass run=receval.Run.from_frame(run, score='<column name>')."
     )
+
+
+def test_a_reference_the_reader_refuses_is_named_as_the_reference():
+    # run and reference are read by the same reader: the reference was named run
+    with pytest.raises(receval.InputValidationError) as info:
+        receval.intersection([["a"]], {})
+    assert str(info.value) == "intersection: reference: users is empty; pass at least one sample."
+    with pytest.raises(receval.InputValidationError) as info:
+        receval.intersection([["a"]], [[]])
+    assert str(info.value) == "intersection: reference is empty; pass at least one sample."

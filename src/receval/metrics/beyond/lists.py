@@ -57,23 +57,24 @@ PARALLEL_MIN_ROWS = 1 << 16
 
 
 # ---------------------------------------------------------------- inputs
-def as_run(run: RunLike, func: str) -> Run:
-    """A ``Run`` from any of the accepted shapes (a ``Run`` is used as is)."""
+def as_run(run: RunLike, func: str, argument: str = "run") -> Run:
+    """A ``Run`` from any of the accepted shapes (a ``Run`` is used as is), given as
+    ``argument`` of ``func``, which its errors name."""
     if isinstance(run, Run):
         return run
     if isinstance(run, Mapping):
         bad_user = next((u for u, items in run.items() if not isinstance(items, Mapping)), None)
         if bad_user is not None:
             raise InputValidationError(
-                f"{func}: run must map each user to {{item: score}}. Got a "
+                f"{func}: {argument} must map each user to {{item: score}}. Got a "
                 f"{type(run[bad_user]).__name__} for user {bad_user!r}; for ranked lists pass "
                 f"a list of lists instead."
             )
-    if isinstance(run, Mapping) or io.is_frame(run):  # the reader's errors name func, run
-        return as_ranked(run, func)
+    if isinstance(run, Mapping) or io.is_frame(run):  # the reader's errors named so too
+        return as_ranked(run, func, argument)
     if isinstance(run, np.ndarray) and run.ndim == 2:
         n_users, length = run.shape
-        v.check_not_empty(n_users * length, "run", func)
+        v.check_not_empty(n_users * length, argument, func)
         users = np.repeat(np.arange(n_users), length)
         ranks = np.tile(np.arange(1, length + 1), n_users)
         return Run(users, run.reshape(-1), ranks=ranks)
@@ -83,7 +84,7 @@ def as_run(run: RunLike, func: str) -> Run:
         bad = next((x for x in lists if not _is_list(x)), None)
         if bad is None:
             lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
-            v.check_not_empty(int(lengths.sum()), "run", func)
+            v.check_not_empty(int(lengths.sum()), argument, func)
             users = np.repeat(np.arange(len(lists)), lengths)
             flat = [item for x in lists for item in x]
             ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
@@ -97,7 +98,7 @@ def as_run(run: RunLike, func: str) -> Run:
             f"a {type(run).__name__} holding a {type(bad).__name__}; wrap a single list as [items]."
         )
     raise InputValidationError(
-        f"{func}: run must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
+        f"{func}: {argument} must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
         f"sequence of ranked item lists. Got {got}"
     )
 

@@ -71,7 +71,7 @@ def intersection(
     0.5
     """
     func = "intersection"
-    run_, ref = as_run(run, func), as_run(reference, func)
+    run_, ref = as_run(run, func), as_run(reference, func, "reference")
     depth = check_k(k, func)
     ref_depth = depth if reference_k is None else check_k(reference_k, func)
     n_items = max(len(ref.item_ids), 1)

@@ -162,11 +162,11 @@ def test_evaluate_embeddings_checks_ids_that_match_nothing_as_in_memory(spark, c
     users, items, qrels = _embeddings(user_ids, item_ids)
 
     def in_memory(q, _, metrics, **kw):
-        return receval.evaluate_embeddings(q, users, items, metrics, k=5, user_ids=user_ids,
+        return receval.evaluate_embeddings(q, users, items, metrics, k=10, user_ids=user_ids,
                                            item_ids=item_ids, **kw)  # fmt: skip
 
     def on_spark(q, u_df, metrics, **kw):
-        return rs.evaluate_embeddings(q, u_df, items, metrics, k=5, item_ids=item_ids,
+        return rs.evaluate_embeddings(q, u_df, items, metrics, k=10, item_ids=item_ids,
                                       num_partitions=3, **kw)  # fmt: skip
 
     kind = "string" if isinstance(user_ids[0], str) else "long"
@@ -189,12 +189,14 @@ def test_evaluate_embeddings_checks_the_catalogue_not_the_lists(spark, item_ids)
     items = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
     qrels = pd.DataFrame({"user": [0, 1], "item": [2, 1], "grade": 1})
 
+    top1 = ["ndcg@1", "recall@1"]  # (a cut-off within k)
+
     def in_memory(q, _, metrics, **kw):
-        return receval.evaluate_embeddings(q, users, items, metrics, k=1, user_ids=[0, 1],
+        return receval.evaluate_embeddings(q, users, items, top1, k=1, user_ids=[0, 1],
                                            item_ids=item_ids, **kw)  # fmt: skip
 
     def on_spark(q, u_df, metrics, **kw):
-        return rs.evaluate_embeddings(q, u_df, items, metrics, k=1, item_ids=item_ids,
+        return rs.evaluate_embeddings(q, u_df, items, top1, k=1, item_ids=item_ids,
                                       num_partitions=2, **kw)  # fmt: skip
 
     u_df = spark.createDataFrame(
@@ -203,7 +205,7 @@ def test_evaluate_embeddings_checks_the_catalogue_not_the_lists(spark, item_ids)
     got = _outcome(on_spark, spark.createDataFrame(qrels), u_df)
     assert got == _on_spark(_outcome(in_memory, qrels, None))
     if item_ids is None:
-        assert got[1] == dict.fromkeys(METRICS, 0.0)
+        assert got[1] == dict.fromkeys(top1, 0.0)
     else:
         assert got.startswith(
             "receval.spark.evaluate_embeddings: none of item_ids' 3 items is judged in the qrels"

@@ -173,20 +173,14 @@ class GateReport:
                 f"e.g. {r.n_users_skipped:,} of {r.n_users + r.n_users_skipped:,} for {r.metric}: "
                 f"{r.candidate} vs {r.baseline}."
             )
-        missing = {k: n for k, n in self.runs_missing_users.items() if n}
-        if missing:
-            out.append(
-                "Qrels users without a list in a run (handled by missing_users): "
-                + ", ".join(f"{k} {n}" for k, n in missing.items())
-                + "."
-            )
-        only = {k: n for k, n in self.run_only_users.items() if n}
-        if only:
-            out.append(
-                "Run users not in the qrels (ignored): "
-                + ", ".join(f"{k} {n}" for k, n in only.items())
-                + "."
-            )
+        for label, by_run in (
+            ("Qrels users without a list in a run (handled by missing_users)",
+             self.runs_missing_users),
+            ("Run users not in the qrels (ignored)", self.run_only_users),
+        ):  # fmt: skip
+            held = ", ".join(f"{k} {n}" for k, n in by_run.items() if n)
+            if held:
+                out.append(f"{label}: {held}.")
         return out
 
     def table_rows(self, digits: int = 4) -> tuple[list[str], list[list[str]]]:

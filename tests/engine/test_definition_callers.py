@@ -113,6 +113,21 @@ def test_ece_finalize_names_the_caller():
         assert _warned(call) == [f"{func}: sample_weight sums to zero (returned as nan)."]
 
 
+def test_ece_finalize_on_scan_columns_names_the_caller(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name, path = "expected_calibration_error", str(tmp_path / "rows.parquet")
+    pq.write_table(pa.table({"y": [0, 1], "p": [0.2, 0.6], "w": [0.0, 0.0]}), path)
+    s = receval.scan(path)
+    for call, func in (
+        (lambda: receval.compute(name, s["y"], s["p"], sample_weight=s["w"]),
+         f"receval.compute({name!r})"),
+        (lambda: receval.expected_calibration_error(s["y"], s["p"], sample_weight=s["w"]), name),
+    ):  # fmt: skip
+        assert _warned(call) == [f"{func}: sample_weight sums to zero (returned as nan)."]
+
+
 @pytest.mark.parametrize(
     ("options", "said"),
     [

@@ -233,7 +233,7 @@ def scan_compute(
         with located(batch):
             acc.update(**data)
     v.check_not_empty(n_rows, defn.inputs[0], func)
-    return acc.compute()
+    return defn.value(params, acc.state, func=func)  # its warnings name the function called
 
 
 # ------------------------------------------------------------------ disjoint score ranges

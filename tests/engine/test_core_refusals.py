@@ -89,8 +89,8 @@ def test_the_log_loss_familys_refusal_is_the_checks_error(batch, clicks):
     beyond [0, 1], which its checks read as a pair, -1/1, or refuse in their words of
     classes)."""
     y, p, w = batch
-    params = _loss.LOG_LOSS.check_params()
-    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, w))  # the Python checks alone
+    params = _loss.LOG_LOSS.check_params("log_loss")
+    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, w, func="log_loss"))  # the checks
     eps = 1e-7
     answer = compiled().totals_checked(y, p, eps, True, clicks, w)
     columns = {"y_true": y, "y_pred": p, "sample_weight": w}
@@ -110,8 +110,8 @@ def test_log_loss_in_one_call_refuses_in_the_checks_words(batch):
     as the checks do; labels beyond [0, 1] it refuses as not 0/1, and the one-call
     hook leaves them to the checks."""
     y, p, _ = batch
-    params = _loss.LOG_LOSS.check_params()
-    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, None))
+    params = _loss.LOG_LOSS.check_params("log_loss")
+    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, None, func="log_loss"))
     answer = compiled().log_loss_checked(y, p, float(np.finfo(p.dtype).eps))
     if _beyond01(y):
         assert isinstance(answer, tuple) and answer[0] == "binary01", (answer, want)
@@ -125,8 +125,9 @@ def test_log_loss_in_one_call_refuses_in_the_checks_words(batch):
 def _gauc_checks(y, s, g, w, *, whole: bool):
     """The checks of GAUC's full path: its labels read by ``prepare`` (any two), its rows
     by ``checked_rows``."""
-    params = _gauc.GAUC.check_params()
-    labels, s, g, w, _, _ = _gauc.GAUC.prepare(params, y, s, groups=g, sample_weight=w)
+    params = _gauc.GAUC.check_params("gauc_score")
+    labels, s, g, w, _, _ = _gauc.GAUC.prepare(params, y, s, groups=g, sample_weight=w,
+                                               func="gauc_score")  # fmt: skip
     return _gauc_open.checked_rows(labels, s, g, w, "gauc_score", whole=whole)
 
 
@@ -185,7 +186,9 @@ def test_every_refusal_reads_the_same_on_the_accumulator_and_the_function(name, 
         definition = {"log_loss": _loss.LOG_LOSS, "normalized_entropy": _loss.NORMALIZED_ENTROPY}[
             name
         ]
-        _same(streamed, _error(lambda: definition.prepare(definition.check_params(), y, p, w)))
+        caller = {"func": name} if definition.takes_caller else {}  # log loss's
+        params = definition.check_params(*caller.values())
+        _same(streamed, _error(lambda: definition.prepare(params, y, p, w, **caller)))
     else:
         _same(streamed, v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w}))
     # the function checks the weights first, and log_loss reads integer labels other
@@ -279,7 +282,7 @@ def test_gauc_in_one_call_refuses_in_the_checks_words(batch, weighting):
     columns = {"y_true": y, "y_score": s, "groups": g, "sample_weight": w}
     if _classes_left(y):
         assert isinstance(answer, tuple) and answer[0] == "binary01", (answer, want)
-        params = _gauc.GAUC.check_params(weighting=weighting)
+        params = _gauc.GAUC.check_params("gauc_score", weighting=weighting)
         assert _gauc.GAUC.one_partition(params, {**columns, "weighting": None}) is None
     else:
         _same_refusal(answer, want, func, columns, classes=False)

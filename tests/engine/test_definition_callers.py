@@ -129,6 +129,37 @@ def test_ece_finalize_on_scan_columns_names_the_caller(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("name", "data", "options", "own", "said"),
+    [
+        (
+            "gauc",
+            ([0, 1], [0.1, 0.2]),
+            {"groups": [1, 1], "weighting": "x"},
+            receval.gauc_score,
+            "The 'weighting' parameter of {func} must be one of",
+        ),
+        (
+            "log_loss",
+            ([0, 1], [0.1, 0.2]),
+            {"eps": -1},
+            receval.log_loss,
+            "The 'eps' parameter of {func} must be a real number",
+        ),
+    ],
+)
+def test_option_messages_name_the_caller(name, data, options, own, said):
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compute(name, *data, **options)
+    assert str(info.value).startswith(said.format(func=f"receval.compute({name!r})"))
+    with pytest.raises(InvalidParameterError) as info:
+        receval.metric(name, **{k: x for k, x in options.items() if k != "groups"})
+    assert str(info.value).startswith(said.format(func=f"receval.metric({name!r})"))
+    with pytest.raises(InvalidParameterError) as info:  # the plain function names itself
+        own(*data, **options)
+    assert str(info.value).startswith(said.format(func=own.__name__))
+
+
+@pytest.mark.parametrize(
     ("options", "said"),
     [
         ({"k": 3}, "{func}: k is an option of retrieval from embeddings; "),

@@ -28,7 +28,7 @@ def _full(x):
 def _one_call(y, p, w=None):
     """The log-loss definition's one-call hook, with the function's eps="auto" and
     weights checked as the function checks them first."""
-    params = _loss.LOG_LOSS.check_params(eps="auto")
+    params = _loss.LOG_LOSS.check_params("log_loss", eps="auto")
     if w is not None:
         w = v.check_sample_weight(w, len(w), "log_loss", relative=True)
     return _loss.LOG_LOSS.one_partition(params, {"y_true": y, "y_pred": p, "sample_weight": w})

@@ -26,7 +26,7 @@ def _gauc_fast(y, s, g, weighting, w):
     """The GAUC definition's one-call hook (None: the definition's own steps run, or its
     options are refused before any row is read)."""
     try:
-        params = _gauc.GAUC.check_params(weighting=weighting)
+        params = _gauc.GAUC.check_params("gauc_score", weighting=weighting)
     except InvalidParameterError:
         return None
     columns = {"y_true": y, "y_score": s, "groups": g, "sample_weight": w}

@@ -202,13 +202,13 @@ def _gauc_paths(tmp_path, weights):
 
     d = TWO_GROUPS
     parts = [slice(0, 4), slice(4, 8)]
-    params = GAUC.check_params()
+    params, func = GAUC.check_params("receval.spark.gauc_score"), "receval.spark.gauc_score"
     with warnings.catch_warnings():
         warnings.simplefilter("error", rv.RecevalWarning)  # an executor says nothing
         states = [
             pickle.loads(pickle.dumps(GAUC.update(params, GAUC.prepare(
                 params, d["y"][p], d["s"][p], groups=d["groups"][p],
-                sample_weight=weights[p]))))
+                sample_weight=weights[p], func=func), func=func)))
             for p in parts
         ]  # fmt: skip
         accs = [
@@ -223,9 +223,7 @@ def _gauc_paths(tmp_path, weights):
     sc = rv.scan(str(path), batch_rows=4)
     columns = (sc["y"], sc["s"])
     return {
-        "spark partitions": lambda: GAUC.finalize(
-            params, states[0].merge(states[1], "receval.spark.gauc_score")
-        ),
+        "spark partitions": lambda: GAUC.value(params, states[0].merge(states[1], func), func=func),
         "scan": lambda: rv.gauc_score(*columns, groups=sc["g"], sample_weight=sc["w"]),
         "scan report": lambda: rv.group_auc(*columns, groups=sc["g"], sample_weight=sc["w"]).score,
         "accumulators merged": merged_acc.compute,

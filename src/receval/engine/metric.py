@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import wraps
 from typing import Any
 
 from ..exceptions import InvalidParameterError
@@ -36,6 +37,7 @@ from ..exceptions import InvalidParameterError
 __all__ = [
     "DEFINITIONS",
     "MetricDefinition",
+    "caller_ignored",
     "data_columns",
     "joined",
     "no_options",
@@ -328,6 +330,20 @@ def register(defn: MetricDefinition) -> MetricDefinition:
 def always(params: dict[str, Any]) -> bool:
     """``scale_free`` of a metric whose value never depends on the scale of the weights."""
     return True
+
+
+def caller_ignored(step: Callable[..., Any]) -> Callable[..., Any]:
+    """A step (``prepare``, ``update``, ``update_into``, ``finalize``) of a definition that
+    takes the caller (``takes_caller``) whose own messages name the metric: ``step``
+    taking the keyword ``func`` and leaving it out (where only ``check_params`` names
+    the caller, as PCOC's and log loss's option messages do); its name, module and
+    signature are ``step``'s."""
+
+    @wraps(step)
+    def taking(*args: Any, func: str, **kwargs: Any) -> Any:
+        return step(*args, **kwargs)
+
+    return taking
 
 
 def no_options() -> dict[str, Any]:

@@ -13,7 +13,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from .._parameters import CURVE_BINS
 from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
-from ..engine.metric import MetricDefinition, always, data_columns, register
+from ..engine.metric import MetricDefinition, always, caller_ignored, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import EXPONENT, check_loaded_state
 from ..engine.sums import ExactSum, ratio, weight_shift
@@ -406,25 +406,14 @@ def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
         rate = check_sampling_rate(negative_sampling_rate, func)
         return {"negative_sampling_rate": rate, "pos_label": pos_label}
 
-    own_prepare = recalibrating(totals_prepare(name, "y_prob"))
     own = totals_updates(name, loss=False, clicks=True)
-
-    def prepare(params: dict[str, Any], *data: Any, func: str, **kwargs: Any) -> Any:
-        return own_prepare(params, *data, **kwargs)
-
-    def update(params: dict[str, Any], batch: Any, *, func: str) -> Any:
-        return own["update"](params, batch)
-
-    def update_into(params: dict[str, Any], state: Any, batch: Any, *, func: str) -> Any:
-        return own["update_into"](params, state, batch)
-
     return register(
         MetricDefinition(
             name=name,
             check_params=check,
-            prepare=prepare,
-            update=update,
-            update_into=update_into,
+            prepare=caller_ignored(recalibrating(totals_prepare(name, "y_prob"))),
+            update=caller_ignored(own["update"]),
+            update_into=caller_ignored(own["update_into"]),
             update_plain=own["update_plain"],
             empty=totals_empty,
             finalize=finalize,

@@ -14,7 +14,7 @@ from .._kernels import compiled
 from ..data._lookup import distinct
 from ..engine.group_ids import Seen
 from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
-from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.metric import MetricDefinition, caller_ignored, data_columns, register
 from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import run_definition
 from ..engine.states import plain_pair
@@ -265,8 +265,8 @@ def _gauc_arguments(
     if groups is None:
         raise InputValidationError("gauc_score: groups is None; pass the group id of each row.")
     named = isinstance(weighting, (str, Mapping)) or hasattr(weighting, "items")
-    params = (GAUC.check_params(weighting=weighting, pos_label=pos_label) if named
-              else GAUC.check_params(pos_label=pos_label))  # fmt: skip
+    params = (GAUC.check_params("gauc_score", weighting=weighting, pos_label=pos_label) if named
+              else GAUC.check_params("gauc_score", pos_label=pos_label))  # fmt: skip
     columns = {
         "y_true": y_true,
         "y_score": y_score,
@@ -491,11 +491,10 @@ def gauc_or_warn(
 
 
 # ------------------------------------------------------------------ definition
-# What receval.metric("gauc"), receval.scan columns and Spark run. With whole_groups
-# (scans and Spark cut whole groups; receval.metric("gauc", whole_groups=True)) each
-# update holds whole groups, reduced to exact sums, and a group given twice raises;
-# without (receval.metric's default) a group's rows may come in any number of
-# updates and accumulators: see ._gauc_open.
+# What receval.metric("gauc"), receval.scan columns and Spark run. With whole_groups (scans
+# and Spark cut whole groups; receval.metric("gauc", whole_groups=True)) each update holds
+# whole groups, reduced to exact sums, and a group given twice raises; without (the
+# default) a group's rows may come in any number of updates and accumulators (._gauc_open).
 @dataclass
 class GroupState:
     """Exact GAUC sums, the ids of the groups seen and their type, and the labels of
@@ -539,6 +538,8 @@ def _joined(join: Any, other: Seen, func: str) -> Seen:
 
 
 def _gauc_params(
+    func: str,
+    /,
     weighting: str | Mapping[Any, float] = "impressions",
     whole_groups: bool = True,
     pos_label: Any = None,
@@ -546,7 +547,7 @@ def _gauc_params(
     if isinstance(weighting, Mapping) or hasattr(weighting, "items"):
         weighting = dict(weighting.items())
     else:
-        v.check_option(weighting, "weighting", "gauc_score", _WEIGHTINGS)
+        v.check_option(weighting, "weighting", func, _WEIGHTINGS)
     return {"weighting": weighting, "whole_groups": whole_groups, "pos_label": pos_label}
 
 
@@ -572,8 +573,7 @@ def _gauc_prepare(
         data_columns("gauc_score", ("y_true", y_true), ("y_score", y_score),
                      ("groups", groups), ("sample_weight", sample_weight))  # fmt: skip
         return None
-    # any two labels, read once for every path as the binary metrics read them: 0/1
-    # (int8) and the pair the batch gave, which the state holds
+    # any two labels, read as the binary metrics read them: 0/1 (int8) and the pair given
     yt = v.as_1d(y_true, "y_true", "gauc_score")
     labels, negative = v.binarize_labels(yt, params["pos_label"], "gauc_score")
     kind = LabelKind.of(negative, params["pos_label"], "gauc_score")
@@ -731,15 +731,16 @@ GAUC = register(
     MetricDefinition(
         name="gauc",
         check_params=_gauc_params,
-        prepare=_gauc_prepare,
-        update=_gauc_update,
+        prepare=caller_ignored(_gauc_prepare),
+        update=caller_ignored(_gauc_update),
         empty=_gauc_empty,
-        finalize=_gauc_finalize,
+        finalize=caller_ignored(_gauc_finalize),
         one_partition=_gauc_one_call,
-        update_into=_gauc_update_into,
+        update_into=caller_ignored(_gauc_update_into),
         update_plain=_gauc_update_plain,
         grouped=_gauc_grouped,
         splits_groups=True,
+        takes_caller=True,  # the option messages name the caller; a batch's gauc_score
     ),
 )
 
@@ -790,8 +791,9 @@ _GAUC_REPORT = MetricDefinition(
     higher_is_better=True,
     inputs=GAUC.inputs,
     check_params=_gauc_params,
-    prepare=_gauc_prepare,
-    update=_report_update,
+    prepare=caller_ignored(_gauc_prepare),
+    update=caller_ignored(_report_update),
     empty=lambda params: _Reports([]),
-    finalize=_report_finalize,
+    finalize=caller_ignored(_report_finalize),
+    takes_caller=True,
 )

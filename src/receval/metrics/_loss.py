@@ -12,7 +12,14 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
 from ..data._lookup import distinct
-from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
+from ..engine.metric import (
+    MetricDefinition,
+    always,
+    caller_ignored,
+    data_columns,
+    no_options,
+    register,
+)
 from ..engine.sources import run_definition
 from ..engine.states import ERROR_SCALE_STEP, ErrorSums
 from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, ratio, scaled_value
@@ -163,7 +170,7 @@ def log_loss(
             f"labels={labels!r} and pos_label={pos_label!r}; give one of them."
         )
     params = LOG_LOSS.check_params(
-        eps=eps, normalize=normalize, negative_sampling_rate=negative_sampling_rate,
+        func, eps=eps, normalize=normalize, negative_sampling_rate=negative_sampling_rate,
         pos_label=pos_label,
     )  # fmt: skip
     columns = {"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight}
@@ -608,14 +615,18 @@ def mean_absolute_error(
 # What receval.metric, receval.scan columns and Spark run for these metrics: the
 # exact sums above, added batch by batch.
 def _check_log_loss(
+    func: str,
+    /,
     eps: float | str = "auto",
     normalize: bool = True,
     negative_sampling_rate: float = 1.0,
     pos_label: Any = None,
 ) -> dict[str, Any]:
-    v.check_option(normalize, "normalize", "log_loss", [False, True])
-    rate = check_sampling_rate(negative_sampling_rate, "log_loss")
-    return {"eps": check_eps(eps, "log_loss"), "normalize": bool(normalize),
+    """Log loss's options checked, their errors naming ``func`` (the function called:
+    ``log_loss``, ``receval.compute('log_loss')``, ``receval.metric('log_loss')``)."""
+    v.check_option(normalize, "normalize", func, [False, True])
+    rate = check_sampling_rate(negative_sampling_rate, func)
+    return {"eps": check_eps(eps, func), "normalize": bool(normalize),
             "negative_sampling_rate": rate, "pos_label": pos_label}  # fmt: skip
 
 
@@ -653,16 +664,20 @@ def _finalize_ne(params: dict[str, Any], state: Any) -> float:
     return float(state.mean_loss() / entropy)
 
 
+_LOSS_UPDATES = totals_updates("log_loss", loss=True, clicks=False)
 LOG_LOSS = register(
     MetricDefinition(
         name="log_loss",
         check_params=_check_log_loss,
-        prepare=recalibrating(totals_prepare("log_loss", "y_pred")),
-        **totals_updates("log_loss", loss=True, clicks=False),
+        prepare=caller_ignored(recalibrating(totals_prepare("log_loss", "y_pred"))),
+        update=caller_ignored(_LOSS_UPDATES["update"]),
+        update_into=caller_ignored(_LOSS_UPDATES["update_into"]),
+        update_plain=_LOSS_UPDATES["update_plain"],
         empty=totals_empty,
-        finalize=_finalize_log_loss,
+        finalize=caller_ignored(_finalize_log_loss),
         scale_free=lambda params: bool(params["normalize"]),
         one_partition=_log_loss_one_call,
+        takes_caller=True,  # the option messages name the caller; a batch's the metric
     ),
 )
 NORMALIZED_ENTROPY = register(

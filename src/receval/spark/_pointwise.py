@@ -260,7 +260,7 @@ def _group_state(
             f"{type(weighting).__name__} instead; for a weight column, join it as a mapping "
             f"or weight the rows with sample_weight."
         )
-    params = GAUC.check_params(weighting=weighting, pos_label=pos_label)
+    params = GAUC.check_params(f"receval.spark.{func}", weighting=weighting, pos_label=pos_label)
     columns = {"y_true": y_true, "y_score": y_score, "groups": groups}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
@@ -315,7 +315,8 @@ def gauc_score(
 
     state = _group_state(df, "gauc_score", y_true, y_score, groups, weighting, sample_weight,
                          pos_label, num_partitions)  # fmt: skip
-    result: float = GAUC.finalize(GAUC.check_params(weighting=weighting), state)
+    params = GAUC.check_params("receval.spark.gauc_score", weighting=weighting)
+    result: float = GAUC.value(params, state, func="receval.spark.gauc_score")
     return result
 
 

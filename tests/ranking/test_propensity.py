@@ -234,12 +234,13 @@ def test_the_accumulator_counts_the_clipped_pairs_as_evaluate():
             counts = [a.skipped().get("n_pairs_propensity_clipped") for a in accs]
             assert counts == ([1, 2] if n else [0, 0])
             merged = accs[0].merge(accs[1])
-            assert merged.skipped() == {"n_pairs_propensity_clipped": n}
+            assert merged.skipped() == {"n_pairs_propensity_clipped": n, "n_users_missing": 0}
             assert merged.compute() == want.mean["ndcg@2"]
-    # no clip, or a metric not weighted: nothing to count, as in evaluate's report
-    assert receval.metric("ndcg@2", propensities=props).update(qrels, run).skipped() == {}
+    # no clip, or a metric not weighted: no pair to count, as in evaluate's report
+    plain = receval.metric("ndcg@2", propensities=props).update(qrels, run)
+    assert plain.skipped() == {"n_users_missing": 0}
     naive = receval.metric("mrr(estimator=naive)", propensities=props, propensity_clip=0.1)
-    assert naive.update(qrels, run).skipped() == {}
+    assert naive.update(qrels, run).skipped() == {"n_users_missing": 0}
 
 
 @settings(max_examples=100, deadline=None)
@@ -269,7 +270,10 @@ def test_accumulators_split_merged_and_reloaded_count_as_evaluate(data, clip, th
     resumed = pickle.loads(pickle.dumps(accs[0]))
     merged = resumed.merge(pickle.loads(pickle.dumps(accs[1])))
     clipped = want.n_pairs_propensity_clipped[metric]
-    assert merged.skipped() == {"n_pairs_propensity_clipped": clipped}
+    assert merged.skipped() == {
+        "n_pairs_propensity_clipped": clipped,
+        "n_users_missing": want.n_users_missing,
+    }
     assert accs[1].merge(accs[0]).skipped() == merged.skipped()
 
 

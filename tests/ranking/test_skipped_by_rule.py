@@ -89,3 +89,30 @@ def test_a_scanned_run_counts_alike(tmp_path, options, ndcg):
     scanned = evaluate(QRELS, receval.scan(str(path)), METRICS, popularity=POPULARITY, **options)
     assert scanned.n_users_skipped_by["ndcg@2"] == ndcg
     assert scanned.n_users_skipped_by["arp@2"] == _by(no_value=1)
+
+
+@pytest.mark.parametrize("whole_groups", [True, False])
+@pytest.mark.parametrize("missing_users", ["zero", "skip"])
+def test_an_accumulator_counts_the_users_missing_as_evaluate(whole_groups, missing_users):
+    options = {"missing_users": missing_users, "whole_groups": whole_groups}
+    total, parts = receval.metric("ndcg@2", **options), []
+    seen_q, seen_r = {}, {}
+    for user in QRELS:  # batch by batch, one user each (u1 first: a run is never empty)
+        q, r = {user: QRELS[user]}, {u: RUN[u] for u in (user,) if u in RUN}
+        total.update(q, r)
+        parts.append(receval.metric("ndcg@2", **options).update(q, r))
+        seen_q, seen_r = {**seen_q, **q}, {**seen_r, **r}
+        want = evaluate(seen_q, seen_r, "ndcg@2", missing_users=missing_users)
+        assert total.skipped() == {"n_users_missing": want.n_users_missing}
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.merge(part)
+    assert merged.skipped() == total.skipped() == {"n_users_missing": 1}  # u2
+    assert merged.compute() == want.mean["ndcg@2"]
+
+
+def test_a_user_whose_list_comes_in_a_later_update_is_not_missing():
+    acc = receval.metric("ndcg@2").update({"u2": QRELS["u2"]}, {})
+    assert acc.skipped() == {"n_users_missing": 1}  # so far, as evaluate of these rows
+    acc.update({}, {"u2": {"c": 0.9}})
+    assert acc.skipped() == {"n_users_missing": 0}

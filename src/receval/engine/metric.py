@@ -129,8 +129,9 @@ class MetricDefinition:
         left out (``"without a positive"``), which the command line reports.
     left_out : callable, optional
         ``left_out(params, state) -> counts``: for a metric whose rules leave out
-        rows that are not groups, what they left out by name (a ranking metric
-        retrieving from ``item_vectors`` with ``exclude``: the pairs of
+        rows that are not groups, what they left out by name (a ranking metric: the
+        qrels users without a list, ``n_users_missing``; retrieving from
+        ``item_vectors`` with ``exclude``: the pairs of
         ``exclude`` without a vector, ``n_exclude_unmatched``; with
         ``propensity_clip``: the relevant pairs whose propensity it raised,
         ``n_pairs_propensity_clipped``), which ``Accumulator.skipped()`` returns.

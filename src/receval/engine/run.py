@@ -396,17 +396,20 @@ class Accumulator:
 
     def skipped(self) -> dict[str, Any]:
         """What the metric left out of :meth:`compute`'s value, for a metric that leaves
-        groups out of its mean (gauc, the grouped metrics), a ranking metric that
-        retrieves from ``item_vectors`` or a propensity-weighted one with
-        ``propensity_clip``; ``{}`` for any other.
+        groups out of its mean (gauc, the grouped metrics) or a ranking metric (the
+        qrels users without a list, the pairs ``exclude`` or ``propensity_clip`` left
+        out); ``{}`` for any other.
 
         Returns
         -------
         dict
             ``n_groups`` (the groups seen), ``n_groups_skipped``, ``n_rows_skipped`` (their
-            input rows) and ``why``, the rule that left them out; for a ranking metric
-            retrieving from ``item_vectors``, ``n_users_missing``: the qrels users no update
-            gave a vector, and with ``exclude``, ``n_exclude_unmatched``: the distinct pairs
+            input rows) and ``why``, the rule that left them out; for a ranking metric,
+            ``n_users_missing``: the qrels users for whom no update gave a list in the run
+            (or, retrieving from ``item_vectors``, a vector), scored 0 or left out by
+            ``missing_users`` (the count of :func:`receval.evaluate`'s report, a user's
+            qrels and list joined across updates and merges); retrieving from
+            ``item_vectors`` with ``exclude``, ``n_exclude_unmatched``: the distinct pairs
             of ``exclude`` whose item has no vector, or whose user no update gave a vector,
             which masked nothing (the counts of :func:`receval.evaluate_embeddings`'
             report); for a propensity-weighted ranking metric with ``propensity_clip`` (once

@@ -249,18 +249,20 @@ def _unmatched(params: dict[str, Any], state: RankingState | OpenUsers) -> Unmat
 
 def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[str, int]:
     """``Accumulator.skipped()``: the counts of the reports of :func:`receval.evaluate`
-    and ``evaluate_embeddings`` that concern this metric, by their names: with
-    ``propensity_clip``, for a weighted metric once qrels were given, the relevant
-    pairs whose propensity the clip raised (``n_pairs_propensity_clipped``); with
-    ``item_vectors``, the qrels users without a vector (``n_users_missing``), and with
-    ``exclude`` too, the pairs of ``exclude`` that masked nothing."""
+    and ``evaluate_embeddings`` that concern this metric, by their names: the qrels
+    users without a list in the run, or with ``item_vectors`` without a vector
+    (``n_users_missing``); with ``propensity_clip``, for a weighted metric once qrels
+    were given, the relevant pairs whose propensity the clip raised
+    (``n_pairs_propensity_clipped``); with ``item_vectors`` and ``exclude``, the pairs
+    of ``exclude`` that masked nothing."""
     out = {}
     clipped = _clipped(params, state).get(params["metric"])
     if clipped is not None:
         out["n_pairs_propensity_clipped"] = clipped
-    if "items" in params:  # the rows held: counted as their evaluation counts them
-        whole = _evaluated(params, state, _func(params)) if isinstance(state, OpenUsers) else state
-        out["n_users_missing"] = whole.n_users_missing
+    # the rows held: counted as their evaluation counts them (a user's qrels and list
+    # may come in different updates)
+    whole = _evaluated(params, state, _func(params)) if isinstance(state, OpenUsers) else state
+    out["n_users_missing"] = whole.n_users_missing
     unmatched = _unmatched(params, state)
     if unmatched is not None:
         out[unmatched.report_field] = unmatched.counts.n_unmatched

@@ -1,4 +1,4 @@
-"""A slow reference for sampled evaluation: the binomial model of sampled ranks,
+"""A slow reference for sampled evaluation: the hypergeometric law of sampled ranks,
 Krichene and Rendle's three corrections written from their definitions with the
 full matrix (no blocks, no caching), and corrected user values in plain Python.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from fractions import Fraction
 
 import numpy as np
 
@@ -23,12 +24,14 @@ def metric_at(name: str, k: int | None, r: float) -> float:
 
 
 def pmf_matrix(n: int, size: int) -> np.ndarray:
-    """A[r - 1, j] = P(sampled rank = j + 1 | full rank r) = C(n, j) p^j (1 - p)^(n - j)."""
+    """A[r - 1, j] = P(sampled rank = j + 1 | full rank r): of n negatives drawn without
+    replacement from the size - 1 other items, j among the r - 1 above:
+    C(r - 1, j) C(size - r, n - j) / C(size - 1, n), as an exact fraction first."""
     out = np.zeros((size, n + 1))
+    total = math.comb(size - 1, n)
     for r in range(1, size + 1):
-        p = (r - 1) / (size - 1)
         for j in range(n + 1):
-            out[r - 1, j] = math.comb(n, j) * p**j * (1 - p) ** (n - j)
+            out[r - 1, j] = float(Fraction(math.comb(r - 1, j) * math.comb(size - r, n - j), total))
     return out
 
 

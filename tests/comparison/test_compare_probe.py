@@ -245,3 +245,22 @@ def test_compare_of_identical_runs_and_of_one_user(test):
     assert d != 0 and c["ci_low"][0] == c["ci_high"][0] == d and np.isnan(c["effect_size"][0])
     assert c["n_users"][0] == 1
     assert np.isnan(c["p_value"][0]) if test == "student" else c["p_value"][0] == 1.0
+
+
+def test_a_geometric_mean_is_compared_by_its_logarithms():
+    # A: half the users AP 1, half AP 1/51; B: everyone AP 1/3. A wins map, B gm_map:
+    # the gm_map comparison tests the users' log ratios, whose mean is log(gm_B / gm_A)
+    qrels = {f"u{i}": {"a": 1} for i in range(60)}
+    others = {f"x{j}": 1 - j / 100 for j in range(50)}
+    a_run = {u: {**others, "a": 2.0 if i % 2 == 0 else -1.0} for i, u in enumerate(qrels)}
+    b_run = {u: {**others, "a": 0.985} for u in qrels}
+    report = compare(qrels, {"A": a_run, "B": b_run}, ["gm_map", "map"], seed=1)
+    rows = {m: j for j, m in enumerate(report.comparisons["metric"])}
+    g, m = rows["gm_map"], rows["map"]
+    assert report.comparisons["model"][g] == "B"
+    gm_ratio = report.means["gm_map"]["B"] / report.means["gm_map"]["A"]
+    assert report.comparisons["difference"][g] == pytest.approx(np.log(gm_ratio), rel=1e-12)
+    assert report.comparisons["ci_low"][g] > 0 and report.comparisons["p_value"][g] < 0.01
+    assert report.comparisons["difference"][m] < 0 and report.comparisons["ci_high"][m] < 0
+    table = report.to_markdown()
+    assert "0.3333<sup>a</sup>" in table and "0.5098<sup>b</sup>" in table

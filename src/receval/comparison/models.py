@@ -30,7 +30,13 @@ from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_e
 from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
-from .paired import Table, column_wins_ties_losses, signed_rank_direction, unit_order
+from .paired import (
+    Table,
+    column_wins_ties_losses,
+    paired_quantities,
+    signed_rank_direction,
+    unit_order,
+)
 from .significance import CORRECTIONS as CORRECTIONS
 from .significance import (
     TESTS,
@@ -231,7 +237,8 @@ class ComparisonReport:
         ci = (f"{self.interval} bootstrap interval ({v.counted(self.n_resamples, 'resample')})"
               if self.interval else "not computed") + (", DeLong's" if delong else "")  # fmt: skip
         return (
-            f"difference: model's mean minus versus's, paired over the users both define; "
+            f"difference: model's mean minus versus's, paired over the users both define "
+            f"(a geometric mean's: of the users' logarithms); "
             f"effect size: Cohen's d_z (mean difference / standard deviation of the per-user "
             f"differences); {self.confidence:.0%} CI: {ci} of the difference; p-value: "
             f"two-sided {what}{also}; adjusted p: after {fix} correction {within}, "
@@ -520,6 +527,9 @@ def compare(
     (``missing_users="skip"`` can leave different users out of different
     runs; they are counted in ``n_users``). ``difference`` is the paired mean
     over those users, so it can differ from the difference of the two means.
+    A geometric mean (``gm_map``, ``gm_bpref``) is compared by the logarithms it
+    averages (values floored at 1e-5): its ``difference``, interval and test are of
+    the users' log ratios (``exp(difference)``: the ratio of the geometric means).
     ``wins``, ``ties`` and ``losses`` count those users by the sign of their
     difference (in the metric's direction): how many users a change helps and
     hurts, beside how much it moves the mean. The users are tested in ascending
@@ -608,7 +618,8 @@ def compare_reports(
                 f"{len(first.users):,}); evaluate every run against the same qrels."
             )
     order = unit_order(first.users)  # the users by id: the qrels' order changes nothing
-    values = {m: {name: rep.values[m][order] for name, rep in reports.items()} for m in metrics}
+    values = {m: {n: paired_quantities(rep.values[m][order], specs[m].info.mean)
+                  for n, rep in reports.items()} for m in metrics}  # fmt: skip
     means = {m: {name: rep.mean[m] for name, rep in reports.items()} for m in metrics}
     # a pooled mean (sum of hits / sum of R) weighs each user by R
     weights = {m: np.asarray(first._aux[m], dtype=np.float64)[order]

@@ -165,6 +165,19 @@ def test_rank_from_vectors_with_a_metric_of_the_whole_list_names_rank_and_its_k(
     )
 
 
+def test_rank_from_vectors_refuses_a_k_below_a_metrics_cutoff(files):
+    # it scored ndcg@10 on lists of 5 items, where evaluate_embeddings refuses k=5
+    path, _, _ = files
+    result = invoke(make_runner(), "rank", "--qrels", path / "qrels.tsv", "--user-vectors",
+                    path / "u.npy", "--item-vectors", path / "i.npy", "-m", "ndcg@10",
+                    "--k", 5, code=2)  # fmt: skip
+    assert result.stderr.strip() == (
+        "error: receval rank: --k 5 retrieves fewer items than the cutoff of the metrics "
+        "['ndcg@10']; pass --k 10 (their largest cutoff) or more; without --k their largest "
+        "cutoff is retrieved."
+    )
+
+
 def test_rank_from_vectors_masks_the_exclude_items_in_the_retrieval(files):
     path, users, items = files
     result = invoke(

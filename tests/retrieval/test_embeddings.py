@@ -255,7 +255,8 @@ def test_a_k_below_a_metrics_cutoff_is_refused(k, short):
         evaluate_embeddings({0: {1: 1}}, users, items, ["ndcg@10", "recall@5"], k=k)
     assert str(caught.value) == (
         f"evaluate_embeddings: k={k} retrieves fewer items than the cutoff of the metrics "
-        f"{short}; pass k >= 10 (their largest cutoff) or leave k out."
+        f"{short}; pass k=10 (their largest cutoff) or more; without k= their largest "
+        f"cutoff is retrieved."
     )
     with pytest.raises(InvalidParameterError, match=r"receval.metric\('ndcg@10'\): k=5 "):
         rv.metric("ndcg@10", item_vectors=items, k=5)

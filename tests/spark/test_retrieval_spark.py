@@ -114,6 +114,10 @@ def test_spark_bad_input(spark):
     with pytest.raises(InvalidParameterError, match=r"^receval\.spark\.evaluate_embeddings: "
                        r"the metrics \['mrr'\] read the whole list; pass k=100"):  # fmt: skip
         rs.evaluate_embeddings(q_df, u_df, items, ["mrr"])
+    # it scored ndcg@10 on lists of 5 items, where evaluate_embeddings refuses k=5
+    with pytest.raises(InvalidParameterError, match=r"^receval\.spark\.evaluate_embeddings: "
+                       r"k=5 retrieves fewer items than the cutoff"):  # fmt: skip
+        rs.evaluate_embeddings(q_df, u_df, items, ["ndcg@10"], k=5)
     ragged = spark.createDataFrame(
         [("a", [1.0, 2.0]), ("b", [1.0])], "user string, vector array<float>"
     )

@@ -267,7 +267,7 @@ def vector_run(
     ``candidates`` in ``options`` (the evaluation takes the same)."""
     from ..retrieval.embeddings import metrics_depth
 
-    depth = k if k is not None else metrics_depth(metrics, "rank")
+    depth = metrics_depth(metrics, "rank", k)
     run, unmatched, catalogue = retrieved_run(users, items, depth, say, whole_ties=True,
                                               **options)  # fmt: skip
     return (qrels, run.name, run), unmatched, catalogue

@@ -156,8 +156,8 @@ def metrics_depth(
         if short:
             raise InvalidParameterError(
                 f"{func}: k={k} retrieves fewer items than the cutoff of the metrics "
-                f"{list(short)}; pass k >= {max(short.values())} (their largest cutoff) "
-                f"or leave k out."
+                f"{list(short)}; pass k={max(short.values())} (their largest cutoff) or "
+                f"more; without k= their largest cutoff is retrieved."
             )
         return int(k)
     whole = [name for name, cutoff in cutoffs.items() if cutoff is None]

@@ -184,8 +184,7 @@ def evaluate_embeddings(
             f"{_FUNC}: unknown option {unknown[0]!r}. Expected one of {sorted(_CONVENTIONS)}."
         )
     matching = (check_match_options(min_match, allow_unmatched, _FUNC), allow_unmatched)
-    depth = k if k is not None else metrics_depth(metrics, _FUNC)
-    v.check_number(depth, "k", _FUNC, integer=True, low=1)
+    depth = metrics_depth(metrics, _FUNC, k)
     local_exclude = exclude is not None and not type(exclude).__module__.startswith("pyspark")
     settings: dict[str, Any] = dict.fromkeys(_CONVENTIONS)
     settings.update(options)

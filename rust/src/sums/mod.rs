@@ -236,7 +236,7 @@ fn checked_product(a: f64, b: f64) -> (f64, f64, bool) {
     (
         p,
         ((ah * bh - p) + ah * bl + al * bh) + al * bl,
-        p.abs() >= EXACT_FROM,
+        p.abs() >= EXACT_FROM || a == 0.0 || b == 0.0,
     )
 }
 
@@ -268,7 +268,6 @@ fn product_loss(a: f64, b: f64, p: f64) -> f64 {
 }
 
 /// Whether `a b`, below 2^-969, still has no bit below 2^-1074 (or is 0).
-#[cold]
 fn exact_below(a: f64, b: f64) -> bool {
     a == 0.0 || b == 0.0 || lowest_bit(a) + lowest_bit(b) >= -1074
 }

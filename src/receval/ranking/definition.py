@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..data._ranked import as_qrels, as_run
 from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
@@ -256,33 +258,27 @@ def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -
     (``n_pairs_propensity_clipped``); with ``item_vectors`` and ``exclude``, the pairs
     of ``exclude`` that masked nothing."""
     out = {}
-    clipped = _clipped(params, state).get(params["metric"])
+    if isinstance(state, RankingState):
+        clipped, missing = state.n_pairs_clipped.get(params["metric"]), state.n_users_missing
+    else:  # the rows held, joined: counted as their evaluation counts them (a user's
+        # qrels and list may come in different updates), without evaluating them
+        func = _func(params)
+        q, r = state.joined(func, vectors="items" in params)
+        clipped = None
+        if q is not None and "propensities" in params["conventions"]:
+            setup = _setup(params, func)
+            by_metric = clipped_pairs(q, {t: setup.convs[t] for t in setup.ranked},
+                                      setup.propensities)  # fmt: skip
+            clipped = by_metric.get(params["metric"])
+        found = 0 if q is None or r is None else np.count_nonzero(q.positions_in(r, "users") >= 0)
+        missing = 0 if q is None else q.n_users - int(found)
     if clipped is not None:
         out["n_pairs_propensity_clipped"] = clipped
-    # the rows held: counted as their evaluation counts them (a user's qrels and list
-    # may come in different updates)
-    whole = _evaluated(params, state, _func(params)) if isinstance(state, OpenUsers) else state
-    out["n_users_missing"] = whole.n_users_missing
+    out["n_users_missing"] = missing
     unmatched = _unmatched(params, state)
     if unmatched is not None:
         out[unmatched.report_field] = unmatched.counts.n_unmatched
     return out
-
-
-def _clipped(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[str, int]:
-    """Per weighted metric, the relevant pairs whose propensity ``propensity_clip``
-    raised, by evaluate's count (:func:`~receval.metrics._propensity.clipped_pairs`):
-    a state of whole users holds it (each update's users counted, merges adding
-    them); the rows held are counted over the qrels of every update, joined."""
-    if isinstance(state, RankingState):
-        return state.n_pairs_clipped
-    if "propensities" not in params["conventions"]:
-        return {}
-    q = state.joined_qrels(_func(params))
-    if q is None:  # no judgment given
-        return {}
-    setup = _setup(params, _func(params))
-    return clipped_pairs(q, {t: setup.convs[t] for t in setup.ranked}, setup.propensities)
 
 
 def _evaluated(params: dict[str, Any], state: OpenUsers, func: str) -> RankingState:

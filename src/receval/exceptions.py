@@ -9,6 +9,7 @@ Python user would expect (``ValueError`` for bad data, ``ValueError`` and
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 
@@ -173,6 +174,20 @@ class InputValidationError(RecevalError, ValueError):
         if self.template is not None and self.template.startswith(said):
             error.template = by + self.template[len(said) :]
         return error
+
+    def named_reader(self, reader: str, by: str) -> InputValidationError:
+        """:meth:`named` for a message that begins with the reader class ``reader``
+        (``"Run: "``, or one of its methods: ``"Run.from_dict: "``).
+
+        Examples
+        --------
+        >>> from receval.exceptions import InputValidationError
+        >>> error = InputValidationError("Run.from_dict: users is empty.")
+        >>> print(error.named_reader("Run", "evaluate: run: "))
+        evaluate: run: users is empty.
+        """
+        said = re.match(rf"{re.escape(reader)}(?:\.\w+)?: ", str(self))
+        return self if said is None else self.named(said[0], by)
 
     def _again(self, message: str) -> InputValidationError:
         """An error of this type with ``message`` and this error's attributes."""

@@ -9,7 +9,6 @@ within ties). Every metric of :func:`receval.evaluate` then reads these arrays.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -740,19 +739,14 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
             read: _Ranked = read_given(kind, data, argument, func)
             return read
         # qrels without a grade column: the judged pairs, each of grade 1
-        gradeless = kind is Qrels and value not in _column_names(data)
+        gradeless = kind is Qrels and value not in io.column_names(data)
         options: dict[str, Any] = {"grade": None} if gradeless else {}
         return kind.from_frame(data, **options)
     except InputValidationError as exc:  # the reader's "Run: ...", "Run.from_dict: ..."
-        said = re.match(rf"{kind._func}(?:\.\w+)?: ", str(exc))
-        if said is None:
+        renamed = exc.named_reader(kind._func, f"{func}: {argument}: ")
+        if renamed is exc:
             raise
-        raise given_frame_fix(exc.named(said[0], f"{func}: {argument}: "), argument, kind) from None
-
-
-def _column_names(frame: Any) -> list[str]:
-    """The column names of a pandas or polars DataFrame or an Arrow table."""
-    return list(frame.schema.names) if io.module_of(frame) == "pyarrow" else list(frame.columns)
+        raise given_frame_fix(renamed, argument, kind) from None
 
 
 #: The fields of a line of a TREC file of each kind

@@ -304,10 +304,13 @@ def group_values(
         codes, len(uniques), labels, scores, weights
     )
     group_w, used = group_weights(weighting, uniques, codes, weight, weighted_pos, func)
-    shift = shift if used in ("impressions", "clicks") else 0
-    if used == "custom":  # the caller's group weights, at their own scale
-        group_w, shift = scaled_by_shift(group_w)
+    group_w, shift = _at_scale(group_w, used, shift)
     return (uniques, auc, group_w, rows, used, shift), rounded, weightless
+
+
+def _at_scale(group_w: np.ndarray, used: str, shift: int) -> tuple[np.ndarray, int]:
+    """The groups' weights in the mean, scaled: by the rows' ``shift`` or their own."""
+    return (group_w, shift) if used in ("impressions", "clicks") else scaled_by_shift(group_w)
 
 
 def grouped_auc_kernel(
@@ -686,9 +689,7 @@ def open_report(
         group_w, used = group_weight, "custom"
     else:
         group_w, used = group_weights(weighting, ids, codes, weight, weighted_pos, "gauc_score")
-    shift = shift if used in ("impressions", "clicks") else 0
-    if used == "custom":  # the caller's group weights, at their own scale
-        group_w, shift = scaled_by_shift(group_w)
+    group_w, shift = _at_scale(group_w, used, shift)
     return GroupAUCReport.of_groups(ids, auc, group_w, rows, used, shift), rounded, weightless
 
 

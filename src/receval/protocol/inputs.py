@@ -270,10 +270,7 @@ def read_rows(data: Any, name: str, columns: Columns) -> Rows:
         try:
             ranked = kind.from_dict(data)
         except InputValidationError as exc:  # the reader's "Run: ...", "Run.from_dict: ..."
-            said = re.match(rf"{kind.__name__}(?:\.\w+)?: ", str(exc))
-            if said is None:
-                raise
-            raise exc.named(said[0], f"{FUNC} {name}: ") from None
+            raise exc.named_reader(kind.__name__, f"{FUNC} {name}: ") from None
         return _from_ranked(ranked, name)
     shapes = {"run": "a Run", "test": "a Qrels"}.get(name, "a Qrels, a pair (users, items)")
     raise InputValidationError(

@@ -186,8 +186,7 @@ def as_candidates(candidates: Any, func: str) -> Candidates:
         if io.is_frame(candidates):
             return Candidates.from_frame(candidates)
     except InputValidationError as exc:
-        by = f"{func}: candidates: "
-        raise exc.named("Candidates: ", by).named("Candidates.from_frame: ", by) from None
+        raise exc.named_reader("Candidates", f"{func}: candidates: ") from None
     raise InvalidParameterError(
         f"The 'candidates' parameter of {func} must be a Candidates (see "
         f"receval.sample_negatives), a DataFrame with columns 'user' and 'item', or a dict "

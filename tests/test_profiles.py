@@ -28,7 +28,7 @@ def test_ranx_warns_only_for_ties_in_lists_over_15_items():
     _no_tie_warning(qrels, long, ["mrr"])  # no profile, no claim about a peer
 
 
-@pytest.mark.parametrize("profile", ["recbole", "torchmetrics"])
+@pytest.mark.parametrize("profile", ["recbole", "torchmetrics", "torchrec"])
 def test_torch_profiles_warn_on_any_tie(profile):
     qrels = {"u": {"a": 1}, "v": {"a": 1}}
     run = {"u": {"a": 0.9, "b": 0.8}, "v": {"a": 0.5, "b": 0.5}}

@@ -227,6 +227,15 @@ PROFILES: dict[str, Conventions] = {
         precision_normalizer="retrieved",
         rel_threshold=relevant_above(0.5),
     ),
+    # TorchRec's NDCGMetric (ndcg.py): a session (its session_ids) is a user whose rows
+    # are all judged and ranked, the ideal DCG that of the session's own labels; every
+    # positive label is a gain (the label itself; exponential_gain=True: 2^label - 1),
+    # discount 1 / log2(rank + 1), k the cut-off; a session whose ideal DCG is 0 scores 0
+    # (its DCG over a floor of 1e-6), single-row sessions included; tied predictions in
+    # the order of an unstable torch.sort of the batch (see docs/conventions.md)
+    "torchrec": Conventions(
+        ties="input", empty_users="zero", ideal="candidates", rel_threshold=relevant_above(0.0)
+    ),
 }
 
 

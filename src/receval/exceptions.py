@@ -221,8 +221,8 @@ class UndefinedMetricWarning(RecevalWarning):
 class TieOrderWarning(RecevalWarning):
     """A profile's peer orders the run's tied scores by no fixed rule.
 
-    ranx (lists over 15 items), RecBole and torchmetrics sort with unstable sorts,
-    so on tied scores their numbers depend on the sort's internals; receval orders
+    ranx (lists over 15 items), RecBole, torchmetrics and TorchRec sort with unstable
+    sorts, so on tied scores their numbers depend on the sort's internals; receval orders
     the ties by the ``ties`` convention in effect (the message names it) and cannot
     promise the peer's value for the users concerned. Break the ties to compare
     numbers exactly.

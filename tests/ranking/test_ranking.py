@@ -231,8 +231,8 @@ def test_profiles_set_every_convention_and_keywords_override():
         InvalidParameterError,
         match=r"^The 'profile' parameter of evaluate must "
         r"be one of \['catboost', 'ir_measures', 'lenskit', 'lightgbm', 'ranx', 'recbole', "
-        r"'recommenders', 'sklearn', 'torchmetrics', 'trec_eval', 'xgboost'\]. Got 'trec' "
-        r"instead.$",
+        r"'recommenders', 'sklearn', 'torchmetrics', 'torchrec', 'trec_eval', 'xgboost'\]. "
+        r"Got 'trec' instead.$",
     ):
         evaluate(qrels, run, "map", profile="trec")
 

@@ -512,6 +512,7 @@ def test_profile_names_and_key_choices():
         "recommenders",
         "sklearn",
         "torchmetrics",
+        "torchrec",
         "trec_eval",
         "xgboost",
     ]
@@ -578,13 +579,15 @@ def test_invalid_profile_name():
     with _raises(
         "The 'profile' parameter of evaluate must be one of ['catboost', 'ir_measures', "
         "'lenskit', 'lightgbm', 'ranx', 'recbole', 'recommenders', "
-        "'sklearn', 'torchmetrics', 'trec_eval', 'xgboost']. Got 'trec' instead."
+        "'sklearn', 'torchmetrics', 'torchrec', 'trec_eval', 'xgboost']. "
+        "Got 'trec' instead."
     ):
         resolve_conventions("trec")
     with _raises(
         "The 'profile' parameter of evaluate must be one of ['catboost', 'ir_measures', "
         "'lenskit', 'lightgbm', 'ranx', 'recbole', 'recommenders', "
-        "'sklearn', 'torchmetrics', 'trec_eval', 'xgboost']. Got 'TREC_EVAL' instead."
+        "'sklearn', 'torchmetrics', 'torchrec', 'trec_eval', 'xgboost']. "
+        "Got 'TREC_EVAL' instead."
     ):
         receval.evaluate({"u": {"a": 1}}, {"u": {"a": 1.0}}, ["mrr"], profile="TREC_EVAL")
 

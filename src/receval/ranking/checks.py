@@ -157,6 +157,12 @@ UNSTABLE_TIES: dict[str, tuple[str, int, frozenset[str]]] = {
         2,
         frozenset({"ndcg", "dcg", "idcg", "cg"}),
     ),
+    "torchrec": (
+        "TorchRec's NDCGMetric ranks each batch with torch.sort, which orders tied scores "
+        "by no rule",
+        2,
+        frozenset(),
+    ),
 }
 
 

@@ -151,10 +151,10 @@ def evaluate(
         many items of each category weight the tied block that k cuts puts in
         the top k).
     profile : str, default=None
-        Reproduce a peer library's conventions: "trec_eval", "sklearn", "ranx",
-        "recbole", "recommenders", "torchmetrics", "ir_measures" or "lenskit". A profile
-        may set a convention for one metric only, where the peer computes that
-        metric differently (see ``receval.conventions.PROFILE_METRICS``).
+        Reproduce a peer library's conventions: a name of ``receval.PROFILES``
+        ("trec_eval", "sklearn", "ranx", "torchrec", ...). A profile may set a
+        convention for one metric only, where the peer computes that metric
+        differently (see ``receval.conventions.PROFILE_METRICS``).
     ap_normalizer : {"relevant", "min_k", "hits", "min_retrieved"}, default=None
         Denominator of AP (default "relevant": R, as trec_eval; "min_retrieved":
         min(R, the items in the top k), as LensKit).

@@ -356,6 +356,9 @@ PROFILE_UNDEFINED: dict[str, dict[str, float | str]] = {
     # class without labels=: a ValueError; roc_auc_score of one class: nan with an
     # UndefinedMetricWarning, as receval's default
     "sklearn": {"average_precision": 0.0, "log_loss": "raise"},
+    # AUCMetric (torchrec/metrics/auc.py): 0.5, "the no-signal default", where either
+    # class's weighted count is 0
+    "torchrec": {"roc_auc": 0.5},
 }
 
 

@@ -23,7 +23,8 @@ batch, the lifetime value of ``_compute``): ``NEMetricComputation``,
 ``NEPositiveMetricComputation``; and on all the rows, ``rauc._compute_rauc_helper``
 (continuous targets with ties), ``rauc.compute_rauc_per_group`` (the same targets in
 the case's groups: TorchRec's grouped RAUC) and ``auprc.compute_auprc_per_group``
-(groups that each hold a positive and a negative).
+(groups that each hold a positive and a negative); ``auc.compute_auc`` where a class
+has no rows or no weight (``auc_one_class``).
 """
 
 from __future__ import annotations
@@ -124,9 +125,21 @@ def main() -> None:
             "scores": scores.tolist(), "groups": groups.tolist(),
             "group_labels": group_labels.tolist(), "values": values,
         })  # fmt: skip
+    from torchrec.metrics.auc import compute_auc
+
+    one_class = []  # AUCMetric where a class has no rows or no weight: its default
+    for labels, weights in (([1.0, 1.0, 1.0], None), ([0.0, 0.0], None),
+                            ([1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 2.0])):  # fmt: skip
+        predictions = [0.2, 0.5, 0.9, 0.4][: len(labels)]
+        w = weights if weights is not None else [1.0] * len(labels)
+        value = compute_auc(1, [torch.tensor([predictions])], [torch.tensor([labels])],
+                            [torch.tensor([w])])  # fmt: skip
+        one_class.append({"labels": labels, "predictions": predictions, "weights": weights,
+                          "value": float(value[0])})  # fmt: skip
     versions = {"torchrec": torchrec.__version__, "torch": torch.__version__,
                 "python": sys.version.split()[0]}  # fmt: skip
-    OUT.write_text(json.dumps({"versions": versions, "eta": 1e-12, "cases": cases}, indent=1)
+    OUT.write_text(json.dumps({"versions": versions, "eta": 1e-12, "cases": cases,
+                               "auc_one_class": one_class}, indent=1)
                    + "\n")  # fmt: skip
 
 

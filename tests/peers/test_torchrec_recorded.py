@@ -1,7 +1,7 @@
 """receval against TorchRec's recorded CTR metric values (recorded by
 ``record_torchrec_ctr.py``): NE, recalibrated NE and calibration, calibration-free NE,
 NE on positives (TorchRec's clip eta = 1e-12 as eps), regression AUC, grouped regression
-AUC and grouped AUPRC."""
+AUC and grouped AUPRC; the torchrec profile's AUC where a class has no weight."""
 
 from __future__ import annotations
 
@@ -76,3 +76,11 @@ def test_grouped_regression_auc(case):
     assert acc.compute() == got
     # the mean of the groups' RAUCs, not the RAUC of all rows
     assert abs(rv.regression_auc_score(targets, scores) - want) > 1e-4
+
+
+@pytest.mark.parametrize("case", DATA["auc_one_class"], ids=["ones", "zeros", "weightless"])
+def test_the_torchrec_profiles_auc_where_a_class_has_no_weight(case):
+    # TorchRec's AUCMetric gives 0.5 where a class has no rows or no weight
+    got = rv.roc_auc_score(case["labels"], case["predictions"], sample_weight=case["weights"],
+                           profile="torchrec")  # fmt: skip
+    assert got == case["value"] == 0.5

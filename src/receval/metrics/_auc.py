@@ -218,8 +218,9 @@ def roc_auc_score(
         ``BinaryAUROC``).
     profile : str, default=None
         A peer's answer where the AUC is undefined (see
-        ``receval.conventions.PROFILE_UNDEFINED``): ``"torchmetrics"`` gives 0.0;
-        ``"sklearn"`` and the others nan. ``if_undefined`` overrides it.
+        ``receval.conventions.PROFILE_UNDEFINED``): ``"torchmetrics"`` gives 0.0,
+        ``"torchrec"`` 0.5; ``"sklearn"`` and the others nan. ``if_undefined``
+        overrides it.
 
     Returns
     -------

@@ -35,6 +35,7 @@ from .paired import (
     column_wins_ties_losses,
     paired_quantities,
     signed_rank_direction,
+    unequal_columns,
     unit_order,
 )
 from .significance import CORRECTIONS as CORRECTIONS
@@ -379,14 +380,13 @@ def _run_tests(
         if test == "randomization":
             p = randomization_test(diff, wts, n_permutations, seed, func)[0]
         else:
-            for j, (m, _, _) in enumerate(cols):
-                w = wts[defined[:, j] & (wts[:, j] > 0), j]
-                if w.size and not np.all(w == w[0]):
-                    raise InvalidParameterError(
-                        f"{func}: test={test!r} weighs every user equally, but {m!r} weighs users "
-                        f"unequally (its mean is a weighted mean over users); use "
-                        f"test='randomization', which takes the weights."
-                    )
+            unequal = np.flatnonzero(unequal_columns(diff, wts))
+            if unequal.size:
+                raise InvalidParameterError(
+                    f"{func}: test={test!r} weighs every user equally, but "
+                    f"{cols[unequal[0]][0]!r} weighs users unequally (its mean is a weighted "
+                    f"mean over users); use test='randomization', which takes the weights."
+                )
             p = student_pvalues(diff) if test == "student" else wilcoxon_pvalues(diff)
         # better/worse follow the test's statistic: the signed ranks' side for Wilcoxon
         lean = signed_rank_direction(diff) if test == "wilcoxon" else None

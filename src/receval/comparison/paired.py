@@ -91,16 +91,24 @@ def equally_weighted(differences: Any, weights: Any, test: str, func: str) -> An
     if w is None:
         return differences
     ww = np.broadcast_to(w if w.ndim == 2 else w[:, None], d.shape)
-    positive = ww > 0
-    low = np.where(positive, ww, np.inf).min(axis=0)
-    high = np.where(positive, ww, -np.inf).max(axis=0)
-    if (positive.any(axis=0) & (low != high)).any():
+    if unequal_columns(d, ww).any():
         raise InvalidParameterError(
             f"{func}: test={test!r} weighs every user equally. Got unequal weights; use "
             f"test='randomization', which takes weights."
         )
-    d = np.where(positive, d, np.nan)  # a weight of 0 leaves its user out
+    d = np.where(ww > 0, d, np.nan)  # a weight of 0 leaves its user out
     return d[:, 0] if one_d else d
+
+
+def unequal_columns(d: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Per column of the differences ``d`` (users x columns), whether the positive
+    weights ``w`` (the same shape) of its users with a difference (not NaN) differ:
+    the columns a test that weighs every user equally cannot take."""
+    positive = (w > 0) & ~np.isnan(d)
+    low = np.where(positive, w, np.inf).min(axis=0)
+    high = np.where(positive, w, -np.inf).max(axis=0)
+    result: np.ndarray = positive.any(axis=0) & (low != high)
+    return result
 
 
 #: the most replicate steps (replicates x users) of one call: 10**12 is about ten

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._parameters import check_keywords, keyword_names
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
-from ..comparison.paired import Table, unit_order, wins_ties_losses
+from ..comparison.paired import Table, unequal_columns, unit_order, wins_ties_losses
 from ..comparison.significance import adjust_pvalues, paired_pvalue_sides, smallest_pvalue
 from ..data._lookup import distinct
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning
@@ -472,7 +472,6 @@ def _decide(
         n = len(next(iter(table[comps[paired[0]][0].metric].values.values())))  # type: ignore[union-attr]
         d = np.full((n, len(paired)), np.nan)
         w = np.ones((n, len(paired)))
-        weighted = False
         for col, j in enumerate(paired):
             r, b, c = comps[j]
             t = table[r.metric]
@@ -482,7 +481,7 @@ def _decide(
             if t.weights is not None:  # users of weight 0 out first: {0, c} is one weight
                 w[:, col] = t.weights
                 d[t.weights == 0, col] = np.nan
-                weighted = weighted or bool(distinct(t.weights[~np.isnan(d[:, col])]).size > 1)
+        weighted = bool(unequal_columns(d, w).any())
         if weighted and config.test != "randomization":
             raise InvalidParameterError(
                 f"{_FUNC}: test={config.test!r} weighs every user equally, but a metric of the "

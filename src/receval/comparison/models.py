@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validation as v
 from .._parameters import check_keywords, check_seed, keyword_names, metric_strings
+from ..engine.totals import averaged_values
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning, warn
 from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
 from .choices import check_count
@@ -33,7 +34,6 @@ from .intervals import bootstrap_intervals, effect_sizes
 from .paired import (
     Table,
     column_wins_ties_losses,
-    paired_quantities,
     signed_rank_direction,
     unequal_columns,
     unit_order,
@@ -618,7 +618,7 @@ def compare_reports(
                 f"{len(first.users):,}); evaluate every run against the same qrels."
             )
     order = unit_order(first.users)  # the users by id: the qrels' order changes nothing
-    values = {m: {n: paired_quantities(rep.values[m][order], specs[m].info.mean)
+    values = {m: {n: averaged_values(rep.values[m][order], specs[m].info.mean)
                   for n, rep in reports.items()} for m in metrics}  # fmt: skip
     means = {m: {name: rep.mean[m] for name, rep in reports.items()} for m in metrics}
     # a pooled mean (sum of hits / sum of R) weighs each user by R

@@ -16,7 +16,6 @@ import numpy as np
 
 from .. import _validation as v
 from ..data._lookup import distinct
-from ..engine.totals import GEOMETRIC_FLOOR
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning, warn
 
 # below this much work (about replicates x users x columns), the resampling kernels run
@@ -25,18 +24,6 @@ PARALLEL_MIN_WORK = 2_000_000
 
 
 # ---------------------------------------------------------------- inputs
-def paired_quantities(values: np.ndarray, mean: str) -> np.ndarray:
-    """The per-user quantities a metric's mean over users averages, which a comparison
-    pairs: the values, or for a geometric mean (``gm_map``) the logarithms of the values
-    floored at :data:`GEOMETRIC_FLOOR`, whose paired mean is the log of the ratio of the
-    geometric means (its sign their order)."""
-    if mean != "geometric":
-        return values
-    with np.errstate(invalid="ignore"):  # nan (undefined) stays nan
-        logs: np.ndarray = np.log(np.maximum(values, GEOMETRIC_FLOOR))
-    return logs
-
-
 def check_differences(differences: Any, func: str) -> tuple[np.ndarray, bool]:
     """Float64 differences as a 2-D (n_users, n_columns) array, and whether the input was 1-D.
 

@@ -532,6 +532,17 @@ GEOMETRIC_FLOOR = 1e-5
 MEAN_KINDS = ("users", "pooled", "sum", "geometric")
 
 
+def averaged_values(values: np.ndarray, kind: str) -> np.ndarray:
+    """The per-user quantities a mean of ``kind`` (:data:`MEAN_KINDS`) averages: the
+    values, or for a geometric mean their logarithms, floored at :data:`GEOMETRIC_FLOOR`
+    (nan stays nan); a paired comparison's differences are of these."""
+    if kind != "geometric":
+        return values
+    with np.errstate(invalid="ignore"):
+        logs: np.ndarray = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+    return logs
+
+
 @dataclass(frozen=True)
 class MeanState:
     """A mean over users, exact and mergeable (the means of :func:`receval.evaluate`).
@@ -612,9 +623,7 @@ def mean_states(
         bounds = np.concatenate(([0], np.cumsum(counts_by_group(kept, bounds))))
         if denominators is not None:
             denominators = denominators[kept]
-    if kind == "geometric":
-        x = np.log(np.maximum(x, GEOMETRIC_FLOOR))
-    totals = exact_group_sums(x, bounds)
+    totals = exact_group_sums(averaged_values(x, kind), bounds)
     n = len(totals)
     dens: list[ExactSum | None] = [None] * n
     if denominators is not None:

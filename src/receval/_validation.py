@@ -23,7 +23,7 @@ from ._parameters import verb as verb
 from .data._arrow import is_arrow, to_numpy
 from .data._lookup import distinct
 from .engine.loop.tensors import on_host
-from .engine.sums import weight_shift
+from .engine.sums import scaled_by_shift
 from .exceptions import InputValidationError, InvalidParameterError
 
 
@@ -610,8 +610,7 @@ def check_sample_weight(
             f"{func}: sample_weight must have one weight per sample. "
             f"Got {counted(len(w), 'weight')} for {counted(n, 'sample')}."
         )
-    shift = weight_shift(w) if relative else 0
-    return np.ldexp(w, -shift) if shift else w
+    return scaled_by_shift(w)[0] if relative else w
 
 
 def _negative(func: str, name: str, values: list[Any], row: int | None) -> InputValidationError:

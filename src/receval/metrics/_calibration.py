@@ -16,7 +16,7 @@ from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from ..engine.metric import MetricDefinition, always, caller_ignored, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import EXPONENT, check_loaded_state
-from ..engine.sums import ExactSum, ratio, weight_shift
+from ..engine.sums import ExactSum, ratio, scaled_by_shift
 from ..engine.totals import totals_empty, totals_prepare, totals_updates
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import check_binary_scores, warn_undefined
@@ -533,9 +533,9 @@ def _ece_update(params: dict[str, Any], batch: Any, *, func: str) -> Calibration
     if batch is None:
         return CalibrationGaps()
     edges, labels, proba, weights, kind = batch
-    shift = 0 if weights is None else weight_shift(weights)  # as the function scales its rows
-    if shift:
-        weights = np.ldexp(weights, -shift)
+    shift = 0  # the weights scaled as the function scales its rows
+    if weights is not None:
+        weights, shift = scaled_by_shift(weights)
     # one pass: each row's bin (the rule of probability_bins) and its w y, w p added exactly
     no_weights = np.empty(0, dtype=np.float64)
     w = no_weights if weights is None else np.ascontiguousarray(weights, dtype=np.float64)

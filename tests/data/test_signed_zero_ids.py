@@ -43,6 +43,29 @@ def test_gauc_and_grouped_xauc_read_one_group_in_memory_and_in_updates():
     assert rv.xauc_score(S, Y, groups=G) == rv.xauc_score(S, Y, groups=ONE)
 
 
+def test_an_object_column_of_floats_is_read_as_a_float_column():
+    # a pandas object column of floats kept -0.0 and 0.0 as two groups and 1.0 apart
+    # from 1, and an accumulator took its ids for strings beside a float column
+    for given in (G.astype(object), pd.Series(G, dtype=object), list(G.astype(object))):
+        codes, uniques = encode_ids(given, "groups", "f")
+        assert codes.tolist() == [0, 0, 1, 1, 1, 1, 2, 2]
+        assert np.asarray(uniques).tolist() == [0.5, 0.0, 1.5]
+    report = rv.group_auc(Y, S, groups=G.astype(object))
+    assert report.groups.tolist() == [0.5, 0.0, 1.5] and report.groups.dtype == np.float64
+    whole = np.array([1.0, 1.0, 2.0, 2.0, 2, 2, 3.0, 3.0], dtype=object)
+    assert rv.group_auc(Y, S, groups=whole).groups.tolist() == [1, 2, 3]
+    expected = rv.gauc_score(Y, S, groups=G)
+    for whole_groups in (False, True):
+        acc = rv.metric("gauc", whole_groups=whole_groups)
+        acc.update(Y[:2], S[:2], groups=G[:2].astype(object)).update(Y[2:], S[2:], groups=G[2:])
+        assert acc.compute() == expected
+    qrels = pd.DataFrame({"user": pd.Series([1.0, 2.0], dtype=object), "item": ["a", "a"]})
+    run = pd.DataFrame({"user": [1, 2], "item": ["a", "b"], "score": [1.0, 1.0]})
+    report = rv.evaluate(qrels, run, ["mrr"])
+    assert report.users.tolist() == [1, 2] and report.users.dtype == np.int64
+    assert report.mean == {"mrr": 0.5}
+
+
 def _frames(users_q, users_r):
     qrels = pd.DataFrame({"user": users_q, "item": ["a", "a"], "grade": [1, 1]})
     run = pd.DataFrame({"user": users_r, "item": ["b", "a", "a"], "score": [2.0, 1.0, 1.0]})

@@ -129,6 +129,8 @@ def encode_ids(
         return np.empty(0, dtype=np.int64), arr
     if arr.dtype.kind == "f" and not isinstance(values, np.ndarray) and _wide_ints(values):
         arr = np.array(list(values), dtype=object)  # NumPy made floats of them: ids merged
+    if arr.dtype.kind == "O":
+        arr = _float_objects(arr)
     kind = arr.dtype.kind
     if kind in "US" and isinstance(values, (list, tuple)):
         types = {type(x) for x in values}
@@ -201,6 +203,24 @@ def _wide_ints(values: Any) -> bool:
     """Whether a sequence holds a Python int beyond int64 (NumPy makes floats of such
     a list where it holds other ints: 2**64 - 1 and 2**64 - 2 would be one id)."""
     return any(type(x) is int and not -(2**63) <= x < 2**63 for x in values)
+
+
+def _float_objects(arr: np.ndarray) -> np.ndarray:
+    """An object array of floats (ints beside them, below 2**53) as float64, coded by
+    the rule of a float column (``1.0`` is the id 1, ``-0.0`` is ``0.0``); else as it is."""
+    first = arr[0]
+    if isinstance(first, (str, bytes, bool, np.bool_)) or not isinstance(first, _NUMBERS):
+        return arr
+    values = arr.tolist()
+    if not any(isinstance(x, _FLOATS) for x in values) or not all(
+        isinstance(x, _FLOATS) or (type(x) is int and abs(x) < 2**53) for x in values
+    ):
+        return arr
+    return np.array(values, dtype=np.float64)
+
+
+_NUMBERS = (int, float, np.integer, np.floating)
+_FLOATS = (float, np.floating)
 
 
 def _check_unicode(x: Any, name: str, func: str) -> None:

@@ -277,6 +277,32 @@ def test_boolean_labels_stay_booleans():
     assert seg.segments.tolist() == [False, True]
 
 
+def test_float_labels_stay_floats():
+    # whole floats came back as the integers their codes read (1.0 as 1)
+    import polars as pl
+    import pyarrow as pa
+
+    y, p = [1, 0, 1, 0, 0, 1], [0.9, 0.2, 0.4, 0.6, 0.3, 0.8]
+    labels = [1.0, 1.0, 1.0, 2.0, 2.0, 2.0]
+    for by in (labels, np.array(labels), np.array(labels, dtype=np.float32),
+               pd.Series(labels), pd.Series(labels, dtype="Float64"), pl.Series(labels),
+               pa.array(labels)):  # fmt: skip
+        report = rv.by_segment(["roc_auc"], y, p, by=by)
+        assert report.segments.tolist() == [1.0, 2.0], type(by)
+        assert report.segments.dtype.kind == "f", type(by)
+        assert report.to_frame("pandas")["segment"].dtype == np.float64, type(by)
+        assert report.to_frame("polars")["segment"].dtype == pl.Float64, type(by)
+    report = rv.evaluate({"a": {"x": 1}, "b": {"x": 1}}, {"a": {"x": 1.0}, "b": {"y": 1.0}}, "mrr")
+    for segments in ({"a": 1.0, "b": 0.0}, [1.0, 0.0],
+                     pd.DataFrame({"user": ["a", "b"], "segment": [1.0, 0.0]})):  # fmt: skip
+        seg = report.by_segment(segments)
+        assert seg.segments.dtype.kind == "f"
+        records = seg.records()
+        assert [(r["segment"], r["mrr"]) for r in records] == [(0.0, 0.0), (1.0, 1.0),
+                                                               (None, 0.5)]  # fmt: skip
+        assert all(type(r["segment"]) is float for r in records[:2])
+
+
 def test_one_metric_string_is_one_metric_in_both_segment_functions():
     q = {"u1": {"a": 1}, "u2": {"b": 1}}
     runs = {"x": {"u1": {"a": 0.9, "b": 0.1}, "u2": {"b": 0.5, "a": 0.6}},

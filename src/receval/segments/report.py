@@ -176,23 +176,20 @@ def segment_codes(
     by: Any, name: str, func: str, *, unit: str, user_of: Callable[[int], Any] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Codes ``0..n_segments-1`` of the labels ``by`` (one per ``unit``: ``"row"`` or
-    ``"user"``) and the labels, sorted where they sort.
+    ``"user"``) and the labels, sorted where they sort, of the type given
+    (:func:`~receval.data._labels.factorize_labels`: ``True`` and ``1.0`` as given).
 
     A missing label (None, NaN, NaT, pandas' NA, a null of Arrow or polars) raises
     ``InputValidationError``, one message whatever its kind: it names the first
     one's position, or its user where ``user_of`` gives the user of a position (the
     labels of a mapping's or a frame's users).
     """
-    from ..data._encode import factorize
+    from ..data._labels import factorize_labels
 
     missing = _missing_labels(by, name, func)
     if missing.any():
         raise _missing_labels_error(missing, name, func, unit, user_of)
-    codes, uniques = factorize(by, name, func)
-    codes = np.asarray(codes)
-    uniques = np.asarray(uniques)
-    if uniques.dtype.kind in "iu" and _booleans(by):  # the codes read True as 1
-        uniques = uniques.astype(bool)
+    codes, uniques = factorize_labels(by, name, func)
     try:
         order = np.argsort(uniques, kind="stable")
     except TypeError:  # labels that do not compare: order of first appearance
@@ -245,19 +242,6 @@ def _missing_labels_error(
     fix += "drop those rows." if unit == "row" else (
         f"give {name} as a mapping {{{{user: label}}}} without those users.")  # fmt: skip
     return InputValidationError.positioned(head + fix, row, count, "missing labels")
-
-
-def _booleans(labels: Any) -> bool:
-    """Whether ``labels`` are booleans: a NumPy, pandas, polars or Arrow column of a
-    boolean type, or a list of bools."""
-    kind = getattr(labels, "dtype", None)
-    if kind is None:
-        kind = getattr(labels, "type", None)  # an Arrow array
-    if kind is not None:
-        return str(kind).lower() in ("bool", "boolean")
-    return isinstance(labels, (list, tuple)) and all(
-        isinstance(x, (bool, np.bool_)) for x in labels
-    )
 
 
 def first_repeat(codes: Any) -> int | None:

@@ -325,6 +325,32 @@ def test_group_exposure_parity_and_unexposed_groups() -> None:
     assert unexposed.max_min_ratio == math.inf and unexposed.exposure.tolist() == [1.0, 0.0]
 
 
+def test_group_ids_come_back_of_the_type_given() -> None:
+    # every group id came back as an object: a pandas frame's column of ints was object
+    import pandas as pd
+    import polars as pl
+
+    lists = [["a", "c"], ["c", "a"]]
+    items = ["a", "c"]
+    for groups, dtype in (([1, 2], np.int64), (np.array([1, 2], dtype=np.int16), np.int64),
+                          (pd.Series([1, 2], dtype="Int64"), np.int64),
+                          (pl.Series([1, 2]), np.int64), ([1.0, 2.0], np.float64),
+                          ([1.5, 2.0], np.float64)):  # fmt: skip
+        report = group_exposure(lists, item_groups=(items, groups))
+        assert report.groups.dtype == dtype, type(groups)
+        assert report.groups.tolist() == list(groups), type(groups)
+        assert report.to_frame("pandas")["group"].dtype == dtype, type(groups)
+        polars_type = pl.Int64 if dtype == np.int64 else pl.Float64
+        assert report.to_frame("polars")["group"].dtype == polars_type, type(groups)
+    report = group_exposure(lists, item_groups={"a": 1.0, "c": 2.0})
+    assert report.groups.dtype == np.float64 and report.groups.tolist() == [1.0, 2.0]
+    report = group_exposure(lists, item_groups={"a": "p1", "c": "p2"})
+    assert report.groups.dtype.kind == "U" and report.groups.tolist() == ["p1", "p2"]
+    assert report.to_frame("polars")["group"].dtype == pl.String
+    big = group_exposure(lists, item_groups={"a": 2**64 - 1, "c": 3})  # no int64 holds both
+    assert big.groups.tolist() == [2**64 - 1, 3]
+
+
 @pytest.mark.parametrize("run", [{"u": {}}, {"u": {}, "v": {}}, Run.from_dict({"u": {}})])
 def test_group_exposure_of_a_run_without_items_is_undefined(run) -> None:
     # no user ranks an item: no exposure to average, no disparity (the Gini index of

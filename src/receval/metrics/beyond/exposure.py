@@ -21,6 +21,7 @@ import numpy as np
 from ... import _validation as v
 from ...conventions import CHOICES
 from ...data._encode import factorize
+from ...data._labels import factorize_labels
 from ...data._lookup import distinct, lookup
 from ...data._ranked import Qrels, Run, as_qrels
 from ...exceptions import InputValidationError, InvalidParameterError
@@ -168,13 +169,14 @@ class Memberships:
 
     ``item_groups`` is ``{item: group}``, ``{item: [group, ...]}`` (an item in several
     groups counts fully in each, as in expeval) or a pair ``(items, groups)`` of equal
-    length, one row per membership. ``group_ids`` are in order of first appearance.
+    length, one row per membership. ``group_ids`` are in order of first appearance,
+    of the type given (:func:`~receval.data._labels.factorize_labels`).
     """
 
     def __init__(self, item_groups: Any, func: str) -> None:
         if isinstance(item_groups, Mapping):
             items: list[Any] = []
-            groups: list[Any] = []
+            groups: Any = []  # a list, or the column given
             for item, group in item_groups.items():
                 many = isinstance(group, (list, tuple, set, frozenset, np.ndarray))
                 members = sorted(group, key=str) if isinstance(group, (set, frozenset)) else group
@@ -183,7 +185,7 @@ class Memberships:
                     groups.append(g)
         elif isinstance(item_groups, tuple) and len(item_groups) == 2:
             items = list(v.as_1d(item_groups[0], "item_groups", func))
-            groups = list(v.as_1d(item_groups[1], "item_groups", func))
+            groups = v.as_1d(item_groups[1], "item_groups", func)
             v.check_same_length(func, items=np.empty(len(items)), groups=np.empty(len(groups)))
         else:
             raise InputValidationError(
@@ -192,9 +194,7 @@ class Memberships:
             )
         v.check_not_empty(len(items), "item_groups", func)
         item_codes, self.item_ids = factorize(np.asarray(items, dtype=object), "item_groups", func)
-        group_codes, self.group_ids = factorize(
-            np.asarray(groups, dtype=object), "item_groups", func
-        )
+        group_codes, self.group_ids = factorize_labels(groups, "item_groups", func)
         pairs = np.unique(np.column_stack([item_codes, group_codes]).astype(np.int64), axis=0)
         self.item = pairs[:, 0]  # a code of item_ids
         self.group = pairs[:, 1]  # a code of group_ids

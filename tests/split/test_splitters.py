@@ -562,6 +562,25 @@ def test_arrow_string_view_columns_are_split_and_kept():
         assert got.test.cast(want.test.schema).equals(want.test)
 
 
+def test_missing_ids_name_their_column():
+    # the error said "user contains 1 missing value": the role, not the frame's column
+    import polars as pl
+
+    log = _log().rename(columns={"user": "uid", "item": "iid"})
+    log["uid"] = [1.0, 1.0, np.nan, 1.0, np.nan, 2.0, 1.0]
+    for frame in (log, pl.from_pandas(log), pa.Table.from_pandas(log, preserve_index=False)):
+        with pytest.raises(InputValidationError) as info:
+            split.leave_last_out(frame, user="uid", item="iid")
+        assert str(info.value) == (
+            "leave_last_out: the user column 'uid' contains 2 missing values (None, NaN or "
+            "null), the first at position 2; drop those rows or fill them with an id."
+        )
+    items = _log().astype({"item": object})
+    items.loc[3, "item"] = None
+    with pytest.raises(InputValidationError, match=r"^ratio: the item column 'item' contains 1 "):
+        split.ratio(items, 0.5)
+
+
 def test_missing_times_raise():
     log = _log().astype({"timestamp": float})
     log.loc[2, "timestamp"] = np.nan

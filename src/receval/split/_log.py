@@ -237,10 +237,10 @@ def read_log(
     io.check_columns(data, roles, func)
     cols = io.frame_columns(data, {**roles, "time": None}, func)  # the time: as the frame types it
     with where:
-        user_codes, user_ids = factorize(cols["user"], "user", func)
+        user_codes, user_ids = factorize(cols["user"], f"the user column {user!r}", func)
         item_codes, n_items = None, 0
         if item is not None:
-            item_codes, item_ids = factorize(cols["item"], "item", func)
+            item_codes, item_ids = factorize(cols["item"], f"the item column {item!r}", func)
             n_items = len(item_ids)
         times = unit = zone = None
         if time_name is not None:

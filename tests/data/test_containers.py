@@ -259,6 +259,29 @@ def test_frame_custom_column_names_and_implicit_grades(tmp_path):
     assert _ordered(run.to_dict()) == {1: [("b", 0.2), ("a", 0.1)]}
 
 
+def test_qrels_frames_without_a_grade_column_read_no_other_column_silently():
+    # a frame's grades under another name (relevance) were left unread: every pair
+    # scored as of grade 1, the user of grades 0 and 2 judged as of 1 and 1
+    run = {1: {1: 1.0}, 2: {2: 1.0, 3: 0.5}}
+    pairs = {"user": [1, 2, 2], "item": [1, 2, 3]}
+    said = (
+        "evaluate: qrels has no column 'grade' but has ['relevance'] beside user and item, "
+        "which would be left unread (every pair of grade 1); pass qrels=receval.Qrels."
+        "from_frame(qrels, grade='relevance') if that column holds the grades, or grade=None "
+        "to give every pair grade 1."
+    )
+    graded = {**pairs, "relevance": [1, 0, 2]}
+    for frame in (pd.DataFrame(graded), pl.DataFrame(graded), pa.table(graded)):
+        with pytest.raises(InputValidationError) as info:
+            evaluate(frame, run, ["mrr"])
+        assert str(info.value) == said
+    read = evaluate(Qrels.from_frame(pd.DataFrame(graded), grade="relevance"), run, ["mrr"])
+    assert read.mean == {"mrr": 0.75}  # user 2's first relevant item at rank 2
+    alone = evaluate(pd.DataFrame(pairs), run, ["mrr"])  # user and item alone: grade 1
+    assert alone.mean == {"mrr": 1.0}
+    assert evaluate(pd.DataFrame({**pairs, "grade": [1, 0, 2]}), run, ["mrr"]).mean == read.mean
+
+
 def test_file_format_argument_overrides_suffix(tmp_path):
     path = tmp_path / "qrels.data"
     path.write_text("user,item,grade\n1,5,2\n1,6,1\n")

@@ -553,6 +553,33 @@ def given_frame_fix(error: InputValidationError, argument: str, kind: type) -> I
     return error if text == str(error) else InputValidationError(text, row=error.row)
 
 
+def check_gradeless(names: list[Any], argument: str, func: str) -> None:
+    """Refuse qrels given as a frame without a ``grade`` column that holds columns beside
+    ``user`` and ``item`` (``names``: its columns): its grades under another name
+    (``relevance``, ``rating``) would be left unread, every pair read as of grade 1.
+    A frame of ``user`` and ``item`` alone is the pairs judged relevant, of grade 1.
+
+    Examples
+    --------
+    >>> check_gradeless(["user", "item"], "qrels", "evaluate")  # the pairs, of grade 1
+    >>> check_gradeless(["user", "item", "relevance"], "qrels", "evaluate")
+    Traceback (most recent call last):
+    ...
+    receval.exceptions.InputValidationError: evaluate: qrels has no column 'grade' but ...
+    """
+    others = [name for name in names if name not in ("user", "item")]
+    if others and "user" in names and "item" in names:
+        from .._validation import format_values  # NumPy: not at start-up
+
+        raise InputValidationError(
+            f"{func}: {argument} has no column 'grade' but has "
+            f"{format_values([str(x) for x in others])} beside user and item, which would "
+            f"be left unread (every pair of grade 1); pass {argument}=receval.Qrels."
+            f"from_frame({argument}, grade={str(others[0])!r}) if that column holds the "
+            f"grades, or grade=None to give every pair grade 1."
+        )
+
+
 def read_given(kind: Any, path: str | os.PathLike[str], argument: str, func: str) -> Any:
     """``kind.from_file(path)`` (``kind``: :class:`~receval.Qrels` or
     :class:`~receval.Run`) for a file given as ``argument`` of ``func``, a function

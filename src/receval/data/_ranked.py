@@ -22,7 +22,7 @@ from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import distinct, lookup_ids
-from ._open import given_frame_fix, read_given
+from ._open import check_gradeless, given_frame_fix, read_given
 from ._strings import ids_to_numpy
 
 
@@ -707,9 +707,9 @@ def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:
 
 def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
     """``qrels=`` of :func:`receval.evaluate` (or ``func``) as a :class:`Qrels`: a
-    ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns ``user``, ``item`` and,
-    if present, ``grade``; without it every row has grade 1) or a TREC, CSV or Parquet
-    file."""
+    ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns ``user``, ``item`` and
+    ``grade``; of ``user`` and ``item`` alone, every row has grade 1) or a TREC, CSV or
+    Parquet file."""
     return _as_ranked(qrels, Qrels, "qrels", "grade", func)
 
 
@@ -738,8 +738,11 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
         if not io.is_frame(data):
             read: _Ranked = read_given(kind, data, argument, func)
             return read
-        # qrels without a grade column: the judged pairs, each of grade 1
-        gradeless = kind is Qrels and value not in io.column_names(data)
+        # qrels of user and item alone: the judged pairs, each of grade 1
+        names = io.column_names(data)
+        gradeless = kind is Qrels and value not in names
+        if gradeless:
+            check_gradeless(names, argument, func)
         options: dict[str, Any] = {"grade": None} if gradeless else {}
         return kind.from_frame(data, **options)
     except InputValidationError as exc:  # the reader's "Run: ...", "Run.from_dict: ..."

@@ -85,7 +85,8 @@ def evaluate(
     ----------
     qrels : Qrels, dict, DataFrame, path or None
         Ground truth: ``{user: {item: grade}}``, a frame with columns
-        ``user``, ``item`` and ``grade`` (without it, every pair has grade 1), or a
+        ``user``, ``item`` and ``grade`` (of ``user`` and ``item`` alone, every pair
+        has grade 1; other columns without ``grade`` are refused), or a
         TREC/CSV/Parquet file. None when
         every metric is a beyond-accuracy one (``ils``, ``arp``, ...): the
         users are then the run's.

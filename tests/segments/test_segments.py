@@ -303,6 +303,29 @@ def test_float_labels_stay_floats():
         assert all(type(r["segment"]) is float for r in records[:2])
 
 
+def test_a_series_indexed_by_user_is_refused_with_both_readings():
+    # a Series indexed by user (groupby(...).first()) was read by position: its labels
+    # went to the users at their positions, not to the users its index names
+    qrels = {1: {10: 1}, 2: {11: 1}, 3: {12: 1}, 4: {10: 1}}
+    run = {1: {10: 0.9}, 2: {10: 0.9, 11: 0.5}, 3: {12: 0.1}, 4: {11: 1.0, 10: 0.5}}
+    report = rv.evaluate(qrels, run, ["mrr"])  # mrr: 1, 0.5, 1, 0.5
+    by_user = pd.Series(["b", "a", "b", "a"], index=[4, 3, 2, 1])
+    said = (
+        "EvaluationReport.by_segment: segments is a pandas Series with an index of its own "
+        "(starting [4, 3, 2]), and an array of labels is read in the order of the users, "
+        "not by its index; pass segments.to_dict() to give each user of the index its "
+        "label, or segments.to_numpy() for labels in the order of the users."
+    )
+    with pytest.raises(InputValidationError) as info:
+        report.by_segment(by_user)
+    assert str(info.value) == said
+    with pytest.raises(InputValidationError, match=r"^compare_by_segment: by is a pandas Series"):
+        rv.compare_by_segment(qrels, {"m": run, "n": run}, ["mrr"], by=by_user)
+    assert report.by_segment(by_user.to_dict()).values["mrr"].tolist() == [1.0, 0.5]
+    in_order = pd.Series(["a", "b", "a", "b"])  # 0, 1, ...: labels in the users' order
+    assert report.by_segment(in_order).values["mrr"].tolist() == [1.0, 0.5]
+
+
 def test_one_metric_string_is_one_metric_in_both_segment_functions():
     q = {"u1": {"a": 1}, "u2": {"b": 1}}
     runs = {"x": {"u1": {"a": 0.9, "b": 0.1}, "u2": {"b": 0.5, "a": 0.6}},

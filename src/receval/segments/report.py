@@ -285,6 +285,7 @@ def user_segments(
         cols = frame_columns(segments, {"user": names[0], "segment": names[1]}, func)
         keys, labels_of_keys = cols["user"], cols["segment"]
     else:  # one label per user
+        _check_positional(segments, name, func)
         codes, uniques = segment_codes(segments, name, func, unit="user")
         if len(codes) != len(users):
             raise InputValidationError(
@@ -335,6 +336,26 @@ def segment_rows(codes: np.ndarray, n_segments: int) -> tuple[np.ndarray, np.nda
     if not len(rows):  # the rows were in segment order already
         rows = np.arange(len(codes))
     return offsets[: n_segments + 1], rows[: offsets[n_segments]]
+
+
+def _check_positional(segments: Any, name: str, func: str) -> None:
+    """Refuse a pandas Series of labels with an index of its own (not 0, 1, ...): read
+    as an array aligned with the report's users, its labels would go to the users at
+    their positions, not to the users its index names (``groupby(...).first()``)."""
+    index = getattr(segments, "index", None)
+    if type(segments).__module__.partition(".")[0] != "pandas" or index is None:
+        return
+    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
+        return
+    from .. import _validation as v
+
+    raise InputValidationError(
+        f"{func}: {name} is a pandas Series with an index of its own (starting "
+        f"{v.format_values(index[:3].tolist())}), and an array of labels is read in the "
+        f"order of the users, not by its index; pass {name}.to_dict() to give each user "
+        f"of the index its label, or {name}.to_numpy() for labels in the order of the "
+        f"users."
+    )
 
 
 def report_by_segment(report: Any, segments: Any) -> SegmentReport:

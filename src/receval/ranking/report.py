@@ -209,7 +209,16 @@ class EvaluationReport:
             return {"user": self.users, **self.values}
 
     def to_frame(self, backend: str | None = None) -> Any:
-        """Per-user values as a pandas (default) or polars DataFrame: one column per metric."""
+        """Per-user values as a pandas (default) or polars DataFrame: a ``user`` column
+        (``users``: the qrels users in order of first appearance, ids as given), then one
+        column per metric (and ``n_seen_removed`` where seen items were removed).
+
+        Parameters
+        ----------
+        backend : {"pandas", "polars"}, default=None
+            Which library builds the frame; by default pandas if installed,
+            else polars.
+        """
         from ..data.frames import make_frame
 
         self._check_rows("to_frame")

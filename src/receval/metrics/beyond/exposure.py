@@ -240,7 +240,8 @@ class ExpectedExposureReport:
     Attributes
     ----------
     users : ndarray of shape (n_users,)
-        The users evaluated: qrels users with at least one relevant item, and
+        The users evaluated, in the qrels' order of first appearance: qrels users
+        with at least one relevant item, and
         those without one under ``empty_users="zero"`` or ``"one"`` (with
         ``missing_users="skip"``, only those the run ranks).
     ee_disparity : ndarray of shape (n_users,)

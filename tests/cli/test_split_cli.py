@@ -372,3 +372,19 @@ def test_fold_methods_name_bad_options_and_exit_2(tmp_path, log_path, args, said
     result = invoke(make_runner(), "split", path, *out, *args, code=2)
     assert result.stderr == said
     assert not list(tmp_path.glob("a*.parquet"))
+
+
+def test_an_integer_train_window_is_read_exactly(tmp_path):
+    # --train-window was read as a float: 2**53 + 1 became 2**53, and the row exactly
+    # one window before the cutoff (in the library's train) was left out
+    cutoff, window = 2**60, 2**53 + 1
+    log = pd.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3],
+                        "timestamp": [cutoff - window, cutoff - 5, cutoff + 1]})  # fmt: skip
+    path = tmp_path / "log.parquet"
+    log.to_parquet(path, index=False)
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    result = invoke(make_runner(), "split", path, "--method", "rolling", "--cutoffs",
+                    str(cutoff), "--train-window", str(window), *out, "-f", "json")  # fmt: skip
+    want = split.rolling(log, [cutoff], train_window=window)[0]
+    assert want.n_train_rows == 2
+    assert json.loads(result.stdout)[0]["n_train_rows"] == want.n_train_rows

@@ -2,7 +2,6 @@
 
 # No ``from __future__ import annotations``: Typer reads the parameters' annotations.
 
-import contextlib
 import datetime as dt
 import os
 import re
@@ -76,8 +75,9 @@ _SPAN_UNITS = {"w": "weeks", "d": "days", "h": "hours", "min": "minutes", "s": "
 def _window(text: str, say: Messages) -> Any:
     """``--train-window``: a number (numeric times), or a span such as ``30d`` as a
     ``datetime.timedelta`` (datetimes); the library checks it against the column."""
-    with contextlib.suppress(ValueError):
-        return float(text)
+    number = time_value(text)  # an integer read exactly, as the times are
+    if not isinstance(number, str):
+        return number
     match = re.fullmatch(r"\s*(\d+)\s*([a-z]+)\s*", text)
     if match is None or match[2] not in _SPAN_UNITS or not int(match[1]):
         raise say.fail(

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import receval as rv
 from receval import InputValidationError
 from receval.engine.group_ids import Seen
+from tests.engine._messages import given_twice
 
 
 def test_many_small_batches_are_held_in_few_runs():
@@ -69,20 +70,9 @@ def test_gauc_of_many_updates_of_whole_groups_is_the_functions():
         acc.update(y[:5], s[:5], groups=groups[:5])
 
 
-def _given_twice(func: str, n: int, what: str, argument: str, examples: str) -> str:
-    one = what[:-1]
-    return (
-        f"{func}: {n} {one if n == 1 else what} of {argument} {'was' if n == 1 else 'were'} "
-        f"given twice (in two updates, in two merged accumulators, on two ranks, or before "
-        f"and after a sync), e.g. {examples}; each update, worker and rank must hold whole "
-        f"{what} (all the rows of a {one}): group the rows by {one} before cutting batches or "
-        f"splitting them across workers and ranks."
-    )
-
-
 def _gauc_given_twice(func: str, n: int, examples: str) -> str:
     """The message of a gauc made with ``whole_groups=True``, with its fix."""
-    return _given_twice(func, n, "groups", "groups", examples)[:-1] + (
+    return given_twice(func, n, "groups", "groups", examples)[:-1] + (
         "; or leave out whole_groups=True: receval.metric('gauc') takes a group's rows in any "
         "number of updates and accumulators."
     )
@@ -110,23 +100,23 @@ def _gauc(**options: object) -> rv.Accumulator:
          _gauc_given_twice("Accumulator.merge of 'gauc'", 2, "[1, 2]")),
         (lambda: rv.metric("ndcg@3", whole_groups=True).update(QRELS, RUN),
          lambda acc: acc.update({"v": {"a": 1}}, {"v": {"a": 0.5}}),
-         _given_twice("Accumulator.update of 'ndcg@3'", 1, "users", "qrels and run", "['v']")),
+         given_twice("Accumulator.update of 'ndcg@3'", 1, "users", "qrels and run", "['v']")),
         (lambda: rv.metric("ndcg@3", whole_groups=True).update(QRELS, RUN),
          lambda acc: acc.merge(rv.metric("ndcg@3", whole_groups=True).update(QRELS, RUN)),
-         _given_twice("Accumulator.merge of 'ndcg@3'", 2, "users", "qrels and run",
+         given_twice("Accumulator.merge of 'ndcg@3'", 2, "users", "qrels and run",
                       "['u', 'v']")),
         (lambda: rv.metric("retention", days=1).update(EVENTS),
          lambda acc: acc.update({"user": ["a"], "time": ["2024-01-04"]}),
-         _given_twice("Accumulator.update of 'retention'", 1, "users", "events", "['a']")),
+         given_twice("Accumulator.update of 'retention'", 1, "users", "events", "['a']")),
         (lambda: rv.metric("retention", days=1).update(EVENTS),
          lambda acc: acc.merge(rv.metric("retention", days=1).update(EVENTS)),
-         _given_twice("Accumulator.merge of 'retention'", 2, "users", "events", "['a', 'b']")),
+         given_twice("Accumulator.merge of 'retention'", 2, "users", "events", "['a', 'b']")),
         (lambda: rv.metric("shannon_entropy@2").update(RUN),
          lambda acc: acc.update({"v": {"b": 0.3}}),
-         _given_twice("Accumulator.update of 'shannon_entropy@2'", 1, "users", "run", "['v']")),
+         given_twice("Accumulator.update of 'shannon_entropy@2'", 1, "users", "run", "['v']")),
         (lambda: rv.metric("shannon_entropy@2").update(RUN),
          lambda acc: acc.merge(rv.metric("shannon_entropy@2").update({"u": {"a": 1.0}})),
-         _given_twice("Accumulator.merge of 'shannon_entropy@2'", 1, "users", "run", "['u']")),
+         given_twice("Accumulator.merge of 'shannon_entropy@2'", 1, "users", "run", "['u']")),
     ],
 )  # fmt: skip
 def test_a_group_given_twice_names_the_accumulator_and_the_argument(make, again, message):
@@ -161,7 +151,7 @@ def test_states_saved_before_the_error_named_its_caller_load(saved):
     assert gauc.compute() == rv.gauc_score(y, s, groups=g)
     with pytest.raises(InputValidationError) as raised:
         ndcg.merge(rv.metric("ndcg@3", whole_groups=True).update({"u": {"a": 1}}, RUN))
-    assert str(raised.value) == _given_twice(
+    assert str(raised.value) == given_twice(
         "Accumulator.merge of 'ndcg@3'", 1, "users", "qrels and run", "['u']"
     )
     ndcg.update({"w": {"a": 1}}, {"w": {"a": 0.1, "b": 0.9}})

@@ -14,6 +14,7 @@ import pytest
 import receval
 from receval.engine import run
 from receval.exceptions import InputValidationError, InvalidParameterError
+from tests.engine._messages import given_twice
 
 QRELS = {"u1": {"a": 1}}
 RUN = {"u1": {"a": 0.9, "b": 0.1}}
@@ -122,13 +123,8 @@ def test_a_state_that_breaks_its_invariants_still_names_its_field(
 
 
 def _given_twice(func: str, what: str, argument: str, example: str) -> str:
-    one = what[:-1]
-    return (
-        f"{func}: 1 {one} of {argument} was given twice (in two updates, in two merged "
-        f"accumulators, on two ranks, or before and after a sync), e.g. {example}; each "
-        f"update, worker and rank must hold whole {what} (all the rows of a {one}): group the "
-        f"rows by {one} before cutting batches or splitting them across workers and ranks"
-    )
+    """The message of one group given twice, without its last stop (more may follow)."""
+    return given_twice(func, 1, what, argument, example)[:-1]
 
 
 WHOLE = [

@@ -327,7 +327,7 @@ class Accumulator:
             if part["metric"] != mine["metric"] or not same_plain(part["options"], mine["options"]):
                 raise InvalidParameterError(
                     f"Accumulator.sync of {self.name!r}: rank {rank} holds "
-                    f"{_unlike(part, mine, self.name, self.definition)}; make the accumulator "
+                    f"{_unlike(part, mine, self.name)}; make the accumulator "
                     f"alike on every rank (receval.metric of the same metric and options) and "
                     f"sync them in the same order."
                 )
@@ -684,18 +684,14 @@ def _named(saved: dict[str, Any]) -> Any:
     return named if isinstance(named, str) else saved["metric"]
 
 
-def _unlike(part: dict[str, Any], mine: dict[str, Any], name: str, defn: MetricDefinition) -> str:
+def _unlike(part: dict[str, Any], mine: dict[str, Any], name: str) -> str:
     """How a rank's accumulator (its ``part`` of a sync) differs from this rank's
     (``mine``, made as ``name``): ``"'ndcg@5', this rank 'ndcg@10'"`` for another
-    metric, else the options that differ, each side's (those that ``check_params``
-    gathers as ``**keywords``, such as a ranking metric's conventions, by their names)."""
-    import inspect
-
+    metric, else the options that differ, each side's (a ranking metric's
+    ``conventions`` by their names)."""
     if _named(part) != _named(mine) or part["metric"] != mine["metric"]:
         return f"{_named(part)!r}, this rank {name!r}"
-    keywords = inspect.signature(defn.check_params).parameters.values()
-    spread = next((p.name for p in keywords if p.kind is p.VAR_KEYWORD), None)
-    theirs, ours = plain_differences(part["options"], mine["options"], spread)
+    theirs, ours = plain_differences(part["options"], mine["options"], "conventions")
     return f"{_named(part)!r} with {', '.join(theirs)}, this rank {name!r} with {', '.join(ours)}"
 
 

@@ -126,10 +126,9 @@ def retention(
     With ``new[c]`` the users of cohort ``c`` and ``A[u]`` the periods in
     which user ``u`` has an event (or signs up):
 
-    - ``login[t] = |{u : t in A[u]}|``, ``returning[t] = login[t] - new[t]``
-      (formerly ``active_users``), ``login_users_per_new_user[t] = login[t] /
-      new[t]`` (formerly ``retention_rate``; it exceeds 1 when returning
-      users outnumber new ones);
+    - ``login[t] = |{u : t in A[u]}|``, ``returning[t] = login[t] - new[t]``,
+      ``login_users_per_new_user[t] = login[t] / new[t]`` (it exceeds 1 when
+      returning users outnumber new ones);
     - ``day_N[c] = |{u in new[c] : c + N in A[u]}| / |new[c]|``, nan when
       ``c + N`` is after the last period of the window (unobserved) or the
       cohort is empty.

@@ -224,7 +224,7 @@ class RetentionReport:
 
     def to_frame(self, backend: str | None = None) -> Any:
         """Per-period table: period, new_users, login_users, returning_users and
-        login_users_per_new_user (formerly active_users and retention_rate).
+        login_users_per_new_user.
 
         Parameters
         ----------

@@ -27,6 +27,7 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import compiled
 from ..data._encode import factorize
+from ..data._labels import label_kind
 from ..data._ranked import Run
 from ..exceptions import InputValidationError
 from .masks import ItemLists, Unmatched, candidate_lists, excluded_lists
@@ -299,21 +300,12 @@ def row_ids(ids: Any, n: int, name: str, func: str) -> np.ndarray:
         )
     if len(uniques) != n:
         counts = np.bincount(codes, minlength=len(uniques))
-        read = " (booleans, read as the integers 1 and 0)" if _booleans(ids) else ""
+        read = " (booleans, read as the integers 1 and 0)" if label_kind(ids) == "b" else ""
         raise InputValidationError(
             f"{func}: {name} must be distinct. Got {v.format_values(uniques[counts > 1])} more "
             f"than once{read}; pass one id per row."
         )
     return uniques
-
-
-def _booleans(ids: Any) -> bool:
-    """Whether ``ids`` hold booleans (a NumPy or pandas bool column, or a list of
-    them), which are encoded as the integers 1 and 0, as ``evaluate`` reads them."""
-    dtype = getattr(ids, "dtype", None)
-    if dtype is not None:
-        return getattr(dtype, "kind", "") == "b"
-    return isinstance(ids, (list, tuple)) and any(isinstance(x, (bool, np.bool_)) for x in ids)
 
 
 def lists_run(lists: list[Lists], user_ids: np.ndarray, item_ids: np.ndarray,

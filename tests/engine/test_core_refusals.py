@@ -1,8 +1,8 @@
 """The compiled core's checked calls answer a refusal (which check, which argument, the
 first bad row, the values to show) for every value the Python checks refuse, and
 ``_validation.refused`` words it as those checks do: the same message and the same
-row, on the accumulator path and on the function path (log loss and its family, GAUC,
-the exact AUC)."""
+row, on the accumulator path and on the function path, each naming its caller (log
+loss and its family, GAUC, the exact AUC)."""
 
 from __future__ import annotations
 
@@ -81,6 +81,17 @@ def _same(got: InputValidationError | None, want: InputValidationError | None) -
         assert got.row == want.row
 
 
+def _updating(error: InputValidationError | None, name: str, own: str):
+    """``error`` of the checks, which name the metric's function ``own``, as the update of
+    an accumulator of ``name`` raises it: naming the accumulator, at the same row."""
+    if error is None:
+        return None
+    said = str(error)
+    assert said.startswith(f"{own}: "), said
+    return InputValidationError(f"Accumulator.update of {name!r}: {said[len(own) + 2 :]}",
+                                row=error.row)  # fmt: skip
+
+
 @settings(max_examples=300, deadline=None)
 @given(batches(), st.booleans())
 def test_the_log_loss_familys_refusal_is_the_checks_error(batch, clicks):
@@ -100,7 +111,8 @@ def test_the_log_loss_familys_refusal_is_the_checks_error(batch, clicks):
         assert isinstance(answer, tuple) == (want is not None), (answer, want)
         if want is not None:
             _same(v.refused("log_loss", answer, columns), want)
-    _same(_error(lambda: rv.metric("log_loss").update(y, p, sample_weight=w)), want)
+    got = _error(lambda: rv.metric("log_loss").update(y, p, sample_weight=w))
+    _same(got, _updating(want, "log_loss", "log_loss"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -150,7 +162,7 @@ def test_gaucs_open_rows_refusal_is_the_checks_error(batch, wide):
         assert refused == (full is not None), (answer, full)
         if full is not None:
             _same(v.refused(func, answer, {"y_true": y, "y_score": s}), full)
-    _same(_error(lambda: rv.metric("gauc").update(y, s, groups=g)), full)
+    _same(_error(lambda: rv.metric("gauc").update(y, s, groups=g)), _updating(full, "gauc", func))
 
 
 # one batch per refusal kind (and the order of the checks): (y_true, y_prob, weights)
@@ -188,13 +200,14 @@ def test_every_refusal_reads_the_same_on_the_accumulator_and_the_function(name, 
         ]
         caller = {"func": name} if definition.takes_caller else {}  # log loss's
         params = definition.check_params(*caller.values())
-        _same(streamed, _error(lambda: definition.prepare(params, y, p, w, **caller)))
+        checks = _error(lambda: definition.prepare(params, y, p, w, **caller))
     else:
-        _same(streamed, v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w}))
+        checks = v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w})
+    _same(streamed, _updating(checks, name, name))  # the same refusal, naming the accumulator
     # the function checks the weights first, and log_loss reads integer labels other
     # than 0/1 as scikit-learn's classes
     if "before" not in case and not (name == "log_loss" and y.dtype.kind in "iu"):
-        _same(_error(lambda: function(y, p, sample_weight=w)), streamed)
+        _same(_error(lambda: function(y, p, sample_weight=w)), checks)
 
 
 @pytest.mark.parametrize(
@@ -206,12 +219,13 @@ def test_gauc_refusals_read_the_same_on_the_accumulator_and_the_function(case):
     assert isinstance(compiled().gauc_rows_checked(y, s, g)[0], str)
     streamed = _error(lambda: rv.metric("gauc").update(y, s, groups=g))
     assert streamed is not None
-    _same(_error(lambda: rv.gauc_score(y, s, groups=g)), streamed)
+    _same(streamed, _updating(_error(lambda: rv.gauc_score(y, s, groups=g)), "gauc", "gauc_score"))
     s = np.array([0.5, np.inf, *[0.5] * (len(y) - 2)])  # scores: finite only
     y = np.zeros(len(y), dtype=np.int8)
     assert compiled().gauc_rows_checked(y, s, g)[:3] == ("finite", 1, 1)
+    by_function = _error(lambda: rv.gauc_score(y, s, groups=g))
     _same(_error(lambda: rv.metric("gauc").update(y, s, groups=g)),
-          _error(lambda: rv.gauc_score(y, s, groups=g)))  # fmt: skip
+          _updating(by_function, "gauc", "gauc_score"))  # fmt: skip
 
 
 def _classes_left(y: np.ndarray) -> bool:
@@ -262,7 +276,10 @@ def test_the_auc_accumulators_refusal_is_the_checks_error(batch):
     _same_refusal(answer, want, "roc_auc_score", {"y_true": y, "y_score": s})
     if answer is not True:
         assert runs.table()[0].size == 0
-    _same(_error(lambda: rv.metric("roc_auc").update(y, s)), want)
+    _same(
+        _error(lambda: rv.metric("roc_auc").update(y, s)),
+        _updating(want, "roc_auc", "roc_auc_score"),
+    )
 
 
 # weights wider than the exact sums on purpose (the warning: test_rounded_weights)
@@ -303,7 +320,8 @@ def test_the_auc_refusals_read_the_same_on_the_accumulator_and_the_function():
         assert compiled().AucRuns(False).add_checked(y, s)[1] == argument
         streamed = _error(lambda: rv.metric("roc_auc").update(y, s))  # noqa: B023
         assert streamed is not None
-        _same(_error(lambda: rv.roc_auc_score(y, s)), streamed)  # noqa: B023
+        by_function = _error(lambda: rv.roc_auc_score(y, s))  # noqa: B023
+        _same(streamed, _updating(by_function, "roc_auc", "roc_auc_score"))
     # labels the checks read as classes: left to them
     y, s = np.array([-1, 1, 1]), np.array([0.5, np.nan, 0.2])
     assert compiled().roc_auc_checked(y, s) is None

@@ -195,3 +195,54 @@ def test_a_state_saved_before_an_ece_option_loads_with_its_default():
     del saved["options"]["negative_sampling_rate"]  # as saved before that option
     loaded = receval.metric(name).load_state_dict(saved)
     assert loaded.compute() == receval.expected_calibration_error(y, p)
+
+
+# a batch with a NaN score at row 1, the argument its checks name, and a metric's options
+NAN_BATCHES = {
+    "gauc": ("gauc_score", "y_score", {"groups": [1, 1, 2, 2]}),
+    "log_loss": ("log_loss", "y_pred", {}),
+    "roc_auc": ("roc_auc_score", "y_score", {}),
+    "pcoc": ("pcoc", "y_prob", {}),
+}
+Y, NAN_SCORES = [0, 1, 1, 0], [0.2, float("nan"), 0.7, 0.4]
+
+
+def _refused(call) -> str:
+    with pytest.raises(InputValidationError) as info:
+        call()
+    return str(info.value)
+
+
+@pytest.mark.parametrize("name", sorted(NAN_BATCHES))
+@pytest.mark.parametrize("as_array", [False, True])  # the checks', the core's one-call paths
+def test_batch_checks_name_the_caller(name, as_array):
+    function, argument, options = NAN_BATCHES[name]
+    y, p = (np.array(Y), np.array(NAN_SCORES)) if as_array else (Y, NAN_SCORES)
+    said = f"{argument} contains NaN or infinity, the first at position 1 (nan)"
+    own = getattr(receval, function)
+    assert _refused(lambda: own(y, p, **options)).startswith(f"{function}: {said}")
+    assert _refused(lambda: receval.compute(name, y, p, **options)).startswith(
+        f"receval.compute({name!r}): {said}"
+    )
+    update = receval.metric(name).update
+    assert _refused(lambda: update(y, p, **options)).startswith(
+        f"Accumulator.update of {name!r}: {said}"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(NAN_BATCHES))
+def test_batch_checks_on_scan_columns_name_the_caller(name, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    function, argument, options = NAN_BATCHES[name]
+    path = str(tmp_path / "rows.parquet")
+    pq.write_table(pa.table({"y": Y, "p": NAN_SCORES, "g": [1, 1, 2, 2]}), path)
+    s = receval.scan(path)
+    columns = {"groups": s["g"]} if options else {}
+    said = f"{argument} contains NaN or infinity"
+    for call, func in (
+        (lambda: receval.compute(name, s["y"], s["p"], **columns), f"receval.compute({name!r})"),
+        (lambda: getattr(receval, function)(s["y"], s["p"], **columns), function),
+    ):
+        assert _refused(call).startswith(f"{path}: row 2: {func}: {said}")

@@ -125,7 +125,8 @@ def test_strings_beside_float_ids_are_refused_naming_both_types() -> None:
     with pytest.raises(InputValidationError) as caught:
         acc.update([1, 0], [0.9, 0.1], groups=np.array(["a", "a"]))
     assert str(caught.value) == (
-        "gauc_score: groups must hold ids of one type in every update and merge: numbers "
+        "Accumulator.update of 'gauc': groups must hold ids of one type in every update and "
+        "merge: numbers "
         "(ints or floats) or strings. Got strings in this update, floats before; convert them "
         "to one type in every update, e.g. groups = groups.astype(str)."
     )

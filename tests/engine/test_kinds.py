@@ -43,22 +43,6 @@ BINARY = {
     "expected_calibration_error": lambda y, s: receval.expected_calibration_error(y, s),
     "roc_auc(bins=4)": None,  # binned: its own value
 }
-FUNCTIONS = {
-    "roc_auc": "roc_auc_score",
-    "average_precision": "average_precision_score",
-    "pr_auc": "pr_auc_score",
-    "break_even_point": "break_even_point",
-    "partial_auc(max_fpr=0.5)": "partial_auc",
-    "log_loss": "log_loss",
-    "normalized_entropy": "normalized_entropy",
-    "calibration_free_normalized_entropy": "calibration_free_normalized_entropy",
-    "normalized_entropy_positive": "normalized_entropy_positive",
-    "pcoc": "pcoc",
-    "copc": "copc",
-    "brier_score": "brier_score_loss",
-    "expected_calibration_error": "expected_calibration_error",
-    "roc_auc(bins=4)": "roc_auc_score",
-}
 #: every accumulator of group ids that a batch holds whole (or holds rows of, for the
 #: grouped metrics of XAUCCounts), and its function's name
 GROUPED = {
@@ -86,6 +70,16 @@ def _metric(name: str) -> Any:
     return receval.metric(name)
 
 
+def _updating(name: str) -> str:
+    """An accumulator's update, as its checks name it."""
+    return f"Accumulator.update of {name!r}"
+
+
+def _merging(name: str) -> str:
+    """An accumulator's merge, as the checks of the rows it takes name it."""
+    return f"Accumulator.merge of {name!r}"
+
+
 def _value(x: Any) -> Any:
     """A value to compare with ``==`` (nan equal to nan; a binned AUC's pair)."""
     if isinstance(x, tuple):
@@ -107,9 +101,8 @@ def test_batches_of_minus_one_and_zero_negatives_are_refused(name: str, as_array
         before = _value(acc.compute())
         with pytest.raises(InputValidationError) as caught:
             acc.update(conv(second), conv(SCORES[2:]))
-        func = FUNCTIONS[name]
         assert str(caught.value) == LABELS.format(
-            func=func, positive=1, given=given_, where="in this update", held=held
+            func=_updating(name), positive=1, given=given_, where="in this update", held=held
         )
         assert _value(acc.compute()) == before and acc.n_updates == 1  # left as it was
 
@@ -153,8 +146,8 @@ def test_labels_with_pos_label_are_one_pair_across_batches() -> None:
     with pytest.raises(InputValidationError) as caught:
         acc.update(["eggs", "spam"], [0.1, 0.8])  # before: 'eggs' a third label, negative
     assert str(caught.value) == LABELS.format(
-        func="brier_score_loss", positive="'spam'", given="'eggs'", where="in this update",
-        held="'ham'",
+        func=_updating("brier_score"), positive="'spam'", given="'eggs'",
+        where="in this update", held="'ham'",
     )  # fmt: skip
     positives = receval.metric("roc_auc", pos_label=1).update([1, 1], [0.2, 0.3])
     positives.update([0, 1], [0.1, 0.4]).update(np.array([1.0, 0.0]), np.array([0.9, 0.5]))
@@ -188,13 +181,12 @@ def test_merged_accumulators_of_two_labellings_are_refused(name: str) -> None:
     minus = _metric(name).update([-1, 1, -1], [0.2, 0.6, 0.4])
     zero = _metric(name).update(np.array([0, 1]), np.array([0.1, 0.7]))
     ones = _metric(name).update(np.array([1, 1]), np.array([0.3, 0.8]))  # tells neither
-    func = FUNCTIONS[name]
     for held, other, given_, held_label in ((minus, zero, 0, -1), (zero, minus, -1, 0)):
         before = _value(held.compute())
         with pytest.raises(InputValidationError) as caught:
             held.merge(other)
         assert str(caught.value) == LABELS.format(
-            func=func, positive=1, given=given_, where="in the accumulator merged",
+            func=_merging(name), positive=1, given=given_, where="in the accumulator merged",
             held=held_label,
         )  # fmt: skip
         assert _value(held.compute()) == before
@@ -351,7 +343,7 @@ def test_log_loss_takes_one_pair_of_labels_in_every_update_and_merge() -> None:
     with pytest.raises(InputValidationError) as caught:
         acc.update(["maybe", "yes"], [0.1, 0.8])
     assert str(caught.value) == LABELS.format(
-        func="log_loss", positive="'yes'", given="'maybe'", where="in this update",
+        func=_updating("log_loss"), positive="'yes'", given="'maybe'", where="in this update",
         held="'no'",
     )  # fmt: skip
     other = receval.metric("log_loss", pos_label="yes").update(["maybe"], [0.4])
@@ -392,18 +384,20 @@ def test_group_ids_of_both_types_are_refused_across_updates_and_merges(name: str
         with pytest.raises(InputValidationError) as caught:
             held.update(np.array([0, 1]), np.array([0.8, 0.3]), groups=np.array(["2", "2"]))
         assert str(caught.value) == IDS.format(
-            func=func, given="strings", where="in this update", held="integers"
+            func=_updating(metric), given="strings", where="in this update", held="integers"
         )
         with pytest.raises(InputValidationError) as caught:
             held.merge(strs)
         assert str(caught.value) == IDS.format(
-            func=func, given="strings", where="in the accumulator merged", held="integers"
-        )
+            func=_merging(metric), given="strings", where="in the accumulator merged",
+            held="integers",
+        )  # fmt: skip
         with pytest.raises(InputValidationError) as caught:
             strs.merge(held)
         assert str(caught.value) == IDS.format(
-            func=func, given="integers", where="in the accumulator merged", held="strings"
-        )
+            func=_merging(metric), given="integers", where="in the accumulator merged",
+            held="strings",
+        )  # fmt: skip
         assert held.compute() == expected and held.n_updates == 1  # left as it was
     with pytest.raises(InputValidationError, match="Got integers in this update, strings"):
         fresh().update([1], [0.5], groups=["a"]).update([1], [0.5], groups=[2.0])  # whole float
@@ -464,14 +458,14 @@ def test_an_infinite_float_id_is_refused_by_the_function_and_every_batch(
     y = np.array([1, 0, 0, 1, 1, 0, 1, 0])
     s = np.array([0.9, 0.1, 0.4, 0.2, 0.7, 0.3, 0.6, 0.5])
     g = np.array([1.0, 1.0, 2.0, 2.0, bad, bad, 3.0, 3.0])
-    said = f"{func}: groups contains infinity; ids must be integers or strings."
+    said = "{}: groups contains infinity; ids must be integers or strings."
     with pytest.raises(InputValidationError) as caught:
         getattr(receval, func)(y, s, groups=g)
-    assert str(caught.value) == said
+    assert str(caught.value) == said.format(func)
     acc = receval.metric(metric, **options).update(y[:4], s[:4], groups=g[:4])
     with pytest.raises(InputValidationError) as caught:
         acc.update(y[4:], s[4:], groups=g[4:])
-    assert str(caught.value) == said
+    assert str(caught.value) == said.format(_updating(metric))
 
 
 @pytest.mark.parametrize("name", ["gauc", "gauc(whole_groups)", "grouped_auprc"])
@@ -551,37 +545,38 @@ def test_grouped_metrics_refuse_what_the_binary_metrics_refuse(name: str) -> Non
     function = GROUPED_BINARY[name][0]
     func = function.__name__
     s, g = [0.1, 0.4, 0.35, 0.8], [1, 1, 2, 2]
-    three = f"{func}: y_true must be binary. Got values [0, 1, 2]; pass pos_label to say which "
-    words = (f"{func}: y_true takes values ['n', 'y'] and pos_label is not specified; pass "
-             f"pos_label, e.g. pos_label='y'.")  # fmt: skip
+    three = "{}: y_true must be binary. Got values [0, 1, 2]; pass pos_label to say which "
+    words = ("{}: y_true takes values ['n', 'y'] and pos_label is not specified; pass "
+             "pos_label, e.g. pos_label='y'.")  # fmt: skip
     for y, message in (([0, 1, 2, 1], three), (["n", "y", "n", "y"], words)):
-        for run in (
-            lambda y: function(y, s, groups=g),
-            lambda y: _grouped(name).update(y, s, groups=g),
+        for run, caller in (
+            (lambda y: function(y, s, groups=g), func),
+            (lambda y: _grouped(name).update(y, s, groups=g), _updating(_grouped(name).name)),
         ):
             with pytest.raises(InputValidationError) as caught:
                 run(y)
-            assert str(caught.value).startswith(message)
+            assert str(caught.value).startswith(message.format(caller))
     with pytest.raises(InvalidParameterError, match=r"'pos_label' parameter of .* \['n', 'y'\]"):
         function(["n", "y", "n", "y"], s, groups=g, pos_label="yes")
 
 
 @pytest.mark.parametrize("name", sorted(GROUPED_BINARY))
 def test_grouped_metrics_hold_one_pair_of_labels_in_every_update_and_merge(name: str) -> None:
-    func = GROUPED_BINARY[name][0].__name__
+    metric = name.partition("(")[0]
     minus = _grouped(name).update([-1, 1], [0.2, 0.6], groups=[1, 1])
     zero = _grouped(name).update(np.array([0, 1]), np.array([0.1, 0.7]), groups=np.array([2, 2]))
     for held in (minus, pickle.loads(pickle.dumps(minus))):
         with pytest.raises(InputValidationError) as caught:
             held.update(np.array([0, 1]), np.array([0.1, 0.7]), groups=np.array([2, 2]))
         assert str(caught.value) == LABELS.format(
-            func=func, positive=1, given=0, where="in this update", held=-1
+            func=_updating(metric), positive=1, given=0, where="in this update", held=-1
         )
         with pytest.raises(InputValidationError) as caught:
             held.merge(zero)
         assert str(caught.value) == LABELS.format(
-            func=func, positive=1, given=0, where="in the accumulator merged", held=-1
-        )
+            func=_merging(metric), positive=1, given=0, where="in the accumulator merged",
+            held=-1,
+        )  # fmt: skip
     words = _grouped(name, pos_label="y").update(["n", "y"], [0.2, 0.6], groups=[1, 1])
     with pytest.raises(InputValidationError, match="Got 'maybe' in this update, 'n' before"):
         words.update(["maybe", "y"], [0.1, 0.7], groups=[2, 2])

@@ -512,18 +512,18 @@ def test_gauc_batches_of_every_input_kind_join_their_groups():
 def test_group_ids_of_another_type_than_those_held_are_refused() -> None:
     # the int 1 and the str "1" were one group: 0.8333 where gauc_score refuses the rows
     message = (
-        "gauc_score: groups must hold ids of one type in every update and merge: numbers (ints "
-        "or floats) or strings. Got strings in {where}, integers before; convert them to one type "
-        "in every update, e.g. groups = groups.astype(str)."
+        "Accumulator.{step} of 'gauc': groups must hold ids of one type in every update and merge: "
+        "numbers (ints or floats) or strings. Got strings in {where}, integers before; convert "
+        "them to one type in every update, e.g. groups = groups.astype(str)."
     )
     ints = rv.metric("gauc").update([1, 0], [0.9, 0.1], groups=[1, 1])
     strs = rv.metric("gauc").update([0, 1, 0], [0.8, 0.3, 0.2], groups=["1", "1", "1"])
     with pytest.raises(InputValidationError) as caught:
         ints.update(np.array([0, 1, 0]), np.array([0.8, 0.3, 0.2]), groups=np.array(["1"] * 3))
-    assert str(caught.value) == message.format(where="this update")
+    assert str(caught.value) == message.format(step="update", where="this update")
     for held in (ints, pickle.loads(pickle.dumps(ints))):  # the type is read back after a load
         with pytest.raises(InputValidationError) as caught:
             held.merge(strs)
-        assert str(caught.value) == message.format(where="the accumulator merged")
+        assert str(caught.value) == message.format(step="merge", where="the accumulator merged")
         assert held.compute() == 1.0 and held.n_updates == 1  # left as it was
     assert ints.update([0, 1], [0.8, 0.3], groups=[1.0, 1.0]).compute() == 0.75  # whole floats

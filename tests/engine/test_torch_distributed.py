@@ -349,7 +349,7 @@ def test_a_background_update_that_failed_on_one_rank_raises_on_every_rank(
     results = steps
     error = (
         "Accumulator.update of 'log_loss' on the background thread: batch 2 failed and did "
-        "not count. The error: log_loss: y_pred must contain probabilities in [0, 1]"
+        "not count. The error: y_pred must contain probabilities in [0, 1]"
     )
     fix = (
         "failed, so no rank synced; sync again on every rank (the failed batch is not "

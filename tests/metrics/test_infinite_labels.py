@@ -68,8 +68,8 @@ def test_an_infinite_label_of_a_scan_is_refused_as_in_memory(tmp_path):
     for name in ("roc_auc", "log_loss"):
         with pytest.raises(InputValidationError) as info:
             rv.compute(name, scan["y"], scan["s"])
-        func = ENTRIES[name].function_path.rsplit(":", 1)[1]
         assert str(info.value) == (
-            f"{path}: row 3: {func}: y_true must hold labels such as 0 and 1. Got infinite "
-            f"values (inf), the first in this row; drop those rows or fix their labels first."
+            f"{path}: row 3: receval.compute({name!r}): y_true must hold labels such as 0 and "
+            f"1. Got infinite values (inf), the first in this row; drop those rows or fix their "
+            f"labels first."
         )  # a batch's count is not the file's: the count is left out, as of missing labels

@@ -91,13 +91,13 @@ Y, P = [0, 1, 0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8, 0.3, 0.7]
 @pytest.mark.parametrize(
     ("metric", "data", "options", "message"),
     [
-        ("roc_auc", (Y, P[:5]), {}, "roc_auc_score: y_true and y_score must have the same "
+        ("roc_auc", (Y, P[:5]), {}, "by_segment: y_true and y_score must have the same "
          "length. Got lengths [6, 5]."),
-        ("roc_auc", (Y, P), {"sample_weight": [1] * 5}, "roc_auc_score: y_true, y_score and "
+        ("roc_auc", (Y, P), {"sample_weight": [1] * 5}, "by_segment: y_true, y_score and "
          "sample_weight must have the same length. Got lengths [6, 6, 5]."),
-        ("gauc", (Y, P), {"groups": [1, 1, 2, 2, 3]}, "gauc_score: y_true, y_score and groups "
+        ("gauc", (Y, P), {"groups": [1, 1, 2, 2, 3]}, "by_segment: y_true, y_score and groups "
          "must have the same length. Got lengths [6, 6, 5]."),
-        ("average_precision", (Y, P[:5]), {}, "average_precision_score: y_true and y_score "
+        ("average_precision", (Y, P[:5]), {}, "by_segment: y_true and y_score "
          "must have the same length. Got lengths [6, 5]."),
         ("roc_auc", (), {}, "by_segment: 'roc_auc' takes (y_true, y_score, sample_weight): "
          "missing a required argument: 'y_true'."),

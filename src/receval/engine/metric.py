@@ -27,12 +27,13 @@ The engine imports no metric module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import wraps
 from typing import Any
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
     "DEFINITIONS",
@@ -215,22 +216,24 @@ class MetricDefinition:
         0.8333333333333334
         """
         kwargs = {} if kwargs is None else kwargs
-        if self.update_plain is not None:
-            columns = self._bound(data, kwargs)
-            if columns is not None:
-                added = self.update_plain(params, self.empty(params) if state is None else state,
-                                          columns)  # fmt: skip
+        with self.named_by(func):
+            if self.update_plain is not None:
+                columns = self._bound(data, kwargs)
+                if columns is not None:
+                    added = self.update_plain(
+                        params, self.empty(params) if state is None else state, columns
+                    )
+                    if added is not None:
+                        return added
+            caller = {"func": func} if self.takes_caller else {}
+            batch = self.prepare(params, *data, **kwargs, **caller)
+            if state is None:
+                return self.update(params, batch, **caller)
+            if self.update_into is not None:
+                added = self.update_into(params, state, batch, **caller)
                 if added is not None:
                     return added
-        caller = {"func": func} if self.takes_caller else {}
-        batch = self.prepare(params, *data, **kwargs, **caller)
-        if state is None:
-            return self.update(params, batch, **caller)
-        if self.update_into is not None:
-            added = self.update_into(params, state, batch, **caller)
-            if added is not None:
-                return added
-        return joined(state, self.update(params, batch, **caller), func, in_place=True)
+            return joined(state, self.update(params, batch, **caller), func, in_place=True)
 
     def value(self, params: dict[str, Any], state: Any, *, func: str) -> Any:
         """What ``finalize`` gives of ``state``; ``func`` is the caller, which a
@@ -250,6 +253,37 @@ class MetricDefinition:
         """
         caller = {"func": func} if self.takes_caller else {}
         return self.finalize(params, state, **caller)
+
+    @contextmanager
+    def named_by(self, func: str) -> Iterator[None]:
+        """Within it, the data errors of the metric's checks name ``func``, the caller
+        (``receval.compute('gauc')``, ``Accumulator.update of 'gauc'``), where they name
+        the metric's function (its registry row's: ``gauc_score``), which is not what was
+        called; the one place the caller of a batch's checks is chosen (:meth:`add`, and
+        a source that runs ``prepare`` or ``one_partition`` itself).
+
+        Examples
+        --------
+        >>> from receval.registry import definition
+        >>> gauc = definition("gauc")
+        >>> params = gauc.check_params("f")
+        >>> try:
+        ...     with gauc.named_by("receval.compute('gauc')"):
+        ...         gauc.prepare(params, [0, 1, 2], [0.1, 0.2, 0.3], groups=[1, 1, 1], func="f")
+        ... except ValueError as exc:
+        ...     print(exc)
+        receval.compute('gauc'): y_true must be binary. Got values [0, 1, 2]; pass pos_label ...
+        """
+        try:
+            yield
+        except InputValidationError as exc:
+            from ..registry.table import ENTRIES
+
+            row = ENTRIES.get(self.name)
+            error = exc if row is None else exc.named(f"{row.function}: ", f"{func}: ")
+            if error is exc:
+                raise
+            raise error from None
 
     def _bound(self, data: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The data arguments in the order of ``inputs``, None where not given; None
@@ -335,9 +369,10 @@ def always(params: dict[str, Any]) -> bool:
 
 def caller_ignored(step: Callable[..., Any]) -> Callable[..., Any]:
     """A step (``prepare``, ``update``, ``update_into``, ``finalize``) of a definition that
-    takes the caller (``takes_caller``) whose own messages name the metric: ``step``
-    taking the keyword ``func`` and leaving it out (where only ``check_params`` names
-    the caller, as PCOC's and log loss's option messages do); its name, module and
+    takes the caller (``takes_caller``) whose own messages name the metric's function:
+    ``step`` taking the keyword ``func`` and leaving it out (where only ``check_params``
+    names the caller, as PCOC's and log loss's option messages do; a batch's checks are
+    restated for the caller by :meth:`MetricDefinition.named_by`); its name, module and
     signature are ``step``'s."""
 
     @wraps(step)

@@ -273,7 +273,8 @@ class Accumulator:
         given = WeightKind(other._weights.value, func)
         weights = self._weights.join(given, MERGED)
         # a new state: other's stays its own; its rows count here as rows added since a sync
-        state = joined(self._state, other._every_row(func), func)
+        with self.definition.named_by(func):  # the checks of the rows held: named so too
+            state = joined(self._state, other._every_row(func), func)
         if self._synced is not None and getattr(state, "takes_caller", False):
             _then(self._synced[0], state, func, kept=False)  # a group of both: refused now
         self._state = state

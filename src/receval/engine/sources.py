@@ -38,7 +38,6 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from .group_ids import Seen
 from .kinds import NO_LABELS
 from .metric import MetricDefinition
-from .run import Accumulator
 from .states import LabelledRows
 from .totals import score_ranges
 from .window import batch_rows
@@ -135,7 +134,8 @@ def run_definition(
             n = batch_rows((weights,), {})
             columns["sample_weight"] = v.check_sample_weight(weights, n, func, relative=True)
         if defn.one_partition is not None:
-            value = defn.one_partition(params, columns)
+            with defn.named_by(func):
+                value = defn.one_partition(params, columns)
             if value is not None:
                 return value
         data = {k: columns[k] for k in defn.inputs if k in columns}
@@ -225,15 +225,14 @@ def scan_compute(
         )  # fmt: skip
     else:
         batches = scan.batches(names, floats=float_names, description=func)
-    acc = Accumulator(defn.name, defn, params)
-    n_rows = 0
+    state, n_rows = None, 0
     for batch in batches:
         data = {arg: batch[col.name] for arg, col in given.items()}
         n_rows += len(next(iter(data.values())))
-        with located(batch):
-            acc.update(**data)
+        with located(batch):  # its checks name the function called, then the file and row
+            state = defn.add(params, state, (), data, func=func)
     v.check_not_empty(n_rows, defn.inputs[0], func)
-    return defn.value(params, acc.state, func=func)  # its warnings name the function called
+    return defn.value(params, state, func=func)  # its warnings name the function called
 
 
 # ------------------------------------------------------------------ disjoint score ranges
@@ -300,7 +299,7 @@ def scan_ranges(
         n_rows[0] = 0
         for batch in scan.batches(names, floats=float_names, description=description):
             data = {arg: batch[col.name] for arg, col in given.items()}
-            with located(batch):
+            with located(batch), defn.named_by(func):
                 labels, scores, weights, kind = defn.prepare(params, **data)
                 held[0] = held[0].join(kind, "in this batch")
             n_rows[0] += len(labels)

@@ -741,7 +741,7 @@ GAUC = register(
         update_plain=_gauc_update_plain,
         grouped=_gauc_grouped,
         splits_groups=True,
-        takes_caller=True,  # the option messages name the caller; a batch's gauc_score
+        takes_caller=True,  # the option messages name the caller (a batch's: MetricDefinition.add)
     ),
 )
 

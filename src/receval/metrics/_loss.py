@@ -677,7 +677,7 @@ LOG_LOSS = register(
         finalize=caller_ignored(_finalize_log_loss),
         scale_free=lambda params: bool(params["normalize"]),
         one_partition=_log_loss_one_call,
-        takes_caller=True,  # the option messages name the caller; a batch's the metric
+        takes_caller=True,  # the option messages name the caller (a batch's: MetricDefinition.add)
     ),
 )
 NORMALIZED_ENTROPY = register(

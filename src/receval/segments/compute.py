@@ -225,9 +225,9 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
     resolved by the registry: its engine definition (what receval.metric runs), else its
     function; ``run`` returns the value, the counts of what the metric left out and why
     (:meth:`receval.Accumulator.skipped`'s, ``{}`` and ``""`` for a function)."""
-    from ..engine.accumulator import metric
-    from ..engine.metric import is_option_value
-    from ..registry import load, resolve
+    from ..engine.accumulator import whole_group_params
+    from ..engine.metric import is_option_value, without_no_weights
+    from ..registry import definition, load, resolve
     from ..registry.schema import family_words
 
     spec = resolve(name, supplied=supplied)
@@ -252,14 +252,17 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
             return float(func(*data, **kwargs, **dict(spec.args), **options)), {}, ""
         # an option that is also a data argument (gauc's named weighting) makes the metric
         named = {k: x for k, x in kwargs.items() if k in own and is_option_value(x)}
-        data_kwargs = {k: x for k, x in kwargs.items() if k not in named}
-        acc = metric(name, **options, **named).update(*data, **data_kwargs)
-        defn = acc.definition
+        chosen = {**options, **named}
+        defn = definition(name, chosen)
+        # a segment's rows in one update, its checks and messages naming by_segment
+        params = whole_group_params(defn, name, chosen, "by_segment")
+        data_kwargs = without_no_weights(defn, {k: x for k, x in kwargs.items() if k not in named})
+        state = defn.add(params, None, data, data_kwargs, func="by_segment")
         if defn.grouped is None:
-            value = acc.compute()
+            value = defn.value(params, state, func="by_segment")
             return float(getattr(value, "value", value)), {}, ""  # a binned AUC: no error bound
         # the value with the groups it left out (gauc: one class), from one finalize
-        value, counts, why = defn.grouped(acc.params, acc.state)
+        value, counts, why = defn.grouped(params, state)
         return float(value), {k: int(n) for k, n in counts.items() if n is not None}, why
 
     return entry.inputs, own.__contains__, run

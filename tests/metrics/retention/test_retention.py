@@ -841,9 +841,9 @@ def test_epoch_numbers_beside_datetimes_in_other_batches_say_so(numbers_first):
     with pytest.raises(InputValidationError) as error:
         receval.metric("retention", days=1).update(first).update(second).compute()
     assert str(error.value) == (
-        "retention: time holds epoch numbers (read as 's') in some batches and datetimes or "
-        "ISO 8601 strings in others; write them all one way, e.g. the numbers as "
-        "numpy.asarray(time).astype('datetime64[s]')."
+        "Accumulator.update of 'retention': time holds epoch numbers (read as 's') in some "
+        "batches and datetimes or ISO 8601 strings in others; write them all one way, e.g. "
+        "the numbers as numpy.asarray(time).astype('datetime64[s]')."
     )
 
 

@@ -99,11 +99,15 @@ class Worker:
             exc,
             f"{self.func} on the background thread: batch {number} failed and did not "
             f"count{also}{this}. The error: ",
+            said=f"{self.func}: ",
         )
 
 
-def prefixed(exc: BaseException, prefix: str) -> BaseException:
-    """``exc``, its message (where it is a string) prefixed with ``prefix``."""
+def prefixed(exc: BaseException, prefix: str, said: str = "") -> BaseException:
+    """``exc``, its message (where it is a string) prefixed with ``prefix``, in place of
+    ``said`` where it begins so (the caller that ``prefix`` names already)."""
     if exc.args and isinstance(exc.args[0], str):
-        exc.args = (prefix + exc.args[0], *exc.args[1:])
+        message = exc.args[0]
+        message = message[len(said) :] if said and message.startswith(said) else message
+        exc.args = (prefix + message, *exc.args[1:])
     return exc

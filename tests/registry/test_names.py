@@ -475,8 +475,48 @@ def test_lightgbm_objectives_are_refused_as_objectives(text):
     with pytest.raises(UnknownMetricError) as caught:
         parse_metric(text)
     assert str(caught.value) == (
-        f"{name!r} is LightGBM's training objective, not a metric; LightGBM evaluates it "
-        f"with 'ndcg': write e.g. 'ndcg@10' (or 'ndcg', the whole list)."
+        f"{name!r} is LightGBM's training objective, not an evaluation metric; LightGBM "
+        f"evaluates it with 'ndcg': write e.g. 'ndcg@10' (or 'ndcg', the whole list) with "
+        f"profile='lightgbm' for LightGBM's values."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "metric"), [("rank:ndcg", "ndcg"), ("rank:pairwise", "ndcg"), ("Rank:MAP", "map")]
+)
+def test_xgboost_ranking_objectives_are_refused_as_objectives(text, metric):
+    # before: read as CatBoost's Name:param form, "Unknown CatBoost metric 'rank'"
+    name = text.lower()
+    with pytest.raises(UnknownMetricError) as caught:
+        parse_metric(text)
+    assert str(caught.value) == (
+        f"{name!r} is XGBoost's training objective, not an evaluation metric; XGBoost "
+        f"evaluates it with {metric!r}: write e.g. '{metric}@10' (or {metric!r}, the whole "
+        f"list) with profile='xgboost' for XGBoost's values."
+    )
+    assert parse_metric(f"{metric}@10").name == metric  # the string it says to write
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        ("binary:logistic", "XGBoost evaluates it with 'log_loss': write 'log_loss'."),
+        (
+            "reg:squarederror",
+            "XGBoost evaluates it with 'root_mean_squared_error': write 'root_mean_squared_error'.",
+        ),
+        (
+            "reg:gamma",
+            "receval does not compute the metric XGBoost evaluates it with by default: write "
+            "the metric to evaluate its model with. See receval.list_metrics().",
+        ),
+    ],
+)
+def test_other_xgboost_objectives_are_refused_as_objectives(text, fix):
+    with pytest.raises(UnknownMetricError) as caught:
+        parse_metric(text)
+    assert str(caught.value) == (
+        f"{text!r} is XGBoost's training objective, not an evaluation metric; {fix}"
     )
 
 

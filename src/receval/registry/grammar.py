@@ -32,7 +32,7 @@ from typing import Any
 
 from ..conventions import CHOICES, FIELDS
 from ..exceptions import InvalidParameterError, UnknownMetricError, warn
-from .peers import OBJECTIVES, SPELLINGS, Spelling, catboost_metric
+from .peers import SPELLINGS, Spelling, catboost_metric, objective
 from .schema import MAX_GAINS, MAX_LEVELS, MetricEntry, Param, format_value
 from .table import ENTRIES
 
@@ -231,12 +231,9 @@ def _unknown(name: str, ranking: bool) -> InvalidParameterError:
     ``mean_...``), the closest ranking metric's when one is close too
     (``average_precison@10``: MAP, not the pointwise ``average_precision``); for a
     peer's training objective, the metric to write instead."""
-    if name in OBJECTIVES:
-        peer, metric = OBJECTIVES[name]
-        return UnknownMetricError(
-            f"{name!r} is {peer}'s training objective, not a metric; {peer} evaluates it "
-            f"with {metric!r}: write e.g. '{metric}@10' (or {metric!r}, the whole list)."
-        )
+    trained = objective(name)
+    if trained is not None:
+        return _objective_refused(name, *trained)
     # every spelling a user may type, canonical names first: lower case -> (as shown,
     # the family of the metric it means)
     shown: dict[str, tuple[str, str]] = {}
@@ -251,6 +248,24 @@ def _unknown(name: str, ranking: bool) -> InvalidParameterError:
         close = [c for c in near if shown[c][1] == "ranking"][:1] or close
     hint = f" Did you mean {shown[close[0]][0]!r}?" if close else ""
     return UnknownMetricError(f"Unknown metric {name!r}.{hint} See receval.list_metrics().")
+
+
+def _objective_refused(name: str, peer: str, metric: str) -> UnknownMetricError:
+    """The error for a peer's training objective given as a metric: the metric the peer
+    evaluates it with (a ranking metric with @k and the peer's profile), or where
+    receval computes none, where to find one."""
+    said = f"{name!r} is {peer}'s training objective, not an evaluation metric"
+    if not metric:
+        return UnknownMetricError(
+            f"{said}; receval does not compute the metric {peer} evaluates it with by "
+            f"default: write the metric to evaluate its model with. See receval.list_metrics()."
+        )
+    if ENTRIES[metric].family != "ranking":
+        return UnknownMetricError(f"{said}; {peer} evaluates it with {metric!r}: write {metric!r}.")
+    return UnknownMetricError(
+        f"{said}; {peer} evaluates it with {metric!r}: write e.g. '{metric}@10' (or "
+        f"{metric!r}, the whole list) with profile={peer.lower()!r} for {peer}'s values."
+    )
 
 
 def _malformed(text: str) -> InvalidParameterError:
@@ -335,6 +350,8 @@ def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
 
 def _parse_other(text: str, supplied: frozenset[str] | None) -> MetricSpec:
     """:func:`_parse` of a string that is not trec_eval's ``-m`` form."""
+    if objective(text) is not None:  # XGBoost's rank:ndcg, not CatBoost's Name:param
+        raise _unknown(text.strip().lower(), ranking=False)
     catboost = catboost_metric(text)  # NDCG:top=10;type=Exp
     if catboost is not None:
         return parse_with(catboost, supplied)

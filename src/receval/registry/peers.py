@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..conventions import relevant_above
 
-__all__ = ["OBJECTIVES", "SPELLINGS", "Spelling", "catboost_metric", "spellings_of"]
+__all__ = ["OBJECTIVES", "SPELLINGS", "Spelling", "catboost_metric", "objective", "spellings_of"]
 
 
 @dataclass(frozen=True)
@@ -228,7 +228,7 @@ SPELLINGS: tuple[Spelling, ...] = (
 #: Peers' training objectives that users pass as metrics: name -> (peer, the metric
 #: the peer evaluates a model of that objective with). A metric string naming one is
 #: refused with that metric named (LightGBM reads its objectives' names as metric
-#: aliases of ndcg).
+#: aliases of ndcg; XGBoost's ``family:name``, its default ``eval_metric`` of each).
 OBJECTIVES: dict[str, tuple[str, str]] = {
     "lambdarank": ("LightGBM", "ndcg"),
     "rank_xendcg": ("LightGBM", "ndcg"),
@@ -236,7 +236,37 @@ OBJECTIVES: dict[str, tuple[str, str]] = {
     "xe_ndcg": ("LightGBM", "ndcg"),
     "xe_ndcg_mart": ("LightGBM", "ndcg"),
     "xendcg_mart": ("LightGBM", "ndcg"),
+    "rank:ndcg": ("XGBoost", "ndcg"),
+    "rank:pairwise": ("XGBoost", "ndcg"),
+    "rank:map": ("XGBoost", "map"),
+    "binary:logistic": ("XGBoost", "log_loss"),
+    "binary:logitraw": ("XGBoost", "log_loss"),
+    "reg:squarederror": ("XGBoost", "root_mean_squared_error"),
+    "reg:linear": ("XGBoost", "root_mean_squared_error"),
+    "reg:logistic": ("XGBoost", "root_mean_squared_error"),
+    "reg:absoluteerror": ("XGBoost", "mean_absolute_error"),
 }
+# XGBoost's other objectives (reg:gamma, multi:softmax, survival:cox, ...), whose
+# default eval_metric receval does not compute
+_XGBOOST_OBJECTIVE = re.compile(r"(binary|count|multi|rank|reg|survival):[a-z_]+")
+
+
+def objective(name: str) -> tuple[str, str] | None:
+    """``(peer, metric)`` of a peer's training objective (see :data:`OBJECTIVES`;
+    ``metric`` is "" for an XGBoost objective whose metric receval does not compute), or
+    None for a name that is not one.
+
+    Examples
+    --------
+    >>> from receval.registry.peers import objective
+    >>> objective("rank:ndcg"), objective("reg:gamma"), objective("ndcg@10")
+    (('XGBoost', 'ndcg'), ('XGBoost', ''), None)
+    """
+    name = name.strip().lower()
+    if name in OBJECTIVES:
+        return OBJECTIVES[name]
+    return ("XGBoost", "") if _XGBOOST_OBJECTIVE.fullmatch(name) else None
+
 
 #: CatBoost's ranking metrics that receval computes: name -> (receval metric, the
 #: parameters each takes besides top, the parameters of the receval metric that its

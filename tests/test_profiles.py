@@ -285,6 +285,74 @@ def test_gbdt_profiles_on_a_group_without_a_relevant_document():
     assert xgb.mean == pytest.approx({"ndcg@2-": 0.5 / math.log2(3), "map@2-": 0.25})
 
 
+# ------------------------------------------------------------------ grades a peer refuses
+GBDT_RUN = {"u": {"a": 0.9, "b": 0.5}, "v": {"c": 0.4, "d": 0.3}}
+
+
+def _gbdt_qrels(grade):
+    return {"u": {"a": grade, "b": 1}, "v": {"c": 0, "d": 2}}
+
+
+@pytest.mark.parametrize(
+    ("profile", "last", "metric", "table", "fix"),
+    [
+        (
+            "lightgbm", 30, "ndcg@10", "label_gain (by default 2**label - 1)",
+            "give each grade a gain with ndcg(gains=...) (LightGBM's label_gain), map the "
+            "grades to 0..30, or use another profile.",
+        ),
+        (
+            "lightgbm", 2, "ndcg(gains=1:1;2:3)@10", "label_gain, here ndcg(gains=...)",
+            "give each grade a gain with ndcg(gains=...) (LightGBM's label_gain), map the "
+            "grades to 0..2, or use another profile.",
+        ),
+        (
+            "xgboost", 31, "ndcg@10", "exponential gain 2**label - 1 (ndcg_exp_gain=true)",
+            "use ndcg(gain=linear) (XGBoost's ndcg_exp_gain=false), which takes any grade, "
+            "map the grades to 0..31, or use another profile.",
+        ),
+    ],
+    ids=["lightgbm", "lightgbm-label_gain", "xgboost"],
+)  # fmt: skip
+def test_gbdt_profiles_refuse_the_grades_their_peer_refuses(profile, last, metric, table, fix):
+    # before: LightGBM's ndcg with label 31 ("Label 31 is not less than the number of label
+    # mappings (31)") and XGBoost's with label 32 refuse, where the profiles gave 1.0
+    peer = {"lightgbm": "LightGBM", "xgboost": "XGBoost"}[profile]
+    assert rv.evaluate(_gbdt_qrels(last), GBDT_RUN, [metric], profile=profile).mean[metric] > 0
+    for bad in (last + 1, 2.5, -1):
+        said = (
+            f"metric {metric!r} with profile={profile!r} takes the qrels grades that {peer} "
+            f"takes: integers from 0 to {last}, the labels of its {table}. Got grades [{bad}], "
+            f"which {peer} refuses; {fix}"
+        )
+        qrels = _gbdt_qrels(bad)
+        with pytest.raises(InputValidationError) as info:
+            rv.evaluate(qrels, GBDT_RUN, [metric], profile=profile)
+        assert str(info.value) == f"evaluate: {said}"
+        with pytest.raises(InputValidationError) as info:
+            rv.compute(metric, qrels, GBDT_RUN, profile=profile)
+        assert str(info.value) == f"receval.compute({metric!r}): {said}"
+        for whole_groups in (False, True):
+            acc = rv.metric(metric, profile=profile, whole_groups=whole_groups)
+            with pytest.raises(InputValidationError) as info:
+                acc.update(qrels, GBDT_RUN)
+            assert str(info.value) == f"Accumulator.update of {metric!r}: {said}"
+
+
+def test_gbdt_profiles_take_any_grade_where_their_peer_does():
+    qrels = _gbdt_qrels(40)  # 2**40 - 1: no overflow, a peer's limit only
+    metrics = ["map@2", "ndcg(gain=linear)@10"]
+    for profile in ("lightgbm", "xgboost"):
+        # MAP reads relevance alone; linear gains: XGBoost's ndcg_exp_gain=false, a
+        # label_gain of LightGBM's own making
+        report = rv.evaluate(qrels, GBDT_RUN, metrics, profile=profile)
+        assert report.mean["map@2"] == 0.75 and report.mean["ndcg(gain=linear)@10"] > 0
+    # gains= is receval's own table under XGBoost's profile (XGBoost has none)
+    report = rv.evaluate(qrels, GBDT_RUN, ["ndcg(gains=1:1;2:3)@10"], profile="xgboost")
+    assert report.mean["ndcg(gains=1:1;2:3)@10"] > 0
+    assert rv.evaluate(qrels, GBDT_RUN, ["ndcg@10"], gain="exponential").mean["ndcg@10"] > 0
+
+
 # ------------------------------------------------------------------ checked once
 @pytest.mark.parametrize("profile", [None, "trec_eval", "ranx"])
 def test_conventions_checked_once_still_refuse_an_equal_value_of_another_type(profile):

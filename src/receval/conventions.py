@@ -17,9 +17,11 @@ from .exceptions import InvalidParameterError
 
 __all__ = [
     "PROFILES",
+    "PROFILE_GRADES",
     "PROFILE_METRICS",
     "PROFILE_UNDEFINED",
     "Conventions",
+    "PeerGrades",
     "relevant_above",
     "resolve_conventions",
     "undefined_value",
@@ -340,6 +342,47 @@ def resolve_conventions(
     if memo is not None and len(_RESOLVED) < _MOST_KEPT:
         _RESOLVED[memo] = resolved
     return resolved
+
+
+@dataclass(frozen=True)
+class PeerGrades:
+    """The grades a peer's NDCG takes under its profile's exponential gain, as labels
+    of a table of gains: the integers from 0 to ``grades - 1`` (:data:`PROFILE_GRADES`).
+
+    ``table``: the peer's table of gains, as the message names it; ``fix``: what to do, with
+    ``{last}`` for the last grade taken; ``tabled``: whether a table of gains given as
+    ``ndcg(gains=...)`` stands for the peer's own (its last grade is then the last).
+    """
+
+    peer: str
+    grades: int
+    table: str
+    fix: str
+    tabled: bool = False
+
+
+#: The grades that the peer of a profile refuses in its NDCG, where receval would
+#: compute a value: under the profile, ``ndcg`` of the exponential gain (or, where
+#: ``tabled``, of a gains table) refuses a grade that is not an integer from 0 to the
+#: last, as the peer does; another gain (``gain="linear"``) takes any grade.
+PROFILE_GRADES: dict[str, PeerGrades] = {
+    # LightGBM 4.7 (DCGCalculator::CheckLabel: "Label 31 is not less than the number of
+    # label mappings (31)", "label should be int type", "Label should be non-negative"),
+    # for its ndcg whatever the objective; the default label_gain is 2**i - 1 for i < 31
+    "lightgbm": PeerGrades(
+        "LightGBM", 31, "label_gain (by default 2**label - 1)",
+        "give each grade a gain with ndcg(gains=...) (LightGBM's label_gain), map the "
+        "grades to 0..{last}, or use another profile", tabled=True,
+    ),
+    # XGBoost 3.2 (ltr::CheckNDCGLabels, with ndcg_exp_gain=true, its default: "Relevance
+    # degress must be lesser than or equal to 31 when the exponential NDCG gain function
+    # is used", and a label must be 0 or a positive integer)
+    "xgboost": PeerGrades(
+        "XGBoost", 32, "exponential gain 2**label - 1 (ndcg_exp_gain=true)",
+        "use ndcg(gain=linear) (XGBoost's ndcg_exp_gain=false), which takes any grade, map "
+        "the grades to 0..{last}, or use another profile",
+    ),
+}  # fmt: skip
 
 
 #: What a peer answers where a pointwise metric is undefined (``y_true`` of one

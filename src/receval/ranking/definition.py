@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..conventions import PROFILE_GRADES
 from ..data._ranked import as_qrels, as_run
 from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
@@ -27,7 +28,7 @@ from .aggregate import (
     Mean,
     RankingState,
     Setup,
-    check_weights,
+    check_qrels,
     default_estimator,
     finalize,
     make_setup,
@@ -151,7 +152,7 @@ def _ranking_update(params: dict[str, Any], batch: Any, *, func: str) -> Ranking
         # is absent from the run (missing_users decides), as in evaluate
         r = None if _is_empty_run(run) else as_run(run, func)
         setup, q = _setup(params, func), as_qrels(qrels, func)
-        check_weights(setup, q)
+        check_qrels(setup, q)
         state = update(setup, q, r)
     state.exclude_unmatched = unmatched
     state.given = _given(params)
@@ -177,8 +178,10 @@ def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any, func: str
         q = None
         if not _is_empty_run(qrels):  # (empty: run rows judged in other updates)
             q = as_qrels(qrels, func)
-            if "propensities" in params["conventions"]:  # a relevant item without one: now
-                check_weights(_setup(params, func), q)
+            # a relevant item without a propensity, a grade the profile's peer refuses: now
+            conventions = params["conventions"]
+            if "propensities" in conventions or conventions.get("profile") in PROFILE_GRADES:
+                check_qrels(_setup(params, func), q)
         state.add(q, r)
     state.exclude_unmatched = state.exclude_unmatched.merge(unmatched)
     return state

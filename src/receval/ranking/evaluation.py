@@ -19,7 +19,7 @@ from .. import _validation as v
 from ..data._ranked import Run, as_qrels, as_run
 from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
-from .aggregate import RankingState, Setup, check_weights, evaluation_setup, finalize, update
+from .aggregate import RankingState, Setup, check_qrels, evaluation_setup, finalize, update
 from .checks import check_match_options
 from .report import EvaluationReport
 from .values import as_popularity_table, subset_qrels
@@ -353,7 +353,7 @@ def evaluate(
     setup = evaluation_setup(metrics, options, func, popularity=table)
     q = None if qrels is None else as_qrels(qrels, func)
     if q is not None:
-        check_weights(setup, q)
+        check_qrels(setup, q)
     if isinstance(run, RunBatches):
         state = state_of_batches(setup, q, run.batches())
         return finalize(setup, state, run_name=run.name, matching=matching,

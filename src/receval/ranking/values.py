@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import codes as _core_codes
-from ..conventions import Conventions
+from ..conventions import PROFILE_GRADES, Conventions
 from ..data._arrow import take_at
 from ..data._lookup import distinct
 from ..data._ranked import Qrels, Run
@@ -26,6 +26,7 @@ codes = _core_codes()  # the ranking kernel's codes, defined in the compiled cor
 
 __all__ = [
     "as_popularity_table",
+    "check_profile_grades",
     "kernel_columns",
     "kernel_values",
     "list_values",
@@ -239,6 +240,39 @@ def _check_integer_grades(q: Qrels, tabled: list[str]) -> None:
             f"{format_values(distinct(fractional))}; round the grades, or use "
             f"gain='linear' or 'exponential', which read any grade."
         )
+
+
+def check_profile_grades(
+    q: Qrels, specs: dict[str, MetricSpec], convs: dict[str, Conventions], profile: Any, func: str
+) -> None:
+    """Refuse the grades that the peer of ``profile`` refuses in its NDCG (the profile's
+    :data:`~receval.conventions.PROFILE_GRADES`): a grade that is not an integer from 0
+    to the last of the peer's table of gains, for ``ndcg`` of the profile's exponential
+    gain (or of a gains table standing for the peer's), rather than a value the peer
+    has none of; ``func``: the caller the message names."""
+    peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
+    if peer is None or not q.n_rows:
+        return
+    for text, spec in specs.items():
+        gains: Any = dict(spec.args).get("gains")
+        if spec.name != "ndcg" or (gains is not None and not peer.tabled):
+            continue
+        if gains is None and convs[text].gain != "exponential":
+            continue
+        n = peer.grades if gains is None else int(max((g for g, _ in gains), default=0)) + 1
+        g = q.grades
+        bad = g[(g != np.floor(g)) | (g < 0) | (g >= n)]
+        if len(bad):
+            from .._validation import format_values
+
+            shown = [int(x) if float(x).is_integer() else float(x) for x in distinct(bad)]
+            table = "label_gain, here ndcg(gains=...)" if gains is not None else peer.table
+            raise InputValidationError(
+                f"{func}: metric {text!r} with profile={profile!r} takes the qrels grades "
+                f"that {peer.peer} takes: integers from 0 to {n - 1}, the labels of its "
+                f"{table}. Got grades {format_values(shown)}, which {peer.peer} refuses; "
+                f"{peer.fix.format(last=n - 1)}."
+            )
 
 
 def _check_stopping_grades(q: Qrels, cascades: dict[str, MetricSpec]) -> None:

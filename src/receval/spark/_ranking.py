@@ -19,7 +19,7 @@ from ..metrics._propensity import DEFAULT_GAMMA
 from ..ranking.aggregate import (
     RankingState,
     Setup,
-    check_weights,
+    check_qrels,
     evaluation_setup,
     finalize,
     update,
@@ -315,7 +315,7 @@ def _partition_state(
         qrels_t = table.filter(pc.equal(side, 0))
         if qrels_t.num_rows:
             q = Qrels(*side_ids(qrels_t, 0, floats, f"{_FUNC}: qrels"), column(qrels_t, _GRADE))
-            check_weights(setup, q)
+            check_qrels(setup, q)
     r = None
     if run_t.num_rows:
         users, items = side_ids(run_t, 1, floats, f"{_FUNC}: run")

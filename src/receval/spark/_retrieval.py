@@ -24,7 +24,7 @@ from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParamet
 from ..ranking.aggregate import (
     RankingState,
     Setup,
-    check_weights,
+    check_qrels,
     evaluation_setup,
     finalize,
     update,
@@ -265,7 +265,7 @@ def _partition_state(
     qrels_t = table.filter(pc.equal(side, 0))
     if qrels_t.num_rows:
         q = Qrels(*side_ids(qrels_t, 0, floats, f"{_FUNC}: qrels"), column(qrels_t, _GRADE))
-        check_weights(setup, q)
+        check_qrels(setup, q)
     users_t = table.filter(pc.equal(side, 1))
     user_ids = v.as_1d(side_users(users_t, 1), "users", _FUNC)
     log_t = table.filter(pc.equal(side, 2))

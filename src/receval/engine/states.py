@@ -484,6 +484,9 @@ class Moments:
         """The moments of validated float64 rows (``w`` None: weights of 1)."""
         from .sums import exact_products, weight_shift
 
+        if w is not None and not w.all():  # a row of weight 0 adds nothing to a sum:
+            kept = w != 0  # nor does its value set a column's scale
+            y, p = np.where(kept, y, 0.0), np.where(kept, p, 0.0)
         w_shift = 0 if w is None else weight_shift(w)
         heaviest = 1 if w is None or not len(w) else max(math.frexp(float(w.max()))[1] - w_shift, 1)
         y_shift, p_shift = _value_shift(y, heaviest), _value_shift(p, heaviest)

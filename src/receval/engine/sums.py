@@ -310,4 +310,5 @@ def ratio(numerator: ExactSum, denominator: ExactSum, big: ExactSum | None = Non
     (``big``: the numerator's terms held at ``2**WEIGHT_SHIFT``)."""
     a, i = scaled_value(numerator, big)
     b, j = scaled_value(denominator)
-    return float(np.ldexp(a / b, i - j))
+    with np.errstate(over="ignore"):  # a ratio beyond float64's range is an infinity
+        return float(np.ldexp(a / b, i - j))

@@ -45,6 +45,7 @@ from .sums import (
     exact_sums,
     fieldwise_sum,
     ratio,
+    weight_shift,
 )
 
 __all__ = [
@@ -72,6 +73,12 @@ _F32 = np.dtype(np.float32)
 class Totals:
     """Sums behind log loss, PCOC and COPC over some rows, exact (:class:`ExactSum`).
 
+    Every sum of weights is held times ``2**-w_shift``: 0 unless a batch's largest
+    weight is beyond ``2**±64``, whose weights are then scaled into ``[0.5, 1)`` first
+    (exact), so that the products of weights near 5e-324 and probabilities keep their
+    bits. States of different shifts merge at the larger one: the other's sums lose
+    only the bits below ``2**-1074`` of that scale.
+
     Attributes
     ----------
     n_rows : int
@@ -90,6 +97,8 @@ class Totals:
     labels : LabelKind
         The labels of the rows (:class:`~receval.engine.kinds.LabelKind`), which the
         later rows must share.
+    w_shift : int, default=0
+        The power of two the sums of weights are held divided by.
     """
 
     n_rows: int
@@ -99,6 +108,7 @@ class Totals:
     observed: ExactSum
     big_loss: ExactSum = field(default_factory=ExactSum.zero)
     labels: LabelKind = NO_LABELS
+    w_shift: int = field(default=0, metadata=EXPONENT)
 
     def merge(self, other: Totals) -> Totals:
         """The totals of both sets of rows (``other``: another accumulator's)."""
@@ -110,7 +120,8 @@ class Totals:
 
     def _joined(self, other: Totals, where: str) -> Totals:
         labels = self.labels.join(other.labels, where)  # before a sum is added
-        return replace(fieldwise_sum(self, other), labels=labels)
+        a, b = at_one_weight_shift(self, other, _WEIGHTED)
+        return replace(fieldwise_sum(a, b), labels=labels, w_shift=a.w_shift)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles and state_dicts. A state saved before a field existed takes its default,
@@ -120,7 +131,7 @@ class Totals:
             raise invalid_state(
                 f"the totals must be a dict of their fields, got a {type(state).__name__}"
             )
-        later = {"big_loss": ExactSum.zero(), "labels": NO_LABELS}
+        later = {"big_loss": ExactSum.zero(), "labels": NO_LABELS, "w_shift": 0}
         names = [f.name for f in fields(self)]
         self.__dict__.update({k: state[k] if k in state else later[k] for k in names
                               if k in state or k in later})  # fmt: skip
@@ -132,6 +143,8 @@ class Totals:
 
 
 EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
+#: the fields of :class:`Totals` held in units of ``2**-w_shift``
+_WEIGHTED = ("weight", "loss", "predicted", "observed", "big_loss")
 
 
 def _loss_sum(
@@ -162,12 +175,17 @@ def totals_of(
     *,
     loss: bool = True,
     clicks: bool = True,
+    shift: int | None = None,
 ) -> Totals:
     """The :class:`Totals` of validated 0/1 labels, probabilities and weights, in one call
     of the core; without ``loss`` the log-loss sum, without ``clicks`` the click sums,
-    are left at zero."""
+    are left at zero. The weights are divided by ``2**shift`` first (default: their
+    :func:`~receval.engine.sums.weight_shift`)."""
     if len(labels) == 0:
         return EMPTY_TOTALS
+    if weights is not None:
+        shift = weight_shift(weights) if shift is None else shift
+        weights = np.ldexp(weights, -shift) if shift else weights
     zero = ExactSum.zero()
     weight: Term = (np.array([float(len(labels))]) if weights is None else weights, None, "value")
     terms = [weight] + (_click_terms(labels, proba, weights) if clicks else [])
@@ -183,7 +201,7 @@ def totals_of(
     total, *rest = sums
     predicted, observed = (rest[0], rest[1]) if clicks else (zero, zero)
     loss_sum = rest[-1] if loss else zero
-    return Totals(len(labels), total, loss_sum, predicted, observed, big_loss)
+    return Totals(len(labels), total, loss_sum, predicted, observed, big_loss, w_shift=shift or 0)
 
 
 # ------------------------------------------------------------------ batches of Totals
@@ -291,7 +309,8 @@ def totals_updates(func: str, *, loss: bool, clicks: bool) -> TotalsUpdates:
     def update_plain(params: dict[str, Any], state: Totals, columns: tuple[Any, ...]) -> Any:
         """Plain NumPy labels, probabilities and float64 weights (or None) checked,
         summed and added in one pass of the core; None where it does not take them
-        (weights to be scaled, all zero) or refuses a value."""
+        (weights to be scaled, a state of scaled weights, all zero) or refuses a
+        value."""
         y_true, y_prob, weights = columns
         if (
             params.get("negative_sampling_rate", 1.0) != 1.0
@@ -299,6 +318,8 @@ def totals_updates(func: str, *, loss: bool, clicks: bool) -> TotalsUpdates:
             or not _plain_weights(weights, y_true)
             or params["pos_label"] is not None
             or state.labels.value not in (None, (0, 1))
+            or state.w_shift != 0
+            or (weights is not None and weight_shift(weights) != 0)
         ):
             return None
         added = add(params, state, y_true, y_prob, weights)

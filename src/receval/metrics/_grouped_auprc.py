@@ -112,6 +112,12 @@ def group_auprc(
     order = np.lexsort((-state.s, state.codes))  # each group's scores, highest first
     codes, s = state.codes[order], state.s[order]
     weight = (state.count * state.w)[order]
+    # a group's AUPRC is a ratio of its own weights: they are scaled by a power of two
+    # per group (exact), the largest into [0.5, 1), so that the products of weights
+    # near 5e-324 (a batch's, which no scaling of all the rows' reached) keep their bits
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    exponent = np.frexp(np.maximum.reduceat(weight, starts))[1]
+    weight = np.ldexp(weight, -np.repeat(exponent, np.diff(np.r_[starts, len(codes)])))
     tp = np.where(state.y[order] == 1, weight, 0.0)
     fp = weight - tp
     new = np.ones(len(s), dtype=bool)  # one threshold per (group, score)

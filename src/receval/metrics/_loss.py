@@ -633,7 +633,8 @@ def _check_log_loss(
 def _finalize_log_loss(params: dict[str, Any], state: Any) -> float:
     if not params["normalize"]:
         m, k = scaled_value(state.loss, state.big_loss)
-        return float(np.ldexp(m, k))
+        with np.errstate(over="ignore"):  # a sum beyond float64's range is an infinity
+            return float(np.ldexp(m, k + state.w_shift))
     if state.weight.value == 0:
         return warn_undefined(ZERO_WEIGHT)
     result: float = state.mean_loss()

@@ -189,13 +189,14 @@ def _finalize_cali_free(params: dict[str, Any], state: Totals) -> float:
             f"{_CALI_FREE}: the mean prediction is {mean!r}, whose log loss is infinite, so "
             f"it is undefined (returned as nan)."
         )
-    # C = W h, h the mean prediction's loss per unit of weight: W is taken as m * 2**k,
-    # so that a total weight beyond float64's range neither overflows nor underflows
+    # C = W h, h the mean prediction's loss per unit of weight: W is taken as
+    # m * 2**(k + w_shift), so that a total weight beyond float64's range neither
+    # overflows nor underflows
     rate = ratio(state.observed, state.weight)
     per_weight = -rate * np.log2(mean) - (1.0 - rate) * np.log2(1.0 - mean)
     m, k = scaled_value(state.weight)
     with np.errstate(over="ignore"):  # a value beyond float64's range is inf
-        return float(np.ldexp(ne / (per_weight * m), -k))
+        return float(np.ldexp(ne / (per_weight * m), -k - state.w_shift))
 
 
 def _update_positive(params: dict[str, Any], batch: Any) -> Totals:
@@ -206,7 +207,9 @@ def _update_positive(params: dict[str, Any], batch: Any) -> Totals:
     every = totals_of(labels, proba, weights, eps, loss=False, clicks=True)
     clicked = labels == 1
     w = None if weights is None else weights[clicked]
-    positive = totals_of(labels[clicked], proba[clicked], w, eps, loss=True, clicks=False)
+    # the positives' loss in the units of every row's weights
+    positive = totals_of(labels[clicked], proba[clicked], w, eps, loss=True, clicks=False,
+                         shift=every.w_shift)  # fmt: skip
     return replace(every, loss=positive.loss, big_loss=positive.big_loss, labels=kind)
 
 

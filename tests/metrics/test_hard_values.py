@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import receval
 from receval.exceptions import UndefinedMetricWarning
+from tests.oracles import offpolicy as offpolicy_oracle
 from tests.oracles import pointwise as oracle
 from tests.oracles import xauc as xauc_oracle
 
@@ -309,11 +310,11 @@ GROUPED = {
     "grouped_auprc": (_grouped_auprc, False),
     "grouped_regression_auc": (_grouped_regression_auc, True),
 }
-# metrics of other inputs, tested against their oracle elsewhere
-ELSEWHERE = {
-    "ips": "tests/metrics/test_offpolicy.py (oracles/offpolicy.py)",
-    "snips": "tests/metrics/test_offpolicy.py (oracles/offpolicy.py)",
-    "dr": "tests/metrics/test_offpolicy.py (oracles/offpolicy.py)",
+# off-policy estimators: their columns beside reward (DR's reward model too)
+OFF_POLICY = {
+    "ips": ("pscore", "action_dist"),
+    "snips": ("pscore", "action_dist"),
+    "dr": ("pscore", "action_dist", "estimated_rewards", "estimated_value"),
 }
 
 
@@ -372,7 +373,7 @@ def _assert_equal(result, want, name):
 def test_every_pointwise_metric_is_in_a_test():
     families = ("pointwise", "grouped", "off_policy")
     pointwise = {m.name for m in receval.list_metrics() if m.family in families}
-    assert pointwise == set(POINTWISE) | set(REGRESSION) | set(GROUPED) | set(ELSEWHERE)
+    assert pointwise == set(POINTWISE) | set(REGRESSION) | set(GROUPED) | set(OFF_POLICY)
 
 
 @pytest.mark.parametrize("name", sorted(POINTWISE))
@@ -409,6 +410,40 @@ def test_grouped_metrics_of_hard_scores_equal_the_group_loop(name, data):
     want = reference(y, s, w, g)
     for got in _values(name, {}, y, s, sample_weight=w, groups=g):
         _assert_equal(got, want, name)
+
+
+@pytest.mark.parametrize("name", sorted(OFF_POLICY))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_off_policy_estimates_of_hard_values_equal_the_exact_oracle(name, data):
+    dtype = data.draw(st.sampled_from(DTYPES))
+    big, small, sub = _extremes(dtype)
+    n = data.draw(st.integers(1, 8))
+    pools = {  # a pscore is positive; the others any value of the dtype
+        "reward": [-big, -1.0, 0.0, sub, small, 1.0, big],
+        "pscore": [sub, small, 0.5, 1.0],
+        "action_dist": [0.0, sub, small, 0.5, 1.0],
+        "estimated_rewards": [-big, 0.0, small, 1.0, big],
+        "estimated_value": [-1.0, 0.0, sub, 0.5, big],
+    }
+    columns = {k: np.array(data.draw(st.lists(st.sampled_from(pools[k]), min_size=n,
+                                               max_size=n)), dtype)
+               for k in ("reward", *OFF_POLICY[name])}  # fmt: skip
+    exact_columns = {k: c.tolist() for k, c in columns.items()}  # Python floats
+    reward, pscore, target = (exact_columns.pop(k) for k in ("reward", "pscore", "action_dist"))
+    exact = offpolicy_oracle.exact_estimate(name, reward, pscore, target, **exact_columns)
+    want = math.nan if exact is None else offpolicy_oracle.to_float(exact)
+    cut = n // 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        accumulator = receval.metric(name)
+        for a, b in ((0, cut), (cut, None)):
+            accumulator.update(**{k: c[a:b] for k, c in columns.items()})
+        results = [receval.compute(name, **columns), _function(name)(**columns),
+                   accumulator.compute()]  # fmt: skip
+    for got in results:
+        _assert_equal((got, None), want, name)
 
 
 @pytest.mark.parametrize(

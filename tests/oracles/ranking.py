@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import itertools
 import math
+import struct
 from collections.abc import Mapping
+
+
+def single(score: float) -> float:
+    """``score`` rounded to a C float, as trec_eval 9 stores it (past its range: an
+    infinity)."""
+    if abs(score) >= 2.0**128 * (1 - 2.0**-25):  # rounds past float32's largest
+        return math.copysign(math.inf, score)
+    return struct.unpack("f", struct.pack("f", score))[0]
 
 
 def ranked(scores: Mapping, ties: str, judged: Mapping | None = None) -> list:
@@ -17,10 +26,12 @@ def ranked(scores: Mapping, ties: str, judged: Mapping | None = None) -> list:
     items = list(scores)  # input order
     if ties == "worst":  # CatBoost: the least relevant first, an unjudged item lowest
         items.sort(key=lambda i: (judged or {}).get(i, -math.inf))
-    elif ties in ("trec", "id_descending"):  # (the test scores are exact in float32)
+    elif ties in ("trec", "id_descending"):
         items.sort(key=lambda i: str(i), reverse=True)
     elif ties == "id_ascending":
         items.sort(key=lambda i: str(i))
+    if ties == "trec":  # scores equal as C floats are tied
+        return sorted(items, key=lambda i: -single(scores[i]))
     return sorted(items, key=lambda i: -scores[i])  # stable: keeps the tie order
 
 

@@ -476,7 +476,8 @@ class Run(_RankedBase):
         if not sub.size:
             return rows
         su, sr = users[sub], rows[sub]
-        score = self.scores[sr].astype(np.float32) if single else self.scores[sr]
+        with np.errstate(over="ignore"):  # past float32's range: an infinity, as a C float
+            score = self.scores[sr].astype(np.float32) if single else self.scores[sr]
         new = np.ones(len(sub), dtype=bool)
         new[1:] = (su[1:] != su[:-1]) | (score[1:] != score[:-1])
         group = np.cumsum(new) - 1

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import receval
 from receval import evaluate, parse_metric
 from tests.oracles import ranking as oracle
+from tests.oracles import trec_measures
 from tests.ranking.test_ranking import NAMES, conventions
 
 # random qrels and runs often share no item: evaluate warns (tested in test_evaluate_matching)
@@ -82,6 +83,26 @@ def test_hard_scores_equal_the_oracle(data, conv, name, k):
             assert math.isnan(got[user]), (metric, user)
         else:
             assert got[user] == pytest.approx(value, abs=1e-12), (metric, user)
+
+
+@settings(max_examples=50, deadline=None)
+@given(hard_runs())
+def test_geometric_means_of_hard_scores_equal_the_oracle(data):
+    # trec_eval's gm_map and gm_bpref: exp of the mean log of each user's value, floored
+    # at 1e-5; users without a relevant item left out, those absent from the run at 0
+    qrels, frame, run = data
+    conv = {"ap_normalizer": "relevant", "rel_threshold": 1, "ties": "trec",
+            "missing_users": "zero", "empty_users": "skip"}  # fmt: skip
+    report = evaluate(qrels, frame, ["gm_map", "gm_bpref"], **conv, allow_unmatched=True)
+    _, maps = oracle.evaluate(qrels, run, "map", None, conv)
+    bprefs = {}
+    for user, judged in qrels.items():
+        grades = [judged.get(i) for i in oracle.ranked(run.get(user, {}), "trec")]
+        bprefs[user] = trec_measures.bpref(grades, list(judged.values()), 1)
+    for metric, values in (("gm_map", maps), ("gm_bpref", bprefs)):
+        kept = [max(values[u], 1e-5) for u, v in maps.items() if v is not None]
+        want = math.exp(math.fsum(math.log(v) for v in kept) / len(kept)) if kept else math.nan
+        assert report.mean[metric] == pytest.approx(want, rel=1e-12, nan_ok=True), metric
 
 
 def _same_order(scores):

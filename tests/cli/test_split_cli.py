@@ -347,7 +347,7 @@ def test_rolling_train_window_of_a_datetime_log_is_a_span(tmp_path):
         ),
         (
             ["--method", "rolling", "--cutoffs", "2", "--train-window", "0"],
-            "error: --train-window must be a real number in (0, inf). Got 0.0 instead.\n",
+            "error: --train-window must be a real number in (0, inf). Got 0 instead.\n",
         ),
         (
             ["--method", "rolling", "--cutoffs", "2", "--seed", "1"],

@@ -165,3 +165,13 @@ def test_propensity_weights_of_tied_scores_past_float32():
     got = [evaluate(q, {"u": {"a": s, "b": s, "c": 0.5}}, "recall@1", ties="trec",
                     propensities=propensities).mean["recall@1"] for s in (1e300, 1.0)]  # fmt: skip
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize(("relevant", "want"), [("d0", 0.5), ("d1", 0.0)])
+def test_a_hit_is_of_a_positive_score_as_given_in_trecs_order(relevant, want):
+    # 5e-324 and -1e-300 are tied as C floats (both 0): trec's order puts d1 first, and
+    # the kernel read d0's score at d1's place (a negative item scored as a hit)
+    qrels = {"u": {relevant: 1}}
+    run = {"u": {"d0": 5e-324, "d1": -1e-300}}
+    report = evaluate(qrels, run, ["precision"], ties="trec", hit_scores="positive")
+    assert report.mean["precision"] == want

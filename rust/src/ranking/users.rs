@@ -77,6 +77,9 @@ impl JudgedTable {
 pub(crate) struct Scratch {
     input: Vec<f64>,
     trec: Vec<f64>,
+    /// the scores in trec's order: a block of scores equal as C floats holds doubles
+    /// that differ, so its order moves them (the other orders keep the input's)
+    trec_scores: Vec<f64>,
     ascending: Vec<f64>,
     descending: Vec<f64>,
     worst: Vec<f64>,
@@ -106,6 +109,7 @@ impl Scratch {
         Scratch {
             input: vec![0.0; m],
             trec: vec![0.0; m],
+            trec_scores: vec![0.0; m],
             ascending: vec![0.0; m],
             descending: vec![0.0; m],
             worst: vec![0.0; m],
@@ -222,6 +226,7 @@ pub(crate) fn evaluate_range(
                 );
                 for j in 0..n {
                     s.trec[j] = s.input[s.perm[j]];
+                    s.trec_scores[j] = scores[s.perm[j]];
                 }
             }
         }
@@ -318,6 +323,7 @@ pub(crate) fn evaluate_range(
             let Scratch {
                 input,
                 trec,
+                trec_scores,
                 ascending,
                 descending,
                 worst,
@@ -341,13 +347,20 @@ pub(crate) fn evaluate_range(
                 Order::Worst => worst,
             };
             let mut grades: &[f64] = &base[..n];
-            let mut list_scores: &[f64] = scores;
+            // the scores of the order's positions: a block tied as doubles shares its
+            // score, so every order but trec's (ties as C floats) keeps the input's
+            let order_scores: &[f64] = if order == Order::Trec {
+                &trec_scores[..n]
+            } else {
+                scores
+            };
+            let mut list_scores: &[f64] = order_scores;
             // depth (-M) first, then the judged items only (-J)
             let depth = sp.depth.map_or(n, |d| d.min(n));
             let judged_only = sp.judged_only;
             if judged_only || depth < n {
                 let mut w = 0;
-                for (&g, &x) in base[..depth].iter().zip(&scores[..depth]) {
+                for (&g, &x) in base[..depth].iter().zip(&order_scores[..depth]) {
                     if !judged_only || g >= 0.0 {
                         view[w] = g;
                         view_scores[w] = x;
@@ -360,8 +373,7 @@ pub(crate) fn evaluate_range(
             let len = grades.len();
             let mut positive = false;
             if sp.positive_scores && any_nonpositive && !is_gain {
-                // an item scored <= 0 is never a hit (torchmetrics); a tied block
-                // shares its score, so the input-order scores hold for every order
+                // an item scored <= 0 is never a hit (torchmetrics), its score as given
                 for j in 0..len {
                     positive_buf[j] = if list_scores[j] > 0.0 {
                         grades[j]

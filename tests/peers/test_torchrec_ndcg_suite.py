@@ -1,6 +1,6 @@
 """TorchRec's own tests of NDCG (``NDCGMetricValueTest`` of its test_ndcg.py, values kept
 as data in data/torchrec_ndcg_suite.json with their source and TorchRec's tolerance) and
-values recorded from TorchRec on random sessions (``record_torchrec_ndcg.py``), computed
+values recorded from TorchRec on random sessions (``record_torchrec.py``), computed
 by ``evaluate(profile="torchrec")``, and the profile against the oracle.
 
 A TorchRec row is an item of a session with a label and a prediction: the qrels hold

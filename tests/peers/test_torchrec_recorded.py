@@ -1,5 +1,5 @@
 """receval against TorchRec's recorded CTR metric values (recorded by
-``record_torchrec_ctr.py``): NE, recalibrated NE and calibration, calibration-free NE,
+``record_torchrec.py``): NE, recalibrated NE and calibration, calibration-free NE,
 NE on positives (TorchRec's clip eta = 1e-12 as eps), regression AUC, grouped regression
 AUC and grouped AUPRC; the torchrec profile's AUC where a class has no weight."""
 

@@ -587,7 +587,8 @@ def _metric_strings(draw):
     if "rel_threshold" in info.conventions and draw(st.booleans()):
         parts.append(f"rel_threshold={draw(st.integers(-3, 3))}")
     if "ties" in info.conventions and draw(st.booleans()):
-        parts.append(f"ties={draw(st.sampled_from(['trec', 'input', 'average']))}")
+        ties = info.values_of("ties") or ("trec", "input", "average")
+        parts.append(f"ties={draw(st.sampled_from(ties))}")
     parts = draw(st.permutations(parts))
     text = name + ("(" + ", ".join(parts) + ")" if parts else "")
     if info.accepts_k and draw(st.booleans()):

@@ -191,7 +191,12 @@ def _check_keywords(
     for key, value in conventions.items():
         if value is None or key == "estimator":  # checked with the propensities
             continue
-        readers = [t for t in metrics if key in specs[t].info.conventions]
+        # a list metric reads ties="input" and "average" only (its run's own order, or
+        # the mean over tie orders): another rule is for the ranking metrics of the call
+        readers = [
+            t for t in metrics if key in specs[t].info.conventions
+            and (key != "ties" or value in (specs[t].info.values_of(key) or (value,)))
+        ]  # fmt: skip
         if not readers and value != getattr(base, key):
             users = [name for name, info in RANKING.items() if key in info.conventions]
             raise InvalidParameterError(

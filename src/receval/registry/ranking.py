@@ -80,7 +80,7 @@ def _kernel(
         kind=kind_of(name),
         bounded=bounded,
         mean=mean,
-        choices=choices,
+        choices=choices or ((("ties", LIST_TIES),) if needs != "qrels" else ()),
         needs=needs,
     )
 
@@ -101,6 +101,8 @@ _GAIN_SUMS = ("hit_scores",)
 _COUNTS = ("empty_users",)
 #: gains of RBP and of expected exposure: the grades, or 0/1 at the threshold
 _LINEAR_OR_BINARY = (("gain", ("linear", "binary")),)
+#: the list metrics take the top k in the run's own order, or average over tie orders
+LIST_TIES = ("input", "average")
 _TREC = "trec_eval 10.0"
 
 _P = Param("p", "float", "persistence", 0.8, 0.0, 1.0, True, True)

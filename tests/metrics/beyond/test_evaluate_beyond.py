@@ -241,3 +241,18 @@ def test_average_ties_of_serendipity_equal_the_enumeration(seed):
             rep = rv.evaluate(None, one, [metric], ties="input", train=train)
             want[n] += rep.values[metric][0] / len(orders)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_list_metric_refuses_a_tie_rule_it_does_not_read():
+    # arp(ties=id_ascending) was taken and ignored (the run's own order)
+    qrels, run, pop = {"u": {"a": 1}}, {"u": {"a": 1.0, "b": 1.0, "c": 0.5}}, {"a": 5, "b": 1}
+    with pytest.raises(InvalidParameterError, match=r"arp takes ties 'input' or 'average'\. "
+                       r"Got 'id_ascending' instead\."):  # fmt: skip
+        evaluate(qrels, run, ["arp(ties=id_ascending)@1"], popularity=pop)
+    with pytest.raises(InvalidParameterError, match=r"ties='id_descending' changes none"):
+        evaluate(qrels, run, ["arp@1"], popularity=pop, ties="id_descending")
+    # beside a ranking metric the keyword is that metric's; arp keeps the run's order
+    both = evaluate(qrels, run, ["arp@1", "ndcg@1"], popularity=pop, ties="id_descending")
+    assert both.mean == {"arp@1": 5.0, "ndcg@1": 0.0}
+    averaged = evaluate(qrels, run, ["arp(ties=average)@1"], popularity=pop)
+    assert averaged.mean["arp(ties=average)@1"] == 3.0

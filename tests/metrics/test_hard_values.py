@@ -500,3 +500,13 @@ def test_grouped_auprc_of_batches_of_subnormal_weights(interpolation):
     options = {"interpolation": interpolation}
     for got, bound in _values("grouped_auprc", options, y, s, sample_weight=w, groups=g):
         assert (got, bound) == (0.5, None)
+
+
+def test_grouped_auprc_of_a_group_of_weights_far_apart():
+    # each group's weights were scaled to put the largest in [0.5, 1): a weight 2**2000
+    # below it in the same group fell to 0, and the AUPRC with it (nan for 1.0)
+    y, s, g = np.array([1, 0, 0]), np.array([0.9, 0.5, 0.1]), np.array([1, 1, 1])
+    w = np.array([2.0**-1000, 2.0**1000, 1.0])
+    want = receval.average_precision_score(y, s, sample_weight=w)
+    for got, _ in _values("grouped_auprc", {}, y, s, sample_weight=w, groups=g):
+        assert got == want == 1.0

@@ -113,15 +113,22 @@ def group_auprc(
     codes, s = state.codes[order], state.s[order]
     weight = (state.count * state.w)[order]
     # a group's AUPRC is a ratio of its own weights: they are scaled by a power of two
-    # per group (exact), the largest into [0.5, 1), so that the products of weights
-    # near 5e-324 (a batch's, which no scaling of all the rows' reached) keep their bits
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    exponent = np.frexp(np.maximum.reduceat(weight, starts))[1]
+    # per group (exact), the largest into [0.5, 1) as weight_shift scales (less, where
+    # the least positive weight would leave the normal range), so that the products of
+    # weights near 5e-324 (a batch's, which no scaling of all the rows' reached) keep
+    # their bits
+    next_group = codes[1:] != codes[:-1]
+    starts = np.flatnonzero(np.r_[True, next_group])
+    top = np.maximum.reduceat(weight, starts)
+    least = np.minimum.reduceat(np.where(weight > 0, weight, np.inf), starts)
+    exponent = np.frexp(top)[1]
+    down = np.minimum(exponent, np.maximum(np.frexp(least)[1] + 1021, 0))
+    exponent = np.where(top > 1, down, exponent)
     weight = np.ldexp(weight, -np.repeat(exponent, np.diff(np.r_[starts, len(codes)])))
     tp = np.where(state.y[order] == 1, weight, 0.0)
     fp = weight - tp
     new = np.ones(len(s), dtype=bool)  # one threshold per (group, score)
-    new[1:] = (codes[1:] != codes[:-1]) | (s[1:] != s[:-1])
+    new[1:] = next_group | (s[1:] != s[:-1])
     at = np.flatnonzero(new)
     group_of = codes[at]
     tp_t, fp_t = np.add.reduceat(tp, at), np.add.reduceat(fp, at)

@@ -563,8 +563,8 @@ def exposure_columns(
     absent from the run out; otherwise they get an empty ranking), ``empty_users``
     (``"error"`` raises after the columns, which score those users as ``"zero"``)
     and ``ties`` (``"input"`` reads the run's order; any other rule, the stochastic
-    ranking of every order of scores equal as doubles). ``specs`` are the metrics' parsed strings and
-    ``convs`` their conventions, by metric string.
+    ranking of every order of scores equal as doubles). ``specs`` are the metrics'
+    parsed strings and ``convs`` their conventions, by metric string.
     """
     relevant: dict[float, np.ndarray] = {}
     reports: dict[tuple[Any, ...], Any] = {}

@@ -13,6 +13,7 @@ import pytest
 
 import receval
 from receval.engine import run
+from receval.engine.group_ids import Seen
 from receval.exceptions import InputValidationError, InvalidParameterError
 from tests.engine._messages import given_twice
 
@@ -203,3 +204,93 @@ def test_rows_given_again_after_a_sync_stay_until_reset_and_the_error_says_so(
         make().merge(again)
     assert str(raised.value).endswith(kept)
     assert add(again.reset()).compute() == 1.0
+
+
+GAUC_SPLIT = (
+    "; or leave out whole_groups=True: receval.metric('gauc') takes a group's rows in any "
+    "number of updates and accumulators."
+)
+EVERY_WHOLE = {  # a maker, an update of one user (group), the named ids, the message's end
+    "gauc": (
+        lambda: receval.metric("gauc", whole_groups=True),
+        lambda acc, u: acc.update([1, 0], [0.9, 0.2], groups=[u, u]),
+        ("groups", "groups"),
+        GAUC_SPLIT,
+    ),
+    "ndcg": (
+        lambda: receval.metric("ndcg@10", whole_groups=True),
+        lambda acc, u: acc.update({u: {"a": 1}}, {u: {"a": 0.9}}),
+        ("users", "qrels and run"),
+        ".",
+    ),
+    "retention": (
+        lambda: receval.metric("retention", days=1),
+        lambda acc, u: acc.update({"user": [u], "time": ["2024-01-01"]}),
+        ("users", "events"),
+        ".",
+    ),
+    "pop_rsp": (
+        lambda: receval.metric("pop_rsp", train=(["u", "w"], ["a", "b"]), k=2),
+        lambda acc, u: acc.update({u: {"a": 0.9}}),
+        ("users", "run"),
+        ".",
+    ),
+    "shannon": (
+        lambda: receval.metric("shannon_entropy@2"),
+        lambda acc, u: acc.update({u: {"a": 0.9}}),
+        ("users", "run"),
+        ".",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("make", "add", "named", "end"), list(EVERY_WHOLE.values()), ids=list(EVERY_WHOLE)
+)
+def test_a_state_of_whole_groups_checks_a_merge_without_joining(
+    make: Any, add: Any, named: tuple[str, str], end: str
+) -> None:
+    mine, again, other = (add(make(), u).state for u in ("u", "u", "w"))
+    with pytest.raises(InputValidationError) as merged:
+        mine.merge(again, "f")
+    with pytest.raises(InputValidationError) as checked:
+        mine.check_disjoint(again, "f")
+    message = given_twice("f", 1, *named, "['u']")[:-1] + end
+    assert str(checked.value) == str(merged.value) == message
+    assert mine.check_disjoint(other, "f") is None
+    mine.check_disjoint(other, "f")  # nor did the first check add the other's users
+
+
+# a retention accumulator does not sync: its options hold the time zone (no plain form)
+@pytest.mark.parametrize(
+    ("make", "add", "named", "end"),
+    [case for name, case in EVERY_WHOLE.items() if name != "retention"],
+    ids=[name for name in EVERY_WHOLE if name != "retention"],
+)
+def test_a_merge_after_a_sync_checks_the_synced_ids_without_joining_the_synced_state(
+    make: Any, add: Any, named: tuple[str, str], end: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: the merge joined the synced state with the new rows (copying every id and
+    # row held) only to see whether a group was in both, and threw the join away
+    monkeypatch.setattr(run, "gather_plain", lambda plain, group, func: [plain])
+    synced = add(make(), "u").sync()
+    joins: list[set[Any]] = []
+    for name in ("merge", "absorb"):
+        join = getattr(Seen, name)
+
+        def spy(self: Seen, other: Seen, *args: Any, join: Any = join) -> Seen:
+            joins.append(self.ids | other.ids)
+            result: Seen = join(self, other, *args)
+            return result
+
+        monkeypatch.setattr(Seen, name, spy)
+    synced.merge(add(make(), "w"))
+    assert joins and all("u" not in ids for ids in joins)  # the synced users joined nothing
+    with pytest.raises(InputValidationError) as raised:
+        synced.merge(add(make(), "u"))
+    assert str(raised.value) == (
+        given_twice(f"Accumulator.merge of {synced.name!r}", 1, *named, "['u']")[:-1] + end
+    )
+    assert synced.n_updates == 2  # left as it was
+    monkeypatch.undo()
+    assert synced.state.seen.ids == {"u", "w"}  # the synced user and the merged one

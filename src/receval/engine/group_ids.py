@@ -105,8 +105,8 @@ class Seen:
     def absorb(self, other: Seen, func: str, what: str, argument: str) -> Seen:
         """Add another state's ids into this one (in place); returns this state.
 
-        Raises, as :meth:`merge`, if an id is in both."""
-        self._check_disjoint(other, func, what, argument)
+        Raises, as :meth:`check_disjoint`, if an id is in both."""
+        self.check_disjoint(other, func, what, argument)
         for run in other._runs:
             self._push(run)
         self.ids |= other.ids
@@ -114,6 +114,23 @@ class Seen:
 
     def merge(self, other: Seen, func: str, what: str, argument: str) -> Seen:
         """The ids of both states (a new state).
+
+        Raises, as :meth:`check_disjoint`, if an id is in both."""
+        self.check_disjoint(other, func, what, argument)
+        merged = self.copy()
+        for run in other._runs:
+            merged._push(run)
+        merged.ids |= other.ids
+        return merged
+
+    def copy(self) -> Seen:
+        """A new state of the same ids."""
+        copied = Seen(ids=set(self.ids))
+        copied._runs = list(self._runs)  # runs are never changed in place
+        return copied
+
+    def check_disjoint(self, other: Seen, func: str, what: str, argument: str) -> None:
+        """Raise if an id is in both states (without joining them: neither gains an id).
 
         Parameters
         ----------
@@ -131,20 +148,6 @@ class Seen:
         InputValidationError
             An id is in both.
         """
-        self._check_disjoint(other, func, what, argument)
-        merged = self.copy()
-        for run in other._runs:
-            merged._push(run)
-        merged.ids |= other.ids
-        return merged
-
-    def copy(self) -> Seen:
-        """A new state of the same ids."""
-        copied = Seen(ids=set(self.ids))
-        copied._runs = list(self._runs)  # runs are never changed in place
-        return copied
-
-    def _check_disjoint(self, other: Seen, func: str, what: str, argument: str) -> None:
         both = self.ids & other.ids if len(other.ids) < len(self.ids) else other.ids & self.ids
         small, large = sorted((self, other), key=lambda x: x.n_ints)
         both |= set(large._held(small.ints).tolist())

@@ -314,7 +314,8 @@ def joined(state: Any, other: Any, func: str, *, in_place: bool = False) -> Any:
 
     A state whose class sets ``takes_caller`` (a state of whole groups, which refuses
     a group in both) is given ``func``, the caller its error names
-    (``"Accumulator.merge of 'gauc'"``).
+    (``"Accumulator.merge of 'gauc'"``); it also has ``check_disjoint(other, func)``,
+    which raises that error alone, joining nothing.
     """
     join = getattr(state, "absorb", None) if in_place else None
     join = state.merge if join is None else join

@@ -276,7 +276,7 @@ class Accumulator:
         with self.definition.named_by(func):  # the checks of the rows held: named so too
             state = joined(self._state, other._every_row(func), func)
         if self._synced is not None and getattr(state, "takes_caller", False):
-            _then(self._synced[0], state, func, kept=False)  # a group of both: refused now
+            self._synced[0].check_disjoint(state, func)  # a group of both: refused now
         self._state = state
         self._weights = weights
         if self._window is not None and other._window is not None:
@@ -658,16 +658,14 @@ def _raise_failed(parts: list[Any], failed: Exception | None) -> None:
     raise error(text + message)
 
 
-def _then(base: Any, later: Any, func: str, kept: bool = True) -> Any:
+def _then(base: Any, later: Any, func: str) -> Any:
     """The state at the last sync, then the rows added since (a decayed state's weights
     at the later update's scale); ``func``: the caller. A group in both raises, saying
-    (where the accumulator ``kept`` the rows since) that they stay until ``reset()``."""
+    that the accumulator keeps the rows since until ``reset()``."""
     followed_by = getattr(base, "followed_by", None)
     try:
         return joined(base, later, func) if followed_by is None else followed_by(later)
     except exceptions.InputValidationError as error:
-        if not kept:
-            raise
         raise exceptions.InputValidationError(
             f"{str(error)[:-1]}. The accumulator keeps the rows given since its last sync, "
             f"so it refuses them again at every compute, state, merge and sync: reset() it "

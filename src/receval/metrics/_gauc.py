@@ -500,15 +500,14 @@ def gauc_or_warn(
 # default) a group's rows may come in any number of updates and accumulators (._gauc_open).
 @dataclass
 class GroupState:
-    """Exact GAUC sums, the ids of the groups seen and their type, and the labels of
-    the rows (:class:`~receval.engine.kinds.LabelKind`)."""
+    """Exact GAUC sums, the ids of the groups seen and their type, and the rows' LabelKind."""
 
     totals: Any
     seen: Seen
     ids_kind: IdKind = NO_IDS
     labels: LabelKind = NO_LABELS
 
-    #: ``merge`` and ``absorb`` take the caller, which a group in both names
+    #: ``merge``, ``absorb`` and ``check_disjoint`` take the caller, which a group in both names
     takes_caller: ClassVar[bool] = True
 
     def merge(self, other: GroupState, func: str) -> GroupState:
@@ -516,6 +515,9 @@ class GroupState:
         labels = self.labels.join(other.labels, MERGED)
         return GroupState(self.totals.merge(other.totals),
                           _joined(self.seen.merge, other.seen, func), kind, labels)  # fmt: skip
+
+    def check_disjoint(self, other: GroupState, func: str) -> None:  # merge's check only
+        _joined(self.seen.check_disjoint, other.seen, func)
 
     def absorb(self, other: GroupState, func: str) -> GroupState:
         kind = self.ids_kind.join(other.ids_kind, UPDATE)
@@ -526,18 +528,16 @@ class GroupState:
         return self
 
 
-def _joined(join: Any, other: Seen, func: str) -> Seen:
-    """``join(other)`` of the groups' ids, ``func`` the caller; a group in both (only
-    an accumulator made with ``whole_groups=True`` merges states of whole groups that
-    may repeat) raises, saying how to take split groups."""
+def _joined(join: Any, other: Seen, func: str) -> Any:
+    """``join(other)`` of the groups' ids (or its check alone), ``func`` the caller; a group
+    in both (states of whole_groups=True) raises, saying how to take split groups."""
     try:
-        result: Seen = join(other, func, "groups", "groups")
+        return join(other, func, "groups", "groups")
     except InputValidationError as error:
         raise InputValidationError(
             f"{str(error)[:-1]}; or leave out whole_groups=True: receval.metric('gauc') "
             f"takes a group's rows in any number of updates and accumulators."
         ) from None
-    return result
 
 
 def _gauc_params(

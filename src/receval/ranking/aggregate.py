@@ -1,16 +1,15 @@
 """The ranking definition: users aggregated once, for every backend.
 
-A partition holds whole users: their qrels and their recommendations (all the
-users in memory, a batch of a scanned run, a Spark partition, an accumulator's
-update). :func:`update` turns one into a :class:`RankingState`: per metric the
-exact sums and counts of its mean (:class:`~receval.engine.totals.MeanState`), the
-counts of users missing, empty, skipped, only in the run and tie-dependent, the
-distinct items of the run and of the qrels, a few ids for messages, and (when
-asked) the per-user rows. States merge exactly in any order, and
-:func:`finalize` makes the :class:`~receval.ranking.report.EvaluationReport`:
-the rules over all the users (``missing_users="error"``, ``empty_users="error"``,
-the share of ids that match, the peers' unstable tie orders) are checked there,
-on the counts of every partition.
+A partition holds whole users: their qrels and their recommendations (all the users in
+memory, a batch of a scanned run, a Spark partition, an accumulator's update).
+:func:`update` turns one into a :class:`RankingState`: per metric the exact sums and counts
+of its mean (:class:`~receval.engine.totals.MeanState`), the counts of users missing, empty,
+skipped, only in the run and tie-dependent, the distinct items of the run and of the qrels,
+a few ids for messages, and (when asked) the per-user rows. States merge exactly in any
+order, and :func:`finalize` makes the :class:`~receval.ranking.report.EvaluationReport`: the
+rules over all the users (``missing_users="error"``, ``empty_users="error"``, the share of
+ids that match, the peers' unstable tie orders) are checked there, on the counts of every
+partition.
 """
 
 from __future__ import annotations
@@ -310,16 +309,15 @@ def _examples(ids: Any, at: Any = slice(None)) -> np.ndarray:
 class RankingState:
     """One partition's share of an evaluation (or several merged): see the module.
 
-    ``ties_means``: per metric compared with its ``ties="average"`` values, the mean
-    with the tie-dependent users at those values; ``matched``: the run items the
-    qrels judge, when known without the union of the item sets (one partition);
-    ``n_tied``: users with ties the profile's peer orders by no rule;
-    ``n_users_not_averaged``: per metric, tie-dependent users whose ``ties="average"``
-    value was not computed (over the cost budget: the mean with theirs is nan);
-    ``masking``: the counts of ``exclude=`` (zero without it); ``exclude_unmatched``:
-    in a retrieval from embeddings, the pairs of its users' ``exclude`` without a
-    vector (:func:`receval.retrieval.masks.unmatched_pairs`); ``n_pairs_clipped``: per
-    weighted metric, the relevant pairs whose propensity ``propensity_clip`` raised.
+    ``ties_means``: per metric compared with its ``ties="average"`` values, the mean with the
+    tie-dependent users at those values; ``matched``: the run items the qrels judge, when known
+    without the union of the item sets (one partition); ``n_tied``: users with ties the
+    profile's peer orders by no rule; ``n_users_not_averaged``: per metric, tie-dependent users
+    whose ``ties="average"`` value was not computed (over the cost budget: the mean with theirs
+    is nan); ``masking``: the counts of ``exclude=`` (zero without it); ``exclude_unmatched``:
+    in a retrieval from embeddings, the pairs of its users' ``exclude`` without a vector
+    (:func:`receval.retrieval.masks.unmatched_pairs`); ``n_pairs_clipped``: per weighted metric,
+    the relevant pairs whose propensity ``propensity_clip`` raised.
     """
 
     n_users: int = 0
@@ -382,6 +380,9 @@ class RankingState:
             n_pairs_clipped=_add(self.n_pairs_clipped, other.n_pairs_clipped),
             given=self.given,
         )
+
+    def check_disjoint(self, other: RankingState, func: str) -> None:  # merge's check only
+        self.seen.check_disjoint(other.seen, func, "users", " and ".join(self.given))
 
     def _has_items(self) -> bool:
         return bool(self.run_items.parts or self.qrels_items.parts)
@@ -696,8 +697,7 @@ def finalize(
                 raise InputValidationError(
                     f"{setup.func}: metric {text!r} has empty_users='error', and "
                     f"{v.counted(n_empty, 'user')} {v.verb(n_empty, 'has')} no relevant item, "
-                    f"e.g. "
-                    f"{v.format_values(ex.get(f'empty:{text}', none))}; pass "
+                    f"e.g. {v.format_values(ex.get(f'empty:{text}', none))}; pass "
                     f"empty_users='skip', 'zero' or 'one' to leave them out or score them."
                 )
     if setup.exclude is not None:

@@ -45,6 +45,10 @@ class CountsState:
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
 
+    def check_disjoint(self, other: CountsState, func: str) -> None:
+        """Raise, as :meth:`merge`, if a user is in both states (naming ``func``)."""
+        self.seen.check_disjoint(other.seen, func, "users", "run")
+
     def merge(self, other: CountsState, func: str) -> CountsState:
         seen = self.seen.merge(other.seen, func, "users", "run")
         return CountsState(self.counts + other.counts, seen)
@@ -60,6 +64,10 @@ class ExposureState:
 
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
+
+    def check_disjoint(self, other: ExposureState, func: str) -> None:
+        """Raise, as :meth:`merge`, if a user is in both states (naming ``func``)."""
+        self.seen.check_disjoint(other.seen, func, "users", "run")
 
     def merge(self, other: ExposureState, func: str) -> ExposureState:
         counts = dict(self.counts)

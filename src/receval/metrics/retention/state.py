@@ -130,6 +130,10 @@ class RetentionState:
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
 
+    def check_disjoint(self, other: RetentionState, func: str) -> None:
+        """Raise, as :meth:`merge`, if a user is in both states (naming ``func``)."""
+        self._seen().check_disjoint(other._seen(), func, "users", "events")
+
     def merge(self, other: RetentionState, func: str) -> RetentionState:
         """The counts of both sets of users (a user in both raises, naming ``func``,
         the caller)."""

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import receval
 from receval import retention
 from receval.exceptions import InputValidationError
 from tests.oracles import retention as oracle
@@ -157,3 +158,16 @@ def test_a_time_out_of_range_names_time_unit_as_a_parameter(times, said):
     with pytest.raises(InputValidationError) as info:
         retention({"user": [1, 2], "time": times}, time_unit="s")
     assert str(info.value) == f"retention: {said} check time_unit= (the unit of epoch numbers)."
+
+
+def test_a_retention_accumulator_of_a_named_zone_saves_and_loads_its_state():
+    # its options held a ZoneInfo, which has no plain form: state_dict() and sync()
+    # raised "state['zone'] holds a ZoneInfo"
+    events = pd.DataFrame({"user": [1, 1, 2], "time": pd.to_datetime(
+        ["2024-01-01 10:00", "2024-01-02 10:00", "2024-01-01 23:30"])})  # fmt: skip
+    acc = receval.metric("retention", tz="Asia/Shanghai")
+    acc.update(events)
+    again = receval.metric("retention", tz="Asia/Shanghai")
+    again.load_state_dict(acc.state_dict())
+    want = receval.retention(events, tz="Asia/Shanghai").to_frame()
+    assert again.compute().to_frame().equals(want)

@@ -74,10 +74,20 @@ def check_params(
                 f"The '{name}' parameter of {FUNC} must be a column name (str). Got {value!r} "
                 f"instead."
             )
+    # an IANA zone by its name, which a state_dict and a sync carry (a ZoneInfo has no
+    # plain form); zone_of gives it back
+    key = zone.key if isinstance(zone, ZoneInfo) else None
     return {
-        "user": user, "time": time, "period": period, "days": offsets, "zone": zone,
-        "tz_name": tz_name, "time_unit": time_unit, "before_signup": before_signup,
+        "user": user, "time": time, "period": period, "days": offsets,
+        "zone": zone if key is None else key, "tz_name": tz_name, "time_unit": time_unit,
+        "before_signup": before_signup,
     }  # fmt: skip
+
+
+def zone_of(params: dict[str, Any]) -> _dt.tzinfo:
+    """The time zone of checked options (:func:`check_params`)."""
+    zone = params["zone"]
+    return ZoneInfo(zone) if isinstance(zone, str) else zone
 
 
 def _check_days(days: Any) -> tuple[int, ...]:
@@ -118,16 +128,8 @@ def _check_tz(tz: Any) -> tuple[_dt.tzinfo, str]:
 
 
 # ------------------------------------------------------------------ reading
-def _columns_of(data: Any) -> list[str]:
-    if io.module_of(data) == "pyarrow":
-        return list(data.schema.names)
-    if isinstance(data, Mapping):
-        return [str(k) for k in data.keys()]
-    return [str(c) for c in data.columns]
-
-
 def _column(data: Any, name: str, what: str, argument: str) -> Any:
-    names = _columns_of(data)
+    names = io.column_names(data)
     if name not in names:
         raise InputValidationError(
             f"{FUNC}: the events have no column {name!r} for the {what}. Got columns "
@@ -168,7 +170,7 @@ def _signup_rows(
         users: Any = signup.index.to_numpy()
         times: Any = signup
     elif is_table(signup) and not isinstance(signup, Mapping):
-        names = _columns_of(signup)
+        names = io.column_names(signup)
         missing = [c for c in (user_name, "signup") if c not in names]
         if missing:
             raise InputValidationError(
@@ -283,7 +285,7 @@ def count_users(params: dict[str, Any], batch: Events) -> RetentionState:
     from ..._kernels import compiled, num_threads
 
     k = compiled()
-    zone, period = params["zone"], params["period"]
+    zone, period = zone_of(params), params["period"]
     codes, user_ids, times = batch.codes, batch.user_ids, batch.times
     n_events = len(codes)
     ids = user_ids if batch.signup is None else _concat_ids(user_ids, batch.signup[2])
@@ -378,9 +380,9 @@ def _signups(
     if s_times.kind == "date":
         days = s_times.values
         s_times.values = (
-            local_midnights(days, params["zone"])
+            local_midnights(days, zone_of(params))
             if window is None
-            else window.seconds_of_days(days, params["zone"])
+            else window.seconds_of_days(days, zone_of(params))
         )
         s_times.divisor = 1
     valid = np.ones(len(s_codes), bool) if s_times.valid is None else s_times.valid

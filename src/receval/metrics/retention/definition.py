@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine.metric import MetricDefinition, register
-from .counting import check_params, count_users, prepare_events
+from .counting import check_params, count_users, prepare_events, zone_of
 from .report import RetentionReport, retention_report
 from .state import PERIODS, UNITS, RetentionState, finalize_counts
 
@@ -25,7 +25,7 @@ def _empty(params: dict[str, Any]) -> RetentionState:
 
 def finalize(params: dict[str, Any], state: RetentionState) -> RetentionReport:
     """The report of the merged counts of every user."""
-    first, counts = finalize_counts(state, params["zone"], params["period"])
+    first, counts = finalize_counts(state, zone_of(params), params["period"])
     return retention_report(counts, first, params, UNITS[state.unit], state.inferred)
 
 

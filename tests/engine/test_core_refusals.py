@@ -101,7 +101,7 @@ def test_the_log_loss_familys_refusal_is_the_checks_error(batch, clicks):
     classes)."""
     y, p, w = batch
     params = _loss.LOG_LOSS.check_params("log_loss")
-    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, w, func="log_loss"))  # the checks
+    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, w))  # the checks
     eps = 1e-7
     answer = compiled().totals_checked(y, p, eps, True, clicks, w)
     columns = {"y_true": y, "y_pred": p, "sample_weight": w}
@@ -123,7 +123,7 @@ def test_log_loss_in_one_call_refuses_in_the_checks_words(batch):
     hook leaves them to the checks."""
     y, p, _ = batch
     params = _loss.LOG_LOSS.check_params("log_loss")
-    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, None, func="log_loss"))
+    want = _error(lambda: _loss.LOG_LOSS.prepare(params, y, p, None))
     answer = compiled().log_loss_checked(y, p, float(np.finfo(p.dtype).eps))
     if _beyond01(y):
         assert isinstance(answer, tuple) and answer[0] == "binary01", (answer, want)
@@ -138,8 +138,7 @@ def _gauc_checks(y, s, g, w, *, whole: bool):
     """The checks of GAUC's full path: its labels read by ``prepare`` (any two), its rows
     by ``checked_rows``."""
     params = _gauc.GAUC.check_params("gauc_score")
-    labels, s, g, w, _, _ = _gauc.GAUC.prepare(params, y, s, groups=g, sample_weight=w,
-                                               func="gauc_score")  # fmt: skip
+    labels, s, g, w, _, _ = _gauc.GAUC.prepare(params, y, s, groups=g, sample_weight=w)
     return _gauc_open.checked_rows(labels, s, g, w, "gauc_score", whole=whole)
 
 
@@ -198,9 +197,8 @@ def test_every_refusal_reads_the_same_on_the_accumulator_and_the_function(name, 
         definition = {"log_loss": _loss.LOG_LOSS, "normalized_entropy": _loss.NORMALIZED_ENTROPY}[
             name
         ]
-        caller = {"func": name} if definition.takes_caller else {}  # log loss's
-        params = definition.check_params(*caller.values())
-        checks = _error(lambda: definition.prepare(params, y, p, w, **caller))
+        params = definition.check_params(*(name,) if definition.checks_caller else ())
+        checks = _error(lambda: definition.prepare(params, y, p, w))
     else:
         checks = v.refused(name, answer, {"y_true": y, prob: p, "sample_weight": w})
     _same(streamed, _updating(checks, name, name))  # the same refusal, naming the accumulator

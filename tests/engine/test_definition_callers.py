@@ -14,6 +14,7 @@ from receval.exceptions import (
     RecevalError,
     UndefinedMetricWarning,
 )
+from receval.registry import definitions
 
 RUN = {"u": {"a": 0.9, "b": 0.5}, "v": {"a": 0.4, "c": 0.3}}
 TRAIN = (["u", "v", "v"], ["a", "a", "b"])
@@ -246,3 +247,69 @@ def test_batch_checks_on_scan_columns_name_the_caller(name, tmp_path):
         (lambda: getattr(receval, function)(s["y"], s["p"], **columns), function),
     ):
         assert _refused(call).startswith(f"{path}: row 2: {func}: {said}")
+
+
+def _takes(step, name: str) -> bool:
+    import inspect
+
+    return name in inspect.signature(step).parameters
+
+
+@pytest.mark.parametrize("name", sorted(definitions()))
+def test_a_definition_gives_the_caller_only_to_what_takes_it(name):
+    """``checks_caller``: ``check_params`` takes the caller first (positional-only);
+    ``takes_caller``: the steps take the keyword ``func``. Steps that do not name the
+    caller (GAUC's, log loss's, PCOC's) take no ``func`` at all."""
+    import inspect
+
+    defn = definitions()[name]
+    first = next(iter(inspect.signature(defn.check_params).parameters.values()), None)
+    positional = first is not None and first.kind is inspect.Parameter.POSITIONAL_ONLY
+    assert positional == defn.checks_caller
+    steps = [s for s in (defn.prepare, defn.update, defn.update_into, defn.finalize) if s]
+    if defn.takes_caller:
+        assert _takes(defn.update, "func") and _takes(defn.finalize, "func")
+    else:
+        assert not any(_takes(s, "func") for s in steps)
+
+
+class _Sum:
+    def __init__(self, total: float) -> None:
+        self.total = total
+
+    def merge(self, other: _Sum) -> _Sum:
+        return _Sum(self.total + other.total)
+
+
+def test_a_definition_of_ones_own_names_the_caller_in_its_option_messages_only():
+    from receval.engine.metric import DEFINITIONS, MetricDefinition, register
+
+    def check(func, /, scale=1.0):
+        if scale <= 0:
+            raise InvalidParameterError(f"{func}: scale must be positive. Got {scale!r}.")
+        return {"scale": scale}
+
+    register(
+        MetricDefinition(
+            name="scaled_sum",
+            family="pointwise",
+            partitioning="any",
+            description="the scaled sum of the labels",
+            higher_is_better=True,
+            inputs=("y_true",),
+            check_params=check,
+            prepare=lambda params, y_true: np.asarray(y_true, dtype=float),
+            update=lambda params, batch: _Sum(float(batch.sum()) * params["scale"]),
+            empty=lambda params: _Sum(0.0),
+            finalize=lambda params, state: state.total,
+            checks_caller=True,
+        )
+    )
+    try:
+        with pytest.raises(InvalidParameterError) as info:
+            receval.metric("scaled_sum", scale=0.0)
+        assert str(info.value) == "receval.metric('scaled_sum'): scale must be positive. Got 0.0."
+        acc = receval.metric("scaled_sum", scale=2.0).update([1, 0, 1]).update([1])
+        assert acc.compute() == 6.0
+    finally:
+        del DEFINITIONS["scaled_sum"]

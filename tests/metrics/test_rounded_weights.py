@@ -208,7 +208,7 @@ def _gauc_paths(tmp_path, weights):
         states = [
             pickle.loads(pickle.dumps(GAUC.update(params, GAUC.prepare(
                 params, d["y"][p], d["s"][p], groups=d["groups"][p],
-                sample_weight=weights[p], func=func), func=func)))
+                sample_weight=weights[p]))))
             for p in parts
         ]  # fmt: skip
         accs = [

@@ -44,10 +44,9 @@ def score_range(y_true, y_score, sample_weight=None):
 
 def group_totals(y_true, y_score, *, groups, weighting="impressions", sample_weight=None):
     """The GAUC sums of rows holding whole groups, by the GAUC's definition."""
-    params, func = GAUC.check_params("gauc_score", weighting=weighting), "gauc_score"
-    batch = GAUC.prepare(params, y_true, y_score, groups=groups, sample_weight=sample_weight,
-                         func=func)  # fmt: skip
-    return GAUC.update(params, batch, func=func).totals
+    params = GAUC.check_params("gauc_score", weighting=weighting)
+    batch = GAUC.prepare(params, y_true, y_score, groups=groups, sample_weight=sample_weight)
+    return GAUC.update(params, batch).totals
 
 
 def _data(seed, n=400, weighted=False):

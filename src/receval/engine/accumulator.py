@@ -218,7 +218,7 @@ def _checked(
     naming ``func``, the function called (``receval.metric('ndcg@10')``)."""
     if defn.name == "ranking":
         return defn.check_params(name, func, **options, **split)
-    caller = (func,) if defn.takes_caller else ()
+    caller = (func,) if defn.checks_caller else ()
     if defn.name in ENTRIES:  # the string's parameters and the keywords, checked by the row
         spec = resolve(name, supplied=options)
         return defn.check_params(*caller, **metric_options(spec, options, func), **split)

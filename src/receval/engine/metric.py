@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import wraps
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -38,7 +37,6 @@ from ..exceptions import InputValidationError, InvalidParameterError
 __all__ = [
     "DEFINITIONS",
     "MetricDefinition",
-    "caller_ignored",
     "data_columns",
     "joined",
     "no_options",
@@ -65,7 +63,7 @@ class MetricDefinition:
         Canonical name (``"log_loss"``, ``"roc_auc"``, ...).
     check_params : callable
         ``check_params(**options) -> params`` (a dict), raising ``InvalidParameterError``
-        (``check_params(func, /, **options)`` where ``takes_caller``).
+        (``check_params(func, /, **options)`` where ``checks_caller``).
     prepare : callable
         ``prepare(params, *data, **data) -> batch``: the validated arrays of one batch
         (``prepare(params, *data, func=..., **data)`` where ``takes_caller``).
@@ -146,14 +144,19 @@ class MetricDefinition:
         where the options change them, in the order of ``prepare``'s (a ranking
         metric made with ``item_vectors=`` takes ``qrels, user_vectors, user_ids``);
         None where they are ``inputs``. See :meth:`arguments`.
-    takes_caller : bool, default=False
+    checks_caller : bool, default=False
         ``check_params`` takes ``func`` first, positional-only (the ranking
         definition, one for every ranking metric, takes the metric's string before
-        it), and ``prepare``, ``update``, ``update_into`` and ``finalize`` take the
-        keyword ``func``: the caller their errors and warnings name
+        it): the caller its errors name (``receval.metric('gauc')``,
+        ``receval.compute('gauc')``).
+    takes_caller : bool, default=False
+        ``prepare``, ``update``, ``update_into`` and ``finalize`` take the keyword
+        ``func``: the caller their errors and warnings name
         (``receval.metric('ndcg@10')``, ``receval.compute('ndcg@10')``,
         ``Accumulator.update of 'ndcg@10'``), as a state whose class sets
-        ``takes_caller`` is given it in a merge (:func:`joined`).
+        ``takes_caller`` is given it in a merge (:func:`joined`). A metric whose
+        steps' messages name its function (``gauc_score``) leaves it False:
+        :meth:`named_by` restates a batch's for the caller.
     """
 
     name: str
@@ -176,6 +179,7 @@ class MetricDefinition:
     left_out: Callable[[dict[str, Any], Any], dict[str, int]] | None = None
     splits_groups: bool = False
     update_inputs: Callable[[dict[str, Any]], tuple[str, ...] | None] | None = None
+    checks_caller: bool = False
     takes_caller: bool = False
 
     def arguments(self, params: dict[str, Any]) -> tuple[str, ...]:
@@ -269,7 +273,7 @@ class MetricDefinition:
         >>> params = gauc.check_params("f")
         >>> try:
         ...     with gauc.named_by("receval.compute('gauc')"):
-        ...         gauc.prepare(params, [0, 1, 2], [0.1, 0.2, 0.3], groups=[1, 1, 1], func="f")
+        ...         gauc.prepare(params, [0, 1, 2], [0.1, 0.2, 0.3], groups=[1, 1, 1])
         ... except ValueError as exc:
         ...     print(exc)
         receval.compute('gauc'): y_true must be binary. Got values [0, 1, 2]; pass pos_label ...
@@ -366,21 +370,6 @@ def register(defn: MetricDefinition) -> MetricDefinition:
 def always(params: dict[str, Any]) -> bool:
     """``scale_free`` of a metric whose value never depends on the scale of the weights."""
     return True
-
-
-def caller_ignored(step: Callable[..., Any]) -> Callable[..., Any]:
-    """A step (``prepare``, ``update``, ``update_into``, ``finalize``) of a definition that
-    takes the caller (``takes_caller``) whose own messages name the metric's function:
-    ``step`` taking the keyword ``func`` and leaving it out (where only ``check_params``
-    names the caller, as PCOC's and log loss's option messages do; a batch's checks are
-    restated for the caller by :meth:`MetricDefinition.named_by`); its name, module and
-    signature are ``step``'s."""
-
-    @wraps(step)
-    def taking(*args: Any, func: str, **kwargs: Any) -> Any:
-        return step(*args, **kwargs)
-
-    return taking
 
 
 def no_options() -> dict[str, Any]:

@@ -13,7 +13,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from .._parameters import CURVE_BINS
 from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
-from ..engine.metric import MetricDefinition, always, caller_ignored, data_columns, register
+from ..engine.metric import MetricDefinition, always, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import EXPONENT, check_loaded_state
 from ..engine.sums import ExactSum, ratio, scaled_by_shift
@@ -381,14 +381,14 @@ def expected_calibration_error(
 
 # ------------------------------------------------------------------ definitions
 # What receval.metric, receval.scan columns and Spark run: the exact click sums.
-def _finalize_pcoc(params: dict[str, Any], state: Any, *, func: str) -> float:
+def _finalize_pcoc(params: dict[str, Any], state: Any) -> float:
     if state.observed.value == 0:  # no click, or no row of positive weight
         why = "y_true has no click" if state.weight.value else NO_WEIGHT
         return warn_because("pcoc", "PCOC", why)
     return ratio(state.predicted, state.observed)  # weights near 1e308: scaled
 
 
-def _finalize_copc(params: dict[str, Any], state: Any, *, func: str) -> float:
+def _finalize_copc(params: dict[str, Any], state: Any) -> float:
     if state.predicted.value == 0:  # predictions of 0, or no row of positive weight
         why = "the predicted probabilities sum to 0" if state.weight.value else NO_WEIGHT
         return warn_because("copc", "COPC", why)
@@ -396,7 +396,7 @@ def _finalize_copc(params: dict[str, Any], state: Any, *, func: str) -> float:
 
 
 def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
-    """PCOC's or COPC's definition, which takes the caller (``takes_caller``): the option
+    """PCOC's or COPC's definition, which takes the caller (``checks_caller``): the option
     messages name it (``receval.compute('pcoc')``); a batch's checks and the warning of
     an undefined value name the metric, as every binary metric's do."""
 
@@ -411,14 +411,14 @@ def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
         MetricDefinition(
             name=name,
             check_params=check,
-            prepare=caller_ignored(recalibrating(totals_prepare(name, "y_prob"))),
-            update=caller_ignored(own["update"]),
-            update_into=caller_ignored(own["update_into"]),
+            prepare=recalibrating(totals_prepare(name, "y_prob")),
+            update=own["update"],
+            update_into=own["update_into"],
             update_plain=own["update_plain"],
             empty=totals_empty,
             finalize=finalize,
             scale_free=always,
-            takes_caller=True,
+            checks_caller=True,
         )
     )
 
@@ -574,6 +574,7 @@ ECE = register(
         empty=lambda params: CalibrationGaps(),
         finalize=_ece_finalize,
         scale_free=always,
+        checks_caller=True,
         takes_caller=True,
     )
 )

@@ -14,7 +14,7 @@ from .._kernels import compiled
 from ..data._lookup import distinct
 from ..engine.group_ids import Seen
 from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
-from ..engine.metric import MetricDefinition, caller_ignored, data_columns, register
+from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import run_definition
 from ..engine.states import plain_pair
@@ -732,16 +732,16 @@ GAUC = register(
     MetricDefinition(
         name="gauc",
         check_params=_gauc_params,
-        prepare=caller_ignored(_gauc_prepare),
-        update=caller_ignored(_gauc_update),
+        prepare=_gauc_prepare,
+        update=_gauc_update,
         empty=_gauc_empty,
-        finalize=caller_ignored(_gauc_finalize),
+        finalize=_gauc_finalize,
         one_partition=_gauc_one_call,
-        update_into=caller_ignored(_gauc_update_into),
+        update_into=_gauc_update_into,
         update_plain=_gauc_update_plain,
         grouped=_gauc_grouped,
         splits_groups=True,
-        takes_caller=True,  # the option messages name the caller (a batch's: MetricDefinition.add)
+        checks_caller=True,  # the option messages name the caller (a batch's: MetricDefinition.add)
     ),
 )
 
@@ -792,9 +792,9 @@ _GAUC_REPORT = MetricDefinition(
     higher_is_better=True,
     inputs=GAUC.inputs,
     check_params=_gauc_params,
-    prepare=caller_ignored(_gauc_prepare),
-    update=caller_ignored(_report_update),
+    prepare=_gauc_prepare,
+    update=_report_update,
     empty=lambda params: _Reports([]),
-    finalize=caller_ignored(_report_finalize),
-    takes_caller=True,
+    finalize=_report_finalize,
+    checks_caller=True,
 )

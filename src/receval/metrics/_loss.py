@@ -15,7 +15,6 @@ from ..data._lookup import distinct
 from ..engine.metric import (
     MetricDefinition,
     always,
-    caller_ignored,
     data_columns,
     no_options,
     register,
@@ -670,15 +669,15 @@ LOG_LOSS = register(
     MetricDefinition(
         name="log_loss",
         check_params=_check_log_loss,
-        prepare=caller_ignored(recalibrating(totals_prepare("log_loss", "y_pred"))),
-        update=caller_ignored(_LOSS_UPDATES["update"]),
-        update_into=caller_ignored(_LOSS_UPDATES["update_into"]),
+        prepare=recalibrating(totals_prepare("log_loss", "y_pred")),
+        update=_LOSS_UPDATES["update"],
+        update_into=_LOSS_UPDATES["update_into"],
         update_plain=_LOSS_UPDATES["update_plain"],
         empty=totals_empty,
-        finalize=caller_ignored(_finalize_log_loss),
+        finalize=_finalize_log_loss,
         scale_free=lambda params: bool(params["normalize"]),
         one_partition=_log_loss_one_call,
-        takes_caller=True,  # the option messages name the caller (a batch's: MetricDefinition.add)
+        checks_caller=True,  # the option messages name the caller (a batch's: MetricDefinition.add)
     ),
 )
 NORMALIZED_ENTROPY = register(

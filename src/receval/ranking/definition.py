@@ -318,6 +318,7 @@ RANKING = register(
         left_out=_ranking_left_out,
         update_inputs=_ranking_inputs,
         splits_groups=True,
+        checks_caller=True,
         takes_caller=True,
     )
 )

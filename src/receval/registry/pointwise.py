@@ -59,7 +59,7 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
         import importlib
         from dataclasses import replace
 
-        from ..engine.metric import DEFINITIONS, caller_ignored
+        from ..engine.metric import DEFINITIONS
         from ..engine.sources import run_definition
 
         importlib.import_module(entry.definition_path)  # it registers its definitions
@@ -71,9 +71,8 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
                  "sample_weight": sample_weight}  # fmt: skip
         columns = {name: given[name] for name in defn.inputs if name in given}
         # the definition's own path, its value with the counts of the groups left out
-        counts = caller_ignored(defn.grouped) if defn.takes_caller else defn.grouped
-        with_counts = replace(defn, finalize=counts, one_partition=None)
-        caller = (entry.function,) if defn.takes_caller else ()  # gauc's options name it
+        with_counts = replace(defn, finalize=defn.grouped, one_partition=None)
+        caller = (entry.function,) if defn.checks_caller else ()  # gauc's options name it
         params = defn.check_params(*caller, **args)
         result: tuple[float, dict[str, int], str] = run_definition(
             with_counts, params, columns, func=entry.function

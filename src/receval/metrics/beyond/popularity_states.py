@@ -87,9 +87,9 @@ def _options(func: str, options: dict[str, Any], allowed: set[str]) -> None:
 
 
 # ------------------------------------------------------------------ PopRSP, PopREO
-# Each definition takes the caller (``takes_caller``): receval.metric('pop_rsp') or
-# receval.compute('pop_rsp') in the option and finalize messages, the accumulator's
-# update (or compute) in a batch's.
+# Each definition takes the caller (``checks_caller``, ``takes_caller``):
+# receval.metric('pop_rsp') or receval.compute('pop_rsp') in the option and finalize
+# messages, the accumulator's update (or compute) in a batch's.
 def _parity(name: str) -> MetricDefinition:
     reo = name == "pop_reo"
 
@@ -123,6 +123,7 @@ def _parity(name: str) -> MetricDefinition:
         update=update,
         empty=lambda params: CountsState(),
         finalize=finalize,
+        checks_caller=True,
         takes_caller=True,
     )
 
@@ -158,6 +159,7 @@ def _exposure(name: str, finalize: Callable[..., float]) -> MetricDefinition:
         update=update,
         empty=lambda params: ExposureState(),
         finalize=finalize,
+        checks_caller=True,
         takes_caller=True,
     )
 

@@ -397,8 +397,9 @@ def _finalize_copc(params: dict[str, Any], state: Any) -> float:
 
 def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
     """PCOC's or COPC's definition, which takes the caller (``checks_caller``): the option
-    messages name it (``receval.compute('pcoc')``); a batch's checks and the warning of
-    an undefined value name the metric, as every binary metric's do."""
+    messages name it (``receval.compute('pcoc')``); a batch's checks name the metric's
+    function, which :meth:`MetricDefinition.add` words as the caller, as for every
+    binary metric; the warning of an undefined value names the metric."""
 
     def check(
         func: str, /, negative_sampling_rate: float = 1.0, pos_label: Any = None
@@ -511,7 +512,8 @@ class CalibrationGaps:
 def _ece_prepare(
     params: dict[str, Any], y_true: Any, y_prob: Any, sample_weight: Any = None, *, func: str
 ) -> Any:
-    # a batch's checks name the function, as every binary metric's do (not ``func``)
+    # a batch's checks name the function, as every binary metric's do: the definition's
+    # add words them as the caller (MetricDefinition.named_by)
     own = "expected_calibration_error"
     if len(v.as_1d(y_true, "y_true", own)) == 0:
         data_columns(own, ("y_true", y_true), ("y_prob", y_prob),

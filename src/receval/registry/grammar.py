@@ -350,8 +350,9 @@ def _parse(text: str, supplied: frozenset[str] | None) -> MetricSpec:
 
 def _parse_other(text: str, supplied: frozenset[str] | None) -> MetricSpec:
     """:func:`_parse` of a string that is not trec_eval's ``-m`` form."""
-    if objective(text) is not None:  # XGBoost's rank:ndcg, not CatBoost's Name:param
-        raise _unknown(text.strip().lower(), ranking=False)
+    trained = objective(text)  # XGBoost's rank:ndcg, not CatBoost's Name:param
+    if trained is not None:
+        raise _objective_refused(text.strip().lower(), *trained)
     catboost = catboost_metric(text)  # NDCG:top=10;type=Exp
     if catboost is not None:
         return parse_with(catboost, supplied)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from receval import Qrels, Run, evaluate
+from receval import Qrels, Run, evaluate, split
 from receval.data import _encode, _int_ids
 from receval.data._encode import factorize, int_runs
 from receval.data._lookup import lookup
@@ -280,6 +280,18 @@ def test_qrels_frames_without_a_grade_column_read_no_other_column_silently():
     alone = evaluate(pd.DataFrame(pairs), run, ["mrr"])  # user and item alone: grade 1
     assert alone.mean == {"mrr": 1.0}
     assert evaluate(pd.DataFrame({**pairs, "grade": [1, 0, 2]}), run, ["mrr"]).mean == read.mean
+
+
+def test_a_splits_test_frame_with_its_time_column_is_the_pairs_of_grade_1():
+    # a frame of user, item and timestamp (a split's test) was refused, its time column
+    # offered as the grades; a time column is never the grades
+    log = pd.DataFrame({"user": [1, 1, 1, 2, 2, 2], "item": [1, 2, 3, 1, 3, 4],
+                        "timestamp": [1, 2, 3, 1, 2, 3]})  # fmt: skip
+    test = split.leave_last_out(log).test
+    run = {1: {3: 0.9, 4: 0.1}, 2: {2: 0.8, 4: 0.3}}
+    assert list(test.columns) == ["user", "item", "timestamp"]
+    assert evaluate(test, run, ["mrr"]).mean == {"mrr": 0.75}
+    assert evaluate(test.rename(columns={"timestamp": "time"}), run, ["mrr"]).mean == {"mrr": 0.75}
 
 
 def test_file_format_argument_overrides_suffix(tmp_path):

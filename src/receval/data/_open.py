@@ -557,7 +557,8 @@ def check_gradeless(names: list[Any], argument: str, func: str) -> None:
     """Refuse qrels given as a frame without a ``grade`` column that holds columns beside
     ``user`` and ``item`` (``names``: its columns): its grades under another name
     (``relevance``, ``rating``) would be left unread, every pair read as of grade 1.
-    A frame of ``user`` and ``item`` alone is the pairs judged relevant, of grade 1.
+    A frame of ``user`` and ``item`` alone (and a time column: ``timestamp``, ``time``)
+    is the pairs judged relevant, of grade 1.
 
     Examples
     --------
@@ -567,7 +568,10 @@ def check_gradeless(names: list[Any], argument: str, func: str) -> None:
     ...
     receval.exceptions.InputValidationError: evaluate: qrels has no column 'grade' but ...
     """
-    others = [name for name in names if name not in ("user", "item")]
+    from ._times import TIME_NAMES  # NumPy: not at start-up
+
+    # a time column (a split's test frame) is never the grades
+    others = [name for name in names if name not in ("user", "item", *TIME_NAMES)]
     if others and "user" in names and "item" in names:
         from .._validation import format_values  # NumPy: not at start-up
 

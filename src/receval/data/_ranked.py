@@ -709,8 +709,8 @@ def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:
 def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
     """``qrels=`` of :func:`receval.evaluate` (or ``func``) as a :class:`Qrels`: a
     ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns ``user``, ``item`` and
-    ``grade``; of ``user`` and ``item`` alone, every row has grade 1) or a TREC, CSV or
-    Parquet file."""
+    ``grade``; of ``user`` and ``item`` alone, or with a time column, every row has
+    grade 1) or a TREC, CSV or Parquet file."""
     return _as_ranked(qrels, Qrels, "qrels", "grade", func)
 
 

@@ -85,8 +85,9 @@ def evaluate(
     ----------
     qrels : Qrels, dict, DataFrame, path or None
         Ground truth: ``{user: {item: grade}}``, a frame with columns
-        ``user``, ``item`` and ``grade`` (of ``user`` and ``item`` alone, every pair
-        has grade 1; other columns without ``grade`` are refused), or a
+        ``user``, ``item`` and ``grade`` (of ``user`` and ``item`` alone, or with a
+        time column such as a split's test, every pair has grade 1; other columns
+        without ``grade`` are refused), or a
         TREC/CSV/Parquet file. None when
         every metric is a beyond-accuracy one (``ils``, ``arp``, ...): the
         users are then the run's.

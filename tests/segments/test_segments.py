@@ -112,6 +112,37 @@ def test_options_go_to_the_metrics_that_take_them():
     assert "(all)" in repr(report)
 
 
+def test_each_metric_is_resolved_and_checked_once_for_every_segment(monkeypatch):
+    from receval import registry
+    from receval.engine import accumulator
+
+    calls: list[tuple[str, str]] = []
+    real_definition, real_params = registry.definition, accumulator.whole_group_params
+
+    def definition(name, *args):
+        calls.append(("definition", name))
+        return real_definition(name, *args)
+
+    def whole_group_params(defn, name, *args):
+        calls.append(("whole_group_params", name))
+        return real_params(defn, name, *args)
+
+    monkeypatch.setattr(registry, "definition", definition)
+    monkeypatch.setattr(accumulator, "whole_group_params", whole_group_params)
+    y, p, _, g = _rows(2, n=120)
+    by = np.arange(120) % 6
+    # gauc's named weighting is given as a keyword (an option that is also data)
+    report = rv.by_segment(["gauc", "log_loss"], y, p, by=by, groups=g, weighting="clicks")
+    assert len(report.segments) == 6
+    # once per metric, not once per segment and once for all the rows
+    steps = ("definition", "whole_group_params")
+    assert sorted(calls) == [(step, m) for step in steps for m in ("gauc", "log_loss")]
+    for i in range(6):
+        mask = by == i
+        got = report.values["gauc"][i]
+        assert got == rv.gauc_score(y[mask], p[mask], groups=g[mask], weighting="clicks")
+
+
 def test_by_segment_errors():
     y, p = [1, 0, 1], [0.9, 0.1, 0.3]
     with pytest.raises(InvalidParameterError, match="is a ranking metric"):

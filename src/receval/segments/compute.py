@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,9 @@ from ..exceptions import (
 from .report import SegmentReport, segment_codes, segment_rows
 
 __all__ = ["SegmentComparison", "SegmentReport", "by_segment", "compare_by_segment"]
+
+#: a metric's value on some rows, the counts of what it left out and why
+_Outcome = tuple[float, dict[str, int], str]
 
 
 def _check_in_memory(func: str, data: dict[str, Any]) -> None:
@@ -183,17 +186,18 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     skipped: dict[str, dict[str, np.ndarray]] = {}
     skipped_overall: dict[str, dict[str, int]] = {}
     why: dict[str, str] = {}
-    for m, (inputs, takes, run) in runners.items():
-        opts = {k: x for k, x in options.items() if takes(k)}
+    for m, (inputs, takes, bind) in runners.items():
         own = {k: x for k, x in kwargs.items() if k in inputs}
+        # the metric's definition and checked options, once for all the segments
+        run = bind(own, {k: x for k, x in options.items() if takes(k)})
         # all the rows first: the metric's own checks (a column shorter than y_true is
         # its same-length error, not an index out of a segment's rows)
         if n == 0:  # the metric's checks of its columns, then its function's refusal
             with warnings.catch_warnings():  # (an accumulator of no row is nan)
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
-                run(tuple(given), own, opts)
+                run(tuple(given), own)
             check_not_empty(n, inputs[0], func)
-        overall[m], left_out, rule = run(tuple(given), own, opts)
+        overall[m], left_out, rule = run(tuple(given), own)
         if left_out:
             skipped_overall[m], why[m] = left_out, rule
         out = np.empty(len(labels), dtype=np.float64)
@@ -204,7 +208,7 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
                 idx = order[bounds[i] : bounds[i + 1]]
                 part = tuple(rows(x, idx) for x in given)
                 try:
-                    out[i], left_out, _ = run(part, {k: rows(x, idx) for k, x in own.items()}, opts)
+                    out[i], left_out, _ = run(part, {k: rows(x, idx) for k, x in own.items()})
                 except InputValidationError as exc:  # at a row of the segment: of all rows
                     if exc.row is None:
                         raise
@@ -221,9 +225,11 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
 
 
 def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, Any]:
-    """``(data arguments, takes(option) -> bool, run(data, kwargs, options))`` of a metric,
+    """``(data arguments, takes(option) -> bool, bind(kwargs, options))`` of a metric,
     resolved by the registry: its engine definition (what receval.metric runs), else its
-    function; ``run`` returns the value, the counts of what the metric left out and why
+    function. ``bind`` resolves and checks the metric's options once (``kwargs``' option
+    values among them, the same for every segment) and returns ``run(data, kwargs)``, which
+    adds some rows and returns the value, the counts of what the metric left out and why
     (:meth:`receval.Accumulator.skipped`'s, ``{}`` and ``""`` for a function)."""
     from ..engine.accumulator import whole_group_params
     from ..engine.metric import is_option_value, without_no_weights
@@ -245,27 +251,33 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
     own = {p.name for p in entry.params}
     func = None if entry.definition_path else load(entry.function_path)
 
-    def run(
-        data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]
-    ) -> tuple[float, dict[str, int], str]:
+    def bind(
+        kwargs: dict[str, Any], options: dict[str, Any]
+    ) -> Callable[[tuple[Any, ...], dict[str, Any]], _Outcome]:
         if func is not None:
-            return float(func(*data, **kwargs, **dict(spec.args), **options)), {}, ""
+            args = dict(spec.args)
+            return lambda data, columns: (float(func(*data, **columns, **args, **options)), {}, "")
         # an option that is also a data argument (gauc's named weighting) makes the metric
         named = {k: x for k, x in kwargs.items() if k in own and is_option_value(x)}
         chosen = {**options, **named}
         defn = definition(name, chosen)
-        # a segment's rows in one update, its checks and messages naming by_segment
         params = whole_group_params(defn, name, chosen, "by_segment")
-        data_kwargs = without_no_weights(defn, {k: x for k, x in kwargs.items() if k not in named})
-        state = defn.add(params, None, data, data_kwargs, func="by_segment")
-        if defn.grouped is None:
-            value = defn.value(params, state, func="by_segment")
-            return float(getattr(value, "value", value)), {}, ""  # a binned AUC: no error bound
-        # the value with the groups it left out (gauc: one class), from one finalize
-        value, counts, why = defn.grouped(params, state)
-        return float(value), {k: int(n) for k, n in counts.items() if n is not None}, why
+        by_name = without_no_weights(defn, {k: x for k, x in kwargs.items() if k not in named})
 
-    return entry.inputs, own.__contains__, run
+        def run(data: tuple[Any, ...], columns: dict[str, Any]) -> _Outcome:
+            # some rows in one update, their checks and messages naming by_segment
+            keywords = {k: columns[k] for k in by_name}
+            state = defn.add(params, None, data, keywords, func="by_segment")
+            if defn.grouped is None:
+                value = defn.value(params, state, func="by_segment")
+                return float(getattr(value, "value", value)), {}, ""  # a binned AUC: no error bound
+            # the value with the groups it left out (gauc: one class), from one finalize
+            value, counts, why = defn.grouped(params, state)
+            return float(value), {k: int(n) for k, n in counts.items() if n is not None}, why
+
+        return run
+
+    return entry.inputs, own.__contains__, bind
 
 
 @dataclass(frozen=True)

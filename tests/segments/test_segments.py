@@ -143,6 +143,26 @@ def test_each_metric_is_resolved_and_checked_once_for_every_segment(monkeypatch)
         assert got == rv.gauc_score(y[mask], p[mask], groups=g[mask], weighting="clicks")
 
 
+def test_a_frame_column_is_made_an_array_once_for_every_segment(monkeypatch):
+    y, p, *_ = _rows(3, n=120)
+    by = np.arange(120) % 8
+    scores = pd.Series(p)
+    made: list[int] = []
+    real = pd.Series.__array__
+
+    def array(self, *args, **kwargs):
+        made.append(len(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pd.Series, "__array__", array)
+    report = rv.by_segment(["roc_auc", "log_loss"], y, scores, by=by)
+    # the whole column is read as an array once to cut the segments from, not once a
+    # segment and metric (8 x 2 before)
+    assert made == [120]
+    for i in range(8):
+        assert report.values["roc_auc"][i] == rv.roc_auc_score(y[by == i], p[by == i])
+
+
 def test_by_segment_errors():
     y, p = [1, 0, 1], [0.9, 0.1, 0.3]
     with pytest.raises(InvalidParameterError, match="is a ranking metric"):

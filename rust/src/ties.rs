@@ -74,6 +74,23 @@ pub fn hypergeometric(size: usize, r: usize, q: usize) -> (usize, Vec<f64>) {
     (lo, out)
 }
 
+/// The law of a sampled rank: row `i` holds, for `j = 0..=n`, the probability that `j`
+/// of `n` negatives drawn without replacement from the `size - 1` items other than one
+/// of full rank `r = first + i` lie among the `r - 1` ranked above it
+/// ([`hypergeometric`]`(size - 1, r - 1, n)`; 0 where `j` cannot be), for the ranks
+/// `first..=last` (`1 <= first <= last <= size`, `n < size`).
+pub fn sampled_rank_law(size: usize, n: usize, first: usize, last: usize) -> Vec<f64> {
+    use rayon::prelude::*;
+    let mut out = vec![0.0; (last + 1 - first) * (n + 1)];
+    crate::threads::install(|| {
+        out.par_chunks_mut(n + 1).enumerate().for_each(|(i, row)| {
+            let (lo, p) = hypergeometric(size - 1, first + i - 1, n);
+            row[lo..lo + p.len()].copy_from_slice(&p);
+        })
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +102,21 @@ mod tests {
         assert_eq!(tied_block_end(&scores, 2), 5);
         assert_eq!(tied_block_end(&scores, 3), 5);
         assert_eq!(tied_block_end(&scores, 5), 6);
+    }
+
+    #[test]
+    fn a_sampled_rank_law_is_the_hypergeometric_of_the_items_above() {
+        // 5 items, 2 negatives drawn of the 4 others; rank 3 has 2 above: C(2,j) C(2,2-j) / 6
+        let law = sampled_rank_law(5, 2, 1, 5);
+        assert_eq!(law.len(), 5 * 3);
+        assert_eq!(&law[0..3], &[1.0, 0.0, 0.0]); // rank 1: nothing above
+        for (j, want) in [1.0 / 6.0, 4.0 / 6.0, 1.0 / 6.0].iter().enumerate() {
+            assert!((law[2 * 3 + j] - want).abs() < 1e-15);
+        }
+        assert_eq!(&law[12..15], &[0.0, 0.0, 1.0]); // rank 5: every other item above
+                                                    // every negative drawn: the sampled rank is the full rank
+        let all = sampled_rank_law(4, 3, 2, 3);
+        assert_eq!(all, vec![0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
     }
 
     #[test]

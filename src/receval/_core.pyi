@@ -151,6 +151,7 @@ __all__ = [
     "rounded_sum",
     "row_dots",
     "runs",
+    "sampled_rank_law",
     "seen_rows",
     "shift_ids",
     "sign_flip_sums",
@@ -640,6 +641,7 @@ def shift_ids(
     anchor: int,
     out: NDArray[np.int32],
 ) -> tuple[bool, int, int]: ...
+def sampled_rank_law(size: int, n: int, first: int, last: int) -> NDArray[np.float64]: ...
 def sign_flip_sums(
     x: NDArray[np.float64], n_permutations: int, seed: Any, n_chunks: int
 ) -> NDArray[np.float64]: ...

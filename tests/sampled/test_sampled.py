@@ -72,17 +72,19 @@ def test_bv_spans_minimal_bias_and_the_posterior_mean(metric):
     )
 
 
-def test_hypergeometric_pmf_equals_the_exact_fractions():
+def test_the_law_of_sampled_ranks_equals_the_exact_fractions():
     # a catalogue of a million: log-gamma differences of its size lose ~20 bits (scipy's
-    # hypergeom.pmf is 2e-10 off here); running sums of logs stay within ~n ulps
+    # hypergeom.pmf is 2e-10 off here); the core's ratios of consecutive terms, from the
+    # mode, stay within a few n ulps
     from fractions import Fraction
     from math import comb
 
-    from receval.sampled.corrections import hypergeometric_pmf
+    from receval._core import sampled_rank_law
 
     n, size = 100, 10**6
     ranks = [1, 2, 50, 1000, 20000, 500000, size - 1, size]
-    got = hypergeometric_pmf(n, size, np.array(ranks, dtype=np.float64))
+    got = np.concatenate([sampled_rank_law(size, n, r, r) for r in ranks])
+    assert np.array_equal(sampled_rank_law(size, n, 999, 1001)[1], got[3])  # rows of a block
     for row, r in enumerate(ranks):
         for j in range(n + 1):
             exact = Fraction(comb(r - 1, j) * comb(size - r, n - j), comb(size - 1, n))

@@ -1,4 +1,5 @@
-//! Python bindings of the significance-test and bootstrap kernels (stats.rs).
+//! Python bindings of the statistical kernels: the significance tests and bootstrap
+//! (stats.rs) and the law of sampled ranks (ties.rs).
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -6,6 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::stats;
+use crate::ties;
 
 /// A seed as Python gives it: an int64 (a negative one wraps modulo 2^64)
 /// or a uint64.
@@ -111,8 +113,28 @@ fn bootstrap_means<'py>(
 }
 
 /// Add this family's functions to `receval._core`.
+/// The law of sampled ranks (`ties::sampled_rank_law`): shape (last - first + 1, n + 1).
+#[pyfunction]
+fn sampled_rank_law(
+    py: Python<'_>,
+    size: usize,
+    n: usize,
+    first: usize,
+    last: usize,
+) -> PyResult<Bound<'_, PyArray2<f64>>> {
+    if n >= size || first == 0 || first > last || last > size {
+        return Err(PyValueError::new_err(format!(
+            "sampled_rank_law needs n < size and 1 <= first <= last <= size; got n={n}, \
+             size={size}, first={first}, last={last}"
+        )));
+    }
+    let out = py.detach(|| ties::sampled_rank_law(size, n, first, last));
+    matrix(py, last + 1 - first, n + 1, out)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_flip_sums, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap_means, m)?)?;
+    m.add_function(wrap_pyfunction!(sampled_rank_law, m)?)?;
     Ok(())
 }

@@ -202,35 +202,17 @@ def _corrected(metric: str, n: int, size: int, correction: str, gamma: float) ->
     return sol
 
 
-def hypergeometric_pmf(n: int, size: int, r: np.ndarray) -> np.ndarray:
-    """``P(j | r)`` for ``j = 0..n`` (columns) and full ranks ``r`` (rows): the law of
-    the negatives among ``n`` drawn without replacement from the ``size - 1`` other
-    items that lie among the ``r - 1`` ranked above, ``scipy.stats.hypergeom.pmf(j,
-    size - 1, r - 1, n)``. Written as ``C(n, j) prod_{i<j} (r - 1 - i) prod_{i<n-j}
-    (size - r - i) / prod_{i<n} (size - 1 - i)``, each product a running sum of logs
-    (relative error about ``n`` ulps, where log-gamma differences of catalogue-sized
-    arguments lose ``log2(size)`` bits)."""
-    from scipy.special import gammaln
-
-    steps = np.arange(n, dtype=np.float64)
-    above = np.zeros((len(r), n + 1))
-    below = np.zeros((len(r), n + 1))
-    with np.errstate(divide="ignore"):  # log 0: a product past its last factor
-        np.cumsum(np.log(np.maximum(r[:, None] - 1.0 - steps, 0.0)), axis=1, out=above[:, 1:])
-        np.cumsum(np.log(np.maximum(size - r[:, None] - steps, 0.0)), axis=1, out=below[:, 1:])
-    j = np.arange(n + 1)
-    log_comb = gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
-    log_all = float(np.sum(np.log(size - 1.0 - steps)))
-    result: np.ndarray = np.exp(log_comb + above + below[:, ::-1] - log_all)
-    return result
-
-
 def _blocks(metric: str, n: int, size: int) -> Any:
-    """Blocks of rows of ``A`` (P(r~ - 1 = j | r)) with the metric at their ranks."""
+    """Blocks of rows of ``A`` (P(r~ - 1 = j | r): the hypergeometric law of the
+    negatives drawn among the ``r - 1`` items ranked above, from the core) with the
+    metric at their ranks."""
+    from .._core import sampled_rank_law
+
     rows = max(1, _CELLS // (n + 1))
     for start in range(1, size + 1, rows):
-        r = np.arange(start, min(size, start + rows - 1) + 1, dtype=np.float64)
-        yield hypergeometric_pmf(n, size, r), rank_metric(metric, r)
+        last = min(size, start + rows - 1)
+        r = np.arange(start, last + 1, dtype=np.float64)
+        yield sampled_rank_law(size, n, start, last), rank_metric(metric, r)
 
 
 # ------------------------------------------------------------------ per user

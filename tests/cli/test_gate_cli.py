@@ -4,6 +4,7 @@ the rules file and its overrides, and the guide's GitHub Actions workflow."""
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -473,3 +474,24 @@ def test_a_rules_written_weighting_wins_over_the_weighting_option(repo):
     values = [row["candidate_value"] for row in doc["rows"]]
     assert values == pytest.approx([by["impressions"], by["clicks"]], rel=1e-12)
     assert by["impressions"] != pytest.approx(by["clicks"], rel=1e-6)
+
+
+def test_geometric_means_take_a_relative_margin_and_are_tested_by_their_logarithms(repo):
+    # receval gate calls receval.gate: a margin of gm_map in its own units is refused,
+    # a share of the baseline's geometric mean is tested by the users' log ratios
+    bad = invoke(runner, "gate", *BETTER, "--rule", "gm_map=non_inferiority:0.01", code=2)
+    assert bad.stderr == (
+        "error: --rule 'gm_map=non_inferiority:0.01': relative must be true with a margin "
+        "above 0 on 'gm_map', a geometric mean over users: its non_inferiority rule tests "
+        "the users' logarithms, where a margin in the metric's units has no exact form. Got "
+        "False instead; give the margin as relative = true, a share of the baseline's "
+        "geometric mean (margin = 0.02: 2 %).\n"
+    )
+    result = invoke(runner, "gate", *BETTER, *FAST, "--rule", "gm_map=non_inferiority:2%",
+                    "-f", "json", code=0)  # fmt: skip
+    (row,) = json.loads(result.stdout)["rows"]
+    assert row["margin"] == pytest.approx(-math.log(0.98), rel=1e-15)
+    assert row["difference"] == pytest.approx(
+        math.log(row["candidate_value"] / row["baseline_value"]), abs=1e-12
+    )
+    assert "note: Geometric means over users (gm_map) are tested by the users' " in result.stderr

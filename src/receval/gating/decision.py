@@ -34,13 +34,15 @@ _FUNC = "gate"
 
 @dataclass
 class _Metric:
-    """One metric of every model: per-user values (``None`` for DeLong's ``roc_auc``)."""
+    """One metric of every model: per-user values (``None`` for DeLong's ``roc_auc``; a
+    geometric mean's: their logarithms, which it averages)."""
 
     higher: bool
     means: dict[str, float]
     values: dict[str, np.ndarray] | None = None
     weights: np.ndarray | None = None
     delong: tuple[np.ndarray, np.ndarray, dict[str, int], int] | None = None
+    geometric: bool = False
 
 
 def _named(models: Any, what: str, empty_ok: bool = False) -> dict[str, Any]:
@@ -50,11 +52,6 @@ def _named(models: Any, what: str, empty_ok: bool = False) -> dict[str, Any]:
         f"{_FUNC}: {what} must be a non-empty mapping {{name: run or scores}}. Got "
         f"{type(models).__name__ if not isinstance(models, Mapping) else 'an empty mapping'}."
     )
-
-
-#: The words of a ranking metric's aggregate over users that is no (weighted) mean of
-#: its per-user values, which the paired test of the mean difference would not test.
-_NO_MEAN = {"sum": "sum", "geometric": "geometric mean"}
 
 
 def _ranking(
@@ -68,16 +65,16 @@ def _ranking(
     """Each metric of every run, and each run's qrels users without a list and users
     not in the qrels; ``paired``: as for :func:`_pointwise`."""
     from ..data._ranked import as_qrels, as_run
+    from ..engine.totals import averaged_values
     from ..ranking.evaluation import evaluate
     from ..ranking.report import EvaluationReport
     from ..registry import ranking_spec
 
     specs = {m: ranking_spec(m, _FUNC) for m in metrics}
     for m, kind in paired.items():
-        mean = _NO_MEAN.get(specs[m].info.mean)
-        if mean is not None:
+        if specs[m].info.mean == "sum":
             raise InvalidParameterError(
-                f"{_FUNC}: {m!r} is a {mean} over users, not a mean, so the gate's paired "
+                f"{_FUNC}: {m!r} is a sum over users, not a mean, so the gate's paired "
                 f"test of the mean per-user difference does not test it, which a {kind} rule "
                 f"needs. Got rule={kind!r} on {m!r}; bound it with a floor or ceiling rule "
                 f"(its value against a threshold), or put the {kind} rule on a metric that "
@@ -92,15 +89,17 @@ def _ranking(
     order = unit_order(first.users)  # the users by id: the qrels' order changes nothing
     out = {}
     for m in metrics:
-        pooled = specs[m].info.mean == "pooled"  # weighs each user by its relevant items
+        mean = specs[m].info.mean
+        pooled = mean == "pooled"  # weighs each user by its relevant items
         out[m] = _Metric(
             higher=bool(specs[m].info.higher_is_better),
             means={name: float(rep.mean[m]) for name, rep in reports.items()},
-            values={
-                name: np.asarray(rep.values[m], dtype=np.float64)[order]
+            values={  # a geometric mean's: the logarithms it averages, as compare tests them
+                name: averaged_values(np.asarray(rep.values[m], dtype=np.float64)[order], mean)
                 for name, rep in reports.items()
             },
             weights=np.asarray(first._aux[m], dtype=np.float64)[order] if pooled else None,
+            geometric=mean == "geometric",
         )
     missing = {name: int(rep.n_users_missing) for name, rep in reports.items()}
     only = {name: int(rep.n_run_only_users) for name, rep in reports.items()}
@@ -297,9 +296,10 @@ def gate(
     ------
     InvalidParameterError
         A bad rule or setting; a non-inferiority or superiority rule on a
-        metric that is not a mean over users: a CTR metric such as ``pcoc``, a
-        ranking metric summed (``num_rel_ret``) or a geometric mean (``gm_map``)
-        over users (a floor or ceiling bounds it).
+        metric that is not a mean over users: a CTR metric such as ``pcoc`` or a
+        ranking metric summed over users (``num_rel_ret``; a floor or ceiling
+        bounds it); on a geometric mean (``gm_map``), a margin above 0 in the
+        metric's units, or a relative non-inferiority margin of 1 or more.
     InputValidationError
         Both or neither of ``qrels`` and ``y_true``; empty or overlapping names;
         bad data.
@@ -332,6 +332,22 @@ def gate(
     A relative margin is the margin times the baseline's absolute value; where
     that value is 0 or nan, a positive relative margin has no size, and its row
     fails, saying so, untested (not tested against a margin of 0).
+
+    A geometric mean over users (``gm_map``, ``gm_bpref``) is tested, as
+    :func:`receval.compare` tests it, by the logarithms it averages (values
+    floored at :data:`receval.engine.totals.GEOMETRIC_FLOOR`, as trec_eval
+    floors them): :math:`g_u` is the user's log ratio, whose mean is exactly
+    :math:`\\log(\\mathrm{GM}_c / \\mathrm{GM}_b)`, and a relative margin maps
+    exactly onto it: non-inferiority with margin :math:`d \\in [0, 1)`,
+    :math:`\\mathrm{GM}_c \\ge (1 - d)\\,\\mathrm{GM}_b`, is
+    :math:`\\bar g \\ge \\log(1 - d)` (:math:`\\delta = -\\log(1 - d)`), and
+    superiority with margin :math:`m`,
+    :math:`\\mathrm{GM}_c > (1 + m)\\,\\mathrm{GM}_b`, is
+    :math:`\\bar g > \\log(1 + m)`. A margin in the metric's units has no such
+    form and is refused (a margin of 0 is 0 either way). The row's
+    ``difference``, interval, effect size, ``margin`` and ``mde`` are then of
+    the logarithms, its values the geometric means, and the report's notes
+    say so.
 
     The one-sided p-value is that of the test's own one-sided test
     (:func:`receval.paired_pvalues` with ``alternative="less"`` or
@@ -437,11 +453,19 @@ def _decide(
     for j, (r, b, c) in enumerate(comps):
         t = table[r.metric]
         sign = 1.0 if t.higher else -1.0
-        # a share of a baseline's value of 0 (or nan) is no margin: the row is refused,
-        # not tested against a margin of 0
-        base = abs(t.means[b])
-        undefined = r.relative and r.margin > 0 and not base > 0
-        margin = math.nan if undefined else r.margin * base if r.relative and r.margin else r.margin
+        if t.geometric:
+            # a test of the logarithms: GM_c >= (1 - d) GM_b is a mean gain >= log(1 - d),
+            # GM_c > (1 + m) GM_b one > log1p(m), exactly (as_rule refused other margins)
+            step = r.margin if r.kind == "superiority" else -r.margin
+            undefined, margin = False, abs(math.log1p(sign * step))
+        else:
+            # a share of a baseline's value of 0 (or nan) is no margin: the row is refused,
+            # not tested against a margin of 0
+            base = abs(t.means[b])
+            undefined = r.relative and r.margin > 0 and not base > 0
+            margin = (
+                math.nan if undefined else r.margin * base if r.relative and r.margin else r.margin
+            )
         shift = 0.0 if undefined else margin if r.kind == "non_inferiority" else -margin
         info[j] = {"margin": margin, "shift": shift, "sign": sign, "undefined": undefined}
         if t.delong is not None:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from .._parameters import counted, verb
+from ..engine.totals import GEOMETRIC_FLOOR
+from ..registry import resolve
 from ..report.json_values import dumps, json_value
 from ..report.tables import format_p_value, markdown_escape
 
@@ -36,7 +38,9 @@ class GateRow:
     difference, ci_low, ci_high : float
         Paired mean of candidate minus baseline over the users both define,
         and its bootstrap interval at confidence ``1 - 2 alpha`` (DeLong's
-        normal interval for ``roc_auc``).
+        normal interval for ``roc_auc``); of a geometric mean (``gm_map``), the
+        mean of the users' log ratios, which the test tests (the log of the
+        ratio of the two geometric means).
     effect_size : float
         Cohen's d_z of the per-user differences (nan for ``roc_auc``).
     wins, ties, losses : int or None
@@ -51,11 +55,14 @@ class GateRow:
     p_value, p_adjusted : float
         One-sided p-value of the rule's hypothesis, and after the correction.
     margin : float
-        The margin in the metric's units (a relative margin times the baseline's
-        value; nan where that value is 0 or nan, which gives a relative margin no size).
+        The margin in the units of ``difference``: the metric's (a relative margin
+        times the baseline's value; nan where that value is 0 or nan, which gives a
+        relative margin no size), or for a geometric mean the logarithms'
+        (``-log(1 - d)`` for a relative non-inferiority margin ``d``, ``log1p(m)``
+        for a relative superiority margin ``m``).
     mde : float
-        Minimum detectable effect at the gate's alpha and power (inf: no
-        difference could be significant with these users).
+        Minimum detectable effect at the gate's alpha and power, in the units of
+        ``difference`` (inf: no difference could be significant with these users).
     verdict : {"pass", "fail", "inconclusive"}
     reason : str
         Why, in words.
@@ -147,11 +154,22 @@ class GateReport:
 
     def notes(self) -> list[str]:
         """What the reader must know: the test and correction (:meth:`test_note`),
-        inconclusive rows, rows whose relative margin has no size, users left out
-        (of a paired test, without a list in a run, not in the qrels)."""
+        geometric means tested by their logarithms, inconclusive rows, rows whose
+        relative margin has no size, users left out (of a paired test, without a
+        list in a run, not in the qrels)."""
         cfg = self.config
         test = self.test_note()
         out = [] if test is None else [test]
+        logs = [m for m in dict.fromkeys(r.metric for r in self.rows if r.baseline is not None)
+                if resolve(m).info.mean == "geometric"]  # fmt: skip
+        if logs:
+            out.append(
+                f"Geometric means over users ({', '.join(logs)}) are tested by the users' "
+                f"logarithms (values floored at {GEOMETRIC_FLOOR:g}): their difference, "
+                f"interval, effect size, margin and MDE are of log ratios (exp(difference) is "
+                f"the ratio of the geometric means; a relative margin d is -log(1 - d), "
+                f"log(1 + d) in a superiority rule)."
+            )
         if self.counts()["inconclusive"]:
             counts = "fail" if cfg.inconclusive == "fail" else "pass"
             out.append(

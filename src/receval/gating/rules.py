@@ -39,7 +39,9 @@ class GateRule:
         its value is at least / at most ``threshold``.
     margin : float, default=0.0
         The margin of the two comparative rules, in the metric's units, or a
-        fraction of the baseline's value when ``relative``.
+        fraction of the baseline's value when ``relative``; a geometric mean
+        over users (``gm_map``) takes a fraction (below 1 in a non-inferiority
+        rule) or 0 only, as its test is of the users' logarithms.
     relative : bool, default=False
         Read ``margin`` as a fraction of the baseline's value (0.02: 2 %).
     threshold : float or None, default=None
@@ -122,7 +124,9 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     InvalidParameterError
         An unknown key or kind, a metric string the registry does not read (an
         unknown metric, a bad parameter), a margin that is not a non-negative
-        number, a threshold missing from a bound (or not finite) or given to a comparison.
+        number, a threshold missing from a bound (or not finite) or given to a
+        comparison, a margin above 0 in the metric's units (``relative`` false) or a
+        relative non-inferiority margin of 1 or more on a geometric mean (``gm_map``).
 
     Examples
     --------
@@ -153,7 +157,7 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     if not isinstance(metric, str) or not metric:
         raise _fail(f"{where}.metric", "a metric string, e.g. 'ndcg@10'", metric)
     try:  # the registry's reading: an unknown name with the closest one, a bad k, ...
-        resolve(metric)
+        info = resolve(metric).info
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{where}.metric: {exc}") from None
     kind = fields.get("rule")
@@ -170,6 +174,9 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
     relative = fields.get("relative", False)
     if not isinstance(relative, bool):
         raise _fail(f"{where}.relative", "true or false", relative)
+    if info.mean == "geometric" and kind in ("non_inferiority", "superiority"):
+        higher = bool(info.higher_is_better)
+        _check_geometric_margin(where, metric, str(kind), margin, relative, higher)
     threshold = fields.get("threshold")
     bound = kind in ("floor", "ceiling")
     if bound:
@@ -198,6 +205,34 @@ def as_rule(rule: GateRule | Mapping[str, Any], where: str = "rules[0]") -> Gate
             "use margin, or rule = 'floor' or 'ceiling'",
         )
     return GateRule(metric, str(kind), float(margin), relative, threshold)
+
+
+def _check_geometric_margin(
+    where: str, metric: str, kind: str, margin: numbers.Real, relative: bool, higher: bool
+) -> None:
+    """Refuse a margin that a comparison of a geometric mean (``gm_map``) cannot test
+    exactly: its test is of the users' logarithms, where a share of the baseline's
+    geometric mean is a margin (``log(1 - margin)``, ``log1p(margin)``) and a margin in
+    the metric's units is none; a share that lets the geometric mean fall to 0 or below
+    has no logarithm."""
+    if float(margin) > 0 and not relative:
+        raise _fail(
+            f"{where}.relative",
+            f"true with a margin above 0 on {metric!r}, a geometric mean over users: its "
+            f"{kind} rule tests the users' logarithms, where a margin in the metric's units "
+            f"has no exact form",
+            relative,
+            "give the margin as relative = true, a share of the baseline's geometric mean "
+            "(margin = 0.02: 2 %)",
+        )
+    if relative and float(margin) >= 1 and (kind == "non_inferiority") == higher:
+        raise _fail(
+            f"{where}.margin",
+            f"below 1 in a {kind} rule on {metric!r} with relative = true (a share of the "
+            f"baseline's geometric mean, which a share of 1 would let fall to 0)",
+            margin,
+            "e.g. margin = 0.05 for 5 %",
+        )
 
 
 def as_rules(

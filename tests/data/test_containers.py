@@ -265,7 +265,7 @@ def test_qrels_frames_without_a_grade_column_read_no_other_column_silently():
     run = {1: {1: 1.0}, 2: {2: 1.0, 3: 0.5}}
     pairs = {"user": [1, 2, 2], "item": [1, 2, 3]}
     said = (
-        "evaluate: qrels has no column 'grade' but has ['relevance'] beside user and item, "
+        "evaluate: qrels: no column 'grade' but has ['relevance'] beside user and item, "
         "which would be left unread (every pair of grade 1); pass qrels=receval.Qrels."
         "from_frame(qrels, grade='relevance') if that column holds the grades, or grade=None "
         "to give every pair grade 1."
@@ -292,6 +292,54 @@ def test_a_splits_test_frame_with_its_time_column_is_the_pairs_of_grade_1():
     assert list(test.columns) == ["user", "item", "timestamp"]
     assert evaluate(test, run, ["mrr"]).mean == {"mrr": 0.75}
     assert evaluate(test.rename(columns={"timestamp": "time"}), run, ["mrr"]).mean == {"mrr": 0.75}
+
+
+def _write(frame: pd.DataFrame, path) -> str:
+    if str(path).endswith(".parquet"):
+        frame.to_parquet(path)
+    else:
+        frame.to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_qrels_files_of_user_item_and_time_are_the_pairs_of_grade_1(tmp_path, suffix):
+    # a file of user, item and timestamp (a split's test written out) was refused,
+    # "no column 'grade'", though the same frame read as the pairs of grade 1
+    pairs = pd.DataFrame({"user": [1, 2, 2], "item": [1, 2, 3], "timestamp": [5, 6, 7]})
+    run = {1: {1: 1.0}, 2: {3: 1.0, 2: 0.5}}
+    for frame in (pairs, pairs.rename(columns={"timestamp": "time"}), pairs[["user", "item"]]):
+        path = _write(frame, tmp_path / f"qrels{suffix}")
+        assert Qrels.from_file(path).to_dict() == {1: {1: 1}, 2: {2: 1, 3: 1}}
+        assert evaluate(path, run, ["mrr"]).mean == evaluate(frame, run, ["mrr"]).mean
+    named = _write(pairs.rename(columns={"user": "u", "item": "i"}), tmp_path / f"n{suffix}")
+    assert Qrels.from_file(named, user="u", item="i").to_dict() == {1: {1: 1}, 2: {2: 1, 3: 1}}
+    graded = _write(pairs.assign(grade=[2, 0, 1]), tmp_path / f"graded{suffix}")
+    assert Qrels.from_file(graded).to_dict() == {1: {1: 2}, 2: {2: 0, 3: 1}}
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_qrels_files_with_another_column_and_no_grade_are_refused_with_the_fix(tmp_path, suffix):
+    # such a file was refused with no fix ("no column 'grade'. Got columns [...]")
+    frame = pd.DataFrame({"user": [1, 2], "item": [1, 2], "rating": [4, 1], "time": [5, 6]})
+    path = _write(frame, tmp_path / f"qrels{suffix}")
+    said = (
+        f"{path}: no column 'grade' but has ['rating'] beside user and item, which would be "
+        f"left unread (every pair of grade 1); pass {{}}grade='rating'{{}} if that column holds "
+        f"the grades, or grade=None to give every pair grade 1."
+    )
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_file(path)
+    assert str(info.value) == said.format("", "")
+    with pytest.raises(InputValidationError) as info:
+        evaluate(path, {1: {1: 1.0}}, ["mrr"])
+    read = "qrels=receval.Qrels.from_file(path, "
+    assert str(info.value) == "evaluate: qrels: " + said.format(read, ")")
+    assert Qrels.from_file(path, grade="rating").to_dict() == {1: {1: 4}, 2: {2: 1}}
+    assert Qrels.from_file(path, grade=None).to_dict() == {1: {1: 1}, 2: {2: 1}}
+    # a grade column named, and missing, is still the error it was
+    with pytest.raises(InputValidationError, match=r": no column 'relevance'\. Got columns"):
+        Qrels.from_file(path, grade="relevance")
 
 
 def test_file_format_argument_overrides_suffix(tmp_path):

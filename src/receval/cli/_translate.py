@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from ..conventions import CHOICES
+from ..data._open import EVERY_PAIR_GRADE_1
 
 __all__ = ["OPTIONS", "audit_in_cli_words", "by_suffix", "cli_text"]
 
@@ -72,6 +73,7 @@ OPTIONS: dict[str, str] = {
     "family": "--family",
     "user": "--user COL",
     "item": "--item COL",
+    "grade": "--grade COL",
 }
 
 #: The option of a parameter whose name is another option's in other functions
@@ -106,6 +108,11 @@ _WORDS: dict[str | None, dict[str, str]] = {
 #: The commands that read a table file's format from its suffix alone (no
 #: ``--input-format``): a fix passing ``file_format=`` is the file's name there.
 _SUFFIX_ONLY = frozenset({"audit", "split"})
+
+#: The fix of a qrels file read without its grade column, every pair of grade 1.
+_EVERY_PAIR_GRADE_1 = (
+    "keep only the user, item and time columns in the file to give every pair grade 1"
+)
 
 #: The command of a library function a fix names (the audit's findings).
 _FUNCTIONS = {
@@ -220,6 +227,8 @@ def cli_text(text: str, command: str | None = None) -> str:
     if command is not None:  # the command reads its file with a scan of its own
         text = re.sub(r"^scan: ", "", text)
     text = _REFUSED.sub(lambda match: _refused(match, command), text)
+    # qrels read without their grade column: no option says so, the file's columns do
+    text = text.replace(EVERY_PAIR_GRADE_1, _EVERY_PAIR_GRADE_1)
     for function, command_words in _FUNCTIONS.items():
         text = text.replace(function, command_words)
     text = _PARAMETER.sub(_parameter, text)

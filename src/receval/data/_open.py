@@ -15,6 +15,7 @@ from typing import Any
 from ..exceptions import InputValidationError
 
 __all__ = [
+    "EVERY_PAIR_GRADE_1",
     "CountingFile",
     "arrow_input",
     "check_file",
@@ -24,6 +25,7 @@ __all__ = [
     "file_error",
     "given_frame_fix",
     "given_path_fix",
+    "gradeless",
     "header_not_utf8",
     "is_parquet",
     "is_stream",
@@ -503,11 +505,17 @@ def infer_format(path: str) -> str | None:
 _FORMATS_FIX = re.compile(r"pass file_format='(\w+)'((?:, '\w+')* or '\w+')")
 _FORMAT_FIX = re.compile(r"pass file_format='(\w+)'(?: \(or name the file \.\w+\))?")
 
+#: The fix that names a column of a reader (:func:`receval.data.io.check_columns`:
+#: ``'<column name>'``; :func:`gradeless`: the column of the grades)
+_COLUMN_FIX = re.compile(r"pass (user|item|grade|score|rank)=('[^']*')")
+
 
 def given_path_fix(message: str, reader: str) -> str:
     """``message``, a reader's error, for a file given by its path to a function that
-    takes no ``file_format``: its fix names the file by its format's suffix, or passes
-    the file read by ``reader`` (e.g. ``qrels=receval.Qrels.from_file``) with it.
+    takes no ``file_format`` nor column names: its fix names the file by its format's
+    suffix, or passes the file read by ``reader`` (e.g. ``qrels=receval.Qrels.from_file``)
+    with it, and a fix that names a column (``pass grade='rating'``) passes the file read
+    with that column.
 
     Examples
     --------
@@ -518,6 +526,8 @@ def given_path_fix(message: str, reader: str) -> str:
     >>> print(given_path_fix("format of 'q'; pass file_format='csv', 'tsv' or 'trec'.", reader))
     format of 'q'; name the file .csv, .tsv or .trec, or pass
     qrels=receval.Qrels.from_file(path, file_format='csv') (or 'tsv' or 'trec').
+    >>> print(given_path_fix("q.csv: no column 'grade' but ...; pass grade='rating'.", reader))
+    q.csv: no column 'grade' but ...; pass qrels=receval.Qrels.from_file(path, grade='rating').
     """
     read = f"pass {reader}(path, file_format="
 
@@ -527,11 +537,8 @@ def given_path_fix(message: str, reader: str) -> str:
         return f"name the file {suffixes}, or {read}'{match[1]}') (or {others})"
 
     text = _FORMATS_FIX.sub(choice, message)
+    text = _COLUMN_FIX.sub(rf"pass {reader}(path, \1=\2)", text)
     return _FORMAT_FIX.sub(lambda m: f"name the file .{m[1]} or {read}'{m[1]}')", text)
-
-
-#: The fix of :func:`receval.data.io.check_columns` for a column named otherwise
-_COLUMN_FIX = re.compile(r"pass (\w+)=('<column name>')")
 
 
 def given_frame_fix(error: InputValidationError, argument: str, kind: type) -> InputValidationError:
@@ -553,35 +560,46 @@ def given_frame_fix(error: InputValidationError, argument: str, kind: type) -> I
     return error if text == str(error) else InputValidationError(text, row=error.row)
 
 
-def check_gradeless(names: list[Any], argument: str, func: str) -> None:
-    """Refuse qrels given as a frame without a ``grade`` column that holds columns beside
-    ``user`` and ``item`` (``names``: its columns): its grades under another name
-    (``relevance``, ``rating``) would be left unread, every pair read as of grade 1.
-    A frame of ``user`` and ``item`` alone (and a time column: ``timestamp``, ``time``)
-    is the pairs judged relevant, of grade 1.
+#: The fix of qrels read without their grade column, every pair of grade 1 (the
+#: command line, which has no such option, words it otherwise)
+EVERY_PAIR_GRADE_1 = "grade=None to give every pair grade 1"
+
+
+def gradeless(names: Sequence[Any], where: str, user: str = "user", item: str = "item") -> bool:
+    """Whether qrels of the columns ``names`` have no ``grade`` column, and so are the
+    pairs judged relevant, each of grade 1: a frame or file of ``user`` and ``item``
+    alone, or with a time column (a split's test: ``timestamp``, ``time``). Refuse
+    them, with ``where`` (the reader, the file) in front, when they hold another
+    column: their grades under another name (``relevance``, ``rating``) would be left
+    unread, every pair read as of grade 1. Qrels without ``user`` or ``item`` are left
+    to their reader, which names the column missing.
 
     Examples
     --------
-    >>> check_gradeless(["user", "item"], "qrels", "evaluate")  # the pairs, of grade 1
-    >>> check_gradeless(["user", "item", "relevance"], "qrels", "evaluate")
+    >>> gradeless(["user", "item", "grade"], "Qrels")
+    False
+    >>> gradeless(["user", "item", "timestamp"], "Qrels")  # the pairs, of grade 1
+    True
+    >>> gradeless(["user", "item", "relevance"], "q.csv")
     Traceback (most recent call last):
     ...
-    receval.exceptions.InputValidationError: evaluate: qrels has no column 'grade' but ...
+    receval.exceptions.InputValidationError: q.csv: no column 'grade' but has ...
     """
+    if "grade" in names:
+        return False
     from ._times import TIME_NAMES  # NumPy: not at start-up
 
-    # a time column (a split's test frame) is never the grades
-    others = [name for name in names if name not in ("user", "item", *TIME_NAMES)]
-    if others and "user" in names and "item" in names:
+    # a time column (a split's test) is never the grades
+    others = [str(name) for name in names if name not in (user, item, *TIME_NAMES)]
+    if others and user in names and item in names:
         from .._validation import format_values  # NumPy: not at start-up
 
         raise InputValidationError(
-            f"{func}: {argument} has no column 'grade' but has "
-            f"{format_values([str(x) for x in others])} beside user and item, which would "
-            f"be left unread (every pair of grade 1); pass {argument}=receval.Qrels."
-            f"from_frame({argument}, grade={str(others[0])!r}) if that column holds the "
-            f"grades, or grade=None to give every pair grade 1."
+            f"{where}: no column 'grade' but has {format_values(others)} beside user and "
+            f"item, which would be left unread (every pair of grade 1); pass "
+            f"grade={others[0]!r} if that column holds the grades, or {EVERY_PAIR_GRADE_1}."
         )
+    return True
 
 
 def read_given(kind: Any, path: str | os.PathLike[str], argument: str, func: str) -> Any:

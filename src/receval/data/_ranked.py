@@ -22,7 +22,7 @@ from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import distinct, lookup_ids
-from ._open import check_gradeless, given_frame_fix, read_given
+from ._open import given_frame_fix, gradeless, read_given
 from ._strings import ids_to_numpy
 
 
@@ -283,11 +283,21 @@ class Qrels(_RankedBase):
         grade: str | None = "grade",
         file_format: str | None = None,
     ) -> Qrels:
-        """From a TREC, CSV, TSV or Parquet file (format from the suffix unless given)."""
+        """From a TREC, CSV, TSV or Parquet file (format from the suffix unless given).
+
+        A table file without the column ``grade`` (the default name) that holds ``user``
+        and ``item`` alone, or with a time column (``timestamp``, ``time``: a split's
+        test), is the pairs judged relevant, each of grade 1; one with another column
+        is refused (its grades would be left unread): name that column with ``grade=``,
+        or pass ``grade=None``.
+        """
         fmt = file_format or io.infer_format(os.fspath(path))
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
                 return cls._read_trec(path, tables=True)
+            if grade == "grade" and fmt in ("csv", "tsv", "parquet"):
+                header = io.table_columns(path, fmt)
+                grade = None if gradeless(header, os.fspath(path), user, item) else grade
             if fmt == "parquet" and os.path.exists(os.fspath(path)):
                 names = [c for c in (user, item, grade) if c is not None]
                 source = io.ParquetColumns(os.fspath(path), names)
@@ -709,8 +719,8 @@ def _flatten(data: Any, func: str) -> tuple[list[Any], list[Any], list[Any]]:
 def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
     """``qrels=`` of :func:`receval.evaluate` (or ``func``) as a :class:`Qrels`: a
     ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns ``user``, ``item`` and
-    ``grade``; of ``user`` and ``item`` alone, or with a time column, every row has
-    grade 1) or a TREC, CSV or Parquet file."""
+    ``grade``) or a TREC, CSV or Parquet file (a frame or file of ``user`` and ``item``
+    alone, or with a time column, has grade 1 in every row: :func:`gradeless`)."""
     return _as_ranked(qrels, Qrels, "qrels", "grade", func)
 
 
@@ -739,12 +749,9 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
         if not io.is_frame(data):
             read: _Ranked = read_given(kind, data, argument, func)
             return read
-        # qrels of user and item alone: the judged pairs, each of grade 1
-        names = io.column_names(data)
-        gradeless = kind is Qrels and value not in names
-        if gradeless:
-            check_gradeless(names, argument, func)
-        options: dict[str, Any] = {"grade": None} if gradeless else {}
+        # qrels of user and item alone (and a time): the judged pairs, each of grade 1
+        pairs = kind is Qrels and gradeless(io.column_names(data), kind._func)
+        options: dict[str, Any] = {"grade": None} if pairs else {}
         return kind.from_frame(data, **options)
     except InputValidationError as exc:  # the reader's "Run: ...", "Run.from_dict: ..."
         renamed = exc.named_reader(kind._func, f"{func}: {argument}: ")

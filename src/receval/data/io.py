@@ -287,12 +287,10 @@ def read_table(
     as written, ``NA``, ``null`` and ``NaN`` included; only an empty field is a
     missing id, an error at its line.
     """
-    import pyarrow as pa
-
     path = os.fspath(path)
     fmt = file_format or infer_format(path)
     check_file(path)
-    try:
+    with _table_errors(path, fmt):
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
@@ -303,6 +301,33 @@ def read_table(
                 return file.read(columns=list(columns))
         if fmt in ("csv", "tsv"):
             return read_csv(path, columns, fmt, id_columns, encode_ids)
+    raise InputValidationError(
+        f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
+        f"or 'trec'."
+    )
+
+
+def table_columns(path: str | os.PathLike[str], fmt: str) -> list[str]:
+    """The names of the columns of a CSV or TSV file (its header) or a Parquet file
+    (its schema), ``fmt``; a file that cannot be read so is an error, as
+    :func:`read_table` says it."""
+    path = os.fspath(path)
+    check_file(path)
+    if fmt == "parquet":  # a pipe named so, as its reader does
+        return list(ParquetColumns(path, ()).schema.names)
+    with _table_errors(path, fmt):
+        names = csv_header(path, fmt)
+    return names
+
+
+@contextmanager
+def _table_errors(path: str, fmt: str | None) -> Iterator[None]:
+    """Arrow's and the file's errors while a table file (``fmt``) is read, as errors
+    that name the file, with the fix where there is one."""
+    import pyarrow as pa
+
+    try:
+        yield
     except pa.ArrowInvalid as exc:
         if fmt == "parquet":
             raise not_parquet(path, exc) from exc
@@ -314,10 +339,6 @@ def read_table(
         raise InputValidationError(f"{path}: cannot be read: {sentence(exc)}") from exc
     except UnicodeDecodeError as exc:
         raise header_not_utf8(path, exc) from exc
-    raise InputValidationError(
-        f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
-        f"or 'trec'."
-    )
 
 
 # read Parquet columns with polars when it is installed (faster); pyarrow otherwise

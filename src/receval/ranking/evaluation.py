@@ -85,10 +85,10 @@ def evaluate(
     ----------
     qrels : Qrels, dict, DataFrame, path or None
         Ground truth: ``{user: {item: grade}}``, a frame with columns
-        ``user``, ``item`` and ``grade`` (of ``user`` and ``item`` alone, or with a
-        time column such as a split's test, every pair has grade 1; other columns
-        without ``grade`` are refused), or a
-        TREC/CSV/Parquet file. None when
+        ``user``, ``item`` and ``grade``, or a TREC/CSV/Parquet file (a frame or
+        CSV/Parquet file of ``user`` and ``item`` alone, or with a time column such
+        as a split's test, is the pairs of grade 1; other columns without ``grade``
+        are refused). None when
         every metric is a beyond-accuracy one (``ils``, ``arp``, ...): the
         users are then the run's.
     run : Run, dict, DataFrame, path, Scan or ScanRun

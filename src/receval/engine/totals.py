@@ -32,6 +32,7 @@ import numpy as np
 from .. import _validation as v
 from .._kernels import compiled
 from ..exceptions import InputValidationError
+from ..registry.trec_eval import GEOMETRIC_FLOOR
 from .kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from .metric import data_columns, second_and_weight
 from .rounding import ROUNDING, RoundedWeights
@@ -543,9 +544,6 @@ def group_totals(
 
 
 # ------------------------------------------------------------------ means over users
-#: trec_eval's floor of a value before its logarithm in a geometric mean (gm_map, gm_bpref)
-GEOMETRIC_FLOOR = 1e-5
-
 #: How the users' values of a metric combine (the registry's ``mean``): ``"users"`` the
 #: mean, ``"pooled"`` the ratio of the sums of numerators and denominators, ``"sum"``
 #: the sum (counts), ``"geometric"`` the geometric mean of the values floored at

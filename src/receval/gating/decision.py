@@ -335,7 +335,7 @@ def gate(
 
     A geometric mean over users (``gm_map``, ``gm_bpref``) is tested, as
     :func:`receval.compare` tests it, by the logarithms it averages (values
-    floored at :data:`receval.engine.totals.GEOMETRIC_FLOOR`, as trec_eval
+    floored at :data:`receval.registry.trec_eval.GEOMETRIC_FLOOR`, as trec_eval
     floors them): :math:`g_u` is the user's log ratio, whose mean is exactly
     :math:`\\log(\\mathrm{GM}_c / \\mathrm{GM}_b)`, and a relative margin maps
     exactly onto it: non-inferiority with margin :math:`d \\in [0, 1)`,

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from .._parameters import counted, verb
-from ..engine.totals import GEOMETRIC_FLOOR
 from ..registry import resolve
+from ..registry.trec_eval import GEOMETRIC_FLOOR
 from ..report.json_values import dumps, json_value
 from ..report.tables import format_p_value, markdown_escape
 

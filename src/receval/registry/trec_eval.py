@@ -22,7 +22,11 @@ from .._parameters import counted
 from ..exceptions import InvalidParameterError
 from .kinds import kind_of
 
+#: trec_eval's floor of a value before its logarithm in a geometric mean (gm_map, gm_bpref)
+GEOMETRIC_FLOOR = 1e-5
+
 __all__ = [
+    "GEOMETRIC_FLOOR",
     "GROUP_FIELDS",
     "GROUP_MEASURES",
     "MEASURES",

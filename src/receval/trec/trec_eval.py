@@ -55,6 +55,7 @@ from ..exceptions import (
     RecevalError,
 )
 from ..registry.trec_eval import (
+    GEOMETRIC_FLOOR,
     GROUP_FIELDS,
     GROUP_MEASURES,
     MEASURES,
@@ -657,8 +658,8 @@ def _lines(
         col = t.columns[v.name][:n]
         if zscores is not None:
             if v.measure.name.startswith("gm_"):
-                # trec_eval keeps log(max(value, 1e-5)) per query, then exp of the mean
-                col = [math.log(max(x, 1e-5)) for x in col]
+                # trec_eval keeps log(max(value, GEOMETRIC_FLOOR)) per query, then exp of the mean
+                col = [math.log(max(x, GEOMETRIC_FLOOR)) for x in col]
             col = [_zscore(zscores, qid, v.name, x) for qid, x in zip(evaluated, col, strict=True)]
         per_user[v.name] = col
     blocks: list[str] = []
@@ -690,7 +691,7 @@ def _lines(
                 # query order, then divides (sums the counts; gm_*: exp of the mean log)
                 col = per_user[v.name]
                 if zscores is None and name.startswith("gm_"):
-                    col = [math.log(max(x, 1e-5)) for x in col]
+                    col = [math.log(max(x, GEOMETRIC_FLOOR)) for x in col]
                 # left to right, as trec_eval's loop (sum() compensates)
                 total = functools.reduce(operator.add, col)
                 if kind != "count":

@@ -177,6 +177,25 @@ def test_by_segment_errors():
         rv.by_segment([], y, p, by=[1, 1, 2])
 
 
+@pytest.mark.parametrize(
+    "name, args, kwargs",
+    [("roc_auc", ([1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4], [1] * 4, [2] * 4), {}),
+     ("roc_auc", ([1, 0, 1, 0],), {}),
+     ("gauc", ([1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4]), {}),
+     ("gauc", ([1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4], [1, 1, 2, 2]), {"groups": [1, 1, 2, 2]})],
+)  # fmt: skip
+def test_data_arguments_are_refused_as_compute_refuses_them(name, args, kwargs):
+    # before: Python's TypeError of the metric's prepare ("counts_prepare.<locals>.prepare()
+    # takes from 3 to 4 positional arguments but 5 were given")
+    with pytest.raises(InvalidParameterError) as compute_said:
+        rv.compute(name, *args, **kwargs)
+    with pytest.raises(InvalidParameterError) as said:
+        rv.by_segment(name, *args, by=[0, 0, 1, 1], **kwargs)
+    assert str(said.value) == str(compute_said.value).replace(
+        f"receval.compute({name!r})", "by_segment"
+    )
+
+
 # ------------------------------------------------------------------ ranking
 def _ranking_data(seed):
     rng = np.random.default_rng(seed)

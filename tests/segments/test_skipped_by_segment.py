@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 
 import receval
+from receval.engine import sources
+from receval.registry import resolve
+from receval.registry.pointwise import pointwise_adapter
 from tests.cli._helpers import invoke, make_runner
 from tests.oracles.pointwise import gauc_skips_by_segment
 
@@ -304,3 +307,33 @@ def test_rank_by_json_counts_the_users_each_rule_leaves_out(tmp_path, rules):
     overall = printed[-1]["counts"]
     assert overall["n_users_skipped_by"] == report.n_users_skipped_by
     assert overall["n_users_skipped"] == report.n_users_skipped
+
+
+@pytest.mark.parametrize("name", ["gauc", "grouped_auprc", "grouped_xauc"])
+def test_a_segments_value_and_counts_are_the_commands_by_one_path(monkeypatch, name):
+    # by_segment added a segment's rows and finalized them itself, beside the path of
+    # run_definition (its weights' checks and scaling) that receval ctr's counts take
+    calls: list[str] = []
+    real = sources.run_counted
+
+    def run_counted(defn, params, columns, *, func):
+        calls.append(func)
+        return real(defn, params, columns, func=func)
+
+    monkeypatch.setattr(sources, "run_counted", run_counted)
+    rng = np.random.default_rng(5)
+    y, p = rng.integers(0, 2, 90), rng.choice([0.1, 0.4, 0.4, 0.8], 90)
+    g, by = rng.integers(0, 12, 90), np.arange(90) % 3
+    w = (rng.integers(1, 4, 90) + rng.random(90)) * 1e300  # sums past float64's range
+    report = receval.by_segment(name, y, p, by=by, groups=g, sample_weight=w)
+    assert calls == ["by_segment"] * 4  # all the rows, then each segment's
+    counted = pointwise_adapter(resolve(name)).counted
+    for i in range(3):
+        rows = by == i
+        value, counts, why = counted(y[rows], p[rows], groups=g[rows], sample_weight=w[rows])
+        assert report.values[name][i] == value
+        assert {k: int(x[i]) for k, x in report.n_skipped[name].items()} == counts
+        assert report.why_skipped[name] == why
+    value, counts, why = counted(y, p, groups=g, sample_weight=w)
+    assert (report.overall[name], report.n_skipped_overall[name]) == (value, counts)
+    assert calls[4:] == [resolve(name).info.function] * 4

@@ -46,6 +46,7 @@ __all__ = [
     "is_scan_run",
     "located",
     "range_state",
+    "run_counted",
     "run_definition",
     "scan_compute",
     "scan_of",
@@ -158,6 +159,58 @@ def run_definition(
         if defn.partitioning != "groups" and defn.ranges is not None:
             return scan_ranges(defn, params, columns, floats, func=func)
         return scan_compute(defn, params, columns, floats, func=func)
+
+
+def run_counted(
+    defn: MetricDefinition, params: dict[str, Any], columns: Mapping[str, Any], *, func: str
+) -> tuple[Any, dict[str, int], str]:
+    """The value of a metric's definition on some rows, with the counts of what it left
+    out and why: the one way a grouped metric's value and counts are computed together.
+
+    A definition with a ``grouped`` hook (gauc, the grouped metrics) runs as
+    :func:`run_definition` runs it (arrays or scan columns; on one partition, the
+    weights of a scale-free metric brought near 1 by a power of two), its ``grouped``
+    hook giving the value and the counts (``n_groups``, ``n_groups_skipped``,
+    ``n_rows_skipped``) from one finalize; its ``one_partition`` hook, which gives the
+    value alone, is not run. Any other definition gives :func:`run_definition`'s value,
+    ``{}`` and ``""``.
+
+    Parameters
+    ----------
+    defn : MetricDefinition
+    params : dict
+        The metric's checked options (``defn.check_params(...)``).
+    columns : dict of str to data
+        The definition's data arguments by name, as for :func:`run_definition`.
+    func : str
+        The function named in messages.
+
+    Returns
+    -------
+    value : object
+        What the metric's function returns on these rows.
+    counts : dict of str to int
+        The groups and those left out (empty for a metric that leaves none out).
+    why : str
+        Why a group is left out (``"without a positive"``; ``""`` where none is).
+
+    Examples
+    --------
+    >>> from receval.registry import definition
+    >>> gauc = definition("gauc")
+    >>> params = gauc.check_params("f")
+    >>> columns = {"y_true": [1, 0, 1, 1], "y_score": [0.9, 0.2, 0.4, 0.7], "groups": [1, 1, 2, 2]}
+    >>> value, counts, why = run_counted(gauc, params, columns, func="f")
+    >>> value, counts  # group 2 has no non-click
+    (1.0, {'n_groups': 2, 'n_groups_skipped': 1, 'n_rows_skipped': 2})
+    >>> why
+    'without both a click and a non-click'
+    """
+    if defn.grouped is None:
+        return run_definition(defn, params, columns, func=func), {}, ""
+    counting = replace(defn, finalize=defn.grouped, one_partition=None)
+    value, counts, why = run_definition(counting, params, columns, func=func)
+    return value, {k: int(n) for k, n in counts.items() if n is not None}, why
 
 
 def scan_of(func: str, **data: Any) -> Scan | None:

@@ -57,10 +57,9 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
         y_true: Any, y_score: Any, groups: Any = None, sample_weight: Any = None
     ) -> tuple[float, dict[str, int], str]:
         import importlib
-        from dataclasses import replace
 
         from ..engine.metric import DEFINITIONS
-        from ..engine.sources import run_definition
+        from ..engine.sources import run_counted
 
         importlib.import_module(entry.definition_path)  # it registers its definitions
         defn = DEFINITIONS[entry.name]
@@ -70,12 +69,11 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
         given = {"y_true": y_true, "y_score": y_score, "groups": groups,
                  "sample_weight": sample_weight}  # fmt: skip
         columns = {name: given[name] for name in defn.inputs if name in given}
-        # the definition's own path, its value with the counts of the groups left out
-        with_counts = replace(defn, finalize=defn.grouped, one_partition=None)
         caller = (entry.function,) if defn.checks_caller else ()  # gauc's options name it
         params = defn.check_params(*caller, **args)
-        result: tuple[float, dict[str, int], str] = run_definition(
-            with_counts, params, columns, func=entry.function
+        # the definition's own path: its value with the counts of the groups left out
+        result: tuple[float, dict[str, int], str] = run_counted(
+            defn, params, columns, func=entry.function
         )
         return result
 

@@ -195,8 +195,8 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     why: dict[str, str] = {}
     for m, (inputs, takes, bind) in runners.items():
         own = {k: x for k, x in kwargs.items() if k in inputs}
-        # the metric's definition and checked options, once for all the segments
-        run = bind(own, {k: x for k, x in options.items() if takes(k)})
+        # the metric's definition, checked options and arguments, once for all the segments
+        run = bind(tuple(given), own, {k: x for k, x in options.items() if takes(k)})
         # all the rows first: the metric's own checks (a column shorter than y_true is
         # its same-length error, not an index out of a segment's rows)
         if n == 0:  # the metric's checks of its columns, then its function's refusal
@@ -233,14 +233,17 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
 
 
 def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, Any]:
-    """``(data arguments, takes(option) -> bool, bind(kwargs, options))`` of a metric,
-    resolved by the registry: its engine definition (what receval.metric runs), else its
-    function. ``bind`` resolves and checks the metric's options once (``kwargs``' option
-    values among them, the same for every segment) and returns ``run(data, kwargs)``, which
-    adds some rows and returns the value, the counts of what the metric left out and why
-    (:meth:`receval.Accumulator.skipped`'s, ``{}`` and ``""`` for a function)."""
+    """``(data arguments, takes(option) -> bool, bind(data, kwargs, options))`` of a
+    metric, resolved by the registry: its engine definition (what receval.metric runs),
+    else its function. ``bind`` resolves and checks the metric's options (``kwargs``' option
+    values among them) and its data arguments (``data`` and ``kwargs``: all the rows) once,
+    the same for every segment, and returns ``run(data, kwargs)``, which computes the
+    metric on some rows (:func:`receval.engine.sources.run_counted`) and returns the value,
+    the counts of what the metric left out and why (``{}`` and ``""`` for a function)."""
     from ..engine.accumulator import whole_group_params
     from ..engine.metric import is_option_value, without_no_weights
+    from ..engine.run import check_arguments
+    from ..engine.sources import run_counted
     from ..registry import definition, load, resolve
     from ..registry.schema import family_words
 
@@ -260,7 +263,7 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
     func = None if entry.definition_path else load(entry.function_path)
 
     def bind(
-        kwargs: dict[str, Any], options: dict[str, Any]
+        data: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]
     ) -> Callable[[tuple[Any, ...], dict[str, Any]], _Outcome]:
         if func is not None:
             args = dict(spec.args)
@@ -271,17 +274,14 @@ def _runner(name: str, supplied: frozenset[str]) -> tuple[tuple[str, ...], Any, 
         defn = definition(name, chosen)
         params = whole_group_params(defn, name, chosen, "by_segment")
         by_name = without_no_weights(defn, {k: x for k, x in kwargs.items() if k not in named})
+        # arguments missing or too many, in the user's words (the segments cut the same ones)
+        check_arguments(name, defn, params, data, by_name, "by_segment")
 
         def run(data: tuple[Any, ...], columns: dict[str, Any]) -> _Outcome:
-            # some rows in one update, their checks and messages naming by_segment
-            keywords = {k: columns[k] for k in by_name}
-            state = defn.add(params, None, data, keywords, func="by_segment")
-            if defn.grouped is None:
-                value = defn.value(params, state, func="by_segment")
-                return float(getattr(value, "value", value)), {}, ""  # a binned AUC: no error bound
-            # the value with the groups it left out (gauc: one class), from one finalize
-            value, counts, why = defn.grouped(params, state)
-            return float(value), {k: int(n) for k, n in counts.items() if n is not None}, why
+            # some rows, as the metric's function runs them, their messages naming by_segment
+            given = dict(zip(defn.inputs, data, strict=False)) | {k: columns[k] for k in by_name}
+            value, counts, why = run_counted(defn, params, given, func="by_segment")
+            return float(getattr(value, "value", value)), counts, why  # a binned AUC: no bound
 
         return run
 

@@ -78,10 +78,6 @@ def hard_rows(draw, values, weighted=True, regression=False):
     return y, x, w
 
 
-def _exact(column, n):
-    return [Fraction(1)] * n if column is None else [Fraction(float(v)) for v in column]
-
-
 def _round(x):
     """A Fraction rounded once to a float (an infinity past the range)."""
     try:
@@ -159,17 +155,18 @@ def _entropy(rate):
 
 
 def _log_loss(y, p, w):
-    return float(_mean(_losses(y, p, p.dtype.type), _exact(w, len(y))))
+    (we,) = oracle.exact(_unit(y, w))
+    return float(_mean(_losses(y, p, p.dtype.type), we))
 
 
 def _ne(y, p, w):
-    we = _exact(w, len(y))
+    (we,) = oracle.exact(_unit(y, w))
     rate = _mean([Fraction(int(v)) for v in y], we)
     return float(_mean(_losses(y, p, p.dtype.type), we) / _entropy(rate))
 
 
 def _ne_positive(y, p, w):
-    we = _exact(w, len(y))
+    (we,) = oracle.exact(_unit(y, w))
     rate = _mean([Fraction(int(v)) for v in y], we)
     positive = _losses(y, p, p.dtype.type, rows=lambda label: label == 1)
     return float(_mean(positive, we) / _entropy(rate))
@@ -178,9 +175,9 @@ def _ne_positive(y, p, w):
 def _calibration_free_ne(y, p, w):
     """NE over ``C = W (-b log2 q - (1 - b) log2(1 - q))``: W the total weight, b the
     base rate and q the (unclipped) mean prediction."""
-    we = _exact(w, len(y))
+    pe, we = oracle.exact(p, _unit(y, w))
     rate = float(_mean([Fraction(int(v)) for v in y], we))
-    mean = float(_mean(_exact(p, len(y)), we))
+    mean = float(_mean(pe, we))
     if not 0 < mean < 1:
         return math.nan
     per_weight = -rate * math.log2(mean) - (1 - rate) * math.log2(1 - mean)
@@ -188,26 +185,16 @@ def _calibration_free_ne(y, p, w):
 
 
 def _pcoc(y, p, w):
-    we = _exact(w, len(y))
+    pe, we = oracle.exact(p, _unit(y, w))
     clicks = sum(c for v, c in zip(y, we, strict=True) if v == 1)
-    return float(sum(a * c for a, c in zip(_exact(p, len(y)), we, strict=True)) / clicks)
+    return float(sum(a * c for a, c in zip(pe, we, strict=True)) / clicks)
 
 
 def _copc(y, p, w):
-    we = _exact(w, len(y))
-    predicted = sum(a * c for a, c in zip(_exact(p, len(y)), we, strict=True))
+    pe, we = oracle.exact(p, _unit(y, w))
+    predicted = sum(a * c for a, c in zip(pe, we, strict=True))
     clicks = sum(c for v, c in zip(y, we, strict=True) if v == 1)
     return _round(clicks / predicted) if predicted else math.nan  # a zero denominator
-
-
-def _errors(y, x, w):
-    """(mean squared error, mean absolute error) in exact rationals."""
-    n = len(y)
-    ye, xe, we = _exact(y, n), _exact(x, n), _exact(w, n)
-    total = sum(we)
-    squared = sum(c * (a - b) ** 2 for a, b, c in zip(ye, xe, we, strict=True)) / total
-    absolute = sum(c * abs(a - b) for a, b, c in zip(ye, xe, we, strict=True)) / total
-    return squared, absolute
 
 
 def _sqrt(x):
@@ -220,11 +207,11 @@ def _sqrt(x):
 
 
 def _rmse(y, x, w):
-    return _sqrt(_errors(y, x, w)[0])
+    return _sqrt(oracle.mean_errors_exact(y, x, _unit(y, w))[0])
 
 
 def _mae(y, x, w):
-    return _round(_errors(y, x, w)[1])
+    return _round(oracle.mean_errors_exact(y, x, _unit(y, w))[1])
 
 
 def _xauc(y, s, w):
@@ -245,16 +232,12 @@ def _gauc(y, s, w, groups):
     """Each group's exact AUC weighted by its total weight (impressions), one-class
     groups left out, in exact rationals rounded once."""
     w = _unit(y, w)
-    num = den = Fraction(0)
-    for rows in _group_rows(groups):
-        auc = oracle.sweep_auc_exact(y[rows], s[rows], w[rows])
-        weight = sum(Fraction(float(v)) for v in w[rows])
-        if math.isnan(auc) or weight == 0:
-            continue
-        # the group's AUC as the kernel rounds it, then the weighted mean exactly
-        num += Fraction(auc) * weight
-        den += weight
-    return float(num / den) if den else math.nan
+    # each group's AUC as the kernel rounds it, then the weighted mean exactly
+    aucs = oracle.group_aucs_exact(y, s, groups, w).tolist()
+    weights = [sum(next(oracle.exact(w[rows]))) for rows in _group_rows(groups)]
+    kept = [(Fraction(a), c) for a, c in zip(aucs, weights, strict=True) if c and not math.isnan(a)]
+    den = sum(c for _, c in kept)
+    return float(sum(a * c for a, c in kept) / den) if den else math.nan
 
 
 def _grouped_xauc(y, s, w, groups):

@@ -76,7 +76,7 @@ def pr_auc_trapezoid(y_true, y_score, sample_weight=None):
 def exact_sweep(y_true, y_score, sample_weight):
     """``(tps, fps)`` in exact rationals at every distinct score of nonzero weight, from
     the highest down: weights of any scale (1e-300 beside 1e300) keep every bit."""
-    y, s, w = _exact(y_true, y_score, sample_weight)
+    y, s, w = exact(y_true, y_score, sample_weight)
     thresholds = sorted({si for si, wi in zip(s, w, strict=True) if wi}, reverse=True)
     tps, fps = [], []
     for t in thresholds:
@@ -87,7 +87,7 @@ def exact_sweep(y_true, y_score, sample_weight):
 
 def pair_auc_exact(y_true, y_score, sample_weight):
     """:func:`pair_auc` in exact rationals, rounded once (weights of any scale)."""
-    y, s, w = _exact(y_true, y_score, sample_weight)
+    y, s, w = exact(y_true, y_score, sample_weight)
     pairs = [(wi * wj, si, sj) for yi, si, wi in zip(y, s, w, strict=True) if yi == 1
              for yj, sj, wj in zip(y, s, w, strict=True) if yj == 0]  # fmt: skip
     den = sum(pair for pair, _, _ in pairs)
@@ -100,7 +100,7 @@ def sweep_auc_exact(y_true, y_score, sample_weight):
     """:func:`pair_auc_exact` by one sweep over the distinct scores, ascending (thousands
     of rows): each positive weighs the negatives' weight below its score plus half
     that at it; ``2U / (2 P N)`` in exact rationals, rounded once."""
-    return auc_of_rationals(*_exact(y_true, y_score, sample_weight))
+    return auc_of_rationals(*exact(y_true, y_score, sample_weight))
 
 
 def rounded_product(a, b):
@@ -283,7 +283,8 @@ def ece(y_true, p, n_bins, sample_weight=None):
     return total / w.sum()
 
 
-def _exact(*columns):
+def exact(*columns):
+    """Each column's values as exact rationals (the Fractions of their floats)."""
     return ([Fraction(float(v)) for v in c] for c in columns)
 
 
@@ -308,28 +309,28 @@ def _one_minus(numerator, denominator):
 def r2(y_true, y_pred, sample_weight=None):
     """1 - SSE / SST in exact arithmetic."""
     w = np.ones(len(y_true)) if sample_weight is None else sample_weight
-    y, p, w = _exact(y_true, y_pred, w)
+    y, p, w = exact(y_true, y_pred, w)
     return _one_minus(sum(c * (a - b) ** 2 for a, b, c in zip(y, p, w, strict=True)), _spread(y, w))
 
 
 def explained_variance(y_true, y_pred, sample_weight=None):
     """1 - Var(y - p) / Var(y) in exact arithmetic."""
     w = np.ones(len(y_true)) if sample_weight is None else sample_weight
-    y, p, w = _exact(y_true, y_pred, w)
+    y, p, w = exact(y_true, y_pred, w)
     return _one_minus(_spread([a - b for a, b in zip(y, p, strict=True)], w), _spread(y, w))
 
 
 def brier(y_true, p, sample_weight=None):
     """The weighted mean of (p - y)^2 in exact arithmetic, rounded once."""
     w = np.ones(len(y_true)) if sample_weight is None else sample_weight
-    y, p, w = _exact(y_true, p, w)
+    y, p, w = exact(y_true, p, w)
     return float(sum(c * (b - a) ** 2 for a, b, c in zip(y, p, w, strict=True)) / sum(w))
 
 
 def ece_exact(y_true, p, n_bins, sample_weight):
     """:func:`ece` in exact arithmetic, rounded once (weights of any scale)."""
     edges = np.linspace(0, 1, n_bins + 1)
-    y, q, w = _exact(y_true, p, sample_weight)
+    y, q, w = exact(y_true, p, sample_weight)
     total = Fraction(0)
     for b in range(n_bins):
         members = [
@@ -341,11 +342,17 @@ def ece_exact(y_true, p, n_bins, sample_weight):
     return float(total / sum(w))
 
 
-def mean_errors(y_true, y_pred, sample_weight):
-    """``(mean squared error, mean absolute error)`` in exact arithmetic, each rounded
-    once (RMSE is the square root of the first)."""
-    y, p, w = _exact(y_true, y_pred, sample_weight)
+def mean_errors_exact(y_true, y_pred, sample_weight):
+    """``(mean squared error, mean absolute error)`` in exact rationals, unrounded."""
+    y, p, w = exact(y_true, y_pred, sample_weight)
     total = sum(w)
     squared = sum(c * (a - b) ** 2 for a, b, c in zip(y, p, w, strict=True)) / total
     absolute = sum(c * abs(a - b) for a, b, c in zip(y, p, w, strict=True)) / total
+    return squared, absolute
+
+
+def mean_errors(y_true, y_pred, sample_weight):
+    """:func:`mean_errors_exact`, each rounded once (RMSE is the square root of the
+    first)."""
+    squared, absolute = mean_errors_exact(y_true, y_pred, sample_weight)
     return float(squared), float(absolute)

@@ -342,8 +342,10 @@ def _check_positional(segments: Any, name: str, func: str) -> None:
     """Refuse a pandas Series of labels with an index of its own (not 0, 1, ...): read
     as an array aligned with the report's users, its labels would go to the users at
     their positions, not to the users its index names (``groupby(...).first()``)."""
+    from ..data.io import module_of
+
     index = getattr(segments, "index", None)
-    if type(segments).__module__.partition(".")[0] != "pandas" or index is None:
+    if module_of(segments) != "pandas" or index is None:
         return
     if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
         return

@@ -675,6 +675,15 @@ def test_coverage_and_gini_errors():
         catalog_coverage([["a"]])  # required
 
 
+def test_a_mapping_of_a_user_to_a_list_names_the_argument_and_the_fix():
+    with pytest.raises(InputValidationError) as raised:
+        catalog_coverage({"u": {"a": 0.9}, "w": ["a", "b"]}, catalog=3)
+    assert str(raised.value) == (
+        "catalog_coverage: run must map each user to {item: score}. Got a list for user "
+        "'w'; for ranked lists pass a list of lists instead."
+    )
+
+
 @pytest.mark.parametrize("catalog", [None, 3, ["a", "b"]])
 def test_gini_of_a_run_without_recommendations_warns_nan(catalog):
     # no exposure at all: G = 0 / 0, undefined

@@ -70,7 +70,8 @@ def as_run(run: RunLike, func: str, argument: str = "run") -> Run:
                 f"{type(run[bad_user]).__name__} for user {bad_user!r}; for ranked lists pass "
                 f"a list of lists instead."
             )
-    if isinstance(run, Mapping) or io.is_frame(run):  # the reader's errors named so too
+        return as_ranked(run, func, argument)
+    if io.is_frame(run):  # the reader's errors named so too
         return as_ranked(run, func, argument)
     if isinstance(run, np.ndarray) and run.ndim == 2:
         n_users, length = run.shape

@@ -30,9 +30,10 @@ def label_kind(labels: Any) -> str | None:
             return "b"
         return "f" if text.startswith(("float", "double", "halffloat")) else None
     if isinstance(labels, (list, tuple)) and labels:
-        if all(isinstance(x, (bool, np.bool_)) for x in labels):
+        types = set(map(type, labels))  # one pass over the rows; the rest is per type
+        if all(issubclass(t, (bool, np.bool_)) for t in types):
             return "b"
-        if all(isinstance(x, (float, np.floating)) for x in labels):
+        if all(issubclass(t, (float, np.floating)) for t in types):
             return "f"
     return None
 

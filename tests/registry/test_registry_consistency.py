@@ -228,3 +228,13 @@ def test_options_of_pointwise_metrics_in_the_string_or_as_keywords():
         rv.metric("gauc(weighting=clicks)", weighting="uniform")
     with pytest.raises(InvalidParameterError, match="pass it as the keyword argument"):
         rv.parse_metric("roc_auc(pos_label=1)")
+
+
+def test_a_list_metric_with_choices_of_its_own_keeps_the_ties_restriction():
+    # before: a list metric's own choices replaced the restriction of ties
+    from receval.registry.ranking import LIST_TIES, _kernel
+
+    gain = ("gain", ("linear", "binary"))
+    row = _kernel("ils", "intra-list similarity", needs="similarity", choices=(gain,))
+    assert row.choices == (gain, ("ties", LIST_TIES))
+    assert _kernel("ndcg", "normalised DCG", choices=(gain,)).choices == (gain,)

@@ -80,7 +80,7 @@ def _kernel(
         kind=kind_of(name),
         bounded=bounded,
         mean=mean,
-        choices=choices or ((("ties", LIST_TIES),) if needs != "qrels" else ()),
+        choices=choices + ((("ties", LIST_TIES),) if needs != "qrels" else ()),
         needs=needs,
     )
 

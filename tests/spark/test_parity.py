@@ -5,6 +5,7 @@ rows of one user (group, score value) lie in several input partitions; the
 in-memory reference is computed on the same frame, in the same row order.
 """
 
+import dataclasses
 import warnings
 from functools import partial
 
@@ -164,6 +165,23 @@ def test_float_groups_whole_in_one_partition_and_not_in_another_equal_in_memory(
     assert got == receval.gauc_score(labels, scores, groups=groups) == 0.5714285714285714
     got = rs.compute(df, "grouped_auprc", columns, num_partitions=4)
     assert got == receval.grouped_auprc_score(labels, scores, groups=groups)
+
+
+def test_gauc_score_checks_its_options_once(spark, monkeypatch):
+    # before: gauc_score checked GAUC's options again after the partitions were merged
+    from receval.metrics import _gauc
+
+    calls = []
+    check = _gauc.GAUC.check_params
+
+    def counted(*args, **options):
+        calls.append(options)
+        return check(*args, **options)
+
+    monkeypatch.setattr(_gauc, "GAUC", dataclasses.replace(_gauc.GAUC, check_params=counted))
+    df = spark.createDataFrame(pd.DataFrame({"g": [1, 1], "y": [1, 0], "s": [0.9, 0.1]}))
+    assert rs.gauc_score(df, "y", "s", groups="g") == 1.0
+    assert len(calls) == 1
 
 
 def test_gauc_weighted_and_mapping(impressions_df):

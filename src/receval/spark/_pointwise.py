@@ -249,8 +249,9 @@ def _group_state(
     sample_weight: str | None,
     pos_label: Any,
     num_partitions: int | None,
-) -> Any:
-    """The merged GAUC state (exact sums, the ids seen) of the partitions of whole groups."""
+) -> tuple[dict[str, Any], Any]:
+    """GAUC's checked options and the merged state (exact sums, the ids seen) of the
+    partitions of whole groups."""
     from ..metrics._gauc import GAUC
 
     if not (isinstance(weighting, (str, Mapping))):
@@ -264,7 +265,7 @@ def _group_state(
     columns = {"y_true": y_true, "y_score": y_score, "groups": groups}
     if sample_weight is not None:
         columns["sample_weight"] = sample_weight
-    return _partition_accumulator(df, func, GAUC, params, columns, num_partitions).state
+    return params, _partition_accumulator(df, func, GAUC, params, columns, num_partitions).state
 
 
 def gauc_score(
@@ -313,9 +314,8 @@ def gauc_score(
     """
     from ..metrics._gauc import GAUC
 
-    state = _group_state(df, "gauc_score", y_true, y_score, groups, weighting, sample_weight,
-                         pos_label, num_partitions)  # fmt: skip
-    params = GAUC.check_params("receval.spark.gauc_score", weighting=weighting)
+    params, state = _group_state(df, "gauc_score", y_true, y_score, groups, weighting,
+                                 sample_weight, pos_label, num_partitions)  # fmt: skip
     result: float = GAUC.value(params, state, func="receval.spark.gauc_score")
     return result
 
@@ -345,7 +345,7 @@ def group_auc(
     state = _group_state(
         df, "group_auc", y_true, y_score, groups, weighting, sample_weight, pos_label,
         num_partitions,
-    ).totals  # fmt: skip
+    )[1].totals  # fmt: skip
     warn_rounded_groups(state.rounded)
     return GAUCSummary(
         score=state.score,

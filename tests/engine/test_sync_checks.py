@@ -252,6 +252,7 @@ def test_a_state_of_whole_groups_checks_a_merge_without_joining(
     make: Any, add: Any, named: tuple[str, str], end: str
 ) -> None:
     mine, again, other = (add(make(), u).state for u in ("u", "u", "w"))
+    assert mine.seen_as == named  # the one place merge and check_disjoint read the names
     with pytest.raises(InputValidationError) as merged:
         mine.merge(again, "f")
     with pytest.raises(InputValidationError) as checked:

@@ -477,8 +477,7 @@ def gauc_or_warn(
         return warn_undefined(
             f"gauc_score: every group that has both a positive and a negative sample "
             f"({n_groups - n_skipped:,} of {v.counted(n_groups, 'group')}) has weight zero, so "
-            f"GAUC is "
-            f"undefined (returned as nan); give some of them a positive weight."
+            f"GAUC is undefined (returned as nan); give some of them a positive weight."
         )
     if np.isnan(score) and n_weightless:
         return warn_because("gauc_score", "GAUC",
@@ -509,6 +508,7 @@ class GroupState:
 
     #: ``merge``, ``absorb`` and ``check_disjoint`` take the caller, which a group in both names
     takes_caller: ClassVar[bool] = True
+    seen_as: ClassVar[tuple[str, str]] = ("groups", "groups")  # a group in both, as named
 
     def merge(self, other: GroupState, func: str) -> GroupState:
         kind = self.ids_kind.join(other.ids_kind, MERGED)
@@ -532,7 +532,7 @@ def _joined(join: Any, other: Seen, func: str) -> Any:
     """``join(other)`` of the groups' ids (or its check alone), ``func`` the caller; a group
     in both (states of whole_groups=True) raises, saying how to take split groups."""
     try:
-        return join(other, func, "groups", "groups")
+        return join(other, func, *GroupState.seen_as)
     except InputValidationError as error:
         raise InputValidationError(
             f"{str(error)[:-1]}; or leave out whole_groups=True: receval.metric('gauc') "

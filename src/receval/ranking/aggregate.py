@@ -341,7 +341,7 @@ class RankingState:
     masking: MaskingSummary = field(default_factory=MaskingSummary)
     exclude_unmatched: PairCounts = field(default_factory=PairCounts)
     n_pairs_clipped: dict[str, int] = field(default_factory=dict)
-    given: tuple[str, ...] = ("qrels", "run")  # the arguments of its users, as errors name them
+    seen_as: tuple[str, str] = ("users", "qrels and run")  # a user in both states, as named
     takes_caller: ClassVar[bool] = True  # merge's func: the caller a user in both names
 
     def merge(self, other: RankingState, func: str) -> RankingState:
@@ -374,15 +374,15 @@ class RankingState:
             examples=_smallest(self.examples, other.examples),
             sampling=sampling,
             rows=[*self.rows, *other.rows],
-            seen=self.seen.merge(other.seen, func, "users", " and ".join(self.given)),
+            seen=self.seen.merge(other.seen, func, *self.seen_as),
             masking=self.masking.merge(other.masking),
             exclude_unmatched=self.exclude_unmatched.merge(other.exclude_unmatched),
             n_pairs_clipped=_add(self.n_pairs_clipped, other.n_pairs_clipped),
-            given=self.given,
+            seen_as=self.seen_as,
         )
 
     def check_disjoint(self, other: RankingState, func: str) -> None:  # merge's check only
-        self.seen.check_disjoint(other.seen, func, "users", " and ".join(self.given))
+        self.seen.check_disjoint(other.seen, func, *self.seen_as)
 
     def _has_items(self) -> bool:
         return bool(self.run_items.parts or self.qrels_items.parts)

@@ -155,7 +155,7 @@ def _ranking_update(params: dict[str, Any], batch: Any, *, func: str) -> Ranking
         check_qrels(setup, q)
         state = update(setup, q, r)
     state.exclude_unmatched = unmatched
-    state.given = _given(params)
+    state.seen_as = _seen_as(params)
     return state
 
 
@@ -203,13 +203,14 @@ def _ranking_empty(params: dict[str, Any]) -> RankingState | OpenUsers:
 def _no_user(params: dict[str, Any]) -> RankingState:
     # the metric's mean, empty: a loaded state's is checked against it
     means = {params["metric"]: Mean(empty_mean_state(params["kind"]))}
-    return RankingState(means=means, given=_given(params))
+    return RankingState(means=means, seen_as=_seen_as(params))
 
 
-def _given(params: dict[str, Any]) -> tuple[str, ...]:
-    """The arguments of ``update`` that give a state's users, as its errors name them:
-    ``qrels, run``, or ``qrels, user_vectors`` where it retrieves from ``item_vectors``."""
-    return RANKING.arguments(params)[:2]
+def _seen_as(params: dict[str, Any]) -> tuple[str, str]:
+    """A user in two states, as their errors name it: ``users`` and the arguments of
+    ``update`` that give them, ``qrels and run``, or ``qrels and user_vectors`` where it
+    retrieves from ``item_vectors``."""
+    return "users", " and ".join(RANKING.arguments(params)[:2])
 
 
 def _ranking_finalize(

@@ -44,13 +44,16 @@ class CountsState:
 
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
+    #: an id in both states of ``merge`` or ``check_disjoint``, as the error names it:
+    #: what it is and the argument it came in
+    seen_as: ClassVar[tuple[str, str]] = ("users", "run")
 
     def check_disjoint(self, other: CountsState, func: str) -> None:
         """Raise, as :meth:`merge`, if a user is in both states (naming ``func``)."""
-        self.seen.check_disjoint(other.seen, func, "users", "run")
+        self.seen.check_disjoint(other.seen, func, *self.seen_as)
 
     def merge(self, other: CountsState, func: str) -> CountsState:
-        seen = self.seen.merge(other.seen, func, "users", "run")
+        seen = self.seen.merge(other.seen, func, *self.seen_as)
         return CountsState(self.counts + other.counts, seen)
 
 
@@ -64,17 +67,20 @@ class ExposureState:
 
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
+    #: an id in both states of ``merge`` or ``check_disjoint``, as the error names it:
+    #: what it is and the argument it came in
+    seen_as: ClassVar[tuple[str, str]] = ("users", "run")
 
     def check_disjoint(self, other: ExposureState, func: str) -> None:
         """Raise, as :meth:`merge`, if a user is in both states (naming ``func``)."""
-        self.seen.check_disjoint(other.seen, func, "users", "run")
+        self.seen.check_disjoint(other.seen, func, *self.seen_as)
 
     def merge(self, other: ExposureState, func: str) -> ExposureState:
         counts = dict(self.counts)
         for item, c in other.counts.items():
             counts[item] = counts.get(item, 0) + c
         return ExposureState(
-            counts, self.items | other.items, self.seen.merge(other.seen, func, "users", "run")
+            counts, self.items | other.items, self.seen.merge(other.seen, func, *self.seen_as)
         )
 
 

@@ -129,16 +129,19 @@ class RetentionState:
 
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
+    #: an id in both states of ``merge`` or ``check_disjoint``, as the error names it:
+    #: what it is and the argument it came in
+    seen_as: ClassVar[tuple[str, str]] = ("users", "events")
 
     def check_disjoint(self, other: RetentionState, func: str) -> None:
         """Raise, as :meth:`merge`, if a user is in both states (naming ``func``)."""
-        self._seen().check_disjoint(other._seen(), func, "users", "events")
+        self._seen().check_disjoint(other._seen(), func, *self.seen_as)
 
     def merge(self, other: RetentionState, func: str) -> RetentionState:
         """The counts of both sets of users (a user in both raises, naming ``func``,
         the caller)."""
         seen = self._seen()
-        seen.absorb(other._seen(), func, "users", "events")
+        seen.absorb(other._seen(), func, *self.seen_as)
         kind, unit, inferred = self._times_with(other)
         if not self.has_events or not other.has_events:
             source = self if self.has_events else other

@@ -313,3 +313,27 @@ def test_a_definition_of_ones_own_names_the_caller_in_its_option_messages_only()
         assert acc.compute() == 6.0
     finally:
         del DEFINITIONS["scaled_sum"]
+
+
+@pytest.mark.parametrize("checks_caller", [True, False])
+def test_checked_gives_the_caller_to_check_params_only_where_it_checks_it(checks_caller):
+    from receval.engine.metric import MetricDefinition
+
+    given = []
+
+    def check(*caller, **options):
+        given.append((caller, options))
+        return options
+
+    defn = MetricDefinition(
+        name="recorded",
+        check_params=check,
+        prepare=lambda params, y_true: y_true,
+        update=lambda params, batch: _Sum(0.0),
+        empty=lambda params: _Sum(0.0),
+        finalize=lambda params, state: state.total,
+        checks_caller=checks_caller,
+    )
+    assert defn.checked("receval.metric('recorded')", scale=2.0) == {"scale": 2.0}
+    caller = ("receval.metric('recorded')",) if checks_caller else ()
+    assert given == [(caller, {"scale": 2.0})]

@@ -218,11 +218,10 @@ def _checked(
     naming ``func``, the function called (``receval.metric('ndcg@10')``)."""
     if defn.name == "ranking":
         return defn.check_params(name, func, **options, **split)
-    caller = (func,) if defn.checks_caller else ()
     if defn.name in ENTRIES:  # the string's parameters and the keywords, checked by the row
         spec = resolve(name, supplied=options)
-        return defn.check_params(*caller, **metric_options(spec, options, func), **split)
-    return defn.check_params(*caller, **options, **split)
+        return defn.checked(func, **metric_options(spec, options, func), **split)
+    return defn.checked(func, **options, **split)
 
 
 def _whole_groups(defn: Any, name: str, whole_groups: bool | None) -> dict[str, bool]:

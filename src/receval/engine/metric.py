@@ -188,6 +188,26 @@ class MetricDefinition:
         named = None if self.update_inputs is None else self.update_inputs(params)
         return self.inputs if named is None else named
 
+    def checked(self, func: str, **options: Any) -> dict[str, Any]:
+        """What ``check_params`` gives of ``options``; ``func`` is the caller, which a
+        ``check_params`` that ``checks_caller`` names in its errors.
+
+        Where the caller is passed is chosen here, once (an accumulator's options, a
+        restored one's defaults, a pointwise metric's counted groups); the ranking
+        definition's ``check_params``, which takes the metric's string first, is
+        called as it is.
+
+        Examples
+        --------
+        >>> from receval.registry import definition
+        >>> definition("pcoc").checked("f")  # pcoc's check_params("f")
+        {'negative_sampling_rate': 1.0, 'pos_label': None}
+        >>> definition("roc_auc").checked("f", pos_label=2)  # roc_auc's takes no caller
+        {'bins': None, 'pos_label': 2}
+        """
+        caller = (func,) if self.checks_caller else ()
+        return self.check_params(*caller, **options)
+
     def add(
         self,
         params: dict[str, Any],

@@ -69,8 +69,7 @@ def pointwise_adapter(spec: MetricSpec) -> PointwiseMetric:
         given = {"y_true": y_true, "y_score": y_score, "groups": groups,
                  "sample_weight": sample_weight}  # fmt: skip
         columns = {name: given[name] for name in defn.inputs if name in given}
-        caller = (entry.function,) if defn.checks_caller else ()  # gauc's options name it
-        params = defn.check_params(*caller, **args)
+        params = defn.checked(entry.function, **args)  # gauc's options name it
         # the definition's own path: its value with the counts of the groups left out
         result: tuple[float, dict[str, int], str] = run_counted(
             defn, params, columns, func=entry.function

@@ -112,9 +112,8 @@ def later_options(defn: MetricDefinition, saved: dict[str, Any]) -> dict[str, An
     COPC: 0/1 labels, 1 positive; their states then hold the labels 0/1, see
     :func:`~receval.engine.kinds.held_01`). None of a metric with an option that has
     no default (``max_fpr``)."""
-    caller = (f"receval.metric({defn.name!r})",) if defn.checks_caller else ()
     try:
-        defaults = defn.check_params(*caller)
+        defaults = defn.checked(f"receval.metric({defn.name!r})")
     except (InvalidParameterError, TypeError):
         return {}
     return {k: x for k, x in defaults.items() if k not in saved}

@@ -284,3 +284,31 @@ def test_group_sums_and_rounding_name_bad_input():
         k.exact_group_sums(np.ones(3), np.array([0, 4], dtype=np.int64))
     with pytest.raises(ValueError, match="an accumulator must have"):
         k.rounded_sum(np.zeros(3, dtype=np.int64))
+
+
+# weights of one group: any non-negative float, with those at the ends of the range
+# and at the edges of weight_shift's [2**-64, 2**64]
+weight = st.one_of(
+    st.floats(min_value=0.0, max_value=1.7e308),
+    st.sampled_from([0.0, 5e-324, 2.0**-1022, 2.0**-64, 1.0, 2.0**64, 1.7e308]),
+)
+
+
+@given(st.lists(weight, min_size=1, max_size=10))
+def test_weight_shifts_of_one_group_is_its_weight_shift_and_exact(values):
+    """One rule for one array of weights (:func:`weight_shift`, which leaves those of a
+    usual scale as given) and for each group of many (:func:`weight_shifts`): scaled
+    by it, no positive weight is rounded or lost, and the largest is in [0.5, 1) unless
+    the least would leave the normal range."""
+    from receval.engine.sums import weight_shift, weight_shifts
+
+    w = np.array(values)
+    top = w.max()
+    least = w[w > 0].min() if top > 0 else math.inf
+    shift = int(weight_shifts(np.array([top]), np.array([least]))[0])
+    usual = top == 0 or 2.0**-64 <= top <= 2.0**64
+    assert weight_shift(w) == (0 if usual else shift)
+    scaled = np.ldexp(w, -shift)
+    assert np.array_equal(np.ldexp(scaled, shift), w)  # exact
+    if top > 0:
+        assert 0.5 <= scaled.max() < 1 or scaled[w > 0].min() < 2.0**-1021

@@ -493,3 +493,13 @@ def test_grouped_auprc_of_a_group_of_weights_far_apart():
     want = receval.average_precision_score(y, s, sample_weight=w)
     for got, _ in _values("grouped_auprc", {}, y, s, sample_weight=w, groups=g):
         assert got == want == 1.0
+
+
+def test_grouped_auprc_of_a_group_whose_largest_weight_is_one():
+    # a largest weight of exactly 1 was halved with the group's (into [0.5, 1)) though
+    # its weights of 5e-324 then fell to 0: the group had no positive left (nan)
+    y, s, g = np.array([1, 0, 1]), np.array([0.9, 0.5, 0.1]), np.array([1, 1, 1])
+    w = np.array([5e-324, 1.0, 5e-324])
+    want = _grouped_auprc(y, s, w, g)
+    for got, _ in _values("grouped_auprc", {}, y, s, sample_weight=w, groups=g):
+        assert got == want == 0.5

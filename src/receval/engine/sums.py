@@ -31,6 +31,7 @@ __all__ = [
     "ratio",
     "scaled_value",
     "weight_shift",
+    "weight_shifts",
 ]
 
 _State = TypeVar("_State")
@@ -44,10 +45,8 @@ def chunks_for(n: int) -> int:
 
 def weight_shift(w: np.ndarray) -> int:
     """The power of two ``k`` that metrics of ratios of weights divide ``w`` by: 0 unless
-    the largest weight is outside ``[2**-64, 2**64]``, else what brings it into
-    ``[0.5, 1)`` (less, where the least positive weight would leave the normal range).
-    Exact, so the metric is the one of the given weights, and sums and pair products of
-    weights no longer overflow (weights near 1e308) or underflow.
+    the largest weight is outside ``[2**-64, 2**64]`` (weights of a usual scale are
+    left as given), else its :func:`weight_shifts`.
 
     Examples
     --------
@@ -58,8 +57,26 @@ def weight_shift(w: np.ndarray) -> int:
     top = float(w.max()) if w.size else 0.0
     if top == 0 or 2.0**-64 <= top <= 2.0**64:
         return 0
-    least = float(w[w > 0].min()) if top > 1 else top  # kept a normal float
-    return min(int(np.frexp(top)[1]), max(int(np.frexp(least)[1]) + 1021, 0))
+    return int(weight_shifts(np.array([top]), np.array([w[w > 0].min()]))[0])
+
+
+def weight_shifts(top: np.ndarray, least: np.ndarray) -> np.ndarray:
+    """Per group of weights, given its largest weight ``top`` and its least positive
+    weight ``least`` (any value where ``top`` is 0): the power of two ``k`` that brings
+    ``top`` into ``[0.5, 1)`` (less, where ``least`` would leave the normal range; 0
+    for a group of zeros). Exact, so a ratio of the group's weights is the one of the
+    given weights, and sums and pair products of weights no longer overflow (weights
+    near 1e308) or underflow.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weight_shifts(np.array([3.0, 2.0**100, 2.0**-100, 1.0]),
+    ...               np.array([1.0, 5e-324, 2.0**-100, 0.5])).tolist()
+    [2, 0, -99, 1]
+    """
+    shifts: np.ndarray = np.minimum(np.frexp(top)[1], np.maximum(np.frexp(least)[1] + 1021, 0))
+    return shifts
 
 
 def scaled_by_shift(w: np.ndarray) -> tuple[np.ndarray, int]:

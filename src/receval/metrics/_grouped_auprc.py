@@ -11,6 +11,7 @@ from .. import _validation as v
 from ..engine.kinds import LabelKind
 from ..engine.metric import always
 from ..engine.sources import run_definition
+from ..engine.sums import weight_shifts
 from ._xauc import XAUCCounts, group_definition, grouped_prepare
 
 __all__ = ["grouped_auprc_score"]
@@ -112,19 +113,16 @@ def group_auprc(
     order = np.lexsort((-state.s, state.codes))  # each group's scores, highest first
     codes, s = state.codes[order], state.s[order]
     weight = (state.count * state.w)[order]
-    # a group's AUPRC is a ratio of its own weights: they are scaled by a power of two
-    # per group (exact), the largest into [0.5, 1) as weight_shift scales (less, where
-    # the least positive weight would leave the normal range), so that the products of
+    # a group's AUPRC is a ratio of its own weights: every group's are scaled by their
+    # weight_shifts (exact), those of a usual scale too, so that the products of
     # weights near 5e-324 (a batch's, which no scaling of all the rows' reached) keep
     # their bits
     next_group = codes[1:] != codes[:-1]
     starts = np.flatnonzero(np.r_[True, next_group])
     top = np.maximum.reduceat(weight, starts)
     least = np.minimum.reduceat(np.where(weight > 0, weight, np.inf), starts)
-    exponent = np.frexp(top)[1]
-    down = np.minimum(exponent, np.maximum(np.frexp(least)[1] + 1021, 0))
-    exponent = np.where(top > 1, down, exponent)
-    weight = np.ldexp(weight, -np.repeat(exponent, np.diff(np.r_[starts, len(codes)])))
+    shifts = weight_shifts(top, least)
+    weight = np.ldexp(weight, -np.repeat(shifts, np.diff(np.r_[starts, len(codes)])))
     tp = np.where(state.y[order] == 1, weight, 0.0)
     fp = weight - tp
     new = np.ones(len(s), dtype=bool)  # one threshold per (group, score)

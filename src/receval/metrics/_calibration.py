@@ -407,15 +407,12 @@ def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
         rate = check_sampling_rate(negative_sampling_rate, func)
         return {"negative_sampling_rate": rate, "pos_label": pos_label}
 
-    own = totals_updates(name, loss=False, clicks=True)
     return register(
         MetricDefinition(
             name=name,
             check_params=check,
             prepare=recalibrating(totals_prepare(name, "y_prob")),
-            update=own["update"],
-            update_into=own["update_into"],
-            update_plain=own["update_plain"],
+            **totals_updates(name, loss=False, clicks=True),
             empty=totals_empty,
             finalize=finalize,
             scale_free=always,

@@ -12,13 +12,7 @@ from .. import _validation as v
 from .._kernels import compiled
 from ..conventions import undefined_value
 from ..data._lookup import distinct
-from ..engine.metric import (
-    MetricDefinition,
-    always,
-    data_columns,
-    no_options,
-    register,
-)
+from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..engine.states import ERROR_SCALE_STEP, ErrorSums
 from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, ratio, scaled_value
@@ -664,15 +658,12 @@ def _finalize_ne(params: dict[str, Any], state: Any) -> float:
     return float(state.mean_loss() / entropy)
 
 
-_LOSS_UPDATES = totals_updates("log_loss", loss=True, clicks=False)
 LOG_LOSS = register(
     MetricDefinition(
         name="log_loss",
         check_params=_check_log_loss,
         prepare=recalibrating(totals_prepare("log_loss", "y_pred")),
-        update=_LOSS_UPDATES["update"],
-        update_into=_LOSS_UPDATES["update_into"],
-        update_plain=_LOSS_UPDATES["update_plain"],
+        **totals_updates("log_loss", loss=True, clicks=False),
         empty=totals_empty,
         finalize=_finalize_log_loss,
         scale_free=lambda params: bool(params["normalize"]),

@@ -46,6 +46,7 @@ from .sums import (
     exact_sums,
     fieldwise_sum,
     ratio,
+    scaled_by_shift,
     weight_shift,
 )
 
@@ -184,9 +185,10 @@ def totals_of(
     :func:`~receval.engine.sums.weight_shift`)."""
     if len(labels) == 0:
         return EMPTY_TOTALS
-    if weights is not None:
-        shift = weight_shift(weights) if shift is None else shift
-        weights = np.ldexp(weights, -shift) if shift else weights
+    if weights is not None and shift is None:
+        weights, shift = scaled_by_shift(weights)
+    elif weights is not None and shift:
+        weights = np.ldexp(weights, -shift)
     zero = ExactSum.zero()
     weight: Term = (np.array([float(len(labels))]) if weights is None else weights, None, "value")
     terms = [weight] + (_click_terms(labels, proba, weights) if clicks else [])

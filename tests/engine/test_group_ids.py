@@ -58,6 +58,23 @@ def test_states_of_several_runs_merge_as_sets(first, second):
         assert pickle.loads(pickle.dumps(a)).ints.tolist() == sorted(ids_a | ids_b)
 
 
+def test_a_merge_leaves_both_states_as_they_were():
+    # merge absorbs into a copy: the integer runs and the other ids of neither change
+    a, b = Seen(), Seen()
+    for held, batch in [(a, [3, 1]), (a, [5]), (a, ["x", 2.5]), (b, [7, 4]), (b, ["y"])]:
+        held.add(np.array(batch, dtype=object if "x" in batch else None), "f", "groups")
+    runs_a, runs_b = [r.copy() for r in a._runs], [r.copy() for r in b._runs]
+    merged = a.merge(b, "f", "groups", "groups")
+    assert merged.ints.tolist() == [1, 3, 4, 5, 7]
+    assert merged.ids == {"x", 2.5, "y"}
+    assert a.ids == {"x", 2.5} and b.ids == {"y"}
+    assert len(a._runs) == len(runs_a) and all(map(np.array_equal, a._runs, runs_a))
+    assert len(b._runs) == len(runs_b) and all(map(np.array_equal, b._runs, runs_b))
+    with pytest.raises(InputValidationError, match="given twice"):
+        a.merge(merged, "f", "groups", "groups")
+    assert a.ids == {"x", 2.5} and a.ints.tolist() == [1, 3, 5]
+
+
 def test_gauc_of_many_updates_of_whole_groups_is_the_functions():
     rng = np.random.default_rng(0)
     y, s = rng.integers(0, 2, 20_000), rng.choice([0.1, 0.5, 0.9], 20_000)

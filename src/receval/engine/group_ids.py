@@ -116,12 +116,7 @@ class Seen:
         """The ids of both states (a new state).
 
         Raises, as :meth:`check_disjoint`, if an id is in both."""
-        self.check_disjoint(other, func, what, argument)
-        merged = self.copy()
-        for run in other._runs:
-            merged._push(run)
-        merged.ids |= other.ids
-        return merged
+        return self.copy().absorb(other, func, what, argument)
 
     def copy(self) -> Seen:
         """A new state of the same ids."""

@@ -503,3 +503,13 @@ def test_grouped_auprc_of_a_group_whose_largest_weight_is_one():
     want = _grouped_auprc(y, s, w, g)
     for got, _ in _values("grouped_auprc", {}, y, s, sample_weight=w, groups=g):
         assert got == want == 0.5
+
+
+def test_grouped_auprc_of_tiny_positives_tied_with_a_negative():
+    # a threshold's weight of positives times its precision, both near 5e-324, underflowed
+    # to 0 (a silent 0.0); each threshold's share of the positives is taken first
+    y, s, g = np.array([0, 1, 0]), np.array([-1.0, -1.0, -2.0]), np.array([1, 1, 1])
+    w = np.array([5e-324, 5e-324, 1.0])
+    want = _grouped_auprc(y, s, w, g)
+    for got, _ in _values("grouped_auprc", {}, y, s, sample_weight=w, groups=g):
+        assert got == want == 0.5

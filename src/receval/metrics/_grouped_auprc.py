@@ -137,8 +137,11 @@ def group_auprc(
     with np.errstate(invalid="ignore", divide="ignore"):
         if interpolation == "step":
             precision = np.where(tp_cum > 0, tp_cum / (tp_cum + fp_cum), 0.0)
-            area = np.bincount(group_of, weights=tp_t * precision, minlength=n_groups)
-            values: np.ndarray = np.where(positives > 0, area / positives, np.nan)
+            # each threshold's share of its group's positives first: a product of two
+            # weights near 5e-324 (a share's) would underflow
+            recall_step = tp_t / positives[group_of]
+            area = np.bincount(group_of, weights=recall_step * precision, minlength=n_groups)
+            values: np.ndarray = np.where(positives > 0, area, np.nan)
         else:
             segments = _davis_goadrich(tp_cum, fp_cum, first, positives[group_of])
             values = np.bincount(group_of, weights=segments, minlength=n_groups)

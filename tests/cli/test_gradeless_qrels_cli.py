@@ -53,3 +53,48 @@ def test_rank_refuses_a_qrels_file_with_another_column_and_no_grade_with_the_fix
     graded = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "mrr",
                     "--grade", "rating", "-f", "json")  # fmt: skip
     assert json.loads(graded.stdout)[0]["mrr"] == 0.5
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_rank_offers_only_columns_that_could_hold_the_grades_of_a_missing_grade(tmp_path, suffix):
+    # "no column 'rel' (--grade rel). Got columns ['user', 'item', 'timestamp']; name one
+    # of them with --grade": the ids and the time column offered as the grades
+    run = tmp_path / "r.csv"
+    run.write_text(RUN)
+    frame = pd.DataFrame({"user": [1, 2], "item": [2, 2], "timestamp": [10, 11]})
+    qrels = _write(frame, tmp_path / f"q{suffix}")
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "mrr",
+                    "--grade", "rel", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {qrels}: no column 'rel' (--grade rel). Got columns ['user', 'item', "
+        f"'timestamp'], none of which holds grades (ids and times); pass --grade grade (the "
+        f"default) to give every pair grade 1.\n"
+    )
+    rated = _write(frame.assign(rating=[4, 1]), tmp_path / f"rated{suffix}")
+    result = invoke(make_runner(), "rank", "--qrels", rated, "--run", run, "-m", "mrr",
+                    "--grade", "rel", code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {rated}: no column 'rel' (--grade rel). Got columns ['user', 'item', "
+        f"'timestamp', 'rating']; the grades could be in ['rating']: pass --grade rating if "
+        f"that column holds them.\n"
+    )
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_audit_refuses_a_test_file_with_another_column_and_no_grade(tmp_path, suffix):
+    # a test file of user, item and rating was read silently as of grade 1 in every row
+    frame = pd.DataFrame({"user": [1, 2], "item": [2, 2], "rating": [4, 1], "timestamp": [1, 2]})
+    test = _write(frame, tmp_path / f"t{suffix}")
+    result = invoke(make_runner(), "audit", "--test", test, code=2)
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {test} (test): no column 'grade' but has ['rating'] beside user and item, "
+        f"which would be left unread (every pair of grade 1); pass --grade rating if that "
+        f"column holds the grades, or keep only the user, item and time columns in the file "
+        f"to give every pair grade 1.\n"
+    )
+    invoke(make_runner(), "audit", "--test", test, "--grade", "rating")
+    pairs = _write(frame.drop(columns="rating"), tmp_path / f"pairs{suffix}")
+    invoke(make_runner(), "audit", "--test", pairs)  # the pairs, of grade 1

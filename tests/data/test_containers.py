@@ -337,9 +337,56 @@ def test_qrels_files_with_another_column_and_no_grade_are_refused_with_the_fix(t
     assert str(info.value) == "evaluate: qrels: " + said.format(read, ")")
     assert Qrels.from_file(path, grade="rating").to_dict() == {1: {1: 4}, 2: {2: 1}}
     assert Qrels.from_file(path, grade=None).to_dict() == {1: {1: 1}, 2: {2: 1}}
-    # a grade column named, and missing, is still the error it was
-    with pytest.raises(InputValidationError, match=r": no column 'relevance'\. Got columns"):
+    # a grade column named, and missing: the column that could hold the grades offered
+    with pytest.raises(InputValidationError) as info:
         Qrels.from_file(path, grade="relevance")
+    assert str(info.value) == (
+        f"{path}: no column 'relevance'. Got columns ['user', 'item', 'rating', 'time']; the "
+        f"grades could be in ['rating']: pass grade='rating' if that column holds them."
+    )
+
+
+_FRAMES = [pd.DataFrame, pl.DataFrame, pa.table]
+
+
+@pytest.mark.parametrize("make", _FRAMES, ids=["pandas", "polars", "arrow"])
+def test_qrels_from_frame_reads_user_item_and_time_as_the_pairs_of_grade_1(make):
+    # from_frame refused the frame evaluate(frame) and from_file read as the pairs:
+    # "no column 'grade' (the grade column) ...; pass grade='<column name>'"
+    pairs = {"user": [1, 2, 2], "item": [1, 2, 3], "timestamp": [5, 6, 7]}
+    assert Qrels.from_frame(make(pairs)).to_dict() == {1: {1: 1}, 2: {2: 1, 3: 1}}
+    assert Qrels.from_frame(make({"u": [1], "i": [2]}), user="u", item="i").to_dict() == {1: {2: 1}}
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_frame(make({**pairs, "rating": [4, 1, 2]}))
+    assert str(info.value) == (
+        "Qrels: no column 'grade' but has ['rating'] beside user and item, which would be "
+        "left unread (every pair of grade 1); pass grade='rating' if that column holds the "
+        "grades, or grade=None to give every pair grade 1."
+    )
+
+
+@pytest.mark.parametrize("make", _FRAMES, ids=["pandas", "polars", "arrow"])
+def test_a_named_grade_column_missing_offers_only_columns_that_could_hold_grades(tmp_path, make):
+    # the ids and the time column were offered as the grades ("Got columns ['user',
+    # 'item', 'timestamp']; pass grade='<column name>'")
+    pairs = {"user": [1, 2], "item": [1, 2], "timestamp": [5, 6]}
+    path = _write(pd.DataFrame(pairs), tmp_path / "q.csv")
+    none = (
+        "no column 'rel'. Got columns ['user', 'item', 'timestamp'], none of which holds "
+        "grades (ids and times); pass grade='grade' (the default) to give every pair grade 1."
+    )
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_frame(make(pairs), grade="rel")
+    assert str(info.value) == "Qrels: " + none
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_file(path, grade="rel")
+    assert str(info.value) == f"{path}: " + none
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_frame(make({**pairs, "rating": [4, 1]}), grade="rel")
+    assert str(info.value) == (
+        "Qrels: no column 'rel'. Got columns ['user', 'item', 'timestamp', 'rating']; the "
+        "grades could be in ['rating']: pass grade='rating' if that column holds them."
+    )
 
 
 def test_file_format_argument_overrides_suffix(tmp_path):
@@ -695,8 +742,9 @@ def test_missing_column_in_frame(frame):
         Run.from_frame(frame)
     with pytest.raises(
         InputValidationError,
-        match=r"^Qrels: the data has no column 'grade' \(the grade column\). Got columns "
-        r"\['user', 'item', 's'\]; pass grade='<column name>'.$",
+        match=r"^Qrels: no column 'grade' but has \['s'\] beside user and item, which would "
+        r"be left unread \(every pair of grade 1\); pass grade='s' if that column holds the "
+        r"grades, or grade=None to give every pair grade 1.$",
     ):
         Qrels.from_frame(frame)
     with pytest.raises(

@@ -637,3 +637,32 @@ def test_ids_that_match_nothing_are_fixed_in_sentences():
     assert fixes["cold_users"] == "check the user ids of both inputs (type, prefix, column)."
     assert fixes["cold_items"] == "check the item ids of both inputs (type, prefix, column)."
     assert all(f.message.endswith(".") and f.fix.endswith(".") for f in report.findings)
+
+
+@pytest.mark.parametrize("as_file", [False, True], ids=["frame", "file"])
+def test_a_test_set_without_a_grade_column_follows_the_qrels_rule(tmp_path, as_file):
+    # a test of user, item and rating was read silently as of grade 1 in every row, and a
+    # grade column named and missing too
+    train, test, run = clean()
+    rated = test.assign(rating=[2, 0, 1])
+    path = tmp_path / "test.csv"
+    rated.to_csv(path, index=False)
+    given, where = (path, f"{path} (test)") if as_file else (rated, "audit test")
+    with pytest.raises(InputValidationError) as info:
+        receval.audit(train, given, run)
+    assert str(info.value) == (
+        f"{where}: no column 'grade' but has ['rating'] beside user and item, which would be "
+        f"left unread (every pair of grade 1); pass grade='rating' if that column holds the "
+        f"grades, or grade=None to give every pair grade 1."
+    )
+    with pytest.raises(InputValidationError) as info:
+        receval.audit(train, given, run, grade="rel")
+    assert str(info.value) == (
+        f"{where}: no column 'rel'. Got columns ['user', 'item', 'time', 'rating']; the "
+        f"grades could be in ['rating']: pass grade='rating' if that column holds them."
+    )
+    assert receval.audit(train, given, run, grade="rating").ok
+    assert receval.audit(train, given, run, grade=None).ok
+    # ids and times alone (a time column named by time= too): the pairs, of grade 1
+    assert receval.audit(train.rename(columns={"time": "t"}), test.rename(columns={"time": "t"}),
+                         run, time="t").ok  # fmt: skip

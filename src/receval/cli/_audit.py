@@ -46,8 +46,8 @@ def audit_command(
         str | None,
         _file(
             "--test",
-            "Held-out interactions, as --train (a --grade column, when present, "
-            "holds the grades); TREC qrels too.",
+            "Held-out interactions, as --train (the --grade column holds the grades; "
+            "a file of user, item and time columns alone, grade 1 each); TREC qrels too.",
         ),
     ] = None,
     run: Annotated[

@@ -15,7 +15,6 @@ from typing import Any
 from ..exceptions import InputValidationError
 
 __all__ = [
-    "EVERY_PAIR_GRADE_1",
     "CountingFile",
     "arrow_input",
     "check_file",
@@ -25,7 +24,6 @@ __all__ = [
     "file_error",
     "given_frame_fix",
     "given_path_fix",
-    "gradeless",
     "header_not_utf8",
     "is_parquet",
     "is_stream",
@@ -506,7 +504,7 @@ _FORMATS_FIX = re.compile(r"pass file_format='(\w+)'((?:, '\w+')* or '\w+')")
 _FORMAT_FIX = re.compile(r"pass file_format='(\w+)'(?: \(or name the file \.\w+\))?")
 
 #: The fix that names a column of a reader (:func:`receval.data.io.check_columns`:
-#: ``'<column name>'``; :func:`gradeless`: the column of the grades)
+#: ``'<column name>'``; :func:`receval.data.io.gradeless`: the column of the grades)
 _COLUMN_FIX = re.compile(r"pass (user|item|grade|score|rank)=('[^']*')")
 
 
@@ -558,48 +556,6 @@ def given_frame_fix(error: InputValidationError, argument: str, kind: type) -> I
     read = rf"pass {argument}=receval.{kind.__name__}.from_frame({argument}, \1=\2)"
     text = _COLUMN_FIX.sub(read, str(error))
     return error if text == str(error) else InputValidationError(text, row=error.row)
-
-
-#: The fix of qrels read without their grade column, every pair of grade 1 (the
-#: command line, which has no such option, words it otherwise)
-EVERY_PAIR_GRADE_1 = "grade=None to give every pair grade 1"
-
-
-def gradeless(names: Sequence[Any], where: str, user: str = "user", item: str = "item") -> bool:
-    """Whether qrels of the columns ``names`` have no ``grade`` column, and so are the
-    pairs judged relevant, each of grade 1: a frame or file of ``user`` and ``item``
-    alone, or with a time column (a split's test: ``timestamp``, ``time``). Refuse
-    them, with ``where`` (the reader, the file) in front, when they hold another
-    column: their grades under another name (``relevance``, ``rating``) would be left
-    unread, every pair read as of grade 1. Qrels without ``user`` or ``item`` are left
-    to their reader, which names the column missing.
-
-    Examples
-    --------
-    >>> gradeless(["user", "item", "grade"], "Qrels")
-    False
-    >>> gradeless(["user", "item", "timestamp"], "Qrels")  # the pairs, of grade 1
-    True
-    >>> gradeless(["user", "item", "relevance"], "q.csv")
-    Traceback (most recent call last):
-    ...
-    receval.exceptions.InputValidationError: q.csv: no column 'grade' but has ...
-    """
-    if "grade" in names:
-        return False
-    from ._times import TIME_NAMES  # NumPy: not at start-up
-
-    # a time column (a split's test) is never the grades
-    others = [str(name) for name in names if name not in (user, item, *TIME_NAMES)]
-    if others and user in names and item in names:
-        from .._validation import format_values  # NumPy: not at start-up
-
-        raise InputValidationError(
-            f"{where}: no column 'grade' but has {format_values(others)} beside user and "
-            f"item, which would be left unread (every pair of grade 1); pass "
-            f"grade={others[0]!r} if that column holds the grades, or {EVERY_PAIR_GRADE_1}."
-        )
-    return True
 
 
 def read_given(kind: Any, path: str | os.PathLike[str], argument: str, func: str) -> Any:

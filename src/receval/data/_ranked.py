@@ -22,7 +22,7 @@ from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import distinct, lookup_ids
-from ._open import given_frame_fix, gradeless, read_given
+from ._open import given_frame_fix, read_given
 from ._strings import ids_to_numpy
 
 
@@ -252,7 +252,10 @@ class Qrels(_RankedBase):
     def from_frame(
         cls, frame: Any, *, user: str = "user", item: str = "item", grade: str | None = "grade"
     ) -> Qrels:
-        """From a pandas/polars DataFrame or an Arrow table (``grade=None``: all 1)."""
+        """From a pandas/polars DataFrame or an Arrow table (``grade=None``: all 1); one
+        without the column ``grade`` is read as :meth:`from_file` reads such a file."""
+        if grade is not None and io.gradeless(io.column_names(frame), cls._func, user, item, grade):
+            grade = None
         names = {"user": user, "item": item, "grade": grade}
         if io.module_of(frame) == "pyarrow" and io.is_frame(frame):
             io.check_columns(frame, names, cls._func)
@@ -295,9 +298,9 @@ class Qrels(_RankedBase):
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
                 return cls._read_trec(path, tables=True)
-            if grade == "grade" and fmt in ("csv", "tsv", "parquet"):
+            if grade is not None and fmt in ("csv", "tsv", "parquet"):
                 header = io.table_columns(path, fmt)
-                grade = None if gradeless(header, os.fspath(path), user, item) else grade
+                grade = None if io.gradeless(header, os.fspath(path), user, item, grade) else grade
             if fmt == "parquet" and os.path.exists(os.fspath(path)):
                 names = [c for c in (user, item, grade) if c is not None]
                 source = io.ParquetColumns(os.fspath(path), names)
@@ -720,7 +723,7 @@ def as_qrels(qrels: Any, func: str = "evaluate") -> Qrels:
     """``qrels=`` of :func:`receval.evaluate` (or ``func``) as a :class:`Qrels`: a
     ``Qrels``, ``{user: {item: grade}}``, a DataFrame (columns ``user``, ``item`` and
     ``grade``) or a TREC, CSV or Parquet file (a frame or file of ``user`` and ``item``
-    alone, or with a time column, has grade 1 in every row: :func:`gradeless`)."""
+    alone, or with a time column, has grade 1 in every row: :meth:`Qrels.from_frame`)."""
     return _as_ranked(qrels, Qrels, "qrels", "grade", func)
 
 
@@ -749,10 +752,7 @@ def _as_ranked(data: Any, kind: type[_Ranked], argument: str, value: str, func: 
         if not io.is_frame(data):
             read: _Ranked = read_given(kind, data, argument, func)
             return read
-        # qrels of user and item alone (and a time): the judged pairs, each of grade 1
-        pairs = kind is Qrels and gradeless(io.column_names(data), kind._func)
-        options: dict[str, Any] = {"grade": None} if pairs else {}
-        return kind.from_frame(data, **options)
+        return kind.from_frame(data)
     except InputValidationError as exc:  # the reader's "Run: ...", "Run.from_dict: ..."
         renamed = exc.named_reader(kind._func, f"{func}: {argument}: ")
         if renamed is exc:

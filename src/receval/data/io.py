@@ -40,6 +40,7 @@ from ._open import (
     sentence,
 )
 from ._open import infer_format as infer_format
+from ._times import TIME_NAMES
 from ._trec_errors import (
     TREC_FIELDS,
     bad_number,
@@ -91,6 +92,65 @@ def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> No
                 f"{func}: the data has {names.count(name)} columns named {name!r}, so its "
                 f"{role} column is ambiguous; rename or drop the others."
             )
+
+
+#: The fix of qrels read without their grade column, every pair of grade 1 (the
+#: command line, which has no such option, words it otherwise)
+EVERY_PAIR_GRADE_1 = "grade=None to give every pair grade 1"
+
+
+def gradeless(
+    names: Sequence[Any], where: str, user: str = "user", item: str = "item", grade: str = "grade"
+) -> bool:
+    """Whether qrels of the columns ``names``, read with their grades in the column
+    ``grade``, are the pairs judged relevant, each of grade 1: without the column
+    ``grade`` of the default name, a frame or file of ``user`` and ``item`` alone, or
+    with a time column (a split's test: ``timestamp``, ``time``).
+
+    Refuse them, with ``where`` (the reader, the file) in front, when the default
+    ``grade`` is missing and they hold another column: their grades under another name
+    (``relevance``, ``rating``) would be left unread, every pair read as of grade 1.
+    A ``grade`` named otherwise and missing is refused too, its fix offering only the
+    columns that could hold grades (neither ids nor times). Qrels without ``user`` or
+    ``item`` are left to their reader, which names the column missing.
+
+    Examples
+    --------
+    >>> gradeless(["user", "item", "grade"], "Qrels")
+    False
+    >>> gradeless(["user", "item", "timestamp"], "Qrels")  # the pairs, of grade 1
+    True
+    >>> gradeless(["user", "item", "relevance"], "q.csv")
+    Traceback (most recent call last):
+    ...
+    receval.exceptions.InputValidationError: q.csv: no column 'grade' but has ...
+    >>> gradeless(["user", "item", "timestamp"], "q.csv", grade="rel")
+    Traceback (most recent call last):
+    ...
+    receval.exceptions.InputValidationError: q.csv: no column 'rel'. ... none of which holds ...
+    """
+    if grade in names or user not in names or item not in names:
+        return False
+    # a time column (a split's test) is never the grades
+    others = [str(name) for name in names if name not in (user, item, *TIME_NAMES)]
+    if grade != "grade":
+        got = f"{where}: no column {grade!r}. Got columns {format_values(names, limit=10)}"
+        if not others:
+            raise InputValidationError(
+                f"{got}, none of which holds grades (ids and times); pass grade='grade' (the "
+                f"default) to give every pair grade 1."
+            )
+        raise InputValidationError(
+            f"{got}; the grades could be in {format_values(others)}: pass "
+            f"grade={others[0]!r} if that column holds them."
+        )
+    if others:
+        raise InputValidationError(
+            f"{where}: no column 'grade' but has {format_values(others)} beside user and "
+            f"item, which would be left unread (every pair of grade 1); pass "
+            f"grade={others[0]!r} if that column holds the grades, or {EVERY_PAIR_GRADE_1}."
+        )
+    return True
 
 
 def frame_columns(data: Any, columns: Mapping[str, str | None], func: str) -> dict[str, Any]:

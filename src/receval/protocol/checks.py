@@ -35,7 +35,7 @@ def audit(
     item: str = "item",
     time: str | None = None,
     score: str = "score",
-    grade: str = "grade",
+    grade: str | None = "grade",
     examples: int = 5,
 ) -> AuditReport:
     """Check an evaluation protocol: its split, its test set and the run it scores.
@@ -83,8 +83,11 @@ def audit(
         checks, ``time`` columns; a TREC qrels file; a Qrels; a pair of arrays.
     test : DataFrame, Qrels, dict, path, default=None
         The held-out interactions, in the same shapes (and ``{user: {item:
-        grade}}``); a ``grade`` column, when present, holds the grades the
-        metrics of ``tied_scores`` read (1 for every row otherwise).
+        grade}}``); its ``grade`` column holds the grades the metrics of
+        ``tied_scores`` read. A frame or file without the column ``grade`` (the
+        default name) of ``user``, ``item`` and time columns alone has grade 1 in
+        every row (``grade=None``: every test frame and file); one with another
+        column is refused, as :meth:`receval.Qrels.from_frame` refuses it.
     run : DataFrame, Run, dict, path, default=None
         The recommendations: a frame or a CSV, TSV or Parquet file with the
         ``user``, ``item`` and ``score`` columns, a TREC run file, a Run or
@@ -119,7 +122,8 @@ def audit(
         ``"average"`` and ``"worst"`` (no one order of the tied items) an item
         is in the top ``k`` when its block of tied scores starts there.
     user, item, score, grade : str, default="user", "item", "score", "grade"
-        The columns of frames and CSV/TSV/Parquet files.
+        The columns of frames and CSV/TSV/Parquet files (``grade=None``: grade 1
+        in every row of test).
     time : str, default=None
         The time column of train and test (epoch numbers, datetimes or ISO
         8601 text); None: ``"timestamp"``, else ``"time"``, where an input has one

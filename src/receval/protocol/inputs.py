@@ -51,7 +51,7 @@ class Columns:
     item: str = "item"
     time: str | None = None
     score: str = "score"
-    grade: str = "grade"
+    grade: str | None = "grade"
 
 
 @dataclass
@@ -151,12 +151,28 @@ def _time_column(names: Sequence[str], columns: Columns, name: str) -> str | Non
     return next((t for t in TIME_NAMES if t in names), None)
 
 
-def _from_frame(frame: Any, name: str, columns: Columns, value: str | None) -> Rows:
+def _value_column(names: Sequence[str], name: str, columns: Columns, time: str | None,
+                  where: str) -> str | None:  # fmt: skip
+    """The column of an input's values: the run's scores, the test's grades (none where
+    its columns are ids and times alone: :func:`receval.data.io.gradeless`), none for
+    the training log."""
+    if name == "run":
+        return columns.score
+    if name != "test" or columns.grade is None:
+        return None
+    # the time column named by time= is no grade either
+    not_time = [n for n in names if n != time or n in TIME_NAMES]
+    pairs = io.gradeless(not_time, where, columns.user, columns.item, columns.grade)
+    return None if pairs else columns.grade
+
+
+def _from_frame(frame: Any, name: str, columns: Columns) -> Rows:
     names = io.column_names(frame)
     wanted: dict[str, str | None] = {"user": columns.user, "item": columns.item}
     time = None if name == "run" else _time_column(names, columns, name)
     wanted["time"] = time
-    if value is not None and (value in names or name == "run"):
+    value = _value_column(names, name, columns, time, f"{FUNC} {name}")
+    if value is not None:
         wanted["value"] = value
     io.check_columns(frame, {"user": columns.user, "item": columns.item}, f"{FUNC} {name}")
     cols = io.frame_columns(frame, {**wanted, "time": None}, f"{FUNC} {name}")
@@ -237,31 +253,31 @@ def _file_columns(path: str, fmt: str) -> list[str]:
         return []  # read_table names the problem
 
 
-def _from_path(path: str, name: str, columns: Columns, value: str | None) -> Rows:
+def _from_path(path: str, name: str, columns: Columns) -> Rows:
     fmt = io.infer_format(path) or "trec"
     if fmt == "trec":
         return _from_trec(path, name)
     names = _file_columns(path, fmt)
     wanted = [columns.user, columns.item]
+    time = None
     if name != "run":
         time = _time_column(names, columns, f"{path} ({name})") if names else columns.time
         wanted += [time] if time is not None else []
-    if value is not None and (value in names or name == "run"):
-        wanted.append(value)
+    value = _value_column(names, name, columns, time, f"{path} ({name})")
+    wanted += [value] if value is not None else []
     table = io.read_table(path, wanted, f"{FUNC} {name}", fmt, id_columns=wanted[:2])
     with io.located(path, fmt, (columns.user, columns.item)):
-        return _from_frame(table, name, columns, value)
+        return _from_frame(table, name, columns)
 
 
 def read_rows(data: Any, name: str, columns: Columns) -> Rows:
     """The rows of ``train``, ``test`` or ``run`` (``name``) from any accepted input."""
-    value = columns.score if name == "run" else columns.grade if name == "test" else None
     if isinstance(data, (Qrels, Run)):
         return _from_ranked(data, name)
     if io.is_frame(data):
-        return _from_frame(data, name, columns, value)
+        return _from_frame(data, name, columns)
     if isinstance(data, (str, os.PathLike)):
-        return _from_path(os.fspath(data), name, columns, value)
+        return _from_path(os.fspath(data), name, columns)
     if name == "train" and isinstance(data, (Mapping, tuple)):
         log = read_log(data, "train", FUNC)  # {user: items} or {user: {item: ...}}, a pair
         return Rows(name, log.users, log.user_ids, log.items, log.item_ids)

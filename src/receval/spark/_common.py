@@ -173,6 +173,23 @@ def check_columns(df: Any, func: str, frame: str, **columns: str | None) -> None
             )
 
 
+def grade_column(qrels: Any, func: str, user: str, item: str, grade: str | None) -> Any:
+    """The grades of the Spark DataFrame ``qrels``, checked with its ``user`` and
+    ``item`` columns, as a column: ``grade``'s, or 1 in every row (computed on the
+    executors) with ``grade=None`` or where the qrels have no column ``grade`` (the
+    default name) and hold ids and times alone (:func:`receval.data.io.gradeless`,
+    which refuses qrels with another column)."""
+    from pyspark.sql import functions as F
+
+    from ..data.io import gradeless
+
+    where = f"receval.spark.{func}: qrels"
+    if isinstance(grade, str) and gradeless(qrels.columns, where, user, item, grade):
+        grade = None
+    check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
+    return F.col(grade) if grade is not None else F.lit(1)
+
+
 def check_partitions(num_partitions: int | None, func: str) -> None:
     """``num_partitions`` must be None or a positive int."""
     if num_partitions is not None and (

@@ -32,6 +32,7 @@ from ._common import (
     check_frame,
     check_partitions,
     float_sides,
+    grade_column,
     id_columns,
     partition_states,
     repartition,
@@ -119,7 +120,10 @@ def evaluate(
         matches ``17`` and ``"17"``, as a pandas column of ids with a missing
         value holds them).
     grade : str or None, default="grade"
-        Grade column of the qrels (None: every row has grade 1).
+        Grade column of the qrels (None: every row has grade 1). Qrels without
+        the column ``grade`` of ``user``, ``item`` and time columns alone have
+        grade 1 in every row; with another column they are refused, as
+        :meth:`receval.Qrels.from_frame` refuses them.
     score : str or None, default="score"
         Score column of the run (higher ranks first).
     rank : str, default=None
@@ -237,7 +241,7 @@ def evaluate(
     check_columns(run, func, "run", user=user, item=item, **value_arg)
     if qrels is not None:
         check_frame(qrels, "qrels", func)
-        check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
+        qrels_grades = grade_column(qrels, func, user, item, grade)
     if joined:
         check_frame(exclude, "exclude", func)
         check_columns(exclude, func, "exclude", user=user, item=item)
@@ -249,8 +253,7 @@ def evaluate(
         run_cols.append(F.monotonically_increasing_id().alias(_ROW))
     data = run.select(*run_cols, F.lit(1).cast("byte").alias(_SIDE))
     if qrels is not None:
-        grade_col = F.col(grade) if grade is not None else F.lit(1)
-        q = qrels.select(*id_columns(qrels, 0, user, item), grade_col.alias(_GRADE),
+        q = qrels.select(*id_columns(qrels, 0, user, item), qrels_grades.alias(_GRADE),
                          F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
         data = data.unionByName(q, allowMissingColumns=True)
         floats |= float_sides(qrels, 0, user, item)

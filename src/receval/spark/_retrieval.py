@@ -40,6 +40,7 @@ from ._common import (
     check_frame,
     check_partitions,
     float_sides,
+    grade_column,
     id_columns,
     partition_states,
     repartition,
@@ -113,7 +114,9 @@ def evaluate_embeddings(
     user, vector, item, grade : str, default="user", "vector", "item", "grade"
         Column names: ``user`` in ``users``, ``qrels`` (and a DataFrame
         ``exclude``), ``vector`` in ``users``, ``item`` and ``grade`` in the
-        qrels (``grade=None``: every judged item has grade 1). Ids of
+        qrels (``grade=None``, or qrels of ids and times alone without the
+        column ``grade``: every judged item has grade 1, as
+        :meth:`receval.Qrels.from_frame` reads them). Ids of
         different types in each are matched as
         :func:`receval.evaluate_embeddings` matches them (an integer matches
         the string of its decimal digits, 7 matches ``"7"``, not ``"07"``; a
@@ -200,7 +203,7 @@ def evaluate_embeddings(
     check_frame(users, "users", func)
     check_frame(qrels, "qrels", func)
     check_columns(users, func, "users", user=user, vector=vector)
-    check_columns(qrels, func, "qrels", user=user, item=item, grade=grade)
+    qrels_grades = grade_column(qrels, func, user, item, grade)
 
     joined = exclude is not None and not local_exclude
     if joined:
@@ -208,8 +211,7 @@ def evaluate_embeddings(
         check_columns(exclude, func, "exclude", user=user, item=item)
     data = users.select(*id_columns(users, 1, user), F.col(vector).alias(_VECTOR),
                         F.lit(1).cast("byte").alias(_SIDE))  # fmt: skip
-    grade_col = F.col(grade) if grade is not None else F.lit(1)
-    judged = qrels.select(*id_columns(qrels, 0, user, item), grade_col.alias(_GRADE),
+    judged = qrels.select(*id_columns(qrels, 0, user, item), qrels_grades.alias(_GRADE),
                           F.lit(0).cast("byte").alias(_SIDE))  # fmt: skip
     data = data.unionByName(judged, allowMissingColumns=True)
     floats = float_sides(qrels, 0, user, item)

@@ -42,7 +42,7 @@ from .checks import (
 from .masking import masked_partition
 from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean, skip_codes, skip_counts
 from .specs import prepare_metrics
-from .values import check_profile_grades, list_values, ranked_values
+from .values import check_profile_grades, list_values, ranked_values, users_in_run
 
 __all__ = [
     "Ids",
@@ -515,21 +515,16 @@ def _users_update(
     from ..sampled.corrections import correct_columns
 
     specs, convs, ranked = setup.specs, setup.convs, setup.ranked
-    if run is None:
-        r = _placeholder_run(q)
-        user_map = np.full(q.n_users, -1, dtype=np.int32)
-    else:
-        r = run
-        user_map = q.positions_in(r, "users")
+    r = _placeholder_run(q) if run is None else run
+    user_map, n_missing = users_in_run(q, run)
     found = user_map >= 0
-    n_found = int(np.count_nonzero(found))
-    state = RankingState(n_users=q.n_users, n_users_missing=q.n_users - n_found)
+    state = RankingState(n_users=q.n_users, n_users_missing=n_missing)
     state.examples["qrels_users"] = _examples(q.encoded_ids("users"))
-    if n_found < q.n_users:
+    if n_missing:
         state.examples["missing"] = _examples(q.encoded_ids("users"), np.flatnonzero(~found))
     item_map = None
     if run is not None:
-        state.n_run_only_users = r.n_users - n_found
+        state.n_run_only_users = r.n_users - (q.n_users - n_missing)
         _run_facts(setup, state, r)
         if ranked:
             item_map = q.positions_in(r, "items")

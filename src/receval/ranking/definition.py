@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..conventions import PROFILE_GRADES
 from ..data._ranked import as_qrels, as_run
 from ..data.seen import PairCounts, as_seen
@@ -37,7 +35,7 @@ from .aggregate import (
 from .checks import check_match_options
 from .open_users import OpenUsers
 from .specs import metric_conventions
-from .values import as_popularity_table
+from .values import as_popularity_table, users_in_run
 
 __all__ = ["RANKING"]
 
@@ -274,8 +272,7 @@ def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -
             by_metric = clipped_pairs(q, {t: setup.convs[t] for t in setup.ranked},
                                       setup.propensities)  # fmt: skip
             clipped = by_metric.get(params["metric"])
-        found = 0 if q is None or r is None else np.count_nonzero(q.positions_in(r, "users") >= 0)
-        missing = 0 if q is None else q.n_users - int(found)
+        missing = 0 if q is None else users_in_run(q, r)[1]
     if clipped is not None:
         out["n_pairs_propensity_clipped"] = clipped
     out["n_users_missing"] = missing

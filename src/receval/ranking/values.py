@@ -32,6 +32,7 @@ __all__ = [
     "list_values",
     "ranked_values",
     "subset_qrels",
+    "users_in_run",
 ]
 
 # 2.0**1024 overflows float64
@@ -66,6 +67,15 @@ def subset_qrels(q: Any, users: np.ndarray) -> tuple[Any, np.ndarray]:
     sub.user_ids = take_at(q.encoded_ids("users"), users)
     sub.item_ids = take_at(q.encoded_ids("items"), kept)
     return sub, kept
+
+
+def users_in_run(q: Qrels, r: Run | None) -> tuple[np.ndarray, int]:
+    """Each qrels user's position in ``r`` (-1: absent; every user when ``r`` is None)
+    and the number of qrels users absent from it: the reports' ``n_users_missing``."""
+    if r is None:
+        return np.full(q.n_users, -1, dtype=np.int32), q.n_users
+    user_map = q.positions_in(r, "users")
+    return user_map, q.n_users - int(np.count_nonzero(user_map >= 0))
 
 
 def ranked_values(

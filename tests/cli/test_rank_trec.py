@@ -134,6 +134,23 @@ def test_other_files_and_options_keep_evaluate() -> None:
         assert not taken and fast == slow
 
 
+def test_a_grade_a_metric_refuses_is_refused_as_evaluate_refuses_it(tmp_path: Path) -> None:
+    # the core computed ERR over its cascade's limit (1.9082 for a grade of 5), where
+    # evaluate refuses the grade: metrics with a rule for their grades take evaluate's path
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("u 0 a 5\nu 0 b 1\n")
+    run.write_text("u Q0 a 1 1.0 r\nu Q0 b 2 0.5 r\n")
+    args = ["--qrels", str(qrels), "--run", str(run), "-f", "json"]
+    for metrics in (["err@10"], ["ndcg@3", "err@10"]):
+        taken, fast, slow = _both([*args, *(f for m in metrics for f in ("-m", m))])
+        assert not taken and fast == slow
+        assert fast[2] == 2 and fast[1].startswith(
+            "error: receval rank: metric 'err@10' stops the user at an item of grade g"
+        )
+    taken, fast, slow = _both([*args, "-m", "ndcg@3"])  # a metric that takes any grade
+    assert taken and fast == slow and fast[2] == 0
+
+
 _MAIN = "import sys\nfrom receval.cli import main\nsys.argv = ['receval', *sys.argv[1:]]\n"
 _WITHOUT_CORE = "import receval.cli._rank_trec as t\nt.core_report = lambda *a: None\n"
 

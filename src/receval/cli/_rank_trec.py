@@ -7,11 +7,12 @@ counts are those of ``evaluate``'s report, which
 :func:`receval.cli._rank_run.run_rank` prints with its notes.
 
 ``run_rank`` asks for it with the common options only (one run, no profile), and
-it computes what it gives as ``evaluate`` would: metrics averaged over users,
-conventions that raise nothing after the kernel, ids that match. For any other
-(and for a file the core does not evaluate as it is: a repeated pair, a line that
-does not parse, a compression other than gzip), :func:`core_report` returns None
-and ``run_rank`` reads the files for ``evaluate``.
+it computes what it gives as ``evaluate`` would: metrics averaged over users that
+take any grade (:func:`receval.ranking.specs.grade_limits`), conventions that raise
+nothing after the kernel, ids that match. For any other (and for a file the core
+does not evaluate as it is: a repeated pair, a line that does not parse, a
+compression other than gzip), :func:`core_report` returns None and ``run_rank``
+reads the files for ``evaluate``.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def _plan(
     import warnings
 
     from ..exceptions import RecevalError
-    from ..ranking.specs import prepare_metrics, tie_checked
+    from ..ranking.specs import grade_limits, prepare_metrics, tie_checked
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -106,7 +107,7 @@ def _plan(
             or conv.zero_users == "skip"
             or "error" in (conv.missing_users, conv.empty_users)
             or conv.estimator != "naive"
-            or conv.gain == "exponential"  # its check of the grades
+            or grade_limits(spec, conv, given["profile"])  # grades it may refuse
             or spec.info.kind in codes.EXPOSURE_KINDS
             or (tie_checked(spec, conv) and _costly(spec))
         ):

@@ -42,7 +42,7 @@ from .checks import (
 from .masking import masked_partition
 from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean, skip_codes, skip_counts
 from .specs import prepare_metrics
-from .values import check_profile_grades, list_values, ranked_values, users_in_run
+from .values import check_grades, list_values, ranked_values, users_in_run
 
 __all__ = [
     "Ids",
@@ -399,12 +399,14 @@ class RankingState:
 # ------------------------------------------------------------------ update
 def check_qrels(setup: Setup, q: Qrels) -> None:
     """Raise before any user is evaluated when a relevant item of ``q`` lacks the propensity
-    a weighted metric needs or a grade is one the profile's peer refuses (the sources check
+    a weighted metric needs or a grade is one a ranked metric refuses (the sources check
     whole qrels: in memory and out of core; Spark a partition's, an accumulator a batch's)."""
     from ..metrics._propensity import check_propensities
 
     check_propensities(q, {t: setup.convs[t] for t in setup.ranked}, setup.propensities)
-    check_profile_grades(q, setup.specs, setup.convs, setup.profile, setup.func)
+    check_grades(
+        q, {t: setup.specs[t] for t in setup.ranked}, setup.convs, setup.profile, setup.func
+    )
 
 
 def update(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..conventions import PROFILE_GRADES
 from ..data._ranked import as_qrels, as_run
 from ..data.seen import PairCounts, as_seen
 from ..engine.metric import MetricDefinition, register
@@ -176,10 +175,7 @@ def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any, func: str
         q = None
         if not _is_empty_run(qrels):  # (empty: run rows judged in other updates)
             q = as_qrels(qrels, func)
-            # a relevant item without a propensity, a grade the profile's peer refuses: now
-            conventions = params["conventions"]
-            if "propensities" in conventions or conventions.get("profile") in PROFILE_GRADES:
-                check_qrels(_setup(params, func), q)
+            check_qrels(_setup(params, func), q)  # refused now, not at compute
         state.add(q, r)
     state.exclude_unmatched = state.exclude_unmatched.merge(unmatched)
     return state

@@ -9,7 +9,13 @@ from typing import Any
 
 from .._kernels import codes as _core_codes
 from .._parameters import metric_strings
-from ..conventions import FIELDS, Conventions, relevant_above, resolve_conventions
+from ..conventions import (
+    FIELDS,
+    PROFILE_GRADES,
+    Conventions,
+    relevant_above,
+    resolve_conventions,
+)
 from ..exceptions import InvalidParameterError
 from ..registry import MetricSpec, parse_metrics, ranking_spec
 
@@ -18,6 +24,7 @@ codes = _core_codes()  # the ranking kernel's codes, defined in the compiled cor
 __all__ = [
     "TIE_COSTLY_KINDS",
     "TIE_ORDERS",
+    "grade_limits",
     "kernel_spec",
     "metric_conventions",
     "metric_names",
@@ -32,6 +39,9 @@ _POSITIVE_GRADES = relevant_above(0.0)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
 # gain="binary": rbp's variant of 0/1 gains at the threshold (P1 = 1)
 _BINARY_RBP = 1.0
+
+# gain="exponential": 2.0**1024 overflows float64
+_OVERFLOWING_GRADE = 1024.0
 
 # serendipity (sums over the list's items, each position of a tied block holding its
 # mean), ILS/diversity (pair sums weighted by the chance both items are in the top k)
@@ -290,3 +300,48 @@ def tie_checked(spec: MetricSpec, conv: Conventions) -> bool:
 # the averaged kernels whose cost grows faster than the list: interpolated precision
 # takes O((s * h)**2) per tied block of s items, h of them relevant
 TIE_COSTLY_KINDS = frozenset({codes.IPREC_AT_RECALL, codes.IPREC_AVG})
+
+
+def grade_limits(
+    spec: MetricSpec, conv: Conventions, profile: str | None
+) -> dict[str, float | None]:
+    """The rules by which a ranked metric refuses some qrels grades, each with its
+    limit: :func:`~receval.ranking.values.check_grades` applies them to the qrels, and
+    a metric without a rule takes any grade.
+
+    ``"peer"``: under ``profile``, ``ndcg`` of the exponential gain (or of a gains table
+    standing for the peer's) takes the integers from 0 to the limit - 1, as its peer
+    does (:data:`~receval.conventions.PROFILE_GRADES`; the limit is the table's last
+    grade + 1 with ``gains=``); ``"exponential"``: ``gain="exponential"`` (2**grade - 1)
+    takes the grades below the limit, whose gain float64 holds; ``"integers"``: a table
+    of gains (``gains=``, LightGBM's ``label_gain``) takes integer grades (no limit:
+    None); ``"stop"``: gdeval's ERR takes the grades up to ``max_grade``, above which its
+    cascade would stop the user with a probability above 1 (CatBoost's
+    ``probability=true`` reads any grade as it is, as CatBoost does).
+
+    Examples
+    --------
+    >>> from receval.ranking.specs import grade_limits, metric_conventions
+    >>> grade_limits(*metric_conventions("err@10"), None)
+    {'stop': 4.0}
+    >>> grade_limits(*metric_conventions("ndcg@10", profile="xgboost"), "xgboost")
+    {'peer': 32.0, 'exponential': 1024.0}
+    """
+    args: dict[str, Any] = dict(spec.args)
+    gains = args.get("gains")
+    limits: dict[str, float | None] = {}
+    peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
+    if (
+        peer is not None
+        and spec.name == "ndcg"
+        and (conv.gain == "exponential" if gains is None else peer.tabled)
+    ):
+        last = peer.grades - 1 if gains is None else max((g for g, _ in gains), default=0)
+        limits["peer"] = float(int(last) + 1)
+    if conv.gain == "exponential":
+        limits["exponential"] = _OVERFLOWING_GRADE
+    if gains is not None:
+        limits["integers"] = None
+    if spec.name in ("err", "nerr") and not args.get("probability"):
+        limits["stop"] = float(args.get("max_grade", 4.0))
+    return limits

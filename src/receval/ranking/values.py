@@ -1,5 +1,6 @@
 """Per-user values of :func:`receval.evaluate`: the inputs as :class:`~receval.Qrels`
-and :class:`~receval.Run`, each metric spec as a row of the ranking kernel, the
+and :class:`~receval.Run`, the qrels grades each metric takes (checked once, before
+any user is evaluated), each metric spec as a row of the ranking kernel, the
 kernel's values per user (with the rules that leave users out), and the values of
 the list-wise metrics (beyond accuracy) per run user.
 
@@ -20,13 +21,13 @@ from ..data._lookup import distinct
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError
 from ..registry import MetricSpec, parse_metric
-from .specs import kernel_spec
+from .specs import grade_limits, kernel_spec
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
 __all__ = [
     "as_popularity_table",
-    "check_profile_grades",
+    "check_grades",
     "kernel_columns",
     "kernel_values",
     "list_values",
@@ -34,9 +35,6 @@ __all__ = [
     "subset_qrels",
     "users_in_run",
 ]
-
-# 2.0**1024 overflows float64
-_MAX_EXPONENTIAL_GRADE = 1024
 
 
 def as_popularity_table(popularity: Any, train: Any, func: str) -> Any:
@@ -187,16 +185,8 @@ def kernel_values(
     user_map: np.ndarray,
     item_map: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`ranked_values` of the metrics the kernel computes."""
-    exponential = [t for t in ranked if convs[t].gain == "exponential"]
-    if exponential and q.n_rows and float(q.grades.max()) >= _MAX_EXPONENTIAL_GRADE:
-        raise InputValidationError(
-            f"evaluate: metric {exponential[0]!r} uses gain='exponential' (2**grade - 1), which "
-            f"overflows float64 for grades >= {_MAX_EXPONENTIAL_GRADE}. Got a grade of "
-            f"{float(q.grades.max()):g}; use gain='linear' or map the grades to a smaller range."
-        )
-    _check_integer_grades(q, [t for t in ranked if "gains" in dict(specs[t].args)])
-    _check_stopping_grades(q, {t: specs[t] for t in ranked if specs[t].name in ("err", "nerr")})
+    """:func:`ranked_values` of the metrics the kernel computes (their grades checked
+    before, by :func:`check_grades`)."""
     kernel_specs = [kernel_spec(specs[t], convs[t]) for t in ranked]
     ties = {c.ties for c in convs.values()}
     return kernel_columns(q, r, kernel_specs, ties, user_map, item_map)
@@ -235,77 +225,112 @@ def kernel_columns(
     return result
 
 
-def _check_integer_grades(q: Qrels, tabled: list[str]) -> None:
-    """Refuse grades that are not integers for the metrics that gain by a table of
-    integer grades (``gains=``: LightGBM's ``label_gain``)."""
-    if not tabled or not q.n_rows:
+def check_grades(
+    q: Qrels,
+    specs: dict[str, MetricSpec],
+    convs: dict[str, Conventions],
+    profile: str | None,
+    func: str,
+) -> None:
+    """Refuse the qrels grades that a ranked metric does not take, by the rules of
+    :func:`~receval.ranking.specs.grade_limits` (a profile's peer's grades first, then
+    the exponential gain's, a gains table's and ERR's); ``func``: the caller the message
+    names. Every source checks its qrels here, once, before any user is evaluated."""
+    if not q.n_rows:
         return
+    limits = {t: grade_limits(specs[t], convs[t], profile) for t in specs}
+    for rule, refuse in _REFUSALS.items():
+        for text, of in limits.items():
+            if rule in of:
+                refuse(q, text, specs[text], of[rule], profile, func)
+
+
+# a rule's check: (qrels, metric text, spec, the rule's limit, profile, func)
+_Refusal = Callable[[Qrels, str, MetricSpec, "float | None", "str | None", str], None]
+
+
+def _shown(grades: np.ndarray) -> str:
+    """Some distinct grades, as a message shows them (a whole number as an integer)."""
+    from .._validation import format_values
+
+    return format_values([int(x) if float(x).is_integer() else float(x) for x in distinct(grades)])
+
+
+def _refuse_peer(
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
+) -> None:
+    """The profile's peer takes the integers from 0 to ``limit`` - 1 in its NDCG, where
+    receval would compute a value the peer has none of."""
+    peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
+    if peer is None or limit is None:  # (grade_limits gives the rule with a peer only)
+        return
+    n, g = int(limit), q.grades
+    bad = g[(g != np.floor(g)) | (g < 0) | (g >= n)]
+    if len(bad):
+        tabled = "gains" in dict(spec.args)
+        table = "label_gain, here ndcg(gains=...)" if tabled else peer.table
+        raise InputValidationError(
+            f"{func}: metric {text!r} with profile={profile!r} takes the qrels grades "
+            f"that {peer.peer} takes: integers from 0 to {n - 1}, the labels of its "
+            f"{table}. Got grades {_shown(bad)}, which {peer.peer} refuses; "
+            f"{peer.fix.format(last=n - 1)}."
+        )
+
+
+def _refuse_overflow(
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
+) -> None:
+    """``gain="exponential"``'s 2**grade - 1 overflows float64 from ``limit`` on."""
+    top = float(q.grades.max())
+    if limit is not None and top >= limit:
+        raise InputValidationError(
+            f"{func}: metric {text!r} uses gain='exponential' (2**grade - 1), which "
+            f"overflows float64 for grades >= {limit:g}. Got a grade of {top:g}; use "
+            f"gain='linear' or map the grades to a smaller range."
+        )
+
+
+def _refuse_fractions(
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
+) -> None:
+    """A table of integer grades (``gains=``: LightGBM's ``label_gain``) has no gain for
+    a grade that is not an integer."""
     fractional = q.grades[q.grades != np.floor(q.grades)]
     if len(fractional):
-        from .._validation import format_values
-
         raise InputValidationError(
-            f"evaluate: metric {tabled[0]!r} gains by a table of integer grades (gains=), "
+            f"{func}: metric {text!r} gains by a table of integer grades (gains=), "
             f"and the qrels hold grades that are not integers. Got grades "
-            f"{format_values(distinct(fractional))}; round the grades, or use "
+            f"{_shown(fractional)}; round the grades, or use "
             f"gain='linear' or 'exponential', which read any grade."
         )
 
 
-def check_profile_grades(
-    q: Qrels, specs: dict[str, MetricSpec], convs: dict[str, Conventions], profile: Any, func: str
+def _refuse_stops(
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
 ) -> None:
-    """Refuse the grades that the peer of ``profile`` refuses in its NDCG (the profile's
-    :data:`~receval.conventions.PROFILE_GRADES`): a grade that is not an integer from 0
-    to the last of the peer's table of gains, for ``ndcg`` of the profile's exponential
-    gain (or of a gains table standing for the peer's), rather than a value the peer
-    has none of; ``func``: the caller the message names."""
-    peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
-    if peer is None or not q.n_rows:
-        return
-    for text, spec in specs.items():
-        gains: Any = dict(spec.args).get("gains")
-        if spec.name != "ndcg" or (gains is not None and not peer.tabled):
-            continue
-        if gains is None and convs[text].gain != "exponential":
-            continue
-        n = peer.grades if gains is None else int(max((g for g, _ in gains), default=0)) + 1
-        g = q.grades
-        bad = g[(g != np.floor(g)) | (g < 0) | (g >= n)]
-        if len(bad):
-            from .._validation import format_values
-
-            shown = [int(x) if float(x).is_integer() else float(x) for x in distinct(bad)]
-            table = "label_gain, here ndcg(gains=...)" if gains is not None else peer.table
-            raise InputValidationError(
-                f"{func}: metric {text!r} with profile={profile!r} takes the qrels grades "
-                f"that {peer.peer} takes: integers from 0 to {n - 1}, the labels of its "
-                f"{table}. Got grades {format_values(shown)}, which {peer.peer} refuses; "
-                f"{peer.fix.format(last=n - 1)}."
-            )
-
-
-def _check_stopping_grades(q: Qrels, cascades: dict[str, MetricSpec]) -> None:
-    """Refuse grades above ``max_grade`` for gdeval's ERR, whose cascade would stop the
-    user with a probability ``(2**g - 1) / 2**max_grade`` above 1 (a value above 1;
-    gdeval refuses such a grade). CatBoost's ``probability=true`` reads any grade as it
-    is, as CatBoost does."""
-    if not cascades or not q.n_rows:
-        return
+    """gdeval's ERR would stop the user at a grade above ``limit`` (``max_grade``) with a
+    probability ``(2**g - 1) / 2**max_grade`` above 1 (a value above 1; gdeval refuses
+    such a grade)."""
     top = float(q.grades.max())
-    for text, spec in cascades.items():
-        args: dict[str, Any] = dict(spec.args)
-        limit = float(args.get("max_grade", 4.0))
-        if args.get("probability") or top <= limit:
-            continue
-        fix = f"map the grades to [0, {limit:g}]"
-        if spec.name == "err":
-            fix = f"pass err(max_grade={top:g}) or {fix}"
-        raise InputValidationError(
-            f"evaluate: metric {text!r} stops the user at an item of grade g with "
-            f"probability (2**g - 1) / 2**{limit:g}, above 1 (and ERR above 1) for a grade "
-            f"above {limit:g}. Got a grade of {top:g}; {fix[0].upper()}{fix[1:]}."
-        )
+    if limit is None or top <= limit:
+        return
+    fix = f"map the grades to [0, {limit:g}]"
+    if spec.name == "err":
+        fix = f"pass err(max_grade={top:g}) or {fix}"
+    raise InputValidationError(
+        f"{func}: metric {text!r} stops the user at an item of grade g with "
+        f"probability (2**g - 1) / 2**{limit:g}, above 1 (and ERR above 1) for a grade "
+        f"above {limit:g}. Got a grade of {top:g}; {fix[0].upper()}{fix[1:]}."
+    )
+
+
+# each rule of grade_limits and its check, in the order they are checked
+_REFUSALS: dict[str, _Refusal] = {
+    "peer": _refuse_peer,
+    "exponential": _refuse_overflow,
+    "integers": _refuse_fractions,
+    "stop": _refuse_stops,
+}
 
 
 def list_values(

@@ -312,3 +312,12 @@ def test_weight_shifts_of_one_group_is_its_weight_shift_and_exact(values):
     assert np.array_equal(np.ldexp(scaled, shift), w)  # exact
     if top > 0:
         assert 0.5 <= scaled.max() < 1 or scaled[w > 0].min() < 2.0**-1021
+
+
+def test_weight_shift_of_weights_the_checks_refuse_is_zero():
+    # (nan: its checks name the weight; weight_shift runs before them and must not fail)
+    from receval.engine.sums import weight_shift
+
+    assert weight_shift(np.array([np.nan, 0.0, 0.0])) == 0
+    assert weight_shift(np.array([np.nan, 2.0**100])) == 0
+    assert weight_shift(np.array([-1.0, -2.0])) == 0

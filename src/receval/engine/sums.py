@@ -55,7 +55,7 @@ def weight_shift(w: np.ndarray) -> int:
     (0, 101)
     """
     top = float(w.max()) if w.size else 0.0
-    if top == 0 or 2.0**-64 <= top <= 2.0**64:
+    if not top > 0 or 2.0**-64 <= top <= 2.0**64:  # (nan: weights the checks refuse)
         return 0
     return int(weight_shifts(np.array([top]), np.array([w[w > 0].min()]))[0])
 

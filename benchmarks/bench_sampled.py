@@ -115,7 +115,10 @@ about 0.3, B 0); "sampled" ranks the held-out item among its candidates only;
 "rank", "minimal_bias" and "bv" (gamma 0.1) are Krichene and Rendle's
 corrections of the sampled value (`evaluate(..., candidates=, correction=)`).
 Minimal bias is nearly unbiased but its corrected values alternate in sign and
-are large, so its mean over users has a large variance."""
+are large, so its mean over users has a large variance; with 100 negatives its
+least-squares problem has a condition number near 1e16, so rounding alone decides
+its values (receval warns so; they change with the order of the arithmetic), where
+BV's gamma keeps it near 10."""
     load = (load_before, os.getloadavg())
     write_section("sampled", "Sampled metrics and their corrections", text, lines, load=load,
                   after=after, out=os.path.abspath(args.out), print_only=args.quick)  # fmt: skip

@@ -22,6 +22,7 @@ from receval import (
     sample_negatives,
     sampled_report,
 )
+from receval.sampled import corrections as _corrections
 from receval.sampled.corrections import rank_metric
 from tests.oracles import ranking as ranking_oracle
 from tests.oracles import sampled as oracle
@@ -52,6 +53,49 @@ def test_corrections_equal_oracle(metric, correction, n, size):
     want = oracle.corrected(name, int(k) if k else None, n, size, correction)
     got = corrected_metric(metric, n, size, correction)
     assert got == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("n", "correction", "gamma", "warns"),
+    [
+        (100, "minimal_bias", None, True),  # condition number ~1e16: rounding decides
+        (100, "bv", 0.0, True),  # the normal equations of minimal bias: ~1e17
+        (100, "bv", None, False),  # gamma 0.1 bounds it near 10
+        (20, "minimal_bias", None, False),  # ~5e5: values good to ~1e-10
+        (100, "rank", None, False),
+    ],
+)
+def test_a_correction_left_to_rounding_warns(n, correction, gamma, warns):
+    kwargs = {} if gamma is None else {"gamma": gamma}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        corrected_metric("recall@10", n, 3000, correction, **kwargs)
+    said = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
+    assert len(said) == int(warns), said
+    if warns:
+        assert said[0].startswith(f"corrected_metric: the {correction!r} correction of recall@10")
+        assert "condition number" in said[0] and "more than their own size" in said[0]
+        assert "pass correction='bv' with a gamma above 0" in said[0]
+        # the bound is real: the values move with the order of the arithmetic
+        _corrections._corrected.cache_clear()
+        with pytest.warns(receval.RecevalWarning), pytest.MonkeyPatch.context() as mp:
+            whole = corrected_metric("recall@10", n, 3000, correction, **kwargs)
+            _corrections._corrected.cache_clear()
+            mp.setattr(_corrections, "_CELLS", 7 * (n + 1))  # blocks of 7 ranks
+            blocked = corrected_metric("recall@10", n, 3000, correction, **kwargs)
+        _corrections._corrected.cache_clear()
+        assert not np.allclose(whole, blocked, rtol=1e-6)
+
+
+def test_evaluate_warns_once_of_a_correction_left_to_rounding():
+    qrels, run, items = _data(seed=1, size=300)
+    c = sample_negatives(qrels, items, n=100, seed=4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate(qrels, run, ["recall@5"], candidates=c, correction="minimal_bias")
+    said = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
+    assert len(said) == 1, said
+    assert said[0].startswith("evaluate: the 'minimal_bias' correction of recall@5 with n=")
 
 
 @pytest.mark.parametrize("metric", ["recall@3", "ndcg", "mrr@5"])

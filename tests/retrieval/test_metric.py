@@ -14,6 +14,7 @@ import pytest
 import receval as rv
 from receval import InputValidationError, InvalidParameterError
 from receval.exceptions import UnmatchedIdsWarning
+from receval.ranking.open_users import OpenUsers
 
 from .test_embeddings import _data
 
@@ -110,9 +111,13 @@ def test_exclude_pairs_without_a_vector_are_counted_as_evaluate_embeddings_count
 
 @pytest.mark.parametrize("whole_groups", [False, True])
 def test_qrels_users_without_a_vector_are_counted_as_evaluate_embeddings_counts_them(
-    whole_groups,
+    whole_groups, monkeypatch
 ):
-    # skipped() left them out, which evaluate_embeddings reports as n_users_missing
+    # skipped() left them out, which evaluate_embeddings reports as n_users_missing,
+    # counted from the users held (the rows retrieved are not joined into a run)
+    def refused(*args, **kwargs):
+        raise AssertionError("skipped() joined the rows held")
+
     users, items, user_ids, item_ids, qrels, _ = _data()
     del qrels[str(user_ids[2])]  # a user with a vector and no judgment: not missing
     qrels["ghost"] = {int(item_ids[0]): 1}  # judged, never given a vector
@@ -127,9 +132,12 @@ def test_qrels_users_without_a_vector_are_counted_as_evaluate_embeddings_counts_
     for q, vectors, ids in parts[2:]:
         second.update(q, vectors, user_ids=ids)
     second.update({u: qrels[u] for u in ("nobody", "ghost")}, None)
-    assert second.skipped() == {"n_users_missing": 2}
+    with monkeypatch.context() as patch:
+        patch.setattr(OpenUsers, "joined", refused)
+        assert second.skipped() == {"n_users_missing": 2}
     merged = first.merge(second)
     assert merged.compute() == want.mean["ndcg@10"]
+    monkeypatch.setattr(OpenUsers, "joined", refused)
     assert merged.skipped() == {"n_users_missing": want.n_users_missing}
 
 

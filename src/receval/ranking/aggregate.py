@@ -518,7 +518,8 @@ def _users_update(
 
     specs, convs, ranked = setup.specs, setup.convs, setup.ranked
     r = _placeholder_run(q) if run is None else run
-    user_map, n_missing = users_in_run(q, run)
+    run_users = None if run is None else run.encoded_ids("users")
+    user_map, n_missing = users_in_run(q.encoded_ids("users"), run_users)
     found = user_map >= 0
     state = RankingState(n_users=q.n_users, n_users_missing=n_missing)
     state.examples["qrels_users"] = _examples(q.encoded_ids("users"))

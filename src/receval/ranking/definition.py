@@ -32,7 +32,7 @@ from .aggregate import (
     update,
 )
 from .checks import check_match_options
-from .open_users import OpenUsers
+from .open_users import OpenUsers, held_ids
 from .specs import metric_conventions
 from .values import as_popularity_table, users_in_run
 
@@ -258,17 +258,20 @@ def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -
     out = {}
     if isinstance(state, RankingState):
         clipped, missing = state.n_pairs_clipped.get(params["metric"]), state.n_users_missing
-    else:  # the rows held, joined: counted as their evaluation counts them (a user's
-        # qrels and list may come in different updates), without evaluating them
-        func = _func(params)
-        q, r = state.joined(func, vectors="items" in params)
+    else:  # the rows held, counted as their evaluation counts them (a user's qrels and
+        # list may come in different updates): the users from the ids held, without
+        # grouping the rows; the clipped pairs from the qrels joined
         clipped = None
-        if q is not None and "propensities" in params["conventions"]:
-            setup = _setup(params, func)
-            by_metric = clipped_pairs(q, {t: setup.convs[t] for t in setup.ranked},
-                                      setup.propensities)  # fmt: skip
-            clipped = by_metric.get(params["metric"])
-        missing = 0 if q is None else users_in_run(q, r)[1]
+        if "propensities" in params["conventions"]:
+            func = _func(params)
+            q = state.joined_qrels(func)
+            if q is not None:
+                setup = _setup(params, func)
+                by_metric = clipped_pairs(q, {t: setup.convs[t] for t in setup.ranked},
+                                          setup.propensities)  # fmt: skip
+                clipped = by_metric.get(params["metric"])
+        q_users, r_users = (held_ids(rows.user_ids()) for rows in (state.qrels, state.runs))
+        missing = users_in_run(q_users, r_users)[1]
     if clipped is not None:
         out["n_pairs_propensity_clipped"] = clipped
     out["n_users_missing"] = missing

@@ -17,7 +17,7 @@ import numpy as np
 from .._kernels import codes as _core_codes
 from ..conventions import PROFILE_GRADES, Conventions
 from ..data._arrow import take_at
-from ..data._lookup import distinct
+from ..data._lookup import distinct, lookup_ids
 from ..data._ranked import Qrels, Run
 from ..exceptions import InputValidationError
 from ..registry import MetricSpec, parse_metric
@@ -67,13 +67,17 @@ def subset_qrels(q: Any, users: np.ndarray) -> tuple[Any, np.ndarray]:
     return sub, kept
 
 
-def users_in_run(q: Qrels, r: Run | None) -> tuple[np.ndarray, int]:
-    """Each qrels user's position in ``r`` (-1: absent; every user when ``r`` is None)
-    and the number of qrels users absent from it: the reports' ``n_users_missing``."""
-    if r is None:
-        return np.full(q.n_users, -1, dtype=np.int32), q.n_users
-    user_map = q.positions_in(r, "users")
-    return user_map, q.n_users - int(np.count_nonzero(user_map >= 0))
+def users_in_run(q_users: Any, r_users: Any) -> tuple[np.ndarray, int]:
+    """Each qrels user's position among the run's users (-1: absent; every user when
+    ``r_users`` is None: no run) and the number of qrels users absent from the run:
+    the reports' ``n_users_missing``. ``q_users``, ``r_users``: the distinct user ids
+    of each, as :meth:`~receval.Qrels.encoded_ids` gives them, or as an accumulator
+    holds them (:func:`~receval.ranking.open_users.held_ids`)."""
+    n_users = len(q_users)
+    if r_users is None:
+        return np.full(n_users, -1, dtype=np.int32), n_users
+    user_map = lookup_ids(q_users, r_users)
+    return user_map, n_users - int(np.count_nonzero(user_map >= 0))
 
 
 def ranked_values(

@@ -21,6 +21,7 @@ float :func:`receval.roc_auc_score` gives them, in any split of the groups.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
@@ -47,6 +48,7 @@ from .sums import (
     fieldwise_sum,
     ratio,
     scaled_by_shift,
+    scaled_value,
     weight_shift,
 )
 
@@ -598,7 +600,9 @@ class MeanState:
     @property
     def value(self) -> float:
         """The mean (nan without users); pooled: the ratio of the sums (0.0 when empty);
-        sum: the sum (0.0 when empty); geometric: exp of the mean logarithm."""
+        sum: the sum (0.0 when empty); geometric: exp of the mean logarithm. The mean
+        of finite values is finite where their sum is beyond float64's range (values
+        near 1e308: the exact sum scaled by a power of two, then divided)."""
         if self.denominator is not None:
             den = self.denominator.value
             return self.total.value / den if den > 0 else 0.0
@@ -608,7 +612,12 @@ class MeanState:
             return float("nan")
         if self.kind == "geometric":
             return float(np.exp(self.total.value / self.count))
-        return self.total.value / self.count
+        total = self.total.value
+        if math.isfinite(total):
+            return total / self.count
+        m, k = scaled_value(self.total)  # the sum beyond float64's range, scaled
+        with np.errstate(over="ignore"):
+            return float(np.ldexp(m / self.count, k))
 
 
 def mean_state(

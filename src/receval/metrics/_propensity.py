@@ -482,15 +482,24 @@ def _metric(
     users = ranked.user
     size = q.n_users
     if name in ("dcg", "ndcg"):
-        gain = np.where(judged, _gains(q.grades, conv.gain)[qrow], 0.0)
+        # each user's gains and weights times a power of two, their largest in [0.5, 1)
+        # (exact): no product or sum overflows, and NDCG is their ratio
+        gains = _gains(q.grades, conv.gain)
+        g_shift, w_shift = _exponents(gains, row_user, size), _exponents(w_run, users, size)
+        gain = np.where(judged, np.ldexp(gains, -g_shift[row_user])[qrow], 0.0)
         top = np.minimum(b, cut_run)
         disc = (discounts.at(top) - discounts.at(np.minimum(a, cut_run))) / (b - a)
-        dcg = np.bincount(users, weights=w_run * gain * disc, minlength=size)
+        term = np.ldexp(w_run, -w_shift[users]) * gain * disc
+        dcg = np.bincount(users, weights=term, minlength=size)
         if name == "dcg":
-            return dcg
-        span = w if conv.estimator == "snips" else (w > 0).astype(np.float64)
-        ideal = _ideal(q, conv, span, row_user, k, discounts)
-        result: np.ndarray = np.divide(dcg, ideal, out=np.zeros(size), where=ideal > 0)
+            shift = g_shift + w_shift
+        else:
+            span = w if conv.estimator == "snips" else (w > 0).astype(np.float64)
+            ideal = _ideal(q, np.ldexp(gains, -g_shift[row_user]), span, row_user, k, discounts)
+            dcg = np.divide(dcg, ideal, out=np.zeros(size), where=ideal > 0)
+            shift = w_shift
+        with np.errstate(over="ignore"):  # beyond float64's range: inf, refused by evaluate
+            result: np.ndarray = np.ldexp(dcg, shift)
         return result
     if conv.hit_scores == "positive":
         w_run = w_run * (ranked.score > 0)
@@ -507,19 +516,28 @@ def _metric(
     return result
 
 
+def _exponents(x: np.ndarray, users: np.ndarray, size: int) -> np.ndarray:
+    """Per user, the exponent ``e`` of its largest ``|x|`` (``x * 2**-e`` in [0.5, 1));
+    0 for a user without a value other than 0."""
+    top = np.zeros(size)
+    np.maximum.at(top, users, np.abs(x))
+    exponents: np.ndarray = np.frexp(top)[1]
+    return exponents
+
+
 def _ideal(
     q: Qrels,
-    conv: Any,
+    gain: np.ndarray,
     span: np.ndarray,
     row_user: np.ndarray,
     k: int | None,
     discounts: _Discounts,
 ) -> np.ndarray:
-    """The ideal DCG of the relevant items by gain descending, item ``i`` taking
-    ``span_i`` positions (its weight under SNIPS, a fraction of one at the ends; 1 under
-    IPS), the discounts over them summed up to the cut-off."""
+    """The ideal DCG of ``q``'s relevant items (each row's ``gain``) by gain
+    descending, item ``i`` taking ``span_i`` positions (its weight under SNIPS, a
+    fraction of one at the ends; 1 under IPS), the discounts over them summed up to
+    the cut-off."""
     relevant = span > 0
-    gain = _gains(q.grades, conv.gain)
     order = np.lexsort((-gain, row_user))
     order = order[relevant[order]]
     users = row_user[order]

@@ -23,7 +23,7 @@ from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec
 from .specs import TIE_COSTLY_KINDS as _COSTLY_KINDS
 from .specs import TIE_ORDERS, tie_checked
-from .values import kernel_values, subset_qrels
+from .values import kernel_values, overflow_fix, subset_qrels
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -33,6 +33,7 @@ __all__ = [
     "UNSTABLE_TIES",
     "check_candidates",
     "check_exclusions",
+    "check_finite_values",
     "check_match_options",
     "check_matching",
     "describe_tie_orders",
@@ -434,3 +435,31 @@ def check_exclusions(
     ):  # fmt: skip
         warn_unmatched_exclusions(func, "item", seen.item_ids, run_items, "run",
                                   "an item of the run or of the qrels")  # fmt: skip
+
+
+def check_finite_values(
+    text: str,
+    conv: Conventions,
+    ranked: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None],
+    users: Any,
+    func: str,
+) -> None:
+    """Refuse a ranked metric whose value for some user is beyond float64's range: a
+    sum of gains (DCG, CG) above 1.8e308, or NDCG of two such sums (the ratio of two
+    infinities, nan), which no float gives. ``ranked`` as in
+    :func:`~receval.ranking.report.skip_codes` (each user's value, nan where a rule
+    left it out: ``zero_users``, ``empty_users``, ``missing_users``); ``users``: the
+    qrels' user ids, a few of which the message shows."""
+    value, zeroed, den, missing = ranked
+    left_out = zeroed | (den == 0)
+    if missing is not None and conv.missing_users == "skip":
+        left_out = left_out | missing
+    bad = np.isinf(value) | (np.isnan(value) & ~left_out)
+    if not bad.any():
+        return
+    where = np.flatnonzero(bad)
+    raise InputValidationError(
+        f"{func}: metric {text!r} sums gains beyond float64's range (above 1.8e308) "
+        f"for {len(where)} user(s), e.g. {v.format_values(np.asarray(users)[where[:5]])}; "
+        f"{overflow_fix(conv)}."
+    )

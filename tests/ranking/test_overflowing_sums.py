@@ -1,0 +1,117 @@
+"""Sums of gains beyond float64's range (exponential gains of grades near 1023, or
+linear gains near 1e308) give no silent inf or nan: a user's DCG that overflows is
+refused, naming the metric, on every source; NDCG, a ratio, stays exact where it is
+computed in Python (the propensity-weighted form); a mean of finite values is finite."""
+
+from __future__ import annotations
+
+import pytest
+
+import receval as rv
+from receval.exceptions import InputValidationError
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+# three gains of 2**1023 - 1: each finite, their sum (and the ideal one) beyond float64
+QRELS = {"u": {"a": 1023, "b": 1023, "c": 1023}, "v": {"a": 3}}
+RUN = {"u": {"a": 1.0, "b": 0.5, "c": 0.2}, "v": {"a": 1.0}}
+EXPONENTIAL = ["dcg(gain=exponential)@10", "ndcg(gain=exponential)@10",
+               "idcg(gain=exponential)@10", "ndcg_burges@10"]  # fmt: skip
+
+
+def _refusal(func: str, metric: str) -> str:
+    return (
+        f"{func}: metric {metric!r} sums gains beyond float64's range (above 1.8e308) "
+        f"for 1 user(s), e.g. ['u']; use gain='linear' or map the grades to a smaller range."
+    )
+
+
+def _ideal_refusal(func: str, metric: str) -> str:
+    return (
+        f"{func}: metric {metric!r} divides by the ideal DCG, a sum of gains beyond "
+        f"float64's range (above 1.8e308) for 1 user(s), e.g. ['u']; use gain='linear' "
+        f"or map the grades to a smaller range."
+    )
+
+
+@pytest.mark.parametrize("metric", EXPONENTIAL)
+def test_evaluate_refuses_a_sum_of_gains_that_overflows(metric):
+    # DCG was inf and NDCG nan (inf / inf: the user left the mean), with no message
+    with pytest.raises(InputValidationError) as info:
+        rv.evaluate(QRELS, RUN, [metric])
+    ndcg = metric.startswith("ndcg")
+    assert str(info.value) == (_ideal_refusal if ndcg else _refusal)("evaluate", metric)
+
+
+def test_an_ndcg_whose_ideal_dcg_overflows_is_refused_where_its_dcg_does_not():
+    # DCG 2**1022 over an ideal DCG of inf: NDCG was 0.0; the DCG itself is a value
+    qrels, run = {"u": {"a": 1023, "b": 1023, "c": 1023, "d": 1022}}, {"u": {"d": 1.0}}
+    with pytest.raises(InputValidationError) as info:
+        rv.evaluate(qrels, run, ["ndcg(gain=exponential)@10"])
+    assert str(info.value) == _ideal_refusal("evaluate", "ndcg(gain=exponential)@10")
+    assert rv.evaluate(qrels, run, ["dcg(gain=exponential)@10"]).mean == {
+        "dcg(gain=exponential)@10": 2.0**1022
+    }
+    # the top 1 of the ideal order is within float64's range: a value
+    assert rv.evaluate(qrels, run, ["ndcg(gain=exponential)@1"]).mean == {
+        "ndcg(gain=exponential)@1": 0.5
+    }
+
+
+def test_linear_gains_that_overflow_are_refused_too():
+    qrels = {"u": {"a": 1e308, "b": 1e308, "c": 1e308}}
+    for metric in ("cg@10", "ndcg@10"):
+        with pytest.raises(InputValidationError, match=r"gains beyond float64's range"):
+            rv.evaluate(qrels, RUN, [metric])
+
+
+@pytest.mark.parametrize("metric", ["dcg(gain=exponential)@10", "ndcg(gain=exponential)@10"])
+def test_accumulators_and_compute_refuse_it(metric):
+    # the grades are checked at each update; the values of rows held at compute
+    ndcg, update = metric.startswith("ndcg"), f"Accumulator.update of {metric!r}"
+    refusal = _ideal_refusal if ndcg else _refusal
+    held = update if ndcg else f"receval.metric({metric!r})"
+    for whole_groups, func in ((False, held), (True, update)):
+        with pytest.raises(InputValidationError) as info:
+            rv.metric(metric, whole_groups=whole_groups).update(QRELS, RUN).compute()
+        assert str(info.value) == refusal(func, metric)
+    with pytest.raises(InputValidationError) as info:
+        rv.compute(metric, QRELS, RUN)
+    assert str(info.value) == refusal(f"receval.compute({metric!r})", metric)
+
+
+def test_a_weighted_dcg_that_overflows_is_refused():
+    # weight 2 times 2**1023 - 1: inf, with only NumPy's RuntimeWarning
+    metric = "dcg(gain=exponential)@10"
+    qrels, run = {"u": {"a": 1023, "b": 1}}, {"u": {"a": 1.0, "b": 0.5}}
+    with pytest.raises(InputValidationError) as info:
+        rv.evaluate(qrels, run, [metric], propensities={"a": 0.5, "b": 0.5})
+    assert str(info.value) == _refusal("evaluate", metric)
+
+
+@pytest.mark.parametrize("estimator", ["ips", "snips"])
+def test_a_weighted_ndcg_is_exact_where_its_sums_overflow(estimator):
+    # NDCG is a ratio: each user's gains and weights scaled by a power of two give it
+    # exactly; it was inf (IPS, weight 2) or nan (three gains near 2**1023)
+    metric = "ndcg(gain=exponential)@10"
+    p = {"a": 0.5, "b": 0.5, "c": 0.5}
+    # 2**g - 1 is 2**g in float64 here: the gains of linear grades 2**23, 2**22, 2**21
+    # times 2**1000, which leaves every ratio as it is
+    large = {"u": {"a": 1023, "b": 1022, "c": 1021}, "v": {"a": 3}}
+    linear = {"u": {"a": 2.0**23, "b": 2.0**22, "c": 2.0**21}, "v": {"a": 7}}
+    want = rv.evaluate(linear, RUN, ["ndcg@10"], propensities=p, estimator=estimator)
+    got = rv.evaluate(large, RUN, [metric], propensities=p, estimator=estimator)
+    assert got.mean[metric] == want.mean["ndcg@10"]
+    ones = {"a": 1.0, "b": 1.0, "c": 1.0}
+    report = rv.evaluate(QRELS, RUN, [metric], propensities=ones, estimator=estimator)
+    assert report.mean[metric] == 1.0
+    acc = rv.metric(metric, propensities=ones, estimator=estimator)
+    assert acc.update(QRELS, RUN).compute() == 1.0
+
+
+def test_the_mean_of_finite_values_near_the_limit_is_finite():
+    # two users of DCG 2**1023: their sum is beyond float64, their mean is not
+    metric = "dcg(gain=exponential)@10"
+    qrels, run = {"u": {"a": 1023}, "v": {"a": 1023}}, {"u": {"a": 1.0}, "v": {"a": 1.0}}
+    assert rv.evaluate(qrels, run, [metric]).mean[metric] == 2.0**1023
+    assert rv.metric(metric).update(qrels, run).compute() == 2.0**1023

@@ -98,3 +98,18 @@ def test_audit_refuses_a_test_file_with_another_column_and_no_grade(tmp_path, su
     invoke(make_runner(), "audit", "--test", test, "--grade", "rating")
     pairs = _write(frame.drop(columns="rating"), tmp_path / f"pairs{suffix}")
     invoke(make_runner(), "audit", "--test", pairs)  # the pairs, of grade 1
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_audit_lists_the_time_column_named_by_time_when_the_grade_is_missing(tmp_path, suffix):
+    # "Got columns ['user', 'item']": the --time column was left out of the file's columns
+    frame = pd.DataFrame({"user": [1, 2], "item": [2, 2], "ts": [10, 11]})
+    test = _write(frame, tmp_path / f"t{suffix}")
+    result = invoke(make_runner(), "audit", "--test", test, "--time", "ts", "--grade", "rel",
+                    code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {test} (test): no column 'rel' (--grade rel). Got columns ['user', 'item', "
+        f"'ts'], none of which holds grades (ids and times); pass --grade grade (the default) "
+        f"to give every pair grade 1.\n"
+    )

@@ -666,3 +666,26 @@ def test_a_test_set_without_a_grade_column_follows_the_qrels_rule(tmp_path, as_f
     # ids and times alone (a time column named by time= too): the pairs, of grade 1
     assert receval.audit(train.rename(columns={"time": "t"}), test.rename(columns={"time": "t"}),
                          run, time="t").ok  # fmt: skip
+
+
+@pytest.mark.parametrize("as_file", [False, True], ids=["frame", "file"])
+def test_a_missing_named_grade_lists_the_time_column_named_by_time(tmp_path, as_file):
+    # the column named by time= was left out of the columns the message said the test has
+    train, test, run = clean()
+    timed = test.rename(columns={"time": "ts"})
+    path = tmp_path / "test.csv"
+    timed.to_csv(path, index=False)
+    given, where = (path, f"{path} (test)") if as_file else (timed, "audit test")
+    train = train.rename(columns={"time": "ts"})
+    with pytest.raises(InputValidationError) as info:
+        receval.audit(train, given, run, time="ts", grade="rel")
+    assert str(info.value) == (
+        f"{where}: no column 'rel'. Got columns ['user', 'item', 'ts'], none of which holds "
+        f"grades (ids and times); pass grade='grade' (the default) to give every pair grade 1."
+    )
+    with pytest.raises(InputValidationError) as info:
+        receval.audit(train, timed.assign(rating=[2, 0, 1]), run, time="ts", grade="rel")
+    assert str(info.value) == (
+        "audit test: no column 'rel'. Got columns ['user', 'item', 'ts', 'rating']; the grades "
+        "could be in ['rating']: pass grade='rating' if that column holds them."
+    )

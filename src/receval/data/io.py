@@ -99,13 +99,32 @@ def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> No
 EVERY_PAIR_GRADE_1 = "grade=None to give every pair grade 1"
 
 
+def value_columns(names: Sequence[Any], used: Sequence[Any]) -> list[str]:
+    """The columns of ``names`` that could hold values (grades, scores, labels): neither
+    one of ``used`` (the ids, a time column, the columns of other values) nor a time
+    column of a default name (:data:`TIME_NAMES`).
+
+    Examples
+    --------
+    >>> value_columns(["user", "item", "rating", "timestamp", "ts"], ["user", "item", "ts"])
+    ['rating']
+    """
+    return [str(name) for name in names if name not in used and name not in TIME_NAMES]
+
+
 def gradeless(
-    names: Sequence[Any], where: str, user: str = "user", item: str = "item", grade: str = "grade"
+    names: Sequence[Any],
+    where: str,
+    user: str = "user",
+    item: str = "item",
+    grade: str = "grade",
+    time: str | None = None,
 ) -> bool:
     """Whether qrels of the columns ``names``, read with their grades in the column
     ``grade``, are the pairs judged relevant, each of grade 1: without the column
     ``grade`` of the default name, a frame or file of ``user`` and ``item`` alone, or
-    with a time column (a split's test: ``timestamp``, ``time``).
+    with a time column (a split's test: ``timestamp``, ``time``, or the one named by
+    ``time``).
 
     Refuse them, with ``where`` (the reader, the file) in front, when the default
     ``grade`` is missing and they hold another column: their grades under another name
@@ -132,7 +151,7 @@ def gradeless(
     if grade in names or user not in names or item not in names:
         return False
     # a time column (a split's test) is never the grades
-    others = [str(name) for name in names if name not in (user, item, *TIME_NAMES)]
+    others = value_columns(names, (user, item) if time is None else (user, item, time))
     if grade != "grade":
         got = f"{where}: no column {grade!r}. Got columns {format_values(names, limit=10)}"
         if not others:

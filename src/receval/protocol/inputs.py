@@ -160,9 +160,7 @@ def _value_column(names: Sequence[str], name: str, columns: Columns, time: str |
         return columns.score
     if name != "test" or columns.grade is None:
         return None
-    # the time column named by time= is no grade either
-    not_time = [n for n in names if n != time or n in TIME_NAMES]
-    pairs = io.gradeless(not_time, where, columns.user, columns.item, columns.grade)
+    pairs = io.gradeless(names, where, columns.user, columns.item, columns.grade, time)
     return None if pairs else columns.grade
 
 

@@ -272,7 +272,7 @@ def test_a_column_not_in_a_file_names_its_option(tmp_path):
     result = invoke(make_runner(), "audit", "--train", train, "--test", test, code=2)
     assert result.stderr == (
         f"error: {test}: no column 'item' (--item item). Got columns ['user', 'doc']; name one "
-        f"of them with --item.\n"
+        f"of ['doc'] with --item.\n"
     )
 
 

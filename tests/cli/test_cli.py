@@ -529,7 +529,7 @@ def test_ctr_errors(runner, files, tmp_path) -> None:
         (
             ["ctr", imp, "--label", "click", "--score", "nope"],
             f"{imp}: no column 'nope' (--score nope). Got columns ['user', 'click', 'm1', 'm2', "
-            "'w']; name one of them with --score.",
+            "'w']; name one of ['m1', 'm2', 'w'] with --score.",
         ),
         (
             ["ctr", tmp_path / "none.csv", "--label", "c", "--score", "s"],

@@ -647,16 +647,16 @@ def test_labels_of_one_class_are_the_label_columns(tmp_path):
     [
         (["retention", "{events}", "--user", "usr"],
          "{events}: no column 'usr' (--user usr). Got columns ['user', 'time']; name one of "
-         "them with --user.\n"),
+         "['user'] with --user.\n"),
         (["rank", "--qrels", "{runs}", "--run", "{runs}", "--item", "doc"],
          "{runs}: no column 'doc' (--item doc). Got columns ['user', 'item', 'sc']; name one "
-         "of them with --item.\n"),
+         "of ['item', 'sc'] with --item.\n"),
         (["rank", "--qrels", "{qrels}", "--run", "{runs}"],
          "{runs}: no column 'score' (--score score). Got columns ['user', 'item', 'sc']; name "
-         "one of them with --score.\n"),
+         "one of ['sc'] with --score.\n"),
         (["compare", "--qrels", "{qrels}", "--run", "{runs}", "--run", "{runs}.2.csv"],
          "{runs}: no column 'score' (--run-score score). Got columns ['user', 'item', 'sc']; "
-         "name one of them with --run-score.\n"),
+         "name one of ['sc'] with --run-score.\n"),
     ],
 )  # fmt: skip
 def test_a_column_not_in_a_file_names_its_option(tmp_path, args, said):

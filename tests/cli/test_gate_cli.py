@@ -322,14 +322,15 @@ def test_a_model_column_given_twice_is_refused(repo, models, message):
 
 @pytest.mark.parametrize("option", ["--candidate", "--baseline"])
 def test_a_score_column_not_in_the_log_names_its_option_and_the_fix(repo, option):
-    # it named the option and the columns, but no fix
-    models = {"--baseline": "model_b", "--candidate": "model_a"} | {option: "model_x"}
+    # it named the option and the columns, but no fix; then offered every column
+    given = {"--baseline": "model_b", "--candidate": "model_a"}
+    models = given | {option: "model_x"}
     args = [a for pair in models.items() for a in pair]
     result = invoke(runner, "gate", "--impressions", "log.csv", "--label", "click", *args,
                     "--rule", "auc=floor:0.5", code=2)  # fmt: skip
     assert result.stderr == (
         f"error: log.csv: no column 'model_x' ({option} model_x). Got columns ['user', 'item', "
-        f"'click', 'model_a', 'model_b']; name one of them with {option}.\n"
+        f"'click', 'model_a', 'model_b']; name one of {[given[option]]} with {option}.\n"
     )
 
 

@@ -53,7 +53,7 @@ def test_a_repeated_metric_is_computed_once(log, output):
          "the logging policy's probability of each logged action with --pscore."),
         ("1,0.5,1.0\n", ["--target", "tgt"],
          "ope.csv: no column 'tgt' (--target tgt). Got columns ['reward', 'pscore', "
-         "'target']; name one of them with --target."),
+         "'target']; name one of ['target'] with --target."),
         ("1,0.5,1.0\n", ["-m", "dr", "--estimated-reward", "target"],
          "receval off-policy -m 'dr': dr needs --estimated-value COL; pass it (see receval "
          "off-policy --help)."),

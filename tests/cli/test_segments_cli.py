@@ -86,7 +86,7 @@ def test_by_file_errors_name_line_and_option(files) -> None:
     result = invoke(make_runner(), *args, "--by", files / "seg.csv", "--segment", "nope", code=2)
     assert result.stderr == (
         f"error: {files / 'seg.csv'}: no column 'nope' (--segment nope). "
-        "Got columns ['user', 'segment']; name one of them with --segment.\n"
+        "Got columns ['user', 'segment']; name one of ['segment'] with --segment.\n"
     )
 
 

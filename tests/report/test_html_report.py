@@ -501,10 +501,12 @@ def test_user_strings_make_no_network_reference(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("option", "column"), [("--time", "time"), ("--user", "usr")], ids=["time", "user"]
+    ("option", "column", "offered"),
+    [("--time", "time", "timestamp"), ("--user", "usr", "user")],
+    ids=["time", "user"],
 )
 def test_report_names_the_option_of_a_missing_events_column(
-    tmp_path: Path, option: str, column: str
+    tmp_path: Path, option: str, column: str, offered: str
 ) -> None:
     events = tmp_path / "events.csv"
     events.write_text("user,timestamp\nu1,2024-01-01\nu2,2024-01-02\n")
@@ -513,7 +515,7 @@ def test_report_names_the_option_of_a_missing_events_column(
     # it said "no column 'time'. Got columns [...]." without the option or the fix
     assert result.stderr == (
         f"error: {events}: no column {column!r} ({option} {column}). Got columns ['user', "
-        f"'timestamp']; name one of them with {option}.\n"
+        f"'timestamp']; name one of [{offered!r}] with {option}.\n"
     )
     assert result.stdout == ""
     assert not (tmp_path / "r.html").exists()

@@ -158,7 +158,8 @@ def audit_command(
     if train is None and test is None and run is None:
         raise say.fail("nothing to audit; pass --train, --test or --run (or several).")
     named = {user: "--user", item: "--item", time: "--time", score: "--score", grade: "--grade"}
-    with say.guard(), columns_named(named):
+    files = dict.fromkeys(p for p in (train, test, run) if p is not None)
+    with say.guard(), columns_named(named, files=files):
         report = audit(
             train,
             test,

@@ -45,7 +45,10 @@ def read_columns(
     fmt = fmt or infer_format(path) or "csv"
     wanted = list(columns)
     file_option = where if where.startswith("--") else None
-    with columns_named(columns, file_option), say.progress(f"Reading {say.sized(path)}…"):
+    with (
+        columns_named(columns, file_option, files={path: fmt}),
+        say.progress(f"Reading {say.sized(path)}…"),
+    ):
         table = read_table(path, wanted, where, fmt, id_columns=tuple(ids))
     for name in ids:  # a CSV's empty id is refused by the reader; a Parquet null or NaN here
         _one_per_row(table.column(name), _named(name, columns[name]), path, where)
@@ -58,17 +61,27 @@ def read_columns(
     return table if names is None else table.rename_columns(list(names))
 
 
+#: The options whose column may hold any values (ids, times); any other option's holds
+#: numbers (scores, labels, weights, grades)
+_ANY_VALUES = frozenset({"--user", "--item", "--group", "--segment", "--time", "--signup"})
+
+
 @contextlib.contextmanager
 def columns_named(
-    columns: Mapping[Any, str | None], file_option: str | None = None
+    columns: Mapping[Any, str | None],
+    file_option: str | None = None,
+    *,
+    files: Mapping[str, str | None],
 ) -> Iterator[None]:
     """The error of a column not in a file read meanwhile with the option that names it
     (``columns``: the option of each column, None for one no option names), and the
-    fix (``data.csv: no column 'nope' (--score nope). Got columns ['click', 'a']; name
-    one of them with --score.``), the fix of a column of a fixed name the file
+    fix: the columns of the file that could serve the option (``data.csv: no column
+    'nope' (--score nope). Got columns ['user', 'click', 'a']; name one of ['a'] with
+    --score.``: :func:`_could_serve`), the fix of a column of a fixed name the file
     ``file_option`` names lacks (``--item-groups FILE needs the columns 'item' (--item
     item) and 'group': ...``), and an id column a reader names (``the 'seg' column has
-    no id``) by its option; any other error as it is."""
+    no id``) by its option; any other error as it is. ``files``: the format of each
+    file read meanwhile (None: its suffix's)."""
     from ..exceptions import InputValidationError
 
     try:
@@ -89,12 +102,45 @@ def columns_named(
                                     f"its column of the {column}s {column!r}.")  # fmt: skip
             elif option is not None:
                 text = text.replace(said, f"no column {column!r} ({option} {column}).")
-                if text.endswith("]."):  # the file's columns, no fix yet (a header of one field)
-                    text = text[:-1] + f"; name one of them with {option}."
+                read = [p for p in files if text.startswith(p)]
+                if read and text.endswith("]."):  # no fix yet (a header of one field has)
+                    text = text[:-1] + _could_serve(
+                        column, option, columns, max(read, key=len), files
+                    )
             break
         if text == str(exc):
             raise
         raise type(exc)(text) from None
+
+
+def _could_serve(
+    column: str, option: str, columns: Mapping[Any, str | None], path: str,
+    files: Mapping[str, str | None],
+) -> str:  # fmt: skip
+    """The end of the message of ``column``, named by ``option``, not in the file
+    ``path``: the file's columns that could serve ``option`` instead, or that none can.
+    Those are the columns no other option names; for an option of numbers (one not in
+    :data:`_ANY_VALUES`), of those, the columns of numbers that are no id or time column
+    of a default name either, as the grades' (:func:`receval.data.io.value_columns`)."""
+    import pyarrow as pa
+
+    from .._validation import format_values
+    from ..data.io import table_schema, value_columns
+
+    schema = table_schema(path, files[path])
+    if schema is None:  # read no more (its reader says why)
+        return "."
+    used = [c for c in columns if c != column]
+    if option in _ANY_VALUES:
+        offered, kinds = [n for n in schema.names if n not in used], "a column"
+    else:
+        numbers = [f.name for f in schema if pa.types.is_integer(f.type) or
+                   pa.types.is_floating(f.type)]  # fmt: skip
+        offered, kinds = value_columns(numbers, used), "a column of numbers, no id or time,"
+    if not offered:
+        return (f", none of which could serve {option} (it takes {kinds} that no other "
+                f"option names); add that column to the file.")  # fmt: skip
+    return f"; name one of {format_values(offered)} with {option}."
 
 
 def _named(column: str, option: str | None) -> str:

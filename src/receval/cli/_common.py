@@ -409,7 +409,10 @@ def count_retention(path: str, file_format: str, say: Messages, **options: Any) 
     from ._columns import columns_named
 
     named = {options[k]: f"--{k}" for k in ("user", "time", "signup") if options.get(k)}
-    with columns_named(named), say.progress(f"Reading and counting {say.sized(path)}…"):
+    with (
+        columns_named(named, files={path: file_format}),
+        say.progress(f"Reading and counting {say.sized(path)}…"),
+    ):
         report = retention(path, file_format=file_format, **options)
     if report.time_unit_inferred:
         unit = {"s": "seconds", "ms": "milliseconds"}.get(report.time_unit or "", "")

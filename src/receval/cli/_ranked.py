@@ -133,7 +133,7 @@ def read_qrels_runs(
         try:
             fmt = ranked_format(qrels_format, qrels)
             named = {user: "--user", item: "--item", grade: "--grade"}
-            with format_option("--qrels-format"), columns_named(named):
+            with format_option("--qrels-format"), columns_named(named, files={qrels: fmt}):
                 read["qrels"] = Qrels.from_file(
                     qrels, user=user, item=item, grade=grade, file_format=fmt
                 )
@@ -203,10 +203,11 @@ def read_runs(
 
     named = {user: "--user", item: "--item", score: score_option, rank: "--rank"}
     for path, name in zip(paths, run_names(paths, options), strict=True):
+        fmt = ranked_format(file_format, path)
         with (
             say.progress(f"Reading {say.sized(path)}…"),
             format_option("--run-format"),
-            columns_named(named),
+            columns_named(named, files={path: fmt}),
         ):
             run = Run.from_file(
                 path,
@@ -214,7 +215,7 @@ def read_runs(
                 item=item,
                 score=score,
                 rank=rank,
-                file_format=ranked_format(file_format, path),
+                file_format=fmt,
                 name=name,
             )
         yield name, run

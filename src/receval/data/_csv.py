@@ -22,7 +22,7 @@ from ._open import (
 )
 from ._string_buffers import integer_strings, large_strings
 
-__all__ = ["csv_batches", "csv_error", "csv_header", "csv_options", "read_csv"]
+__all__ = ["csv_batches", "csv_error", "csv_header", "csv_options", "csv_schema", "read_csv"]
 
 #: pyarrow's default CSV block (1 MiB): a row must fit in one block
 CSV_BLOCK = 1 << 20
@@ -452,6 +452,15 @@ def _crlf_at_ends(text: Any, block: int) -> bool:
     """Whether a CR ends a block of ``block`` bytes of ``text`` and an LF follows it."""
     cr, lf = ord("\r"), ord("\n")
     return any(text[at - 1] == cr and text[at] == lf for at in range(block, len(text), block))
+
+
+def csv_schema(path: str, fmt: str) -> Any:
+    """The names and types of the columns of a CSV or TSV file (``fmt``), the types as
+    Arrow infers them from the file's first block."""
+    import pyarrow.csv as pcsv
+
+    read, parse = csv_options(fmt)
+    return _stream(path, 0, read, parse, pcsv.ConvertOptions()).schema
 
 
 def _stream(

@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import format_values
 from ..exceptions import InputValidationError
 from ._arrow import arrow_integers, numbers_view
-from ._csv import csv_error, csv_header, read_csv
+from ._csv import csv_error, csv_header, csv_schema, read_csv
 from ._encode import column_array as column_array
 from ._encode import ids_as_given
 from ._open import (
@@ -100,16 +100,16 @@ EVERY_PAIR_GRADE_1 = "grade=None to give every pair grade 1"
 
 
 def value_columns(names: Sequence[Any], used: Sequence[Any]) -> list[str]:
-    """The columns of ``names`` that could hold values (grades, scores, labels): neither
-    one of ``used`` (the ids, a time column, the columns of other values) nor a time
-    column of a default name (:data:`TIME_NAMES`).
+    """The columns of ``names`` that could hold values (grades, scores, labels): not in
+    ``used`` nor an id or time column of a default name (user, item, timestamp, time).
 
     Examples
     --------
-    >>> value_columns(["user", "item", "rating", "timestamp", "ts"], ["user", "item", "ts"])
+    >>> value_columns(["uid", "user", "rating", "timestamp", "ts"], ["uid", "ts"])
     ['rating']
     """
-    return [str(name) for name in names if name not in used and name not in TIME_NAMES]
+    ids = ("user", "item", *TIME_NAMES)
+    return [str(name) for name in names if name not in used and name not in ids]
 
 
 def gradeless(
@@ -397,6 +397,20 @@ def table_columns(path: str | os.PathLike[str], fmt: str) -> list[str]:
     with _table_errors(path, fmt):
         names = csv_header(path, fmt)
     return names
+
+
+def table_schema(path: str, fmt: str | None) -> Any:
+    """The Arrow schema of a CSV or TSV file (types inferred from its first block) or a
+    Parquet file, ``fmt`` (None: its suffix's); None for another format or an error."""
+    import pyarrow as pa
+
+    fmt = fmt or infer_format(path)
+    try:
+        if fmt == "parquet":
+            return ParquetColumns(path, ()).schema
+        return csv_schema(path, fmt) if fmt in ("csv", "tsv") else None
+    except (pa.ArrowInvalid, OSError, InputValidationError):
+        return None
 
 
 @contextmanager

@@ -174,3 +174,24 @@ def test_states_saved_before_the_error_named_its_caller_load(saved):
     ndcg.update({"w": {"a": 1}}, {"w": {"a": 0.1, "b": 0.9}})
     qrels, run = {**QRELS, "w": {"a": 1}}, {**RUN, "w": {"a": 0.1, "b": 0.9}}
     assert ndcg.compute() == rv.evaluate(qrels, run, ["ndcg@3"]).mean["ndcg@3"]
+
+
+def test_the_states_name_their_ids_by_seen_as_alone():
+    # update spelt "users" (or "groups") beside the seen_as that merge and
+    # check_disjoint read: a state named otherwise would say two words for one id
+    import ast
+    from pathlib import Path
+
+    src = Path(rv.__file__).parent
+    spelt = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add"
+                and len(node.args) == 3
+                and isinstance(node.args[2], ast.Constant)
+            ):
+                spelt.append(f"{path.relative_to(src)}:{node.lineno}")
+    assert spelt == []

@@ -609,7 +609,7 @@ def _gauc_update(params: dict[str, Any], batch: Any) -> GroupState | OpenGroups:
             y_true, y_score, groups, weighting, sample_weight, "gauc_score"
         )
     seen = Seen()
-    seen.add(ids, "gauc_score", "groups")
+    seen.add(ids, "gauc_score", GroupState.seen_as[0])
     return GroupState(group_totals(auc, group_w, rows, shift, rounded, weightless), seen,
                       IdKind.of(ids, "gauc_score"), labels)  # fmt: skip
 

@@ -448,7 +448,7 @@ def update(
     if masking is not None:
         state.masking = masking.summary
     if setup.repeats and users is not None:
-        state.seen.add(users.user_ids, setup.func, "users")
+        state.seen.add(users.user_ids, setup.func, state.seen_as[0])
     return state
 
 

@@ -116,7 +116,7 @@ def _parity(name: str) -> MetricDefinition:
     def update(params: dict[str, Any], batch: Any, *, func: str) -> CountsState:
         q, r = batch
         state = CountsState(reo_counts(q, r, **params) if reo else rsp_counts(r, **params))
-        state.seen.add(r.user_ids, func, "users")
+        state.seen.add(r.user_ids, func, state.seen_as[0])
         return state
 
     def finalize(params: dict[str, Any], state: CountsState, *, func: str) -> float:
@@ -155,7 +155,7 @@ def _exposure(name: str, finalize: Callable[..., float]) -> MetricDefinition:
             dict(zip(r.item_ids[shown].tolist(), counts[shown].tolist(), strict=True)),
             set(r.item_ids.tolist()),
         )
-        state.seen.add(r.user_ids, func, "users")
+        state.seen.add(r.user_ids, func, state.seen_as[0])
         return state
 
     return MetricDefinition(

@@ -113,7 +113,7 @@ class RetentionState:
         """``users`` with the pending ids added (a new :class:`Seen`)."""
         seen = self.users.copy()
         if self.pending is not None and len(self.pending):
-            seen.add(self.pending, FUNC, "users")
+            seen.add(self.pending, FUNC, self.seen_as[0])
         return seen
 
     def __getstate__(self) -> dict[str, Any]:

@@ -63,6 +63,10 @@ def test_a_missing_weight_column_that_no_column_could_serve_says_so(tmp_path, su
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_a_missing_id_column_offers_the_columns_no_other_option_names(tmp_path, suffix):
     log = _write(LOG, tmp_path / f"log{suffix}")
+    assert _refused("ctr", log, "--label", "click", "--score", "m1", "--by", "seg") == (
+        f"error: {log}: no column 'seg' (--by seg). {GOT}; name one of ['user', 'item', "
+        f"'name', 'timestamp'] with --by.\n"
+    )
     args = ["ctr", log, "--label", "click", "--score", "m1", "--group", "uid", "-m", "gauc"]
     assert _refused(*args) == (
         f"error: {log}: no column 'uid' (--group uid). {GOT}; name one of ['user', 'item', "

@@ -61,9 +61,9 @@ def read_columns(
     return table if names is None else table.rename_columns(list(names))
 
 
-#: The options whose column may hold any values (ids, times); any other option's holds
-#: numbers (scores, labels, weights, grades)
-_ANY_VALUES = frozenset({"--user", "--item", "--group", "--segment", "--time", "--signup"})
+#: The options whose column may hold any values (ids, segments, times); any other
+#: option's holds numbers (scores, labels, weights, grades)
+_ANY_VALUES = frozenset({"--user", "--item", "--group", "--segment", "--by", "--time", "--signup"})
 
 
 @contextlib.contextmanager

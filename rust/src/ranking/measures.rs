@@ -29,6 +29,31 @@ pub struct UserMetric {
     pub ideal: Ideal,
     /// tie rule
     pub ties: Ties,
+    /// the power of two every gain is multiplied by: 1, or 2**-64 where a sum of gains
+    /// (each finite) overflows float64 (exact: NDCG, their ratio, is the same)
+    pub gain_scale: f64,
+}
+
+/// The scale of the gains of a user whose DCG or ideal DCG overflows: sums of at most
+/// 2**63 finite gains times it stay finite.
+const OVERFLOW_SCALE: f64 = 1.0 / 18_446_744_073_709_551_616.0;
+
+impl UserMetric {
+    /// The gain of `grade` ([`gain`]), times the metric's `gain_scale`.
+    #[inline(always)]
+    fn gain_of(&self, grade: f64) -> f64 {
+        gain(grade, self.gain_threshold, self.gain) * self.gain_scale
+    }
+
+    /// NDCG of a DCG and an ideal DCG that overflow float64 (every gain finite) is their
+    /// ratio at a smaller scale: the metric to compute again, or None where it is already.
+    fn rescaled(&self, dcg: f64, ideal_dcg: f64) -> Option<UserMetric> {
+        let overflowed = dcg.is_infinite() || ideal_dcg.is_infinite();
+        (overflowed && self.gain_scale == 1.0).then_some(UserMetric {
+            gain_scale: OVERFLOW_SCALE,
+            ..*self
+        })
+    }
 }
 
 /// One user's list: `grades` of the ranked items (-inf if unjudged) in the metric's
@@ -77,7 +102,7 @@ pub fn idcg(
         quicksort(&mut cand[..n]);
         let depth = (k_eff.max(0) as usize).min(n);
         for (j, &d) in disc[..depth].iter().enumerate() {
-            idcg += gain(cand[n - 1 - j], m.gain_threshold, m.gain) * d;
+            idcg += m.gain_of(cand[n - 1 - j]) * d;
         }
     } else {
         let judged = list.judged.len();
@@ -87,7 +112,7 @@ pub fn idcg(
             (m.k as usize).min(judged)
         };
         for (j, &d) in disc[..depth].iter().enumerate() {
-            idcg += gain(list.judged[j], m.gain_threshold, m.gain) * d;
+            idcg += m.gain_of(list.judged[j]) * d;
         }
     }
     idcg
@@ -210,7 +235,7 @@ pub fn user_metric(
                 if g >= threshold {
                     r_sum += 1.0;
                 }
-                g_sum += gain(g, m.gain_threshold, m.gain);
+                g_sum += m.gain_of(g);
             }
             let size = (e - t) as f64;
             for j in t..e.min(top) {
@@ -224,7 +249,7 @@ pub fn user_metric(
             if grades[j] >= threshold {
                 rel[j] = 1.0;
             }
-            gains[j] = gain(grades[j], m.gain_threshold, m.gain);
+            gains[j] = m.gain_of(grades[j]);
         }
     }
 
@@ -258,6 +283,9 @@ pub fn user_metric(
             let ideal_dcg = idcg(m, k_eff, list, cand, disc);
             if kind == IDCG {
                 return (ideal_dcg, aux);
+            }
+            if let Some(scaled) = m.rescaled(dcg, ideal_dcg) {
+                return user_metric(&scaled, list, rel, gains, cand, disc);
             }
             (
                 if ideal_dcg > 0.0 {
@@ -342,7 +370,7 @@ pub fn metric_from_hits(
     cand: &mut [f64],
     disc: &[f64],
 ) -> f64 {
-    let (kind, threshold) = (m.kind, m.gain_threshold);
+    let kind = m.kind;
     let n = list.grades.len();
     let k_eff = effective_k(kind, m.k, n_rel, n);
     let top = top_of(k_eff, n);
@@ -376,7 +404,7 @@ pub fn metric_from_hits(
         CG => {
             let mut s = 0.0;
             for &g in &hit_grades[..hits] {
-                s += gain(g, threshold, m.gain);
+                s += m.gain_of(g);
             }
             return s;
         }
@@ -385,7 +413,7 @@ pub fn metric_from_hits(
     // DCG, IDCG, NDCG
     let mut dcg = 0.0;
     for i in 0..hits {
-        dcg += gain(hit_grades[i], threshold, m.gain) * disc[hit_pos[i]];
+        dcg += m.gain_of(hit_grades[i]) * disc[hit_pos[i]];
     }
     if kind == DCG {
         return dcg;
@@ -393,6 +421,9 @@ pub fn metric_from_hits(
     let ideal_dcg = idcg(m, k_eff, list, cand, disc);
     if kind == IDCG {
         return ideal_dcg;
+    }
+    if let Some(scaled) = m.rescaled(dcg, ideal_dcg) {
+        return metric_from_hits(&scaled, list, (hit_pos, hit_grades), n_rel, cand, disc);
     }
     if ideal_dcg > 0.0 {
         dcg / ideal_dcg

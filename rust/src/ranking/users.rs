@@ -426,6 +426,7 @@ pub(crate) fn evaluate_range(
                 ap_norm,
                 ideal: sp.ideal,
                 ties,
+                gain_scale: 1.0,
             };
             let disc = discounts[match sp.discount {
                 Discount::Offset => 0,

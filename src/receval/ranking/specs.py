@@ -313,13 +313,11 @@ def grade_limits(
     standing for the peer's) takes the integers from 0 to the limit - 1, as its peer
     does (:data:`~receval.conventions.PROFILE_GRADES`; the limit is the table's last
     grade + 1 with ``gains=``); ``"exponential"``: ``gain="exponential"`` (2**grade - 1)
-    takes the grades below the limit, whose gain float64 holds; ``"ideal"``: NDCG of
-    the kernel (unweighted) takes the grades whose ideal DCG float64 holds (no limit:
-    None); ``"integers"``: a table of gains (``gains=``, LightGBM's ``label_gain``)
-    takes integer grades (no limit: None); ``"stop"``: gdeval's ERR takes the grades
-    up to ``max_grade``, above which its cascade would stop the user with a
-    probability above 1 (CatBoost's ``probability=true`` reads any grade as it is, as
-    CatBoost does).
+    takes the grades below the limit, whose gain float64 holds; ``"integers"``: a table
+    of gains (``gains=``, LightGBM's ``label_gain``) takes integer grades (no limit:
+    None); ``"stop"``: gdeval's ERR takes the grades up to ``max_grade``, above which its
+    cascade would stop the user with a probability above 1 (CatBoost's
+    ``probability=true`` reads any grade as it is, as CatBoost does).
 
     Examples
     --------
@@ -327,7 +325,7 @@ def grade_limits(
     >>> grade_limits(*metric_conventions("err@10"), None)
     {'stop': 4.0}
     >>> grade_limits(*metric_conventions("ndcg@10", profile="xgboost"), "xgboost")
-    {'peer': 32.0, 'exponential': 1024.0, 'ideal': None}
+    {'peer': 32.0, 'exponential': 1024.0}
     """
     args: dict[str, Any] = dict(spec.args)
     gains = args.get("gains")
@@ -342,9 +340,6 @@ def grade_limits(
         limits["peer"] = float(int(last) + 1)
     if conv.gain == "exponential":
         limits["exponential"] = _OVERFLOWING_GRADE
-    if spec.info.kind == codes.NDCG and conv.estimator == "naive" and gains is None \
-            and conv.gain != "binary":  # fmt: skip
-        limits["ideal"] = None  # (propensity-weighted NDCG scales its sums: exact)
     if gains is not None:
         limits["integers"] = None
     if spec.name in ("err", "nerr") and not args.get("probability"):

@@ -247,11 +247,11 @@ def check_grades(
     for rule, refuse in _REFUSALS.items():
         for text, of in limits.items():
             if rule in of:
-                refuse(q, text, specs[text], convs[text], of[rule], profile, func)
+                refuse(q, text, specs[text], of[rule], profile, func)
 
 
-# a rule's check: (qrels, metric text, spec, conventions, the rule's limit, profile, func)
-_Refusal = Callable[[Qrels, str, MetricSpec, Conventions, "float | None", "str | None", str], None]
+# a rule's check: (qrels, metric text, spec, the rule's limit, profile, func)
+_Refusal = Callable[[Qrels, str, MetricSpec, "float | None", "str | None", str], None]
 
 
 def _shown(grades: np.ndarray) -> str:
@@ -262,13 +262,7 @@ def _shown(grades: np.ndarray) -> str:
 
 
 def _refuse_peer(
-    q: Qrels,
-    text: str,
-    spec: MetricSpec,
-    conv: Conventions,
-    limit: float | None,
-    profile: str | None,
-    func: str,
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
 ) -> None:
     """The profile's peer takes the integers from 0 to ``limit`` - 1 in its NDCG, where
     receval would compute a value the peer has none of."""
@@ -289,13 +283,7 @@ def _refuse_peer(
 
 
 def _refuse_overflow(
-    q: Qrels,
-    text: str,
-    spec: MetricSpec,
-    conv: Conventions,
-    limit: float | None,
-    profile: str | None,
-    func: str,
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
 ) -> None:
     """``gain="exponential"``'s 2**grade - 1 overflows float64 from ``limit`` on."""
     top = float(q.grades.max())
@@ -307,49 +295,6 @@ def _refuse_overflow(
         )
 
 
-def _refuse_ideal(
-    q: Qrels,
-    text: str,
-    spec: MetricSpec,
-    conv: Conventions,
-    limit: float | None,
-    profile: str | None,
-    func: str,
-) -> None:
-    """NDCG divides by each user's ideal DCG (its judged grades descending, their gains
-    discounted to the cut-off), which the kernel sums in float64: 0 or nan where that
-    sum is beyond float64's range, which no finite grade shows alone."""
-    exponential = conv.gain == "exponential"
-    sizes = np.diff(q.offsets)
-    depth = int(sizes.max()) if spec.k is None else min(int(sizes.max()), spec.k)
-    top = np.abs(q.grades).max()
-    with np.errstate(over="ignore"):
-        if (np.exp2(top) if exponential else top) * depth < 2.0**1023:  # no sum overflows
-            return
-    start = np.repeat(q.offsets[:-1], sizes)
-    position = np.arange(len(q.grades_desc)) - start
-    kept = position < depth
-    g = q.grades_desc[kept]
-    with np.errstate(over="ignore"):
-        gains = np.exp2(g) - 1.0 if exponential else g
-        terms = gains / np.log2(position[kept] + 2.0)
-        ideal = np.bincount(np.repeat(np.arange(len(sizes)), sizes)[kept], terms, len(sizes))
-    bad = np.flatnonzero(~np.isfinite(ideal))
-    if len(bad):
-        raise InputValidationError(
-            f"{func}: metric {text!r} divides by the ideal DCG, a sum of gains beyond "
-            f"float64's range (above 1.8e308) for {len(bad)} user(s), e.g. "
-            f"{_shown_ids(q, bad)}; {overflow_fix(conv)}."
-        )
-
-
-def _shown_ids(q: Qrels, rows: np.ndarray) -> str:
-    """A few of ``q``'s user ids, those at ``rows``, as a message shows them."""
-    from .._validation import format_values
-
-    return format_values(np.asarray(q.encoded_ids("users"))[rows[:5]])
-
-
 def overflow_fix(conv: Conventions) -> str:
     """The fix a message gives for sums of gains beyond float64's range."""
     fix = "map the grades to a smaller range"
@@ -357,13 +302,7 @@ def overflow_fix(conv: Conventions) -> str:
 
 
 def _refuse_fractions(
-    q: Qrels,
-    text: str,
-    spec: MetricSpec,
-    conv: Conventions,
-    limit: float | None,
-    profile: str | None,
-    func: str,
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
 ) -> None:
     """A table of integer grades (``gains=``: LightGBM's ``label_gain``) has no gain for
     a grade that is not an integer."""
@@ -378,13 +317,7 @@ def _refuse_fractions(
 
 
 def _refuse_stops(
-    q: Qrels,
-    text: str,
-    spec: MetricSpec,
-    conv: Conventions,
-    limit: float | None,
-    profile: str | None,
-    func: str,
+    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
 ) -> None:
     """gdeval's ERR would stop the user at a grade above ``limit`` (``max_grade``) with a
     probability ``(2**g - 1) / 2**max_grade`` above 1 (a value above 1; gdeval refuses
@@ -406,7 +339,6 @@ def _refuse_stops(
 _REFUSALS: dict[str, _Refusal] = {
     "peer": _refuse_peer,
     "exponential": _refuse_overflow,
-    "ideal": _refuse_ideal,
     "integers": _refuse_fractions,
     "stop": _refuse_stops,
 }

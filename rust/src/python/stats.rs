@@ -112,7 +112,6 @@ fn bootstrap_means<'py>(
     matrix(py, n_resamples, m, out)
 }
 
-/// Add this family's functions to `receval._core`.
 /// The law of sampled ranks (`ties::sampled_rank_law`): shape (last - first + 1, n + 1).
 #[pyfunction]
 fn sampled_rank_law(
@@ -132,6 +131,7 @@ fn sampled_rank_law(
     matrix(py, last + 1 - first, n + 1, out)
 }
 
+/// Add this family's functions to `receval._core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_flip_sums, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap_means, m)?)?;

@@ -593,13 +593,13 @@ def _ranked_means(
             state.examples[f"empty:{text}"] = _examples(
                 q.encoded_ids("users"), np.flatnonzero(empty)
             )
-        ranked = (col, zeroed[:, j], den, rows.missing)
-        check_finite_values(text, conv, ranked, q.encoded_ids("users"), setup.func)
+        check_finite_values(text, conv, col, q.encoded_ids("users"), setup.func)
         rows.raw[text] = col
         mean, rows.values[text], valued = partition_mean(col, den, setup.kind(text), conv)
         state.means[text] = Mean(mean, valued)
         rows.aux[text] = den
         state.n_users_empty[text] = n_empty
+        ranked = (col, zeroed[:, j], den, rows.missing)
         rows.skipped[text] = codes = skip_codes(rows.values[text], conv, ranked)
         state.n_users_skipped_by |= {(text, r): n for r, n in skip_counts(codes).items()}
 

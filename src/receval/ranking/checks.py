@@ -438,23 +438,13 @@ def check_exclusions(
 
 
 def check_finite_values(
-    text: str,
-    conv: Conventions,
-    ranked: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None],
-    users: Any,
-    func: str,
+    text: str, conv: Conventions, value: np.ndarray, users: Any, func: str
 ) -> None:
-    """Refuse a ranked metric whose value for some user is beyond float64's range: a
-    sum of gains (DCG, CG) above 1.8e308, or NDCG of two such sums (the ratio of two
-    infinities, nan), which no float gives. ``ranked`` as in
-    :func:`~receval.ranking.report.skip_codes` (each user's value, nan where a rule
-    left it out: ``zero_users``, ``empty_users``, ``missing_users``); ``users``: the
-    qrels' user ids, a few of which the message shows."""
-    value, zeroed, den, missing = ranked
-    left_out = zeroed | (den == 0)
-    if missing is not None and conv.missing_users == "skip":
-        left_out = left_out | missing
-    bad = np.isinf(value) | (np.isnan(value) & ~left_out)
+    """Refuse a ranked metric whose ``value`` for some user is beyond float64's range: a
+    sum of gains (DCG, IDCG, CG) above 1.8e308, which no float gives (NDCG, their ratio,
+    is computed at a smaller scale there). ``users``: the qrels' user ids, a few of
+    which the message shows."""
+    bad = np.isinf(value)
     if not bad.any():
         return
     where = np.flatnonzero(bad)

@@ -173,19 +173,17 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
     bounds, order = segment_rows(codes, len(labels))  # every segment's rows, grouped once
     counts = np.diff(bounds).astype(np.int64)
 
-    def column(x: Any) -> Any:
-        """What the segments' rows are cut from: a frame's column as an array, once."""
+    def cutter(x: Any) -> Callable[[np.ndarray], Any]:
+        """What gives an argument at some rows: an option as it is; a column's rows, from
+        the column made an array once (ids as Arrow keeps them: asarray gives objects)."""
         if x is None or isinstance(x, str) or np.ndim(x) == 0:  # an option, not a column
-            return x
-        return x if is_arrow(x) else np.asarray(x)  # ids as Arrow keeps them (asarray: objects)
-
-    def rows(x: Any, idx: np.ndarray) -> Any:
+            return lambda idx: x
         if is_arrow(x):
-            return take_at(x, idx)
-        return x if x is None or isinstance(x, str) or np.ndim(x) == 0 else x[idx]
+            return lambda idx: take_at(x, idx)
+        return np.asarray(x).__getitem__
 
-    cut_given = [column(x) for x in given]
-    cut_kwargs = {k: column(x) for k, x in kwargs.items()}
+    cut_given = [cutter(x) for x in given]
+    cut_kwargs = {k: cutter(x) for k, x in kwargs.items()}
 
     values: dict[str, np.ndarray] = {}
     overall: dict[str, float] = {}
@@ -213,8 +211,8 @@ def by_segment(metrics: str | Sequence[str], *data: Any, by: Any, **options: Any
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             for i in range(len(labels)):
                 idx = order[bounds[i] : bounds[i + 1]]
-                part = tuple(rows(x, idx) for x in cut_given)
-                own_rows = {k: rows(cut_kwargs[k], idx) for k in own}
+                part = tuple(cut(idx) for cut in cut_given)
+                own_rows = {k: cut_kwargs[k](idx) for k in own}
                 try:
                     out[i], left_out, _ = run(part, own_rows)
                 except InputValidationError as exc:  # at a row of the segment: of all rows

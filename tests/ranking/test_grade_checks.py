@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -92,3 +93,34 @@ def test_a_weighted_exponential_gain_refuses_grades_that_overflow():
     )
     qrels["u"]["a"] = 10
     assert rv.evaluate(qrels, run, [metric], propensities=propensities).mean[metric] > 0
+
+
+class _CountingNumpy:
+    """numpy, with a count of the calls of ``floor``, ``max`` and ``min``."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str):
+        real = getattr(np, name)
+        if name not in ("floor", "max", "min"):
+            return real
+
+        def counted(*args, **kwargs):
+            self.calls[name] += 1
+            return real(*args, **kwargs)
+
+        return counted
+
+
+def test_the_grade_rules_of_many_metrics_read_the_grades_once(monkeypatch):
+    # each metric's rule took the grades' maximum and their integer mask again: the peer
+    # and overflow rules of both ndcg, and err's stop rule
+    spy = _CountingNumpy()
+    monkeypatch.setattr(values, "np", spy)
+    rv.evaluate(QRELS, RUN, ["ndcg@5", "ndcg@10", "err@10"], profile="xgboost")
+    assert spy.calls == {"floor": 1, "max": 1, "min": 1}
+    spy.calls.clear()
+    with pytest.raises(InputValidationError, match=r"Got grades \[32\]"):
+        rv.evaluate({"u": {"a": 32}}, RUN, ["ndcg@5", "ndcg@10"], profile="xgboost")
+    assert spy.calls["floor"] == 1

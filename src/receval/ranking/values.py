@@ -10,12 +10,13 @@ an accumulator's update) computes these for its users."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from .._kernels import codes as _core_codes
-from ..conventions import PROFILE_GRADES, Conventions
+from ..conventions import PROFILE_GRADES, Conventions, PeerGrades
 from ..data._arrow import take_at
 from ..data._lookup import distinct, lookup_ids
 from ..data._ranked import Qrels, Run
@@ -240,18 +241,61 @@ def check_grades(
     """Refuse the qrels grades that a ranked metric does not take, by the rules of
     :func:`~receval.ranking.specs.grade_limits` (a profile's peer's grades first, then
     the exponential gain's, a gains table's and ERR's); ``func``: the caller the message
-    names. Every source checks its qrels here, once, before any user is evaluated."""
+    names. Every source checks its qrels here, once, before any user is evaluated, and
+    reads the grades at most once for each of their extremes and non-integers, whatever
+    the number of metrics."""
     if not q.n_rows:
         return
     limits = {t: grade_limits(specs[t], convs[t], profile) for t in specs}
-    for rule, refuse in _REFUSALS.items():
+    grades = _Grades(q.grades)
+    peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
+    for rule in ("peer", "exponential", "integers", "stop"):  # the order of the checks
         for text, of in limits.items():
-            if rule in of:
-                refuse(q, text, specs[text], of[rule], profile, func)
+            if rule not in of:
+                continue
+            limit, spec = of[rule], specs[text]
+            if rule == "integers":
+                problem = _fractions_refused(grades)
+            elif limit is None:  # (grade_limits gives every other rule a limit)
+                continue
+            elif rule == "peer":
+                problem = _peer_refused(grades, spec, int(limit), peer, profile)
+            elif rule == "exponential":
+                problem = _overflow_refused(grades, limit)
+            else:
+                problem = _stops_refused(grades, spec, limit)
+            if problem:
+                raise InputValidationError(f"{func}: metric {text!r} {problem}")
 
 
-# a rule's check: (qrels, metric text, spec, the rule's limit, profile, func)
-_Refusal = Callable[[Qrels, str, MetricSpec, "float | None", "str | None", str], None]
+class _Grades:
+    """The qrels grades as the rules of :func:`check_grades` read them: their extremes
+    and which of them are not integers, each computed on its first read (one pass over
+    the grades each), then kept for every metric of the call."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+    @cached_property
+    def top(self) -> float:
+        """The largest grade."""
+        return float(np.max(self.values))
+
+    @cached_property
+    def bottom(self) -> float:
+        """The smallest grade."""
+        return float(np.min(self.values))
+
+    @cached_property
+    def fractional(self) -> np.ndarray:
+        """Which grades are not integers (a boolean mask)."""
+        mask: np.ndarray = self.values != np.floor(self.values)
+        return mask
+
+    @cached_property
+    def integers(self) -> bool:
+        """Whether every grade is an integer."""
+        return not self.fractional.any()
 
 
 def _shown(grades: np.ndarray) -> str:
@@ -261,38 +305,34 @@ def _shown(grades: np.ndarray) -> str:
     return format_values([int(x) if float(x).is_integer() else float(x) for x in distinct(grades)])
 
 
-def _refuse_peer(
-    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
-) -> None:
-    """The profile's peer takes the integers from 0 to ``limit`` - 1 in its NDCG, where
+def _peer_refused(
+    g: _Grades, spec: MetricSpec, n: int, peer: PeerGrades | None, profile: str | None
+) -> str | None:
+    """The profile's peer takes the integers from 0 to ``n`` - 1 in its NDCG, where
     receval would compute a value the peer has none of."""
-    peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
-    if peer is None or limit is None:  # (grade_limits gives the rule with a peer only)
-        return
-    n, g = int(limit), q.grades
-    bad = g[(g != np.floor(g)) | (g < 0) | (g >= n)]
-    if len(bad):
-        tabled = "gains" in dict(spec.args)
-        table = "label_gain, here ndcg(gains=...)" if tabled else peer.table
-        raise InputValidationError(
-            f"{func}: metric {text!r} with profile={profile!r} takes the qrels grades "
-            f"that {peer.peer} takes: integers from 0 to {n - 1}, the labels of its "
-            f"{table}. Got grades {_shown(bad)}, which {peer.peer} refuses; "
-            f"{peer.fix.format(last=n - 1)}."
-        )
+    if peer is None or (g.integers and g.bottom >= 0 and g.top < n):
+        return None  # (grade_limits gives the rule with a peer only)
+    v = g.values
+    bad = v[g.fractional | (v < 0) | (v >= n)]
+    tabled = "gains" in dict(spec.args)
+    table = "label_gain, here ndcg(gains=...)" if tabled else peer.table
+    return (
+        f"with profile={profile!r} takes the qrels grades "
+        f"that {peer.peer} takes: integers from 0 to {n - 1}, the labels of its "
+        f"{table}. Got grades {_shown(bad)}, which {peer.peer} refuses; "
+        f"{peer.fix.format(last=n - 1)}."
+    )
 
 
-def _refuse_overflow(
-    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
-) -> None:
+def _overflow_refused(g: _Grades, limit: float) -> str | None:
     """``gain="exponential"``'s 2**grade - 1 overflows float64 from ``limit`` on."""
-    top = float(q.grades.max())
-    if limit is not None and top >= limit:
-        raise InputValidationError(
-            f"{func}: metric {text!r} uses gain='exponential' (2**grade - 1), which "
-            f"overflows float64 for grades >= {limit:g}. Got a grade of {top:g}; use "
-            f"gain='linear' or map the grades to a smaller range."
-        )
+    if g.top < limit:
+        return None
+    return (
+        f"uses gain='exponential' (2**grade - 1), which "
+        f"overflows float64 for grades >= {limit:g}. Got a grade of {g.top:g}; use "
+        f"gain='linear' or map the grades to a smaller range."
+    )
 
 
 def overflow_fix(conv: Conventions) -> str:
@@ -301,47 +341,34 @@ def overflow_fix(conv: Conventions) -> str:
     return f"use gain='linear' or {fix}" if conv.gain == "exponential" else fix
 
 
-def _refuse_fractions(
-    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
-) -> None:
+def _fractions_refused(g: _Grades) -> str | None:
     """A table of integer grades (``gains=``: LightGBM's ``label_gain``) has no gain for
     a grade that is not an integer."""
-    fractional = q.grades[q.grades != np.floor(q.grades)]
-    if len(fractional):
-        raise InputValidationError(
-            f"{func}: metric {text!r} gains by a table of integer grades (gains=), "
-            f"and the qrels hold grades that are not integers. Got grades "
-            f"{_shown(fractional)}; round the grades, or use "
-            f"gain='linear' or 'exponential', which read any grade."
-        )
-
-
-def _refuse_stops(
-    q: Qrels, text: str, spec: MetricSpec, limit: float | None, profile: str | None, func: str
-) -> None:
-    """gdeval's ERR would stop the user at a grade above ``limit`` (``max_grade``) with a
-    probability ``(2**g - 1) / 2**max_grade`` above 1 (a value above 1; gdeval refuses
-    such a grade)."""
-    top = float(q.grades.max())
-    if limit is None or top <= limit:
-        return
-    fix = f"map the grades to [0, {limit:g}]"
-    if spec.name == "err":
-        fix = f"pass err(max_grade={top:g}) or {fix}"
-    raise InputValidationError(
-        f"{func}: metric {text!r} stops the user at an item of grade g with "
-        f"probability (2**g - 1) / 2**{limit:g}, above 1 (and ERR above 1) for a grade "
-        f"above {limit:g}. Got a grade of {top:g}; {fix[0].upper()}{fix[1:]}."
+    if g.integers:
+        return None
+    return (
+        f"gains by a table of integer grades (gains=), "
+        f"and the qrels hold grades that are not integers. Got grades "
+        f"{_shown(g.values[g.fractional])}; round the grades, or use "
+        f"gain='linear' or 'exponential', which read any grade."
     )
 
 
-# each rule of grade_limits and its check, in the order they are checked
-_REFUSALS: dict[str, _Refusal] = {
-    "peer": _refuse_peer,
-    "exponential": _refuse_overflow,
-    "integers": _refuse_fractions,
-    "stop": _refuse_stops,
-}
+def _stops_refused(g: _Grades, spec: MetricSpec, limit: float) -> str | None:
+    """gdeval's ERR would stop the user at a grade above ``limit`` (``max_grade``) with a
+    probability ``(2**g - 1) / 2**max_grade`` above 1 (a value above 1; gdeval refuses
+    such a grade)."""
+    top = g.top
+    if top <= limit:
+        return None
+    fix = f"map the grades to [0, {limit:g}]"
+    if spec.name == "err":
+        fix = f"pass err(max_grade={top:g}) or {fix}"
+    return (
+        f"stops the user at an item of grade g with "
+        f"probability (2**g - 1) / 2**{limit:g}, above 1 (and ERR above 1) for a grade "
+        f"above {limit:g}. Got a grade of {top:g}; {fix[0].upper()}{fix[1:]}."
+    )
 
 
 def list_values(

@@ -136,3 +136,27 @@ def test_a_relative_non_inferiority_margin_of_1_is_refused():
         "relative = true (a share of the baseline's geometric mean, which a share of 1 "
         "would let fall to 0). Got 1 instead; e.g. margin = 0.05 for 5 %."
     )
+
+
+def test_the_rows_carry_the_geometric_means_and_the_notes_read_no_registry(monkeypatch):
+    # the notes looked each compared metric up in the registry again to find the
+    # geometric means, which the decision had already found
+    import receval.registry
+    from receval.gating import report as gate_report
+
+    base, cand = _moved(200, worse=0.1, better=0.1, seed=2)
+    qrels, b, c = _ranked(base, cand)
+    rules = [{"metric": m, "rule": "non_inferiority"} for m in ("gm_map", "map")]
+    rules.append({"metric": "gm_map", "rule": "floor", "threshold": 0.1})
+    report = rv.gate({"new": c}, {"main": b}, rules, qrels=qrels, **FAST)
+    assert [(r.metric, r.geometric) for r in report.rows] == [
+        ("gm_map", True), ("map", False), ("gm_map", True)]  # fmt: skip
+    assert [r["geometric"] for r in report.records()] == [True, False, True]
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the notes looked a metric up in the registry")
+
+    monkeypatch.setattr(receval.registry, "resolve", refused)
+    monkeypatch.setattr(gate_report, "resolve", refused, raising=False)
+    notes = report.notes()
+    assert sum(n.startswith("Geometric means over users (gm_map) are") for n in notes) == 1

@@ -635,6 +635,7 @@ def _decide(
                 mde=i["mde"],
                 verdict=verdict,
                 reason=why,
+                geometric=t.geometric,
             )
         )
     for r in config.rules:
@@ -660,6 +661,7 @@ def _decide(
                     candidate_value=value,
                     verdict="pass" if ok else "fail",
                     reason=reason,
+                    geometric=table[r.metric].geometric,
                 )
             )
     return GateReport(rows=out, config=config, runs_missing_users=missing, run_only_users=only)

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from .._parameters import counted, verb
-from ..registry import resolve
 from ..registry.trec_eval import GEOMETRIC_FLOOR
 from ..report.json_values import dumps, json_value
 from ..report.tables import format_p_value, markdown_escape
@@ -66,6 +65,10 @@ class GateRow:
     verdict : {"pass", "fail", "inconclusive"}
     reason : str
         Why, in words.
+    geometric : bool, default=False
+        Whether the metric is a geometric mean over users (``gm_map``), whose
+        comparison is of log ratios (the key ``geometric`` of each row of
+        :meth:`GateReport.records` and :meth:`GateReport.to_json`).
     """
 
     metric: str
@@ -90,6 +93,7 @@ class GateRow:
     p_adjusted: float = math.nan
     margin: float = math.nan
     mde: float = math.nan
+    geometric: bool = False
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -160,8 +164,9 @@ class GateReport:
         cfg = self.config
         test = self.test_note()
         out = [] if test is None else [test]
-        logs = [m for m in dict.fromkeys(r.metric for r in self.rows if r.baseline is not None)
-                if resolve(m).info.mean == "geometric"]  # fmt: skip
+        logs = list(
+            dict.fromkeys(r.metric for r in self.rows if r.baseline is not None and r.geometric)
+        )
         if logs:
             out.append(
                 f"Geometric means over users ({', '.join(logs)}) are tested by the users' "

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from ..conventions import CHOICES
+from ..data._open import EVERY_PAIR_GRADE_1
 
 __all__ = ["OPTIONS", "audit_in_cli_words", "by_suffix", "cli_text"]
 
@@ -226,11 +227,8 @@ def cli_text(text: str, command: str | None = None) -> str:
     if command is not None:  # the command reads its file with a scan of its own
         text = re.sub(r"^scan: ", "", text)
     text = _REFUSED.sub(lambda match: _refused(match, command), text)
-    if "grade=None" in text:  # qrels read without their grade column: no option says
-        # so, the file's columns do (data.io, which loads NumPy, for such a message alone)
-        from ..data.io import EVERY_PAIR_GRADE_1
-
-        text = text.replace(EVERY_PAIR_GRADE_1, _EVERY_PAIR_GRADE_1)
+    # qrels read without their grade column: no option says so, the file's columns do
+    text = text.replace(EVERY_PAIR_GRADE_1, _EVERY_PAIR_GRADE_1)
     for function, command_words in _FUNCTIONS.items():
         text = text.replace(function, command_words)
     text = _PARAMETER.sub(_parameter, text)

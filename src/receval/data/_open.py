@@ -15,6 +15,7 @@ from typing import Any
 from ..exceptions import InputValidationError
 
 __all__ = [
+    "EVERY_PAIR_GRADE_1",
     "CountingFile",
     "arrow_input",
     "check_file",
@@ -35,6 +36,10 @@ __all__ = [
     "sentence",
     "whole_line_ends",
 ]
+
+#: The fix of qrels read without their grade column, every pair of grade 1 (the
+#: command line, which has no such option, words it otherwise)
+EVERY_PAIR_GRADE_1 = "grade=None to give every pair grade 1"
 
 #: The first bytes of compressed files, and their codec's name. bzip2's are
 #: followed by a block (pi in BCD) or the end of the stream (sqrt(pi)).

@@ -27,6 +27,7 @@ from ._csv import csv_error, csv_header, csv_schema, read_csv
 from ._encode import column_array as column_array
 from ._encode import ids_as_given
 from ._open import (
+    EVERY_PAIR_GRADE_1,
     arrow_input,
     check_file,
     check_has_columns,
@@ -92,11 +93,6 @@ def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> No
                 f"{func}: the data has {names.count(name)} columns named {name!r}, so its "
                 f"{role} column is ambiguous; rename or drop the others."
             )
-
-
-#: The fix of qrels read without their grade column, every pair of grade 1 (the
-#: command line, which has no such option, words it otherwise)
-EVERY_PAIR_GRADE_1 = "grade=None to give every pair grade 1"
 
 
 def value_columns(names: Sequence[Any], used: Sequence[Any]) -> list[str]:

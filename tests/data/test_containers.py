@@ -346,6 +346,28 @@ def test_qrels_files_with_another_column_and_no_grade_are_refused_with_the_fix(t
     )
 
 
+@pytest.mark.parametrize("grade", ["grade", None])
+@pytest.mark.parametrize("columns", [["user", "item", "grade"], ["user", "item", "time"]])
+def test_qrels_from_a_parquet_file_open_it_once(tmp_path, monkeypatch, grade, columns):
+    # the file was opened for its schema (the grade rule), then again for its columns
+    from receval.data import io
+
+    frame = pd.DataFrame({"user": [1, 2], "item": [1, 2], "grade": [2, 1], "time": [5, 6]})
+    path = _write(frame[columns], tmp_path / "qrels.parquet")
+    opened = []
+    reader = io.ParquetColumns
+
+    def counted(*args):
+        opened.append(args)
+        return reader(*args)
+
+    monkeypatch.setattr(io, "ParquetColumns", counted)
+    graded = grade is not None and "grade" in columns
+    assert Qrels.from_file(path, grade=grade).to_dict() == {1: {1: 2 if graded else 1},
+                                                            2: {2: 1}}  # fmt: skip
+    assert len(opened) == 1
+
+
 _FRAMES = [pd.DataFrame, pl.DataFrame, pa.table]
 
 

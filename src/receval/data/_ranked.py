@@ -22,7 +22,7 @@ from ._arrow import take_at
 from ._columns import read_qrels, read_run
 from ._encode import encode_ids, group_users, string_order
 from ._lookup import distinct, lookup_ids
-from ._open import given_frame_fix, read_given
+from ._open import check_file, check_has_columns, given_frame_fix, read_given
 from ._strings import ids_to_numpy
 
 
@@ -294,17 +294,22 @@ class Qrels(_RankedBase):
         is refused (its grades would be left unread): name that column with ``grade=``,
         or pass ``grade=None``.
         """
-        fmt = file_format or io.infer_format(os.fspath(path))
+        name = os.fspath(path)
+        fmt = file_format or io.infer_format(name)
         with io.located(path, fmt, (user, item)):
             if fmt == "trec":
                 return cls._read_trec(path, tables=True)
-            if grade is not None and fmt in ("csv", "tsv", "parquet"):
-                header = io.table_columns(path, fmt)
-                grade = None if io.gradeless(header, os.fspath(path), user, item, grade) else grade
-            if fmt == "parquet" and os.path.exists(os.fspath(path)):
-                names = [c for c in (user, item, grade) if c is not None]
-                source = io.ParquetColumns(os.fspath(path), names)
+            if fmt == "parquet":  # opened once: its schema, then its columns
+                check_file(name)
+                source = io.ParquetColumns(name, ())
+                header = source.schema.names
+                if grade is not None and io.gradeless(header, name, user, item, grade):
+                    grade = None
+                check_has_columns(name, [c for c in (user, item, grade) if c is not None], header)
                 return cls._from_columns(source, user, item, grade)
+            if grade is not None and fmt in ("csv", "tsv"):
+                header = io.table_columns(path, fmt)
+                grade = None if io.gradeless(header, name, user, item, grade) else grade
             columns = [c for c in (user, item, grade) if c is not None]
             table = _read_table(path, columns, cls._func, fmt, (user, item), "qrels")
             return cls.from_frame(table, user=user, item=item, grade=grade)

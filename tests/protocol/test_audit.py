@@ -668,6 +668,27 @@ def test_a_test_set_without_a_grade_column_follows_the_qrels_rule(tmp_path, as_f
                          run, time="t").ok  # fmt: skip
 
 
+@pytest.mark.parametrize("graded", [False, True])
+def test_a_test_file_s_grade_column_is_looked_for_once(tmp_path, monkeypatch, graded):
+    # its time and grade columns were found in the file's header, then again in the
+    # table read from it
+    from receval.data import io
+
+    train, test, run = clean()
+    path = tmp_path / "test.csv"
+    (test.assign(grade=[2, 0, 1]) if graded else test).to_csv(path, index=False)
+    calls = []
+    gradeless = io.gradeless
+
+    def counted(*args):
+        calls.append(args)
+        return gradeless(*args)
+
+    monkeypatch.setattr(io, "gradeless", counted)
+    assert receval.audit(train, path, run).ok
+    assert [where for _, where, *_ in calls] == [f"{path} (test)"]
+
+
 @pytest.mark.parametrize("as_file", [False, True], ids=["frame", "file"])
 def test_a_missing_named_grade_lists_the_time_column_named_by_time(tmp_path, as_file):
     # the column named by time= was left out of the columns the message said the test has

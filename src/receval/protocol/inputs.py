@@ -20,10 +20,8 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import io
-from ..data._csv import csv_header
 from ..data._encode import factorize, join_ids
 from ..data._lookup import distinct, lookup
-from ..data._open import check_file
 from ..data._ranked import Qrels, Run
 from ..data._times import TIME_NAMES, time_column
 from ..exceptions import InputValidationError
@@ -166,10 +164,16 @@ def _value_column(names: Sequence[str], name: str, columns: Columns, time: str |
 
 def _from_frame(frame: Any, name: str, columns: Columns) -> Rows:
     names = io.column_names(frame)
-    wanted: dict[str, str | None] = {"user": columns.user, "item": columns.item}
     time = None if name == "run" else _time_column(names, columns, name)
-    wanted["time"] = time
     value = _value_column(names, name, columns, time, f"{FUNC} {name}")
+    return _frame_rows(frame, name, columns, time, value)
+
+
+def _frame_rows(frame: Any, name: str, columns: Columns, time: str | None,
+                value: str | None) -> Rows:  # fmt: skip
+    """The rows of a frame whose time and value columns (:func:`_time_column`,
+    :func:`_value_column`) are known."""
+    wanted: dict[str, str | None] = {"user": columns.user, "item": columns.item, "time": time}
     if value is not None:
         wanted["value"] = value
     io.check_columns(frame, {"user": columns.user, "item": columns.item}, f"{FUNC} {name}")
@@ -237,18 +241,13 @@ def _from_trec(path: str, name: str) -> Rows:
 
 
 def _file_columns(path: str, fmt: str) -> list[str]:
-    """The column names of a CSV, TSV or Parquet file (its header or schema)."""
-    import pyarrow as pa
-
-    check_file(path)
+    """The column names of a CSV, TSV or Parquet file (its header or schema); none
+    for a file that cannot be read so (:func:`receval.data.io.read_table` names the
+    problem)."""
     try:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            return list(pq.read_schema(path).names)
-        return csv_header(path, fmt)
-    except (pa.ArrowInvalid, OSError, EOFError):
-        return []  # read_table names the problem
+        return io.table_columns(path, fmt)
+    except InputValidationError:
+        return []
 
 
 def _from_path(path: str, name: str, columns: Columns) -> Rows:
@@ -265,7 +264,7 @@ def _from_path(path: str, name: str, columns: Columns) -> Rows:
     wanted += [value] if value is not None else []
     table = io.read_table(path, wanted, f"{FUNC} {name}", fmt, id_columns=wanted[:2])
     with io.located(path, fmt, (columns.user, columns.item)):
-        return _from_frame(table, name, columns)
+        return _frame_rows(table, name, columns, time, value)
 
 
 def read_rows(data: Any, name: str, columns: Columns) -> Rows:

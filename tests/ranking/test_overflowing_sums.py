@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import InputValidationError
+from tests.ranking.test_ranking import ranking_data
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -116,6 +120,26 @@ def test_a_weighted_ndcg_is_exact_where_its_sums_overflow(estimator):
     assert report.mean[metric] == 1.0
     acc = rv.metric(metric, propensities=ones, estimator=estimator)
     assert acc.update(QRELS, RUN).compute() == 1.0
+
+
+@pytest.mark.filterwarnings("ignore::receval.exceptions.UnmatchedIdsWarning")
+@settings(max_examples=60, deadline=None)
+@given(
+    ranking_data(),
+    st.integers(0, 1021) | st.integers(1010, 1021),
+    st.sampled_from(["ips", "snips"]),
+    st.sampled_from(["ndcg@3", "ndcg", "ndcg(ties=average)"]),
+)
+def test_a_weighted_ndcg_of_grades_times_a_power_of_two_is_the_same(data, k, estimator, metric):
+    # each user's gains are scaled into [0.5, 1) by a power of two: grades 2**k times
+    # larger (their weighted sums beyond float64 for k above 1015) give the same bits
+    qrels, run = data
+    scaled = {u: {i: g * 2.0**k for i, g in d.items()} for u, d in qrels.items()}
+    p = {i: 1 / (1 + int(i[1:])) ** 2 for d in qrels.values() for i in d}
+    kwargs = {"propensities": p, "estimator": estimator, "allow_unmatched": True}
+    want = rv.evaluate(qrels, run, [metric], **kwargs).values[metric]
+    got = rv.evaluate(scaled, run, [metric], **kwargs).values[metric]
+    np.testing.assert_array_equal(got, want)
 
 
 def test_the_mean_of_finite_values_near_the_limit_is_finite():

@@ -23,6 +23,7 @@ from ..data._encode import factorize
 from ..data._lookup import lookup
 from ..data._ranked import Qrels, Run
 from ..data.io import column_names, frame_columns, is_frame
+from ..engine.sums import weight_shifts
 from ..exceptions import InputValidationError, InvalidParameterError
 
 __all__ = [
@@ -485,8 +486,9 @@ def _metric(
         # each user's gains and weights times a power of two, their largest in [0.5, 1)
         # (exact): no product or sum overflows, and NDCG is their ratio
         gains = _gains(q.grades, conv.gain)
-        g_shift, w_shift = _exponents(gains, row_user, size), _exponents(w_run, users, size)
-        gain = np.where(judged, np.ldexp(gains, -g_shift[row_user])[qrow], 0.0)
+        g_shift, w_shift = _shifts(gains, row_user, size), _shifts(w_run, users, size)
+        scaled = np.ldexp(gains, -g_shift[row_user])
+        gain = np.where(judged, scaled[qrow], 0.0)
         top = np.minimum(b, cut_run)
         disc = (discounts.at(top) - discounts.at(np.minimum(a, cut_run))) / (b - a)
         term = np.ldexp(w_run, -w_shift[users]) * gain * disc
@@ -495,7 +497,7 @@ def _metric(
             shift = g_shift + w_shift
         else:
             span = w if conv.estimator == "snips" else (w > 0).astype(np.float64)
-            ideal = _ideal(q, np.ldexp(gains, -g_shift[row_user]), span, row_user, k, discounts)
+            ideal = _ideal(q, scaled, span, row_user, k, discounts)
             dcg = np.divide(dcg, ideal, out=np.zeros(size), where=ideal > 0)
             shift = w_shift
         with np.errstate(over="ignore"):  # beyond float64's range: inf, refused by evaluate
@@ -516,13 +518,19 @@ def _metric(
     return result
 
 
-def _exponents(x: np.ndarray, users: np.ndarray, size: int) -> np.ndarray:
-    """Per user, the exponent ``e`` of its largest ``|x|`` (``x * 2**-e`` in [0.5, 1));
-    0 for a user without a value other than 0."""
+def _shifts(x: np.ndarray, users: np.ndarray, size: int) -> np.ndarray:
+    """Per user, the :func:`weight_shifts` power of two ``e`` of its largest ``|x|``
+    (``x * 2**-e`` in [0.5, 1)); 0 for a user without a value other than 0. The rows
+    of a user are contiguous.
+
+    The largest value stands for the least too: a term multiplies a scaled gain by a
+    scaled weight, so both must stay below 1 for no product to overflow, which a shift
+    lowered to keep the least value normal would not ensure."""
     top = np.zeros(size)
-    np.maximum.at(top, users, np.abs(x))
-    exponents: np.ndarray = np.frexp(top)[1]
-    return exponents
+    if len(x):
+        starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
+        top[users[starts]] = np.maximum.reduceat(np.abs(x), starts)
+    return weight_shifts(top, top)
 
 
 def _ideal(

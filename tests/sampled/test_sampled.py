@@ -799,3 +799,19 @@ def test_sample_negatives_takes_exclusions_of_other_users_silently():
         warnings.simplefilter("error")
         c = sample_negatives(qrels, list("abcd"), n=2, seed=0, exclude={"u1": ["c"], "x": ["z"]})
     assert sorted(c.to_frame().query("user == 'u1'")["item"]) == ["a", "b", "d"]  # a: judged
+
+
+def test_a_scan_warns_once_of_a_correction_left_to_rounding(tmp_path):
+    # each batch of users solved its least-squares problems: the warning came once per
+    # batch (here 6); it comes once per evaluation, of the worst problem of every batch
+    qrels, run, items = _data(seed=1, size=300)
+    c = sample_negatives(qrels, items, n=100, seed=4)
+    rows = sum(len(r) for r in run.values())
+    source = receval.scan(_write_run(str(tmp_path), run), batch_rows=rows // 3 + 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate(qrels, source, ["recall@5", "ndcg@10"], candidates=c, correction="minimal_bias")
+    said = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
+    assert len(said) == 2, said  # one per metric
+    assert said[0].startswith("evaluate: the 'minimal_bias' correction of ndcg@10 with n=100")
+    assert said[1].startswith("evaluate: the 'minimal_bias' correction of recall@5 with n=100")

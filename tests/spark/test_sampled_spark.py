@@ -65,3 +65,25 @@ def test_spark_warns_on_corrections_of_popularity_candidates(spark):
     q_df, r_df = _frames(spark, qrels, run)
     with pytest.warns(UserWarning, match="spark.evaluate: the corrections assume uniformly"):
         rs.evaluate(q_df, r_df, "recall@5", candidates=c, correction="bv", num_partitions=2)
+
+
+def test_spark_warns_once_of_a_correction_left_to_rounding(spark):
+    """The partitions' worst least-squares problem is warned of once, on the driver,
+    naming receval.spark.evaluate (each partition warned in its worker, naming evaluate)."""
+    import warnings
+
+    import receval
+    from receval import spark as rs
+
+    qrels, run, items = _data(seed=1, size=300)
+    c = sample_negatives(qrels, items, n=100, seed=4)
+    q_df, r_df = _frames(spark, qrels, run)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rs.evaluate(q_df, r_df, "recall@5", candidates=c, correction="minimal_bias",
+                    num_partitions=3)  # fmt: skip
+    said = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        "receval.spark.evaluate: the 'minimal_bias' correction of recall@5 with n=100"
+    )

@@ -30,7 +30,8 @@ from ..engine.group_ids import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
 from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ..registry import MetricSpec
-from ..sampled.negatives import SamplingSummary, restrict_run
+from ..sampled import corrections
+from ..sampled.negatives import SamplingSummary, as_candidates, restrict_run
 from .checks import (
     check_candidates,
     check_exclusions,
@@ -159,15 +160,12 @@ def evaluation_setup(
     ``qrels`` too, whose None says a run alone) to its value; ``popularity``: the
     popularity table of ``popularity=`` / ``train=``; ``options["exclude"]`` may be
     a :class:`~receval.SeenItems` made already (Spark's of a DataFrame: None here)."""
-    from ..sampled.corrections import check_correction
-    from ..sampled.negatives import as_candidates
-
     conventions = default_estimator(
         {name: options[name] for name in ("profile", *FIELDS)}, options["propensities"]
     )
     c = None if options["candidates"] is None else as_candidates(options["candidates"], func)
     correction = options["correction"]
-    size, gamma = check_correction(
+    size, gamma = corrections.check_correction(
         correction, options["catalog_size"], options["gamma"], c is not None,
         None if c is None else c.catalog_size,
     )  # fmt: skip
@@ -318,7 +316,8 @@ class RankingState:
     is nan); ``masking``: the counts of ``exclude=`` (zero without it); ``exclude_unmatched``:
     in a retrieval from embeddings, the pairs of its users' ``exclude`` without a vector
     (:func:`receval.retrieval.masks.unmatched_pairs`); ``n_pairs_clipped``: per weighted metric,
-    the relevant pairs whose propensity ``propensity_clip`` raised.
+    the relevant pairs whose propensity ``propensity_clip`` raised; ``conditions``: per corrected
+    metric, its worst least-squares problem (:func:`finalize` warns of it once).
     """
 
     n_users: int = 0
@@ -342,6 +341,7 @@ class RankingState:
     masking: MaskingSummary = field(default_factory=MaskingSummary)
     exclude_unmatched: PairCounts = field(default_factory=PairCounts)
     n_pairs_clipped: dict[str, int] = field(default_factory=dict)
+    conditions: corrections.Conditions = ()  # of the class: states saved without it load
     seen_as: tuple[str, str] = ("users", "qrels and run")  # a user in both states, as named
     takes_caller: ClassVar[bool] = True  # merge's func: the caller a user in both names
 
@@ -379,6 +379,7 @@ class RankingState:
             masking=self.masking.merge(other.masking),
             exclude_unmatched=self.exclude_unmatched.merge(other.exclude_unmatched),
             n_pairs_clipped=_add(self.n_pairs_clipped, other.n_pairs_clipped),
+            conditions=corrections.worst_conditions(self.conditions, other.conditions),
             seen_as=self.seen_as,
         )
 
@@ -515,7 +516,6 @@ def _users_update(
     users absent from the qrels; None: every qrels user is absent from the run;
     ``removed``: the seen rows ``exclude=`` removed from each run user's list)."""
     from ..metrics._propensity import clipped_pairs
-    from ..sampled.corrections import correct_columns
 
     specs, convs, ranked = setup.specs, setup.convs, setup.ranked
     r = _placeholder_run(q) if run is None else run
@@ -543,11 +543,10 @@ def _users_update(
                                             setup.propensities, item_map)  # fmt: skip
         state.n_pairs_clipped = clipped_pairs(q, {t: convs[t] for t in ranked}, setup.propensities)
         c, sampled = setup.candidates, setup.sampling
-        if c is not None and sampled is not None and sampled.correction is not None \
-                and sampled.catalog_size is not None:  # fmt: skip
-            correct_columns(q, r, user_map, c, ranked, specs, convs,
-                            values, sampled.correction, sampled.catalog_size,
-                            sampled.gamma)  # fmt: skip
+        if c is not None and sampled is not None and sampled.catalog_size and sampled.correction:
+            state.conditions = corrections.correct_columns(
+                q, r, user_map, c, ranked, specs, convs, values, setup.func,
+                (sampled.correction, sampled.catalog_size, sampled.gamma))  # fmt: skip
         else:
             ties = tie_averages(q, r, specs, convs, ranked, user_map, item_map)
     per_user: dict[str, np.ndarray] = {}
@@ -705,6 +704,7 @@ def finalize(
         check_exclusions(setup.func, setup.exclude, state.masking, n_run_users,
                          both.distinct() if both.parts else None,
                          (ex.get("run_users", none), ex.get("run_items", none)))  # fmt: skip
+    corrections.warn_unstable(setup.func, setup.sampling, state.conditions)
     states = {t: _final_state(setup, t, state.means.get(t), state.n_users) for t in metrics}
     dependent = state.n_users_tie_dependent
     mean_average = {

@@ -22,12 +22,20 @@ from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError, warn
 from ..registry import MetricSpec, ranking_spec
+from .negatives import Candidates, SamplingSummary
 
 if TYPE_CHECKING:
     from ..conventions import Conventions
-    from .negatives import Candidates
 
-__all__ = ["CORRECTIONS", "check_gamma", "corrected_metric", "corrected_values", "rank_metric"]
+__all__ = [
+    "CORRECTIONS",
+    "check_gamma",
+    "corrected_metric",
+    "corrected_values",
+    "rank_metric",
+    "warn_unstable",
+    "worst_conditions",
+]
 
 CORRECTIONS = ("rank", "minimal_bias", "bv")
 DEFAULT_GAMMA = 0.1
@@ -182,7 +190,8 @@ def corrected_metric(
     # the corrections other than "bv" read no weight: one cache entry each
     out, condition = _corrected(str(spec), int(n), int(catalog_size), correction,
                                 0.0 if weight is None else weight)  # fmt: skip
-    _warn_unstable(func, str(spec), correction, [(int(n), condition)], int(catalog_size))
+    sampling = SamplingSummary(correction=correction, catalog_size=int(catalog_size))
+    warn_unstable(func, sampling, ((str(spec), int(n), condition),))
     result: np.ndarray = out.copy()
     return result
 
@@ -221,25 +230,45 @@ def _corrected(
     return sol, float(singular[0]) / least if least > 0 else math.inf
 
 
-def _warn_unstable(
-    func: str, metric: str, correction: str, conditions: list[tuple[int, float]], size: int
-) -> None:
-    """Warn where a correction's least-squares problem (of ``n`` negatives: the pairs
-    ``(n, condition number)``) is so ill-conditioned that rounding alone may move its
-    values by more than a millionth: "minimal_bias" (and "bv" of gamma 0) with more than
-    a few dozen negatives, whose values then depend on the order of the arithmetic."""
-    n, worst = max(conditions, key=lambda nc: nc[1], default=(0, 0.0))
-    if worst <= _CONDITION_LIMIT:
+#: per metric, the worst least-squares problem a correction solved for it: (the metric,
+#: the negatives n, the condition number)
+Conditions = tuple[tuple[str, int, float], ...]
+
+
+def worst_conditions(*parts: Conditions) -> Conditions:
+    """Per metric, the worst of ``parts``' ``(metric, n, condition number)``: the
+    greatest condition number (then n), sorted by metric; the same for any split of the
+    users, merged in any order."""
+    worst: dict[str, tuple[str, int, float]] = {}
+    for metric, n, condition in (entry for part in parts for entry in part):
+        held = worst.get(metric)
+        if held is None or (condition, n) > (held[2], held[1]):
+            worst[metric] = (metric, n, condition)
+    return tuple(sorted(worst.values()))
+
+
+def warn_unstable(func: str, sampling: SamplingSummary | None, conditions: Conditions) -> None:
+    """Warn, once per metric, where a correction's least-squares problem (the worst of
+    ``conditions``, :func:`worst_conditions`) is so ill-conditioned that rounding alone
+    may move its values by more than a millionth: "minimal_bias" (and "bv" of gamma 0)
+    with more than a few dozen negatives, whose values then depend on the order of the
+    arithmetic. ``func``: the caller the message names; ``sampling``: the correction and
+    the catalogue's N (None: no correction, nothing to warn of)."""
+    if sampling is None:
         return
-    bound = worst * float(np.finfo(np.float64).eps)
-    by = "more than their own size" if bound >= 1 else f"up to about {bound:.1g} of their size"
-    warn(
-        f"{func}: the {correction!r} correction of {metric} with n={n} negatives of "
-        f"catalog_size={size} solves a least-squares problem of condition number "
-        f"{worst:.2g}: rounding alone may move its corrected values by {by}, so they are "
-        f"not reliable; pass correction='bv' with a gamma above 0 (the default, 0.1), or "
-        f"sample fewer negatives."
-    )
+    correction, size = sampling.correction, sampling.catalog_size
+    for metric, n, worst in worst_conditions(conditions):
+        if worst <= _CONDITION_LIMIT:
+            continue
+        bound = worst * float(np.finfo(np.float64).eps)
+        by = "more than their own size" if bound >= 1 else f"up to about {bound:.1g} of their size"
+        warn(
+            f"{func}: the {correction!r} correction of {metric} with n={n} negatives of "
+            f"catalog_size={size} solves a least-squares problem of condition number "
+            f"{worst:.2g}: rounding alone may move its corrected values by {by}, so they "
+            f"are not reliable; pass correction='bv' with a gamma above 0 (the default, "
+            f"0.1), or sample fewer negatives."
+        )
 
 
 def _blocks(metric: str, n: int, size: int) -> Any:
@@ -322,15 +351,19 @@ def corrected_values(
     metric: str,
     catalog_size: int,
     correction: str,
-    gamma: float | None,
+    weight: float | None,
     conv: Conventions,
-) -> np.ndarray:
+    func: str,
+) -> tuple[np.ndarray, Conditions]:
     """Per qrels user: the mean over its relevant items of the corrected metric at
     their sampled ranks (a relevant item the restricted run lacks: the last rank,
     n + 1, n the user's candidates that are not relevant); nan for a user without a
     relevant item, and for a user without a negative (n = 0) whose run lacks one of
     its relevant items: with no negative to rank it below, its sampled rank would be
-    1, a hit. ``conv``: the metric's conventions (its ``rel_threshold`` and ``ties``).
+    1, a hit. ``weight``: the weight of "bv", checked (:func:`check_correction`), or
+    None; ``conv``: the metric's conventions (its ``rel_threshold`` and ``ties``);
+    ``func``: the caller the errors name. With the values, the worst least-squares
+    problem solved (:func:`worst_conditions`), which the caller warns of once.
     """
     q_user = np.repeat(np.arange(q.n_users, dtype=np.int64), np.diff(q.offsets))
     rel = q.grades >= float(conv.rel_threshold)
@@ -339,14 +372,13 @@ def corrected_values(
     found = np.bincount(users, minlength=q.n_users)
     n_neg = negatives(q, c, q_user, rel)
     scored = (n_rel > 0) & (user_map >= 0)  # the users a table scores
-    _check_catalog(q, n_neg, scored, catalog_size)
+    _check_catalog(q, n_neg, scored, catalog_size, func)
     sums = np.zeros(q.n_users)
-    weight = check_gamma(gamma, correction, "evaluate")
-    conditions: list[tuple[int, float]] = []
+    conditions: list[tuple[str, int, float]] = []
     for size_n in distinct(n_neg[scored]):
         table, condition = _corrected(metric, int(size_n), catalog_size, correction,
                                       0.0 if weight is None else weight)  # fmt: skip
-        conditions.append((int(size_n), condition))
+        conditions.append((metric, int(size_n), condition))
         in_group = n_neg == size_n
         sel = in_group[users]
         # the mean of the table over each item's ranks, low to high
@@ -355,20 +387,23 @@ def corrected_values(
         mean = (running[hi] - running[lo - 1]) / (hi - lo + 1)
         sums += np.bincount(users[sel], weights=mean, minlength=q.n_users)
         sums[in_group] += (n_rel[in_group] - found[in_group]) * table[-1]
-    _warn_unstable("evaluate", metric, correction, conditions, catalog_size)
     unplaced = (n_neg == 0) & (found < n_rel)  # a miss the correction would score a hit
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((n_rel > 0) & ~unplaced, sums / np.maximum(n_rel, 1), np.nan)
+        col = np.where((n_rel > 0) & ~unplaced, sums / np.maximum(n_rel, 1), np.nan)
+    return col, worst_conditions(tuple(conditions))
 
 
-def _check_catalog(q: Qrels, n_neg: np.ndarray, scored: np.ndarray, catalog_size: int) -> None:
-    """Raise unless each scored user's negatives are fewer than the catalogue's items."""
+def _check_catalog(
+    q: Qrels, n_neg: np.ndarray, scored: np.ndarray, catalog_size: int, func: str
+) -> None:
+    """Raise unless each scored user's negatives are fewer than the catalogue's items
+    (``func``: the caller the error names)."""
     over = np.flatnonzero(scored & (n_neg >= catalog_size))
     if len(over):
         most = over[np.argmax(n_neg[over])]
         user = q.ids_at("users", [most]).tolist()[0]
         raise InvalidParameterError(
-            f"evaluate: the catalogue must hold more items than each user's sampled "
+            f"{func}: the catalogue must hold more items than each user's sampled "
             f"negatives (its candidates that are not relevant). Got catalog_size="
             f"{catalog_size}, and user {user!r} has {int(n_neg[most])} (users with "
             f"{catalog_size} or more: {len(over)}); pass the catalogue's size as "
@@ -438,15 +473,15 @@ _ASSUMED = {
 }
 
 
-def _check_assumed(spec: Any, conv: Conventions, text: str) -> None:
+def _check_assumed(spec: Any, conv: Conventions, text: str, func: str) -> None:
     """Refuse a metric whose conventions make its value another function of the rank
     than :func:`rank_metric`'s: its sampled value would be of one metric and its
-    corrected value of another."""
+    corrected value of another (``func``: the caller the error names)."""
     for name, (value, words) in _ASSUMED.items():
         given = getattr(conv, name)
         if given != value and (name != "discount" or spec.name == "ndcg"):
             raise InvalidParameterError(
-                f"evaluate: the corrections take {spec.name} as a function of the rank of "
+                f"{func}: the corrections take {spec.name} as a function of the rank of "
                 f"each relevant item, with {words} ({name}={value!r}). Got {text!r} with "
                 f"{name}={given!r}; pass {name}={value!r}, or evaluate it without correction=."
             )
@@ -461,21 +496,29 @@ def correct_columns(
     specs: dict[str, Any],
     convs: dict[str, Any],
     values: np.ndarray,
-    correction: str,
-    catalog_size: int,
-    gamma: float | None,
-) -> None:
+    func: str,
+    correction: tuple[str, int, float | None],
+) -> Conditions:
     """Replace each ranked metric's per-user values (``values[:, j]``) by the corrected
     ones, for the users the correction scores: in the run, with a candidate set and a
     relevant item, and kept by the engine's rules (not nan), but not a user without a
     negative whose run lacks a relevant item (:func:`corrected_values`). The others
     keep their sampled value: the rules of ``missing_users`` / ``empty_users``, and 0
-    for a user without a candidate set (its rows all dropped: an empty list)."""
+    for a user without a candidate set (its rows all dropped: an empty list).
+
+    ``func``: the caller the errors name; ``correction``: the correction, the catalogue's
+    N and the weight of "bv" (or None), as :func:`check_correction` checked them.
+    Returns the worst least-squares problem solved per metric (:func:`worst_conditions`),
+    for the caller to warn of once (:func:`warn_unstable`)."""
+    name, catalog_size, weight = correction
     sampled = (user_map >= 0) & (c.counts_for(q.user_ids) > 0)
+    conditions: list[Conditions] = []
     for j, text in enumerate(ranked):
-        spec = _spec(specs[text], "evaluate")
-        _check_assumed(spec, convs[text], text)
-        col = corrected_values(q, r, user_map, c, str(spec), catalog_size,
-                               correction, gamma, convs[text])  # fmt: skip
+        spec = _spec(specs[text], func)
+        _check_assumed(spec, convs[text], text, func)
+        col, worst = corrected_values(q, r, user_map, c, str(spec), catalog_size,
+                                      name, weight, convs[text], func)  # fmt: skip
+        conditions.append(worst)
         scored = sampled & ~np.isnan(col) & ~np.isnan(values[:, j])
         values[:, j] = np.where(scored, col, values[:, j])
+    return worst_conditions(*conditions)

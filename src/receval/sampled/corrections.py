@@ -160,8 +160,8 @@ def corrected_metric(
 
     The matrix ``A`` has N rows; it is built and reduced in blocks of ranks
     (by QR factors for the least squares, by ``A'A`` sums for "bv"), in bounded
-    memory: with n = 100 and a million items, "bv" takes about 3 s and
-    "minimal_bias" about 12 s on two cores. Results are cached per arguments.
+    memory: with n = 100 and a million items, "bv" takes about 1 s and
+    "minimal_bias" about 14 s on two cores. Results are cached per arguments.
 
     References
     ----------

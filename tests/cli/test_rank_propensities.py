@@ -58,3 +58,20 @@ def test_a_metric_without_a_weighted_form_is_refused(files):
     result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "mrr",
                     "--propensities", per_item, code=2)  # fmt: skip
     assert "no propensity-weighted form" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("p", "message"),
+    [
+        ("1e-12", "needs up to 1e+12 ideal positions for 1 user, e.g. ['u']"),
+        ("1e-309", "weight 1 / p is beyond float64's range (p below 5.6e-309), e.g. [('u', 'a')]"),
+    ],
+)
+def test_tiny_propensities_are_refused(files, tmp_path, p, message):
+    qrels, run, _, _ = files
+    tiny = tmp_path / "tiny.csv"
+    tiny.write_text(f"item,propensity\na,{p}\nb,0.5\nc,0.5\n")
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "ndcg",
+                    "--propensities", tiny, "--estimator", "snips", code=2)  # fmt: skip
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr

@@ -148,3 +148,68 @@ def test_the_mean_of_finite_values_near_the_limit_is_finite():
     qrels, run = {"u": {"a": 1023}, "v": {"a": 1023}}, {"u": {"a": 1.0}, "v": {"a": 1.0}}
     assert rv.evaluate(qrels, run, [metric]).mean[metric] == 2.0**1023
     assert rv.metric(metric).update(qrels, run).compute() == 2.0**1023
+
+
+# a relevant item's weight 1 / p: 1e12 (SNIPS's ideal DCG over 1e12 positions), 1e300
+# (beyond int64 as a position) and inf (1 / 1e-309 beyond float64)
+TINY_QRELS, TINY_RUN = {"u": {"a": 1, "b": 2}}, {"u": {"a": 1.0, "b": 0.5}}
+
+
+def _too_many_positions(metric: str, positions: str) -> str:
+    return (
+        f"evaluate: metric {metric!r} with estimator='snips' needs up to {positions} ideal "
+        f"positions for 1 user, e.g. ['u'] (each relevant item takes as many as its weight "
+        f"1 / propensity), more than the 67,108,864 its discounts span; give it a cut-off "
+        f"(e.g. 'ndcg@10') or pass propensity_clip= (e.g. 1e-6) to bound the weights at "
+        f"1 / clip."
+    )
+
+
+INFINITE_WEIGHT = (
+    "evaluate: 1 relevant (user, item) pairs of the qrels have a propensity so small that "
+    "its weight 1 / p is beyond float64's range (p below 5.6e-309), e.g. [('u', 'a')]; "
+    "pass propensity_clip > 0 (e.g. 1e-6) to bound their weight at 1 / clip."
+)
+
+
+@pytest.mark.parametrize(("p", "positions"), [(1e-12, "1e+12"), (1e-300, "1e+300")])
+@pytest.mark.parametrize("metric", ["ndcg", "ndcg@100000000", "ndcg(ties=average)"])
+def test_a_snips_ndcg_beyond_the_discounts_is_refused(p, positions, metric):
+    # it was a MemoryError (1e12 discounts) or an IndexError (1e300 cast to int64)
+    props = {"a": p, "b": 0.5}
+    want = _too_many_positions(metric, "1e+08" if "@" in metric else positions)
+    with pytest.raises(InputValidationError) as info:
+        rv.evaluate(TINY_QRELS, TINY_RUN, [metric], propensities=props, estimator="snips")
+    assert str(info.value) == want
+    acc = rv.metric(metric, propensities=props, estimator="snips")
+    with pytest.raises(InputValidationError) as info:
+        acc.update(TINY_QRELS, TINY_RUN).compute()
+    assert str(info.value) == want
+
+
+@pytest.mark.parametrize("estimator", ["ips", "snips"])
+def test_tiny_propensities_within_reach_are_finite(estimator):
+    # a cut-off, a clip or IPS (one ideal position per item) bound the discounts
+    props = {"a": 1e-300, "b": 0.5}
+    metrics = ["ndcg@10", "ndcg(ties=average)@10", "dcg(ties=average)@10"]
+    got = rv.evaluate(TINY_QRELS, TINY_RUN, metrics, propensities=props, estimator=estimator)
+    assert all(math.isfinite(x) for x in got.mean.values())
+    clipped = rv.evaluate(
+        TINY_QRELS, TINY_RUN, ["ndcg"], propensities=props, estimator=estimator,
+        propensity_clip=1e-6,
+    )  # fmt: skip
+    assert math.isfinite(clipped.mean["ndcg"])
+
+
+@pytest.mark.parametrize("estimator", ["ips", "snips"])
+@pytest.mark.parametrize("metric", ["ndcg", "dcg(ties=average)@10", "recall", "map"])
+def test_a_weight_beyond_float64_is_refused(estimator, metric):
+    # 1 / 1e-309 is inf: it was an IndexError with a RuntimeWarning, or an inf metric
+    props = {"a": 1e-309, "b": 0.5}
+    with pytest.raises(InputValidationError) as info:
+        rv.evaluate(TINY_QRELS, TINY_RUN, [metric], propensities=props, estimator=estimator)
+    assert str(info.value) == INFINITE_WEIGHT
+    acc = rv.metric(metric, propensities=props, estimator=estimator)
+    with pytest.raises(InputValidationError) as info:
+        acc.update(TINY_QRELS, TINY_RUN).compute()
+    assert str(info.value) == INFINITE_WEIGHT

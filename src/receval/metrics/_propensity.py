@@ -121,7 +121,17 @@ class Propensities:
                 f"popularity= / train=), e.g. {_pairs(q, zero)}; pass propensity_clip > 0 to "
                 f"bound their weight."
             )
-        return np.where(relevant, 1.0 / p, 0.0)
+        with np.errstate(over="ignore"):  # 1 / p beyond float64's range: inf, refused
+            w = np.where(relevant, 1.0 / p, 0.0)
+        huge = ~np.isfinite(w)
+        if huge.any():
+            raise InputValidationError(
+                f"{_FUNC}: {int(huge.sum())} relevant (user, item) pairs of the qrels have a "
+                f"propensity so small that its weight 1 / p is beyond float64's range (p "
+                f"below 5.6e-309), e.g. {_pairs(q, huge)}; pass propensity_clip > 0 (e.g. "
+                f"1e-6) to bound their weight at 1 / clip."
+            )
+        return w
 
 
 def _pairs(q: Qrels, rows: np.ndarray) -> str:
@@ -329,6 +339,11 @@ def _gains(grades: np.ndarray, kind: str) -> np.ndarray:
     return grades.astype(np.float64)
 
 
+#: the most positions the discounts span (2**26 float64: 0.5 GB); SNIPS's ideal DCG
+#: beyond them is refused (see :func:`_check_ideal_positions`)
+_MAX_POSITIONS = 2**26
+
+
 class _Discounts:
     """``d(j) = 1 / log2(j + 2)`` and its running sum ``D(x)``, linear between integers."""
 
@@ -337,7 +352,7 @@ class _Discounts:
 
     def _grow(self, n: int) -> None:
         if n + 2 > len(self.cum):
-            size = max(n + 2, 2 * len(self.cum))
+            size = max(n + 2, min(2 * len(self.cum), _MAX_POSITIONS + 2))
             self.cum = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(size) + 2.0))])
 
     def at(self, x: np.ndarray) -> np.ndarray:
@@ -447,6 +462,8 @@ def propensity_columns(
         n = np.bincount(row_user[relevant], minlength=q.n_users).astype(np.float64)
         weighted = conv.estimator == "snips"
         norm = np.bincount(row_user, weights=w, minlength=q.n_users) if weighted else n
+        if weighted and spec.name == "ndcg":
+            _check_ideal_positions(text, q, norm, spec.k)
         col = _metric(spec, conv, q, rankings[key], w, norm, discounts, row_user)
         col = np.array(col, dtype=np.float64)
         col[(n == 0) & (conv.empty_users == "one")] = 1.0
@@ -454,6 +471,23 @@ def propensity_columns(
         col[missing & (conv.missing_users == "skip")] = np.nan
         out[text] = (col, n)
     return out
+
+
+def _check_ideal_positions(text: str, q: Qrels, span: np.ndarray, k: int | None) -> None:
+    """Raise where a user's ideal DCG under SNIPS spans more than :data:`_MAX_POSITIONS`
+    positions: ``span``, the sum of its relevant items' weights, up to the cut-off."""
+    positions = span if k is None else np.minimum(span, k)
+    over = np.flatnonzero(positions > _MAX_POSITIONS)
+    if over.size:
+        users = v.format_values(_py(u) for u in q.user_ids[over])
+        raise InputValidationError(
+            f"{_FUNC}: metric {text!r} with estimator='snips' needs up to "
+            f"{positions[over].max():.3g} ideal positions for {v.counted(over.size, 'user')}, "
+            f"e.g. {users} (each relevant item takes as many as its weight 1 / propensity), "
+            f"more than the {_MAX_POSITIONS:,} its "
+            f"discounts span; give it a cut-off (e.g. 'ndcg@10') or pass propensity_clip= "
+            f"(e.g. 1e-6) to bound the weights at 1 / clip."
+        )
 
 
 def _metric(

@@ -673,12 +673,8 @@ def counts_by_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     >>> counts_by_group(np.array([True, False, True, True]), np.array([0, 2, 2, 4])).tolist()
     [1, 0, 2]
     """
-    sizes = np.diff(offsets)
-    counts = np.zeros(len(sizes), dtype=np.int64)
-    filled = sizes > 0  # reduceat would give an empty group its next flag
-    if filled.any():
-        counts[filled] = np.add.reduceat(flags, offsets[:-1][filled], dtype=np.int64)
-    return counts
+    running = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    return running[offsets[1:]] - running[offsets[:-1]]
 
 
 def empty_mean_state(kind: str) -> MeanState:

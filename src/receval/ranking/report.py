@@ -521,8 +521,11 @@ def skip_counts_by(codes: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarr
     >>> by["empty_users"].tolist(), by["no_value"].tolist()
     ([1, 0], [0, 2])
     """
-    return {reason: counts_by_group(codes == i + 1, offsets)
-            for i, reason in enumerate(SKIP_REASONS)}  # fmt: skip
+    width = len(SKIP_REASONS) + 1  # code 0 (counted) and one a reason
+    sizes = np.diff(offsets)
+    cells = np.repeat(np.arange(len(sizes)) * width, sizes) + codes
+    table = np.bincount(cells, minlength=len(sizes) * width).reshape(-1, width)
+    return {reason: table[:, i + 1] for i, reason in enumerate(SKIP_REASONS)}
 
 
 def no_value(kind: str, conv: Conventions, valued: int) -> bool:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import receval
 from receval import evaluate
 from receval.exceptions import InputValidationError, InvalidParameterError
+from tests.cli._helpers import invoke, make_runner
 from tests.oracles import propensity as oracle
 from tests.ranking.test_ranking import ranking_data
 
@@ -473,6 +474,66 @@ def test_bad_parameters():
         evaluate(QRELS, RUN, "p@2", propensities=props, ties="average", depth=3)
     with pytest.raises(InvalidParameterError, match=r"estimator must be one of"):
         evaluate(QRELS, RUN, "ndcg(estimator=dr)@2", propensities=props)
+
+
+# ---------------------------------------------------------------- the caller named
+NO_PROPENSITY = (
+    "propensities has no propensity for 1 relevant (user, item) pairs of the qrels, e.g. "
+    "[('u1', 'b')]; give one for every item graded >= 1.0."
+)
+OUTSIDE = (
+    "propensities must lie in (0, 1]. Got 1 value outside it, e.g. [0.0]; a propensity is "
+    "the probability that a relevant item was observed."
+)
+
+
+def _message(call, error=InputValidationError):
+    with pytest.raises(error) as info:
+        call()
+    return str(info.value)
+
+
+def test_errors_name_the_function_called():
+    partial, zero = {"a": 0.5}, {"a": 0.0, "b": 0.5}  # partial: no propensity for u1's b
+    assert _message(lambda: evaluate(QRELS, RUN, "ndcg@2", propensities=partial)) == (
+        f"evaluate: {NO_PROPENSITY}"
+    )
+    assert _message(lambda: evaluate(QRELS, RUN, "ndcg@2", propensities=zero)) == (
+        f"evaluate: {OUTSIDE}"
+    )
+    # an accumulator: its options where they are given, the rows where they are added
+    assert _message(lambda: receval.metric("ndcg@2", propensities=zero)) == (
+        f"receval.metric('ndcg@2'): {OUTSIDE}"
+    )
+    for whole_groups in (False, True):
+        acc = receval.metric("ndcg@2", propensities=partial, whole_groups=whole_groups)
+        assert _message(lambda acc=acc: acc.update(QRELS, RUN)) == (
+            f"Accumulator.update of 'ndcg@2': {NO_PROPENSITY}"
+        )
+    fix = _message(lambda: receval.metric("ndcg(estimator=ips)@2"), InvalidParameterError)
+    assert fix == (
+        "Metric 'ndcg(estimator=ips)@2' uses estimator='ips', which needs propensities; pass "
+        "propensities= to receval.metric('ndcg(estimator=ips)@2')."
+    )
+    assert _message(lambda: receval.compute("ndcg@2", QRELS, RUN, propensities=partial)) == (
+        f"receval.compute('ndcg@2'): {NO_PROPENSITY}"
+    )
+    users, items = np.eye(2), np.eye(2)  # user i retrieves item i
+    qrels, props = {0: {0: 1, 1: 1}}, {0: 0.5}
+    embeddings = _message(
+        lambda: receval.evaluate_embeddings(qrels, users, items, "ndcg@2", propensities=props)
+    )
+    assert embeddings == "evaluate_embeddings: " + NO_PROPENSITY.replace("('u1', 'b')", "(0, 1)")
+
+
+def test_the_cli_names_its_command(tmp_path):
+    qrels, run, props = tmp_path / "q.txt", tmp_path / "r.txt", tmp_path / "p.csv"
+    qrels.write_text("".join(f"{u} 0 {i} {g}\n" for u, d in QRELS.items() for i, g in d.items()))
+    run.write_text("".join(f"{u} Q0 {i} 1 {s} m\n" for u, d in RUN.items() for i, s in d.items()))
+    props.write_text("item,propensity\na,0.5\n")
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "ndcg@2",
+                    "--propensities", props, code=2)  # fmt: skip
+    assert result.stderr.splitlines()[-1] == f"error: receval rank: {NO_PROPENSITY}"
 
 
 def test_the_streaming_accumulator_weighs_as_evaluate():

@@ -502,6 +502,24 @@ def test_evaluate_propensity_weighted(spark, options):
     assert got.mean == pytest.approx(expected.mean, rel=1e-12)
 
 
+def test_propensity_errors_name_receval_spark_evaluate(spark):
+    qrels = pd.DataFrame({"user": ["u1", "u1", "u2"], "item": ["a", "b", "a"], "grade": 1})
+    run = pd.DataFrame({"user": ["u1", "u1", "u2"], "item": ["a", "b", "a"],
+                        "score": [0.9, 0.4, 0.3]})  # fmt: skip
+    q, r = spark.createDataFrame(qrels), spark.createDataFrame(run)
+    with pytest.raises(InputValidationError) as info:  # checked on the driver
+        rs.evaluate(q, r, ["ndcg@2"], propensities={"a": 0.0, "b": 0.5})
+    assert str(info.value).startswith(
+        "receval.spark.evaluate: propensities must lie in (0, 1]. Got 1 value outside it"
+    )
+    with pytest.raises(InputValidationError) as info:  # by the partition of u1
+        rs.evaluate(q, r, ["ndcg@2"], propensities={"a": 0.5}, num_partitions=2)
+    assert str(info.value) == (
+        "receval.spark.evaluate: propensities has no propensity for 1 relevant (user, item) "
+        "pairs of the qrels, e.g. [('u1', 'b')]; give one for every item graded >= 1.0."
+    )
+
+
 def test_evaluate_serendipity_and_miscalibration(spark):
     qrels, run = _ranking_frames(False)
     rng = np.random.default_rng(2)

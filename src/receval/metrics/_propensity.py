@@ -40,7 +40,6 @@ __all__ = [
 WEIGHTED_METRICS = ("precision", "recall", "dcg", "ndcg", "map")
 #: the popularity model's exponent ``(gamma + 1) / 2`` is 0.5 by default: the square root
 DEFAULT_GAMMA = 0.0
-_FUNC = "evaluate"
 
 
 @dataclass(eq=False)
@@ -100,15 +99,16 @@ class Propensities:
         found = (users >= 0) & (items >= 0) & (keys[pos] == key)
         return np.where(found, self.values[pos], np.nan)
 
-    def weights(self, q: Qrels, threshold: float) -> np.ndarray:
+    def weights(self, q: Qrels, threshold: float, func: str) -> np.ndarray:
         """``1 / max(p, clip)`` of each relevant qrels row (grade >= ``threshold``), 0
-        elsewhere; raises when a relevant row has no propensity, or 0 without a clip."""
+        elsewhere; raises, naming ``func`` (the caller), when a relevant row has no
+        propensity, or 0 without a clip."""
         relevant = q.grades >= threshold
         p = self.of_qrels(q)
         missing = relevant & np.isnan(p)
         if missing.any():
             raise InputValidationError(
-                f"{_FUNC}: propensities has no propensity for {int(missing.sum())} relevant "
+                f"{func}: propensities has no propensity for {int(missing.sum())} relevant "
                 f"(user, item) pairs of the qrels, e.g. {_pairs(q, missing)}; give one for "
                 f"every item graded >= {threshold}."
             )
@@ -116,7 +116,7 @@ class Propensities:
         zero = relevant & (p <= 0)
         if zero.any():
             raise InputValidationError(
-                f"{_FUNC}: {int(zero.sum())} relevant (user, item) pairs of the qrels have "
+                f"{func}: {int(zero.sum())} relevant (user, item) pairs of the qrels have "
                 f"propensity 0 under the popularity model (items without interactions in "
                 f"popularity= / train=), e.g. {_pairs(q, zero)}; pass propensity_clip > 0 to "
                 f"bound their weight."
@@ -126,7 +126,7 @@ class Propensities:
         huge = ~np.isfinite(w)
         if huge.any():
             raise InputValidationError(
-                f"{_FUNC}: {int(huge.sum())} relevant (user, item) pairs of the qrels have a "
+                f"{func}: {int(huge.sum())} relevant (user, item) pairs of the qrels have a "
                 f"propensity so small that its weight 1 / p is beyond float64's range (p "
                 f"below 5.6e-309), e.g. {_pairs(q, huge)}; pass propensity_clip > 0 (e.g. "
                 f"1e-6) to bound their weight at 1 / clip."
@@ -145,12 +145,12 @@ def _py(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _checked_values(values: Any) -> np.ndarray:
+def _checked_values(values: Any, func: str) -> np.ndarray:
     p = np.asarray(values, dtype=np.float64)
     bad = ~(np.isfinite(p) & (p > 0) & (p <= 1))
     if bad.any():
         raise InputValidationError(
-            f"{_FUNC}: propensities must lie in (0, 1]. Got {v.counted(int(bad.sum()), 'value')} "
+            f"{func}: propensities must lie in (0, 1]. Got {v.counted(int(bad.sum()), 'value')} "
             f"outside "
             f"it, e.g. {v.format_values(p[bad])}; a propensity is the probability that a "
             f"relevant item was observed."
@@ -158,9 +158,9 @@ def _checked_values(values: Any) -> np.ndarray:
     return p
 
 
-def _per_pair(users: Any, items: Any, values: Any) -> Propensities:
-    user_codes, user_ids = factorize(users, "propensities", _FUNC)
-    item_codes, item_ids = factorize(items, "propensities", _FUNC)
+def _per_pair(users: Any, items: Any, values: Any, func: str) -> Propensities:
+    user_codes, user_ids = factorize(users, "propensities", func)
+    item_codes, item_ids = factorize(items, "propensities", func)
     keys = user_codes.astype(np.int64) * max(len(item_ids), 1) + item_codes
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
@@ -168,23 +168,23 @@ def _per_pair(users: Any, items: Any, values: Any) -> Propensities:
     if dup.size:
         row = order[dup[0]]
         raise InputValidationError(
-            f"{_FUNC}: propensities gives the pair "
+            f"{func}: propensities gives the pair "
             f"{(_py(user_ids[user_codes[row]]), _py(item_ids[item_codes[row]]))!r} more than "
             f"once. Each (user, item) pair must appear once."
         )
-    return Propensities(_checked_values(values)[order], item_ids, user_ids, keys)
+    return Propensities(_checked_values(values, func)[order], item_ids, user_ids, keys)
 
 
-def _per_item(items: Any, values: Any) -> Propensities:
-    codes, item_ids = factorize(items, "propensities", _FUNC)
+def _per_item(items: Any, values: Any, func: str) -> Propensities:
+    codes, item_ids = factorize(items, "propensities", func)
     if len(item_ids) < len(codes):
         counts = np.bincount(codes)
         raise InputValidationError(
-            f"{_FUNC}: propensities gives item {_py(item_ids[int(np.argmax(counts))])!r} "
+            f"{func}: propensities gives item {_py(item_ids[int(np.argmax(counts))])!r} "
             f"more than once. Each item must appear once."
         )
     p = np.empty(len(item_ids))
-    p[codes] = _checked_values(values)
+    p[codes] = _checked_values(values, func)
     return Propensities(p, item_ids)
 
 
@@ -198,9 +198,10 @@ def _from_popularity(table: Any, gamma: float) -> Propensities:
 
 
 def as_propensities(
-    propensities: Any, popularity: Any, gamma: Any, clip: Any
+    propensities: Any, popularity: Any, gamma: Any, clip: Any, func: str
 ) -> Propensities | None:
-    """The ``propensities=`` of :func:`receval.evaluate`, checked, or None.
+    """The ``propensities=`` of :func:`receval.evaluate`, checked, or None; the errors
+    name ``func``, the function given them (``evaluate``, ``receval.metric('ndcg@10')``).
 
     ``propensities``: ``{user: {item: p}}``, ``{item: p}`` (or a pandas Series), a
     frame with columns ``user``, ``item``, ``propensity`` (or ``item``, ``propensity``), or
@@ -208,11 +209,11 @@ def as_propensities(
     """
     if isinstance(propensities, Propensities):  # resolved already (Spark's executors)
         return propensities
-    gamma = float(v.check_number(gamma, "propensity_gamma", _FUNC, low=-1.0))
-    clip = 0.0 if clip is None else float(v.check_number(clip, "propensity_clip", _FUNC))
+    gamma = float(v.check_number(gamma, "propensity_gamma", func, low=-1.0))
+    clip = 0.0 if clip is None else float(v.check_number(clip, "propensity_clip", func))
     if not 0.0 <= clip <= 1.0:
         raise InvalidParameterError(
-            f"The 'propensity_clip' parameter of {_FUNC} must be in the range [0, 1]. "
+            f"The 'propensity_clip' parameter of {func} must be in the range [0, 1]. "
             f"Got {clip!r} instead."
         )
     if propensities is None:
@@ -220,32 +221,32 @@ def as_propensities(
     if type(propensities).__name__ == "Series" and hasattr(propensities, "to_dict"):
         propensities = propensities.to_dict()  # pandas: item -> propensity
     if isinstance(propensities, str):
-        v.check_option(propensities, "propensities", _FUNC, ["popularity"])
+        v.check_option(propensities, "propensities", func, ["popularity"])
         if popularity is None:
             raise InvalidParameterError(
                 f"propensities='popularity' needs item popularity; pass popularity= (a "
-                f"mapping item -> count) or train= (an interaction log) to {_FUNC}."
+                f"mapping item -> count) or train= (an interaction log) to {func}."
             )
         props = _from_popularity(popularity, gamma)
     elif is_frame(propensities):
         roles = {"user": "user" if "user" in column_names(propensities) else None, "item": "item"}
-        cols = frame_columns(propensities, {**roles, "propensity": "propensity"}, _FUNC)
+        cols = frame_columns(propensities, {**roles, "propensity": "propensity"}, func)
         if "user" in cols:
-            props = _per_pair(cols["user"], cols["item"], cols["propensity"])
+            props = _per_pair(cols["user"], cols["item"], cols["propensity"], func)
         else:
-            props = _per_item(cols["item"], cols["propensity"])
+            props = _per_item(cols["item"], cols["propensity"], func)
     elif isinstance(propensities, Mapping) and propensities:
         if all(isinstance(x, Mapping) for x in propensities.values()):
             rows = [(u, i, p) for u, d in propensities.items() for i, p in d.items()]
             if not rows:
-                raise InputValidationError(f"{_FUNC}: propensities holds no (user, item) pair.")
+                raise InputValidationError(f"{func}: propensities holds no (user, item) pair.")
             users, items, values = (list(c) for c in zip(*rows, strict=True))
-            props = _per_pair(np.asarray(users), np.asarray(items), values)
+            props = _per_pair(np.asarray(users), np.asarray(items), values, func)
         else:
-            props = _per_item(np.asarray(list(propensities)), list(propensities.values()))
+            props = _per_item(np.asarray(list(propensities)), list(propensities.values()), func)
     else:
         raise InvalidParameterError(
-            f"The 'propensities' parameter of {_FUNC} must be a dict {{user: {{item: p}}}}, "
+            f"The 'propensities' parameter of {func} must be a dict {{user: {{item: p}}}}, "
             f"a dict {{item: p}}, a DataFrame with columns user, item, propensity (or item, "
             f"propensity) or 'popularity'. Got {type(propensities).__name__} instead."
         )
@@ -255,11 +256,12 @@ def as_propensities(
 
 # ---------------------------------------------------------------- checks
 def prepare_weighting(
-    specs: dict[str, Any], convs: dict[str, Any], listwise: set[str], props: Any
+    specs: dict[str, Any], convs: dict[str, Any], listwise: set[str], props: Any, func: str
 ) -> dict[str, Any]:
     """Check the weighted metrics (estimator ``"ips"`` / ``"snips"``) and return the
     specs, each weighted one's canonical string carrying its estimator; the list-wise
-    metrics (no relevance to weigh) get ``estimator="naive"`` in ``convs``, in place."""
+    metrics (no relevance to weigh) get ``estimator="naive"`` in ``convs``, in place.
+    ``func``: the function that takes ``propensities=``, which the errors name."""
     out = dict(specs)
     for text, spec in specs.items():
         conv = convs[text]
@@ -277,7 +279,7 @@ def prepare_weighting(
         if props is None:
             raise InvalidParameterError(
                 f"Metric {text!r} uses estimator={est!r}, which needs propensities; pass "
-                f"propensities= to {_FUNC}."
+                f"propensities= to {func}."
             )
         unsupported = [
             (f"{name}={getattr(conv, name)!r}", f"{name}={ok!r}")
@@ -320,14 +322,17 @@ def clipped_pairs(q: Qrels, convs: Mapping[str, Any], props: Propensities | None
             for text, conv in convs.items() if conv.estimator != "naive"}  # fmt: skip
 
 
-def check_propensities(q: Qrels, convs: Mapping[str, Any], props: Propensities | None) -> None:
+def check_propensities(
+    q: Qrels, convs: Mapping[str, Any], props: Propensities | None, func: str
+) -> None:
     """Raise before any user is evaluated when a relevant item of ``q`` at the threshold
-    of a weighted metric lacks a usable propensity (counted over all the qrels)."""
+    of a weighted metric lacks a usable propensity (counted over all the qrels); the
+    errors name ``func``, the caller."""
     if props is None:
         return
     thresholds = {float(c.rel_threshold) for c in convs.values() if c.estimator != "naive"}
     for threshold in sorted(thresholds):
-        props.weights(q, threshold)
+        props.weights(q, threshold, func)
 
 
 # ---------------------------------------------------------------- the columns
@@ -436,9 +441,11 @@ def propensity_columns(
     convs: Mapping[str, Any],
     user_map: np.ndarray,
     props: Propensities,
+    func: str,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per qrels user, each weighted metric (nan: left out by a rule) and the user's
-    relevant items; ``user_map`` gives each qrels user's position in ``r`` (-1: absent).
+    relevant items; ``user_map`` gives each qrels user's position in ``r`` (-1: absent),
+    ``func`` the caller, which the errors name.
 
     Relevant observed item ``i`` weighs ``w_i = 1 / max(p_ui, clip)``. The normalisers
     that count relevant items (recall's and AP's ``R_u``, NDCG's ideal) are the
@@ -457,13 +464,13 @@ def propensity_columns(
         if key not in rankings:
             rankings[key] = _Ranked(q, r, user_map, *key)
         threshold = float(conv.rel_threshold)
-        w = props.weights(q, threshold)
+        w = props.weights(q, threshold, func)
         relevant = q.grades >= threshold
         n = np.bincount(row_user[relevant], minlength=q.n_users).astype(np.float64)
         weighted = conv.estimator == "snips"
         norm = np.bincount(row_user, weights=w, minlength=q.n_users) if weighted else n
         if weighted and spec.name == "ndcg":
-            _check_ideal_positions(text, q, norm, spec.k)
+            _check_ideal_positions(text, q, norm, spec.k, func)
         col = _metric(spec, conv, q, rankings[key], w, norm, discounts, row_user)
         col = np.array(col, dtype=np.float64)
         col[(n == 0) & (conv.empty_users == "one")] = 1.0
@@ -473,15 +480,16 @@ def propensity_columns(
     return out
 
 
-def _check_ideal_positions(text: str, q: Qrels, span: np.ndarray, k: int | None) -> None:
-    """Raise where a user's ideal DCG under SNIPS spans more than :data:`_MAX_POSITIONS`
-    positions: ``span``, the sum of its relevant items' weights, up to the cut-off."""
+def _check_ideal_positions(text: str, q: Qrels, span: np.ndarray, k: int | None, func: str) -> None:
+    """Raise, naming ``func``, where a user's ideal DCG under SNIPS spans more than
+    :data:`_MAX_POSITIONS` positions: ``span``, the sum of its relevant items' weights,
+    up to the cut-off."""
     positions = span if k is None else np.minimum(span, k)
     over = np.flatnonzero(positions > _MAX_POSITIONS)
     if over.size:
         users = v.format_values(_py(u) for u in q.user_ids[over])
         raise InputValidationError(
-            f"{_FUNC}: metric {text!r} with estimator='snips' needs up to "
+            f"{func}: metric {text!r} with estimator='snips' needs up to "
             f"{positions[over].max():.3g} ideal positions for {v.counted(over.size, 'user')}, "
             f"e.g. {users} (each relevant item takes as many as its weight 1 / propensity), "
             f"more than the {_MAX_POSITIONS:,} its "

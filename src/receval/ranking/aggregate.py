@@ -130,8 +130,8 @@ def make_setup(
     names, specs, convs, listwise = prepare_metrics(
         metrics, features, similarity, conventions, table, item_categories, func
     )
-    props = as_propensities(weighting[0], table, weighting[1], weighting[2])
-    specs = prepare_weighting(specs, convs, listwise, props)
+    props = as_propensities(weighting[0], table, weighting[1], weighting[2], func)
+    specs = prepare_weighting(specs, convs, listwise, props, func)
     if not with_qrels and len(listwise) < len(specs):
         first = next(t for t in specs if t not in listwise)
         raise InvalidParameterError(
@@ -405,7 +405,7 @@ def check_qrels(setup: Setup, q: Qrels) -> None:
     whole qrels: in memory and out of core; Spark a partition's, an accumulator a batch's)."""
     from ..metrics._propensity import check_propensities
 
-    check_propensities(q, {t: setup.convs[t] for t in setup.ranked}, setup.propensities)
+    check_propensities(q, {t: setup.convs[t] for t in setup.ranked}, setup.propensities, setup.func)
     check_grades(
         q, {t: setup.specs[t] for t in setup.ranked}, setup.convs, setup.profile, setup.func
     )
@@ -540,7 +540,7 @@ def _users_update(
     ties = None
     if ranked:
         values, aux, zeroed = ranked_values(q, r, specs, convs, ranked, user_map,
-                                            setup.propensities, item_map)  # fmt: skip
+                                            setup.propensities, item_map, setup.func)  # fmt: skip
         state.n_pairs_clipped = clipped_pairs(q, {t: convs[t] for t in ranked}, setup.propensities)
         c, sampled = setup.candidates, setup.sampling
         if c is not None and sampled is not None and sampled.catalog_size and sampled.correction:

@@ -68,7 +68,7 @@ def _ranking_params(
     # read once: each update's lists (or compute's, of rows held) lose their seen items
     seen = as_seen(exclude, repeats, func)
     # checked and resolved once, as evaluate does
-    props = as_propensities(propensities, table, propensity_gamma, propensity_clip)
+    props = as_propensities(propensities, table, propensity_gamma, propensity_clip, func)
     conventions = default_estimator(conventions, props)
     spec, _ = metric_conventions(
         metric, popularity=table, item_categories=item_categories, func=func, **conventions
@@ -87,7 +87,9 @@ def _ranking_params(
     matching = (check_match_options(min_match, allow_unmatched, func), bool(allow_unmatched))
     if matching != _MATCHING:
         params["matching"] = matching
-    return params if items is None else {**params, "items": items}
+    params = params if items is None else {**params, "items": items}
+    _setup(params, func)  # its checks (a weighted metric's) name the function given the options
+    return params
 
 
 def _func(params: dict[str, Any]) -> str:

@@ -89,20 +89,23 @@ def ranked_values(
     convs: dict[str, Conventions],
     ranked: list[str],
     user_map: np.ndarray,
-    propensities: Any = None,
-    item_map: np.ndarray | None = None,
+    propensities: Any,
+    item_map: np.ndarray | None,
+    func: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per qrels user and ranked metric: the value, its denominator (the user's
     relevant items) and whether ``zero_users="skip"`` left the user out (its value,
     0, made nan); ``user_map`` gives each qrels user's position in the run (-1:
-    absent), ``item_map`` each qrels item's (computed here when not given).
+    absent), ``item_map`` each qrels item's (computed here when not given); ``func``:
+    the caller, which the errors name.
 
     The kernel computes every metric but expected exposure, which
     ``metrics._exposure.exposure_columns`` adds from :func:`receval.expected_exposure`,
     and the propensity-weighted ones (``propensities``: a ``Propensities``), which
     ``metrics._propensity.propensity_columns`` adds.
     """
-    values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities, item_map)
+    values, aux = _metric_values(q, r, specs, convs, ranked, user_map, propensities, item_map,
+                                 func)  # fmt: skip
     # a mean over users only (not a pooled ratio, a sum or a geometric mean)
     skip = [
         j
@@ -157,6 +160,7 @@ def _metric_values(
     user_map: np.ndarray,
     propensities: Any,
     item_map: np.ndarray | None,
+    func: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ranked_values` before its ``zero_users`` rule."""
     exposure = [t for t in ranked if specs[t].info.kind in codes.EXPOSURE_KINDS]
@@ -176,7 +180,7 @@ def _metric_values(
     columns = exposure_columns(q, r, {t: specs[t] for t in exposure}, convs) if exposure else {}
     if weighted:
         sub = {t: specs[t] for t in weighted}
-        columns.update(propensity_columns(q, r, sub, convs, user_map, propensities))
+        columns.update(propensity_columns(q, r, sub, convs, user_map, propensities, func))
     for t, (col, den) in columns.items():
         values[:, ranked.index(t)], aux[:, ranked.index(t)] = col, den
     return values, aux

@@ -87,3 +87,25 @@ def test_spark_warns_once_of_a_correction_left_to_rounding(spark):
     assert said[0].startswith(
         "receval.spark.evaluate: the 'minimal_bias' correction of recall@5 with n=100"
     )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"correction": "bv"},
+        {"catalog_size": 100},
+        {"candidates": {"u0": ["i00"]}, "correction": "unbiased", "catalog_size": 9},
+    ],
+)
+def test_spark_refuses_bad_corrections_naming_itself(spark, options):
+    """evaluate's messages, naming receval.spark.evaluate (they named evaluate)."""
+    from receval import spark as rs
+    from receval.exceptions import InvalidParameterError
+
+    qrels, run, _ = _data(users=3)
+    with pytest.raises(InvalidParameterError) as want:
+        evaluate(qrels, run, "recall@5", **options)
+    q_df, r_df = _frames(spark, qrels, run)
+    with pytest.raises(InvalidParameterError) as got:
+        rs.evaluate(q_df, r_df, "recall@5", **options)
+    assert str(got.value) == str(want.value).replace("evaluate", "receval.spark.evaluate")

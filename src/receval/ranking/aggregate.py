@@ -28,10 +28,10 @@ from ..data._strings import ids_to_numpy
 from ..data.seen import MaskingSummary, PairCounts, SeenItems, as_seen, smallest_ids
 from ..engine.group_ids import Seen
 from ..engine.totals import MeanState, empty_mean_state, mean_state
-from ..exceptions import InputValidationError, InvalidParameterError, warn
+from ..exceptions import InputValidationError, InvalidParameterError
 from ..registry import MetricSpec
 from ..sampled import corrections
-from ..sampled.negatives import SamplingSummary, as_candidates, restrict_run
+from ..sampled.negatives import SamplingSummary, restrict_run
 from .checks import (
     check_candidates,
     check_exclusions,
@@ -132,6 +132,9 @@ def make_setup(
     )
     props = as_propensities(weighting[0], table, weighting[1], weighting[2], func)
     specs = prepare_weighting(specs, convs, listwise, props, func)
+    if sampling is not None and sampling.correction is not None:
+        ranked = [t for t in specs if t not in listwise]
+        corrections.check_correctable(ranked, specs, convs, func)
     if not with_qrels and len(listwise) < len(specs):
         first = next(t for t in specs if t not in listwise)
         raise InvalidParameterError(
@@ -163,23 +166,11 @@ def evaluation_setup(
     conventions = default_estimator(
         {name: options[name] for name in ("profile", *FIELDS)}, options["propensities"]
     )
-    c = None if options["candidates"] is None else as_candidates(options["candidates"], func)
-    correction = options["correction"]
-    size, gamma = corrections.check_correction(
-        correction, options["catalog_size"], options["gamma"], c is not None,
-        None if c is None else c.catalog_size,
+    c, sampling = corrections.check_sampling(
+        options["candidates"], options["correction"], options["catalog_size"], options["gamma"],
+        func,
     )  # fmt: skip
     exclude = as_seen(options["exclude"], options["repeats"], func)
-    sampling = None
-    if c is not None:
-        if correction is not None and c.strategy == "popularity":
-            warn(
-                f"{func}: the corrections assume uniformly sampled negatives; these candidates "
-                "were drawn by popularity, so the corrected values are not the paper's "
-                "estimates.",
-                UserWarning,
-            )
-        sampling = SamplingSummary(correction=correction, catalog_size=size, gamma=gamma)
     return make_setup(
         metrics, conventions, with_qrels=options["qrels"] is not None,
         lists=(options["features"], options["feature_items"], options["similarity"], popularity,

@@ -22,14 +22,16 @@ from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError, warn
 from ..registry import MetricSpec, ranking_spec
-from .negatives import Candidates, SamplingSummary
+from .negatives import Candidates, SamplingSummary, as_candidates
 
 if TYPE_CHECKING:
     from ..conventions import Conventions
 
 __all__ = [
     "CORRECTIONS",
+    "check_correctable",
     "check_gamma",
+    "check_sampling",
     "corrected_metric",
     "corrected_values",
     "rank_metric",
@@ -360,7 +362,7 @@ def corrected_values(
     n + 1, n the user's candidates that are not relevant); nan for a user without a
     relevant item, and for a user without a negative (n = 0) whose run lacks one of
     its relevant items: with no negative to rank it below, its sampled rank would be
-    1, a hit. ``weight``: the weight of "bv", checked (:func:`check_correction`), or
+    1, a hit. ``weight``: the weight of "bv", checked (:func:`check_sampling`), or
     None; ``conv``: the metric's conventions (its ``rel_threshold`` and ``ties``);
     ``func``: the caller the errors name. With the values, the worst least-squares
     problem solved (:func:`worst_conditions`), which the caller warns of once.
@@ -433,14 +435,20 @@ def check_gamma(gamma: Any, corrections: str | list[str] | None, func: str) -> f
     return float(weight)
 
 
-def check_correction(
-    correction: Any, catalog_size: Any, gamma: Any, has_candidates: bool, known_size: Any
-) -> tuple[int | None, float | None]:
-    """Check evaluate's ``correction`` / ``catalog_size`` / ``gamma``; returns (N, the
-    weight of "bv" or None). A ``catalog_size`` without a correction, which nothing
-    reads, is an error (as a ``gamma`` without "bv")."""
-    func = "evaluate"
-    size = catalog_size if catalog_size is not None else known_size
+def check_sampling(
+    candidates: Any, correction: Any, catalog_size: Any, gamma: Any, func: str
+) -> tuple[Candidates | None, SamplingSummary | None]:
+    """Check the ``candidates`` / ``correction`` / ``catalog_size`` / ``gamma`` of
+    :func:`receval.evaluate`, once for every backend (in memory, a scan, Spark, an
+    accumulator), the errors and warnings naming ``func``, the caller.
+
+    Returns the candidates as a :class:`Candidates` and the summary that each
+    restriction to them adds its counts to (the correction, the catalogue's N, the
+    weight of "bv"); (None, None) without candidates. A ``catalog_size`` without a
+    correction, which nothing reads, is an error (as a ``gamma`` without "bv").
+    """
+    c = None if candidates is None else as_candidates(candidates, func)
+    size = catalog_size if catalog_size is not None else None if c is None else c.catalog_size
     if correction is None:
         if catalog_size is not None:
             raise InvalidParameterError(
@@ -448,20 +456,31 @@ def check_correction(
                 f"catalog_size={catalog_size!r} without a correction; pass correction= (one "
                 f"of {list(CORRECTIONS)}) with candidates=, or leave catalog_size out."
             )
-        return size, check_gamma(gamma, None, func)
-    v.check_option(correction, "correction", func, list(CORRECTIONS))
-    if not has_candidates:
-        raise InvalidParameterError(
-            f"{func}: correction={correction!r} corrects sampled metrics; pass "
-            f"candidates= (see receval.sample_negatives)."
-        )
-    if size is None:
-        raise InvalidParameterError(
-            f"{func}: correction={correction!r} needs the catalogue size N; pass "
-            f"catalog_size= (candidates from receval.sample_negatives carry it)."
-        )
-    v.check_number(size, "catalog_size", func, integer=True, low=2)
-    return int(size), check_gamma(gamma, correction, func)
+        weight = check_gamma(gamma, None, func)
+    else:
+        v.check_option(correction, "correction", func, list(CORRECTIONS))
+        if c is None:
+            raise InvalidParameterError(
+                f"{func}: correction={correction!r} corrects sampled metrics; pass "
+                f"candidates= (see receval.sample_negatives)."
+            )
+        if size is None:
+            raise InvalidParameterError(
+                f"{func}: correction={correction!r} needs the catalogue size N; pass "
+                f"catalog_size= (candidates from receval.sample_negatives carry it)."
+            )
+        v.check_number(size, "catalog_size", func, integer=True, low=2)
+        size, weight = int(size), check_gamma(gamma, correction, func)
+        if c.strategy == "popularity":
+            warn(
+                f"{func}: the corrections assume uniformly sampled negatives; these "
+                "candidates were drawn by popularity, so the corrected values are not the "
+                "paper's estimates.",
+                UserWarning,
+            )
+    if c is None:
+        return None, None
+    return c, SamplingSummary(correction=correction, catalog_size=size, gamma=weight)
 
 
 #: the conventions :func:`rank_metric`'s ``M(r)`` holds under: each one's value, in words
@@ -487,6 +506,16 @@ def _check_assumed(spec: Any, conv: Conventions, text: str, func: str) -> None:
             )
 
 
+def check_correctable(
+    ranked: list[str], specs: dict[str, Any], convs: dict[str, Any], func: str
+) -> None:
+    """Refuse, before any row is read, a ranked metric that the corrections do not
+    apply to: not one of :data:`CORRECTABLE`, or with conventions that make its value
+    at a rank another than :func:`rank_metric`'s (``func``: the caller the errors name)."""
+    for text in ranked:
+        _check_assumed(_spec(specs[text], func), convs[text], text, func)
+
+
 def correct_columns(
     q: Qrels,
     r: Run,
@@ -507,16 +536,15 @@ def correct_columns(
     for a user without a candidate set (its rows all dropped: an empty list).
 
     ``func``: the caller the errors name; ``correction``: the correction, the catalogue's
-    N and the weight of "bv" (or None), as :func:`check_correction` checked them.
-    Returns the worst least-squares problem solved per metric (:func:`worst_conditions`),
-    for the caller to warn of once (:func:`warn_unstable`)."""
+    N and the weight of "bv" (or None), as :func:`check_sampling` checked them, for
+    metrics that :func:`check_correctable` took. Returns the worst least-squares problem
+    solved per metric (:func:`worst_conditions`), for the caller to warn of once
+    (:func:`warn_unstable`)."""
     name, catalog_size, weight = correction
     sampled = (user_map >= 0) & (c.counts_for(q.user_ids) > 0)
     conditions: list[Conditions] = []
     for j, text in enumerate(ranked):
-        spec = _spec(specs[text], func)
-        _check_assumed(spec, convs[text], text, func)
-        col, worst = corrected_values(q, r, user_map, c, str(spec), catalog_size,
+        col, worst = corrected_values(q, r, user_map, c, str(specs[text]), catalog_size,
                                       name, weight, convs[text], func)  # fmt: skip
         conditions.append(worst)
         scored = sampled & ~np.isnan(col) & ~np.isnan(values[:, j])

@@ -95,6 +95,13 @@ def metric(
         and ``propensities``, ``propensity_gamma``, ``propensity_clip`` for the
         propensity-weighted metrics (resolved once, as :func:`receval.evaluate`
         takes them; ``skipped()`` counts the pairs the clip raised), and
+        ``candidates``, ``correction``, ``catalog_size`` and ``gamma`` for sampled
+        evaluation (checked once, with :func:`receval.evaluate`'s messages; the
+        candidate sets are one table, a :class:`receval.Candidates`, a frame or a
+        dict, given here as to ``evaluate``: each user's list is restricted to its
+        set, and ``correction`` replaces its value by the corrected metric; the
+        worst least-squares problem of every update and merge is warned of once, at
+        ``compute()``), and
         ``min_match`` and ``allow_unmatched`` (``compute()`` checks the ids of
         every update and merge as :func:`receval.evaluate` does: a run whose
         users or items match none of the qrels' raises ``InputValidationError``,
@@ -187,6 +194,12 @@ def metric(
     >>> _ = ndcg.update({"v": {"b": 1}}, {"v": {"a": 0.9, "b": 0.1}})
     >>> round(ndcg.compute(), 4)
     0.8155
+    >>> sets = receval.Candidates.from_dict({"u": ["a", "c"], "v": ["b", "c"]}, catalog_size=10)
+    >>> sampled = receval.metric("recall@1", candidates=sets, correction="rank")
+    >>> _ = sampled.update({"u": {"a": 1}}, {"u": {"b": 0.9, "a": 0.5, "c": 0.1}})
+    >>> _ = sampled.update({"v": {"b": 1}}, {"v": {"c": 0.9, "b": 0.1}})
+    >>> sampled.compute()  # b is not u's candidate: a ranks first among them
+    0.5
     """
     defn = definition(name, options)
     span = check_window(defn, name, window, window_unit)

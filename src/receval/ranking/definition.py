@@ -11,6 +11,7 @@ any order, gives :func:`receval.evaluate`'s mean to the last bit.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..data._ranked import as_qrels, as_run
@@ -21,6 +22,7 @@ from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParamet
 from ..metrics._propensity import DEFAULT_GAMMA, as_propensities, clipped_pairs
 from ..retrieval.masks import Unmatched
 from ..retrieval.streaming import item_matrix
+from ..sampled.corrections import check_sampling
 from .aggregate import (
     Mean,
     RankingState,
@@ -55,6 +57,10 @@ def _ranking_params(
     whole_groups: bool = True,
     exclude: Any = None,
     repeats: bool = False,
+    candidates: Any = None,
+    correction: str | None = None,
+    catalog_size: int | None = None,
+    gamma: float | None = None,
     item_vectors: Any = None,
     item_ids: Any = None,
     k: int | None = None,
@@ -64,6 +70,13 @@ def _ranking_params(
 ) -> dict[str, Any]:
     # the item matrix of updates of user vectors (and its options: metric=, k=), held once
     items, conventions = item_matrix(metric, item_vectors, item_ids, k, conventions, func)
+    if items is not None and candidates is not None:
+        raise InvalidParameterError(
+            f"{func}: candidates are not taken with item_vectors; use "
+            f"receval.evaluate_embeddings(..., candidates=...) on the whole data."
+        )
+    # checked once, as evaluate checks them; every update's run is restricted to them
+    c, sampling = check_sampling(candidates, correction, catalog_size, gamma, func)
     table = as_popularity_table(popularity, train, func)  # built once, used by every update
     # read once: each update's lists (or compute's, of rows held) lose their seen items
     seen = as_seen(exclude, repeats, func)
@@ -81,6 +94,8 @@ def _ranking_params(
         conventions = {**conventions, "item_categories": item_categories}
     if seen is not None:
         conventions = {**conventions, "exclude": seen}
+    if c is not None:
+        conventions = {**conventions, "candidates": c, "sampling": sampling}
     params = {"metric": metric, "conventions": conventions, "kind": spec.info.mean,
               "whole_groups": whole_groups}  # fmt: skip
     # held when not the default: a state saved without the options loads as theirs
@@ -88,7 +103,9 @@ def _ranking_params(
     if matching != _MATCHING:
         params["matching"] = matching
     params = params if items is None else {**params, "items": items}
-    _setup(params, func)  # its checks (a weighted metric's) name the function given the options
+    # its checks (a weighted metric's, a metric a correction does not apply to) name
+    # the function given the options, before any row
+    _setup(params, func)
     return params
 
 
@@ -106,13 +123,15 @@ def _setup(params: dict[str, Any], func: str, with_qrels: bool = True) -> Setup:
     categories = conventions.pop("item_categories", None)
     props = conventions.pop("propensities", None)
     seen = conventions.pop("exclude", None)
+    candidates, sampling = conventions.pop("candidates", None), conventions.pop("sampling", None)
     if "items" in params:  # the seen items were masked before the cut
         seen = None
     conventions.setdefault("profile", None)
     return make_setup(
         [params["metric"]], conventions, with_qrels=with_qrels,
         lists=(None, None, None, table, categories), weighting=(props, DEFAULT_GAMMA, None),
-        rows=False, repeats=params["whole_groups"], exclude=seen, func=func,
+        candidates=candidates, sampling=sampling, rows=False, repeats=params["whole_groups"],
+        exclude=seen, func=func,
     )  # fmt: skip
 
 
@@ -197,9 +216,12 @@ def _ranking_empty(params: dict[str, Any]) -> RankingState | OpenUsers:
 
 
 def _no_user(params: dict[str, Any]) -> RankingState:
-    # the metric's mean, empty: a loaded state's is checked against it
+    # the metric's mean, empty, and with candidates= their counts of no row: a loaded
+    # state's are checked against them
     means = {params["metric"]: Mean(empty_mean_state(params["kind"]))}
-    return RankingState(means=means, seen_as=_seen_as(params))
+    sampling = params["conventions"].get("sampling")
+    return RankingState(means=means, seen_as=_seen_as(params),
+                        sampling=None if sampling is None else replace(sampling))  # fmt: skip
 
 
 def _seen_as(params: dict[str, Any]) -> tuple[str, str]:

@@ -155,9 +155,4 @@ def item_matrix(
 
     depth = metrics_depth(metric_string, func, k)
     score = v.check_option("dot" if score is None else score, "metric", func, ["dot", "cosine"])
-    if "candidates" in options:
-        raise InvalidParameterError(
-            f"{func}: candidates are not taken with item_vectors; use "
-            f"receval.evaluate_embeddings(..., candidates=...) on the whole data."
-        )
     return ItemMatrix(catalogue(item_vectors, item_ids, func), score, depth, func), options

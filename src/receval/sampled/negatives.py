@@ -163,6 +163,19 @@ class Candidates:
         users = np.repeat(self.user_ids, np.diff(self.offsets))
         return make_frame({"user": users, "item": self.item_ids[self.items]}, backend)
 
+    def __eq__(self, other: object) -> bool:
+        """The same sets with the same ids and catalogue size (accumulators with equal
+        options merge)."""
+        if not isinstance(other, Candidates):
+            return NotImplemented
+        mine = (self.user_ids, self.item_ids, self.offsets, self.items)
+        theirs = (other.user_ids, other.item_ids, other.offsets, other.items)
+        return self.catalog_size == other.catalog_size and all(
+            np.array_equal(a, b) for a, b in zip(mine, theirs, strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
         return (
             f"Candidates(n_users={self.n_users}, n_rows={self.n_rows}, "

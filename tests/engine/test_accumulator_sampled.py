@@ -1,0 +1,203 @@
+"""Ranking accumulators take ``candidates=``, ``correction=``, ``catalog_size=`` and
+``gamma=`` as :func:`receval.evaluate` does: for any split of the users into updates,
+merged accumulators, a pickle, a ``state_dict`` or a simulated ``sync``, ``compute()``
+is evaluate's mean on all the rows (``==``); bad values are refused with evaluate's
+messages, naming the accumulator."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from typing import Any
+
+import pytest
+
+import receval
+from receval.engine import run as engine_run
+from receval.exceptions import InputValidationError, InvalidParameterError
+from tests.sampled.test_sampled import _data
+
+METRICS = ["recall@5", "ndcg@10", "mrr@10", "map"]
+SAMPLED = [
+    {},  # candidates alone: the sampled metrics
+    {"correction": "rank"},
+    {"correction": "minimal_bias"},
+    {"correction": "bv"},
+    {"correction": "bv", "gamma": 0.3, "catalog_size": 80},
+]
+IDS = ["sampled", "rank", "minimal_bias", "bv", "bv-gamma-size"]
+
+
+def _case(seed: int = 1) -> tuple[dict, dict, Any]:
+    qrels, run, items = _data(seed=seed)  # a qrels user absent from the run, ties
+    return qrels, run, receval.sample_negatives(qrels, items, n=10, seed=4)
+
+
+def _fed(acc: receval.Accumulator, qrels: dict, run: dict, users: list[str]) -> Any:
+    """``acc`` updated with ``users``' qrels and lists in three batches."""
+    for part in (users[: len(users) // 3], users[len(users) // 3 : -5], users[-5:]):
+        acc.update({u: qrels[u] for u in part}, {u: run[u] for u in part if u in run})
+    return acc
+
+
+def _synced(acc: Any, others: list[Any], monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``acc.sync()`` as rank 0 of ranks that hold ``others`` (``gather_plain``, the
+    collective, returns each rank's part)."""
+    sent = []
+
+    def stop(plain: Any, group: Any, func: str) -> list[Any]:
+        sent.append(plain)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine_run, "gather_plain", stop)
+    for other in others:
+        with pytest.raises(KeyboardInterrupt):
+            other.sync()
+    monkeypatch.setattr(engine_run, "gather_plain", lambda plain, group, func: [plain, *sent])
+    return acc.sync()
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+@pytest.mark.parametrize("options", SAMPLED, ids=IDS)
+@pytest.mark.parametrize("metric", METRICS)
+def test_batches_merges_and_round_trips_equal_evaluate(metric, options, whole_groups):
+    qrels, run, c = _case()
+    expected = receval.evaluate(qrels, run, metric, candidates=c, **options).mean[metric]
+
+    def make() -> receval.Accumulator:
+        return receval.metric(metric, candidates=c, whole_groups=whole_groups, **options)
+
+    users = sorted(qrels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", receval.RecevalWarning)  # minimal_bias's rounding
+        assert _fed(make(), qrels, run, users).compute() == expected
+        halves = (users[::2], users[1::2])
+        merged = _fed(make(), qrels, run, halves[0]).merge(_fed(make(), qrels, run, halves[1]))
+        assert merged.compute() == expected
+        # each half's accumulator of another process: a copy, equal options all the same
+        other = pickle.loads(pickle.dumps(_fed(make(), qrels, run, halves[1])))
+        assert _fed(make(), qrels, run, halves[0]).merge(other).compute() == expected
+        half = _fed(make(), qrels, run, halves[0])
+        resumed = make().load_state_dict(half.state_dict())
+        assert _fed(resumed, qrels, run, halves[1]).compute() == expected
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+@pytest.mark.parametrize("options", SAMPLED[1:4], ids=IDS[1:4])
+def test_a_sync_of_ranks_equals_evaluate(options, whole_groups, monkeypatch):
+    qrels, run, c = _case(seed=2)
+    users, metric = sorted(qrels), "ndcg@10"
+    expected = receval.evaluate(qrels, run, metric, candidates=c, **options).mean[metric]
+    accs = [
+        _fed(receval.metric(metric, candidates=c, whole_groups=whole_groups, **options),
+             qrels, run, users[rank::3])
+        for rank in range(3)
+    ]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", receval.RecevalWarning)
+        assert _synced(accs[0], accs[1:], monkeypatch).compute() == expected
+
+
+def test_candidates_as_a_frame_or_a_dict_give_what_evaluate_gives():
+    qrels, run, c = _case(seed=3)
+    for given in (c.to_frame(), c.to_dict()):
+        options = {"candidates": given, "correction": "bv", "catalog_size": 60}
+        expected = receval.evaluate(qrels, run, "recall@5", **options).mean["recall@5"]
+        acc = receval.metric("recall@5", **options)
+        assert _fed(acc, qrels, run, sorted(qrels)).compute() == expected
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_the_warning_of_a_correction_left_to_rounding_names_the_accumulator(whole_groups):
+    # the worst least-squares problem of every update and merge, warned of once at compute
+    qrels, run, items = _data(seed=1, size=300)
+    c = receval.sample_negatives(qrels, items, n=100, seed=4)
+    options = {"candidates": c, "correction": "minimal_bias"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        receval.evaluate(qrels, run, ["recall@5"], **options)
+    (want,) = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
+    users = sorted(qrels)
+    acc = _fed(receval.metric("recall@5", whole_groups=whole_groups, **options), qrels, run,
+               users[::2])  # fmt: skip
+    acc.merge(_fed(receval.metric("recall@5", whole_groups=whole_groups, **options), qrels,
+                   run, users[1::2]))  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        acc.compute()
+    said = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
+    assert said == [want.replace("evaluate: ", "receval.metric('recall@5'): ", 1)]
+    assert caught[0].filename == __file__  # the line that called compute
+
+
+def _refusal(error: type[Exception], func: Any, *args: Any, **kwargs: Any) -> str:
+    with pytest.raises(error) as info:
+        func(*args, **kwargs)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"correction": "bv"},  # no candidates
+        {"candidates": {"u0": ["i00"]}, "correction": "bv"},  # no catalog size
+        {"candidates": {"u0": ["i00"]}, "correction": "rank", "catalog_size": 9, "gamma": 0.2},
+        {"candidates": {"u0": ["i00"]}, "catalog_size": 100},  # without a correction
+        {"catalog_size": 100},
+        {"gamma": 0.2},
+        {"candidates": {"u0": ["i00"]}, "correction": "unbiased", "catalog_size": 9},
+        {"candidates": {"u0": ["i00"]}, "correction": "bv", "catalog_size": 1},
+        {"candidates": {"u0": ["i00"]}, "correction": "bv", "catalog_size": 9, "gamma": 2.0},
+        {"candidates": 5},
+    ],
+)
+def test_bad_values_are_refused_with_evaluates_messages_naming_the_accumulator(options):
+    qrels, run, _ = _data(users=3)
+    want = _refusal(InvalidParameterError, receval.evaluate, qrels, run, "recall@5", **options)
+    got = _refusal(InvalidParameterError, receval.metric, "recall@5", **options)
+    assert got == want.replace("evaluate", "receval.metric('recall@5')")
+    assert "evaluate" not in got
+
+
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        ("ndcg@10", {"depth": 5}),  # its value at a rank is not the corrections' M(r)
+        ("ndcg@10", {"discount": "clipped"}),
+        ("precision@5", {}),  # not a function of the rank of each relevant item
+    ],
+)
+def test_a_metric_the_correction_does_not_apply_to_is_refused_when_made(metric, options):
+    # it was refused where the correction ran: at compute, after every update
+    qrels, run, c = _case()
+    options = {"candidates": c, "correction": "rank", **options}
+    want = _refusal(InvalidParameterError, receval.evaluate, qrels, run, metric, **options)
+    got = _refusal(InvalidParameterError, receval.metric, metric, **options)
+    assert got == want.replace("evaluate", f"receval.metric({metric!r})", 1)
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_candidates_that_keep_no_run_row_are_refused_at_compute_as_evaluate_refuses_them(
+    whole_groups,
+):
+    qrels, run, _ = _case()
+    options = {"candidates": receval.Candidates.from_dict({"x": ["i00"]})}  # no run user's
+    want = _refusal(InputValidationError, receval.evaluate, qrels, run, "ndcg@10", **options)
+    acc = receval.metric("ndcg@10", whole_groups=whole_groups, **options)
+    assert _refusal(InputValidationError, _fed(acc, qrels, run, sorted(qrels)).compute) == (
+        want.replace("evaluate", "receval.metric('ndcg@10')", 1)
+    )
+
+
+def test_accumulators_of_other_candidates_or_corrections_do_not_merge():
+    qrels, run, c = _case()
+    acc = receval.metric("ndcg@10", candidates=c, correction="rank")
+    for other in (
+        receval.metric("ndcg@10", candidates=c, correction="bv"),
+        receval.metric("ndcg@10", candidates=c.to_dict(), correction="rank", catalog_size=61),
+        receval.metric("ndcg@10"),
+    ):
+        with pytest.raises(InvalidParameterError, match="merge accumulators of one metric"):
+            acc.merge(other)
+    copy = pickle.loads(pickle.dumps(receval.metric("ndcg@10", candidates=c, correction="rank")))
+    assert acc.merge(copy.update({"u0": qrels["u0"]}, {"u0": run["u0"]})).n_updates == 1

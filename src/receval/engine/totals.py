@@ -674,7 +674,8 @@ def counts_by_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     [1, 0, 2]
     """
     running = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
-    return running[offsets[1:]] - running[offsets[:-1]]
+    counts: np.ndarray = running[offsets[1:]] - running[offsets[:-1]]
+    return counts
 
 
 def empty_mean_state(kind: str) -> MeanState:

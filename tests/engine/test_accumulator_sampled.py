@@ -201,3 +201,60 @@ def test_accumulators_of_other_candidates_or_corrections_do_not_merge():
             acc.merge(other)
     copy = pickle.loads(pickle.dumps(receval.metric("ndcg@10", candidates=c, correction="rank")))
     assert acc.merge(copy.update({"u0": qrels["u0"]}, {"u0": run["u0"]})).n_updates == 1
+
+
+def _with_run_only_users() -> tuple[dict, dict, Any]:
+    """:func:`_case` with two users in the run alone: one with a candidate set (an item
+    of it unscored, a row outside it), one without."""
+    qrels, run, c = _case()
+    sets = {**c.to_dict(), "x1": ["i00", "i01", "i02"]}
+    run = {**run, "x1": {"i00": 1.0, "i05": 2.0, "i02": 0.5}, "x2": {"i03": 1.0}}
+    return qrels, run, receval.Candidates.from_dict(sets)
+
+
+def _restriction_counts(report: Any) -> dict[str, int]:
+    s = report.sampling
+    return {"n_rows_dropped": s.n_rows_dropped, "n_candidates_absent": s.n_candidates_absent,
+            "n_users_without_candidates": s.n_users_without_candidates,
+            "n_rows_kept": s.n_rows_kept}  # fmt: skip
+
+
+@pytest.mark.parametrize("whole_groups", [False, True])
+def test_skipped_reports_the_restrictions_counts_of_evaluates_report(whole_groups):
+    # a batch whose qrels are empty gives the users only in the run: counted as evaluate
+    # counts them (with whole users, that batch's run was ignored)
+    qrels, run, c = _with_run_only_users()
+    report = receval.evaluate(qrels, run, "ndcg@10", candidates=c)
+    assert report.n_run_only_users == 2 and report.sampling.n_users_without_candidates == 1
+    want = {"n_users_missing": report.n_users_missing, **_restriction_counts(report)}
+    users = sorted(qrels)
+    batches = [
+        ({u: qrels[u] for u in users[:20]}, {u: run[u] for u in users[:20] if u in run}),
+        ({}, {u: run[u] for u in ("x1", "x2")}),
+        ({u: qrels[u] for u in users[20:]}, {u: run[u] for u in users[20:] if u in run}),
+    ]
+    acc = receval.metric("ndcg@10", candidates=c, whole_groups=whole_groups)
+    for qrels_batch, run_batch in batches:
+        acc.update(qrels_batch, run_batch)
+    assert acc.skipped() == want
+    assert acc.compute() == report.mean["ndcg@10"]
+    # merged, and resumed from a state_dict, in another order
+    first = receval.metric("ndcg@10", candidates=c, whole_groups=whole_groups)
+    second = receval.metric("ndcg@10", candidates=c, whole_groups=whole_groups)
+    first.update(*batches[1]).update(*batches[2])
+    second.update(*batches[0])
+    assert second.merge(first).skipped() == want
+    resumed = receval.metric("ndcg@10", candidates=c, whole_groups=whole_groups)
+    assert resumed.load_state_dict(first.state_dict()).update(*batches[0]).skipped() == want
+
+
+def test_a_batch_of_run_users_alone_is_counted_in_the_state_as_evaluate_counts_it():
+    # whole users: the state that compute() reports holds the users only in the run and
+    # the restriction's counts of evaluate's report on the same rows
+    qrels, run, c = _with_run_only_users()
+    report = receval.evaluate(qrels, run, "ndcg@10", candidates=c)
+    acc = receval.metric("ndcg@10", candidates=c, whole_groups=True)
+    acc.update({u: qrels[u] for u in qrels}, {u: run[u] for u in qrels if u in run})
+    acc.update({}, {u: run[u] for u in ("x1", "x2")})
+    assert acc.state.n_run_only_users == report.n_run_only_users == 2
+    assert acc.state.sampling == report.sampling

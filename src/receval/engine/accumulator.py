@@ -101,7 +101,8 @@ def metric(
         dict, given here as to ``evaluate``: each user's list is restricted to its
         set, and ``correction`` replaces its value by the corrected metric; the
         worst least-squares problem of every update and merge is warned of once, at
-        ``compute()``), and
+        ``compute()``; ``skipped()`` counts what the restriction left out, as the
+        report's ``sampling``), and
         ``min_match`` and ``allow_unmatched`` (``compute()`` checks the ids of
         every update and merge as :func:`receval.evaluate` does: a run whose
         users or items match none of the qrels' raises ``InputValidationError``,

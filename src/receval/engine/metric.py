@@ -133,7 +133,8 @@ class MetricDefinition:
         ``item_vectors`` with ``exclude``: the pairs of
         ``exclude`` without a vector, ``n_exclude_unmatched``; with
         ``propensity_clip``: the relevant pairs whose propensity it raised,
-        ``n_pairs_propensity_clipped``), which ``Accumulator.skipped()`` returns.
+        ``n_pairs_propensity_clipped``; with ``candidates``: the counts of the
+        report's ``sampling``), which ``Accumulator.skipped()`` returns.
     splits_groups : bool, default=False
         A metric over groups whose ``check_params`` takes ``whole_groups``: False
         (what :func:`receval.metric` gives by default) makes states that take a

@@ -415,7 +415,12 @@ class Accumulator:
             which masked nothing (the counts of :func:`receval.evaluate_embeddings`'
             report); for a propensity-weighted ranking metric with ``propensity_clip`` (once
             qrels were given), ``n_pairs_propensity_clipped``: the relevant pairs whose
-            propensity the clip raised (the count of :func:`receval.evaluate`'s report).
+            propensity the clip raised (the count of :func:`receval.evaluate`'s report);
+            with ``candidates``, the counts of that report's ``sampling``:
+            ``n_rows_dropped`` (run rows outside the candidates), ``n_candidates_absent``
+            (candidates the run does not score), ``n_users_without_candidates`` (run
+            users without a candidate set) and ``n_rows_kept`` (run rows ranked), of
+            every run row given, run users absent from the qrels included.
 
         Examples
         --------

@@ -11,7 +11,7 @@ any order, gives :func:`receval.evaluate`'s mean to the last bit.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from ..data._ranked import as_qrels, as_run
@@ -23,6 +23,7 @@ from ..metrics._propensity import DEFAULT_GAMMA, as_propensities, clipped_pairs
 from ..retrieval.masks import Unmatched
 from ..retrieval.streaming import item_matrix
 from ..sampled.corrections import check_sampling
+from ..sampled.negatives import SamplingSummary
 from .aggregate import (
     Mean,
     RankingState,
@@ -161,17 +162,17 @@ def _ranking_update(params: dict[str, Any], batch: Any, *, func: str) -> Ranking
     qrels, run, unmatched = batch
     if qrels is None:
         state = update(_setup(params, func, with_qrels=False), None, as_run(run, func))
-    elif _is_empty_run(qrels):  # no judgments in this batch: no user to evaluate
-        if not _is_empty_run(run):
-            as_run(run, func)  # its rows checked all the same
-        state = _no_user(params)
     else:
-        # a batch in which the model recommended nothing: every qrels user of the batch
-        # is absent from the run (missing_users decides), as in evaluate
+        # a batch without judgments: its run users are only in the run (counted, their
+        # rows restricted to candidates=); one in which the model recommended nothing:
+        # every qrels user of the batch is absent from the run (missing_users decides),
+        # as in evaluate
         r = None if _is_empty_run(run) else as_run(run, func)
-        setup, q = _setup(params, func), as_qrels(qrels, func)
-        check_qrels(setup, q)
-        state = update(setup, q, r)
+        q = None if _is_empty_run(qrels) else as_qrels(qrels, func)
+        setup = _setup(params, func)
+        if q is not None:
+            check_qrels(setup, q)
+        state = _no_user(params) if q is None and r is None else update(setup, q, r)
     state.exclude_unmatched = unmatched
     state.seen_as = _seen_as(params)
     return state
@@ -278,7 +279,9 @@ def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -
     (``n_users_missing``); with ``propensity_clip``, for a weighted metric once qrels
     were given, the relevant pairs whose propensity the clip raised
     (``n_pairs_propensity_clipped``); with ``item_vectors`` and ``exclude``, the pairs
-    of ``exclude`` that masked nothing."""
+    of ``exclude`` that masked nothing; with ``candidates``, the counts of the report's
+    ``sampling`` (``n_rows_dropped``, ``n_candidates_absent``,
+    ``n_users_without_candidates``, ``n_rows_kept``)."""
     out = {}
     if isinstance(state, RankingState):
         clipped, missing = state.n_pairs_clipped.get(params["metric"]), state.n_users_missing
@@ -302,7 +305,21 @@ def _ranking_left_out(params: dict[str, Any], state: RankingState | OpenUsers) -
     unmatched = _unmatched(params, state)
     if unmatched is not None:
         out[unmatched.report_field] = unmatched.counts.n_unmatched
-    return out
+    return out | _sampling_counts(params, state)
+
+
+def _sampling_counts(params: dict[str, Any], state: RankingState | OpenUsers) -> dict[str, int]:
+    """With ``candidates``: the counts of their restriction of every run row given, as
+    the report's ``sampling`` holds them (whole users: the state's; the rows held: those
+    of their run, joined and restricted as ``compute`` restricts it); ``{}`` without."""
+    if "candidates" not in params["conventions"]:
+        return {}
+    if isinstance(state, OpenUsers):
+        func = _func(params)
+        r = state.joined_run(func)
+        state = _no_user(params) if r is None else update(_setup(params, func), None, r)
+    sampling = SamplingSummary() if state.sampling is None else state.sampling
+    return {f.name: getattr(sampling, f.name) for f in fields(sampling) if f.name.startswith("n_")}
 
 
 def _evaluated(params: dict[str, Any], state: OpenUsers, func: str) -> RankingState:

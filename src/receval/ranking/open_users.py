@@ -100,16 +100,21 @@ class OpenUsers:
     def joined(self, func: str, vectors: bool = False) -> tuple[Qrels | None, Run | None]:
         """One qrels and one run of every update's rows (None: none given); ``vectors``:
         the run was retrieved from user vectors, which a repeated pair's error names."""
+        return self.joined_qrels(func), self.joined_run(func, vectors)
+
+    def joined_qrels(self, func: str) -> Qrels | None:
+        """One qrels of every update's judgments (None: none given)."""
+        result: Qrels | None = _grouped(Qrels, self.qrels, func, False)
+        return result
+
+    def joined_run(self, func: str, vectors: bool = False) -> Run | None:
+        """One run of every update's lists (None: none given), as :meth:`joined`'s."""
         if self.scores and self.ranks:
             raise InputValidationError(
                 f"{func}: some updates give the run as ranks and others as scores; give "
                 f"one kind in every update."
             )
-        return self.joined_qrels(func), _grouped(Run, self.runs, func, self.ranks, vectors)
-
-    def joined_qrels(self, func: str) -> Qrels | None:
-        """One qrels of every update's judgments (None: none given)."""
-        result: Qrels | None = _grouped(Qrels, self.qrels, func, False)
+        result: Run | None = _grouped(Run, self.runs, func, self.ranks, vectors)
         return result
 
     def __getstate__(self) -> dict[str, Any]:

@@ -116,6 +116,7 @@ __all__ = [
     "gauc_rows_checked",
     "gini_sorted",
     "group_counts",
+    "group_cumsum",
     "group_rows",
     "history_cosine_means",
     "integer_texts",
@@ -427,6 +428,7 @@ def exact_sum(
 ) -> NDArray[np.int64]: ...
 def rounded_sum(acc: NDArray[np.int64]) -> float: ...
 def exact_group_sums(x: NDArray[np.float64], offsets: NDArray[np.int64]) -> NDArray[np.int64]: ...
+def group_cumsum(x: NDArray[np.float64], starts: NDArray[np.int64]) -> NDArray[np.float64]: ...
 def exact_sums(
     terms: list[tuple[NDArray[np.float64], NDArray[np.float64] | None, str]],
     log_loss: tuple[NDArray[np.int8], NDArray[np.float64], NDArray[np.float64], float]

@@ -513,3 +513,15 @@ def test_grouped_auprc_of_tiny_positives_tied_with_a_negative():
     want = _grouped_auprc(y, s, w, g)
     for got, _ in _values("grouped_auprc", {}, y, s, sample_weight=w, groups=g):
         assert got == want == 0.5
+
+
+def test_grouped_auprc_of_small_weights_after_a_group_of_large_ones():
+    # the running sums of every group were one running sum less the groups before it:
+    # group b's positive of weight 1e-17 after group a's total of 2 cancelled to 0, and
+    # its AUPRC with it (0.5 for 1.0)
+    y, s = np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.9, 0.1])
+    g, w = np.array([1, 1, 2, 2]), np.array([1.0, 1.0, 1e-17, 1.0])
+    for interpolation in ("step", "davis_goadrich"):
+        options = {"interpolation": interpolation}
+        for got, _ in _values("grouped_auprc", options, y, s, sample_weight=w, groups=g):
+            assert got == _grouped_auprc(y, s, w, g) == 1.0

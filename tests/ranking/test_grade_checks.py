@@ -124,3 +124,19 @@ def test_the_grade_rules_of_many_metrics_read_the_grades_once(monkeypatch):
     with pytest.raises(InputValidationError, match=r"Got grades \[32\]"):
         rv.evaluate({"u": {"a": 32}}, RUN, ["ndcg@5", "ndcg@10"], profile="xgboost")
     assert spy.calls["floor"] == 1
+
+
+def test_err_of_a_max_grade_past_1023_stops_as_its_fraction_says():
+    # (2**g - 1) / 2**max_grade was inf / inf past max_grade 1023: a nan mean
+    from fractions import Fraction
+
+    def stop(g: int, top: int) -> Fraction:
+        return Fraction(2**g - 1, 2**top)
+
+    qrels, run = {"u": {"a": 1099, "b": 1100}}, {"u": {"a": 2.0, "b": 1.0}}
+    exact = stop(1099, 1100) + (1 - stop(1099, 1100)) * stop(1100, 1100) / 2
+    got = rv.evaluate(qrels, run, ["err(max_grade=1100)@2"]).mean["err(max_grade=1100)@2"]
+    assert got == float(exact) == 0.75
+    # below the limit, the same floats as before: (2**g - 1) / 2**max_grade
+    got = rv.evaluate({"u": {"a": 3}}, {"u": {"a": 1.0}}, ["err(max_grade=1000)@1"]).mean
+    assert got["err(max_grade=1000)@1"] == (2.0**3 - 1) / 2.0**1000

@@ -193,6 +193,28 @@ fn exact_group_sums<'py>(
     Ok(out.into_pyarray(py))
 }
 
+/// The running sums of `x` restarted at each of `starts` (nondecreasing positions in
+/// `x`; a sum also starts at 0): each group's `np.cumsum`, its additions in the same
+/// order. A running sum of every row less the total of the groups before (one
+/// `np.cumsum`) would cancel the bits of a group of small values after large ones.
+#[pyfunction]
+fn group_cumsum<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    starts: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let (x, starts) = (slice(&x, "x")?, slice(&starts, "starts")?);
+    let within = |&o: &i64| usize::try_from(o).is_ok_and(|o| o <= x.len());
+    if !starts.iter().all(within) || starts.windows(2).any(|w| w[0] > w[1]) {
+        return Err(PyValueError::new_err(
+            "group_cumsum: starts must be nondecreasing positions in x",
+        ));
+    }
+    let starts: Vec<usize> = starts.iter().map(|&s| s as usize).collect();
+    let out = py.detach(|| sums::group_cumsum(x, &starts));
+    Ok(out.into_pyarray(py))
+}
+
 /// The value of an accumulator (int64, length SIZE) rounded once to the nearest
 /// float64, ties to even: nan if it counted a nan or both infinities, an infinity if
 /// it counted one, an infinity beyond the float range.
@@ -395,6 +417,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exact_products, m)?)?;
     m.add_function(wrap_pyfunction!(exact_sums, m)?)?;
     m.add_function(wrap_pyfunction!(exact_group_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(group_cumsum, m)?)?;
     m.add_function(wrap_pyfunction!(rounded_sum, m)?)?;
     m.add_function(wrap_pyfunction!(add_exact, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;

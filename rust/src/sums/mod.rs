@@ -339,6 +339,24 @@ pub fn exact_products(
     )
 }
 
+/// The running sums of `x` restarted at each of `starts` (nondecreasing positions in
+/// `x`; a sum also starts at 0), each group's additions in order (as `np.cumsum` of
+/// the group alone).
+pub fn group_cumsum(x: &[f64], starts: &[usize]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(x.len());
+    let mut next = starts.iter().copied().peekable();
+    let mut acc = 0.0;
+    for (i, &v) in x.iter().enumerate() {
+        let mut restart = i == 0;
+        while next.next_if(|&s| s <= i).is_some() {
+            restart = true;
+        }
+        acc = if restart { v } else { acc + v };
+        out.push(acc);
+    }
+    out
+}
+
 /// The sum of accumulators, normalized after each one (in order).
 pub fn merge_rows(parts: &[Acc]) -> Acc {
     let mut out = [0i64; SIZE];
@@ -521,6 +539,19 @@ pub(crate) mod tests {
             }
         }
         v >> 18
+    }
+
+    #[test]
+    fn group_cumsums_restart_at_each_start_without_the_groups_before() {
+        let x = [1.0, 2.0, 1e-17, 1.0, 4.0, -0.0];
+        let sums = group_cumsum(&x, &[0, 2, 2, 4, 6]);
+        assert_eq!(sums, vec![1.0, 3.0, 1e-17, 1.0 + 1e-17, 4.0, 4.0]);
+        assert_eq!(group_cumsum(&x, &[]), group_cumsum(&x, &[0]));
+        assert_eq!(
+            group_cumsum(&[-0.0], &[0])[0].to_bits(),
+            (-0.0f64).to_bits()
+        );
+        assert!(group_cumsum(&[], &[0]).is_empty());
     }
 
     #[test]

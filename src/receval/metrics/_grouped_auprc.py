@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..engine.kinds import LabelKind
 from ..engine.metric import always
 from ..engine.sources import run_definition
@@ -131,8 +132,10 @@ def group_auprc(
     group_of = codes[at]
     tp_t, fp_t = np.add.reduceat(tp, at), np.add.reduceat(fp, at)
     first = np.flatnonzero(np.r_[True, group_of[1:] != group_of[:-1]])  # thresholds
-    tp_cum = _group_cumsum(tp_t, first)
-    fp_cum = _group_cumsum(fp_t, first)
+    # each group's running sums restarted at its first threshold (a running sum of
+    # all less the groups before would cancel a group of small weights after large ones)
+    tp_cum = compiled().group_cumsum(tp_t, first)
+    fp_cum = compiled().group_cumsum(fp_t, first)
     positives = np.bincount(group_of, weights=tp_t, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         if interpolation == "step":
@@ -171,16 +174,6 @@ def _davis_goadrich(
     curved = (x - x_prev - b / a * (np.log(a * x + b) - np.log(a * x_prev + b))) / a
     area: np.ndarray = np.where(b != 0.0, curved, (x - x_prev) / a)
     return area
-
-
-def _group_cumsum(x: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """The running sum of ``x`` restarted at each index of ``first``."""
-    total = np.cumsum(x)
-    before = np.zeros(len(first))
-    before[1:] = total[first[1:] - 1]
-    lengths = np.diff(np.r_[first, len(x)])
-    result: np.ndarray = total - np.repeat(before, lengths)
-    return result
 
 
 # ------------------------------------------------------------------ definition

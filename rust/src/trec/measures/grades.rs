@@ -435,11 +435,16 @@ pub fn judged(u: &UserGrades<'_>, k: i64) -> f64 {
     count as f64 / top as f64
 }
 
-/// Stopping probability of gdeval's ERR: `(2^g - 1) / 2^max_grade` for g > 0.
+/// Stopping probability of gdeval's ERR: `(2^g - 1) / 2^max_grade` for g > 0; past
+/// `max_grade` 1023, where `2^max_grade` overflows (inf / inf), as
+/// `2^(g - max_grade) - 2^-max_grade`.
 #[inline]
 pub fn err_gain(grade: f64, max_grade: f64) -> f64 {
-    if grade > 0.0 {
-        (2.0f64.powf(grade) - 1.0) / 2.0f64.powf(max_grade)
+    let scale = 2.0f64.powf(max_grade);
+    if grade > 0.0 && scale.is_finite() {
+        (2.0f64.powf(grade) - 1.0) / scale
+    } else if grade > 0.0 {
+        2.0f64.powf(grade - max_grade) - 2.0f64.powf(-max_grade)
     } else {
         0.0
     }

@@ -305,6 +305,34 @@ def test_worked_example():
     assert snips.metrics["ndcg@3"] == "ndcg(estimator=snips)@3"
 
 
+def test_snips_recall_is_within_one_and_ndcg_and_map_are_not():
+    # docs/conventions.md: SNIPS recall is a weighted mean of hits; NDCG and AP keep the
+    # IPS numerators over a self-normalised denominator. a (p 0.001: weight 1000) is
+    # ranked first, b (p 1) second
+    qrels, run = {"u": {"a": 1, "b": 1}}, {"u": {"a": 2, "b": 1}}
+    metrics = ["recall@2", "ndcg@2", "map@2"]
+    props = {"a": 0.001, "b": 1.0}
+    snips = evaluate(qrels, run, metrics, propensities=props, estimator="snips").mean
+    d = [1 / math.log2(j + 2) for j in range(2)]
+    assert snips["recall@2"] == pytest.approx((1000 + 1) / 1001)
+    # DCG: a's 1000 relevant items all at rank 1; the ideal: 1001 positions' worth, cut at 2
+    assert snips["ndcg@2"] == pytest.approx((1000 * d[0] + d[1]) / (d[0] + d[1]))
+    assert snips["ndcg@2"] == pytest.approx(613.534, abs=5e-4)
+    # AP: a adds 1000 * 1 / 1; b's precision at rank 2 counts 1 + 1000 relevant items
+    assert snips["map@2"] == pytest.approx((1000 * 1 / 1 + 1 * (1 + 1000) / 2) / 1001)
+    assert snips["map@2"] == pytest.approx(1.499, abs=5e-4)
+    conv = {"estimator": "snips", "rel_threshold": 1, "gain": "linear", "ties": "trec",
+            "missing_users": "zero", "empty_users": "zero"}  # fmt: skip
+    for name in ("ndcg", "map"):
+        want, _ = oracle.evaluate(qrels, run, name, 2, conv, lambda u, i: props[i])
+        assert snips[f"{name}@2"] == pytest.approx(want, rel=1e-12)
+    # equal propensities exceed 1 too: each item stands for 2, at one rank
+    half = {"a": 0.5, "b": 0.5}
+    equal = evaluate(qrels, run, ["ndcg@2", "map"], propensities=half, estimator="snips")
+    assert equal.mean["ndcg@2"] == pytest.approx((2 * d[0] + 2 * d[1]) / (d[0] + d[1]))
+    assert equal.mean["map"] == pytest.approx((2 * 1 / 1 + 2 * (1 + 2) / 2) / 4)
+
+
 def test_sources_agree():
     import pandas as pd
 

@@ -232,11 +232,13 @@ def evaluate(
         ``ndcg`` and ``map`` (default "naive": once each; "ips" when
         ``propensities`` is given). "ips": each weighs 1 / its propensity
         (inverse propensity scoring, Schnabel et al. 2016; Yang et al. 2018);
-        "snips": those weights scaled to sum to the user's observed relevant
-        items (self-normalised). The weighted metrics' canonical strings in
-        ``report.metrics`` carry it (``"ndcg(estimator=ips)@10"``); a metric
-        without a weighted form raises (write ``"mrr(estimator=naive)"`` to
-        keep it unweighted). Definitions: docs/conventions.md.
+        "snips": the same weights, their sum standing for the user's number of
+        relevant items in recall, ndcg's ideal and map (self-normalised;
+        precision and dcg are the ips values; only recall stays within [0, 1]).
+        The weighted metrics' canonical strings in ``report.metrics`` carry it
+        (``"ndcg(estimator=ips)@10"``); a metric without a weighted form raises
+        (write ``"mrr(estimator=naive)"`` to keep it unweighted). Definitions:
+        docs/conventions.md.
     propensities : mapping, DataFrame or "popularity", default=None
         The probability that each relevant item of the qrels was observed:
         ``{user: {item: p}}`` or a frame with columns ``user``, ``item``,

@@ -738,3 +738,29 @@ def test_retention_names_itself_before_the_file_of_a_data_error(tmp_path):
     stderr = _stderr("retention", events, "--signup", "user")
     assert stderr.startswith(f"error: receval retention: {events}: signup holds numbers ")
     assert "retention: signup" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "command", "expected"),
+    [
+        ("rank: propensities must lie in (0, 1].", "rank",
+         "receval rank: --propensities must lie in (0, 1]."),
+        ("catalog_coverage: catalog must contain every recommended item.", None,
+         "catalog_coverage: --catalog must contain every recommended item."),
+        ("evaluate: interactions must contain every recommended item.", "rank",
+         "receval rank: --train must contain every recommended item."),
+        ("q.csv: row 2: evaluate: popularity counts must be finite numbers >= 0.", "rank",
+         "receval rank: q.csv: row 2: --popularity counts must be finite numbers >= 0."),
+        # only the subject: the same word elsewhere, or a value's own key, stays as it is
+        ("evaluate: the popularity model needs train.", "rank",
+         "receval rank: the popularity model needs train."),
+        ("gate: candidates['a'] must hold one score per row.", None,
+         "gate: candidates['a'] must hold one score per row."),
+    ],
+)  # fmt: skip
+def test_an_argument_named_bare_is_its_option(text, command, expected):
+    # the data of a FILE option begins a message bare ("evaluate: propensities must
+    # ..."): only "propensities=" was rewritten
+    from receval.cli._translate import cli_text
+
+    assert cli_text(text, command) == expected

@@ -75,3 +75,37 @@ def test_tiny_propensities_are_refused(files, tmp_path, p, message):
                     "--propensities", tiny, "--estimator", "snips", code=2)  # fmt: skip
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("a,0.5\nb,0.25\n", "--propensities has no propensity for 1 relevant (user, item) pairs"),
+        ("a,0.5\nb,1.5\nc,0.8\n", "--propensities must lie in (0, 1]. Got 1 value outside it"),
+        ("a,0.5\na,0.25\nc,0.8\n", "--propensities gives item 'a' more than once."),
+    ],
+)
+def test_refused_propensities_name_the_option(files, tmp_path, rows, message):
+    # the library's messages begin with the argument, bare: the command printed
+    # "receval rank: propensities has no propensity ..."
+    qrels, run, _, _ = files
+    path = tmp_path / "bad.csv"
+    path.write_text("item,propensity\n" + rows)
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "ndcg",
+                    "--propensities", path, code=2)  # fmt: skip
+    assert result.stderr.startswith(f"error: receval rank: {message}")
+
+
+def test_refused_item_categories_name_the_option(files, tmp_path):
+    # the same rule for every argument a FILE option gives: "item_categories must ..."
+    qrels, run, _, _ = files
+    train, categories = tmp_path / "train.csv", tmp_path / "categories.csv"
+    train.write_text("user,item\nu,a\nu,b\nv,c\n")
+    categories.write_text("item,category\na,x\n")
+    result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m",
+                    "miscalibration@2", "--train", train, "--item-categories", categories,
+                    code=2)  # fmt: skip
+    assert result.stderr.startswith(
+        "error: receval rank: --item-categories must give the categories of every item of a "
+        "history. Got none for 2 items ['b', 'c']; add them."
+    )

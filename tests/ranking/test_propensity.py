@@ -561,7 +561,8 @@ def test_the_cli_names_its_command(tmp_path):
     props.write_text("item,propensity\na,0.5\n")
     result = invoke(make_runner(), "rank", "--qrels", qrels, "--run", run, "-m", "ndcg@2",
                     "--propensities", props, code=2)  # fmt: skip
-    assert result.stderr.splitlines()[-1] == f"error: receval rank: {NO_PROPENSITY}"
+    # the option the user typed, not the library's argument
+    assert result.stderr.splitlines()[-1] == f"error: receval rank: --{NO_PROPENSITY}"
 
 
 def test_the_streaming_accumulator_weighs_as_evaluate():

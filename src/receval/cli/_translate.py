@@ -142,6 +142,12 @@ _GIVEN = re.compile(
     r"(?:(?P<what> \((?:[^()]|\([^()]*\))*\))|'(?P<quoted>[^']*)'|(?P<bare>\w[\w.]*))?"
 )
 _PARAMETER = re.compile(r"[Tt]he '(?P<name>\w+)' parameter of (?:receval\.)?(?P<func>\w+)")
+# the data of a FILE option, which a message names bare as its subject, after the function
+# (and the place) it begins with: ``evaluate: propensities must ...`` (never ``name=``)
+_DATA = "|".join(sorted((n for n, o in OPTIONS.items() if "FILE" in o), key=len, reverse=True))
+_SUBJECT = re.compile(
+    rf"^(?P<lead>(?:\S+(?:: row \d+)?: )?(?:receval\.)?(?P<func>\w+): )(?P<name>{_DATA})\b(?![\[=])"
+)
 _REFUSED = re.compile(
     r"'(?P<text>[^']+)' is (?P<name>\w+), (?P<family>an? [\w-]+) metric (?P<rest>.*?)"
     r"compute it with receval\.[\w]+(?:\([^)]*\))?"
@@ -159,10 +165,14 @@ def _in_call(text: str, at: int) -> bool:
     return False
 
 
+def _option(func: str | None, name: str) -> str | None:
+    """The option of the parameter ``name`` of ``func`` (None: no function named)."""
+    return OWN_OPTIONS.get(f"{func}.{name}") or OPTIONS.get(name)
+
+
 def _given(match: re.Match[str]) -> str:
     func = re.match(r"(\w+): ", match.string)  # the function a message starts with
-    own = OWN_OPTIONS.get(f"{func[1]}.{match['name']}") if func else None
-    option = own or OPTIONS.get(match["name"])
+    option = _option(func[1] if func else None, match["name"])
     if option is None or _in_call(match.string, match.start("name")):
         return match[0]
     if not option:
@@ -174,8 +184,13 @@ def _given(match: re.Match[str]) -> str:
 
 
 def _parameter(match: re.Match[str]) -> str:
-    option = OWN_OPTIONS.get(f"{match['func']}.{match['name']}") or OPTIONS.get(match["name"])
+    option = _option(match["func"], match["name"])
     return option.split()[0] if option else match[0]
+
+
+def _subject(match: re.Match[str]) -> str:
+    option = _option(match["func"], match["name"])
+    return match["lead"] + option.split()[0] if option else match[0]
 
 
 #: The fix where a command compares models of the other kind on a metric it refuses
@@ -233,6 +248,7 @@ def cli_text(text: str, command: str | None = None) -> str:
         text = text.replace(function, command_words)
     text = _PARAMETER.sub(_parameter, text)
     text = _GIVEN.sub(_given, text)
+    text = _SUBJECT.sub(_subject, text)
     text = text.replace("receval.list_metrics()", "receval metrics")
     text = text.replace("receval.metric_info(name)", "receval metrics NAME")
     text = re.sub(r" to (?:receval\.)?evaluate\b", "", text)

@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import warnings
+from typing import Any
 
 __all__ = [
     "DEFAULT_MIN_MATCH",
@@ -88,6 +89,10 @@ class InputValidationError(RecevalError, ValueError):
     counted: str = "missing values"
     classes: list[object] | None = None
     scored: tuple[str, str] | None = None
+    #: what the check refused, counted in a part of the data (a Spark partition) and
+    #: mergeable with the other parts' (``tally.merge(other)``) into the whole's error
+    #: (``tally.error()``); None where the message states no count a part can add to
+    tally: Any = None
 
     def __init__(
         self, *args: object, row: int | None = None, classes: list[object] | None = None

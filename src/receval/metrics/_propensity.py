@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_GAMMA",
     "WEIGHTED_METRICS",
     "Propensities",
+    "Refusal",
     "as_propensities",
     "check_propensities",
     "prepare_weighting",
@@ -102,43 +103,75 @@ class Propensities:
     def weights(self, q: Qrels, threshold: float, func: str) -> np.ndarray:
         """``1 / max(p, clip)`` of each relevant qrels row (grade >= ``threshold``), 0
         elsewhere; raises, naming ``func`` (the caller), when a relevant row has no
-        propensity, or 0 without a clip."""
+        propensity, or 0 without a clip (the error's ``tally``: its :class:`Refusal`)."""
         relevant = q.grades >= threshold
         p = self.of_qrels(q)
         missing = relevant & np.isnan(p)
-        if missing.any():
-            raise InputValidationError(
-                f"{func}: propensities has no propensity for {int(missing.sum())} relevant "
-                f"(user, item) pairs of the qrels, e.g. {_pairs(q, missing)}; give one for "
-                f"every item graded >= {threshold}."
-            )
         p = np.where(relevant, np.maximum(p, self.clip), 1.0)
         zero = relevant & (p <= 0)
-        if zero.any():
-            raise InputValidationError(
-                f"{func}: {int(zero.sum())} relevant (user, item) pairs of the qrels have "
-                f"propensity 0 under the popularity model (items without interactions in "
-                f"popularity= / train=), e.g. {_pairs(q, zero)}; pass propensity_clip > 0 to "
-                f"bound their weight."
-            )
-        with np.errstate(over="ignore"):  # 1 / p beyond float64's range: inf, refused
+        with np.errstate(divide="ignore", over="ignore"):  # 0 or beyond float64: refused
             w = np.where(relevant, 1.0 / p, 0.0)
-        huge = ~np.isfinite(w)
-        if huge.any():
-            raise InputValidationError(
-                f"{func}: {int(huge.sum())} relevant (user, item) pairs of the qrels have a "
-                f"propensity so small that its weight 1 / p is beyond float64's range (p "
-                f"below 5.6e-309), e.g. {_pairs(q, huge)}; pass propensity_clip > 0 (e.g. "
-                f"1e-6) to bound their weight at 1 / clip."
-            )
+        huge = ~np.isfinite(w) & ~missing & ~zero
+        for kind, rows in enumerate((missing, zero, huge)):  # in the order of _REFUSALS
+            if rows.any():
+                raise Refusal(func, threshold, kind, int(rows.sum()), _pairs(q, rows)).error()
         return w
 
 
-def _pairs(q: Qrels, rows: np.ndarray) -> str:
+#: What :meth:`Propensities.weights` refuses, in the order it checks: relevant pairs
+#: without a propensity, of propensity 0, of a weight beyond float64's range.
+_REFUSALS = (
+    "{func}: propensities has no propensity for {count} relevant (user, item) pairs of the "
+    "qrels, e.g. {pairs}; give one for every item graded >= {threshold}.",
+    "{func}: {count} relevant (user, item) pairs of the qrels have propensity 0 under the "
+    "popularity model (items without interactions in popularity= / train=), e.g. {pairs}; "
+    "pass propensity_clip > 0 to bound their weight.",
+    "{func}: {count} relevant (user, item) pairs of the qrels have a propensity so small "
+    "that its weight 1 / p is beyond float64's range (p below 5.6e-309), e.g. {pairs}; pass "
+    "propensity_clip > 0 (e.g. 1e-6) to bound their weight at 1 / clip.",
+)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The relevant (user, item) pairs of qrels whose propensity a weighted metric cannot
+    use: the first check of :meth:`Propensities.weights` they fail (at ``threshold``,
+    ``kind``: the place of its message in :data:`_REFUSALS`), their number and a few.
+
+    The refusals of parts of the qrels (Spark's partitions, each raising its own)
+    merge into the refusal of the whole qrels, its count theirs added up.
+    """
+
+    func: str
+    threshold: float
+    kind: int
+    count: int
+    pairs: tuple[tuple[Any, Any], ...]
+
+    def merge(self, other: Refusal) -> Refusal:
+        """The refusal of both parts: the check the whole qrels fail first (a part that
+        failed a later check passed it), its pairs of both parts counted."""
+        if (self.threshold, self.kind) != (other.threshold, other.kind):
+            return min(self, other, key=lambda r: (r.threshold, r.kind))
+        return replace(self, count=self.count + other.count, pairs=(self.pairs + other.pairs)[:5])
+
+    def error(self) -> InputValidationError:
+        """The error that states this refusal (its ``tally``: the refusal)."""
+        pairs = v.format_values(list(self.pairs))
+        text = _REFUSALS[self.kind].format(
+            func=self.func, count=self.count, threshold=self.threshold, pairs=pairs
+        )
+        error = InputValidationError(text)
+        error.tally = self
+        return error
+
+
+def _pairs(q: Qrels, rows: np.ndarray) -> tuple[tuple[Any, Any], ...]:
+    """The first five (user, item) pairs of the qrels rows ``rows`` (a mask)."""
     where = np.flatnonzero(rows)[:5]
     users = np.searchsorted(q.offsets, where, side="right") - 1
     pairs = zip(users, where, strict=True)
-    return v.format_values([(_py(q.user_ids[u]), _py(q.item_ids[q.items[r]])) for u, r in pairs])
+    return tuple((_py(q.user_ids[u]), _py(q.item_ids[q.items[r]])) for u, r in pairs)
 
 
 def _py(x: Any) -> Any:

@@ -5,13 +5,15 @@ A pass runs a function on the rows of every partition of a DataFrame (through
 a small pickled state, one per non-empty partition. Errors of receval's own
 checks raised inside a partition come back as states too and are raised again
 on the driver, with their own class and message (less the position and count
-of the offending values, which are the partition's).
+of the offending values, which are the partition's); the counts of a check that
+every partition's error states in full (a ``tally``) are added up instead.
 """
 
 from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterator
+from functools import reduce
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
@@ -243,7 +245,8 @@ def partition_states(df: Any, compute: Callable[[Any], Any]) -> list[Any]:
     """``compute(table)`` on the Arrow table of each non-empty partition, gathered.
 
     Only the pickled results travel to the driver. A :class:`RecevalError`
-    raised by ``compute`` is raised again here.
+    raised by ``compute`` is raised again here (those of several partitions as one,
+    :func:`_whole`).
     """
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
@@ -267,13 +270,28 @@ def partition_states(df: Any, compute: Callable[[Any], Any]) -> list[Any]:
         yield pa.RecordBatch.from_arrays([payload], names=["state"])
 
     rows = df.mapInArrow(run, "state binary").collect()
-    states = []
+    states: list[Any] = []
+    errors: list[RecevalError] = []
     for row in rows:
         kind, value = pickle.loads(row["state"])
-        if kind == "error":
-            raise unplaced(value)
-        states.append(value)
+        (errors if kind == "error" else states).append(value)
+    if errors:
+        raise unplaced(_whole(errors))
     return states
+
+
+def _whole(errors: list[RecevalError]) -> RecevalError:
+    """The error of the whole DataFrame of its partitions' ``errors``: the first that
+    counts nothing a partition can add to (a partition that raised one may have held
+    values another check counts, unchecked); else, every error stating what a check
+    refused in its partition (its ``tally``), their tallies merged: the count of all
+    the partitions (e.g. the relevant pairs of all the qrels without a propensity)."""
+    tallies: list[Any] = [getattr(error, "tally", None) for error in errors]
+    plain = [error for error, tally in zip(errors, tallies, strict=True) if tally is None]
+    if plain:
+        return plain[0]
+    whole: RecevalError = reduce(lambda a, b: a.merge(b), tallies).error()
+    return whole
 
 
 def unplaced(error: RecevalError) -> RecevalError:

@@ -298,18 +298,21 @@ weight = st.one_of(
 def test_weight_shifts_of_one_group_is_its_weight_shift_and_exact(values):
     """One rule for one array of weights (:func:`weight_shift`, which leaves those of a
     usual scale as given) and for each group of many (:func:`weight_shifts`): scaled
-    by it, no positive weight is rounded or lost, and the largest is in [0.5, 1) unless
-    the least would leave the normal range."""
+    by it, their sum is below 2**1024 (1 - 2**-10), so no sum overflows, the largest is
+    in [0.5, 1) unless the least would leave the normal range, and no positive weight
+    is rounded or lost where the sum of the weights as given is below 2**1023."""
     from receval.engine.sums import weight_shift, weight_shifts
 
     w = np.array(values)
     top = w.max()
-    least = w[w > 0].min() if top > 0 else math.inf
-    shift = int(weight_shifts(np.array([top]), np.array([least]))[0])
+    shift = int(weight_shifts(w, np.array([0]))[0])
     usual = top == 0 or 2.0**-64 <= top <= 2.0**64
     assert weight_shift(w) == (0 if usual else shift)
     scaled = np.ldexp(w, -shift)
-    assert np.array_equal(np.ldexp(scaled, shift), w)  # exact
+    exact = np.array_equal(np.ldexp(scaled, shift), w)
+    if sum(map(Fraction, values)) < 2**1023:
+        assert exact
+    assert sum(map(Fraction, scaled.tolist())) < 2**1024 * (1 - Fraction(1, 1024))
     if top > 0:
         assert 0.5 <= scaled.max() < 1 or scaled[w > 0].min() < 2.0**-1021
 

@@ -143,6 +143,39 @@ def average_precision_exact(y_true, y_score, sample_weight):
     return float(sum((tp - before) / tps[-1] * tp / (tp + fp) for before, tp, fp in steps))
 
 
+def scaled_group_weights(weights):
+    """A group's weights as a metric of their ratios scales them: as given (a power of
+    two leaves the ratios alone) unless their sum, at the shift that keeps the least
+    positive one normal, reaches ``2**1024 (1 - 2**-10)``; then each divided by
+    ``2**e`` in exact rationals (``e`` the exponent of the largest, brought into
+    [0.5, 1)) and rounded once to float64, subnormal or 0 below ``2**-1022``."""
+    top = max(weights)
+    if top == 0:
+        return list(weights)
+    e = math.frexp(top)[1]
+    least = min(x for x in weights if x > 0)
+    kept = min(e, max(math.frexp(least)[1] + 1021, 0))
+    total = sum(Fraction(x) for x in weights) / Fraction(2) ** kept
+    if total < 2**1024 * (1 - Fraction(1, 1024)):
+        return list(weights)
+    return [float(Fraction(x) / Fraction(2) ** e) for x in weights]
+
+
+def grouped_average_precision_exact(y_true, y_score, groups, sample_weight):
+    """The mean over groups with a positive weight of :func:`average_precision_exact`
+    of each group's rows, their weights scaled by :func:`scaled_group_weights`; nan
+    without such a group."""
+    g = list(groups)
+    values = []
+    for key in dict.fromkeys(g):
+        rows = [i for i, x in enumerate(g) if x == key]
+        w = scaled_group_weights([float(sample_weight[i]) for i in rows])
+        y, s = [y_true[i] for i in rows], [y_score[i] for i in rows]
+        if any(wi > 0 and yi == 1 for wi, yi in zip(w, y, strict=True)):
+            values.append(average_precision_exact(y, s, w))
+    return math.fsum(values) / len(values) if values else math.nan
+
+
 def pr_auc_exact(y_true, y_score, sample_weight):
     """:func:`pr_auc_trapezoid` in exact rationals, rounded once."""
     tps, fps = exact_sweep(y_true, y_score, sample_weight)

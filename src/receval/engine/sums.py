@@ -46,7 +46,7 @@ def chunks_for(n: int) -> int:
 def weight_shift(w: np.ndarray) -> int:
     """The power of two ``k`` that metrics of ratios of weights divide ``w`` by: 0 unless
     the largest weight is outside ``[2**-64, 2**64]`` (weights of a usual scale are
-    left as given), else its :func:`weight_shifts`.
+    left as given), else the :func:`weight_shifts` of ``w`` as one group.
 
     Examples
     --------
@@ -55,28 +55,49 @@ def weight_shift(w: np.ndarray) -> int:
     (0, 101)
     """
     top = float(w.max()) if w.size else 0.0
-    if not top > 0 or 2.0**-64 <= top <= 2.0**64:  # (nan: weights the checks refuse)
+    if not 0 < top < math.inf or 2.0**-64 <= top <= 2.0**64:  # (weights the checks refuse)
         return 0
-    return int(weight_shifts(np.array([top]), np.array([w[w > 0].min()]))[0])
+    return int(weight_shifts(w, np.zeros(1, dtype=np.intp))[0])
 
 
-def weight_shifts(top: np.ndarray, least: np.ndarray) -> np.ndarray:
-    """Per group of weights, given its largest weight ``top`` and its least positive
-    weight ``least`` (any value where ``top`` is 0): the power of two ``k`` that brings
-    ``top`` into ``[0.5, 1)`` (less, where ``least`` would leave the normal range; 0
-    for a group of zeros). Exact, so a ratio of the group's weights is the one of the
-    given weights, and sums and pair products of weights no longer overflow (weights
-    near 1e308) or underflow.
+def weight_shifts(
+    weights: np.ndarray, starts: np.ndarray, counts: np.ndarray | None = None
+) -> np.ndarray:
+    """Per group of non-negative weights (the rows from each of ``starts``, increasing,
+    to the next, the last to the end), each row taken ``counts`` times (default once):
+    the power of two ``k`` that brings the group's largest weight into ``[0.5, 1)``, or
+    less of a shift where its least positive weight would leave the normal range (0
+    for a group of zeros). Scaled by ``2**-k``, no weight loses a bit, so a ratio of
+    the group's weights is the one of the given weights, and no sum of them overflows
+    or underflows.
+
+    No overflow comes first: where keeping the least weight normal would leave the
+    group's sum at ``2**1024 (1 - 2**-10)`` or above (weights near 1e308 beside
+    subnormal ones; the margin covers the rounding of any sum of up to ``2**40``
+    rows), the largest is brought into ``[0.5, 1)`` all the same, so that every sum of
+    the group's scaled weights stays below its number of rows. The weights that then
+    fall below ``2**-1022`` lose their lowest bits or become 0: each is below
+    ``2**-1021`` times the largest and loses less than ``2**-1073`` times it, far below
+    the last bit of any sum that holds the largest, negligible beside the others.
 
     Examples
     --------
     >>> import numpy as np
-    >>> weight_shifts(np.array([3.0, 2.0**100, 2.0**-100, 1.0]),
-    ...               np.array([1.0, 5e-324, 2.0**-100, 0.5])).tolist()
-    [2, 0, -99, 1]
+    >>> w = np.array([3.0, 2.0**100, 5e-324, 2.0**-100, 1.0, 0.5, 1.5e308, 1.5e308, 5e-324])
+    >>> weight_shifts(w, np.array([0, 1, 3, 4, 6])).tolist()
+    [2, 0, -99, 1, 1024]
     """
-    shifts: np.ndarray = np.minimum(np.frexp(top)[1], np.maximum(np.frexp(least)[1] + 1021, 0))
-    return shifts
+    top = np.maximum.reduceat(weights, starts)
+    least = np.minimum.reduceat(np.where(weights > 0, weights, np.inf), starts)
+    exponent = np.frexp(top)[1]
+    rows = np.diff(np.r_[starts, len(weights)])
+    # the sum of the group's weights times 2**-exponent: at most its rows
+    scaled = np.ldexp(weights, -np.repeat(exponent, rows))
+    share = np.add.reduceat(scaled if counts is None else counts * scaled, starts)
+    shifts: np.ndarray = np.minimum(exponent, np.maximum(np.frexp(least)[1] + 1021, 0))
+    # at that shift the sum is share * 2**(exponent - shifts), exponent - shifts in [0, 1024]
+    limit = np.ldexp(1 - 2.0**-10, np.minimum(1024 - (exponent - shifts), 64))
+    return np.where(share < limit, shifts, exponent)
 
 
 def scaled_by_shift(w: np.ndarray) -> tuple[np.ndarray, int]:

@@ -113,17 +113,15 @@ def group_auprc(
         return np.full(n_groups, np.nan)
     order = np.lexsort((-state.s, state.codes))  # each group's scores, highest first
     codes, s = state.codes[order], state.s[order]
-    weight = (state.count * state.w)[order]
+    w, count = state.w[order], state.count[order]
     # a group's AUPRC is a ratio of its own weights: every group's are scaled by their
-    # weight_shifts (exact), those of a usual scale too, so that the products of
-    # weights near 5e-324 (a batch's, which no scaling of all the rows' reached) keep
-    # their bits
+    # weight_shifts, those of a usual scale too, so that its sums do not overflow and
+    # the products of weights near 5e-324 (a batch's, which no scaling of all the
+    # rows' reached) keep their bits
     next_group = codes[1:] != codes[:-1]
     starts = np.flatnonzero(np.r_[True, next_group])
-    top = np.maximum.reduceat(weight, starts)
-    least = np.minimum.reduceat(np.where(weight > 0, weight, np.inf), starts)
-    shifts = weight_shifts(top, least)
-    weight = np.ldexp(weight, -np.repeat(shifts, np.diff(np.r_[starts, len(codes)])))
+    shifts = weight_shifts(w, starts, count)
+    weight = count * np.ldexp(w, -np.repeat(shifts, np.diff(np.r_[starts, len(codes)])))
     tp = np.where(state.y[order] == 1, weight, 0.0)
     fp = weight - tp
     new = np.ones(len(s), dtype=bool)  # one threshold per (group, score)

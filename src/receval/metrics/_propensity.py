@@ -605,7 +605,7 @@ def _shifts(x: np.ndarray, users: np.ndarray, size: int) -> np.ndarray:
     if len(x):
         starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
         top[users[starts]] = np.maximum.reduceat(np.abs(x), starts)
-    return weight_shifts(top, top)
+    return weight_shifts(top, np.arange(size))  # each user's largest alone
 
 
 def _ideal(

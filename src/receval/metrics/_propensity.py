@@ -33,6 +33,7 @@ __all__ = [
     "Refusal",
     "as_propensities",
     "check_propensities",
+    "gains_of",
     "prepare_weighting",
     "propensity_columns",
 ]
@@ -369,13 +370,18 @@ def check_propensities(
 
 
 # ---------------------------------------------------------------- the columns
-def _gains(grades: np.ndarray, kind: str) -> np.ndarray:
+def gains_of(grades: np.ndarray, kind: str) -> np.ndarray:
+    """The gain of each grade under ``kind`` (``Conventions.gain``): 1, ``2**g - 1`` or
+    the grade itself."""
     if kind == "binary":
         return np.ones_like(grades, dtype=np.float64)
     if kind == "exponential":
         return np.power(2.0, grades.astype(np.float64)) - 1.0
     return grades.astype(np.float64)
 
+
+# the power of two map's running sums of weights are taken at (times 2**-64)
+_SUM_SHIFT = 64
 
 #: the most positions the discounts span (2**26 float64: 0.5 GB); SNIPS's ideal DCG
 #: beyond them is refused (see :func:`_check_ideal_positions`)
@@ -560,7 +566,7 @@ def _metric(
     if name in ("dcg", "ndcg"):
         # each user's gains and weights times a power of two, their largest in [0.5, 1)
         # (exact): no product or sum overflows, and NDCG is their ratio
-        gains = _gains(q.grades, conv.gain)
+        gains = gains_of(q.grades, conv.gain)
         g_shift, w_shift = _shifts(gains, row_user, size), _shifts(w_run, users, size)
         scaled = np.ldexp(gains, -g_shift[row_user])
         gain = np.where(judged, scaled[qrow], 0.0)
@@ -583,14 +589,27 @@ def _metric(
     if name in ("precision", "recall"):
         num = np.bincount(users, weights=w_run * hit, minlength=size)
         den = denominator if name == "precision" else norm
-        return np.divide(num, den, out=np.zeros(size), where=den > 0)
+        return _ratio(num, den)
     # map: each hit i adds w_i (1 + the weights of the hits above it) / rank_i
     weight = w_run * (ranked.position < cut_run)
-    before = np.cumsum(weight) - weight
-    above = before - before[ranked.first_row]
-    num = np.bincount(users, weights=weight * (1.0 + above) / b, minlength=size)
-    result = np.divide(num, norm, out=np.zeros(size), where=norm > 0)
-    return result
+    # the weights (>= 1) summed times 2**-64 (exact): no sum over the users overflows, each
+    # user's own then scaled back (beyond float64's range: inf, refused by evaluate)
+    scaled = np.ldexp(weight, -_SUM_SHIFT)
+    before = np.cumsum(scaled) - scaled
+    with np.errstate(over="ignore", invalid="ignore"):  # (an item of weight 0: 0)
+        above = np.ldexp(before - before[ranked.first_row], _SUM_SHIFT)
+        terms = np.where(weight > 0, weight * (1.0 + above) / b, 0.0)
+    num = np.bincount(users, weights=terms, minlength=size)
+    return _ratio(num, norm)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den``, 0 where ``den`` is 0, and inf where it is: SNIPS's sum of weights
+    beyond float64's range (refused by evaluate, where inf / inf would be a silent nan)."""
+    with np.errstate(invalid="ignore"):
+        out: np.ndarray = np.divide(num, den, out=np.zeros(len(den)), where=den > 0)
+    out[np.isinf(den)] = np.inf
+    return out
 
 
 def _shifts(x: np.ndarray, users: np.ndarray, size: int) -> np.ndarray:

@@ -583,7 +583,7 @@ def _ranked_means(
             state.examples[f"empty:{text}"] = _examples(
                 q.encoded_ids("users"), np.flatnonzero(empty)
             )
-        check_finite_values(text, conv, col, q.encoded_ids("users"), setup.func)
+        check_finite_values(text, setup.specs[text], conv, col, q, setup.func)
         rows.raw[text] = col
         mean, rows.values[text], valued = partition_mean(col, den, setup.kind(text), conv)
         state.means[text] = Mean(mean, valued)

@@ -20,10 +20,11 @@ from ..data._lookup import lookup_ids, types_note
 from ..data._ranked import Qrels, Run
 from ..data.seen import warn_unmatched_exclusions
 from ..exceptions import InputValidationError, InvalidParameterError, warn
+from ..metrics._propensity import gains_of
 from ..registry import MetricSpec
 from .specs import TIE_COSTLY_KINDS as _COSTLY_KINDS
 from .specs import TIE_ORDERS, tie_checked
-from .values import kernel_values, overflow_fix, subset_qrels
+from .values import SUGGESTED_CLIP, kernel_values, overflow_refusal, subset_qrels, users_beyond
 
 codes = _core_codes()  # the ranking kernel's codes, defined in the compiled core
 
@@ -438,18 +439,24 @@ def check_exclusions(
 
 
 def check_finite_values(
-    text: str, conv: Conventions, value: np.ndarray, users: Any, func: str
+    text: str, spec: MetricSpec, conv: Conventions, value: np.ndarray, q: Qrels, func: str
 ) -> None:
-    """Refuse a ranked metric whose ``value`` for some user is beyond float64's range: a
-    sum of gains (DCG, IDCG, CG) above 1.8e308, which no float gives (NDCG, their ratio,
-    is computed at a smaller scale there). ``users``: the qrels' user ids, a few of
-    which the message shows."""
+    """Refuse a ranked metric whose ``value`` for some user of ``q`` is beyond float64's
+    range: a sum of gains (DCG, IDCG, CG) above 1.8e308, which no float gives (NDCG,
+    their ratio, is computed at a smaller scale there), or under an estimator a sum of
+    weights 1 / propensity. The message blames the weights where clipping them at
+    ``SUGGESTED_CLIP`` brings the sum within reach: a metric without gains, or a user
+    whose gains alone leave room for weights up to 1 / clip; otherwise the gains."""
     bad = np.isinf(value)
     if not bad.any():
         return
     where = np.flatnonzero(bad)
-    raise InputValidationError(
-        f"{func}: metric {text!r} sums gains beyond float64's range (above 1.8e308) "
-        f"for {len(where)} user(s), e.g. {v.format_values(np.asarray(users)[where[:5]])}; "
-        f"{overflow_fix(conv)}."
-    )
+    cause = "exponential" if conv.gain == "exponential" else "gains"
+    if conv.estimator != "naive" and spec.name not in ("dcg", "ndcg"):
+        cause = "weights"
+    elif conv.estimator != "naive":
+        gains = gains_of(q.grades, conv.gain)
+        cramped = users_beyond(q, gains, room=1 / float(SUGGESTED_CLIP))
+        if not np.isin(where, cramped).any():
+            cause = "weighted gains"
+    raise InputValidationError(f"{func}: metric {text!r} {overflow_refusal(q, where, cause)}")

@@ -36,8 +36,8 @@ from .aggregate import (
 )
 from .checks import check_match_options
 from .open_users import OpenUsers, held_ids
-from .specs import metric_conventions
-from .values import as_popularity_table, users_in_run
+from .specs import metric_conventions, sums_table_gains
+from .values import as_popularity_table, check_grades, users_in_run
 
 __all__ = ["RANKING"]
 
@@ -335,7 +335,11 @@ def _evaluated(params: dict[str, Any], state: OpenUsers, func: str) -> RankingSt
         return _no_user(params)
     if q is None:  # a list-wise metric of the run's users
         return update(_setup(params, func, with_qrels=False), None, r)
-    return update(_setup(params, func), q, r)
+    setup = _setup(params, func)
+    summed = {t: setup.specs[t] for t in setup.ranked if sums_table_gains(setup.specs[t])}
+    if summed:  # a user's gains, given in several updates, are summed whole only here
+        check_grades(q, summed, setup.convs, setup.profile, func)
+    return update(setup, q, r)
 
 
 RANKING = register(

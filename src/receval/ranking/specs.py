@@ -29,6 +29,7 @@ __all__ = [
     "metric_conventions",
     "metric_names",
     "prepare_metrics",
+    "sums_table_gains",
     "tie_checked",
 ]
 
@@ -42,6 +43,12 @@ _BINARY_RBP = 1.0
 
 # gain="exponential": 2.0**1024 overflows float64
 _OVERFLOWING_GRADE = 1024.0
+
+# trec_eval's measures that sum the gains of its table without rescaling them (the
+# kernel's DCG family sums its own gains again times 2**-64 where they overflow; RBP
+# of raw grades only multiplies its sum, inf where it overflows, refused after)
+_TABLE_SUM_KINDS = frozenset({codes.G, codes.NDCG_REL, codes.R_NDCG})
+_DCG_KINDS = frozenset({codes.DCG, codes.IDCG, codes.NDCG})
 
 # serendipity (sums over the list's items, each position of a tied block holding its
 # mean), ILS/diversity (pair sums weighted by the chance both items are in the top k)
@@ -317,7 +324,11 @@ def grade_limits(
     of gains (``gains=``, LightGBM's ``label_gain``) takes integer grades (no limit:
     None); ``"stop"``: gdeval's ERR takes the grades up to ``max_grade``, above which its
     cascade would stop the user with a probability above 1 (CatBoost's
-    ``probability=true`` reads any grade as it is, as CatBoost does).
+    ``probability=true`` reads any grade as it is, as CatBoost does); ``"sums"``:
+    trec_eval's gain measures (``G``, ``ndcg_rel``, ``Rndcg`` and the DCG family with
+    ``gains=``), which sum the gains of trec_eval's table without rescaling them, take
+    the qrels whose positive gains (of the grades from the limit on) sum within
+    float64's range for each user.
 
     Examples
     --------
@@ -344,4 +355,14 @@ def grade_limits(
         limits["integers"] = None
     if spec.name in ("err", "nerr") and not args.get("probability"):
         limits["stop"] = float(args.get("max_grade", 4.0))
+    if sums_table_gains(spec):
+        limits["sums"] = 0.0  # trec_eval's table: the grades from 0 on
     return limits
+
+
+def sums_table_gains(spec: MetricSpec) -> bool:
+    """Whether a ranked metric sums the gains of trec_eval's table without rescaling
+    them (``G``, ``ndcg_rel``, ``Rndcg``, the DCG family with ``gains=``): its
+    ``"sums"`` rule of :func:`grade_limits` reads each user's gains whole."""
+    kind = spec.info.kind
+    return kind in _TABLE_SUM_KINDS or ("gains" in dict(spec.args) and kind in _DCG_KINDS)

@@ -32,9 +32,10 @@ __all__ = [
     "kernel_columns",
     "kernel_values",
     "list_values",
-    "overflow_fix",
+    "overflow_refusal",
     "ranked_values",
     "subset_qrels",
+    "users_beyond",
     "users_in_run",
 ]
 
@@ -244,16 +245,16 @@ def check_grades(
 ) -> None:
     """Refuse the qrels grades that a ranked metric does not take, by the rules of
     :func:`~receval.ranking.specs.grade_limits` (a profile's peer's grades first, then
-    the exponential gain's, a gains table's and ERR's); ``func``: the caller the message
-    names. Every source checks its qrels here, once, before any user is evaluated, and
-    reads the grades at most once for each of their extremes and non-integers, whatever
-    the number of metrics."""
+    the exponential gain's, a gains table's, ERR's, then the sums of trec_eval's gains);
+    ``func``: the caller the message names. Every source checks its qrels here, once,
+    before any user is evaluated, and reads the grades at most once for each of their
+    extremes and non-integers, whatever the number of metrics."""
     if not q.n_rows:
         return
     limits = {t: grade_limits(specs[t], convs[t], profile) for t in specs}
     grades = _Grades(q.grades)
     peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
-    for rule in ("peer", "exponential", "integers", "stop"):  # the order of the checks
+    for rule in ("peer", "exponential", "integers", "stop", "sums"):  # the order of the checks
         for text, of in limits.items():
             if rule not in of:
                 continue
@@ -266,6 +267,8 @@ def check_grades(
                 problem = _peer_refused(grades, spec, int(limit), peer, profile)
             elif rule == "exponential":
                 problem = _overflow_refused(grades, limit)
+            elif rule == "sums":
+                problem = _sums_refused(q, spec, limit)
             else:
                 problem = _stops_refused(grades, spec, limit)
             if problem:
@@ -339,10 +342,64 @@ def _overflow_refused(g: _Grades, limit: float) -> str | None:
     )
 
 
-def overflow_fix(conv: Conventions) -> str:
-    """The fix a message gives for sums of gains beyond float64's range."""
-    fix = "map the grades to a smaller range"
-    return f"use gain='linear' or {fix}" if conv.gain == "exponential" else fix
+#: the clip the fix of weights beyond float64's range suggests
+SUGGESTED_CLIP = "1e-6"
+
+_GRADES_FIX = "map the grades to a smaller range"
+_CLIP_FIX = f"pass propensity_clip= (e.g. {SUGGESTED_CLIP}) to bound the weights at 1 / clip"
+
+# by cause, what a metric sums beyond float64's range and the fix
+_OVERFLOW_CAUSES = {
+    "gains": ("gains", _GRADES_FIX),
+    "exponential": ("gains", f"use gain='linear' or {_GRADES_FIX}"),
+    "table": ("gains", "map the grades (and the gains of gains=) to a smaller range"),
+    "weights": ("weights 1 / propensity", _CLIP_FIX),
+    "weighted gains": ("gains times weights 1 / propensity", _CLIP_FIX),
+}
+
+
+def overflow_refusal(q: Qrels, where: np.ndarray, cause: str) -> str:
+    """Why a metric is refused where it sums beyond float64's range (1.8e308) for the
+    qrels users at positions ``where`` (a few of them shown), and the fix, by
+    ``cause``: "gains" (the grades' gains), "exponential" (``gain="exponential"``'s),
+    "table" (trec_eval's table of gains, ``gains=``), "weights" (the weights 1 /
+    propensity of a metric without gains) or "weighted gains" (gains within reach,
+    times weights that take them beyond it)."""
+    from .._validation import format_values
+
+    summed, fix = _OVERFLOW_CAUSES[cause]
+    return (
+        f"sums {summed} beyond float64's range (above 1.8e308) for {len(where)} user(s), "
+        f"e.g. {format_values(q.ids_at('users', where[:5]))}; {fix}."
+    )
+
+
+def users_beyond(q: Qrels, gains: np.ndarray, room: float = 1.0) -> np.ndarray:
+    """The positions of the qrels users whose positive ``gains`` (one per qrels row)
+    sum beyond float64's range, or beyond it over ``room`` (the factor a sum must leave
+    room for). The sums are taken times 2**-64 (exact for a power of two), which no
+    sum of fewer than 2**63 gains takes beyond float64."""
+    row_user = np.repeat(np.arange(q.n_users), np.diff(q.offsets))
+    scaled = np.ldexp(np.maximum(gains, 0.0), -64)
+    sums = np.bincount(row_user, weights=scaled, minlength=q.n_users)
+    return np.flatnonzero(sums > np.ldexp(np.finfo(np.float64).max, -64) / room)
+
+
+def _sums_refused(q: Qrels, spec: MetricSpec, earned_from: float) -> str | None:
+    """trec_eval's gain measures sum the gains of its table (each grade from
+    ``earned_from`` on as its gain, or the gain ``gains=`` gives it) without rescaling
+    them: a user whose positive gains sum beyond float64's range would get a silent
+    nan, 0 or a wrong value."""
+    grades = q.grades
+    gains = grades.astype(np.float64)
+    table: Any = dict(spec.args).get("gains", ())
+    for grade, gain in table:
+        gains[grades == grade] = gain
+    gains[grades < earned_from] = 0.0
+    where = users_beyond(q, gains)
+    if not len(where):
+        return None
+    return overflow_refusal(q, where, "table" if table else "gains")
 
 
 def _fractions_refused(g: _Grades) -> str | None:

@@ -140,3 +140,18 @@ def test_err_of_a_max_grade_past_1023_stops_as_its_fraction_says():
     # below the limit, the same floats as before: (2**g - 1) / 2**max_grade
     got = rv.evaluate({"u": {"a": 3}}, {"u": {"a": 1.0}}, ["err(max_grade=1000)@1"]).mean
     assert got["err(max_grade=1000)@1"] == (2.0**3 - 1) / 2.0**1000
+
+
+def test_a_gains_table_refuses_grades_past_its_levels():
+    # trec_eval's table holds a level for each integer from 0 to the largest grade, built
+    # for each user: a grade of 1e12 asked the core for 1e12 levels (the process aborted)
+    metric = "ndcg(gains=1:1;2:3)@2"
+    with pytest.raises(InputValidationError) as info:
+        rv.evaluate({"u": {"a": 1e12, "b": 1}}, {"u": {"a": 2.0, "b": 1.0}}, [metric])
+    assert str(info.value) == (
+        f"evaluate: metric '{metric}' gains by a table of integer grades (gains=) with a "
+        "level for each integer from 0 to the largest grade, below 65,536. Got a grade of "
+        "1e+12; map the grades to a smaller range (a grade not in gains= is its own gain)."
+    )
+    got = rv.evaluate({"u": {"a": 65535, "b": 1}}, {"u": {"a": 2.0, "b": 1.0}}, [metric])
+    assert got.mean[metric] == 1.0

@@ -44,6 +44,10 @@ _BINARY_RBP = 1.0
 # gain="exponential": 2.0**1024 overflows float64
 _OVERFLOWING_GRADE = 1024.0
 
+# gains=: trec_eval's table holds a level for each integer from 0 to the largest grade,
+# built for each user (a grade of 1e12 asked for a table of 1e12 levels)
+_TABLE_GRADES = 65536.0
+
 # trec_eval's measures that sum the gains of its table without rescaling them (the
 # kernel's DCG family sums its own gains again times 2**-64 where they overflow; RBP
 # of raw grades only multiplies its sum, inf where it overflows, refused after)
@@ -321,8 +325,9 @@ def grade_limits(
     does (:data:`~receval.conventions.PROFILE_GRADES`; the limit is the table's last
     grade + 1 with ``gains=``); ``"exponential"``: ``gain="exponential"`` (2**grade - 1)
     takes the grades below the limit, whose gain float64 holds; ``"integers"``: a table
-    of gains (``gains=``, LightGBM's ``label_gain``) takes integer grades (no limit:
-    None); ``"stop"``: gdeval's ERR takes the grades up to ``max_grade``, above which its
+    of gains (``gains=``, LightGBM's ``label_gain``) takes integer grades below the
+    limit (trec_eval's table holds a level for each integer up to the largest);
+    ``"stop"``: gdeval's ERR takes the grades up to ``max_grade``, above which its
     cascade would stop the user with a probability above 1 (CatBoost's
     ``probability=true`` reads any grade as it is, as CatBoost does); ``"sums"``:
     trec_eval's gain measures (``G``, ``ndcg_rel``, ``Rndcg`` and the DCG family with
@@ -352,7 +357,7 @@ def grade_limits(
     if conv.gain == "exponential":
         limits["exponential"] = _OVERFLOWING_GRADE
     if gains is not None:
-        limits["integers"] = None
+        limits["integers"] = _TABLE_GRADES
     if spec.name in ("err", "nerr") and not args.get("probability"):
         limits["stop"] = float(args.get("max_grade", 4.0))
     if sums_table_gains(spec):

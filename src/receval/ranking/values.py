@@ -259,10 +259,10 @@ def check_grades(
             if rule not in of:
                 continue
             limit, spec = of[rule], specs[text]
-            if rule == "integers":
-                problem = _fractions_refused(grades)
-            elif limit is None:  # (grade_limits gives every other rule a limit)
+            if limit is None:  # (grade_limits gives every rule a limit)
                 continue
+            if rule == "integers":
+                problem = _fractions_refused(grades, limit)
             elif rule == "peer":
                 problem = _peer_refused(grades, spec, int(limit), peer, profile)
             elif rule == "exponential":
@@ -402,16 +402,23 @@ def _sums_refused(q: Qrels, spec: MetricSpec, earned_from: float) -> str | None:
     return overflow_refusal(q, where, "table" if table else "gains")
 
 
-def _fractions_refused(g: _Grades) -> str | None:
+def _fractions_refused(g: _Grades, limit: float) -> str | None:
     """A table of integer grades (``gains=``: LightGBM's ``label_gain``) has no gain for
-    a grade that is not an integer."""
-    if g.integers:
+    a grade that is not an integer, and holds a level for each integer from 0 to the
+    largest grade (trec_eval's table): none from ``limit`` on."""
+    if not g.integers:
+        return (
+            f"gains by a table of integer grades (gains=), "
+            f"and the qrels hold grades that are not integers. Got grades "
+            f"{_shown(g.values[g.fractional])}; round the grades, or use "
+            f"gain='linear' or 'exponential', which read any grade."
+        )
+    if g.top < limit:
         return None
     return (
-        f"gains by a table of integer grades (gains=), "
-        f"and the qrels hold grades that are not integers. Got grades "
-        f"{_shown(g.values[g.fractional])}; round the grades, or use "
-        f"gain='linear' or 'exponential', which read any grade."
+        f"gains by a table of integer grades (gains=) with a level for each integer "
+        f"from 0 to the largest grade, below {limit:,.0f}. Got a grade of {g.top:g}; "
+        f"map the grades to a smaller range (a grade not in gains= is its own gain)."
     )
 
 

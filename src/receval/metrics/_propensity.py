@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
+from .._kernels import compiled
 from ..data._encode import factorize
 from ..data._lookup import lookup
 from ..data._ranked import Qrels, Run
@@ -594,10 +595,15 @@ def _metric(
     weight = w_run * (ranked.position < cut_run)
     # the weights (>= 1) summed times 2**-64 (exact): no sum over the users overflows, each
     # user's own then scaled back (beyond float64's range: inf, refused by evaluate)
+    # each user's own running sum (one over every user less those before it would cancel
+    # the bits of a user's light weights after a heavy user's), the hits above each row
     scaled = np.ldexp(weight, -_SUM_SHIFT)
-    before = np.cumsum(scaled) - scaled
+    firsts = np.flatnonzero(ranked.first_row == np.arange(len(scaled)))
+    before = np.zeros(len(scaled))
+    before[1:] = compiled().group_cumsum(scaled, firsts)[:-1]
+    before[firsts] = 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # (an item of weight 0: 0)
-        above = np.ldexp(before - before[ranked.first_row], _SUM_SHIFT)
+        above = np.ldexp(before, _SUM_SHIFT)
         terms = np.where(weight > 0, weight * (1.0 + above) / b, 0.0)
     num = np.bincount(users, weights=terms, minlength=size)
     return _ratio(num, norm)
@@ -643,10 +649,8 @@ def _ideal(
     order = np.lexsort((-gain, row_user))
     order = order[relevant[order]]
     users = row_user[order]
-    end = np.cumsum(span[order])
     starts = np.searchsorted(users, np.arange(q.n_users))
-    base = np.concatenate([[0.0], end])[starts]
-    end = end - base[users]
+    end = compiled().group_cumsum(span[order], starts)  # each user's own running sum
     start = end - span[order]
     if k is not None:
         start, end = np.minimum(start, k), np.minimum(end, k)

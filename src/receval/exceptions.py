@@ -198,7 +198,7 @@ class InputValidationError(RecevalError, ValueError):
         """An error of this type with ``message`` and this error's attributes."""
         error = type(self)(message, row=self.row, classes=self.classes)
         error.pair, error.template, error.count = self.pair, self.template, self.count
-        error.counted, error.scored = self.counted, self.scored
+        error.counted, error.scored, error.tally = self.counted, self.scored, self.tally
         return error
 
 

@@ -61,3 +61,14 @@ def test_pairs_of_propensity_zero_are_counted_over_every_partition(spark):
         "under the popularity model"
     )
     assert _message(**options).startswith("evaluate: 3 relevant (user, item) pairs")
+
+
+def test_an_error_restated_keeps_its_tally():
+    # named, moved and restated errors were made without the tally: the driver then
+    # raised one partition's count
+    with pytest.raises(InputValidationError) as info:
+        receval.evaluate(QRELS, RUN, ["ndcg@2"], propensities={"a": 0.5, "b": 0.25})
+    error = info.value
+    assert error.tally is not None and error.tally.count == 3
+    for again in (error.named("evaluate: ", "x: "), error.moved(3)):
+        assert again.tally is error.tally

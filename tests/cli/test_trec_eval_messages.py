@@ -303,3 +303,16 @@ def test_unmatched_ids_are_named_as_rank_names_them(tmp_path, qrels, run, named,
                                       str(tmp_path / "run"), "-m", "map"])  # fmt: skip
     assert rank.exit_code == 2
     assert _examples(rank.stderr) == named
+
+
+def test_a_gain_table_refuses_a_grade_past_its_levels(tmp_path):
+    # the table holds a level for each integer from 0 to the largest grade, for each
+    # query: a grade of 1e12 asked the core for 1e12 levels (the process aborted)
+    result = _invoke(tmp_path, "-m", "ndcg.1=1", qrels="q1 0 d1 1000000000000\nq1 0 d2 1\n")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"error: trec-eval: {tmp_path / 'qrels'}: measure ndcg_1=1 gains by a table with a "
+        "level for each integer from 0 to the largest grade, below 65,536. Got a grade of "
+        "1e+12; map the grades to a smaller range.\n"
+    )
+    assert _invoke(tmp_path, "-m", "ndcg.1=1", qrels="q1 0 d1 65535\n").exit_code == 0

@@ -46,7 +46,7 @@ _OVERFLOWING_GRADE = 1024.0
 
 # gains=: trec_eval's table holds a level for each integer from 0 to the largest grade,
 # built for each user (a grade of 1e12 asked for a table of 1e12 levels)
-_TABLE_GRADES = 65536.0
+TABLE_GRADES = 65536.0
 
 # trec_eval's measures that sum the gains of its table without rescaling them (the
 # kernel's DCG family sums its own gains again times 2**-64 where they overflow; RBP
@@ -357,7 +357,7 @@ def grade_limits(
     if conv.gain == "exponential":
         limits["exponential"] = _OVERFLOWING_GRADE
     if gains is not None:
-        limits["integers"] = _TABLE_GRADES
+        limits["integers"] = TABLE_GRADES
     if spec.name in ("err", "nerr") and not args.get("probability"):
         limits["stop"] = float(args.get("max_grade", 4.0))
     if sums_table_gains(spec):

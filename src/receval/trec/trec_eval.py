@@ -268,6 +268,9 @@ def _core_table(
     core = compiled()
     named = kernel_specs(o, values)
     specs = list(named.values())
+    tabled = next((v.name for v in values if v.custom_gains), None)
+    if tabled is not None:
+        _check_table_grades(tabled, qrels)
     relstring = None
     if o.per_query and any(v.measure.printed == "relstring" for v in values):
         given = next(g for m, g in selected if m.name == "relstring")
@@ -371,6 +374,24 @@ def _warn_unmatched(matching: tuple[int, ...], examples: tuple[list[str], ...]) 
     shown = (q_users, r_users, q_items, r_items)
     check_matching(shown, n_users, users, (items, n_items, n_judged), DEFAULT_MIN_MATCH, True,
                    "evaluate")  # fmt: skip
+
+
+def _check_table_grades(measure: str, qrels: str) -> None:
+    """Raise unless the qrels' grades fit a gain table (``-m ndcg.1=0.5,2=3``), which,
+    as trec_eval's, holds a level for each integer from 0 to the largest grade:
+    grades below :data:`~receval.ranking.specs.TABLE_GRADES` (a grade of 1e12 asked
+    the core for as many levels, for each query)."""
+    from ..data._ranked import Qrels
+    from ..ranking.specs import TABLE_GRADES
+
+    grades = Qrels.from_trec(qrels).grades
+    top = float(grades.max()) if len(grades) else 0.0
+    if top >= TABLE_GRADES:
+        raise InputValidationError(
+            f"trec-eval: {qrels}: measure {measure} gains by a table with a level for each "
+            f"integer from 0 to the largest grade, below {TABLE_GRADES:,.0f}. Got a grade of "
+            f"{top:g}; map the grades to a smaller range."
+        )
 
 
 def _refused(which: str, qrels: str, run: str) -> InputValidationError:

@@ -80,7 +80,7 @@ def test_tiny_propensities_are_refused(files, tmp_path, p, message):
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ("a,0.5\nb,0.25\n", "--propensities has no propensity for 1 relevant (user, item) pairs"),
+        ("a,0.5\nb,0.25\n", "--propensities has no propensity for 1 relevant (user, item) pair "),
         ("a,0.5\nb,1.5\nc,0.8\n", "--propensities must lie in (0, 1]. Got 1 value outside it"),
         ("a,0.5\na,0.25\nc,0.8\n", "--propensities gives item 'a' more than once."),
     ],

@@ -166,7 +166,7 @@ def _too_many_positions(metric: str, positions: str, func: str = "evaluate") -> 
 
 
 INFINITE_WEIGHT = (
-    "1 relevant (user, item) pairs of the qrels have a propensity so small that "
+    "1 relevant (user, item) pair of the qrels has a propensity so small that "
     "its weight 1 / p is beyond float64's range (p below 5.6e-309), e.g. [('u', 'a')]; "
     "pass propensity_clip > 0 (e.g. 1e-6) to bound their weight at 1 / clip."
 )

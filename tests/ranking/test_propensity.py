@@ -442,7 +442,7 @@ RUN = {"u1": {"a": 0.9, "b": 0.4}, "u2": {"a": 0.3}}
         ({"a": 0.0, "b": 0.5}, r"propensities must lie in \(0, 1\]. Got 1 value outside it"),
         ({"a": 1.5, "b": -1.0}, r"Got 2 values outside it, e\.g\. \[1\.5, -1\.0\]"),
         ({"a": float("nan"), "b": 0.5}, r"Got 1 value outside it"),
-        ({"a": 0.5}, r"propensities has no propensity for 1 relevant \(user, item\) pairs"),
+        ({"a": 0.5}, r"propensities has no propensity for 1 relevant \(user, item\) pair of"),
         ({"u1": {"a": 0.5}}, r"no propensity for 2 relevant .*\('u1', 'b'\)"),
     ],
 )
@@ -506,7 +506,7 @@ def test_bad_parameters():
 
 # ---------------------------------------------------------------- the caller named
 NO_PROPENSITY = (
-    "propensities has no propensity for 1 relevant (user, item) pairs of the qrels, e.g. "
+    "propensities has no propensity for 1 relevant (user, item) pair of the qrels, e.g. "
     "[('u1', 'b')]; give one for every item graded >= 1.0."
 )
 OUTSIDE = (
@@ -552,6 +552,20 @@ def test_errors_name_the_function_called():
         lambda: receval.evaluate_embeddings(qrels, users, items, "ndcg@2", propensities=props)
     )
     assert embeddings == "evaluate_embeddings: " + NO_PROPENSITY.replace("('u1', 'b')", "(0, 1)")
+
+
+@pytest.mark.parametrize(
+    ("count", "pairs", "have"),
+    [(1, "1 relevant (user, item) pair", "has"), (2, "2 relevant (user, item) pairs", "have")],
+)
+@pytest.mark.parametrize("kind", [0, 1, 2])
+def test_a_refusal_counts_its_pairs_in_agreement(kind, count, pairs, have):
+    # it said "1 relevant (user, item) pairs of the qrels have propensity 0"
+    from receval.metrics._propensity import Refusal
+
+    text = str(Refusal("evaluate", 1.0, kind, count, (("u", "a"),)).error())
+    counted = f"for {pairs} of the qrels, " if kind == 0 else f": {pairs} of the qrels {have} "
+    assert counted in text
 
 
 def test_the_cli_names_its_command(tmp_path):

@@ -123,14 +123,14 @@ class Propensities:
 #: What :meth:`Propensities.weights` refuses, in the order it checks: relevant pairs
 #: without a propensity, of propensity 0, of a weight beyond float64's range.
 _REFUSALS = (
-    "{func}: propensities has no propensity for {count} relevant (user, item) pairs of the "
-    "qrels, e.g. {pairs}; give one for every item graded >= {threshold}.",
-    "{func}: {count} relevant (user, item) pairs of the qrels have propensity 0 under the "
-    "popularity model (items without interactions in popularity= / train=), e.g. {pairs}; "
-    "pass propensity_clip > 0 to bound their weight.",
-    "{func}: {count} relevant (user, item) pairs of the qrels have a propensity so small "
-    "that its weight 1 / p is beyond float64's range (p below 5.6e-309), e.g. {pairs}; pass "
-    "propensity_clip > 0 (e.g. 1e-6) to bound their weight at 1 / clip.",
+    "{func}: propensities has no propensity for {pairs_counted} of the qrels, e.g. {pairs}; "
+    "give one for every item graded >= {threshold}.",
+    "{func}: {pairs_counted} of the qrels {have} propensity 0 under the popularity model "
+    "(items without interactions in popularity= / train=), e.g. {pairs}; pass "
+    "propensity_clip > 0 to bound their weight.",
+    "{func}: {pairs_counted} of the qrels {have} a propensity so small that its weight 1 / p "
+    "is beyond float64's range (p below 5.6e-309), e.g. {pairs}; pass propensity_clip > 0 "
+    "(e.g. 1e-6) to bound their weight at 1 / clip.",
 )
 
 
@@ -161,8 +161,9 @@ class Refusal:
         """The error that states this refusal (its ``tally``: the refusal)."""
         pairs = v.format_values(list(self.pairs))
         text = _REFUSALS[self.kind].format(
-            func=self.func, count=self.count, threshold=self.threshold, pairs=pairs
-        )
+            func=self.func, pairs_counted=v.counted(self.count, "relevant (user, item) pair"),
+            have=v.verb(self.count, "has"), threshold=self.threshold, pairs=pairs,
+        )  # fmt: skip
         error = InputValidationError(text)
         error.tally = self
         return error

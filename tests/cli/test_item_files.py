@@ -79,3 +79,14 @@ def test_a_missing_column_names_its_option(trec, tmp_path, option):
     )  # fmt: skip
     stderr = invoke(make_runner(), *_args(trec, option, path), code=2).stderr
     assert stderr.startswith(f"error: {path}: no column 'item' (--item item). Got columns ")
+
+
+def test_bad_popularity_counts_say_the_fix(trec, tmp_path):
+    # it said "--popularity counts must be finite numbers >= 0. Got [-1.0]." with no fix
+    path = tmp_path / "pop.csv"
+    path.write_text("item,count\na,-1\nb,2\n")
+    stderr = invoke(make_runner(), *trec, "-m", "arp@2", "--popularity", path, code=2).stderr
+    assert stderr == (
+        "error: receval rank: --popularity counts must be finite numbers >= 0. Got [-1.0] "
+        "for 1 item ['a'] instead; correct their counts or leave those items out.\n"
+    )

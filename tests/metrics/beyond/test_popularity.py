@@ -248,6 +248,17 @@ def test_errors_name_the_argument():
         popularity_statistical_parity(LISTS, train=None)
 
 
+def test_bad_popularity_counts_name_their_items_and_the_fix():
+    # it said "popularity counts must be finite numbers >= 0. Got [-1.0]." with no fix
+    with pytest.raises(InputValidationError) as info:
+        average_recommendation_popularity(LISTS, popularity={"a": -1, "b": 2, "c": np.inf})
+    assert str(info.value) == (
+        "average_recommendation_popularity: popularity counts must be finite numbers >= 0. "
+        "Got [-1.0, inf] for 2 items ['a', 'c'] instead; correct their counts or leave those "
+        "items out."
+    )
+
+
 # ------------------------------------------------------------------ evaluate
 METRICS = ["arp@2", "aplt@3", "aclt", "average_popularity@3",
            "tail_percentage(tail_ratio=0.5)@3", "aplt(head_share=0.5)@2"]  # fmt: skip

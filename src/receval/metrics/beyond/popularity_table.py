@@ -195,7 +195,9 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
     if bad.any():
         raise InputValidationError(
             f"{func}: popularity counts must be finite numbers >= 0. Got "
-            f"{v.format_values(count_arr[bad])}."
+            f"{v.format_values(count_arr[bad])} for {v.counted(int(bad.sum()), 'item')} "
+            f"{v.format_values(item_arr[bad])} instead; correct their counts or leave those "
+            f"items out."
         )
     codes, uniques = factorize(item_arr, "popularity items", func)
     if len(uniques) < len(item_arr):

@@ -90,3 +90,19 @@ def test_bad_popularity_counts_say_the_fix(trec, tmp_path):
         "error: receval rank: --popularity counts must be finite numbers >= 0. Got [-1.0] "
         "for 1 item ['a'] instead; correct their counts or leave those items out.\n"
     )
+
+
+@pytest.mark.parametrize("metric", ["novelty@2", "arp@2", "ndcg@2"])
+def test_popularity_and_train_together_are_refused_whatever_the_metric(trec, tmp_path, metric):
+    # novelty (a list metric, whose function takes --train alone) dropped --popularity:
+    # it exited 0 where arp@2 and ndcg@2 exit 2
+    path = tmp_path / "pop.csv"
+    path.write_text("item,count\na,1\nb,2\n")
+    train = trec[2].parent / "train.csv"
+    args = [*trec, "-m", metric, "--popularity", path, "--train", train]
+    stderr = invoke(make_runner(), *args, code=2).stderr
+    assert stderr.startswith("error: receval rank: pass exactly one of ")
+    assert stderr.endswith(" Got both.\n")
+    path.write_text("item,count\na,-1\nb,2\n")  # its counts checked, as for every metric
+    stderr = invoke(make_runner(), *trec, "-m", metric, "--popularity", path, code=2).stderr
+    assert stderr.startswith("error: receval rank: --popularity counts must be finite numbers")

@@ -313,6 +313,16 @@ def run_rank(
 
                 loaded = items.load(integers, say)
                 weighting.update({k: v for k, v in loaded.items() if k in EVALUATE_INPUTS})
+                if "popularity" in weighting or "train" in weighting:
+                    from ..ranking.values import as_popularity_table
+
+                    # evaluate's table of item popularity, built once by its rule (exactly
+                    # one of --popularity and --train) whatever the metrics: a list
+                    # metric's function takes --train alone, and dropped --popularity
+                    weighting["popularity"] = as_popularity_table(
+                        weighting.pop("popularity", None), weighting.pop("train", None),
+                        "evaluate",
+                    )  # fmt: skip
                 return loaded
 
             # the retrieved run's --exclude and --candidates pairs without a vector (by

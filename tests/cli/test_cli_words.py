@@ -740,6 +740,33 @@ def test_retention_names_itself_before_the_file_of_a_data_error(tmp_path):
     assert "retention: signup" not in stderr
 
 
+def test_a_list_metric_names_the_command_and_its_metric(trec):
+    # it said "error: catalog_coverage: --catalog must ...", where every other message
+    # of the command begins "receval rank"
+    q, a, _ = trec
+    stderr = _stderr("rank", "--qrels", q, "--run", a, "-m", "catalog_coverage@2", "--catalog",
+                     "1")  # fmt: skip
+    assert stderr == (
+        "error: receval rank -m catalog_coverage: --catalog must be at least the number of "
+        "distinct recommended items. Got --catalog 1 for 3 recommended items; pass the size "
+        "of the whole catalogue, or its item ids.\n"
+    )
+
+
+def test_every_function_rank_computes_a_metric_by_names_the_metric():
+    # the functions are the registry's: none is left with its library name
+    from receval.cli._translate import cli_text
+    from receval.registry import list_metrics
+
+    own = [entry for entry in list_metrics("list") if entry.function != "evaluate"]
+    assert own
+    for entry in own:
+        said = cli_text(f"{entry.function}: the run recommends no item.", "rank")
+        assert said == f"receval rank -m {entry.name}: the run recommends no item."
+        said = cli_text(f"q.csv: row 2: {entry.function}: bad.", "rank")
+        assert said == f"receval rank -m {entry.name}: q.csv: row 2: bad."
+
+
 @pytest.mark.parametrize(
     ("text", "command", "expected"),
     [

@@ -9,6 +9,7 @@ the commands print errors (``Messages.guard``); the library's messages stay as t
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -313,20 +314,47 @@ _RUNS = {
 }
 
 
+#: The families of the metrics a command computes each by its own function, its
+#: registry row's (``receval rank -m catalog_coverage@10``: ``catalog_coverage``).
+_OWN_FUNCTIONS = ("list",)
+
+
+@functools.cache
+def _metric_functions(command: str) -> dict[str, str]:
+    """The function of each metric that ``command`` computes by its own function, and
+    the words of the command that compute the metric (``popularity_statistical_parity``:
+    ``receval rank -m pop_rsp``), from the registry."""
+    families = [family for family in _OWN_FUNCTIONS if COMMANDS[family].split()[1] == command]
+    if not families:
+        return {}
+    from ..registry import list_metrics
+
+    return {
+        entry.function: COMMANDS[family].format(name=entry.name)
+        for family in families
+        for entry in list_metrics(family)
+        if entry.function != "evaluate"
+    }
+
+
 def _in_command(text: str, command: str) -> str:
     """``text`` begun as every command begins its errors: ``receval <command>:`` in place
-    of the library function the command runs (``retention: ...``), and a metric
-    string's error as the error of its option (``receval rank -m: unknown metric ...``).
-    The place of a data error, which the library puts before its function
-    (``events.csv: retention: ...``, ``log.parquet: row 2: temporal: ...``), follows
-    the command (``receval retention: events.csv: ...``)."""
+    of the library function the command runs (``retention: ...``), the metric's option
+    in place of the function of a metric it computes by that function
+    (``receval rank -m catalog_coverage: ...``), and a metric string's error as the
+    error of its option (``receval rank -m: unknown metric ...``). The place of a data
+    error, which the library puts before its function (``events.csv: retention: ...``,
+    ``log.parquet: row 2: temporal: ...``), follows the command (``receval retention:
+    events.csv: ...``)."""
     if _GRAMMAR.match(text):
         option = _METRIC_OPTIONS.get(command, "-m")
         return f"receval {command} {option}: {text[0].lower()}{text[1:]}"
-    names = "|".join(("evaluate", *_RUNS.get(command, ())))
-    func = re.match(rf"(\S+(?:: row \d+)?: )??(?:receval\.)?(?:{names}): ", text)
+    metrics = _metric_functions(command)
+    names = "|".join(("evaluate", *_RUNS.get(command, ()), *metrics))
+    func = re.match(rf"(\S+(?:: row \d+)?: )??(?:receval\.)?(?P<func>{names}): ", text)
     if func is not None:
-        return f"receval {command}: {func[1] or ''}{text[func.end() :]}"
+        words = metrics.get(func["func"], f"receval {command}")
+        return f"{words}: {func[1] or ''}{text[func.end() :]}"
     return text
 
 

@@ -106,3 +106,23 @@ def test_popularity_and_train_together_are_refused_whatever_the_metric(trec, tmp
     path.write_text("item,count\na,-1\nb,2\n")  # its counts checked, as for every metric
     stderr = invoke(make_runner(), *trec, "-m", metric, "--popularity", path, code=2).stderr
     assert stderr.startswith("error: receval rank: --popularity counts must be finite numbers")
+
+
+@pytest.mark.parametrize(
+    ("metric", "said"),
+    [
+        ("ils@2", "every recommended item. Got none for 1 item ['b']; add them, or check "
+                  "that --features holds the run's item ids.\n"),
+        ("serendipity@2", "every item of a history. Got none for 1 item ['b']; add them, or "
+                          "check that --features holds their ids.\n"),
+    ],
+)  # fmt: skip
+def test_features_without_an_item_say_the_fix_in_the_commands_words(trec, tmp_path, metric, said):
+    # the fix said "check that feature_items holds ..." (or "add them to features"):
+    # the library's parameters, which the command gives as --features
+    path = tmp_path / "features.csv"
+    path.write_text("item,f1\na,1\nc,0\n")
+    train = trec[2].parent / "train.csv"
+    stderr = invoke(make_runner(), *trec, "-m", metric, "--features", path, "--train", train,
+                    code=2).stderr  # fmt: skip
+    assert stderr == f"error: receval rank: --features must have a row for {said}"

@@ -103,8 +103,12 @@ OWN_OPTIONS: dict[str, str] = {
 _WORDS: dict[str | None, dict[str, str]] = {
     "retrieve": {"user_vectors": "--users", "item_vectors": "--items"},
     None: {"user_vectors": "--user-vectors", "item_vectors": "--item-vectors",
-           "user_ids": "--user-ids", "item_ids": "--item-ids"},
+           "user_ids": "--user-ids", "item_ids": "--item-ids", "feature_items": "--features"},
 }  # fmt: skip
+#: Any of those arguments, a word of its own.
+_BARE = re.compile(
+    rf"\b(?:{'|'.join(sorted({name for words in _WORDS.values() for name in words}))})\b"
+)
 
 #: The commands that read a table file's format from its suffix alone (no
 #: ``--input-format``): a fix passing ``file_format=`` is the file's name there.
@@ -257,7 +261,7 @@ def cli_text(text: str, command: str | None = None) -> str:
         r"receval\.parse_metrics\('[^']*'\), evaluate and compare", "rank and compare", text
     )
     words = {**_WORDS[None], **_WORDS.get(command, {})}
-    text = re.sub(r"\b(?:user|item)_(?:vectors|ids)\b", lambda m: words[m[0]], text)
+    text = _BARE.sub(lambda m: words[m[0]], text)
     text = _CHOICES.sub(_typeable, text)
     text = text.replace(", or a datetime.tzinfo.", ".")  # an object no option can give
     if command is not None:

@@ -128,6 +128,17 @@ def test_serendipity_reads_features_as_intra_list_similarity_does():
         rv.serendipity(run, train, features=np.eye(3), feature_items=["a", "a", "c"])
 
 
+def test_serendipity_without_features_of_an_item_says_the_fix_of_intra_list_similarity():
+    # it said "add them to features.", where ILS says to check feature_items too
+    feats = np.eye(2)
+    with pytest.raises(InputValidationError) as info:
+        rv.serendipity({"u": {"a": 1}}, {"u": ["z"]}, features=feats, feature_items=["a", "b"])
+    assert str(info.value) == (
+        "serendipity: features must have a row for every item of a history. Got none for 1 "
+        "item ['z']; add them, or check that feature_items holds their ids."
+    )
+
+
 def test_popularity_serendipity_by_hand():
     # counts a: 3, b: 2, c: 2 -> popularity ranks 1, 2, 2; catalogue of 5
     train = (["x", "y", "z", "x", "y", "x", "z"], ["a", "a", "a", "b", "b", "c", "c"])

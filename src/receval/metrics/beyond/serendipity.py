@@ -219,7 +219,8 @@ def _feature_rows(
         shown = v.format_values(ids[np.flatnonzero(missing)])
         raise InputValidationError(
             f"{func}: features must have a row for every {what}. Got none for "
-            f"{v.counted(int(missing.sum()), 'item')} {shown}; add them to features."
+            f"{v.counted(int(missing.sum()), 'item')} {shown}; add them, or check that "
+            f"feature_items holds their ids."
         )
     return rows
 

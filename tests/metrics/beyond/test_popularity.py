@@ -228,8 +228,12 @@ def test_entropies_and_item_coverage_hand_computed():
 def test_errors_name_the_argument():
     with pytest.raises(InvalidParameterError, match="pass exactly one of popularity"):
         average_recommendation_popularity(LISTS)
-    with pytest.raises(InvalidParameterError, match="Got both"):
+    with pytest.raises(InvalidParameterError) as info:
         average_recommendation_popularity(LISTS, popularity=POP, train=([1], ["a"]))
+    assert str(info.value) == (  # the arguments as written: the command line gives its options
+        "average_recommendation_popularity: pass exactly one of popularity= (a mapping item "
+        "-> count) and train= (an interaction log of (user, item) pairs). Got both."
+    )
     with pytest.raises(InputValidationError, match="popularity counts must be finite numbers"):
         average_recommendation_popularity(LISTS, popularity={"a": -1})
     with pytest.raises(InputValidationError, match="popularity must be a mapping"):

@@ -172,7 +172,7 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
     if (popularity is None) == (train is None):
         given = "both" if popularity is not None else "neither"
         raise InvalidParameterError(
-            f"{func}: pass exactly one of popularity (a mapping item -> count) and train "
+            f"{func}: pass exactly one of popularity= (a mapping item -> count) and train= "
             f"(an interaction log of (user, item) pairs). Got {given}."
         )
     if train is not None:

@@ -143,6 +143,25 @@ def test_a_group_given_twice_names_the_accumulator_and_the_argument(make, again,
     assert str(raised.value) == message
 
 
+@pytest.mark.parametrize(
+    "batches",
+    [
+        [({}, {"x": RUN["u"]}), ({"x": {"a": 1}}, {})],  # a batch of run users alone
+        [({"u": {"a": 1}}, {"u": RUN["u"], "x": RUN["u"]}), ({"x": {"a": 1}}, {})],
+    ],
+)
+def test_a_user_only_in_the_run_of_an_update_is_given_in_it(batches):
+    # x's list was counted as a run-only user's and x's qrels as a missing user's:
+    # compute() gave 0.5 where evaluate gives 1.0, as if x were two users
+    acc = rv.metric("ndcg@3", whole_groups=True).update({"v": {"b": 1}}, {"v": RUN["u"]})
+    acc.update(*batches[0])
+    with pytest.raises(InputValidationError) as raised:
+        acc.update(*batches[1])
+    assert str(raised.value) == given_twice(
+        "Accumulator.update of 'ndcg@3'", 1, "users", "qrels and run", "['x']"
+    )
+
+
 @pytest.mark.parametrize("saved", ["pkl", "pt"])
 def test_states_saved_before_the_error_named_its_caller_load(saved):
     # saved by the code before (data/README.md): the state's format is unchanged
@@ -166,10 +185,10 @@ def test_states_saved_before_the_error_named_its_caller_load(saved):
     gauc.update([1, 0], [0.5, 0.4], groups=[3, 3])
     y, s, g = [1, 0, 1, 0, 1, 0], [0.9, 0.2, 0.3, 0.6, 0.5, 0.4], [1, 1, 2, 2, 3, 3]
     assert gauc.compute() == rv.gauc_score(y, s, groups=g)
-    with pytest.raises(InputValidationError) as raised:
+    with pytest.raises(InputValidationError) as raised:  # v: in RUN, only in the run
         ndcg.merge(rv.metric("ndcg@3", whole_groups=True).update({"u": {"a": 1}}, RUN))
     assert str(raised.value) == given_twice(
-        "Accumulator.merge of 'ndcg@3'", 1, "users", "qrels and run", "['u']"
+        "Accumulator.merge of 'ndcg@3'", 2, "users", "qrels and run", "['u', 'v']"
     )
     ndcg.update({"w": {"a": 1}}, {"w": {"a": 0.1, "b": 0.9}})
     qrels, run = {**QRELS, "w": {"a": 1}}, {**RUN, "w": {"a": 0.1, "b": 0.9}}

@@ -44,7 +44,7 @@ from .checks import (
 from .masking import masked_partition
 from .report import ZERO_MEAN, EvaluationReport, no_value, partition_mean, skip_codes, skip_counts
 from .specs import prepare_metrics
-from .values import check_grades, list_values, ranked_values, users_in_run
+from .values import check_grades, list_values, ranked_values, users_given, users_in_run
 
 __all__ = [
     "Ids",
@@ -412,6 +412,7 @@ def update(
     none of its qrels users is in the run); ``order``: the positions of its qrels
     users in all the qrels, when a backend cut them (the report's rows follow it).
     """
+    given = run  # every run user of the partition, before exclude= or candidates= drop rows
     masking, removed = masked_partition(setup.exclude, qrels if setup.with_qrels else None, run)
     if masking is not None and run is not None:
         run = masking.run
@@ -425,13 +426,12 @@ def update(
         run = restriction.run
     if qrels is not None and setup.with_qrels:
         state = _users_update(setup, qrels, run, order, removed)
-        users: Qrels | Run | None = qrels
     elif run is None:  # pragma: no cover - a partition holds qrels users or run users
-        state, users = RankingState(), None
+        state = RankingState()
     elif setup.with_qrels:
-        state, users = _run_only(setup, run), None
+        state = _run_only(setup, run)
     else:
-        state, users = _lists_update(setup, run), run
+        state = _lists_update(setup, run)
         if removed is not None and state.rows:
             state.rows[0].removed = removed
     state.sampling = sampling
@@ -439,8 +439,9 @@ def update(
         state.examples["sampling_items"] = sampling_items
     if masking is not None:
         state.masking = masking.summary
-    if setup.repeats and users is not None:
-        state.seen.add(users.user_ids, setup.func, state.seen_as[0])
+    if setup.repeats:
+        for users in users_given(qrels if setup.with_qrels else None, given):
+            state.seen.add(users, setup.func, state.seen_as[0])
     return state
 
 

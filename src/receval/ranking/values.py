@@ -36,6 +36,7 @@ __all__ = [
     "ranked_values",
     "subset_qrels",
     "users_beyond",
+    "users_given",
     "users_in_run",
 ]
 
@@ -68,6 +69,19 @@ def subset_qrels(q: Any, users: np.ndarray) -> tuple[Any, np.ndarray]:
     sub.user_ids = take_at(q.encoded_ids("users"), users)
     sub.item_ids = take_at(q.encoded_ids("items"), kept)
     return sub, kept
+
+
+def users_given(qrels: Qrels | None, run: Run | None) -> list[np.ndarray]:
+    """The user ids of a partition, as an accumulator's check of users given in two
+    updates takes them: its qrels users, then its run users absent from the qrels
+    (only in the run; also a user whose rows ``exclude=`` or ``candidates=`` dropped)."""
+    given = [] if qrels is None else [qrels.user_ids]
+    if run is not None:
+        ids = run.user_ids
+        if qrels is not None:
+            ids = ids[lookup_ids(run.encoded_ids("users"), qrels.encoded_ids("users")) < 0]
+        given.append(ids)
+    return [ids for ids in given if len(ids)]
 
 
 def users_in_run(q_users: Any, r_users: Any) -> tuple[np.ndarray, int]:

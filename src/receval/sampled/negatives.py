@@ -726,11 +726,16 @@ def restrict_run(r: Run, c: Candidates) -> Restriction:
         The restricted run and the counts of what it left out.
     """
     n_items = np.int64(len(r.item_ids))
-    c_user = lookup(c.user_ids, r.user_ids).astype(np.int64)
-    c_item = lookup(c.item_ids, r.item_ids).astype(np.int64)
-    row_user = np.repeat(c_user, np.diff(c.offsets))
-    row_item = c_item[c.items]
-    found = (row_user >= 0) & (row_item >= 0)
+    # the candidate rows of the run's users alone, as (run user, run item) codes: a
+    # batch's cost does not grow with the table's other users
+    at = lookup(r.user_ids, c.user_ids).astype(np.int64)
+    users = np.flatnonzero(at >= 0)
+    starts = c.offsets[at[users]]
+    lengths = c.offsets[at[users] + 1] - starts
+    row_user = np.repeat(users, lengths)
+    rows = np.arange(len(row_user)) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    row_item = lookup(c.item_ids[c.items[rows]], r.item_ids).astype(np.int64)
+    found = row_item >= 0
     cand_keys = row_user[found] * n_items + row_item[found]
     run_user = np.repeat(np.arange(r.n_users, dtype=np.int64), np.diff(r.offsets))
     run_keys = run_user * n_items + r.items.astype(np.int64)
@@ -746,7 +751,7 @@ def restrict_run(r: Run, c: Candidates) -> Restriction:
     return Restriction(
         run=out,
         n_rows_dropped=int(len(keep) - n_kept),
-        n_candidates_absent=int((row_user >= 0).sum() - n_kept),
-        n_users_without_candidates=int(r.n_users - (c_user >= 0).sum()),
+        n_candidates_absent=int(len(rows) - n_kept),
+        n_users_without_candidates=int(r.n_users - len(users)),
         n_rows_kept=n_kept,
     )

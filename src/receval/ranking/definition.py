@@ -23,7 +23,7 @@ from ..metrics._propensity import DEFAULT_GAMMA, as_propensities, clipped_pairs
 from ..retrieval.masks import Unmatched
 from ..retrieval.streaming import item_matrix
 from ..sampled.corrections import check_sampling
-from ..sampled.negatives import SamplingSummary
+from ..sampled.negatives import SamplingSummary, restrict_run
 from .aggregate import (
     Mean,
     RankingState,
@@ -312,13 +312,17 @@ def _sampling_counts(params: dict[str, Any], state: RankingState | OpenUsers) ->
     """With ``candidates``: the counts of their restriction of every run row given, as
     the report's ``sampling`` holds them (whole users: the state's; the rows held: those
     of their run, joined and restricted as ``compute`` restricts it); ``{}`` without."""
-    if "candidates" not in params["conventions"]:
+    conventions = params["conventions"]
+    if "candidates" not in conventions:
         return {}
-    if isinstance(state, OpenUsers):
-        func = _func(params)
-        r = state.joined_run(func)
-        state = _no_user(params) if r is None else update(_setup(params, func), None, r)
-    sampling = SamplingSummary() if state.sampling is None else state.sampling
+    if isinstance(state, RankingState):
+        sampling = SamplingSummary() if state.sampling is None else state.sampling
+    else:  # the joined run, without the items of exclude=, restricted
+        sampling, r = SamplingSummary(), state.joined_run(_func(params))
+        seen = conventions.get("exclude")
+        if r is not None:
+            sampling.add(restrict_run(r if seen is None else seen.mask(r).run,
+                                      conventions["candidates"]))  # fmt: skip
     return {f.name: getattr(sampling, f.name) for f in fields(sampling) if f.name.startswith("n_")}
 
 

@@ -6,6 +6,7 @@ messages, naming the accumulator."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 import warnings
 from typing import Any
@@ -192,15 +193,35 @@ def test_candidates_that_keep_no_run_row_are_refused_at_compute_as_evaluate_refu
 def test_accumulators_of_other_candidates_or_corrections_do_not_merge():
     qrels, run, c = _case()
     acc = receval.metric("ndcg@10", candidates=c, correction="rank")
+    # the same sets drawn by popularity (the corrections assume uniform draws), and
+    # sets of the same size, one user's with another item
+    popular = copy.deepcopy(c)
+    popular.strategy = "popularity"
+    sets = c.to_dict()
+    other_item = next(i for i in sets["u1"] if i not in sets["u0"])
+    sets["u0"] = [*sets["u0"][:-1], other_item]
+    moved = receval.Candidates.from_dict(sets, catalog_size=c.catalog_size)
+    same = receval.Candidates.from_dict(c.to_dict(), catalog_size=c.catalog_size)
+    assert (moved.n_users, moved.n_rows) == (same.n_users, same.n_rows)
+    with pytest.warns(UserWarning, match="drawn by popularity"):
+        by_popularity = receval.metric("ndcg@10", candidates=popular, correction="rank")
     for other in (
         receval.metric("ndcg@10", candidates=c, correction="bv"),
         receval.metric("ndcg@10", candidates=c.to_dict(), correction="rank", catalog_size=61),
+        by_popularity,
         receval.metric("ndcg@10"),
     ):
         with pytest.raises(InvalidParameterError, match="merge accumulators of one metric"):
             acc.merge(other)
-    copy = pickle.loads(pickle.dumps(receval.metric("ndcg@10", candidates=c, correction="rank")))
-    assert acc.merge(copy.update({"u0": qrels["u0"]}, {"u0": run["u0"]})).n_updates == 1
+    with pytest.raises(InvalidParameterError, match="merge accumulators of one metric"):
+        receval.metric("ndcg@10", candidates=same).merge(
+            receval.metric("ndcg@10", candidates=moved)
+        )
+    receval.metric("ndcg@10", candidates=same).merge(
+        receval.metric("ndcg@10", candidates=copy.deepcopy(same))
+    )
+    loaded = pickle.loads(pickle.dumps(receval.metric("ndcg@10", candidates=c, correction="rank")))
+    assert acc.merge(loaded.update({"u0": qrels["u0"]}, {"u0": run["u0"]})).n_updates == 1
 
 
 def _with_run_only_users() -> tuple[dict, dict, Any]:

@@ -164,13 +164,15 @@ class Candidates:
         return make_frame({"user": users, "item": self.item_ids[self.items]}, backend)
 
     def __eq__(self, other: object) -> bool:
-        """The same sets with the same ids and catalogue size (accumulators with equal
-        options merge)."""
+        """The same sets with the same ids, catalogue size and draw (the strategy, the
+        negatives requested, the users short of them): accumulators with equal options
+        merge, and sets drawn by popularity are not uniform ones."""
         if not isinstance(other, Candidates):
             return NotImplemented
         mine = (self.user_ids, self.item_ids, self.offsets, self.items)
         theirs = (other.user_ids, other.item_ids, other.offsets, other.items)
-        return self.catalog_size == other.catalog_size and all(
+        drawn = ("catalog_size", "strategy", "n_requested", "n_short")
+        return all(getattr(self, name) == getattr(other, name) for name in drawn) and all(
             np.array_equal(a, b) for a, b in zip(mine, theirs, strict=True)
         )
 
@@ -179,8 +181,8 @@ class Candidates:
     def __repr__(self) -> str:
         return (
             f"Candidates(n_users={self.n_users}, n_rows={self.n_rows}, "
-            f"catalog_size={self.catalog_size}, n_requested={self.n_requested}, "
-            f"n_short={self.n_short})"
+            f"catalog_size={self.catalog_size}, strategy={self.strategy!r}, "
+            f"n_requested={self.n_requested}, n_short={self.n_short})"
         )
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CORRECTIONS",
+    "check_catalog_size",
     "check_correctable",
     "check_gamma",
     "check_sampling",
@@ -47,6 +48,8 @@ _CELLS = 1 << 21  # entries per block of rows of the matrix of sampled-rank laws
 #: The condition number of a correction's least-squares problem past which rounding
 #: alone may move its values by more than a millionth of their size
 _CONDITION_LIMIT = 1e-6 / float(np.finfo(np.float64).eps)
+#: The largest catalogue the corrections take: they count its ranks in 64-bit integers
+MAX_CATALOG = 2**63 - 1
 
 
 def rank_metric(metric: str, ranks: np.ndarray) -> np.ndarray:
@@ -120,7 +123,7 @@ def corrected_metric(
     n : int
         Number of sampled negatives.
     catalog_size : int
-        N, the number of items a full ranking ranks (n < N).
+        N, the number of items a full ranking ranks (n < N <= 2**63 - 1).
     correction : {"rank", "minimal_bias", "bv"}, default="bv"
         Which correction.
     gamma : float, default=None
@@ -136,7 +139,8 @@ def corrected_metric(
     ------
     InvalidParameterError
         A metric other than the ones above, ``n`` not below ``catalog_size``, a
-        bad ``correction`` / ``gamma``, or ``gamma`` with a correction other than "bv".
+        ``catalog_size`` beyond 2**63 - 1, a bad ``correction`` / ``gamma``, or
+        ``gamma`` with a correction other than "bv".
 
     Warns
     -----
@@ -181,7 +185,7 @@ def corrected_metric(
     func = "corrected_metric"
     spec = _spec(metric, func)
     v.check_number(n, "n", func, integer=True, low=0)
-    v.check_number(catalog_size, "catalog_size", func, integer=True, low=2)
+    check_catalog_size(catalog_size, func)
     if n >= catalog_size:
         raise InvalidParameterError(
             f"{func}: n (the sampled negatives) must be below catalog_size. Got n={n}, "
@@ -205,9 +209,11 @@ def _corrected(
     """The corrected values and the condition number of the least-squares problem that
     gave them (1 for "rank", which solves none)."""
     if correction == "rank":
-        # floor(1 + (r~ - 1)(N - 1) / n) in integers (no rounding of the ratio)
+        # floor(1 + (r~ - 1)(N - 1) / n) in integers, (N - 1) / n divided first so that
+        # no product overflows: (r~ - 1) q <= N - 1, and (r~ - 1) rem < n**2
+        whole, rem = divmod(size - 1, max(n, 1))
         steps = np.arange(n + 1, dtype=np.int64)
-        estimate = 1 + steps * (size - 1) // max(n, 1)
+        estimate = 1 + steps * whole + steps * rem // max(n, 1)
         return rank_metric(metric, estimate.astype(np.float64)), 1.0
     if correction == "minimal_bias":
         factors: list[np.ndarray] = []
@@ -413,6 +419,19 @@ def _check_catalog(
         )
 
 
+def check_catalog_size(size: Any, func: str) -> int:
+    """The catalogue size N of a correction: an integer in [2, 2**63 - 1]
+    (:data:`MAX_CATALOG`); the errors name ``func``, the caller."""
+    v.check_number(size, "catalog_size", func, integer=True, low=2)
+    if size > MAX_CATALOG:
+        raise InvalidParameterError(
+            f"The 'catalog_size' parameter of {func} must be an integer in [2, 2**63 - 1] "
+            f"(the corrections count the catalogue's ranks in 64-bit integers). Got "
+            f"{size!r} instead; pass the number of items a full ranking ranks."
+        )
+    return int(size)
+
+
 def check_gamma(gamma: Any, corrections: str | list[str] | None, func: str) -> float | None:
     """The weight of "bv" (0.1 when ``gamma`` is None) when ``corrections`` (one, a
     list, or None) holds "bv", else None; an error for a ``gamma`` without "bv"."""
@@ -469,8 +488,7 @@ def check_sampling(
                 f"{func}: correction={correction!r} needs the catalogue size N; pass "
                 f"catalog_size= (candidates from receval.sample_negatives carry it)."
             )
-        v.check_number(size, "catalog_size", func, integer=True, low=2)
-        size, weight = int(size), check_gamma(gamma, correction, func)
+        size, weight = check_catalog_size(size, func), check_gamma(gamma, correction, func)
         if c.strategy == "popularity":
             warn(
                 f"{func}: the corrections assume uniformly sampled negatives; these "

@@ -240,13 +240,13 @@ def test_metric_at_k_one_evaluate_call_per_model(monkeypatch):
     import receval.ranking.evaluation as ev
 
     calls = []
-    real = ev.evaluate
+    real = ev.evaluate_as
 
-    def spy(qrels, run, metrics, **kw):
+    def spy(func, qrels, run, metrics, **kw):
         calls.append((list(metrics), kw))
-        return real(qrels, run, metrics, **kw)
+        return real(func, qrels, run, metrics, **kw)
 
-    monkeypatch.setattr(receval, "evaluate", spy)
+    monkeypatch.setattr(ev, "evaluate_as", spy)
     qrels, run_a, run_b = _ranking()
     metric_at_k(qrels, {"a": run_a, "b": run_b}, metrics=["map"], ks=[10, 1, 5, 5], gain="linear")
     assert [c[0] for c in calls] == [["map@1", "map@5", "map@10"]] * 2

@@ -203,3 +203,100 @@ def test_a_frame_without_its_column_names_a_fix_the_caller_takes(call, func):
     )
     fixed = receval.Run.from_frame(run, score="prob")  # the fix named: it runs
     call(qrels, fixed)
+
+
+def _sampled_report(**options):
+    sets = receval.Candidates.from_dict({u: ["x", "y", "z"] for u in QRELS}, catalog_size=10)
+    return receval.sampled_report(QRELS, RUN, ["ndcg@1"], candidates=sets, corrections="bv",
+                                  **options)  # fmt: skip
+
+
+def _metric_at_k_figure(**options):
+    from receval.report.interactive import metric_at_k_figure
+
+    return metric_at_k_figure(QRELS, {"A": RUN}, metrics=["ndcg"], ks=[1], **options)
+
+
+def _gate(**options):
+    rule = {"metric": "ndcg@1", "rule": "non_inferiority", "margin": 0.1}
+    return receval.gate({"A": RUN}, {"B": RUN}, [rule], qrels=QRELS, **options)
+
+
+#: the public functions that evaluate runs through evaluate, each called with ``options``
+CALLERS = {
+    "compare": lambda **options: receval.compare(
+        QRELS, {"A": RUN, "B": RUN}, ["ndcg@1"], **options
+    ),
+    "compare_by_segment": lambda **options: receval.compare_by_segment(
+        QRELS, {"A": RUN, "B": RUN}, ["ndcg@1"], by={u: "s" for u in QRELS}, **options
+    ),
+    "gate": _gate,
+    "metric_at_k_figure": _metric_at_k_figure,
+    "sampled_report": _sampled_report,
+}
+
+
+@pytest.mark.parametrize("caller", sorted(CALLERS))
+def test_a_function_that_evaluates_names_itself_where_evaluate_names_evaluate(caller):
+    # compare, gate, sampled_report, ... said "evaluate: 1 qrels user is absent ..."
+    options = {"missing_users": "error"}
+    want = _said(lambda: receval.evaluate(QRELS, RUN, ["ndcg@1"], **options), InputValidationError)
+    got = _said(lambda: CALLERS[caller](**options), InputValidationError)
+    assert want.startswith("evaluate: ")
+    assert got == caller + want.removeprefix("evaluate")
+
+
+@pytest.mark.parametrize("caller", sorted(CALLERS))
+def test_a_bad_option_of_evaluate_names_the_function_called(caller):
+    # "The 'min_match' parameter of evaluate ..." (compare_by_segment takes no min_match)
+    from receval.exceptions import InvalidParameterError
+
+    if caller == "compare_by_segment":
+        options, said = {"ties": "bogus"}, "The 'ties' parameter of compare_by_segment must be"
+    else:
+        options, said = {"min_match": 2.0}, f"The 'min_match' parameter of {caller} must be"
+    with pytest.raises(InvalidParameterError) as info:
+        CALLERS[caller](**options)
+    assert str(info.value).startswith(said)
+
+
+def test_compare_names_itself_for_a_bad_tie_rule():
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        receval.compare(QRELS, {"A": RUN, "B": RUN}, ["ndcg@1"], ties="bogus")
+    assert str(info.value) == (
+        "The 'ties' parameter of compare must be one of ['average', 'id_ascending', "
+        "'id_descending', 'input', 'trec', 'worst']. Got 'bogus' instead."
+    )
+
+
+def test_a_metric_function_names_itself_where_evaluate_names_evaluate():
+    # ndcg_at_k said "evaluate: metric 'ndcg@1' has empty_users='error', ..."
+    with pytest.raises(InputValidationError) as info:
+        receval.ndcg_at_k([["x", "y"], ["x"]], [["x"], []], k=1, empty_users="error")
+    assert str(info.value).startswith("ndcg_at_k: metric 'ndcg@1' has empty_users='error'")
+
+
+def test_the_plot_of_metrics_at_k_names_itself():
+    pytest.importorskip("matplotlib")
+    from receval.exceptions import InvalidParameterError
+    from receval.plot import metric_at_k
+
+    with pytest.raises(InvalidParameterError) as info:
+        metric_at_k(QRELS, {"A": RUN}, metrics=["ndcg"], ks=[1], min_match=2.0)
+    assert str(info.value).startswith("The 'min_match' parameter of metric_at_k must be")
+
+
+def test_evaluate_embeddings_names_itself_for_an_unknown_option():
+    # evaluate raised a raw TypeError: "evaluate() got an unexpected keyword argument"
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        receval.evaluate_embeddings(JUDGED, USERS, ITEMS, ["ndcg@3"], tiess="average")
+    assert str(info.value) == (
+        "evaluate_embeddings: got an unknown keyword argument 'tiess'; expected one of "
+        "['allow_unmatched', 'ap_normalizer', 'candidates', 'catalog_size', 'correction', "
+        "...]. "
+        "Did you mean 'ties'?"
+    )

@@ -5,6 +5,8 @@ OverflowError from the core."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,17 @@ def test_evaluate_takes_the_greatest_catalogue():
                               correction="rank", catalog_size=MOST)  # fmt: skip
     # one negative of one above: the full rank 1 + (N - 1) = N
     assert report.mean["ndcg"] == pytest.approx(1.0 / np.log2(MOST + 1.0), rel=1e-12)
+
+
+def test_sampled_report_names_itself_in_its_warnings():
+    # it said "evaluate: the 'minimal_bias' correction ..."
+    items = ["a", "b", *(f"x{i}" for i in range(2000))]
+    qrels = {"u": {"a": 1}, "v": {"b": 1}}
+    run = {u: {item: float(j) for j, item in enumerate(items)} for u in qrels}
+    sets = receval.sample_negatives(qrels, items, n=60, seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        receval.sampled_report(qrels, run, ["recall@1"], candidates=sets,
+                               corrections=["minimal_bias"])  # fmt: skip
+    said = [str(w.message) for w in caught]
+    assert said and all(m.startswith("sampled_report: ") for m in said), said

@@ -248,9 +248,7 @@ def evaluate_run(
     ):
         report = evaluate(
             qrels,
-            run
-            if catalogue is None
-            else RunBatches(lambda: iter([run]), run.name, catalogue, "evaluate"),
+            run if catalogue is None else RunBatches(lambda: iter([run]), run.name, catalogue),
             metrics,
             profile=profile,
             **(conventions or {}),

@@ -553,8 +553,8 @@ def compare(
     >>> float(report.comparisons["p_value"][0])  # 2 of 16 sign patterns are as extreme
     0.1...
     """
-    from ..data._ranked import as_qrels, as_run
-    from ..ranking.evaluation import evaluate
+    from ..data._ranked import as_qrels
+    from ..ranking.evaluation import evaluate, evaluate_as
     from ..ranking.report import EvaluationReport
 
     func = "compare"
@@ -577,8 +577,8 @@ def compare(
                     f"{func}: qrels is None, so every run must be an EvaluationReport. Got "
                     f"{type(run).__name__} for {name!r}; pass the qrels."
                 )
-            q = as_qrels(qrels)
-        reports[name] = evaluate(q, as_run(run), list(specs), profile=profile, **conventions)
+            q = as_qrels(qrels, func)
+        reports[name] = evaluate_as(func, q, run, list(specs), profile=profile, **conventions)
     return compare_reports(reports, specs, func, settings | {"baseline": baseline, "pairs": pairs})
 
 

@@ -64,9 +64,9 @@ def _ranking(
 ) -> tuple[dict[str, _Metric], dict[str, int], dict[str, int]]:
     """Each metric of every run, and each run's qrels users without a list and users
     not in the qrels; ``paired``: as for :func:`_pointwise`."""
-    from ..data._ranked import as_qrels, as_run
+    from ..data._ranked import as_qrels
     from ..engine.totals import averaged_values
-    from ..ranking.evaluation import evaluate
+    from ..ranking.evaluation import evaluate_as
     from ..ranking.report import EvaluationReport
     from ..registry import ranking_spec
 
@@ -80,9 +80,9 @@ def _ranking(
                 f"(its value against a threshold), or put the {kind} rule on a metric that "
                 f"is a mean over users."
             )
-    q = as_qrels(qrels)
+    q = as_qrels(qrels, _FUNC)
     reports: dict[str, EvaluationReport] = {
-        name: evaluate(q, as_run(run), metrics, profile=profile, **conventions)
+        name: evaluate_as(_FUNC, q, run, metrics, profile=profile, **conventions)
         for name, run in models.items()
     }
     first = next(iter(reports.values()))

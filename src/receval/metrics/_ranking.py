@@ -99,7 +99,7 @@ def _mean_at_k(
 ) -> float:
     from ..conventions import Conventions, resolve_conventions
     from ..data._ranked import Qrels, Run
-    from ..ranking.evaluation import evaluate
+    from ..ranking.evaluation import evaluate_as
 
     known = {f.name for f in fields(Conventions)} | {"profile"}
     unknown = sorted(set(conventions) - known)
@@ -153,7 +153,7 @@ def _mean_at_k(
     text = metric if k is None else f"{metric}@{int(k)}"
     # lists aligned by position: a list without a hit is an answer (0), not an id
     # mix-up to refuse; few matches still warn (UnmatchedIdsWarning)
-    return evaluate(qrels, run, [text], **conventions, allow_unmatched=True).mean[text]
+    return evaluate_as(func, qrels, run, [text], **conventions, allow_unmatched=True).mean[text]
 
 
 _DOC = """Compute {what} of ranked lists, averaged over users.

@@ -242,8 +242,8 @@ class MetricAtKDisplay(Display):
         display : MetricAtKDisplay
             The means, the users each mean left out, and the drawing.
         """
-        from .. import evaluate
         from ..data._ranked import Run, as_qrels
+        from ..ranking.evaluation import evaluate_as
 
         check_ax(ax, "MetricAtKDisplay.from_runs")
         names = _check_metrics(metrics)
@@ -257,7 +257,7 @@ class MetricAtKDisplay(Display):
             if model is None and isinstance(run, Run) and run.name:
                 model = str(run.name)
             strings = {(m, k): f"{m}@{k}" for m in names for k in cutoffs}
-            report = evaluate(q, run, list(strings.values()), **conventions)
+            report = evaluate_as(_FUNC, q, run, list(strings.values()), **conventions)
             for m in names:
                 means[model, m] = [float(report.mean[strings[m, k]]) for k in cutoffs]
                 skipped[model, m] = [int(report.n_users_skipped[strings[m, k]]) for k in cutoffs]

@@ -8,14 +8,17 @@ names are one more.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _validation as v
+from .._parameters import check_keywords
 from ..data._ranked import Run, as_qrels, as_run
 from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA
@@ -27,7 +30,7 @@ from .values import as_popularity_table, subset_qrels
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.scan import ScanRun
 
-__all__ = ["EvaluationReport", "evaluate"]
+__all__ = ["EvaluationReport", "evaluate", "evaluate_as"]
 
 
 def evaluate(
@@ -347,12 +350,20 @@ def evaluate(
     >>> report.metrics["p@3"]
     'precision(estimator=ips)@3'
     """
-    options = dict(locals())  # every keyword, read by name in evaluation_setup
-    func = run.func if isinstance(run, RunBatches) else "evaluate"  # whom the messages name
+    return evaluate_as("evaluate", **locals())
+
+
+def evaluate_as(func: str, qrels: Any, run: Any, metrics: Any, **options: Any) -> EvaluationReport:
+    """:func:`evaluate` of ``qrels``, ``run``, ``metrics`` and its keyword ``options``
+    for ``func``, the public function called, whose name its errors and warnings carry
+    (an unknown keyword's too); the keywords not given take evaluate's defaults."""
+    check_keywords(options, _keywords(), func)
+    options = _keywords() | options | {"qrels": qrels}  # read by name in evaluation_setup
+    min_match, allow_unmatched = options["min_match"], options["allow_unmatched"]
     matching = (check_match_options(min_match, allow_unmatched, func), allow_unmatched)
     scanned = _scanned(run)
-    r = None if scanned is not None or isinstance(run, RunBatches) else as_run(run)
-    table = as_popularity_table(popularity, train, func)
+    r = None if scanned is not None or isinstance(run, RunBatches) else as_run(run, func)
+    table = as_popularity_table(options["popularity"], options["train"], func)
     setup = evaluation_setup(metrics, options, func, popularity=table)
     q = None if qrels is None else as_qrels(qrels, func)
     if q is not None:
@@ -367,6 +378,13 @@ def evaluate(
     return finalize(setup, state, run_name=name, matching=matching)
 
 
+@lru_cache(maxsize=1)
+def _keywords() -> dict[str, Any]:
+    """evaluate's keyword options and their defaults."""
+    params = inspect.signature(evaluate).parameters.values()
+    return {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY}
+
+
 # ------------------------------------------------------------------ out of core
 def _scan_report(setup: Setup, q: Any, spec: Any, matching: Any) -> EvaluationReport:
     """The report of a scanned run; the scan's ``timings`` say where its time went."""
@@ -377,7 +395,7 @@ def _scan_report(setup: Setup, q: Any, spec: Any, matching: Any) -> EvaluationRe
 
 def _scan_state(setup: Setup, q: Any, spec: Any) -> tuple[RankingState, str]:
     """The state of a scanned run's users, batch by batch of whole users."""
-    state = state_of_batches(setup, q, _run_batches(spec, "evaluate"))
+    state = state_of_batches(setup, q, _run_batches(spec, setup.func))
     return state, spec.name or os.path.basename(os.path.normpath(spec.scan.name))
 
 
@@ -412,20 +430,14 @@ class RunBatches:
     """A run made batch by batch of whole users (:func:`receval.evaluate_embeddings`):
     ``batches()`` yields :class:`~receval.Run` objects, each user in one of them;
     ``catalogue``: the ids of the items retrieved from, which the qrels' items must
-    match (the lists of a poor model may miss every judged item); ``func``: the
-    function that made the batches, which the messages of ``evaluate`` name."""
+    match (the lists of a poor model may miss every judged item)."""
 
     def __init__(
-        self,
-        batches: Callable[[], Iterator[Run]],
-        name: str | None,
-        catalogue: np.ndarray,
-        func: str,
+        self, batches: Callable[[], Iterator[Run]], name: str | None, catalogue: np.ndarray
     ) -> None:
         self.batches = batches
         self.name = name
         self.catalogue = catalogue
-        self.func = func
 
 
 def _scanned(run: Any) -> ScanRun | None:

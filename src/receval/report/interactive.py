@@ -346,13 +346,15 @@ def metric_at_k_figure(
     >>> fig["data"][0]["name"], fig["data"][0]["y"], fig["data"][0]["line"]["dash"]
     ('m: recall', [0.75, 0.75, 1.0], 'solid')
     """
-    from ..ranking.evaluation import evaluate
+    from ..ranking.evaluation import evaluate_as
 
     cutoffs = sorted(set(ks))
     data = []
     for i, (model, run) in enumerate(runs.items()):
         strings = {(m, k): f"{m}@{k}" for m in metrics for k in cutoffs}
-        report = evaluate(qrels, run, list(strings.values()), **conventions)
+        report = evaluate_as(
+            "metric_at_k_figure", qrels, run, list(strings.values()), **conventions
+        )
         run_label = _text(model)
         for j, m in enumerate(metrics):
             metric_label = _text(m)

@@ -10,7 +10,7 @@ from typing import Any
 from .. import _validation as v
 from ..data._ranked import Run
 from ..exceptions import InvalidParameterError
-from ..ranking.evaluation import RunBatches, evaluate
+from ..ranking.evaluation import RunBatches, evaluate_as
 from ..ranking.report import EvaluationReport
 from ..ranking.specs import metric_names
 from ..registry import ranking_spec
@@ -136,8 +136,8 @@ def evaluate_embeddings(
             users = search.user_ids[lists.start : lists.start + len(lists.offsets) - 1]
             yield lists_run([lists], users, search.item_ids, name)
 
-    run = RunBatches(batches, name, search.item_ids, "evaluate_embeddings")
-    report = evaluate(qrels, run, metrics, **options)
+    run = RunBatches(batches, name, search.item_ids)
+    report = evaluate_as("evaluate_embeddings", qrels, run, metrics, **options)
     counts: dict[str, Any] = {u.report_field: u.counts.n_unmatched
                               for u in search.unmatched.values()}  # fmt: skip
     return replace(report, **counts)

@@ -13,7 +13,7 @@ from .._parameters import counted
 from ..data._ranked import as_qrels, as_run
 from ..engine.sources import is_scan_run
 from ..exceptions import InvalidParameterError
-from ..ranking.evaluation import evaluate
+from ..ranking.evaluation import evaluate_as
 from ..ranking.report import EvaluationReport
 from .corrections import CORRECTIONS, check_gamma
 from .negatives import as_candidates
@@ -133,13 +133,13 @@ def sampled_report(
         v.check_option(name, "corrections", func, list(CORRECTIONS))
     check_gamma(gamma, corrections, func)
     c = as_candidates(candidates, func)
-    reports = {"sampled": evaluate(qrels, run, metrics, candidates=c, **conventions)}
+    reports = {"sampled": evaluate_as(func, qrels, run, metrics, candidates=c, **conventions)}
     for name in corrections:
-        reports[name] = evaluate(
-            qrels, run, metrics, candidates=c, correction=name, catalog_size=catalog_size,
-            gamma=gamma if name == "bv" else None, **conventions,
+        reports[name] = evaluate_as(
+            func, qrels, run, metrics, candidates=c, correction=name,
+            catalog_size=catalog_size, gamma=gamma if name == "bv" else None, **conventions,
         )  # fmt: skip
-    reports["full"] = evaluate(qrels, run, metrics, **conventions)
+    reports["full"] = evaluate_as(func, qrels, run, metrics, **conventions)
     names = list(reports["sampled"].mean)
     size = catalog_size if catalog_size is not None else c.catalog_size
     covers = False

@@ -404,7 +404,7 @@ def compare_by_segment(
     from ..comparison.models import check_settings, compare_reports, named_models, ranking_specs
     from ..comparison.table import model_pairs
     from ..conventions import FIELDS
-    from ..ranking.evaluation import evaluate
+    from ..ranking.evaluation import evaluate_as
     from ..ranking.report import EvaluationReport
     from .report import user_segments
 
@@ -423,7 +423,7 @@ def compare_by_segment(
     specs = ranking_specs(metrics, func)
     reports = {
         name: r if isinstance(r, EvaluationReport)
-        else evaluate(qrels, r, list(specs), profile=profile, **conventions)
+        else evaluate_as(func, qrels, r, list(specs), profile=profile, **conventions)
         for name, r in named.items()
     }  # fmt: skip
     first = next(iter(reports.values()), None)

@@ -385,6 +385,28 @@ def test_popularity_model():
     assert clipped.values["dcg@2"][1] == pytest.approx(10.0)
 
 
+def test_a_popularity_propensity_that_underflows_is_not_blamed_on_missing_interactions():
+    # item a, of 1 interaction, was said to be among "items without interactions"
+    qrels = {"u": {"a": 1, "b": 1, "c": 1}}
+    run = {"u": {"a": 0.9, "b": 0.8, "c": 0.7}}
+    options = {"propensities": "popularity", "propensity_gamma": 1e6}
+    with pytest.raises(InputValidationError) as info:
+        evaluate(qrels, run, ["ndcg@2"], popularity={"a": 1, "b": 1e6, "c": 3}, **options)
+    assert str(info.value) == (
+        "evaluate: 2 relevant (user, item) pairs of the qrels have propensity 0 under the "
+        "popularity model although their items have interactions, e.g. [('u', 'a'), "
+        "('u', 'c')]: p = (n / max n)**((gamma + 1) / 2) underflows to 0 with "
+        "propensity_gamma=1000000.0; pass a smaller propensity_gamma, or propensity_clip > 0 "
+        "to bound their weight."
+    )
+    # an item of no interaction is still said to have none
+    with pytest.raises(InputValidationError, match=r"items without interactions"):
+        evaluate(qrels, run, ["ndcg@2"], popularity={"a": 0, "b": 1, "c": 1}, **options)
+    clipped = evaluate(qrels, run, ["ndcg@2"], popularity={"a": 1, "b": 1e6, "c": 3},
+                       propensity_clip=1e-6, **options)  # fmt: skip
+    assert np.isfinite(clipped.mean["ndcg@2"])
+
+
 def test_scan_equals_in_memory(tmp_path):
     import pandas as pd
     import pyarrow  # noqa: F401

@@ -65,6 +65,10 @@ class Propensities:
         The smallest propensity a weight uses: ``w = 1 / max(p, clip)``.
     source : str
         How the propensities were given (for messages).
+    counts, gamma : ndarray and float, or None
+        The popularity model's counts of ``item_ids`` and its ``propensity_gamma``
+        (for messages: a propensity 0 of an item with interactions underflowed);
+        None for propensities given.
     """
 
     values: np.ndarray
@@ -74,6 +78,8 @@ class Propensities:
     _: KW_ONLY
     clip: float = 0.0
     source: str = "propensities"
+    counts: np.ndarray | None = None
+    gamma: float | None = None
 
     def __eq__(self, other: object) -> bool:
         """The same propensities, clip and source (accumulators with equal options merge)."""
@@ -111,20 +117,33 @@ class Propensities:
         missing = relevant & np.isnan(p)
         p = np.where(relevant, np.maximum(p, self.clip), 1.0)
         zero = relevant & (p <= 0)
+        # of those, the items with interactions whose p = (n / max n)**((gamma + 1) / 2)
+        # underflowed to 0 (a gamma too large), told apart from items without any
+        under = np.zeros_like(zero)
+        if zero.any() and self.counts is not None:
+            items = lookup(q.item_ids, self.item_ids).astype(np.int64)[q.items]
+            under = zero & (items >= 0) & (self.counts[np.maximum(items, 0)] > 0)
         with np.errstate(divide="ignore", over="ignore"):  # 0 or beyond float64: refused
             w = np.where(relevant, 1.0 / p, 0.0)
         huge = ~np.isfinite(w) & ~missing & ~zero
-        for kind, rows in enumerate((missing, zero, huge)):  # in the order of _REFUSALS
+        checks = (missing, under, zero & ~under, huge)  # in the order of _REFUSALS
+        for kind, rows in enumerate(checks):
             if rows.any():
-                raise Refusal(func, threshold, kind, int(rows.sum()), _pairs(q, rows)).error()
+                pairs = _pairs(q, rows)
+                raise Refusal(func, threshold, kind, int(rows.sum()), pairs, self.gamma).error()
         return w
 
 
 #: What :meth:`Propensities.weights` refuses, in the order it checks: relevant pairs
-#: without a propensity, of propensity 0, of a weight beyond float64's range.
+#: without a propensity, of propensity 0 by underflow (the popularity model's, for items
+#: with interactions), of propensity 0, of a weight beyond float64's range.
 _REFUSALS = (
     "{func}: propensities has no propensity for {pairs_counted} of the qrels, e.g. {pairs}; "
     "give one for every item graded >= {threshold}.",
+    "{func}: {pairs_counted} of the qrels {have} propensity 0 under the popularity model "
+    "although their items have interactions, e.g. {pairs}: p = (n / max n)**((gamma + 1) / "
+    "2) underflows to 0 with propensity_gamma={gamma!r}; pass a smaller propensity_gamma, or "
+    "propensity_clip > 0 to bound their weight.",
     "{func}: {pairs_counted} of the qrels {have} propensity 0 under the popularity model "
     "(items without interactions in popularity= / train=), e.g. {pairs}; pass "
     "propensity_clip > 0 to bound their weight.",
@@ -149,6 +168,8 @@ class Refusal:
     kind: int
     count: int
     pairs: tuple[tuple[Any, Any], ...]
+    #: the popularity model's gamma (its message of an underflow names it)
+    gamma: float | None = None
 
     def merge(self, other: Refusal) -> Refusal:
         """The refusal of both parts: the check the whole qrels fail first (a part that
@@ -163,6 +184,7 @@ class Refusal:
         text = _REFUSALS[self.kind].format(
             func=self.func, pairs_counted=v.counted(self.count, "relevant (user, item) pair"),
             have=v.verb(self.count, "has"), threshold=self.threshold, pairs=pairs,
+            gamma=self.gamma,
         )  # fmt: skip
         error = InputValidationError(text)
         error.tally = self
@@ -230,7 +252,7 @@ def _from_popularity(table: Any, gamma: float) -> Propensities:
     top = float(counts.max()) if counts.size else 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.power(counts / top, (gamma + 1.0) / 2.0) if top > 0 else np.zeros_like(counts)
-    return Propensities(p, table.item_ids, source="popularity")
+    return Propensities(p, table.item_ids, source="popularity", counts=counts, gamma=gamma)
 
 
 def as_propensities(

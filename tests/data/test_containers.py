@@ -282,6 +282,30 @@ def test_qrels_frames_without_a_grade_column_read_no_other_column_silently():
     assert evaluate(pd.DataFrame({**pairs, "grade": [1, 0, 2]}), run, ["mrr"]).mean == read.mean
 
 
+def test_a_grade_column_labelled_by_a_number_is_named_as_the_fix_must_pass_it():
+    # a pandas column labelled 0 was offered as grade='0', which names no column (and
+    # grade=0 was refused: the labels were read as strings)
+    run = {1: {1: 1.0}, 2: {2: 1.0, 3: 0.5}}
+    frame = pd.DataFrame({"user": [1, 2, 2], "item": [1, 2, 3], 0: [1, 0, 2]})
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_frame(frame)
+    assert str(info.value) == (
+        "Qrels: no column 'grade' but has [0] beside user and item, which would be left "
+        "unread (every pair of grade 1); pass grade=0 if that column holds the grades, or "
+        "grade=None to give every pair grade 1."
+    )
+    with pytest.raises(InputValidationError) as info:
+        evaluate(frame, run, ["mrr"])
+    assert "; pass qrels=receval.Qrels.from_frame(qrels, grade=0) if that" in str(info.value)
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_frame(frame, grade="0")
+    assert str(info.value).endswith(
+        "the grades could be in [0]: pass grade=0 if that column holds them."
+    )
+    read = evaluate(Qrels.from_frame(frame, grade=0), run, ["mrr"])  # the fix runs
+    assert read.mean == {"mrr": 0.75}
+
+
 def test_a_splits_test_frame_with_its_time_column_is_the_pairs_of_grade_1():
     # a frame of user, item and timestamp (a split's test) was refused, its time column
     # offered as the grades; a time column is never the grades

@@ -509,8 +509,11 @@ _FORMATS_FIX = re.compile(r"pass file_format='(\w+)'((?:, '\w+')* or '\w+')")
 _FORMAT_FIX = re.compile(r"pass file_format='(\w+)'(?: \(or name the file \.\w+\))?")
 
 #: The fix that names a column of a reader (:func:`receval.data.io.check_columns`:
-#: ``'<column name>'``; :func:`receval.data.io.gradeless`: the column of the grades)
-_COLUMN_FIX = re.compile(r"pass (user|item|grade|score|rank)=('[^']*')")
+#: ``'<column name>'``; :func:`receval.data.io.gradeless`: the column of the grades, as
+#: its repr: a string, or a number that labels a pandas column)
+_COLUMN_FIX = re.compile(
+    r"pass (user|item|grade|score|rank)=('[^']*'|\"[^\"]*\"|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
+)
 
 
 def given_path_fix(message: str, reader: str) -> str:

@@ -69,13 +69,15 @@ def is_frame(obj: Any) -> bool:
     )
 
 
-def column_names(data: Any) -> list[str]:
-    """The column names of a DataFrame, an Arrow table or a mapping of arrays."""
+def column_names(data: Any) -> list[Any]:
+    """The column names of a DataFrame, an Arrow table or a mapping of arrays, as the
+    data holds them (a pandas label may be a number: ``frame[0]``)."""
     if module_of(data) == "pyarrow":
         return list(data.schema.names)
     if isinstance(data, Mapping):
         return list(data.keys())
-    return [str(c) for c in data.columns]
+    columns = data.columns  # pandas: an Index; polars: a list of str
+    return list(columns.tolist() if hasattr(columns, "tolist") else columns)
 
 
 def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> None:
@@ -95,7 +97,7 @@ def check_columns(data: Any, columns: Mapping[str, str | None], func: str) -> No
             )
 
 
-def value_columns(names: Sequence[Any], used: Sequence[Any]) -> list[str]:
+def value_columns(names: Sequence[Any], used: Sequence[Any]) -> list[Any]:
     """The columns of ``names`` that could hold values (grades, scores, labels): not in
     ``used`` nor an id or time column of a default name (user, item, timestamp, time).
 
@@ -105,7 +107,7 @@ def value_columns(names: Sequence[Any], used: Sequence[Any]) -> list[str]:
     ['rating']
     """
     ids = ("user", "item", *TIME_NAMES)
-    return [str(name) for name in names if name not in used and name not in ids]
+    return [name for name in names if name not in used and name not in ids]
 
 
 def gradeless(

@@ -300,3 +300,14 @@ def test_evaluate_embeddings_names_itself_for_an_unknown_option():
         "...]. "
         "Did you mean 'ties'?"
     )
+
+
+def test_evaluate_embeddings_names_itself_for_a_keyword_named_as_an_argument():
+    # it was a raw TypeError: "evaluate_as() got multiple values for argument 'func'"
+    from receval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        receval.evaluate_embeddings(JUDGED, USERS, ITEMS, ["ndcg@3"], func="f")
+    assert str(info.value).startswith(
+        "evaluate_embeddings: got an unknown keyword argument 'func'; expected one of "
+    )

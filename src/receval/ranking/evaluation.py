@@ -350,10 +350,14 @@ def evaluate(
     >>> report.metrics["p@3"]
     'precision(estimator=ips)@3'
     """
-    return evaluate_as("evaluate", **locals())
+    options = dict(locals())
+    del options["qrels"], options["run"], options["metrics"]
+    return evaluate_as("evaluate", qrels, run, metrics, **options)
 
 
-def evaluate_as(func: str, qrels: Any, run: Any, metrics: Any, **options: Any) -> EvaluationReport:
+def evaluate_as(
+    func: str, qrels: Any, run: Any, metrics: Any, /, **options: Any
+) -> EvaluationReport:
     """:func:`evaluate` of ``qrels``, ``run``, ``metrics`` and its keyword ``options``
     for ``func``, the public function called, whose name its errors and warnings carry
     (an unknown keyword's too); the keywords not given take evaluate's defaults."""

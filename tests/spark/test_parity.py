@@ -516,7 +516,7 @@ def test_propensity_errors_name_receval_spark_evaluate(spark):
         rs.evaluate(q, r, ["ndcg@2"], propensities={"a": 0.5}, num_partitions=2)
     assert str(info.value) == (
         "receval.spark.evaluate: propensities has no propensity for 1 relevant (user, item) "
-        "pairs of the qrels, e.g. [('u1', 'b')]; give one for every item graded >= 1.0."
+        "pair of the qrels, e.g. [('u1', 'b')]; give one for every item graded >= 1.0."
     )
 
 

@@ -700,6 +700,19 @@ def test_sampled_report_checks_its_corrections(corrections, expected):
     assert str(error.value) == f"The 'corrections' parameter of sampled_report {expected}"
 
 
+def test_sampled_report_refuses_correction_for_corrections():
+    # correction= went through **conventions to evaluate beside each report's own: a raw
+    # "got multiple values for keyword argument" TypeError
+    qrels, run, items = _data(users=5)
+    c = sample_negatives(qrels, items, n=5, seed=0)
+    with pytest.raises(InvalidParameterError) as error:
+        sampled_report(qrels, run, ["recall@5"], candidates=c, correction="bv")
+    assert str(error.value) == (
+        "sampled_report takes corrections= (a list: one report each), not correction=. Got "
+        "correction='bv' instead; pass corrections=['bv']."
+    )
+
+
 def test_sampled_report_takes_one_correction_as_a_string():
     qrels, run, items = _data(users=5)
     c = sample_negatives(qrels, items, n=5, seed=0)

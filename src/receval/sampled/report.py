@@ -132,6 +132,12 @@ def sampled_report(
     for name in corrections:
         v.check_option(name, "corrections", func, list(CORRECTIONS))
     check_gamma(gamma, corrections, func)
+    if "correction" in conventions:  # each report's own: evaluate_as would get it twice
+        raise InvalidParameterError(
+            f"{func} takes corrections= (a list: one report each), not correction=. Got "
+            f"correction={conventions['correction']!r} instead; pass "
+            f"corrections=[{conventions['correction']!r}]."
+        )
     c = as_candidates(candidates, func)
     reports = {"sampled": evaluate_as(func, qrels, run, metrics, candidates=c, **conventions)}
     for name in corrections:

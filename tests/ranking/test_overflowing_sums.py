@@ -29,7 +29,7 @@ RATIOS = ["ndcg(gain=exponential)@10", "ndcg_burges@10", "ndcg(gain=exponential,
 def _refusal(func: str, metric: str) -> str:
     return (
         f"{func}: metric {metric!r} sums gains beyond float64's range (above 1.8e308) "
-        f"for 1 user(s), e.g. ['u']; use gain='linear' or map the grades to a smaller range."
+        f"for 1 user, e.g. ['u']; use gain='linear' or map the grades to a smaller range."
     )
 
 

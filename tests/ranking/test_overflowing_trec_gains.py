@@ -34,7 +34,7 @@ TABLED = [
 def _refusal(func: str, metric: str, fix: str = "map the grades to a smaller range") -> str:
     return (
         f"{func}: metric {metric!r} sums gains beyond float64's range (above 1.8e308) "
-        f"for 1 user(s), e.g. ['u']; {fix}."
+        f"for 1 user, e.g. ['u']; {fix}."
     )
 
 

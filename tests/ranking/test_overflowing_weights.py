@@ -19,7 +19,7 @@ FIX = "pass propensity_clip= (e.g. 1e-6) to bound the weights at 1 / clip."
 
 
 def _refusal(
-    metric: str, summed: str = "weights 1 / propensity", users: str = "1 user(s), e.g. ['u']"
+    metric: str, summed: str = "weights 1 / propensity", users: str = "1 user, e.g. ['u']"
 ) -> str:
     return (
         f"evaluate: metric {metric!r} sums {summed} beyond float64's range (above 1.8e308) "
@@ -49,7 +49,7 @@ def test_the_users_map_refuses_are_its_own():
     run = {u: {"a": 2, "b": 1} for u in qrels}
     with pytest.raises(InputValidationError) as info:
         rv.evaluate(qrels, run, ["map"], propensities={"a": 1e-308, "b": 0.5})
-    assert str(info.value) == _refusal("map", users="2 user(s), e.g. ['u', 'w']")
+    assert str(info.value) == _refusal("map", users="2 users, e.g. ['u', 'w']")
 
 
 def test_a_dcg_whose_weights_overflow_names_the_weights():
@@ -67,7 +67,7 @@ def test_a_dcg_whose_gains_overflow_names_the_gains():
         rv.evaluate(qrels, RUN, ["dcg"], propensities={"a": 1e-300, "b": 0.5})
     assert str(info.value) == (
         "evaluate: metric 'dcg' sums gains beyond float64's range (above 1.8e308) for 1 "
-        "user(s), e.g. ['u']; map the grades to a smaller range."
+        "user, e.g. ['u']; map the grades to a smaller range."
     )
 
 

@@ -379,11 +379,12 @@ def overflow_refusal(q: Qrels, where: np.ndarray, cause: str) -> str:
     "table" (trec_eval's table of gains, ``gains=``), "weights" (the weights 1 /
     propensity of a metric without gains) or "weighted gains" (gains within reach,
     times weights that take them beyond it)."""
-    from .._validation import format_values
+    from .._validation import counted, format_values
 
     summed, fix = _OVERFLOW_CAUSES[cause]
     return (
-        f"sums {summed} beyond float64's range (above 1.8e308) for {len(where)} user(s), "
+        f"sums {summed} beyond float64's range (above 1.8e308) for "
+        f"{counted(len(where), 'user')}, "
         f"e.g. {format_values(q.ids_at('users', where[:5]))}; {fix}."
     )
 

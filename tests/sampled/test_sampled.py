@@ -96,6 +96,21 @@ def test_evaluate_warns_once_of_a_correction_left_to_rounding():
     said = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
     assert len(said) == 1, said
     assert said[0].startswith("evaluate: the 'minimal_bias' correction of recall@5 with n=")
+    assert "pass correction='bv' with a gamma above 0" in said[0]
+
+
+def test_sampled_report_advises_its_own_corrections_argument():
+    # it said "pass correction='bv'", an argument sampled_report refuses
+    qrels, run, items = _data(seed=1, size=300)
+    c = sample_negatives(qrels, items, n=100, seed=4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sampled_report(qrels, run, ["recall@5"], candidates=c, corrections=["minimal_bias"])
+    said = [str(w.message) for w in caught if issubclass(w.category, receval.RecevalWarning)]
+    assert len(said) == 1, said
+    assert said[0].startswith("sampled_report: the 'minimal_bias' correction of recall@5")
+    assert "pass corrections=['bv'] with a gamma above 0" in said[0]
+    assert "correction='bv'" not in said[0]
 
 
 @pytest.mark.parametrize("metric", ["recall@3", "ndcg", "mrr@5"])

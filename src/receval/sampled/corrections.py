@@ -265,6 +265,8 @@ def warn_unstable(func: str, sampling: SamplingSummary | None, conditions: Condi
     if sampling is None:
         return
     correction, size = sampling.correction, sampling.catalog_size
+    # the caller's own argument: sampled_report takes a list of corrections
+    bv = "corrections=['bv']" if func == "sampled_report" else "correction='bv'"
     for metric, n, worst in worst_conditions(conditions):
         if worst <= _CONDITION_LIMIT:
             continue
@@ -274,7 +276,7 @@ def warn_unstable(func: str, sampling: SamplingSummary | None, conditions: Condi
             f"{func}: the {correction!r} correction of {metric} with n={n} negatives of "
             f"catalog_size={size} solves a least-squares problem of condition number "
             f"{worst:.2g}: rounding alone may move its corrected values by {by}, so they "
-            f"are not reliable; pass correction='bv' with a gamma above 0 (the default, "
+            f"are not reliable; pass {bv} with a gamma above 0 (the default, "
             f"0.1), or sample fewer negatives."
         )
 

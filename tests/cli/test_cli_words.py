@@ -753,6 +753,20 @@ def test_a_list_metric_names_the_command_and_its_metric(trec):
     )
 
 
+def test_novelty_of_items_not_in_train_gives_a_fix_the_command_can_follow(trec, tmp_path):
+    # it said "pass unseen='skip'", a keyword of receval.novelty that no option gives
+    q, a, _ = trec
+    train = tmp_path / "train.csv"
+    train.write_text("user,item\nu1,d1\n")
+    stderr = _stderr("rank", "--qrels", q, "--run", a, "-m", "novelty@2", "--train", train)
+    assert stderr == (
+        "error: receval rank -m novelty: --train must contain every recommended item, whose "
+        "popularity novelty needs. Got 2 items ['d2', 'd3'] that never occur in it; pass a "
+        "--train log in which every recommended item occurs, or leave them out of each "
+        "user's mean in Python with receval.novelty(run, interactions, unseen='skip').\n"
+    )
+
+
 def test_every_function_rank_computes_a_metric_by_names_the_metric():
     # the functions are the registry's: none is left with its library name
     from receval.cli._translate import cli_text

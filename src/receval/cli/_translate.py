@@ -119,6 +119,13 @@ _EVERY_PAIR_GRADE_1 = (
     "keep only the user, item and time columns in the file to give every pair grade 1"
 )
 
+#: The fix of recommended items absent from the --train log of novelty: no option leaves
+#: them out, the library's function does.
+_SKIP_UNSEEN = (
+    "pass a --train log in which every recommended item occurs, or leave them out of each "
+    "user's mean in Python with receval.novelty(run, interactions, unseen='skip')"
+)
+
 #: The command of a library function a fix names (the audit's findings).
 _FUNCTIONS = {
     "receval.split.leave_last_out or temporal": "receval split --method leave-last-out or temporal",
@@ -249,6 +256,10 @@ def cli_text(text: str, command: str | None = None) -> str:
     text = _REFUSED.sub(lambda match: _refused(match, command), text)
     # qrels read without their grade column: no option says so, the file's columns do
     text = text.replace(EVERY_PAIR_GRADE_1, _EVERY_PAIR_GRADE_1)
+    if "unseen=" in text:  # novelty's fix (its module loaded only for it)
+        from ..metrics.beyond.diversity import SKIP_UNSEEN
+
+        text = text.replace(SKIP_UNSEEN, _SKIP_UNSEEN)
     for function, command_words in _FUNCTIONS.items():
         text = text.replace(function, command_words)
     text = _PARAMETER.sub(_parameter, text)

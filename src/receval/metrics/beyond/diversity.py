@@ -42,6 +42,9 @@ __all__ = [
 SimilarityFunction: TypeAlias = Callable[[Any, Any], float]
 
 _UNSEEN = ["raise", "skip"]
+#: The fix of recommended items that never occur in novelty's interactions (the command
+#: line, which has no option for it, gives its own: :func:`receval.cli._translate.cli_text`).
+SKIP_UNSEEN = "pass unseen='skip' to leave them out of each user's mean"
 
 
 def _ids_of(values: Any, name: str, func: str) -> np.ndarray:
@@ -531,7 +534,7 @@ def novelty(
             raise InputValidationError(
                 f"{func}: interactions must contain every recommended item, whose popularity "
                 f"novelty needs. Got {missing_items(run, missing)} that never occur in it; "
-                f"pass unseen='skip' to leave them out of each user's mean."
+                f"{SKIP_UNSEEN}."
             )
     info = np.full(len(run.item_ids), np.nan)
     info[~absent] = -np.log2(popularity[pos[~absent]] / log.n_users)

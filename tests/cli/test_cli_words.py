@@ -151,14 +151,32 @@ def test_ctr_of_weights_all_zero_warns_of_the_weights(tmp_path):
     path.write_text("click,a,w\n1,0.9,0\n0,0.3,0\n1,0.6,0\n0,0.2,0\n")
     stderr = invoke(make_runner(), "ctr", path, "--label", "click", "--score", "a", "--weight",
                     "w").stderr  # fmt: skip
+    # each said of its metric and column, as ctr says its errors: it began with the
+    # library's function ("roc_auc_score: ...", "log_loss: ...")
     assert stderr == (
-        "warning: roc_auc_score: no row has a positive sample weight, so the AUC is undefined "
+        "warning: auc of --score a: no row has a positive sample weight, so the AUC is "
+        "undefined (returned as nan).\n"
+        "warning: logloss of --score a: every sample weight is zero, so the log loss is "
+        "undefined (returned as nan).\n"
+        "warning: pcoc of --score a: no row has a positive sample weight, so PCOC is undefined "
         "(returned as nan).\n"
-        "warning: log_loss: every sample weight is zero, so the log loss is undefined (returned "
-        "as nan).\n"
-        "warning: pcoc: no row has a positive sample weight, so PCOC is undefined (returned as "
-        "nan).\n"
     )
+
+
+@pytest.mark.parametrize("by", [[], ["--by", "user"]])
+def test_ctr_warnings_name_the_metric_column_and_label(tmp_path, by):
+    # they read "roc_auc_score: y_true has a single class ...", once for both columns
+    path = tmp_path / "log.csv"
+    path.write_text("click,a,b,user\n1,0.9,0.8,u1\n1,0.3,0.4,u2\n")
+    stderr = invoke(make_runner(), "ctr", path, "--label", "click", "--score", "a", "--score",
+                    "b", "-m", "auc", "-m", "ne", *by).stderr  # fmt: skip
+    warned = [line for line in stderr.splitlines() if line.startswith("warning: ")]
+    assert warned == [
+        f"warning: {metric} of --score {col}: --label has a single class, so {what} is "
+        "undefined (returned as nan)."
+        for col in "ab"
+        for metric, what in (("auc", "the AUC"), ("ne", "the base rate's entropy is 0 and NE"))
+    ]
 
 
 def test_compare_and_gate_weight_errors_name_the_weight_column(tmp_path):

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from .._parameters import counted
 from ..exceptions import InvalidParameterError
 from ._columns import no_missing, read_columns
-from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat
+from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, one_line
 from ._output import ResultTable
 from ._params import metric_names
 from ._ranked import check_segment_labels, given_once
@@ -317,7 +319,7 @@ def ctr_rows(
                 skipped[name] = why_not
                 row.append(value)
                 continue
-            with say.progress(f"Computing {name} of {col}"):
+            with say.progress(f"Computing {name} of {col}"), column_warnings(source, col, name):
                 try:
                     args = (y_true, y_score)
                     kwargs = {
@@ -371,9 +373,57 @@ def scored_error(
             metric, column = marked
     if column is None:
         return where + words
+    return where + _of_column(words, source, metric, column)
+
+
+def _of_column(words: str, source: Impressions | None, metric: str | None, column: str) -> str:
+    """``words``, a message of a metric on a score column, said of the column by its
+    option (and of the metric): ``auc of --score a: the scores contain NaN.``"""
     option = ((source.options if source is not None else None) or {}).get(column, "--score")
     words = _SCORES.sub(lambda m: "the scores" + (f" {_PLURAL[m[1]]}" if m[1] else ""), words)
-    return f"{where}{'' if metric is None else metric + ' of '}{option} {column}: {words}"
+    return f"{'' if metric is None else metric + ' of '}{option} {column}: {words}"
+
+
+#: The library function a metric's message begins with (``roc_auc_score: ...``).
+_FUNCTION = re.compile(r"^(?P<func>[A-Za-z_][\w.]*): ")
+
+
+@contextmanager
+def column_warnings(
+    source: Impressions | None,
+    column: str,
+    metric: str | None = None,
+    functions: dict[str, str] | None = None,
+) -> Iterator[None]:
+    """The warnings of the metrics computed within on the score column ``column``, said
+    as their errors are (:func:`scored_error`) and raised again for
+    :meth:`Messages.guard` to print: ``auc of --score a: --label has a single class
+    ...`` for the library's ``roc_auc_score: y_true has a single class ...``.
+    ``metric``: the metric computed; else the one whose function (``functions``: each
+    metric's, by the function's name) a warning begins with, if any."""
+    import warnings
+
+    from ..exceptions import warn
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            yield
+    finally:
+        weight = None if source is None else source.weight
+        for w in caught:
+            text = one_line(w.message)
+            func = _FUNCTION.match(text)
+            name = (
+                metric
+                if metric is not None or func is None
+                else (functions or {}).get(func["func"])
+            )
+            if weight is not None:  # "log_loss: sample_weight ...": the --weight column
+                text = re.sub(r"^[\w.]+: sample_weight\b", f"--weight {weight}", text)
+            if not _SCORES.match(text):  # the scores are said so by _of_column
+                text = _FUNCTION.sub("", text, count=1)
+            text = re.sub(r"\by_true\b", "--label", text)
+            warn(_of_column(text, source, name, column), w.category)
 
 
 #: The verbs of the library's messages of a score argument (``y_score contains NaN``),
@@ -458,10 +508,13 @@ def ctr_segment_table(
     :meth:`receval.SegmentReport.records` (receval.by_segment); ``skip_inapplicable`` as
     for :func:`ctr_rows`, on the overall row's counts."""
     from ..exceptions import InputValidationError, RecevalError
+    from ..registry import resolve
     from ..segments.compute import by_segment
 
     rows: list[list[Any]] = []
     counts: list[dict[str, Any]] = []
+    # the metric of each library function, which begins its warnings
+    functions = {resolve(m, family=("pointwise", "grouped")).info.function: m for m in metrics}
     for col, y_score in data.scores:
         kwargs: dict[str, Any] = {}
         if data.sample_weight is not None:
@@ -470,7 +523,10 @@ def ctr_segment_table(
             kwargs["groups"] = data.groups
         why_not = not_probabilities(y_score) if skip_inapplicable else None
         skipped: dict[str, str] = {}
-        with say.progress(f"Computing {', '.join(metrics)} of {col} by segment"):
+        with (
+            say.progress(f"Computing {', '.join(metrics)} of {col} by segment"),
+            column_warnings(data, col, functions=functions),
+        ):
             try:
                 if why_not is None:
                     reports = [by_segment(list(metrics), data.y_true, y_score, by=data.segments,

@@ -40,9 +40,9 @@ def test_the_rank_correction_of_a_huge_catalogue_is_a_metric():
     assert np.isfinite(ndcg).all() and (np.diff(ndcg) <= 0).all()
 
 
-def _refusal(func: str, size: int) -> str:
+def _refusal(func: str, size: int, low: int = 2) -> str:
     return (
-        f"The 'catalog_size' parameter of {func} must be an integer in [2, 2**63 - 1] (the "
+        f"The 'catalog_size' parameter of {func} must be an integer in [{low}, 2**63 - 1] (the "
         f"corrections count the catalogue's ranks in 64-bit integers). Got {size} instead; "
         f"pass the number of items a full ranking ranks."
     )
@@ -60,16 +60,38 @@ QRELS = {"u": {"a": 1}}
 RUN = {"u": {"a": 1.0, "b": 0.5}}
 
 
-@pytest.mark.parametrize("given", ["argument", "candidates"])
-def test_evaluate_refuses_a_catalogue_beyond_the_corrections(given):
+def test_evaluate_refuses_a_catalogue_beyond_the_corrections():
     size = 2**64
-    if given == "argument":
-        sets, options = receval.Candidates.from_dict({"u": ["a", "b"]}), {"catalog_size": size}
-    else:
-        sets, options = receval.Candidates.from_dict({"u": ["a", "b"]}, catalog_size=size), {}
+    sets = receval.Candidates.from_dict({"u": ["a", "b"]})
     with pytest.raises(InvalidParameterError) as info:
-        receval.evaluate(QRELS, RUN, ["mrr"], candidates=sets, correction="rank", **options)
+        receval.evaluate(QRELS, RUN, ["mrr"], candidates=sets, correction="rank",
+                         catalog_size=size)  # fmt: skip
     assert str(info.value) == _refusal("evaluate", size)
+
+
+@pytest.mark.parametrize("size", [MOST + 1, 2**64, 10**30])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda size: receval.Candidates(["u", "u"], ["a", "b"], catalog_size=size),
+        lambda size: receval.Candidates.from_dict({"u": ["a", "b"]}, catalog_size=size),
+    ],
+    ids=["init", "from_dict"],
+)
+def test_candidates_refuse_a_catalogue_beyond_the_corrections_when_built(build, size):
+    # it was kept, and refused only when evaluate read it for a correction
+    with pytest.raises(InvalidParameterError) as info:
+        build(size)
+    assert str(info.value) == _refusal("Candidates", size, low=1)
+
+
+def test_candidates_take_the_greatest_catalogue_and_the_least():
+    # 1: the catalogue sample_negatives gives of one item, which its sets carry
+    for size in (1, MOST):
+        assert receval.Candidates.from_dict({"u": ["a"]}, catalog_size=size).catalog_size == size
+    drawn = receval.sample_negatives({"u": {"a": 1}}, ["a"], n=1, seed=0)
+    back = receval.Candidates.from_dict(drawn.to_dict(), catalog_size=drawn.catalog_size)
+    assert back.catalog_size == drawn.catalog_size == 1
 
 
 def test_evaluate_takes_the_greatest_catalogue():

@@ -22,14 +22,13 @@ from ..data._lookup import distinct, isin_ints, lookup
 from ..data._ranked import Qrels, Run
 from ..exceptions import InvalidParameterError, warn
 from ..registry import MetricSpec, ranking_spec
-from .negatives import Candidates, SamplingSummary, as_candidates
+from .negatives import Candidates, SamplingSummary, as_candidates, check_catalog_size
 
 if TYPE_CHECKING:
     from ..conventions import Conventions
 
 __all__ = [
     "CORRECTIONS",
-    "check_catalog_size",
     "check_correctable",
     "check_gamma",
     "check_sampling",
@@ -48,8 +47,6 @@ _CELLS = 1 << 21  # entries per block of rows of the matrix of sampled-rank laws
 #: The condition number of a correction's least-squares problem past which rounding
 #: alone may move its values by more than a millionth of their size
 _CONDITION_LIMIT = 1e-6 / float(np.finfo(np.float64).eps)
-#: The largest catalogue the corrections take: they count its ranks in 64-bit integers
-MAX_CATALOG = 2**63 - 1
 
 
 def rank_metric(metric: str, ranks: np.ndarray) -> np.ndarray:
@@ -419,19 +416,6 @@ def _check_catalog(
             f"{catalog_size} or more: {len(over)}); pass the catalogue's size as "
             f"catalog_size= (the number of items a full ranking ranks)."
         )
-
-
-def check_catalog_size(size: Any, func: str) -> int:
-    """The catalogue size N of a correction: an integer in [2, 2**63 - 1]
-    (:data:`MAX_CATALOG`); the errors name ``func``, the caller."""
-    v.check_number(size, "catalog_size", func, integer=True, low=2)
-    if size > MAX_CATALOG:
-        raise InvalidParameterError(
-            f"The 'catalog_size' parameter of {func} must be an integer in [2, 2**63 - 1] "
-            f"(the corrections count the catalogue's ranks in 64-bit integers). Got "
-            f"{size!r} instead; pass the number of items a full ranking ranks."
-        )
-    return int(size)
 
 
 def check_gamma(gamma: Any, corrections: str | list[str] | None, func: str) -> float | None:

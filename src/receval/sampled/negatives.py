@@ -25,9 +25,31 @@ from ..data._ranked import Qrels, Run, as_qrels
 from ..data.seen import warn_unmatched_exclusions
 from ..exceptions import InputValidationError, InvalidParameterError
 
-__all__ = ["Candidates", "SamplingSummary", "restrict_run", "sample_negatives"]
+__all__ = [
+    "Candidates",
+    "SamplingSummary",
+    "check_catalog_size",
+    "restrict_run",
+    "sample_negatives",
+]
 
 _BLOCK = 65536  # users drawn per block: bounds the memory of a draw to ~ _BLOCK * 2n codes
+#: The largest catalogue the corrections take: they count its ranks in 64-bit integers
+MAX_CATALOG = 2**63 - 1
+
+
+def check_catalog_size(size: Any, func: str, low: int = 2) -> int:
+    """The catalogue size N of a correction: an integer in [``low``, 2**63 - 1]
+    (:data:`MAX_CATALOG`; ``low``: 1 for the catalogue of :class:`Candidates`, which a
+    correction refuses below 2 when it reads it); the errors name ``func``, the caller."""
+    v.check_number(size, "catalog_size", func, integer=True, low=low)
+    if size > MAX_CATALOG:
+        raise InvalidParameterError(
+            f"The 'catalog_size' parameter of {func} must be an integer in [{low}, "
+            f"2**63 - 1] (the corrections count the catalogue's ranks in 64-bit integers). "
+            f"Got {size!r} instead; pass the number of items a full ranking ranks."
+        )
+    return int(size)
 
 
 class Candidates:
@@ -41,8 +63,8 @@ class Candidates:
     users, items : array-like of shape (n_rows,)
         User id and candidate item id of each row.
     catalog_size : int, default=None
-        Size N of the catalogue the negatives were drawn from, needed by the
-        corrections of :func:`receval.corrected_metric`.
+        Size N of the catalogue the negatives were drawn from (1 to 2**63 - 1),
+        needed by the corrections of :func:`receval.corrected_metric`.
 
     Attributes
     ----------
@@ -74,6 +96,8 @@ class Candidates:
 
     def __init__(self, users: Any, items: Any, *, catalog_size: int | None = None) -> None:
         func = "Candidates"
+        if catalog_size is not None:  # a parameter: checked before any row is read
+            catalog_size = check_catalog_size(catalog_size, func, low=1)
         user_arr = v.as_1d(users, "users", func)
         item_arr = v.as_1d(items, "items", func)
         v.check_same_length(func, users=user_arr, items=item_arr)
@@ -99,9 +123,6 @@ class Candidates:
         items: np.ndarray,
         catalog_size: int | None,
     ) -> None:
-        if catalog_size is not None:
-            v.check_number(catalog_size, "catalog_size", "Candidates", integer=True, low=1)
-            catalog_size = int(catalog_size)
         self.user_ids = user_ids
         self.item_ids = item_ids
         self.offsets = np.zeros(len(user_ids) + 1, dtype=np.int64)

@@ -102,7 +102,9 @@ def test_popularity_and_train_together_are_refused_whatever_the_metric(trec, tmp
     args = [*trec, "-m", metric, "--popularity", path, "--train", train]
     stderr = invoke(make_runner(), *args, code=2).stderr
     assert stderr == (
-        "error: receval rank: pass exactly one of --popularity FILE and --train FILE. Got both.\n"
+        "error: receval rank: the items' popularity must come from exactly one of --popularity "
+        "FILE and --train FILE. Got both; pass one of --popularity FILE or --train FILE "
+        "instead.\n"
     )
     path.write_text("item,count\na,-1\nb,2\n")  # its counts checked, as for every metric
     stderr = invoke(make_runner(), *trec, "-m", metric, "--popularity", path, code=2).stderr

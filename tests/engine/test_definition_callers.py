@@ -24,7 +24,7 @@ TRAIN = (["u", "v", "v"], ["a", "a", "b"])
 @pytest.mark.parametrize(
     ("options", "said"),
     [
-        ({"k": 2}, "{func}: pass exactly one of popularity"),
+        ({"k": 2}, "{func}: the items' popularity must come from exactly one of popularity"),
         ({"train": TRAIN, "k": 2, "head_share": 2.0}, "The 'head_share' parameter of {func} "),
         ({"train": {"u": {"a": 1}}, "k": 2}, "{func}: train must be "),
     ],

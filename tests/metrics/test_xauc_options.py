@@ -83,9 +83,12 @@ def test_bad_options_and_input_name_what_to_do():
         xauc_score([0.0, 1.0], [0.1, 0.2], targets="grades")
     with pytest.raises(InvalidParameterError, match="options of grouped XAUC"):
         xauc_score([0.0, 1.0], [0.1, 0.2], equal_targets="input_order")
-    with pytest.raises(InvalidParameterError, match="pass one of them"):
+    with pytest.raises(InvalidParameterError) as info:
         xauc_score([0.0, 1.0], [0.1, 0.2], groups=[1, 1], targets="probabilities",
                    equal_targets="input_order")  # fmt: skip
+    assert str(info.value).endswith(  # it said "Got both; pass one of them."
+        "Got both; pass one of equal_targets='input_order' or targets='probabilities'."
+    )
     with pytest.raises(InvalidParameterError, match="sample_weight is not taken"):
         xauc_score([0.0, 1.0], [0.1, 0.2], groups=[1, 1], equal_targets="input_order",
                    sample_weight=[1.0, 2.0])  # fmt: skip

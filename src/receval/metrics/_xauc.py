@@ -726,7 +726,7 @@ def _grouped_params(
         raise InvalidParameterError(
             f"{_FUNC}: equal_targets='input_order' orders pairs of equal targets, and "
             f"targets='probabilities' pairs positives with negatives only. Got both; pass "
-            f"one of them."
+            f"one of equal_targets='input_order' or targets='probabilities'."
         )
     if params["min_rows"] > 1 and params["targets"] == "probabilities":
         raise InvalidParameterError(

@@ -226,14 +226,19 @@ def test_entropies_and_item_coverage_hand_computed():
 
 # ------------------------------------------------------------------ errors
 def test_errors_name_the_argument():
-    with pytest.raises(InvalidParameterError, match="pass exactly one of popularity"):
+    # the arguments as written (the command line gives its options), and what to pass:
+    # it ended "Got both." / "Got neither." with no fix
+    expected = (
+        "average_recommendation_popularity: the items' popularity must come from exactly one "
+        "of popularity= (a mapping item -> count) and train= (an interaction log of (user, "
+        "item) pairs). Got {}; pass one of popularity= or train={}."
+    )
+    with pytest.raises(InvalidParameterError) as info:
         average_recommendation_popularity(LISTS)
+    assert str(info.value) == expected.format("neither", "")
     with pytest.raises(InvalidParameterError) as info:
         average_recommendation_popularity(LISTS, popularity=POP, train=([1], ["a"]))
-    assert str(info.value) == (  # the arguments as written: the command line gives its options
-        "average_recommendation_popularity: pass exactly one of popularity= (a mapping item "
-        "-> count) and train= (an interaction log of (user, item) pairs). Got both."
-    )
+    assert str(info.value) == expected.format("both", " instead")
     with pytest.raises(InputValidationError, match="popularity counts must be finite numbers"):
         average_recommendation_popularity(LISTS, popularity={"a": -1})
     with pytest.raises(InputValidationError, match="popularity must be a mapping"):

@@ -170,10 +170,11 @@ def as_popularity(popularity: Any, train: Any, func: str) -> PopularityTable:
     if isinstance(popularity, PopularityTable) and train is None:
         return popularity
     if (popularity is None) == (train is None):
-        given = "both" if popularity is not None else "neither"
+        given, instead = ("both", " instead") if popularity is not None else ("neither", "")
         raise InvalidParameterError(
-            f"{func}: pass exactly one of popularity= (a mapping item -> count) and train= "
-            f"(an interaction log of (user, item) pairs). Got {given}."
+            f"{func}: the items' popularity must come from exactly one of popularity= (a "
+            f"mapping item -> count) and train= (an interaction log of (user, item) pairs). "
+            f"Got {given}; pass one of popularity= or train={instead}."
         )
     if train is not None:
         return _from_log(train, func)

@@ -607,6 +607,8 @@ def test_novelty_unseen_items():
     )
     with pytest.raises(InputValidationError, match=re.escape(msg)):
         novelty([["a", "z"], ["y"]], LOG)
+    with pytest.raises(InputValidationError, match=r"Got 1 item \['z'\] that never occurs in"):
+        novelty([["a", "z"]], LOG)  # the verb agrees: it said "1 item ['z'] that never occur"
     # skip: z leaves user 0 with a only; user 1 has nothing left and is skipped
     assert novelty([["a", "z"], ["y"]], LOG, unseen="skip") == pytest.approx(math.log2(3 / 2))
     with pytest.warns(UndefinedMetricWarning, match="no recommended item occurs"):
@@ -658,7 +660,7 @@ def test_coverage_hand_computed():
 def test_coverage_and_gini_errors():
     msg = (
         "catalog_coverage: catalog must contain every recommended item. Got 1 item ['c'] "
-        "that are not in it; add them to the catalog."
+        "that is not in it; add them to the catalog."  # the verb agrees: it said "are"
     )
     with pytest.raises(InputValidationError, match=re.escape(msg)):
         catalog_coverage([["a", "c"]], catalog=["a", "b"])

@@ -66,7 +66,8 @@ def _catalog_exposure(
     if missing.any():
         raise InputValidationError(
             f"{func}: catalog must contain every recommended item. Got "
-            f"{missing_items(run, missing)} that are not in it; add them to the catalog."
+            f"{missing_items(run, missing)} that {v.verb(int(missing.sum()), 'is')} not in it; "
+            f"add them to the catalog."
         )
     out = np.zeros(len(uniques), dtype=np.int64)
     known = pos >= 0

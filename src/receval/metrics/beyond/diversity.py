@@ -533,7 +533,8 @@ def novelty(
         if missing.any():
             raise InputValidationError(
                 f"{func}: interactions must contain every recommended item, whose popularity "
-                f"novelty needs. Got {missing_items(run, missing)} that never occur in it; "
+                f"novelty needs. Got {missing_items(run, missing)} that never "
+                f"{v.verb(int(missing.sum()), 'occurs')} in it; "
                 f"{SKIP_UNSEEN}."
             )
     info = np.full(len(run.item_ids), np.nan)

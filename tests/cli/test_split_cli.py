@@ -388,3 +388,18 @@ def test_an_integer_train_window_is_read_exactly(tmp_path):
     want = split.rolling(log, [cutoff], train_window=window)[0]
     assert want.n_train_rows == 2
     assert json.loads(result.stdout)[0]["n_train_rows"] == want.n_train_rows
+
+
+def test_a_cutoff_past_the_microsecond_is_read_to_its_last_digit(tmp_path):
+    # --cutoff 500 ns after the first row was read as that row itself: both rows in test
+    times = pd.to_datetime(["2024-01-01 00:00:00", "2024-01-01 00:00:01"])
+    out = ["-o", tmp_path / "a.parquet", "-O", tmp_path / "b.parquet"]
+    for zone, cutoff in (
+        (None, "2024-01-01T00:00:00.000000500"),
+        ("UTC", "2024-01-01T01:00:00.000000500+01:00"),
+    ):
+        log = pd.DataFrame({"user": [1, 2], "item": [1, 2], "timestamp": times.tz_localize(zone)})
+        path = tmp_path / "log.parquet"
+        log.to_parquet(path, index=False)
+        invoke(make_runner(), "split", path, "--method", "temporal", "--cutoff", cutoff, *out)
+        assert _parts(tmp_path / "b.parquet")["item"].tolist() == [2]

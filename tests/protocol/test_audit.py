@@ -710,3 +710,14 @@ def test_a_missing_named_grade_lists_the_time_column_named_by_time(tmp_path, as_
         "audit test: no column 'rel'. Got columns ['user', 'item', 'ts', 'rating']; the grades "
         "could be in ['rating']: pass grade='rating' if that column holds them."
     )
+
+
+def test_a_cutoff_past_the_microsecond_is_read_to_its_last_digit():
+    # datetime.fromisoformat kept six digits: 500 ns after the test row read as the row
+    train, test, _ = clean()
+    start = pd.Timestamp("2024-01-01")
+    train = train.assign(time=start + pd.to_timedelta(train["time"] - 10, "s"))
+    test = test.assign(time=start + pd.to_timedelta(test["time"] - 10, "s"))
+    report = receval.audit(train, test, cutoff="2024-01-01T00:00:00.000000500")
+    found = {(f.input, f.count) for f in report.findings if f.check == "cutoff_leak"}
+    assert found == {("test", 1)}  # the test row at 00:00:00, before the cut-off

@@ -818,3 +818,31 @@ def test_rolling_train_window_is_exact_past_2_53(kind):
     window = 2.0 if kind == "int" else pd.Timedelta(2, "ns")
     (fold,) = split.rolling(log, [times[3]], train_window=window)
     assert fold.train.index.tolist() == [1, 2] and fold.test.index.tolist() == [3]
+
+
+def _two_seconds(unit: str) -> pd.DataFrame:
+    """Two rows a second apart (2024-01-01 00:00:00 and :01), in ``unit``."""
+    times = pd.to_datetime(["2024-01-01 00:00:00", "2024-01-01 00:00:01"]).astype(f"M8[{unit}]")
+    return pd.DataFrame({"user": [1, 2], "item": [1, 2], "timestamp": times})
+
+
+@pytest.mark.parametrize("unit", ["ns", "s"])
+@pytest.mark.parametrize(
+    "cutoff",
+    [
+        "2024-01-01T00:00:00.000000500",
+        "2024-01-01 00:00:00,0000000001",
+        "2024-01-01T00:00:00.9999999",
+    ],
+)
+def test_a_cutoff_past_the_microsecond_is_read_to_its_last_digit(unit, cutoff):
+    # datetime.fromisoformat kept six digits of the fraction: 500 ns after row 0 read as
+    # row 0 itself, which went to test
+    assert split.temporal(_two_seconds(unit), cutoff=cutoff).test.index.tolist() == [1]
+    aware = _two_seconds(unit).assign(timestamp=lambda f: f["timestamp"].dt.tz_localize("UTC"))
+    for offset in ("Z", "+00:00"):
+        assert split.temporal(aware, cutoff=cutoff + offset).test.index.tolist() == [1]
+    one_hour_east = cutoff.replace("T00", "T01").replace(" 00", " 01") + "+01:00"
+    assert split.temporal(aware, cutoff=one_hour_east).test.index.tolist() == [1]
+    (fold,) = split.rolling(_two_seconds(unit), [cutoff], end="2024-01-01T00:00:01.0000000001")
+    assert fold.train.index.tolist() == [0] and fold.test.index.tolist() == [1]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import math
+import re
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -311,21 +312,32 @@ def cutoff_unit(
     )
 
 
-def cutoff_key(
+#: an ISO time's fraction of a second (``.`` or ``,``, any number of digits) and its
+#: UTC offset, if any: the fraction is read exactly, past the microseconds that
+#: ``datetime.fromisoformat`` keeps (it drops the digits after the sixth)
+_FRACTION = re.compile(
+    r"^(?P<head>.*[T ](?:\d{2}:\d{2}:\d{2}|\d{6}))[.,](?P<digits>\d+)"
+    r"(?P<tail>[Zz]|[+-]\d{2}(?::?\d{2})?)?$"
+)
+
+
+def cutoff_ticks(
     value: Any, unit: np.dtype[Any] | None, name: str, func: str, keys: np.ndarray
-) -> float:
-    """A cut-off time in the terms of the times ``keys``: a number for numeric times
-    (a Python int past int64 a float against float times, an error against integer
-    ones, which it could not be compared with); a datetime, ``numpy.datetime64``,
-    ``pandas.Timestamp`` or ISO string for datetime columns, as the first tick of the
-    column's unit at or after it (so that ``time < key`` and ``time >= key`` hold as
-    against the cut-off itself). Against an empty column of no kind
-    (:data:`NO_KIND`), a cut-off of either kind (:func:`cutoff_unit`).
+) -> int | float | Fraction:
+    """A cut-off time in the terms of the times ``keys``, exactly: a number for numeric
+    times (a Python int past int64 a float against float times, an error against
+    integer ones, which it could not be compared with); a datetime,
+    ``numpy.datetime64``, ``pandas.Timestamp`` or ISO string (its fraction of a second
+    to any number of digits, with or without a UTC offset) for datetime columns, as
+    a ``Fraction`` of ticks of the column's unit (an int for months and years: NumPy's
+    cast). Against an empty column of no kind (:data:`NO_KIND`), a cut-off of either
+    kind (:func:`cutoff_unit`). :func:`cutoff_key` is its first tick at or after.
 
     Examples
     --------
-    >>> cutoff_key("2024-01-02T12:00", np.dtype("M8[D]"), "cutoff", "f", np.zeros(0, int))
-    19725
+    >>> cutoff_ticks("2024-01-01T00:00:00.000000500", np.dtype("M8[us]"), "cutoff", "f",
+    ...              np.zeros(0, int)) - 1704067200 * 10**6
+    Fraction(1, 2)
     """
     unit = cutoff_unit([value], unit, f"The '{name}' parameter", func)
     wide = isinstance(value, int) and not isinstance(value, bool)
@@ -349,11 +361,28 @@ def cutoff_key(
                 f"infinity. Got {value!r} instead; pass a time within the times' range."
             )
         return float(value) if isinstance(value, (float, np.floating)) else int(value)
-    given = value
+    stamp, fraction = _stamp(value, name, func)
+    src, dst = _tick_nanos(stamp.dtype), _tick_nanos(unit)
+    if src is None or dst is None:  # months, years, below ns: NumPy's cast
+        return int(stamp.astype(unit).astype(np.int64))
+    return (int(stamp.astype(np.int64)) * src + fraction * 10**9) / dst
+
+
+def _stamp(value: Any, name: str, func: str) -> tuple[np.datetime64, Fraction]:
+    """A datetime cut-off as a naive ``numpy.datetime64`` (an aware one in UTC) and the
+    fraction of a second an ISO string gives beyond it (exactly: no digit dropped)."""
+    given, fraction = value, Fraction(0)
     try:
-        if isinstance(value, str):  # an offset (Z, +08:00) makes an aware datetime
-            with contextlib.suppress(ValueError):  # else NumPy's reading (nanoseconds)
-                value = dt.datetime.fromisoformat(value.strip())
+        if isinstance(value, str):
+            value = value.strip()
+            found = _FRACTION.match(value)
+            if found:  # the whole seconds as below, their fraction exactly
+                digits = found["digits"]
+                fraction = Fraction(int(digits), 10 ** len(digits))
+                value = found["head"] + (found["tail"] or "")
+            # an offset (Z, +08:00) makes an aware datetime
+            with contextlib.suppress(ValueError):  # else NumPy's reading
+                value = dt.datetime.fromisoformat(value)
         if hasattr(value, "to_datetime64"):  # pandas.Timestamp (its time zone dropped: UTC)
             value = value.tz_convert(None) if value.tzinfo else value
             value = value.to_datetime64()
@@ -366,16 +395,34 @@ def cutoff_key(
         raise InvalidParameterError(
             f"The '{name}' parameter of {func} must be a datetime (a datetime, "
             f"numpy.datetime64, pandas.Timestamp or ISO string such as '2024-01-31'), as "
-            f"the time column holds datetimes. Got {value!r} instead."
+            f"the time column holds datetimes. Got {given!r} instead."
         ) from None
-    src, dst = _tick_nanos(stamp.dtype), _tick_nanos(unit)
-    if src is None or dst is None:  # months, years, below ns: NumPy's cast
-        return int(stamp.astype(unit).astype(np.int64))
-    key = -(-int(stamp.astype(np.int64)) * src // dst)  # the first tick at or after
+    return stamp, fraction
+
+
+def cutoff_key(
+    value: Any, unit: np.dtype[Any] | None, name: str, func: str, keys: np.ndarray
+) -> float:
+    """A cut-off time (:func:`cutoff_ticks`) as the key the times ``keys`` are compared
+    with: a number as it is; a datetime as the first tick of the column's unit at or
+    after it (so that ``time < key`` and ``time >= key`` hold as against the cut-off
+    itself).
+
+    Examples
+    --------
+    >>> cutoff_key("2024-01-02T12:00", np.dtype("M8[D]"), "cutoff", "f", np.zeros(0, int))
+    19725
+    """
+    exact = cutoff_ticks(value, unit, name, func, keys)
+    if not isinstance(exact, Fraction):
+        return exact
+    key = math.ceil(exact)  # the first tick at or after
     if not _INT64.min < key <= _INT64.max:
+        held = cutoff_unit([value], unit, f"The '{name}' parameter", func)
         raise InvalidParameterError(
             f"The '{name}' parameter of {func} must be a time that the time column's unit "
-            f"({np.datetime_data(unit)[0]}) holds. Got {given!r} instead."
+            f"({'ns' if held is None else np.datetime_data(held)[0]}) holds. Got {value!r} "
+            f"instead."
         )
     return key
 

@@ -846,3 +846,56 @@ def test_a_cutoff_past_the_microsecond_is_read_to_its_last_digit(unit, cutoff):
     assert split.temporal(aware, cutoff=one_hour_east).test.index.tolist() == [1]
     (fold,) = split.rolling(_two_seconds(unit), [cutoff], end="2024-01-01T00:00:01.0000000001")
     assert fold.train.index.tolist() == [0] and fold.test.index.tolist() == [1]
+
+
+def test_rolling_train_window_starts_at_the_cutoff_not_at_its_tick():
+    # the window of 1.5 s before 00:00:01.5 starts at 00:00:00; counted from the cut-off
+    # rounded up to a tick of seconds (00:00:02) it started at 00:00:00.5
+    import datetime as dt
+
+    times = np.array(["2024-01-01T00:00:00", "2024-01-01T00:00:01", "2024-01-01T00:00:02"])
+    for unit in ("s", "ms", "ns"):
+        log = pd.DataFrame(
+            {"user": [1] * 3, "item": [1, 2, 3], "timestamp": times.astype(f"M8[{unit}]")}
+        )
+        window = dt.timedelta(milliseconds=1500)
+        (fold,) = split.rolling(log, ["2024-01-01T00:00:01.5"], train_window=window)
+        assert fold.train["item"].tolist() == [1, 2]
+        (fold,) = split.rolling(log, ["2024-01-01T00:00:01.5"], train_window=window / 2)
+        assert fold.train["item"].tolist() == [2]  # from 00:00:00.75: its first tick 00:00:01
+    days = pa.table(
+        {"user": [1] * 3, "item": [1, 2, 3],
+         "timestamp": pa.array(np.array(["2024-01-01", "2024-01-02", "2024-01-03"], "M8[D]"))}
+    )  # fmt: skip
+    (fold,) = split.rolling(days, ["2024-01-03T12:00"], train_window=dt.timedelta(hours=36))
+    assert fold.train["item"].to_pylist() == [2, 3]  # from 2024-01-02T00:00
+
+
+def test_rolling_cutoffs_in_one_tick_of_the_column_say_so():
+    days = pa.table(
+        {"user": [1, 1], "item": [1, 2],
+         "timestamp": pa.array(np.array(["2024-01-01", "2024-01-03"], "M8[D]"))}
+    )  # fmt: skip
+    with pytest.raises(InvalidParameterError) as info:
+        split.rolling(days, ["2024-01-02T06:00", "2024-01-02T18:00"])
+    assert str(info.value) == (
+        "The 'cutoffs' parameter of rolling must be increasing in the time column's unit: "
+        "'2024-01-02T06:00' and '2024-01-02T18:00' fall in the same day of its times (it "
+        "holds times in days; both cut at 2024-01-03, the first day at or after each), so "
+        "their folds would be the same. Got ['2024-01-02T06:00', '2024-01-02T18:00'] "
+        "instead; drop one of the two, or give cut-offs that fall in different days."
+    )
+    with pytest.raises(InvalidParameterError) as info:
+        split.rolling(days, ["2024-01-02T06:00"], end="2024-01-02T18:00")
+    assert str(info.value) == (
+        "The 'end' parameter of rolling must come after the last cut-off in the time "
+        "column's unit: '2024-01-02T06:00' and '2024-01-02T18:00' fall in the same day of "
+        "its times (it holds times in days; both cut at 2024-01-03, the first day at or "
+        "after each), so the last fold's test would be empty. Got '2024-01-02T18:00' "
+        "instead; give an end in a later day than the last cut-off's."
+    )
+    with pytest.raises(InvalidParameterError, match=r"must be increasing\. Got"):
+        split.rolling(days, ["2024-01-02T18:00", "2024-01-02T06:00"])
+    with pytest.raises(InvalidParameterError, match=r"must come after the last cut-off\. Got"):
+        split.rolling(days, ["2024-01-02T18:00"], end="2024-01-02T06:00")
+    assert len(split.rolling(days, ["2024-01-02T00:00", "2024-01-02T18:00"])) == 2

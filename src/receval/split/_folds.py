@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_number
-from ..data._times import check_zone, cutoff_key, cutoff_unit, earlier
+from ..data._times import check_zone, cutoff_key, cutoff_ticks, cutoff_unit, earlier
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._counts import result_of
 from ._log import read_log
@@ -116,7 +116,8 @@ def rolling(
     log : DataFrame, Arrow table or path
         The interactions (a path: see :func:`temporal`).
     cutoffs : sequence of numbers or datetimes
-        Increasing cut-off times, one per fold; with a UTC offset or a time
+        Increasing cut-off times, one per fold, no two in one tick of the
+        times' unit (their folds would be the same); with a UTC offset or a time
         zone against tz-aware times, without against naive ones (see
         :func:`temporal`).
     end : number or datetime, default=None
@@ -125,8 +126,10 @@ def rolling(
         Train on the last ``train_window`` before each cut-off only: for numeric
         times a number in their units (seconds for Unix times), for datetimes a
         ``datetime.timedelta``, ``numpy.timedelta64`` or ``pandas.Timedelta``
-        (to the nanosecond); None: all earlier rows. The window's start is
-        compared with the times exactly (no float rounding of large times).
+        (to the nanosecond); None: all earlier rows. The window counts back
+        from the cut-off itself (not from it rounded to the times' unit), and
+        its start is compared with the times exactly (no float rounding of
+        large times).
     user, item, time, rating : str
         Column names (see :func:`temporal`).
 
@@ -158,19 +161,39 @@ def rolling(
     given = [*cutoffs] if end is None else [*cutoffs, end]
     subject = "The 'cutoffs' parameter" if end is None else "The 'cutoffs' and 'end' parameters"
     unit = cutoff_unit(given, data.unit, subject, func)
+    exact = [cutoff_ticks(c, unit, "cutoffs", func, keys) for c in cutoffs]
     cuts = [cutoff_key(c, unit, "cutoffs", func, keys) for c in cutoffs]
     for cutoff in cutoffs:
         check_zone(cutoff, data.unit, data.zone, "cutoffs", func)
-    if any(b <= a for a, b in itertools.pairwise(cuts)):
+    if any(b <= a for a, b in itertools.pairwise(exact)):
         raise InvalidParameterError(
             f"The 'cutoffs' parameter of {func} must be increasing. Got {list(cutoffs)!r} instead."
         )
+    for i, (a, b) in enumerate(itertools.pairwise(cuts)):
+        if b == a:  # increasing, but the column's unit cannot tell them apart
+            pair = (cutoffs[i], cutoffs[i + 1])
+            raise InvalidParameterError(
+                f"The 'cutoffs' parameter of {func} must be increasing in the time column's "
+                f"unit: {_same_tick(pair, a, unit, data.zone)}, so their folds would be the "
+                f"same. Got {list(cutoffs)!r} "
+                f"instead; drop one of the two, or give cut-offs that fall in different "
+                f"{_tick_word(unit)}s."
+            )
     last = None if end is None else cutoff_key(end, unit, "end", func, keys)
     if end is not None:
         check_zone(end, data.unit, data.zone, "end", func)
+        if cutoff_ticks(end, unit, "end", func, keys) <= exact[-1]:
+            raise InvalidParameterError(
+                f"The 'end' parameter of {func} must come after the last cut-off. Got "
+                f"{end!r} instead."
+            )
     if last is not None and last <= cuts[-1]:
         raise InvalidParameterError(
-            f"The 'end' parameter of {func} must come after the last cut-off. Got {end!r} instead."
+            f"The 'end' parameter of {func} must come after the last cut-off in the time "
+            f"column's unit: {_same_tick((cutoffs[-1], end), last, unit, data.zone)}, so "
+            f"the last fold's test would be empty. Got "
+            f"{end!r} instead; give an end in a later {_tick_word(unit)} than the last "
+            f"cut-off's."
         )
     window = _window_ticks(train_window, unit, func)
     folds = []
@@ -178,12 +201,37 @@ def rolling(
         upper = cuts[i + 1] if i + 1 < len(cuts) else last
         train = earlier(keys, cut)
         test = ~train
-        if window is not None:  # the window's start, exactly (no float rounding)
-            train &= ~earlier(keys, Fraction(cut) - window)
+        if window is not None:  # from the exact cut-off (no float rounding, no tick's)
+            train &= ~earlier(keys, Fraction(exact[i]) - window)
         if upper is not None:
             test &= earlier(keys, upper)
         folds.append(result_of(data, train, test, "rolling", fold=i))
     return folds
+
+
+#: the words of NumPy's units of datetimes
+_UNIT_WORDS = {"Y": "year", "M": "month", "W": "week", "D": "day", "h": "hour",
+               "m": "minute", "s": "second", "ms": "millisecond", "us": "microsecond",
+               "ns": "nanosecond"}  # fmt: skip
+
+
+def _tick_word(unit: Any) -> str:
+    """A tick of a datetime column's unit in words: ``day``, ``10-second tick``."""
+    name, count = np.datetime_data(unit)
+    word = _UNIT_WORDS.get(name, name)
+    return word if count == 1 else f"{count}-{word} tick"
+
+
+def _same_tick(given: tuple[Any, Any], key: Any, unit: Any, zone: str | None) -> str:
+    """Why two increasing cut-offs ``given`` cut a datetime column as one: both fall
+    in the one tick of its unit that ends at ``key``, the first tick at or after
+    each (:func:`~receval.data._times.cutoff_key`)."""
+    at = f"{np.array([int(key)], dtype=np.int64).view(unit)[0]}{' UTC' if zone else ''}"
+    word = _tick_word(unit)
+    return (
+        f"{given[0]!r} and {given[1]!r} fall in the same {word} of its times (it holds "
+        f"times in {word}s; both cut at {at}, the first {word} at or after each)"
+    )
 
 
 #: the spans of time a datetime column's train window is given as

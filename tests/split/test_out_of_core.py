@@ -377,3 +377,20 @@ def test_a_split_that_fails_midway_leaves_the_parts_as_they_were(tmp_path, metho
     assert parts[0].read_bytes() == b"the former train part"
     assert parts[1].read_text() == "the former test part"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.csv", "test.csv", "train.parquet"]
+
+
+def test_a_quantile_of_float_times_whose_range_overflows_float64(tmp_path):
+    # the histogram's width, (1e308 - -1e308) / bins, was inf: np.bincount of the NaN
+    # bins raised "'list' argument must have no negative elements"
+    log = pd.DataFrame(
+        {"user": [1, 2, 3, 4, 5], "item": [1, 2, 3, 4, 5],
+         "timestamp": [-1e308, 5.0, 1e308, 1e308, -1e307]}
+    )  # fmt: skip
+    log.to_parquet(tmp_path / "log.parquet", index=False)
+    for q in (0.25, 0.5, 0.75):
+        in_memory = split.temporal(log, quantile=q)
+        out = {"train_path": tmp_path / "train.parquet", "test_path": tmp_path / "test.parquet"}
+        scanned = split.temporal(receval.scan(tmp_path / "log.parquet"), quantile=q, **out)
+        assert scanned.summary() == in_memory.summary()
+        written = pd.read_parquet(out["test_path"])["item"].tolist()
+        assert written == in_memory.test["item"].tolist()

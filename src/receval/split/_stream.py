@@ -396,10 +396,12 @@ def _quantile(scan: Any, time: tuple[str, Any], q: float, func: str) -> Any:
     position = q * (n - 1)
     k = int(np.floor(position))
     wanted = [k, min(k + 1, n - 1)]
-    width = (hi - lo) / _BINS or 1.0
+    # halves: a range of float times past float64's largest (-1e308 to 1e308) stays finite
+    width = (hi / 2 - lo / 2) / _BINS or 1.0
 
     def bins(keys: np.ndarray) -> np.ndarray:
-        return np.minimum(((keys.astype(np.float64) - lo) / width).astype(np.int64), _BINS - 1)
+        half = keys.astype(np.float64) / 2
+        return np.minimum(((half - lo / 2) / width).astype(np.int64), _BINS - 1)
 
     hist = np.zeros(_BINS, dtype=np.int64)
     for origin, batch in _batches(scan, [name], (), time):

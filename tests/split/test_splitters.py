@@ -899,3 +899,25 @@ def test_rolling_cutoffs_in_one_tick_of_the_column_say_so():
     with pytest.raises(InvalidParameterError, match=r"must come after the last cut-off\. Got"):
         split.rolling(days, ["2024-01-02T18:00"], end="2024-01-02T06:00")
     assert len(split.rolling(days, ["2024-01-02T00:00", "2024-01-02T18:00"])) == 2
+
+
+@pytest.mark.parametrize("method", ["temporal", "leave_last_out"])
+@pytest.mark.parametrize("paths", [("train_path", "test_path"), ("test_path",)])
+def test_paths_of_a_log_split_in_memory_are_refused(tmp_path, method, paths):
+    # they were ignored: no file was written, and nothing said so
+    given = {name: tmp_path / f"{name}.parquet" for name in paths}
+    kwargs = {"cutoff": 3} if method == "temporal" else {}
+    with pytest.raises(InvalidParameterError) as info:
+        getattr(split, method)(_log(), **kwargs, **given)
+    shown = ", ".join(f"{name}={path!r}" for name, path in given.items())
+    assert str(info.value) == (
+        f"{method}: train_path and test_path write a Scan's split to files; the log is a "
+        f"DataFrame, split in memory, and they would not be written. Got {shown}; drop them "
+        "and write result.train and result.test yourself, or pass receval.scan(<file>) of "
+        "the log's file to split it out of core."
+    )
+    path = tmp_path / "log.csv"
+    _log().to_csv(path, index=False)
+    with pytest.raises(InvalidParameterError, match="the log is a path, split in memory"):
+        getattr(split, method)(path, **kwargs, **given)
+    assert not any(p.exists() for p in given.values())

@@ -40,6 +40,22 @@ def no_scan(data: Any, func: str) -> None:
         )
 
 
+def _no_paths(log: Any, train_path: Any, test_path: Any, func: str) -> None:
+    """Refuse ``train_path`` / ``test_path`` for a log that is no Scan: they write a Scan's
+    split to files, and an in-memory split would leave them unwritten."""
+    given = {"train_path": train_path, "test_path": test_path}
+    named = [f"{name}={path!r}" for name, path in given.items() if path is not None]
+    if not named:
+        return
+    kind = "a path" if isinstance(log, (str, os.PathLike)) else f"a {type(log).__name__}"
+    raise InvalidParameterError(
+        f"{func}: train_path and test_path write a Scan's split to files; the log is "
+        f"{kind}, split in memory, and they would not be written. Got {', '.join(named)}; "
+        f"drop them and write result.train and result.test yourself, or pass "
+        f"receval.scan(<file>) of the log's file to split it out of core."
+    )
+
+
 def _one_of(a: Any, b: Any, names: tuple[str, str], func: str) -> None:
     if (a is None) == (b is None):
         got = "neither" if a is None else f"both: {names[0]}={a!r}, {names[1]}={b!r}"
@@ -101,7 +117,7 @@ def temporal(
     train_path, test_path : path, default=None
         For a Scan: the Parquet (``.parquet``) or CSV (``.csv``) files to write,
         whole or not at all: a split that fails (a bad row in a later batch)
-        leaves them as they were.
+        leaves them as they were. Refused for a log split in memory.
 
     Returns
     -------
@@ -112,7 +128,8 @@ def temporal(
     InvalidParameterError
         Neither or both of ``cutoff`` and ``quantile``; a cut-off of the wrong
         kind for the time column, or naive against tz-aware times or aware
-        against naive ones; a quantile outside (0, 1).
+        against naive ones; a quantile outside (0, 1); ``train_path`` or
+        ``test_path`` for a log that is no Scan.
     InputValidationError
         A missing column; missing (NaN) times; a cut-off against ISO 8601 text
         with a UTC offset on some times only.
@@ -139,6 +156,7 @@ def temporal(
             log, cutoff, q, user=user, item=item, time=time, rating=rating,
             train_path=train_path, test_path=test_path,
         )  # fmt: skip
+    _no_paths(log, train_path, test_path, func)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     keys = times_of(data)
     if q is not None:
@@ -201,7 +219,7 @@ def leave_last_out(
     user, item, time, rating : str
         Column names (see :func:`temporal`).
     train_path, test_path : path, default=None
-        For a Scan: the files to write.
+        For a Scan: the files to write (refused for a log split in memory).
 
     Returns
     -------
@@ -228,6 +246,7 @@ def leave_last_out(
             log, n, min_train, short, user=user, item=item, time=time, rating=rating,
             train_path=train_path, test_path=test_path,
         )  # fmt: skip
+    _no_paths(log, train_path, test_path, func)
     data = read_log(log, user=user, item=item, time=time, rating=rating, func=func)
     offsets, rows = user_order(data.user_codes, data.n_users, times_of(data))
     counts = np.diff(offsets)

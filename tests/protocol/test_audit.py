@@ -712,6 +712,26 @@ def test_a_missing_named_grade_lists_the_time_column_named_by_time(tmp_path, as_
     )
 
 
+@pytest.mark.parametrize("as_file", [False, True], ids=["frame", "file"])
+def test_a_run_without_its_score_column_names_the_score_argument(tmp_path, as_file):
+    # a frame's said "pass value='<column name>'", an argument audit has not; a file's
+    # gave no fix at all
+    _, _, run = clean()
+    renamed = run.rename(columns={"score": "s"})
+    path = tmp_path / "run.csv"
+    renamed.to_csv(path, index=False)
+    with pytest.raises(InputValidationError) as info:
+        receval.audit(run=path if as_file else renamed)
+    assert str(info.value) == (
+        f"{path}: no column 'score'. Got columns ['user', 'item', 's']; pass "
+        "score='<column name>' naming the column of the run's scores."
+        if as_file
+        else "audit run: the data has no column 'score' (the score column). Got columns "
+        "['user', 'item', 's']; pass score='<column name>'."
+    )
+    assert receval.audit(run=path if as_file else renamed, score="s").ok  # the fix it gives
+
+
 def test_a_cutoff_past_the_microsecond_is_read_to_its_last_digit():
     # datetime.fromisoformat kept six digits: 500 ns after the test row read as the row
     train, test, _ = clean()

@@ -921,3 +921,13 @@ def test_paths_of_a_log_split_in_memory_are_refused(tmp_path, method, paths):
     with pytest.raises(InvalidParameterError, match="the log is a path, split in memory"):
         getattr(split, method)(path, **kwargs, **given)
     assert not any(p.exists() for p in given.values())
+
+
+def test_qrels_of_a_missing_column_name_the_column_argument():
+    with pytest.raises(InputValidationError) as info:
+        split.leave_last_out(_log()).qrels("graded", column="nope")
+    assert str(info.value) == (
+        "SplitResult.qrels: the test part has no column 'nope' for relevance='graded' to "
+        "read. Got columns ['user', 'item', 'timestamp', 'rating']; pass "
+        "column='<column name>' naming one of them."
+    )

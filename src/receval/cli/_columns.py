@@ -103,6 +103,10 @@ def columns_named(
             elif option is not None:
                 text = text.replace(said, f"no column {column!r} ({option} {column}).")
                 read = [p for p in files if text.startswith(p)]
+                # the library's fix names its argument (score=): the option's offers instead
+                argument = f"]; pass {option.lstrip('-').replace('-', '_')}="
+                if read and argument in text:
+                    text = text[: text.index(argument) + 1] + "."
                 if read and text.endswith("]."):  # no fix yet (a header of one field has)
                     text = text[:-1] + _could_serve(
                         column, option, columns, max(read, key=len), files

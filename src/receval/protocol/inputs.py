@@ -173,14 +173,14 @@ def _frame_rows(frame: Any, name: str, columns: Columns, time: str | None,
                 value: str | None) -> Rows:  # fmt: skip
     """The rows of a frame whose time and value columns (:func:`_time_column`,
     :func:`_value_column`) are known."""
-    wanted: dict[str, str | None] = {"user": columns.user, "item": columns.item, "time": time}
-    if value is not None:
-        wanted["value"] = value
+    role = "score" if name == "run" else "grade"  # the argument that names the column
+    wanted = {"user": columns.user, "item": columns.item, role: value}
     io.check_columns(frame, {"user": columns.user, "item": columns.item}, f"{FUNC} {name}")
-    cols = io.frame_columns(frame, {**wanted, "time": None}, f"{FUNC} {name}")
+    cols = io.frame_columns(frame, wanted, f"{FUNC} {name}")
+    cols["value"] = cols.pop(role, None)
     if time is not None:  # as the frame types it: its type tells the time zone
         cols["time"] = frame[time]
-    return _rows(name, {**cols, "value_name": wanted.get("value")}, time)
+    return _rows(name, {**cols, "value_name": value}, time)
 
 
 def _rows(name: str, cols: Mapping[str, Any], time: str | None) -> Rows:
@@ -262,6 +262,11 @@ def _from_path(path: str, name: str, columns: Columns) -> Rows:
         wanted += [time] if time is not None else []
     value = _value_column(names, name, columns, time, f"{path} ({name})")
     wanted += [value] if value is not None else []
+    if name == "run" and set(wanted[:2]) <= set(names) and value not in names:
+        raise InputValidationError(  # as the reader says it, with the fix
+            f"{path}: no column {value!r}. Got columns {v.format_values(names, limit=10)}; "
+            f"pass score='<column name>' naming the column of the run's scores."
+        )
     table = io.read_table(path, wanted, f"{FUNC} {name}", fmt, id_columns=wanted[:2])
     with io.located(path, fmt, (columns.user, columns.item)):
         return _frame_rows(table, name, columns, time, value)

@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_1d, check_number, check_option, is_number, missing_values
+from .._validation import (
+    as_1d,
+    check_number,
+    check_option,
+    format_values,
+    is_number,
+    missing_values,
+)
 from ..data import io
 from ..data._arrow import take_at
 from ..data._encode import encode_ids
@@ -169,7 +176,14 @@ class SplitResult:
             )
         if type(test).__name__ == "Scan":  # a written part: ids in CSV stay strings
             test = _read_whole(test, (user, item))
-        roles = {"user": user, "item": item, "value": column if relevance != "any" else None}
+        names = io.column_names(test)
+        if relevance != "any" and column not in names:
+            raise InputValidationError(
+                f"{func}: the test part has no column {column!r} for relevance="
+                f"{relevance!r} to read. Got columns {format_values(names, limit=10)}; pass "
+                f"column='<column name>' naming one of them."
+            )
+        roles = {"user": user, "item": item, "column": column if relevance != "any" else None}
         cols = io.frame_columns(test, roles, func)
         if len(cols["user"]) == 0:
             raise InputValidationError(
@@ -181,7 +195,7 @@ class SplitResult:
             grades = np.ones(len(cols["user"]), dtype=np.int64)
         else:  # an Arrow column through its buffers (np.asarray of it imports pandas)
             values = _numbers(
-                as_1d(cols["value"], f"the {column!r} column", func), str(column), func
+                as_1d(cols["column"], f"the {column!r} column", func), str(column), func
             )
             if relevance == "threshold":
                 smallest = float(check_number(threshold, "threshold", func))

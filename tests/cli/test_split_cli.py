@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pyarrow as pa
 import pyarrow.csv as pcsv
@@ -403,3 +404,35 @@ def test_a_cutoff_past_the_microsecond_is_read_to_its_last_digit(tmp_path):
         log.to_parquet(path, index=False)
         invoke(make_runner(), "split", path, "--method", "temporal", "--cutoff", cutoff, *out)
         assert _parts(tmp_path / "b.parquet")["item"].tolist() == [2]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+@pytest.mark.parametrize(
+    "method", [["--method", "leave-last-out"], ["--method", "ratio", "--test-fraction", "0.5"]]
+)
+@pytest.mark.parametrize("option", ["-o", "-O"])
+def test_a_folder_that_takes_no_file_names_the_option(tmp_path, log_path, method, option):
+    # /proc takes no new file, even for root: one line naming the option and the path
+    path, _ = log_path
+    out = {"-o": str(tmp_path / "train.csv"), "-O": str(tmp_path / "test.csv")}
+    out[option] = "/proc/part.csv"
+    result = invoke(make_runner(), "split", path, *method, "-o", out["-o"], "-O", out["-O"], code=2)
+    name = {"-o": "--train", "-O": "--test"}[option]
+    assert f"{name} '/proc/part.csv' cannot be written" in result.stderr
+    assert "Errno" not in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_a_scan_split_into_a_folder_that_takes_no_file_names_the_argument(tmp_path, log_path):
+    import receval
+
+    path, _ = log_path
+    with pytest.raises(
+        receval.InvalidParameterError, match=r"test_path '/proc/te\.parquet' cannot"
+    ):
+        split.leave_last_out(
+            receval.scan(path), train_path=tmp_path / "tr.parquet", test_path="/proc/te.parquet"
+        )
+    assert not (tmp_path / "tr.parquet").exists()
+    assert not list(tmp_path.glob(".tr.parquet.partial"))

@@ -114,16 +114,22 @@ def fold_path(path: str, fold: int) -> str:
     return f"{stem}-{fold}{suffix}"
 
 
-def _write(table: Any, path: str) -> None:
-    """An Arrow table to a Parquet or CSV file (by the suffix)."""
-    if path.lower().endswith(".csv"):
-        import pyarrow.csv as pcsv
+def _write(table: Any, path: str, option: str) -> None:
+    """An Arrow table to a Parquet or CSV file (by the suffix), the file of ``option``."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
 
-        pcsv.write_csv(table, path)
-    else:
-        import pyarrow.parquet as pq
-
-        pq.write_table(table, path)
+    try:
+        if path.lower().endswith(".csv"):
+            pcsv.write_csv(table, path)
+        else:
+            pq.write_table(table, path)
+    except OSError as error:  # a folder that takes no new file (read-only, /proc)
+        why = os.strerror(error.errno) if error.errno else str(error)
+        raise InvalidParameterError(
+            f"receval split: {option} {path!r} cannot be written ({why}); write into a "
+            f"folder that takes new files."
+        ) from None
 
 
 def _counts_line(result: Any) -> str:
@@ -372,8 +378,8 @@ def split_command(
                         raise
                     raise say.fail(_window_refused(train_window, window)) from None
             for result, (train_file, test_file) in zip(results, paths, strict=True):
-                _write(result.train, train_file)
-                _write(result.test, test_file)
+                _write(result.train, train_file, "--train")
+                _write(result.test, test_file, "--test")
     if output_format is OutputFormat.table:
         for result in results:
             say.note(_counts_line(result))

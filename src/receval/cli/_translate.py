@@ -102,6 +102,7 @@ OWN_OPTIONS: dict[str, str] = {
 #: each command's option (``None``: every command's).
 _WORDS: dict[str | None, dict[str, str]] = {
     "retrieve": {"user_vectors": "--users", "item_vectors": "--items"},
+    "split": {"train_path": "--train", "test_path": "--test"},
     None: {"user_vectors": "--user-vectors", "item_vectors": "--item-vectors",
            "user_ids": "--user-ids", "item_ids": "--item-ids", "feature_items": "--features"},
 }  # fmt: skip

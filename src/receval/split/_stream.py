@@ -123,6 +123,10 @@ class _Distinct:
         return np.isin(join_ids([mine]), theirs)
 
 
+#: The arguments naming the two output files, in their order.
+_PATHS = ("train_path", "test_path")
+
+
 class _Parts:
     """The two output files, and the counts of what goes where.
 
@@ -171,11 +175,18 @@ class _Parts:
 
         fields = [f.with_type(self.types.get(f.name, f.type)) for f in schema]
         self.schema = schema = pa.schema(fields, metadata=schema.metadata)
-        for path, partial in zip(self.paths, self.partial, strict=True):
-            if path.lower().endswith(".csv"):
-                self.writers.append(pcsv.CSVWriter(partial, schema))
-            else:
-                self.writers.append(pq.ParquetWriter(partial, schema))
+        for name, path, partial in zip(_PATHS, self.paths, self.partial, strict=True):
+            try:
+                if path.lower().endswith(".csv"):
+                    self.writers.append(pcsv.CSVWriter(partial, schema))
+                else:
+                    self.writers.append(pq.ParquetWriter(partial, schema))
+            except OSError as error:  # a folder that takes no new file (read-only, /proc)
+                why = os.strerror(error.errno) if error.errno else str(error)
+                raise InvalidParameterError(
+                    f"{self.func}: {name} {path!r} cannot be written ({why}, making "
+                    f"{partial!r} beside it); write into a folder that takes new files."
+                ) from None
 
     def __enter__(self) -> _Parts:
         return self

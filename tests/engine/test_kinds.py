@@ -238,6 +238,16 @@ def test_a_tampered_kind_is_refused_naming_the_field(
         type(acc).__new__(type(acc)).__setstate__(pickle.loads(pickle.dumps(state)))
 
 
+def test_an_id_kind_names_its_argument_in_the_refusal() -> None:
+    held = IdKind.of(np.array([1, 2]), "f", "run: items")
+    with pytest.raises(InputValidationError) as caught:
+        held.join(IdKind.of(np.array(["1"]), "f", "run: items"), "in this update")
+    assert str(caught.value) == IDS.format(
+        func="f", given="strings", where="in this update", held="integers"
+    ).replace("groups", "run: items", 1).replace("groups = groups", "items = items")
+    assert IdKind("integers", argument=3).invalid() == ("argument", "a str")  # type: ignore[arg-type]
+
+
 def test_scans_refuse_batches_of_two_labellings(tmp_path: Any) -> None:
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")

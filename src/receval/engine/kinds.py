@@ -115,25 +115,30 @@ class IdKind(Kind):
     text (:func:`id_texts`: ``1.0`` and ``1`` as ``"1"``, ``0.5`` as ``"0.5"``), so
     that batches cut anywhere from one float column hold its groups, as
     :func:`receval.gauc_score` groups the whole column.
+
+    ``argument`` names the ids in the refusal: ``"groups"``, or a column of a data
+    argument as ``"run: items"`` (the fix converts the name after ``": "``).
     """
 
+    argument: str = "groups"
+
     @classmethod
-    def of(cls, ids: np.ndarray, func: str) -> IdKind:
+    def of(cls, ids: np.ndarray, func: str, argument: str = "groups") -> IdKind:
         """The kind of some ids (distinct or not), as the states hold them: integers for
         ints and bools (NumPy's too, in an object array) and whole floats below
         ``2**53``, floats for other floats, strings for any other value (held by its
-        text); None for no id."""
+        text); None for no id. ``argument`` names the ids in the refusal."""
         if not len(ids):
-            return cls(None, func)
+            return cls(None, func, argument)
         if ids.dtype.kind in "iub":
-            return cls("integers", func)
+            return cls("integers", func, argument)
         if ids.dtype.kind == "f":
             finite = bool(np.all(np.isfinite(ids)))
             whole = finite and bool(np.all(ids == np.trunc(ids)) and np.abs(ids).max() < 2**53)
-            return cls("integers" if whole else "floats", func)
+            return cls("integers" if whole else "floats", func, argument)
         if ids.dtype.kind == "O" and all(is_integer(x) for x in ids.tolist()):
-            return cls("integers", func)
-        return cls("strings", func)
+            return cls("integers", func, argument)
+        return cls("strings", func, argument)
 
     def join(self, other: IdKind, where: str) -> IdKind:
         """This kind with ``other``'s (see :meth:`Kind.join`): integers and floats
@@ -143,16 +148,19 @@ class IdKind(Kind):
         return super().join(other, where)
 
     def refusal(self, given: Kind, where: str) -> str:
+        column = self.argument.rpartition(": ")[2]
         return (
-            f"{given.func or self.func}: groups must hold ids of one type in every update "
-            f"and merge: numbers (ints or floats) or strings. Got {given.value} {where}, "
-            f"{self.value} before; convert them to one type in every update, e.g. "
-            f"groups = groups.astype(str)."
+            f"{given.func or self.func}: {self.argument} must hold ids of one type in every "
+            f"update and merge: numbers (ints or floats) or strings. Got {given.value} "
+            f"{where}, {self.value} before; convert them to one type in every update, e.g. "
+            f"{column} = {column}.astype(str)."
         )
 
     def invalid(self) -> tuple[str, str] | None:
         if self.value not in (None, "integers", "floats", "strings"):
             return "value", "None, 'integers', 'floats' or 'strings'"
+        if not isinstance(self.argument, str):
+            return "argument", "a str"
         return super().invalid()
 
 

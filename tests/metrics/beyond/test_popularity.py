@@ -8,6 +8,7 @@ error messages.
 """
 
 import math
+import pickle
 import warnings
 
 import numpy as np
@@ -222,6 +223,49 @@ def test_entropies_and_item_coverage_hand_computed():
     assert item_coverage(lists, popularity=pop, k=1) == 0.25
     assert item_coverage([["a", "z"]], popularity=pop) == 2 / 5  # z joins the catalogue
     assert item_coverage(lists, train=(["x", "y"], ["a", "e"])) == 3 / 4  # a, b, c, e
+
+
+@pytest.mark.parametrize("name", ["shannon_entropy", "distributional_coverage", "item_coverage"])
+def test_accumulators_refuse_ids_of_another_type_than_those_held(name):
+    # the int 1 and the str "1" were two items of an accumulator (1.585 bits, not
+    # 0.918; item coverage 2/3, not 1/3) where the functions refuse a run of both types
+    options = {"popularity": {"1": 3, "2": 1, "3": 1}} if name == "item_coverage" else {}
+    function = getattr(receval, name)
+    ints = receval.metric(name, **options).update({1: {1: 1.0, 2: 0.5}})
+    message = (
+        "Accumulator.{step} of '{name}': run: {what} must hold ids of one type in every "
+        "update and merge: numbers (ints or floats) or strings. Got strings in {where}, "
+        "integers before; convert them to one type in every update, e.g. {what} = "
+        "{what}.astype(str)."
+    )
+    with pytest.raises(InputValidationError) as caught:
+        ints.update({2: {"1": 1.0}})
+    assert str(caught.value) == message.format(
+        step="update", name=name, what="items", where="this update"
+    )
+    with pytest.raises(InputValidationError) as caught:  # a user of the other type
+        ints.update({"1": {1: 1.0}})
+    assert str(caught.value) == message.format(
+        step="update", name=name, what="users", where="this update"
+    )
+    strings = receval.metric(name, **options).update({"2": {"1": 1.0}})
+    for held in (ints, pickle.loads(pickle.dumps(ints))):  # the types are read back
+        with pytest.raises(InputValidationError) as caught:
+            held.merge(strings)
+        assert str(caught.value) == message.format(
+            step="merge", name=name, what="users", where="the accumulator merged"
+        )
+        assert held.compute() == function({1: {1: 1.0, 2: 0.5}}, **options)  # as it was
+    # whole floats are the integers they are: one item 1
+    ints.update({2: {1.0: 1.0}})
+    assert ints.compute() == function({1: {1: 1.0, 2: 0.5}, 2: {1: 1.0}}, **options)
+
+
+def test_pop_rsp_accumulator_refuses_users_of_another_type():
+    log = pd.DataFrame({"user": [1, 2, 3], "item": [1, 2, 2]})
+    acc = receval.metric("pop_rsp", train=log, k=2).update({1: {1: 1.0}})
+    with pytest.raises(InputValidationError, match="run: users must hold ids of one type"):
+        acc.update({"1": {1: 1.0}})  # user 1 again, or another user?
 
 
 # ------------------------------------------------------------------ errors

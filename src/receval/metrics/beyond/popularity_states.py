@@ -5,19 +5,23 @@ whole users (``update(run)``, PopREO ``update(qrels, run)``) and merge across
 workers; ``compute()`` equals the function on all the users. PopREO and PopRSP
 keep their four pooled counts; Shannon entropy, distributional coverage and
 item coverage the exposure of each item id (and, for item coverage, the ids of
-every recommended item).
+every recommended item). As the functions refuse a run of user or item ids of
+two types (the int 1 and the str "1": one item, or two?), each state holds the
+type of its ids (:class:`~receval.engine.kinds.IdKind`) and refuses an update
+or a merged accumulator of the other type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ...data._ranked import as_qrels
 from ...engine.group_ids import Seen
+from ...engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
 from ...engine.metric import MetricDefinition, register
 from ...exceptions import InvalidParameterError, warn
 from .lists import as_run, check_k, item_exposure
@@ -35,12 +39,17 @@ from .popularity_table import DEFAULT_HEAD_SHARE, as_popularity
 __all__: list[str] = []
 
 
+#: what the refusal of ids of another type names
+_USERS, _ITEMS = "run: users", "run: items"
+
+
 @dataclass
 class CountsState:
-    """PopREO's or PopRSP's four pooled counts, and the users seen."""
+    """PopREO's or PopRSP's four pooled counts, the users seen and their ids' type."""
 
     counts: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
     seen: Seen = field(default_factory=Seen)
+    users_kind: IdKind = NO_IDS
 
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
@@ -53,17 +62,29 @@ class CountsState:
         self.seen.check_disjoint(other.seen, func, *self.seen_as)
 
     def merge(self, other: CountsState, func: str) -> CountsState:
+        kind = self.users_kind.join(_named(other.users_kind, func), MERGED)
         seen = self.seen.merge(other.seen, func, *self.seen_as)
-        return CountsState(self.counts + other.counts, seen)
+        return CountsState(self.counts + other.counts, seen, kind)
+
+    def absorb(self, other: CountsState, func: str) -> CountsState:
+        """This state (changed in place) with a batch's: as :meth:`merge`, a batch of
+        ids of another type refused as this update's."""
+        kind = self.users_kind.join(_named(other.users_kind, func), UPDATE)
+        self.seen.absorb(other.seen, func, *self.seen_as)
+        self.counts, self.users_kind = self.counts + other.counts, kind
+        return self
 
 
 @dataclass
 class ExposureState:
-    """Exposure (top-k lists holding it) of each item id, every recommended id, users seen."""
+    """Exposure (top-k lists holding it) of each item id, every recommended id, users
+    seen, and the type of the user and item ids."""
 
     counts: dict[Any, int] = field(default_factory=dict)
     items: set[Any] = field(default_factory=set)
     seen: Seen = field(default_factory=Seen)
+    users_kind: IdKind = NO_IDS
+    items_kind: IdKind = NO_IDS
 
     #: ``merge`` takes the caller, which a user in both names
     takes_caller: ClassVar[bool] = True
@@ -76,12 +97,31 @@ class ExposureState:
         self.seen.check_disjoint(other.seen, func, *self.seen_as)
 
     def merge(self, other: ExposureState, func: str) -> ExposureState:
-        counts = dict(self.counts)
+        copied = ExposureState(dict(self.counts), set(self.items), self.seen.copy(),
+                               self.users_kind, self.items_kind)  # fmt: skip
+        return copied._join(other, func, MERGED)
+
+    def absorb(self, other: ExposureState, func: str) -> ExposureState:
+        """This state (changed in place) with a batch's: as :meth:`merge`, a batch of
+        ids of another type refused as this update's."""
+        return self._join(other, func, UPDATE)
+
+    def _join(self, other: ExposureState, func: str, where: str) -> ExposureState:
+        """``other`` added in place; ids of another type (``where``: of this update or of
+        the accumulator merged) or a user in both refused before anything is added."""
+        users = self.users_kind.join(_named(other.users_kind, func), where)
+        items = self.items_kind.join(_named(other.items_kind, func), where)
+        self.seen.absorb(other.seen, func, *self.seen_as)
         for item, c in other.counts.items():
-            counts[item] = counts.get(item, 0) + c
-        return ExposureState(
-            counts, self.items | other.items, self.seen.merge(other.seen, func, *self.seen_as)
-        )
+            self.counts[item] = self.counts.get(item, 0) + c
+        self.items |= other.items
+        self.users_kind, self.items_kind = users, items
+        return self
+
+
+def _named(kind: IdKind, func: str) -> IdKind:
+    """``kind`` as the caller ``func`` (an update's, a merge's) names it when refused."""
+    return replace(kind, func=func)
 
 
 def _options(func: str, options: dict[str, Any], allowed: set[str]) -> None:
@@ -115,7 +155,8 @@ def _parity(name: str) -> MetricDefinition:
 
     def update(params: dict[str, Any], batch: Any, *, func: str) -> CountsState:
         q, r = batch
-        state = CountsState(reo_counts(q, r, **params) if reo else rsp_counts(r, **params))
+        counts = reo_counts(q, r, **params) if reo else rsp_counts(r, **params)
+        state = CountsState(counts, users_kind=IdKind.of(r.user_ids, func, _USERS))
         state.seen.add(r.user_ids, func, state.seen_as[0])
         return state
 
@@ -154,6 +195,8 @@ def _exposure(name: str, finalize: Callable[..., float]) -> MetricDefinition:
         state = ExposureState(
             dict(zip(r.item_ids[shown].tolist(), counts[shown].tolist(), strict=True)),
             set(r.item_ids.tolist()),
+            users_kind=IdKind.of(r.user_ids, func, _USERS),
+            items_kind=IdKind.of(r.item_ids, func, _ITEMS),
         )
         state.seen.add(r.user_ids, func, state.seen_as[0])
         return state

@@ -270,6 +270,35 @@ def test_the_value_is_the_exact_fraction_rounded_once(parts):
         assert math.copysign(1.0, total.value) == 1.0  # +0.0, -0.0 summed too
 
 
+big = st.one_of(st.floats(min_value=0.0, max_value=1.7e308), st.sampled_from([1e308, 1.7e308]))
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), big), max_size=20), st.data())
+def test_group_means_overflow_only_where_the_mean_does(rows, data):
+    """A group whose float sum overflows gets its exact sum over the divisor, rounded
+    once (inf only beyond float64); the others the float sum over it."""
+    from receval.engine.sums import group_means
+
+    codes = np.array([g for g, _ in rows], dtype=np.int64)
+    x = np.array([v for _, v in rows], dtype=np.float64)
+    per_group = st.lists(st.sampled_from([0.0, 1.0, 3.0, 20.0]), min_size=4, max_size=4)
+    divisors = np.array(data.draw(per_group))
+    got = group_means(codes, x, divisors)
+    sums = np.bincount(codes, weights=x, minlength=4)
+    for g in range(4):
+        if divisors[g] == 0:
+            assert math.isnan(got[g])
+        elif math.isinf(sums[g]):
+            exact = sum((Fraction(v) for v in x[codes == g]), Fraction(0)) / Fraction(divisors[g])
+            try:
+                expected = float(exact)  # correctly rounded
+            except OverflowError:
+                expected = math.inf
+            assert got[g] == expected
+        else:
+            assert got[g] == sums[g] / divisors[g]
+
+
 def test_sums_that_are_not_finite_round_as_counted():
     assert math.isnan(ExactSum.of([math.inf, -math.inf]).value)
     assert math.isnan(ExactSum.of([1.0, math.nan]).value)

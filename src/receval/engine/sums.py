@@ -28,6 +28,7 @@ __all__ = [
     "exact_products",
     "exact_sums",
     "fieldwise_sum",
+    "group_means",
     "ratio",
     "scaled_value",
     "weight_shift",
@@ -268,6 +269,49 @@ def exact_group_sums(x: np.ndarray, offsets: np.ndarray) -> list[ExactSum]:
         np.ascontiguousarray(offsets, dtype=np.int64).ravel(),
     )
     return [ExactSum(row) for row in rows]
+
+
+def group_means(codes: np.ndarray, x: np.ndarray, divisors: np.ndarray) -> np.ndarray:
+    """The sum of each group's values divided by the group's divisor: group ``g`` the
+    values ``x[codes == g]``, for ``g`` below ``len(divisors)``; nan where the divisor is 0.
+
+    Float sums (:func:`numpy.bincount`), except for the groups whose float sum
+    overflows: those are summed exactly and divided once, correctly rounded, so
+    that a mean is infinite only where it is beyond float64's range (two values
+    near 1e308 have a finite mean).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from receval.engine.sums import group_means
+    >>> codes, x = np.array([0, 0, 1, 1]), np.array([1e308, 1e308, 1.0, 2.0])
+    >>> group_means(codes, x, np.array([2.0, 2.0, 0.0])).tolist()
+    [1e+308, 1.5, nan]
+    """
+    n = len(divisors)
+    sums = np.bincount(codes, weights=x, minlength=n)
+    result = np.full(n, np.nan)
+    np.divide(sums, divisors, out=result, where=divisors > 0)
+    over = np.flatnonzero(np.isinf(sums) & (divisors > 0))
+    if len(over):
+        rows = np.isin(codes, over)
+        ordered = x[rows][np.argsort(codes[rows], kind="stable")]
+        lengths = np.bincount(codes[rows], minlength=n)[over]
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        exact = exact_group_sums(ordered, offsets)
+        pairs = zip(exact, divisors[over].tolist(), strict=True)
+        result[over] = [_divided(t.as_fraction(), d) for t, d in pairs]
+    return result
+
+
+def _divided(total: Fraction | float, divisor: float) -> float:
+    """An exact sum over a divisor > 0, rounded once (+-inf beyond float64's range)."""
+    if isinstance(total, float):  # the sum of an infinity, or nan
+        return total / divisor
+    try:
+        return float(total / Fraction(divisor))
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
 
 
 def fieldwise_sum(a: _State, b: _State) -> _State:

@@ -225,6 +225,27 @@ def test_entropies_and_item_coverage_hand_computed():
     assert item_coverage(lists, train=(["x", "y"], ["a", "e"])) == 3 / 4  # a, b, c, e
 
 
+def test_arp_of_popularities_near_the_float_max_is_their_mean():
+    # a's and b's popularities sum beyond float64 (inf), but their mean is 1e308:
+    # ARP was inf for u1, and so for the run, by the functions, evaluate and accumulators
+    pop = {"a": 1e308, "b": 1e308, "c": 1.5e308}
+    lists = [["a", "b"], ["d"]]  # u1: (1e308 + 1e308) / 2; u2: 0
+    run = {"u1": {"a": 0.9, "b": 0.5}, "u2": {"d": 0.3}}
+    assert average_recommendation_popularity(lists, popularity=pop) == 5e307
+    assert average_popularity(lists, popularity=pop) == 5e307
+    assert average_popularity(lists, popularity=pop, k=4) == 2.5e307  # RecBole: / k
+    # each user's mean is finite, their sum over users is not: the mean over users is
+    assert average_recommendation_popularity([["a"], ["c"]], popularity=pop) == 1.25e308
+    strings = ["arp@2", "average_popularity@2", "arp"]
+    assert evaluate(None, run, strings, popularity=pop).mean == dict.fromkeys(strings, 5e307)
+    tied = {"u1": {"c": 0.9, "a": 0.5, "b": 0.5}}  # a block of ties: its mean, then the list's
+    got = evaluate(None, tied, ["arp@2"], popularity=pop, ties="average").mean["arp@2"]
+    assert got == 1.25e308  # (1.5e308 + 1e308) / 2, whichever of a and b is second
+    acc = receval.metric("arp@2", popularity=pop)
+    acc.update(None, {"u1": run["u1"]}).update(None, {"u2": run["u2"]})
+    assert acc.compute() == 5e307
+
+
 @pytest.mark.parametrize("name", ["shannon_entropy", "distributional_coverage", "item_coverage"])
 def test_accumulators_refuse_ids_of_another_type_than_those_held(name):
     # the int 1 and the str "1" were two items of an accumulator (1.585 bits, not

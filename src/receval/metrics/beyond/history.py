@@ -21,6 +21,7 @@ from ...data import io
 from ...data._encode import factorize
 from ...data._lookup import distinct, lookup
 from ...data._ranked import Qrels, Run
+from ...engine.sums import group_means
 from ...exceptions import InputValidationError
 
 __all__ = [
@@ -121,7 +122,7 @@ def block_means(offsets: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np
     starts[1:] = keys[1:] != keys[:-1]
     starts[offsets[:-1][np.diff(offsets) > 0]] = True
     block = np.cumsum(starts) - 1
-    result: np.ndarray = (np.bincount(block, weights=values) / np.bincount(block))[block]
+    result: np.ndarray = group_means(block, values, np.bincount(block).astype(np.float64))[block]
     return result
 
 

@@ -9,6 +9,7 @@ a :class:`MeanOverUsers`, which also counts the users left out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias, TypeVar
 
@@ -19,6 +20,7 @@ from ..._kernels import compiled, num_threads
 from ...data import io
 from ...data._ranked import Run
 from ...data._ranked import as_run as as_ranked
+from ...engine.sums import group_means
 from ...exceptions import InputValidationError, UndefinedMetricWarning, warn
 
 __all__ = ["MeanOverUsers"]
@@ -185,7 +187,11 @@ def mean_over_users(
             UndefinedMetricWarning,
         )
         return MeanOverUsers(float("nan"), n, skipped)
-    value = float(kept.mean())
+    with np.errstate(over="ignore"):
+        value = float(kept.mean())
+    if math.isinf(value):  # the sum overflowed, maybe not the mean: summed exactly
+        one_group = np.zeros(kept.size, dtype=np.int64)
+        value = float(group_means(one_group, kept, np.array([float(kept.size)]))[0])
     return MeanOverUsers(1.0 - value if complement else value, n, skipped)
 
 

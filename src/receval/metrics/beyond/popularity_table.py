@@ -24,11 +24,11 @@ from ... import _validation as v
 from ...data._encode import factorize
 from ...data._lookup import lookup
 from ...data._ranked import Qrels, Run
-from ...engine.sums import ExactSum
+from ...engine.sums import ExactSum, group_means
 from ...exceptions import InputValidationError, InvalidParameterError
 from .history import block_means, read_log, run_user_codes, top_k_mask
 
-__all__ = ["PopularityTable", "as_popularity", "per_user_sums"]
+__all__ = ["PopularityTable", "as_popularity", "per_user_means"]
 
 #: Elliot's head: the most popular items holding 80% of the interactions
 DEFAULT_HEAD_SHARE = 0.8
@@ -221,18 +221,28 @@ def _from_log(train: Any, func: str) -> PopularityTable:
     return PopularityTable(log.item_ids, counts, users, items, log.user_ids)
 
 
-def per_user_sums(
-    run: Run, values: np.ndarray, depth: int, average_ties: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
+def per_user_means(
+    run: Run,
+    values: np.ndarray,
+    depth: int,
+    divisor: int | None = None,
+    average_ties: bool = False,
+) -> np.ndarray:
     """Per user of ``run``: the sum of ``values`` (one per item code) over the top
-    ``depth`` items, and the number of those items (min(depth, list length)).
+    ``depth`` items, divided by ``divisor`` (None: by the number of those items,
+    min(depth, list length), nan for an empty list; 1: the sum itself).
 
-    ``average_ties``: the expected sum over every order of tied scores, each
-    position of a block of equal scores holding the block's mean value (exact: the
-    sum is linear in the items)."""
+    A user's sum that overflows float64 is summed exactly and divided once
+    (:func:`~receval.engine.sums.group_means`): two popularities near 1e308 have a
+    finite mean. ``average_ties``: the expected sum over every order of tied scores,
+    each position of a block of equal scores holding the block's mean value (exact:
+    the sum is linear in the items)."""
     keep = top_k_mask(run, depth)
     row_values = values[run.items]
     if average_ties:
         row_values = block_means(run.offsets, run.scores, row_values)
-    sums = np.bincount(run_user_codes(run)[keep], weights=row_values[keep], minlength=run.n_users)
-    return sums, np.minimum(np.diff(run.offsets), depth).astype(np.float64)
+    if divisor is None:
+        divisors = np.minimum(np.diff(run.offsets), depth).astype(np.float64)
+    else:
+        divisors = np.full(run.n_users, float(divisor))
+    return group_means(run_user_codes(run)[keep], row_values[keep], divisors)

@@ -22,7 +22,7 @@ from .popularity_table import (
     as_popularity,
     check_head_share,
     check_tail_ratio,
-    per_user_sums,
+    per_user_means,
 )
 
 __all__ = [
@@ -69,14 +69,12 @@ def popularity_per_user(
         per_item = table.recbole_tail(DEFAULT_TAIL_RATIO if arg is None else arg)
     values = np.zeros(len(run.item_ids))
     values[known] = per_item[pos[known]]
-    sums, n = per_user_sums(run, values, depth, average_ties)
+    divisor = None  # the list's length within k: an empty list has no mean
     if name == "aclt":
-        return sums
-    if name in ("average_popularity", "tail_percentage") and k is not None:
-        return sums / k  # RecBole divides by k (its lists always hold k items)
-    result = np.full(len(sums), np.nan)  # an empty list has no mean
-    np.divide(sums, n, out=result, where=n > 0)
-    return result
+        divisor = 1
+    elif name in ("average_popularity", "tail_percentage") and k is not None:
+        divisor = k  # RecBole divides by k (its lists always hold k items)
+    return per_user_means(run, values, depth, divisor, average_ties)
 
 
 def _raises(bad: str) -> str:

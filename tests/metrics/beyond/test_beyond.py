@@ -671,6 +671,16 @@ def test_coverage_and_gini_errors():
         gini_index([["a", "c"]], catalog=1)
     with pytest.raises(InvalidParameterError, match="'catalog' parameter of catalog_coverage"):
         catalog_coverage([["a"]], catalog=0)
+    # a float size was read as ids: "catalog must be 1-dimensional. Got an array of shape ()."
+    with pytest.raises(InvalidParameterError) as info:
+        catalog_coverage([["a"]], catalog=5.0)
+    assert str(info.value) == (
+        "The 'catalog' parameter of catalog_coverage must be an int (the catalogue's size) or "
+        "the ids of its items (a list or array). Got 5.0 (float) instead; pass catalog=5."
+    )
+    for size in (2.5, True, np.float64(3.0), np.array(3)):  # a size is an int
+        with pytest.raises(InvalidParameterError, match=r"must be an int \(the catalogue's size"):
+            gini_index([["a"]], catalog=size)
     with pytest.raises(InputValidationError, match="catalog is empty"):
         catalog_coverage([["a"]], catalog=[])
     with pytest.raises(TypeError, match="catalog"):

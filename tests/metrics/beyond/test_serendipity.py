@@ -231,6 +231,13 @@ def test_errors_name_the_argument():
         rv.intersection([["a"]], [["a"]], k=0)
     with pytest.raises(InvalidParameterError, match="catalog"):
         rv.popularity_serendipity([["a"]], {0: {"a": 1}}, {0: ["a"]}, catalog=0)
+    with pytest.raises(InvalidParameterError) as info:  # was "must be 1-dimensional"
+        rv.popularity_serendipity([["a"]], {0: {"a": 1}}, {0: ["a"]}, catalog=4.0)
+    assert str(info.value) == (
+        "The 'catalog' parameter of popularity_serendipity must be an int (the catalogue's "
+        "size) or the ids of its items (a list or array). Got 4.0 (float) instead; pass "
+        "catalog=4."
+    )
     # a catalogue without the recommended or train items gave a silent number (a
     # probability (N + 1 - r) / N below 0): 0.0 for catalog=1, 0.25 for ['a', 'b']
     run, qrels, train = {"u": {"a": 1, "z": 0.5}}, {"u": {"z": 1}}, {"v": ["a", "b", "c"]}

@@ -21,6 +21,7 @@ from ...exceptions import InputValidationError, UndefinedMetricWarning, warn
 from .lists import (
     RunLike,
     as_run,
+    catalog_size,
     check_k,
     document,
     item_exposure,
@@ -46,9 +47,9 @@ def _catalog_exposure(
     if catalog is None:
         return counts, 0
     recommended = counts[counts > 0]
-    if isinstance(catalog, (int, np.integer)) or isinstance(catalog, (bool, np.bool_)):
-        # item codes are int32 everywhere in receval: a larger catalogue cannot be held
-        size = v.check_number(catalog, "catalog", func, integer=True, low=1, high=2**31 - 1)
+    # item codes are int32 everywhere in receval: a larger catalogue cannot be held
+    size = catalog_size(catalog, func, high=2**31 - 1)
+    if size is not None:
         if size < len(recommended):
             raise InputValidationError(
                 f"{func}: catalog must be at least the number of distinct recommended items. "
@@ -57,7 +58,7 @@ def _catalog_exposure(
                 f"size "
                 f"of the whole catalogue, or its item ids."
             )
-        return recommended, int(size) - len(recommended)
+        return recommended, size - len(recommended)
     ids = v.as_1d(catalog, "catalog", func)
     v.check_not_empty(len(ids), "catalog", func)
     _, uniques = factorize(ids, "catalog", func)

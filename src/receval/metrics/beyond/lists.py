@@ -10,6 +10,7 @@ a :class:`MeanOverUsers`, which also counts the users left out.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias, TypeVar
 
@@ -21,7 +22,12 @@ from ...data import io
 from ...data._ranked import Run
 from ...data._ranked import as_run as as_ranked
 from ...engine.sums import group_means
-from ...exceptions import InputValidationError, UndefinedMetricWarning, warn
+from ...exceptions import (
+    InputValidationError,
+    InvalidParameterError,
+    UndefinedMetricWarning,
+    warn,
+)
 
 __all__ = ["MeanOverUsers"]
 
@@ -120,6 +126,32 @@ def check_k(k: int | None, func: str) -> int:
         return int(_WHOLE_LIST)
     # a k beyond any list is the whole list (and must still fit the kernels' int64)
     return min(int(v.check_number(k, "k", func, integer=True, low=1)), int(_WHOLE_LIST))
+
+
+def catalog_size(catalog: Any, func: str, high: int | None = None) -> int | None:
+    """The size that ``catalog`` gives, an int in [1, ``high``], or None where it gives
+    the catalogue's item ids (an array-like, which the caller reads).
+
+    Raises
+    ------
+    InvalidParameterError
+        An int out of range, or another number (a float such as ``5.0``, a bool, a
+        0-d array): a size is an int.
+    """
+    if isinstance(catalog, (int, np.integer)) and not isinstance(catalog, (bool, np.bool_)):
+        return int(v.check_number(catalog, "catalog", func, integer=True, low=1, high=high))
+    zero_d = isinstance(catalog, np.ndarray) and catalog.ndim == 0
+    if not (zero_d or isinstance(catalog, (numbers.Number, np.generic))):
+        return None
+    value = catalog.item() if isinstance(catalog, (np.ndarray, np.generic)) else catalog
+    whole = isinstance(value, (int, float)) and not isinstance(value, bool)
+    whole = whole and math.isfinite(value) and float(value).is_integer() and value >= 1
+    fix = f"catalog={int(value)}" if whole else "the number of items as an int, or the item ids"
+    raise InvalidParameterError(
+        f"The 'catalog' parameter of {func} must be an int (the catalogue's size) or the "
+        f"ids of its items (a list or array). Got {catalog!r} ({type(catalog).__name__}) "
+        f"instead; pass {fix}."
+    )
 
 
 def item_exposure(run: Run, depth: int) -> np.ndarray:

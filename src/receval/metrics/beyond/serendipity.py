@@ -31,7 +31,15 @@ from .history import (
     run_user_codes,
     top_k_mask,
 )
-from .lists import RunLike, as_run, check_k, document, mean_over_users, user_chunks
+from .lists import (
+    RunLike,
+    as_run,
+    catalog_size,
+    check_k,
+    document,
+    mean_over_users,
+    user_chunks,
+)
 
 __all__ = [
     "popularity_serendipity",
@@ -581,8 +589,8 @@ def _catalog_size(catalog: Any, held: np.ndarray, func: str) -> int:
     """The catalogue's size, which must hold the items ``held`` (the recommended
     items and those of ``train``: a smaller catalogue gives negative probabilities)."""
     what = "every recommended item and every item of train"
-    if isinstance(catalog, (int, np.integer)) and not isinstance(catalog, (bool, np.bool_)):
-        size = int(v.check_number(catalog, "catalog", func, integer=True, low=1))
+    size = catalog_size(catalog, func)
+    if size is not None:
         n_held = len(factorize(held, "items", func)[1])
         if size < n_held:
             raise InputValidationError(

@@ -20,6 +20,7 @@ from ..engine.metric import MetricDefinition, register
 from ..engine.totals import empty_mean_state
 from ..exceptions import DEFAULT_MIN_MATCH, InputValidationError, InvalidParameterError
 from ..metrics._propensity import DEFAULT_GAMMA, as_propensities, clipped_pairs
+from ..metrics.beyond.lists import is_empty_run
 from ..retrieval.masks import Unmatched
 from ..retrieval.streaming import item_matrix
 from ..sampled.corrections import check_sampling
@@ -167,8 +168,8 @@ def _ranking_update(params: dict[str, Any], batch: Any, *, func: str) -> Ranking
         # rows restricted to candidates=); one in which the model recommended nothing:
         # every qrels user of the batch is absent from the run (missing_users decides),
         # as in evaluate
-        r = None if _is_empty_run(run) else as_run(run, func)
-        q = None if _is_empty_run(qrels) else as_qrels(qrels, func)
+        r = None if is_empty_run(run) else as_run(run, func)
+        q = None if is_empty_run(qrels) else as_qrels(qrels, func)
         setup = _setup(params, func)
         if q is not None:
             check_qrels(setup, q)
@@ -193,21 +194,14 @@ def _open_update(params: dict[str, Any], state: OpenUsers, batch: Any, func: str
     if qrels is None:  # a list-wise metric of the run's users
         state.add(None, as_run(run, func), listwise=True)
     else:
-        r = None if _is_empty_run(run) else as_run(run, func)
+        r = None if is_empty_run(run) else as_run(run, func)
         q = None
-        if not _is_empty_run(qrels):  # (empty: run rows judged in other updates)
+        if not is_empty_run(qrels):  # (empty: run rows judged in other updates)
             q = as_qrels(qrels, func)
             check_qrels(_setup(params, func), q)  # refused now, not at compute
         state.add(q, r)
     state.exclude_unmatched = state.exclude_unmatched.merge(unmatched)
     return state
-
-
-def _is_empty_run(run: Any) -> bool:
-    """A run (or qrels) without rows: an empty mapping or a frame of no rows."""
-    if isinstance(run, dict):
-        return not run or all(not items for items in run.values())
-    return bool(getattr(run, "shape", (1,))[0] == 0) if hasattr(run, "columns") else False
 
 
 def _ranking_empty(params: dict[str, Any]) -> RankingState | OpenUsers:

@@ -610,3 +610,29 @@ def test_properties(case, share):
     n_shown = len({i for t in lists.values() for i in t[:k]})
     assert 0 <= distributional_coverage(run, k=k) <= math.log2(n_shown) + 1e-12
     assert 0 < item_coverage(run, popularity=pop, k=k) <= 1
+
+
+@pytest.mark.parametrize(
+    "name", ["shannon_entropy@2", "distributional_coverage", "item_coverage", "pop_rsp", "pop_reo"]
+)
+def test_accumulators_take_a_batch_of_no_row(name):
+    # a rank or worker with no users updates with an empty batch, as for ndcg@10: it tells
+    # nothing, in every shape a run comes in
+    run = pd.DataFrame({"user": ["a", "b", "b"], "item": ["x", "y", "x"], "score": [0.2, 0.1, 0.3]})
+    qrels = run.rename(columns={"score": "grade"}).assign(grade=1)
+    options = {
+        "item_coverage": {"popularity": {"x": 1, "y": 2, "z": 5}},
+        "pop_rsp": {"train": run},
+        "pop_reo": {"train": run},
+    }.get(name, {})
+    with warnings.catch_warnings():  # item_coverage's deprecation; PopRSP's nan here
+        warnings.simplefilter("ignore")
+        acc = receval.metric(name, **options)
+        batch = (qrels, run) if name == "pop_reo" else (run,)
+        for empty in (run.iloc[:0], {}, {"a": {}}, []):
+            acc.update(*[empty for _ in batch])
+        acc.update(*batch)
+        acc.update(*[x.iloc[:0] for x in batch])
+        expected = receval.compute(name, *batch, **options)
+        got = acc.compute()
+    np.testing.assert_equal(got, expected)

@@ -112,6 +112,16 @@ def as_run(run: RunLike, func: str, argument: str = "run") -> Run:
     )
 
 
+def is_empty_run(run: Any) -> bool:
+    """A run (or qrels) of no row: a mapping of no user or of users with no item, lists
+    of no item, or a frame of no rows (an accumulator's update of one tells nothing)."""
+    if isinstance(run, Mapping):
+        return all(not items for items in run.values())
+    if isinstance(run, (list, tuple)):
+        return all(_is_list(x) and not len(x) for x in run)
+    return bool(getattr(run, "shape", (1,))[0] == 0) if hasattr(run, "columns") else False
+
+
 def _is_list(x: Any) -> bool:
     if isinstance(x, (str, bytes)):
         return False

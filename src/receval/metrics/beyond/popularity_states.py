@@ -24,7 +24,7 @@ from ...engine.group_ids import Seen
 from ...engine.kinds import MERGED, NO_IDS, UPDATE, IdKind
 from ...engine.metric import MetricDefinition, register
 from ...exceptions import InvalidParameterError, warn
-from .lists import as_run, check_k, item_exposure
+from .lists import as_run, check_k, is_empty_run, item_exposure
 from .popularity import (
     DEPRECATED_ITEM_COVERAGE,
     entropy_of,
@@ -148,13 +148,17 @@ def _parity(name: str) -> MetricDefinition:
         return parity_params(func, options.get("train"), options.get("k"), share, threshold)
 
     def prepare_rsp(params: dict[str, Any], run: Any, *, func: str) -> Any:
-        return None, as_run(run, func)
+        return None, None if is_empty_run(run) else as_run(run, func)
 
     def prepare_reo(params: dict[str, Any], qrels: Any, run: Any, *, func: str) -> Any:
+        if is_empty_run(qrels) and is_empty_run(run):
+            return None, None
         return as_qrels(qrels, func), as_run(run, func)
 
     def update(params: dict[str, Any], batch: Any, *, func: str) -> CountsState:
         q, r = batch
+        if r is None:  # a batch of no row
+            return CountsState()
         counts = reo_counts(q, r, **params) if reo else rsp_counts(r, **params)
         state = CountsState(counts, users_kind=IdKind.of(r.user_ids, func, _USERS))
         state.seen.add(r.user_ids, func, state.seen_as[0])
@@ -189,6 +193,8 @@ def _exposure(name: str, finalize: Callable[..., float]) -> MetricDefinition:
         return params
 
     def update(params: dict[str, Any], run: Any, *, func: str) -> ExposureState:
+        if is_empty_run(run):  # a batch of no row
+            return ExposureState()
         r = as_run(run, func)
         counts = item_exposure(r, params["depth"])
         shown = np.flatnonzero(counts)

@@ -12,6 +12,7 @@ import pytest
 import receval as rv
 from receval.exceptions import InputValidationError, InvalidParameterError
 from receval.gating.rules import as_rules
+from receval.report.tables import format_p_value
 
 FAST = {"n_permutations": 1000, "n_resamples": 200, "interval": "percentile"}
 
@@ -697,3 +698,92 @@ def test_a_rule_repeated_under_another_spelling_of_its_metric_is_refused(first, 
     # other settings: another rule
     other = [rules[0], {"metric": again, "rule": "non_inferiority", "margin": 0.02}]
     assert len(as_rules(other)) == 2
+
+
+# ------------------------------------------------------------------ at the margin, to rounding
+def _precision_runs(base_hits, candidate_hits, n_users=30):
+    """Users with 10 relevant items each; each model's top 10 holds the given number of
+    them (a function of the user index): P@10 of each user is hits / 10."""
+    rel = [f"r{i}" for i in range(10)]
+
+    def run(hits):
+        return {f"u{u}": {it: 100 - j for j, it in
+                          enumerate(rel[:hits(u)] + [f"n{i}" for i in range(10 - hits(u))])}
+                for u in range(n_users)}  # fmt: skip
+
+    qrels = {f"u{u}": {i: 1 for i in rel} for u in range(n_users)}
+    return qrels, run(base_hits), run(candidate_hits)
+
+
+@pytest.mark.parametrize("test", ["student", "wilcoxon", "randomization"])
+def test_a_gain_of_exactly_the_margin_is_no_evidence_either_way(test):
+    """Every user's P@10 moves by exactly 0.1, the margin: 0.3 - 0.4 and 0.7 - 0.8 are
+    -0.1 only to rounding, whose +-1e-17 leftovers of one sign every test read as a
+    consistent effect: a regression of exactly the margin (inside the non-inferiority
+    hypothesis) failed with p 6e-12, a gain of exactly m (not above it) passed."""
+    worse = _precision_runs(lambda u: 4 if u % 2 else 8, lambda u: 3 if u % 2 else 7)
+    better = _precision_runs(lambda u: 3 if u % 2 else 7, lambda u: 4 if u % 2 else 8)
+    null = 0.5 if test == "student" else 1.0  # each test's null center
+    rows = []
+    for (qrels, base, cand), kind in ((worse, "non_inferiority"), (better, "superiority")):
+        row = rv.gate({"cand": cand}, {"base": base}, [{"metric": "P@10", "rule": kind,
+                      "margin": 0.1}], qrels=qrels, test=test, **FAST).rows[0]  # fmt: skip
+        assert row.p_value == null  # was 6e-12 (student) on both rules
+        if kind == "non_inferiority":
+            assert row.p_non_inferiority == null  # not "significantly above the margin"
+        assert row.reason.endswith(
+            "; 30 of the 30 users have a difference of exactly the margin, to rounding: read "
+            "as exactly it, no evidence either way"
+        )
+        rows.append(row)
+    assert [r.verdict for r in rows] == ["pass", "fail"]  # allowed; no gain beyond m
+
+
+def test_a_value_of_exactly_the_threshold_meets_it_and_a_miss_prints_every_digit():
+    """A mean of 0.2 computed as 0.19999999999999998 meets a floor of 0.2 (it failed, saying
+    "value 0.2 outside the floor 0.2"), one of 0.1 computed as 0.10000000000000002 a
+    ceiling of 0.1; a value that misses its bound is printed with every digit."""
+    qrels, _, run = _precision_runs(lambda u: 0, lambda u: u + 1, n_users=3)  # 0.1, 0.2, 0.3
+    floor = rv.gate({"c": run}, {}, [{"metric": "P@10", "rule": "floor", "threshold": 0.2}],
+                    qrels=qrels).rows[0]  # fmt: skip
+    assert floor.candidate_value == 0.19999999999999998
+    assert (floor.verdict, floor.reason) == ("pass", "value 0.2 within the floor 0.2")
+    qrels, _, run = _precision_runs(lambda u: 0, lambda u: 1, n_users=3)  # 0.1 each
+    rules = [{"metric": "P@10", "rule": "ceiling", "threshold": 0.1},
+             {"metric": "P@10", "rule": "floor", "threshold": 0.10000001}]  # fmt: skip
+    ceiling, miss = rv.gate({"c": run}, {}, rules, qrels=qrels).rows
+    assert ceiling.candidate_value == 0.10000000000000002 and ceiling.verdict == "pass"
+    assert (miss.verdict, miss.reason) == (
+        "fail",
+        "value 0.10000000000000002 outside the floor 0.10000001",
+    )  # was "0.1 ... 0.1"
+
+
+def test_a_pass_above_the_margin_speaks_the_metrics_direction_and_shows_its_p_value():
+    """A non-inferiority row that passes on the other side of the test reports that
+    p-value and its level (they were in no field, the row showing p 1 and a pass), and
+    for log loss, where lower is better, a loss significantly below the margin +0.01
+    (not "above the margin -0.01", which read as a gain)."""
+    users, clicks, good, noise = _impressions(n_users=400)
+    close = np.clip(good + 0.03 * noise[1], 0.01, 0.99)
+    rules = [{"metric": "log_loss", "rule": "non_inferiority", "margin": 0.01},
+             {"metric": "gauc", "rule": "non_inferiority", "margin": 0.03},
+             {"metric": "gauc", "rule": "superiority"}]  # fmt: skip
+    report = rv.gate({"a": close}, {"b": good}, rules, y_true=clicks, groups=users, **FAST)
+    loss, auc, sup = report.rows
+    assert loss.difference > 0 and loss.verdict == "pass"
+    assert loss.reason == "significantly below the margin +0.01"
+    assert auc.reason == "significantly above the margin -0.03"
+    for row in (loss, auc):
+        assert row.p_adjusted >= 0.05 and row.p_non_inferiority < row.level_non_inferiority
+        assert row.level_non_inferiority == 0.05 / 3  # alpha / m under holm
+    assert math.isnan(sup.p_non_inferiority) and math.isnan(sup.level_non_inferiority)
+    record = report.records()[0]
+    assert record["p_non_inferiority"] == loss.p_non_inferiority
+    assert record["level_non_inferiority"] == loss.level_non_inferiority
+    assert json.loads(report.to_json())["rows"][0]["p_non_inferiority"] == loss.p_non_inferiority
+    header, cells = report.table_rows()
+    shown = dict(zip(header, cells[0], strict=True))["non-inferiority p"]
+    assert shown == format_p_value(loss.p_non_inferiority)
+    assert dict(zip(header, cells[2], strict=True))["non-inferiority p"] == "—"
+    assert f"below alpha' = {0.05 / 3:.4g}" in report.test_note()

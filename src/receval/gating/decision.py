@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._parameters import check_keywords, keyword_names
+from .._parameters import check_keywords, keyword_names, of_the
 from ..comparison.intervals import bootstrap_intervals, effect_sizes, ndtr, ndtri
 from ..comparison.paired import Table, unequal_columns, unit_order, wins_ties_losses
 from ..comparison.significance import adjust_pvalues, paired_pvalue_sides, smallest_pvalue
@@ -30,6 +30,21 @@ from .rules import GateRule, as_rules, rule_metric
 __all__ = ["gate"]
 
 _FUNC = "gate"
+
+#: Units of rounding (2**-52) of the magnitudes a value is computed from within which it is
+#: its bound: a per-user value is a mean rounded once or a few times, the difference of two
+#: and the margin's shift once more, so a gain of exactly the margin lands this close.
+_ROUNDING = 8
+
+
+def _beyond_rounding(gap: Any, scale: Any) -> np.ndarray:
+    """``gap`` (a value minus its bound: a per-user gain plus the margin's shift, a value
+    minus a threshold) with every entry within :data:`_ROUNDING` units of rounding of
+    ``scale`` (the sum of the magnitudes it is computed from) set to exactly 0, as it is
+    exactly: rounding leaves +-1e-17 of one sign, which every test reads as an effect."""
+    gap = np.asarray(gap, dtype=np.float64)
+    tolerance = _ROUNDING * np.finfo(np.float64).eps * np.asarray(scale, dtype=np.float64)
+    return np.where(np.abs(gap) <= tolerance, 0.0, gap)
 
 
 @dataclass
@@ -329,6 +344,20 @@ def gate(
       its mean over users, or, for a CTR metric that is no mean over users
       (``pcoc``, ``ece``, ``copc``, ...), the metric's function on its rows.
 
+    A gain of exactly the margin, or a value of exactly the threshold, is taken
+    as exactly it: a shifted difference :math:`g_u + \\delta` (or
+    :math:`g_u - m`), or a value minus its threshold, within 8 units of
+    rounding (:math:`8 \\cdot 2^{-52}`) of the sum of the magnitudes it is
+    computed from (the two models' values and the shift; the value and the
+    threshold) is 0. Rounding would otherwise leave about 1e-17 of one sign in
+    every user, which each test reads as a consistent effect: a regression of
+    exactly the margin, inside the non-inferiority hypothesis, would fail; a
+    gain of exactly :math:`m`, not above it, would pass a superiority rule; a
+    mean of exactly 0.2 computed as 0.19999999999999998 would miss a floor of
+    0.2. A user at the margin is no evidence either way (all of them: each
+    test's null center, below), and the row's reason counts them. A failed
+    bound's reason prints the value and the threshold with every digit.
+
     A relative margin is the margin times the baseline's absolute value; where
     that value is 0 or nan, a positive relative margin has no size, and its row
     fails, saying so, untested (not tested against a margin of 0).
@@ -364,7 +393,10 @@ def gate(
     (every shifted difference 0) give 1.0 for the randomization and Wilcoxon
     tests (every sign vector, every signed-rank sum reaches the observed one,
     as SciPy's ``wilcoxon`` gives) and 0.5 for the t-test (t read as 0,
-    SciPy's one-sided p-value at t = 0), on both sides.
+    SciPy's one-sided p-value at t = 0), on both sides; so do models whose
+    every user differs by exactly the margin. The other side's p-value of a
+    non-inferiority row and its level :math:`\\alpha'` are its
+    ``p_non_inferiority`` and ``level_non_inferiority``.
 
     Examples
     --------
@@ -467,13 +499,17 @@ def _decide(
                 math.nan if undefined else r.margin * base if r.relative and r.margin else r.margin
             )
         shift = 0.0 if undefined else margin if r.kind == "non_inferiority" else -margin
-        info[j] = {"margin": margin, "shift": shift, "sign": sign, "undefined": undefined}
+        info[j] = {"margin": margin, "shift": shift, "sign": sign, "undefined": undefined,
+                   "at_margin": 0}  # fmt: skip
         if t.delong is not None:
             aucs, cov, index, n = t.delong
             ia, ib = index[c], index[b]
             diff = float(aucs[ia] - aucs[ib])
             se = math.sqrt(max(float(cov[ia, ia] + cov[ib, ib] - 2.0 * cov[ia, ib]), 0.0))
-            x = sign * diff + shift
+            gap = sign * diff + shift
+            size = abs(float(aucs[ia])) + abs(float(aucs[ib])) + abs(shift)
+            x = float(_beyond_rounding(gap, size))
+            info[j]["at_margin"] = int(x == 0 and gap != 0)
             if se != se:  # fewer than 2 positives or negatives: no variance, no test
                 below = above = math.nan
             elif se > 0:
@@ -495,6 +531,7 @@ def _decide(
     if paired:
         n = len(next(iter(table[comps[paired[0]][0].metric].values.values())))  # type: ignore[union-attr]
         d = np.full((n, len(paired)), np.nan)
+        scale = np.zeros((n, len(paired)))  # the magnitudes each difference is computed from
         w = np.ones((n, len(paired)))
         for col, j in enumerate(paired):
             r, b, c = comps[j]
@@ -502,6 +539,7 @@ def _decide(
             vals = t.values
             assert vals is not None  # the paired columns have per-user values
             d[:, col] = vals[c] - vals[b]
+            scale[:, col] = np.abs(vals[c]) + np.abs(vals[b])
             if t.weights is not None:  # users of weight 0 out first: {0, c} is one weight
                 w[:, col] = t.weights
                 d[t.weights == 0, col] = np.nan
@@ -515,10 +553,12 @@ def _decide(
         shifts = np.array([info[j]["shift"] for j in paired])
         signs = np.array([info[j]["sign"] for j in paired])
         gain = d * signs
-        x = gain + shifts
+        raw = gain + shifts
+        shifted = _beyond_rounding(raw, scale + np.abs(shifts))  # a gain of exactly the margin: 0
         used = ~np.isnan(d)
         for col, j in enumerate(paired):  # no value in one model or both, or weight 0
             info[j]["skipped"] = int(n - used[:, col].sum())
+            info[j]["at_margin"] = int(((shifted[:, col] == 0) & (raw[:, col] != 0)).sum())
         wts = np.where(used, w, 0.0)
         paired_table = Table(d, wts if weighted else None)
         mean_d = paired_table.in_units(paired_table.mean)
@@ -529,7 +569,7 @@ def _decide(
             p_low, p_high = (
                 np.atleast_1d(p)
                 for p in paired_pvalue_sides(
-                    x,
+                    shifted,
                     wts if weighted else None,
                     test=config.test,
                     sides=("less", "greater"),  # one draw of sign vectors for both
@@ -590,8 +630,13 @@ def _decide(
             )
         elif significant:
             verdict, why = "fail", f"significant regression beyond the margin {i['margin']:.4g}"
-        elif p_other[j] < level:
-            verdict, why = "pass", f"significantly above the margin -{i['margin']:.4g}"
+        elif p_other[j] < level:  # the margin in the metric's units: a loss may rise by it
+            bound = (
+                f"above the margin {-i['margin']:+.4g}"
+                if t.higher
+                else f"below the margin {i['margin']:+.4g}"
+            )
+            verdict, why = "pass", f"significantly {bound}"
         elif i["n"] == 0:
             verdict = "inconclusive"
             why = (
@@ -609,6 +654,16 @@ def _decide(
             why = (
                 f"no significant regression beyond the margin, which the sample detects "
                 f"(minimum detectable effect {i['mde']:.4g})"
+            )
+        if i["at_margin"]:  # said, as it decides: these users are no evidence either way
+            who = (
+                "the difference is"
+                if t.delong is not None
+                else f"{of_the(i['at_margin'], i['n'], 'user', then='has')} a difference of"
+            )
+            why += (
+                f"; {who} exactly the margin, to rounding: read as exactly it, no evidence "
+                f"either way"
             )
         wtl = i["wtl"]
         out.append(
@@ -631,6 +686,8 @@ def _decide(
                 n_users_skipped=i["skipped"],
                 p_value=float(p_one[j]),
                 p_adjusted=float(p_adj[j]),
+                p_non_inferiority=float(p_other[j]) if r.kind == "non_inferiority" else math.nan,
+                level_non_inferiority=level if r.kind == "non_inferiority" else math.nan,
                 margin=i["margin"],
                 mde=i["mde"],
                 verdict=verdict,
@@ -644,9 +701,13 @@ def _decide(
         assert r.threshold is not None  # a bound's threshold is checked by as_rule
         for c in cands:
             value = table[r.metric].means[c]
-            ok = value >= r.threshold if r.kind == "floor" else value <= r.threshold
+            # a value of exactly the threshold meets it, whatever its rounding
+            gap = float(_beyond_rounding(value - r.threshold, abs(value) + abs(r.threshold)))
+            ok = gap >= 0 if r.kind == "floor" else gap <= 0
             reason = (
-                f"value {value:.4g} {'within' if ok else 'outside'} the {r.kind} {r.threshold:g}"
+                f"value {value:.4g} within the {r.kind} {r.threshold:g}"
+                if ok
+                else f"value {value!r} outside the {r.kind} {r.threshold!r}"  # every digit
                 if value == value
                 else f"value undefined (nan) for these rows, so not within the {r.kind} "
                 f"{r.threshold:g}"

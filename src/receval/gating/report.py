@@ -52,7 +52,17 @@ class GateRow:
         weight 0. For ``roc_auc``, whose unit is the impression, ``n_users`` is
         the rows (impressions) in DeLong's test and ``n_users_skipped`` 0.
     p_value, p_adjusted : float
-        One-sided p-value of the rule's hypothesis, and after the correction.
+        One-sided p-value of the rule's hypothesis, and after the correction
+        (a row fails a non-inferiority rule, or passes a superiority one, where
+        ``p_adjusted`` is below the gate's alpha).
+    p_non_inferiority, level_non_inferiority : float
+        Non-inferiority rows (nan for the others): the one-sided p-value of the
+        other side of the same test, of a mean gain above minus the margin (the
+        classic non-inferiority test), and the level it is compared with,
+        :math:`\\alpha' = \\alpha / m` over the gate's :math:`m` comparisons
+        under a correction, else alpha; a row that no regression fails passes
+        as "significantly above the margin" (below it, for a metric where lower
+        is better) where ``p_non_inferiority`` is below ``level_non_inferiority``.
     margin : float
         The margin in the units of ``difference``: the metric's (a relative margin
         times the baseline's value; nan where that value is 0 or nan, which gives a
@@ -91,6 +101,8 @@ class GateRow:
     n_users_skipped: int = 0
     p_value: float = math.nan
     p_adjusted: float = math.nan
+    p_non_inferiority: float = math.nan
+    level_non_inferiority: float = math.nan
     margin: float = math.nan
     mde: float = math.nan
     geometric: bool = False
@@ -149,11 +161,18 @@ class GateReport:
         n_compared = sum(r.baseline is not None for r in self.rows)
         if not n_compared:
             return None
+        levels = [r.level_non_inferiority for r in self.rows if r.kind == "non_inferiority"]
+        other = (
+            f" A non-inferiority row passes too where its non-inferiority p (the other side's) "
+            f"is below alpha' = {levels[0]:.4g}."
+            if levels
+            else ""
+        )
         return (
             f"One-sided {cfg.test} test (DeLong's for roc_auc) of each rule, alpha "
             f"{cfg.alpha:g} after {cfg.correction or 'no'} correction across "
             f"{counted(n_compared, 'comparison')}; interval: {cfg.interval} bootstrap at "
-            f"{1 - 2 * cfg.alpha:.0%}; minimum detectable effect at power {cfg.power:g}."
+            f"{1 - 2 * cfg.alpha:.0%}; minimum detectable effect at power {cfg.power:g}.{other}"
         )
 
     def notes(self) -> list[str]:
@@ -221,6 +240,7 @@ class GateReport:
             "win/tie/loss",
             "p-value",
             "adjusted p",
+            "non-inferiority p",
             "MDE",
             "verdict",
         ]
@@ -235,6 +255,8 @@ class GateReport:
             diff = "—" if r.difference != r.difference else f"{r.difference:+.{digits}f}"
             p = "—" if r.p_value != r.p_value else format_p_value(r.p_value)
             q = "—" if r.p_adjusted != r.p_adjusted else format_p_value(r.p_adjusted)
+            shown = r.p_non_inferiority
+            ni = "—" if shown != shown else format_p_value(shown)
             rows.append(
                 [
                     r.metric,
@@ -249,6 +271,7 @@ class GateReport:
                     wtl,
                     p,
                     q,
+                    ni,
                     _num(r.mde, digits),
                     r.verdict,
                 ]

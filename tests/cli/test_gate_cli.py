@@ -462,6 +462,30 @@ def test_a_relative_margin_of_a_baseline_of_0_fails_its_row_saying_why(repo):
     invoke(runner, "gate", *args, "--rule", "mrr=non_inferiority:0.05", *FAST, code=0)
 
 
+def test_a_rule_splits_at_the_last_equals_sign_outside_the_metrics_parentheses(repo):
+    # split at the last '=' (inside "weighting=clicks"), the kind was 'clicks)' and the fix
+    # "--rule gauc(weighting=superiority"; the metric's own options stay in the metric
+    args = ["--impressions", "log.csv", "--label", "click", "--group", "user",
+            "--candidate", "model_a"]  # fmt: skip
+    form = "METRIC=KIND[:MARGIN[%]] or METRIC=floor:VALUE / ceiling:VALUE"
+    said = {
+        "gauc(weighting=clicks)": f"--rule must be {form}. Got 'gauc(weighting=clicks)' "
+        "instead; e.g. --rule 'gauc(weighting=clicks)=non_inferiority:0.01'.",
+        "gauc(weighting=clicks)=best": "--rule 'gauc(weighting=clicks)=best': the kind must "
+        "be one of ['non_inferiority', 'superiority', 'floor', 'ceiling']. Got 'best'; e.g. "
+        "--rule 'gauc(weighting=clicks)=superiority'.",
+        "gauc(weighting=clicks)=floor": "--rule 'gauc(weighting=clicks)=floor': a floor needs "
+        "its value. Got none; e.g. --rule 'gauc(weighting=clicks)=floor:0.5'.",
+    }
+    for rule, message in said.items():
+        assert invoke(runner, "gate", *args, "--rule", rule, code=2).stderr == f"error: {message}\n"
+    rule = "gauc(weighting=clicks)=floor:0"
+    doc = json.loads(invoke(runner, "gate", *args, "--rule", rule, "-f", "json", code=0).stdout)
+    log = pd.read_csv(repo / "log.csv")
+    clicks = gauc_score(log["click"], log["model_a"], groups=log["user"], weighting="clicks")
+    assert doc["rows"][0]["candidate_value"] == pytest.approx(clicks, rel=1e-12)
+
+
 def test_a_rules_written_weighting_wins_over_the_weighting_option(repo):
     # the option fills in for 'gauc'; the string's weighting=impressions (its default,
     # left out of its canonical form) is kept

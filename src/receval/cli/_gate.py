@@ -59,17 +59,32 @@ class GateFormat(str, Enum):
 _RULE_FORM = "METRIC=KIND[:MARGIN[%]] or METRIC=floor:VALUE / ceiling:VALUE"
 
 
+def _split_rule(text: str) -> tuple[str, str, str]:
+    """``text`` split at its last ``=`` outside parentheses, as :meth:`str.rpartition`
+    splits: the metric's own options (``gauc(weighting=clicks)``) stay in the metric."""
+    depth, at = 0, -1
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == "=" and depth == 0:
+            at = i
+    return ("", "", text) if at < 0 else (text[:at], "=", text[at + 1 :])
+
+
 def parse_rule(text: str) -> dict[str, Any]:
     """A rule of ``--rule``: ``ndcg@10=non_inferiority:0.01``, ``recall@20=non_inferiority:2%``
-    (relative), ``mrr=superiority``, ``gauc=floor:0.7``."""
-    metric, sep, spec = text.rpartition("=")
+    (relative), ``mrr=superiority``, ``gauc=floor:0.7``,
+    ``gauc(weighting=clicks)=non_inferiority:0.01``."""
+    import shlex
+
+    metric, sep, spec = _split_rule(text)
     kind, _, number = spec.partition(":")
     kind = kind.strip().replace("-", "_")
     if sep and metric.strip() and kind not in KINDS:
         import difflib
 
         close = difflib.get_close_matches(kind, KINDS, n=1, cutoff=0.6)
-        fix = f"did you mean {close[0]!r}?" if close else f"e.g. --rule {metric}=superiority."
+        example = shlex.quote(f"{metric.strip()}=superiority")
+        fix = f"did you mean {close[0]!r}?" if close else f"e.g. --rule {example}."
         raise InvalidParameterError(
             f"--rule {text!r}: the kind must be one of {list(KINDS)}. Got {kind!r}; {fix}"
         )
@@ -77,7 +92,7 @@ def parse_rule(text: str) -> dict[str, Any]:
     if sep and metric.strip() and kind in ("floor", "ceiling") and not number.strip():
         raise InvalidParameterError(
             f"--rule {text!r}: a {kind} needs its value. Got none; e.g. --rule "
-            f"{metric.strip()}={kind}:0.5."
+            f"{shlex.quote(f'{metric.strip()}={kind}:0.5')}."
         )
     try:
         if not sep or not metric.strip():
@@ -93,9 +108,11 @@ def parse_rule(text: str) -> dict[str, Any]:
                 rule["margin"] = value / 100 if relative else value
                 rule["relative"] = relative
     except ValueError:
+        given = (metric if sep else text).strip() or "ndcg@10"  # the metric given, if any
+        bound = sep and kind in ("floor", "ceiling")
+        example = shlex.quote(f"{given}={kind}:0.5" if bound else f"{given}=non_inferiority:0.01")
         raise InvalidParameterError(
-            f"--rule must be {_RULE_FORM}. Got {text!r} instead; e.g. --rule "
-            f"ndcg@10=non_inferiority:0.01."
+            f"--rule must be {_RULE_FORM}. Got {text!r} instead; e.g. --rule {example}."
         ) from None
     return rule
 

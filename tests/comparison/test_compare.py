@@ -396,6 +396,7 @@ def test_recomputed_metrics_test_swapped_scores(impressions):
     assert c["ci_low"][0] <= c["difference"][0] <= c["ci_high"][0]
     assert c["p_min"][0] == smallest_pvalue(len(np.unique(users)), n_permutations=99)
     assert not c["better"][1] and not c["worse"][1]  # pcoc has no better direction
+    assert report.higher_is_better == {"xauc": True, "pcoc": None}  # the registry's, not False
     assert "xauc, pcoc: recomputed on swapped scores" in report.legend()
     with pytest.raises(InvalidParameterError, match=r"'xauc' is not a mean over users, so "
                        r"test='student'"):  # fmt: skip

@@ -81,8 +81,8 @@ class ComparisonReport:
     means : dict of str to dict of str to float
         ``means[metric][model]``: the model's value of the metric, exactly as
         :func:`receval.evaluate` (or the pointwise function) computes it.
-    higher_is_better : dict of str to bool
-        Direction of each metric.
+    higher_is_better : dict of str to bool or None
+        Direction of each metric (None: none, as the registry says of ``pcoc``).
     baseline : str or None
         The model every other is compared with; None: every pair.
     pairs : {"all"} or None
@@ -119,7 +119,7 @@ class ComparisonReport:
     models: list[str]
     metrics: list[str]
     means: dict[str, dict[str, float]]
-    higher_is_better: dict[str, bool]
+    higher_is_better: dict[str, bool | None]
     baseline: str | None
     comparisons: dict[str, np.ndarray]
     test: str
@@ -351,7 +351,7 @@ def _run_tests(
     values: dict[str, dict[str, np.ndarray]],
     weights: dict[str, np.ndarray | None],
     means: dict[str, dict[str, float]],
-    higher: dict[str, bool],
+    higher: dict[str, bool | None],
     settings: dict[str, Any],
 ) -> ComparisonReport:
     """Every comparison of ``values[metric][model]`` (per-user arrays, nan = undefined),
@@ -495,8 +495,8 @@ def compare(
     test : {"randomization", "student", "wilcoxon"}, default="randomization"
         Fisher's randomization test (recommended for IR by Smucker et al.,
         2007; takes weights), the paired t-test or the Wilcoxon signed-rank
-        test (SciPy's). ``hit_ratio`` is a weighted mean over users (each user
-        weighs its relevant items), so only the randomization test applies.
+        test (SciPy's). ``pooled_hit_ratio`` is a weighted mean over users (each
+        user weighs its relevant items), so only the randomization test applies.
     correction : {"holm", "bonferroni", "bh"} or None, default="holm"
         Correction of the p-values for multiple comparisons, within each
         metric (the comparisons of one metric are one family), or across every
@@ -624,7 +624,7 @@ def compare_reports(
     # a pooled mean (sum of hits / sum of R) weighs each user by R
     weights = {m: np.asarray(first._aux[m], dtype=np.float64)[order]
                if specs[m].info.mean == "pooled" else None for m in metrics}  # fmt: skip
-    higher = {m: bool(specs[m].info.higher_is_better) for m in metrics}
+    higher: dict[str, bool | None] = {m: specs[m].info.higher_is_better for m in metrics}
     settings = settings | {"n_users": len(first.users)}
     return _run_tests(func, list(reports), metrics, values, weights, means, higher, settings)
 
@@ -753,7 +753,7 @@ def compare_predictions(
                     elif key == "log_loss":
                         means[m][name] = log_loss(yt, score, sample_weight=sample_weight)
                         values[m][name], weights[m] = user_log_loss(rows, score)
-    higher = {m: spec.info.higher_is_better is True for m, spec in zip(metrics, specs, strict=True)}
+    higher = {m: spec.info.higher_is_better for m, spec in zip(metrics, specs, strict=True)}
     per_user = [m for m, k in zip(metrics, keys, strict=True) if k in ("gauc", "log_loss")]
     settings |= {"baseline": baseline, "n_users": n_groups}
     report = None
@@ -776,7 +776,7 @@ def compare_predictions(
                     )
                 means[m], blocks[m] = delong_pairs(
                     yt, named, pairs, func, metric=m, confidence=settings["confidence"],
-                    alpha=alpha, correction=correction, higher=higher[m],
+                    alpha=alpha, correction=correction, higher=higher[m] is True,
                 )  # fmt: skip
             elif key == "recomputed":
                 with warnings.catch_warnings():  # a resample without a value is left out

@@ -299,7 +299,7 @@ def wins_ties_losses(gains: np.ndarray) -> tuple[int, int, int]:
 def column_wins_ties_losses(
     values: dict[str, dict[str, np.ndarray]],
     weights: dict[str, np.ndarray | None],
-    higher: dict[str, bool],
+    higher: dict[str, bool | None],
     cols: list[tuple[str, str, str]],
 ) -> np.ndarray:
     """Per column (metric, model, versus) of ``values[metric][model]`` (per-user values,

@@ -578,7 +578,7 @@ class MeanState:
     count : int
         Users kept (values not nan).
     denominator : ExactSum or None
-        Pooled metrics (``hit_ratio``): sum of the kept users' denominators.
+        Pooled metrics (``pooled_hit_ratio``): sum of the kept users' denominators.
     kind : str
         One of :data:`MEAN_KINDS`.
     """

@@ -36,7 +36,7 @@ class EvaluationReport:
     ----------
     mean : dict of str to float
         Each metric string exactly as the caller wrote it, mapped to its mean
-        over the evaluated users (``hit_ratio``: the pooled ratio).
+        over the evaluated users (``pooled_hit_ratio``: the pooled ratio).
     users : ndarray of shape (n_users,)
         The qrels users, in order of first appearance.
     values : dict of str to ndarray

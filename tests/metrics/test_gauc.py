@@ -1,6 +1,7 @@
 """GAUC: hand-computed values, the per-group pair-loop oracle, the report, errors."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -339,3 +340,61 @@ def test_report_of_a_group_weight_beyond_float64_says_inf_quietly():
         assert acc.compute() == 0.75
     assert report.score == 0.75
     np.testing.assert_array_equal(report.weight, [math.inf, math.inf])
+
+
+@pytest.mark.parametrize(
+    "make", [pd.Series, pl.Series, pa.array, lambda w: pa.chunked_array([w[:2], w[2:]])]
+)
+@pytest.mark.parametrize("ids", [[0, 0, 1, 1], ["u", "u", "v", "v"]])
+def test_series_of_per_row_weights_is_no_mapping(make, ids):
+    """A Series (which has ``items()``) or an Arrow array of weights gives each row its
+    group's weight, as a list does; a pandas Series was read as a mapping from group to
+    weight (its index): 0.5 instead of 0.25, or "no weight for groups" with string ids."""
+    y, s, w = [1, 0, 0, 1], [0.9, 0.1, 0.9, 0.1], [1.0, 1.0, 3.0, 3.0]  # AUCs 1 and 0
+    weighting = make(w)
+    assert gauc_score(y, s, groups=ids, weighting=weighting) == 0.25
+    np.testing.assert_array_equal(group_auc(y, s, groups=ids, weighting=weighting).weight, [1, 3])
+    assert rv.compute("gauc", y, s, groups=ids, weighting=weighting) == 0.25
+    for whole_groups in (True, False):
+        acc = rv.metric("gauc", whole_groups=whole_groups)
+        assert acc.update(y, s, groups=ids, weighting=weighting).compute() == 0.25
+
+
+@pytest.mark.parametrize("weighting", [pd.Series([1.0, 3.0]), np.array([1.0, 3.0])])
+def test_accumulator_weighting_is_a_name_or_mapping(weighting):
+    # a Series was taken as the accumulator's mapping; an array raised numpy's ValueError
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^The 'weighting' parameter of receval.metric\('gauc'\) must be one of "
+        r"\['clicks', 'impressions', 'uniform'\] or a mapping from group to weight. Got "
+        rf"{type(weighting).__name__} instead; pass per-row group weights to "
+        r"update\(\.\.\., weighting=\.\.\.\)\.$",
+    ):
+        rv.metric("gauc", weighting=weighting)
+
+
+@pytest.mark.parametrize(
+    ("groups", "weighting", "shown"),
+    [
+        (["a", "a", "a", "b", "b"], [1.0, 1.0, 1.0, math.nan, 1.0], "3 (nan)"),
+        (["a", "a", "a", "b", "b"], [1.0, 1.0, 1.0, math.inf, math.inf], "3 (inf)"),
+        (["b", "a", "b", "a", "b"], [1.0, 2.0, 1.0, 2.0, -math.inf], "4 (-inf)"),
+    ],
+)
+def test_non_finite_weighting_names_the_callers_row(groups, weighting, shown):
+    """A NaN or infinite per-row weight is named at the caller's row, before the check that
+    each group's weights agree (which named a NaN's group as varying), in one call and in
+    an accumulator's update (the position was the group's, not the row's)."""
+    y, s = [1, 0, 1, 0, 1], [0.9, 0.1, 0.5, 0.4, 0.3]
+    message = (
+        rf"weighting contains NaN or infinity, the first at position {re.escape(shown)}; drop "
+        r"those rows or replace the values with finite numbers first\.$"
+    )
+    with pytest.raises(InputValidationError, match=r"^gauc_score: " + message):
+        gauc_score(y, s, groups=groups, weighting=weighting)
+    for whole_groups in (True, False):
+        acc = rv.metric("gauc", whole_groups=whole_groups)
+        with pytest.raises(
+            InputValidationError, match=r"^Accumulator.update of 'gauc': " + message
+        ):
+            acc.update(y, s, groups=groups, weighting=weighting)

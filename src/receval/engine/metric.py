@@ -478,11 +478,18 @@ def weights_refused(
     )
 
 
+def is_mapping(x: Any) -> bool:
+    """Whether ``x`` is a mapping (a :class:`collections.abc.Mapping`, such as a dict),
+    not array-like data: a pandas or polars Series, an Arrow array, a list or a NumPy
+    array is per-row data, though a Series has ``items()``."""
+    return isinstance(x, Mapping)
+
+
 def is_option_value(x: Any) -> bool:
     """Whether a keyword that is both a data argument and an option of a metric holds
     the option's value: a name or a mapping (gauc's ``weighting="clicks"``), not data
-    (per-row weights)."""
-    return isinstance(x, str) or hasattr(x, "items")
+    (per-row weights, of any array-like: :func:`is_mapping`)."""
+    return isinstance(x, str) or is_mapping(x)
 
 
 def data_columns(func: str, *arrays: tuple[str, Any]) -> list[Any]:

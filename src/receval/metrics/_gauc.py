@@ -14,7 +14,7 @@ from .._kernels import compiled
 from ..data._lookup import distinct
 from ..engine.group_ids import Seen
 from ..engine.kinds import MERGED, NO_IDS, NO_LABELS, UPDATE, IdKind, LabelKind
-from ..engine.metric import MetricDefinition, data_columns, register
+from ..engine.metric import MetricDefinition, data_columns, is_mapping, is_option_value, register
 from ..engine.rounding import RoundedWeights, merged, warn_rounded
 from ..engine.sources import run_definition
 from ..engine.states import plain_pair
@@ -162,8 +162,8 @@ def group_weights(
         if weighting == "clicks":
             return weighted_pos, weighting
         return np.ones(len(uniques)), weighting
-    if isinstance(weighting, Mapping) or hasattr(weighting, "items"):
-        mapping = dict(weighting.items())
+    if is_mapping(weighting):
+        mapping = dict(weighting)
         missing = [g for g in uniques.tolist() if g not in mapping]
         if missing:
             raise InputValidationError(
@@ -187,6 +187,7 @@ def group_weights(
                 f"{func}: weighting must give one weight per row (its group's weight). "
                 f"Got {v.counted(len(per_row), 'weight')} for {v.counted(len(codes), 'row')}."
             )
+        v.check_finite(per_row, "weighting", func)  # the caller's rows: their positions
         out = np.zeros(len(uniques))
         out[codes] = per_row
         if not np.array_equal(out[codes], per_row):
@@ -195,7 +196,6 @@ def group_weights(
                 f"{func}: weighting must be constant within each group. It varies in groups "
                 f"{v.format_values(bad)}."
             )
-    v.check_finite(out, "weighting", func)
     if out.size and out.min() < 0:
         raise InputValidationError(
             f"{func}: weighting must be non-negative. Got values "
@@ -264,7 +264,7 @@ def _gauc_arguments(
     option, per-row group weights are a data argument."""
     if groups is None:
         raise InputValidationError("gauc_score: groups is None; pass the group id of each row.")
-    named = isinstance(weighting, (str, Mapping)) or hasattr(weighting, "items")
+    named = is_option_value(weighting)
     params = (GAUC.check_params("gauc_score", weighting=weighting, pos_label=pos_label) if named
               else GAUC.check_params("gauc_score", pos_label=pos_label))  # fmt: skip
     columns = {
@@ -547,11 +547,15 @@ def _gauc_params(
     whole_groups: bool = True,
     pos_label: Any = None,
 ) -> dict[str, Any]:
-    if isinstance(weighting, Mapping) or hasattr(weighting, "items"):
-        weighting = dict(weighting.items())
-    else:
+    if not is_option_value(weighting):
+        raise InvalidParameterError(
+            f"The 'weighting' parameter of {func} must be one of {_WEIGHTINGS!r} or a "
+            f"mapping from group to weight. Got {type(weighting).__name__} instead; pass "
+            f"per-row group weights to update(..., weighting=...)."
+        )
+    if isinstance(weighting, str):
         v.check_option(weighting, "weighting", func, _WEIGHTINGS)
-    return {"weighting": weighting, "whole_groups": whole_groups, "pos_label": pos_label}
+    return {"weighting": _plain(weighting), "whole_groups": whole_groups, "pos_label": pos_label}
 
 
 def _gauc_prepare(
@@ -563,7 +567,7 @@ def _gauc_prepare(
     sample_weight: Any = None,
     weighting: Any = None,
 ) -> Any:
-    if _named(weighting) and _plain(weighting) != _plain(params["weighting"]):
+    if is_option_value(weighting) and _plain(weighting) != _plain(params["weighting"]):
         # whole groups or not: a group's weight is of the accumulator's weighting
         shown = weighting if isinstance(weighting, str) else "a mapping"
         raise InputValidationError(
@@ -628,7 +632,7 @@ def _open_update(params: dict[str, Any], state: OpenGroups, batch: Any) -> OpenG
     """A batch's rows added to those held (a per-row ``weighting``: as each group's
     weight, checked now; a named one is the accumulator's, as prepared)."""
     y_true, y_score, groups, sample_weight, weighting, labels = batch
-    named = _named(weighting)
+    named = is_option_value(weighting)
 
     def per_group(ids: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
         if named:
@@ -650,7 +654,7 @@ def _gauc_update_plain(
         sample_weight is not None
         or weighting is not None
         or not isinstance(state, OpenGroups)
-        or not (_named(params["weighting"]) or params["weighting"] is None)
+        or not (is_option_value(params["weighting"]) or params["weighting"] is None)
         or params["pos_label"] is not None
         or not plain_pair(y_true, y_score, None)
         or type(groups) is not np.ndarray
@@ -660,14 +664,9 @@ def _gauc_update_plain(
     return state if state.add_checked(y_true, y_score, groups) else None
 
 
-def _named(weighting: Any) -> bool:
-    """Whether a weighting is a name or a mapping (not per-row weights)."""
-    return isinstance(weighting, str) or hasattr(weighting, "items")
-
-
 def _plain(weighting: Any) -> Any:
     """A named weighting as a comparable value (a mapping as a dict)."""
-    return dict(weighting.items()) if hasattr(weighting, "items") else weighting
+    return dict(weighting) if is_mapping(weighting) else weighting
 
 
 def open_report(

@@ -17,6 +17,7 @@ import itertools
 import math
 import re
 import warnings
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -150,8 +151,8 @@ def _mean(values, w):
 
 
 def _entropy(rate):
-    r = float(rate)
-    return Fraction(-r * math.log(r) - (1 - r) * math.log1p(-r))
+    r, q = float(rate), float(1 - rate)  # each share rounded once
+    return Fraction(-r * math.log(r) - q * math.log(q))
 
 
 def _log_loss(y, p, w):
@@ -443,6 +444,55 @@ def test_sums_of_subnormal_weights_keep_their_products(name, options, want):
     for got, bound in _values(name, options, y, p, sample_weight=w):
         assert bound is None
         assert got == pytest.approx(want, rel=1e-15, abs=0), name
+
+
+def _ne_digits(y, p, w):
+    """NE, NE on positives and calibration-free NE of float64 rows in 1300 significant
+    digits: the base rate's entropy of the positives' and the negatives' exact weights,
+    each share's log its own (a share of 1e-600 beside one of 1 - 1e-600 keeps both)."""
+    with localcontext() as context:
+        context.prec = 1300
+        weights, probabilities = [Decimal(x) for x in w], [Decimal(x) for x in p]
+        total = sum(weights)
+        shares = [sum(x for x, label in zip(weights, y, strict=True) if label == c) / total
+                  for c in (0, 1)]  # fmt: skip
+        entropy = -sum(s * s.ln() for s in shares)
+        eps = Decimal(float(np.finfo(np.float64).eps))
+        losses = [-(q if label else 1 - q).ln()
+                  for label, q in zip(y, (min(max(x, eps), 1 - eps) for x in probabilities),
+                                      strict=True)]  # fmt: skip
+        terms = list(zip(weights, losses, y, strict=True))
+        ne = sum(x * v for x, v, _ in terms) / total / entropy
+        positive = sum(x * v for x, v, label in terms if label) / total / entropy
+        mean = sum(x * q for x, q in zip(weights, probabilities, strict=True)) / total
+        per_weight = -(shares[1] * mean.ln() + shares[0] * (1 - mean).ln()) / Decimal(2).ln()
+        values = {"normalized_entropy": ne, "normalized_entropy_positive": positive,
+                  "calibration_free_normalized_entropy": ne / (total * per_weight)}  # fmt: skip
+        return {name: _round(Fraction(x)) for name, x in values.items()}
+
+
+@pytest.mark.parametrize(
+    "y, p, w",
+    [([1, 0], [0.7, 0.2], [1e16, 1.0]), ([0, 1], [0.3, 0.8], [1e16, 1.0]),
+     ([1, 0], [0.7, 0.2], [1e12, 1.0]), ([0, 1], [0.3, 0.8], [1e12, 1.0]),
+     ([1, 0, 1], [0.5, 0.5, 0.9], [1e17, 1.0, 3.0]), ([1, 0], [0.5, 0.5], [1e-300, 1e300]),
+     ([0, 1], [0.5, 0.5], [1e-300, 1e300]), ([1, 0], [0.5, 0.5], [1e300, 1e-300])],
+)  # fmt: skip
+def test_ne_of_one_class_outweighing_the_other_by_far(y, p, w):
+    """NE and its variants take each class's share of the weight from the exact sums, the
+    same whichever class is the larger (y -> 1 - y, p -> 1 - p): a positives' share rounded
+    to 1.0 gave nan with a false "single class" warning, one of 1 - 1e-12 lost digits (NE
+    1.24579056e10 for 1.24576397e10), and shares or NE on positives below float64's range
+    were nan. Weights of 1e-300 in one call only: a batch of 1e-300 alone merged with one
+    of 1e300 keeps the bits of the larger's scale (engine.totals.Totals)."""
+    wants = _ne_digits(y, p, w)
+    y, p, w = np.array(y), np.array(p), np.array(w)
+    calls = 3 if w.min() >= 1 else 2
+    for name, want in wants.items():
+        assert 0 <= want, name
+        for got, bound in _values(name, {}, y, p, sample_weight=w)[:calls]:
+            assert bound is None
+            assert got == pytest.approx(want, rel=1e-14, abs=0), name
 
 
 @pytest.mark.parametrize("weighted", [[5e-324, 5e-324, 0.0], [1e-300, 1e-300, 0.0]])

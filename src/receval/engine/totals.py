@@ -145,6 +145,47 @@ class Totals:
         """The weighted mean log loss (the weight not zero), rounded as the function's."""
         return ratio(self.loss, self.weight, self.big_loss)
 
+    def class_shares(self) -> tuple[Fraction, Fraction]:
+        """The positives' and the negatives' shares of the weight (not zero), exact: the
+        negatives' weight is the total's less the positives', of the exact sums."""
+        positives, total = self.observed.as_fraction(), self.weight.as_fraction()
+        assert isinstance(positives, Fraction) and isinstance(total, Fraction)  # finite
+        return positives / total, (total - positives) / total
+
+    def normalized_entropy(self) -> float | None:
+        """The mean log loss over the entropy of the weighted base rate (the weight not
+        zero); None where one class has all the weight (that entropy is 0)."""
+        scaled = self.scaled_normalized_entropy()
+        if scaled is None:
+            return None
+        with np.errstate(over="ignore"):  # a value beyond float64's range is inf
+            return float(np.ldexp(*scaled))
+
+    def scaled_normalized_entropy(self) -> tuple[float, int] | None:
+        """:meth:`normalized_entropy` as ``(x, e)``, the value ``x * 2**e``: a value
+        beyond float64's range divided by another (calibration-free NE's) is not inf.
+
+        The entropy is that of the exact shares ``s`` (the smaller, in ``(0, 1/2]``) and
+        ``1 - s``: ``s (-ln s + g)``, ``g = -(1 - s) ln(1 - s) / s``, ``s = m 2**k``,
+        each term positive and of its own share, so that labels flipped (``y -> 1 - y``,
+        ``p -> 1 - p``) give the same value, and shares or losses below float64's range
+        neither underflow nor round to a single class."""
+        small = min(self.class_shares())
+        if small == 0:
+            return None
+        k = small.numerator.bit_length() - small.denominator.bit_length()
+        k += int(small * Fraction(2) ** -k >= 1)  # one k of each share, whatever its terms
+        m = float(small * Fraction(2) ** -k)  # in [0.5, 1)
+        s = math.ldexp(m, k)  # 0 or subnormal where the share is below float64's range
+        # the larger share's term over s: 1 - s/2 - s**2/6 - ... near 0
+        g = (1 - s) * -math.log1p(-s) / s if s > 2.0**-26 else 1 - s / 2
+        # the mean loss: mantissas divided first, as mean_loss divides (and rounds) them,
+        # without its under- or overflow
+        a, i = scaled_value(self.loss, self.big_loss)
+        b, j = scaled_value(self.weight)
+        (a, da), (b, db) = math.frexp(a), math.frexp(b)
+        return a / b / (m * (g - math.log(m) - k * math.log(2))), i + da - j - db - k
+
 
 EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
 #: the fields of :class:`Totals` held in units of ``2**-w_shift``

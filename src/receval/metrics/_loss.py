@@ -15,7 +15,7 @@ from ..data._lookup import distinct
 from ..engine.metric import MetricDefinition, always, data_columns, no_options, register
 from ..engine.sources import run_definition
 from ..engine.states import ERROR_SCALE_STEP, ErrorSums
-from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, ratio, scaled_value
+from ..engine.sums import WEIGHT_SHIFT, ExactSum, Term, exact_sums, scaled_value
 from ..engine.totals import check_eps, clip_eps, totals_empty, totals_prepare, totals_updates
 from ..exceptions import InputValidationError, InvalidParameterError, warn
 from ._binary import data_ndim, warn_undefined
@@ -648,14 +648,13 @@ def _finalize_ne(params: dict[str, Any], state: Any) -> float:
         return warn_undefined(
             "normalized_entropy: every sample weight is zero, so NE is undefined (returned as nan)."
         )
-    rate = ratio(state.observed, state.weight)
-    if rate <= 0 or rate >= 1:
+    ne: float | None = state.normalized_entropy()
+    if ne is None:
         return warn_undefined(
             "normalized_entropy: y_true has a single class, so the base rate's entropy is 0 "
             "and NE is undefined (returned as nan)."
         )
-    entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
-    return float(state.mean_loss() / entropy)
+    return ne
 
 
 LOG_LOSS = register(

@@ -169,14 +169,13 @@ def _ne(func: str, state: Totals) -> float:
         return warn_undefined(
             f"{func}: every sample weight is zero, so it is undefined (returned as nan)."
         )
-    rate = ratio(state.observed, state.weight)
-    if rate <= 0 or rate >= 1:
+    ne = state.normalized_entropy()
+    if ne is None:
         return warn_undefined(
             f"{func}: y_true has a single class, so the base rate's entropy is 0 and it is "
             f"undefined (returned as nan)."
         )
-    entropy = -rate * np.log(rate) - (1 - rate) * np.log1p(-rate)
-    return float(state.mean_loss() / entropy)
+    return ne
 
 
 def _finalize_cali_free(params: dict[str, Any], state: Totals) -> float:
@@ -192,11 +191,14 @@ def _finalize_cali_free(params: dict[str, Any], state: Totals) -> float:
     # C = W h, h the mean prediction's loss per unit of weight: W is taken as
     # m * 2**(k + w_shift), so that a total weight beyond float64's range neither
     # overflows nor underflows
-    rate = ratio(state.observed, state.weight)
-    per_weight = -rate * np.log2(mean) - (1.0 - rate) * np.log2(1.0 - mean)
+    positives, negatives = (float(share) for share in state.class_shares())
+    per_weight = -positives * np.log2(mean) - negatives * np.log2(1.0 - mean)
     m, k = scaled_value(state.weight)
+    scaled = state.scaled_normalized_entropy()  # NE beyond float64's range: not inf
+    assert scaled is not None  # NE is defined
+    x, e = scaled
     with np.errstate(over="ignore"):  # a value beyond float64's range is inf
-        return float(np.ldexp(ne / (per_weight * m), -k - state.w_shift))
+        return float(np.ldexp(x / (per_weight * m), e - k - state.w_shift))
 
 
 def _update_positive(params: dict[str, Any], batch: Any) -> Totals:

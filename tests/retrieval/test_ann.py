@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 from receval import InputValidationError, InvalidParameterError, Run, ann_recall
+from receval.exceptions import UnmatchedIdsWarning
 
 
 def test_hand_case_per_user_and_pooled():
@@ -101,3 +104,44 @@ def test_metrics_may_be_one_string():
     assert one.comparison.means == listed.comparison.means
     with pytest.raises(InvalidParameterError, match="'metrics' parameter of ann_recall"):
         ann_recall(exact, approximate, 1, qrels=qrels, metrics=5)
+
+
+def test_an_index_that_misses_every_judged_item_scores_zero():
+    # a poor index, not an id mix-up (its items are the exact run's): compare refused the
+    # approximate run ("compare: none of the run's 4 items is judged"); now it is scored,
+    # without a warning
+    exact = {"u1": {"a": 0.9, "b": 0.8, "c": 0.7}, "u2": {"a": 0.9, "e": 0.5, "f": 0.4}}
+    approximate = {"u1": {"b": 0.9, "c": 0.8}, "u2": {"e": 0.5, "f": 0.4}}
+    qrels = {"u1": {"a": 1}, "u2": {"a": 1}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnmatchedIdsWarning)
+        report = ann_recall(exact, approximate, 2, qrels=qrels, metrics=["recall@2", "ndcg@2"],
+                            n_permutations=100, interval=None)  # fmt: skip
+    assert report.recall == 0.5  # u1 finds b of {a, b}; u2 e of {a, e}
+    assert report.comparison.means == {
+        "recall@2": {"exact": 1.0, "approximate": 0.0},
+        "ndcg@2": {"exact": 1.0, "approximate": 0.0},
+    }
+
+
+def test_the_exact_runs_unjudged_items_are_refused_in_ann_recalls_name():
+    # the exact run is the reference: qrels of none of its items are an id mix-up, as
+    # evaluate says (the message named compare); allow_unmatched=True scores it anyway
+    exact = {"u1": {"a": 0.9, "b": 0.8}}
+    options = {"qrels": {"u1": {"z": 1}}, "metrics": ["ndcg@2"], "n_permutations": 100,
+               "interval": None}  # fmt: skip
+    with pytest.raises(
+        InputValidationError,
+        match=r"^ann_recall: none of the run's 2 items is judged in the qrels .*pass "
+        r"allow_unmatched=True to score the run anyway\.$",
+    ):
+        ann_recall(exact, exact, 2, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = ann_recall(exact, exact, 2, allow_unmatched=True, **options)
+    said = [str(w.message) for w in caught if w.category is UnmatchedIdsWarning]
+    assert len(said) == 1 and said[0].startswith("ann_recall: none of the run's 2 items"), said
+    assert report.comparison.means == {"ndcg@2": {"exact": 0.0, "approximate": 0.0}}
+    with pytest.raises(InvalidParameterError, match=r"^ann_recall: got an unknown keyword "
+                       r"argument 'baseline'"):  # fmt: skip
+        ann_recall(exact, exact, 2, baseline="exact", **options)

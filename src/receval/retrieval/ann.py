@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation as v
-from .._parameters import metric_strings
+from .._parameters import check_keywords, keyword_names
 from ..data._lookup import distinct, lookup
 from ..data._ranked import Run, as_run
 from ..exceptions import InputValidationError
@@ -62,6 +62,35 @@ class AnnRecallReport:
         )
 
 
+def _comparison(qrels: Any, exact: Run, approx: Run, metrics: Any, options: dict[str, Any]) -> Any:
+    """:func:`receval.compare` of the approximate run against the exact one, its messages
+    naming ann_recall. The exact run's ids are checked against the qrels' as
+    :func:`receval.evaluate` checks them (``min_match``, ``allow_unmatched``); the
+    approximate run's were checked against the exact run's, so that lists missing every
+    judged item are a poor index's (scored, without a warning), not an id mix-up."""
+    import inspect
+    import warnings
+
+    from ..comparison.models import check_settings, compare, compare_reports, ranking_specs
+    from ..data._ranked import as_qrels
+    from ..exceptions import UnmatchedIdsWarning
+    from ..ranking.evaluation import evaluate, evaluate_as
+
+    func = "ann_recall"
+    own = [k for k in keyword_names(compare) if k not in ("baseline", "pairs", "profile")]
+    check_keywords(options, own + keyword_names(evaluate), func)
+    defaults = inspect.signature(compare).parameters
+    settings = check_settings(func, **{k: options.get(k, defaults[k].default) for k in own})
+    specs, q = ranking_specs(metrics, func), as_qrels(qrels, func)
+    conventions = {k: x for k, x in options.items() if k not in own}
+    reports = {"exact": evaluate_as(func, q, exact, list(specs), **conventions)}
+    unchecked = conventions | {"min_match": 0.0, "allow_unmatched": True}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedIdsWarning)
+        reports["approximate"] = evaluate_as(func, q, approx, list(specs), **unchecked)
+    return compare_reports(reports, specs, func, settings | {"baseline": "exact", "pairs": None})
+
+
 def _top_rows(run: Run, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(user position, row) of every row in each user's first ``k``."""
     lengths = np.diff(run.offsets)
@@ -87,7 +116,10 @@ def ann_recall(
     index, the measure of ANN benchmarks); overall: pooled over every user.
     With ``qrels`` and ``metrics``, the two runs are also compared on those
     metrics (:func:`receval.compare`, the approximate run against the exact
-    one), so an index's parameters can be chosen on both numbers.
+    one), so an index's parameters can be chosen on both numbers. The exact
+    run's ids are checked against the qrels' as :func:`receval.evaluate` checks
+    them; the approximate run's against the exact run's, so that an index whose
+    lists miss every judged item scores 0 (no error, no warning).
 
     Parameters
     ----------
@@ -101,7 +133,9 @@ def ann_recall(
     metrics : str or sequence of str, default=None
         Metric strings for the comparison (needs ``qrels``).
     **compare_options
-        Keyword options of :func:`receval.compare` (``test``, ``interval``, ...).
+        Keyword options of :func:`receval.compare` (``test``, ``interval``, ...),
+        but ``baseline`` and ``pairs``; ``min_match`` and ``allow_unmatched``
+        are the exact run's.
 
     Returns
     -------
@@ -174,13 +208,8 @@ def ann_recall(
     at_k = exact.offsets[longer] + k
     tied = int(np.count_nonzero(exact.scores[at_k - 1] == exact.scores[at_k]))
     total = int(listed.sum())
-    comparison = None
-    if qrels is not None:
-        from ..comparison.models import compare
-
-        comparison = compare(qrels, {"exact": exact, "approximate": approx},
-                             metric_strings(metrics, "ann_recall"), baseline="exact",
-                             **compare_options)  # fmt: skip
+    comparison = None if qrels is None else _comparison(qrels, exact, approx, metrics,
+                                                         compare_options)  # fmt: skip
     return AnnRecallReport(
         k=k,
         recall=float(hits.sum() / total) if total else float("nan"),

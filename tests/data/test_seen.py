@@ -125,10 +125,23 @@ def test_bad_logs_raise_naming_the_argument():
         SeenItems.from_log(pd.DataFrame({"u": [1], "item": [2]}), func="evaluate")
     with pytest.raises(InputValidationError, match="same length"):
         SeenItems.from_log(([1, 2], [3]), func="evaluate")
-    with pytest.raises(InputValidationError, match="empty"):
-        SeenItems.from_log(([], []), func="evaluate")
     with pytest.raises(InputValidationError, match="wrap a single item"):
         SeenItems.from_log({"u1": "a"}, func="evaluate")
+
+
+@pytest.mark.parametrize(
+    "log", [([], []), {}, {"u1": [], "u2": []}, pd.DataFrame({"user": [], "item": []})]
+)
+def test_a_log_of_no_pair_masks_nothing(log):
+    # it was refused ("exclude is empty; pass at least one sample"), and the empty
+    # SeenItems failed to give the columns to mask (an IndexError)
+    seen = SeenItems.from_log(log, func="evaluate")
+    assert seen == SeenItems.empty() and seen.n_pairs == 0
+    offsets, indices = seen.item_indices(["u1", "u2"], ["a", "b"])
+    assert offsets.tolist() == [0, 0, 0] and indices.tolist() == []
+    assert seen.seen_rows(np.array([0, 1]), np.array(["u1", "u2"]), np.array([0, 1]),
+                          np.array(["a", "b"])).tolist() == [False, False]  # fmt: skip
+    assert as_seen(log, False, "evaluate") is None  # evaluate's: as no exclude=
 
 
 def test_exclude_and_repeats_exclude_each_other():

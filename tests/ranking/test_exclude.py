@@ -292,6 +292,20 @@ def test_exclusions_that_match_no_user_or_no_item_warn(tmp_path, scanned, train,
     assert report.masking.n_rows_removed == 0
 
 
+@pytest.mark.parametrize("exclude", [{"u1": [], "u2": []}, {}, ([], [])])
+def test_an_exclude_of_no_pair_is_no_exclude(exclude):
+    # it was refused: "evaluate: exclude is empty; pass at least one sample"
+    qrels = {"u1": {"b": 1}, "u2": {"c": 1}}
+    run = {"u1": {"a": 0.9, "b": 0.5}, "u2": {"a": 0.8, "c": 0.3}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = rv.evaluate(qrels, run, ["recall@1"], exclude=exclude)
+        accumulated = rv.metric("recall@1", exclude=exclude).update(qrels, run).compute()
+    plain = rv.evaluate(qrels, run, ["recall@1"])
+    assert report.mean == plain.mean == {"recall@1": accumulated} == {"recall@1": 0.0}
+    assert report.masking is plain.masking is None
+
+
 def test_exclusions_that_match_some_users_and_items_do_not_warn():
     # training users absent from the test, items the run never shows: a usual log
     qrels = {"u1": {"b": 1}, "u2": {"c": 1}}

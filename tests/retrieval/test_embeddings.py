@@ -3,6 +3,8 @@ block by block."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -130,6 +132,20 @@ def test_exclude_pairs_without_a_vector_are_counted_in_the_report():
     plain = evaluate_embeddings(qrels, users, items, ["recall@1"])
     assert plain.n_exclude_unmatched is None
     assert "n_exclude_unmatched" not in ranking_records({"r": plain})[0]["counts"]
+
+
+@pytest.mark.parametrize("exclude", [{"u0": [], "u1": []}, {}])
+def test_an_exclude_of_no_pair_masks_nothing(exclude):
+    # it was refused: "evaluate_embeddings: exclude is empty; pass at least one sample"
+    users, items, user_ids, item_ids, qrels, _ = _data(4)
+    del qrels["nobody"]  # a qrels user without a vector: a warning of its own
+    ids = {"user_ids": user_ids, "item_ids": item_ids}
+    metrics = ["recall@3", "ndcg@3"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = evaluate_embeddings(qrels, users, items, metrics, exclude=exclude, **ids)
+    assert got.mean == evaluate_embeddings(qrels, users, items, metrics, **ids).mean
+    assert got.n_exclude_unmatched == 0
 
 
 def test_candidates_pairs_without_a_vector_are_counted_in_the_report():

@@ -6,6 +6,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -323,6 +324,18 @@ def test_exclude_or_candidates_matching_nothing_is_an_error():
     with pytest.warns(UnmatchedIdsWarning, match=r"retrieve: 1 of the 2 distinct .* \(users "):
         run = retrieve(users, items, 3, exclude={0: [1], 999: [2]})
     assert run.n_users == len(users)
+
+
+@pytest.mark.parametrize(
+    "exclude", [{0: [], 1: []}, {}, ([], []), pd.DataFrame({"user": [], "item": []})]
+)
+def test_an_exclude_of_no_pair_masks_nothing(exclude):
+    # it was refused: "retrieve: exclude is empty; pass at least one sample"
+    users, items = _tied_data(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run = retrieve(users, items, 3, exclude=exclude)
+    assert run.to_dict() == retrieve(users, items, 3).to_dict()
 
 
 def test_exclude_pairs_without_a_vector_are_counted():

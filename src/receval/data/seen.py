@@ -115,18 +115,20 @@ class SeenItems:
         Returns
         -------
         seen : SeenItems
+            Of no pair for a log of none (``{}``, ``{user: []}``): it masks nothing.
 
         Raises
         ------
         InputValidationError
-            Another type, columns missing, lengths that differ, an empty log,
-            missing ids.
+            Another type, columns missing, lengths that differ, missing ids.
         """
         from ..metrics.beyond.history import read_log
 
         if isinstance(log, SeenItems):
             return log
-        interactions = read_log(log, name, func)
+        interactions = read_log(log, name, func, empty=True)
+        if not len(interactions.users):  # no pair: masks nothing, as no log
+            return cls.empty()
         users, items = interactions.distinct_pairs()
         offsets = np.zeros(interactions.n_users + 1, dtype=np.int64)
         np.cumsum(np.bincount(users, minlength=interactions.n_users), out=offsets[1:])
@@ -261,7 +263,7 @@ class SeenItems:
         columns = lookup(self.item_ids, np.asarray(item_ids)).astype(np.int64)
         found = codes >= 0
         starts = np.where(found, self.offsets[np.maximum(codes, 0)], 0)
-        lengths = np.where(found, np.diff(self.offsets)[np.maximum(codes, 0)], 0)
+        lengths = np.where(found, self.offsets[codes + 1] - starts, 0)  # a log of no user too
         total = int(lengths.sum())
         first = np.zeros(len(codes) + 1, dtype=np.int64)
         np.cumsum(lengths, out=first[1:])
@@ -521,10 +523,11 @@ def check_declaration(excluding: bool, repeats: Any, func: str) -> None:
 
 
 def as_seen(exclude: Any, repeats: bool, func: str) -> SeenItems | None:
-    """The :class:`SeenItems` of ``exclude=`` (None: nothing to mask), checked against
-    ``repeats=`` (:func:`check_declaration`)."""
+    """The :class:`SeenItems` of ``exclude=`` (None: nothing to mask, as of a log of no
+    pair), checked against ``repeats=`` (:func:`check_declaration`)."""
     check_declaration(exclude is not None, repeats, func)
-    return None if exclude is None else SeenItems.from_log(exclude, func=func)
+    seen = None if exclude is None else SeenItems.from_log(exclude, func=func)
+    return seen if seen is not None and seen.n_pairs else None
 
 
 def warn_unmatched_exclusions(

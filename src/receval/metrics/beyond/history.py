@@ -77,9 +77,12 @@ def _mapping_rows(log: Mapping[Any, Any], name: str, func: str) -> tuple[list[An
     return users, items
 
 
-def read_log(log: Any, name: str, func: str, mapping: bool = True) -> InteractionLog:
+def read_log(
+    log: Any, name: str, func: str, mapping: bool = True, empty: bool = False
+) -> InteractionLog:
     """An :class:`InteractionLog` from any accepted shape (named ``name`` in errors;
-    ``mapping=False``: a mapping ``{user: items}`` is refused)."""
+    ``mapping=False``: a mapping ``{user: items}`` is refused; ``empty=True``: a log of
+    no row is taken, not refused)."""
     if isinstance(log, InteractionLog):
         return log
     if isinstance(log, (Qrels, Run)):
@@ -100,7 +103,8 @@ def read_log(log: Any, name: str, func: str, mapping: bool = True) -> Interactio
             f"{type(log).__name__}."
         )
     n = v.check_same_length(func, users=raw_users, items=raw_items)
-    v.check_not_empty(n, name, func)
+    if not empty:
+        v.check_not_empty(n, name, func)
     user_codes, user_ids = factorize(raw_users, "users", func)
     item_codes, item_ids = factorize(raw_items, "items", func)
     return InteractionLog(user_ids, item_ids, user_codes, item_codes)

@@ -112,6 +112,18 @@ def test_options_go_to_the_metrics_that_take_them():
     assert "(all)" in repr(report)
 
 
+def test_a_series_of_per_row_group_weights_is_data_not_an_option():
+    # a pandas Series has items(): it was taken as gauc's mapping from group to weight
+    # (its index), a GAUC of 0.5 for segment "a" and 0.8 overall
+    frame = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "click": [1, 0, 0, 1, 1, 0],
+                          "score": [0.9, 0.1, 0.9, 0.1, 0.8, 0.2],
+                          "w": [1.0, 1.0, 3.0, 3.0, 1.0, 1.0], "seg": list("aaaabb")})  # fmt: skip
+    report = rv.by_segment("gauc", frame.click, frame.score, groups=frame.user,
+                           weighting=frame.w, by=frame.seg)  # fmt: skip
+    assert report.values["gauc"].tolist() == [0.25, 1.0]  # users 0, 1: AUCs 1, 0 of weights 1, 3
+    assert report.overall == {"gauc": 0.4}
+
+
 def test_each_metric_is_resolved_and_checked_once_for_every_segment(monkeypatch):
     from receval import registry
     from receval.engine import accumulator

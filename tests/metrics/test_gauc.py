@@ -360,6 +360,21 @@ def test_series_of_per_row_weights_is_no_mapping(make, ids):
         assert acc.update(y, s, groups=ids, weighting=weighting).compute() == 0.25
 
 
+def test_a_series_indexed_by_group_is_per_row_and_the_message_says_so():
+    # it was read as a mapping from group (its index) to weight
+    by_group = pd.Series({"u": 1.0, "v": 3.0})
+    with pytest.raises(
+        InputValidationError,
+        match=r"^gauc_score: weighting must give one weight per row \(its group's weight\)\. "
+        r"Got 2 weights for 4 rows; map groups to weights with a dict \(a Series is per-row: "
+        r"Series\.to_dict\(\)\)\.$",
+    ):
+        gauc_score([1, 0, 0, 1], [0.9, 0.1, 0.9, 0.1], groups=list("uuvv"), weighting=by_group)
+    got = gauc_score([1, 0, 0, 1], [0.9, 0.1, 0.9, 0.1], groups=list("uuvv"),
+                     weighting=by_group.to_dict())  # fmt: skip
+    assert got == 0.25
+
+
 @pytest.mark.parametrize("weighting", [pd.Series([1.0, 3.0]), np.array([1.0, 3.0])])
 def test_accumulator_weighting_is_a_name_or_mapping(weighting):
     # a Series was taken as the accumulator's mapping; an array raised numpy's ValueError

@@ -185,7 +185,8 @@ def group_weights(
         if len(per_row) != len(codes):
             raise InputValidationError(
                 f"{func}: weighting must give one weight per row (its group's weight). "
-                f"Got {v.counted(len(per_row), 'weight')} for {v.counted(len(codes), 'row')}."
+                f"Got {v.counted(len(per_row), 'weight')} for {v.counted(len(codes), 'row')}; "
+                f"map groups to weights with a dict (a Series is per-row: Series.to_dict())."
             )
         v.check_finite(per_row, "weighting", func)  # the caller's rows: their positions
         out = np.zeros(len(uniques))

@@ -128,3 +128,16 @@ def test_the_run_functions_are_found():
 def test_run_functions_refuse_bad_runs(name, bad):
     f = getattr(rv, name)
     _refused(lambda: f(BAD_RUNS[bad], **_required(f)), "run", name)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a: rv.log_loss([1, 0], [0.6, 0.4], normalize=a),
+        lambda a: rv.evaluate({"u": {"a": 1}}, {"u": {"a": 0.5}}, ["mrr"], ties=a),
+    ],
+)
+def test_an_array_given_for_an_option_is_refused_by_name(call):
+    # an array's truth is ambiguous: NumPy's raw ValueError, not the option's refusal
+    with pytest.raises(rv.InvalidParameterError, match=r"must be one of .* Got array"):
+        call(np.array([True, False]))

@@ -73,7 +73,7 @@ def check_option(
     """
     try:
         ok = value in options
-    except TypeError:  # unhashable / array-like compared with strings
+    except (TypeError, ValueError):  # unhashable; an array (its truth is ambiguous)
         ok = False
     np = _numpy()
     if not ok or (np is not None and isinstance(value, np.ndarray)):

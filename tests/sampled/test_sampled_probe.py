@@ -125,7 +125,7 @@ def test_corrected_metric_refuses_a_gamma_its_correction_does_not_read(correctio
         corrected_metric("recall@1", 1, 3, correction, gamma=0.5)
     assert str(info.value) == (
         f"corrected_metric: gamma is the weight of correction='bv'. Got gamma=0.5 with "
-        f"correction={correction!r}."
+        f"correction={correction!r}; drop gamma, or pass correction='bv'."
     )
     np.testing.assert_array_equal(corrected_metric("recall@1", 1, 3, "bv"),
                                   corrected_metric("recall@1", 1, 3, "bv", gamma=0.1))  # fmt: skip
@@ -138,8 +138,8 @@ def test_sampled_report_refuses_a_gamma_without_bv():
     with pytest.raises(InvalidParameterError) as info:
         sampled_report(qrels, run, ["recall@1"], candidates=c, corrections=["rank"], gamma=0.5)
     assert str(info.value) == (
-        "sampled_report: gamma is the weight of correction='bv'. Got gamma=0.5 with "
-        "correction='rank'."
+        "sampled_report: gamma is the weight of corrections=['bv']. Got gamma=0.5 with "
+        "corrections=['rank']; drop gamma, or add 'bv' to the corrections."
     )
     with pytest.raises(InvalidParameterError, match=r"with corrections=\['rank', 'minimal_bias'\]"):
         sampled_report(qrels, run, ["recall@1"], candidates=c,

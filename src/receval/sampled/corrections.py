@@ -424,15 +424,22 @@ def check_gamma(gamma: Any, corrections: str | list[str] | None, func: str) -> f
     given = [corrections] if isinstance(corrections, str) else list(corrections or [])
     if "bv" not in given:
         if gamma is not None:
+            # sampled_report's corrections= is a list, the others' correction= one name
+            listed = isinstance(corrections, list)
+            bv = "corrections=['bv']" if listed else "correction='bv'"
             with_ = (
                 "without a correction"
                 if not given
-                else f"with correction={given[0]!r}"
-                if len(given) == 1
                 else f"with corrections={given!r}"
+                if listed
+                else f"with correction={given[0]!r}"
             )
             raise InvalidParameterError(
-                f"{func}: gamma is the weight of correction='bv'. Got gamma={gamma!r} {with_}."
+                f"{func}: gamma is the weight of {bv}. Got gamma={gamma!r} {with_}; drop "
+                f"gamma, or add 'bv' to the corrections."
+                if listed
+                else f"{func}: gamma is the weight of {bv}. Got gamma={gamma!r} {with_}; drop "
+                f"gamma, or pass correction='bv'."
             )
         return None
     weight = DEFAULT_GAMMA if gamma is None else gamma

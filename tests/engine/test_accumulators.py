@@ -4,6 +4,7 @@ import math
 import os
 import pickle
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pyarrow as pa
@@ -835,6 +836,30 @@ def test_batches_of_weights_of_any_scale_give_the_exact_value(rows, cut):
     squared, absolute = oracle.mean_errors(e, p, w)
     assert rmse.compute() == pytest.approx(math.sqrt(squared), rel=1e-15)
     assert mae.compute() == pytest.approx(absolute, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("y", "p", "w"),
+    [
+        ([0, 1, 0], [5e-324, 0.0, 0.0], [1e300, 1.0, 1e-310]),
+        ([0, 1], [5e-324, 0.0], [1e300, 1.0]),
+        ([1, 0, 1], [2.0**-1070 * 3, 0.5, 0.0], [1e308, 2.0**70, 3.0]),
+    ],
+)
+def test_pcoc_of_a_subnormal_probability_times_a_weight_near_1e308(y, p, w):
+    # the weights were scaled down first (2**-997), and 5e-324 times 0.75 rounded to
+    # 5e-324: 6.6e-24 for 4.9e-24, by the function and by a batch that held the row
+    predicted = sum(Fraction(a) * Fraction(b) for a, b in zip(p, w, strict=True))
+    observed = sum(Fraction(b) for a, b in zip(y, w, strict=True) if a)
+    for name, func, want in [("pcoc", rv.pcoc, predicted / observed),
+                             ("copc", rv.copc, observed / predicted)]:  # fmt: skip
+        assert func(y, p, sample_weight=w) == float(want)
+        for cut in range(len(y)):
+            acc = rv.metric(name)
+            for part in (slice(0, cut), slice(cut, None)):
+                if y[part]:
+                    acc.update(y[part], p[part], sample_weight=w[part])
+            assert acc.compute() == float(want)
 
 
 @pytest.mark.parametrize("whole_groups", [False, True])

@@ -80,8 +80,11 @@ class Totals:
     Every sum of weights is held times ``2**-w_shift``: 0 unless a batch's largest
     weight is beyond ``2**±64``, whose weights are then scaled into ``[0.5, 1)`` first
     (exact), so that the products of weights near 5e-324 and probabilities keep their
-    bits. States of different shifts merge at the larger one: the other's sums lose
-    only the bits below ``2**-1074`` of that scale.
+    bits; without the log loss (PCOC, COPC) only weights below ``2**-64`` are scaled,
+    up, for a subnormal probability times a weight near 1e308 keeps its bits only at
+    scale 1 (the exact sums hold sums of such weights). States of different shifts
+    merge at the larger one: the other's sums lose only the bits below ``2**-1074``
+    of that scale.
 
     Attributes
     ----------
@@ -346,7 +349,10 @@ def totals_updates(func: str, *, loss: bool, clicks: bool) -> TotalsUpdates:
         if batch is None:
             return state
         labels, proba, weights, eps, kind = batch
-        added = totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks)
+        # without the loss (PCOC, COPC) weights near 1e308 stay as given: scaled down, a
+        # subnormal probability times one would lose its bits (the sums hold them)
+        shift = None if loss or weights is None else min(weight_shift(weights), 0)
+        added = totals_of(labels, proba, weights, eps=eps, loss=loss, clicks=clicks, shift=shift)
         return state.absorb(replace(added, labels=kind))
 
     def update(params: dict[str, Any], batch: Any) -> Any:

@@ -415,7 +415,8 @@ def _totals_metric(name: str, finalize: Any) -> MetricDefinition:
             **totals_updates(name, loss=False, clicks=True),
             empty=totals_empty,
             finalize=finalize,
-            scale_free=always,
+            # not scaled on one partition: its update keeps weights near 1e308 as given
+            scale_free=lambda params: False,
             checks_caller=True,
         )
     )

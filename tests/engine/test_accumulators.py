@@ -841,6 +841,61 @@ def test_batches_of_weights_of_any_scale_give_the_exact_value(rows, cut):
 @pytest.mark.parametrize(
     ("y", "p", "w"),
     [
+        ([1, 1], [0.9, 0.5], [1e308, 1e-300]),
+        ([1, 1], [1 - 2**-53, 0.01], [1e300, 5e-324]),
+        ([1, 0, 1], [0.9, 0.3, 0.7], [1.7e308, 1e-300, 2.0**-1000]),
+    ],
+)
+def test_ece_of_weights_near_1e308_beside_tiny_ones_is_exact(y, p, w):
+    # the tiny weight kept the shift small, so the largest stayed beyond 2**995 and its
+    # products were rounded: 0.09999999999999996 for 1 - 0.9, 1.5e-16 for 2**-53, and
+    # another float for another split of the rows, without a word
+    want = oracle.ece_exact(y, p, 10, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rv.expected_calibration_error(y, p, sample_weight=w) == want
+        for cut in range(len(y)):
+            acc = rv.metric("ece")
+            for part in (slice(0, cut), slice(cut, None)):
+                if y[part]:
+                    acc.update(y[part], p[part], sample_weight=w[part])
+            assert acc.compute() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 1),
+            st.sampled_from([0.0, 5e-324, 1e-310, 2.0**-1000, 0.01, 0.3, 0.9, 1 - 2**-53, 1.0]),
+            st.sampled_from([5e-324, 1e-310, 1e-300, 1e-30, 1.0, 3.0, 2.0**65, 1e300, 1.7e308]),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    cut=st.integers(0, 8),
+)
+def test_ece_of_any_split_is_exact_or_warned(rows, cut):
+    # the value is the exact one, the same for any split, unless a warning gives the span
+    # that holds it (products below 2**-969 rounded, or bits below 2**-1074 dropped)
+    y, p, w = (list(c) for c in zip(*rows, strict=True))
+    want = oracle.ece_exact(y, p, 4, w)
+    acc = rv.metric("ece", n_bins=4)
+    for part in (slice(0, cut), slice(cut, None)):
+        if y[part]:
+            acc.update(y[part], p[part], sample_weight=w[part])
+    for compute in (acc.compute, lambda: rv.expected_calibration_error(y, p, sample_weight=w,
+                                                                       n_bins=4)):  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = compute()
+        if not [c for c in caught if "span more than" in str(c.message)]:
+            assert got == want
+
+
+@pytest.mark.parametrize(
+    ("y", "p", "w"),
+    [
         ([0, 1, 0], [5e-324, 0.0, 0.0], [1e300, 1.0, 1e-310]),
         ([0, 1], [5e-324, 0.0], [1e300, 1.0]),
         ([1, 0, 1], [2.0**-1070 * 3, 0.5, 0.0], [1e308, 2.0**70, 3.0]),

@@ -147,6 +147,22 @@ def warn_undefined(message: str) -> float:
     return float("nan")
 
 
+def warn_if_spanned(func: str, result: float, low: float, high: float, fix: str) -> None:
+    """Warn where ``result``, a score of sums that lost bits to the range of float64,
+    may be off: where ``[low, high]``, the scores of those sums give or take what they
+    lost, holds more than that one float (nan is the same nan). ``fix``: the sentence
+    that says how to keep the rows within range."""
+
+    def same(a: float, b: float) -> bool:
+        return a == b or (a != a and b != b)
+
+    if not (same(low, result) and same(high, result)):
+        warn(f"{func}: the values or weights span more than float64's range (products "
+             f"below 2**-1074 of the largest, or weights and values scaled below "
+             f"2**-1022, were rounded), and the score lies between {low!r} and "
+             f"{high!r}: {result!r} may be off by that much. {fix}")  # fmt: skip
+
+
 def data_ndim(x: Any) -> int:
     """The number of dimensions of a data argument, without converting what has one
     (arrays, tensors, DataFrame columns) nor what has none (columns of a scan: 1)."""

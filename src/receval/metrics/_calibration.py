@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -13,13 +14,13 @@ from .. import _validation as v
 from .._kernels import compiled
 from .._parameters import CURVE_BINS
 from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
-from ..engine.metric import MetricDefinition, always, data_columns, register
+from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import EXPONENT, check_loaded_state
-from ..engine.sums import ExactSum, ratio, scaled_by_shift
+from ..engine.sums import ExactSum, exact_products, ratio, weight_shift
 from ..engine.totals import totals_empty, totals_prepare, totals_updates
 from ..exceptions import InputValidationError, InvalidParameterError
-from ._binary import check_binary_scores, warn_undefined
+from ._binary import check_binary_scores, warn_if_spanned, warn_undefined
 from ._recalibration import check_sampling_rate, recalibrate, recalibrating
 from ._undefined import NO_WEIGHT, warn_because
 
@@ -342,12 +343,15 @@ def expected_calibration_error(
     Notes
     -----
     Each bin's ``W_b |observed_b - predicted_b|`` is an exact sum of
-    ``w (y - p)`` (each ``w p`` split exactly in two parts; a product below
-    ``2**-1022``, of a subnormal probability, is rounded), rounded once at the
+    ``w (y - p)`` (each ``w p`` split exactly in two parts), rounded once at the
     end, and divided by the total weight: the same float for any split of the
     rows, so ``receval.metric("ece")`` over batches and the columns of a
     :func:`receval.scan` give exactly this value (``strategy="uniform"``; quantile
-    bins are percentiles of every row, in memory only).
+    bins are percentiles of every row, in memory only). Weights of any scale are
+    scaled by powers of two, exactly; where a product falls below ``2**-969`` (a
+    subnormal probability) or weights more than ``2**1000`` apart leave the smaller
+    ones' bits below ``2**-1074`` of the largest's scale, the value may round
+    otherwise, and a ``RecevalWarning`` gives the span that holds the exact one.
 
     See Also
     --------
@@ -454,16 +458,23 @@ class CalibrationGaps:
     """The ECE's sums: per bin, the exact sum of ``w (y - p)``; the exact total weight.
 
     The weights are held times ``2**-shift``: 0 unless a batch's largest weight is
-    beyond ``2**±64``, whose weights are then scaled into ``[0.5, 1)`` first (exact:
-    ECE is a ratio of sums of weights). States of different shifts merge at the
-    larger one: the other's sums lose only the bits below ``2**-1074`` of that scale.
-    ``labels``: the labels of the rows (see :mod:`receval.engine.kinds`).
+    beyond ``2**±64``, whose weights are then scaled toward ``[0.5, 1)`` first (exact:
+    ECE is a ratio of sums of weights). Where one shift cannot keep every weight
+    normal and every factor of a product below ``2**995`` (weights near 1e308 beside
+    ones near 1e-300), the rows within ``2**1000`` of the largest are scaled on their
+    own, and the others' sums added at that scale. States of different shifts merge
+    at the larger one: the other's sums lose only the bits below ``2**-1074`` of
+    that scale. ``lost``: bounds, at the state's scale, on what the sum of the bins'
+    ``|gap|`` and the total weight lost so (and to products below ``2**-969``): (0.0,
+    0.0) where they are exact. ``labels``: the labels of the rows (see
+    :mod:`receval.engine.kinds`).
     """
 
     gaps: dict[int, ExactSum] = field(default_factory=dict)
     weight: ExactSum = field(default_factory=ExactSum.zero)
     shift: int = field(default=0, metadata=EXPONENT)
     labels: LabelKind = NO_LABELS
+    lost: tuple[float, float] = (0.0, 0.0)
 
     def invalid(self) -> tuple[str, str] | None:
         """The field and what it must hold where a state read from a pickle breaks its
@@ -476,6 +487,10 @@ class CalibrationGaps:
             check_loaded_state(gap, ExactSum.zero(), f"state.gaps[{b}]")
         if isinstance(self.shift, bool) or not isinstance(self.shift, int):
             return "shift", "an integer"
+        lost = self.lost
+        if not (isinstance(lost, tuple) and len(lost) == 2
+                and all(type(x) is float and 0 <= x < math.inf for x in lost)):  # fmt: skip
+            return "lost", "a tuple of two finite floats >= 0"
         return None
 
     def merge(self, other: CalibrationGaps) -> CalibrationGaps:
@@ -496,15 +511,21 @@ class CalibrationGaps:
         gaps = dict(a.gaps)
         for k, gap in b.gaps.items():
             gaps[k] = gaps[k] + gap if k in gaps else gap
-        return CalibrationGaps(gaps, a.weight + b.weight, shift, labels)
+        lost = (a.lost[0] + b.lost[0], a.lost[1] + b.lost[1])
+        return CalibrationGaps(gaps, a.weight + b.weight, shift, labels, lost)
 
     def _at_shift(self, shift: int) -> CalibrationGaps:
-        """This state's sums at ``shift`` (larger, or any where its weight is 0)."""
+        """This state's sums at ``shift`` (larger, or any where its weight is 0), each
+        bound scaled alike plus ``2**-1074`` for each sum whose bits it may drop."""
         d = shift - self.shift
         if d <= 0:
             return self if d == 0 else replace(self, shift=shift)
         gaps = {k: gap.scaled_down(d) for k, gap in self.gaps.items()}
-        return replace(self, gaps=gaps, weight=self.weight.scaled_down(d), shift=shift)
+        dropped = sum(not gap.is_zero() for gap in self.gaps.values())
+        lost = (math.ldexp(self.lost[0], -d) + dropped * 2.0**-1074,
+                math.ldexp(self.lost[1], -d) + 2.0**-1074)  # fmt: skip
+        return replace(self, gaps=gaps, weight=self.weight.scaled_down(d), shift=shift,
+                       lost=lost)  # fmt: skip
 
 
 def _ece_prepare(
@@ -519,7 +540,7 @@ def _ece_prepare(
         return None
     given = getattr(y_prob, "dtype", None)
     dtype = given.type if given in (np.float16, np.float32) else np.float64
-    # a batch keeps its weights' scale (the one-call path scales all the rows at once)
+    # the weights keep their scale: the update scales them
     pos_label = params["pos_label"]
     labels, proba, weights, negative = _check_proba(y_true, y_prob, sample_weight, own,
                                                     pos_label, relative=False)  # fmt: skip
@@ -533,9 +554,41 @@ def _ece_update(params: dict[str, Any], batch: Any, *, func: str) -> Calibration
     if batch is None:
         return CalibrationGaps()
     edges, labels, proba, weights, kind = batch
-    shift = 0  # the weights scaled as the function scales its rows
+    if weights is None:
+        return _ece_gaps(params, edges, labels, proba, None, 0, kind)
+    shift = weight_shift(weights)
+    top = float(weights.max())
+    # one shift for all the rows, unless the largest would stay beyond 2**995 (past
+    # which its products are rounded) or a weight would fall below 2**-1022
+    if math.ldexp(top, -shift) <= 2.0**995 and (
+        shift <= 0 or not ((weights > 0) & (weights < math.ldexp(1.0, shift - 1022))).any()
+    ):
+        return _ece_gaps(params, edges, labels, proba, weights, shift, kind)
+    exponent = math.frexp(top)[1]
+    near = weights >= math.ldexp(1.0, exponent - 1000)  # normal at the largest's scale
+    rows = [(near, exponent), (~near, weight_shift(weights[~near]))]
+    parts = [_ece_gaps(params, edges, labels[r], proba[r], weights[r], k, kind) for r, k in rows]
+    return parts[0].absorb(parts[1])
+
+
+def _ece_gaps(
+    params: dict[str, Any],
+    edges: np.ndarray,
+    labels: np.ndarray,
+    proba: np.ndarray,
+    weights: np.ndarray | None,
+    shift: int,
+    kind: LabelKind,
+) -> CalibrationGaps:
+    """The state of some rows, their weights divided by ``2**shift`` (each one normal
+    after it, or 0, and none beyond ``2**995``), with a bound on what the products
+    below ``2**-969`` lost."""
+    lost = 0.0
     if weights is not None:
-        weights, shift = scaled_by_shift(weights)
+        weights = np.ldexp(weights, -shift) if shift else weights
+        small = (proba * weights < 2.0**-969) & (proba > 0) & (weights > 0)
+        if small.any():
+            lost = exact_products(proba[small], weights[small])[1]
     # one pass: each row's bin (the rule of probability_bins) and its w y, w p added exactly
     no_weights = np.empty(0, dtype=np.float64)
     w = no_weights if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
@@ -545,7 +598,7 @@ def _ece_update(params: dict[str, Any], batch: Any, *, func: str) -> Calibration
     )  # fmt: skip
     gaps = {b: ExactSum(d) for b, d in zip(bins.tolist(), digits, strict=True)}
     total = ExactSum.of([float(len(proba))] if weights is None else weights)
-    return CalibrationGaps(gaps, total, shift, kind)
+    return CalibrationGaps(gaps, total, shift, kind, (float(lost), 0.0))
 
 
 def _ece_finalize(params: dict[str, Any], state: CalibrationGaps, *, func: str) -> float:
@@ -562,7 +615,17 @@ def _ece_finalize(params: dict[str, Any], state: CalibrationGaps, *, func: str) 
         core.normalize(total)
         gaps = ExactSum(total)
     # correctly rounded, any scale
-    return float(Fraction(gaps.as_fraction()) / Fraction(state.weight.as_fraction()))
+    gap, weight = Fraction(gaps.as_fraction()), Fraction(state.weight.as_fraction())
+    result = float(gap / weight)
+    if state.lost != (0.0, 0.0):  # the span of the sums give or take what they lost
+        lost_gap, lost_weight = (Fraction(x) for x in state.lost)
+        low = float(max(gap - lost_gap, Fraction(0)) / (weight + lost_weight))
+        high = (
+            float((gap + lost_gap) / (weight - lost_weight)) if weight > lost_weight else math.inf
+        )
+        warn_if_spanned(func, result, low, min(high, 1.0), "Drop the rows of weights near 0 "
+                        "to keep the weights within 2**±900 of one another.")  # fmt: skip
+    return result
 
 
 ECE = register(
@@ -573,7 +636,8 @@ ECE = register(
         update=_ece_update,
         empty=lambda params: CalibrationGaps(),
         finalize=_ece_finalize,
-        scale_free=always,
+        # not scaled on one partition: its update scales the weights (and bounds the loss)
+        scale_free=lambda params: False,
         checks_caller=True,
         takes_caller=True,
     )

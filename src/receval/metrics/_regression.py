@@ -21,8 +21,8 @@ from ..engine.kinds import NO_LABELS, LabelKind
 from ..engine.metric import MetricDefinition, always, data_columns, register, second_and_weight
 from ..engine.sources import run_definition
 from ..engine.states import Moments
-from ..exceptions import InvalidParameterError, warn
-from ._binary import warn_undefined
+from ..exceptions import InvalidParameterError
+from ._binary import warn_if_spanned, warn_undefined
 
 __all__ = ["brier_score_loss", "explained_variance_score", "r2_score"]
 
@@ -327,10 +327,6 @@ def _explained_variance(
     return _ratio_score(numerator, yy - y * y / w, params["force_finite"])
 
 
-def _same(a: float, b: float) -> bool:
-    return a == b or (a != a and b != b)  # nan is the same nan
-
-
 def _as_float(x: Any) -> float:
     try:
         return float(x)
@@ -366,13 +362,9 @@ def _finalize(func: str, formula: Any) -> Any:
                 low, high = _as_float(span.lo), _as_float(span.hi)
             except ZeroDivisionError:
                 low, high = float("-inf"), float("inf")
-            if not (_same(low, result) and _same(high, result)):
-                warn(f"{func}: the values or weights span more than float64's range "
-                     f"(products below 2**-1074 of the largest, or weights and values "
-                     f"scaled below 2**-1022, were rounded), and the score lies between "
-                     f"{low!r} and {high!r}: {result!r} may be off by that much. Rescale "
-                     f"y_true and the predictions, or drop the rows of weights near 0, to "
-                     f"keep them within 2**±900 of one another.")  # fmt: skip
+            warn_if_spanned(func, result, low, high, "Rescale y_true and the predictions, "
+                            "or drop the rows of weights near 0, to keep them within "
+                            "2**±900 of one another.")  # fmt: skip
         return result
 
     return finalize

@@ -60,6 +60,17 @@ def test_decayed_auc_is_the_weighted_function(decay, weighted):
     )
 
 
+def test_decayed_auc_is_that_of_the_clocks_weights_not_the_formulas_floats():
+    # metric()'s docs said the value was the weighted function of the formula's weights:
+    # 0.35 for [0.3, 0.7, 0.7], where the clock's rounded factor gives 0.35000000000000003
+    acc = rv.metric("roc_auc", decay=0.3).update([1], [0.1]).update([1, 0], [0.5, 0.5])
+    one, later = _clock_weights(0.3, 2)
+    y, s = [1, 1, 0], [0.1, 0.5, 0.5]
+    assert acc.compute() == rv.roc_auc_score(y, s, sample_weight=[one, later, later])
+    assert acc.compute() == pytest.approx(rv.roc_auc_score(y, s, sample_weight=[0.3, 0.7, 0.7]),
+                                          rel=1e-15)  # fmt: skip
+
+
 # weights wider than the exact sums on purpose (the warning: test_rounded_weights)
 @pytest.mark.filterwarnings("ignore:.*the sample weights of the:receval.RecevalWarning")
 def test_decay_renormalises_without_touching_the_rows_held():

@@ -79,9 +79,13 @@ def metric(
         updates, the rows of update t count with weight ``decay**(T-1)`` (t = 1)
         or ``(1 - decay) * decay**(T-t)`` (t >= 2) times their own: the counts are
         ``decay * counts + (1 - decay) * batch`` after each update after the first.
-        The value is the weighted ``roc_auc_score`` of every row seen with those
-        weights. An update costs what it costs without decay (the new rows are
-        weighed more instead of the old less). Not with ``window``; decayed
+        The new rows are weighed more instead of the old less: update t's by a
+        float factor, ``1`` (t = 1) or ``(1 - decay) * decay**-(t-1)``, rounded once
+        per update (so within about t ulps of those ratios, not exactly them), each
+        weight times it rounded once to 53 bits. The value is the exact weighted
+        ``roc_auc_score`` of every row seen with those weights, which may differ in
+        the last bits from the function given the formula's weights as floats. An
+        update costs what it costs without decay. Not with ``window``; decayed
         accumulators merge and ``sync`` only at the same update (workers in step).
     **options
         The metric's options (also written in ``name``: ``"gauc(weighting=clicks)"``,

@@ -533,6 +533,9 @@ def _same_label(a: Any, b: Any) -> bool:
         return False
 
 
+NO_POS_LABEL = "pos_label is not specified"  # the refusal an accumulator says why of
+
+
 def binarize_labels(
     y: np.ndarray, pos_label: Any, func: str, name: str = "y_true"
 ) -> tuple[np.ndarray, Any]:
@@ -566,8 +569,8 @@ def binarize_labels(
         # a number that no binary label without pos_label is (the first 2 beside 0/1 clicks)
         odd = _first((y != 0) & (y != 1) & (y != -1)) if numeric else None
         raise InputValidationError(
-            f"{func}: {name} takes values {format_values(classes)} and pos_label is not "
-            f"specified; pass pos_label, e.g. pos_label={classes[-1]!r}.",
+            f"{func}: {name} takes values {format_values(classes)} and {NO_POS_LABEL}; "
+            f"pass pos_label, e.g. pos_label={classes[-1]!r}.",
             row=odd,
             classes=classes,
         )

@@ -176,6 +176,24 @@ def test_one_call_of_minus_one_and_zero_without_a_positive_is_refused() -> None:
     assert receval.roc_auc_score([-1, 0, 0], [0.2, 0.3, 0.6]) == 1.0
 
 
+@pytest.mark.parametrize("name", ["roc_auc", "log_loss", "ece"])
+def test_an_update_of_two_labels_without_pos_label_says_why_it_is_refused(name: str) -> None:
+    # roc_auc_score and log_loss take any two labels (the greater positive); an update
+    # refused them with the function's words, as if it were a slip of the caller's
+    y, s = [2, 2, 0, 0], [0.9, 0.6, 0.3, 0.2]
+    with pytest.raises(InputValidationError) as caught:
+        receval.metric(name).update(y, s)
+    assert str(caught.value) == (
+        f"Accumulator.update of {name!r}: y_true takes values [0, 2] and pos_label is not "
+        f"specified; a batch cannot tell which label is the positive one, for a later batch "
+        f"may hold another (0s and 2s, then 2s and 5s). Pass pos_label to metric, e.g. "
+        f"receval.metric({name!r}, pos_label=2)."
+    )
+    assert caught.value.classes == [0, 2]
+    fixed = receval.metric(name, pos_label=2).update(y, s).compute()
+    assert fixed == receval.metric(name).update([1, 1, 0, 0], s).compute()
+
+
 @pytest.mark.parametrize("name", sorted(BINARY))
 def test_merged_accumulators_of_two_labellings_are_refused(name: str) -> None:
     minus = _metric(name).update([-1, 1, -1], [0.2, 0.6, 0.4])
@@ -556,8 +574,7 @@ def test_grouped_metrics_refuse_what_the_binary_metrics_refuse(name: str) -> Non
     func = function.__name__
     s, g = [0.1, 0.4, 0.35, 0.8], [1, 1, 2, 2]
     three = "{}: y_true must be binary. Got values [0, 1, 2]; pass pos_label to say which "
-    words = ("{}: y_true takes values ['n', 'y'] and pos_label is not specified; pass "
-             "pos_label, e.g. pos_label='y'.")  # fmt: skip
+    words = "{}: y_true takes values ['n', 'y'] and pos_label is not specified; "
     for y, message in (([0, 1, 2, 1], three), (["n", "y", "n", "y"], words)):
         for run, caller in (
             (lambda y: function(y, s, groups=g), func),
@@ -566,6 +583,10 @@ def test_grouped_metrics_refuse_what_the_binary_metrics_refuse(name: str) -> Non
             with pytest.raises(InputValidationError) as caught:
                 run(y)
             assert str(caught.value).startswith(message.format(caller))
+            if message is words:  # the function's fix; an update's says why a batch cannot
+                said = str(caught.value)[len(words.format(caller)) :]
+                assert said.startswith("pass pos_label, e.g. pos_label='y'." if caller == func
+                                       else "a batch cannot tell which label")  # fmt: skip
     with pytest.raises(InvalidParameterError, match=r"'pos_label' parameter of .* \['n', 'y'\]"):
         function(["n", "y", "n", "y"], s, groups=g, pos_label="yes")
 

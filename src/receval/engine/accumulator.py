@@ -166,7 +166,12 @@ def metric(
     no row tells nothing; ``reset()`` forgets it). Its state holds the labels
     and the id type seen (the accumulator whether its rows had weights),
     through ``merge``, ``sync``, pickles and ``state_dict``
-    (:mod:`receval.engine.kinds`).
+    (:mod:`receval.engine.kinds`). One refusal is the accumulator's own: labels
+    other than {0, 1}, bools and {-1, 1} need ``pos_label`` (``metric("roc_auc",
+    pos_label=2)``) even where the function takes the greater of two labels as
+    the positive one (``roc_auc_score``, ``log_loss``), for a batch cannot tell
+    which of its labels is the greater of the stream's: a later batch may hold
+    another (0s and 2s, then 2s and 5s).
 
     Examples
     --------

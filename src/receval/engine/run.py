@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import exceptions
 from .._parameters import counted
+from .._validation import NO_POS_LABEL
 from ..data._lookup import distinct
 from ..exceptions import InvalidParameterError, warn
 from .kinds import MERGED, NO_WEIGHTS, UPDATE, WeightKind, with_kinds
@@ -213,6 +214,17 @@ class Accumulator:
                     f"{said}; the arguments look swapped: update takes the labels first "
                     f"(y_true, then the scores), as scikit-learn's functions do "
                     f"(torchmetrics' update takes the predictions first)."
+                ) from None
+            if NO_POS_LABEL in str(e) and e.classes is not None and len(e.classes) <= 2:
+                # what one call takes (the greater of two labels positive), a batch cannot
+                said = str(e).split("; ", 1)[0]
+                raise exceptions.InputValidationError(
+                    f"{said}; a batch cannot tell which label is the positive one, for a "
+                    f"later batch may hold another (0s and 2s, then 2s and 5s). Pass "
+                    f"pos_label to metric, e.g. receval.metric({self.name!r}, "
+                    f"pos_label={e.classes[-1]!r}).",
+                    row=e.row,
+                    classes=e.classes,
                 ) from None
             raise
         if self._window is not None:

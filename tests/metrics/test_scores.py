@@ -339,7 +339,7 @@ def test_log_loss_of_one_label_is_its_accumulators():
             f"[{label!r}]; pass labels=[negative, positive] or pos_label, e.g. "
             f"pos_label={label!r} if it is positive."
         )
-        with pytest.raises(InputValidationError, match="pass pos_label"):
+        with pytest.raises(InputValidationError, match=r"Pass pos_label to metric, e\.g\. rec"):
             rv.metric("log_loss").update([label], [0.3])
         # the label as the positive, then the negative, one (scikit-learn sorts labels)
         sorted_labels = sorted([label, other])

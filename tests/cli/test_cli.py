@@ -416,6 +416,45 @@ def test_usage_errors_exit_2(runner, files) -> None:
     assert invoke(runner, "--version").stdout.startswith("receval ")
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["ctr", "{impressions}", "--label", "click", "--score", "m1", "--digits", "20"],
+         "receval ctr: Invalid value for '--digits': Input should be less than or equal to 17. "
+         "Got '20'; see receval ctr -h."),
+        (["ctr", "{impressions}", "--label", "click", "--score", "m1", "-f", "bogus"],
+         "receval ctr: Invalid value for '--format' / '-f': 'bogus' is not one of 'table', "
+         "'json', 'csv', 'tsv', 'markdown', 'latex'; see receval ctr -h."),
+        (["retrieve", "--users", "u.npy", "--items", "i.npy", "-o", "x", "--k", "0"],
+         "receval retrieve: Invalid value for '--k': Input should be greater than or equal to "
+         "1. Got '0'; see receval retrieve -h."),
+        (["rank", "--qrels", "{qrels}", "--run", "{run_a}", "--depth", "-1"],
+         "receval rank: Invalid value for '--depth': Input should be greater than or equal to "
+         "0. Got '-1'; see receval rank -h."),
+        (["retrieve", "--users", "u.npy", "--items", "i.npy"],
+         "receval retrieve: Missing option '--output' / '-o'; see receval retrieve -h."),
+        (["rank", "--qrels", "-", "--run", "-"],
+         "receval rank: Invalid value for '--run': standard input ('-') is already read by "
+         "--qrels; only one input can come from standard input; see receval rank -h."),
+        (["rank", "--qrels", "{qrels}", "--run", "{run_a}", "--bogus"],
+         "receval rank: No such option: --bogus; see receval rank -h."),
+        (["--bogus"], "receval: No such option: --bogus; see receval -h."),
+        (["rnak"], "receval: No such command 'rnak'. Did you mean 'rank'? See receval -h."),
+    ],
+)  # fmt: skip
+def test_usage_errors_are_one_error_line(runner, files, args, said) -> None:
+    # they were click's "Usage: ... Try 'receval ctr -h' for help. Error: ..." lines
+    # where every other error of the command is one 'error: <message>' line
+    result = invoke(runner, *[a.format(**files) for a in args], code=2)
+    assert result.stdout == ""
+    if "Input should be" in said:  # pydantic's words; a Typer that coerces with click's differ
+        named = said.partition(": Input")[0]  # the command and the option
+        assert result.stderr.startswith(f"error: {named}: ") and result.stderr.count("\n") == 1
+        assert result.stderr.endswith(said[said.index(";") :] + "\n")
+    else:
+        assert result.stderr == f"error: {said}\n"
+
+
 # ------------------------------------------------------------------ ctr
 def _impressions() -> dict[str, np.ndarray]:
     table = pcsv.read_csv(io.BytesIO(IMPRESSIONS.encode()))

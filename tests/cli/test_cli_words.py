@@ -59,7 +59,7 @@ def test_an_option_out_of_range_says_what_was_given():
     stderr = _stderr("demo", "--users", "0")
     assert "Invalid value for '--users': " in stderr
     # Typer's coercion (pydantic) names no value: receval adds it; click's names it
-    assert "Got '0'." in stderr or "'--users': 0 is not in the range" in stderr
+    assert "Got '0'; see receval demo -h." in stderr or "'--users': 0 is not in the range" in stderr
 
 
 def test_a_log_of_only_a_header_says_so(tmp_path):

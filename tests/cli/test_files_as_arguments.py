@@ -23,7 +23,8 @@ def files(tmp_path, monkeypatch):
 def _error(*args: str) -> str:
     result = invoke(make_runner(), *args, code=2)
     assert result.stdout == ""
-    return result.stderr.rpartition("Error: ")[2]
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    return result.stderr.removeprefix("error: ")
 
 
 def test_rank_given_its_files_as_arguments_says_what_to_type(files):
@@ -65,8 +66,10 @@ def test_audit_and_gate_given_their_files_as_arguments(files):
 
 def test_other_usage_errors_are_unchanged(files):
     q, r = files
-    assert _error("rank", "--run", r) == "Missing option '--qrels'.\n"
-    assert _error("rank", "--bogus", q).startswith("No such option: --bogus")
+    assert _error("rank", "--run", r) == (
+        "receval rank: Missing option '--qrels'; see receval rank -h.\n"
+    )
+    assert _error("rank", "--bogus", q).startswith("receval rank: No such option: --bogus")
 
 
 def test_trec_eval_takes_its_files_as_arguments(files):

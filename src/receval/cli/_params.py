@@ -45,9 +45,11 @@ __all__ = [
     "DECLINED",
     "Command",
     "Group",
+    "UsageLine",
     "close_options",
     "files_as_arguments",
     "metric_option",
+    "one_line",
     "quick_value",
     "table_argument",
     "words",
@@ -225,25 +227,49 @@ def close_options(name: str, known: list[str]) -> list[str]:
     return [bare[m] for m in difflib.get_close_matches(name.lstrip("-"), bare, cutoff=0.75)]
 
 
+class UsageLine(CLICK.exceptions.UsageError):  # type: ignore[misc]
+    """A usage error shown as every other error of the command: ``error: <message>`` on
+    one line of stderr (exit status 2), where click prints the usage, a hint and
+    ``Error: <message>``."""
+
+    def show(self, file: Any = None) -> None:
+        CLICK.echo(f"error: {self.message}", file=file, err=True)
+
+
+def one_line(exc: Any, ctx: Any) -> Any:
+    """A usage error of click's (an option's bad value, a required one missing, an
+    unknown option or command) as a :class:`UsageLine` that names the command and
+    ends with where its options are told: ``receval ctr: Invalid value for
+    '--digits': ... Got '20'; see receval ctr -h.`` Itself where it is one already,
+    or is the help shown for no argument."""
+    if isinstance(exc, (UsageLine, CLICK.exceptions.NoArgsIsHelpError)):
+        return exc
+    at = exc.ctx or ctx
+    path = at.command_path if at is not None else "receval"
+    text = " ".join(exc.format_message().split()).rstrip(".")
+    see = f" See {path} -h." if text.endswith("?") else f"; see {path} -h."
+    return UsageLine(f"{path}: {text}{see}", at)
+
+
 def _checked(command: Any, ctx: Any, args: list[str], parse: Any) -> Any:
     """``parse(ctx, args)``, an unknown option's suggestions made by :func:`close_options`,
-    and files given as arguments to a command that takes them as options said so
-    (:func:`files_as_arguments`)."""
+    files given as arguments to a command that takes them as options said so
+    (:func:`files_as_arguments`), and every usage error on one line (:func:`one_line`)."""
     given = list(args)  # click's parser consumes the list
     try:
         return parse(ctx, args)
     except CLICK.exceptions.NoSuchOption as exc:
         known = [o for p in command.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
         exc.possibilities = close_options(exc.option_name, known)
-        raise
+        raise one_line(exc, ctx) from None
     except CLICK.exceptions.UsageError as exc:
         # a required option missing, or arguments the command does not take
         usage = CLICK.exceptions
         if type(exc) is usage.UsageError or isinstance(exc, usage.MissingParameter):
             text = files_as_arguments(command, ctx, given)
             if text is not None:
-                raise usage.UsageError(text, ctx) from None
-        raise
+                raise UsageLine(text, ctx) from None
+        raise one_line(exc, ctx) from None
 
 
 def files_as_arguments(command: Any, ctx: Any, args: list[str]) -> str | None:
@@ -363,7 +389,13 @@ class Group(TyperGroup):
             if close and args[0] not in COMMANDS:
                 names = ", ".join(repr(name) for name in close)
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {names}?"
-            raise
+            raise one_line(exc, ctx) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CLICK.exceptions.UsageError as exc:  # a command's own, as it runs
+            raise one_line(exc, ctx) from None
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _quick(super().get_params(ctx))

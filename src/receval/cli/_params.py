@@ -227,7 +227,7 @@ def close_options(name: str, known: list[str]) -> list[str]:
     return [bare[m] for m in difflib.get_close_matches(name.lstrip("-"), bare, cutoff=0.75)]
 
 
-class UsageLine(CLICK.exceptions.UsageError):  # type: ignore[misc]
+class UsageLine(CLICK.exceptions.UsageError):
     """A usage error shown as every other error of the command: ``error: <message>`` on
     one line of stderr (exit status 2), where click prints the usage, a hint and
     ``Error: <message>``."""

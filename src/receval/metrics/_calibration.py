@@ -586,8 +586,8 @@ def _ece_gaps(
     lost = 0.0
     if weights is not None:
         weights = np.ldexp(weights, -shift) if shift else weights
-        small = (proba * weights < 2.0**-969) & (proba > 0) & (weights > 0)
-        if small.any():
+        small = proba * weights < 2.0**-969  # and the rows of p or w 0: checked next
+        if small.any() and (small := small & (proba > 0) & (weights > 0)).any():
             lost = exact_products(proba[small], weights[small])[1]
     # one pass: each row's bin (the rule of probability_bins) and its w y, w p added exactly
     no_weights = np.empty(0, dtype=np.float64)

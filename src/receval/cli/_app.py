@@ -8,7 +8,7 @@ library (:func:`receval.evaluate`, the pointwise metrics of
 figures into a :class:`receval.report.HTMLReport`. Results go to stdout; notes,
 warnings, progress and errors go to stderr. Errors raised by receval (bad data,
 bad options, unreadable files) print ``error: <message>`` on one line and exit
-with status 2, as usage errors do (:func:`receval.cli._params.one_line`).
+with status 2, as usage errors do (:func:`receval.cli._params.usage_line`).
 
 A command's module (and what it imports) loads only when that command runs:
 :func:`main` imports the module of the command named first on the command line,

@@ -49,9 +49,9 @@ __all__ = [
     "close_options",
     "files_as_arguments",
     "metric_option",
-    "one_line",
     "quick_value",
     "table_argument",
+    "usage_line",
     "words",
 ]
 
@@ -236,7 +236,7 @@ class UsageLine(CLICK.exceptions.UsageError):
         CLICK.echo(f"error: {self.message}", file=file, err=True)
 
 
-def one_line(exc: Any, ctx: Any) -> Any:
+def usage_line(exc: Any, ctx: Any) -> Any:
     """A usage error of click's (an option's bad value, a required one missing, an
     unknown option or command) as a :class:`UsageLine` that names the command and
     ends with where its options are told: ``receval ctr: Invalid value for
@@ -254,14 +254,14 @@ def one_line(exc: Any, ctx: Any) -> Any:
 def _checked(command: Any, ctx: Any, args: list[str], parse: Any) -> Any:
     """``parse(ctx, args)``, an unknown option's suggestions made by :func:`close_options`,
     files given as arguments to a command that takes them as options said so
-    (:func:`files_as_arguments`), and every usage error on one line (:func:`one_line`)."""
+    (:func:`files_as_arguments`), and every usage error on one line (:func:`usage_line`)."""
     given = list(args)  # click's parser consumes the list
     try:
         return parse(ctx, args)
     except CLICK.exceptions.NoSuchOption as exc:
         known = [o for p in command.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
         exc.possibilities = close_options(exc.option_name, known)
-        raise one_line(exc, ctx) from None
+        raise usage_line(exc, ctx) from None
     except CLICK.exceptions.UsageError as exc:
         # a required option missing, or arguments the command does not take
         usage = CLICK.exceptions
@@ -269,7 +269,7 @@ def _checked(command: Any, ctx: Any, args: list[str], parse: Any) -> Any:
             text = files_as_arguments(command, ctx, given)
             if text is not None:
                 raise UsageLine(text, ctx) from None
-        raise one_line(exc, ctx) from None
+        raise usage_line(exc, ctx) from None
 
 
 def files_as_arguments(command: Any, ctx: Any, args: list[str]) -> str | None:
@@ -389,13 +389,13 @@ class Group(TyperGroup):
             if close and args[0] not in COMMANDS:
                 names = ", ".join(repr(name) for name in close)
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {names}?"
-            raise one_line(exc, ctx) from None
+            raise usage_line(exc, ctx) from None
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except CLICK.exceptions.UsageError as exc:  # a command's own, as it runs
-            raise one_line(exc, ctx) from None
+            raise usage_line(exc, ctx) from None
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _quick(super().get_params(ctx))

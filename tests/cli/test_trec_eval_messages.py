@@ -137,6 +137,8 @@ def test_help_lists_every_measure_from_the_registry():
         ("ndcg_cut.5,x", "the cut-off 'x' is not an integer"),
         ("P.0,5", "the cut-off '0' is not positive"),
         ("success.-3", "the cut-off '-3' is not positive"),
+        # C's atol reads ASCII digits only: Arabic-Indic '10' is 0 to trec_eval
+        ("P.\u0661\u0660", "the cut-off '\u0661\u0660' is not an integer"),
     ],
 )
 def test_a_cut_off_that_is_no_positive_integer(tmp_path, measure, why):

@@ -128,6 +128,27 @@ def test_an_integer_grade_written_otherwise_is_refused_with_the_integer(
     assert str(info.value) == f"{path}:2: the grade {grade!r} is not an integer; {fix}."
 
 
+def test_a_grade_in_non_ascii_digits_is_not_said_to_be_an_integer_atol_reads(tmp_path):
+    # '\u0661' (Arabic-Indic one) was said to be "1 written with a decimal point" that
+    # atol reads as 1; C's atol reads ASCII digits only (0 here)
+    path = _write(tmp_path, "qrels", "1 0 d1 1\n1 0 d2 \u0661\n".encode())
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_trec(path)
+    assert str(info.value) == (
+        f"{path}:2: the grade '\u0661' is not an integer; write grades as integers such as "
+        f"0, 1 or 2 (is a column missing or out of order?)."
+    )
+
+
+def test_atol_and_atof_read_ascii_digits_as_c_does():
+    from receval.registry.trec_eval import atof, atol
+
+    assert [atol(t) for t in (" -12x", "\u0661", "+7", "x")] == [-12, 0, 7, 0]
+    assert [atof(t) for t in (" 1.5e2x", "1_0", "\u0661", ".5", "1e", "inf")] == [
+        150.0, 1.0, 0.0, 0.5, 1.0, 0.0,
+    ]  # fmt: skip
+
+
 def test_trec_eval_and_rank_refuse_an_integer_grade_in_exponent_notation(tmp_path):
     qrels = _write(tmp_path, "qrels", b"1 0 d1 1\n1 0 d2 1e1\n")
     run = _write(tmp_path, "run", RUN)

@@ -229,8 +229,8 @@ def _hex_value(text: str) -> str | None:
 
 
 #: A real number as a TREC file writes one: decimal digits, a point and an exponent
-#: (not Python's underscores, ``inf``, ``nan``, which ``float`` also takes).
-_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+#: (not Python's underscores, ``inf``, ``nan`` or Unicode digits, which ``float`` also takes).
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def check_trec_rows(path: str | os.PathLike[str], n_rows: int, kind: str) -> None:

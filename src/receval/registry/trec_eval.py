@@ -246,29 +246,23 @@ _BY_NAME = {m.name: m for m in MEASURES}
 
 
 def atol(text: str) -> int:
-    """C's ``atol``: the leading integer of ``text`` (0 when there is none)."""
-    text = text.lstrip()
-    end = 0
-    if end < len(text) and text[end] in "+-":
-        end += 1
-    while end < len(text) and text[end].isdigit():
-        end += 1
-    try:
-        return int(text[:end])
-    except ValueError:
-        return 0
+    """C's ``atol``: the leading integer of ``text`` (0 when there is none); C reads
+    ASCII digits only, so ``'\u0661'`` (Arabic-Indic one) is 0."""
+    found = _C_INTEGER.match(text)
+    return int(found.group()) if found else 0
 
 
 def atof(text: str) -> float:
-    """C's ``atof``: the leading real number of ``text`` (0.0 when there is none)."""
-    text = text.strip()
-    for end in range(len(text), 0, -1):
-        try:
-            value = float(text[:end])
-        except ValueError:
-            continue
-        return value if math.isfinite(value) else 0.0
-    return 0.0
+    """C's ``atof``: the leading real number of ``text`` (0.0 when there is none), in
+    ASCII digits only (not Python's ``float`` with its underscores and Unicode digits)."""
+    found = _C_REAL.match(text)
+    value = float(found.group()) if found else 0.0
+    return value if math.isfinite(value) else 0.0
+
+
+#: What C's ``atol`` and ``atof`` read: leading C white space, a sign and ASCII digits.
+_C_INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+_C_REAL = re.compile(r"[ \t\n\v\f\r]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 # ------------------------------------------------------------------ selection
@@ -414,7 +408,7 @@ def _cut_off(name: str, text: str, part: str) -> int:
     k = atol(part)
     if k > 0:
         return k
-    what = "is not positive" if re.match(r"\s*[+-]?\d", part) else "is not an integer"
+    what = "is not positive" if _C_INTEGER.match(part) else "is not an integer"
     raise InvalidParameterError(
         f"trec-eval -m {name}.{text}: the cut-off {part!r} {what}; give positive integers "
         f"separated by commas (e.g. -m {name}.5,10)."

@@ -678,3 +678,27 @@ def test_a_truncated_compressed_csv_is_an_error_naming_it(tmp_path, form):
         s = rv.scan(str(path))
         rv.roc_auc_score(s["user"], s["score"])
     assert str(info.value).startswith(f"{path}: ")
+
+
+def test_a_parquet_decimal_score_column_reads_as_the_nearest_floats(tmp_path):
+    # Spark and SQL write DECIMAL columns; they were refused with "row 1: Run: scores
+    # must be numeric" (row 1 holds a number). 0.009 is read as the float nearest it
+    # (Arrow's decimal cast gives 0.009000000000000001)
+    from decimal import Decimal
+
+    texts = ["0.900", "0.009", "0.400", "0.600"]
+    scores = pa.array([Decimal(t) for t in texts], type=pa.decimal128(6, 3))
+    table = pa.table({"user": ["u", "u", "v", "v"], "item": list("abcd"), "score": scores})
+    table = table.append_column("label", pa.array([1, 0, 1, 0]))
+    path = tmp_path / "run.parquet"
+    pq.write_table(table, path)
+    qrels = {"u": {"a": 1}, "v": {"d": 1}}
+    floats = {"u": {"a": 0.9, "b": 0.009}, "v": {"c": 0.4, "d": 0.6}}
+    want = rv.evaluate(qrels, floats, ["mrr", "ndcg"]).mean
+    assert rv.evaluate(qrels, path, ["mrr", "ndcg"]).mean == want
+    assert rv.evaluate(qrels, rv.scan(path), ["mrr", "ndcg"]).mean == want
+    scan = rv.scan(path)
+    assert rv.log_loss(scan["label"], scan["score"]) == rv.log_loss(
+        [1, 0, 1, 0], [float(t) for t in texts]
+    )
+    assert rv.roc_auc_score(scan["label"], scan["score"]) == 0.75

@@ -709,3 +709,45 @@ def test_calibration_free_ne_of_weights_of_any_size(scale):
         got = rv.calibration_free_normalized_entropy(y, p, sample_weight=[scale] * 4)
     want = rv.calibration_free_normalized_entropy(y, p) / scale
     assert got == pytest.approx(want, rel=1e-12, abs=0)
+
+
+def _decimal_columns():
+    """One column of decimal scores as each library holds it (SQL's and Spark's type)."""
+    from decimal import Decimal
+
+    import pyarrow as pa
+
+    values = [Decimal(x) for x in ("0.9", "0.3", "0.4", "0.6")]
+    arrow = pa.array(values, type=pa.decimal128(6, 3))
+    columns = {"arrow": arrow, "chunked": pa.chunked_array([arrow[:2], arrow[2:]])}
+    columns["object"] = np.array(values, dtype=object)
+    columns["list"] = values
+    pd = pytest.importorskip("pandas")
+    columns["pandas"] = arrow.to_pandas(types_mapper=pd.ArrowDtype)
+    pl = pytest.importorskip("polars")
+    columns["polars"] = pl.Series(values, dtype=pl.Decimal(6, 3))
+    return columns
+
+
+@pytest.mark.parametrize("kind", ["arrow", "chunked", "object", "list", "pandas", "polars"])
+def test_decimal_scores_read_as_the_nearest_floats(kind):
+    # a decimal column was refused: "y_score must be numeric. Got dtype object with
+    # values [Decimal('0.300'), ...]"
+    scores = _decimal_columns()[kind]
+    floats = [0.9, 0.3, 0.4, 0.6]
+    labels = [1, 0, 1, 0]
+    assert roc_auc_score(labels, scores) == roc_auc_score(labels, floats) == 0.75
+    assert log_loss(labels, scores) == log_loss(labels, floats)
+    groups = ["u", "u", "v", "v"]
+    assert rv.gauc_score(labels, scores, groups=groups) == rv.gauc_score(
+        labels, floats, groups=groups
+    )
+
+
+def test_a_missing_value_among_decimals_is_said_to_be_missing():
+    # was "y_score must be numeric. Got dtype object with values [Decimal('0.2'), ...]"
+    from decimal import Decimal
+
+    scores = np.array([Decimal("0.5"), None, Decimal("0.2")], dtype=object)
+    with pytest.raises(InputValidationError, match=r"y_score contains 1 missing value"):
+        roc_auc_score([1, 0, 1], scores)

@@ -449,3 +449,58 @@ def test_cli_errors_name_the_file_or_option(tmp_path, case):
     lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(lines) == 1, result.stderr
     assert expected.format(**files) in lines[0], lines[0]
+
+
+# ------------------------------------------------------------------ lines as an editor numbers them
+#: runs whose bad row follows blank lines or a quoted line break: (text, line of the bad
+#: row, what the message says there); row + 2 named lines 4, 4 and 4
+EDITOR_LINES = {
+    "empty user after blank lines": ("user,item,score\n\nu,a,0.5\n\nu,b,0.4\n,c,0.3\n", 6, "user"),
+    "inf after a quoted line break": (
+        'user,item,score\nu,a,0.5\nu,"multi\nline",0.4\nu,c,inf\n',
+        5,
+        "NaN or infinity",
+    ),
+    "duplicate after a blank line": (
+        "user,item,score\n\nu,a,0.5\nu,b,0.4\nu,a,0.3\n",
+        5,
+        "more than once",
+    ),
+}
+
+_FORMS: dict[str, Callable[[bytes], bytes]] = {
+    "plain": lambda b: b,
+    "crlf bom": lambda b: b"\xef\xbb\xbf" + b.replace(b"\n", b"\r\n"),
+    "gzip": gzip.compress,
+    "bz2": bz2.compress,
+}
+
+
+@pytest.mark.parametrize("form", sorted(_FORMS))
+@pytest.mark.parametrize("case", sorted(EDITOR_LINES))
+def test_a_csv_row_is_named_by_its_line_in_the_file(tmp_path, case, form):
+    text, line, said = EDITOR_LINES[case]
+    path = tmp_path / "run.csv"
+    path.write_bytes(_FORMS[form](text.encode()))
+    qrels = {"u": {"a": 1}}
+    for run in (str(path), receval.scan(str(path))):
+        with pytest.raises(InputValidationError) as info:
+            receval.evaluate(qrels, run, ["mrr"])
+        message = str(info.value)
+        assert f"{path}:{line}: " in message and said in message, message
+
+
+@pytest.mark.parametrize("form", sorted(_FORMS))
+def test_a_scanned_ctr_log_names_the_line_after_blank_lines_and_quoted_line_ends(tmp_path, form):
+    text = 'user,click,score\n\nu1,1,0.5\n"u\n2",0,0.4\n\nu3,1,inf\n'
+    path = tmp_path / "log.csv"
+    path.write_bytes(_FORMS[form](text.encode()))
+    s = receval.scan(str(path))
+    for call in (
+        lambda: receval.roc_auc_score(s["click"], s["score"]),
+        lambda: receval.log_loss(s["click"], s["score"]),
+    ):
+        with pytest.raises(InputValidationError) as info:
+            call()
+        assert str(info.value).startswith(f"{path}:7: "), str(info.value)
+        assert info.value.row == 2

@@ -22,6 +22,7 @@ __all__ = [
     "check_not_parquet",
     "compression_of",
     "core_streams",
+    "data_line",
     "file_error",
     "given_frame_fix",
     "given_path_fix",
@@ -33,6 +34,7 @@ __all__ = [
     "parquet_not_text",
     "place",
     "read_given",
+    "records",
     "sentence",
     "whole_line_ends",
 ]
@@ -461,12 +463,64 @@ def sentence(exc: BaseException) -> str:
 
 def place(path: str, row: int | None, *, lines: bool) -> str:
     """Where a row of a file is, for messages: ``path:line`` in a text file with a
-    header line (CSV, TSV: row ``r``, 0-based after the header, is line ``r + 2``
-    of a file without quoted line breaks), ``path: row N`` (1-based) in a Parquet
-    file, ``path`` when the row is not known."""
+    header line (CSV, TSV: the line where row ``row``, 0-based after the header,
+    begins, as an editor numbers lines: :func:`data_line`), ``path: row N``
+    (1-based) in a Parquet file, ``path`` when the row is not known."""
     if row is None:
         return path
-    return f"{path}:{row + 2}" if lines else f"{path}: row {row + 1}"
+    if not lines:
+        return f"{path}: row {row + 1}"
+    line = data_line(path, row)
+    return f"{path}:{row + 2 if line is None else line}"
+
+
+def data_line(path: str, row: int, fmt: str | None = None) -> int | None:
+    """The line (1-based) where row ``row`` (0-based after the header) of a CSV or TSV
+    file (``fmt``; None: by its suffix, else by its header's delimiter) begins, the
+    file read again (an error is rare) as Arrow's reader reads it (:func:`records`):
+    empty lines and quoted line ends are lines too. None where the file cannot be
+    read again (a pipe) or has no such row."""
+    import csv
+
+    import pyarrow as pa
+
+    if not os.path.isfile(path):
+        return None
+    try:
+        fmt = fmt or infer_format(path)
+        if fmt not in ("csv", "tsv"):  # a header of one comma-separated field holding tabs
+            header = next(records(path, "csv"), (0, []))[1]
+            fmt = "tsv" if len(header) == 1 and "\t" in header[0] else "csv"
+        for number, (line, _) in enumerate(records(path, fmt)):
+            if number == row + 1:  # the header is record 0
+                return line
+    except (csv.Error, OSError, EOFError, pa.ArrowException):
+        return None
+    return None
+
+
+def records(path: str, fmt: str) -> Iterator[tuple[int, list[str]]]:
+    """The records of a text file as its reader reads them, each with the line
+    (1-based) where it begins: the file decompressed, a byte-order mark dropped, lines
+    ended by LF, CR or CRLF, empty lines skipped. ``fmt``: ``"csv"`` or ``"tsv"``
+    (quoted fields, which may hold line ends, as Arrow reads them), or ``"trec"``
+    (the whitespace-separated fields of each line)."""
+    import csv
+
+    with _io.TextIOWrapper(
+        open_input(path), encoding="utf-8-sig", errors="replace", newline=""
+    ) as text:
+        if fmt == "trec":
+            for number, line in enumerate(text, 1):
+                if line.strip():
+                    yield number, line.split()
+            return
+        reader = csv.reader(text, delimiter="\t" if fmt == "tsv" else ",")
+        end = 0
+        for fields in reader:
+            if fields:
+                yield end + 1, fields
+            end = reader.line_num
 
 
 def file_error(

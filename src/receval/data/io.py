@@ -38,6 +38,7 @@ from ._open import (
     is_stream,
     not_parquet,
     parquet_not_text,
+    records,
     sentence,
 )
 from ._open import infer_format as infer_format
@@ -715,10 +716,10 @@ def located(
     """Put the file (and, where the check knows the row, its line) in front of the
     data errors raised while a file is turned into a container.
 
-    A CSV or TSV row ``r`` (0-based, after the header) is line ``r + 2`` of a file
-    without quoted line breaks; a Parquet row is named by its position. A repeated
-    (user, item) pair is looked up in the file (``columns``: the user and item
-    columns) to name the line (TREC, CSV, TSV) or row (Parquet) where it comes
+    A CSV or TSV row is named by the line where it begins (blank lines and quoted
+    line ends counted, as an editor numbers lines); a Parquet row by its position. A
+    repeated (user, item) pair is looked up in the file (``columns``: the user and
+    item columns) to name the line (TREC, CSV, TSV) or row (Parquet) where it comes
     again."""
     where = os.fspath(path)
     try:
@@ -765,34 +766,28 @@ def _repeated_line(
 ) -> int | None:
     """The line (1-based) where the (user, item) ``pair`` appears the second time, or
     None (not found, or the file cannot be read again)."""
-    import pyarrow as pa
-
-    try:
-        lines = _read_lines(path).to_pylist()
-    except (InputValidationError, OSError, pa.ArrowException):
-        return None
     import csv
 
+    import pyarrow as pa
+
     user, item = str(pair[0]), str(pair[1])
-    delimiter = "\t" if fmt == "tsv" else ","
-
-    def split(text: str) -> list[str]:
-        if fmt == "trec":
-            return text.split()
-        return next(csv.reader([text], delimiter=delimiter), [])  # quoted fields too
-
     positions = (0, 2)
-    if fmt != "trec":
-        header = split(lines[0]) if lines else []
-        if columns[0] not in header or columns[1] not in header:
-            return None
-        positions = (header.index(columns[0]), header.index(columns[1]))
     seen = False
-    for number, text in enumerate(lines, start=1):
-        fields = split(text)
-        if len(fields) > max(positions):
-            if fields[positions[0]].strip() == user and fields[positions[1]].strip() == item:
-                if seen:
-                    return number
-                seen = True
+    if not os.path.isfile(path):  # a pipe is read once
+        return None
+    try:
+        rows = records(path, fmt)
+        if fmt != "trec":
+            header = next(rows, (0, []))[1]
+            if columns[0] not in header or columns[1] not in header:
+                return None
+            positions = (header.index(columns[0]), header.index(columns[1]))
+        for number, fields in rows:
+            if len(fields) > max(positions):
+                if fields[positions[0]].strip() == user and fields[positions[1]].strip() == item:
+                    if seen:
+                        return number
+                    seen = True
+    except (csv.Error, OSError, EOFError, pa.ArrowException):
+        return None
     return None

@@ -267,7 +267,9 @@ class Qrels(_RankedBase):
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str]) -> Qrels:
         """From a TREC qrels file: ``user iteration item grade`` per line (compressed
-        too). Errors name the file and line."""
+        too). Blank lines and lines starting with ``#`` (comments; a user id cannot
+        start with ``#`` here) are skipped, uncounted, as trec_eval skips them. Errors
+        name the file and line."""
         with io.located(path, "trec"):
             return cls._read_trec(path)
 
@@ -581,8 +583,9 @@ class Run(_RankedBase):
 
         As in trec_eval, the order comes from the scores; the rank column is read
         but not used, and fields after the tag are ignored. ``name`` defaults to
-        the tag of the last line (trec_eval's ``runid``). Errors name the file
-        and line.
+        the tag of the last line (trec_eval's ``runid``). Blank lines and lines
+        starting with ``#`` (comments; a user id cannot start with ``#`` here) are
+        skipped, uncounted, as trec_eval skips them. Errors name the file and line.
         """
         with io.located(path, "trec"):
             return cls._read_trec(path, name)

@@ -101,9 +101,10 @@ def test_a_trec_line_separated_by_tabs_is_no_tsv_line(tmp_path, reader, text):
 @pytest.mark.parametrize(
     ("name", "text", "said"),
     [
+        # the score column is read as numbers (Arrow reads 'nan' as null), as scan reads it
         ("run.csv", "user,item,score\nu1,a,nan\n",
-         "2: scores contains 1 missing value (None, NA or NaN), the first on this line; drop "
-         "or fill them first."),
+         "2: scores contains missing values (null), the first on this line; drop or fill "
+         "them first."),
         ("run.trec", "u1 Q0 a 1 nan r\n",
          "1: the score 'nan' is not finite; scores must be finite numbers."),
     ],

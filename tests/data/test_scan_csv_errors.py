@@ -68,6 +68,48 @@ def test_a_file_of_a_header_only_is_named(tmp_path):
         assert str(info.value) == message
 
 
+@pytest.mark.parametrize("blank", ["", "\n\n"])
+def test_a_file_of_a_header_only_is_named_so_by_every_reader(tmp_path, blank):
+    # evaluate(path), Run.from_file and Qrels.from_file said "users is empty; pass at
+    # least one sample"
+    run, qrels = tmp_path / "run.csv", tmp_path / "qrels.csv"
+    run.write_text("user,item,score\n" + blank)
+    qrels.write_text("user,item,grade\n" + blank)
+    for path, call in (
+        (run, lambda: receval.evaluate({"u": {"a": 1}}, str(run), ["mrr"])),
+        (run, lambda: receval.Run.from_file(run)),
+        (qrels, lambda: receval.evaluate(str(qrels), {"u": {"a": 0.5}}, ["mrr"])),
+        (qrels, lambda: receval.Qrels.from_file(qrels)),
+    ):
+        with pytest.raises(InputValidationError) as info:
+            call()
+        assert str(info.value).endswith(
+            f"{path}: the file has no rows, only its header; pass a file with rows."
+        )
+
+
+def test_a_score_that_is_no_number_is_named_alike_by_evaluate_and_scan(tmp_path):
+    # evaluate(path) said "run.csv:3: scores must be numeric. Got dtype object with
+    # values ['0.5', 'xyz']", naming neither the value's column nor a fix
+    path = tmp_path / "run.csv"
+    path.write_text("user,item,score\nu,a,0.5\nu,b,xyz\n")
+    said = (
+        f"{path}:3: the 'score' column holds 'xyz', which is not a number (the column is "
+        f"read as double); correct the value or drop the row."
+    )
+    qrels = {"u": {"a": 1}}
+    with pytest.raises(InputValidationError) as info:
+        receval.evaluate(qrels, str(path), ["mrr"])
+    assert str(info.value) == f"evaluate: run: {said}"
+    for call in (
+        lambda: receval.Run.from_file(path),
+        lambda: receval.evaluate(qrels, receval.scan(str(path)), ["mrr"]),
+    ):
+        with pytest.raises(InputValidationError) as info:
+            call()
+        assert str(info.value) == said
+
+
 def test_parquet_files_without_rows_are_named(tmp_path):
     path = tmp_path / "empty.parquet"
     pq.write_table(

@@ -42,13 +42,16 @@ def read_csv(
     fmt: str,
     id_columns: Sequence[str],
     encode_ids: bool = False,
+    numbers: Sequence[str] = (),
 ) -> Any:
     """The named columns of a CSV/TSV file; only they are converted (a wide file's
     other columns are skipped), and a row longer than a block (a field of several
     MiB) retries with blocks large enough. An id column (``id_columns``) is int64
     when every id is an integer written as its digits, else strings
     (:func:`_integer_chunk`); with ``encode_ids``, else a dictionary column (each
-    row's code, in order of first appearance, and the distinct ids).
+    row's code, in order of first appearance, and the distinct ids). A column of
+    ``numbers`` is read as float64: a value that is no number is an error at its
+    line, as :func:`receval.scan` says it (:func:`csv_error`).
 
     The file is read a range of lines at a time (:func:`csv_batches`), and the ids of
     each block are cast to int64 (or encoded) as it comes, so the text of the file
@@ -61,6 +64,7 @@ def read_csv(
 
     ids = [c for c in dict.fromkeys(id_columns) if c in columns]
     types: dict[str, Any] = {c: pa.string() for c in ids}
+    types.update({c: pa.float64() for c in numbers if c in columns and c not in types})
     block = CSV_BLOCK
     while True:
         try:
@@ -72,8 +76,9 @@ def read_csv(
             cut = "straddling" in text or "Empty CSV file or block" in text
             if cut and block < max(os.path.getsize(path), 1) * 4:
                 block *= 8
-            elif "conversion error" in text and len(types) == len(ids):
-                others = [c for c in dict.fromkeys(columns) if c not in types]
+            elif "conversion error" in text and (
+                others := [c for c in dict.fromkeys(columns) if c not in types]
+            ):  # the inferred types, once
                 types.update(_whole_file_types(path, others, fmt, block))
             else:
                 raise

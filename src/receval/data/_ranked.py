@@ -628,7 +628,7 @@ class Run(_RankedBase):
                     name or os.path.basename(os.fspath(path)),
                 )  # fmt: skip
             columns = [c for c in (user, item, score, rank) if c is not None]
-            table = _read_table(path, columns, cls._func, fmt, (user, item), "run")
+            table = _read_table(path, columns, cls._func, fmt, (user, item), "run", score)
             return cls.from_frame(
                 table, user=user, item=item, score=score, rank=rank,
                 name=name or os.path.basename(os.fspath(path)),
@@ -774,13 +774,17 @@ _TREC_FIELDS = {"qrels": 4, "run": 6}
 
 def _read_table(
     path: str | os.PathLike[str], columns: list[str], func: str, fmt: str | None,
-    ids: tuple[str, str], kind: str,
+    ids: tuple[str, str], kind: str, score: str | None = None,
 ) -> Any:  # fmt: skip
-    """The columns of a table file (CSV, TSV, Parquet); a CSV or TSV file without them
-    whose first line looks like a line of a TREC ``kind`` file (its fields separated by
-    whitespace, no comma) is named so, with the fix: ``file_format='trec'``."""
+    """The columns of a table file (CSV, TSV, Parquet), the ``score`` column read as
+    float64; a CSV or TSV file without them whose first line looks like a line of a
+    TREC ``kind`` file (its fields separated by whitespace, no comma) is named so,
+    with the fix: ``file_format='trec'``."""
+    numbers = () if score is None else (score,)
     try:
-        return io.read_table(path, columns, func, fmt, id_columns=ids, encode_ids=True)
+        return io.read_table(
+            path, columns, func, fmt, id_columns=ids, encode_ids=True, numbers=numbers
+        )
     except InputValidationError as exc:
         name = os.fspath(path)
         if fmt not in ("csv", "tsv") or "no column" not in str(exc) or not os.path.isfile(name):

@@ -353,6 +353,7 @@ def read_table(
     file_format: str | None,
     id_columns: Sequence[str] = (),
     encode_ids: bool = False,
+    numbers: Sequence[str] = (),
 ) -> Any:
     """Read the named columns of a CSV or Parquet file into an Arrow table.
 
@@ -363,7 +364,10 @@ def read_table(
     (with ``encode_ids``, as a dictionary column encoded block by block as the
     file is read: the strings of its rows are never held whole). An id is read
     as written, ``NA``, ``null`` and ``NaN`` included; only an empty field is a
-    missing id, an error at its line.
+    missing id, an error at its line. A CSV or TSV column of ``numbers`` (scores) is
+    read as float64, a value that is not a number an error at its line, as
+    :func:`receval.scan` says it. A CSV or TSV file of only its header is an error
+    (:func:`header_only`).
     """
     path = os.fspath(path)
     fmt = file_format or infer_format(path)
@@ -378,7 +382,10 @@ def read_table(
             with pq.ParquetFile(path) as file:
                 return file.read(columns=list(columns))
         if fmt in ("csv", "tsv"):
-            return read_csv(path, columns, fmt, id_columns, encode_ids)
+            table = read_csv(path, columns, fmt, id_columns, encode_ids, numbers)
+            if not table.num_rows:  # a header and blank lines
+                raise header_only(path)
+            return table
     raise InputValidationError(
         f"{func}: cannot tell the format of {path!r}; pass file_format='csv', 'tsv', 'parquet' "
         f"or 'trec'."

@@ -186,7 +186,7 @@ FILES = {
     "duplicate quoted csv": ("d.csv", b'user,item,score\nu1,a,0.5\n"u1","a",0.4\n',
                              rv.Run.from_file, ":3: Run: user 'u1' has item 'a' more than once"),
     "text score tsv": ("s.tsv", b"user\titem\tscore\nu1\ta\t0.5\nu1\tb\tzz\n", rv.Run.from_file,
-                       ":3: Run: scores must be numeric"),
+                       ":3: the 'score' column holds 'zz', which is not a number"),
     "empty csv": ("e.csv", b"", rv.Run.from_file,
                   ": the file is empty; a CSV file starts with a header line naming its columns."),
     "truncated gzip twice named": ("t.txt.gz", __import__("gzip").compress(

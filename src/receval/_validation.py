@@ -327,26 +327,22 @@ def check_not_empty(n: int, name: str, func: str) -> None:
 
 def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
     """Return ``x`` as float64 (no copy when it already is); an object array of numbers
-    is converted, ``Decimal`` values (an Arrow, pandas or polars decimal column, SQL's
-    and Spark's type for money) each rounded once to the nearest float64."""
+    is converted (``Decimal`` ones, as SQL and Spark write them, to the nearest float)."""
     from decimal import Decimal
 
-    numbers = (int, float, np.number, Decimal)
     if x.dtype.kind == "O" and x.size:
         try:
             converted = x.astype(np.float64)  # float(Decimal): correctly rounded
         except (TypeError, ValueError):
             pass
         else:
-            if all(isinstance(e, numbers) for e in x[:1000].tolist()):
+            if all(isinstance(e, (int, float, np.number, Decimal)) for e in x[:1000].tolist()):
                 return converted
     if x.dtype.kind == "O" and x.ndim == 1 and x.size:  # numbers and missing values
         values = x.tolist()
         missing = np.fromiter(map(is_missing, values), dtype=bool, count=len(values))
-        if missing.any() and all(
-            m or is_number(e) or isinstance(e, Decimal)
-            for m, e in zip(missing, values, strict=True)
-        ):
+        numbers = (is_number(e) or isinstance(e, Decimal) for e in values)
+        if missing.any() and all(m or n for m, n in zip(missing, numbers, strict=True)):
             raise missing_values(func, name, missing, "None, NA or NaN")
     if x.dtype.kind not in "biuf":
         error = InputValidationError(

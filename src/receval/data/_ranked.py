@@ -267,9 +267,8 @@ class Qrels(_RankedBase):
     @classmethod
     def from_trec(cls, path: str | os.PathLike[str]) -> Qrels:
         """From a TREC qrels file: ``user iteration item grade`` per line (compressed
-        too). Blank lines and lines starting with ``#`` (comments; a user id cannot
-        start with ``#`` here) are skipped, uncounted, as trec_eval skips them. Errors
-        name the file and line."""
+        too); blank and ``#`` comment lines skipped uncounted, as by trec_eval (a user
+        id cannot start with ``#`` here). Errors name the file and line."""
         with io.located(path, "trec"):
             return cls._read_trec(path)
 
@@ -583,9 +582,9 @@ class Run(_RankedBase):
 
         As in trec_eval, the order comes from the scores; the rank column is read
         but not used, and fields after the tag are ignored. ``name`` defaults to
-        the tag of the last line (trec_eval's ``runid``). Blank lines and lines
-        starting with ``#`` (comments; a user id cannot start with ``#`` here) are
-        skipped, uncounted, as trec_eval skips them. Errors name the file and line.
+        the tag of the last line (trec_eval's ``runid``). Blank and ``#`` comment
+        lines are skipped uncounted, as by trec_eval (a user id cannot start with ``#``
+        here). Errors name the file and line.
         """
         with io.located(path, "trec"):
             return cls._read_trec(path, name)
@@ -628,7 +627,8 @@ class Run(_RankedBase):
                     name or os.path.basename(os.fspath(path)),
                 )  # fmt: skip
             columns = [c for c in (user, item, score, rank) if c is not None]
-            table = _read_table(path, columns, cls._func, fmt, (user, item), "run", score)
+            numbers = () if score is None else (score,)
+            table = _read_table(path, columns, cls._func, fmt, (user, item), "run", numbers)
             return cls.from_frame(
                 table, user=user, item=item, score=score, rank=rank,
                 name=name or os.path.basename(os.fspath(path)),
@@ -774,17 +774,13 @@ _TREC_FIELDS = {"qrels": 4, "run": 6}
 
 def _read_table(
     path: str | os.PathLike[str], columns: list[str], func: str, fmt: str | None,
-    ids: tuple[str, str], kind: str, score: str | None = None,
+    ids: tuple[str, str], kind: str, numbers: tuple[str, ...] = (),
 ) -> Any:  # fmt: skip
-    """The columns of a table file (CSV, TSV, Parquet), the ``score`` column read as
-    float64; a CSV or TSV file without them whose first line looks like a line of a
-    TREC ``kind`` file (its fields separated by whitespace, no comma) is named so,
-    with the fix: ``file_format='trec'``."""
-    numbers = () if score is None else (score,)
+    """The columns of a table file (CSV, TSV, Parquet; ``numbers`` as float64); a CSV or
+    TSV file without them whose first line looks like a line of a TREC ``kind`` file
+    (fields separated by whitespace, no comma) is named so: ``file_format='trec'``."""
     try:
-        return io.read_table(
-            path, columns, func, fmt, id_columns=ids, encode_ids=True, numbers=numbers
-        )
+        return io.read_table(path, columns, func, fmt, ids, encode_ids=True, numbers=numbers)
     except InputValidationError as exc:
         name = os.fspath(path)
         if fmt not in ("csv", "tsv") or "no column" not in str(exc) or not os.path.isfile(name):

@@ -9,6 +9,7 @@ period, and add the fix after a semicolon when it is obvious.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -328,8 +329,6 @@ def check_not_empty(n: int, name: str, func: str) -> None:
 def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
     """Return ``x`` as float64 (no copy when it already is); an object array of numbers
     is converted (``Decimal`` ones, as SQL and Spark write them, to the nearest float)."""
-    from decimal import Decimal
-
     if x.dtype.kind == "O" and x.size:
         try:
             converted = x.astype(np.float64)  # float(Decimal): correctly rounded
@@ -536,9 +535,6 @@ def _same_label(a: Any, b: Any) -> bool:
         return False
 
 
-NO_POS_LABEL = "pos_label is not specified"  # the refusal an accumulator says why of
-
-
 def binarize_labels(
     y: np.ndarray, pos_label: Any, func: str, name: str = "y_true"
 ) -> tuple[np.ndarray, Any]:
@@ -682,6 +678,7 @@ def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValida
 # ---------------------------------------------------------------- class labels
 _NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 _MISSING_TYPE_NAMES = ("NoneType", "NAType", "NaTType")
+NO_POS_LABEL = "pos_label is not specified"  # the refusal an accumulator says why of
 
 
 def _mixed_examples(values: Sequence[Any]) -> list[Any]:

@@ -312,3 +312,30 @@ def _label(x: Any) -> bool:
     if isinstance(x, float):
         return math.isfinite(x)
     return isinstance(x, (bool, int, str))
+
+
+def no_pos_label_by_parts(
+    error: InputValidationError, part: str, other: str, fix: str
+) -> InputValidationError:
+    """The refusal of two labels without ``pos_label`` (``error``, which says
+    :data:`~receval._validation.NO_POS_LABEL`) by a reader of the data in parts, ``part`` of them (a
+    batch, a partition), which cannot take the greater label as the positive one as a
+    whole column does, for ``other`` part (a later batch, another partition) may hold
+    another label: why, and ``fix`` (how to pass ``pos_label``).
+
+    Examples
+    --------
+    >>> error = InputValidationError("f: y_true takes values [0, 2] and pos_label is not "
+    ...                              "specified; pass pos_label, e.g. pos_label=2.")
+    >>> print(no_pos_label_by_parts(error, "a batch", "a later batch", "to f"))
+    f: y_true takes values [0, 2] and pos_label is not specified; a batch cannot tell which
+    label is the positive one, for a later batch may hold another (0s and 2s, then 2s and
+    5s). Pass pos_label to f.
+    """
+    said = str(error).split("; ", 1)[0]  # what was given, without the fix of one call
+    return InputValidationError(
+        f"{said}; {part} cannot tell which label is the positive one, for {other} may hold "
+        f"another (0s and 2s, then 2s and 5s). Pass pos_label {fix}.",
+        row=error.row,
+        classes=error.classes,
+    )

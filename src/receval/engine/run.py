@@ -13,7 +13,7 @@ from .._parameters import counted
 from .._validation import NO_POS_LABEL
 from ..data._lookup import distinct
 from ..exceptions import InvalidParameterError, warn
-from .kinds import MERGED, NO_WEIGHTS, UPDATE, WeightKind, with_kinds
+from .kinds import MERGED, NO_WEIGHTS, UPDATE, WeightKind, no_pos_label_by_parts, with_kinds
 from .loop.background import Worker, prefixed
 from .loop.distributed import gather_plain
 from .loop.plain import (
@@ -217,15 +217,8 @@ class Accumulator:
                 ) from None
             if NO_POS_LABEL in str(e) and e.classes is not None and len(e.classes) <= 2:
                 # what one call takes (the greater of two labels positive), a batch cannot
-                said = str(e).split("; ", 1)[0]
-                raise exceptions.InputValidationError(
-                    f"{said}; a batch cannot tell which label is the positive one, for a "
-                    f"later batch may hold another (0s and 2s, then 2s and 5s). Pass "
-                    f"pos_label to metric, e.g. receval.metric({self.name!r}, "
-                    f"pos_label={e.classes[-1]!r}).",
-                    row=e.row,
-                    classes=e.classes,
-                ) from None
+                fix = f"to metric, e.g. receval.metric({self.name!r}, pos_label={e.classes[-1]!r})"
+                raise no_pos_label_by_parts(e, "a batch", "a later batch", fix) from None
             raise
         if self._window is not None:
             batch = new  # absorbed in place where the state can: batch stays the window's

@@ -294,3 +294,16 @@ def test_an_option_error_names_the_spark_function_called(rows_df):
     with pytest.raises(InvalidParameterError) as info:
         rs.compute(rows_df, "item_coverage", {"user": "g", "item": "y"}, k=0)
     assert str(info.value).startswith("The 'k' parameter of receval.spark.compute must be")
+
+
+def test_a_metric_without_an_accumulator_is_refused_naming_the_spark_function(spark):
+    # before: "receval.metric('gini_index'): ... use receval.gini_index on the whole
+    # data", naming a function that was not called
+    run = spark.createDataFrame(pd.DataFrame({"u": [1, 1], "i": [1, 2], "s": [0.5, 0.2]}))
+    with pytest.raises(InvalidParameterError) as info:
+        rs.compute(run, "gini_index", {"user": "u", "item": "i", "score": "s"})
+    assert str(info.value) == (
+        "receval.spark.compute: gini_index has no accumulator (it needs all its rows at "
+        "once), so receval.spark.compute cannot compute it by parts; use receval.gini_index "
+        "on the whole data in memory."
+    )

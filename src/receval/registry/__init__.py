@@ -325,12 +325,15 @@ def definitions() -> dict[str, MetricDefinition]:
     return dict(DEFINITIONS)
 
 
-def definition(name: str, options: Iterable[str] = ()) -> MetricDefinition:
+def definition(name: str, options: Iterable[str] = (), func: str | None = None) -> MetricDefinition:
     """The engine definition of a metric name or metric string (case-insensitive).
 
     Ranking metric strings (``"ndcg@10"``, ``"map(ap_normalizer=min_k)@100"``)
     give the ``"ranking"`` definition; a metric registered with
     :func:`receval.engine.metric.register` that has no row is found by its name.
+    ``func``: the caller that computes the metric by parts (``receval.spark.compute``),
+    which a metric without a definition is refused naming (default:
+    ``receval.metric(name)``).
 
     Raises
     ------
@@ -357,9 +360,15 @@ def definition(name: str, options: Iterable[str] = ()) -> MetricDefinition:
         return DEFINITIONS[key]  # a metric of the user's own, without a row
     entry = parse_with(name, frozenset(options)).info
     if not entry.definition_path:
+        if func is None:
+            raise InvalidParameterError(
+                f"receval.metric({name!r}): {entry.name} has no accumulator (it needs all "
+                f"its rows at once); use receval.{entry.function} on the whole data."
+            )
         raise InvalidParameterError(
-            f"receval.metric({name!r}): {entry.name} has no accumulator (it needs all its "
-            f"rows at once); use receval.{entry.function} on the whole data."
+            f"{func}: {entry.name} has no accumulator (it needs all its rows at once), so "
+            f"{func} cannot compute it by parts; use receval.{entry.function} on the whole "
+            f"data in memory."
         )
     importlib.import_module(entry.definition_path)  # the module registers its definitions
     return DEFINITIONS["ranking" if entry.kind is not None else entry.name]

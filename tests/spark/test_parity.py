@@ -268,12 +268,21 @@ def test_a_column_of_strings_where_numbers_go_is_named_before_any_job(spark):
 def test_roc_auc_takes_pos_label_as_in_memory(spark, impressions):
     labels = np.where(impressions["label"] == 1, "click", "skip")
     df = spark.createDataFrame(impressions.assign(label=labels))
-    with pytest.raises(InputValidationError) as info:
-        rs.roc_auc_score(df, "label", "score")
-    assert str(info.value) == (
-        "roc_auc_score: y_true takes values ['click', 'skip'] and pos_label is not specified; "
-        "pass pos_label, e.g. pos_label='skip'."
+    # two labels without pos_label: refused as an accumulator refuses them, saying why
+    # (before: the in-memory function's name and fix, or an accumulator's, which were
+    # not called, and no reason where memory takes the greater label as positive)
+    why = (
+        "; a partition cannot tell which label is the positive one, for another "
+        "partition may hold another (0s and 2s, then 2s and 5s). Pass pos_label to "
     )
+    for func in (rs.roc_auc_score, rs.log_loss):
+        with pytest.raises(InputValidationError) as info:
+            func(df, "label", "prob" if func is rs.log_loss else "score")
+        assert str(info.value) == (
+            f"receval.spark.{func.__name__}: y_true takes values ['click', 'skip'] and "
+            f"pos_label is not specified{why}receval.spark.{func.__name__}, e.g. "
+            f"pos_label='skip'."
+        )
     for positive in ("click", "skip"):
         expected = receval.roc_auc_score(labels, impressions["score"], pos_label=positive)
         assert rs.roc_auc_score(df, "label", "score", pos_label=positive) == expected
@@ -281,12 +290,39 @@ def test_roc_auc_takes_pos_label_as_in_memory(spark, impressions):
 
 def test_errors_name_the_spark_function_called(spark, impressions_df):
     empty = impressions_df.limit(0)
-    for func in (rs.log_loss, rs.pcoc, rs.roc_auc_score):
+    # gauc_score, group_auc, and compute over groups or users: before, Spark's
+    # "Number of partitions (0) must be positive" (repartitioned into the input's 0)
+    group = {"groups": "user"}
+    calls = {
+        "log_loss": lambda df: rs.log_loss(df, "label", "prob"),
+        "pcoc": lambda df: rs.pcoc(df, "label", "prob"),
+        "roc_auc_score": lambda df: rs.roc_auc_score(df, "label", "prob"),
+        "gauc_score": lambda df: rs.gauc_score(df, "label", "prob", **group),
+        "group_auc": lambda df: rs.group_auc(df, "label", "prob", **group),
+        "compute": lambda df: rs.compute(
+            df, "gauc", {"y_true": "label", "y_score": "prob", **group}
+        ),
+    }
+    for name, call in calls.items():
         with pytest.raises(InputValidationError) as info:
-            func(empty, "label", "prob")
-        assert str(info.value) == (
-            f"receval.spark.{func.__name__}: y_true is empty; pass at least one sample."
+            call(empty)
+        assert (
+            str(info.value) == f"receval.spark.{name}: y_true is empty; pass at least one sample."
         )
+    run = {"user": "user", "item": "label", "score": "prob"}
+    with pytest.raises(InputValidationError) as info:
+        rs.compute(empty, "shannon_entropy", run)
+    assert str(info.value) == "receval.spark.compute: df is empty; pass at least one sample."
+    # a partition's errors: before, "Accumulator.update of 'log_loss': ...", not called
+    bad = spark.createDataFrame(pd.DataFrame({"label": [1, 0, 1], "prob": [0.2, 0.6, 1.5]}))
+    said = ("y_pred must contain probabilities in [0, 1]. Got values [1.5]; pass predicted "
+            "probabilities, e.g. apply a sigmoid to raw scores.")  # fmt: skip
+    with pytest.raises(InputValidationError) as info:
+        rs.log_loss(bad, "label", "prob")
+    assert str(info.value) == f"receval.spark.log_loss: {said}"
+    with pytest.raises(InputValidationError) as info:
+        rs.compute(bad, "log_loss", {"y_true": "label", "y_pred": "prob"})
+    assert str(info.value) == f"receval.spark.compute: {said}"
     with pytest.raises(InputValidationError, match=r"^receval\.spark\.compute: df has no col"):
         rs.compute(impressions_df, "pcoc", {"y_true": "clicks", "y_prob": "prob"})
     with pytest.raises(InputValidationError, match=r"^receval\.spark\.copc: df has no column"):
@@ -448,12 +484,21 @@ def test_evaluate_popularity_bias(spark):
     assert got.mean == expected.mean
     assert got.n_users_skipped == expected.n_users_skipped
     # train as a Spark DataFrame: its distinct users per item, counted by Spark, tied
-    # counts in item id order
+    # counts in the order of first appearance, as in memory (before: in item id order)
     log = pd.DataFrame({"user": rng.integers(0, 30, 200), "item": rng.integers(0, 60, 200)})
-    counts = log.drop_duplicates().groupby("item").size().sort_index()
-    expected = receval.evaluate(None, run, metrics, popularity=counts.to_dict())
-    got = rs.evaluate(None, spark.createDataFrame(run), metrics,
-                      train=spark.createDataFrame(log), num_partitions=2)  # fmt: skip
+    for train in (spark.createDataFrame(log), spark.createDataFrame(log).repartition(3)):
+        expected = receval.evaluate(None, run, metrics, train=train.toPandas())
+        got = rs.evaluate(None, spark.createDataFrame(run), metrics, train=train,
+                          num_partitions=2)  # fmt: skip
+        assert got.mean == expected.mean
+    # items 30, 20 and 10 tied: memory's tail is 10 (the last first seen), not 30
+    train = pd.DataFrame({"user": [1, 2, 3, 4, 5, 6], "item": [40, 40, 40, 30, 20, 10]})
+    one = pd.DataFrame({"user": [1], "item": [10], "grade": [1]})
+    top = pd.DataFrame({"user": [1], "item": [10], "score": [1.0]})
+    expected = receval.evaluate(one, top, ["aplt@1", "aclt@1"], train=train)
+    assert expected.mean == {"aplt@1": 1.0, "aclt@1": 1.0}
+    got = rs.evaluate(spark.createDataFrame(one), spark.createDataFrame(top),
+                      ["aplt@1", "aclt@1"], train=spark.createDataFrame(train))  # fmt: skip
     assert got.mean == expected.mean
 
 
@@ -648,8 +693,18 @@ def test_evaluate_errors(spark):
     with pytest.raises(InputValidationError, match="absent from the run"):
         rs.evaluate(q_df, r_df, ["p@5"], missing_users="error")
     dup = spark.createDataFrame(pd.concat([run, run.iloc[:1]]))
-    with pytest.raises(InputValidationError, match=r"twice|duplicate"):
+    # the qrels' and the run's errors name them as in memory (before: "Run: ..."); a
+    # null grade is a missing value (before: "NaN or infinity")
+    with pytest.raises(InputValidationError, match=r"^receval\.spark\.evaluate: run: user .* more"):
         rs.evaluate(q_df, dup, ["p@5"])
+    grades = qrels["grade"].astype(object).where(qrels.index != 1, None)
+    nulled = spark.createDataFrame(qrels.assign(grade=grades.astype("Int64")))
+    with pytest.raises(InputValidationError) as info:
+        rs.evaluate(nulled, r_df, ["p@5"])
+    assert str(info.value) == (
+        "receval.spark.evaluate: qrels: grades contains missing values (null), the first in "
+        "one of the DataFrame's partitions; drop or fill them first."
+    )
     with pytest.raises(InvalidParameterError, match="exactly one of score and rank"):
         rs.evaluate(q_df, r_df, ["p@5"], rank="score")
 

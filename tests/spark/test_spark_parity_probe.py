@@ -129,14 +129,14 @@ def test_extreme_and_float32_values(spark, case):
 
 #: a null in one column, and the message of the error (the value nulled is row 2's)
 NULLS = {
-    "y": "roc_auc_score: y_true contains missing values (NaN), the first in one of the "
-    "DataFrame's partitions; drop or fill them first.",
-    "p": "roc_auc_score: y_score contains NaN or infinity, the first in one of the "
-    "DataFrame's partitions (nan); drop those rows or replace the values with finite "
-    "numbers first.",
-    "w": "roc_auc_score: sample_weight contains NaN or infinity, the first in one of the "
-    "DataFrame's partitions (nan); drop those rows or replace the values with finite "
-    "numbers first.",
+    "y": "receval.spark.roc_auc_score: y_true contains missing values (NaN), the first in "
+    "one of the DataFrame's partitions; drop or fill them first.",
+    "p": "receval.spark.roc_auc_score: y_score contains NaN or infinity, the first in one "
+    "of the DataFrame's partitions (nan); drop those rows or replace the values with "
+    "finite numbers first.",
+    "w": "receval.spark.roc_auc_score: sample_weight contains NaN or infinity, the first in "
+    "one of the DataFrame's partitions (nan); drop those rows or replace the values with "
+    "finite numbers first.",
 }
 
 

@@ -11,9 +11,6 @@ its in-memory namesake gives on the collected rows.
 * :func:`gauc_score`, :func:`group_auc`: GAUC; rows partitioned by group.
 * :func:`log_loss`, :func:`pcoc`, :func:`copc`, :func:`normalized_entropy`: sums over
   any partitions (one ``receval.metric`` accumulator per partition).
-
-The binary metrics take the labels as in memory: 0/1, booleans or -1/1, or any two
-values with ``pos_label``.
 * :func:`evaluate_embeddings`: ranking metrics of exact retrieval from embeddings;
   users' vectors partitioned by user, the item matrix sent to every executor.
 * :func:`retention`: the cohort table; events partitioned by user.
@@ -21,6 +18,11 @@ values with ``pos_label``.
   partition, merged on the driver; whole groups by repartitioning);
   :func:`accumulate`: that merged accumulator itself (its ``skipped()`` counts the
   groups left out).
+
+The binary metrics take 0/1, booleans or -1/1, or any two values with ``pos_label``:
+two other labels need ``pos_label`` even where the in-memory function takes the greater
+as the positive one (``roc_auc_score``, ``log_loss``), for a partition cannot tell which
+of its labels is the greater of the whole column's (as an accumulator's batch cannot).
 
 Needs ``pyspark >= 4`` (``pip install 'receval[spark]'``), imported when a
 function is called.

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import reduce
 from typing import Any
 
+from .._validation import NO_POS_LABEL
+from ..engine.kinds import no_pos_label_by_parts
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
 
 _INSTALL = "pip install 'receval[spark]'"
@@ -304,6 +307,40 @@ def unplaced(error: RecevalError) -> RecevalError:
     whole = error.moved(0).restated("in one of the DataFrame's partitions")
     whole.row = None
     return whole
+
+
+@contextmanager
+def spark_words(by: str, said: str) -> Iterator[None]:
+    """Within it, a data error whose message begins with ``said`` (what ran the check:
+    the reader ``Qrels`` or ``Run``, a partition's ``Accumulator.update of 'log_loss'``,
+    the in-memory function ``roc_auc_score``) names ``by`` instead, the function called
+    (``receval.spark.log_loss``) or its argument (``receval.spark.evaluate: run``), as
+    the in-memory functions name theirs; two labels without ``pos_label``, which a whole
+    column takes (the greater positive), are refused saying why a partition cannot, and
+    how to pass it."""
+    try:
+        yield
+    except InputValidationError as exc:
+        renamed = exc.named_reader(said, f"{by}: ")
+        if NO_POS_LABEL in str(exc) and exc.classes is not None and len(exc.classes) <= 2:
+            fix = f"to {by}, e.g. pos_label={exc.classes[-1]!r}"
+            raise no_pos_label_by_parts(renamed, "a partition", "another partition", fix) from None
+        if renamed is exc:
+            raise
+        raise renamed from None
+
+
+def partition_qrels(table: Any, floats: frozenset[str], where: str, grade: str) -> Any:
+    """The :class:`~receval.Qrels` of a partition's qrels rows (side 0 of
+    :func:`id_columns`, grades in the column ``grade``), refused as the qrels given to
+    the in-memory function are, naming ``where`` (``receval.spark.evaluate: qrels``):
+    a null grade is a missing value."""
+    from .._validation import check_no_nulls
+    from ..data._ranked import Qrels
+
+    with spark_words(where, "Qrels"):
+        check_no_nulls(table.column(grade), "grades", "Qrels")
+        return Qrels(*side_ids(table, 0, floats, where), column(table, grade))
 
 
 def column(table: Any, name: str) -> Any:

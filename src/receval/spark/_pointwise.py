@@ -23,6 +23,7 @@ from ._common import (
     repartition,
     select,
     side_ids,
+    spark_words,
 )
 
 if TYPE_CHECKING:
@@ -56,8 +57,9 @@ def log_loss(
     sample_weight : str, default=None
         Column of non-negative row weights.
     pos_label : int, str or bool, default=None
-        The positive class, read as :func:`receval.log_loss` reads it (two labels
-        other than 0/1 and -1/1 need it).
+        The positive class. Two labels other than 0/1 and -1/1 need it, even
+        those :func:`receval.log_loss` takes without it (the greater positive): a
+        partition cannot tell which of its labels is the greater of the column's.
     num_partitions : int, default=None
         Repartition the rows first (by default the DataFrame's partitions are used).
 
@@ -206,7 +208,8 @@ def roc_auc_score(
 
     def run(table: Any) -> Any:
         sw = None if sample_weight is None else column(table, sample_weight)
-        batch = ROC_AUC.prepare(params, column(table, y_true), column(table, y_score), sw)
+        with spark_words(f"receval.spark.{func}", func):
+            batch = ROC_AUC.prepare(params, column(table, y_true), column(table, y_score), sw)
         return range_state(ROC_AUC, params, batch)
 
     states = partition_states(data, run)  # only non-empty partitions give one
@@ -384,7 +387,9 @@ def compute(
         ``"item"`` and one of ``"score"`` and ``"rank"`` (the rows are
         repartitioned by user; tied scores keep the DataFrame's row order).
     num_partitions : int, default=None
-        Repartition the rows first.
+        Repartition the rows first (default: the DataFrame's partitions, or
+        ``spark.sql.shuffle.partitions`` where the rows are repartitioned by group
+        or by user).
     **options
         The metric's options.
     """
@@ -438,7 +443,7 @@ def _accumulate(
     from ..engine.metric import weights_refused
     from ..registry import definition
 
-    defn = definition(name, options)
+    defn = definition(name, options, func=f"receval.spark.{func}")
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
         # partitions of whole users
         params = whole_group_params(defn, name, options, f"receval.spark.{func}")
@@ -490,14 +495,15 @@ def _run_accumulator(
         *id_columns(data, 1, columns["user"], columns["item"]),
         F.col(value).alias("value"), F.monotonically_increasing_id().alias("row"),
     )  # fmt: skip
-    data = data.repartition(num_partitions or data.rdd.getNumPartitions(), KEY)
+    data = repartition(data, num_partitions, KEY)
 
     def run(table: Any) -> Any:
         table = table.sort_by("row")  # the DataFrame's order: ties keep it
         users, items = side_ids(table, 1, floats, "Run")
         values = column(table, "value")
         r = Run(users, items, ranks=values) if by_rank else Run(users, items, values)
-        return Accumulator(defn.name, defn, params).update(r)
+        with spark_words(f"receval.spark.{func}", f"Accumulator.update of {defn.name!r}"):
+            return Accumulator(defn.name, defn, params).update(r)
 
     return _merged(data, run, defn, params, "df", func)
 
@@ -521,7 +527,7 @@ def _partition_accumulator(
                 f"receval.spark.{func}: {defn.name} needs whole groups per partition; map "
                 f"'groups' to a column."
             )
-        data = data.repartition(num_partitions or data.rdd.getNumPartitions(), columns["groups"])
+        data = repartition(data, num_partitions, columns["groups"])
     elif defn.partitioning != "any":
         raise InvalidParameterError(
             f"receval.spark.{func}: {defn.name} cannot be computed by partitions."
@@ -533,7 +539,8 @@ def _partition_accumulator(
         # the definition travels with the task, so a metric registered on the driver
         # only is computed on the executors too
         args = {arg: column(table, col) for arg, col in columns.items()}
-        return Accumulator(defn.name, defn, params).update(**args)
+        with spark_words(f"receval.spark.{func}", f"Accumulator.update of {defn.name!r}"):
+            return Accumulator(defn.name, defn, params).update(**args)
 
     return _merged(data, run, defn, params, defn.inputs[0], func)
 
@@ -548,6 +555,7 @@ def _merged(
     parts = partition_states(data, run)
     v.check_not_empty(len(parts), first, f"receval.spark.{func}")
     acc = Accumulator(defn.name, defn, params)
-    for part in parts:
-        acc.merge(part)
+    with spark_words(f"receval.spark.{func}", f"Accumulator.merge of {defn.name!r}"):
+        for part in parts:
+            acc.merge(part)
     return acc

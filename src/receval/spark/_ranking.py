@@ -141,8 +141,9 @@ def evaluate(
         ``average_popularity@k`` and ``tail_percentage@k``, as in
         :func:`receval.evaluate`; ``train`` may also be a Spark DataFrame with
         the ``user`` and ``item`` columns (its distinct users per item are
-        counted by Spark, and tied counts ordered by item id for the head/tail
-        splits). The counts are sent to every executor. ``serendipity@k`` and
+        counted by Spark; the head/tail splits break tied counts by the order of
+        each item's first row in the DataFrame, as ``collect()`` returns its rows,
+        as in memory). The counts are sent to every executor. ``serendipity@k`` and
         ``miscalibration@k`` need the users' histories: a local ``train``
         (pandas, Arrow, pairs), sent to every executor.
     item_categories : mapping or DataFrame, default=None
@@ -277,13 +278,20 @@ def evaluate(
 
 def _popularity(popularity: Any, train: Any, user: str, item: str) -> Any:
     """The popularity table (None: neither given); a Spark ``train`` is counted by Spark:
-    its distinct users per item, collected to the driver."""
+    its distinct users per item, collected to the driver in the order of each item's
+    first row in the DataFrame (as ``collect()`` returns its rows), which is the order
+    the in-memory table keeps, and breaks the head/tail splits' ties by."""
+    from pyspark.sql import functions as F
+
     from ..ranking.values import as_popularity_table
 
     if train is not None and type(train).__module__.startswith("pyspark"):
         check_columns(train, "evaluate", "train", user=user, item=item)
-        counts = train.select(user, item).distinct().groupBy(item).count().orderBy(item)
-        counts = counts.collect()  # by item id: Spark keeps no first appearance for ties
+        # each row's place in the DataFrame's order, tagged before any shuffle
+        rows = train.select(user, item, F.monotonically_increasing_id().alias(_ROW))
+        pairs = rows.groupBy(user, item).agg(F.min(_ROW).alias(_ROW))  # distinct pairs
+        counts = pairs.groupBy(item).agg(F.count(F.lit(1)).alias("n"), F.min(_ROW).alias(_ROW))
+        counts = counts.orderBy(_ROW).collect()
         popularity_of = ([row[0] for row in counts], [row[1] for row in counts])
         return as_popularity_table(popularity_of if popularity is None else popularity,
                                    None if popularity is None else train,
@@ -306,8 +314,8 @@ def _partition_state(
     floats (:func:`~receval.spark._common.float_sides`)."""
     import pyarrow.compute as pc
 
-    from ..data._ranked import Qrels, Run
-    from ._common import column
+    from ..data._ranked import Run
+    from ._common import column, partition_qrels, spark_words
 
     side = table.column(_SIDE)
     run_t = table.filter(pc.equal(side, 1))
@@ -317,17 +325,18 @@ def _partition_state(
     if setup.with_qrels:
         qrels_t = table.filter(pc.equal(side, 0))
         if qrels_t.num_rows:
-            q = Qrels(*side_ids(qrels_t, 0, floats, f"{_FUNC}: qrels"), column(qrels_t, _GRADE))
+            q = partition_qrels(qrels_t, floats, f"{_FUNC}: qrels", _GRADE)
             check_qrels(setup, q)
     r = None
     if run_t.num_rows:
         users, items = side_ids(run_t, 1, floats, f"{_FUNC}: run")
         values = column(run_t, _VALUE)
-        r = (
-            Run(users, items, ranks=values, name=name)
-            if by_rank
-            else Run(users, items, values, name=name)
-        )
+        with spark_words(f"{_FUNC}: run", "Run"):
+            r = (
+                Run(users, items, ranks=values, name=name)
+                if by_rank
+                else Run(users, items, values, name=name)
+            )
     if joined:  # the training rows of this partition's users
         seen_t = table.filter(pc.equal(side, 2))
         if seen_t.num_rows:

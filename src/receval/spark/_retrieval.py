@@ -257,16 +257,15 @@ def _partition_state(
     floats kept floats (:func:`~receval.spark._common.float_sides`)."""
     import pyarrow.compute as pc
 
-    from ..data._ranked import Qrels
     from ..ranking.evaluation import state_of_batches
     from ..retrieval.search import Search, lists_run
-    from ._common import column, side_ids, side_users
+    from ._common import partition_qrels, side_ids, side_users
 
     side = table.column(_SIDE)
     q = None
     qrels_t = table.filter(pc.equal(side, 0))
     if qrels_t.num_rows:
-        q = Qrels(*side_ids(qrels_t, 0, floats, f"{_FUNC}: qrels"), column(qrels_t, _GRADE))
+        q = partition_qrels(qrels_t, floats, f"{_FUNC}: qrels", _GRADE)
         check_qrels(setup, q)
     users_t = table.filter(pc.equal(side, 1))
     user_ids = v.as_1d(side_users(users_t, 1), "users", _FUNC)

@@ -124,12 +124,10 @@ def _write(table: Any, path: str, option: str) -> None:
             pcsv.write_csv(table, path)
         else:
             pq.write_table(table, path)
-    except OSError as error:  # a folder that takes no new file (read-only, /proc)
-        why = os.strerror(error.errno) if error.errno else str(error)
-        raise InvalidParameterError(
-            f"receval split: {option} {path!r} cannot be written ({why}); write into a "
-            f"folder that takes new files."
-        ) from None
+    except OSError as error:
+        from ..split._stream import unwritable
+
+        raise unwritable(f"receval split: {option}", path, error) from None
 
 
 def _counts_line(result: Any) -> str:

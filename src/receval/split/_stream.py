@@ -123,6 +123,21 @@ class _Distinct:
         return np.isin(join_ids([mine]), theirs)
 
 
+def unwritable(
+    subject: str, path: str, error: OSError, made: str | None = None
+) -> InvalidParameterError:
+    """The refusal of an output ``path``, given as ``subject`` (``leave_last_out:
+    train_path``, ``receval split: --train``), whose folder takes no new file
+    (read-only, ``/proc``): the system's reason, and ``made``, the file opened first
+    beside it, if any."""
+    why = os.strerror(error.errno) if error.errno else str(error)
+    beside = f", making {made!r} beside it" if made else ""
+    return InvalidParameterError(
+        f"{subject} {path!r} cannot be written ({why}{beside}); write into a folder that "
+        f"takes new files."
+    )
+
+
 #: The arguments naming the two output files, in their order.
 _PATHS = ("train_path", "test_path")
 
@@ -181,12 +196,8 @@ class _Parts:
                     self.writers.append(pcsv.CSVWriter(partial, schema))
                 else:
                     self.writers.append(pq.ParquetWriter(partial, schema))
-            except OSError as error:  # a folder that takes no new file (read-only, /proc)
-                why = os.strerror(error.errno) if error.errno else str(error)
-                raise InvalidParameterError(
-                    f"{self.func}: {name} {path!r} cannot be written ({why}, making "
-                    f"{partial!r} beside it); write into a folder that takes new files."
-                ) from None
+            except OSError as error:
+                raise unwritable(f"{self.func}: {name}", path, error, partial) from None
 
     def __enter__(self) -> _Parts:
         return self

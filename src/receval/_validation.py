@@ -23,6 +23,7 @@ from ._parameters import of_the as of_the
 from ._parameters import verb as verb
 from .data._arrow import is_arrow, to_numpy
 from .data._lookup import distinct
+from .engine.kinds import NO_POS_LABEL
 from .engine.loop.tensors import on_host
 from .engine.sums import scaled_by_shift
 from .exceptions import InputValidationError, InvalidParameterError
@@ -678,7 +679,6 @@ def refused(func: str, refusal: Refusal, columns: dict[str, Any]) -> InputValida
 # ---------------------------------------------------------------- class labels
 _NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 _MISSING_TYPE_NAMES = ("NoneType", "NAType", "NaTType")
-NO_POS_LABEL = "pos_label is not specified"  # the refusal an accumulator says why of
 
 
 def _mixed_examples(values: Sequence[Any]) -> list[Any]:

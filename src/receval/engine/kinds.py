@@ -314,28 +314,39 @@ def _label(x: Any) -> bool:
     return isinstance(x, (bool, int, str))
 
 
+#: What the refusal of labels other than 0/1 without ``pos_label`` says (a whole column
+#: takes the greater of two as positive; :func:`no_pos_label_by_parts` says why a part cannot).
+NO_POS_LABEL = "pos_label is not specified"
+
+
 def no_pos_label_by_parts(
     error: InputValidationError, part: str, other: str, fix: str
-) -> InputValidationError:
-    """The refusal of two labels without ``pos_label`` (``error``, which says
-    :data:`~receval._validation.NO_POS_LABEL`) by a reader of the data in parts, ``part`` of them (a
-    batch, a partition), which cannot take the greater label as the positive one as a
-    whole column does, for ``other`` part (a later batch, another partition) may hold
-    another label: why, and ``fix`` (how to pass ``pos_label``).
+) -> InputValidationError | None:
+    """The refusal of two labels without ``pos_label`` by a reader of the data in parts,
+    ``part`` of them (a batch, a partition), which cannot take the greater label as the
+    positive one as a whole column does, for ``other`` part (a later batch, another
+    partition) may hold another label: why, and ``fix`` (how to pass ``pos_label``, the
+    greater label written ``{label}``). None where ``error`` is another refusal than
+    that of :data:`NO_POS_LABEL` with two labels.
 
     Examples
     --------
     >>> error = InputValidationError("f: y_true takes values [0, 2] and pos_label is not "
-    ...                              "specified; pass pos_label, e.g. pos_label=2.")
-    >>> print(no_pos_label_by_parts(error, "a batch", "a later batch", "to f"))
+    ...                              "specified; pass pos_label, e.g. pos_label=2.",
+    ...                              classes=[0, 2])
+    >>> print(no_pos_label_by_parts(error, "a batch", "a later batch", "to f, e.g. {label}"))
     f: y_true takes values [0, 2] and pos_label is not specified; a batch cannot tell which
     label is the positive one, for a later batch may hold another (0s and 2s, then 2s and
-    5s). Pass pos_label to f.
+    5s). Pass pos_label to f, e.g. 2.
     """
+    classes = error.classes
+    if NO_POS_LABEL not in str(error) or classes is None or len(classes) > 2:
+        return None
     said = str(error).split("; ", 1)[0]  # what was given, without the fix of one call
     return InputValidationError(
         f"{said}; {part} cannot tell which label is the positive one, for {other} may hold "
-        f"another (0s and 2s, then 2s and 5s). Pass pos_label {fix}.",
+        f"another (0s and 2s, then 2s and 5s). Pass pos_label "
+        f"{fix.replace('{label}', repr(classes[-1]))}.",
         row=error.row,
-        classes=error.classes,
+        classes=classes,
     )

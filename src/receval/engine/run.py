@@ -10,7 +10,6 @@ import numpy as np
 
 from .. import exceptions
 from .._parameters import counted
-from .._validation import NO_POS_LABEL
 from ..data._lookup import distinct
 from ..exceptions import InvalidParameterError, warn
 from .kinds import MERGED, NO_WEIGHTS, UPDATE, WeightKind, no_pos_label_by_parts, with_kinds
@@ -215,10 +214,11 @@ class Accumulator:
                     f"(y_true, then the scores), as scikit-learn's functions do "
                     f"(torchmetrics' update takes the predictions first)."
                 ) from None
-            if NO_POS_LABEL in str(e) and e.classes is not None and len(e.classes) <= 2:
-                # what one call takes (the greater of two labels positive), a batch cannot
-                fix = f"to metric, e.g. receval.metric({self.name!r}, pos_label={e.classes[-1]!r})"
-                raise no_pos_label_by_parts(e, "a batch", "a later batch", fix) from None
+            # what one call takes (the greater of two labels positive), a batch cannot
+            fix = f"to metric, e.g. receval.metric({self.name!r}, pos_label={{label}})"
+            refused = no_pos_label_by_parts(e, "a batch", "a later batch", fix)
+            if refused is not None:
+                raise refused from None
             raise
         if self._window is not None:
             batch = new  # absorbed in place where the state can: batch stays the window's

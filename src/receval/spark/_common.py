@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from functools import reduce
 from typing import Any
 
-from .._validation import NO_POS_LABEL
 from ..engine.kinds import no_pos_label_by_parts
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
 
@@ -322,9 +321,10 @@ def spark_words(by: str, said: str) -> Iterator[None]:
         yield
     except InputValidationError as exc:
         renamed = exc.named_reader(said, f"{by}: ")
-        if NO_POS_LABEL in str(exc) and exc.classes is not None and len(exc.classes) <= 2:
-            fix = f"to {by}, e.g. pos_label={exc.classes[-1]!r}"
-            raise no_pos_label_by_parts(renamed, "a partition", "another partition", fix) from None
+        fix = f"to {by}, e.g. pos_label={{label}}"
+        refused = no_pos_label_by_parts(renamed, "a partition", "another partition", fix)
+        if refused is not None:
+            raise refused from None
         if renamed is exc:
             raise
         raise renamed from None

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import receval as rv
 from receval import _validation as v
 from receval._kernels import compiled
+from receval.engine.kinds import no_pos_label_by_parts
 from receval.exceptions import InputValidationError, UndefinedMetricWarning
 from receval.metrics import _auc, _gauc, _gauc_open, _loss
 
@@ -83,13 +84,17 @@ def _same(got: InputValidationError | None, want: InputValidationError | None) -
 
 def _updating(error: InputValidationError | None, name: str, own: str):
     """``error`` of the checks, which name the metric's function ``own``, as the update of
-    an accumulator of ``name`` raises it: naming the accumulator, at the same row."""
+    an accumulator of ``name`` raises it: naming the accumulator, at the same row; two
+    labels without pos_label said of a batch, which cannot tell the greater of the
+    stream's."""
     if error is None:
         return None
     said = str(error)
     assert said.startswith(f"{own}: "), said
-    return InputValidationError(f"Accumulator.update of {name!r}: {said[len(own) + 2 :]}",
-                                row=error.row)  # fmt: skip
+    renamed = InputValidationError(f"Accumulator.update of {name!r}: {said[len(own) + 2 :]}",
+                                   row=error.row, classes=error.classes)  # fmt: skip
+    fix = f"to metric, e.g. receval.metric({name!r}, pos_label={{label}})"
+    return no_pos_label_by_parts(renamed, "a batch", "a later batch", fix) or renamed
 
 
 @settings(max_examples=300, deadline=None)

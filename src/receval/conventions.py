@@ -156,8 +156,11 @@ PROFILES: dict[str, Conventions] = {
         missing_users="skip", empty_users="zero", gain_grades="positive", recall_rounding="trec9"
     ),
     # scikit-learn ndcg_score / dcg_score: tied scores averaged, the ideal ranking
-    # of the candidates themselves, grades as linear gains, every row evaluated
-    "sklearn": Conventions(ties="average", empty_users="zero", ideal="candidates"),
+    # of the candidates themselves, every positive grade (0.5 too) its linear gain,
+    # every row evaluated
+    "sklearn": Conventions(
+        ties="average", empty_users="zero", ideal="candidates", gain_grades="positive"
+    ),
     # ranx: AP by R, linear ndcg (ndcg_burges is exponential), ties by input
     # order of the sorted run, queries without relevant documents score 0
     "ranx": Conventions(ties="input", empty_users="zero"),
@@ -266,8 +269,9 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         "recall": {"hit_scores": "positive"},
         "map": {"hit_scores": "positive"},
         "mrr": {"hit_scores": "positive"},
-        # RetrievalNormalizedDCG averages the gains of tied scores
-        "ndcg": {"ties": "average"},
+        # RetrievalNormalizedDCG averages the gains of tied scores and gains every
+        # positive target (0.5 too)
+        "ndcg": {"ties": "average", "gain_grades": "positive"},
     },
     "ir_measures": {
         # RR@k is computed by its msmarco provider: ties by document id ascending,

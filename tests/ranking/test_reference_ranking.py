@@ -115,12 +115,16 @@ def test_equals_ranx(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("k", [None, 1, 3, 7])
-def test_ndcg_equals_sklearn(seed, k):
+@pytest.mark.parametrize(
+    "grades", [[0, 0, 1, 2, 3], [0, 0, 0.5, 1, 2.5]], ids=["ints", "fractions"]
+)
+def test_ndcg_equals_sklearn(seed, k, grades):
+    # sklearn gains every positive grade, 0.5 too (a user of grades below 1 is not empty)
     rng = np.random.default_rng(seed)
     n_users, n_items = 12, 8
-    y_true = rng.choice([0, 0, 1, 2, 3], (n_users, n_items))
+    y_true = rng.choice(grades, (n_users, n_items))
     y_score = rng.choice([0.1, 0.4, 0.4, 0.9], (n_users, n_items))  # ties, averaged by sklearn
-    qrels = {u: {i: int(y_true[u, i]) for i in range(n_items)} for u in range(n_users)}
+    qrels = {u: {i: float(y_true[u, i]) for i in range(n_items)} for u in range(n_users)}
     run = {u: {i: float(y_score[u, i]) for i in range(n_items)} for u in range(n_users)}
     metric = "ndcg" if k is None else f"ndcg@{k}"
     dcg = "dcg" if k is None else f"dcg@{k}"

@@ -787,3 +787,8 @@ def test_a_pass_above_the_margin_speaks_the_metrics_direction_and_shows_its_p_va
     assert shown == format_p_value(loss.p_non_inferiority)
     assert dict(zip(header, cells[2], strict=True))["non-inferiority p"] == "—"
     assert f"below alpha' = {0.05 / 3:.4g}" in report.test_note()
+    # the effect size is a value as the others are: --digits shows it whole (it kept 3)
+    header, cells = report.table_rows(digits=10)
+    shown = dict(zip(header, cells[0], strict=True))
+    effect = next(v for k, v in shown.items() if k.startswith("effect"))
+    assert effect == f"{loss.effect_size:.10f}"

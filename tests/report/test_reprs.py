@@ -107,8 +107,11 @@ def test_counts_sentence_says_each_rule_of_a_metric():
     report = evaluate(qrels, {"u1": {"a": 0.9}}, ["mrr"], missing_users="skip")
     (record,) = ranking_records({"x": report})
     sentence = counts_sentence(record["counts"], record)
-    by_rule = "1 users skipped by empty users (mrr), 1 users skipped by missing users (mrr)"
+    # one user is one user ("1 users" before); the rules keep their names
+    by_rule = "1 user skipped by empty users (mrr), 1 user skipped by missing users (mrr)"
     assert by_rule in sentence
+    assert "3 users, 2 users missing, 2 users skipped (mrr)" in sentence
+    assert "1 user empty (mrr), 1 run item" in sentence
     assert "{" not in sentence
 
 

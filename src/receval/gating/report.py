@@ -267,7 +267,7 @@ class GateReport:
                     _num(r.baseline_value, digits),
                     diff,
                     ci,
-                    "—" if r.effect_size != r.effect_size else f"{r.effect_size:.3f}",
+                    _num(r.effect_size, digits),
                     wtl,
                     p,
                     q,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 #: p-values below this are written ``< 1e-4`` (:func:`format_p_value`).
 P_VALUE_FLOOR = 1e-4
@@ -52,9 +53,15 @@ def flatten_counts(counts: dict[str, object]) -> dict[str, object]:
     return out
 
 
-def _words(key: str) -> str:
-    """A count's key as words: ``n_users_skipped`` -> ``users skipped``."""
-    return key.removeprefix("n_").replace("_", " ")
+#: The plural nouns of counts' keys, as one of them says them (``1 user missing``).
+_ONE = re.compile(r"\b(user|group|item|row|pair|event|segment|candidate|negative|model)s\b")
+
+
+def _words(key: str, n: object = None) -> str:
+    """A count's key as words: ``n_users_skipped`` -> ``users skipped`` (``user
+    skipped`` for ``n`` = 1)."""
+    words = key.removeprefix("n_").replace("_", " ")
+    return _ONE.sub(r"\1", words, count=1) if n == 1 and not isinstance(n, bool) else words
 
 
 def counts_sentence(
@@ -104,7 +111,7 @@ def _count_phrase(key: str, value: object, shown: object, digits: int) -> str:
     if isinstance(value, bool) or value is None or value == 0:
         return ""
     if isinstance(value, int):
-        return f"{value:,} {_words(key)}"
+        return f"{value:,} {_words(key, value)}"
     if isinstance(value, float):
         if shown is not None and (value == shown or (math.isnan(value) and shown != shown)):
             return ""

@@ -520,3 +520,17 @@ def test_geometric_means_take_a_relative_margin_and_are_tested_by_their_logarith
         math.log(row["candidate_value"] / row["baseline_value"]), abs=1e-12
     )
     assert "note: Geometric means over users (gm_map) are tested by the users' " in result.stderr
+
+
+def test_a_floor_reports_the_groups_its_value_leaves_out(tmp_path):
+    # the floor's row said n_users 0, n_users_skipped 0 and no note, while ctr reported
+    # "gauc skips 2 of 3 groups (2 rows)" for the same value
+    log = tmp_path / "imp.csv"
+    log.write_text("user,label,score\nA,1,0.9\nA,0,0.2\nB,1,0.8\nC,0,0.1\n")
+    result = invoke(runner, "gate", "--impressions", log, "--label", "label", "--group", "user",
+                    "--candidate", "score", "--rule", "gauc=floor:0.5", "-f", "json")  # fmt: skip
+    doc = json.loads(result.stdout)
+    (row,) = doc["rows"]
+    assert (row["n_users"], row["n_users_skipped"], row["n_rows_skipped"]) == (1, 2, 2)
+    note = "gauc of score is a mean over 1 of 3 users: 2 without a value left out (2 rows)."
+    assert doc["notes"] == [note] and f"note: {note}\n" in result.stderr

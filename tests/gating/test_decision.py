@@ -792,3 +792,25 @@ def test_a_pass_above_the_margin_speaks_the_metrics_direction_and_shows_its_p_va
     shown = dict(zip(header, cells[0], strict=True))
     effect = next(v for k, v in shown.items() if k.startswith("effect"))
     assert effect == f"{loss.effect_size:.10f}"
+
+
+def test_bounds_carry_the_counts_of_their_value():
+    # a floor or ceiling's row said n_users 0, n_users_skipped 0 while its value left out
+    # the groups with one class (gauc) or the users with no relevant item (recall@k)
+    groups = ["A", "A", "B", "C"]
+    report = rv.gate({"s": [0.9, 0.2, 0.8, 0.1]}, {},
+                     [{"metric": "gauc", "rule": "floor", "threshold": 0.5}],
+                     y_true=[1, 0, 1, 0], groups=groups)  # fmt: skip
+    (row,) = report.rows
+    assert (row.n_users, row.n_users_skipped, row.n_rows_skipped) == (1, 2, 2)
+    assert report.records()[0]["n_rows_skipped"] == 2
+    assert "gauc of s is a mean over 1 of 3 users: 2 without a value left out (2 rows)." in (
+        report.notes()
+    )
+    qrels = {"u1": {"a": 1}, "u2": {"b": 1}, "u3": {"c": 0}}
+    run = {"u1": {"a": 0.9}, "u2": {"x": 0.9}, "u3": {"a": 0.9}}
+    report = rv.gate({"r": run}, {}, [{"metric": "recall@3", "rule": "floor", "threshold": 0.4}],
+                     qrels=qrels)  # fmt: skip
+    (row,) = report.rows
+    assert (row.candidate_value, row.n_users, row.n_users_skipped) == (0.5, 2, 1)
+    assert any("recall@3 of r is a mean over 2 of 3 users" in n for n in report.notes())

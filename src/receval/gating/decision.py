@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -58,6 +58,9 @@ class _Metric:
     weights: np.ndarray | None = None
     delong: tuple[np.ndarray, np.ndarray, dict[str, int], int] | None = None
     geometric: bool = False
+    # each model's counts of its value (n_users, n_users_skipped, n_rows_skipped), as the
+    # metric's own report gives them; empty where it gives none
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _named(models: Any, what: str, empty_ok: bool = False) -> dict[str, Any]:
@@ -115,6 +118,13 @@ def _ranking(
             },
             weights=np.asarray(first._aux[m], dtype=np.float64)[order] if pooled else None,
             geometric=mean == "geometric",
+            counts={
+                name: {
+                    "n_users": int(rep.n_users_counted[m]),
+                    "n_users_skipped": int(rep.n_users_skipped[m]),
+                }
+                for name, rep in reports.items()
+            },
         )
     missing = {name: int(rep.n_users_missing) for name, rep in reports.items()}
     only = {name: int(rep.n_run_only_users) for name, rep in reports.items()}
@@ -178,6 +188,14 @@ def _pointwise(
                 {k: float(r.score) for k, r in reps.items()},
                 {k: unit_aucs(r)[0] for k, r in reps.items()},
                 unit_aucs(next(iter(reps.values())))[1],
+                counts={
+                    k: {
+                        "n_users": r.n_groups - r.n_groups_skipped,
+                        "n_users_skipped": r.n_groups_skipped,
+                        "n_rows_skipped": r.n_rows_skipped,
+                    }
+                    for k, r in reps.items()
+                },
             )
         elif key == "log_loss":
             loss, per = {}, {}
@@ -723,6 +741,7 @@ def _decide(
                     verdict="pass" if ok else "fail",
                     reason=reason,
                     geometric=table[r.metric].geometric,
+                    **table[r.metric].counts.get(c, {}),
                 )
             )
     return GateReport(rows=out, config=config, runs_missing_users=missing, run_only_users=only)

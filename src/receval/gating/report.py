@@ -50,7 +50,11 @@ class GateRow:
         two models or in both (a user missing from a run under
         ``missing_users="skip"``, a group with one class in ``gauc``), or of
         weight 0. For ``roc_auc``, whose unit is the impression, ``n_users`` is
-        the rows (impressions) in DeLong's test and ``n_users_skipped`` 0.
+        the rows (impressions) in DeLong's test and ``n_users_skipped`` 0. Of a
+        floor or ceiling: the users (groups, for ``gauc``) the candidate's value
+        is a mean over and those it leaves out (without a value: a user with no
+        relevant item in ``recall@k``, a group with one class in ``gauc``); 0 where
+        the metric gives no such counts.
     p_value, p_adjusted : float
         One-sided p-value of the rule's hypothesis, and after the correction
         (a row fails a non-inferiority rule, or passes a superiority one, where
@@ -69,6 +73,8 @@ class GateRow:
         relative margin no size), or for a geometric mean the logarithms'
         (``-log(1 - d)`` for a relative non-inferiority margin ``d``, ``log1p(m)``
         for a relative superiority margin ``m``).
+    n_rows_skipped : int, default=0
+        Of a ``gauc`` floor or ceiling: the rows of the groups its value leaves out.
     mde : float
         Minimum detectable effect at the gate's alpha and power, in the units of
         ``difference`` (inf: no difference could be significant with these users).
@@ -106,6 +112,7 @@ class GateRow:
     margin: float = math.nan
     mde: float = math.nan
     geometric: bool = False
+    n_rows_skipped: int = 0
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -207,13 +214,25 @@ class GateReport:
                 f"{counted(n, 'row')} {verb(n, 'fails')} for it, e.g. {r.metric}: {r.candidate} "
                 f"vs {r.baseline}; give the margin in the metric's units (relative = false)."
             )
-        skipped = [r for r in self.rows if r.n_users_skipped]
+        skipped = [r for r in self.rows if r.n_users_skipped and r.baseline is not None]
         if skipped:
             r = skipped[0]
             out.append(
                 f"Users without a value in both models are left out of the paired test, "
                 f"e.g. {r.n_users_skipped:,} of {r.n_users + r.n_users_skipped:,} for {r.metric}: "
                 f"{r.candidate} vs {r.baseline}."
+            )
+        bounded = {  # a floor and a ceiling on one value: one note
+            (r.metric, r.candidate): r
+            for r in self.rows
+            if r.n_users_skipped and r.baseline is None
+        }
+        for (metric, candidate), r in bounded.items():
+            rows = f" ({counted(r.n_rows_skipped, 'row')})" if r.n_rows_skipped else ""
+            out.append(
+                f"{metric} of {candidate} is a mean over {r.n_users:,} of "
+                f"{counted(r.n_users + r.n_users_skipped, 'user')}: "
+                f"{r.n_users_skipped:,} without a value left out{rows}."
             )
         for label, by_run in (
             ("Qrels users without a list in a run (handled by missing_users)",

@@ -276,3 +276,24 @@ def test_a_nested_column_of_the_by_file_names_file_column_and_option(files, colu
             f"number, a string or a boolean). Got values of type {kind}; write one value "
             f"per row there.\n"
         )
+
+
+def test_rank_by_overall_row_keeps_the_runs_own_counts(tmp_path) -> None:
+    # the (all) row dropped n_users_missing, n_run_only_users, n_users_empty and
+    # n_run_items(_unmatched), which the plain run reports
+    (tmp_path / "q.txt").write_text("u1 0 a 1\nu2 0 b 1\nu3 0 c 0\n")
+    (tmp_path / "r.txt").write_text("u1 Q0 a 1 0.9 r\nu2 Q0 x 1 0.9 r\nu9 Q0 a 1 0.9 r\n")
+    (tmp_path / "seg.csv").write_text("user,segment\nu1,s\nu2,s\n")
+    rank = ["rank", "--qrels", tmp_path / "q.txt", "--run", tmp_path / "r.txt", "-m",
+            "recall@3", "-q"]  # fmt: skip
+    (plain,) = json.loads(invoke(make_runner(), *rank, "-f", "json").stdout)
+    by = json.loads(invoke(make_runner(), *rank, "--by", tmp_path / "seg.csv", "-f", "json").stdout)
+    overall = by[-1]
+    assert overall["segment"] == "(all)" and overall["n_users"] == plain["counts"]["n_users"]
+    own = {k: v for k, v in plain["counts"].items() if k != "n_users"}  # n_users: a column
+    assert {k: overall["counts"][k] for k in own} == own
+    assert overall["counts"]["n_users_missing"] == overall["counts"]["n_run_only_users"] == 1
+    assert overall["counts"]["n_users_unassigned"] == 1
+    header = invoke(make_runner(), *rank, "--by", tmp_path / "seg.csv", "-f", "csv").stdout
+    columns = header.splitlines()[0].split(",")
+    assert "n_run_items_unmatched" in columns and columns.count("n_users") == 1

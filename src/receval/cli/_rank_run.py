@@ -420,8 +420,15 @@ def segment_table(
 ) -> ResultTable:  # fmt: skip
     """``--by``: one row per run and segment of the users in ``path``, then the run's
     overall row (columns run, segment, n_users, metrics)."""
+    from ..report.records import ranking_records
+
     rows: list[list[Any]] = []
     counts: list[dict[str, Any]] = []
+    # each run's own counts (those of its plain run) on its overall row, but n_users: a column
+    own = {
+        r["run"]: {k: n for k, n in r["counts"].items() if k != "n_users"}
+        for r in ranking_records(dict(reports), metrics)
+    }
     # read once: every report holds the same qrels users
     segments = read_segments(path, user, segment, reports[0][1].users, say)
     for j, (name, rep) in enumerate(reports):
@@ -438,7 +445,7 @@ def segment_table(
             label = ALL_SEGMENTS if record["segment"] is None else record["segment"]
             rows.append([name, label, record["n_users"], *(record[m] for m in metrics)])
             if record["segment"] is None:  # what the rules left out, on the overall row
-                counts.append({"n_users_unassigned": seg.n_unassigned,
+                counts.append({**own[name], "n_users_unassigned": seg.n_unassigned,
                                "n_users_unknown": seg.n_unknown, **record["counts"],
                                "n_segments_undefined": dict(seg.n_undefined)})  # fmt: skip
                 continue

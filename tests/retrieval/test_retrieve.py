@@ -553,7 +553,7 @@ def test_candidates_are_scored_in_the_memory_of_a_block_of_items():
 @pytest.mark.parametrize(
     ("candidates", "says"),
     [
-        ({0: [1, 1]}, "each (user, item) pair must appear once. Got 1 repeated pair"),
+        ({0: [1, 1]}, "user 0 has item 1 more than once (1 repeated pair in all). Each (user, "),
         ({0: [1, None]}, "items contains 1 missing value (None, NaN or null)"),
         ({}, "users is empty"),
     ],

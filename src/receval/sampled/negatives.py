@@ -20,7 +20,7 @@ from .. import _validation as v
 from .._parameters import check_seed
 from ..data import io
 from ..data._encode import factorize, id_ranks
-from ..data._lookup import distinct, isin_ints, lookup
+from ..data._lookup import isin_ints, lookup
 from ..data._ranked import Qrels, Run, as_qrels
 from ..data.seen import warn_unmatched_exclusions
 from ..exceptions import InputValidationError, InvalidParameterError
@@ -108,11 +108,14 @@ class Candidates:
         counts = np.bincount(user_codes, minlength=len(user_ids))
         self._set(user_ids, item_ids, counts, item_codes[order].astype(np.int64), catalog_size)
         keys = np.repeat(np.arange(self.n_users, dtype=np.int64), counts) * len(item_ids)
-        repeated = len(keys) - len(distinct(keys + self.items))
-        if repeated:
+        pairs, n = np.unique(keys + self.items, return_counts=True)
+        if len(pairs) < len(keys):  # the first repeated pair named, as a run's is
+            user, item = divmod(int(pairs[n > 1][0]), len(item_ids))
             raise InputValidationError(
-                f"{func}: each (user, item) pair must appear once. Got "
-                f"{v.counted(repeated, 'repeated pair')}; drop duplicates first."
+                f"{func}: user {user_ids[[user]].tolist()[0]!r} has item "
+                f"{item_ids[[item]].tolist()[0]!r} more than once "
+                f"({v.counted(len(keys) - len(pairs), 'repeated pair')} in all). Each (user, "
+                f"item) pair must appear once; drop duplicates first."
             )
 
     def _set(

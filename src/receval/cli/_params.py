@@ -236,13 +236,18 @@ class UsageLine(CLICK.exceptions.UsageError):
         CLICK.echo(f"error: {self.message}", file=file, err=True)
 
 
+#: The help click shows for no argument, raised as a usage error from click 8.2 on (before,
+#: it exits instead, and nothing matches this empty tuple).
+_NO_ARGS_IS_HELP = getattr(CLICK.exceptions, "NoArgsIsHelpError", ())
+
+
 def usage_line(exc: Any, ctx: Any) -> Any:
     """A usage error of click's (an option's bad value, a required one missing, an
     unknown option or command) as a :class:`UsageLine` that names the command and
     ends with where its options are told: ``receval ctr: Invalid value for
     '--digits': ... Got '20'; see receval ctr -h.`` Itself where it is one already,
     or is the help shown for no argument."""
-    if isinstance(exc, (UsageLine, CLICK.exceptions.NoArgsIsHelpError)):
+    if isinstance(exc, (UsageLine, _NO_ARGS_IS_HELP)):
         return exc
     at = exc.ctx or ctx
     path = at.command_path if at is not None else "receval"

@@ -76,7 +76,7 @@ def time_column(
     zone = _declared_zone(values)
     # nulls (NA) of integers named so, before NumPy reads them as NaN
     check_no_nulls(values, column, func, _FILL)
-    values = _nat_as_none(column_array(values))
+    values = _numpy_datetimes(_nat_as_none(column_array(values)))
     text = text_column(values)
     if text is not None:
         _no_nulls(text, func, column)
@@ -112,6 +112,19 @@ def _nat_as_none(values: Any) -> Any:
     out = values.copy()
     out[nat] = None
     return out
+
+
+def _numpy_datetimes(values: Any) -> Any:
+    """A NumPy object column of ``numpy.datetime64`` values (None where missing) as a
+    ``datetime64`` array in the finest of their units, which Arrow cannot read when it
+    is months, years, weeks, days, hours or minutes; other columns as given."""
+    if not isinstance(values, np.ndarray) or values.dtype.kind != "O":
+        return values
+    items = values.tolist()
+    stamps = [isinstance(x, np.datetime64) for x in items]
+    if not any(stamps) or not all(s or x is None for s, x in zip(stamps, items, strict=True)):
+        return values
+    return np.array([np.datetime64("NaT") if x is None else x for x in items])
 
 
 def _declared_zone(values: Any) -> str | None:
@@ -242,40 +255,95 @@ def _text_keys(text: Any, where: str) -> tuple[np.ndarray, str]:
 _NUMBER = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
 
 
-def _tick_nanos(unit: np.dtype[Any]) -> int | None:
-    """Nanoseconds in a tick of a ``datetime64`` type (NumPy's own lengths of its
-    units), None for months and years, whose length varies, and for ticks shorter
-    than a nanosecond."""
+#: Seconds in a tick of each of NumPy's units of a fixed length.
+_SECONDS = {"W": Fraction(604800), "D": Fraction(86400), "h": Fraction(3600),
+            "m": Fraction(60), "s": Fraction(1), "ms": Fraction(1, 10**3),
+            "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9), "ps": Fraction(1, 10**12),
+            "fs": Fraction(1, 10**15), "as": Fraction(1, 10**18)}  # fmt: skip
+
+
+def _month_days(month: int) -> int:
+    """Days from 1970-01-01 to the first day of ``month`` (months since 1970-01,
+    proleptic Gregorian), in Python ints: exact for any month."""
+    year, m = divmod(month, 12)
+    year += 1970 - (m < 2)  # March-based years: the leap day is a year's last
+    era, of_era = divmod(year, 400)
+    day_of_year = (153 * ((m + 10) % 12) + 2) // 5
+    return era * 146097 + of_era * 365 + of_era // 4 - of_era // 100 + day_of_year - 719468
+
+
+def _month_of(day: int) -> int:
+    """The month (since 1970-01) holding the day ``day`` (since 1970-01-01)."""
+    month = day * 4800 // 146097  # 4800 months in 146097 days; then to the exact one
+    while _month_days(month) > day:
+        month -= 1
+    while _month_days(month + 1) <= day:
+        month += 1
+    return month
+
+
+def _instant(stamp: np.datetime64) -> Fraction:
+    """A ``numpy.datetime64`` (of any unit) as seconds since 1970-01-01, exactly."""
+    name, count = np.datetime_data(stamp.dtype)
+    ticks = int(stamp.astype(np.int64)) * count
+    if name in ("Y", "M"):  # a month's or year's first instant
+        return Fraction(_month_days(ticks * (12 if name == "Y" else 1)) * 86400)
+    return ticks * _SECONDS["ns" if name == "generic" else name]
+
+
+def _in_ticks(seconds: Fraction, unit: np.dtype[Any]) -> Fraction:
+    """An instant (seconds since 1970) in ticks of the ``datetime64`` type ``unit``,
+    exactly: of a month or a year, the ticks before it and the part of its own tick
+    that has passed (tick ``k`` is the instant at which it starts, as NumPy reads it)."""
     name, count = np.datetime_data(unit)
-    if name in ("Y", "M", "generic"):
-        return None
-    tick = np.ones(1, dtype=f"m8[{count}{name}]")
-    nanos = int(tick.astype("m8[ns]").astype(np.int64)[0])
-    return nanos or None
+    if name not in ("Y", "M"):
+        return seconds / (_SECONDS["ns" if name == "generic" else name] * count)
+    month = _month_of(math.floor(seconds / 86400))
+    start, end = (_month_days(m) * 86400 for m in (month, month + 1))
+    months = month + (seconds - start) / (end - start)
+    return months / (count * (12 if name == "Y" else 1))
 
 
 def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str) -> np.ndarray:
-    """Datetime keys in ticks of ``unit`` as ticks of the finer ``to`` (exact; an
-    instant that ``to`` cannot hold raises: NumPy's cast would wrap it around).
+    """Datetime keys in ticks of ``unit`` as ticks of ``to`` (:func:`common_unit`,
+    which holds each of them exactly; an instant that ``to`` cannot hold raises:
+    NumPy's cast would wrap it around).
 
     Examples
     --------
     >>> in_unit(np.array([1, 2]), np.dtype("M8[s]"), np.dtype("M8[ms]"), "t").tolist()
     [1000, 2000]
+    >>> in_unit(np.array([1]), np.dtype("M8[M]"), np.dtype("M8[D]"), "t").tolist()
+    [31]
     """
     if unit == to:
         return keys
-    src, dst = _tick_nanos(unit), _tick_nanos(to)
-    if src is None or dst is None:  # months, years, below ns: NumPy's cast
-        out: np.ndarray = keys.view(unit).astype(to).view(np.int64)
-        return out
-    factor = src // dst
-    if len(keys) and (keys.max() > _INT64.max // factor or keys.min() <= _INT64.min // factor):
+    given = keys.view(unit)
+    with np.errstate(over="ignore"):
+        out = given.astype(to)
+    if (np.isnat(out) | (out.astype(unit) != given)).any():
         raise InputValidationError(
             f"{where} holds times that {to} cannot hold (those of the other column are in "
             f"{np.datetime_data(to)[0]}): give both columns in one unit, or a coarser one."
         )
-    return keys * factor
+    converted: np.ndarray = out.view(np.int64)
+    return converted
+
+
+def common_unit(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
+    """The ``datetime64`` type that holds the times of both ``a`` and ``b`` exactly:
+    the finer (NumPy's promotion), in days at least beside months or years (NumPy
+    promotes months and weeks to weeks, in which a month's start falls between ticks).
+
+    Examples
+    --------
+    >>> common_unit(np.dtype("M8[M]"), np.dtype("M8[W]"))
+    dtype('<M8[D]')
+    """
+    unit = np.promote_types(a, b)
+    if {np.datetime_data(a)[0], np.datetime_data(b)[0]} & {"Y", "M"}:
+        unit = np.promote_types(unit, np.dtype("M8[D]"))
+    return unit
 
 
 def _is_number(value: Any) -> bool:
@@ -327,17 +395,21 @@ def cutoff_ticks(
     """A cut-off time in the terms of the times ``keys``, exactly: a number for numeric
     times (a Python int past int64 a float against float times, an error against
     integer ones, which it could not be compared with); a datetime,
-    ``numpy.datetime64``, ``pandas.Timestamp`` or ISO string (its fraction of a second
-    to any number of digits, with or without a UTC offset) for datetime columns, as
-    a ``Fraction`` of ticks of the column's unit (an int for months and years: NumPy's
-    cast). Against an empty column of no kind (:data:`NO_KIND`), a cut-off of either
-    kind (:func:`cutoff_unit`). :func:`cutoff_key` is its first tick at or after.
+    ``numpy.datetime64`` (of any unit), ``pandas.Timestamp`` or ISO string (its
+    fraction of a second to any number of digits, with or without a UTC offset) for
+    datetime columns, as a ``Fraction`` of ticks of the column's unit (of a month or
+    a year: the ticks before it and the part of its own that has passed, a tick
+    being the instant it starts at, as NumPy reads it). Against an empty column of
+    no kind (:data:`NO_KIND`), a cut-off of either kind (:func:`cutoff_unit`).
+    :func:`cutoff_key` is its first tick at or after.
 
     Examples
     --------
     >>> cutoff_ticks("2024-01-01T00:00:00.000000500", np.dtype("M8[us]"), "cutoff", "f",
     ...              np.zeros(0, int)) - 1704067200 * 10**6
     Fraction(1, 2)
+    >>> cutoff_ticks("2020-01-16", np.dtype("M8[M]"), "cutoff", "f", np.zeros(0, int))
+    Fraction(18615, 31)
     """
     unit = cutoff_unit([value], unit, f"The '{name}' parameter", func)
     wide = isinstance(value, int) and not isinstance(value, bool)
@@ -362,10 +434,7 @@ def cutoff_ticks(
             )
         return float(value) if isinstance(value, (float, np.floating)) else int(value)
     stamp, fraction = _stamp(value, name, func)
-    src, dst = _tick_nanos(stamp.dtype), _tick_nanos(unit)
-    if src is None or dst is None:  # months, years, below ns: NumPy's cast
-        return int(stamp.astype(unit).astype(np.int64))
-    return (int(stamp.astype(np.int64)) * src + fraction * 10**9) / dst
+    return _in_ticks(_instant(stamp) + fraction, unit)
 
 
 def _stamp(value: Any, name: str, func: str) -> tuple[np.datetime64, Fraction]:

@@ -17,7 +17,15 @@ import numpy as np
 
 from .._parameters import counted
 from ..data._lookup import distinct
-from ..data._times import OFFSETS, SOME_OFFSETS, check_zone, cutoff_key, earlier, in_unit
+from ..data._times import (
+    OFFSETS,
+    SOME_OFFSETS,
+    check_zone,
+    common_unit,
+    cutoff_key,
+    earlier,
+    in_unit,
+)
 from ..exceptions import InputValidationError
 from .inputs import Rows, show_time
 from .report import Finding
@@ -69,7 +77,7 @@ def _one_unit(
     a, b = train.time_unit, test.time_unit
     if a is None or b is None or a == b:
         return a, train_times, test_times
-    unit = np.promote_types(a, b)  # the finer
+    unit = common_unit(a, b)  # the finer
     return (
         unit,
         in_unit(train_times, a, unit, f"audit: the {train.time_column!r} column of train"),

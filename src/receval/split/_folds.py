@@ -126,7 +126,8 @@ def rolling(
         Train on the last ``train_window`` before each cut-off only: for numeric
         times a number in their units (seconds for Unix times), for datetimes a
         ``datetime.timedelta``, ``numpy.timedelta64`` or ``pandas.Timedelta``
-        (to the nanosecond); None: all earlier rows. The window counts back
+        (to the nanosecond; of months or years, ``numpy.timedelta64(2, "M")``,
+        for times in months or years); None: all earlier rows. The window counts back
         from the cut-off itself (not from it rounded to the times' unit), and
         its start is compared with the times exactly (no float rounding of
         large times).
@@ -273,6 +274,12 @@ def _window_ticks(window: Any, unit: np.dtype[Any] | None, func: str) -> Fractio
         ticks = Fraction(_in_ticks(given, common), _in_ticks(tick, common))
     except TypeError:  # months or years against days: no fixed length
         ticks = Fraction(0)
+        if name in ("Y", "M"):  # a fixed span back from a time in months: no month's start
+            raise InvalidParameterError(
+                f"The 'train_window' parameter of {func} must be a span of months or "
+                f"years, as the time column holds {_tick_word(unit)}s, whose length "
+                f"varies. Got {window!r} instead; give e.g. numpy.timedelta64(2, 'M')."
+            ) from None
     if np.isnat(given) or ticks <= 0:  # NaT, no fixed length, zero or negative
         raise InvalidParameterError(
             f"The 'train_window' parameter of {func} must be a positive span of time of a "

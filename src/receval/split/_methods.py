@@ -103,7 +103,10 @@ def temporal(
         naive time with an aware one. ISO 8601 text with UTC offsets is
         tz-aware, each time the instant it names, compared in UTC whatever
         the offsets of the others; text with an offset on some times and none
-        on others takes no cut-off.
+        on others takes no cut-off. Each time is the instant it names (a
+        ``numpy.datetime64`` month or year: its first instant), compared with
+        the cut-off exactly whatever their units: ``'2020-01-15'`` puts the
+        month ``2020-01`` in train.
     quantile : float in (0, 1), default=None
         Instead of ``cutoff``: the cut-off is this quantile of the log's times
         (linear interpolation, as NumPy's and pandas' ``quantile``), so about

@@ -1,8 +1,12 @@
 """The ``key=value`` directories above the files of a Parquet scan (hive partitions,
-as Spark and ``pyarrow.dataset`` write them), read as columns the way
-``pyarrow.dataset`` reads them, without it (it imports pandas, 0.2 s): a key's values
-URI-decoded, Hive's default partition a null, and its type int32 when every value is
-a 32-bit integer, else string."""
+as Spark and ``pyarrow.dataset`` write them), read as columns without
+``pyarrow.dataset`` (it imports pandas, 0.2 s): a key's values URI-decoded, Hive's
+default partition a null; its type int32 when every value is a 32-bit integer
+written in its one decimal form (``7``, ``-12``, ``0``), int64 when every value is
+such a 64-bit integer and one is past int32, else string, every value as written.
+``pyarrow.dataset`` reads ``user=007`` and ``user=7`` as one user 7 and
+``user=99999999999`` as text; here no two directories' values merge and no integer
+changes."""
 
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ from ._arrow import to_arrow
 
 #: the directory name of a partition whose value is null
 NULL = "__HIVE_DEFAULT_PARTITION__"
-_INTEGER = re.compile(r"-?[0-9]+")
+#: an integer in its one decimal form: no leading zero, no "+", no "-0"
+_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 
 
 def partition(name: str) -> tuple[str, str] | None:
@@ -41,40 +46,54 @@ def directory_keys(path: str, base: str) -> dict[str, str | None]:
 
 def key_types(files: list[dict[str, str | None]]) -> dict[str, Any]:
     """The Arrow type of each key of the files' directories (in order of first
-    appearance): int32 when every value is a 32-bit integer, else string."""
+    appearance): int32 when every value is an integer in its one decimal form
+    (``7``, not ``007`` nor ``+7``) that int32 holds, int64 when int64 holds them
+    all, else string (every value as written, so that ``007`` and ``7`` stay two).
+
+    Examples
+    --------
+    >>> key_types([{"a": "7", "b": "7", "c": "7"}, {"a": "8", "b": "007", "c": "2" * 11}])
+    {'a': DataType(int32), 'b': DataType(string), 'c': DataType(int64)}
+    """
     import pyarrow as pa
 
     values: dict[str, list[str]] = {}
     for keys in files:
         for key, value in keys.items():
             values.setdefault(key, []).extend(() if value is None else (value,))
-    return {
-        key: pa.int32() if all(map(_int32, texts)) else pa.string() for key, texts in values.items()
-    }
+    return {key: _key_type(texts, pa) for key, texts in values.items()}
 
 
-def _int32(text: str) -> bool:
-    return _INTEGER.fullmatch(text) is not None and -(2**31) <= int(text) < 2**31
+def _key_type(texts: list[str], pa: Any) -> Any:
+    """:func:`key_types` of one key's values (``pa``: the pyarrow module)."""
+    if not all(_INTEGER.fullmatch(text) for text in texts):
+        return pa.string()
+    for kind in (np.int32, np.int64):
+        info = np.iinfo(kind)
+        if all(info.min <= int(text) <= info.max for text in texts):
+            return pa.from_numpy_dtype(kind)
+    return pa.string()
 
 
 def typed(keys: dict[str, str | None], types: dict[str, Any]) -> dict[str, Any]:
-    """The values of a file's keys in their types (ints for int32)."""
+    """The values of a file's keys in their types (ints for int32 and int64)."""
     import pyarrow as pa
 
     def value(key: str, text: str | None) -> Any:
-        return int(text) if text is not None and types[key] == pa.int32() else text
+        return int(text) if text is not None and pa.types.is_integer(types[key]) else text
 
     return {key: value(key, text) for key, text in keys.items()}
 
 
 def repeated(value: Any, kind: Any, n: int) -> Any:
-    """An Arrow array of ``n`` times ``value`` (of Arrow type ``kind``: int32 or
-    string; None: nulls)."""
+    """An Arrow array of ``n`` times ``value`` (of Arrow type ``kind``: int32, int64
+    or string; None: nulls)."""
     import pyarrow as pa
 
     if value is None:
         return pa.nulls(n, type=kind)
-    one = to_arrow(np.array([value], dtype=np.int32 if kind == pa.int32() else object))
+    dtype = {pa.int32(): np.int32, pa.int64(): np.int64}.get(kind, object)
+    one = to_arrow(np.array([value], dtype=dtype))
     return pa.repeat(one[0], n)
 
 

@@ -300,7 +300,7 @@ class Scan:
 
     def column_type(self, name: str) -> Any:
         """The Arrow type of a column of a Parquet scan where every file holds it with
-        that type (a directory's ``key=value`` column: the type pyarrow infers); None
+        that type (a directory's ``key=value`` column: int32, int64 or string); None
         for CSV (typed as it is read) or files whose types differ."""
         if self._schema is None:
             return None
@@ -640,7 +640,9 @@ def scan(
         (read in the order given), or one CSV/TSV file (compressed with gzip,
         bzip2, xz or Zstandard, told by its first bytes). A directory with
         ``key=value`` subdirectories (hive partitions, as ``pyarrow.dataset`` and
-        Spark write them) is read with each key as a column.
+        Spark write them) is read with each key as a column: integers (int32, or
+        int64 past it) when every value is an integer in its one decimal form,
+        else text as written (``user=007`` and ``user=7`` are two users).
     file_format : {"parquet", "csv", "tsv"}, default=None
         The format, by default from the suffix (``.parquet``, ``.pq``,
         ``.csv``, ``.tsv``, before a compression suffix).

@@ -12,6 +12,8 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 __all__ = [
@@ -295,3 +297,45 @@ def warn(message: str, category: type[Warning] = RecevalWarning) -> None:
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
+
+
+@contextmanager
+def restated_warnings(restate: Callable[[str], str]) -> Iterator[None]:
+    """Catch the warnings raised meanwhile and warn them again (:func:`warn`, each of its
+    category) in the words ``restate`` gives each message, once the block is done.
+
+    Where the block raises, they are warned before its exception goes on, and the
+    exception wins: a warning that a filter turns into an error (``python -W error``)
+    is left out rather than raised in its place.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from receval.exceptions import restated_warnings, warn
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with restated_warnings(lambda text: "model 'b': " + text):
+    ...         warn("undefined")
+    >>> str(caught[0].message)
+    "model 'b': undefined"
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error")
+    ...     try:
+    ...         with restated_warnings(str.upper):
+    ...             warnings.simplefilter("always")  # within the block: caught
+    ...             warn("undefined")
+    ...             raise ValueError("the error")
+    ...     except ValueError as exc:
+    ...         print(exc)
+    the error
+    """
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            yield
+    except BaseException:
+        for w in caught:
+            with suppress(Warning):
+                warn(restate(str(w.message)), w.category)
+        raise
+    for w in caught:
+        warn(restate(str(w.message)), w.category)

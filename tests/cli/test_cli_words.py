@@ -154,11 +154,11 @@ def test_ctr_of_weights_all_zero_warns_of_the_weights(tmp_path):
     # each said of its metric and column, as ctr says its errors: it began with the
     # library's function ("roc_auc_score: ...", "log_loss: ...")
     assert stderr == (
-        "warning: auc of --score a: no row has a positive sample weight, so the AUC is "
+        "warning: auc of --score a: no row has a positive --weight w, so the AUC is "
         "undefined (returned as nan).\n"
-        "warning: logloss of --score a: every sample weight is zero, so the log loss is "
+        "warning: logloss of --score a: every --weight w is zero, so the log loss is "
         "undefined (returned as nan).\n"
-        "warning: pcoc of --score a: no row has a positive sample weight, so PCOC is undefined "
+        "warning: pcoc of --score a: no row has a positive --weight w, so PCOC is undefined "
         "(returned as nan).\n"
     )
 

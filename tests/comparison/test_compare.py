@@ -317,7 +317,9 @@ def test_predictions_global_auc_by_delong(impressions):
     assert only.to_frame()["p_value"].notna().all()
     with pytest.raises(InvalidParameterError, match=r"DeLong's test, which takes no sample"):
         compare_predictions(y, scores, metrics=["auc"], sample_weight=np.ones(len(y)))
-    with pytest.raises(InputValidationError, match=r"'roc_auc' needs both classes"):
+    # it named 'roc_auc', the registry's name, where the caller asked for 'auc'
+    with pytest.raises(InputValidationError, match=r"'auc' is compared by DeLong's test, which "
+                       r"needs both classes in y_true. Got only \[0\]; compare on"):  # fmt: skip
         compare_predictions(np.zeros(len(y)), scores, metrics=["auc"])
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import receval as rv
-from receval.exceptions import InputValidationError
+from receval.exceptions import InputValidationError, UndefinedMetricWarning
 
 Y = np.array([1, 0, 1, 0])
 GOOD, LOGITS = np.array([0.9, 0.2, 0.7, 0.1]), np.array([2.5, -1.0, 0.3, 0.2])
@@ -53,3 +53,18 @@ def test_an_error_of_one_model_names_the_model_in_its_message():
     for caught in (compared, gated):
         assert str(caught.value) == expected
         assert caught.value.scored == ("log_loss", "b")
+
+
+def test_a_warning_of_one_model_names_the_model_in_its_message():
+    # it read "log_loss: every sample weight is zero ...", once for both models
+    y_true, weights = [1, 0, 1, 0], [0, 0, 0, 0]
+    scores = {"a": [0.9, 0.1, 0.8, 0.3], "b": [0.6, 0.4, 0.7, 0.2]}
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        rv.compare_predictions(y_true, scores, metrics=["log_loss"], sample_weight=weights,
+                               n_permutations=10, n_resamples=10)  # fmt: skip
+    texts = {str(w.message) for w in caught if str(w.message).startswith("log_loss")}
+    assert texts == {
+        f"log_loss of model {model!r}: every sample weight is zero, so the log loss is "
+        "undefined (returned as nan)."
+        for model in scores
+    }

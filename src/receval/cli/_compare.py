@@ -50,6 +50,7 @@ from ._common import (
     unknown_users_note,
 )
 from ._impressions import (
+    column_warnings,
     ctr_metrics,
     read_impressions,
     scored_error,
@@ -477,7 +478,10 @@ def compare(
                 impressions, input_format, say, "receval compare", label=label, score=score,
                 group=group, weight=weight,
             )  # fmt: skip
-            with say.progress(f"Comparing {counted(len(score), 'model')}: {doing}…"):
+            with (
+                say.progress(f"Comparing {counted(len(score), 'model')}: {doing}…"),
+                column_warnings(data, None, metrics=metrics),  # the model's column, --weight
+            ):
                 try:
                     report = compare_predictions(
                         data.y_true, dict(data.scores), groups=data.groups, metrics=metrics,

@@ -42,7 +42,7 @@ from ._common import (
     app,
     read_qrels_runs,
 )
-from ._impressions import ctr_metrics, read_impressions, scored_error
+from ._impressions import column_warnings, ctr_metrics, read_impressions, scored_error
 from ._output import OutputFormat, ResultTable, render
 from ._params import Command, words
 
@@ -435,7 +435,10 @@ def gate(
                 score_options=roles,
             )
             scores = dict(data.scores)
-            with say.progress("Gating the models…"):
+            with (
+                say.progress("Gating the models…"),
+                column_warnings(data, None, metrics=[r.metric for r in settings.rules]),
+            ):
                 try:
                     report = run_gate(
                         {c: scores[c] for c in cands},

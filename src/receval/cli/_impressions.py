@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -391,39 +391,49 @@ _FUNCTION = re.compile(r"^(?P<func>[A-Za-z_][\w.]*): ")
 @contextmanager
 def column_warnings(
     source: Impressions | None,
-    column: str,
+    column: str | None,
     metric: str | None = None,
-    functions: dict[str, str] | None = None,
+    metrics: Iterable[str] = (),
 ) -> Iterator[None]:
     """The warnings of the metrics computed within on the score column ``column``, said
     as their errors are (:func:`scored_error`) and raised again for
     :meth:`Messages.guard` to print: ``auc of --score a: --label has a single class
-    ...`` for the library's ``roc_auc_score: y_true has a single class ...``.
-    ``metric``: the metric computed; else the one whose function (``functions``: each
-    metric's, by the function's name) a warning begins with, if any."""
-    import warnings
+    ...`` for the library's ``roc_auc_score: y_true has a single class ...``, the
+    sample weights named as the ``--weight`` column. ``column`` None: the column of the
+    model a comparison's warning names (``log_loss of model 'b': ...``, see
+    :func:`receval.comparison.impressions.scoring`), if any. ``metric``: the metric
+    computed; else the one of ``metrics`` whose function a warning begins with, if any.
+    Where the metric raises, its error wins over the warnings
+    (:func:`receval.exceptions.restated_warnings`)."""
+    from ..exceptions import restated_warnings
+    from ..registry import resolve
 
-    from ..exceptions import warn
+    # the metric of each library function, which begins its warnings
+    functions = {resolve(m, family=("pointwise", "grouped")).info.function: m for m in metrics}
 
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            yield
-    finally:
+    def restate(message: str) -> str:
+        text, col = one_line(message), column
+        head = re.match(r"[\w.]+", text)
+        if col is None and head is not None and source is not None:
+            for model, _ in source.scores:  # the model a comparison's warning names
+                marked = f"{head[0]} of model {model!r}: "
+                if text.startswith(marked):
+                    col, text = model, f"{head[0]}: {text[len(marked) :]}"
+                    break
+        func = _FUNCTION.match(text)
+        name = metric if metric is not None or func is None else functions.get(func["func"])
         weight = None if source is None else source.weight
-        for w in caught:
-            text = one_line(w.message)
-            func = _FUNCTION.match(text)
-            name = (
-                metric
-                if metric is not None or func is None
-                else (functions or {}).get(func["func"])
-            )
-            if weight is not None:  # "log_loss: sample_weight ...": the --weight column
-                text = re.sub(r"^[\w.]+: sample_weight\b", f"--weight {weight}", text)
-            if not _SCORES.match(text):  # the scores are said so by _of_column
-                text = _FUNCTION.sub("", text, count=1)
-            text = re.sub(r"\by_true\b", "--label", text)
-            warn(_of_column(text, source, name, column), w.category)
+        if weight is not None:  # "every sample weight is zero": the --weight column's
+            text = re.sub(r"\bsample[ _]weight\b", f"--weight {weight}", text)
+        text = re.sub(r"\by_true\b", "--label", text)
+        if col is None:
+            return text
+        if not _SCORES.match(text):  # the scores are said so by _of_column
+            text = _FUNCTION.sub("", text, count=1)
+        return _of_column(text, source, name, col)
+
+    with restated_warnings(restate):
+        yield
 
 
 #: The verbs of the library's messages of a score argument (``y_score contains NaN``),
@@ -508,13 +518,10 @@ def ctr_segment_table(
     :meth:`receval.SegmentReport.records` (receval.by_segment); ``skip_inapplicable`` as
     for :func:`ctr_rows`, on the overall row's counts."""
     from ..exceptions import InputValidationError, RecevalError
-    from ..registry import resolve
     from ..segments.compute import by_segment
 
     rows: list[list[Any]] = []
     counts: list[dict[str, Any]] = []
-    # the metric of each library function, which begins its warnings
-    functions = {resolve(m, family=("pointwise", "grouped")).info.function: m for m in metrics}
     for col, y_score in data.scores:
         kwargs: dict[str, Any] = {}
         if data.sample_weight is not None:
@@ -525,7 +532,7 @@ def ctr_segment_table(
         skipped: dict[str, str] = {}
         with (
             say.progress(f"Computing {', '.join(metrics)} of {col} by segment"),
-            column_warnings(data, col, functions=functions),
+            column_warnings(data, col, metrics=metrics),
         ):
             try:
                 if why_not is None:

@@ -154,6 +154,9 @@ _GIVEN = re.compile(
     rf"(?P<or> or )?(?<!\w)(?P<name>{_NAMES})="
     r"(?:(?P<what> \((?:[^()]|\([^()]*\))*\))|'(?P<quoted>[^']*)'|(?P<bare>\w[\w.]*))?"
 )
+# an argument refused where it was given (``Got sample_weight; leave it None``): the
+# option given, to drop
+_LEFT_OUT = re.compile(rf"\bGot (?P<name>{_NAMES})(?P<rest>[^=;][^;]*|); leave it None\b")
 _PARAMETER = re.compile(r"[Tt]he '(?P<name>\w+)' parameter of (?:receval\.)?(?P<func>\w+)")
 # the data of a FILE option, which a message names bare as its subject, after the function
 # (and the place) it begins with: ``evaluate: propensities must ...`` (never ``name=``)
@@ -194,6 +197,15 @@ def _given(match: re.Match[str]) -> str:
     if value is not None and value != "True":  # True: a flag, the option alone
         return f"{match['or'] or ''}{option.split()[0]} {value}"
     return (match["or"] or "") + option
+
+
+def _left_out(match: re.Match[str]) -> str:
+    func = re.match(r"(\w+): ", match.string)
+    option = _option(func[1] if func else None, match["name"])
+    if not option:
+        return match[0]
+    option = option.split()[0]
+    return f"Got {option}{match['rest']}; drop {option}"
 
 
 def _parameter(match: re.Match[str]) -> str:
@@ -263,6 +275,7 @@ def cli_text(text: str, command: str | None = None) -> str:
         text = text.replace(SKIP_UNSEEN, _SKIP_UNSEEN)
     for function, command_words in _FUNCTIONS.items():
         text = text.replace(function, command_words)
+    text = _LEFT_OUT.sub(_left_out, text)
     text = _PARAMETER.sub(_parameter, text)
     text = _GIVEN.sub(_given, text)
     text = _SUBJECT.sub(_subject, text)

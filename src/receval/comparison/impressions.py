@@ -206,15 +206,16 @@ def binary_labels(func: str) -> Iterator[None]:
 
 @contextmanager
 def scoring(metric: str, model: str) -> Iterator[None]:
-    """Mark the data errors raised meanwhile as those of ``metric`` on the scores of
-    ``model``: their message names the model after the function it starts with
-    (``log_loss of model 'b': ...``), and
+    """Mark the data errors and the warnings raised meanwhile as those of ``metric`` on
+    the scores of ``model``: their message names the model after the function it starts
+    with (``log_loss of model 'b': ...``), and
     :attr:`receval.exceptions.InputValidationError.scored` holds both, which the
-    command line names by the model's column and option instead; an error marked
-    already keeps its mark.
+    command line names by the model's column and option instead; an error or a warning
+    marked already keeps its mark.
 
     Examples
     --------
+    >>> import warnings
     >>> from receval import log_loss
     >>> from receval.comparison.impressions import scoring
     >>> from receval.exceptions import InputValidationError
@@ -227,9 +228,22 @@ def scoring(metric: str, model: str) -> Iterator[None]:
     log_loss of model 'b': y_pred must contain probabilities in [0, 1]. Got values [2.5];
     pass predicted probabilities, e.g. apply a sigmoid to raw scores.
     ('logloss', 'b')
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with scoring("logloss", "b"):
+    ...         _ = log_loss([1, 0], [0.9, 0.1], sample_weight=[0, 0])
+    >>> print(caught[0].message)
+    log_loss of model 'b': every sample weight is zero, so the log loss is undefined
+    (returned as nan).
     """
+    from ..exceptions import restated_warnings
+
+    def mark(text: str) -> str:
+        return text if _MARKED.match(text) else of_model(text, metric, model)
+
     try:
-        yield
+        with restated_warnings(mark):
+            yield
     except InputValidationError as exc:
         if exc.scored is None:
             exc.scored = (metric, model)
@@ -238,6 +252,10 @@ def scoring(metric: str, model: str) -> Iterator[None]:
                 braced = model.replace("{", "{{").replace("}", "}}")
                 exc.template = of_model(exc.template, metric, braced)
         raise
+
+
+#: A message that names its model already (:func:`of_model`).
+_MARKED = re.compile(r"^[\w.]+ of model ")
 
 
 def of_model(message: str, metric: str, model: str) -> str:

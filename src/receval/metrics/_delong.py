@@ -430,13 +430,15 @@ def pair_statistic(difference: float, covariance: np.ndarray, a: int, b: int) ->
     return difference / spread
 
 
-def check_paired_labels(labels: np.ndarray, func: str) -> None:
-    """Raise unless the labels hold both classes (the global AUC's comparison needs both)."""
+def check_paired_labels(labels: np.ndarray, func: str, metric: str) -> None:
+    """Raise unless the labels hold both classes (the global AUC's comparison needs both);
+    ``metric``: the AUC as the caller named it."""
     n_pos = int(labels.sum())
     if n_pos == 0 or n_pos == len(labels):
         raise InputValidationError(
-            f"{func}: 'roc_auc' needs both classes in y_true. Got only "
-            f"{v.format_values(distinct(labels))}."
+            f"{func}: {metric!r} is compared by DeLong's test, which needs both classes in "
+            f"y_true. Got only {v.format_values(distinct(labels))}; compare on rows with both "
+            f"clicks and non-clicks."
         )
 
 
@@ -463,7 +465,7 @@ def delong_pairs(
     from ..comparison.table import comparison_columns
 
     labels, matrix = _binary(y_true, y_scores, func, None)
-    check_paired_labels(labels, func)
+    check_paired_labels(labels, func, metric)
     aucs, cov, m, n = delong_covariance(labels, matrix)
     index = {name: i for i, name in enumerate(y_scores)}
     quantile = NormalDist().inv_cdf(0.5 + confidence / 2.0)

@@ -9,7 +9,8 @@ import warnings
 import pytest
 
 from receval.cli._impressions import column_warnings
-from receval.exceptions import UndefinedMetricWarning, warn
+from receval.cli._streams import Messages
+from receval.exceptions import TieOrderWarning, UndefinedMetricWarning, warn
 from tests.cli._helpers import invoke, make_runner
 
 ZERO_WEIGHTS = "click,a,b,w,user\n1,0.9,0.8,0,u1\n0,0.2,0.3,0,u1\n1,0.7,0.6,0,u2\n0,0.4,0.1,0,u2\n"
@@ -25,6 +26,18 @@ def test_a_metric_error_wins_over_its_warnings_turned_errors():
                 warnings.simplefilter("always")  # within: caught, to be warned again
                 warn("roc_auc_score: y_true has a single class.", UndefinedMetricWarning)
                 raise ValueError("the metric's error")
+
+
+def test_a_warning_made_an_error_by_a_filter_is_an_error_line(capsys):
+    # under `python -W error` a receval warning other than UndefinedMetricWarning was raised
+    # through the command's guard as a traceback
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(SystemExit) as exit_:
+            with Messages(quiet=False).guard():
+                warn("map depends on the order of tied scores.", TieOrderWarning)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "error: map depends on the order of tied scores.\n"
 
 
 def test_the_warnings_of_a_failing_metric_are_warned_before_its_error():

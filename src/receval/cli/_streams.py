@@ -188,9 +188,10 @@ class Messages:
         """Turn receval, file and Arrow errors into ``error: <message>`` and exit 2.
 
         Warnings raised meanwhile (e.g. ``UndefinedMetricWarning``) are printed
-        as ``warning: <message>`` lines, once each.
+        as ``warning: <message>`` lines, once each; a receval warning that a filter
+        made an error (``python -W error``) is an ``error:`` line like the others.
         """
-        from ..exceptions import RecevalError, UndefinedMetricWarning
+        from ..exceptions import RecevalError, RecevalWarning, UndefinedMetricWarning
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
@@ -207,7 +208,8 @@ class Messages:
                 )
                 raise SystemExit(1) from None
             except BaseException as exc:
-                if not isinstance(exc, (RecevalError, *_reader_errors())) and not _panic(exc):
+                known = (RecevalError, RecevalWarning, *_reader_errors())
+                if not isinstance(exc, known) and not _panic(exc):
                     raise
                 self._warnings(caught)
                 raise self.fail(self.in_cli_words(one_line(exc))) from None

@@ -59,6 +59,18 @@ def test_markdown_escapes_html() -> None:
     assert "&lt;b&gt;&amp;&lt;/b&gt;" in text and "a\\|b" in text
 
 
+def test_markdown_keeps_a_row_on_one_line() -> None:
+    # a line break in an id broke the table's row in two; a backslash was Markdown's escape
+    table = ResultTable(["segment", "auc"], [["x\ny", 0.5], ["a\r\nb\rc", 0.25], ["\\x", 1.0]])
+    out = io.StringIO()
+    render(table, OutputFormat.markdown, out=out)
+    assert out.getvalue().splitlines()[2:] == [
+        "| x<br>y | 0.5000 |",
+        "| a<br>b<br>c | 0.2500 |",
+        "| \\\\x | 1.0000 |",
+    ]
+
+
 # ------------------------------------------------------------------ --out
 def _report(tmp_path: Path, *inputs: str) -> HTMLReport:
     doc = HTMLReport("t", timestamp=False)

@@ -69,7 +69,7 @@ def test_comparison_tables_use_the_p_value_format() -> None:
     report = compare(qrels, {"good": good, "bad": bad}, ["mrr"], test="student", interval=None)
     _, rows = report.detail_rows()
     assert rows[0][6] == "< 1e-4" and rows[0][7] == "< 1e-4*"
-    assert "< 1e-4" in report.to_markdown(detail=True)
+    assert "&lt; 1e-4" in report.to_markdown(detail=True)  # Markdown renders raw HTML
     assert "\\textless{} 1e-4" in report.to_latex(detail=True)
 
 

@@ -158,11 +158,7 @@ def _delimited(table: ResultTable, delimiter: str, out: TextIO) -> None:
 
 
 def _markdown(table: ResultTable, digits: int, out: TextIO) -> None:
-    import html  # here: the help and the table format do not need it
-
-    def cell(text: str) -> str:
-        # no raw HTML from ids or column names (Markdown renders it), no cell break
-        return html.escape(text, quote=False).replace("|", "\\|")
+    from ..report.tables import markdown_escape as cell
 
     numeric = [
         all(isinstance(row[j], (int, float)) or row[j] is None for row in table.rows)

@@ -27,7 +27,7 @@ from .. import _validation as v
 from .._parameters import check_keywords, check_seed, keyword_names, metric_strings
 from ..engine.totals import averaged_values
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning, warn
-from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_escape
+from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_cell
 from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
@@ -255,10 +255,10 @@ class ComparisonReport:
         else:
             header = ["", "model", *self.metrics]
             rows = self.summary_rows(digits, style="markdown")
-        lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
+        lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |",
                  "|" + "|".join("---" if j < (3 if detail else 2) else "---:"
                                 for j in range(len(header))) + "|"]  # fmt: skip
-        lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
+        lines += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in rows]
         lines += ["", self.legend(detail)]
         return "\n".join(lines) + "\n"
 

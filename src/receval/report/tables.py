@@ -35,9 +35,35 @@ def latex_cell(text: object) -> str:
     return latex_escape(head) + (sep + tail if sep else "")
 
 
+def markdown_cell(text: object) -> str:
+    r"""A Markdown table cell: ``text`` escaped (:func:`markdown_escape`), but a trailing
+    ``<sup>...</sup>`` marker kept.
+
+    Examples
+    --------
+    >>> print(markdown_cell("0.5|<b><sup>a,b</sup>"))
+    0.5\|&lt;b&gt;<sup>a,b</sup>
+    """
+    found = re.fullmatch(r"(.*?)(<sup>[^<>]*</sup>)", str(text), re.DOTALL)
+    if found is None:
+        return markdown_escape(text)
+    return markdown_escape(found[1]) + found[2]
+
+
 def markdown_escape(text: object) -> str:
-    """``text`` safe inside a Markdown table cell (pipes escaped)."""
-    return str(text).replace("|", "\\|")
+    r"""``text`` safe inside a Markdown table cell: no raw HTML (Markdown renders it),
+    backslashes and pipes escaped, and a line break written ``<br>``, not a break of
+    the row.
+
+    Examples
+    --------
+    >>> print(markdown_escape("a|b\\c <i>\r\nd"))
+    a\|b\\c &lt;i&gt;<br>d
+    """
+    import html  # here: the CLI's start-up does not need it
+
+    text = html.escape(str(text), quote=False).replace("\\", "\\\\").replace("|", "\\|")
+    return re.sub(r"\r\n?|\n", "<br>", text)
 
 
 def flatten_counts(counts: dict[str, object]) -> dict[str, object]:

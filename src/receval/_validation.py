@@ -8,12 +8,14 @@ period, and add the fix after a semicolon when it is obvious.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
+from ._numbers import object_floats
 from ._parameters import MAX_SHOWN as MAX_SHOWN
 from ._parameters import check_number as check_number
 from ._parameters import check_option as check_option
@@ -32,7 +34,7 @@ from .exceptions import InputValidationError, InvalidParameterError
 def _distinct(x: np.ndarray, limit: int = MAX_SHOWN) -> list[Any]:
     try:
         return [u.item() if isinstance(u, np.generic) else u for u in distinct(x)[: limit + 1]]
-    except TypeError:  # mixed, unorderable or unhashable objects: told apart by spelling
+    except (TypeError, ArithmeticError):  # mixed, unorderable (a Decimal NaN), unhashable
         seen: dict[str, Any] = {}
         for v in x.tolist():
             seen.setdefault(repr(v), v)
@@ -78,11 +80,13 @@ def _as_array(x: Any, name: str, func: str) -> np.ndarray:
 
 
 def is_missing(value: Any) -> bool:
-    """None, pandas' NA and NaT, NumPy's NaT, or a float NaN."""
+    """None, pandas' NA and NaT, NumPy's NaT, or a NaN (a float or a ``Decimal``)."""
     if value is None or type(value).__name__ in _MISSING_TYPE_NAMES:
         return True
     if isinstance(value, (np.datetime64, np.timedelta64)):
         return bool(np.isnat(value))
+    if isinstance(value, Decimal):  # Decimal('NaN') and Decimal('sNaN'), as a float NaN
+        return value.is_nan()
     return isinstance(value, (float, np.floating)) and value != value
 
 
@@ -328,15 +332,11 @@ def check_not_empty(n: int, name: str, func: str) -> None:
 
 
 def as_float(x: np.ndarray, name: str, func: str) -> np.ndarray:
-    """Return ``x`` as float64 (no copy when it already is); an object array of numbers
-    is converted (``Decimal`` ones, as SQL and Spark write them, to the nearest float)."""
+    """``x`` as float64 (no copy when it already is); numbers as objects: object_floats."""
     if x.dtype.kind == "O" and x.size:
-        try:
-            converted = x.astype(np.float64)  # float(Decimal): correctly rounded
-        except (TypeError, ValueError):
-            pass
-        else:
-            if all(isinstance(e, (int, float, np.number, Decimal)) for e in x[:1000].tolist()):
+        with contextlib.suppress(TypeError, ValueError):  # a value that is not a number
+            converted = object_floats(x)
+            if all(isinstance(e, (int, float, np.number, Decimal)) for e in x.flat[:1000]):
                 return converted
     if x.dtype.kind == "O" and x.ndim == 1 and x.size:  # numbers and missing values
         values = x.tolist()

@@ -751,3 +751,32 @@ def test_a_missing_value_among_decimals_is_said_to_be_missing():
     scores = np.array([Decimal("0.5"), None, Decimal("0.2")], dtype=object)
     with pytest.raises(InputValidationError, match=r"y_score contains 1 missing value"):
         roc_auc_score([1, 0, 1], scores)
+
+
+@pytest.mark.parametrize("nan", ["NaN", "sNaN"])
+@pytest.mark.parametrize("kind", ["list", "object", "pandas", "2-d"])
+def test_a_decimal_nan_score_is_refused_as_a_float_nan_is(nan, kind):
+    # Decimal('sNaN') raised decimal.InvalidOperation; 2-d Decimal scores were refused
+    # as not numeric (and with a NaN raised InvalidOperation)
+    from decimal import Decimal
+
+    def column(e):
+        values = [Decimal("0.1"), e, Decimal("0.7")]
+        if kind == "2-d":
+            return np.array([values, values[::-1], values], dtype=object)
+        pd = pytest.importorskip("pandas")
+        wrap = {"list": list, "object": lambda x: np.array(x, dtype=object)}
+        return wrap.get(kind, lambda x: pd.Series(x, dtype=object))(values)
+
+    def said(scores, two_d=kind == "2-d"):
+        extra = {"multi_class": "ovr"} if two_d else {}
+        with pytest.raises(InputValidationError) as info:
+            roc_auc_score([0, 1, 2] if two_d else [0, 1, 1][: len(scores)], scores, **extra)
+        return str(info.value)
+
+    assert said(column(Decimal(nan))) == said(column(float("nan")))
+    assert "y_score contains NaN or infinity" in said(column(Decimal(nan)))
+    assert said(np.array(["a", Decimal(nan)], dtype=object), False) == (
+        f"roc_auc_score: y_score must be numeric. Got dtype object with values "
+        f"['a', Decimal('{nan}')]."
+    )

@@ -17,7 +17,7 @@ import lzma
 import pytest
 
 from receval import Qrels, Run
-from receval.exceptions import InputValidationError
+from receval.exceptions import InputValidationError, InvalidParameterError
 from receval.trec.trec_eval import trec_eval
 
 QRELS = b"1 0 d1 1\n1 0 d2 0\n2 0 d4 1\n"
@@ -143,10 +143,54 @@ def test_a_grade_in_non_ascii_digits_is_not_said_to_be_an_integer_atol_reads(tmp
 def test_atol_and_atof_read_ascii_digits_as_c_does():
     from receval.registry.trec_eval import atof, atol
 
-    assert [atol(t) for t in (" -12x", "\u0661", "+7", "x")] == [-12, 0, 7, 0]
-    assert [atof(t) for t in (" 1.5e2x", "1_0", "\u0661", ".5", "1e", "inf")] == [
-        150.0, 1.0, 0.0, 0.5, 1.0, 0.0,
+    assert [atol(t) for t in (" -12x", "\u0661", "+7", "x", "0x10")] == [-12, 0, 7, 0, 0]
+    assert [atof(t) for t in (" 1.5e2x", "1_0", "\u0661", ".5", "1e")] == [
+        150.0, 1.0, 0.0, 0.5, 1.0,
     ]  # fmt: skip
+
+
+def test_atof_reads_what_strtod_reads():
+    # atof read ASCII decimals only ('0x10' as 0) and an infinity or a nan as 0.0;
+    # the values are glibc strtod's
+    import math
+
+    from receval.registry.trec_eval import atof
+
+    texts = ("0x10", "0x1p-2", "-0X1.8P1", "0x", "0xg", " +0x1f.8p-1x", "0x.8", "0x1p",
+             "0x1.00000000000008p0", "0x1.00000000000008000001p0", "0x1p-1075", "0x1p1024",
+             "00x10", "inf", "-Infinity", "infinit", "1e999", "in")  # fmt: skip
+    assert [atof(t) for t in texts] == [
+        16.0, 0.25, -3.0, 0.0, 0.0, 15.75, 0.5, 1.0,
+        1.0, 1.0000000000000002, 0.0, math.inf,
+        0.0, math.inf, -math.inf, math.inf, math.inf, 0.0,
+    ]  # fmt: skip
+    assert all(math.isnan(atof(t)) for t in ("nan", "NaN(123)", "nan(", "-nan"))
+    assert math.copysign(1.0, atof("-nan")) == -1.0
+
+
+@pytest.mark.parametrize(
+    ("measure", "name", "want"),
+    [("ndcg.1=0x10", "ndcg_1=0x10", "1.0000"), ("rbp.p=0x.8", "rbp_p=0x.8", "0.5000")],
+)
+def test_trec_eval_reads_hexadecimal_measure_parameters(tmp_path, measure, name, want):
+    # ndcg.1=0x10 gave grade 1 the gain 0 (atof read '0x10' as 0), and rbp.p=0x.8 was
+    # refused as p=0
+    qrels = _write(tmp_path, "qrels", b"1 0 d1 1\n1 0 d2 0\n")
+    run = _write(tmp_path, "run", b"1 Q0 d1 1 0.9 r\n1 Q0 d2 2 0.8 r\n")
+    assert trec_eval(["-m", measure, str(qrels), str(run)]).split() == [name, "all", want]
+
+
+@pytest.mark.parametrize("measure", ["iprec_at_recall.inf", "set_F.nan", "rbp.p=1e999"])
+def test_trec_eval_refuses_a_measure_parameter_that_is_not_finite(tmp_path, measure):
+    # iprec_at_recall.inf computed iprec_at_recall_0.00 (atof read inf as 0)
+    qrels, run = _write(tmp_path, "qrels", QRELS), _write(tmp_path, "run", RUN)
+    part = measure.rpartition("=")[2].rpartition(".")[2]
+    with pytest.raises(InvalidParameterError) as info:
+        trec_eval(["-m", measure, str(qrels), str(run)])
+    assert str(info.value).startswith(f"trec-eval -m {measure}: {part!r} reads as ")
+    assert str(info.value).endswith(
+        " (C's atof), not a finite number; give finite numbers such as 0.5."
+    )
 
 
 def test_trec_eval_and_rank_refuse_an_integer_grade_in_exponent_notation(tmp_path):

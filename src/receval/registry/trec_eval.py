@@ -59,7 +59,7 @@ def _gains(pairs: list[tuple[str, float]]) -> str:
     """``(gains=...)`` of a trec_eval ``level=gain`` list (none: the default gains)."""
     if not pairs:
         return ""
-    text = ";".join(f"{int(atof(level))}:{_num(gain)}" for level, gain in pairs)
+    text = ";".join(f"{atol(level)}:{_num(gain)}" for level, gain in pairs)
     return f"(gains={text})"
 
 
@@ -253,16 +253,41 @@ def atol(text: str) -> int:
 
 
 def atof(text: str) -> float:
-    """C's ``atof``: the leading real number of ``text`` (0.0 when there is none), in
-    ASCII digits only (not Python's ``float`` with its underscores and Unicode digits)."""
+    """C's ``atof`` (glibc's ``strtod``): the leading real number of ``text`` (0.0
+    when there is none), in ASCII digits only (not Python's ``float`` with its
+    underscores and Unicode digits): a decimal one, a hexadecimal one (``0x10`` is 16,
+    ``-0X1.8P1`` is -3.0; ``0x`` alone reads its ``0``), or ``inf``, ``infinity`` or
+    ``nan`` (``nan(chars)`` too) in any case; one too large is an infinity.
+
+    Examples
+    --------
+    >>> [atof(t) for t in ("0x1p-2", " 1.5e2x", "0xg", "-Infinity", "1e999")]
+    [0.25, 150.0, 0.0, -inf, inf]
+    """
     found = _C_REAL.match(text)
-    value = float(found.group()) if found else 0.0
-    return value if math.isfinite(value) else 0.0
+    if found is None:
+        return 0.0
+    sign, number = found.group("sign", "number")
+    if found.group("hex") is None:
+        value = float(number.partition("(")[0])  # nan(chars): a nan
+        return math.copysign(value, -1.0 if sign == "-" else 1.0)  # -nan: its sign kept
+    try:
+        return float.fromhex(sign + number)  # correctly rounded, as strtod
+    except OverflowError:
+        return math.copysign(math.inf, -1.0 if sign == "-" else 1.0)
 
 
-#: What C's ``atol`` and ``atof`` read: leading C white space, a sign and ASCII digits.
+#: What C's ``atol`` reads: leading C white space, a sign and ASCII digits.
 _C_INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
-_C_REAL = re.compile(r"[ \t\n\v\f\r]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: What C's ``strtod`` reads (its longest prefix of this form): leading C white space,
+#: a sign, then a hexadecimal number, a decimal one, an infinity or a nan.
+_C_REAL = re.compile(
+    r"[ \t\n\v\f\r]*(?P<sign>[+-]?)(?P<number>"
+    r"(?P<hex>0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?[0-9]+)?)"
+    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?"
+    r"|inf(?:inity)?|nan(?:\([0-9a-z_]*\))?)",
+    re.IGNORECASE | re.ASCII,
+)
 
 
 # ------------------------------------------------------------------ selection
@@ -361,7 +386,7 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
             )
         return [MeasureValue(measure, f"{measure.name}_{k}", measure.metric(k), k=k) for k in cuts]
     if kind == "levels":
-        levels = sorted(atof(x) for x in split_list(text))
+        levels = sorted(_real(measure.name, text, x) for x in split_list(text))
         if len(set(levels)) != len(levels):
             raise InvalidParameterError(
                 f"trec-eval -m {measure.name}.{text}: the levels must be distinct."
@@ -372,7 +397,7 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
         ]
     name = measure.name if given is None else f"{measure.name}_{given}"
     if kind == "reals":
-        reals = [atof(x) for x in split_list(text)]
+        reals = [_real(measure.name, text, x) for x in split_list(text)]
         args: tuple[float, ...] = tuple(reals)
         if measure.name == "11pt_avg":
             args = (0.0,) if reals == _ELEVEN else (float(len(reals)), *sorted(reals))
@@ -388,17 +413,30 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
                     f"trec-eval -m {measure.name}.{text}: expected name=value pairs separated "
                     f"by commas (e.g. -m {measure.name}.1=3,2=9). Got {part!r}."
                 )
-            pairs.append((key, atof(value)))
+            pairs.append((key, _real(measure.name, text, value)))
         metric = measure.metric(pairs)
         if measure.name.startswith("rbp"):
             return [
                 MeasureValue(measure, name, metric, args=(_rbp_persistence(measure.name, pairs),))
             ]
         # a gain table: its (grade, gain) pairs by grade (stable)
-        table = sorted(((float(int(atof(key))), gain) for key, gain in pairs), key=lambda p: p[0])
+        table = sorted(((float(atol(key)), gain) for key, gain in pairs), key=lambda p: p[0])
         args = (float(len(table)), *(x for p in table for x in p))
         return [MeasureValue(measure, name, metric, args=args, custom_gains=bool(table))]
     return [MeasureValue(measure, name, measure.metric(None))]
+
+
+def _real(name: str, text: str, part: str) -> float:
+    """One number of ``-m name.text`` as trec_eval reads it (``atof``), refused where
+    it reads as an infinity or a nan (``inf``, ``nan``, ``1e999``), which trec_eval
+    computes with and receval does not."""
+    value = atof(part)
+    if math.isfinite(value):
+        return value
+    raise InvalidParameterError(
+        f"trec-eval -m {name}.{text}: {part!r} reads as {value} (C's atof), not a finite "
+        f"number; give finite numbers such as 0.5."
+    )
 
 
 def _cut_off(name: str, text: str, part: str) -> int:

@@ -295,7 +295,6 @@ TEXT = """\
 
 10 amy d2 0
 9 amy d1#x 1
-  # an indented comment
 10 9 d3 -1
 """
 
@@ -343,6 +342,23 @@ def test_reader_errors_name_the_file_and_line(tmp_path: Path, text: str, message
     path.write_text(text)
     with pytest.raises(InputValidationError, match=message):
         read_judgment_groups(path)
+
+
+@pytest.mark.parametrize("line", ["  # an indented comment", "\t#q a d1 1"])
+def test_a_hash_after_white_space_is_not_a_comment(tmp_path: Path, line: str) -> None:
+    # it was skipped as a comment; trec_eval's get_qrels_jg takes '#' for a comment only
+    # as a line's first character, and reads the line as query '#...' (4 fields) or
+    # reports a malformed line
+    path = tmp_path / "qrels_jg"
+    path.write_text(f"# a comment\nq a d1 1\n{line}\n")
+    with pytest.raises(InputValidationError) as info:
+        read_judgment_groups(path)
+    assert str(info.value) == (
+        f"{path}:3: a comment line begins with '#', got white space before it: {line!r}; "
+        f"trec_eval's qrels readers take '#' for a comment only as a line's first character "
+        f"(here they read a query {line.split()[0]!r} or a malformed line): remove the white "
+        f"space before '#'."
+    )
 
 
 def test_reader_missing_file(tmp_path: Path) -> None:

@@ -173,6 +173,22 @@ def test_read_prefs_skips_comments_and_blank_lines_and_reads_gzip(tmp_path: Path
         assert p.queries["q2"].docs.tolist() == ["d1#2"]
 
 
+@pytest.mark.parametrize("qrels", [False, True])
+def test_read_prefs_refuses_a_hash_after_white_space(tmp_path: Path, qrels: bool):
+    # it was skipped as a comment; trec_eval's get_prefs and get_qrels_prefs take '#'
+    # for a comment only as a line's first character
+    path = tmp_path / "prefs"
+    path.write_text(
+        "# a comment\nq1 u1 s1 d1 2\n  # indented\n".replace(" s1", "" if qrels else " s1")
+    )
+    with pytest.raises(
+        InputValidationError,
+        match=r"prefs:3: a comment line begins with '#', got "
+        r"white space before it: '  # indented'; trec_eval's qrels readers",
+    ):
+        read_prefs(path, qrels=qrels)
+
+
 def test_read_qrels_as_prefs(tmp_path: Path):
     path = tmp_path / "qrels"
     path.write_text("q1 0 d1 1\nq1 0 d2 0\nq1 1 d1 2\n")

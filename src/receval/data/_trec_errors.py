@@ -98,7 +98,8 @@ def wrong_fields(
     then, where the reader also reads tables (``tables``), the ``file_format`` to pass,
     else the TREC fields' fix. A TREC line may separate its fields by tabs: a line is
     taken for a TSV line only where its tab-separated fields form no TREC line (fewer
-    than 4, or none of them a number, as in a header).
+    than 4, or none of them a number, as in a header). A line whose first non-blank
+    character is ``#`` after white space is said not to be a comment.
 
     Examples
     --------
@@ -113,6 +114,13 @@ def wrong_fields(
     'user\\titem\\tgrade'; it looks like a line of a TSV file (3 fields separated by
     tabs), so pass file_format='tsv'.
     """
+    if text.lstrip().startswith("#"):
+        return InputValidationError(
+            f"{os.fspath(path)}:{line}: a comment line begins with '#', got white space "
+            f"before it: {text!r}; trec_eval's qrels readers take '#' for a comment only "
+            f"as a line's first character (here they read a query {text.split()[0]!r} or "
+            f"a malformed line): remove the white space before '#'."
+        )
     expected = f"at least {n_fields}" if extra_fields else f"{n_fields}"
     n_csv, tsv = len(text.split(",")), text.strip("\r\n").split("\t")
     tell = "give every line these fields, separated by spaces or tabs"

@@ -222,8 +222,8 @@ def read_whitespace_table(
 ) -> tuple[list[Any], np.ndarray]:
     """Split a TREC-style file into ``n_fields`` whitespace-separated columns.
 
-    Blank lines and comment lines (starting with ``#``) are skipped. A line
-    with another number of fields raises an
+    Blank lines and comment lines (``#`` first) are skipped; a line of another number
+    of fields, or ``#`` after white space (no comment to trec_eval's qrels), raises an
     ``InputValidationError`` that names the file and the line; with
     ``extra_fields=True`` fields after the first ``n_fields`` are ignored, as
     trec_eval ignores whatever follows the run tag of a run line. Returns the
@@ -241,9 +241,9 @@ def read_whitespace_table(
     parts = pc.utf8_split_whitespace(trimmed)
     lengths = numbers_view(pc.list_value_length(parts))
     blank = numbers_view(pc.utf8_length(trimmed)) == 0
-    # lines starting with '#' are comments, as in trec_eval (qrels and runs)
-    blank |= numbers_view(pc.cast(pc.starts_with(trimmed, "#"), pa.uint8())).astype(bool)
-    wrong = (lengths < n_fields) if extra_fields else (lengths != n_fields)
+    first = [numbers_view(pc.cast(pc.starts_with(t, "#"), pa.uint8())) for t in (lines, trimmed)]
+    blank |= first[0] == 1  # '#' first on a line: a comment; after white space: refused
+    wrong = (first[1] == 1) | ((lengths < n_fields) if extra_fields else (lengths != n_fields))
     bad = np.flatnonzero(~blank & wrong)
     if bad.size:
         i = int(bad[0])

@@ -12,6 +12,7 @@ every partition's error states in full (a ``tally``) are added up instead.
 from __future__ import annotations
 
 import pickle
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import reduce
@@ -21,6 +22,9 @@ from ..engine.kinds import no_pos_label_by_parts
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
 
 _INSTALL = "pip install 'receval[spark]'"
+#: The function an :class:`InvalidParameterError` names: ``The 'pos_label' parameter of
+#: log_loss`` (one of receval.spark's named already).
+_PARAMETER_OF = re.compile(r"^(The '\w+' parameter of )(?!receval\.spark\.)[\w.]+")
 
 
 def require_pyspark(func: str) -> Any:
@@ -316,9 +320,16 @@ def spark_words(by: str, said: str) -> Iterator[None]:
     (``receval.spark.log_loss``) or its argument (``receval.spark.evaluate: run``), as
     the in-memory functions name theirs; two labels without ``pos_label``, which a whole
     column takes (the greater positive), are refused saying why a partition cannot, and
-    how to pass it."""
+    how to pass it. A parameter that the data refuse (``pos_label`` that is neither
+    label of ``y_true``) is said to be one of the function called, ``by``'s."""
     try:
         yield
+    except InvalidParameterError as exc:
+        func = by.partition(": ")[0]
+        named = _PARAMETER_OF.sub(lambda m: m[1] + func, str(exc), count=1)
+        if named == str(exc):
+            raise
+        raise type(exc)(named) from None
     except InputValidationError as exc:
         renamed = exc.named_reader(said, f"{by}: ")
         fix = f"to {by}, e.g. pos_label={{label}}"

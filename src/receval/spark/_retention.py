@@ -24,6 +24,7 @@ from ._common import (
     id_columns,
     partition_states,
     repartition,
+    spark_words,
 )
 
 # the user ids of the events and of a signup DataFrame (id_columns' sides 0 and 1)
@@ -92,10 +93,11 @@ def retention(
 
     from ..metrics.retention.definition import RETENTION, check_params, finalize
 
-    params = check_params(
-        user=user, time=time, period=period, days=days, tz=tz, time_unit=time_unit,
-        before_signup=before_signup,
-    )  # fmt: skip
+    with spark_words(f"receval.spark.{_FUNC}", _FUNC):  # its errors name receval.spark's
+        params = check_params(
+            user=user, time=time, period=period, days=days, tz=tz, time_unit=time_unit,
+            before_signup=before_signup,
+        )  # fmt: skip
     check_frame(events, "events", _FUNC)
     check_partitions(num_partitions, _FUNC)
     signup_kind = None if signup is None else ("column" if isinstance(signup, str) else "frame")
@@ -139,7 +141,8 @@ def retention(
             rows = table.filter(pc.equal(side, 1))
             sign = pa.table({_USER: rows.column(_SIGNUP_USER), "signup": rows.column(_SIGNUP)})
         # the signup ids of every partition were checked together (_check_signup_ids)
-        batch = RETENTION.prepare(inner, ev, sign, where=_where, check_ids=False)
+        with spark_words(f"receval.spark.{_FUNC}", _FUNC):
+            batch = RETENTION.prepare(inner, ev, sign, where=_where, check_ids=False)
         # the partitions hold disjoint users: their ids need not travel
         return RETENTION.update(inner, batch).without_users()
 

@@ -61,6 +61,22 @@ def test_a_run_is_named_by_the_tag_of_its_last_line(tmp_path, suffix):
 
 
 @pytest.mark.parametrize("suffix", sorted(COMPRESS))
+@pytest.mark.parametrize("line", [b"  # a comment", b"\t#q 0 d9 1"])
+def test_a_qrels_line_with_a_hash_after_white_space_is_refused(tmp_path, suffix, line):
+    # the compiled reader skipped it as a comment; trec_eval's get_qrels takes '#' for a
+    # comment only as a line's first character (a run's reader skips white space first)
+    path = _write(tmp_path, "qrels", b"# a comment\n1 0 d1 1\n" + line + b"\n", suffix)
+    with pytest.raises(InputValidationError) as info:
+        Qrels.from_trec(path)
+    text = line.decode()
+    assert str(info.value).startswith(
+        f"{path}:3: a comment line begins with '#', got white space before it: {text!r}; "
+    )
+    run = _write(tmp_path, "run", b"1 Q0 d1 1 0.9 r\n" + line + b"\n", suffix)
+    assert Run.from_trec(run).n_rows == 1
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
 def test_a_hexadecimal_grade_is_refused_with_its_decimal(tmp_path, suffix):
     # Arrow's cast read '0x2' as 2 (trec_eval's atol reads it as 0)
     path = _write(tmp_path, "qrels", b"1 0 d1 1\n1 0 d2 0x2\n", suffix)

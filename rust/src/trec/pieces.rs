@@ -74,11 +74,18 @@ pub(super) fn parse_piece(
         p.lines += 1;
         let line_start = start;
         start = end + 1;
-        if f.n == 0 || data[f.at[0].0] == b'#' {
+        if f.n == 0 {
+            continue;
+        }
+        // '#' starts a comment: anywhere in a run line's first field, as trec_eval's run
+        // reader skips white space first; only as a qrels line's first character, as its
+        // qrels reader (after white space it reads a query "#..."): such a line is refused
+        let hash = data[f.at[0].0] == b'#';
+        if hash && (kind == Kind::Run || f.at[0].0 == line_start) {
             continue;
         }
         let wrong = match kind {
-            Kind::Qrels => f.n != 4,
+            Kind::Qrels => f.n != 4 || hash,
             Kind::Run => f.n < 6,
         };
         if wrong {

@@ -268,11 +268,15 @@ fn oracle(data: &[u8], kind: Kind) -> Result<Read, TrecError> {
             .split(|b| b.is_ascii_whitespace())
             .filter(|f| !f.is_empty())
             .collect();
-        if fields.is_empty() || fields[0][0] == b'#' {
+        if fields.is_empty() {
+            continue;
+        }
+        let hash = fields[0][0] == b'#';
+        if hash && (kind == Kind::Run || raw[0] == b'#') {
             continue;
         }
         let n = if kind == Kind::Qrels { 4 } else { 6 };
-        if (kind == Kind::Qrels && fields.len() != n) || fields.len() < n {
+        if (kind == Kind::Qrels && (fields.len() != n || hash)) || fields.len() < n {
             let text = raw.strip_suffix(b"\r").unwrap_or(raw).to_vec();
             return Err(TrecError::Fields(line, fields.len(), text)); // the first one wins
         }

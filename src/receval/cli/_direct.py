@@ -7,7 +7,7 @@ trec_eval's, read by :func:`receval.trec.trec_eval.parse_trec_eval_args` (GNU
 getopt, as trec_eval): ``-q``, ``-c``, ``-n``, ``-J``,
 ``-l N``, ``-M N``, ``-N N``, ``-m measure[.params]``, ``-R`` (qrels, qrels_jg,
 prefs, qrels_prefs), ``-T``, ``-Z file``,
-``-h``; then the qrels file and the run file (``-`` reads the run from stdin).
+``-h``, ``-v``; then the qrels file and the run file (``-`` reads the run from stdin).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ._streams import Messages, one_line
 __all__ = ["trec_eval_main"]
 
 HELP = """\
-Usage: receval trec-eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N]
+Usage: receval trec-eval [-h] [-v] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N]
                          [-m measure[.params]]... [-Z zscores_file] qrels run
 
 Evaluate the run (TREC format: query Q0 docno rank score tag) against the qrels
@@ -33,7 +33,7 @@ tab, value). The values are receval.evaluate(..., profile="trec_eval").
   -c      average over every query of the qrels (those absent from the run
           count 0); without -c such a query is an error
   -n      no summary ('all') lines
-  -l N    grade >= N is relevant (default 1)
+  -l N    grade >= N is relevant (N >= 0; default 1)
   -M N    only the first N documents of each query count (0: none, as in
           trec_eval; without -M, all)
   -J      only judged documents count (the others are removed first)
@@ -50,13 +50,15 @@ tab, value). The values are receval.evaluate(..., profile="trec_eval").
           as preferences) for the prefs_* measures
   -T F    results format: trec_results
   -h      this help
+  -v      the version (on stderr, as trec_eval)
 
 Every measure is also a receval metric: list them with `receval metrics`.
 Errors go to stderr as 'error: ...'. Where trec_eval stops, the exit status is
 trec_eval's: 1 for a bad option or an unknown measure, 2 for a file that cannot
 be read, 4 for a query of the qrels with no document in the run (without -c;
-the -q lines of the queries before it are printed first), 7 when the qrels
-judge no query, 255 for a bad -Z file.
+the -q lines of the queries before it are printed first) or utility given
+other than four coefficients, 7 when the qrels judge no query, 255 for a bad -Z
+file.
 """
 
 
@@ -111,7 +113,13 @@ def trec_eval_main(argv: Sequence[str]) -> None:
     args = list(argv)
     with say.guard():
         try:
-            if parse_trec_eval_args(args).help:
+            o = parse_trec_eval_args(args)
+            if o.version:  # as trec_eval: on stderr, stdout empty
+                from .. import __version__
+
+                sys.stderr.write(f"receval {__version__} (trec-eval follows trec_eval 10.0)\n")
+                return
+            if o.help:
                 sys.stdout.write(HELP + _measures_help())
                 return
             text, run_only = trec_eval_output(args)

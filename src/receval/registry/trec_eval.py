@@ -395,7 +395,9 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
             MeasureValue(measure, f"{measure.name}_{x:3.2f}", measure.metric(_num(x)), args=(x,))
             for x in levels
         ]
-    name = measure.name if given is None else f"{measure.name}_{given}"
+    # trec_eval names a value by its parameters only where the measure takes some; a
+    # measure without parameters ignores those given (``-m map.5`` prints ``map``)
+    name = measure.name if given is None or not kind else f"{measure.name}_{given}"
     if kind == "reals":
         reals = [_real(measure.name, text, x) for x in split_list(text)]
         args: tuple[float, ...] = tuple(reals)

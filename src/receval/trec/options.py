@@ -96,6 +96,7 @@ class TrecEvalOptions:
         self.rel_format = "qrels"  # -R
         self.results_format = "trec_results"  # -T
         self.help = False  # -h
+        self.version = False  # -v: trec_eval prints its version as it reads the option
 
 
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -112,7 +113,7 @@ _SHORT_OF = {"--" + n.rstrip("="): f"-{c}" for n, c in zip(_LONG, "hvqmclnDJNMRT
 #: The field each option sets, and its value: int or str (the option's), or the
 #: constant; -D (debug level) and -o (obsolete in trec_eval 10.0) change nothing printed
 _SETS: dict[str, tuple[str, Any]] = {
-    "-h": ("help", True), "-v": ("help", True), "-q": ("per_query", True),
+    "-h": ("help", True), "-v": ("version", True), "-q": ("per_query", True),
     "-c": ("complete", True), "-n": ("summary", False), "-J": ("judged_only", True),
     "-l": ("level", int), "-N": ("num_docs", int), "-M": ("max_retrieved", int),
     "-R": ("rel_format", str), "-T": ("results_format", str), "-Z": ("zscores", str),
@@ -162,7 +163,7 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
     except getopt.GetoptError as exc:
         raise ParameterAbort(
             f"trec-eval: {exc.msg}. Options: -q -c -n -J -l N -M N -N N -m measure[.params] "
-            f"-R format -T format -Z file -h; then the qrels file and the run file.",
+            f"-R format -T format -Z file -h -v; then the qrels file and the run file.",
             status=USAGE,
         ) from None
     o = TrecEvalOptions()
@@ -181,6 +182,16 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
                     f"first N count; 0: none), got {value!r}.",
                     status=USAGE,
                 )
+            if short == "-l" and o.level < 0:
+                # trec_eval 10.0 then counts a retrieved unjudged document (grade -1)
+                # as relevant in map and P, not in num_rel: map above 1
+                raise ParameterAbort(
+                    f"trec-eval {flag}: expected a relevance level >= 0 (grade >= N is "
+                    f"relevant; default 1), got {value!r}.",
+                    status=USAGE,
+                )
+            if o.version:  # trec_eval exits there, reading no further option
+                return o
     if o.help:
         return o
     if len(files) != 2:

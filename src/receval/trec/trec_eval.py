@@ -238,16 +238,28 @@ def _check_params(
 ) -> None:
     """Parameters given on ``-m`` (and ``-N``) checked as metric strings: a level,
     real, persistence or gain out of its range is refused as ``evaluate`` refuses it
-    (the defaults and cut-offs need no check)."""
-    named = {m.name for m, g in selected if g is not None and m.params != "cuts"}
-    given = [v.metric for v in values if v.metric and v.measure.name in named]
+    (the defaults and cut-offs need no check), the message naming the option as
+    given (``-m rbp.p=abc``) before the metric it reads as (``rbp(p=0)``)."""
+    named = {m.name: g for m, g in selected if g is not None and m.params != "cuts"}
+    given = [
+        (f"-m {v.measure.name}.{named[v.measure.name]}", v.metric)
+        for v in values
+        if v.metric and v.measure.name in named
+    ]
     if o.num_docs:
-        given += [_with_num_docs(v.metric, o) for v in values if v.measure.name == "utility"]
+        given += [
+            (f"-N {o.num_docs}", _with_num_docs(v.metric, o))
+            for v in values
+            if v.measure.name == "utility"
+        ]
     if given:
         from ..registry import parse_metric
 
-        for metric in given:
-            parse_metric(metric)
+        for option, metric in given:
+            try:
+                parse_metric(metric)
+            except InvalidParameterError as exc:
+                raise InvalidParameterError(f"trec-eval {option}: {exc}") from None
 
 
 def _with_num_docs(metric: str, o: TrecEvalOptions) -> str:
@@ -472,7 +484,7 @@ def _contradicts(columns: Any, upto: int) -> bool:
 
 
 def trec_eval(argv: Sequence[str]) -> str:
-    """What trec_eval 10.0 prints for this command line (everything but ``-h``).
+    """What trec_eval 10.0 prints for this command line (everything but ``-h`` and ``-v``).
 
     Parameters
     ----------
@@ -492,7 +504,8 @@ def trec_eval(argv: Sequence[str]) -> str:
         before (``output``): also an ``InvalidParameterError`` for a bad option or
         an unknown measure (1), a measure receval does not compute (2), a query of
         the qrels absent from the run without ``-c`` (4; ``output`` holds the
-        ``-q`` lines of the queries before it), qrels that judge no query (7), a
+        ``-q`` lines of the queries before it), ``utility`` given other than four
+        coefficients (4, nothing printed), qrels that judge no query (7), a
         bad ``-Z`` file (255); an ``InputValidationError`` for an unreadable or
         malformed file, naming file and line (2).
 
@@ -524,8 +537,9 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
     """:func:`trec_eval`'s output, and the count of the run's queries absent from
     the qrels, which trec_eval ignores silently (``receval trec-eval`` notes them)."""
     o = parse_trec_eval_args(argv)
-    if o.help:
-        raise ParameterAbort("trec-eval -h: see `receval trec-eval -h`.", status=USAGE)
+    if o.help or o.version:
+        flag = "-v" if o.version else "-h"
+        raise ParameterAbort(f"trec-eval {flag}: see `receval trec-eval {flag}`.", status=USAGE)
     try:
         selected = select_measures(o.measures)
     except InvalidParameterError as exc:
@@ -534,10 +548,16 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
         names = {m.partition(".")[0] for m in o.measures}
         names |= {n for m in names for n in NICKNAMES.get(m, ())}
         raise as_abort(exc, FILE if names & set(UNSUPPORTED) else USAGE) from None
-    try:
-        values = [v for m, given in selected for v in measure_values(m, given)]
-    except RecevalError as exc:
-        raise as_abort(exc, FILE) from None  # trec_eval: "Cannot initialize measure"
+    values: list[MeasureValue] = []
+    # utility's coefficients not four: trec_eval stops at the first query, not here
+    uncounted: RecevalError | None = None
+    for m, given in selected:
+        try:
+            values += measure_values(m, given)
+        except RecevalError as exc:
+            if m.name != "utility":
+                raise as_abort(exc, FILE) from None  # trec_eval: "Cannot initialize measure"
+            uncounted = exc
     try:
         _check_format(o.rel_format, [m.name for m, _ in selected])
     except RecevalError as exc:
@@ -563,6 +583,9 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
         raise as_abort(exc, ZSCORES) from None
     if not t.queries:
         raise ParameterAbort("trec-eval: the qrels judge no query.", status=NO_QUERY)
+    if uncounted is not None:
+        # trec_eval: "calc_utility: improper number of coefficients", nothing printed
+        raise as_abort(uncounted, QUERY)
     # trec_eval goes through the qrels queries in byte order; it stops at the first
     # query absent from the run without -c (status 4), or where preferences contradict
     # themselves
@@ -719,8 +742,9 @@ def _lines(
                     total /= len(evaluated)
                 if name.startswith("gm_"):
                     total = math.exp(total)
-                if name == "num_rel" and o.complete and zscores is None:
-                    # trec_eval's num_rel with -c counts the qrels' grades above 0
+                if name == "num_rel" and o.complete:
+                    # trec_eval's num_rel with -c counts the qrels' grades above 0,
+                    # with -Z too (in place of the z-scores' mean)
                     total = float(t.positive_grades)
             if zscores is None and (kind == "count" or name == "num_q"):
                 summary.append(f"{v.name:<22}\tall\t{int(total)}")

@@ -15,6 +15,7 @@ from receval.engine.kinds import NO_LABELS
 from receval.engine.rounding import RoundedWeights
 from receval.engine.run import Accumulator
 from receval.engine.states import ScoreCounts
+from receval.engine.sums import ExactSum
 from receval.exceptions import InputValidationError
 
 Y, S = [0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.3, 0.4]
@@ -141,6 +142,22 @@ def test_weighted_counts_must_be_wide_integers() -> None:
         ("ndcg@10", lambda s: s["_state"].__dict__.pop("run_items"),
          r"state\.run_items is missing \(a RankingState of another version"),
         ("log_loss", lambda s: s["_state"].__dict__.pop("loss"), r"state\.loss is missing"),
+        # sums of rows that no rows make: silent values before (a negative log loss)
+        ("log_loss", lambda s: _set(s["_state"], "weight", ExactSum.of([-5.0])),
+         r"state\.weight must be a finite sum >= 0. Got ExactSum ExactSum\(-5\.0\)"),
+        ("log_loss", lambda s: _set(s["_state"], "loss", ExactSum.of([float("inf")])),
+         r"state\.loss must be a finite sum >= 0"),
+        ("pcoc", lambda s: _set(s["_state"], "predicted", ExactSum.of([9.0])),
+         r"state\.predicted must be a sum <= the weight's \(5\.0\)"),
+        ("log_loss", lambda s: _set(s["_state"], "n_rows", 0),
+         r"state\.n_rows must be a count > 0 where the sums are not 0"),
+        ("log_loss", lambda s: _set(s["_state"], "n_rows", 10**6),
+         r"state\.n_rows must be the weight of the rows \(5\.0\), as the updates gave no "
+         r"sample_weight. Got 1000000"),
+        ("gauc", lambda s: _set(s["_state"].totals, "weight", ExactSum.of([-1.0])),
+         r"state\.totals\.weight must be a finite sum >= 0"),
+        ("gauc", lambda s: _set(s["_state"].totals, "n_rows_skipped", 9),
+         r"state\.totals\.n_rows_skipped must be a count <= n_rows \(5\)"),
     ],
 )  # fmt: skip
 def test_tampered_states_are_refused_naming_the_field(name: str, change: Any, message: str) -> None:
@@ -151,6 +168,23 @@ def test_tampered_states_are_refused_naming_the_field(name: str, change: Any, me
     with pytest.raises(InputValidationError, match=message) as info:
         _loaded(acc, change)
     assert "load only trusted data" in str(info.value)
+
+
+def test_a_state_dict_of_negated_sums_is_refused() -> None:
+    # before: log loss -0.547..., from the weight's and the loss's digits negated
+    pytest.importorskip("torch")
+    for weights in (None, [1.0, 2.0, 1.0, 1.0, 3.0]):
+        saved = receval.metric("log_loss").update(Y, S, sample_weight=weights).state_dict()
+        for name in ("weight", "loss"):
+            digits = saved["state"]["state"][name]["state"]
+            digits["digits"] = -digits["digits"]
+        with pytest.raises(InputValidationError, match=r"state\.weight must be a finite sum >= 0"):
+            receval.metric("log_loss").load_state_dict(saved)
+    # a weighted state tells its rows apart from their weight: any count > 0 loads
+    acc = receval.metric("log_loss").update(Y, S, sample_weight=[1.0, 2.0, 1.0, 1.0, 3.0])
+    saved = acc.state_dict()
+    saved["state"]["state"]["n_rows"] = 10**6
+    assert receval.metric("log_loss").load_state_dict(saved).compute() == acc.compute()
 
 
 @pytest.mark.parametrize(

@@ -237,7 +237,9 @@ STEPS = textwrap.dedent(
     labelled = receval.metric("roc_auc").update([-1, 1] if rank == 0 else [0, 1], [0.2, 0.7])
     grouped = receval.metric("grouped_auprc").update(
         [1, 0], [0.9, 0.1], groups=[1, 1] if rank == 0 else ["1", "1"])
-    for key, acc in (("labels", labelled), ("ids", grouped)):
+    gauc = receval.metric("gauc").update(
+        [1, 0], [0.9, 0.1], groups=["u", "u"] if rank == 0 else [1, 1])
+    for key, acc in (("labels", labelled), ("ids", grouped), ("gauc ids", gauc)):
         try:
             acc.sync()
             results[key] = "no error"
@@ -309,20 +311,24 @@ def test_ranks_in_step_sync_a_decayed_accumulator(steps: list[dict]) -> None:
 
 def test_ranks_of_two_labellings_or_id_types_refuse_the_sync(steps: list[dict]) -> None:
     # before: the AUC of -1 and 0 both taken as negatives, and the groups 1 and "1"
-    # joined, silently, on every rank
+    # joined, silently, on every rank; then refused naming the metric's function
+    # ("roc_auc_score: ... Got 0 in the accumulator merged") rather than the sync and rank
+    ids = "groups must hold ids of one type in every update and merge: numbers (ints or floats) "
     for rank in (0, 1):
         assert steps[rank]["labels"] == (
-            "roc_auc_score: y_true must hold one negative label beside 1 in every update and "
-            "merge (the labels of one binary column). Got 0 in the accumulator merged, -1 "
+            "Accumulator.sync of 'roc_auc': y_true must hold one negative label beside 1 in "
+            "every update and merge (the labels of one binary column). Got 0 on rank 1, -1 "
             "before; binarise the labels alike in every update, e.g. y_true = (y_true == 1)."
         )
         assert steps[rank]["ids"].startswith(
-            "grouped_auprc_score: groups must hold ids of one type in every update and "
-            "merge: numbers (ints or floats) or strings. Got strings in the accumulator "
-            "merged, integers before;"
+            f"Accumulator.sync of 'grouped_auprc': {ids}or strings. Got strings on rank 1, "
+            "integers before;"
+        )
+        assert steps[rank]["gauc ids"].startswith(
+            f"Accumulator.sync of 'gauc': {ids}or strings. Got integers on rank 1, strings before;"
         )
         assert steps[rank]["labels/after"] == [1.0, 1]
-        assert steps[rank]["ids/after"] == [1.0, 1]
+        assert steps[rank]["ids/after"] == steps[rank]["gauc ids/after"] == [1.0, 1]
         assert "Got -1 in this update, 0 before" in steps[rank]["labels/synced"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 from itertools import repeat
 from typing import Any
@@ -107,7 +108,8 @@ def swapped(defn: MetricDefinition, data: tuple[Any, ...]) -> bool:
 class Accumulator:
     """A metric accumulated batch by batch: ``update``, ``merge``, ``compute``, ``reset``.
 
-    Made by :func:`receval.metric`; see there. Accumulators pickle (a worker can
+    Made by :func:`receval.metric`; see there. ``copy.copy`` gives an accumulator
+    of its own state, as ``copy.deepcopy`` does. Accumulators pickle (a worker can
     send its accumulator to another process and merge it there), ``sync`` across
     the ranks of a ``torch.distributed`` process group, and save and load their
     state as plain tensors (``state_dict``, ``load_state_dict``).
@@ -312,6 +314,10 @@ class Accumulator:
             metric and the options that differ) or hold states of another kind
             (another version of receval), or decayed ones are not at the same
             update.
+        InputValidationError
+            The ranks' rows are of two kinds that one call of the metric's
+            function refuses (two negative labels, group ids of two types),
+            naming the first rank that differs: every rank raises, and none syncs.
         RecevalError
             An update on a rank's background thread failed (the error of its
             class, naming that rank): every rank raises, and none syncs.
@@ -350,8 +356,9 @@ class Accumulator:
                 f"sync ranks that update in step (one update each per step)."
             )
         merged, func = states[0], f"Accumulator.sync of {self.name!r}"
-        for state in states[1:]:
-            merged = joined(merged, state, func)
+        with self.definition.named_by(func):  # the checks of the rows held: named so too
+            for rank, state in enumerate(states[1:], 1):
+                merged = _joined_from(merged, state, func, rank)
         # a decayed state's rows since the sync are weighed from the merged state's update
         self._synced = (merged if base is None else _then(base, merged, func),
                         n_base + sum(int(part["n_updates"]) for part in parts))  # fmt: skip
@@ -462,7 +469,8 @@ class Accumulator:
         )
 
     def reset(self) -> Accumulator:
-        """Forget every row (the options stay); returns the accumulator."""
+        """Forget every row (the options stay), and the error of a background batch that
+        failed and has not raised yet (it did not count); returns the accumulator."""
         if self._worker is not None:
             self._worker.restart()  # background batches are numbered from 1 again
         self._state = self.definition.empty(self._params)
@@ -586,6 +594,11 @@ class Accumulator:
         self.__dict__.update(checked)
         return self
 
+    def __copy__(self) -> Accumulator:
+        # an accumulator owns its state (updates add batches in place): a copy holds its
+        # own, as a deep copy does, so that updating either leaves the other as it was
+        return copy.deepcopy(self)
+
     def __getstate__(self) -> dict[str, Any]:
         # a registered definition is looked up again by its module and name (its
         # functions are not pickled); another one (a metric defined in a notebook)
@@ -666,6 +679,22 @@ def _raise_failed(parts: list[Any], failed: Exception | None) -> None:
     if not (isinstance(error, type) and issubclass(error, exceptions.RecevalError)):
         error = exceptions.RecevalError
     raise error(text + message)
+
+
+def _joined_from(merged: Any, state: Any, func: str, rank: int) -> Any:
+    """``merged`` (the states of the ranks before ``rank``) joined with ``rank``'s state
+    in a sync, ``func`` the caller; a kind that differs (labels, id types) is refused
+    as coming from that rank (``Got 0 on rank 1, -1 before``), as a sync's weights are,
+    where a merge says it comes from the accumulator merged."""
+    try:
+        return joined(merged, state, func)
+    except exceptions.InputValidationError as error:
+        said = str(error)
+        if type(error) is not exceptions.InputValidationError or f" {MERGED}, " not in said:
+            raise
+        raise exceptions.InputValidationError(
+            said.replace(f" {MERGED}, ", f" on rank {rank}, ", 1)
+        ) from None
 
 
 def _then(base: Any, later: Any, func: str) -> Any:

@@ -190,9 +190,10 @@ class ExactSum:
             return float("nan")
         if d[core.POS_INF] or d[core.NEG_INF]:
             return float("inf") if d[core.POS_INF] else float("-inf")
-        # digits 0 .. N_LIMBS - 2 are normalized into [0, 2**32); the last keeps the sign
-        top: int = core.N_LIMBS - 1
-        return int.from_bytes(d[:top].astype("<u4").tobytes(), "little") + (int(d[top]) << 32 * top)
+        # digit k weighs 2**(32 k), each with its own sign: the core carries digits 0 ..
+        # N_LIMBS - 2 into [0, 2**32), but a state loaded from elsewhere need not be carried
+        digits: list[int] = d[: core.N_LIMBS].tolist()
+        return sum(x << 32 * k for k, x in enumerate(digits))
 
     @property
     def value(self) -> float:

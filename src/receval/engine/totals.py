@@ -144,6 +144,28 @@ class Totals:
                               if k in state or k in later})  # fmt: skip
         self.__dict__.update({k: x for k, x in state.items() if k not in names})
 
+    def invalid(self) -> tuple[str, str] | None:
+        """The field and what it must hold where a state read from a pickle or a
+        ``state_dict`` breaks the invariants of sums of rows, else None: every sum finite
+        and >= 0 (weights and losses are), the probabilities' and the clicks' at most the
+        weight's (each row's at most its weight), and no sum but 0 without a row."""
+        sums = {name: getattr(self, name).as_fraction() for name in _WEIGHTED}
+        problem = _sums_problem(sums, ("predicted", "observed"), self.weight)
+        if problem is not None:
+            return problem
+        if self.n_rows == 0 and any(sums.values()):
+            return "n_rows", "a count > 0 where the sums are not 0"
+        return None
+
+    def invalid_unweighted(self) -> tuple[str, str] | None:
+        """:meth:`invalid` of the rows of updates that gave no ``sample_weight``: each
+        weighs 1, so the weight is the number of rows, unscaled."""
+        if self.w_shift != 0:
+            return "w_shift", "0"
+        if self.weight.as_fraction() != self.n_rows:
+            return "n_rows", f"the weight of the rows ({self.weight.value!r})"
+        return None
+
     def mean_loss(self) -> float:
         """The weighted mean log loss (the weight not zero), rounded as the function's."""
         return ratio(self.loss, self.weight, self.big_loss)
@@ -188,6 +210,21 @@ class Totals:
         b, j = scaled_value(self.weight)
         (a, da), (b, db) = math.frexp(a), math.frexp(b)
         return a / b / (m * (g - math.log(m) - k * math.log(2))), i + da - j - db - k
+
+
+def _sums_problem(
+    sums: dict[str, Fraction | float], within: tuple[str, ...], weight: ExactSum
+) -> tuple[str, str] | None:
+    """The field of a loaded state's exact ``sums`` (by field, the weight's among them)
+    that is not finite and >= 0, or of those ``within`` the weight's that exceeds it,
+    and what it must be; None where every sum is so."""
+    for name, total in sums.items():
+        if not (isinstance(total, Fraction) and total >= 0):  # not inf or nan
+            return name, "a finite sum >= 0"
+    for name in within:
+        if sums[name] > sums["weight"]:
+            return name, f"a sum <= the weight's ({weight.value!r})"
+    return None
 
 
 EMPTY_TOTALS = Totals(0, ExactSum.zero(), ExactSum.zero(), ExactSum.zero(), ExactSum.zero())
@@ -555,6 +592,21 @@ class GroupTotals:
         their rounded weights merged."""
         a, b = at_one_weight_shift(self, other, ("weighted_auc", "weight"))
         return replace(fieldwise_sum(a, b), w_shift=a.w_shift)
+
+    def invalid(self) -> tuple[str, str] | None:
+        """The field and what it must hold where a state read from a pickle or a
+        ``state_dict`` breaks the invariants of sums of groups, else None: the sums
+        finite and >= 0, the AUCs' at most the weight's (an AUC is at most 1), and
+        the groups and rows skipped at most those seen."""
+        sums = {name: getattr(self, name).as_fraction() for name in ("weighted_auc", "weight")}
+        problem = _sums_problem(sums, ("weighted_auc",), self.weight)
+        if problem is not None:
+            return problem
+        for part, whole in (("n_groups_skipped", "n_groups"), ("n_rows_skipped", "n_rows"),
+                            ("n_groups_weightless", "n_groups_skipped")):  # fmt: skip
+            if getattr(self, part) > getattr(self, whole):
+                return part, f"a count <= {whole} ({getattr(self, whole)})"
+        return None
 
     @property
     def score(self) -> float:

@@ -3,10 +3,11 @@
 One thread per accumulator takes the batches from a bounded queue, in order (a
 full queue makes the caller wait: memory stays bounded). An update that fails
 in the thread raises at the accumulator's next call (after that call's own
-batch is queued, as every later batch is: they count), its message prefixed
-with the failed batch's number, counted from 1 over the batches queued since
-the accumulator was made (or unpickled) or reset, and those of any other batch that
-failed since. The thread ends when its accumulator is collected.
+batch is queued, as every later batch is: they count; ``reset`` forgets it
+instead), its message prefixed with the failed batch's number, counted from 1
+over the batches queued since the accumulator was made (or unpickled) or reset,
+and those of any other batch that failed since. The thread ends when its
+accumulator is collected.
 """
 
 from __future__ import annotations
@@ -77,8 +78,11 @@ class Worker:
         self.raise_error()
 
     def restart(self) -> None:
-        """Wait for the queued tasks (raising a failure), then count batches from 1 again."""
-        self.wait()
+        """Wait for the queued tasks, forget the failures not yet raised (their batches
+        did not count), then count batches from 1 again."""
+        if self._thread is not None:
+            self._tasks.join()
+        self._errors.clear()
         self.n_submitted = 0
 
     def raise_error(self, queued: int | None = None) -> None:

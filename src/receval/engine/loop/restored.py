@@ -81,13 +81,13 @@ def checked_attributes(state: Any, gained: Collection[str] = ()) -> dict[str, An
         raise invalid_state(f"_weights must be a WeightKind of None, True or False, got "
                             f"{weights!r}")  # fmt: skip
     template = defn.empty(state["_params"])
-    check_loaded_state(state["_state"], template)
+    _check_rows(state["_state"], template, "state", weights)
     synced = state["_synced"]
     if synced is not None:
         if not (isinstance(synced, tuple) and len(synced) == 2 and type(synced[1]) is int
                 and 0 <= synced[1] <= n):  # fmt: skip
             raise invalid_state(f"the synced part must be (state, n_updates <= {n})")
-        check_loaded_state(synced[0], template, "synced state")
+        _check_rows(synced[0], template, "synced state", weights)
         precedes = getattr(synced[0], "precedes", None)
         if precedes is not None and not precedes(state["_state"]):
             raise invalid_state("the state's decay is at an update before the synced state's")
@@ -95,7 +95,7 @@ def checked_attributes(state: Any, gained: Collection[str] = ()) -> dict[str, An
         for i, batch in enumerate(held.batches):
             if not (isinstance(batch, tuple) and len(batch) == 3 and isinstance(batch[0], int)):
                 raise invalid_state(f"window batch {i} must be (rows, state, data)")
-            check_loaded_state(batch[1], template, f"window batch {i}")
+            _check_rows(batch[1], template, f"window batch {i}", weights)
     if "pos_label" in gained and n:  # saved when the metric took 0/1 labels only
         state["_state"] = held_01(state["_state"])
         if synced is not None:
@@ -103,6 +103,22 @@ def checked_attributes(state: Any, gained: Collection[str] = ()) -> dict[str, An
         if held is not None:
             held.batches = deque((rows, held_01(s), data) for rows, s, data in held.batches)
     return checked
+
+
+def _check_rows(state: Any, template: Any, where: str, weights: WeightKind) -> None:
+    """:func:`~receval.engine.states.check_loaded_state`, and where the updates gave no
+    ``sample_weight`` (``weights``), what the rows of weight 1 hold where the state's
+    class knows it (``invalid_unweighted``: a :class:`~receval.engine.totals.Totals`
+    weighs its number of rows)."""
+    check_loaded_state(state, template, where)
+    check = None if weights.value is not False else getattr(state, "invalid_unweighted", None)
+    problem = None if check is None else check()
+    if problem is not None:
+        field, expected = problem
+        raise invalid_state(
+            f"{where}.{field} must be {expected}, as the updates gave no sample_weight. "
+            f"Got {getattr(state, field)!r}"
+        )
 
 
 def later_options(defn: MetricDefinition, saved: dict[str, Any]) -> dict[str, Any]:

@@ -190,8 +190,13 @@ class ExactSum:
             return float("nan")
         if d[core.POS_INF] or d[core.NEG_INF]:
             return float("inf") if d[core.POS_INF] else float("-inf")
-        # digit k weighs 2**(32 k), each with its own sign: the core carries digits 0 ..
-        # N_LIMBS - 2 into [0, 2**32), but a state loaded from elsewhere need not be carried
+        # digit k weighs 2**(32 k): the core carries digits 0 .. N_LIMBS - 2 into
+        # [0, 2**32) and the last keeps the sign; a state loaded from elsewhere need not
+        # be carried, and its digits are read each with its own sign
+        top = core.N_LIMBS - 1
+        low = d[:top]
+        if not (low >> 32).any():  # each in [0, 2**32)
+            return int.from_bytes(low.astype("<u4").tobytes(), "little") + (int(d[top]) << 32 * top)
         digits: list[int] = d[: core.N_LIMBS].tolist()
         return sum(x << 32 * k for k, x in enumerate(digits))
 

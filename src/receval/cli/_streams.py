@@ -208,7 +208,11 @@ class Messages:
                 )
                 raise SystemExit(1) from None
             except BaseException as exc:
-                known = (RecevalError, RecevalWarning, *_reader_errors())
+                known: tuple[type[BaseException], ...] = (
+                    RecevalError,
+                    RecevalWarning,
+                    *_reader_errors(),
+                )
                 if not isinstance(exc, known) and not _panic(exc):
                     raise
                 self._warnings(caught)

@@ -193,10 +193,11 @@ class ExactSum:
         # digit k weighs 2**(32 k): the core carries digits 0 .. N_LIMBS - 2 into
         # [0, 2**32) and the last keeps the sign; a state loaded from elsewhere need not
         # be carried, and its digits are read each with its own sign
-        top = core.N_LIMBS - 1
+        top: int = core.N_LIMBS - 1
         low = d[:top]
         if not (low >> 32).any():  # each in [0, 2**32)
-            return int.from_bytes(low.astype("<u4").tobytes(), "little") + (int(d[top]) << 32 * top)
+            carried: int = int.from_bytes(low.astype("<u4").tobytes(), "little")
+            return carried + (int(d[top]) << 32 * top)
         digits: list[int] = d[: core.N_LIMBS].tolist()
         return sum(x << 32 * k for k, x in enumerate(digits))
 

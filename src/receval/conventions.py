@@ -270,8 +270,9 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         "map": {"hit_scores": "positive"},
         "mrr": {"hit_scores": "positive"},
         # RetrievalNormalizedDCG averages the gains of tied scores and gains every
-        # positive target (0.5 too)
-        "ndcg": {"ties": "average", "gain_grades": "positive"},
+        # positive target (0.5 too); a query without one (all targets 0) is empty
+        # (empty_target_action), one whose targets are below 1 is not
+        "ndcg": {"ties": "average", "rel_threshold": relevant_above(0.0)},
     },
     "ir_measures": {
         # RR@k is computed by its msmarco provider: ties by document id ascending,

@@ -21,10 +21,16 @@ generated from fixed seeds, so the same versions give the same file.
 What is recorded
 ----------------
 Ranking cases: nine queries whose rows are interleaved (one batch of
-(indexes, preds, target) rows), binary or graded targets, distinct or heavily
-tied scores, positive only or with negative and zero scores; the first query
-has no positive, the second only positives, and a few more have no positive;
-and three fixed cases (``FIXED_CASES``).
+(indexes, preds, target) rows), binary, graded (0..3) or float targets
+(``target_kind``), distinct or heavily tied scores, positive only or with
+negative and zero scores; the first query has no positive, the second only
+positives, and a few more have no positive; and three fixed cases
+(``FIXED_CASES``). Float targets (float32, as torchmetrics reads them) are
+``fractional`` (0.25, 0.3, 0.5, 1.5, 2.5, 1 and 0) or ``negative`` (the same
+with -1 and -0.5); each ``negative`` case has a twin, its id ending in
+``_as_zero``, with each negative target set to 0. Binary cases are recorded
+for every metric; the others for NDCG only, the one retrieval metric that
+takes targets outside [0, 1] (the others raise).
 Each case is evaluated on three score vectors (``variants``):
 
 * ``scores``: the case's scores (``preds``);
@@ -98,8 +104,32 @@ FAMILIES = [
         "graded",
         "signed_tied",
     ),
+    (
+        "fractional_tied",
+        "fractional grades (0.25, 0.3, 0.5, 1.5, 2.5) and zeros, scores from {0.1, 0.2, 0.3, 0.5}",
+        "fractional",
+        "tied",
+    ),
+    (
+        "fractional_signed_tied",
+        "fractional grades (0.25, 0.3, 0.5, 1.5, 2.5) and zeros, scores from {-1, -0.5, 0, 0.5, 1}",
+        "fractional",
+        "signed_tied",
+    ),
+    (
+        "negative_grades_tied",
+        "fractional grades, zeros and negative grades (-1, -0.5), scores from {0.1, 0.2, 0.3, 0.5}",
+        "negative",
+        "tied",
+    ),
 ]
 SEEDS = (0, 1, 2)
+# float targets (written as float32 values, as torchmetrics reads them): the grades
+# of a random query, and of the query with only positive targets
+FLOAT_GRADES = {
+    "fractional": ([0, 0, 0, 0.25, 0.3, 0.5, 1, 1.5, 2.5], [0.25, 0.3, 0.5, 1.5, 2.5]),
+    "negative": ([-1, -0.5, 0, 0, 0.25, 0.3, 0.5, 1, 2.5], [0.25, 0.3, 0.5, 1.5, 2.5]),
+}
 
 FIXED_CASES = [
     {
@@ -153,6 +183,8 @@ def make_ranking_case(family, description, target_kind, score_kind, seed):
         # the first query has no positive, the second only positives, the rest random
         if j == 0:
             target = np.zeros(n, dtype=int)
+        elif target_kind in FLOAT_GRADES:
+            target = rng.choice(FLOAT_GRADES[target_kind][j == 1], n)
         elif j == 1:
             target = rng.integers(1, 4, n) if target_kind == "graded" else np.ones(n, dtype=int)
         elif target_kind == "graded":
@@ -170,7 +202,8 @@ def make_ranking_case(family, description, target_kind, score_kind, seed):
             scores[rng.random(n) < 0.15] = 0.0
         else:
             scores = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], n)
-        rows += [(q, _f32(s), int(t)) for s, t in zip(scores, target, strict=True)]
+        grade = int if target_kind in ("binary", "graded") else _f32
+        rows += [(q, _f32(s), grade(t)) for s, t in zip(scores, target, strict=True)]
     order = rng.permutation(len(rows))  # interleave the queries
     rows = [rows[i] for i in order]
     return {
@@ -182,6 +215,18 @@ def make_ranking_case(family, description, target_kind, score_kind, seed):
         "indexes": [r[0] for r in rows],
         "preds": [r[1] for r in rows],
         "target": [r[2] for r in rows],
+    }
+
+
+def without_negative_grades(case):
+    """A "negative" case with each negative target set to 0: the values receval gives on
+    the case (a negative grade earns no gain), where torchmetrics gains it."""
+    return {
+        **case,
+        "id": f"{case['id']}_as_zero",
+        "description": f"{case['id']} with each negative target set to 0",
+        "target_kind": "fractional",
+        "target": [max(t, 0.0) for t in case["target"]],
     }
 
 
@@ -276,7 +321,8 @@ def record_ranking(case):
     import torch
 
     indexes = torch.tensor(case["indexes"], dtype=torch.long)
-    target = torch.tensor(case["target"], dtype=torch.long)
+    float_target = case["target_kind"] in FLOAT_GRADES
+    target = torch.tensor(case["target"], dtype=torch.float32 if float_target else torch.long)
     case["preds_input_ties"] = _input_tie_scores(case["preds"], case["indexes"])
     offset = float(len(case["preds"]) + 1)
     case["preds_positive"] = [x + offset for x in case["preds_input_ties"]]
@@ -420,6 +466,16 @@ def _not_applicable(ranking, calibration):
             "one-class groups. The per-query values are compared with group_auc",
         },
         {
+            "what": "ndcg on negative targets (the negative_grades_tied cases)",
+            "entries": sum(
+                len(case["results"]) for case in ranking if case["target_kind"] == "negative"
+            ),
+            "reason": "torchmetrics gains a negative target as it is (an NDCG below 0 or above "
+            "1) and takes a query whose targets sum to 0 for one without a positive; receval "
+            "gives a negative grade no gain: its values are those of the case with each "
+            "negative target set to 0 (the cases ending in _as_zero)",
+        },
+        {
             "what": "binary_calibration_error norms l2 and max",
             "entries": 2 * n_cal,
             "reason": "receval's expected_calibration_error is the l1 norm only",
@@ -443,11 +499,9 @@ def main():
     import torchmetrics
 
     torch.set_num_threads(1)
-    ranking = [
-        record_ranking(make_ranking_case(fam, desc, tk, sk, seed))
-        for fam, desc, tk, sk in FAMILIES
-        for seed in SEEDS
-    ]
+    cases = [make_ranking_case(*family, seed) for family in FAMILIES for seed in SEEDS]
+    cases += [without_negative_grades(c) for c in cases if c["target_kind"] == "negative"]
+    ranking = [record_ranking(case) for case in cases]
     ranking += [
         record_ranking({**case, "preds": [_f32(x) for x in case["preds"]]}) for case in FIXED_CASES
     ]

@@ -20,7 +20,9 @@ only for NDCG (which averages ties) and where torchmetrics' value equals its ``i
 value. receval's ``empty_users`` maps ``empty_target_action``: neg -> "zero",
 skip -> "skip", pos -> "one", error -> "error". ``profile="torchmetrics"`` warns
 (``TieOrderWarning``) exactly on the case's own scores where a query has tied scores; the
-tie-free variants must not warn.
+tie-free variants must not warn. NDCG is also recorded on float targets: fractional ones are
+compared as they are; negative ones (torchmetrics gains them, receval does not) are compared
+with the values recorded with each negative target set to 0.
 """
 
 from __future__ import annotations
@@ -130,10 +132,16 @@ def _check_mean(case_id, variant, action, entry, expected):
     assert got.mean[_metric_string(entry)] == pytest.approx(expected, abs=F32)
 
 
+def _compared_cases():
+    """The recorded cases compared as they are: not those with negative targets, which
+    torchmetrics gains as they are (see test_negative_targets_earn_no_gain)."""
+    return [case for case in RECORDED["ranking"] if case["target_kind"] != "negative"]
+
+
 def _ranking_params(variant):
     """(case, metric entry, action, expected value) of one score variant."""
     params = []
-    for case in RECORDED["ranking"]:
+    for case in _compared_cases():
         for entry in case["results"]:
             if entry["metric"] not in RECEVAL:
                 continue
@@ -205,7 +213,7 @@ def test_recorded_values_depend_on_tie_order_only_where_scores_tie():
 
 def _per_query_params():
     params = []
-    for case in RECORDED["ranking"]:
+    for case in _compared_cases():
         for entry in case["results"]:
             if entry["metric"] not in RECEVAL:
                 continue
@@ -236,6 +244,57 @@ def test_recorded_per_query(case_id, entry, variant):
     values = dict(zip(report.users.tolist(), report.values[_metric_string(entry)], strict=True))
     got = [values[f"q{q}"] for q in case["queries"]]
     assert got == pytest.approx(entry[variant]["per_query"], abs=F32)
+
+
+def _float_target_queries(case):
+    """Per query of a case, its targets."""
+    targets = {}
+    for query, grade in zip(case["indexes"], case["target"], strict=True):
+        targets.setdefault(query, []).append(grade)
+    return targets
+
+
+def test_fractional_cases_hold_queries_with_every_target_below_one():
+    """The fractional cases exercise NDCG's empty queries: a query whose positive targets are
+    all below 1 (0.25, 0.3, 0.5) is not one without a positive (empty_target_action applies to
+    a query whose targets are all 0), and such queries are recorded."""
+    below_one = [
+        (case["id"], query)
+        for case in RECORDED["ranking"]
+        if case["target_kind"] == "fractional"
+        for query, grades in _float_target_queries(case).items()
+        if 0 < max(grades) < 1
+    ]
+    assert len({case_id for case_id, _ in below_one}) >= 3, below_one
+
+
+@pytest.mark.parametrize(
+    "case_id", [c["id"] for c in RECORDED["ranking"] if c["target_kind"] == "negative"]
+)
+def test_negative_targets_earn_no_gain(case_id):
+    """torchmetrics gains a negative target as it is (NDCG below 0 or above 1; a query whose
+    targets sum to 0 is taken for one without a positive). receval gives a negative grade no
+    gain: on these cases it gives what torchmetrics gives with each negative target set to 0
+    (the recorded ``_as_zero`` case), which differs from torchmetrics' own value."""
+    case, as_zero = CASES[case_id], CASES[f"{case_id}_as_zero"]
+    assert as_zero["target"] == [max(t, 0.0) for t in case["target"]]
+    assert as_zero["preds"] == case["preds"]
+    differs = False
+    for entry, zeroed in zip(case["results"], as_zero["results"], strict=True):
+        assert (
+            (entry["metric"], entry["k"]) == (zeroed["metric"], zeroed["k"]) == ("ndcg", entry["k"])
+        )
+        for variant in PREDS:
+            for action in RECORDED["empty_target_actions"]:
+                _check_mean(case_id, variant, action, entry, zeroed[variant][action])
+                differs |= _differs(entry[variant][action], zeroed[variant][action])
+            report = _evaluate(case_id, variant, "neg")
+            values = dict(
+                zip(report.users.tolist(), report.values[_metric_string(entry)], strict=True)
+            )
+            got = [values[f"q{q}"] for q in case["queries"]]
+            assert got == pytest.approx(zeroed[variant]["per_query"], abs=F32)
+    assert differs
 
 
 def _auroc_params():

@@ -660,7 +660,13 @@ def test_retention_errors(runner, files) -> None:
         assert result.stderr == f"error: {message}\n"
 
 
-# ------------------------------------------------------------------ end to end
+def test_retention_days_beyond_any_window_are_nan_columns(runner, files) -> None:
+    base = ["retention", files["events"], "--user", "uid", "--time", "ts", "-f", "json"]
+    for days in ("100000000000000000000000", "1,9223372036854775808"):
+        records = json.loads(invoke(runner, *base, "--days", days).stdout)
+        far = f"day_{days.split(',')[-1]}"
+        assert [list(r)[-1] for r in records] == [far] * len(records)
+        assert all(r[far] is None or math.isnan(r[far]) for r in records)
 def _command() -> list[str]:
     script = Path(sys.executable).parent / "receval"
     return [str(script)] if script.exists() else [sys.executable, "-m", "receval.cli"]

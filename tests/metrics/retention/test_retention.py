@@ -897,3 +897,22 @@ def test_a_tampered_retention_state_is_refused_when_loaded():
     acc.state.table = acc.state.table[:-1]  # no longer n x n
     with pytest.raises(InputValidationError, match=r"state\.table must be n x n counts"):
         pickle.loads(pickle.dumps(acc))
+
+
+@pytest.mark.parametrize("days", [(1, 2**63), (1, 2**64), (1, 10**30), 10**30])
+def test_a_day_beyond_any_window_is_a_nan_column_for_every_size(days):
+    report = retention(_hand_events(), days=days)
+    given = (days,) if isinstance(days, int) else days
+    assert report.days == given  # as given: not a float, not an object
+    far = report.day_n_retention[:, -1]
+    assert np.isnan(far).all() and not report.observed[:, -1].any()
+    assert (report.retained[:, -1] == 0).all()
+    if len(given) == 2:
+        _same(report.day_n_retention[:, 0], retention(_hand_events(), days=1).day_n_retention[:, 0])
+
+
+def test_days_are_checked_as_given():
+    with pytest.raises(InvalidParameterError, match=r"Got 1\.5 instead"):
+        retention(_hand_events(), days=(1, 2**63, 1.5))
+    with pytest.raises(InvalidParameterError, match=r"Got 0 instead"):
+        retention(_hand_events(), days=(10**30, 0))

@@ -98,9 +98,10 @@ def _check_days(days: Any) -> tuple[int, ...]:
             f"The 'days' parameter of {FUNC} must be a positive integer or a sequence of "
             f"them. Got {days!r} instead."
         )
-    out = tuple(
-        v.check_number(d, "days", FUNC, integer=True, low=1) for d in np.asarray(days).tolist()
-    )
+    # each value as given: an array of NumPy would make a mix of sizes floats, or
+    # integers beyond 64 bits objects
+    values = days.tolist() if isinstance(days, np.ndarray) else list(days)
+    out = tuple(v.check_number(d, "days", FUNC, integer=True, low=1) for d in values)
     if not out:
         raise InvalidParameterError(
             f"The 'days' parameter of {FUNC} must hold at least one positive integer. "

@@ -219,7 +219,7 @@ class RetentionReport:
     def observed(self) -> np.ndarray:
         """Mask of shape (n_periods, len(days)): period ``c + days[j]`` is in the window."""
         c = np.arange(self.n_periods)[:, None]
-        result: np.ndarray = c + np.asarray(self.days)[None, :] < self.n_periods
+        result: np.ndarray = c + _within(self.days, self.n_periods)[None, :] < self.n_periods
         return result
 
     def to_frame(self, backend: str | None = None) -> Any:
@@ -295,6 +295,11 @@ def _renamed(old: str, new: str) -> None:
     )
 
 
+def _within(days: tuple[int, ...], n_periods: int) -> np.ndarray:
+    """``days`` as int64, those beyond the window (of any size) as ``n_periods``."""
+    return np.array([min(d, n_periods) for d in days], dtype=np.int64)
+
+
 def retention_report(
     counts: dict[str, Any],
     first_period: int,
@@ -318,7 +323,7 @@ def retention_report(
     offset = np.arange(n_periods)
     unobserved = offset[:, None] + offset[None, :] >= n_periods  # nothing is counted there
     cohort_rate[unobserved | (new == 0)[:, None]] = np.nan
-    days_idx = np.asarray(offsets)
+    days_idx = _within(offsets, n_periods)
     retained = np.zeros((n_periods, len(offsets)), dtype=np.int64)
     day_rate = np.full((n_periods, len(offsets)), np.nan)
     inside = days_idx < n_periods

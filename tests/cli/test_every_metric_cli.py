@@ -222,6 +222,17 @@ def test_off_policy_needs_the_reward_model_for_dr(runner, files):
     )
 
 
+def test_off_policy_takes_a_clip_of_inf_as_no_clip(runner, files):
+    model = ["--estimated-reward", "q", "--estimated-value", "v"]
+    for name in ("ips", "snips", "dr"):
+        texts = [name, f"{name}(clip=inf)"]
+        args = [x for text in texts for x in ("-m", text)]
+        extra = model if name == "dr" else []
+        result = invoke(runner, "off-policy", files["log"], *args, *extra, "-f", "json")
+        record = json.loads(result.stdout)[0]
+        assert record[f"{name}(clip=inf)"] == record[name]
+
+
 # ------------------------------------------------------------------ item data options
 def test_rank_item_data_in_every_format(runner, files, tmp_path):
     """--popularity instead of --train, --catalog as a file, --features from Parquet and

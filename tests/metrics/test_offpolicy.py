@@ -617,3 +617,20 @@ def test_interval_equals_a_bootstrap_by_hand(estimator, clip):
                                 n_resamples=300, seed=2**32 - 7)  # fmt: skip
     want = [estimate(np.arange(n)), *np.percentile(bootstrap, [5, 95])]
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["ips", "snips", "dr"])
+def test_a_clip_of_inf_in_a_metric_string_is_the_keyword_inf(name):
+    every = {"reward": REWARD, "pscore": PSCORE, "action_dist": DIST, "action": ACTION}
+    if name == "dr":
+        every["estimated_rewards"] = Q
+    by_keyword = rv.metric(name, clip=math.inf).update(**every)
+    for text in (f"{name}(clip=inf)", f"{name}(clip=INF)"):
+        by_string = rv.metric(text).update(**every)
+        assert by_string.compute() == by_keyword.compute() == rv.metric(name).update(
+            **every
+        ).compute()
+        assert by_string.skipped() == by_keyword.skipped()
+    for text in ("-inf", "nan", "0"):
+        with pytest.raises(InvalidParameterError, match=r"clip must be a number > 0 or 'inf'"):
+            rv.metric(f"{name}(clip={text})")

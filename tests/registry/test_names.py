@@ -327,7 +327,7 @@ def _raises(message):
         ),
         (
             "utility(a=1e999)",
-            "Metric 'utility(a=1e999)': a must be a number a finite number. Got '1e999' instead.",
+            "Metric 'utility(a=1e999)': a must be a finite number. Got '1e999' instead.",
         ),
         (
             "iprec_avg(levels=0.2;0.2)",
@@ -356,7 +356,7 @@ def _raises(message):
         ),
         (
             "ndcg(gains=1:x)",
-            "Metric 'ndcg(gains=1:x)': the gain of grade 1 must be a number a finite number. "
+            "Metric 'ndcg(gains=1:x)': the gain of grade 1 must be a finite number. "
             "Got 'x' instead.",
         ),
         (

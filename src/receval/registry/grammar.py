@@ -693,16 +693,19 @@ def check_value(where: str, info: MetricEntry, key: str, value: object) -> None:
 def _number(param: Param, text: str, whole: str, what: str) -> float:
     x = float(text) if _NUMBER.match(text) else math.nan
     if not math.isfinite(x) or not param.in_range(x):
+        values = param.range_text()  # "> 0", or "a finite number" without bounds
+        values = values if values.startswith("a ") else f"a number {values}"
         raise InvalidParameterError(
-            f"Metric {whole!r}: {what} must be a number {param.range_text()}. Got {text!r} instead."
+            f"Metric {whole!r}: {what} must be {values}. Got {text!r} instead."
         )
     return x + 0.0  # -0.0 is 0.0
 
 
 def _param_value(param: Param, text: str, whole: str) -> Any:
     if param.kind == "float":
-        if text.lower() in param.choices:  # a word it takes besides numbers (eps=auto)
-            return text.lower()
+        word = text.lower()
+        if word in param.choices:  # a word it takes besides numbers (eps=auto, clip=inf)
+            return math.inf if word == "inf" else word
         return _number(param, text, whole, param.name)
     if param.kind == "int":
         if not _INTEGER.match(text) or not param.in_range(int(text)) or abs(int(text)) > _MAX_K:

@@ -47,8 +47,8 @@ _TARGETS = Param(
 _FORCE_FINITE = Param(
     "force_finite", "bool", "a constant y gives 1 or 0 instead of nan or -inf", True
 )
-_CLIP = Param("clip", "float", "largest importance weight kept (None: no clipping)", None, 0.0,
-              math.inf, True)  # fmt: skip
+_CLIP = Param("clip", "float", "largest importance weight kept (None or inf: no clipping)", None,
+              0.0, math.inf, True, choices=("inf",))  # fmt: skip
 _TRAIN = Param("train", "object", "the interactions of training, for item popularity")
 _HEAD_SHARE = Param(
     "head_share", "float", "share of the interactions the head items hold", 0.8, 0.0, 1.0, True

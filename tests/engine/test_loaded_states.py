@@ -187,6 +187,64 @@ def test_a_state_dict_of_negated_sums_is_refused() -> None:
     assert receval.metric("log_loss").load_state_dict(saved).compute() == acc.compute()
 
 
+def _negate(saved: dict[str, Any]) -> None:
+    saved["digits"] = -saved["digits"]
+
+
+def _negate_by_scale(saved: dict[str, Any]) -> None:
+    for _, total in saved["items"]:
+        _negate(total["state"])
+
+
+OP = {"reward": [1, 0, 1, 0], "pscore": [0.5, 0.5, 0.25, 0.75], "action": [0, 1, 1, 0],
+      "action_dist": [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "fill", "change", "message"),
+    [
+        # before: -0.34 (ece), nan (rmse), -0.5 (mae), -1.526 (brier), 0.9598 (r2 for
+        # 0.6786), -0.852 (snips), 1.25 with more rounds clipped than rounds (ips)
+        ("ece", lambda a: a.update(Y, S), lambda s: _negate(s["weight"]["state"]),
+         r"state\.weight must be a finite sum >= 0"),
+        ("rmse", lambda a: a.update([1.0, 2.0], [1.5, 2.5]),
+         lambda s: _negate_by_scale(s["squared"]), r"state\.squared\[0\] must be a finite sum >= 0"),
+        ("mae", lambda a: a.update([1.0, 2.0], [1.5, 2.5]),
+         lambda s: _negate_by_scale(s["absolute"]), r"state\.absolute\[0\] must be a finite sum"),
+        ("rmse", lambda a: a.update([1.0, 2.0], [1.5, 2.5]),
+         lambda s: _negate(s["weight"]["state"]), r"state\.weight must be a finite sum >= 0"),
+        ("brier", lambda a: a.update(Y, S), lambda s: _negate(s["yy"]["state"]),
+         r"state\.yy must be a finite sum >= 0"),
+        ("brier", lambda a: a.update(Y, S), lambda s: _negate(s["pp"]["state"]),
+         r"state\.pp must be a finite sum >= 0"),
+        ("r2", lambda a: a.update([1.0, 2.0, 4.0], [1.5, 2.5, 3.0]),
+         lambda s: _negate(s["weight"]["state"]), r"state\.weight must be a finite sum >= 0"),
+        ("snips", lambda a: a.update(**OP), lambda s: _negate(s["weight"]["state"]),
+         r"state\.weight must be a finite sum >= 0"),
+        ("ips", lambda a: a.update(**OP), lambda s: s.update(n_clipped=9),
+         r"state\.n_clipped must be a count <= n_rounds \(4\)"),
+    ],
+)  # fmt: skip
+def test_a_state_dict_of_sums_that_cannot_be_negative_is_refused_negated(
+    name: str, fill: Any, change: Any, message: str
+) -> None:
+    pytest.importorskip("torch")
+    acc = receval.metric(name)
+    fill(acc)
+    saved = acc.state_dict()
+    assert receval.metric(name).load_state_dict(saved).compute() == acc.compute()
+    change(saved["state"]["state"])
+    with pytest.raises(InputValidationError, match=message):
+        receval.metric(name).load_state_dict(saved)
+
+
+def test_an_infinite_gap_of_ece_is_refused() -> None:
+    acc = receval.metric("ece")
+    FILLED["ece"](acc)
+    with pytest.raises(InputValidationError, match=r"state\.gaps must be finite exact sums"):
+        _loaded(acc, lambda s: s["_state"].gaps.update({0: ExactSum.of([float("inf")])}))
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -26,7 +26,7 @@ from ..exceptions import InputValidationError, InvalidParameterError
 from .group_ids import Seen
 from .kinds import MERGED, NO_LABELS, UPDATE, Kind, LabelKind
 from .rounding import CORE_ROUNDING, NOT_ROUNDED, RoundedWeights, core_rounding, rounding_problem
-from .sums import ExactSum, fieldwise_sum
+from .sums import ExactSum, fieldwise_sum, first_negative
 from .window import DecayClock
 
 __all__ = [
@@ -694,10 +694,23 @@ def _invariants(value: Any, where: str) -> None:
                 if not isinstance(x, ExactSum):
                     raise _bad(f"{where}.{name}[{k}]", "an exact sum", x)
                 check_loaded_state(x, ExactSum.zero(), f"{where}.{name}[{k}]")
+        _signs(value, where, {f"{name}[{k}]": x for name in ("squared", "absolute")
+                              for k, x in getattr(value, name).items()})  # fmt: skip
+    elif isinstance(value, Moments):  # sums of weights and of squares
+        _signs(value, where, {})
     elif hasattr(value, "invalid"):  # a state that knows its own invariants
         problem = value.invalid()
         if problem is not None:
             raise _bad(f"{where}.{problem[0]}", problem[1], getattr(value, problem[0]))
+
+
+def _signs(value: ErrorSums | Moments, where: str, sums: dict[str, ExactSum]) -> None:
+    """Refuse a negative or infinite sum of ``value``'s ``sums``, its weight's and, of
+    :class:`Moments`, those of squares."""
+    names = ("weight",) if isinstance(value, ErrorSums) else ("weight", "yy", "pp")
+    sums.update({name: getattr(value, name) for name in names})
+    if (name := first_negative(sums)) is not None:
+        raise _bad(f"{where}.{name}", "a finite sum >= 0", sums[name])
 
 
 def check_loaded_state(value: Any, template: Any, where: str = "state") -> None:

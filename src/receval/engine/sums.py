@@ -221,6 +221,17 @@ class ExactSum:
         return f"ExactSum({self.value!r})"
 
 
+def first_negative(sums: dict[str, ExactSum]) -> str | None:
+    """The name of the first of ``sums`` that is not a finite sum >= 0, else None: the
+    check of a loaded state's sums of terms that cannot be negative (weights, squares,
+    absolute values, losses)."""
+    for name, total in sums.items():
+        exact = total.as_fraction()
+        if not (isinstance(exact, Fraction) and exact >= 0):  # not inf or nan
+            return name
+    return None
+
+
 #: A term of :func:`exact_sums`: ``(x, w, form)``, the sum of ``form(x) * w``
 Term = tuple[np.ndarray, "np.ndarray | None", str]
 

@@ -46,6 +46,7 @@ from .sums import (
     exact_group_sums,
     exact_sums,
     fieldwise_sum,
+    first_negative,
     ratio,
     scaled_by_shift,
     scaled_value,
@@ -149,11 +150,11 @@ class Totals:
         ``state_dict`` breaks the invariants of sums of rows, else None: every sum finite
         and >= 0 (weights and losses are), the probabilities' and the clicks' at most the
         weight's (each row's at most its weight), and no sum but 0 without a row."""
-        sums = {name: getattr(self, name).as_fraction() for name in _WEIGHTED}
+        sums = {name: getattr(self, name) for name in _WEIGHTED}
         problem = _sums_problem(sums, ("predicted", "observed"), self.weight)
         if problem is not None:
             return problem
-        if self.n_rows == 0 and any(sums.values()):
+        if self.n_rows == 0 and any(s.as_fraction() for s in sums.values()):
             return "n_rows", "a count > 0 where the sums are not 0"
         return None
 
@@ -213,16 +214,15 @@ class Totals:
 
 
 def _sums_problem(
-    sums: dict[str, Fraction | float], within: tuple[str, ...], weight: ExactSum
+    sums: dict[str, ExactSum], within: tuple[str, ...], weight: ExactSum
 ) -> tuple[str, str] | None:
-    """The field of a loaded state's exact ``sums`` (by field, the weight's among them)
-    that is not finite and >= 0, or of those ``within`` the weight's that exceeds it,
-    and what it must be; None where every sum is so."""
-    for name, total in sums.items():
-        if not (isinstance(total, Fraction) and total >= 0):  # not inf or nan
-            return name, "a finite sum >= 0"
+    """The field of a loaded state's ``sums`` (by field, the weight's among them) that is
+    not finite and >= 0, or of those ``within`` the weight's that exceeds it, and what
+    it must be; None where every sum is so."""
+    if (name := first_negative(sums)) is not None:
+        return name, "a finite sum >= 0"
     for name in within:
-        if sums[name] > sums["weight"]:
+        if sums[name].as_fraction() > weight.as_fraction():
             return name, f"a sum <= the weight's ({weight.value!r})"
     return None
 
@@ -598,7 +598,7 @@ class GroupTotals:
         ``state_dict`` breaks the invariants of sums of groups, else None: the sums
         finite and >= 0, the AUCs' at most the weight's (an AUC is at most 1), and
         the groups and rows skipped at most those seen."""
-        sums = {name: getattr(self, name).as_fraction() for name in ("weighted_auc", "weight")}
+        sums = {name: getattr(self, name) for name in ("weighted_auc", "weight")}
         problem = _sums_problem(sums, ("weighted_auc",), self.weight)
         if problem is not None:
             return problem

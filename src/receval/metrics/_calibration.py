@@ -17,7 +17,7 @@ from ..engine.kinds import MERGED, NO_LABELS, UPDATE, LabelKind
 from ..engine.metric import MetricDefinition, data_columns, register
 from ..engine.sources import run_definition, scan_of
 from ..engine.states import EXPONENT, check_loaded_state
-from ..engine.sums import ExactSum, exact_products, ratio, weight_shift
+from ..engine.sums import ExactSum, exact_products, first_negative, ratio, weight_shift
 from ..engine.totals import totals_empty, totals_prepare, totals_updates
 from ..exceptions import InputValidationError, InvalidParameterError
 from ._binary import check_binary_scores, warn_if_spanned, warn_undefined
@@ -478,13 +478,18 @@ class CalibrationGaps:
 
     def invalid(self) -> tuple[str, str] | None:
         """The field and what it must hold where a state read from a pickle breaks its
-        invariants (the bins' digits are checked as every exact sum's), else None."""
+        invariants (the bins' digits are checked as every exact sum's), else None: the
+        gaps finite, the weight finite and >= 0."""
         for b, gap in self.gaps.items():
             if isinstance(b, bool) or not isinstance(b, int) or b < 0:
                 return "gaps", "exact sums keyed by bin numbers >= 0"
             if not isinstance(gap, ExactSum):
                 return "gaps", "exact sums keyed by bin numbers >= 0"
             check_loaded_state(gap, ExactSum.zero(), f"state.gaps[{b}]")
+            if not math.isfinite(gap.value):
+                return "gaps", "finite exact sums"
+        if first_negative({"weight": self.weight}) is not None:
+            return "weight", "a finite sum >= 0"
         if isinstance(self.shift, bool) or not isinstance(self.shift, int):
             return "shift", "an integer"
         lost = self.lost

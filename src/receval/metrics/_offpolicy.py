@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 from .. import _validation as v
 from ..engine.metric import MetricDefinition, register
 from ..engine.sources import run_definition
-from ..engine.sums import ExactSum, Term, exact_sums, fieldwise_sum
+from ..engine.sums import ExactSum, Term, exact_sums, fieldwise_sum, first_negative
 from ..exceptions import InvalidParameterError, RecevalWarning, warn
 from ._binary import warn_undefined
 from ._offpolicy_inputs import ESTIMATORS, TERM_SHIFT, RoundTerms, check_clip, round_terms
@@ -100,6 +100,17 @@ class OffPolicySums:
 
     def merge(self, other: OffPolicySums) -> OffPolicySums:
         return fieldwise_sum(self, other)
+
+    def invalid(self) -> tuple[str, str] | None:
+        """The field and what it must hold where a loaded state breaks its invariants
+        (the weights' sums finite and >= 0, the clipped rounds among the rounds), else
+        None."""
+        name = first_negative({"weight": self.weight, "scaled_weight": self.scaled_weight})
+        if name is not None:
+            return name, "a finite sum >= 0"
+        if self.n_clipped > self.n_rounds:
+            return "n_clipped", f"a count <= n_rounds ({self.n_rounds})"
+        return None
 
 
 def ips_estimate(

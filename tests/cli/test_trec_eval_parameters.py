@@ -42,6 +42,33 @@ def test_parameters_of_a_measure_without_parameters_leave_its_name(tmp_path: Pat
     )
 
 
+def test_a_gain_table_skips_keys_that_are_not_integer_grades(tmp_path: Path) -> None:
+    # trec_eval 10.0's gain_init.c skips a key that is not a sign then digits (valid_int);
+    # receval read 'a' as grade 0 (atol) and refused an empty key
+    options = ("-q", "-m", "G.=4", "-m", "ndcg.2a=5,1=3", "-m", "ndcg_rel.x=3,+2=0.5",
+               "-m", "Rndcg.-=2,2=9")  # fmt: skip
+    result = _invoke(tmp_path, *options)
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "G_=4                  \ta\t0.6309\n"
+        "ndcg_2a=5,1=3         \ta\t0.9386\n"
+        "ndcg_rel_x=3,+2=0.5   \ta\t1.0000\n"
+        "Rndcg_-=2,2=9         \ta\t0.1075\n"
+        "G_=4                  \tb\t1.0000\n"
+        "ndcg_2a=5,1=3         \tb\t1.0000\n"
+        "ndcg_rel_x=3,+2=0.5   \tb\t1.0000\n"
+        "Rndcg_-=2,2=9         \tb\t1.0000\n"
+        "G_=4                  \tall\t0.8155\n"
+        "ndcg_2a=5,1=3         \tall\t0.9693\n"
+        "ndcg_rel_x=3,+2=0.5   \tall\t1.0000\n"
+        "Rndcg_-=2,2=9         \tall\t0.5537\n"
+    )
+    # a value of a skipped key is not read: trec_eval 10.0 prints 0.8239
+    result = _invoke(tmp_path, "-m", "ndcg.a=inf,2=4")
+    assert result.exit_code == 0
+    assert result.stdout == "ndcg_a=inf,2=4        \tall\t0.8239\n"
+
+
 _BARE = [
     m.name
     for m in MEASURES

@@ -279,6 +279,8 @@ def atof(text: str) -> float:
 
 #: What C's ``atol`` reads: leading C white space, a sign and ASCII digits.
 _C_INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+#: A grade of a gain table as trec_eval's gain_init.c takes it (valid_int): a sign, then digits
+_GRADE = re.compile(r"[+-]?[0-9]+")
 #: What C's ``strtod`` reads (its longest prefix of this form): leading C white space,
 #: a sign, then a hexadecimal number, a decimal one, an infinity or a nan.
 _C_REAL = re.compile(
@@ -408,8 +410,11 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
         return [MeasureValue(measure, name, measure.metric(reals), args=args)]
     if kind == "pairs":
         pairs = []
+        gain_table = not measure.name.startswith("rbp")
         for part in split_list(text) if text else []:
             key, eq, value = part.partition("=")
+            if gain_table and eq and not _GRADE.fullmatch(key):
+                continue  # not a grade: trec_eval's gain_init.c skips it (valid_int)
             if not eq or not key:
                 raise InvalidParameterError(
                     f"trec-eval -m {measure.name}.{text}: expected name=value pairs separated "

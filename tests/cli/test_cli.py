@@ -667,6 +667,9 @@ def test_retention_days_beyond_any_window_are_nan_columns(runner, files) -> None
         far = f"day_{days.split(',')[-1]}"
         assert [list(r)[-1] for r in records] == [far] * len(records)
         assert all(r[far] is None or math.isnan(r[far]) for r in records)
+
+
+# ------------------------------------------------------------------ end to end
 def _command() -> list[str]:
     script = Path(sys.executable).parent / "receval"
     return [str(script)] if script.exists() else [sys.executable, "-m", "receval.cli"]

@@ -627,9 +627,9 @@ def test_a_clip_of_inf_in_a_metric_string_is_the_keyword_inf(name):
     by_keyword = rv.metric(name, clip=math.inf).update(**every)
     for text in (f"{name}(clip=inf)", f"{name}(clip=INF)"):
         by_string = rv.metric(text).update(**every)
-        assert by_string.compute() == by_keyword.compute() == rv.metric(name).update(
-            **every
-        ).compute()
+        assert (
+            by_string.compute() == by_keyword.compute() == rv.metric(name).update(**every).compute()
+        )
         assert by_string.skipped() == by_keyword.skipped()
     for text in ("-inf", "nan", "0"):
         with pytest.raises(InvalidParameterError, match=r"clip must be a number > 0 or 'inf'"):

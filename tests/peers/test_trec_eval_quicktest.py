@@ -68,7 +68,8 @@ def test_command_line_prints_the_same_bytes(tmp_path: Path) -> None:
         (["-m", "P_10"], "unknown measure 'P_10'. Did you mean 'P.10'", 1),
         (["-m", "P.0,5"], "the cut-off '0' is not positive", 2),
         (["-m", "P.5,5"], "the cut-off 5 is given twice; cut-offs must be distinct", 2),
-        (["-m", "utility.1,2"], "expected 4 comma-separated numbers", 2),
+        # utility's coefficients are counted when it is calculated, at the first query
+        (["-m", "utility.1,2"], "expected 4 comma-separated numbers", 4),
         (["-m", "ndcg.1"], "expected name=value pairs", 2),
         (["-M", "x"], "-M: expected an integer", 1),
         (["-x"], "option -x not recognized", 1),

@@ -202,3 +202,32 @@ def test_a_huge_value_is_shown_in_exponent_form(fmt) -> None:
     text = out.getvalue()
     assert "-1.250e+299" in text and "0.500" in text and "1.000e+16" in text
     assert max(len(line) for line in text.splitlines()) < 60
+
+
+NAMES = ["[/x]", "[bold]m :smile:", "\x1b[31mred", "a\tb\nc"]
+
+
+@pytest.mark.parametrize("isatty", [False, True])
+def test_the_table_prints_names_as_written(isatty: bool, monkeypatch) -> None:
+    # a name was read as rich markup: "[/x]" raised MarkupError, "[bold]" and ":smile:"
+    # were styled away, and an escape sequence reached the terminal as it was
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    out = io.StringIO()
+    out.isatty = lambda: isatty  # type: ignore[method-assign]
+    table = ResultTable(["run", "[i]auc"], [[n, 0.5] for n in NAMES], title="[b]t :smile:")
+    render(table, OutputFormat.table, out=out)
+    text = out.getvalue()
+    for shown in ["[/x]", "[bold]m :smile:", "\\x1b[31mred", "a\\tb\\nc", "[i]auc", "[b]t :smile:"]:
+        assert shown in text
+    assert "\x1b[31m" not in text and "\t" not in text and "\U0001f604" not in text
+
+
+def test_the_table_command_prints_a_markup_name(tmp_path: Path) -> None:
+    path = tmp_path / "imp.csv"
+    path.write_text("user,label,[/x]\nu1,1,0.2\nu1,0,0.4\nu2,0,0.5\nu2,1,0.6\n")
+    done = _receval(
+        "ctr", str(path), "--label", "label", "--score", "[/x]", "-m", "auc", stdout=subprocess.PIPE
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[/x]" in done.stdout and "0.5000" in done.stdout

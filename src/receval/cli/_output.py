@@ -12,12 +12,13 @@ import math
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, TextIO
 
 from ..report.json_values import dumps, plain_value
 from ..report.tables import flatten_counts
+from ._stdin import displayed
 
 __all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
 
@@ -229,9 +230,9 @@ def _layouts(table: ResultTable, digits: int) -> Iterator[list[Any]]:
     ]
 
 
-#: A cell that rich prints as it is, one column per character: printable ASCII without
-#: the markup's ``[`` and the emoji codes' ``:``, no space at either end.
-_PLAIN_CELL = re.compile(r"[!-9;-Z\\-~](?:[ -9;-Z\\-~]*[!-9;-Z\\-~])?")
+#: A cell that rich prints as it is (no markup, no emoji codes), one column per
+#: character: printable ASCII, no space at either end.
+_PLAIN_CELL = re.compile(r"[!-~](?:[ -~]*[!-~])?")
 
 
 def _plain_grid(table: ResultTable, digits: int, out: TextIO) -> bool:
@@ -296,11 +297,13 @@ def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
     """A rich table that never cuts a cell: on a terminal too narrow for a row per
     result, the columns as rows, else one block per result, else plain lines (on a
     pipe or a file, most tables are written by :func:`_plain_grid`, without rich)."""
+    table = _shown(table)
     if _plain_grid(table, digits, out):
         return
     from rich.console import Console
 
-    console = Console(file=out, highlight=False)
+    # names print as written: no markup (``[/x]``), no emoji codes (``:smile:``)
+    console = Console(file=out, highlight=False, markup=False, emoji=False)
     layouts = _layouts(table, digits)
     chosen = next(layouts)
     if not console.is_terminal:
@@ -310,19 +313,36 @@ def _rich(table: ResultTable, digits: int, out: TextIO) -> None:
             highlight=False,
             width=max(80, _width(console, chosen)),
             color_system=None,
+            markup=False,
+            emoji=False,
         )
     elif not table.wrap:
         width = console.width
         chosen = next((c for c in (chosen, *layouts) if _width(console, c) <= width), [])
     if table.title:  # a pipe: never wrapped to the table; a terminal: wrapped to its width
-        console.print(table.title, soft_wrap=not console.is_terminal, markup=False)
+        console.print(table.title, soft_wrap=not console.is_terminal)
     if not chosen:  # not even one block fits: a line per cell, wrapped by the terminal
         for row in table.rows:
             for name, value in zip(table.columns, row, strict=True):
-                console.print(f"{name}: {_rounded(value, digits)}", soft_wrap=True, markup=False)
+                console.print(f"{name}: {_rounded(value, digits)}", soft_wrap=True)
             console.print()
     for grid in chosen:
         console.print(grid)
+
+
+def _shown(table: ResultTable) -> ResultTable:
+    """``table`` as a terminal shows it: each control character of a text cell, a column
+    name or the title written visibly (``\\x1b``, ``\\n``: :func:`displayed`)."""
+
+    def text(value: str) -> str:
+        return displayed(value).replace("\n", "\\n")
+
+    return replace(
+        table,
+        columns=[text(c) for c in table.columns],
+        rows=[[text(v) if isinstance(v, str) else v for v in row] for row in table.rows],
+        title=None if table.title is None else text(table.title),
+    )
 
 
 def _width(console: Any, grids: list[Any]) -> int:

@@ -12,6 +12,7 @@ the pipe as given (:func:`displayed`).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -24,12 +25,24 @@ STDIN_NAME = "<stdin>"
 _STDIN_COPIES: dict[str, str] = {}
 
 
+#: The control characters a terminal would act on (a line feed aside): C0, DEL and C1.
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
 def displayed(text: str) -> str:
-    """``text`` with the temporary copies of standard input and pipes (see
-    :func:`stdin_input`) named ``<stdin>`` or as given, for messages and titles."""
+    r"""``text`` with the temporary copies of standard input and pipes (see
+    :func:`stdin_input`) named ``<stdin>`` or as given, for messages and titles,
+    and each control character but a line feed written as Python writes it in a
+    string (``\x1b``, ``\t``), so that none reaches the terminal.
+
+    Examples
+    --------
+    >>> print(displayed("\x1b[31mred\tx"))
+    \x1b[31mred\tx
+    """
     for copy, name in _STDIN_COPIES.items():
         text = text.replace(copy, name)
-    return text
+    return _CONTROL.sub(lambda m: repr(m[0])[1:-1], text)
 
 
 def accept_stdin(params: list[Any]) -> list[Any]:

@@ -18,6 +18,7 @@ import typer
 from .._parameters import counted, verb
 from ..comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from ..exceptions import InputValidationError
+from ..report.tables import markdown_escape
 from ._common import (
     ALL_SEGMENTS,
     DEFAULT_RANK_METRICS,
@@ -44,6 +45,7 @@ from ._common import (
     UserOption,
     WeightOption,
     app,
+    displayed,
     evaluate_run,
     read_qrels_runs,
     read_segments,
@@ -113,9 +115,19 @@ def comparison_output(
     if lists_table is not None:
         sys.stdout.write("\n")
         if fmt is OutputFormat.markdown:
-            sys.stdout.write(f"{lists_table.title}\n\n")
+            sys.stdout.write(f"{markdown_escape(lists_table.title or '')}\n\n")
         render(lists_table, fmt, digits=digits)
     sys.stdout.flush()
+
+
+def section_heading(heading: str, fmt: OutputFormat) -> str:
+    """The line that heads a segment's tables: a Markdown heading, a LaTeX comment (on one
+    line: a line break would end it), else the text; a segment's label escaped in each."""
+    if fmt is OutputFormat.markdown:
+        return f"\n## {markdown_escape(heading)}\n\n"
+    if fmt is OutputFormat.latex:
+        return "% " + " ".join(heading.splitlines()) + "\n"
+    return displayed(heading) + "\n"
 
 
 def list_table(lists: Any) -> ResultTable:
@@ -234,7 +246,7 @@ def segment_output(
     for label, report, n in parts:
         comparison_notes(report, say, f"segment {label}: ")
         heading = f"segment {label} ({counted(n, 'user')})"
-        sys.stdout.write(f"\n## {heading}\n\n" if fmt is OutputFormat.markdown else f"{heading}\n")
+        sys.stdout.write(section_heading(heading, fmt))
         comparison_output(report, fmt, digits, detail)
 
 

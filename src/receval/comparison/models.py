@@ -27,7 +27,7 @@ from .. import _validation as v
 from .._parameters import check_keywords, check_seed, keyword_names, metric_strings
 from ..engine.totals import averaged_values
 from ..exceptions import InputValidationError, InvalidParameterError, UndefinedMetricWarning, warn
-from ..report.tables import format_p_value, latex_cell, latex_escape, markdown_cell
+from ..report.tables import format_p_value, latex_escape, markdown_escape
 from .choices import check_count
 from .intervals import INTERVALS as INTERVALS
 from .intervals import bootstrap_intervals, effect_sizes
@@ -193,7 +193,9 @@ class ComparisonReport:
     def summary_rows(self, digits: int = 4, style: str = "text") -> list[list[str]]:
         """Rows ``[letter, model, cell per metric]``: each mean with the letters of
         the models it beats significantly (``style``: "text" for Unicode
-        superscripts, "markdown" for ``<sup>``, "latex" for ``$^{}$``)."""
+        superscripts; "markdown" for ``<sup>``, "latex" for ``$^{}$``, each cell ready
+        for its table: the model's name escaped)."""
+        name = {"markdown": markdown_escape, "latex": latex_escape}.get(style, str)
         rows = []
         for model in self.models:
             cells = []
@@ -207,7 +209,7 @@ class ComparisonReport:
                 elif wins:
                     text += "".join(_SUPERSCRIPT[ch] for ch in wins)
                 cells.append(text)
-            rows.append([self.letters()[model], model, *cells])
+            rows.append([self.letters()[model], name(model), *cells])
         return rows
 
     def legend(self, detail: bool = False) -> str:
@@ -252,31 +254,29 @@ class ComparisonReport:
         (``detail=True``: every comparison with its statistics instead)."""
         if detail:
             header, rows = self.detail_rows(digits)
+            rows = [[markdown_escape(c) for c in row] for row in rows]
         else:
-            header = ["", "model", *self.metrics]
-            rows = self.summary_rows(digits, style="markdown")
-        lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |",
+            header, rows = ["", "model", *self.metrics], self.summary_rows(digits, "markdown")
+        lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
                  "|" + "|".join("---" if j < (3 if detail else 2) else "---:"
                                 for j in range(len(header))) + "|"]  # fmt: skip
-        lines += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in rows]
-        lines += ["", self.legend(detail)]
-        return "\n".join(lines) + "\n"
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join([*lines, "", markdown_escape(self.legend(detail))]) + "\n"
 
     def to_latex(self, digits: int = 4, detail: bool = False) -> str:
         """A LaTeX ``tabular`` (booktabs rules) of :meth:`to_markdown`'s table."""
         if detail:
             header, rows = self.detail_rows(digits)
-            n_text = 3
+            rows, n_text = [[latex_escape(c) for c in row] for row in rows], 3
         else:
             header = ["", "Model", *self.metrics]
-            rows = self.summary_rows(digits, style="latex")
-            n_text = 2
+            rows, n_text = self.summary_rows(digits, style="latex"), 2
         spec = "l" * n_text + "r" * (len(header) - n_text)
         lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
                  " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]  # fmt: skip
-        for row in rows:
-            lines.append(" & ".join(latex_cell(c) for c in row) + " \\\\")
-        lines += ["\\bottomrule", "\\end{tabular}", f"% {self.legend(detail)}"]
+        lines += [" & ".join(row) + " \\\\" for row in rows]
+        legend = " ".join(self.legend(detail).splitlines())  # a line break ends a comment
+        lines += ["\\bottomrule", "\\end{tabular}", f"% {legend}"]
         return "\n".join(lines) + "\n"
 
     def detail_rows(self, digits: int = 4) -> tuple[list[str], list[list[str]]]:

@@ -319,21 +319,22 @@ class GateReport:
         """
         header, rows = self.table_rows(digits)
         mark = "✅" if self.passed else "❌"
-        lines = [f"### {mark} {self.summary()}", ""]
-        lines.append("| " + " | ".join(header) + " |")
+        lines = [f"### {mark} {markdown_escape(self.summary())}", ""]
+        lines.append("| " + " | ".join(markdown_escape(h) for h in header) + " |")
         lines.append("|" + "|".join("---" if j < 4 else "---:" for j in range(len(header))) + "|")
         for row in rows:
             row = [*row[:-1], _MARKS[row[-1]]]
             lines.append("| " + " | ".join(markdown_escape(c) for c in row) + " |")
         lines.append("")
-        lines += [f"- {n}" for n in (self.notes() if notes else [self.test_note()]) if n]
-        why = [r for r in self.rows if r.verdict != "pass"]
-        lines += [
-            f"- {r.metric} ({r.candidate}"
+        items = [n for n in (self.notes() if notes else [self.test_note()]) if n]
+        items += [
+            f"{r.metric} ({r.candidate}"
             + (f" vs {r.baseline}" if r.baseline else "")
             + f"): {r.verdict}: {r.reason}."
-            for r in why
+            for r in self.rows
+            if r.verdict != "pass"
         ]
+        lines += [f"- {markdown_escape(item)}" for item in items]
         return "\n".join(lines) + "\n"
 
     def records(self) -> list[dict[str, Any]]:

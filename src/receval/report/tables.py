@@ -29,27 +29,6 @@ def latex_escape(text: object) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in str(text))
 
 
-def latex_cell(text: object) -> str:
-    """A LaTeX table cell: ``text`` escaped, but a trailing ``$^{...}$`` marker kept."""
-    head, sep, tail = str(text).partition("$^{")
-    return latex_escape(head) + (sep + tail if sep else "")
-
-
-def markdown_cell(text: object) -> str:
-    r"""A Markdown table cell: ``text`` escaped (:func:`markdown_escape`), but a trailing
-    ``<sup>...</sup>`` marker kept.
-
-    Examples
-    --------
-    >>> print(markdown_cell("0.5|<b><sup>a,b</sup>"))
-    0.5\|&lt;b&gt;<sup>a,b</sup>
-    """
-    found = re.fullmatch(r"(.*?)(<sup>[^<>]*</sup>)", str(text), re.DOTALL)
-    if found is None:
-        return markdown_escape(text)
-    return markdown_escape(found[1]) + found[2]
-
-
 def markdown_escape(text: object) -> str:
     r"""``text`` safe inside a Markdown table cell: no raw HTML (Markdown renders it),
     backslashes and pipes escaped, and a line break written ``<br>``, not a break of

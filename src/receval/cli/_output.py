@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Any, TextIO
 
 from ..report.json_values import dumps, plain_value
-from ..report.tables import flatten_counts
+from ..report.tables import flatten_counts, format_float
 from ._stdin import displayed
 
 __all__ = ["OutputFormat", "ResultTable", "render", "render_sections", "scalar"]
@@ -95,12 +95,12 @@ def _exact(value: Any) -> str:
 
 
 def _rounded(value: Any, digits: int) -> str:
-    """A value rounded to ``digits`` decimals; one of 1e16 or more in exponent form (its
-    fixed form would print digits past a float's precision: 1.25e299 as 300 digits)."""
+    """A value rounded to ``digits`` decimals, in exponent form from 1e16 on
+    (:func:`~receval.report.tables.format_float`)."""
     if _is_missing(value):
         return "nan"
     if isinstance(value, float):
-        return f"{value:.{digits}{'e' if abs(value) >= 1e16 else 'f'}}"
+        return format_float(value, digits)
     return str(value)
 
 

@@ -22,7 +22,7 @@ from .._validation import check_number, counted
 from ..exceptions import InvalidParameterError
 from .interactive import PLOTLY_CONFIG, has_plotly, plotly_js
 from .json_values import dumps, json_value, plain_value
-from .tables import counts_sentence
+from .tables import counts_sentence, format_float
 
 
 def receval_version() -> str:
@@ -133,7 +133,7 @@ def _cell(value: Any, digits: int) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:,.{digits}f}"
+        return "nan" if math.isnan(value) else format_float(value, digits, thousands=True)
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
@@ -264,6 +264,7 @@ class HTMLReport:
         self._toc: list[tuple[str, str]] = []  # (id, heading)
         self._sections: list[dict[str, Any]] = [{"heading": None, "tables": []}]
         self._n_plots = 0
+        self._ids: set[str] = set()  # the ids of the headings and figures: each once
         #: The notes added with ``add_text(..., note=True)``.
         self.notes: list[str] = []
         self.description = None if not description else str(description)
@@ -314,14 +315,16 @@ class HTMLReport:
             self._parts.append(("heading", f"<h{level}>{html.escape(text)}</h{level}>"))
             return
         slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
-        ids = {i for i, _ in self._toc}
-        anchor, n = slug, 1
-        while anchor in ids:
-            n += 1
-            anchor = f"{slug}-{n}"
+        anchor = self._unique_id(slug, (f"{slug}-{n}" for n in itertools.count(2)))
         self._toc.append((anchor, text))
         self._sections.append({"heading": text, "tables": []})
         self._parts.append(("heading", f'<h2 id="{anchor}">{html.escape(text)}</h2>'))
+
+    def _unique_id(self, first: str, others: Iterable[str]) -> str:
+        """The first of ``first`` and ``others`` that no heading or figure has, now taken."""
+        anchor = next(a for a in itertools.chain([first], others) if a not in self._ids)
+        self._ids.add(anchor)
+        return anchor
 
     def add_text(self, text: str, *, note: bool = False) -> None:
         """Add a paragraph of plain text (escaped; no markup).
@@ -388,6 +391,11 @@ class HTMLReport:
             c: ' class="num"' if all(_is_number(row.get(c)) for row in rows) else ""
             for c in columns
         }
+        if not rows or not columns:  # an empty <table> shows nothing at all
+            what = "no rows" if not rows else "no columns"
+            said = f"{caption}: {what}." if caption else f"{what.capitalize()}."
+            self._parts.append(("table", f'<p class="more">{html.escape(str(said))}</p>'))
+            return
         out = ["<table>"]
         if caption:
             out.append(f"<caption>{html.escape(str(caption))}</caption>")
@@ -440,8 +448,9 @@ class HTMLReport:
         for row, record in zip(rows, full, strict=True):
             if record.get("counts") is not None:
                 sentence = counts_sentence(record["counts"], row, self.digits)
-                if sentence:
-                    self.add_text(f"{next(iter(row.values()))}: {sentence}.")
+                if sentence:  # named by the row's first cell, where it has one
+                    name = f"{next(iter(row.values()))}: " if row else ""
+                    self.add_text(f"{name}{sentence}.")
 
     def add_figure(
         self, figure: Any, *, caption: str | None = None, dpi: int = 100, close: bool = True
@@ -505,7 +514,8 @@ class HTMLReport:
                 f"dict with a 'data' list. Got {type(figure).__name__} instead."
             )
         self._n_plots += 1
-        anchor = f"figure-{self._n_plots}"
+        n = self._n_plots
+        anchor = self._unique_id(f"figure-{n}", (f"figure-{n}-{k}" for k in itertools.count(2)))
         payload = {
             "data": json_value(spec["data"]),
             "layout": json_value(spec.get("layout", {})),

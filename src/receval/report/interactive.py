@@ -138,6 +138,11 @@ def _text(value: object) -> str:
     return html.escape(str(value), quote=False)
 
 
+#: The trace's name in a hover template, read from the trace (``fullData.name``): a
+#: name is never part of a template, where ``%{y}`` in it would show a number.
+_NAME = "<b>%{fullData.name}</b>"
+
+
 def roc_figure(
     y_true: ArrayLike,
     scores: Mapping[str, ArrayLike],
@@ -168,7 +173,7 @@ def roc_figure(
             "type": "scatter", "mode": "lines", "name": f"{label} (AUC = {auc:.4f})",
             "x": _floats(fpr[keep]), "y": _floats(tpr[keep]),
             "customdata": _floats(thresholds[keep]), "line": {"color": _colour(i)},
-            "hovertemplate": f"<b>{label}</b><br>FPR %{{x:.4f}}<br>TPR %{{y:.4f}}"
+            "hovertemplate": f"{_NAME}<br>FPR %{{x:.4f}}<br>TPR %{{y:.4f}}"
             "<br>threshold %{customdata:.4g}<extra></extra>",
         })  # fmt: skip
     data.append(_diagonal(0.0, 1.0, "chance"))
@@ -216,14 +221,14 @@ def precision_recall_figure(
             "type": "scatter", "mode": "lines", "line": {"shape": "hv", "color": _colour(i)},
             "name": f"{label} (AP = {ap:.4f}, BEP = {bep:.4f})", "legendgroup": label,
             "x": _floats(recall[keep][::-1]), "y": _floats(precision[keep][::-1]),
-            "hovertemplate": f"<b>{label}</b><br>recall %{{x:.4f}}<br>precision %{{y:.4f}}"
+            "hovertemplate": f"{_NAME}<br>recall %{{x:.4f}}<br>precision %{{y:.4f}}"
             "<extra></extra>",
         })  # fmt: skip
         data.append({
             "type": "scatter", "mode": "markers", "x": _floats([bep]), "y": _floats([bep]),
             "name": f"{label}: break-even point", "legendgroup": label, "showlegend": False,
             "marker": {"color": _colour(i), "size": 9},
-            "hovertemplate": f"<b>{label}</b><br>break-even point %{{x:.4f}}<extra></extra>",
+            "hovertemplate": f"{_NAME} %{{x:.4f}}<extra></extra>",
         })  # fmt: skip
     data.append({
         "type": "scatter", "mode": "lines", "x": [0.0, 1.0], "y": _floats([prevalence] * 2),
@@ -296,7 +301,7 @@ def calibration_figure(
             "legendgroup": label, "x": _floats(prob_pred), "y": _floats(prob_true),
             "marker": {"symbol": "square", "size": 7, "color": _colour(i)},
             "line": {"color": _colour(i)}, "xaxis": "x", "yaxis": "y",
-            "hovertemplate": f"<b>{label}</b><br>mean prediction %{{x:.4f}}"
+            "hovertemplate": f"{_NAME}<br>mean prediction %{{x:.4f}}"
             "<br>observed rate %{y:.4f}<extra></extra>",
         })  # fmt: skip
         counts, _ = np.histogram(np.clip(p, low, high), bins=edges, weights=weights)
@@ -304,8 +309,8 @@ def calibration_figure(
             "type": "bar", "name": f"{label}: samples", "legendgroup": label, "showlegend": False,
             "x": _floats(centres), "y": _floats(counts), "width": float(edges[1] - edges[0]),
             "marker": {"color": _colour(i)}, "opacity": 0.55, "xaxis": "x", "yaxis": "y2",
-            "hovertemplate": f"<b>{label}</b><br>predictions %{{x:.4f}} ± "
-            f"{(edges[1] - edges[0]) / 2:.4f}<br>samples %{{y}}<extra></extra>",
+            "hovertemplate": f"{_NAME} %{{y}}<br>predictions %{{x:.4f}} ± "
+            f"{(edges[1] - edges[0]) / 2:.4f}<extra></extra>",
         })  # fmt: skip
     top = max([high, *rates])
     bottom = min([low, *rates])
@@ -363,8 +368,7 @@ def metric_at_k_figure(
                 "legendgroup": run_label, "x": cutoffs,
                 "y": _floats([report.mean[strings[m, k]] for k in cutoffs]),
                 "line": {"color": _colour(i), "dash": _DASHES[j % len(_DASHES)]},
-                "hovertemplate": f"<b>{run_label}</b><br>{metric_label}@%{{x}} = %{{y:.4f}}"
-                "<extra></extra>",
+                "hovertemplate": f"{_NAME}@%{{x}} = %{{y:.4f}}<extra></extra>",
             })  # fmt: skip
     layout = _layout("k", "mean metric@k", hovermode="x unified", yaxis={"rangemode": "tozero"})
     return {"data": data, "layout": layout}
@@ -464,8 +468,7 @@ def long_tail_figure(curves: Mapping[str, Any]) -> dict[str, Any]:
         data.append({
             "type": "scatter", "mode": "lines", "name": label, "x": _floats(x[keep]),
             "y": _floats(ys[keep]), "line": {"color": colour},
-            "hovertemplate": f"<b>{label}</b><br>top %{{x:.1%}} of items: %{{y:.1%}}"
-            "<extra></extra>",
+            "hovertemplate": f"{_NAME}<br>top %{{x:.1%}} of items: %{{y:.1%}}<extra></extra>",
         })  # fmt: skip
     head = float(curves["head"])
     data.append({

@@ -54,7 +54,9 @@ REPORT_AT_K_METRICS = ("ndcg", "recall")
 REPORT_COHORTS = 15
 
 
-def comparison_section(doc: HTMLReport, comparison: ComparisonReport, *, digits: int = 4) -> None:
+def comparison_section(
+    doc: HTMLReport, comparison: ComparisonReport, *, digits: int | None = None
+) -> None:
     """Add every comparison of a :class:`~receval.ComparisonReport` as a table.
 
     A paragraph says how the models were tested (the interval, the test,
@@ -70,14 +72,14 @@ def comparison_section(doc: HTMLReport, comparison: ComparisonReport, *, digits:
         The report to add to.
     comparison : ComparisonReport
         The result of :func:`receval.compare` or :func:`receval.compare_predictions`.
-    digits : int, default=4
-        Decimals of the differences and intervals.
+    digits : int, default=None
+        Decimals of the differences and intervals; the report's ``digits`` when None.
 
     See Also
     --------
     ranking_section, ctr_section : Call it when they compare several models.
     """
-    header, rows = comparison.detail_rows(digits)
+    header, rows = comparison.detail_rows(doc.digits if digits is None else digits)
     doc.add_text(
         "Paired comparisons over users: difference of the means, effect size (Cohen's d_z), "
         f"{comparison.confidence:.0%} bootstrap interval ({comparison.interval}), p-value and "

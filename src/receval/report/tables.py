@@ -29,19 +29,29 @@ def latex_escape(text: object) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in str(text))
 
 
+#: What Markdown reads as inline syntax in a cell (emphasis, code, links and images,
+#: strikethrough) or as a cell's end; ``_`` only where it can open or close emphasis:
+#: not between two letters or digits (``model_a`` stays as it is).
+_MARKDOWN_SYNTAX = re.compile(r"[|*`\[\]~]|(?<![^\W_])_|_(?![^\W_])")
+
+
 def markdown_escape(text: object) -> str:
     r"""``text`` safe inside a Markdown table cell: no raw HTML (Markdown renders it),
-    backslashes and pipes escaped, and a line break written ``<br>``, not a break of
-    the row.
+    no inline syntax (``*``, ``_``, a backtick, ``[``, ``]``, ``~`` and ``|`` written
+    with a backslash, and backslashes doubled), and a line break written ``<br>``, not
+    a break of the row.
 
     Examples
     --------
     >>> print(markdown_escape("a|b\\c <i>\r\nd"))
     a\|b\\c &lt;i&gt;<br>d
+    >>> print(markdown_escape("__init__ *x* ![i](u) model_a"))
+    \_\_init\_\_ \*x\* !\[i\](u) model_a
     """
     import html  # here: the CLI's start-up does not need it
 
-    text = html.escape(str(text), quote=False).replace("\\", "\\\\").replace("|", "\\|")
+    text = html.escape(str(text), quote=False).replace("\\", "\\\\")
+    text = _MARKDOWN_SYNTAX.sub(lambda found: "\\" + found[0], text)
     return re.sub(r"\r\n?|\n", "<br>", text)
 
 
@@ -120,8 +130,27 @@ def _count_phrase(key: str, value: object, shown: object, digits: int) -> str:
     if isinstance(value, float):
         if shown is not None and (value == shown or (math.isnan(value) and shown != shown)):
             return ""
-        return f"{_words(key)} {value:,.{digits}f}"
+        return f"{_words(key)} {format_float(value, digits, thousands=True)}"
     return f"{_words(key)} {value}"
+
+
+#: From this magnitude on, a number is written in exponent form: its fixed form would
+#: print digits past a float's precision (1.25e299 as 300 digits).
+EXPONENT_FROM = 1e16
+
+
+def format_float(value: float, digits: int, *, thousands: bool = False) -> str:
+    """A float rounded to ``digits`` decimals, in exponent form from 1e16 on
+    (:data:`EXPONENT_FROM`); ``thousands``: with thousands separated by commas.
+
+    Examples
+    --------
+    >>> from receval.report.tables import format_float
+    >>> format_float(1234.5678, 2, thousands=True), format_float(-1.25e299, 3)
+    ('1,234.57', '-1.250e+299')
+    """
+    form = "e" if abs(value) >= EXPONENT_FROM else "f"
+    return f"{value:{',' if thousands else ''}.{digits}{form}}"
 
 
 def format_p_value(p: float) -> str:

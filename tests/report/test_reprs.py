@@ -107,12 +107,26 @@ def test_counts_sentence_says_each_rule_of_a_metric():
     report = evaluate(qrels, {"u1": {"a": 0.9}}, ["mrr"], missing_users="skip")
     (record,) = ranking_records({"x": report})
     sentence = counts_sentence(record["counts"], record)
-    # one user is one user ("1 users" before); the rules keep their names
-    by_rule = "1 user skipped by empty users (mrr), 1 user skipped by missing users (mrr)"
-    assert by_rule in sentence
-    assert "3 users, 2 users missing, 2 users skipped (mrr)" in sentence
-    assert "1 user empty (mrr), 1 run item" in sentence
-    assert "{" not in sentence
+    # one user is one user ("1 users" before); the rules keep their names, each group
+    # of users said once: the empty user was also said as "1 user empty (mrr)"
+    assert sentence == (
+        "3 users, 2 users missing, 2 users skipped: 1 empty user and 1 missing user (mrr), "
+        "1 run item"
+    )
+
+
+def test_counts_sentence_says_the_skipped_users_once_for_the_metrics_alike():
+    from receval import evaluate
+    from receval.report import ranking_records
+    from receval.report.tables import counts_sentence
+
+    # "5 users skipped (mrr), 5 users skipped by empty users (mrr), 5 users empty (mrr)"
+    # read as 15 users, and again for each metric
+    qrels = {f"u{i}": {"a": int(i < 2)} for i in range(7)}
+    report = evaluate(qrels, {u: {"a": 1.0} for u in qrels}, ["mrr", "ndcg@3"])
+    (record,) = ranking_records({"x": report})
+    sentence = counts_sentence(record["counts"], record)
+    assert sentence == "7 users, 5 users skipped: 5 empty users (mrr, ndcg@3), 1 run item"
 
 
 def test_report_reprs_show_metric_values_whole() -> None:

@@ -82,12 +82,16 @@ def _words(key: str, n: object = None) -> str:
 def counts_sentence(
     counts: dict[str, object], values: dict[str, object] | None = None, digits: int = 4
 ) -> str:
-    """The non-zero counts of a result as one sentence, thousands separated.
+    """The non-zero counts of a result as one sentence, thousands separated, each group
+    of users said once.
 
     A count nested under a metric (``{"n_users_skipped": {"mrr": 3}}``) names the
-    metric after it; counts nested under a metric's name (``{"gauc": {"n_groups":
-    3}}``) follow the name. A non-integer number (``mean_ties_average``) is shown only
-    where it differs from the metric's value in ``values``.
+    metric after it, and the metrics with the same count are named together; counts
+    nested under a metric's name (``{"gauc": {"n_groups": 3}}``) follow the name. A
+    count's breakdown by rule (``n_users_skipped_by``) is said with it, and a count
+    of users that a rule of it already names (``n_users_empty``, the users skipped as
+    ``empty_users``) is not said again. A non-integer number (``mean_ties_average``)
+    is shown only where it differs from the metric's value in ``values``.
 
     Examples
     --------
@@ -97,29 +101,65 @@ def counts_sentence(
     '20,381 users, 2 users skipped (ndcg@10)'
     >>> counts_sentence({"gauc": {"n_groups": 1200, "n_groups_skipped": 0}})
     'gauc: 1,200 groups'
+    >>> counts_sentence({"n_users_skipped": {"mrr": 3, "map": 3},
+    ...                  "n_users_skipped_by": {"mrr": {"empty_users": 2, "zero_users": 1},
+    ...                                         "map": {"empty_users": 2, "zero_users": 1}},
+    ...                  "n_users_empty": {"mrr": 2, "map": 2}})
+    '3 users skipped: 2 empty users and 1 zero user (mrr, map)'
     >>> counts_sentence({"n_users_skipped_by": {"mrr": {"empty_users": 2, "zero_users": 0}}})
     '2 users skipped by empty users (mrr)'
     """
     known = values or {}
     parts: list[str] = []
     for key, value in counts.items():
-        if isinstance(value, dict):
-            if all(str(k).startswith("n_") for k in value):
-                inner = counts_sentence(value, None, digits)
-                parts += [f"{key}: {inner}"] if inner else []
-                continue
-            for metric, v in value.items():
-                # a metric's counts by reason (n_users_skipped_by): one phrase each
-                phrases = (
-                    [_count_phrase(f"{key}_{k}", n, None, digits) for k, n in v.items()]
-                    if isinstance(v, dict)
-                    else [_count_phrase(key, v, known.get(metric), digits)]
-                )
-                parts += [f"{phrase} ({metric})" for phrase in phrases if phrase]
-        else:
+        if not isinstance(value, dict):
             phrase = _count_phrase(key, value, None, digits)
             parts += [phrase] if phrase else []
+            continue
+        if all(str(k).startswith("n_") for k in value):
+            inner = counts_sentence(value, None, digits)
+            parts += [f"{key}: {inner}"] if inner else []
+            continue
+        if key.endswith("_by") and isinstance(counts.get(key.removesuffix("_by")), dict):
+            continue  # said with the count it breaks down
+        metrics: dict[str, list[str]] = {}  # each phrase, with the metrics it is said of
+        for metric, v in value.items():
+            # a metric's counts by rule with no total beside them: one phrase each
+            phrases = (
+                [_count_phrase(f"{key}_{k}", n, None, digits) for k, n in v.items()]
+                if isinstance(v, dict)
+                else [_count_phrase(key, v, known.get(metric), digits)]
+            )
+            if not isinstance(v, dict) and phrases[0]:
+                if _named_by_a_rule(counts, key, metric, v):
+                    continue
+                phrases[0] += _rules(counts.get(f"{key}_by"), metric)
+            for phrase in phrases:
+                if phrase:
+                    metrics.setdefault(phrase, []).append(str(metric))
+        parts += [f"{phrase} ({', '.join(names)})" for phrase, names in metrics.items()]
     return ", ".join(parts)
+
+
+def _rules(by: object, metric: str) -> str:
+    """The rules that left out a metric's count (``n_users_skipped_by``), as words:
+    ``": 2 empty users and 1 zero user"``, or ``""`` where none is known."""
+    rules = by.get(metric) if isinstance(by, dict) else None
+    if not isinstance(rules, dict):
+        return ""
+    said = [f"{n:,} {_words(k, n)}" for k, n in rules.items() if isinstance(n, int) and n]
+    return ": " + " and ".join(said) if said else ""
+
+
+def _named_by_a_rule(counts: dict[str, object], key: str, metric: str, n: object) -> bool:
+    """Whether ``n`` of ``key`` (``n_users_empty``) are the users a rule of the metric
+    left out, already said as such (``n_users_skipped_by``'s ``empty_users``)."""
+    found = re.fullmatch(r"n_([a-z]+?)_([a-z]+)", key)
+    if found is None or found[2] == "skipped":
+        return False
+    by = counts.get(f"n_{found[1]}_skipped_by")
+    rules = by.get(metric) if isinstance(by, dict) else None
+    return isinstance(rules, dict) and rules.get(f"{found[2]}_{found[1]}") == n
 
 
 def _count_phrase(key: str, value: object, shown: object, digits: int) -> str:

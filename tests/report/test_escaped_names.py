@@ -78,3 +78,16 @@ def test_a_segment_heading_is_escaped_in_each_format():
     assert section_heading(heading, OutputFormat.table) == (
         "segment <b>\n\\input{x}\\x1b[31m (3 users)\n"
     )
+
+
+def test_a_latex_row_cannot_start_with_an_optional_length_or_hold_a_blank_line():
+    import io
+
+    from receval.cli._output import OutputFormat, ResultTable, render
+
+    out = io.StringIO()
+    render(ResultTable(["run", "mrr"], [["[1cm]x", 0.5], ["a\n\nb", 0.25]]), OutputFormat.latex,
+           out=out)  # fmt: skip
+    rows = out.getvalue().splitlines()[4:6]
+    # "\\ [1cm]x" read "[1cm]" as the row's spacing; a blank line ended the tabular's cell
+    assert rows == ["{[}1cm{]}x & 0.5000 \\\\", "a  b & 0.2500 \\\\"]

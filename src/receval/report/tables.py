@@ -21,12 +21,23 @@ _LATEX = {
     "^": "\\textasciicircum{}",
     "<": "\\textless{}",
     ">": "\\textgreater{}",
+    # a cell starting with "[" after a row's "\\" would be read as its optional length
+    "[": "{[}",
+    "]": "{]}",
 }
 
 
 def latex_escape(text: object) -> str:
-    """``text`` with LaTeX's special characters escaped, one character at a time."""
-    return "".join(_LATEX.get(ch, ch) for ch in str(text))
+    r"""``text`` with LaTeX's special characters escaped, one character at a time, and
+    each line break a space (a blank line would end a paragraph inside a table).
+
+    Examples
+    --------
+    >>> print(latex_escape("[1cm] 50% a_b\n\nc"))
+    {[}1cm{]} 50\% a\_b  c
+    """
+    text = re.sub(r"\r\n?|\n", " ", str(text))
+    return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
 #: What Markdown reads as inline syntax in a cell (emphasis, code, links and images,

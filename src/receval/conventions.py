@@ -293,6 +293,11 @@ PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
         # and a group scores 1 where its ideal DCG is 0 (no positive label)
         "ndcg": {"rel_threshold": relevant_above(0.0)},
     },
+    "lightgbm": {
+        # map@k counts a label above 0.5 as relevant (map_metric.hpp: label > 0.5f, the
+        # label a float32): the float64 grades that round to a float32 above 0.5
+        "map": {"rel_threshold": relevant_above(0.5 + 2.0**-25)},
+    },
     "catboost": {
         # NDCG and DCG take no border: every positive target is a gain (a probability
         # too); NDCG of a group whose ideal DCG is 0, and RecallAt of a group without a

@@ -50,10 +50,11 @@ def test_lightgbm_profile_matches_lightgbm(seed):
         assert report.mean[metric] == pytest.approx(expected[label], abs=1e-12), label
 
 
-def _lightgbm_ndcg(grades: list, label_gain: list | None) -> float:
-    """LightGBM's ndcg@2 of one query whose documents are scored in order (it raises
-    for a grade its label_gain has no gain for)."""
-    params = {"objective": "regression", "metric": "ndcg", "eval_at": [2],
+def _lightgbm(grades: list, metric: str = "ndcg", label_gain: list | None = None,
+              eval_at: int = 2) -> float:
+    """LightGBM's ``metric`` at ``eval_at`` of one query whose documents are scored in
+    order (it raises for a grade its label_gain has no gain for)."""
+    params = {"objective": "regression", "metric": metric, "eval_at": [eval_at],
               "learning_rate": 1e-12, "min_data_in_leaf": len(grades) + 1,
               "verbose": -1, "num_threads": 1}  # fmt: skip
     if label_gain is not None:
@@ -65,7 +66,23 @@ def _lightgbm_ndcg(grades: list, label_gain: list | None) -> float:
     result: dict = {}
     lightgbm.train(params, train, num_boost_round=1, valid_sets=[train], valid_names=["e"],
                    callbacks=[lightgbm.record_evaluation(result)])  # fmt: skip
-    return float(result["e"]["ndcg@2"][-1])
+    return float(result["e"][f"{metric}@{eval_at}"][-1])
+
+
+def _in_order(grades: list) -> tuple[dict, dict]:
+    """One query's qrels and a run that scores its documents in order, as ``_lightgbm``."""
+    names = [f"d{i}" for i in range(len(grades))]
+    run = dict(zip(names, np.linspace(1.0, 0.0, len(grades)).tolist(), strict=True))
+    return {"q": dict(zip(names, grades, strict=True))}, {"q": run}
+
+
+@pytest.mark.parametrize("first", [0.75, 0.5 + 2**-26, 0.5 + 2**-25, 0.5 + 2**-24, 0.5, 2.0])
+@pytest.mark.parametrize("k", [1, 3])
+def test_the_lightgbm_profile_map_counts_a_label_above_half_relevant(first, k):
+    # map_metric.hpp: label > 0.5f, the label a float32 (0.5 + 2**-25 rounds to 0.5)
+    qrels, run = _in_order([first, 0, 1])
+    value = evaluate(qrels, run, [f"map@{k}"], profile="lightgbm").mean[f"map@{k}"]
+    assert value == pytest.approx(_lightgbm([first, 0, 1], "map", eval_at=k), abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -79,9 +96,9 @@ def test_the_lightgbm_profile_refuses_the_grades_lightgbm_refuses(metric, label_
         qrels = {"q": dict(zip("abc", grades, strict=True))}
         if not refused:
             value = evaluate(qrels, run, [metric], profile="lightgbm").mean[metric]
-            assert value == pytest.approx(_lightgbm_ndcg(grades, label_gain), abs=1e-12)
+            assert value == pytest.approx(_lightgbm(grades, label_gain=label_gain), abs=1e-12)
             continue
         with pytest.raises(lightgbm.basic.LightGBMError):
-            _lightgbm_ndcg(grades, label_gain)
+            _lightgbm(grades, label_gain=label_gain)
         with pytest.raises(InputValidationError, match="which LightGBM refuses"):
             evaluate(qrels, run, [metric], profile="lightgbm")

@@ -14,7 +14,7 @@ import lightgbm
 import numpy as np
 import pytest
 
-from receval import InputValidationError, evaluate
+from receval import InputValidationError, InvalidParameterError, evaluate
 
 from .record_gbdt import LABEL_GAIN, lightgbm_values, make_case
 
@@ -102,3 +102,37 @@ def test_the_lightgbm_profile_refuses_the_grades_lightgbm_refuses(metric, label_
             _lightgbm(grades, label_gain=label_gain)
         with pytest.raises(InputValidationError, match="which LightGBM refuses"):
             evaluate(qrels, run, [metric], profile="lightgbm")
+
+
+def _table(label_gain: list) -> str:
+    """LightGBM's ``label_gain`` as the metric string's gains table."""
+    return ";".join(f"{grade}:{gain:g}" for grade, gain in enumerate(label_gain))
+
+
+@pytest.mark.parametrize(
+    ("grades", "label_gain"),
+    [
+        ([1, 0], [0.0, 0.0, 3.0]),  # ideal DCG 0 though grade 1 is judged: LightGBM's 1
+        ([0, 1, 2], [0.0, 0.0, 3.0]),
+        ([1, 1, 0], [0.0, 0.0, 0.0]),
+        ([0, 2, 1, 0], [0.5, 1.0, 2.0]),  # a gain for label 0 (LightGBM's label_gain[0])
+        ([0, 0], [0.5, 1.0]),
+        ([1, 0, 3, 2], [0.0, 1.0, 1.0, 4.0]),
+    ],
+)
+def test_the_lightgbm_profile_ndcg_of_a_label_gain_matches_lightgbm(grades, label_gain):
+    qrels, run = _in_order(grades)
+    metric = f"ndcg(gains={_table(label_gain)})@2"
+    value = evaluate(qrels, run, [metric], profile="lightgbm").mean[metric]
+    assert value == pytest.approx(_lightgbm(grades, label_gain=label_gain), abs=1e-12)
+
+
+@pytest.mark.parametrize("label_gain", [[0.0, 3.0, 1.0], [1.0, 0.0, 2.0], [-1.0, 0.0, 1.0]])
+def test_the_lightgbm_profile_refuses_a_label_gain_that_falls_with_the_label(label_gain):
+    # LightGBM ranks the ideal DCG by label, not by gain: 3.0 for [0, 3, 1] and grades
+    # [1, 2] ranked in that order
+    assert _lightgbm([1, 2], label_gain=[0.0, 3.0, 1.0], eval_at=1) == 3.0
+    qrels, run = _in_order([1, 2])
+    metric = f"ndcg(gains={_table(label_gain)})@1"
+    with pytest.raises(InvalidParameterError, match="ranks its ideal DCG by grade"):
+        evaluate(qrels, run, [metric], profile="lightgbm")

@@ -164,6 +164,8 @@ def prepare_metrics(
         )
         overrides: dict[str, Any] = dict(spec.params)
         conv = replace(base, **overrides).validated(func) if overrides else base  # checked
+        if "rel_threshold" not in overrides and conventions.get("rel_threshold") is None:
+            conv = _peer_table(text, spec, conv, profile, func)
         if conv.ties == "average" and spec.k is not None and spec.info.kind in _AVERAGED:
             # computed as the expectation over tie orders (list_values reads it here)
             spec = replace(
@@ -197,6 +199,43 @@ def prepare_metrics(
         )
     _check_history(specs, listwise, popularity, item_categories)
     return metrics, specs, convs, listwise
+
+
+def _peer_table(
+    text: str, spec: MetricSpec, conv: Conventions, profile: str | None, func: str
+) -> Conventions:
+    """Under a profile whose peer's NDCG gains by a table of its own (LightGBM's
+    ``label_gain``, written ``ndcg(gains=...)``): the conventions with which receval's
+    NDCG of that table is the peer's. The peer ranks its ideal DCG by grade, not by gain,
+    and scores 1 a user whose ideal DCG is 0: a table whose gains do not rise with the
+    grade from 0 on is refused (the peer's values there are not reproduced), and a grade
+    is relevant from the first whose gain is above 0, so that a user without one (ideal
+    DCG 0) is empty (the profile's ``empty_users="one"``). A ``rel_threshold`` given
+    (keyword or metric string) is kept; grades not in the table gain as the table's
+    kernel gains them (the grade itself from the threshold on)."""
+    peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
+    table: Any = dict(spec.args).get("gains")
+    if peer is None or not peer.tabled or spec.name != "ndcg" or table is None:
+        return conv
+    given = dict(table)
+    above = _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
+    last = int(max(given, default=0))
+    gains = [float(given.get(g, g if g >= above else 0.0)) for g in range(last + 1)]
+    for grade in range(last + 1):
+        lower = gains[grade - 1] if grade else 0.0
+        if gains[grade] < lower:
+            by = f"grade {grade - 1}'s gain {lower:g}" if grade else "0"
+            raise InvalidParameterError(
+                f"{func}: metric {text!r} with profile={profile!r} takes a gains table "
+                f"({peer.peer}'s label_gain) whose gains rise with the grade from 0 on. Got "
+                f"gain {gains[grade]:g} for grade {grade}, below {by}: {peer.peer} ranks its "
+                f"ideal DCG by grade, not by gain (its NDCG can exceed 1 there, and a query "
+                f"whose ideal DCG is not above 0 scores 1), which receval does not "
+                f"reproduce; give each grade a gain at least that of the grade below it "
+                f"(relabel the grades in the order of their gains), or use another profile."
+            )
+    first = next((g for g, gain in enumerate(gains) if gain > 0), last + 1)
+    return replace(conv, rel_threshold=first).validated(func)
 
 
 def _check_keywords(

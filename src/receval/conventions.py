@@ -38,7 +38,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "missing_users": ("zero", "skip", "error", "complete"),
     "empty_users": ("skip", "zero", "one", "error"),
     "ideal": ("judged", "candidates"),
-    "gain_grades": ("relevant", "positive"),
+    "gain_grades": ("relevant", "positive", "all"),
     "zero_users": ("keep", "skip"),
     "hit_scores": ("any", "positive"),
     "grades": ("trec", "raw"),
@@ -156,8 +156,8 @@ PROFILES: dict[str, Conventions] = {
         missing_users="skip", empty_users="zero", gain_grades="positive", recall_rounding="trec9"
     ),
     # scikit-learn ndcg_score / dcg_score: tied scores averaged, the ideal ranking
-    # of the candidates themselves, every positive grade (0.5 too) its linear gain,
-    # every row evaluated
+    # of the candidates themselves, every positive grade (0.5 too) its linear gain
+    # (every grade in dcg_score, see PROFILE_METRICS), every row evaluated
     "sklearn": Conventions(
         ties="average", empty_users="zero", ideal="candidates", gain_grades="positive"
     ),
@@ -249,6 +249,11 @@ PROFILES: dict[str, Conventions] = {
 #: for the strings that set that convention, each with ``@k`` for the metric with a
 #: cut-off only or ``@all`` for the metric of the whole list only.
 PROFILE_METRICS: dict[str, dict[str, dict[str, Any]]] = {
+    "sklearn": {
+        # dcg_score gains every grade as it is, a negative one too (ndcg_score refuses
+        # a negative grade: PROFILE_REFUSED)
+        "dcg": {"gain_grades": "all"},
+    },
     "ranx": {
         # rbp.p sums the grades themselves (graded RBP), bpref judges a negative grade
         # non-relevant: its hit and unjudged lists read the qrels as they are

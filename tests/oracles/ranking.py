@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import struct
+import sys
 from collections.abc import Mapping
 
 
@@ -58,8 +59,12 @@ def one(
 ) -> float:
     """Value of metric ``name`` for one user whose ranked list is ``items``."""
     thr = conv["rel_threshold"]
-    # grades that earn a gain: the relevant ones, or every grade above 0 (trec_eval ndcg)
-    gthr = math.nextafter(0.0, 1.0) if conv.get("gain_grades") == "positive" else thr
+    # grades that earn a gain: the relevant ones, every grade above 0 (trec_eval ndcg),
+    # or every judged grade, a negative one too (sklearn's dcg_score; an unjudged
+    # candidate, at -inf, none)
+    gthr = {"positive": math.nextafter(0.0, 1.0), "all": -sys.float_info.max}.get(
+        conv.get("gain_grades", "relevant"), thr
+    )
     relevant = {i for i, g in judged.items() if g >= thr}
     n_rel = len(relevant)
     if conv.get("hit_scores") == "positive" and name not in ("cg", "dcg", "idcg", "ndcg"):
@@ -175,7 +180,7 @@ def evaluate(qrels: Mapping, run: Mapping, name: str, k: int | None, conv: dict)
             hits = evaluate(qrels, run, "success", k, {**conv, "zero_users": "keep"})[1]
         else:
             hits = per_user
-        counted = {u for u, x in hits.items() if x is not None and x > 0}
+        counted = {u for u, x in hits.items() if x is not None and x != 0}
         nobody = not counted
         per_user = {u: (x if u in counted and x != 0 else None) for u, x in per_user.items()}
     kept = [x for x in per_user.values() if x is not None]

@@ -50,8 +50,9 @@ def test_lightgbm_profile_matches_lightgbm(seed):
         assert report.mean[metric] == pytest.approx(expected[label], abs=1e-12), label
 
 
-def _lightgbm(grades: list, metric: str = "ndcg", label_gain: list | None = None,
-              eval_at: int = 2) -> float:
+def _lightgbm(
+    grades: list, metric: str = "ndcg", label_gain: list | None = None, eval_at: int = 2
+) -> float:
     """LightGBM's ``metric`` at ``eval_at`` of one query whose documents are scored in
     order (it raises for a grade its label_gain has no gain for)."""
     params = {"objective": "regression", "metric": metric, "eval_at": [eval_at],

@@ -133,6 +133,26 @@ def test_ndcg_equals_sklearn(seed, k, grades):
     assert report.mean[dcg] == pytest.approx(dcg_score(y_true, y_score, k=k), abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_dcg_of_negative_grades_equals_sklearn(seed, k):
+    # dcg_score gains every grade as it is, a negative one too (users of negative
+    # grades only among them)
+    rng = np.random.default_rng(seed)
+    y_true = rng.choice([-2, -1, -0.5, 0, 1, 2], (12, 6))
+    y_score = rng.choice([0.1, 0.4, 0.4, 0.9], (12, 6))
+    qrels = {u: {i: float(g) for i, g in enumerate(row)} for u, row in enumerate(y_true)}
+    run = {u: {i: float(x) for i, x in enumerate(row)} for u, row in enumerate(y_score)}
+    metric = "dcg" if k is None else f"dcg@{k}"
+    report = evaluate(qrels, run, [metric], profile="sklearn")
+    assert report.mean[metric] == pytest.approx(dcg_score(y_true, y_score, k=k), abs=1e-12)
+    assert dcg_score([[-1, 0, 2]], [[0.3, 0.2, 0.1]]) == 0.0
+    one = evaluate(
+        {0: {0: -1, 1: 0, 2: 2}}, {0: {0: 0.3, 1: 0.2, 2: 0.1}}, ["dcg"], profile="sklearn"
+    )
+    assert one.mean["dcg"] == 0.0
+
+
 def test_trec_ties_are_single_precision_like_trec_eval():
     # 0.5 and 0.5 + 1e-12 differ in float64 but not in float32: trec_eval ties them and
     # orders by document id descending (d2 before d1)

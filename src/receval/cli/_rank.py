@@ -114,7 +114,7 @@ def rank(
         str | None,
         convention(
             "Grades that earn a gain in DCG/NDCG (positive: every grade above 0, as "
-            "trec_eval's ndcg)."
+            "trec_eval's ndcg; all: every judged grade, a negative one too)."
         ),
     ] = None,
     zero_users: Annotated[

@@ -191,9 +191,11 @@ def evaluate(
         scored 1, or an error naming them.
     ideal : {"judged", "candidates"}, default=None
         What the ideal DCG ranks (default "judged": all judged items).
-    gain_grades : {"relevant", "positive"}, default=None
+    gain_grades : {"relevant", "positive", "all"}, default=None
         Which grades earn a gain in CG/DCG/NDCG (default "relevant": grades >=
-        ``rel_threshold``; "positive": every grade above 0, as trec_eval's ndcg).
+        ``rel_threshold``; "positive": every grade above 0, as trec_eval's ndcg;
+        "all": every judged grade, a negative one too, as scikit-learn's
+        ``dcg_score``).
     zero_users : {"keep", "skip"}, default=None
         "skip" leaves users whose value is 0 out of the mean (default "keep"),
         as Microsoft Recommenders' ``r_precision_at_k``: 0.0 when no user has a

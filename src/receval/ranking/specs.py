@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -33,8 +34,14 @@ __all__ = [
     "tie_checked",
 ]
 
-# gain_grades="positive": every grade above 0 earns its gain (a probability too)
-_POSITIVE_GRADES = relevant_above(0.0)
+# the grade from which each gain_grades earns a gain: "positive", every grade above 0 (a
+# probability too); "all", every judged grade, a negative one too (an unjudged item's
+# grade, -inf in the kernel, earns none); "relevant", rel_threshold (None here)
+_GAINS_FROM: dict[str, float | None] = {
+    "positive": relevant_above(0.0),
+    "all": -sys.float_info.max,
+    "relevant": None,
+}
 # grades="raw": the kernel's variant of bpref (P0 = 1) and rbp (P1 = 2), after the
 # metric's own parameters (none for bpref, p for rbp)
 _RAW_GRADES = {codes.BPREF: 1.0, codes.RBP: 2.0}
@@ -218,7 +225,7 @@ def _peer_table(
     if peer is None or not peer.tabled or spec.name != "ndcg" or table is None:
         return conv
     given = dict(table)
-    above = _POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold
+    above = _gains_from(conv)
     last = int(max(given, default=0))
     gains = [float(given.get(g, g if g >= above else 0.0)) for g in range(last + 1)]
     for grade in range(last + 1):
@@ -290,6 +297,13 @@ def _check_history(
         )
 
 
+def _gains_from(conv: Conventions) -> float:
+    """The least grade that earns a gain in the DCG family under ``conv``
+    (``gain_grades``)."""
+    above = _GAINS_FROM[conv.gain_grades]
+    return conv.rel_threshold if above is None else above
+
+
 def kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
     """The ranking kernel's spec of one metric (a ``receval._core.RankingSpec``)."""
     kind = spec.info.kind
@@ -304,7 +318,7 @@ def kernel_spec(spec: MetricSpec, conv: Conventions) -> Any:
         kind,
         k=spec.k or 0,
         threshold=conv.rel_threshold,
-        gain_threshold=(_POSITIVE_GRADES if conv.gain_grades == "positive" else conv.rel_threshold),
+        gain_threshold=_gains_from(conv),
         params=params,
         gain="custom" if "gains" in dict(spec.args) else conv.gain,  # the table: in params
         ap_normalizer=conv.ap_normalizer,

@@ -101,6 +101,9 @@ _GAIN_SUMS = ("hit_scores",)
 _COUNTS = ("empty_users",)
 #: gains of RBP and of expected exposure: the grades, or 0/1 at the threshold
 _LINEAR_OR_BINARY = (("gain", ("linear", "binary")),)
+#: a ratio of gains or a share of the user's largest grade: gains from 0 up, none
+#: negative (gain_grades="all", every grade its own gain, is for the sums: cg, dcg, idcg)
+_NONNEGATIVE_GAINS = (("gain_grades", ("relevant", "positive")),)
 #: the list metrics take the top k in the run's own order, or average over tie orders
 LIST_TIES = ("input", "average")
 _TREC = "trec_eval 10.0"
@@ -204,6 +207,7 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "DCG / IDCG (0 when IDCG is 0)",
             params=(_GAINS,),
             conventions=_reads("discount", "gain", "gain_grades", "ideal", drop=_GAIN_SUMS),
+            choices=_NONNEGATIVE_GAINS,
             accepts_k=True,
         ),
         _trec("mrr", "1 / rank of the first relevant item in the top k", accepts_k=True),
@@ -458,7 +462,7 @@ RANKING_ROWS: tuple[MetricEntry, ...] = tuple(
             "ir_measures' RBP(rel=...); grades='raw': the grades themselves, as ranx)",
             params=(_P,),
             conventions=_reads("gain", "gain_grades", "grades"),
-            choices=_LINEAR_OR_BINARY,
+            choices=_LINEAR_OR_BINARY + _NONNEGATIVE_GAINS,
         ),
         _trec(
             "rbp_resid",

@@ -19,9 +19,11 @@ __all__ = [
     "PROFILES",
     "PROFILE_GRADES",
     "PROFILE_METRICS",
+    "PROFILE_REFUSED",
     "PROFILE_UNDEFINED",
     "Conventions",
     "PeerGrades",
+    "PeerRefusal",
     "relevant_above",
     "resolve_conventions",
     "undefined_value",
@@ -398,6 +400,62 @@ PROFILE_GRADES: dict[str, PeerGrades] = {
         "the grades to 0..{last}, or use another profile",
     ),
 }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PeerRefusal:
+    """Qrels grades that the peer of a profile refuses, or changes without a word, where
+    receval would compute with them as they are: under the profile, the metrics named
+    refuse them, saying what the peer does and how to get its values.
+
+    ``grades``: "fractions" (grades that are not integers) or "negative" (grades below
+    0); ``does``: what the peer does with them; ``fix``: what to do;
+    ``metrics``: the names of the metrics that refuse them (empty: every ranked metric,
+    the peer reading its qrels so).
+    """
+
+    grades: str
+    does: str
+    fix: str
+    metrics: tuple[str, ...] = ()
+
+
+_ROUND_FIX = "round the grades to integers, or leave profile= out (receval reads any grade)"
+
+#: The grades that the peer of a profile refuses or changes, by profile
+#: (:class:`PeerRefusal`).
+PROFILE_REFUSED: dict[str, PeerRefusal] = {
+    # pytrec_eval 0.5 (TypeError "Expected relevance to be integer."); trec_eval reads a
+    # qrels grade with atol
+    "trec_eval": PeerRefusal(
+        "fractions",
+        "pytrec_eval refuses them (TypeError: Expected relevance to be integer) and "
+        "trec_eval reads a grade as an integer (1.5 as 1)",
+        _ROUND_FIX,
+    ),
+    # ir_measures 0.4 hands its qrels to pytrec_eval
+    "ir_measures": PeerRefusal(
+        "fractions",
+        "ir_measures refuses them (pytrec_eval's TypeError: Expected relevance to be integer)",
+        _ROUND_FIX,
+    ),
+    # ranx 0.3 (Qrels): a grade is cast to an integer, 1.5 to 1, 0.5 to 0, -1.5 to -1
+    "ranx": PeerRefusal(
+        "fractions",
+        "ranx truncates them to integers without a word (its Qrels reads 1.5 as 1, 0.5 "
+        "as 0, -1.5 as -1), so its values are those of the truncated grades",
+        "to reproduce ranx, pass the grades truncated (np.trunc), or leave profile= out",
+    ),
+    # scikit-learn 1.9 ndcg_score: ValueError "ndcg_score should not be used on negative
+    # y_true values." (dcg_score gains them: gain_grades="all")
+    "sklearn": PeerRefusal(
+        "negative",
+        "scikit-learn's ndcg_score refuses them (ValueError: ndcg_score should not be "
+        "used on negative y_true values)",
+        "use dcg, which gains them as dcg_score does, or map the grades to 0 or more",
+        metrics=("ndcg",),
+    ),
+}
 
 
 #: What a peer answers where a pointwise metric is undefined (``y_true`` of one

@@ -197,3 +197,25 @@ def test_a_metric_given_twice_is_one_column(runner, files, tmp_path, per_user, t
     assert header[: len(metrics) + 1 + len(per_user)] == [*(["user"] if per_user else []), "run",
                                                          *metrics]  # fmt: skip
     assert len(header) == len(set(header))
+
+
+@pytest.mark.parametrize(
+    ("profile", "grades", "says"),
+    [
+        ("ranx", "1.5", "ranx truncates them"),
+        ("trec_eval", "1.5", "Expected relevance to be integer"),
+        ("ir_measures", "0.5", "Expected relevance to be integer"),
+        ("sklearn", "-1", "ndcg_score refuses them"),
+    ],
+)
+def test_rank_refuses_the_grades_a_profile_peer_refuses(runner, tmp_path, profile, grades, says):
+    qrels, run = tmp_path / "q.csv", tmp_path / "r.csv"
+    qrels.write_text(f"user,item,grade\nq,a,{grades}\nq,b,2\n")
+    run.write_text("user,item,score\nq,b,2.0\nq,a,1.0\n")
+    result = invoke(runner, "rank", "--qrels", str(qrels), "--run", str(run), "-m", "ndcg",
+                    "--profile", profile, code=2)  # fmt: skip
+    assert result.stdout == ""
+    assert result.stderr.startswith(
+        f"error: receval rank: metric 'ndcg' with --profile {profile} takes"
+    )
+    assert says in result.stderr and "Traceback" not in result.stderr

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 import pytest
 
-from receval import TieOrderWarning, evaluate
+from receval import InputValidationError, TieOrderWarning, evaluate
 
 # ranx compiles its kernels with numba on first use (about two minutes of a fresh
 # machine's CPU, cached on disk after): one worker of a parallel run takes every
@@ -621,3 +621,42 @@ def test_ir_measures_new_measures_from_their_spellings(seed):
         per, aggregate = _peer_values(_ir_measures(), group, qrels, run)
         report = evaluate(qrels, run, [t for _, t in group], profile="ir_measures")
         _compare(report, group, per, aggregate, qrels)
+
+
+# ------------------------------------------------------------------ fractional grades
+
+_FRACTIONAL = {"q": {"a": 1.5, "b": 0.5, "c": -1.5, "d": 2}}
+_FRACTIONAL_RUN = {"q": {"b": 2.0, "a": 1.0, "d": 0.5, "e": 0.2}}
+
+
+def test_ranx_truncates_fractional_grades_which_the_ranx_profile_refuses():
+    import ranx
+
+    assert ranx.Qrels(_FRACTIONAL).to_dict()["q"] == {"a": 1, "b": 0, "c": -1, "d": 2}
+    with pytest.raises(InputValidationError, match=r"ranx truncates them.*np\.trunc"):
+        evaluate(_FRACTIONAL, _FRACTIONAL_RUN, ["ndcg"], profile="ranx")
+    # the fix the message gives reproduces ranx
+    truncated = {"q": {i: float(np.trunc(g)) for i, g in _FRACTIONAL["q"].items()}}
+    metrics = {"ndcg": "ndcg", "dcg": "dcg", "map": "map", "precision@2": "precision@2"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = ranx.evaluate(ranx.Qrels(_FRACTIONAL), ranx.Run(_FRACTIONAL_RUN),
+                                 list(metrics.values()))  # fmt: skip
+    report = evaluate(truncated, _FRACTIONAL_RUN, list(metrics), profile="ranx")
+    for metric, name in metrics.items():
+        assert report.mean[metric] == pytest.approx(float(expected[name]), abs=TOL), metric
+
+
+@pytest.mark.parametrize("profile", ["trec_eval", "ir_measures"])
+def test_pytrec_eval_refuses_fractional_grades_as_its_profiles_do(profile):
+    import pytrec_eval
+
+    im = _ir_measures()
+    with pytest.raises(TypeError, match="Expected relevance to be integer"):
+        pytrec_eval.RelevanceEvaluator(_FRACTIONAL, {"map"})
+    with pytest.raises(TypeError, match="Expected relevance to be integer"):
+        im.calc_aggregate([im.nDCG], [im.Qrel("q", "a", 1.5)], [im.ScoredDoc("q", "a", 1.0)])
+    with pytest.raises(InputValidationError, match="takes integer grades only"):
+        evaluate(_FRACTIONAL, _FRACTIONAL_RUN, ["map", "P@5"], profile=profile)
+    integers = {"q": {"a": 1, "b": 0, "c": -1, "d": 2}}
+    assert evaluate(integers, _FRACTIONAL_RUN, ["map"], profile=profile).mean["map"] > 0

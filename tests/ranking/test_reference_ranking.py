@@ -8,7 +8,7 @@ import pytrec_eval
 import ranx
 from sklearn.metrics import dcg_score, ndcg_score
 
-from receval import evaluate
+from receval import InputValidationError, evaluate
 
 # ranx compiles its kernels with numba on first use (about two minutes of a fresh
 # machine's CPU, cached on disk after): one worker of a parallel run takes every
@@ -151,6 +151,15 @@ def test_dcg_of_negative_grades_equals_sklearn(seed, k):
         {0: {0: -1, 1: 0, 2: 2}}, {0: {0: 0.3, 1: 0.2, 2: 0.1}}, ["dcg"], profile="sklearn"
     )
     assert one.mean["dcg"] == 0.0
+
+
+def test_ndcg_refuses_a_negative_grade_as_sklearn_does():
+    with pytest.raises(ValueError, match="should not be used on negative y_true values"):
+        ndcg_score([[-1, 0, 2]], [[0.3, 0.2, 0.1]])
+    qrels, run = {0: {0: -1, 1: 0, 2: 2}}, {0: {0: 0.3, 1: 0.2, 2: 0.1}}
+    with pytest.raises(InputValidationError, match=r"ndcg_score refuses them.*use dcg"):
+        evaluate(qrels, run, ["dcg", "ndcg@2"], profile="sklearn")
+    assert evaluate(qrels, run, ["dcg"], profile="sklearn").mean["dcg"] == 0.0
 
 
 def test_trec_ties_are_single_precision_like_trec_eval():

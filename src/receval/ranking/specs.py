@@ -13,6 +13,7 @@ from .._parameters import metric_strings
 from ..conventions import (
     FIELDS,
     PROFILE_GRADES,
+    PROFILE_REFUSED,
     Conventions,
     relevant_above,
     resolve_conventions,
@@ -373,7 +374,9 @@ def grade_limits(
     limit: :func:`~receval.ranking.values.check_grades` applies them to the qrels, and
     a metric without a rule takes any grade.
 
-    ``"peer"``: under ``profile``, ``ndcg`` of the exponential gain (or of a gains table
+    ``"refusal"``: under ``profile``, the grades its peer refuses or changes in this
+    metric (:data:`~receval.conventions.PROFILE_REFUSED`; limit 0.0, unused); ``"peer"``:
+    under ``profile``, ``ndcg`` of the exponential gain (or of a gains table
     standing for the peer's) takes the integers from 0 to the limit - 1, as its peer
     does (:data:`~receval.conventions.PROFILE_GRADES`; the limit is the table's last
     grade + 1 with ``gains=``); ``"exponential"``: ``gain="exponential"`` (2**grade - 1)
@@ -399,6 +402,9 @@ def grade_limits(
     args: dict[str, Any] = dict(spec.args)
     gains = args.get("gains")
     limits: dict[str, float | None] = {}
+    refusal = PROFILE_REFUSED.get(profile) if isinstance(profile, str) else None
+    if refusal is not None and (not refusal.metrics or spec.name in refusal.metrics):
+        limits["refusal"] = 0.0  # the rule is the profile's (check_grades reads it)
     peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
     if (
         peer is not None

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import codes as _core_codes
-from ..conventions import PROFILE_GRADES, Conventions, PeerGrades
+from ..conventions import PROFILE_GRADES, PROFILE_REFUSED, Conventions, PeerGrades, PeerRefusal
 from ..data._arrow import take_at
 from ..data._lookup import distinct, lookup_ids
 from ..data._ranked import Qrels, Run
@@ -258,8 +258,9 @@ def check_grades(
     func: str,
 ) -> None:
     """Refuse the qrels grades that a ranked metric does not take, by the rules of
-    :func:`~receval.ranking.specs.grade_limits` (a profile's peer's grades first, then
-    the exponential gain's, a gains table's, ERR's, then the sums of trec_eval's gains);
+    :func:`~receval.ranking.specs.grade_limits` (the grades a profile's peer refuses or
+    changes first, then those of its NDCG, the exponential gain's, a gains table's,
+    ERR's, then the sums of trec_eval's gains);
     ``func``: the caller the message names. Every source checks its qrels here, once,
     before any user is evaluated, and reads the grades at most once for each of their
     extremes and non-integers, whatever the number of metrics."""
@@ -268,14 +269,18 @@ def check_grades(
     limits = {t: grade_limits(specs[t], convs[t], profile) for t in specs}
     grades = _Grades(q.grades)
     peer = PROFILE_GRADES.get(profile) if isinstance(profile, str) else None
-    for rule in ("peer", "exponential", "integers", "stop", "sums"):  # the order of the checks
+    refusal = PROFILE_REFUSED.get(profile) if isinstance(profile, str) else None
+    rules = ("refusal", "peer", "exponential", "integers", "stop", "sums")  # checked in order
+    for rule in rules:
         for text, of in limits.items():
             if rule not in of:
                 continue
             limit, spec = of[rule], specs[text]
             if limit is None:  # (grade_limits gives every rule a limit)
                 continue
-            if rule == "integers":
+            if rule == "refusal":
+                problem = _peer_changes(grades, refusal, profile)
+            elif rule == "integers":
                 problem = _fractions_refused(grades, limit)
             elif rule == "peer":
                 problem = _peer_refused(grades, spec, int(limit), peer, profile)
@@ -324,6 +329,25 @@ def _shown(grades: np.ndarray) -> str:
     from .._validation import format_values
 
     return format_values([int(x) if float(x).is_integer() else float(x) for x in distinct(grades)])
+
+
+def _peer_changes(g: _Grades, refusal: PeerRefusal | None, profile: str | None) -> str | None:
+    """The profile's peer refuses (or changes without a word) the grades of
+    ``refusal``, where receval would compute with them as they are."""
+    if refusal is None:
+        return None  # (grade_limits gives the rule with a refusal only)
+    if refusal.grades == "negative":
+        if g.bottom >= 0:
+            return None
+        bad, taken = g.values[g.values < 0], "grades of 0 or more"
+    else:
+        if g.integers:
+            return None
+        bad, taken = g.values[g.fractional], "integer grades"
+    return (
+        f"with profile={profile!r} takes {taken} only: {refusal.does}. Got grades "
+        f"{_shown(bad)}; {refusal.fix}."
+    )
 
 
 def _peer_refused(

@@ -104,3 +104,17 @@ def test_the_audit_compares_months_with_weeks_and_its_cut_off_as_instants():
     assert in_unit(np.array([600]), np.dtype("M8[M]"), np.dtype("M8[D]"), "t").tolist() == [18262]
     with pytest.raises(InputValidationError, match="cannot hold"):
         in_unit(np.array([2**62]), np.dtype("M8[M]"), np.dtype("M8[D]"), "t")
+
+
+def test_an_object_column_of_several_units_is_read_in_one_that_holds_them_or_refused():
+    """The year 3000 in days beside a nanosecond: nanoseconds cannot hold it (NumPy would
+    wrap it to 1830, into train); months beside weeks are read in days, not weeks."""
+    wide = _log(np.array([np.datetime64("3000-01-01", "D"), np.datetime64(1, "ns")], object))
+    with pytest.raises(InputValidationError, match="cannot hold .some of its values"):
+        split.temporal(wide, "1950-01-01")
+    mixed = _log(
+        np.array([np.datetime64("2020-03", "M"), np.datetime64("2020-01-02", "W")], object)
+    )
+    result = split.temporal(mixed, "2020-02-01")
+    assert result.train["item"].tolist() == [1]
+    assert result.test["item"].tolist() == [0]

@@ -17,7 +17,7 @@ import datetime as dt
 import math
 import re
 from fractions import Fraction
-from functools import partial
+from functools import partial, reduce
 from typing import Any
 
 import numpy as np
@@ -76,7 +76,7 @@ def time_column(
     zone = _declared_zone(values)
     # nulls (NA) of integers named so, before NumPy reads them as NaN
     check_no_nulls(values, column, func, _FILL)
-    values = _numpy_datetimes(_nat_as_none(column_array(values)))
+    values = _numpy_datetimes(_nat_as_none(column_array(values)), where)
     text = text_column(values)
     if text is not None:
         _no_nulls(text, func, column)
@@ -114,17 +114,27 @@ def _nat_as_none(values: Any) -> Any:
     return out
 
 
-def _numpy_datetimes(values: Any) -> Any:
+def _numpy_datetimes(values: Any, where: str) -> Any:
     """A NumPy object column of ``numpy.datetime64`` values (None where missing) as a
-    ``datetime64`` array in the finest of their units, which Arrow cannot read when it
-    is months, years, weeks, days, hours or minutes; other columns as given."""
+    ``datetime64`` array in the unit that holds them all (:func:`common_unit`), which
+    Arrow cannot read when it is months, years, weeks, days, hours or minutes; a value
+    that unit cannot hold raises (:func:`in_unit`); other columns as given."""
     if not isinstance(values, np.ndarray) or values.dtype.kind != "O":
         return values
     items = values.tolist()
     stamps = [isinstance(x, np.datetime64) for x in items]
     if not any(stamps) or not all(s or x is None for s, x in zip(stamps, items, strict=True)):
         return values
-    return np.array([np.datetime64("NaT") if x is None else x for x in items])
+    known = {i: x for i, x in enumerate(items) if x is not None and not np.isnat(x)}
+    units = {x.dtype for x in known.values()}
+    to = reduce(common_unit, units) if units else np.dtype("M8[ns]")
+    out = np.full(len(items), np.datetime64("NaT"), to)
+    for unit in units:
+        rows = np.array([i for i, x in known.items() if x.dtype == unit], np.intp)
+        ticks = np.array([known[i] for i in rows], unit).view(np.int64)
+        found = in_unit(ticks, unit, to, where, "some of its values", "its values")
+        out[rows] = found.view(to)
+    return out
 
 
 def _declared_zone(values: Any) -> str | None:
@@ -304,10 +314,18 @@ def _in_ticks(seconds: Fraction, unit: np.dtype[Any]) -> Fraction:
     return months / (count * (12 if name == "Y" else 1))
 
 
-def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str) -> np.ndarray:
+def in_unit(
+    keys: np.ndarray,
+    unit: np.dtype[Any],
+    to: np.dtype[Any],
+    where: str,
+    others: str = "those of the other column",
+    give: str = "both columns",
+) -> np.ndarray:
     """Datetime keys in ticks of ``unit`` as ticks of ``to`` (:func:`common_unit`,
     which holds each of them exactly; an instant that ``to`` cannot hold raises:
-    NumPy's cast would wrap it around).
+    NumPy's cast would wrap it around). ``others`` names, in the error, the times
+    whose unit ``to`` is, and ``give`` what to give in one unit.
 
     Examples
     --------
@@ -323,8 +341,8 @@ def in_unit(keys: np.ndarray, unit: np.dtype[Any], to: np.dtype[Any], where: str
         out = given.astype(to)
     if (np.isnat(out) | (out.astype(unit) != given)).any():
         raise InputValidationError(
-            f"{where} holds times that {to} cannot hold (those of the other column are in "
-            f"{np.datetime_data(to)[0]}): give both columns in one unit, or a coarser one."
+            f"{where} holds times that {to} cannot hold ({others} are in "
+            f"{np.datetime_data(to)[0]}): give {give} in one unit, or a coarser one."
         )
     converted: np.ndarray = out.view(np.int64)
     return converted

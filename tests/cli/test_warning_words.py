@@ -89,6 +89,33 @@ def test_ctr_warns_of_the_weight_column(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("command", "weights", "code", "expected"),
+    [
+        (["ctr", "--score", "a", "-m", "logloss"], "0,0,0,0", 0,
+         "warning: logloss of --score a: every --weight w\\d is zero"),
+        (["compare", "--score", "a", "--score", "b", "--ctr-metric", "logloss"], "0,0,0,0", 0,
+         "warning: logloss of --score b: every --weight w\\d is zero"),
+        (["ctr", "--score", "a", "-m", "logloss"], "-1,1,1,1", 2,
+         "logloss of --score a: --weight w\\d must be non-negative"),
+    ],
+)  # fmt: skip
+def test_a_weight_column_is_named_as_given_backslashes_and_all(tmp_path, command, weights, code,
+                                                               expected):  # fmt: skip
+    # the name was read as a replacement template: "w\d" raised re.error, a traceback
+    rows = zip(
+        ["1,0.9,0.8", "0,0.2,0.3", "1,0.7,0.6", "0,0.4,0.1"], weights.split(","), strict=True
+    )
+    path = tmp_path / "log.csv"
+    path.write_text("click,a,b,w\\d,user\n" + "".join(f"{r},{w},u{i % 2}\n" for i, (r, w) in
+                                                       enumerate(rows)))  # fmt: skip
+    if command[0] == "compare":
+        command = [*command, "--impressions"]
+    stderr = invoke(make_runner(), *command, path, "--label", "click", "--weight", "w\\d",
+                    code=code).stderr  # fmt: skip
+    assert expected in stderr
+
+
 OK = "click,a,b,w,user\n1,0.9,0.8,1,u1\n0,0.2,0.3,1,u1\n1,0.7,0.6,1,u2\n0,0.4,0.1,1,u2\n"
 
 

@@ -18,6 +18,7 @@ from ._common import ALL_SEGMENTS, DEFAULT_CTR_METRICS, Messages, TableFormat, o
 from ._output import ResultTable
 from ._params import metric_names
 from ._ranked import check_segment_labels, given_once
+from ._streams import weight_words
 
 __all__ = [
     "Impressions",
@@ -423,8 +424,8 @@ def column_warnings(
         func = _FUNCTION.match(text)
         name = metric if metric is not None or func is None else functions.get(func["func"])
         weight = None if source is None else source.weight
-        if weight is not None:  # "every sample weight is zero": the --weight column's
-            text = re.sub(r"\bsample[ _]weight\b", f"--weight {weight}", text)
+        if weight is not None:
+            text = weight_words(text, weight)
         text = re.sub(r"\by_true\b", "--label", text)
         if col is None:
             return text

@@ -250,8 +250,8 @@ class Messages:
         classes = getattr(exc, "classes", None)
         if classes is None or not self.translate:
             text = one_line(exc)
-            if weight is not None and self.translate:  # "func: sample_weight must ..."
-                text = re.sub(r"^[\w.]+: sample_weight\b", f"--weight {weight}", text)
+            if weight is not None and self.translate:
+                text = weight_words(text, weight)
             if self.translate:
                 text = re.sub(r"\by_true\b", "--label", text)
             return self.in_cli_words(text)
@@ -289,3 +289,22 @@ def one_line(exc: BaseException | Warning | str) -> str:
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}."
     return displayed(text) or type(exc).__name__
+
+
+#: The sample weights a library message names: its subject (``log_loss: sample_weight
+#: must ...``, the function's name dropped) or a word of it (``every sample weight``).
+_SAMPLE_WEIGHT = re.compile(r"^(?:[\w.]+: )?sample_weight\b|\bsample[ _]weight\b")
+
+
+def weight_words(text: str, weight: str) -> str:
+    r"""``text``, a library message, with its sample weights said as the ``--weight``
+    column ``weight``.
+
+    Examples
+    --------
+    >>> weight_words("log_loss: sample_weight must be non-negative.", "w")
+    '--weight w must be non-negative.'
+    >>> print(weight_words("log_loss: every sample weight is zero.", r"w\d"))
+    log_loss: every --weight w\d is zero.
+    """
+    return _SAMPLE_WEIGHT.sub(lambda _: f"--weight {weight}", text)

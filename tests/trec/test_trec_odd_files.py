@@ -196,17 +196,21 @@ def test_trec_eval_reads_hexadecimal_measure_parameters(tmp_path, measure, name,
     assert trec_eval(["-m", measure, str(qrels), str(run)]).split() == [name, "all", want]
 
 
-@pytest.mark.parametrize("measure", ["iprec_at_recall.inf", "set_F.nan", "rbp.p=1e999"])
+@pytest.mark.parametrize(
+    "measure", ["iprec_at_recall.inf", "set_F.nan", "rbp.p=1e999", "utility.inf,1,1,1"]
+)
 def test_trec_eval_refuses_a_measure_parameter_that_is_not_finite(tmp_path, measure):
-    # iprec_at_recall.inf computed iprec_at_recall_0.00 (atof read inf as 0)
+    # iprec_at_recall.inf computed iprec_at_recall_0.00 (atof read inf as 0); utility's
+    # four coefficients were refused with the status of a count other than four (4)
     qrels, run = _write(tmp_path, "qrels", QRELS), _write(tmp_path, "run", RUN)
-    part = measure.rpartition("=")[2].rpartition(".")[2]
+    part = measure.rpartition("=")[2].rpartition(".")[2].split(",")[0]
     with pytest.raises(InvalidParameterError) as info:
         trec_eval(["-m", measure, str(qrels), str(run)])
     assert str(info.value).startswith(f"trec-eval -m {measure}: {part!r} reads as ")
     assert str(info.value).endswith(
         " (C's atof), not a finite number; give finite numbers such as 0.5."
     )
+    assert info.value.status == 2  # a bad input, as trec_eval's "Cannot initialize measure"
 
 
 def test_trec_eval_and_rank_refuse_an_integer_grade_in_exponent_notation(tmp_path):

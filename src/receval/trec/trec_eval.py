@@ -549,13 +549,14 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
         names |= {n for m in names for n in NICKNAMES.get(m, ())}
         raise as_abort(exc, FILE if names & set(UNSUPPORTED) else USAGE) from None
     values: list[MeasureValue] = []
-    # utility's coefficients not four: trec_eval stops at the first query, not here
+    # utility's coefficients not four: trec_eval stops at the first query, not here;
+    # four, one of them refused (inf), is receval's refusal of a bad input as any other
     uncounted: RecevalError | None = None
     for m, given in selected:
         try:
             values += measure_values(m, given)
         except RecevalError as exc:
-            if m.name != "utility":
+            if m.name != "utility" or len(split_list(m.default if given is None else given)) == 4:
                 raise as_abort(exc, FILE) from None  # trec_eval: "Cannot initialize measure"
             uncounted = exc
     try:

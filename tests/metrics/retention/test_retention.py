@@ -916,3 +916,12 @@ def test_days_are_checked_as_given():
         retention(_hand_events(), days=(1, 2**63, 1.5))
     with pytest.raises(InvalidParameterError, match=r"Got 0 instead"):
         retention(_hand_events(), days=(10**30, 0))
+
+
+def test_a_0d_array_of_days_is_its_one_day():
+    # it raised a TypeError (iteration over a 0-d array); np.int64(3) was read as 3
+    report = retention(_hand_events(), days=np.array(3))
+    assert report.days == (3,)
+    _same(report.day_n_retention, retention(_hand_events(), days=np.int64(3)).day_n_retention)
+    with pytest.raises(InvalidParameterError, match=r"Got 0 instead"):
+        retention(_hand_events(), days=np.array(0))

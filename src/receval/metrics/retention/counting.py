@@ -99,8 +99,11 @@ def _check_days(days: Any) -> tuple[int, ...]:
             f"them. Got {days!r} instead."
         )
     # each value as given: an array of NumPy would make a mix of sizes floats, or
-    # integers beyond 64 bits objects
-    values = days.tolist() if isinstance(days, np.ndarray) else list(days)
+    # integers beyond 64 bits objects; a 0-d array is its one value, as a NumPy scalar
+    if isinstance(days, np.ndarray):
+        values = [days.item()] if days.ndim == 0 else days.tolist()
+    else:
+        values = list(days)
     out = tuple(v.check_number(d, "days", FUNC, integer=True, low=1) for d in values)
     if not out:
         raise InvalidParameterError(

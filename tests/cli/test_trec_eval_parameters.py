@@ -147,14 +147,29 @@ def test_num_rel_under_complete_and_zscores_is_the_qrels_count(tmp_path: Path) -
     assert result.stdout == "Znum_rel               \tall\t2.0000\n"
 
 
-@pytest.mark.parametrize("argv", [["-v"], ["--version"], ["-q", "-v", "qrels"], ["-v", "-h"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["-v"], ["--version"], ["-q", "-v", "qrels"], ["-v", "-h"], ["-v", "-x"],
+     ["qrels", "-v", "run", "--nosuch"], ["-v", "-m", "nosuch"], ["-m", "yaap", "-v"]],
+)  # fmt: skip
 def test_version_goes_to_stderr(argv: list[str]) -> None:
+    # trec_eval reads its options in order and stops at -v: an unknown option after it
+    # exited 1
     # trec_eval 10.0: "trec_eval version 10.0-rc3" on stderr, stdout empty, status 0
     result = make_runner().invoke(app, ["trec-eval", *argv])
     assert result.exit_code == 0
     assert result.stdout == ""
     assert result.stderr.startswith("receval ") and "trec_eval 10.0" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("flag", ["-v", "-h"])
+@pytest.mark.parametrize("measure", ["nosuch", "P.", "P_10"])
+def test_an_illegal_measure_before_version_or_help_is_refused(flag: str, measure: str) -> None:
+    # trec_eval refuses an illegal -m as it reads it (status 1); -v or -h after it exited 0
+    result = make_runner().invoke(app, ["trec-eval", "-m", measure, flag])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"error: trec-eval -m {measure}: ")
 
 
 def test_a_parameter_out_of_range_is_quoted_as_typed(tmp_path: Path) -> None:

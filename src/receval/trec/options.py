@@ -5,11 +5,13 @@ with trec_eval 10.0's exit status), for :mod:`receval.trec.trec_eval`.
 
 from __future__ import annotations
 
+import contextlib
 import getopt
 from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import InputValidationError, InvalidParameterError, RecevalError
+from ..registry.trec_eval import NICKNAMES, UNSUPPORTED, TrecMeasure, select_measures
 
 __all__ = [
     "FILE",
@@ -23,6 +25,7 @@ __all__ = [
     "TrecEvalOptions",
     "as_abort",
     "parse_trec_eval_args",
+    "selected_measures",
 ]
 
 
@@ -161,11 +164,15 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
     try:
         opts, files = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
     except getopt.GetoptError as exc:
-        raise ParameterAbort(
-            f"trec-eval: {exc.msg}. Options: -q -c -n -J -l N -M N -N N -m measure[.params] "
-            f"-R format -T format -Z file -h -v; then the qrels file and the run file.",
-            status=USAGE,
-        ) from None
+        opts, files = _read_before(argv), []
+        if not any(_SHORT_OF.get(flag, flag) == "-v" for flag, _ in opts):
+            raise ParameterAbort(
+                f"trec-eval: {exc.msg}. Options: -q -c -n -J -l N -M N -N N "
+                f"-m measure[.params] -R format -T format -Z file -h -v; then the qrels "
+                f"file and the run file.",
+                status=USAGE,
+            ) from None
+        # trec_eval reads its options in order: it stops at -v, before the one refused
     o = TrecEvalOptions()
     for flag, value in opts:
         short = _SHORT_OF.get(flag, flag)
@@ -191,8 +198,10 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
                     status=USAGE,
                 )
             if o.version:  # trec_eval exits there, reading no further option
+                _check_measure_names(o.measures)
                 return o
     if o.help:
+        _check_measure_names(o.measures)
         return o
     if len(files) != 2:
         raise ParameterAbort(
@@ -202,3 +211,35 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
         )
     o.qrels, o.run = files
     return o
+
+
+def _read_before(argv: Sequence[str]) -> list[tuple[str, str]]:
+    """The options of ``argv`` that getopt reads before the first it refuses (those of
+    its longest prefix it reads whole)."""
+    for end in range(len(argv) - 1, -1, -1):
+        with contextlib.suppress(getopt.GetoptError):
+            return getopt.gnu_getopt(list(argv[:end]), _SHORT, _LONG)[0]
+    return []
+
+
+def selected_measures(measures: Sequence[str]) -> list[tuple[TrecMeasure, str | None]]:
+    """The measures of ``-m`` arguments (:func:`~receval.registry.trec_eval.
+    select_measures`): an illegal one raises with trec_eval's status (1), one that
+    trec_eval computes and receval does not (yaap) as receval's refusal of a bad input
+    (2)."""
+    try:
+        return select_measures(measures)
+    except InvalidParameterError as exc:
+        names = {m.partition(".")[0] for m in measures}
+        names |= {n for m in names for n in NICKNAMES.get(m, ())}
+        raise as_abort(exc, FILE if names & set(UNSUPPORTED) else USAGE) from None
+
+
+def _check_measure_names(measures: Sequence[str]) -> None:
+    """Refuse an illegal ``-m`` as trec_eval does as it reads it (status 1), where
+    ``-h`` or ``-v`` stops before any measure is computed."""
+    try:
+        selected_measures(measures)
+    except TrecEvalAbort as exc:
+        if exc.status == USAGE:
+            raise

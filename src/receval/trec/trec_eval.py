@@ -61,12 +61,10 @@ from ..registry.trec_eval import (
     MEASURES,
     NICKNAMES,
     PREFS_MEASURES,
-    UNSUPPORTED,
     MeasureValue,
     TrecMeasure,
     atol,
     measure_values,
-    select_measures,
     split_list,
     trec_eval_metrics,
 )
@@ -82,6 +80,7 @@ from .options import (
     TrecEvalOptions,
     as_abort,
     parse_trec_eval_args,
+    selected_measures,
 )
 
 __all__ = [
@@ -540,14 +539,7 @@ def trec_eval_output(argv: Sequence[str]) -> tuple[str, int]:
     if o.help or o.version:
         flag = "-v" if o.version else "-h"
         raise ParameterAbort(f"trec-eval {flag}: see `receval trec-eval {flag}`.", status=USAGE)
-    try:
-        selected = select_measures(o.measures)
-    except InvalidParameterError as exc:
-        # trec_eval rejects an unknown measure (status 1); one it computes and receval
-        # does not (yaap) is receval's refusal, a bad input as any other (2)
-        names = {m.partition(".")[0] for m in o.measures}
-        names |= {n for m in names for n in NICKNAMES.get(m, ())}
-        raise as_abort(exc, FILE if names & set(UNSUPPORTED) else USAGE) from None
+    selected = selected_measures(o.measures)
     values: list[MeasureValue] = []
     # utility's coefficients not four: trec_eval stops at the first query, not here;
     # four, one of them refused (inf), is receval's refusal of a bad input as any other

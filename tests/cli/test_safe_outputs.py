@@ -71,6 +71,21 @@ def test_markdown_keeps_a_row_on_one_line() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("fmt", "shown"),
+    [
+        (OutputFormat.markdown, "\\\\x1b\\[31mred"),
+        (OutputFormat.latex, "\\textbackslash{}x1b{[}31mred"),
+    ],
+)
+def test_markdown_and_latex_show_control_characters(fmt, shown) -> None:
+    # an escape sequence in a name reached the file or terminal raw (the table format and
+    # the messages already showed it as \x1b)
+    out = io.StringIO()
+    render(ResultTable(["run", "auc"], [["\x1b[31mred", 0.5]]), fmt, out=out)
+    assert "\x1b" not in out.getvalue() and shown in out.getvalue()
+
+
 # ------------------------------------------------------------------ --out
 def _report(tmp_path: Path, *inputs: str) -> HTMLReport:
     doc = HTMLReport("t", timestamp=False)

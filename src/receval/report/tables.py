@@ -27,16 +27,26 @@ _LATEX = {
 }
 
 
+#: Control characters other than a tab and line breaks: written as Python writes them
+#: in a string (``\x1b``) in a table's text, so that none reaches a terminal or a file raw.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _visible(text: object) -> str:
+    return _CONTROL.sub(lambda found: repr(found[0])[1:-1], str(text))
+
+
 def latex_escape(text: object) -> str:
-    r"""``text`` with LaTeX's special characters escaped, one character at a time, and
-    each line break a space (a blank line would end a paragraph inside a table).
+    r"""``text`` with LaTeX's special characters escaped, one character at a time,
+    each line break a space (a blank line would end a paragraph inside a table), and
+    control characters written as Python writes them (``\x1b``).
 
     Examples
     --------
-    >>> print(latex_escape("[1cm] 50% a_b\n\nc"))
-    {[}1cm{]} 50\% a\_b  c
+    >>> print(latex_escape("[1cm] 50% a_b\n\nc\x1b"))
+    {[}1cm{]} 50\% a\_b  c\textbackslash{}x1b
     """
-    text = re.sub(r"\r\n?|\n", " ", str(text))
+    text = re.sub(r"\r\n?|\n", " ", _visible(text))
     return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
@@ -50,7 +60,7 @@ def markdown_escape(text: object) -> str:
     r"""``text`` safe inside a Markdown table cell: no raw HTML (Markdown renders it),
     no inline syntax (``*``, ``_``, a backtick, ``[``, ``]``, ``~`` and ``|`` written
     with a backslash, and backslashes doubled), and a line break written ``<br>``, not
-    a break of the row.
+    a break of the row; control characters are written as Python writes them (``\x1b``).
 
     Examples
     --------
@@ -61,7 +71,7 @@ def markdown_escape(text: object) -> str:
     """
     import html  # here: the CLI's start-up does not need it
 
-    text = html.escape(str(text), quote=False).replace("\\", "\\\\")
+    text = html.escape(_visible(text), quote=False).replace("\\", "\\\\")
     text = _MARKDOWN_SYNTAX.sub(lambda found: "\\" + found[0], text)
     return re.sub(r"\r\n?|\n", "<br>", text)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -741,3 +742,24 @@ def test_a_cutoff_past_the_microsecond_is_read_to_its_last_digit():
     report = receval.audit(train, test, cutoff="2024-01-01T00:00:00.000000500")
     found = {(f.input, f.count) for f in report.findings if f.check == "cutoff_leak"}
     assert found == {("test", 1)}  # the test row at 00:00:00, before the cut-off
+
+
+@pytest.mark.parametrize(
+    ("cutoff", "shown"),
+    [
+        ("2020-01-15", "2020-01-15"),
+        (datetime(2020, 1, 15), "2020-01-15T00:00:00"),
+        (np.datetime64("2020-01-15"), "2020-01-15"),
+    ],
+)
+def test_a_cutoff_leak_names_the_cutoff_as_given(cutoff, shown):
+    # it named the cut-off at the column's unit: "2020-02" for Jan 15 on a column of months
+    months = np.array(["2020-01", "2020-03"], dtype="datetime64[M]")
+    train = pd.DataFrame({"user": [1, 2], "item": [1, 2], "timestamp": months})
+    test = pd.DataFrame({"user": [1, 2], "item": [3, 4], "timestamp": months})
+    report = receval.protocol.audit(train, test, cutoff=cutoff)
+    found = [f for f in report.findings if f.check == "cutoff_leak"]
+    assert [f.message for f in found] == [
+        f"test interactions earlier than the cut-off {shown}: 1 of 2.",
+        f"training interactions at or after the cut-off {shown}: 1 of 2.",
+    ]

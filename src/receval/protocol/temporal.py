@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,7 @@ def temporal_findings(
         for part in (train, test):
             column = f"{part.name}'s time column"
             check_zone(cutoff, part.time_unit, part.time_zone, "cutoff", "audit", column)
-        shown = show_time(at, unit)
+        shown = _as_given(cutoff, at, unit)
         early = np.flatnonzero(earlier(test_times, at))
         if len(early):
             out.append(
@@ -191,3 +192,14 @@ def temporal_findings(
             )
         )
     return out
+
+
+def _as_given(cutoff: Any, at: Any, unit: Any) -> Any:
+    """The cut-off as the caller wrote it (text, a datetime or a NumPy datetime), which
+    may fall inside a tick of the column's unit (``"2020-01-15"`` on a column of months,
+    that compares as ``2020-02``); a number as the column's time (:func:`show_time`)."""
+    if isinstance(cutoff, str):
+        return cutoff
+    if isinstance(cutoff, (_dt.date, np.datetime64)):
+        return cutoff.isoformat() if isinstance(cutoff, _dt.date) else str(cutoff)
+    return show_time(at, unit)

@@ -192,7 +192,7 @@ def test_two_ranks_hold_the_functions_value(tmp_path: Path) -> None:
 
 STEPS = textwrap.dedent(
     """
-    import datetime, json, sys
+    import dataclasses, datetime, json, sys
     import numpy as np
     import torch.distributed as dist
     import receval
@@ -263,6 +263,16 @@ STEPS = textwrap.dedent(
     except InvalidParameterError as exc:
         results["weights"] = str(exc)
     results["weights/after"] = [loss.compute(), loss.n_updates]
+    # rank 1's state tampered with (3 rows of weight 2, of updates without sample_weight):
+    # refused as load_state_dict refuses it, on every rank
+    tampered = receval.metric("log_loss").update([1, 0], [0.8, 0.3])
+    if rank == 1:
+        tampered._state = dataclasses.replace(tampered._state, n_rows=3)
+    try:
+        tampered.sync()
+        results["tampered"] = "no error"
+    except InputValidationError as exc:
+        results["tampered"] = str(exc)
     weighted = receval.metric("pcoc").update([1, 0], [0.8, 0.3], sample_weight=[2, 1]).sync()
     try:
         weighted.update([1, 0], [0.6, 0.1])
@@ -346,6 +356,15 @@ def test_ranks_of_weighted_and_unweighted_updates_refuse_the_sync(steps: list[di
         assert steps[rank]["weights/after"] == [own[rank], 1]  # each state as it was
         synced = steps[rank]["weights/synced"]
         assert "Got no sample_weight in this update, sample_weight before" in synced
+
+
+def test_a_state_that_load_state_dict_refuses_refuses_the_sync(steps: list[dict]) -> None:
+    # before: rank 1's 3 rows of weight 2 merged silently (a mean loss of the wrong rows)
+    for rank in (0, 1):
+        assert steps[rank]["tampered"].startswith(
+            "Accumulator: a loaded state is invalid: rank 1's state.n_rows must be the weight "
+            "of the rows (2.0), as the updates gave no sample_weight. Got 3;"
+        )
 
 
 def test_a_background_update_that_failed_on_one_rank_raises_on_every_rank(

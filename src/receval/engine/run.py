@@ -24,11 +24,11 @@ from .loop.plain import (
     to_plain,
     to_tensors,
 )
-from .loop.restored import checked_attributes, later_options
+from .loop.restored import check_rows, checked_attributes, later_options
 from .loop.tensors import host_array, on_host, owned
 from .memory import state_bytes
 from .metric import DEFINITIONS, MetricDefinition, joined, weights_refused, without_no_weights
-from .states import check_loaded_state, invalid_state
+from .states import invalid_state
 from .window import UNITS, Window, batch_rows
 
 __all__ = ["Accumulator"]
@@ -343,10 +343,10 @@ class Accumulator:
                     f"alike on every rank (receval.metric of the same metric and options) and "
                     f"sync them in the same order."
                 )
-            states.append(self._loaded(part["state"], rank))
             given = WeightKind(part["weights"], f"Accumulator.sync of {self.name!r}")
             if given.invalid() is not None:
                 raise invalid_state(f"rank {rank}'s weights must be None, True or False")
+            states.append(self._loaded(part["state"], rank, given))
             weights = weights.join(given, f"on rank {rank}")
         clocks = [s.clock.updates for s in states] if "decay" in self._params else []
         if len(set(clocks)) > 1:
@@ -369,9 +369,10 @@ class Accumulator:
         self.n_updates = self._synced[1]
         return self
 
-    def _loaded(self, plain: Any, rank: int) -> Any:
-        """A rank's state from its plain form, checked against a fresh one: a state of
-        another class (another version of receval on that rank) is named so."""
+    def _loaded(self, plain: Any, rank: int, weights: WeightKind) -> Any:
+        """A rank's state from its plain form, checked as a loaded one (``weights``: those
+        of that rank's updates): a state of another class (another version of receval on
+        that rank) is named so."""
         modules, where = ("receval", self.definition.module), f"rank {rank}'s state"
         state = from_plain(plain, modules, where)
         template = self.definition.empty(self._params)
@@ -381,7 +382,7 @@ class Accumulator:
                 f"kind ({type(state).__name__}, this rank {type(template).__name__}) for the "
                 f"same metric and options; run one version of receval on every rank."
             )
-        check_loaded_state(state, template, where)
+        check_rows(state, template, where, weights)
         return state
 
     def compute(self) -> Any:

@@ -16,7 +16,7 @@ from ..metric import DEFINITIONS, MetricDefinition
 from ..states import check_loaded_state, invalid_state
 from ..window import Window
 
-__all__ = ["ATTRIBUTES", "checked_attributes", "later_options"]
+__all__ = ["ATTRIBUTES", "check_rows", "checked_attributes", "later_options"]
 
 #: the attributes of a pickled accumulator
 ATTRIBUTES = {
@@ -81,13 +81,13 @@ def checked_attributes(state: Any, gained: Collection[str] = ()) -> dict[str, An
         raise invalid_state(f"_weights must be a WeightKind of None, True or False, got "
                             f"{weights!r}")  # fmt: skip
     template = defn.empty(state["_params"])
-    _check_rows(state["_state"], template, "state", weights)
+    check_rows(state["_state"], template, "state", weights)
     synced = state["_synced"]
     if synced is not None:
         if not (isinstance(synced, tuple) and len(synced) == 2 and type(synced[1]) is int
                 and 0 <= synced[1] <= n):  # fmt: skip
             raise invalid_state(f"the synced part must be (state, n_updates <= {n})")
-        _check_rows(synced[0], template, "synced state", weights)
+        check_rows(synced[0], template, "synced state", weights)
         precedes = getattr(synced[0], "precedes", None)
         if precedes is not None and not precedes(state["_state"]):
             raise invalid_state("the state's decay is at an update before the synced state's")
@@ -95,7 +95,7 @@ def checked_attributes(state: Any, gained: Collection[str] = ()) -> dict[str, An
         for i, batch in enumerate(held.batches):
             if not (isinstance(batch, tuple) and len(batch) == 3 and isinstance(batch[0], int)):
                 raise invalid_state(f"window batch {i} must be (rows, state, data)")
-            _check_rows(batch[1], template, f"window batch {i}", weights)
+            check_rows(batch[1], template, f"window batch {i}", weights)
     if "pos_label" in gained and n:  # saved when the metric took 0/1 labels only
         state["_state"] = held_01(state["_state"])
         if synced is not None:
@@ -105,8 +105,9 @@ def checked_attributes(state: Any, gained: Collection[str] = ()) -> dict[str, An
     return checked
 
 
-def _check_rows(state: Any, template: Any, where: str, weights: WeightKind) -> None:
-    """:func:`~receval.engine.states.check_loaded_state`, and where the updates gave no
+def check_rows(state: Any, template: Any, where: str, weights: WeightKind) -> None:
+    """:func:`~receval.engine.states.check_loaded_state` of a state loaded (a pickle's, a
+    ``state_dict``'s or another rank's at a sync), and where the updates gave no
     ``sample_weight`` (``weights``), what the rows of weight 1 hold where the state's
     class knows it (``invalid_unweighted``: a :class:`~receval.engine.totals.Totals`
     weighs its number of rows)."""

@@ -150,11 +150,12 @@ def test_num_rel_under_complete_and_zscores_is_the_qrels_count(tmp_path: Path) -
 @pytest.mark.parametrize(
     "argv",
     [["-v"], ["--version"], ["-q", "-v", "qrels"], ["-v", "-h"], ["-v", "-x"],
-     ["qrels", "-v", "run", "--nosuch"], ["-v", "-m", "nosuch"], ["-m", "yaap", "-v"]],
+     ["qrels", "-v", "run", "--nosuch"], ["-v", "-m", "nosuch"], ["-m", "yaap", "-v"],
+     ["-vx"], ["-qvx", "qrels"], ["-qv"], ["-vl"], ["-vl", "qrels", "run"]],
 )  # fmt: skip
 def test_version_goes_to_stderr(argv: list[str]) -> None:
-    # trec_eval reads its options in order and stops at -v: an unknown option after it
-    # exited 1
+    # trec_eval reads its options in order and stops at -v: an unknown option after it,
+    # in the same argument too (-vx), exited 1
     # trec_eval 10.0: "trec_eval version 10.0-rc3" on stderr, stdout empty, status 0
     result = make_runner().invoke(app, ["trec-eval", *argv])
     assert result.exit_code == 0
@@ -177,3 +178,22 @@ def test_a_parameter_out_of_range_is_quoted_as_typed(tmp_path: Path) -> None:
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.startswith("error: trec-eval -m rbp.p=abc: ")
     assert "p must be a number in (0, 1)" in result.stderr
+
+
+@pytest.mark.parametrize("cluster", ["-qx", "-xv", "-hx"])
+def test_a_cluster_with_an_unknown_letter_before_v_is_refused(cluster: str) -> None:
+    # trec_eval 10.0: "invalid option -- 'x'" and the usage, status 1 (-h acts after)
+    result = make_runner().invoke(app, ["trec-eval", cluster, "qrels", "run"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("error: trec-eval: option -x not recognized.")
+
+
+@pytest.mark.parametrize(
+    ("cluster", "apart"), [(["-qn"], ["-q", "-n"]), (["-ql2"], ["-q", "-l", "2"])]
+)
+def test_clustered_short_options_read_as_apart(
+    tmp_path: Path, cluster: list[str], apart: list[str]
+) -> None:
+    together, separate = _invoke(tmp_path, *cluster), _invoke(tmp_path, *apart)
+    assert together.exit_code == separate.exit_code == 0
+    assert together.stdout == separate.stdout and "\ta\t" in together.stdout

@@ -214,11 +214,16 @@ def parse_trec_eval_args(argv: Sequence[str]) -> TrecEvalOptions:
 
 
 def _read_before(argv: Sequence[str]) -> list[tuple[str, str]]:
-    """The options of ``argv`` that getopt reads before the first it refuses (those of
-    its longest prefix it reads whole)."""
+    """The options of ``argv`` that getopt reads before the first it refuses: those of
+    its longest prefix it reads whole, with those of a cluster of short options before
+    the letter refused (``-vx``: ``-v``, as trec_eval acts on it first)."""
     for end in range(len(argv) - 1, -1, -1):
-        with contextlib.suppress(getopt.GetoptError):
-            return getopt.gnu_getopt(list(argv[:end]), _SHORT, _LONG)[0]
+        arg = argv[end]
+        short = arg.startswith("-") and not arg.startswith("--")
+        cuts = [[arg[:k]] for k in range(len(arg) - 1, 1, -1)] if short else []
+        for last in [*cuts, []]:
+            with contextlib.suppress(getopt.GetoptError):
+                return getopt.gnu_getopt([*argv[:end], *last], _SHORT, _LONG)[0]
     return []
 
 

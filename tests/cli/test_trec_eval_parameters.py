@@ -105,19 +105,22 @@ def test_a_judgment_group_measure_given_parameters_keeps_its_name(tmp_path: Path
     assert given.stdout == bare.stdout and bare.stdout.startswith("map_avgjg ")
 
 
-@pytest.mark.parametrize("coefficients", ["1,2", "a", "1,-1,0,0,0"])
+@pytest.mark.parametrize("coefficients", ["1,2", "a", "1,-1,0,0,0", "inf,1,1"])
 def test_utility_without_four_coefficients_exits_4(tmp_path: Path, coefficients: str) -> None:
     # trec_eval 10.0: "calc_utility: improper number of coefficients" at the first
-    # query, status 4, nothing printed
+    # query, status 4, nothing printed; it reads inf (atof): the count is what it refuses
     result = _invoke(tmp_path, "-q", "-m", f"utility.{coefficients}", "-m", "map")
     assert result.exit_code == 4
     assert result.stdout == ""
     assert "utility: expected 4 comma-separated numbers" in result.stderr
 
 
-def test_utility_without_four_coefficients_comes_after_the_files(tmp_path: Path) -> None:
+@pytest.mark.parametrize("coefficients", ["1,2", "inf,1,1"])
+def test_utility_without_four_coefficients_comes_after_the_files(
+    tmp_path: Path, coefficients: str
+) -> None:
     # trec_eval reads the files first: a malformed run stops it with status 2
-    result = _invoke(tmp_path, "-m", "utility.1,2", run="a Q0 d1 1 0.9 r\nbroken\n")
+    result = _invoke(tmp_path, "-m", f"utility.{coefficients}", run="a Q0 d1 1 0.9 r\nbroken\n")
     assert result.exit_code == 2
     assert f"{tmp_path / 'run'}:2:" in result.stderr
 

@@ -119,13 +119,22 @@ def _fixed(text: str) -> Callable[[Any], str]:
     return lambda _: text
 
 
+#: utility's coefficients
+_UTILITY = ("a", "b", "c", "d")
+
+
+def _check_count(name: str, keys: tuple[str, ...], n: int) -> None:
+    """Refuse ``n`` numbers of ``-m name`` where it takes one of each of ``keys``."""
+    if n != len(keys):
+        raise InvalidParameterError(
+            f"-m {name}: expected {counted(len(keys), 'comma-separated number')} "
+            f"({', '.join(keys)}). Got {n}."
+        )
+
+
 def _reals(name: str, keys: tuple[str, ...]) -> Callable[[Any], str]:
     def build(values: list[float]) -> str:
-        if len(values) != len(keys):
-            raise InvalidParameterError(
-                f"-m {name}: expected {counted(len(keys), 'comma-separated number')} "
-                f"({', '.join(keys)}). Got {len(values)}."
-            )
+        _check_count(name, keys, len(values))
         return (
             f"{name}(" + ",".join(f"{k}={_num(x)}" for k, x in zip(keys, values, strict=True)) + ")"
         )
@@ -185,7 +194,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("infAP", "", "", "real", _fixed("infap")),
     TrecMeasure("gm_bpref", "", "", "summary", _fixed("gm_bpref")),
     TrecMeasure("Rprec_mult", "levels", _MULTS, "real", lambda x: f"rprec_mult(mult={x})"),
-    TrecMeasure("utility", "reals", "1,-1,0,0", "real", _reals("utility", ("a", "b", "c", "d"))),
+    TrecMeasure("utility", "reals", "1,-1,0,0", "real", _reals("utility", _UTILITY)),
     TrecMeasure("11pt_avg", "reals", _RECALLS, "real", _levels),
     TrecMeasure("binG", "", "", "real", _fixed("bin_g")),
     TrecMeasure("G", "pairs", "", "real", _pair_metric("g")),
@@ -401,6 +410,8 @@ def measure_values(measure: TrecMeasure, given: str | None) -> list[MeasureValue
     # measure without parameters ignores those given (``-m map.5`` prints ``map``)
     name = measure.name if given is None or not kind else f"{measure.name}_{given}"
     if kind == "reals":
+        if measure.name == "utility":  # trec_eval reads any number (atof), then their count
+            _check_count(measure.name, _UTILITY, len(split_list(text)))
         reals = [_real(measure.name, text, x) for x in split_list(text)]
         args: tuple[float, ...] = tuple(reals)
         if measure.name == "11pt_avg":

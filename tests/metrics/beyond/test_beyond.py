@@ -511,7 +511,7 @@ def test_feature_frame_errors():
         (["a", "b"], "intra_list_similarity: run must be a Run, a mapping {user: {item: "
          "score}}, a DataFrame or a sequence of ranked item lists. Got a list holding a str; "
          "wrap a single list as [items]."),
-        ([[], []], "intra_list_similarity: run is empty; pass at least one sample."),
+        ([], "intra_list_similarity: run is empty; pass at least one sample."),
     ],
 )  # fmt: skip
 def test_bad_run(run, message):

@@ -9,12 +9,13 @@ undefined), never dropped.
 import math
 import warnings
 
+import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 import receval as rv
-from receval.exceptions import UndefinedMetricWarning
+from receval.exceptions import InputValidationError, UndefinedMetricWarning
 from tests.oracles import beyond as oracle
 
 POPULARITY = {"a": 100, "b": 10, "c": 5, "d": 1}
@@ -44,11 +45,24 @@ CALLS = {
     "intersection": lambda run: rv.intersection(run, _as_mapping([["a"], ["a"], ["b"]])),
     "miscalibration": lambda run: rv.miscalibration(run, HISTORY, item_categories=CATEGORIES),
     "personalization": lambda run: rv.personalization(run),
+    "gini_index": lambda run: rv.gini_index(run, catalog=5),
+    "shannon_entropy": lambda run: rv.shannon_entropy(run),
+    "distributional_coverage": lambda run: rv.distributional_coverage(run),
+    "catalog_coverage": lambda run: rv.catalog_coverage(run, catalog=5),
 }
 
 
 @pytest.mark.parametrize("name", list(CALLS))
-@pytest.mark.parametrize("lists", [[["a", "c"], []], [["a", "c"], [], ["b", "d", "a"]]])
+@pytest.mark.parametrize(
+    "lists",
+    [
+        [["a", "c"], []],
+        [["a", "c"], [], ["b", "d", "a"]],
+        [[]],  # every list empty: the mapping's value (nan + warning, or 0.0), not an error
+        [[], []],
+        np.empty((2, 0), dtype=object),
+    ],
+)
 def test_an_empty_list_is_a_user_in_every_shape(name, lists):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -82,7 +96,13 @@ def test_personalization_empty_list_has_cosine_zero():
     st.sampled_from([None, 1, 2, 3]),
 )
 def test_personalization_with_empty_lists_equals_oracle(lists, k):
-    assume(any(lists))  # a run needs one recommendation
+    # every list empty included: 1.0, as for the same users of a mapping
     expected = oracle.personalization(lists, k)
     assert rv.personalization(lists, k=k) == pytest.approx(expected, abs=1e-12)
     assert rv.personalization(_as_mapping(lists), k=k) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("run", [[], {}, np.empty((0, 3), dtype=object)])
+def test_a_run_of_no_user_is_still_refused(run):
+    with pytest.raises(InputValidationError, match="gini_index: run"):
+        rv.gini_index(run, catalog=3)

@@ -83,7 +83,9 @@ def as_run(run: RunLike, func: str, argument: str = "run") -> Run:
         return as_ranked(run, func, argument)
     if isinstance(run, np.ndarray) and run.ndim == 2:
         n_users, length = run.shape
-        v.check_not_empty(n_users * length, argument, func)
+        v.check_not_empty(n_users, argument, func)
+        if length == 0:
+            return _without_items(n_users)
         users = np.repeat(np.arange(n_users), length)
         ranks = np.tile(np.arange(1, length + 1), n_users)
         return Run(users, run.reshape(-1), ranks=ranks)
@@ -92,8 +94,10 @@ def as_run(run: RunLike, func: str, argument: str = "run") -> Run:
         lists = list(run)
         bad = next((x for x in lists if not _is_list(x)), None)
         if bad is None:
+            v.check_not_empty(len(lists), argument, func)
             lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
-            v.check_not_empty(int(lengths.sum()), argument, func)
+            if not lengths.any():
+                return _without_items(len(lists))
             users = np.repeat(np.arange(len(lists)), lengths)
             flat = [item for x in lists for item in x]
             ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
@@ -110,6 +114,12 @@ def as_run(run: RunLike, func: str, argument: str = "run") -> Run:
         f"{func}: {argument} must be a Run, a mapping {{user: {{item: score}}}}, a DataFrame or a "
         f"sequence of ranked item lists. Got {got}"
     )
+
+
+def _without_items(n_users: int) -> Run:
+    """The run of ``n_users`` empty lists: users 0..n-1 without items, as
+    ``{user: {}}`` of a mapping gives them (no user at all is refused before)."""
+    return Run.from_dict({user: {} for user in range(n_users)})
 
 
 def is_empty_run(run: Any) -> bool:

@@ -106,3 +106,30 @@ def test_personalization_with_empty_lists_equals_oracle(lists, k):
 def test_a_run_of_no_user_is_still_refused(run):
     with pytest.raises(InputValidationError, match="gini_index: run"):
         rv.gini_index(run, catalog=3)
+
+
+@pytest.mark.parametrize(
+    ("call", "reason"),
+    [
+        (lambda run: rv.average_recommendation_popularity(run, popularity=POPULARITY),
+         "average_recommendation_popularity: no user has a recommended item"),
+        (lambda run: rv.average_percentage_long_tail(run, popularity=POPULARITY),
+         "average_percentage_long_tail: no user has a recommended item"),
+        (lambda run: rv.average_popularity(run, popularity=POPULARITY),
+         "average_popularity: no user has a recommended item"),
+        (lambda run: rv.tail_percentage(run, popularity=POPULARITY),
+         "tail_percentage: no user has a recommended item"),
+        (lambda run: rv.novelty(run, LOG), "novelty: no user has a recommended item"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("run", [{"u": {}}, [[], []]])
+def test_every_list_empty_is_the_reason_said(call, reason, run):
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        value = call(run)
+    assert math.isnan(value) and value.n_users == len(run)
+    assert [str(w.message) for w in caught] == [f"{reason}, so it is undefined (returned as nan)."]
+
+
+def test_novelty_of_unseen_items_only_still_says_so():
+    with pytest.warns(UndefinedMetricWarning, match="no recommended item occurs in interactions"):
+        rv.novelty([["z"], []], LOG, unseen="skip")

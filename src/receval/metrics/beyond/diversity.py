@@ -540,7 +540,11 @@ def novelty(
     info = np.full(len(run.item_ids), np.nan)
     info[~absent] = -np.log2(popularity[pos[~absent]] / log.n_users)
     per_user = kern.list_means_csr(info, run.items, run.offsets, depth, user_chunks(run.n_rows))
-    return mean_over_users(per_user, func, "no recommended item occurs in interactions")
+    if run.n_rows == 0:
+        reason = "no user has a recommended item"
+    else:
+        reason = "no recommended item occurs in interactions"
+    return mean_over_users(per_user, func, reason)
 
 
 def expected_ils_per_user(

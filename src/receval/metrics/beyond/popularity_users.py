@@ -97,7 +97,8 @@ def _mean(
     r = as_run(run, func)
     check_k(k, func)
     per_user = popularity_per_user(r, as_popularity(popularity, train, func), name, k, arg)
-    return mean_over_users(per_user, func, "the run has no user")
+    # nan only for an empty list: the lists of the others hold an item
+    return mean_over_users(per_user, func, "no user has a recommended item")
 
 
 @document(raises=_raises("``k``"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+import receval
 import receval.spark as rs
 from receval.exceptions import InvalidParameterError
 
@@ -53,3 +54,28 @@ def test_retention_options_name_the_spark_function(spark, options, said):
     with pytest.raises(InvalidParameterError) as info:
         rs.retention(events, **options)
     assert str(info.value).startswith(said)
+
+
+RUN = pd.DataFrame(
+    {"user": [1, 1, 2, 2], "item": ["b", "d", "a", "e"], "score": [0.9, 0.5, 0.8, 0.1]}
+)
+TRAIN = pd.DataFrame({"user": [1, 2, 3, 3, 4, 5], "item": ["a", "a", "a", "b", "d", "e"]})
+RUN_COLUMNS = {"user": "user", "item": "item", "score": "score"}
+
+
+@pytest.mark.parametrize("func", ["compute", "accumulate"])
+def test_a_spark_train_of_compute_says_what_to_pass(spark, func):
+    # said "train must be a Qrels, a Run, a DataFrame with columns 'user' and 'item', or
+    # a tuple (users, items). Got DataFrame." of a DataFrame with those columns
+    call = getattr(rs, func)
+    with pytest.raises(InvalidParameterError) as info:
+        call(spark.createDataFrame(RUN), "pop_rsp", RUN_COLUMNS, train=spark.createDataFrame(TRAIN))
+    said = str(info.value)
+    assert said.startswith(f"The 'train' parameter of receval.spark.{func} must be local data")
+    assert "Got a Spark DataFrame instead; pass train=<df>.toPandas()" in said
+
+
+def test_the_local_train_said_gives_the_in_memory_value(spark):
+    train = spark.createDataFrame(TRAIN)
+    got = rs.compute(spark.createDataFrame(RUN), "pop_rsp", RUN_COLUMNS, train=train.toPandas())
+    assert got == pytest.approx(receval.compute("pop_rsp", RUN, train=TRAIN)) == 0.2

@@ -391,7 +391,8 @@ def compute(
         ``spark.sql.shuffle.partitions`` where the rows are repartitioned by group
         or by user).
     **options
-        The metric's options.
+        The metric's options, local data sent as they are to every executor (a
+        Spark DataFrame ``train`` is refused: pass its ``toPandas()``).
     """
     return _accumulate(df, name, columns, num_partitions, "compute", options).compute()
 
@@ -443,6 +444,7 @@ def _accumulate(
     from ..engine.metric import weights_refused
     from ..registry import definition
 
+    _check_local_options(options, func)
     defn = definition(name, options, func=f"receval.spark.{func}")
     if defn.inputs == ("run",):  # a metric of whole users' lists (pop_rsp, item_coverage, ...)
         # partitions of whole users
@@ -460,6 +462,20 @@ def _accumulate(
     # options are checked on the driver; partitions hold whole groups (repartitioned)
     params = whole_group_params(defn, name, options, f"receval.spark.{func}")
     return _partition_accumulator(df, func, defn, params, dict(columns), num_partitions)
+
+
+def _check_local_options(options: dict[str, Any], func: str) -> None:
+    """The options travel as they are with every task: a Spark DataFrame among them
+    (``train=``) is refused, naming what to pass instead."""
+    spark = next((key for key, value in options.items() if hasattr(value, "mapInArrow")), None)
+    if spark is not None:
+        raise InvalidParameterError(
+            f"The {spark!r} parameter of receval.spark.{func} must be local data (pandas, "
+            f"Arrow, a tuple of columns): the options are sent as they are to every "
+            f"executor. Got a Spark DataFrame instead; pass {spark}=<df>.toPandas() (PopRSP "
+            f"needs each user's training items), or use receval.spark.evaluate, which "
+            f"counts the popularity of a Spark train for arp@k, aplt@k and the like."
+        )
 
 
 def _run_accumulator(

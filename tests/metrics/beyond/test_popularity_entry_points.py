@@ -124,5 +124,7 @@ def test_a_reference_the_reader_refuses_is_named_as_the_reference():
         receval.intersection([["a"]], {})
     assert str(info.value) == "intersection: reference: users is empty; pass at least one sample."
     with pytest.raises(receval.InputValidationError) as info:
-        receval.intersection([["a"]], [[]])
+        receval.intersection([["a"]], [])
     assert str(info.value) == "intersection: reference is empty; pass at least one sample."
+    # a reference of empty lists holds users, as {user: {}} of a mapping
+    assert receval.intersection([["a"]], [[]]) == receval.intersection([["a"]], {0: {}}) == 0.0

@@ -70,10 +70,10 @@ def test_a_segment_heading_is_escaped_in_each_format():
 
     heading = "segment <b>\n\\input{x}\x1b[31m (3 users)"
     assert section_heading(heading, OutputFormat.markdown) == (
-        "\n## segment &lt;b&gt;<br>\\\\input{x}\x1b\\[31m (3 users)\n\n"
+        "\n## segment &lt;b&gt;<br>\\\\input{x}\\\\x1b\\[31m (3 users)\n\n"
     )
     assert section_heading(heading, OutputFormat.latex) == (
-        "% segment <b> \\input{x}\x1b[31m (3 users)\n"
+        "% segment <b> \\input{x}\\x1b[31m (3 users)\n"
     )
     assert section_heading(heading, OutputFormat.table) == (
         "segment <b>\n\\input{x}\\x1b[31m (3 users)\n"

@@ -126,7 +126,7 @@ def section_heading(heading: str, fmt: OutputFormat) -> str:
     if fmt is OutputFormat.markdown:
         return f"\n## {markdown_escape(heading)}\n\n"
     if fmt is OutputFormat.latex:
-        return "% " + " ".join(heading.splitlines()) + "\n"
+        return "% " + " ".join(displayed(heading).splitlines()) + "\n"
     return displayed(heading) + "\n"
 
 

@@ -118,6 +118,7 @@ def trec_eval_main(argv: Sequence[str]) -> None:
                 from .. import __version__
 
                 sys.stderr.write(f"receval {__version__} (trec-eval follows trec_eval 10.0)\n")
+                sys.stderr.flush()
                 return
             if o.help:
                 sys.stdout.write(HELP + _measures_help())
